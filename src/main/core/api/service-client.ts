@@ -1,0 +1,316 @@
+import { z } from 'zod';
+import { AppError } from '../../../shared/errors';
+import type { Clock, FetchLike } from '../ports';
+import {
+  errorForStatus,
+  isAbortError,
+  outcomeUnknown,
+  requestNeverSent,
+  timedOut,
+  unreachable,
+} from './http-errors';
+
+/** Everything needed to talk to one service as one user. Secrets are read lazily and never kept elsewhere. */
+export interface Connection {
+  baseUrl: string;
+  clientId: string;
+  username: string;
+  resellerId: string;
+  sellerId: string;
+  readSecrets: () => Promise<{ apiSecret: string; password: string }>;
+}
+
+export interface RetryNotice {
+  attempt: number;
+  delayMs: number;
+  reason: string;
+}
+
+export interface ClientOptions {
+  fetch: FetchLike;
+  clock: Clock;
+  /** Per attempt. */
+  timeoutMs?: number;
+  /** Attempts for a request that is safe to repeat. */
+  maxAttempts?: number;
+  backoffBaseMs?: number;
+  maxBackoffMs?: number;
+}
+
+export interface RequestSpec<T> {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** A path under the base URL, or an absolute URL that must be on the base URL's origin. */
+  target: string;
+  body?: unknown;
+  /** Schema of the JSON body; null when the body is expected empty or is ignored. */
+  schema: z.ZodType<T> | null;
+  /** 'safe' requests are repeated after network errors, 5xx and 429; 'unsafe' ones only when they surely never arrived. */
+  retry: 'safe' | 'unsafe';
+  signal?: AbortSignal;
+  onRetry?: (notice: RetryNotice) => void;
+  /** Names the call in messages about unreadable responses, e.g. "the organization list". */
+  what: string;
+}
+
+export interface ServiceResponse<T> {
+  status: number;
+  headers: Headers;
+  data: T;
+}
+
+const TokenResponse = z.object({
+  access_token: z.string().min(1),
+  expires_in: z.coerce.number().positive().optional(),
+});
+
+interface HeldToken {
+  value: string;
+  /** Epoch ms after which we ask for a new one before use; undefined when the service gave no lifetime. */
+  renewAfter?: number;
+}
+
+/**
+ * The HTTP client for one profile: gets a token exactly as spec §5 says, keeps it in memory only, sends it only to
+ * the profile's own origin, retries what is safe to retry and parses every response with zod.
+ */
+export class ServiceClient {
+  private token: HeldToken | null = null;
+  private tokenRequest: Promise<HeldToken> | null = null;
+  private readonly origin: string;
+  private readonly host: string;
+  private readonly timeoutMs: number;
+  private readonly maxAttempts: number;
+  private readonly backoffBaseMs: number;
+  private readonly maxBackoffMs: number;
+
+  constructor(
+    readonly connection: Connection,
+    private readonly options: ClientOptions,
+  ) {
+    const url = new URL(connection.baseUrl);
+    this.origin = url.origin;
+    this.host = url.host;
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.maxAttempts = options.maxAttempts ?? 4;
+    this.backoffBaseMs = options.backoffBaseMs ?? 1_000;
+    this.maxBackoffMs = options.maxBackoffMs ?? 60_000;
+  }
+
+  /** True when the service runs on this machine (the twin), where tests and demo may poll faster. */
+  get isLoopback(): boolean {
+    const hostname = new URL(this.origin).hostname;
+    return hostname === 'localhost' || hostname === '[::1]' || /^127\./.test(hostname);
+  }
+
+  /** Resolves a path or absolute URL; refuses any URL that would carry the token to another origin. */
+  resolve(target: string): string {
+    if (/^[a-z][a-z0-9+.-]*:/i.test(target)) {
+      let url: URL;
+      try {
+        url = new URL(target);
+      } catch {
+        throw new AppError('bad-response', `The service pointed Closebook at an address it cannot read: ${target}`);
+      }
+      if (url.origin !== this.origin) {
+        throw new AppError(
+          'forbidden-origin',
+          `The service pointed Closebook at ${url.origin}, which is not the profile's service (${this.origin}). ` +
+            'Closebook did not follow it, so your sign-in was not sent there. Check the profile\'s base URL.',
+        );
+      }
+      return url.toString();
+    }
+    return `${this.connection.baseUrl}${target.startsWith('/') ? '' : '/'}${target}`;
+  }
+
+  /** Forgets the token, e.g. after the profile's credentials change. */
+  signOut(): void {
+    this.token = null;
+  }
+
+  async request<T>(spec: RequestSpec<T>): Promise<ServiceResponse<T>> {
+    const url = this.resolve(spec.target);
+    let reauthenticated = false;
+    for (let attempt = 1; ; attempt++) {
+      const token = await this.validToken(spec.signal);
+      let response: Response;
+      try {
+        response = await this.send(url, {
+          method: spec.method,
+          headers: {
+            Authorization: `Bearer ${token.value}`,
+            'Content-Type': 'application/json',
+            Accept: 'application/json',
+          },
+          ...(spec.body === undefined ? {} : { body: JSON.stringify(spec.body) }),
+        }, spec.signal);
+      } catch (error) {
+        const failure = this.classifySendFailure(error, spec.retry, spec.signal);
+        if (failure.retryable && attempt < this.maxAttempts) {
+          await this.backoff(attempt, undefined, failure.error.message, spec.signal, spec.onRetry);
+          continue;
+        }
+        throw failure.error;
+      }
+
+      if (response.status === 401 && !reauthenticated) {
+        // The token may have expired early: ask for a new one once, then give up.
+        await response.body?.cancel();
+        this.token = null;
+        reauthenticated = true;
+        attempt--;
+        continue;
+      }
+      const text = await this.readBody(response, spec.retry, spec.signal);
+      if (!response.ok) {
+        const error = errorForStatus(response.status, this.host, text);
+        const retryable = response.status === 429 || (spec.retry === 'safe' && response.status >= 500);
+        if (retryable && attempt < this.maxAttempts) {
+          await this.backoff(attempt, response.headers.get('retry-after'), error.message, spec.signal, spec.onRetry);
+          continue;
+        }
+        throw error;
+      }
+      return { status: response.status, headers: response.headers, data: this.parseBody(text, spec.schema, spec.what) };
+    }
+  }
+
+  private async send(url: string, init: RequestInit, signal?: AbortSignal): Promise<Response> {
+    const timeout = AbortSignal.timeout(this.timeoutMs);
+    return this.options.fetch(url, {
+      ...init,
+      redirect: 'manual', // a redirect could carry the token elsewhere; we follow none
+      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+    });
+  }
+
+  private classifySendFailure(error: unknown, retry: 'safe' | 'unsafe', signal?: AbortSignal): { error: AppError; retryable: boolean } {
+    if (signal?.aborted) return { error: new AppError('cancelled', 'Cancelled.'), retryable: false };
+    if (error instanceof AppError) return { error, retryable: false };
+    const neverSent = requestNeverSent(error);
+    if (retry === 'unsafe' && !neverSent) return { error: outcomeUnknown(this.host), retryable: false };
+    const appError = isAbortError(error) ? timedOut(this.host, Math.round(this.timeoutMs / 1000)) : unreachable(this.host);
+    return { error: appError, retryable: true };
+  }
+
+  private async readBody(response: Response, retry: 'safe' | 'unsafe', signal?: AbortSignal): Promise<string> {
+    try {
+      return await response.text();
+    } catch (error) {
+      if (signal?.aborted) throw new AppError('cancelled', 'Cancelled.');
+      if (retry === 'unsafe') throw outcomeUnknown(this.host);
+      throw isAbortError(error) ? timedOut(this.host, Math.round(this.timeoutMs / 1000)) : unreachable(this.host);
+    }
+  }
+
+  private parseBody<T>(text: string, schema: z.ZodType<T> | null, what: string): T {
+    if (schema === null) return undefined as T;
+    let json: unknown;
+    try {
+      // An empty body reaches the schema as undefined: a schema that allows it (a create whose reply is "not shown") passes.
+      json = text.trim() === '' ? undefined : JSON.parse(text);
+    } catch {
+      throw new AppError(
+        'bad-response',
+        `The service sent ${what} in a form Closebook cannot read (not JSON). Nothing was changed; try again, and report it to the service if it repeats.`,
+      );
+    }
+    const parsed = schema.safeParse(json);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const path = issue?.path.length ? issue.path.map(String).join('.') : '(top level)';
+      throw new AppError(
+        'bad-response',
+        `The service sent ${what} that Closebook cannot read: at ${path}, ${issue?.message ?? 'unexpected content'}. Nothing was changed; report it to the service if it repeats.`,
+      );
+    }
+    return parsed.data;
+  }
+
+  private async backoff(
+    attempt: number,
+    retryAfter: string | null | undefined,
+    reason: string,
+    signal?: AbortSignal,
+    onRetry?: (notice: RetryNotice) => void,
+  ) {
+    const delayMs = Math.min(this.maxBackoffMs, parseRetryAfter(retryAfter, this.options.clock.now()) ?? this.backoffBaseMs * 2 ** (attempt - 1));
+    onRetry?.({ attempt, delayMs, reason });
+    try {
+      await this.options.clock.sleep(delayMs, signal);
+    } catch {
+      throw new AppError('cancelled', 'Cancelled.');
+    }
+  }
+
+  private async validToken(signal?: AbortSignal): Promise<HeldToken> {
+    const now = this.options.clock.now();
+    if (this.token && (this.token.renewAfter === undefined || now < this.token.renewAfter)) return this.token;
+    // Concurrent requests share one token request.
+    this.tokenRequest ??= this.requestToken(signal).finally(() => {
+      this.tokenRequest = null;
+    });
+    this.token = await this.tokenRequest;
+    return this.token;
+  }
+
+  /** POST {base}/connect/token exactly as spec §5: Basic client credentials plus the password grant. */
+  private async requestToken(signal?: AbortSignal): Promise<HeldToken> {
+    const { apiSecret, password } = await this.connection.readSecrets();
+    const basic = Buffer.from(`${this.connection.clientId}:${apiSecret}`, 'utf8').toString('base64');
+    const form = new URLSearchParams({
+      client_id: this.connection.clientId,
+      grant_type: 'password',
+      username: this.connection.username,
+      password,
+      scope: 'api',
+    });
+    for (let attempt = 1; ; attempt++) {
+      let response: Response;
+      try {
+        response = await this.send(this.resolve('/connect/token'), {
+          method: 'POST',
+          headers: { Authorization: `Basic ${basic}`, 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' },
+          body: form.toString(),
+        }, signal);
+      } catch (error) {
+        // Asking for a token changes nothing on the service, so it is safe to repeat.
+        const failure = this.classifySendFailure(error, 'safe', signal);
+        if (failure.retryable && attempt < this.maxAttempts) {
+          await this.backoff(attempt, undefined, failure.error.message, signal);
+          continue;
+        }
+        throw failure.error;
+      }
+      const text = await this.readBody(response, 'safe', signal);
+      if (response.status === 400 || response.status === 401 || response.status === 403) {
+        throw new AppError(
+          'auth',
+          `The service refused the credentials for ${this.connection.username}. Check the client ID, API secret, username and password in the profile.`,
+        );
+      }
+      if (!response.ok) {
+        const error = errorForStatus(response.status, this.host, text);
+        if ((response.status === 429 || response.status >= 500) && attempt < this.maxAttempts) {
+          await this.backoff(attempt, response.headers.get('retry-after'), error.message, signal);
+          continue;
+        }
+        throw error;
+      }
+      const token = this.parseBody(text, TokenResponse, 'a sign-in token');
+      const now = this.options.clock.now();
+      // Renew a minute early (or at half-life for short tokens) so a long poll does not start with a dying token.
+      const renewAfter = token.expires_in === undefined ? undefined : now + Math.max(token.expires_in * 500, token.expires_in * 1000 - 60_000);
+      return renewAfter === undefined ? { value: token.access_token } : { value: token.access_token, renewAfter };
+    }
+  }
+}
+
+/** Retry-After as seconds or an HTTP date; undefined when absent or unreadable. */
+export function parseRetryAfter(value: string | null | undefined, now: number): number | undefined {
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}

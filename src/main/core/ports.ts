@@ -1,0 +1,64 @@
+/**
+ * What the core needs from the host it runs in. Electron, the CLI and the browser test bridge each supply
+ * these; tests supply fakes. Nothing in the core reaches for a global clock, keychain or network directly.
+ */
+
+/** A secret per account (= profile id) in the OS keychain, or an in-memory twin in tests. */
+export interface SecretStore {
+  get(account: string): Promise<string | null>;
+  set(account: string, secret: string): Promise<void>;
+  delete(account: string): Promise<void>;
+}
+
+export interface Clock {
+  now(): number;
+  /** Resolves after `ms`, or rejects with an AbortError when the signal aborts first. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
+
+export interface DemoService {
+  baseUrl: string;
+  /** The twin's public demo credentials: not secrets, so they are never put in the keychain. */
+  credentials: { clientId: string; apiSecret: string; username: string; password: string; resellerId: string; sellerId: string };
+}
+
+/** Starts (once) the built-in service twin for demo profiles and says where it runs. */
+export type DemoServiceStarter = () => Promise<DemoService>;
+
+export interface Logger {
+  info(message: string, details?: Record<string, unknown>): void;
+  warn(message: string, details?: Record<string, unknown>): void;
+}
+
+export interface Ports {
+  /** Folder for profiles, settings and saved data. */
+  dataDir: string;
+  secrets: SecretStore;
+  fetch: FetchLike;
+  clock: Clock;
+  log: Logger;
+  startDemoService: DemoServiceStarter;
+  appVersion: string;
+  host: 'electron' | 'browser-bridge' | 'cli';
+}
+
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  sleep: (ms, signal) =>
+    new Promise((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason ?? new DOMException('Aborted', 'AbortError'));
+      const timer = setTimeout(() => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      }, ms);
+      const onAbort = () => {
+        clearTimeout(timer);
+        reject(signal?.reason ?? new DOMException('Aborted', 'AbortError'));
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+    }),
+};
+
+export const silentLogger: Logger = { info: () => {}, warn: () => {} };

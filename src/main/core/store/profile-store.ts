@@ -1,0 +1,37 @@
+import { join } from 'node:path';
+import { z } from 'zod';
+import { Profile } from '../../../shared/schemas/profile';
+import { readJsonFile, SerialQueue, writeJsonAtomic } from './atomic-file';
+
+const ProfilesFile = z.object({
+  version: z.literal(1),
+  activeProfileId: z.string().nullable(),
+  profiles: z.array(Profile),
+});
+type ProfilesFile = z.infer<typeof ProfilesFile>;
+
+const EMPTY: ProfilesFile = { version: 1, activeProfileId: null, profiles: [] };
+
+/** Profiles without their secrets, in `profiles.json` in the data folder. Shared by the app and the CLI. */
+export class ProfileStore {
+  private readonly path: string;
+  private readonly queue = new SerialQueue();
+
+  constructor(dataDir: string) {
+    this.path = join(dataDir, 'profiles.json');
+  }
+
+  async read(): Promise<ProfilesFile> {
+    return (await readJsonFile(this.path, ProfilesFile)) ?? structuredClone(EMPTY);
+  }
+
+  /** Read-modify-write under one queue; a damaged file makes `read` throw, so it is never overwritten. */
+  update(change: (file: ProfilesFile) => ProfilesFile | void): Promise<ProfilesFile> {
+    return this.queue.run(async () => {
+      const current = await this.read();
+      const next = change(current) ?? current;
+      await writeJsonAtomic(this.path, ProfilesFile.parse(next));
+      return next;
+    });
+  }
+}

@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import { AppErrorShape } from './errors';
+import { OrganizationInput, OrganizationSummary } from './schemas/organization';
+import { ConnectionTestResult, ProfilesState, ProfileView, SaveProfileInput } from './schemas/profile';
+
+/**
+ * THE IPC contract. Every request the renderer can make is a channel here with an input and an output schema;
+ * every message the main process pushes is an event here. The Electron main process, the preload, the browser
+ * test bridge and the renderer all derive their types and checks from this one object.
+ */
+
+const ProfileRef = z.object({ profileId: z.string().uuid() });
+
+export const AppInfo = z.object({
+  version: z.string(),
+  host: z.enum(['electron', 'browser-bridge', 'cli']),
+  /** True until the first profile is created: the renderer then offers demo mode. */
+  firstRun: z.boolean(),
+  dataDir: z.string(),
+  /** False when no OS keychain answers: the app then refuses to store secrets (never writes them in plain text). */
+  keychainAvailable: z.boolean(),
+});
+export type AppInfo = z.infer<typeof AppInfo>;
+
+export const ConnectionState = z.object({
+  profileId: z.string(),
+  state: z.enum(['online', 'offline', 'auth-failed', 'unknown']),
+  message: z.string().optional(),
+  at: z.string(),
+});
+export type ConnectionState = z.infer<typeof ConnectionState>;
+
+export const channels = {
+  'app:info': { input: z.object({}), output: AppInfo },
+  'profiles:list': { input: z.object({}), output: ProfilesState },
+  'profiles:save': { input: SaveProfileInput, output: ProfileView },
+  'profiles:delete': { input: ProfileRef, output: ProfilesState },
+  'profiles:set-active': { input: ProfileRef, output: ProfilesState },
+  'profiles:test': { input: ProfileRef, output: ConnectionTestResult },
+  'demo:start': { input: z.object({}), output: ProfileView },
+  'organizations:list': { input: ProfileRef, output: z.array(OrganizationSummary) },
+  'organizations:create': {
+    input: ProfileRef.extend({ organization: OrganizationInput }),
+    output: OrganizationSummary,
+  },
+} as const;
+
+export const events = {
+  'connection:state': ConnectionState,
+} as const;
+
+export type Channels = typeof channels;
+export type ChannelName = keyof Channels;
+export type ChannelInput<C extends ChannelName> = z.input<Channels[C]['input']>;
+export type ChannelOutput<C extends ChannelName> = z.output<Channels[C]['output']>;
+export type EventName = keyof typeof events;
+export type EventPayload<E extends EventName> = z.output<(typeof events)[E]>;
+
+export const channelNames = Object.keys(channels) as ChannelName[];
+export const eventNames = Object.keys(events) as EventName[];
+
+export function isChannelName(value: unknown): value is ChannelName {
+  return typeof value === 'string' && Object.hasOwn(channels, value);
+}
+
+export function isEventName(value: unknown): value is EventName {
+  return typeof value === 'string' && Object.hasOwn(events, value);
+}
+
+/** Every reply across IPC or the bridge: errors are values, because thrown errors arrive mangled. */
+export type Reply<T> = { ok: true; data: T } | { ok: false; error: AppErrorShape };
+
+export const ReplyEnvelope = z.union([
+  z.object({ ok: z.literal(true), data: z.unknown() }),
+  z.object({ ok: z.literal(false), error: AppErrorShape }),
+]);
+
+/** The service a host exposes: one async handler per channel. */
+export type ServiceHandlers = {
+  [C in ChannelName]: (input: z.output<Channels[C]['input']>) => Promise<ChannelOutput<C>>;
+};
+
+/** What the preload exposes as `window.closebook`, and what the browser bridge imitates. */
+export interface ClosebookBridge {
+  invoke<C extends ChannelName>(channel: C, input: ChannelInput<C>): Promise<Reply<ChannelOutput<C>>>;
+  on<E extends EventName>(event: E, listener: (payload: EventPayload<E>) => void): () => void;
+}

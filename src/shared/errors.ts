@@ -1,0 +1,68 @@
+import { z } from 'zod';
+
+/**
+ * Every failure that crosses a boundary (IPC, HTTP bridge, CLI) carries one of these codes, so each host can
+ * decide what to do (retry, re-authenticate, exit code) without parsing message text.
+ */
+export const ErrorCode = z.enum([
+  'validation', // the input is wrong; `fields` says where
+  'auth', // the service refused the credentials
+  'network', // the service could not be reached
+  'timeout', // the service did not answer in time
+  'service', // the service answered with a server error
+  'rate-limited', // the service asked us to slow down
+  'bad-response', // the service answered with something we cannot read
+  'not-found',
+  'conflict',
+  'outcome-unknown', // a request that changes data may or may not have reached the service
+  'keychain-unavailable',
+  'forbidden-origin', // a URL pointed away from the profile's own service
+  'cancelled',
+  'storage', // a file on disk could not be read or written
+  'untrusted-sender',
+  'internal',
+]);
+export type ErrorCode = z.infer<typeof ErrorCode>;
+
+export const AppErrorShape = z.object({
+  code: ErrorCode,
+  message: z.string(),
+  /** Field path (dot-separated) → message, for forms. */
+  fields: z.record(z.string(), z.string()).optional(),
+});
+export type AppErrorShape = z.infer<typeof AppErrorShape>;
+
+/** An error with a code and a message written for a finance user, safe to show as is. */
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly fields?: Record<string, string>;
+
+  constructor(code: ErrorCode, message: string, fields?: Record<string, string>) {
+    super(message);
+    this.name = 'AppError';
+    this.code = code;
+    if (fields) this.fields = fields;
+  }
+
+  toShape(): AppErrorShape {
+    return this.fields ? { code: this.code, message: this.message, fields: this.fields } : { code: this.code, message: this.message };
+  }
+}
+
+/** Turns a zod error into field messages keyed by dot path, e.g. `contact.email`. */
+export function fieldErrorsFromZod(error: z.ZodError): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const issue of error.issues) {
+    const key = issue.path.map(String).join('.') || '(input)';
+    fields[key] ??= issue.message;
+  }
+  return fields;
+}
+
+/** A validation AppError from a zod failure, its message naming the first bad field. */
+export function validationError(error: z.ZodError, what: string): AppError {
+  const fields = fieldErrorsFromZod(error);
+  const [first] = Object.entries(fields);
+  const detail = first ? `${first[0]}: ${first[1]}` : 'invalid input';
+  return new AppError('validation', `${what} is not valid (${detail}).`, fields);
+}

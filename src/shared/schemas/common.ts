@@ -1,0 +1,38 @@
+import { z } from 'zod';
+
+const GUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Identifiers in the service are GUID strings (spec §2); case is not significant. */
+export const Guid = z.string().trim().regex(GUID_PATTERN, 'must be a GUID like 3f2504e0-4f89-11d3-9a0c-0305e82c3301');
+
+export function isGuid(value: string): boolean {
+  return GUID_PATTERN.test(value.trim());
+}
+
+/** A calendar date as the service takes it: YYYY-MM-DD, and a real date. */
+export const IsoDate = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date like 2026-10-31')
+  .refine((value) => {
+    const date = new Date(`${value}T00:00:00Z`);
+    return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(value);
+  }, 'is not a real calendar date');
+
+export const Email = z.string().trim().email('must be an e-mail address like name@example.com');
+
+/** A host name such as contoso.com (no scheme, no path). */
+export const DomainName = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(
+    /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/,
+    'must be a domain name like contoso.com',
+  );
+
+/** Two-letter ISO 3166-1 alpha-2 code; accepted in any case, kept upper-case. */
+export const CountryCode = z
+  .string()
+  .trim()
+  .toUpperCase()
+  .regex(/^[A-Z]{2}$/, 'must be a two-letter country code like SE');

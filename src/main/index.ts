@@ -1,0 +1,76 @@
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { app, BrowserWindow, ipcMain, Menu, session, shell } from 'electron';
+import { createStderrLogger } from './core/log';
+import { systemClock } from './core/ports';
+import { createService } from './core/service';
+import { forwardEvents, registerIpc } from './ipc';
+import { KeytarSecretStore } from './keychain';
+import { createDemoStarter } from './twin/demo';
+import { CONTENT_SECURITY_POLICY, hardenWebContents, mainWindowOptions } from './window';
+
+const log = createStderrLogger();
+
+/** Where the renderer is loaded from: the dev server in development, the built file otherwise. */
+export function rendererUrl(): string {
+  return process.env.ELECTRON_RENDERER_URL ?? pathToFileURL(join(__dirname, '../renderer/index.html')).toString();
+}
+
+/** Starts Closebook: one service, one window, IPC from that window only. */
+export async function startApp(): Promise<void> {
+  await app.whenReady();
+  const defaultSession = session.defaultSession;
+  // Only OS notifications (report ready) may be asked for; camera, geolocation and the rest are refused.
+  defaultSession.setPermissionRequestHandler((_contents, permission, callback) => callback(permission === 'notifications'));
+  defaultSession.webRequest.onHeadersReceived((details, callback) => {
+    callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [CONTENT_SECURITY_POLICY] } });
+  });
+
+  const demo = createDemoStarter();
+  const service = createService({
+    dataDir: app.getPath('userData'),
+    secrets: new KeytarSecretStore(),
+    fetch: (input, init) => fetch(input, init),
+    clock: systemClock,
+    log,
+    startDemoService: demo.start,
+    appVersion: app.getVersion(),
+    host: 'electron',
+  });
+  const trustedUrl = rendererUrl();
+  registerIpc(ipcMain, service, trustedUrl, log);
+  if (process.argv.includes('--demo')) await service.handlers['demo:start']({});
+
+  const openWindow = () => {
+    const window = new BrowserWindow(mainWindowOptions(join(__dirname, '../preload/index.js')));
+    hardenWebContents(window.webContents, trustedUrl, (url) => void shell.openExternal(url));
+    forwardEvents(service, window.webContents);
+    window.once('ready-to-show', () => window.show());
+    void window.loadURL(trustedUrl);
+    return window;
+  };
+
+  Menu.setApplicationMenu(process.platform === 'darwin' ? Menu.buildFromTemplate([{ role: 'appMenu' }, { role: 'editMenu' }, { role: 'windowMenu' }]) : null);
+  openWindow();
+  app.on('activate', () => {
+    if (BrowserWindow.getAllWindows().length === 0) openWindow();
+  });
+  app.on('window-all-closed', () => {
+    if (process.platform !== 'darwin') app.quit();
+  });
+  app.on('before-quit', () => {
+    void demo.stop();
+    void service.dispose();
+  });
+}
+
+// A second instance would race the first on the same files: focus the first instead.
+if (!app.requestSingleInstanceLock()) {
+  app.quit();
+} else {
+  app.on('second-instance', () => BrowserWindow.getAllWindows()[0]?.focus());
+  startApp().catch((error: unknown) => {
+    log.warn('Closebook could not start', { error: error instanceof Error ? error.message : String(error) });
+    app.exit(1);
+  });
+}

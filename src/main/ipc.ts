@@ -1,0 +1,52 @@
+import type { IpcMain, IpcMainInvokeEvent, WebContents } from 'electron';
+import { channelNames, type Reply } from '../shared/contract';
+import { dispatch } from './core/dispatch';
+import type { Logger } from './core/ports';
+import type { Service } from './core/service';
+
+/** The prefix under which service events reach the renderer; the preload listens on the same names. */
+export const EVENT_PREFIX = 'closebook-event:';
+
+const UNTRUSTED: Reply<never> = {
+  ok: false,
+  error: { code: 'untrusted-sender', message: 'This request did not come from Closebook\'s own window and was refused.' },
+};
+
+/**
+ * A sender is trusted only when it is the top frame of a page loaded from the app's own renderer location.
+ * Anything else (an iframe, a page that navigated away) is refused before its input is even parsed.
+ */
+export function isTrustedSender(event: Pick<IpcMainInvokeEvent, 'senderFrame'>, trustedUrl: string): boolean {
+  const frame = event.senderFrame;
+  if (!frame || frame.parent !== null) return false;
+  try {
+    const sender = new URL(frame.url);
+    const trusted = new URL(trustedUrl);
+    if (trusted.protocol === 'file:') return sender.protocol === 'file:' && sender.pathname === trusted.pathname;
+    return sender.origin === trusted.origin;
+  } catch {
+    return false;
+  }
+}
+
+/** Registers one handler per contract channel; each checks the sender, then dispatches like every other host. */
+export function registerIpc(ipcMain: Pick<IpcMain, 'handle'>, service: Service, trustedUrl: string, log: Logger): void {
+  for (const channel of channelNames) {
+    ipcMain.handle(channel, async (event, input: unknown) => {
+      if (!isTrustedSender(event, trustedUrl)) {
+        log.warn('refused IPC from an untrusted sender', { channel });
+        return UNTRUSTED;
+      }
+      return dispatch(service, channel, input, log);
+    });
+  }
+}
+
+/** Sends every service event to the window until it closes. */
+export function forwardEvents(service: Service, webContents: Pick<WebContents, 'send' | 'isDestroyed' | 'once'>): () => void {
+  const unsubscribe = service.events.subscribe((event, payload) => {
+    if (!webContents.isDestroyed()) webContents.send(`${EVENT_PREFIX}${event}`, payload);
+  });
+  webContents.once('destroyed', unsubscribe);
+  return unsubscribe;
+}

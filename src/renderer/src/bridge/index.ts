@@ -1,0 +1,36 @@
+import type { ChannelInput, ChannelName, ChannelOutput, ClosebookBridge } from '../../../shared/contract';
+import type { AppErrorShape } from '../../../shared/errors';
+import { createHttpBridge } from './http';
+
+declare global {
+  interface Window {
+    closebook?: ClosebookBridge;
+  }
+}
+
+/** In Electron the preload provides `window.closebook`; in a plain browser the HTTP bridge stands in. */
+export const bridge: ClosebookBridge = window.closebook ?? createHttpBridge(window.location.origin);
+
+/** A failed request as the UI sees it: a code, a message for people, and field messages for forms. */
+export class RequestError extends Error {
+  constructor(readonly shape: AppErrorShape) {
+    super(shape.message);
+  }
+  get code() {
+    return this.shape.code;
+  }
+  get fields() {
+    return this.shape.fields ?? {};
+  }
+}
+
+/** Invokes a channel and returns its data, or throws a RequestError with the service's words. */
+export async function call<C extends ChannelName>(channel: C, input: ChannelInput<C>): Promise<ChannelOutput<C>> {
+  const reply = await bridge.invoke(channel, input);
+  if (!reply.ok) throw new RequestError(reply.error);
+  return reply.data;
+}
+
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

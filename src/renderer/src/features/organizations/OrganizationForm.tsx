@@ -1,0 +1,98 @@
+import { useState } from 'react';
+import { fieldErrorsFromZod } from '../../../../shared/errors';
+import { OrganizationInput, type OrganizationSummary } from '../../../../shared/schemas/organization';
+import { call, errorMessage, RequestError } from '../../bridge';
+import { ErrorNote } from '../../components/ErrorNote';
+import { Field } from '../../components/Field';
+
+const FIELDS = [
+  ['name', 'Name', true],
+  ['customerNumber', 'Customer number', false],
+  ['registrationNumber', 'Registration number', false],
+  ['vat', 'VAT number', false],
+  ['primaryDomain', 'Primary domain', false],
+  ['notificationEmail', 'Notification e-mail', false],
+  ['contact.name', 'Contact name', false],
+  ['contact.email', 'Contact e-mail', true],
+  ['contact.phone', 'Contact phone', false],
+  ['contact.cellPhone', 'Contact mobile', false],
+  ['address.street', 'Street', false],
+  ['address.postalCode', 'Postal code', false],
+  ['address.city', 'City', false],
+  ['address.countryCode', 'Country code', true],
+] as const;
+
+type FieldKey = (typeof FIELDS)[number][0];
+
+/** Dot paths → the nested request body of spec §2.1. */
+function toBody(values: Record<FieldKey, string>): unknown {
+  const body: Record<string, unknown> = { contact: {}, address: {} };
+  for (const [path, value] of Object.entries(values)) {
+    const [head, tail] = path.split('.') as [string, string | undefined];
+    if (tail) (body[head] as Record<string, string>)[tail] = value;
+    else body[head] = value;
+  }
+  return body;
+}
+
+/**
+ * Creates an organization. Checked here first (required: name, contact e-mail, country — see README), then by
+ * the service, whose field errors land beside the same fields.
+ */
+export function OrganizationForm({ profileId, onCreated, onCancel }: { profileId: string; onCreated: (organization: OrganizationSummary) => void; onCancel: () => void }): React.JSX.Element {
+  const [values, setValues] = useState(() => Object.fromEntries(FIELDS.map(([key]) => [key, ''])) as Record<FieldKey, string>);
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [failure, setFailure] = useState<string | null>(null);
+  const [saving, setSaving] = useState(false);
+
+  const submit = async (event: React.FormEvent) => {
+    event.preventDefault();
+    setFailure(null);
+    const parsed = OrganizationInput.safeParse(toBody(values));
+    if (!parsed.success) {
+      setErrors(fieldErrorsFromZod(parsed.error));
+      setFailure('Some fields need attention before the organization can be created.');
+      return;
+    }
+    setErrors({});
+    setSaving(true);
+    try {
+      onCreated(await call('organizations:create', { profileId, organization: parsed.data }));
+    } catch (error) {
+      if (error instanceof RequestError) setErrors(error.fields);
+      setFailure(errorMessage(error));
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  return (
+    <form className="panel form" onSubmit={(event) => void submit(event)} aria-label="New organization" noValidate>
+      <h2>New organization</h2>
+      <div className="form__grid">
+        {FIELDS.map(([key, label, required]) => (
+          <Field
+            key={key}
+            name={key}
+            label={label}
+            value={values[key]}
+            required={required}
+            error={errors[key]}
+            onChange={(value) => setValues((current) => ({ ...current, [key]: value }))}
+            {...(key === 'address.countryCode' ? { placeholder: 'SE' } : {})}
+            {...(key === 'primaryDomain' ? { placeholder: 'contoso.com' } : {})}
+          />
+        ))}
+      </div>
+      <ErrorNote message={failure} />
+      <div className="form__actions">
+        <button type="submit" className="primary" disabled={saving}>
+          {saving ? 'Creating…' : 'Create organization'}
+        </button>
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,130 @@
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import type { OrganizationSummary } from '../../../../shared/schemas/organization';
+import { call, errorMessage } from '../../bridge';
+import { ErrorNote } from '../../components/ErrorNote';
+import { useActiveProfile, useAppStore } from '../../stores/app-store';
+import { OrganizationForm } from './OrganizationForm';
+import { type OrganizationSort, type OrganizationSortKey, visibleOrganizations } from './organization-list';
+
+const COLUMNS: { key: OrganizationSortKey; label: string }[] = [
+  { key: 'name', label: 'Name' },
+  { key: 'customerNumber', label: 'Customer number' },
+  { key: 'countryCode', label: 'Country' },
+  { key: 'primaryDomain', label: 'Domain' },
+  { key: 'contactEmail', label: 'Contact' },
+];
+
+/** The Broker's organizations: search, sort, count, and create. */
+export function OrganizationsScreen(): React.JSX.Element {
+  const profile = useActiveProfile();
+  const go = useAppStore((state) => state.go);
+  const [organizations, setOrganizations] = useState<OrganizationSummary[] | null>(null);
+  const [loading, setLoading] = useState(false);
+  const [failure, setFailure] = useState<string | null>(null);
+  const [query, setQuery] = useState('');
+  const [sort, setSort] = useState<OrganizationSort>({ key: 'name', direction: 'asc' });
+  const [creating, setCreating] = useState(false);
+  const [createdId, setCreatedId] = useState<string | null>(null);
+
+  const refresh = useCallback(async () => {
+    if (!profile) return;
+    setLoading(true);
+    setFailure(null);
+    try {
+      setOrganizations(await call('organizations:list', { profileId: profile.id }));
+    } catch (error) {
+      setFailure(errorMessage(error));
+    } finally {
+      setLoading(false);
+    }
+  }, [profile]);
+
+  useEffect(() => {
+    setOrganizations(null);
+    void refresh();
+  }, [refresh]);
+
+  const rows = useMemo(() => visibleOrganizations(organizations ?? [], query, sort), [organizations, query, sort]);
+
+  if (!profile) {
+    return (
+      <section className="screen">
+        <h1>Organizations</h1>
+        <p>
+          Choose or create a profile first.{' '}
+          <button type="button" className="link" onClick={() => go('profiles')}>
+            Go to Profiles
+          </button>
+        </p>
+      </section>
+    );
+  }
+
+  const toggleSort = (key: OrganizationSortKey) =>
+    setSort((current) => ({ key, direction: current.key === key && current.direction === 'asc' ? 'desc' : 'asc' }));
+
+  return (
+    <section className="screen" aria-labelledby="organizations-title">
+      <div className="screen__header">
+        <h1 id="organizations-title">Organizations</h1>
+        <div className="toolbar">
+          <input type="search" placeholder="Search name, customer number, domain…" value={query} onChange={(event) => setQuery(event.target.value)} aria-label="Search organizations" />
+          <span className="count" data-testid="organization-count">
+            {organizations ? `${rows.length} of ${organizations.length} organizations` : loading ? 'Loading…' : ''}
+          </span>
+          <button type="button" onClick={() => void refresh()} disabled={loading}>
+            Refresh
+          </button>
+          <button type="button" className="primary" onClick={() => setCreating(true)}>
+            New organization
+          </button>
+        </div>
+      </div>
+      <ErrorNote message={failure} />
+      {creating ? (
+        <OrganizationForm
+          profileId={profile.id}
+          onCancel={() => setCreating(false)}
+          onCreated={(organization) => {
+            setCreating(false);
+            setCreatedId(organization.orgId);
+            setQuery('');
+            void refresh();
+          }}
+        />
+      ) : null}
+      {organizations ? (
+        <div className="table-scroll">
+          <table className="grid" aria-label="Organizations">
+            <thead>
+              <tr>
+                {COLUMNS.map((column) => (
+                  <th key={column.key} aria-sort={sort.key === column.key ? (sort.direction === 'asc' ? 'ascending' : 'descending') : 'none'}>
+                    <button type="button" className="sort" onClick={() => toggleSort(column.key)}>
+                      {column.label}
+                      {sort.key === column.key ? (sort.direction === 'asc' ? ' ▲' : ' ▼') : ''}
+                    </button>
+                  </th>
+                ))}
+                <th>Groups</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((organization) => (
+                <tr key={organization.orgId} className={organization.orgId === createdId ? 'row--new' : undefined}>
+                  <td>{organization.name}</td>
+                  <td className="mono">{organization.customerNumber ?? ''}</td>
+                  <td>{organization.countryCode ?? ''}</td>
+                  <td>{organization.primaryDomain ?? ''}</td>
+                  <td>{organization.contactEmail ?? ''}</td>
+                  <td>{(organization.organizationGroups ?? []).join(', ')}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {rows.length === 0 ? <p className="empty">No organization matches “{query}”.</p> : null}
+        </div>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,88 @@
+import { useState } from 'react';
+import type { ProfileView } from '../../../../shared/schemas/profile';
+import { ProfileFields } from '../../../../shared/schemas/profile';
+import { fieldErrorsFromZod } from '../../../../shared/errors';
+import { call, RequestError, errorMessage } from '../../bridge';
+import { ErrorNote } from '../../components/ErrorNote';
+import { Field } from '../../components/Field';
+
+interface Props {
+  profile?: ProfileView | undefined;
+  onSaved: (profile: ProfileView) => void;
+  onCancel: () => void;
+}
+
+const EMPTY = { name: '', baseUrl: '', clientId: 'ro.customer.client', username: '', resellerId: '', sellerId: '' };
+
+/**
+ * Adds or edits a profile. Secrets are write-only here: typed, sent once to the main process for the keychain,
+ * and never read back; leaving them empty when editing keeps the stored ones.
+ */
+export function ProfileForm({ profile, onSaved, onCancel }: Props): React.JSX.Element {
+  const [fields, setFields] = useState(() =>
+    profile
+      ? { name: profile.name, baseUrl: profile.baseUrl, clientId: profile.clientId, username: profile.username, resellerId: profile.resellerId, sellerId: profile.sellerId }
+      : EMPTY,
+  );
+  const [apiSecret, setApiSecret] = useState('');
+  const [password, setPassword] = useState('');
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [failure, setFailure] = useState<string | null>(null);
+  const [saving, setSaving] = useState(false);
+  const isNew = !profile;
+  const update = (key: keyof typeof fields) => (value: string) => setFields((current) => ({ ...current, [key]: value }));
+
+  const submit = async (event: React.FormEvent) => {
+    event.preventDefault();
+    setFailure(null);
+    const parsed = ProfileFields.safeParse(fields);
+    const localErrors = parsed.success ? {} : fieldErrorsFromZod(parsed.error);
+    if (isNew && !apiSecret) localErrors.apiSecret = 'is required';
+    if (isNew && !password) localErrors.password = 'is required';
+    setErrors(localErrors);
+    if (!parsed.success || Object.keys(localErrors).length) return;
+    setSaving(true);
+    try {
+      const saved = await call('profiles:save', {
+        ...(profile ? { id: profile.id } : {}),
+        fields: parsed.data,
+        ...(apiSecret ? { apiSecret } : {}),
+        ...(password ? { password } : {}),
+      });
+      setApiSecret('');
+      setPassword('');
+      onSaved(saved);
+    } catch (error) {
+      if (error instanceof RequestError) setErrors(error.fields);
+      setFailure(errorMessage(error));
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  const secretHint = (isSet: boolean | undefined) => (isSet ? 'Stored in the OS keychain. Leave empty to keep it.' : 'Stored in the OS keychain, never in a file.');
+  return (
+    <form className="panel form" onSubmit={(event) => void submit(event)} aria-label={isNew ? 'New profile' : `Edit profile ${profile.name}`} noValidate>
+      <h2>{isNew ? 'New profile' : `Edit ${profile.name}`}</h2>
+      <div className="form__grid">
+        <Field label="Name" value={fields.name} onChange={update('name')} error={errors.name} required placeholder="Production" />
+        <Field label="Base URL" type="url" value={fields.baseUrl} onChange={update('baseUrl')} error={errors.baseUrl} required placeholder="https://billing.example.com" />
+        <Field label="Client ID" value={fields.clientId} onChange={update('clientId')} error={errors.clientId} required />
+        <Field label="Username" value={fields.username} onChange={update('username')} error={errors.username} required autoComplete="username" />
+        <Field label="Reseller ID" value={fields.resellerId} onChange={update('resellerId')} error={errors.resellerId} required placeholder="GUID" />
+        <Field label="Seller ID" value={fields.sellerId} onChange={update('sellerId')} error={errors.sellerId} placeholder="GUID (needed for consumption)" />
+        <Field label="API secret" type="password" value={apiSecret} onChange={setApiSecret} error={errors.apiSecret} required={isNew} hint={secretHint(profile?.hasApiSecret)} autoComplete="new-password" />
+        <Field label="Password" type="password" value={password} onChange={setPassword} error={errors.password} required={isNew} hint={secretHint(profile?.hasPassword)} autoComplete="new-password" />
+      </div>
+      <ErrorNote message={failure} />
+      <div className="form__actions">
+        <button type="submit" className="primary" disabled={saving}>
+          {saving ? 'Saving…' : 'Save profile'}
+        </button>
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,170 @@
+import { useState } from 'react';
+import type { ProfileView } from '../../../../shared/schemas/profile';
+import { call, errorMessage } from '../../bridge';
+import { ErrorNote } from '../../components/ErrorNote';
+import { useAppStore } from '../../stores/app-store';
+import { ProfileForm } from './ProfileForm';
+
+type TestState = { profileId: string; status: 'running' } | { profileId: string; status: 'ok' | 'failed'; message: string };
+
+/** Connection profiles: add, edit, delete, test; and the way into demo mode. */
+export function ProfilesScreen(): React.JSX.Element {
+  const profiles = useAppStore((state) => state.profiles);
+  const activeProfileId = useAppStore((state) => state.activeProfileId);
+  const info = useAppStore((state) => state.info);
+  const load = useAppStore((state) => state.load);
+  const applyProfiles = useAppStore((state) => state.applyProfiles);
+  const setActiveProfile = useAppStore((state) => state.setActiveProfile);
+  const [editing, setEditing] = useState<ProfileView | 'new' | null>(null);
+  const [test, setTest] = useState<TestState | null>(null);
+  const [confirmDelete, setConfirmDelete] = useState<string | null>(null);
+  const [failure, setFailure] = useState<string | null>(null);
+  const [startingDemo, setStartingDemo] = useState(false);
+
+  const startDemo = async () => {
+    setStartingDemo(true);
+    setFailure(null);
+    try {
+      await call('demo:start', {});
+      await load();
+    } catch (error) {
+      setFailure(errorMessage(error));
+    } finally {
+      setStartingDemo(false);
+    }
+  };
+
+  const testConnection = async (profile: ProfileView) => {
+    setTest({ profileId: profile.id, status: 'running' });
+    try {
+      const result = await call('profiles:test', { profileId: profile.id });
+      setTest({ profileId: profile.id, status: 'ok', message: `Connected: ${result.organizationCount} organizations (${Math.round(result.elapsedMs)} ms).` });
+    } catch (error) {
+      setTest({ profileId: profile.id, status: 'failed', message: errorMessage(error) });
+    }
+  };
+
+  const remove = async (profileId: string) => {
+    setConfirmDelete(null);
+    try {
+      applyProfiles(await call('profiles:delete', { profileId }));
+    } catch (error) {
+      setFailure(errorMessage(error));
+    }
+  };
+
+  return (
+    <section className="screen" aria-labelledby="profiles-title">
+      <div className="screen__header">
+        <h1 id="profiles-title">Profiles</h1>
+        <div className="toolbar">
+          <button type="button" onClick={() => setEditing('new')} className="primary">
+            Add profile
+          </button>
+          {!profiles.some((profile) => profile.kind === 'demo') ? (
+            <button type="button" onClick={() => void startDemo()} disabled={startingDemo}>
+              {startingDemo ? 'Starting demo…' : 'Try the demo service'}
+            </button>
+          ) : null}
+        </div>
+      </div>
+
+      {profiles.length === 0 && editing === null ? (
+        <div className="panel welcome">
+          <h2>Welcome to Closebook</h2>
+          <p>
+            Connect to your billing service with a profile, or try Closebook first on the built-in demo service: it has made-up organizations, a monthly
+            billing report and metered subscriptions, and needs no account.
+          </p>
+          <div className="form__actions">
+            <button type="button" className="primary" onClick={() => void startDemo()} disabled={startingDemo}>
+              {startingDemo ? 'Starting demo…' : 'Try the demo service'}
+            </button>
+            <button type="button" onClick={() => setEditing('new')}>
+              Add your own profile
+            </button>
+          </div>
+        </div>
+      ) : null}
+
+      {info && !info.keychainAvailable ? (
+        <ErrorNote message="No OS keychain answers on this computer. Closebook stores secrets only in the keychain, so profiles cannot be saved until one is available (the demo service works without it)." />
+      ) : null}
+      <ErrorNote message={failure} />
+
+      {editing !== null ? (
+        <ProfileForm
+          profile={editing === 'new' ? undefined : editing}
+          onCancel={() => setEditing(null)}
+          onSaved={() => {
+            setEditing(null);
+            void load();
+          }}
+        />
+      ) : null}
+
+      {profiles.length > 0 ? (
+        <table className="grid" aria-label="Profiles">
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>Service</th>
+              <th>Username</th>
+              <th>Secrets</th>
+              <th className="actions-col">Actions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {profiles.map((profile) => (
+              <tr key={profile.id} aria-current={profile.id === activeProfileId ? 'true' : undefined}>
+                <td>
+                  {profile.name}
+                  {profile.id === activeProfileId ? <span className="tag">in use</span> : null}
+                  {profile.kind === 'demo' ? <span className="tag tag--demo">demo</span> : null}
+                </td>
+                <td className="mono">{profile.kind === 'demo' ? 'Built-in demo service' : profile.baseUrl}</td>
+                <td>{profile.username}</td>
+                <td>{profile.hasApiSecret && profile.hasPassword ? 'In keychain' : <span className="warn-text">Missing — edit to enter</span>}</td>
+                <td className="actions-col">
+                  {profile.id !== activeProfileId ? (
+                    <button type="button" className="link" onClick={() => void setActiveProfile(profile.id)}>
+                      Use
+                    </button>
+                  ) : null}
+                  <button type="button" className="link" onClick={() => void testConnection(profile)} disabled={test?.profileId === profile.id && test.status === 'running'}>
+                    Test connection
+                  </button>
+                  {profile.kind === 'service' ? (
+                    <button type="button" className="link" onClick={() => setEditing(profile)}>
+                      Edit
+                    </button>
+                  ) : null}
+                  {confirmDelete === profile.id ? (
+                    <span className="confirm">
+                      Delete {profile.name} and its secrets?{' '}
+                      <button type="button" className="link danger" onClick={() => void remove(profile.id)}>
+                        Delete
+                      </button>
+                      <button type="button" className="link" onClick={() => setConfirmDelete(null)}>
+                        Keep
+                      </button>
+                    </span>
+                  ) : (
+                    <button type="button" className="link danger" onClick={() => setConfirmDelete(profile.id)}>
+                      Delete
+                    </button>
+                  )}
+                  {test?.profileId === profile.id ? (
+                    <div className={`test-result test-result--${test.status}`} role="status" data-testid="connection-test">
+                      {test.status === 'running' ? 'Testing…' : test.message}
+                    </div>
+                  ) : null}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+    </section>
+  );
+}

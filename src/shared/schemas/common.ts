@@ -1,5 +1,10 @@
 import { z } from 'zod';
 
+// A missing field reads "is required" everywhere (forms, CLI flags, files) rather than zod's type jargon.
+z.config({
+  customError: (issue) => (issue.code === 'invalid_type' && issue.input === undefined ? 'is required' : undefined),
+});
+
 const GUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Identifiers in the service are GUID strings (spec §2); case is not significant. */

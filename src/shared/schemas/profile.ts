@@ -5,10 +5,18 @@ import { Guid } from './common';
 export const BaseUrl = z
   .string()
   .trim()
-  .url('must be a URL like https://billing.example.com')
-  .refine((value) => /^https?:$/.test(new URL(value).protocol), 'must start with https:// (or http:// for a local service)')
-  .refine((value) => !new URL(value).search && !new URL(value).hash, 'must not have a query or fragment')
+  .refine((value) => parseUrl(value) !== null, 'must be a URL like https://billing.example.com')
+  .refine((value) => /^https?:$/.test(parseUrl(value)?.protocol ?? 'http:'), 'must start with https:// (or http:// for a local service)')
+  .refine((value) => !parseUrl(value)?.search && !parseUrl(value)?.hash, 'must not have a query or fragment')
   .transform((value) => value.replace(/\/+$/, ''));
+
+function parseUrl(value: string): URL | null {
+  try {
+    return new URL(value);
+  } catch {
+    return null;
+  }
+}
 
 /** What the user edits. Secrets are not part of it: they go to the keychain separately. */
 export const ProfileFields = z.object({

@@ -1,0 +1,166 @@
+import { readFile } from 'node:fs/promises';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { channels } from '../../shared/contract';
+import { validationError } from '../../shared/errors';
+import { OrganizationInput, type OrganizationSummary } from '../../shared/schemas/organization';
+import { createOrganization, listOrganizations } from '../core/api/organizations';
+import { startTwin } from '../twin/server';
+import { CONNECTION_OPTIONS, type CliContext, createCliContext, describeFlagErrors, EXIT, resolveClient, secretsFromEnvironment, UsageError } from './context';
+
+const COMMON = { 'data-dir': { type: 'string' }, json: { type: 'boolean', default: false } } as const;
+
+function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: O) {
+  const config = { args, options: { ...COMMON, ...options }, allowPositionals: true as const, strict: true as const };
+  try {
+    return parseArgs(config);
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+async function withContext<T>(dataDir: string | undefined, run: (context: CliContext) => Promise<T>): Promise<T> {
+  const context = createCliContext(dataDir);
+  try {
+    return await run(context);
+  } finally {
+    await context.close();
+  }
+}
+
+/** `simulator`: the service twin on loopback until killed; base URL first on stdout, demo credentials on stderr. */
+export async function simulatorCommand(args: string[]): Promise<number> {
+  const { values } = parse(args, {
+    port: { type: 'string', default: '0' },
+    organizations: { type: 'string', default: '60' },
+    seed: { type: 'string', default: '42' },
+    'lines-per-organization': { type: 'string', default: '10' },
+    'report-ready-seconds': { type: 'string', default: '5' },
+    'token-ttl-seconds': { type: 'string', default: '3600' },
+  });
+  const number = (name: string, value: unknown) => {
+    const parsed = Number(value);
+    if (!Number.isInteger(parsed) || parsed < 0) throw new UsageError(`--${name} must be a whole number`);
+    return parsed;
+  };
+  const twin = await startTwin({
+    port: number('port', values.port),
+    organizations: number('organizations', values.organizations),
+    seed: number('seed', values.seed),
+    linesPerOrganization: number('lines-per-organization', values['lines-per-organization']),
+    reportReadyAfterMs: number('report-ready-seconds', values['report-ready-seconds']) * 1000,
+    tokenTtlSeconds: number('token-ttl-seconds', values['token-ttl-seconds']),
+  });
+  process.stdout.write(`${twin.baseUrl}\n`);
+  const c = twin.credentials;
+  process.stderr.write(
+    [
+      'Closebook service twin (synthetic data). Demo credentials:',
+      `  client id    ${c.clientId}`,
+      `  API secret   ${c.apiSecret}`,
+      `  username     ${c.username}`,
+      `  password     ${c.password}`,
+      `  reseller id  ${c.resellerId}`,
+      `  seller id    ${c.sellerId}`,
+      'Stop with Ctrl-C.',
+      '',
+    ].join('\n'),
+  );
+  await new Promise<void>((resolve) => {
+    const stop = () => void twin.close().then(resolve);
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  return EXIT.ok;
+}
+
+/** `profiles list|add|remove`. */
+export async function profilesCommand(args: string[]): Promise<number> {
+  const [action, ...rest] = args;
+  const { values, positionals } = parse(rest, {
+    name: { type: 'string' },
+    'base-url': { type: 'string' },
+    'client-id': { type: 'string' },
+    username: { type: 'string' },
+    'reseller-id': { type: 'string' },
+    'seller-id': { type: 'string' },
+  });
+  return withContext(values['data-dir'], async (context) => {
+    const { profiles } = context.service;
+    if (action === 'list') {
+      const state = await profiles.state();
+      if (values.json) process.stdout.write(`${JSON.stringify(state.profiles, null, 2)}\n`);
+      else if (state.profiles.length === 0) process.stderr.write(`No profiles in ${context.dataDir}.\n`);
+      else for (const profile of state.profiles) process.stdout.write(`${profile.name}\t${profile.kind === 'demo' ? '(demo)' : profile.baseUrl}\t${profile.username}\n`);
+      return EXIT.ok;
+    }
+    if (action === 'add') {
+      const fields = {
+        name: values.name,
+        baseUrl: values['base-url'],
+        clientId: values['client-id'],
+        username: values.username,
+        resellerId: values['reseller-id'],
+        sellerId: values['seller-id'] ?? '',
+      };
+      const parsed = channels['profiles:save'].input.shape.fields.safeParse(fields);
+      if (!parsed.success) throw new UsageError(describeFlagErrors(parsed.error));
+      const secrets = secretsFromEnvironment();
+      const saved = await context.service.handlers['profiles:save']({ fields: parsed.data, ...secrets });
+      process.stdout.write(`${saved.id}\n`);
+      process.stderr.write(`Profile "${saved.name}" saved; its secrets are in the OS keychain.\n`);
+      return EXIT.ok;
+    }
+    if (action === 'remove') {
+      const name = positionals[0] ?? values.name;
+      if (!name) throw new UsageError('Usage: profiles remove NAME');
+      const profile = await profiles.findByName(name);
+      if (!profile) throw new UsageError(`No profile named "${name}".`);
+      await profiles.delete(profile.id);
+      process.stderr.write(`Profile "${profile.name}" and its secrets removed.\n`);
+      return EXIT.ok;
+    }
+    throw new UsageError('Usage: profiles list [--json] | profiles add --name N --base-url URL --client-id ID --username U --reseller-id GUID [--seller-id GUID] | profiles remove NAME');
+  });
+}
+
+function organizationTable(organizations: OrganizationSummary[]): string {
+  const rows = organizations.map((organization) => [organization.name, organization.customerNumber ?? '', organization.countryCode ?? '', organization.orgId]);
+  const widths = [0, 1, 2].map((column) => Math.max(...rows.map((row) => (row[column] as string).length), 4));
+  return rows.map((row) => row.map((cell, column) => (column < 3 ? cell.padEnd(widths[column] as number) : cell)).join('  ')).join('\n');
+}
+
+/** `orgs list [--json]`, `orgs create --file org.json`. */
+export async function organizationsCommand(args: string[]): Promise<number> {
+  const [action, ...rest] = args;
+  const { values } = parse(rest, { ...CONNECTION_OPTIONS, file: { type: 'string' } });
+  if (action !== 'list' && action !== 'create') throw new UsageError('Usage: orgs list [--json] | orgs create --file org.json (with --profile NAME or --base-url …)');
+  let organization: OrganizationInput | undefined;
+  if (action === 'create') {
+    if (!values.file) throw new UsageError('orgs create needs --file org.json (the fields of spec §2.1).');
+    let json: unknown;
+    try {
+      json = JSON.parse(await readFile(values.file, 'utf8'));
+    } catch (error) {
+      throw new UsageError(`${values.file} could not be read as JSON (${error instanceof Error ? error.message : String(error)}).`);
+    }
+    const parsed = OrganizationInput.safeParse(json);
+    if (!parsed.success) throw validationError(parsed.error, `The organization in ${values.file}`);
+    organization = parsed.data;
+  }
+  return withContext(values['data-dir'], async (context) => {
+    const { client } = await resolveClient(context, values);
+    if (organization) {
+      const created = await createOrganization(client, organization);
+      if (values.json) process.stdout.write(`${JSON.stringify(created, null, 2)}\n`);
+      else process.stdout.write(`${created.orgId}\n`);
+      process.stderr.write(`Created "${created.name}".\n`);
+      return EXIT.ok;
+    }
+    const organizations = await listOrganizations(client);
+    if (values.json) process.stdout.write(`${JSON.stringify(organizations, null, 2)}\n`);
+    else process.stdout.write(`${organizationTable(organizations)}\n`);
+    process.stderr.write(`${organizations.length} organizations.\n`);
+    return EXIT.ok;
+  });
+}
+

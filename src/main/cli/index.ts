@@ -1,0 +1,44 @@
+import { organizationsCommand, profilesCommand, simulatorCommand } from './commands';
+import { EXIT, fail } from './context';
+
+const USAGE = `Closebook command line (the same core as the app)
+
+  simulator [--port N] [--organizations N] [--seed N]   run the service twin; prints its base URL
+  profiles list [--json] | add … | remove NAME           manage connection profiles (secrets from the environment)
+  orgs list [--json] | create --file org.json            organizations of the Broker
+
+Service commands take --profile NAME, or --base-url URL --client-id ID --username NAME --reseller-id GUID
+[--seller-id GUID] with CLOSEBOOK_API_SECRET and CLOSEBOOK_PASSWORD in the environment; and --data-dir DIR.
+Exit codes: 0 done, 1 usage or validation error, 2 authentication, network or service error.
+`;
+
+const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
+  simulator: simulatorCommand,
+  profiles: profilesCommand,
+  orgs: organizationsCommand,
+};
+
+/** Runs one command and returns its exit code; every failure is one line on stderr. */
+export async function runCli(argv: string[]): Promise<number> {
+  const [name, ...args] = argv;
+  if (!name || name === 'help' || name === '--help') {
+    process.stdout.write(USAGE);
+    return name ? EXIT.ok : EXIT.usage;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    process.stderr.write(`closebook: unknown command "${name}". Run: npm run cli -- help\n`);
+    return EXIT.usage;
+  }
+  try {
+    return await command(args);
+  } catch (error) {
+    return fail(error);
+  }
+}
+
+if (require.main === module) {
+  void runCli(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
+}

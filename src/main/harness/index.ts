@@ -1,0 +1,49 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createStderrLogger } from '../core/log';
+import { systemClock } from '../core/ports';
+import { MemorySecretStore } from '../core/secrets/memory-secret-store';
+import { KeytarSecretStore } from '../keychain';
+import { createDemoStarter } from '../twin/demo';
+import { startHarness } from './server';
+
+/**
+ * Runs the renderer in a browser against the real service code: `npm run harness -- [--port N] [--data-dir DIR]
+ * [--keychain]`. Without --keychain secrets stay in memory (tests); the data folder defaults to a new temporary one.
+ */
+async function main() {
+  const { values } = parseArgs({
+    options: {
+      port: { type: 'string', default: '0' },
+      'data-dir': { type: 'string' },
+      'static-dir': { type: 'string', default: resolve(__dirname, '../../../out/renderer') },
+      keychain: { type: 'boolean', default: false },
+    },
+  });
+  const demo = createDemoStarter();
+  const harness = await startHarness({
+    port: Number(values.port),
+    staticDir: values['static-dir'] as string,
+    ports: {
+      dataDir: values['data-dir'] ?? mkdtempSync(join(tmpdir(), 'closebook-harness-')),
+      secrets: values.keychain ? new KeytarSecretStore() : new MemorySecretStore(),
+      fetch: (input, init) => fetch(input, init),
+      clock: systemClock,
+      log: createStderrLogger('closebook-harness'),
+      startDemoService: demo.start,
+      appVersion: process.env.npm_package_version ?? '0.0.0',
+    },
+  });
+  process.stdout.write(`${harness.url}\n`);
+  const stop = async () => {
+    await harness.close();
+    await demo.stop();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop());
+  process.on('SIGTERM', () => void stop());
+}
+
+void main();

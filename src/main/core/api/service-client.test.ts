@@ -1,0 +1,185 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import type { Twin } from '../../twin/server';
+import { FakeClock, twinWithClient } from '../test-support';
+import { parseRetryAfter, ServiceClient } from './service-client';
+
+let twin: Twin | undefined;
+afterEach(async () => {
+  await twin?.close();
+  twin = undefined;
+});
+
+const orgsPath = (resellerId: string) => `/api/resellers/${resellerId}/Organizations`;
+const anyJson = z.array(z.unknown());
+
+/** Records every request the client makes, then passes it to the real fetch. */
+function recordingFetch() {
+  const calls: { url: string; init: RequestInit }[] = [];
+  const fetchImpl = (url: string, init?: RequestInit) => {
+    calls.push({ url, init: init ?? {} });
+    return fetch(url, init);
+  };
+  return { calls, fetchImpl };
+}
+
+describe('ServiceClient', () => {
+  it('asks for a token exactly as spec §5 says and sends it as a bearer with the §5 headers', async () => {
+    const setup = await twinWithClient();
+    twin = setup.twin;
+    const { calls, fetchImpl } = recordingFetch();
+    const client = new ServiceClient(setup.connection, { fetch: fetchImpl, clock: new FakeClock() });
+    await client.request({ method: 'GET', target: orgsPath(setup.connection.resellerId), schema: anyJson, retry: 'safe', what: 'orgs' });
+
+    const [tokenCall, apiCall] = calls;
+    expect(tokenCall?.url).toBe(`${twin.baseUrl}/connect/token`);
+    const tokenHeaders = tokenCall?.init.headers as Record<string, string>;
+    expect(tokenHeaders.Authorization).toBe(`Basic ${Buffer.from('ro.customer.client:demo-api-secret').toString('base64')}`);
+    expect(tokenHeaders['Content-Type']).toBe('application/x-www-form-urlencoded');
+    expect(Object.fromEntries(new URLSearchParams(String(tokenCall?.init.body)))).toEqual({
+      client_id: 'ro.customer.client',
+      grant_type: 'password',
+      username: 'finance@demo-broker.example',
+      password: 'demo-password',
+      scope: 'api',
+    });
+    const apiHeaders = apiCall?.init.headers as Record<string, string>;
+    expect(apiHeaders.Authorization).toMatch(/^Bearer \S+$/);
+    expect(apiHeaders['Content-Type']).toBe('application/json');
+    expect(apiHeaders.Accept).toBe('application/json');
+  });
+
+  it('keeps the token in memory and reuses it', async () => {
+    const setup = await twinWithClient();
+    twin = setup.twin;
+    const { calls, fetchImpl } = recordingFetch();
+    const client = new ServiceClient(setup.connection, { fetch: fetchImpl, clock: new FakeClock() });
+    for (let i = 0; i < 3; i++) await client.request({ method: 'GET', target: orgsPath(setup.connection.resellerId), schema: anyJson, retry: 'safe', what: 'orgs' });
+    expect(calls.filter((call) => call.url.endsWith('/connect/token'))).toHaveLength(1);
+  });
+
+  it('asks for a new token once when the service answers 401, then succeeds', async () => {
+    const setup = await twinWithClient();
+    twin = setup.twin;
+    const { calls, fetchImpl } = recordingFetch();
+    const client = new ServiceClient(setup.connection, { fetch: fetchImpl, clock: new FakeClock() });
+    await client.request({ method: 'GET', target: orgsPath(setup.connection.resellerId), schema: anyJson, retry: 'safe', what: 'orgs' });
+    twin.expireTokens();
+    const result = await client.request({ method: 'GET', target: orgsPath(setup.connection.resellerId), schema: anyJson, retry: 'safe', what: 'orgs' });
+    expect(result.data.length).toBeGreaterThan(0);
+    expect(calls.filter((call) => call.url.endsWith('/connect/token'))).toHaveLength(2);
+  });
+
+  it('gives up with an auth error when a fresh token is refused too', async () => {
+    const setup = await twinWithClient();
+    twin = setup.twin;
+    twin.faults.add({ kind: 'status', status: 401, path: 'Organizations', times: 2 });
+    await expect(setup.client.request({ method: 'GET', target: orgsPath(setup.connection.resellerId), schema: anyJson, retry: 'safe', what: 'orgs' })).rejects.toMatchObject({ code: 'auth' });
+  });
+
+  it('says the credentials were refused when the password is wrong', async () => {
+    const setup = await twinWithClient();
+    twin = setup.twin;
+    const client = new ServiceClient({ ...setup.connection, readSecrets: async () => ({ apiSecret: 'demo-api-secret', password: 'wrong' }) }, { fetch, clock: new FakeClock() });
+    const error = await client.request({ method: 'GET', target: orgsPath(setup.connection.resellerId), schema: anyJson, retry: 'safe', what: 'orgs' }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'auth' });
+    expect(String((error as Error).message)).toMatch(/refused the credentials/);
+  });
+
+  it('retries a GET after 500 and after 429, honouring Retry-After', async () => {
+    const clock = new FakeClock();
+    const setup = await twinWithClient({}, clock);
+    twin = setup.twin;
+    twin.faults.add({ kind: 'status', status: 500, path: 'Organizations' });
+    twin.faults.add({ kind: 'status', status: 429, path: 'Organizations', retryAfterSeconds: 7 });
+    const notices: number[] = [];
+    const result = await setup.client.request({ method: 'GET', target: orgsPath(setup.connection.resellerId), schema: anyJson, retry: 'safe', what: 'orgs', onRetry: (n) => notices.push(n.delayMs) });
+    expect(result.data.length).toBeGreaterThan(0);
+    expect(clock.sleeps).toEqual([1000, 7000]);
+    expect(notices).toEqual([1000, 7000]);
+  });
+
+  it('retries a GET whose connection dropped, with growing backoff, then reports the network error', async () => {
+    const clock = new FakeClock();
+    const setup = await twinWithClient({}, clock);
+    twin = setup.twin;
+    twin.faults.add({ kind: 'drop', path: 'Organizations', times: 10 });
+    await expect(setup.client.request({ method: 'GET', target: orgsPath(setup.connection.resellerId), schema: anyJson, retry: 'safe', what: 'orgs' })).rejects.toMatchObject({ code: 'network' });
+    expect(clock.sleeps).toEqual([1000, 2000, 4000]);
+  });
+
+  it('never repeats a POST whose connection broke after sending: the outcome is unknown', async () => {
+    const clock = new FakeClock();
+    const setup = await twinWithClient({}, clock);
+    twin = setup.twin;
+    twin.faults.add({ kind: 'drop-after-processing', path: 'Organizations', method: 'POST' });
+    const before = (await setup.client.request({ method: 'GET', target: orgsPath(setup.connection.resellerId), schema: anyJson, retry: 'safe', what: 'orgs' })).data.length;
+    await expect(
+      setup.client.request({ method: 'POST', target: orgsPath(setup.connection.resellerId), body: { name: 'Once Only AB', contact: { email: 'a@once.example' }, address: { countryCode: 'SE' } }, schema: null, retry: 'unsafe', what: 'org' }),
+    ).rejects.toMatchObject({ code: 'outcome-unknown' });
+    const after = (await setup.client.request({ method: 'GET', target: orgsPath(setup.connection.resellerId), schema: anyJson, retry: 'safe', what: 'orgs' })).data.length;
+    expect(after).toBe(before + 1); // it did arrive, exactly once
+    expect(clock.sleeps).toEqual([]);
+  });
+
+  it('does not retry a POST after a 500', async () => {
+    const setup = await twinWithClient();
+    twin = setup.twin;
+    twin.faults.add({ kind: 'status', status: 500, path: 'Organizations', method: 'POST', times: 5 });
+    await expect(
+      setup.client.request({ method: 'POST', target: orgsPath(setup.connection.resellerId), body: {}, schema: null, retry: 'unsafe', what: 'org' }),
+    ).rejects.toMatchObject({ code: 'service' });
+    expect(twin.faults.pending).toBe(1); // four faults left of five: one attempt only
+  });
+
+  it('reports a body that is not JSON as unreadable, and a wrong shape with the path of the bad field', async () => {
+    const setup = await twinWithClient();
+    twin = setup.twin;
+    twin.faults.add({ kind: 'malformed', path: 'Organizations' });
+    await expect(setup.client.request({ method: 'GET', target: orgsPath(setup.connection.resellerId), schema: anyJson, retry: 'safe', what: 'the organization list' })).rejects.toMatchObject({
+      code: 'bad-response',
+      message: expect.stringMatching(/organization list.*not JSON/),
+    });
+    const shape = z.array(z.object({ name: z.number() }));
+    await expect(setup.client.request({ method: 'GET', target: orgsPath(setup.connection.resellerId), schema: shape, retry: 'safe', what: 'the organization list' })).rejects.toMatchObject({
+      code: 'bad-response',
+      message: expect.stringContaining('at 0.name'),
+    });
+  });
+
+  it('times out a slow answer and says so', async () => {
+    const setup = await twinWithClient();
+    twin = setup.twin;
+    twin.faults.add({ kind: 'slow', delayMs: 1500, path: 'Organizations', times: 5 });
+    const client = new ServiceClient(setup.connection, { fetch, clock: new FakeClock(), timeoutMs: 200, maxAttempts: 2 });
+    await expect(client.request({ method: 'GET', target: orgsPath(setup.connection.resellerId), schema: anyJson, retry: 'safe', what: 'orgs' })).rejects.toMatchObject({ code: 'timeout' });
+  });
+
+  it('refuses to send the token to another origin', async () => {
+    const setup = await twinWithClient();
+    twin = setup.twin;
+    const { calls, fetchImpl } = recordingFetch();
+    const client = new ServiceClient(setup.connection, { fetch: fetchImpl, clock: new FakeClock() });
+    await expect(client.request({ method: 'GET', target: 'http://127.0.0.2:9/api/x', schema: null, retry: 'safe', what: 'x' })).rejects.toMatchObject({ code: 'forbidden-origin' });
+    expect(calls).toHaveLength(0);
+    expect(client.resolve(`${twin.baseUrl}/api/y`)).toBe(`${twin.baseUrl}/api/y`);
+  });
+
+  it('stops at once when cancelled', async () => {
+    const setup = await twinWithClient();
+    twin = setup.twin;
+    const controller = new AbortController();
+    controller.abort();
+    await expect(setup.client.request({ method: 'GET', target: orgsPath(setup.connection.resellerId), schema: anyJson, retry: 'safe', what: 'orgs', signal: controller.signal })).rejects.toMatchObject({ code: 'cancelled' });
+  });
+});
+
+describe('parseRetryAfter', () => {
+  it('reads seconds and HTTP dates, and ignores nonsense', () => {
+    const now = Date.parse('2026-11-09T08:00:00Z');
+    expect(parseRetryAfter('12', now)).toBe(12_000);
+    expect(parseRetryAfter('Mon, 09 Nov 2026 08:00:30 GMT', now)).toBe(30_000);
+    expect(parseRetryAfter('soon', now)).toBeUndefined();
+    expect(parseRetryAfter(null, now)).toBeUndefined();
+  });
+});

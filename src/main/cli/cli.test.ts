@@ -1,0 +1,90 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_CREDENTIALS } from '../twin/credentials';
+import { temporaryDir } from '../core/test-support';
+
+// The CLI is run as users run it: `npm run --silent cli -- …` is `tsx src/main/cli/index.ts …`.
+const TSX = join(process.cwd(), 'node_modules', '.bin', 'tsx');
+const ENTRY = join(process.cwd(), 'src', 'main', 'cli', 'index.ts');
+
+let simulator: ChildProcess;
+let baseUrl = '';
+let dataDir: { path: string; remove: () => Promise<void> };
+
+function cli(args: string[], env: Record<string, string> = {}) {
+  const result = spawnSync(TSX, [ENTRY, ...args, '--data-dir', dataDir.path], {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '', HOME: dataDir.path, CLOSEBOOK_API_SECRET: DEMO_CREDENTIALS.apiSecret, CLOSEBOOK_PASSWORD: DEMO_CREDENTIALS.password, ...env },
+    timeout: 60_000,
+  });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+const inline = () => ['--base-url', baseUrl, '--client-id', DEMO_CREDENTIALS.clientId, '--username', DEMO_CREDENTIALS.username, '--reseller-id', DEMO_CREDENTIALS.resellerId];
+
+beforeAll(async () => {
+  dataDir = await temporaryDir();
+  simulator = spawn(TSX, [ENTRY, 'simulator', '--port', '0', '--organizations', '15'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const firstLine = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: simulator.stdout as NodeJS.ReadableStream }).once('line', resolve);
+    simulator.once('exit', (code) => reject(new Error(`simulator exited with ${code}`)));
+  });
+  baseUrl = firstLine.trim();
+}, 60_000);
+
+afterAll(async () => {
+  simulator?.kill('SIGTERM');
+  await dataDir?.remove();
+});
+
+describe('closebook CLI', () => {
+  it('simulator prints the base URL as its first stdout line', () => {
+    expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  });
+
+  it('orgs list --json lists the twin organizations with the demo credentials', () => {
+    const result = cli(['orgs', 'list', '--json', ...inline()]);
+    expect(result.code).toBe(0);
+    const organizations = JSON.parse(result.stdout) as { orgId: string; customerNumber: string }[];
+    expect(organizations).toHaveLength(15);
+    expect(organizations[0]?.customerNumber).toBe('C-10001');
+  });
+
+  it('exits 2 with a one-line message when the password is wrong', () => {
+    const result = cli(['orgs', 'list', ...inline()], { CLOSEBOOK_PASSWORD: 'wrong' });
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(/refused the credentials/);
+  });
+
+  it('exits 1 for usage errors: no service, bad flags, secrets missing from the environment', () => {
+    expect(cli(['orgs', 'list']).code).toBe(1);
+    const badGuid = cli(['orgs', 'list', '--base-url', baseUrl, '--client-id', 'c', '--username', 'u', '--reseller-id', 'not-a-guid']);
+    expect([badGuid.code, badGuid.stderr]).toEqual([1, expect.stringContaining('--reseller-id must be a GUID')]);
+    const noSecrets = cli(['orgs', 'list', ...inline()], { CLOSEBOOK_PASSWORD: '' });
+    expect([noSecrets.code, noSecrets.stderr]).toEqual([1, expect.stringContaining('CLOSEBOOK_PASSWORD')]);
+    expect(cli(['nonsense']).code).toBe(1);
+  });
+
+  it('orgs create validates the file (exit 1) and creates a valid one (exit 0)', async () => {
+    const bad = join(dataDir.path, 'bad-org.json');
+    await writeFile(bad, JSON.stringify({ name: 'Bad AB', contact: { email: 'not-an-email' }, address: { countryCode: 'SE' } }));
+    const refused = cli(['orgs', 'create', '--file', bad, ...inline()]);
+    expect([refused.code, refused.stderr]).toEqual([1, expect.stringContaining('contact.email')]);
+    const good = join(dataDir.path, 'org.json');
+    await writeFile(good, JSON.stringify({ name: 'Cli Made AB', customerNumber: 'C-CLI-1', contact: { email: 'it@cli.example' }, address: { countryCode: 'se' } }));
+    const created = cli(['orgs', 'create', '--file', good, ...inline()]);
+    expect(created.code).toBe(0);
+    expect(created.stdout.trim()).toMatch(/^[0-9a-f-]{36}$/);
+    expect(cli(['orgs', 'list', '--json', ...inline()]).stdout).toContain('Cli Made AB');
+  });
+
+  it('exits 2 when the service cannot be reached', () => {
+    const result = cli(['orgs', 'list', '--base-url', 'http://127.0.0.1:9', '--client-id', 'c', '--username', 'u', '--reseller-id', DEMO_CREDENTIALS.resellerId]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/Cannot reach the service/);
+  }, 30_000);
+});

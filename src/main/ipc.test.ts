@@ -1,0 +1,76 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { channelNames } from '../shared/contract';
+import { silentLogger } from './core/ports';
+import { createService } from './core/service';
+import { testPorts } from './core/test-support';
+import { EVENT_PREFIX, forwardEvents, isTrustedSender, registerIpc } from './ipc';
+
+vi.mock('electron', () => ({}));
+
+const TRUSTED = 'file:///opt/Closebook/resources/app.asar/out/renderer/index.html';
+type Handler = (event: unknown, input: unknown) => Promise<unknown>;
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()?.();
+});
+
+async function registered() {
+  const env = await testPorts();
+  cleanups.push(env.cleanup);
+  const service = createService(env.ports);
+  const handlers = new Map<string, Handler>();
+  registerIpc({ handle: (channel: string, handler: Handler) => handlers.set(channel, handler) } as never, service, TRUSTED, silentLogger);
+  return { service, handlers };
+}
+
+const topFrame = (url: string) => ({ senderFrame: { url, parent: null } });
+
+describe('IPC registration', () => {
+  it('registers a handler for every contract channel', async () => {
+    const { handlers } = await registered();
+    expect([...handlers.keys()].sort()).toEqual([...channelNames].sort());
+  });
+
+  it('answers the trusted window through the service', async () => {
+    const { handlers } = await registered();
+    const reply = await handlers.get('profiles:list')?.(topFrame(TRUSTED), {});
+    expect(reply).toEqual({ ok: true, data: { profiles: [], activeProfileId: null } });
+  });
+
+  it('refuses other pages, iframes and pages that navigated elsewhere', async () => {
+    const { handlers } = await registered();
+    const handler = handlers.get('profiles:list') as Handler;
+    for (const event of [
+      topFrame('https://evil.example/index.html'),
+      topFrame('file:///tmp/other.html'),
+      { senderFrame: { url: TRUSTED, parent: {} } },
+      { senderFrame: null },
+    ]) {
+      expect(await handler(event, {})).toMatchObject({ ok: false, error: { code: 'untrusted-sender' } });
+    }
+  });
+
+  it('refuses malformed input before it reaches the service', async () => {
+    const { handlers } = await registered();
+    const reply = await handlers.get('organizations:create')?.(topFrame(TRUSTED), { profileId: 'x', organization: { name: 3 } });
+    expect(reply).toMatchObject({ ok: false, error: { code: 'validation' } });
+  });
+
+  it('trusts the dev server by origin', () => {
+    expect(isTrustedSender(topFrame('http://localhost:5173/#/reports') as never, 'http://localhost:5173/')).toBe(true);
+    expect(isTrustedSender(topFrame('http://localhost:5174/') as never, 'http://localhost:5173/')).toBe(false);
+  });
+
+  it('forwards service events to the window until it is destroyed', async () => {
+    const { service } = await registered();
+    const sent: [string, unknown][] = [];
+    let onDestroyed = () => {};
+    forwardEvents(service, { send: (channel: string, payload: unknown) => sent.push([channel, payload]), isDestroyed: () => false, once: (_: string, cb: () => void) => (onDestroyed = cb) } as never);
+    const payload = { profileId: 'p', state: 'online' as const, at: 'now' };
+    service.events.emit('connection:state', payload);
+    onDestroyed();
+    service.events.emit('connection:state', payload);
+    expect(sent).toEqual([[`${EVENT_PREFIX}connection:state`, payload]]);
+  });
+});

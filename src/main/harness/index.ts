@@ -11,7 +11,7 @@ import { startHarness } from './server';
 
 /**
  * Runs the renderer in a browser against the real service code: `npm run harness -- [--port N] [--data-dir DIR]
- * [--keychain]`. Without --keychain secrets stay in memory (tests); the data folder defaults to a new temporary one.
+ * [--keychain] [--demo]`. Without --keychain secrets stay in memory (tests); the data folder defaults to a new temporary one.
  */
 async function main() {
   const { values } = parseArgs({
@@ -20,6 +20,7 @@ async function main() {
       'data-dir': { type: 'string' },
       'static-dir': { type: 'string', default: resolve(__dirname, '../../../out/renderer') },
       keychain: { type: 'boolean', default: false },
+      demo: { type: 'boolean', default: false },
     },
   });
   const demo = createDemoStarter();
@@ -36,6 +37,7 @@ async function main() {
       appVersion: process.env.npm_package_version ?? '0.0.0',
     },
   });
+  if (values.demo) await harness.service.handlers['demo:start']({});
   process.stdout.write(`${harness.url}\n`);
   const stop = async () => {
     await harness.close();

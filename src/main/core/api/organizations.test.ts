@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { OrganizationInput } from '../../../shared/schemas/organization';
 import type { Twin } from '../../twin/server';
 import { FakeClock, twinWithClient } from '../test-support';
 import { createOrganization, listOrganizations } from './organizations';
@@ -46,14 +47,14 @@ describe('organizations', () => {
 
   it('takes a create answered with an empty body and a Location header', async () => {
     const client = clientAnswering(() => new Response(null, { status: 201, headers: { Location: 'https://billing.example.com/api/resellers/x/Organizations/new-id' } }));
-    const created = await createOrganization(client, { name: 'Empty Body AB', contact: { email: 'it@empty.example' }, address: { countryCode: 'SE' } });
+    const created = await createOrganization(client, OrganizationInput.parse({ name: 'Empty Body AB', contact: { email: 'it@empty.example' }, address: { countryCode: 'SE' } }));
     expect(created).toMatchObject({ orgId: 'new-id', name: 'Empty Body AB', countryCode: 'SE', contactEmail: 'it@empty.example' });
   });
 
   it('maps the service field errors onto the form fields', async () => {
     const setup = await twinWithClient();
     twin = setup.twin;
-    const error = await createOrganization(setup.client, { name: 'Dup AB', customerNumber: 'C-10001', contact: { email: 'it@dup.example' }, address: { countryCode: 'SE' } }).catch((e: unknown) => e);
+    const error = await createOrganization(setup.client, OrganizationInput.parse({ name: 'Dup AB', customerNumber: 'C-10001', contact: { email: 'it@dup.example' }, address: { countryCode: 'SE' } })).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'validation', fields: { customerNumber: expect.stringContaining('already used') } });
     expect((error as Error).message).toContain('Customer number C-10001 is already used');
   });

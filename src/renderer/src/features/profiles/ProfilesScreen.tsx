@@ -118,13 +118,15 @@ export function ProfilesScreen(): React.JSX.Element {
             {profiles.map((profile) => (
               <tr key={profile.id} aria-current={profile.id === activeProfileId ? 'true' : undefined}>
                 <td>
-                  {profile.name}
+                  <span>{profile.name}</span>
                   {profile.id === activeProfileId ? <span className="tag">in use</span> : null}
                   {profile.kind === 'demo' ? <span className="tag tag--demo">demo</span> : null}
                 </td>
                 <td className="mono">{profile.kind === 'demo' ? 'Built-in demo service' : profile.baseUrl}</td>
                 <td>{profile.username}</td>
-                <td>{profile.hasApiSecret && profile.hasPassword ? 'In keychain' : <span className="warn-text">Missing — edit to enter</span>}</td>
+                <td>
+                  {profile.kind === 'demo' ? 'Public demo credentials' : profile.hasApiSecret && profile.hasPassword ? 'In keychain' : <span className="warn-text">Missing — edit to enter</span>}
+                </td>
                 <td className="actions-col">
                   {profile.id !== activeProfileId ? (
                     <button type="button" className="link" onClick={() => void setActiveProfile(profile.id)}>

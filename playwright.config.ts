@@ -1,0 +1,19 @@
+import { defineConfig } from '@playwright/test';
+
+// The renderer runs in Debian's Chromium against the browser test bridge (Playwright's own browser download
+// cannot reach its host here). CHROMIUM_PATH points elsewhere on other machines.
+export default defineConfig({
+  testDir: 'tests/e2e',
+  // Playwright empties its output folder at start; keep it apart from the other runners' reports.
+  outputDir: 'test-results/e2e-artifacts',
+  timeout: 90_000,
+  expect: { timeout: 15_000 },
+  workers: 1,
+  reporter: [['list'], ['json', { outputFile: 'test-results/e2e.json' }]],
+  globalSetup: './tests/e2e/global-setup.ts',
+  use: {
+    launchOptions: { executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium' },
+    trace: 'retain-on-failure',
+    acceptDownloads: true,
+  },
+});

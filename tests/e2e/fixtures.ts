@@ -1,0 +1,54 @@
+import { test as base } from '@playwright/test';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { systemClock, silentLogger } from '../../src/main/core/ports';
+import { MemorySecretStore } from '../../src/main/core/secrets/memory-secret-store';
+import { startHarness, type Harness } from '../../src/main/harness/server';
+import { createDemoStarter } from '../../src/main/twin/demo';
+import type { TwinOptions } from '../../src/main/twin/server';
+
+export interface BridgeHost {
+  harness: Harness;
+  dataDir: string;
+  /** Stops the bridge (as closing the app would) and starts a new one on the same data folder. */
+  restart(): Promise<Harness>;
+}
+
+/** A fresh bridge per test: its own data folder, in-memory secrets, and a demo twin that answers quickly. */
+export async function startBridge(twinOptions: TwinOptions = {}): Promise<BridgeHost & { stop(): Promise<void> }> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'closebook-e2e-'));
+  const demo = createDemoStarter({ reportReadyAfterMs: 2_000, reportReadyAfterPolls: 2, taskQueuedMs: 500, taskProcessingMs: 1_000, ...twinOptions });
+  const secrets = new MemorySecretStore();
+  const launch = () =>
+    startHarness({
+      staticDir: join(process.cwd(), 'out', 'renderer'),
+      ports: { dataDir, secrets, fetch: (input, init) => fetch(input, init), clock: systemClock, log: silentLogger, startDemoService: demo.start, appVersion: '0.0.0-e2e' },
+    });
+  const host = {
+    harness: await launch(),
+    dataDir,
+    restart: async () => {
+      await host.harness.close();
+      host.harness = await launch();
+      return host.harness;
+    },
+    stop: async () => {
+      await host.harness.close();
+      await demo.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+  return host;
+}
+
+export const test = base.extend<{ bridge: BridgeHost }>({
+  // eslint-disable-next-line no-empty-pattern -- Playwright reads the fixture's dependencies from this pattern
+  bridge: async ({}, use) => {
+    const host = await startBridge();
+    await use(host);
+    await host.stop();
+  },
+});
+
+export { expect } from '@playwright/test';

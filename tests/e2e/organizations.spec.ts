@@ -1,0 +1,71 @@
+import { expect, test } from './fixtures';
+import { ClosebookPage } from './pages';
+
+test('demo mode: start it, test the connection, list organizations, create one after fixing its errors', async ({ page, bridge }) => {
+  const app = new ClosebookPage(page);
+  await app.open(bridge.harness.url);
+
+  // First start: no profile yet, so the app offers the demo service.
+  await expect(page.getByRole('heading', { name: 'Welcome to Closebook' })).toBeVisible();
+  await app.startDemo();
+  await expect(page.getByRole('combobox', { name: 'Active profile' })).toHaveValue(/.+/);
+
+  // Test connection: a token and the organization list.
+  await page.getByRole('row', { name: /Demo/ }).getByRole('button', { name: 'Test connection' }).click();
+  await expect(page.getByTestId('connection-test')).toHaveText(/Connected: 60 organizations/);
+  await expect(page.getByTestId('connection-state')).toHaveText('Online');
+
+  // List, search and sort.
+  await app.nav('Organizations').click();
+  await expect(page.getByTestId('organization-count')).toHaveText('60 of 60 organizations');
+  await page.getByRole('searchbox', { name: 'Search organizations' }).fill('C-10001');
+  await expect(page.getByTestId('organization-count')).toHaveText('1 of 60 organizations');
+  await page.getByRole('searchbox', { name: 'Search organizations' }).fill('');
+
+  // Create: the form's own check first…
+  await page.getByRole('button', { name: 'New organization' }).click();
+  const form = page.getByRole('form', { name: 'New organization' });
+  await app.field(form, 'Name').fill('Kestrel Analytics AB');
+  await app.field(form, 'Customer number').fill('C-10001');
+  await app.field(form, 'Contact e-mail').fill('it@kestrel');
+  await app.field(form, 'Country code').fill('Sweden');
+  await form.getByRole('button', { name: 'Create organization' }).click();
+  await expect(form.getByText('must be an e-mail address like name@example.com')).toBeVisible();
+  await expect(form.getByText('must be a two-letter country code like SE')).toBeVisible();
+
+  // …then the service's: the customer number is taken, shown beside its field.
+  await app.field(form, 'Contact e-mail').fill('it@kestrel-analytics.example');
+  await app.field(form, 'Country code').fill('se');
+  await form.getByRole('button', { name: 'Create organization' }).click();
+  await expect(form.getByText(/Customer number C-10001 is already used by/).first()).toBeVisible();
+
+  // Fixed, created, and listed.
+  await app.field(form, 'Customer number').fill('C-20001');
+  await form.getByRole('button', { name: 'Create organization' }).click();
+  await expect(form).toBeHidden();
+  await expect(page.getByTestId('organization-count')).toHaveText('61 of 61 organizations');
+  await expect(page.getByRole('row', { name: /Kestrel Analytics AB/ })).toContainText('C-20001');
+});
+
+test('a profile with a wrong password says the credentials were refused', async ({ page, bridge }) => {
+  const app = new ClosebookPage(page);
+  await app.open(bridge.harness.url);
+  await app.startDemo();
+  const demo = await bridge.harness.service.profiles.connection((await bridge.harness.service.profiles.state()).profiles[0] as never);
+
+  await page.getByRole('button', { name: 'Add profile' }).click();
+  const form = page.getByRole('form', { name: 'New profile' });
+  await app.field(form, 'Name').fill('Production');
+  await app.field(form, 'Base URL').fill(demo.baseUrl);
+  await app.field(form, 'Username').fill(demo.username);
+  await app.field(form, 'Reseller ID').fill(demo.resellerId);
+  await app.field(form, 'API secret').fill('demo-api-secret');
+  await app.field(form, 'Password').fill('not-the-password');
+  await form.getByRole('button', { name: 'Save profile' }).click();
+  await expect(form).toBeHidden();
+
+  const row = page.getByRole('row', { name: /Production/ });
+  await expect(row).toContainText('In keychain');
+  await row.getByRole('button', { name: 'Test connection' }).click();
+  await expect(page.getByTestId('connection-test')).toHaveText(/refused the credentials/);
+});

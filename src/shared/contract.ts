@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { AppErrorShape } from './errors';
 import { OrganizationInput, OrganizationSummary } from './schemas/organization';
 import { ConnectionTestResult, ProfilesState, ProfileView, SaveProfileInput } from './schemas/profile';
+import { ReportPeriod } from './schemas/billing-report';
+import { ReportJob, ReportListing, ReportMeta, ReportProgress, SavedReport } from './schemas/saved-report';
 
 /**
  * THE IPC contract. Every request the renderer can make is a channel here with an input and an output schema;
@@ -10,6 +12,25 @@ import { ConnectionTestResult, ProfilesState, ProfileView, SaveProfileInput } fr
  */
 
 const ProfileRef = z.object({ profileId: z.string().uuid() });
+const ReportRef = z.object({ reportId: z.string().uuid() });
+const JobRef = z.object({ jobId: z.string().uuid() });
+const Empty = z.object({});
+
+export const ReportFilterInput = z.object({
+  group: z.string().max(200).optional(),
+  organization: z.string().max(200).optional(),
+  service: z.string().max(200).optional(),
+  currency: z.string().max(20).optional(),
+  text: z.string().max(200).optional(),
+});
+
+/** A file Closebook produced: saved where the user chose (desktop), or handed to the page as a download (browser). */
+export const FileResult = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('saved'), path: z.string() }),
+  z.object({ kind: z.literal('download'), fileName: z.string(), mimeType: z.string(), base64: z.string() }),
+  z.object({ kind: z.literal('cancelled') }),
+]);
+export type FileResult = z.infer<typeof FileResult>;
 
 export const AppInfo = z.object({
   version: z.string(),
@@ -43,10 +64,24 @@ export const channels = {
     input: ProfileRef.extend({ organization: OrganizationInput }),
     output: OrganizationSummary,
   },
+  'reports:request': { input: ProfileRef.extend({ period: ReportPeriod }), output: ReportJob },
+  'reports:jobs': { input: Empty, output: z.array(ReportJob) },
+  'reports:cancel': { input: JobRef, output: Empty },
+  'reports:retry': { input: JobRef, output: ReportJob },
+  'reports:list': { input: Empty, output: z.array(ReportListing) },
+  'reports:open': { input: ReportRef, output: SavedReport },
+  'reports:rename': { input: ReportRef.extend({ name: z.string().trim().min(1, 'is required').max(120) }), output: ReportMeta },
+  'reports:delete': { input: ReportRef, output: Empty },
+  /** The Excel workbook; with a filter, only what the view shows. */
+  'reports:export': { input: ReportRef.extend({ filter: ReportFilterInput.optional() }), output: FileResult },
+  /** The saved report as a file to hand to a colleague. */
+  'reports:share': { input: ReportRef, output: FileResult },
+  'reports:import': { input: z.object({ fileName: z.string().max(260), content: z.string().max(512 * 1024 * 1024) }), output: ReportMeta },
 } as const;
 
 export const events = {
   'connection:state': ConnectionState,
+  'report:progress': ReportProgress,
 } as const;
 
 export type Channels = typeof channels;

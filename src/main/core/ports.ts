@@ -32,6 +32,9 @@ export interface Logger {
   warn(message: string, details?: Record<string, unknown>): void;
 }
 
+/** Asks the user where to save a file and writes it; null when they cancel. Hosts without a file dialog omit it. */
+export type SaveFile = (suggestedName: string, bytes: Uint8Array, kind: 'xlsx' | 'json' | 'csv') => Promise<string | null>;
+
 export interface Ports {
   /** Folder for profiles, settings and saved data. */
   dataDir: string;
@@ -42,6 +45,11 @@ export interface Ports {
   startDemoService: DemoServiceStarter;
   appVersion: string;
   host: 'electron' | 'browser-bridge' | 'cli';
+  saveFile?: SaveFile;
+  /** An OS notification (report ready); hosts without one omit it. */
+  notify?: (title: string, body: string) => void;
+  /** Wanted poll interval for report jobs (raised to 30 s for any service not on this machine). */
+  reportPollIntervalMs?: number;
 }
 
 export const systemClock: Clock = {

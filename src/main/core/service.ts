@@ -6,6 +6,7 @@ import { type Connection, ServiceClient } from './api/service-client';
 import { EventHub } from './event-hub';
 import type { Ports } from './ports';
 import { Profiles } from './profiles';
+import { createReports, type ReportsModule } from './reports';
 
 export interface Service {
   handlers: ServiceHandlers;
@@ -13,6 +14,9 @@ export interface Service {
   /** Resolves a profile by id, or by name for the CLI. */
   profiles: Profiles;
   clientFor(profile: Profile): Promise<ServiceClient>;
+  reports: ReportsModule;
+  /** Resumes unfinished workflows (report jobs) saved by an earlier run. */
+  start(): Promise<void>;
   dispose(): Promise<void>;
 }
 
@@ -71,7 +75,10 @@ export function createService(ports: Ports): Service {
     }
   }
 
+  const reports = createReports(ports, events, (profileId) => profiles.get(profileId), clientFor);
+
   const handlers: ServiceHandlers = {
+    ...reports.handlers,
     'app:info': async () => {
       const state = await profiles.state();
       return {
@@ -111,7 +118,12 @@ export function createService(ports: Ports): Service {
     events,
     profiles,
     clientFor,
+    reports,
+    start: async () => {
+      await reports.jobs.resumeAll();
+    },
     dispose: async () => {
+      await reports.jobs.stopAll();
       clients.clear();
     },
   };

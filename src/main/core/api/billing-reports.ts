@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { AppError } from '../../../shared/errors';
+import { type ReportPeriod, ReportPoll } from '../../../shared/schemas/billing-report';
+import type { RetryNotice, ServiceClient } from './service-client';
+
+const ASYNC_REPORTS = 'billing/reports/MonthlyBillingPerOrganizationAsync';
+
+/**
+ * Starts generation (spec §4.2): 201, empty body, and a `location` header with the report's full URL. The location
+ * must be on the profile's own origin (the client refuses anything else, so the token never goes there).
+ */
+export async function startBillingReport(client: ServiceClient, period: ReportPeriod, signal?: AbortSignal): Promise<string> {
+  const response = await client.request({
+    method: 'POST',
+    target: `/api/resellers/${encodeURIComponent(client.connection.resellerId)}/${ASYNC_REPORTS}`,
+    body: { startDate: period.startDate, endDate: period.endDate },
+    schema: z.unknown(),
+    retry: 'unsafe',
+    what: 'the answer to the report request',
+    ...(signal ? { signal } : {}),
+  });
+  const location = response.headers.get('location');
+  if (!location) {
+    throw new AppError('bad-response', `The service accepted the report request (HTTP ${response.status}) but did not say where the report will be (no location header). Try again; report it to the service if it repeats.`);
+  }
+  // The spec promises a full URL; a relative one is read against the service's base URL.
+  const absolute = /^[a-z][a-z0-9+.-]*:/i.test(location) ? location : new URL(location, `${client.connection.baseUrl}/`).toString();
+  return client.resolve(absolute);
+}
+
+/** One poll of the report location; the result is parsed (both shapes of §2.3) and money kept as strings. */
+export async function pollBillingReport(client: ServiceClient, location: string, signal?: AbortSignal, onRetry?: (notice: RetryNotice) => void): Promise<ReportPoll> {
+  const response = await client.request({
+    method: 'GET',
+    target: location,
+    schema: ReportPoll,
+    retry: 'safe',
+    what: 'the billing report',
+    ...(signal ? { signal } : {}),
+    ...(onRetry ? { onRetry } : {}),
+  });
+  return response.data;
+}

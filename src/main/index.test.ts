@@ -47,6 +47,10 @@ vi.mock('electron', () => {
       exit: () => {},
     },
     BrowserWindow,
+    dialog: { showSaveDialog: async () => ({ canceled: true }) },
+    Notification: class {
+      static isSupported = () => false;
+    },
     ipcMain: { handle: (channel: string) => recorded.handles.push(channel) },
     Menu: { setApplicationMenu: () => {}, buildFromTemplate: () => ({}) },
     session: {

@@ -1,8 +1,9 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { app, BrowserWindow, ipcMain, Menu, session, shell } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, Menu, Notification, session, shell } from 'electron';
 import { createStderrLogger } from './core/log';
-import { systemClock } from './core/ports';
+import { type SaveFile, systemClock } from './core/ports';
+import { writeFileAtomic } from './core/store/atomic-file';
 import { createService } from './core/service';
 import { forwardEvents, registerIpc } from './ipc';
 import { KeytarSecretStore } from './keychain';
@@ -10,6 +11,22 @@ import { createDemoStarter } from './twin/demo';
 import { CONTENT_SECURITY_POLICY, hardenWebContents, mainWindowOptions } from './window';
 
 const log = createStderrLogger();
+
+const FILE_FILTERS: Record<Parameters<SaveFile>[2], Electron.FileFilter> = {
+  xlsx: { name: 'Excel workbook', extensions: ['xlsx'] },
+  json: { name: 'Closebook report', extensions: ['json'] },
+  csv: { name: 'CSV file', extensions: ['csv'] },
+};
+
+/** Electron's save dialog, then an atomic write: the file appears complete or not at all. */
+const saveWithDialog: SaveFile = async (suggestedName, bytes, kind) => {
+  const owner = BrowserWindow.getFocusedWindow();
+  const options = { defaultPath: join(app.getPath('documents'), suggestedName), filters: [FILE_FILTERS[kind]] };
+  const result = owner ? await dialog.showSaveDialog(owner, options) : await dialog.showSaveDialog(options);
+  if (result.canceled || !result.filePath) return null;
+  await writeFileAtomic(result.filePath, bytes);
+  return result.filePath;
+};
 
 /** Where the renderer is loaded from: the dev server in development, the built file otherwise. */
 export function rendererUrl(): string {
@@ -36,10 +53,15 @@ export async function startApp(): Promise<void> {
     startDemoService: demo.start,
     appVersion: app.getVersion(),
     host: 'electron',
+    saveFile: saveWithDialog,
+    notify: (title, body) => {
+      if (Notification.isSupported()) new Notification({ title, body }).show();
+    },
   });
   const trustedUrl = rendererUrl();
   registerIpc(ipcMain, service, trustedUrl, log);
   if (process.argv.includes('--demo')) await service.handlers['demo:start']({});
+  await service.start(); // report requests left running by the last session carry on
 
   const openWindow = () => {
     const window = new BrowserWindow(mainWindowOptions(join(__dirname, '../preload/index.js')));

@@ -1,31 +1,10 @@
 import { readFile } from 'node:fs/promises';
-import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { channels } from '../../shared/contract';
 import { validationError } from '../../shared/errors';
 import { OrganizationInput, type OrganizationSummary } from '../../shared/schemas/organization';
 import { createOrganization, listOrganizations } from '../core/api/organizations';
 import { startTwin } from '../twin/server';
-import { CONNECTION_OPTIONS, type CliContext, createCliContext, describeFlagErrors, EXIT, resolveClient, secretsFromEnvironment, UsageError } from './context';
-
-const COMMON = { 'data-dir': { type: 'string' }, json: { type: 'boolean', default: false } } as const;
-
-function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: O) {
-  const config = { args, options: { ...COMMON, ...options }, allowPositionals: true as const, strict: true as const };
-  try {
-    return parseArgs(config);
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
-}
-
-async function withContext<T>(dataDir: string | undefined, run: (context: CliContext) => Promise<T>): Promise<T> {
-  const context = createCliContext(dataDir);
-  try {
-    return await run(context);
-  } finally {
-    await context.close();
-  }
-}
+import { CONNECTION_OPTIONS, describeFlagErrors, EXIT, parse, resolveClient, secretsFromEnvironment, UsageError, withContext } from './context';
 
 /** `simulator`: the service twin on loopback until killed; base URL first on stdout, demo credentials on stderr. */
 export async function simulatorCommand(args: string[]): Promise<number> {

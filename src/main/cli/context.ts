@@ -1,3 +1,4 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { z } from 'zod';
 import { AppError, type ErrorCode } from '../../shared/errors';
 import { ProfileFields } from '../../shared/schemas/profile';
@@ -93,7 +94,8 @@ export async function resolveClient(context: CliContext, flags: ConnectionFlags)
   });
   if (!parsed.success) throw new UsageError(describeFlagErrors(parsed.error));
   const secrets = secretsFromEnvironment();
-  const client = new ServiceClient({ ...parsed.data, readSecrets: async () => secrets }, { fetch: (input, init) => fetch(input, init), clock: systemClock });
+  const { name: _name, ...fields } = parsed.data;
+  const client = new ServiceClient({ ...fields, readSecrets: async () => secrets }, { fetch: (input, init) => fetch(input, init), clock: systemClock });
   return { client };
 }
 
@@ -115,3 +117,24 @@ export function fail(error: unknown): number {
   process.stderr.write(`closebook: unexpected error: ${error instanceof Error ? error.message : String(error)}\n`);
   return EXIT.service;
 }
+
+const COMMON = { 'data-dir': { type: 'string' }, json: { type: 'boolean', default: false } } as const;
+
+export function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: O) {
+  const config = { args, options: { ...COMMON, ...options }, allowPositionals: true as const, strict: true as const };
+  try {
+    return parseArgs(config);
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+export async function withContext<T>(dataDir: string | undefined, run: (context: CliContext) => Promise<T>): Promise<T> {
+  const context = createCliContext(dataDir);
+  try {
+    return await run(context);
+  } finally {
+    await context.close();
+  }
+}
+

@@ -1,11 +1,17 @@
 import { organizationsCommand, profilesCommand, simulatorCommand } from './commands';
 import { EXIT, fail } from './context';
+import { reportCommand, reportsCommand } from './report-commands';
 
 const USAGE = `Closebook command line (the same core as the app)
 
   simulator [--port N] [--organizations N] [--seed N]   run the service twin; prints its base URL
   profiles list [--json] | add … | remove NAME           manage connection profiles (secrets from the environment)
   orgs list [--json] | create --file org.json            organizations of the Broker
+  report fetch --from YYYY-MM-DD --to YYYY-MM-DD [--out FILE.xlsx] [--poll-interval SECONDS]
+                                                          request a billing report, wait for it, save it (id on stdout)
+  report resume                                           carry on with unfinished report requests
+  reports list [--json] | export ID --out FILE.xlsx [--group NAME] | delete ID
+                                                          saved reports (offline)
 
 Service commands take --profile NAME, or --base-url URL --client-id ID --username NAME --reseller-id GUID
 [--seller-id GUID] with CLOSEBOOK_API_SECRET and CLOSEBOOK_PASSWORD in the environment; and --data-dir DIR.
@@ -16,6 +22,8 @@ const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
   simulator: simulatorCommand,
   profiles: profilesCommand,
   orgs: organizationsCommand,
+  report: reportCommand,
+  reports: reportsCommand,
 };
 
 /** Runs one command and returns its exit code; every failure is one line on stderr. */

@@ -37,6 +37,7 @@ const MIME: Record<string, string> = {
  */
 export async function startHarness(options: HarnessOptions): Promise<Harness> {
   const service = createService({ ...options.ports, host: 'browser-bridge' });
+  await service.start();
   const streams = new Set<ServerResponse>();
   const unsubscribe = service.events.subscribe((event, payload) => {
     const line = `data: ${JSON.stringify({ event, payload })}\n\n`;

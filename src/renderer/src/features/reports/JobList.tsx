@@ -1,0 +1,78 @@
+import { useEffect, useState } from 'react';
+import { call, errorMessage } from '../../bridge';
+import { ErrorNote } from '../../components/ErrorNote';
+import { formatDuration } from './format';
+import { useReportJobs } from './report-jobs-store';
+
+const STATE_LABEL: Record<string, string> = {
+  starting: 'Starting',
+  waiting: 'Generating',
+  polling: 'Checking',
+  retrying: 'Retrying',
+  saving: 'Saving',
+  failed: 'Stopped',
+};
+
+/** Report requests in flight: what the service said last, how long, and when Closebook asks next. */
+export function JobList(): React.JSX.Element | null {
+  const jobs = useReportJobs((state) => state.jobs);
+  const progress = useReportJobs((state) => state.progress);
+  const load = useReportJobs((state) => state.load);
+  const [now, setNow] = useState(() => Date.now());
+  const [failure, setFailure] = useState<string | null>(null);
+
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, []);
+
+  if (jobs.length === 0) return null;
+  const act = async (action: () => Promise<unknown>) => {
+    setFailure(null);
+    try {
+      await action();
+      await load();
+    } catch (error) {
+      setFailure(errorMessage(error));
+    }
+  };
+
+  return (
+    <section className="panel" aria-label="Report requests">
+      <h2>In progress</h2>
+      <ErrorNote message={failure} />
+      <ul className="job-list">
+        {jobs.map((job) => {
+          const live = progress[job.id];
+          const state = job.error ? 'failed' : (live?.state ?? 'waiting');
+          const nextPollAt = live?.nextPollAt ?? job.nextPollAt;
+          const polls = live?.polls ?? job.polls;
+          const status = live?.lastStatus ?? job.lastStatus;
+          const message = job.error ?? live?.message;
+          return (
+            <li key={job.id} className={`job job--${state}`} data-testid="report-job">
+              <div className="job__title">
+                {job.period.startDate} – {job.period.endDate} <span className="muted">({job.profileName})</span>
+              </div>
+              <div className="job__status" role="status">
+                <strong>{STATE_LABEL[state] ?? state}</strong> · status {status ?? '—'} · {polls} {polls === 1 ? 'poll' : 'polls'} · {formatDuration(now - Date.parse(job.startedAt))} elapsed
+                {nextPollAt && state !== 'failed' && state !== 'polling' ? ` · next check in ${formatDuration(Date.parse(nextPollAt) - now)}` : ''}
+              </div>
+              {message ? <div className={state === 'failed' ? 'job__error' : 'job__note'}>{message}</div> : null}
+              <div className="job__actions">
+                {state === 'failed' ? (
+                  <button type="button" className="link" onClick={() => void act(() => call('reports:retry', { jobId: job.id }))}>
+                    Try again
+                  </button>
+                ) : null}
+                <button type="button" className="link danger" onClick={() => void act(() => call('reports:cancel', { jobId: job.id }))}>
+                  {state === 'failed' ? 'Discard' : 'Cancel'}
+                </button>
+              </div>
+            </li>
+          );
+        })}
+      </ul>
+    </section>
+  );
+}

@@ -1,0 +1,71 @@
+import { useState } from 'react';
+import { ReportPeriod } from '../../../../shared/schemas/billing-report';
+import { fieldErrorsFromZod } from '../../../../shared/errors';
+import { call, errorMessage } from '../../bridge';
+import { ErrorNote } from '../../components/ErrorNote';
+import { useActiveProfile } from '../../stores/app-store';
+import { lastMonth } from './format';
+import { useReportJobs } from './report-jobs-store';
+
+/** Requests the monthly billing report for a period (last month by default). */
+export function RequestForm(): React.JSX.Element {
+  const profile = useActiveProfile();
+  const load = useReportJobs((state) => state.load);
+  const [period, setPeriod] = useState(lastMonth);
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [failure, setFailure] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event: React.FormEvent) => {
+    event.preventDefault();
+    setFailure(null);
+    const parsed = ReportPeriod.safeParse(period);
+    setErrors(parsed.success ? {} : fieldErrorsFromZod(parsed.error));
+    if (!parsed.success || !profile) return;
+    setBusy(true);
+    try {
+      await call('reports:request', { profileId: profile.id, period: parsed.data });
+      await load();
+    } catch (error) {
+      setFailure(errorMessage(error));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form className="panel form request-form" onSubmit={(event) => void submit(event)} aria-label="Request billing report" noValidate>
+      <h2>Request a billing report</h2>
+      <div className="request-form__row">
+        <label className="field">
+          <span>Month</span>
+          <input
+            type="month"
+            aria-label="Month"
+            value={period.startDate.slice(0, 7)}
+            onChange={(event) => {
+              const [year, month] = event.target.value.split('-').map(Number) as [number, number];
+              if (!year || !month) return;
+              const end = new Date(Date.UTC(year, month, 0)).toISOString().slice(0, 10);
+              setPeriod({ startDate: `${event.target.value}-01`, endDate: end });
+            }}
+          />
+        </label>
+        <label className="field">
+          <span>From</span>
+          <input type="date" aria-label="From" value={period.startDate} onChange={(event) => setPeriod((current) => ({ ...current, startDate: event.target.value }))} />
+        </label>
+        <label className="field">
+          <span>To</span>
+          <input type="date" aria-label="To" value={period.endDate} onChange={(event) => setPeriod((current) => ({ ...current, endDate: event.target.value }))} />
+          {errors.endDate ? <span className="field__error">{errors.endDate}</span> : null}
+        </label>
+        <button type="submit" className="primary" disabled={busy || !profile}>
+          {busy ? 'Requesting…' : 'Request report'}
+        </button>
+      </div>
+      <p className="hint">Billing data lands on days 6–8 of each month. Generation takes minutes; you can close Closebook meanwhile — the request carries on when you reopen it.</p>
+      <ErrorNote message={failure} />
+    </form>
+  );
+}

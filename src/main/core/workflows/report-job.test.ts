@@ -1,0 +1,178 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ReportJob, type ReportProgress } from '../../../shared/schemas/saved-report';
+import { startTwin, type Twin } from '../../twin/server';
+import { type Connection, ServiceClient } from '../api/service-client';
+import { EventHub } from '../event-hub';
+import type { Clock } from '../ports';
+import { JobStore } from '../store/job-store';
+import { ReportStore } from '../store/report-store';
+import { FakeClock, temporaryDir } from '../test-support';
+import { defaultReportName, pollInterval, ReportJobs } from './report-job';
+
+const REMOTE = 'https://billing.example.com';
+const PERIOD = { startDate: '2026-10-01', endDate: '2026-10-31' };
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()?.();
+});
+
+/** Makes the loopback twin look like a remote service, so the client applies the 30 s floor. */
+function remoteFetch(twin: Twin, rewriteLocation = (location: string) => location.replace(twin.baseUrl, REMOTE)) {
+  return async (url: string, init?: RequestInit) => {
+    const response = await fetch(url.replace(REMOTE, twin.baseUrl), init);
+    const headers = new Headers(response.headers);
+    const location = headers.get('location');
+    if (location) headers.set('location', rewriteLocation(location));
+    return new Response(response.status === 201 || response.status === 204 ? null : await response.arrayBuffer(), { status: response.status, headers });
+  };
+}
+
+/** A clock whose sleeps never end (until aborted) while stopped: the job waits for its first poll forever. */
+class StoppedClock extends FakeClock {
+  stopped = true;
+  override sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    if (!this.stopped) return super.sleep(ms, signal);
+    return new Promise((_resolve, reject) => signal?.addEventListener('abort', () => reject(new DOMException('Aborted', 'AbortError')), { once: true }));
+  }
+}
+
+async function setup(options: { clock?: Clock; twin?: Parameters<typeof startTwin>[0]; rewriteLocation?: (location: string) => string; baseUrl?: string } = {}) {
+  const clock = options.clock ?? new FakeClock();
+  const twin = await startTwin({ reportReadyAfterMs: 120_000, reportReadyAfterPolls: 0, now: () => clock.now(), ...options.twin });
+  const dir = await temporaryDir();
+  cleanups.push(async () => {
+    await twin.close();
+    await dir.remove();
+  });
+  const c = twin.credentials;
+  const connection: Connection = { baseUrl: options.baseUrl ?? REMOTE, clientId: c.clientId, username: c.username, resellerId: c.resellerId, sellerId: c.sellerId, readSecrets: async () => ({ apiSecret: c.apiSecret, password: c.password }) };
+  const client = new ServiceClient(connection, { fetch: remoteFetch(twin, options.rewriteLocation), clock });
+  const profile = { id: '11111111-1111-4111-8111-111111111111', name: 'Prod', kind: 'service' as const, createdAt: '', updatedAt: '', ...connection };
+  const events = new EventHub();
+  const progress: ReportProgress[] = [];
+  events.subscribe((event, payload) => event === 'report:progress' && progress.push(payload as ReportProgress));
+  const jobStore = new JobStore(dir.path, 'report-jobs', ReportJob);
+  const reports = new ReportStore(dir.path);
+  const makeJobs = (jobClock: Clock = clock) =>
+    new ReportJobs({ clock: jobClock, jobs: jobStore, reports, events, getProfile: async () => profile, clientFor: async () => client });
+  return { twin, clock, dir, client, profile, progress, jobStore, reports, jobs: makeJobs(), makeJobs };
+}
+
+describe('report job', () => {
+  it('polls a remote service no closer than every 30 s and saves the report when complete', async () => {
+    const env = await setup();
+    const job = await env.jobs.request(env.profile.id, PERIOD);
+    await env.jobs.settled();
+    const sleeps = (env.clock as FakeClock).sleeps;
+    expect(sleeps.length).toBeGreaterThanOrEqual(4);
+    expect(sleeps.every((ms) => ms >= 30_000)).toBe(true); // spec §8, not the constant it guards
+    const done = env.progress.find((p) => p.state === 'done');
+    expect(done).toMatchObject({ jobId: job.id, lastStatus: 5 });
+    expect(done?.polls).toBe(sleeps.length);
+    const [listing] = await env.reports.list();
+    expect(listing).toMatchObject({ state: 'ok', meta: { name: 'Billing 2026-10', host: 'billing.example.com', period: PERIOD } });
+    expect(await env.jobStore.list()).toEqual([]);
+  });
+
+  it('reports progress: status, polls, elapsed and next poll time', async () => {
+    const env = await setup();
+    await env.jobs.request(env.profile.id, PERIOD);
+    await env.jobs.settled();
+    const waiting = env.progress.filter((p) => p.state === 'waiting' && p.lastStatus === 0);
+    expect(waiting.length).toBeGreaterThan(1);
+    expect(waiting.map((p) => p.polls)).toEqual(waiting.map((_, index) => index + 1));
+    expect(waiting.at(-1)?.elapsedMs).toBeGreaterThanOrEqual(60_000);
+    const nextPolls = waiting.map((p) => Date.parse(p.nextPollAt ?? ''));
+    expect(nextPolls.slice(1).map((at, index) => at - (nextPolls[index] as number))).toEqual(nextPolls.slice(1).map(() => 30_000));
+  });
+
+  it('is on disk before its first poll, and a new process resumes it on the saved location without a new request', async () => {
+    const stopped = new StoppedClock();
+    const env = await setup({ clock: stopped });
+    const job = await env.jobs.request(env.profile.id, PERIOD);
+    const onDisk = JSON.parse(await readFile(join(env.dir.path, 'jobs', 'report-jobs.json'), 'utf8')) as { jobs: { id: string; location: string; polls: number }[] };
+    expect(onDisk.jobs).toEqual([expect.objectContaining({ id: job.id, location: job.location, polls: 0 })]);
+    await env.jobs.stopAll(); // the app closes
+
+    stopped.stopped = false; // time moves again in the next process
+    const restarted = env.makeJobs(stopped);
+    const twinState = async () => (await (await fetch(`${env.twin.baseUrl}/__twin/state`)).json()) as { reports: number };
+    expect(await restarted.resumeAll()).toHaveLength(1);
+    await restarted.settled();
+    expect(env.progress.at(-1)).toMatchObject({ jobId: job.id, state: 'done' });
+    expect((await twinState()).reports).toBe(1);
+  });
+
+  it('cancels: the job is gone and nothing is saved', async () => {
+    const env = await setup({ clock: new StoppedClock() });
+    const job = await env.jobs.request(env.profile.id, PERIOD);
+    await env.jobs.cancel(job.id);
+    expect(await env.jobStore.list()).toEqual([]);
+    expect(await env.reports.list()).toEqual([]);
+    expect(env.progress.at(-1)).toMatchObject({ jobId: job.id, state: 'cancelled' });
+  });
+
+  it('stops on a status it does not know, naming the value, and keeps the job to try again', async () => {
+    const env = await setup();
+    env.twin.faults.add({ kind: 'report-status', status: 3 });
+    const job = await env.jobs.request(env.profile.id, PERIOD);
+    await env.jobs.settled();
+    const failed = env.progress.at(-1);
+    expect(failed).toMatchObject({ state: 'failed', message: expect.stringContaining('status 3') });
+    expect((await env.jobStore.get(job.id))?.error).toContain('status 3');
+    await env.jobs.retry(job.id);
+    await env.jobs.settled();
+    expect(env.progress.at(-1)).toMatchObject({ state: 'done' });
+  });
+
+  it('keeps the job through server errors and dropped connections, showing "retrying", then finishes', async () => {
+    const env = await setup();
+    env.twin.faults.add({ kind: 'status', status: 503, method: 'GET', path: 'MonthlyBilling', times: 5 });
+    env.twin.faults.add({ kind: 'drop', method: 'GET', path: 'MonthlyBilling', times: 2 });
+    await env.jobs.request(env.profile.id, PERIOD);
+    await env.jobs.settled();
+    expect(env.progress.some((p) => p.state === 'retrying')).toBe(true);
+    expect(env.progress.at(-1)).toMatchObject({ state: 'done' });
+  });
+
+  it('signs in again when the token expires mid-job', async () => {
+    const env = await setup();
+    let expired = false;
+    const jobs = env.jobs;
+    await jobs.request(env.profile.id, PERIOD);
+    const unsubscribe = (async () => {
+      while (!expired) {
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        if (env.progress.some((p) => p.lastStatus === 0)) {
+          env.twin.expireTokens();
+          expired = true;
+        }
+      }
+    })();
+    await jobs.settled();
+    await unsubscribe;
+    expect(env.progress.at(-1)).toMatchObject({ state: 'done' });
+  });
+
+  it('refuses a location on another origin: the token never goes there and no job is kept', async () => {
+    const env = await setup({ rewriteLocation: (location) => location.replace(/^http:\/\/127\.0\.0\.1:\d+/, 'https://elsewhere.example') });
+    await expect(env.jobs.request(env.profile.id, PERIOD)).rejects.toMatchObject({ code: 'forbidden-origin' });
+    expect(await env.jobStore.list()).toEqual([]);
+  });
+});
+
+describe('poll interval and names', () => {
+  it('holds 30 s for any service not on this machine, and allows a loopback twin to go faster', () => {
+    expect(pollInterval({ isLoopback: false }, 5_000, 5_000)).toBe(30_000);
+    expect(pollInterval({ isLoopback: false }, 45_000, undefined)).toBe(45_000);
+    expect(pollInterval({ isLoopback: true }, 30_000, 500)).toBe(500);
+    expect(pollInterval({ isLoopback: true }, undefined, 1)).toBe(100);
+  });
+
+  it('names a whole month by the month', () => {
+    expect(defaultReportName({ startDate: '2026-02-01', endDate: '2026-02-28' })).toBe('Billing 2026-02');
+    expect(defaultReportName({ startDate: '2026-02-01', endDate: '2026-02-15' })).toBe('Billing 2026-02-01 – 2026-02-15');
+  });
+});

@@ -9,6 +9,7 @@ const MIME = {
 
 /** A file name any OS accepts: no path separators or reserved characters. */
 export function safeFileName(name: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what must go
   return name.replace(/[\\/:*?"<>|\u0000-\u001f]+/g, '-').replace(/\s+/g, ' ').trim().slice(0, 150) || 'Closebook';
 }
 

@@ -11,7 +11,7 @@ import type { TwinOptions } from '../../src/main/twin/server';
 export interface BridgeHost {
   harness: Harness;
   dataDir: string;
-  /** Stops the bridge (as closing the app would) and starts a new one on the same data folder. */
+  /** Stops the bridge (as closing the app would) and starts a new one on the same data folder and address. */
   restart(): Promise<Harness>;
 }
 
@@ -20,8 +20,9 @@ export async function startBridge(twinOptions: TwinOptions = {}): Promise<Bridge
   const dataDir = await mkdtemp(join(tmpdir(), 'closebook-e2e-'));
   const demo = createDemoStarter({ reportReadyAfterMs: 2_000, reportReadyAfterPolls: 2, taskQueuedMs: 500, taskProcessingMs: 1_000, ...twinOptions });
   const secrets = new MemorySecretStore();
-  const launch = () =>
+  const launch = (port?: number) =>
     startHarness({
+      ...(port ? { port } : {}),
       staticDir: join(process.cwd(), 'out', 'renderer'),
       ports: { dataDir, secrets, fetch: (input, init) => fetch(input, init), clock: systemClock, log: silentLogger, startDemoService: demo.start, appVersion: '0.0.0-e2e' },
     });
@@ -29,8 +30,9 @@ export async function startBridge(twinOptions: TwinOptions = {}): Promise<Bridge
     harness: await launch(),
     dataDir,
     restart: async () => {
+      const port = Number(new URL(host.harness.url).port);
       await host.harness.close();
-      host.harness = await launch();
+      host.harness = await launch(port);
       return host.harness;
     },
     stop: async () => {
@@ -42,10 +44,10 @@ export async function startBridge(twinOptions: TwinOptions = {}): Promise<Bridge
   return host;
 }
 
-export const test = base.extend<{ bridge: BridgeHost }>({
-  // eslint-disable-next-line no-empty-pattern -- Playwright reads the fixture's dependencies from this pattern
-  bridge: async ({}, use) => {
-    const host = await startBridge();
+export const test = base.extend<{ twinOptions: TwinOptions; bridge: BridgeHost }>({
+  twinOptions: [{}, { option: true }],
+  bridge: async ({ twinOptions }, use) => {
+    const host = await startBridge(twinOptions);
     await use(host);
     await host.stop();
   },

@@ -1,0 +1,140 @@
+import { readFile } from 'node:fs/promises';
+import ExcelJS from 'exceljs';
+import type { Download, Page } from '@playwright/test';
+import { Money } from '../../src/shared/money';
+import type { SavedReport } from '../../src/shared/schemas/saved-report';
+import { startTwin } from '../../src/main/twin/server';
+import { expect, test } from './fixtures';
+import { ClosebookPage } from './pages';
+
+async function workbookFrom(download: Download): Promise<ExcelJS.Workbook> {
+  const workbook = new ExcelJS.Workbook();
+  await workbook.xlsx.load((await readFile((await download.path()) as string)) as unknown as ArrayBuffer);
+  return workbook;
+}
+
+async function requestLastMonth(page: Page) {
+  await page.getByRole('button', { name: 'Request report' }).click();
+  await expect(page.getByTestId('report-job')).toBeVisible();
+}
+
+/** Exact per-currency sums of the lines that pass `keep`, from the saved report's own decimal strings. */
+function exactTotals(report: SavedReport, keep: (groups: string[]) => boolean) {
+  const totals = new Map<string, InstanceType<typeof Money>>();
+  for (const entry of report.entries)
+    for (const organization of entry.organizations)
+      if (keep(organization.organizationGroups))
+        for (const service of organization.services)
+          for (const item of service.items)
+            for (const line of item.products) {
+              const key = `${service.currencyCode}|${service.customerCurrencyCode}`;
+              totals.set(key, (totals.get(key) ?? new Money(0)).plus(line.totalResellerPrice));
+            }
+  return totals;
+}
+
+test('request last month, watch it, read it by group, export the view and check its cells', async ({ page, bridge }) => {
+  const app = new ClosebookPage(page);
+  await app.open(bridge.harness.url);
+  await app.startDemo();
+  await app.nav('Reports').click();
+
+  await requestLastMonth(page);
+  await expect(page.getByTestId('report-job')).toContainText(/Generating|Checking/);
+  await expect(page.getByTestId('report-job')).toContainText(/status 0/);
+  await page.getByRole('button', { name: 'Open it' }).click();
+
+  const viewer = page.getByRole('region', { name: /^Report Billing / });
+  await expect(viewer.getByTestId('line-count')).toHaveText(/^([\d,]+) of \1 billing lines$/);
+  const all = Number((await viewer.getByTestId('line-count').textContent())?.split(' ')[0]?.replace(/,/g, ''));
+  await viewer.getByRole('combobox', { name: 'Organization group' }).selectOption('CC-100 Nordics');
+  await expect(viewer.getByTestId('line-count')).not.toHaveText(new RegExp(`^${all.toLocaleString('en')} of`));
+  const shown = Number((await viewer.getByTestId('line-count').textContent())?.split(' ')[0]?.replace(/,/g, ''));
+  expect(shown).toBeGreaterThan(0);
+  expect(shown).toBeLessThan(all);
+
+  // Tree: organizations first; opening one shows its services.
+  const firstOrganization = viewer.getByRole('row', { level: 1 }).first();
+  await firstOrganization.click();
+  await expect(viewer.getByRole('row', { level: 2 }).first()).toBeVisible();
+
+  const [download] = await Promise.all([page.waitForEvent('download'), viewer.getByRole('button', { name: 'Export view' }).click()]);
+  expect(download.suggestedFilename()).toMatch(/\(view\)\.xlsx$/);
+  const workbook = await workbookFrom(download);
+  const lines: ExcelJS.CellValue[][] = [];
+  workbook.getWorksheet('Billing lines')!.eachRow((row, number) => number > 1 && lines.push((row.values as ExcelJS.CellValue[]).slice(1)));
+  expect(lines).toHaveLength(shown);
+  expect(lines.every((row) => typeof row[15] === 'number' && typeof row[16] === 'number' && row[20] instanceof Date)).toBe(true);
+  expect(lines.every((row) => String(row[3]).includes('CC-100 Nordics'))).toBe(true);
+
+  const [listing] = await bridge.harness.service.handlers['reports:list']({});
+  const report = await bridge.harness.service.handlers['reports:open']({ reportId: listing!.state === 'ok' ? listing!.meta.id : '' });
+  const exact = exactTotals(report, (groups) => groups.includes('CC-100 Nordics'));
+  const fromCells = new Map<string, InstanceType<typeof Money>>();
+  for (const row of lines) fromCells.set(`${row[18]}|${row[19]}`, (fromCells.get(`${row[18]}|${row[19]}`) ?? new Money(0)).plus(String(row[15])));
+  expect([...fromCells.keys()].sort()).toEqual([...exact.keys()].sort());
+  for (const [key, sum] of exact) expect(fromCells.get(key)?.eq(sum)).toBe(true);
+
+  const totals: { currency: string; result: number }[] = [];
+  workbook.getWorksheet('Summary')!.eachRow((row) => {
+    if (String(row.getCell(1).value).startsWith('Total ')) totals.push({ currency: String(row.getCell(4).value), result: (row.getCell(5).value as { result: number }).result });
+  });
+  expect(totals.length).toBe(exact.size);
+  for (const total of totals) {
+    const [cost, sales = cost] = total.currency.split('→');
+    expect(new Money(String(total.result)).eq(exact.get(`${cost}|${sales}`)!)).toBe(true);
+  }
+});
+
+test.describe('a slow report', () => {
+  test.use({ twinOptions: { reportReadyAfterMs: 6_000, reportReadyAfterPolls: 2 } });
+
+  test('survives the app closing mid-poll and finishes after it reopens', async ({ page, bridge }) => {
+    const app = new ClosebookPage(page);
+    await app.open(bridge.harness.url);
+    await app.startDemo();
+    await app.nav('Reports').click();
+    await requestLastMonth(page);
+    await expect(page.getByTestId('report-job')).toContainText(/[1-9] polls?/);
+
+    await bridge.restart();
+    await page.reload();
+    await app.nav('Reports').click();
+    await expect(page.getByTestId('saved-report')).toHaveCount(1, { timeout: 30_000 });
+    await expect(page.getByTestId('report-job')).toHaveCount(0);
+    expect(await bridge.harness.service.handlers['reports:jobs']({})).toEqual([]);
+  });
+});
+
+test('opens and exports a saved report with the service gone', async ({ page, bridge }) => {
+  // A real (non-demo) profile on a service that will go away for good.
+  const twin = await startTwin({ reportReadyAfterMs: 1_000, reportReadyAfterPolls: 1 });
+  const c = twin.credentials;
+  const service = bridge.harness.service;
+  const profile = await service.handlers['profiles:save']({
+    fields: { name: 'Production', baseUrl: twin.baseUrl, clientId: c.clientId, username: c.username, resellerId: c.resellerId, sellerId: c.sellerId },
+    apiSecret: c.apiSecret,
+    password: c.password,
+  });
+  await service.handlers['profiles:set-active']({ profileId: profile.id });
+  const app = new ClosebookPage(page);
+  await app.open(bridge.harness.url);
+  await app.nav('Reports').click();
+  await requestLastMonth(page);
+  await expect(page.getByTestId('saved-report')).toHaveCount(1, { timeout: 30_000 });
+
+  await twin.close();
+  await page.reload();
+  await app.nav('Organizations').click();
+  await expect(page.getByText(/Cannot reach the service/)).toBeVisible({ timeout: 30_000 });
+  await expect(page.getByTestId('connection-state')).toHaveText('Offline');
+
+  await app.nav('Reports').click();
+  await page.getByTestId('saved-report').getByRole('button', { name: 'Open', exact: true }).click();
+  const viewer = page.getByRole('region', { name: /^Report Billing / });
+  await expect(viewer.getByTestId('currency-total').first()).toBeVisible();
+  const [download] = await Promise.all([page.waitForEvent('download'), viewer.getByRole('button', { name: 'Export workbook' }).click()]);
+  const workbook = await workbookFrom(download);
+  expect(workbook.getWorksheet('Billing lines')!.rowCount).toBeGreaterThan(100);
+  expect(typeof workbook.getWorksheet('Billing lines')!.getRow(2).getCell(16).value).toBe('number');
+});

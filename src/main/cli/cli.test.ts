@@ -1,38 +1,23 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_CREDENTIALS } from '../twin/credentials';
 import { temporaryDir } from '../core/test-support';
-
-// The CLI is run as users run it: `npm run --silent cli -- …` is `tsx src/main/cli/index.ts …`.
-const TSX = join(process.cwd(), 'node_modules', '.bin', 'tsx');
-const ENTRY = join(process.cwd(), 'src', 'main', 'cli', 'index.ts');
+import { DEMO_CREDENTIALS } from '../twin/credentials';
+import { inlineConnection, runCli, startSimulator } from './cli-test-support';
 
 let simulator: ChildProcess;
 let baseUrl = '';
 let dataDir: { path: string; remove: () => Promise<void> };
 
-function cli(args: string[], env: Record<string, string> = {}) {
-  const result = spawnSync(TSX, [ENTRY, ...args, '--data-dir', dataDir.path], {
-    encoding: 'utf8',
-    env: { PATH: process.env.PATH ?? '', HOME: dataDir.path, CLOSEBOOK_API_SECRET: DEMO_CREDENTIALS.apiSecret, CLOSEBOOK_PASSWORD: DEMO_CREDENTIALS.password, ...env },
-    timeout: 60_000,
-  });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-}
-
-const inline = () => ['--base-url', baseUrl, '--client-id', DEMO_CREDENTIALS.clientId, '--username', DEMO_CREDENTIALS.username, '--reseller-id', DEMO_CREDENTIALS.resellerId];
+const cli = (args: string[], env: Record<string, string> = {}) => runCli(args, dataDir.path, env);
+const inline = () => inlineConnection(baseUrl);
 
 beforeAll(async () => {
   dataDir = await temporaryDir();
-  simulator = spawn(TSX, [ENTRY, 'simulator', '--port', '0', '--organizations', '15'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const firstLine = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: simulator.stdout as NodeJS.ReadableStream }).once('line', resolve);
-    simulator.once('exit', (code) => reject(new Error(`simulator exited with ${code}`)));
-  });
-  baseUrl = firstLine.trim();
+  const started = await startSimulator(['--organizations', '15']);
+  simulator = started.process;
+  baseUrl = started.baseUrl;
 }, 60_000);
 
 afterAll(async () => {

@@ -1,0 +1,86 @@
+import type { ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import ExcelJS from 'exceljs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Money } from '../../shared/money';
+import { SavedReport } from '../../shared/schemas/saved-report';
+import { readJsonFile } from '../core/store/atomic-file';
+import { temporaryDir } from '../core/test-support';
+import { inlineConnection, runCli, startSimulator } from './cli-test-support';
+
+let simulator: ChildProcess;
+let baseUrl = '';
+let dataDir: { path: string; remove: () => Promise<void> };
+const cli = (args: string[]) => runCli(args, dataDir.path);
+
+beforeAll(async () => {
+  dataDir = await temporaryDir();
+  const started = await startSimulator(['--organizations', '20', '--report-ready-seconds', '1']);
+  simulator = started.process;
+  baseUrl = started.baseUrl;
+}, 60_000);
+
+afterAll(async () => {
+  simulator?.kill('SIGTERM');
+  await dataDir?.remove();
+});
+
+async function billingLineCostSums(path: string) {
+  const workbook = new ExcelJS.Workbook();
+  await workbook.xlsx.readFile(path);
+  const sums = new Map<string, InstanceType<typeof Money>>();
+  workbook.getWorksheet('Billing lines')!.eachRow((row, number) => {
+    if (number === 1) return;
+    const key = `${row.getCell(19).value}|${row.getCell(20).value}`;
+    sums.set(key, (sums.get(key) ?? new Money(0)).plus(String(row.getCell(16).value)));
+  });
+  return sums;
+}
+
+describe('closebook report CLI', () => {
+  it('fetches a report to a workbook whose per-currency totals equal the exact sums, then exports it again offline', async () => {
+    const out = join(dataDir.path, 'october.xlsx');
+    const fetched = cli(['report', 'fetch', '--from', '2026-10-01', '--to', '2026-10-31', '--out', out, '--poll-interval', '1', ...inlineConnection(baseUrl)]);
+    expect(fetched.code).toBe(0);
+    const reportId = fetched.stdout.trim();
+    expect(reportId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(fetched.stderr).toMatch(/generating \(status 0\)/);
+    expect(fetched.stderr).toMatch(/done, status 5/);
+
+    const saved = await readJsonFile(join(dataDir.path, 'reports', `${reportId}.report.json`), SavedReport);
+    const exact = new Map<string, InstanceType<typeof Money>>();
+    for (const entry of saved!.entries)
+      for (const organization of entry.organizations)
+        for (const service of organization.services)
+          for (const item of service.items)
+            for (const line of item.products) {
+              const key = `${service.currencyCode}|${service.customerCurrencyCode}`;
+              exact.set(key, (exact.get(key) ?? new Money(0)).plus(line.totalResellerPrice));
+            }
+    const online = await billingLineCostSums(out);
+    expect([...online.keys()].sort()).toEqual([...exact.keys()].sort());
+    for (const [key, sum] of exact) expect(online.get(key)?.eq(sum)).toBe(true);
+
+    simulator.kill('SIGTERM'); // offline from here on
+    const list = cli(['reports', 'list', '--json']);
+    expect(JSON.parse(list.stdout)).toEqual([expect.objectContaining({ state: 'ok', meta: expect.objectContaining({ id: reportId }) })]);
+    const offline = join(dataDir.path, 'offline.xlsx');
+    expect(cli(['reports', 'export', reportId, '--out', offline]).code).toBe(0);
+    const again = await billingLineCostSums(offline);
+    for (const [key, sum] of exact) expect(again.get(key)?.eq(sum)).toBe(true);
+
+    const grouped = join(dataDir.path, 'group.xlsx');
+    const group = saved!.entries[0]!.organizations[0]!.organizationGroups[0]!;
+    const byGroup = cli(['reports', 'export', reportId, '--out', grouped, '--group', group]);
+    expect([byGroup.code, byGroup.stderr]).toEqual([0, expect.stringMatching(/Wrote \d+ billing lines/)]);
+    expect(cli(['reports', 'export', reportId, '--out', grouped, '--group', 'No such group']).code).toBe(1);
+    expect(cli(['reports', 'delete', reportId]).code).toBe(0);
+    expect(JSON.parse(cli(['reports', 'list', '--json']).stdout)).toEqual([]);
+  }, 120_000);
+
+  it('refuses a bad period with exit 1 and names the flag', () => {
+    const result = cli(['report', 'fetch', '--from', '2026-10-31', '--to', '2026-10-01', ...inlineConnection('http://127.0.0.1:9')]);
+    expect([result.code, result.stderr]).toEqual([1, expect.stringContaining('--to must not be before the start date')]);
+    expect(cli(['report', 'fetch', '--from', '2026-13-01', '--to', '2026-10-01']).code).toBe(1);
+  });
+});

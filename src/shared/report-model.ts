@@ -103,7 +103,9 @@ function mismatch(statedCost: string, statedSales: string, sumCost: bigint, sumS
   return { statedCost, statedSales, sumCost: fromUnits(sumCost, scale), sumSales: fromUnits(sumSales, scale) };
 }
 
-export function buildReportModel(entries: BillingEntry[]): ReportModel {
+/** `searchable: false` skips the free-text index (the export without a text filter does not need it). */
+export function buildReportModel(entries: BillingEntry[], options: { searchable?: boolean } = {}): ReportModel {
+  const searchable = options.searchable ?? true;
   const scale = maxScale(entries);
   const lines: ReportLine[] = [];
   const organizations = new Map<string, OrganizationRef>();
@@ -160,7 +162,7 @@ export function buildReportModel(entries: BillingEntry[]): ReportModel {
               itemDetails: product.itemDetails,
               cost,
               sales,
-              search: [organization.name, organization.customerNumber, organization.orgId, wireService.serviceName, wireService.serviceId, item.itemName, item.subscriptionId, item.poNumber, product.productName, product.productId, product.itemCode, product.itemDetails]
+              search: !searchable ? '' : [organization.name, organization.customerNumber, organization.orgId, wireService.serviceName, wireService.serviceId, item.itemName, item.subscriptionId, item.poNumber, product.productName, product.productId, product.itemCode, product.itemDetails]
                 .join('\u0000')
                 .toLowerCase(),
             });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BillingEntry, ReportPeriod } from './billing-report';
+import { ReportPeriod, StoredBillingEntry } from './billing-report';
 
 export const REPORT_SCHEMA_VERSION = 1;
 
@@ -36,7 +36,7 @@ export type ReportMeta = z.infer<typeof ReportMeta>;
 
 export const SavedReport = z.object({
   meta: ReportMeta,
-  entries: z.array(BillingEntry),
+  entries: z.array(StoredBillingEntry),
 });
 export type SavedReport = z.infer<typeof SavedReport>;
 

@@ -34,3 +34,17 @@ export function cellDate(value: string): Date | string {
   const [, y, m, d, hh = '0', mm = '0', ss = '0'] = match;
   return new Date(Date.UTC(Number(y), Number(m) - 1, Number(d), Number(hh), Number(mm), Number(ss)));
 }
+
+/**
+ * One shared style object per number format. exceljs recognises a style it has seen by object identity, so cells
+ * that share these skip its per-cell style indexing (setting `cell.numFmt` would create a new style per cell).
+ */
+const styles = new Map<string, { numFmt: string }>();
+export function styleOf(numFmt: string): { numFmt: string } {
+  let style = styles.get(numFmt);
+  if (!style) {
+    style = { numFmt };
+    styles.set(numFmt, style);
+  }
+  return style;
+}

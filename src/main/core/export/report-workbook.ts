@@ -17,7 +17,7 @@ import {
 } from '../../../shared/report-model';
 import { money } from '../../../shared/money';
 import type { SavedReport } from '../../../shared/schemas/saved-report';
-import { cellDate, cellNumber, DATE_FORMAT, DATETIME_FORMAT, moneyFormat, PERCENT_FORMAT, QUANTITY_FORMAT, unitPriceFormat } from './number-formats';
+import { cellDate, cellNumber, DATE_FORMAT, DATETIME_FORMAT, moneyFormat, PERCENT_FORMAT, QUANTITY_FORMAT, styleOf, unitPriceFormat } from './number-formats';
 
 /** The `Billing lines` headers, exactly and in this order, for ERP import. */
 export const BILLING_LINE_HEADERS = [
@@ -67,7 +67,8 @@ function describeFilter(filter: ReportFilter | undefined): string {
  * numbers with a format for their currency; totals are formulas stored with their computed result.
  */
 export async function writeReportWorkbook(report: SavedReport, stream: Writable, options: WorkbookOptions): Promise<WorkbookSummary> {
-  const model = buildReportModel(report.entries);
+  // Search text is built only when a text filter needs it: for 100,000 lines it is time and memory.
+  const model = buildReportModel(report.entries, { searchable: Boolean(options.filter?.text?.trim()) });
   const lines = filterLines(model, options.filter ?? {});
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream, useStyles: true, useSharedStrings: false });
   workbook.creator = 'Closebook';
@@ -151,16 +152,16 @@ function writeSummary(workbook: ExcelJS.stream.xlsx.WorkbookWriter, lines: Repor
     row.getCell(1).value = `Total ${currency}`;
     row.getCell(4).value = currency;
     row.getCell(5).value = { formula: `SUM(E${firstRow}:E${lastRow})`, result: cellNumber(fromUnits(total.cost, scale)) };
-    row.getCell(5).numFmt = moneyFormat(sample.costCurrency);
+    row.getCell(5).style = styleOf(moneyFormat(sample.costCurrency));
     row.getCell(6).value = { formula: `SUM(F${firstRow}:F${lastRow})`, result: cellNumber(fromUnits(total.sales, scale)) };
-    row.getCell(6).numFmt = moneyFormat(sample.salesCurrency);
+    row.getCell(6).style = styleOf(moneyFormat(sample.salesCurrency));
     if (isSingleCurrency(currency)) {
       row.getCell(7).value = { formula: `F${rowNumber}-E${rowNumber}`, result: cellNumber(marginOf(total, currency, scale)) };
-      row.getCell(7).numFmt = moneyFormat(currency);
+      row.getCell(7).style = styleOf(moneyFormat(currency));
       const percent = percentNumber(marginPercentOf(total, currency, scale, 6));
       if (percent !== null) {
         row.getCell(8).value = { formula: `IF(F${rowNumber}=0,"",G${rowNumber}/F${rowNumber})`, result: percent };
-        row.getCell(8).numFmt = PERCENT_FORMAT;
+        row.getCell(8).style = styleOf(PERCENT_FORMAT);
       }
     }
     row.font = HEADER_FONT;
@@ -177,17 +178,17 @@ function writeAmountRow(worksheet: Sheet, rowNumber: number, labels: string[], g
   labels.forEach((label, index) => (row.getCell(index + 1).value = label));
   const at = labels.length + 1;
   row.getCell(at).value = cellNumber(fromUnits(group.cost, scale));
-  row.getCell(at).numFmt = moneyFormat(group.costCurrency);
+  row.getCell(at).style = styleOf(moneyFormat(group.costCurrency));
   row.getCell(at + 1).value = cellNumber(fromUnits(group.sales, scale));
-  row.getCell(at + 1).numFmt = moneyFormat(group.salesCurrency);
+  row.getCell(at + 1).style = styleOf(moneyFormat(group.salesCurrency));
   const margin = marginOf(group, group.currency, scale);
   if (margin !== '') {
     row.getCell(at + 2).value = cellNumber(margin);
-    row.getCell(at + 2).numFmt = moneyFormat(group.currency);
+    row.getCell(at + 2).style = styleOf(moneyFormat(group.currency));
     const percent = percentNumber(marginPercentOf(group, group.currency, scale, 6));
     if (percent !== null) {
       row.getCell(at + 3).value = percent;
-      row.getCell(at + 3).numFmt = PERCENT_FORMAT;
+      row.getCell(at + 3).style = styleOf(PERCENT_FORMAT);
     }
   }
   row.commit();
@@ -213,18 +214,58 @@ function writeServices(workbook: ExcelJS.stream.xlsx.WorkbookWriter, lines: Repo
   worksheet.commit();
 }
 
+/**
+ * The style of every unformatted cell. exceljs gives each new cell its own empty style object, which defeats its
+ * identity cache and costs a style lookup per cell; one shared object makes those lookups free.
+ */
+const PLAIN = {};
+
+/** Per-currency cell styles and per-date cells, built once: the billing-lines loop runs 100,000 times. */
+function lineCellCache() {
+  const styles = new Map<string, ReturnType<typeof styleOf>[]>();
+  const dates = new Map<string, Date | string>();
+  return {
+    styles(currency: string, customerCurrency: string) {
+      const key = `${currency}|${customerCurrency}`;
+      let cached = styles.get(key);
+      if (!cached) {
+        cached = [unitPriceFormat(currency), unitPriceFormat(customerCurrency), moneyFormat(currency), moneyFormat(customerCurrency)].map(styleOf);
+        styles.set(key, cached);
+      }
+      return cached as [ReturnType<typeof styleOf>, ReturnType<typeof styleOf>, ReturnType<typeof styleOf>, ReturnType<typeof styleOf>];
+    },
+    date(value: string) {
+      let date = dates.get(value);
+      if (date === undefined) {
+        date = cellDate(value);
+        dates.set(value, date);
+      }
+      return date;
+    },
+  };
+}
+
 function writeBillingLines(workbook: ExcelJS.stream.xlsx.WorkbookWriter, lines: ReportLine[], scale: number) {
   const widths = [34, 16, 38, 34, 30, 38, 40, 38, 14, 38, 38, 20, 10, 16, 16, 18, 18, 16, 9, 9, 12, 30];
   const worksheet = sheet(workbook, 'Billing lines', BILLING_LINE_HEADERS.map((header, index) => ({ header, width: widths[index] as number })));
+  const cache = lineCellCache();
+  const quantityStyle = styleOf(QUANTITY_FORMAT);
+  const dateStyle = styleOf(DATE_FORMAT);
+  const groupTexts = new Map<ReportLine['organization'], string>();
   let rowNumber = 2;
   for (const line of lines) {
     const { organization, service, subscription } = line;
+    let groups = groupTexts.get(organization);
+    if (groups === undefined) {
+      groups = organization.groups.join(', ');
+      groupTexts.set(organization, groups);
+    }
     const row = worksheet.getRow(rowNumber++);
     row.values = [
       organization.name,
       organization.customerNumber,
       organization.orgId,
-      organization.groups.join(', '),
+      groups,
       service.name,
       service.serviceId,
       subscription.name,
@@ -241,16 +282,12 @@ function writeBillingLines(workbook: ExcelJS.stream.xlsx.WorkbookWriter, lines: 
       isSingleCurrency(service.currencyKey) ? cellNumber(fromUnits(line.sales - line.cost, scale)) : null,
       service.currency,
       service.customerCurrency,
-      cellDate(service.billingDate),
+      cache.date(service.billingDate),
       line.itemDetails,
     ];
-    row.getCell(13).numFmt = QUANTITY_FORMAT;
-    row.getCell(14).numFmt = unitPriceFormat(service.currency);
-    row.getCell(15).numFmt = unitPriceFormat(service.customerCurrency);
-    row.getCell(16).numFmt = moneyFormat(service.currency);
-    row.getCell(17).numFmt = moneyFormat(service.customerCurrency);
-    row.getCell(18).numFmt = moneyFormat(service.customerCurrency);
-    row.getCell(21).numFmt = DATE_FORMAT;
+    const [unitCost, unitSales, cost, sales] = cache.styles(service.currency, service.customerCurrency);
+    const columnStyles = [PLAIN, PLAIN, PLAIN, PLAIN, PLAIN, PLAIN, PLAIN, PLAIN, PLAIN, PLAIN, PLAIN, PLAIN, quantityStyle, unitCost, unitSales, cost, sales, sales, PLAIN, PLAIN, dateStyle, PLAIN];
+    for (let column = 1; column <= columnStyles.length; column++) row.getCell(column).style = columnStyles[column - 1] as object;
     row.commit();
   }
   worksheet.commit();
@@ -281,7 +318,7 @@ function writeAbout(workbook: ExcelJS.stream.xlsx.WorkbookWriter, report: SavedR
   rows.forEach((values, index) => {
     const row = worksheet.getRow(index + 1);
     row.values = values;
-    if (values[1] instanceof Date) row.getCell(2).numFmt = DATETIME_FORMAT;
+    if (values[1] instanceof Date) row.getCell(2).style = styleOf(DATETIME_FORMAT);
     if (index === rows.length - 1) row.font = HEADER_FONT;
     else row.getCell(1).font = HEADER_FONT;
     row.commit();
@@ -291,9 +328,9 @@ function writeAbout(workbook: ExcelJS.stream.xlsx.WorkbookWriter, report: SavedR
     const [costCurrency, salesCurrency] = total.currency.split('→') as [string, string | undefined];
     const row = worksheet.getRow(rowNumber++);
     row.values = ['', total.currency, cellNumber(total.cost), cellNumber(total.sales), total.margin === '' ? 'n/a (two currencies)' : cellNumber(total.margin)];
-    row.getCell(3).numFmt = moneyFormat(costCurrency);
-    row.getCell(4).numFmt = moneyFormat(salesCurrency ?? costCurrency);
-    row.getCell(5).numFmt = moneyFormat(costCurrency);
+    row.getCell(3).style = styleOf(moneyFormat(costCurrency));
+    row.getCell(4).style = styleOf(moneyFormat(salesCurrency ?? costCurrency));
+    row.getCell(5).style = styleOf(moneyFormat(costCurrency));
     row.commit();
   }
   worksheet.commit();

@@ -29,8 +29,9 @@ export async function writeFileAtomic(path: string, content: string | Uint8Array
   }
 }
 
-export async function writeJsonAtomic(path: string, value: unknown): Promise<void> {
-  await writeFileAtomic(path, `${JSON.stringify(value, null, 2)}\n`);
+/** Small files are indented for people who open them; big ones (`compact`) are not, which halves their size. */
+export async function writeJsonAtomic(path: string, value: unknown, options: { compact?: boolean } = {}): Promise<void> {
+  await writeFileAtomic(path, `${options.compact ? JSON.stringify(value) : JSON.stringify(value, null, 2)}\n`);
 }
 
 /**

@@ -27,7 +27,7 @@ export class ReportStore {
 
   save(report: SavedReport): Promise<void> {
     return this.queue.run(async () => {
-      await writeJsonAtomic(this.reportPath(report.meta.id), report);
+      await writeJsonAtomic(this.reportPath(report.meta.id), report, { compact: true });
       await writeJsonAtomic(this.metaPath(report.meta.id), report.meta);
     });
   }

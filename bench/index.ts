@@ -79,9 +79,9 @@ async function main() {
     const loadMs = median(loadTimes);
 
     // 2. Excel export: the full workbook vs the plain streaming writer, each in a fresh process that loads the
-    //    saved report as `reports export` does; median of 3, peak memory is the process's maximum resident size.
+    //    saved report as `reports export` does; median of 5, peak memory is the process's maximum resident size.
     const runs = { plain: [] as { ms: number; peakRssMb: number }[], full: [] as { ms: number; peakRssMb: number }[] };
-    for (let run = 0; run < 3; run++) {
+    for (let run = 0; run < 5; run++) {
       runs.plain.push(exportInChild(dir.path, id, 'plain'));
       runs.full.push(exportInChild(dir.path, id, 'full'));
     }

@@ -1,6 +1,8 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { afterAll, beforeAll } from 'vitest';
+import { temporaryDir } from '../core/test-support';
 import { DEMO_CREDENTIALS } from '../twin/credentials';
 
 // The CLI is run as users run it: `npm run --silent cli -- …` is `tsx src/main/cli/index.ts …`.
@@ -29,4 +31,23 @@ export function runCli(args: string[], dataDir: string, env: Record<string, stri
 
 export function inlineConnection(baseUrl: string): string[] {
   return ['--base-url', baseUrl, '--client-id', DEMO_CREDENTIALS.clientId, '--username', DEMO_CREDENTIALS.username, '--reseller-id', DEMO_CREDENTIALS.resellerId];
+}
+
+/** A simulator and a data folder for one test file: started before its tests, stopped and removed after. */
+export function useSimulator(args: string[]) {
+  const state = { baseUrl: '', process: undefined as ChildProcess | undefined, dataDir: '' };
+  let remove: () => Promise<void> = async () => {};
+  beforeAll(async () => {
+    const dir = await temporaryDir();
+    state.dataDir = dir.path;
+    remove = dir.remove;
+    const started = await startSimulator(args);
+    state.baseUrl = started.baseUrl;
+    state.process = started.process;
+  }, 60_000);
+  afterAll(async () => {
+    state.process?.kill('SIGTERM');
+    await remove();
+  });
+  return state;
 }

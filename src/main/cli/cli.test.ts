@@ -1,33 +1,16 @@
-import type { ChildProcess } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { temporaryDir } from '../core/test-support';
+import { describe, expect, it } from 'vitest';
 import { DEMO_CREDENTIALS } from '../twin/credentials';
-import { inlineConnection, runCli, startSimulator } from './cli-test-support';
+import { inlineConnection, runCli, useSimulator } from './cli-test-support';
 
-let simulator: ChildProcess;
-let baseUrl = '';
-let dataDir: { path: string; remove: () => Promise<void> };
-
-const cli = (args: string[], env: Record<string, string> = {}) => runCli(args, dataDir.path, env);
-const inline = () => inlineConnection(baseUrl);
-
-beforeAll(async () => {
-  dataDir = await temporaryDir();
-  const started = await startSimulator(['--organizations', '15']);
-  simulator = started.process;
-  baseUrl = started.baseUrl;
-}, 60_000);
-
-afterAll(async () => {
-  simulator?.kill('SIGTERM');
-  await dataDir?.remove();
-});
+const simulator = useSimulator(['--organizations', '15']);
+const cli = (args: string[], env: Record<string, string> = {}) => runCli(args, simulator.dataDir, env);
+const inline = () => inlineConnection(simulator.baseUrl);
 
 describe('closebook CLI', () => {
   it('simulator prints the base URL as its first stdout line', () => {
-    expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(simulator.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
   });
 
   it('orgs list --json lists the twin organizations with the demo credentials', () => {
@@ -47,7 +30,7 @@ describe('closebook CLI', () => {
 
   it('exits 1 for usage errors: no service, bad flags, secrets missing from the environment', () => {
     expect(cli(['orgs', 'list']).code).toBe(1);
-    const badGuid = cli(['orgs', 'list', '--base-url', baseUrl, '--client-id', 'c', '--username', 'u', '--reseller-id', 'not-a-guid']);
+    const badGuid = cli(['orgs', 'list', '--base-url', simulator.baseUrl, '--client-id', 'c', '--username', 'u', '--reseller-id', 'not-a-guid']);
     expect([badGuid.code, badGuid.stderr]).toEqual([1, expect.stringContaining('--reseller-id must be a GUID')]);
     const noSecrets = cli(['orgs', 'list', ...inline()], { CLOSEBOOK_PASSWORD: '' });
     expect([noSecrets.code, noSecrets.stderr]).toEqual([1, expect.stringContaining('CLOSEBOOK_PASSWORD')]);
@@ -55,11 +38,11 @@ describe('closebook CLI', () => {
   });
 
   it('orgs create validates the file (exit 1) and creates a valid one (exit 0)', async () => {
-    const bad = join(dataDir.path, 'bad-org.json');
+    const bad = join(simulator.dataDir, 'bad-org.json');
     await writeFile(bad, JSON.stringify({ name: 'Bad AB', contact: { email: 'not-an-email' }, address: { countryCode: 'SE' } }));
     const refused = cli(['orgs', 'create', '--file', bad, ...inline()]);
     expect([refused.code, refused.stderr]).toEqual([1, expect.stringContaining('contact.email')]);
-    const good = join(dataDir.path, 'org.json');
+    const good = join(simulator.dataDir, 'org.json');
     await writeFile(good, JSON.stringify({ name: 'Cli Made AB', customerNumber: 'C-CLI-1', contact: { email: 'it@cli.example' }, address: { countryCode: 'se' } }));
     const created = cli(['orgs', 'create', '--file', good, ...inline()]);
     expect(created.code).toBe(0);

@@ -1,29 +1,13 @@
-import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Money } from '../../shared/money';
 import { SavedReport } from '../../shared/schemas/saved-report';
 import { readJsonFile } from '../core/store/atomic-file';
-import { temporaryDir } from '../core/test-support';
-import { inlineConnection, runCli, startSimulator } from './cli-test-support';
+import { inlineConnection, runCli, useSimulator } from './cli-test-support';
 
-let simulator: ChildProcess;
-let baseUrl = '';
-let dataDir: { path: string; remove: () => Promise<void> };
-const cli = (args: string[]) => runCli(args, dataDir.path);
-
-beforeAll(async () => {
-  dataDir = await temporaryDir();
-  const started = await startSimulator(['--organizations', '20', '--report-ready-seconds', '1']);
-  simulator = started.process;
-  baseUrl = started.baseUrl;
-}, 60_000);
-
-afterAll(async () => {
-  simulator?.kill('SIGTERM');
-  await dataDir?.remove();
-});
+const simulator = useSimulator(['--organizations', '20', '--report-ready-seconds', '1']);
+const cli = (args: string[]) => runCli(args, simulator.dataDir);
 
 async function billingLineCostSums(path: string) {
   const workbook = new ExcelJS.Workbook();
@@ -39,15 +23,15 @@ async function billingLineCostSums(path: string) {
 
 describe('closebook report CLI', () => {
   it('fetches a report to a workbook whose per-currency totals equal the exact sums, then exports it again offline', async () => {
-    const out = join(dataDir.path, 'october.xlsx');
-    const fetched = cli(['report', 'fetch', '--from', '2026-10-01', '--to', '2026-10-31', '--out', out, '--poll-interval', '1', ...inlineConnection(baseUrl)]);
+    const out = join(simulator.dataDir, 'october.xlsx');
+    const fetched = cli(['report', 'fetch', '--from', '2026-10-01', '--to', '2026-10-31', '--out', out, '--poll-interval', '1', ...inlineConnection(simulator.baseUrl)]);
     expect(fetched.code).toBe(0);
     const reportId = fetched.stdout.trim();
     expect(reportId).toMatch(/^[0-9a-f-]{36}$/);
     expect(fetched.stderr).toMatch(/generating \(status 0\)/);
     expect(fetched.stderr).toMatch(/done, status 5/);
 
-    const saved = await readJsonFile(join(dataDir.path, 'reports', `${reportId}.report.json`), SavedReport);
+    const saved = await readJsonFile(join(simulator.dataDir, 'reports', `${reportId}.report.json`), SavedReport);
     const exact = new Map<string, InstanceType<typeof Money>>();
     for (const entry of saved!.entries)
       for (const organization of entry.organizations)
@@ -61,15 +45,15 @@ describe('closebook report CLI', () => {
     expect([...online.keys()].sort()).toEqual([...exact.keys()].sort());
     for (const [key, sum] of exact) expect(online.get(key)?.eq(sum)).toBe(true);
 
-    simulator.kill('SIGTERM'); // offline from here on
+    simulator.process?.kill('SIGTERM'); // offline from here on
     const list = cli(['reports', 'list', '--json']);
     expect(JSON.parse(list.stdout)).toEqual([expect.objectContaining({ state: 'ok', meta: expect.objectContaining({ id: reportId }) })]);
-    const offline = join(dataDir.path, 'offline.xlsx');
+    const offline = join(simulator.dataDir, 'offline.xlsx');
     expect(cli(['reports', 'export', reportId, '--out', offline]).code).toBe(0);
     const again = await billingLineCostSums(offline);
     for (const [key, sum] of exact) expect(again.get(key)?.eq(sum)).toBe(true);
 
-    const grouped = join(dataDir.path, 'group.xlsx');
+    const grouped = join(simulator.dataDir, 'group.xlsx');
     const group = saved!.entries[0]!.organizations[0]!.organizationGroups[0]!;
     const byGroup = cli(['reports', 'export', reportId, '--out', grouped, '--group', group]);
     expect([byGroup.code, byGroup.stderr]).toEqual([0, expect.stringMatching(/Wrote \d+ billing lines/)]);

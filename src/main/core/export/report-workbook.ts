@@ -120,16 +120,21 @@ function groupLines(lines: ReportLine[], keyOf: (line: ReportLine) => { key: str
   return [...groups.values()].sort((a, b) => a.currency.localeCompare(b.currency) || collator.compare(a.label.join(' '), b.label.join(' ')));
 }
 
+/** The columns Summary and Services share after their labels (written by writeAmountRow). */
+const AMOUNT_COLUMNS = [
+  { header: 'Currency', width: 11 },
+  { header: 'Cost', width: 18 },
+  { header: 'Sales', width: 18 },
+  { header: 'Margin', width: 18 },
+  { header: 'Margin %', width: 10 },
+];
+
 function writeSummary(workbook: ExcelJS.stream.xlsx.WorkbookWriter, lines: ReportLine[], scale: number) {
   const worksheet = sheet(workbook, 'Summary', [
     { header: 'Organization', width: 36 },
     { header: 'Customer number', width: 16 },
     { header: 'Organization groups', width: 36 },
-    { header: 'Currency', width: 11 },
-    { header: 'Cost', width: 18 },
-    { header: 'Sales', width: 18 },
-    { header: 'Margin', width: 18 },
-    { header: 'Margin %', width: 10 },
+    ...AMOUNT_COLUMNS,
   ]);
   const groups = groupLines(lines, (line) => ({
     key: line.organization.key,
@@ -199,11 +204,7 @@ function writeServices(workbook: ExcelJS.stream.xlsx.WorkbookWriter, lines: Repo
     { header: 'Organization', width: 36 },
     { header: 'Service', width: 34 },
     { header: 'Service ID', width: 38 },
-    { header: 'Currency', width: 11 },
-    { header: 'Cost', width: 18 },
-    { header: 'Sales', width: 18 },
-    { header: 'Margin', width: 18 },
-    { header: 'Margin %', width: 10 },
+    ...AMOUNT_COLUMNS,
   ]);
   const groups = groupLines(lines, (line) => ({
     key: `${line.organization.key}|${line.service.serviceId}|${line.service.name}`,

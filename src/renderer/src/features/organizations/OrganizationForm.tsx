@@ -4,6 +4,7 @@ import { OrganizationInput, type OrganizationSummary } from '../../../../shared/
 import { call, errorMessage, RequestError } from '../../bridge';
 import { ErrorNote } from '../../components/ErrorNote';
 import { Field } from '../../components/Field';
+import { FormActions } from '../../components/FormActions';
 
 const FIELDS = [
   ['name', 'Name', true],
@@ -85,14 +86,7 @@ export function OrganizationForm({ profileId, onCreated, onCancel }: { profileId
         ))}
       </div>
       <ErrorNote message={failure} />
-      <div className="form__actions">
-        <button type="submit" className="primary" disabled={saving}>
-          {saving ? 'Creating…' : 'Create organization'}
-        </button>
-        <button type="button" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      <FormActions busy={saving} label="Create organization" busyLabel="Creating…" onCancel={onCancel} />
     </form>
   );
 }

@@ -5,6 +5,7 @@ import { fieldErrorsFromZod } from '../../../../shared/errors';
 import { call, RequestError, errorMessage } from '../../bridge';
 import { ErrorNote } from '../../components/ErrorNote';
 import { Field } from '../../components/Field';
+import { FormActions } from '../../components/FormActions';
 
 interface Props {
   profile?: ProfileView | undefined;
@@ -75,14 +76,7 @@ export function ProfileForm({ profile, onSaved, onCancel }: Props): React.JSX.El
         <Field label="Password" type="password" value={password} onChange={setPassword} error={errors.password} required={isNew} hint={secretHint(profile?.hasPassword)} autoComplete="new-password" />
       </div>
       <ErrorNote message={failure} />
-      <div className="form__actions">
-        <button type="submit" className="primary" disabled={saving}>
-          {saving ? 'Saving…' : 'Save profile'}
-        </button>
-        <button type="button" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      <FormActions busy={saving} label="Save profile" busyLabel="Saving…" onCancel={onCancel} />
     </form>
   );
 }

@@ -3,6 +3,7 @@ import { AppErrorShape } from './errors';
 import { OrganizationInput, OrganizationSummary } from './schemas/organization';
 import { ConnectionTestResult, ProfilesState, ProfileView, SaveProfileInput } from './schemas/profile';
 import { ReportPeriod } from './schemas/billing-report';
+import { InputRow, ParsedFile, Submission, SubmissionSummary } from './schemas/consumption';
 import { ReportJob, ReportListing, ReportMeta, ReportProgress, SavedReport } from './schemas/saved-report';
 
 /**
@@ -77,11 +78,24 @@ export const channels = {
   /** The saved report as a file to hand to a colleague. */
   'reports:share': { input: ReportRef, output: FileResult },
   'reports:import': { input: z.object({ fileName: z.string().max(260), content: z.string().max(512 * 1024 * 1024) }), output: ReportMeta },
+  /** Reads a CSV or XLSX file the user picked (bytes as base64); `sheet` picks a sheet of a workbook. */
+  'consumption:parse': { input: z.object({ fileName: z.string().max(260), base64: z.string().max(64 * 1024 * 1024), sheet: z.string().max(100).optional() }), output: ParsedFile },
+  'consumption:template': { input: z.object({ format: z.enum(['xlsx', 'csv']) }), output: FileResult },
+  /** `confirmRepeat` is the user's explicit yes to sending a batch identical to one that may already have arrived. */
+  'consumption:submit': {
+    input: ProfileRef.extend({ fileName: z.string().max(260), rows: z.array(InputRow).max(50_000), confirmRepeat: z.boolean().optional() }),
+    output: Submission,
+  },
+  'consumption:history': { input: Empty, output: z.array(SubmissionSummary) },
+  'consumption:get': { input: z.object({ submissionId: z.string().uuid() }), output: Submission },
+  'consumption:resume': { input: z.object({ submissionId: z.string().uuid() }), output: Submission },
+  'consumption:export-failed': { input: z.object({ submissionId: z.string().uuid(), format: z.enum(['xlsx', 'csv']) }), output: FileResult },
 } as const;
 
 export const events = {
   'connection:state': ConnectionState,
   'report:progress': ReportProgress,
+  'consumption:progress': SubmissionSummary,
 } as const;
 
 export type Channels = typeof channels;

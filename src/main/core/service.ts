@@ -6,6 +6,7 @@ import { type Connection, ServiceClient } from './api/service-client';
 import { EventHub } from './event-hub';
 import type { Ports } from './ports';
 import { Profiles } from './profiles';
+import { createConsumption, type ConsumptionModule } from './consumption/handlers';
 import { createReports, type ReportsModule } from './reports';
 
 export interface Service {
@@ -15,7 +16,8 @@ export interface Service {
   profiles: Profiles;
   clientFor(profile: Profile): Promise<ServiceClient>;
   reports: ReportsModule;
-  /** Resumes unfinished workflows (report jobs) saved by an earlier run. */
+  consumption: ConsumptionModule;
+  /** Resumes unfinished workflows (report jobs, consumption tasks) saved by an earlier run. */
   start(): Promise<void>;
   dispose(): Promise<void>;
 }
@@ -76,9 +78,11 @@ export function createService(ports: Ports): Service {
   }
 
   const reports = createReports(ports, events, (profileId) => profiles.get(profileId), clientFor);
+  const consumption = createConsumption(ports, events, (profileId) => profiles.get(profileId), clientFor);
 
   const handlers: ServiceHandlers = {
     ...reports.handlers,
+    ...consumption.handlers,
     'app:info': async () => {
       const state = await profiles.state();
       return {
@@ -119,11 +123,14 @@ export function createService(ports: Ports): Service {
     profiles,
     clientFor,
     reports,
+    consumption,
     start: async () => {
       await reports.jobs.resumeAll();
+      await consumption.tasks.resumeAll();
     },
     dispose: async () => {
       await reports.jobs.stopAll();
+      await consumption.tasks.stopAll();
       clients.clear();
     },
   };

@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { AppError } from '../../../shared/errors';
+import { type ConsumptionRecord, FailedRecord } from '../../../shared/schemas/consumption';
+import type { RetryNotice, ServiceClient } from './service-client';
+
+const Accepted = z.object({ message: z.string().nullish(), taskId: z.string().min(1, 'is empty') });
+
+const TaskStatus = z.object({
+  message: z.string(),
+  failedConsumptionRecords: z.array(FailedRecord).nullish().transform((records) => records ?? []),
+});
+export type TaskStatus = z.output<typeof TaskStatus>;
+
+function bulkPath(client: ServiceClient): string {
+  const { sellerId } = client.connection;
+  if (!sellerId) throw new AppError('validation', 'This profile has no seller ID, which consumption needs. Add it in Profiles.', { sellerId: 'is required for consumption' });
+  return `/api/sellers/${encodeURIComponent(sellerId)}/services/bulkconsumptions`;
+}
+
+/**
+ * POST the batch (spec §4.3): 202 with a taskId; the status URL comes from the response header when given (on the
+ * profile's own origin only), else from the documented path. Never retried once it may have arrived.
+ */
+export async function submitBulkConsumption(client: ServiceClient, records: ConsumptionRecord[]): Promise<{ taskId: string; statusUrl: string; message: string }> {
+  const path = bulkPath(client);
+  const response = await client.request({
+    method: 'POST',
+    target: path,
+    body: { consumptionRecords: records },
+    schema: Accepted,
+    retry: 'unsafe',
+    what: 'the answer to the consumption submission',
+  });
+  const header = response.headers.get('location');
+  const statusUrl = header ? client.resolve(/^[a-z][a-z0-9+.-]*:/i.test(header) ? header : new URL(header, `${client.connection.baseUrl}/`).toString()) : client.resolve(`${path}/${encodeURIComponent(response.data.taskId)}`);
+  return { taskId: response.data.taskId, statusUrl, message: response.data.message ?? 'Accepted' };
+}
+
+export function taskStatusUrl(client: ServiceClient, taskId: string): string {
+  return client.resolve(`${bulkPath(client)}/${encodeURIComponent(taskId)}`);
+}
+
+export async function getBulkConsumptionStatus(client: ServiceClient, statusUrl: string, signal?: AbortSignal, onRetry?: (notice: RetryNotice) => void): Promise<TaskStatus> {
+  const response = await client.request({
+    method: 'GET',
+    target: statusUrl,
+    schema: TaskStatus,
+    retry: 'safe',
+    what: 'the status of the consumption task',
+    ...(signal ? { signal } : {}),
+    ...(onRetry ? { onRetry } : {}),
+  });
+  return response.data;
+}

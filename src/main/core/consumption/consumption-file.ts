@@ -1,0 +1,134 @@
+import ExcelJS from 'exceljs';
+import Papa from 'papaparse';
+import { fieldForHeader, parseQuantity, PLAIN_HEADERS } from '../../../shared/consumption-rows';
+import { CONSUMPTION_FIELDS, type ConsumptionField, type InputRow, type ParsedFile } from '../../../shared/schemas/consumption';
+
+/** Rows past this are refused: a bulk file that large is almost surely the wrong file. */
+export const MAX_ROWS = 50_000;
+
+function emptyRow(row: number): InputRow {
+  return { row, subscriptionId: '', isAddon: '', addonId: '', quantity: '', consumptionId: '' };
+}
+
+/** Turns a header row and data rows (as text) into input rows, naming what is missing or ignored. */
+function toRows(fileName: string, header: string[], body: { row: number; cells: string[] }[], base: Pick<ParsedFile, 'sheets' | 'sheet' | 'decimalComma'>): ParsedFile {
+  const problems: string[] = [];
+  const columns = new Map<number, ConsumptionField>();
+  const ignoredColumns: string[] = [];
+  header.forEach((title, index) => {
+    const field = fieldForHeader(title);
+    if (!field) {
+      if (title.trim()) ignoredColumns.push(title.trim());
+      return;
+    }
+    if ([...columns.values()].includes(field)) problems.push(`The column "${title.trim()}" appears twice; only the first is read.`);
+    else columns.set(index, field);
+  });
+  const found = new Set(columns.values());
+  for (const required of ['subscriptionId', 'quantity'] as const) {
+    if (!found.has(required)) problems.push(`The header row has no "${PLAIN_HEADERS[required]}" column. Expected columns: ${CONSUMPTION_FIELDS.map((field) => PLAIN_HEADERS[field]).join(', ')}.`);
+  }
+  if (body.length > MAX_ROWS) problems.push(`The file has ${body.length} rows; Closebook takes at most ${MAX_ROWS} in one batch. Split it into smaller files.`);
+  const rows = problems.length
+    ? []
+    : body
+        .filter(({ cells }) => cells.some((cell) => cell.trim() !== ''))
+        .map(({ row, cells }) => {
+          const input = emptyRow(row);
+          for (const [index, field] of columns) input[field] = (cells[index] ?? '').trim();
+          if (base.decimalComma && input.quantity) {
+            const quantity = parseQuantity(input.quantity, true);
+            if (quantity !== undefined) input.quantity = String(quantity);
+          }
+          return input;
+        });
+  if (!problems.length && rows.length === 0) problems.push(`${fileName} has a header row but no consumption rows.`);
+  return { fileName, ...base, rows, problems, ignoredColumns };
+}
+
+/** CSV with ',' or ';' (then with decimal commas), a byte-order mark, quoted fields and Windows or Unix line ends. */
+export function parseConsumptionCsv(fileName: string, text: string): ParsedFile {
+  const content = text.replace(/^\uFEFF/, '');
+  const firstLine = content.split(/\r?\n/, 1)[0] ?? '';
+  const delimiter = (firstLine.match(/;/g)?.length ?? 0) > (firstLine.match(/,/g)?.length ?? 0) ? ';' : firstLine.includes('\t') && !firstLine.includes(',') ? '\t' : ',';
+  const base = { sheets: [], sheet: null, decimalComma: delimiter === ';' };
+  const parsed = Papa.parse<string[]>(content, { delimiter, skipEmptyLines: false });
+  const fatal = parsed.errors.find((error) => error.type === 'Quotes');
+  if (fatal) {
+    return { fileName, ...base, rows: [], problems: [`Row ${(fatal.row ?? 0) + 1} has a quote that is never closed: ${fatal.message}. Check the file in a text editor.`], ignoredColumns: [] };
+  }
+  const [header = [], ...body] = parsed.data;
+  if (header.every((cell) => !cell.trim())) return { fileName, ...base, rows: [], problems: [`${fileName} is empty or has no header row.`], ignoredColumns: [] };
+  return toRows(fileName, header, body.map((cells, index) => ({ row: index + 2, cells })), base);
+}
+
+function cellText(value: ExcelJS.CellValue): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'number') return String(value);
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  if (typeof value === 'string') return value;
+  if (value instanceof Date) return value.toISOString().slice(0, 10);
+  if (typeof value === 'object') {
+    if ('richText' in value) return value.richText.map((part) => part.text).join('');
+    if ('result' in value) return cellText(value.result as ExcelJS.CellValue);
+    if ('text' in value) return String(value.text);
+    if ('error' in value) return String(value.error);
+  }
+  return String(value);
+}
+
+/** An XLSX workbook: the named sheet, or the first; the first non-empty row is the header. */
+export async function parseConsumptionXlsx(fileName: string, bytes: Uint8Array, sheetName?: string): Promise<ParsedFile> {
+  const workbook = new ExcelJS.Workbook();
+  try {
+    await workbook.xlsx.load(bytes as unknown as ArrayBuffer);
+  } catch {
+    return { fileName, sheets: [], sheet: null, decimalComma: false, rows: [], problems: [`${fileName} is not a readable Excel workbook (.xlsx). Save it again from Excel, or export it as CSV.`], ignoredColumns: [] };
+  }
+  const sheets = workbook.worksheets.map((sheet) => sheet.name);
+  const worksheet = sheetName ? workbook.getWorksheet(sheetName) : workbook.worksheets[0];
+  if (!worksheet) {
+    return { fileName, sheets, sheet: null, decimalComma: false, rows: [], problems: [sheetName ? `${fileName} has no sheet "${sheetName}".` : `${fileName} has no sheets.`], ignoredColumns: [] };
+  }
+  const lines: { row: number; cells: string[] }[] = [];
+  worksheet.eachRow({ includeEmpty: false }, (row, number) => {
+    const cells: string[] = [];
+    row.eachCell({ includeEmpty: true }, (cell, column) => (cells[column - 1] = cellText(cell.value)));
+    lines.push({ row: number, cells: Array.from(cells, (cell) => cell ?? '') });
+  });
+  const [header, ...body] = lines;
+  const base = { sheets, sheet: worksheet.name, decimalComma: false };
+  if (!header) return { fileName, ...base, rows: [], problems: [`The sheet "${worksheet.name}" is empty.`], ignoredColumns: [] };
+  return toRows(fileName, header.cells, body, base);
+}
+
+export async function parseConsumptionFile(fileName: string, bytes: Uint8Array, sheetName?: string): Promise<ParsedFile> {
+  if (/\.xlsx$/i.test(fileName)) return parseConsumptionXlsx(fileName, bytes, sheetName);
+  if (/\.(csv|txt|tsv)$/i.test(fileName)) return parseConsumptionCsv(fileName, new TextDecoder('utf-8').decode(bytes));
+  return { fileName, sheets: [], sheet: null, decimalComma: false, rows: [], problems: [`${fileName}: Closebook reads consumption from .csv or .xlsx files.`], ignoredColumns: [] };
+}
+
+const TEMPLATE_HEADERS = CONSUMPTION_FIELDS.map((field) => PLAIN_HEADERS[field]);
+
+export function consumptionTemplateCsv(): string {
+  return `${TEMPLATE_HEADERS.join(',')}\r\n`;
+}
+
+export async function consumptionTemplateXlsx(): Promise<Buffer> {
+  const workbook = new ExcelJS.Workbook();
+  const sheet = workbook.addWorksheet('Consumption');
+  sheet.columns = TEMPLATE_HEADERS.map((header) => ({ header, width: header.endsWith('ID') ? 40 : 14 }));
+  sheet.getRow(1).font = { bold: true };
+  sheet.views = [{ state: 'frozen', ySplit: 1 }];
+  const help = workbook.addWorksheet('How to fill in');
+  help.columns = [{ width: 18 }, { width: 90 }];
+  [
+    ['Subscription ID', 'Required. The metered subscription (a GUID).'],
+    ['Is add-on', 'yes/no (also true/false or 1/0). Yes when the record is for an add-on of the subscription.'],
+    ['Add-on ID', 'Required when Is add-on is yes; must be empty when it is no.'],
+    ['Quantity', 'Required. A number, zero or more (decimals allowed).'],
+    ['Consumption ID', 'Leave empty for new consumption; the id of an existing record to correct it.'],
+    ['', 'One record per subscription or add-on per batch. If one record fails, the service saves none of the batch.'],
+  ].forEach((values) => help.addRow(values));
+  return Buffer.from(await workbook.xlsx.writeBuffer());
+}

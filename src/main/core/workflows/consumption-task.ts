@@ -1,0 +1,209 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { canonicalRecords, joinFailures, validateRows } from '../../../shared/consumption-rows';
+import { AppError } from '../../../shared/errors';
+import type { Profile } from '../../../shared/schemas/profile';
+import type { InputRow, Submission, SubmissionSummary } from '../../../shared/schemas/consumption';
+import { getBulkConsumptionStatus, submitBulkConsumption } from '../api/bulk-consumption';
+import type { ServiceClient } from '../api/service-client';
+import type { EventHub } from '../event-hub';
+import type { Clock } from '../ports';
+import type { JobStore } from '../store/job-store';
+
+/** The first check a few seconds after sending, then twice as long each time, up to 30 s (a loopback twin: faster). */
+export function consumptionPollDelay(polls: number, loopback: boolean): number {
+  const [first, cap] = loopback ? [250, 2_000] : [3_000, 30_000];
+  return Math.min(cap, first * 2 ** polls);
+}
+
+const TRANSIENT = new Set(['network', 'timeout', 'service', 'rate-limited']);
+const ACTIVE: Submission['state'][] = ['Queued', 'Processing'];
+
+export function summarize(submission: Submission): SubmissionSummary {
+  const { rows: _rows, records, failures, ...rest } = submission;
+  return { ...rest, recordCount: records.length, failureCount: failures.length };
+}
+
+export interface ConsumptionDeps {
+  clock: Clock;
+  store: JobStore<Submission>;
+  events: EventHub;
+  getProfile: (profileId: string) => Promise<Profile>;
+  clientFor: (profile: Profile) => Promise<ServiceClient>;
+}
+
+/**
+ * Bulk consumption as a durable workflow: validate, refuse an unconfirmed repeat, save, POST, then poll the task
+ * to Successful or Failed (failures joined to their rows). History stays in the same store, readable offline.
+ */
+export class ConsumptionTasks {
+  private readonly running = new Map<string, { controller: AbortController; done: Promise<void> }>();
+
+  constructor(private readonly deps: ConsumptionDeps) {}
+
+  async submit(profileId: string, fileName: string, rows: InputRow[], options: { confirmRepeat?: boolean } = {}): Promise<Submission> {
+    const profile = await this.deps.getProfile(profileId);
+    const { records, recordRows, problems } = validateRows(rows);
+    if (problems.length) {
+      const fields = Object.fromEntries(problems.map((problem) => [`row.${problem.row}.${problem.field}`, problem.message]));
+      const first = problems[0] as (typeof problems)[number];
+      throw new AppError('validation', `Nothing was sent: ${problems.length} problem${problems.length === 1 ? '' : 's'} to fix first (row ${first.row}: ${first.message})`, fields);
+    }
+    const contentHash = createHash('sha256').update(canonicalRecords(records)).digest('hex');
+    if (!options.confirmRepeat) {
+      const earlier = (await this.deps.store.list()).find((s) => s.profileId === profileId && s.contentHash === contentHash && ['Successful', 'outcome-unknown', 'sending', ...ACTIVE].includes(s.state));
+      if (earlier) {
+        const when = earlier.createdAt.slice(0, 16).replace('T', ' ');
+        const reason =
+          earlier.state === 'Successful'
+            ? `was already submitted successfully on ${when} (task ${earlier.taskId})`
+            : earlier.state === 'outcome-unknown'
+              ? `was sent on ${when}, but the connection broke, so it may have arrived`
+              : `is being processed (sent ${when})`;
+        throw new AppError('conflict', `This exact batch ${reason}. Sending it again may count the consumption twice; confirm only if that is what you want.`);
+      }
+    }
+    const now = new Date(this.deps.clock.now()).toISOString();
+    let submission: Submission = {
+      id: randomUUID(),
+      profileId,
+      profileName: profile.name,
+      fileName,
+      contentHash,
+      rows: rows.filter((row) => recordRows.includes(row.row)),
+      records,
+      taskId: null,
+      statusUrl: null,
+      state: 'sending',
+      message: null,
+      failures: [],
+      createdAt: now,
+      updatedAt: now,
+      polls: 0,
+      nextPollAt: null,
+    };
+    await this.save(submission); // on disk before the POST: a crash mid-send is then known as "outcome unknown"
+    const client = await this.deps.clientFor(profile);
+    try {
+      const accepted = await submitBulkConsumption(client, records);
+      submission = await this.save({
+        ...submission,
+        taskId: accepted.taskId,
+        statusUrl: accepted.statusUrl,
+        state: 'Queued',
+        message: accepted.message,
+        nextPollAt: new Date(this.deps.clock.now() + consumptionPollDelay(0, client.isLoopback)).toISOString(),
+      });
+      this.run(submission);
+    } catch (error) {
+      const appError = error instanceof AppError ? error : new AppError('internal', String(error));
+      submission = await this.save({
+        ...submission,
+        state: appError.code === 'outcome-unknown' ? 'outcome-unknown' : 'error',
+        message: appError.code === 'outcome-unknown' ? `${appError.message} Look in the service for task results before sending this batch again.` : appError.message,
+      });
+    }
+    return submission;
+  }
+
+  async history(): Promise<Submission[]> {
+    return (await this.deps.store.list()).sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+  }
+
+  async get(id: string): Promise<Submission> {
+    const submission = await this.deps.store.get(id);
+    if (!submission) throw new AppError('not-found', 'That submission is not in the history.');
+    return submission;
+  }
+
+  /** After a restart: resumes tasks in flight; a send that never got its answer becomes "outcome unknown". */
+  async resumeAll(): Promise<void> {
+    for (const submission of await this.deps.store.list()) {
+      if (submission.state === 'sending') {
+        await this.save({ ...submission, state: 'outcome-unknown', message: 'Closebook stopped while sending this batch, so it cannot tell whether the service received it. Check the service before sending it again.' });
+      } else if (ACTIVE.includes(submission.state) && submission.statusUrl) this.run(submission);
+    }
+  }
+
+  /** Checks a task again (after an error, or to refresh). */
+  async resume(id: string): Promise<Submission> {
+    const submission = await this.get(id);
+    if (!submission.statusUrl) throw new AppError('validation', 'This batch never got a task from the service, so there is nothing to check.');
+    const resumed = await this.save({ ...submission, state: ACTIVE.includes(submission.state) ? submission.state : 'Queued', nextPollAt: new Date(this.deps.clock.now()).toISOString() });
+    if (!['Successful', 'Failed'].includes(submission.state)) this.run(resumed);
+    return resumed;
+  }
+
+  async settled(ids?: string[]): Promise<void> {
+    await Promise.all([...this.running.entries()].filter(([id]) => !ids || ids.includes(id)).map(([, run]) => run.done));
+  }
+
+  async stopAll(): Promise<void> {
+    for (const run of this.running.values()) run.controller.abort();
+    await Promise.all([...this.running.values()].map((run) => run.done));
+  }
+
+  private run(submission: Submission): void {
+    if (this.running.has(submission.id)) return;
+    const controller = new AbortController();
+    const done = this.loop(submission, controller.signal).finally(() => this.running.delete(submission.id));
+    this.running.set(submission.id, { controller, done });
+  }
+
+  private async loop(initial: Submission, signal: AbortSignal): Promise<void> {
+    let submission = initial;
+    const { clock } = this.deps;
+    try {
+      const client = await this.deps.clientFor(await this.deps.getProfile(submission.profileId));
+      for (;;) {
+        const wait = submission.nextPollAt ? Date.parse(submission.nextPollAt) - clock.now() : 0;
+        if (wait > 0) await clock.sleep(wait, signal);
+        let status;
+        try {
+          status = await getBulkConsumptionStatus(client, submission.statusUrl as string, signal);
+        } catch (error) {
+          if (signal.aborted) return;
+          if (error instanceof AppError && TRANSIENT.has(error.code)) {
+            submission = await this.save({ ...submission, message: `${error.message} Closebook keeps checking.`, nextPollAt: new Date(clock.now() + consumptionPollDelay(submission.polls, client.isLoopback)).toISOString() });
+            continue;
+          }
+          throw error;
+        }
+        const polls = submission.polls + 1;
+        const state = (['Queued', 'Processing', 'Successful', 'Failed'] as const).find((known) => known.toLowerCase() === status.message.trim().toLowerCase());
+        if (state === 'Queued' || state === 'Processing') {
+          submission = await this.save({ ...submission, state, polls, message: null, nextPollAt: new Date(clock.now() + consumptionPollDelay(polls, client.isLoopback)).toISOString() });
+          continue;
+        }
+        if (state === 'Successful') {
+          await this.save({ ...submission, state, polls, nextPollAt: null, message: `All ${submission.records.length} records were submitted.` });
+          return;
+        }
+        if (state === 'Failed') {
+          const recordRows = submission.rows.map((row) => row.row);
+          const failures = joinFailures(submission.records, recordRows, status.failedConsumptionRecords);
+          await this.save({
+            ...submission,
+            state,
+            polls,
+            nextPollAt: null,
+            failures,
+            message: `The service rejected ${failures.length} of ${submission.records.length} records, so it saved none of this batch. Fix or remove the rows marked, then submit the whole batch again.`,
+          });
+          return;
+        }
+        throw new AppError('bad-response', `The service answered the task status "${status.message}", which Closebook does not know (Queued, Processing, Successful or Failed). Check the task ${submission.taskId} in the service.`);
+      }
+    } catch (error) {
+      if (signal.aborted) return;
+      const message = error instanceof AppError ? error.message : String(error);
+      await this.save({ ...submission, state: 'error', nextPollAt: null, message: `${message} Use "Check again" to retry.` }).catch(() => undefined);
+    }
+  }
+
+  private async save(submission: Submission): Promise<Submission> {
+    const updated = { ...submission, updatedAt: new Date(this.deps.clock.now()).toISOString() };
+    await this.deps.store.put(updated);
+    this.deps.events.emit('consumption:progress', summarize(updated));
+    return updated;
+  }
+}

@@ -1,0 +1,136 @@
+import { isGuid } from './schemas/common';
+import type { ConsumptionField, ConsumptionRecord, FailedRecord, InputRow, RowFailure, RowProblem } from './schemas/consumption';
+
+/** Header text → field: the spec's names and their plain-words forms, matched without case, spaces or punctuation. */
+const HEADER_ALIASES: Record<string, ConsumptionField> = {
+  subscriptionid: 'subscriptionId',
+  subscription: 'subscriptionId',
+  isaddon: 'isAddon',
+  addon: 'isAddon',
+  addonid: 'addonId',
+  quantity: 'quantity',
+  qty: 'quantity',
+  consumptionid: 'consumptionId',
+};
+
+export const PLAIN_HEADERS: Record<ConsumptionField, string> = {
+  subscriptionId: 'Subscription ID',
+  isAddon: 'Is add-on',
+  addonId: 'Add-on ID',
+  quantity: 'Quantity',
+  consumptionId: 'Consumption ID',
+};
+
+export function fieldForHeader(header: string): ConsumptionField | undefined {
+  return HEADER_ALIASES[header.toLowerCase().replace(/[^a-z]/g, '')];
+}
+
+const TRUE_WORDS = new Set(['true', 'yes', 'y', '1']);
+const FALSE_WORDS = new Set(['false', 'no', 'n', '0']);
+
+export function parseYesNo(value: string): boolean | undefined {
+  const word = value.trim().toLowerCase();
+  if (word === '') return false; // an empty "Is add-on" reads as a plain subscription record
+  if (TRUE_WORDS.has(word)) return true;
+  if (FALSE_WORDS.has(word)) return false;
+  return undefined;
+}
+
+/**
+ * A quantity as people type it: "12.5", "12,5" (decimal comma), "1 250,5" or "1,250.5" with grouping. Returns
+ * undefined for anything that is not clearly one number.
+ */
+export function parseQuantity(value: string, decimalComma: boolean): number | undefined {
+  let text = value.trim().replace(/[\s\u00a0\u202f']/g, '');
+  if (text === '') return undefined;
+  if (decimalComma) text = text.replace(/\.(?=\d{3}(\D|$))/g, '').replace(',', '.');
+  else text = text.replace(/,(?=\d{3}(\D|$))/g, '');
+  if (!/^[+-]?(\d+(\.\d+)?|\.\d+)$/.test(text)) return undefined;
+  const number = Number(text);
+  return Number.isFinite(number) ? number : undefined;
+}
+
+export interface ValidatedRows {
+  records: ConsumptionRecord[];
+  /** Row number of each record, in the same order. */
+  recordRows: number[];
+  problems: RowProblem[];
+}
+
+/**
+ * Checks every row per spec §2.4 and names each problem's row and field. Rows are all-or-nothing like the service:
+ * callers submit only when `problems` is empty.
+ */
+export function validateRows(rows: InputRow[], options: { decimalComma?: boolean } = {}): ValidatedRows {
+  const problems: RowProblem[] = [];
+  const records: ConsumptionRecord[] = [];
+  const recordRows: number[] = [];
+  const seen = new Map<string, number>();
+  if (rows.length === 0) problems.push({ row: 0, field: 'file', message: 'There are no consumption rows to submit.' });
+  for (const input of rows) {
+    const problem = (field: ConsumptionField, message: string) => problems.push({ row: input.row, field, message });
+    const before = problems.length;
+    const subscriptionId = input.subscriptionId.trim();
+    if (!subscriptionId) problem('subscriptionId', 'Subscription ID is required.');
+    else if (!isGuid(subscriptionId)) problem('subscriptionId', `"${subscriptionId}" is not a GUID (like 3f2504e0-4f89-11d3-9a0c-0305e82c3301).`);
+    const isAddon = parseYesNo(input.isAddon);
+    if (isAddon === undefined) problem('isAddon', `"${input.isAddon.trim()}" is not yes/no: use true/false, yes/no or 1/0.`);
+    const addonId = input.addonId.trim();
+    if (addonId && !isGuid(addonId)) problem('addonId', `"${addonId}" is not a GUID.`);
+    if (isAddon === true && !addonId) problem('addonId', 'Add-on ID is required when Is add-on is yes.');
+    if (isAddon === false && addonId) problem('addonId', 'Add-on ID is given but Is add-on is no: set Is add-on to yes, or clear the add-on ID.');
+    const quantity = parseQuantity(input.quantity, options.decimalComma ?? false);
+    if (input.quantity.trim() === '') problem('quantity', 'Quantity is required.');
+    else if (quantity === undefined) problem('quantity', `"${input.quantity.trim()}" is not a number.`);
+    else if (quantity < 0) problem('quantity', 'Quantity must be zero or more.');
+    const consumptionId = input.consumptionId.trim();
+    if (consumptionId && !isGuid(consumptionId)) problem('consumptionId', `"${consumptionId}" is not a GUID (leave it empty for new consumption).`);
+    if (subscriptionId && isGuid(subscriptionId)) {
+      const key = `${subscriptionId.toLowerCase()}|${isAddon ? addonId.toLowerCase() : ''}`;
+      const first = seen.get(key);
+      if (first !== undefined) problem(isAddon ? 'addonId' : 'subscriptionId', `The same ${isAddon ? 'add-on' : 'subscription'} is already on row ${first}; one record each per batch.`);
+      else seen.set(key, input.row);
+    }
+    if (problems.length === before && isAddon !== undefined && quantity !== undefined) {
+      records.push({
+        subscriptionId,
+        isAddon,
+        quantity,
+        ...(addonId ? { addonId } : {}),
+        ...(consumptionId ? { consumptionId } : {}),
+      });
+      recordRows.push(input.row);
+    }
+  }
+  return { records, recordRows, problems };
+}
+
+/** The records as the service receives them, in a stable form for hashing. */
+export function canonicalRecords(records: ConsumptionRecord[]): string {
+  return JSON.stringify(
+    records.map((record) => [record.subscriptionId.toLowerCase(), record.isAddon, record.addonId?.toLowerCase() ?? '', record.quantity, record.consumptionId?.toLowerCase() ?? '']),
+  );
+}
+
+/**
+ * Joins each failed record back to the row it came from: by subscription, add-on and consumption id, then quantity
+ * to tell duplicates apart. A failure that matches no row is returned with `row: null`, to be listed apart.
+ */
+export function joinFailures(records: ConsumptionRecord[], recordRows: number[], failed: FailedRecord[]): RowFailure[] {
+  const used = new Set<number>();
+  const norm = (value: string | null | undefined) => (value ?? '').trim().toLowerCase();
+  return failed.map((failure) => {
+    const candidates = records
+      .map((record, index) => ({ record, index }))
+      .filter(({ record, index }) => !used.has(index) && norm(record.subscriptionId) === norm(failure.subscriptionId) && norm(record.addonId) === norm(failure.addonId) && (failure.consumptionId === null || norm(record.consumptionId) === norm(failure.consumptionId)));
+    const match = candidates.find(({ record }) => failure.quantity === null || record.quantity === failure.quantity) ?? candidates[0];
+    if (match) used.add(match.index);
+    return {
+      row: match ? (recordRows[match.index] as number) : null,
+      errorMessage: failure.errorMessage,
+      subscriptionId: failure.subscriptionId,
+      addonId: failure.addonId,
+      quantity: failure.quantity,
+    };
+  });
+}

@@ -1,7 +1,8 @@
+import { createHash } from 'node:crypto';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { z } from 'zod';
 import { AppError, type ErrorCode } from '../../shared/errors';
-import { ProfileFields } from '../../shared/schemas/profile';
+import { type Profile, ProfileFields } from '../../shared/schemas/profile';
 import { ServiceClient } from '../core/api/service-client';
 import { defaultDataDir } from '../core/data-dir';
 import { createStderrLogger } from '../core/log';
@@ -138,3 +139,35 @@ export async function withContext<T>(dataDir: string | undefined, run: (context:
   }
 }
 
+
+/** A stable id for an inline (flag-given) connection, so `report resume` with the same flags finds its jobs. */
+function inlineProfileId(client: ServiceClient): string {
+  const { baseUrl, clientId, username, resellerId } = client.connection;
+  const hex = createHash('sha256').update([baseUrl, clientId, username, resellerId].join('\n')).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+/**
+ * The profile a workflow runs under: a saved one (`--profile`), or a stand-in for the inline flags whose id is stable,
+ * so `report resume` and the consumption history find the same requests when given the same flags again.
+ */
+export async function resolveProfile(context: CliContext, flags: ConnectionFlags): Promise<{ profile: Profile; client: ServiceClient }> {
+  const resolved = await resolveClient(context, flags);
+  if (resolved.profileId) return { profile: await context.service.profiles.get(resolved.profileId), client: resolved.client };
+  const { connection } = resolved.client;
+  return {
+    client: resolved.client,
+    profile: {
+      id: inlineProfileId(resolved.client),
+      name: `${connection.username} (command line)`,
+      kind: 'service',
+      createdAt: '',
+      updatedAt: '',
+      baseUrl: connection.baseUrl,
+      clientId: connection.clientId,
+      username: connection.username,
+      resellerId: connection.resellerId,
+      sellerId: connection.sellerId,
+    },
+  };
+}

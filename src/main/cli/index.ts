@@ -1,5 +1,6 @@
 import { organizationsCommand, profilesCommand, simulatorCommand } from './commands';
 import { EXIT, fail } from './context';
+import { consumptionCommand } from './consumption-commands';
 import { reportCommand, reportsCommand } from './report-commands';
 
 const USAGE = `Closebook command line (the same core as the app)
@@ -12,10 +13,15 @@ const USAGE = `Closebook command line (the same core as the app)
   report resume                                           carry on with unfinished report requests
   reports list [--json] | export ID --out FILE.xlsx [--group NAME] | delete ID
                                                           saved reports (offline)
+  consumption validate --file F [--sheet NAME]            check a CSV/XLSX consumption file; problems by row
+  consumption submit --file F [--failed-out F.xlsx|.csv] [--poll-interval S] [--yes]
+                                                          submit, watch the task; exit 3 when the service rejects it
+  consumption status TASKID | history [--json]            a task's state; past submissions (offline)
 
 Service commands take --profile NAME, or --base-url URL --client-id ID --username NAME --reseller-id GUID
 [--seller-id GUID] with CLOSEBOOK_API_SECRET and CLOSEBOOK_PASSWORD in the environment; and --data-dir DIR.
-Exit codes: 0 done, 1 usage or validation error, 2 authentication, network or service error.
+Exit codes: 0 done, 1 usage or validation error, 2 authentication, network or service error,
+3 the consumption task Failed.
 `;
 
 const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
@@ -24,6 +30,7 @@ const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
   orgs: organizationsCommand,
   report: reportCommand,
   reports: reportsCommand,
+  consumption: consumptionCommand,
 };
 
 /** Runs one command and returns its exit code; every failure is one line on stderr. */

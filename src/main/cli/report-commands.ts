@@ -1,24 +1,14 @@
-import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
 import { AppError } from '../../shared/errors';
 import { ReportPeriod, type ReportPeriod as Period } from '../../shared/schemas/billing-report';
-import type { Profile } from '../../shared/schemas/profile';
 import { ReportJob, type ReportProgress } from '../../shared/schemas/saved-report';
-import type { ServiceClient } from '../core/api/service-client';
 import { EventHub } from '../core/event-hub';
 import { writeReportWorkbookFile } from '../core/export/report-workbook';
 import { systemClock } from '../core/ports';
 import { JobStore } from '../core/store/job-store';
 import { ReportStore } from '../core/store/report-store';
 import { ReportJobs, SERVICE_POLL_FLOOR_MS } from '../core/workflows/report-job';
-import { CONNECTION_OPTIONS, type CliContext, EXIT, resolveClient, UsageError, withContext, parse } from './context';
-
-/** A stable id for an inline (flag-given) connection, so `report resume` with the same flags finds its jobs. */
-function inlineProfileId(client: ServiceClient): string {
-  const { baseUrl, clientId, username, resellerId } = client.connection;
-  const hex = createHash('sha256').update([baseUrl, clientId, username, resellerId].join('\n')).digest('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
-}
+import { CONNECTION_OPTIONS, type CliContext, EXIT, parse, resolveProfile, UsageError, withContext } from './context';
 
 function formatElapsed(ms: number): string {
   const seconds = Math.round(ms / 1000);
@@ -34,17 +24,8 @@ function progressLine(progress: ReportProgress): string {
 
 /** The core report workflow, hosted by the CLI: the same jobs file and saved reports as the app. */
 async function cliReportJobs(context: CliContext, flags: Record<string, unknown>, pollSeconds: number | undefined) {
-  const resolved = await resolveClient(context, flags);
-  const profile: Profile = resolved.profileId
-    ? await context.service.profiles.get(resolved.profileId)
-    : {
-        id: inlineProfileId(resolved.client),
-        name: `${resolved.client.connection.username} (command line)`,
-        kind: 'service',
-        createdAt: '',
-        updatedAt: '',
-        ...resolved.client.connection,
-      };
+  const { profile, client } = await resolveProfile(context, flags);
+  const resolved = { client };
   const events = new EventHub();
   events.subscribe((event, payload) => {
     if (event === 'report:progress') process.stderr.write(`${progressLine(payload as ReportProgress)}\n`);

@@ -29,6 +29,8 @@ export interface ConsumptionDeps {
   events: EventHub;
   getProfile: (profileId: string) => Promise<Profile>;
   clientFor: (profile: Profile) => Promise<ServiceClient>;
+  /** Overrides the back-off schedule (the CLI's --poll-interval). */
+  pollDelay?: (polls: number, loopback: boolean) => number;
 }
 
 /**
@@ -38,7 +40,11 @@ export interface ConsumptionDeps {
 export class ConsumptionTasks {
   private readonly running = new Map<string, { controller: AbortController; done: Promise<void> }>();
 
-  constructor(private readonly deps: ConsumptionDeps) {}
+  private readonly pollDelay: (polls: number, loopback: boolean) => number;
+
+  constructor(private readonly deps: ConsumptionDeps) {
+    this.pollDelay = deps.pollDelay ?? consumptionPollDelay;
+  }
 
   async submit(profileId: string, fileName: string, rows: InputRow[], options: { confirmRepeat?: boolean } = {}): Promise<Submission> {
     const profile = await this.deps.getProfile(profileId);
@@ -91,7 +97,7 @@ export class ConsumptionTasks {
         statusUrl: accepted.statusUrl,
         state: 'Queued',
         message: accepted.message,
-        nextPollAt: new Date(this.deps.clock.now() + consumptionPollDelay(0, client.isLoopback)).toISOString(),
+        nextPollAt: new Date(this.deps.clock.now() + this.pollDelay(0, client.isLoopback)).toISOString(),
       });
       this.run(submission);
     } catch (error) {
@@ -163,7 +169,7 @@ export class ConsumptionTasks {
         } catch (error) {
           if (signal.aborted) return;
           if (error instanceof AppError && TRANSIENT.has(error.code)) {
-            submission = await this.save({ ...submission, message: `${error.message} Closebook keeps checking.`, nextPollAt: new Date(clock.now() + consumptionPollDelay(submission.polls, client.isLoopback)).toISOString() });
+            submission = await this.save({ ...submission, message: `${error.message} Closebook keeps checking.`, nextPollAt: new Date(clock.now() + this.pollDelay(submission.polls, client.isLoopback)).toISOString() });
             continue;
           }
           throw error;
@@ -171,7 +177,7 @@ export class ConsumptionTasks {
         const polls = submission.polls + 1;
         const state = (['Queued', 'Processing', 'Successful', 'Failed'] as const).find((known) => known.toLowerCase() === status.message.trim().toLowerCase());
         if (state === 'Queued' || state === 'Processing') {
-          submission = await this.save({ ...submission, state, polls, message: null, nextPollAt: new Date(clock.now() + consumptionPollDelay(polls, client.isLoopback)).toISOString() });
+          submission = await this.save({ ...submission, state, polls, message: null, nextPollAt: new Date(clock.now() + this.pollDelay(polls, client.isLoopback)).toISOString() });
           continue;
         }
         if (state === 'Successful') {

@@ -1,0 +1,134 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { basename, resolve } from 'node:path';
+import { validateRows, PLAIN_HEADERS } from '../../shared/consumption-rows';
+import { AppError } from '../../shared/errors';
+import { type ConsumptionField, type ParsedFile, Submission, type SubmissionSummary } from '../../shared/schemas/consumption';
+import { getBulkConsumptionStatus, taskStatusUrl } from '../core/api/bulk-consumption';
+import { parseConsumptionFile } from '../core/consumption/consumption-file';
+import { failedRowsCsv, failedRowsXlsx } from '../core/consumption/failed-rows';
+import { EventHub } from '../core/event-hub';
+import { systemClock } from '../core/ports';
+import { JobStore } from '../core/store/job-store';
+import { ConsumptionTasks } from '../core/workflows/consumption-task';
+import { CONNECTION_OPTIONS, type CliContext, EXIT, parse, resolveClient, resolveProfile, UsageError, withContext } from './context';
+
+/** Exit code for a task the service rejected (failed records written to --failed-out). */
+export const EXIT_TASK_FAILED = 3;
+
+async function readRows(file: string | undefined, sheet: string | undefined): Promise<ParsedFile> {
+  if (!file) throw new UsageError('Name the file: --file consumption.csv (or .xlsx)');
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(file);
+  } catch (error) {
+    throw new UsageError(`${file} could not be read (${(error as NodeJS.ErrnoException).code ?? String(error)}).`);
+  }
+  return parseConsumptionFile(basename(file), bytes, sheet);
+}
+
+/** File and row problems, one per line on stderr; true when there were any. */
+function reportProblems(parsed: ParsedFile): boolean {
+  for (const problem of parsed.problems) process.stderr.write(`${parsed.fileName}: ${problem}\n`);
+  if (parsed.problems.length) return true;
+  const { problems, records } = validateRows(parsed.rows);
+  for (const problem of problems) {
+    const field = PLAIN_HEADERS[problem.field as ConsumptionField] ?? problem.field;
+    process.stderr.write(`${parsed.fileName}: row ${problem.row}, ${field}: ${problem.message}\n`);
+  }
+  if (!problems.length) process.stderr.write(`${parsed.fileName}: ${records.length} records are valid${parsed.ignoredColumns.length ? ` (ignored columns: ${parsed.ignoredColumns.join(', ')})` : ''}.\n`);
+  return problems.length > 0;
+}
+
+async function writeFailedOut(submission: Submission, path: string): Promise<void> {
+  const target = resolve(path);
+  await writeFile(target, target.toLowerCase().endsWith('.csv') ? failedRowsCsv(submission) : await failedRowsXlsx(submission));
+  process.stderr.write(`Failed records with their errors: ${target}\n`);
+}
+
+function historyLine(submission: SubmissionSummary): string {
+  return `${submission.createdAt.slice(0, 16).replace('T', ' ')}  ${submission.state.padEnd(15)}  ${String(submission.recordCount).padStart(6)} records  ${submission.fileName}  ${submission.taskId ?? '-'}`;
+}
+
+/** `consumption validate|submit|status|history`. */
+export async function consumptionCommand(args: string[]): Promise<number> {
+  const [action, ...rest] = args;
+  const { values, positionals } = parse(rest, {
+    ...CONNECTION_OPTIONS,
+    file: { type: 'string' },
+    sheet: { type: 'string' },
+    'failed-out': { type: 'string' },
+    'poll-interval': { type: 'string' },
+    yes: { type: 'boolean', default: false },
+  });
+  if (action === 'validate') return reportProblems(await readRows(values.file, values.sheet)) ? EXIT.usage : EXIT.ok;
+
+  if (action === 'submit') {
+    const failedOut = values['failed-out'];
+    if (failedOut && !/\.(xlsx|csv)$/i.test(failedOut)) throw new UsageError('--failed-out must name an .xlsx or .csv file');
+    const seconds = values['poll-interval'] === undefined ? undefined : Number(values['poll-interval']);
+    if (seconds !== undefined && !(seconds > 0)) throw new UsageError('--poll-interval must be a number of seconds greater than 0');
+    const parsed = await readRows(values.file, values.sheet);
+    if (reportProblems(parsed)) return EXIT.usage;
+    return withContext(values['data-dir'], async (context) => {
+      const { profile, client } = await resolveProfile(context, values);
+      const events = new EventHub();
+      events.subscribe((event, payload) => {
+        const summary = payload as SubmissionSummary;
+        if (event === 'consumption:progress') process.stderr.write(`task ${summary.taskId ?? '(not yet)'}: ${summary.state}${summary.message ? ` — ${summary.message}` : ''}\n`);
+      });
+      const tasks = new ConsumptionTasks({
+        clock: systemClock,
+        store: new JobStore(context.dataDir, 'consumption-history', Submission),
+        events,
+        getProfile: async () => profile,
+        clientFor: async () => client,
+        ...(seconds === undefined ? {} : { pollDelay: () => seconds * 1000 }),
+      });
+      let submission: Submission;
+      try {
+        submission = await tasks.submit(profile.id, parsed.fileName, parsed.rows, values.yes ? { confirmRepeat: true } : {});
+      } catch (error) {
+        if (error instanceof AppError && error.code === 'conflict') throw new UsageError(`${error.message} Add --yes to send it anyway.`);
+        throw error;
+      }
+      process.stdout.write(`${submission.taskId ?? ''}\n`);
+      await tasks.settled([submission.id]);
+      submission = await tasks.get(submission.id);
+      if (submission.state === 'Successful') return EXIT.ok;
+      if (submission.state === 'Failed') {
+        for (const failure of submission.failures) process.stderr.write(`${failure.row === null ? 'no matching row' : `row ${failure.row}`}: ${failure.errorMessage}\n`);
+        process.stderr.write('Nothing of this batch was saved by the service. Fix the rows and submit the whole file again.\n');
+        if (failedOut) await writeFailedOut(submission, failedOut);
+        return EXIT_TASK_FAILED;
+      }
+      process.stderr.write(`closebook: ${submission.message ?? `the submission ended as ${submission.state}`}\n`);
+      return EXIT.service;
+    });
+  }
+
+  if (action === 'status') {
+    const taskId = positionals[0];
+    if (!taskId) throw new UsageError('Usage: consumption status TASKID (with --profile NAME or --base-url …)');
+    return withContext(values['data-dir'], async (context) => {
+      const { client } = await resolveClient(context, values);
+      const status = await getBulkConsumptionStatus(client, taskStatusUrl(client, taskId));
+      if (values.json) process.stdout.write(`${JSON.stringify(status, null, 2)}\n`);
+      else {
+        process.stdout.write(`${status.message}\n`);
+        for (const failure of status.failedConsumptionRecords) process.stdout.write(`  ${failure.subscriptionId}${failure.addonId ? ` / ${failure.addonId}` : ''} (${failure.quantity ?? '?'}): ${failure.errorMessage}\n`);
+      }
+      return status.message.toLowerCase() === 'failed' ? EXIT_TASK_FAILED : EXIT.ok;
+    });
+  }
+
+  if (action === 'history') {
+    return withContext(values['data-dir'], async (context: CliContext) => {
+      const history = (await context.service.consumption.tasks.history()).map(({ rows: _rows, records, failures, ...rest }) => ({ ...rest, recordCount: records.length, failureCount: failures.length }));
+      if (values.json) process.stdout.write(`${JSON.stringify(history, null, 2)}\n`);
+      else if (history.length === 0) process.stderr.write(`No consumption submissions in ${context.dataDir}.\n`);
+      else for (const submission of history) process.stdout.write(`${historyLine(submission)}\n`);
+      return EXIT.ok;
+    });
+  }
+  throw new UsageError('Usage: consumption validate --file F | submit --file F [--failed-out F.xlsx|.csv] [--poll-interval S] [--yes] | status TASKID | history [--json]');
+}

@@ -1,0 +1,88 @@
+import { useMemo } from 'react';
+import { PLAIN_HEADERS, validateRows } from '../../../../shared/consumption-rows';
+import type { InputRow, RowFailure } from '../../../../shared/schemas/consumption';
+import { useConsumption } from './consumption-store';
+
+const COLUMNS = ['subscriptionId', 'isAddon', 'addonId', 'quantity', 'consumptionId'] as const;
+
+function byRow<T>(items: T[], rowOf: (item: T) => number | null): Map<number, T[]> {
+  const map = new Map<number, T[]>();
+  for (const item of items) {
+    const row = rowOf(item);
+    if (row !== null) map.set(row, [...(map.get(row) ?? []), item]);
+  }
+  return map;
+}
+
+/**
+ * The batch as an editable grid. Each row shows its own problems (checked as you type) and, after a failed task,
+ * the service's error for that row — so fixing happens in place, beside the message.
+ */
+export function BatchGrid({ rows, failures }: { rows: InputRow[]; failures: RowFailure[] }): React.JSX.Element {
+  const setCell = useConsumption((state) => state.setCell);
+  const removeRow = useConsumption((state) => state.removeRow);
+  const addRow = useConsumption((state) => state.addRow);
+  const { problems } = useMemo(() => validateRows(rows), [rows]);
+  const problemsByRow = useMemo(() => byRow(problems, (problem) => problem.row), [problems]);
+  const failuresByRow = useMemo(() => byRow(failures, (failure) => failure.row), [failures]);
+
+  return (
+    <div className="table-scroll batch">
+      <table className="grid" aria-label="Consumption rows">
+        <thead>
+          <tr>
+            <th className="num">Row</th>
+            {COLUMNS.map((column) => (
+              <th key={column}>{PLAIN_HEADERS[column]}</th>
+            ))}
+            <th>Problems</th>
+            <th />
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((row) => {
+            const rowProblems = problemsByRow.get(row.row) ?? [];
+            const rowFailures = failuresByRow.get(row.row) ?? [];
+            const invalid = new Set(rowProblems.map((problem) => problem.field));
+            return (
+              <tr key={row.row} data-row={row.row} className={rowProblems.length || rowFailures.length ? 'row--problem' : undefined}>
+                <td className="num">{row.row}</td>
+                {COLUMNS.map((column) => (
+                  <td key={column}>
+                    <input
+                      className={`cell-input cell-input--${column}${invalid.has(column) ? ' cell-input--invalid' : ''}`}
+                      aria-label={`Row ${row.row} ${PLAIN_HEADERS[column]}`}
+                      aria-invalid={invalid.has(column)}
+                      value={row[column]}
+                      onChange={(event) => setCell(row.row, column, event.target.value)}
+                    />
+                  </td>
+                ))}
+                <td className="row-messages" data-testid={`row-${row.row}-messages`}>
+                  {rowProblems.map((problem) => (
+                    <div key={`${problem.field}-${problem.message}`} className="row-problem">
+                      {PLAIN_HEADERS[problem.field as (typeof COLUMNS)[number]] ?? problem.field}: {problem.message}
+                    </div>
+                  ))}
+                  {rowFailures.map((failure, index) => (
+                    <div key={index} className="row-failure" role="note">
+                      Service: {failure.errorMessage}
+                    </div>
+                  ))}
+                </td>
+                <td>
+                  <button type="button" className="link danger" aria-label={`Remove row ${row.row}`} onClick={() => removeRow(row.row)}>
+                    Remove
+                  </button>
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+      <button type="button" className="link" onClick={addRow}>
+        + Add a row
+      </button>
+    </div>
+  );
+}

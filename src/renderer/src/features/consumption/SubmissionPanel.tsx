@@ -1,0 +1,73 @@
+import { useState } from 'react';
+import type { Submission } from '../../../../shared/schemas/consumption';
+import { call, errorMessage } from '../../bridge';
+import { receiveFile } from '../../bridge/files';
+import { ErrorNote } from '../../components/ErrorNote';
+
+const STATE_TEXT: Record<Submission['state'], string> = {
+  sending: 'Sending…',
+  'outcome-unknown': 'Outcome unknown',
+  Queued: 'Queued',
+  Processing: 'Processing',
+  Successful: 'Successful',
+  Failed: 'Failed',
+  error: 'Stopped',
+};
+
+/** The task of the batch just sent (or picked from the history): its state, live, and what to do next. */
+export function SubmissionPanel({ submission }: { submission: Submission }): React.JSX.Element {
+  const [notice, setNotice] = useState<string | null>(null);
+  const [failure, setFailure] = useState<string | null>(null);
+  const unmatched = submission.failures.filter((item) => item.row === null);
+
+  const exportFailed = async (format: 'xlsx' | 'csv') => {
+    setFailure(null);
+    try {
+      setNotice(receiveFile(await call('consumption:export-failed', { submissionId: submission.id, format })));
+    } catch (error) {
+      setFailure(errorMessage(error));
+    }
+  };
+
+  return (
+    <section className={`panel submission submission--${submission.state}`} aria-label="Submission" data-testid="submission">
+      <div className="submission__state" role="status">
+        <strong data-testid="submission-state">{STATE_TEXT[submission.state]}</strong>
+        {submission.taskId ? <span className="muted mono"> task {submission.taskId}</span> : null}
+        <span className="muted"> · {submission.records.length} records from {submission.fileName}</span>
+      </div>
+      {submission.message ? <p className={submission.state === 'Successful' ? 'notice' : submission.state === 'Queued' || submission.state === 'Processing' ? 'muted' : 'job__error'}>{submission.message}</p> : null}
+      {submission.state === 'Failed' ? (
+        <>
+          <p className="warn-text" data-testid="nothing-saved">
+            Nothing of this batch was saved. The service processes a batch all or nothing: fix or remove the rows marked below, then submit the whole batch again.
+          </p>
+          {unmatched.length ? (
+            <div className="unmatched" aria-label="Failures with no matching row">
+              <strong>Failures that match no row of the batch:</strong>
+              <ul>
+                {unmatched.map((item, index) => (
+                  <li key={index}>
+                    {item.subscriptionId}
+                    {item.addonId ? ` / ${item.addonId}` : ''} ({item.quantity ?? '?'}): {item.errorMessage}
+                  </li>
+                ))}
+              </ul>
+            </div>
+          ) : null}
+          <div className="toolbar">
+            <button type="button" onClick={() => void exportFailed('xlsx')}>Failed rows to Excel</button>
+            <button type="button" onClick={() => void exportFailed('csv')}>Failed rows to CSV</button>
+          </div>
+        </>
+      ) : null}
+      {submission.state === 'error' && submission.statusUrl ? (
+        <button type="button" onClick={() => void call('consumption:resume', { submissionId: submission.id }).catch((error: unknown) => setFailure(errorMessage(error)))}>
+          Check again
+        </button>
+      ) : null}
+      {notice ? <p className="notice" role="status">{notice}</p> : null}
+      <ErrorNote message={failure} />
+    </section>
+  );
+}

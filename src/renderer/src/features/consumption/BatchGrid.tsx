@@ -1,4 +1,4 @@
-import { useMemo } from 'react';
+import { Fragment, useMemo } from 'react';
 import { PLAIN_HEADERS, validateRows } from '../../../../shared/consumption-rows';
 import type { InputRow, RowFailure } from '../../../../shared/schemas/consumption';
 import { useConsumption } from './consumption-store';
@@ -29,14 +29,20 @@ export function BatchGrid({ rows, failures }: { rows: InputRow[]; failures: RowF
   return (
     <div className="table-scroll batch">
       <table className="grid" aria-label="Consumption rows">
+        <colgroup>
+          <col className="col-row" />
+          <col className="col-remove" />
+          {COLUMNS.map((column) => (
+            <col key={column} className={`col-${column}`} />
+          ))}
+        </colgroup>
         <thead>
           <tr>
             <th className="num">Row</th>
+            <th />
             {COLUMNS.map((column) => (
               <th key={column}>{PLAIN_HEADERS[column]}</th>
             ))}
-            <th>Problems</th>
-            <th />
           </tr>
         </thead>
         <tbody>
@@ -44,38 +50,47 @@ export function BatchGrid({ rows, failures }: { rows: InputRow[]; failures: RowF
             const rowProblems = problemsByRow.get(row.row) ?? [];
             const rowFailures = failuresByRow.get(row.row) ?? [];
             const invalid = new Set(rowProblems.map((problem) => problem.field));
+            const messages = rowProblems.length + rowFailures.length > 0;
             return (
-              <tr key={row.row} data-row={row.row} className={rowProblems.length || rowFailures.length ? 'row--problem' : undefined}>
-                <td className="num">{row.row}</td>
-                {COLUMNS.map((column) => (
-                  <td key={column}>
-                    <input
-                      className={`cell-input cell-input--${column}${invalid.has(column) ? ' cell-input--invalid' : ''}`}
-                      aria-label={`Row ${row.row} ${PLAIN_HEADERS[column]}`}
-                      aria-invalid={invalid.has(column)}
-                      value={row[column]}
-                      onChange={(event) => setCell(row.row, column, event.target.value)}
-                    />
+              <Fragment key={row.row}>
+                <tr data-row={row.row} className={messages ? 'row--problem' : undefined}>
+                  <td className="num">{row.row}</td>
+                  <td>
+                    <button type="button" className="link danger" aria-label={`Remove row ${row.row}`} title="Remove this row" onClick={() => removeRow(row.row)}>
+                      ✕
+                    </button>
                   </td>
-                ))}
-                <td className="row-messages" data-testid={`row-${row.row}-messages`}>
-                  {rowProblems.map((problem) => (
-                    <div key={`${problem.field}-${problem.message}`} className="row-problem">
-                      {PLAIN_HEADERS[problem.field as (typeof COLUMNS)[number]] ?? problem.field}: {problem.message}
-                    </div>
+                  {COLUMNS.map((column) => (
+                    <td key={column}>
+                      <input
+                        className={`cell-input cell-input--${column}${invalid.has(column) ? ' cell-input--invalid' : ''}`}
+                        aria-label={`Row ${row.row} ${PLAIN_HEADERS[column]}`}
+                        aria-invalid={invalid.has(column)}
+                        value={row[column]}
+                        title={row[column]}
+                        onChange={(event) => setCell(row.row, column, event.target.value)}
+                      />
+                    </td>
                   ))}
-                  {rowFailures.map((failure, index) => (
-                    <div key={index} className="row-failure" role="note">
-                      Service: {failure.errorMessage}
-                    </div>
-                  ))}
-                </td>
-                <td>
-                  <button type="button" className="link danger" aria-label={`Remove row ${row.row}`} onClick={() => removeRow(row.row)}>
-                    Remove
-                  </button>
-                </td>
-              </tr>
+                </tr>
+                {messages ? (
+                  <tr className="row--problem row-messages-line">
+                    <td colSpan={2} />
+                    <td colSpan={COLUMNS.length} className="row-messages" data-testid={`row-${row.row}-messages`}>
+                      {rowProblems.map((problem) => (
+                        <div key={`${problem.field}-${problem.message}`} className="row-problem">
+                          {PLAIN_HEADERS[problem.field as (typeof COLUMNS)[number]] ?? problem.field}: {problem.message}
+                        </div>
+                      ))}
+                      {rowFailures.map((failure, index) => (
+                        <div key={index} className="row-failure" role="note">
+                          Refused by the service: {failure.errorMessage}
+                        </div>
+                      ))}
+                    </td>
+                  </tr>
+                ) : null}
+              </Fragment>
             );
           })}
         </tbody>

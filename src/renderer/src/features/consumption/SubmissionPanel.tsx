@@ -36,11 +36,12 @@ export function SubmissionPanel({ submission }: { submission: Submission }): Rea
         {submission.taskId ? <span className="muted mono"> task {submission.taskId}</span> : null}
         <span className="muted"> · {submission.records.length} records from {submission.fileName}</span>
       </div>
-      {submission.message ? <p className={submission.state === 'Successful' ? 'notice' : submission.state === 'Queued' || submission.state === 'Processing' ? 'muted' : 'job__error'}>{submission.message}</p> : null}
+      {submission.message && submission.state !== 'Failed' ? <p className={submission.state === 'Successful' ? 'notice' : submission.state === 'Queued' || submission.state === 'Processing' ? 'muted' : 'job__error'}>{submission.message}</p> : null}
       {submission.state === 'Failed' ? (
         <>
           <p className="warn-text" data-testid="nothing-saved">
-            Nothing of this batch was saved. The service processes a batch all or nothing: fix or remove the rows marked below, then submit the whole batch again.
+            The service rejected {submission.failures.length} of {submission.records.length} records, so nothing of this batch was saved (a batch is all or nothing). Fix or
+            remove the rows marked below, then submit the whole batch again.
           </p>
           {unmatched.length ? (
             <div className="unmatched" aria-label="Failures with no matching row">

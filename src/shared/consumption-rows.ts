@@ -85,7 +85,8 @@ export function validateRows(rows: InputRow[], options: { decimalComma?: boolean
     else if (quantity < 0) problem('quantity', 'Quantity must be zero or more.');
     const consumptionId = input.consumptionId.trim();
     if (consumptionId && !isGuid(consumptionId)) problem('consumptionId', `"${consumptionId}" is not a GUID (leave it empty for new consumption).`);
-    if (subscriptionId && isGuid(subscriptionId)) {
+    // Only otherwise-valid rows are compared, so one mistake does not echo as "duplicate" on later rows.
+    if (problems.length === before) {
       const key = `${subscriptionId.toLowerCase()}|${isAddon ? addonId.toLowerCase() : ''}`;
       const first = seen.get(key);
       if (first !== undefined) problem(isAddon ? 'addonId' : 'subscriptionId', `The same ${isAddon ? 'add-on' : 'subscription'} is already on row ${first}; one record each per batch.`);

@@ -69,3 +69,18 @@ export async function testPorts(overrides: Partial<Ports> = {}): Promise<{ ports
     },
   };
 }
+
+/** The address under which tests present a loopback twin as a remote service (so the 30 s floor applies). */
+export const REMOTE = 'https://billing.example.com';
+
+/** Makes the loopback twin look like a remote service, so the client applies the 30 s floor. */
+export function remoteFetch(twin: Twin, rewriteLocation = (location: string) => location.replace(twin.baseUrl, REMOTE)) {
+  return async (url: string, init?: RequestInit) => {
+    const response = await fetch(url.replace(REMOTE, twin.baseUrl), init);
+    const headers = new Headers(response.headers);
+    const location = headers.get('location');
+    if (location) headers.set('location', rewriteLocation(location));
+    return new Response(response.status === 201 || response.status === 204 ? null : await response.arrayBuffer(), { status: response.status, headers });
+  };
+}
+

@@ -8,26 +8,14 @@ import { EventHub } from '../event-hub';
 import type { Clock } from '../ports';
 import { JobStore } from '../store/job-store';
 import { ReportStore } from '../store/report-store';
-import { FakeClock, temporaryDir } from '../test-support';
+import { FakeClock, REMOTE, remoteFetch, temporaryDir } from '../test-support';
 import { defaultReportName, pollInterval, ReportJobs } from './report-job';
 
-const REMOTE = 'https://billing.example.com';
 const PERIOD = { startDate: '2026-10-01', endDate: '2026-10-31' };
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   while (cleanups.length) await cleanups.pop()?.();
 });
-
-/** Makes the loopback twin look like a remote service, so the client applies the 30 s floor. */
-function remoteFetch(twin: Twin, rewriteLocation = (location: string) => location.replace(twin.baseUrl, REMOTE)) {
-  return async (url: string, init?: RequestInit) => {
-    const response = await fetch(url.replace(REMOTE, twin.baseUrl), init);
-    const headers = new Headers(response.headers);
-    const location = headers.get('location');
-    if (location) headers.set('location', rewriteLocation(location));
-    return new Response(response.status === 201 || response.status === 204 ? null : await response.arrayBuffer(), { status: response.status, headers });
-  };
-}
 
 /** A clock whose sleeps never end (until aborted) while stopped: the job waits for its first poll forever. */
 class StoppedClock extends FakeClock {

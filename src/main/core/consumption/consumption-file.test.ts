@@ -1,0 +1,106 @@
+import ExcelJS from 'exceljs';
+import { describe, expect, it } from 'vitest';
+import { validateRows } from '../../../shared/consumption-rows';
+import { SeededRandom } from '../../twin/random';
+import { consumptionTemplateCsv, consumptionTemplateXlsx, parseConsumptionCsv, parseConsumptionFile, parseConsumptionXlsx } from './consumption-file';
+
+const SUB = '3f2504e0-4f89-41d3-9a0c-0305e82c3301';
+const ADDON = 'aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee';
+
+describe('CSV import', () => {
+  it('reads comma CSV with the spec header names', () => {
+    const parsed = parseConsumptionCsv('a.csv', `subscriptionId,isAddon,addonId,quantity,consumptionId\n${SUB},false,,12.5,\n`);
+    expect(parsed.problems).toEqual([]);
+    expect(parsed.rows).toEqual([{ row: 2, subscriptionId: SUB, isAddon: 'false', addonId: '', quantity: '12.5', consumptionId: '' }]);
+  });
+
+  it('reads semicolon CSV with a BOM, CRLF, decimal commas, quoted fields and plain-words headers in any case', () => {
+    const text = `\uFEFFSUBSCRIPTION ID;Is Add-On;add-on id;Quantity;Note\r\n${SUB};yes;${ADDON};"1.234,5";"said ""hi""; twice"\r\n${SUB};no;;0,25;\r\n`;
+    const parsed = parseConsumptionCsv('b.csv', text);
+    expect(parsed.decimalComma).toBe(true);
+    expect(parsed.ignoredColumns).toEqual(['Note']);
+    expect(parsed.rows.map((r) => [r.row, r.isAddon, r.addonId, r.quantity])).toEqual([
+      [2, 'yes', ADDON, '1234.5'],
+      [3, 'no', '', '0.25'],
+    ]);
+    expect(validateRows(parsed.rows).problems).toEqual([]);
+  });
+
+  it('keeps file row numbers when there are blank lines, and reads tab-separated text pasted from a sheet', () => {
+    const parsed = parseConsumptionCsv('c.csv', `Subscription ID,Quantity\n\n${SUB},3\n`);
+    expect(parsed.rows.map((r) => r.row)).toEqual([3]);
+    const pasted = parseConsumptionCsv('pasted.csv', `Subscription ID\tQuantity\n${SUB}\t4\n`);
+    expect(pasted.rows[0]?.quantity).toBe('4');
+  });
+
+  it('says which columns are missing, and when there are no rows', () => {
+    expect(parseConsumptionCsv('d.csv', 'Subscription,Amount\nx,1\n').problems[0]).toMatch(/no "Quantity" column/);
+    expect(parseConsumptionCsv('e.csv', 'Subscription ID,Quantity\n').problems[0]).toMatch(/no consumption rows/);
+    expect(parseConsumptionCsv('f.csv', '').problems[0]).toMatch(/empty/);
+    expect(parseConsumptionCsv('g.csv', `Subscription ID,Quantity\n"${SUB},1\n`).problems[0]).toMatch(/quote/);
+  });
+
+  it('refuses other kinds of file by name', async () => {
+    expect((await parseConsumptionFile('notes.pdf', new Uint8Array([1, 2]))).problems[0]).toMatch(/\.csv or \.xlsx/);
+  });
+});
+
+describe('XLSX import', () => {
+  async function workbook(sheets: Record<string, unknown[][]>): Promise<Uint8Array> {
+    const book = new ExcelJS.Workbook();
+    for (const [name, rows] of Object.entries(sheets)) {
+      const sheet = book.addWorksheet(name);
+      for (const values of rows) sheet.addRow(values);
+    }
+    return new Uint8Array(await book.xlsx.writeBuffer());
+  }
+
+  it('reads the first sheet, or the one picked, with numbers and booleans as cells', async () => {
+    const bytes = await workbook({
+      Notes: [['nothing here']],
+      March: [['Subscription ID', 'Is add-on', 'Add-on ID', 'Quantity'], [SUB, true, ADDON, 12.5], [SUB, false, null, 3]],
+    });
+    const first = await parseConsumptionXlsx('m.xlsx', bytes);
+    expect(first.sheets).toEqual(['Notes', 'March']);
+    expect(first.problems[0]).toMatch(/no "Subscription ID" column/);
+    const march = await parseConsumptionXlsx('m.xlsx', bytes, 'March');
+    expect(march.problems).toEqual([]);
+    expect(march.rows).toEqual([
+      { row: 2, subscriptionId: SUB, isAddon: 'true', addonId: ADDON, quantity: '12.5', consumptionId: '' },
+      { row: 3, subscriptionId: SUB, isAddon: 'false', addonId: '', quantity: '3', consumptionId: '' },
+    ]);
+  });
+
+  it('says a file is not a workbook, and names a missing sheet', async () => {
+    expect((await parseConsumptionXlsx('x.xlsx', new Uint8Array([80, 75, 3, 4, 0, 0]))).problems[0]).toMatch(/not a readable Excel workbook/);
+    expect((await parseConsumptionXlsx('m.xlsx', await workbook({ A: [['x']] }), 'B')).problems[0]).toMatch(/no sheet "B"/);
+  });
+
+  it('makes templates whose headers read back as every field', async () => {
+    expect(parseConsumptionCsv('t.csv', consumptionTemplateCsv()).problems[0]).toMatch(/no consumption rows/);
+    const template = await parseConsumptionXlsx('t.xlsx', await consumptionTemplateXlsx());
+    expect(template.ignoredColumns).toEqual([]);
+    expect(template.problems[0]).toMatch(/no consumption rows/);
+  });
+});
+
+describe('malformed files', () => {
+  it('turns 1,000 generated malformed files into clear problems or valid rows, never a crash', async () => {
+    const random = new SeededRandom(20261122);
+    const pieces = ['Subscription ID', 'Quantity', 'Is add-on', 'Add-on ID', 'junk', SUB, ADDON, 'yes', 'maybe', '12,5', '-3', '"', '""', ';', ',', '\t', '\n', '\r\n', '\uFEFF', '\u0000', '=cmd()', 'ÅÄÖ', '9'.repeat(400), ' '];
+    let withProblems = 0;
+    for (let file = 0; file < 1000; file++) {
+      const length = random.int(0, 60);
+      const text = Array.from({ length }, () => random.pick(pieces)).join(random.chance(0.5) ? ',' : '');
+      const asXlsx = random.chance(0.1);
+      const parsed = await parseConsumptionFile(asXlsx ? `f${file}.xlsx` : `f${file}.csv`, new TextEncoder().encode(text));
+      const { problems, records } = validateRows(parsed.rows);
+      const all = [...parsed.problems, ...problems.map((p) => p.message)];
+      for (const message of all) expect(message.length).toBeGreaterThan(10);
+      for (const problem of problems) expect(problem.row).toBeGreaterThanOrEqual(0);
+      if (all.length) withProblems++;
+      else expect(records.length).toBe(parsed.rows.length);
+    }
+    expect(withProblems).toBeGreaterThan(900);
+  });
+});

@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import { canonicalRecords, fieldForHeader, joinFailures, parseQuantity, parseYesNo, validateRows } from './consumption-rows';
+import type { InputRow } from './schemas/consumption';
+
+const SUB = '3f2504e0-4f89-41d3-9a0c-0305e82c3301';
+const SUB2 = '6b1c3d2e-1111-4222-8333-944455556666';
+const ADDON = 'aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee';
+const row = (n: number, fields: Partial<Omit<InputRow, 'row'>>): InputRow => ({ row: n, subscriptionId: SUB, isAddon: 'no', addonId: '', quantity: '1', consumptionId: '', ...fields });
+
+describe('header matching', () => {
+  it('takes the spec names and plain words in any case and spacing', () => {
+    expect(['subscriptionId', 'Subscription ID', 'SUBSCRIPTION_ID', ' subscription-id '].map(fieldForHeader)).toEqual(Array(4).fill('subscriptionId'));
+    expect(['isAddon', 'Is add-on', 'IS ADD ON'].map(fieldForHeader)).toEqual(Array(3).fill('isAddon'));
+    expect(['addonId', 'Add-on ID'].map(fieldForHeader)).toEqual(['addonId', 'addonId']);
+    expect(['Consumption ID', 'consumptionid'].map(fieldForHeader)).toEqual(['consumptionId', 'consumptionId']);
+    expect(fieldForHeader('Notes')).toBeUndefined();
+  });
+});
+
+describe('cell values', () => {
+  it('reads yes/no words', () => {
+    expect(['true', 'YES', 'y', '1'].map(parseYesNo)).toEqual([true, true, true, true]);
+    expect(['false', 'No', 'n', '0', ''].map(parseYesNo)).toEqual([false, false, false, false, false]);
+    expect(parseYesNo('maybe')).toBeUndefined();
+  });
+
+  it('reads quantities with a decimal point, or a decimal comma, and grouping', () => {
+    expect(parseQuantity('12.5', false)).toBe(12.5);
+    expect(parseQuantity('1,250.75', false)).toBe(1250.75);
+    expect(parseQuantity('12,5', true)).toBe(12.5);
+    expect(parseQuantity('1.250,5', true)).toBe(1250.5);
+    expect(parseQuantity('1 250,5', true)).toBe(1250.5);
+    expect(parseQuantity('12,5', false)).toBeUndefined();
+    expect(parseQuantity('1e3', false)).toBeUndefined();
+    expect(parseQuantity('Infinity', false)).toBeUndefined();
+    expect(parseQuantity('', false)).toBeUndefined();
+  });
+});
+
+describe('validateRows', () => {
+  it('accepts a valid batch and builds the records of spec §2.4', () => {
+    const result = validateRows([row(2, { quantity: '12.5' }), row(3, { isAddon: 'yes', addonId: ADDON, quantity: '3', consumptionId: SUB2 })]);
+    expect(result.problems).toEqual([]);
+    expect(result.records).toEqual([
+      { subscriptionId: SUB, isAddon: false, quantity: 12.5 },
+      { subscriptionId: SUB, isAddon: true, addonId: ADDON, quantity: 3, consumptionId: SUB2 },
+    ]);
+    expect(result.recordRows).toEqual([2, 3]);
+  });
+
+  it('names the row and field of every problem', () => {
+    const { problems, records } = validateRows([
+      row(2, { subscriptionId: '' }),
+      row(3, { subscriptionId: 'abc' }),
+      row(4, { isAddon: 'maybe' }),
+      row(5, { subscriptionId: SUB2, isAddon: 'yes' }),
+      row(6, { subscriptionId: SUB2, isAddon: 'no', addonId: ADDON }),
+      row(7, { subscriptionId: SUB2, quantity: '-1' }),
+      row(8, { subscriptionId: SUB2, quantity: 'ten' }),
+      row(9, { subscriptionId: SUB2, quantity: '' }),
+      row(10, { subscriptionId: SUB2, quantity: '2', consumptionId: 'x' }),
+    ]);
+    expect(problems.map((p) => `${p.row}:${p.field}`)).toEqual(['2:subscriptionId', '3:subscriptionId', '4:isAddon', '5:addonId', '6:addonId', '7:quantity', '8:quantity', '9:quantity', '10:consumptionId']);
+    expect(problems.find((p) => p.row === 5)?.message).toMatch(/required when Is add-on is yes/);
+    expect(problems.find((p) => p.row === 6)?.message).toMatch(/Is add-on is no/);
+    expect(problems.find((p) => p.row === 7)?.message).toMatch(/zero or more/);
+    expect(records).toEqual([]);
+  });
+
+  it('flags the same subscription or add-on twice in one batch, pointing at the first', () => {
+    const { problems } = validateRows([row(2, {}), row(3, { subscriptionId: SUB.toUpperCase() }), row(4, { isAddon: 'yes', addonId: ADDON }), row(5, { isAddon: '1', addonId: ADDON })]);
+    expect(problems.map((p) => [p.row, p.field, p.message])).toEqual([
+      [3, 'subscriptionId', expect.stringContaining('already on row 2')],
+      [5, 'addonId', expect.stringContaining('already on row 4')],
+    ]);
+  });
+
+  it('refuses an empty batch', () => {
+    expect(validateRows([]).problems).toHaveLength(1);
+  });
+
+  it('hashes the same records the same way whatever the case of their ids', () => {
+    const a = validateRows([row(2, {})]).records;
+    const b = validateRows([row(7, { subscriptionId: SUB.toUpperCase() })]).records;
+    expect(canonicalRecords(a)).toBe(canonicalRecords(b));
+  });
+});
+
+describe('joinFailures', () => {
+  const { records, recordRows } = validateRows([row(2, { quantity: '1' }), row(3, { subscriptionId: SUB2, quantity: '5' }), row(4, { isAddon: 'yes', addonId: ADDON, quantity: '2' }), row(5, { subscriptionId: SUB2, isAddon: 'yes', addonId: ADDON, quantity: '5' })]);
+
+  it('puts each failure on the row it came from, by ids and quantity', () => {
+    const joined = joinFailures(records, recordRows, [
+      { errorMessage: 'no such add-on', consumptionId: null, subscriptionId: SUB.toUpperCase(), isAddon: true, addonId: ADDON, quantity: 2 },
+      { errorMessage: 'unknown subscription', consumptionId: null, subscriptionId: SUB2, isAddon: false, addonId: null, quantity: 5 },
+    ]);
+    expect(joined.map((f) => [f.row, f.errorMessage])).toEqual([
+      [4, 'no such add-on'],
+      [3, 'unknown subscription'],
+    ]);
+  });
+
+  it('lists a failure that matches no row apart (row null)', () => {
+    const joined = joinFailures(records, recordRows, [{ errorMessage: 'who?', consumptionId: null, subscriptionId: '99999999-9999-4999-8999-999999999999', isAddon: false, addonId: null, quantity: 1 }]);
+    expect(joined).toEqual([{ row: null, errorMessage: 'who?', subscriptionId: '99999999-9999-4999-8999-999999999999', addonId: null, quantity: 1 }]);
+  });
+});

@@ -30,7 +30,7 @@ export function runCli(args: string[], dataDir: string, env: Record<string, stri
 }
 
 export function inlineConnection(baseUrl: string): string[] {
-  return ['--base-url', baseUrl, '--client-id', DEMO_CREDENTIALS.clientId, '--username', DEMO_CREDENTIALS.username, '--reseller-id', DEMO_CREDENTIALS.resellerId];
+  return ['--base-url', baseUrl, '--client-id', DEMO_CREDENTIALS.clientId, '--username', DEMO_CREDENTIALS.username, '--reseller-id', DEMO_CREDENTIALS.resellerId, '--seller-id', DEMO_CREDENTIALS.sellerId];
 }
 
 /** A simulator and a data folder for one test file: started before its tests, stopped and removed after. */

@@ -135,8 +135,8 @@ describe('consumption task', () => {
       getProfile: async () => ({ ...env.profile, sellerId: '' }),
       clientFor: async (profile) => new ServiceClient({ ...profile, readSecrets: async () => ({ apiSecret: 'x', password: 'y' }) }, { fetch: remoteFetch(env.twin), clock: env.clock }),
     });
-    const submission = await tasks.submit(env.profile.id, 'a.csv', rows(env.twin));
-    expect(submission).toMatchObject({ state: 'error', message: expect.stringContaining('no seller ID') });
+    await expect(tasks.submit(env.profile.id, 'a.csv', rows(env.twin))).rejects.toMatchObject({ code: 'validation', message: expect.stringContaining('no seller ID') });
+    expect(await tasks.history()).toEqual([]);
   });
 });
 

@@ -48,6 +48,9 @@ export class ConsumptionTasks {
 
   async submit(profileId: string, fileName: string, rows: InputRow[], options: { confirmRepeat?: boolean } = {}): Promise<Submission> {
     const profile = await this.deps.getProfile(profileId);
+    if (!profile.sellerId) {
+      throw new AppError('validation', `Profile "${profile.name}" has no seller ID, which consumption needs. Add it in Profiles (or --seller-id).`, { sellerId: 'is required for consumption' });
+    }
     const { records, recordRows, problems } = validateRows(rows);
     if (problems.length) {
       const fields = Object.fromEntries(problems.map((problem) => [`row.${problem.row}.${problem.field}`, problem.message]));

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ReportJob, type ReportProgress } from '../../../shared/schemas/saved-report';
-import { startTwin, type Twin } from '../../twin/server';
+import { startTwin } from '../../twin/server';
 import { type Connection, ServiceClient } from '../api/service-client';
 import { EventHub } from '../event-hub';
 import type { Clock } from '../ports';

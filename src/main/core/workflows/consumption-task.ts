@@ -8,6 +8,7 @@ import type { ServiceClient } from '../api/service-client';
 import type { EventHub } from '../event-hub';
 import type { Clock } from '../ports';
 import type { JobStore } from '../store/job-store';
+import { RunningLoops } from './running-loops';
 
 /** The first check a few seconds after sending, then twice as long each time, up to 30 s (a loopback twin: faster). */
 export function consumptionPollDelay(polls: number, loopback: boolean): number {
@@ -38,7 +39,7 @@ export interface ConsumptionDeps {
  * to Successful or Failed (failures joined to their rows). History stays in the same store, readable offline.
  */
 export class ConsumptionTasks {
-  private readonly running = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  private readonly loops = new RunningLoops();
 
   private readonly pollDelay: (polls: number, loopback: boolean) => number;
 
@@ -142,20 +143,16 @@ export class ConsumptionTasks {
     return resumed;
   }
 
-  async settled(ids?: string[]): Promise<void> {
-    await Promise.all([...this.running.entries()].filter(([id]) => !ids || ids.includes(id)).map(([, run]) => run.done));
+  settled(ids?: string[]): Promise<void> {
+    return this.loops.settled(ids);
   }
 
-  async stopAll(): Promise<void> {
-    for (const run of this.running.values()) run.controller.abort();
-    await Promise.all([...this.running.values()].map((run) => run.done));
+  stopAll(): Promise<void> {
+    return this.loops.stopAll();
   }
 
   private run(submission: Submission): void {
-    if (this.running.has(submission.id)) return;
-    const controller = new AbortController();
-    const done = this.loop(submission, controller.signal).finally(() => this.running.delete(submission.id));
-    this.running.set(submission.id, { controller, done });
+    this.loops.start(submission.id, (signal) => this.loop(submission, signal));
   }
 
   private async loop(initial: Submission, signal: AbortSignal): Promise<void> {

@@ -10,6 +10,7 @@ import type { EventHub } from '../event-hub';
 import type { Clock } from '../ports';
 import type { JobStore } from '../store/job-store';
 import type { ReportStore } from '../store/report-store';
+import { RunningLoops } from './running-loops';
 
 /** Spec §3.1/§8: at least 30 s between polls of a real service. */
 export const SERVICE_POLL_FLOOR_MS = 30_000;
@@ -50,7 +51,7 @@ const TRANSIENT = new Set(['network', 'timeout', 'service', 'rate-limited']);
  * complete, keeping the job through network loss and restarts; cancellable at any point.
  */
 export class ReportJobs {
-  private readonly running = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  private readonly loops = new RunningLoops();
 
   constructor(private readonly deps: ReportJobDeps) {}
 
@@ -89,15 +90,13 @@ export class ReportJobs {
   }
 
   /** Waits until the given jobs (or all running ones) stop: done, failed or cancelled. */
-  async settled(ids?: string[]): Promise<void> {
-    const waits = [...this.running.entries()].filter(([id]) => !ids || ids.includes(id)).map(([, run]) => run.done);
-    await Promise.all(waits);
+  settled(ids?: string[]): Promise<void> {
+    return this.loops.settled(ids);
   }
 
   async cancel(jobId: string): Promise<void> {
     const job = await this.deps.jobs.get(jobId);
-    this.running.get(jobId)?.controller.abort();
-    await this.running.get(jobId)?.done;
+    await this.loops.stop(jobId);
     await this.deps.jobs.remove(jobId);
     if (job) this.emit(job, 'cancelled', 'Cancelled. The service may still finish the report; nothing was saved.', null);
   }
@@ -113,16 +112,12 @@ export class ReportJobs {
   }
 
   /** Stops every poll loop (the jobs stay saved and resume next time). */
-  async stopAll(): Promise<void> {
-    for (const run of this.running.values()) run.controller.abort();
-    await Promise.all([...this.running.values()].map((run) => run.done));
+  stopAll(): Promise<void> {
+    return this.loops.stopAll();
   }
 
   private run(job: ReportJob): void {
-    if (this.running.has(job.id)) return;
-    const controller = new AbortController();
-    const done = this.loop(job, controller.signal).finally(() => this.running.delete(job.id));
-    this.running.set(job.id, { controller, done });
+    this.loops.start(job.id, (signal) => this.loop(job, signal));
   }
 
   private async loop(initial: ReportJob, signal: AbortSignal): Promise<void> {

@@ -1,4 +1,4 @@
-import type { BrowserWindow, BrowserWindowConstructorOptions, WebContents } from 'electron';
+import type { BrowserWindowConstructorOptions, WebContents } from 'electron';
 
 /**
  * Strict CSP: only the app's own scripts and styles, no eval, no remote content. The renderer talks to the main
@@ -62,5 +62,3 @@ function isSameDocument(url: string, trustedUrl: string): boolean {
     return false;
   }
 }
-
-export type WindowFactory = new (options: BrowserWindowConstructorOptions) => BrowserWindow;

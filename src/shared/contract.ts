@@ -112,17 +112,8 @@ export function isChannelName(value: unknown): value is ChannelName {
   return typeof value === 'string' && Object.hasOwn(channels, value);
 }
 
-export function isEventName(value: unknown): value is EventName {
-  return typeof value === 'string' && Object.hasOwn(events, value);
-}
-
 /** Every reply across IPC or the bridge: errors are values, because thrown errors arrive mangled. */
 export type Reply<T> = { ok: true; data: T } | { ok: false; error: AppErrorShape };
-
-export const ReplyEnvelope = z.union([
-  z.object({ ok: z.literal(true), data: z.unknown() }),
-  z.object({ ok: z.literal(false), error: AppErrorShape }),
-]);
 
 /** The service a host exposes: one async handler per channel. */
 export type ServiceHandlers = {

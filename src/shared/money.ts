@@ -7,20 +7,8 @@ import Decimal from 'decimal.js';
 export const Money = Decimal.clone({ precision: 40, rounding: Decimal.ROUND_HALF_EVEN });
 export type Money = InstanceType<typeof Money>;
 
-const DECIMAL_PATTERN = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
-
-export function isDecimalString(value: string): boolean {
-  return DECIMAL_PATTERN.test(value.trim());
-}
-
 export function money(value: string | number | Money): Money {
   return new Money(value);
-}
-
-export function sumMoney(values: Iterable<string | Money>): Money {
-  let total = new Money(0);
-  for (const value of values) total = total.plus(value);
-  return total;
 }
 
 /** Margin % of sales; null when there are no sales to divide by. */

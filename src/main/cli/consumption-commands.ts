@@ -13,7 +13,7 @@ import { ConsumptionTasks } from '../core/workflows/consumption-task';
 import { CONNECTION_OPTIONS, type CliContext, EXIT, parse, resolveClient, resolveProfile, UsageError, withContext } from './context';
 
 /** Exit code for a task the service rejected (failed records written to --failed-out). */
-export const EXIT_TASK_FAILED = 3;
+const EXIT_TASK_FAILED = 3;
 
 async function readRows(file: string | undefined, sheet: string | undefined): Promise<ParsedFile> {
   if (!file) throw new UsageError('Name the file: --file consumption.csv (or .xlsx)');

@@ -47,7 +47,7 @@ export const ReportListing = z.discriminatedUnion('state', [
 ]);
 export type ReportListing = z.infer<typeof ReportListing>;
 
-export const ReportJobState = z.enum(['starting', 'waiting', 'polling', 'retrying', 'saving', 'done', 'failed', 'cancelled']);
+export const ReportJobState = z.enum(['waiting', 'polling', 'retrying', 'saving', 'done', 'failed', 'cancelled']);
 
 /** A report request being generated; persisted before its first poll so it survives a restart. */
 export const ReportJob = z.object({

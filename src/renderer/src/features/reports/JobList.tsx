@@ -5,7 +5,6 @@ import { formatDuration } from './format';
 import { useReportJobs } from './report-jobs-store';
 
 const STATE_LABEL: Record<string, string> = {
-  starting: 'Starting',
   waiting: 'Generating',
   polling: 'Checking',
   retrying: 'Retrying',

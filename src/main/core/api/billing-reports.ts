@@ -23,9 +23,7 @@ export async function startBillingReport(client: ServiceClient, period: ReportPe
   if (!location) {
     throw new AppError('bad-response', `The service accepted the report request (HTTP ${response.status}) but did not say where the report will be (no location header). Try again; report it to the service if it repeats.`);
   }
-  // The spec promises a full URL; a relative one is read against the service's base URL.
-  const absolute = /^[a-z][a-z0-9+.-]*:/i.test(location) ? location : new URL(location, `${client.connection.baseUrl}/`).toString();
-  return client.resolve(absolute);
+  return client.resolveLocation(location);
 }
 
 /** One poll of the report location; the result is parsed (both shapes of §2.3) and money kept as strings. */

@@ -32,7 +32,7 @@ export async function submitBulkConsumption(client: ServiceClient, records: Cons
     what: 'the answer to the consumption submission',
   });
   const header = response.headers.get('location');
-  const statusUrl = header ? client.resolve(/^[a-z][a-z0-9+.-]*:/i.test(header) ? header : new URL(header, `${client.connection.baseUrl}/`).toString()) : client.resolve(`${path}/${encodeURIComponent(response.data.taskId)}`);
+  const statusUrl = header ? client.resolveLocation(header) : client.resolve(`${path}/${encodeURIComponent(response.data.taskId)}`);
   return { taskId: response.data.taskId, statusUrl, message: response.data.message ?? 'Accepted' };
 }
 

@@ -10,6 +10,7 @@ afterEach(async () => {
   twin = undefined;
 });
 
+const clientConnection = { baseUrl: '', clientId: 'c', username: 'u', resellerId: 'r', sellerId: 's', readSecrets: async () => ({ apiSecret: 'a', password: 'p' }) };
 const orgsPath = (resellerId: string) => `/api/resellers/${resellerId}/Organizations`;
 const anyJson = z.array(z.unknown());
 
@@ -163,6 +164,14 @@ describe('ServiceClient', () => {
     await expect(client.request({ method: 'GET', target: 'http://127.0.0.2:9/api/x', schema: null, retry: 'safe', what: 'x' })).rejects.toMatchObject({ code: 'forbidden-origin' });
     expect(calls).toHaveLength(0);
     expect(client.resolve(`${twin.baseUrl}/api/y`)).toBe(`${twin.baseUrl}/api/y`);
+  });
+
+  it('reads a location header absolute or relative by HTTP rules, and only on the profile\'s origin', () => {
+    const client = new ServiceClient({ ...clientConnection, baseUrl: 'https://billing.example.com/broker' }, { fetch, clock: new FakeClock() });
+    expect(client.resolveLocation('https://billing.example.com/api/r/1')).toBe('https://billing.example.com/api/r/1');
+    expect(client.resolveLocation('/api/r/1')).toBe('https://billing.example.com/api/r/1');
+    expect(client.resolveLocation('reports/1')).toBe('https://billing.example.com/broker/reports/1');
+    expect(() => client.resolveLocation('//evil.example/api')).toThrow(/not the profile's service/);
   });
 
   it('stops at once when cancelled', async () => {

@@ -123,6 +123,20 @@ export class ServiceClient {
     return `${this.connection.baseUrl}${target.startsWith('/') ? '' : '/'}${target}`;
   }
 
+  /**
+   * A `location` header from the service: absolute (as the spec promises) or relative by HTTP's rules, against the
+   * base URL. Either way it must end up on the profile's own origin.
+   */
+  resolveLocation(location: string): string {
+    let absolute: string;
+    try {
+      absolute = new URL(location, `${this.connection.baseUrl}/`).toString();
+    } catch {
+      throw new AppError('bad-response', `The service pointed Closebook at an address it cannot read: ${location}`);
+    }
+    return this.resolve(absolute);
+  }
+
   /** Forgets the token, e.g. after the profile's credentials change. */
   signOut(): void {
     this.token = null;

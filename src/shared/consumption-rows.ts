@@ -120,10 +120,16 @@ export function canonicalRecords(records: ConsumptionRecord[]): string {
 export function joinFailures(records: ConsumptionRecord[], recordRows: number[], failed: FailedRecord[]): RowFailure[] {
   const used = new Set<number>();
   const norm = (value: string | null | undefined) => (value ?? '').trim().toLowerCase();
+  // Records indexed by subscription and add-on once, so a batch that fails whole is joined in linear time.
+  const bySubscription = new Map<string, number[]>();
+  records.forEach((record, index) => {
+    const key = `${norm(record.subscriptionId)}|${norm(record.addonId)}`;
+    bySubscription.set(key, [...(bySubscription.get(key) ?? []), index]);
+  });
   return failed.map((failure) => {
-    const candidates = records
-      .map((record, index) => ({ record, index }))
-      .filter(({ record, index }) => !used.has(index) && norm(record.subscriptionId) === norm(failure.subscriptionId) && norm(record.addonId) === norm(failure.addonId) && (failure.consumptionId === null || norm(record.consumptionId) === norm(failure.consumptionId)));
+    const candidates = (bySubscription.get(`${norm(failure.subscriptionId)}|${norm(failure.addonId)}`) ?? [])
+      .map((index) => ({ record: records[index] as ConsumptionRecord, index }))
+      .filter(({ record, index }) => !used.has(index) && (failure.consumptionId === null || norm(record.consumptionId) === norm(failure.consumptionId)));
     const match = candidates.find(({ record }) => failure.quantity === null || record.quantity === failure.quantity) ?? candidates[0];
     if (match) used.add(match.index);
     return {

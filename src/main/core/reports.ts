@@ -87,7 +87,7 @@ export async function importReport(store: ReportStore, fileName: string, content
   const parsed = SavedReport.safeParse(json);
   if (!parsed.success) throw validationError(parsed.error, `${fileName} as a Closebook report file`);
   const { meta, entries } = parsed.data;
-  const model = buildReportModel(entries);
+  const model = buildReportModel(entries, { searchable: false }); // totals only
   const imported = { ...meta, id: randomUUID(), counts: countReport(entries), totals: currencyTotals(model.lines, model.scale) };
   await store.save({ meta: imported, entries });
   return imported;

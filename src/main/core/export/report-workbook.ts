@@ -102,15 +102,15 @@ interface Group {
   sales: bigint;
 }
 
-function groupLines(lines: ReportLine[], keyOf: (line: ReportLine) => { key: string; label: string[] }): Group[] {
+/** Sums lines per key and currency; the label is built once per group, not once per line. */
+function groupLines(lines: ReportLine[], keyOf: (line: ReportLine) => string, labelOf: (line: ReportLine) => string[]): Group[] {
   const groups = new Map<string, Group>();
   for (const line of lines) {
-    const { key, label } = keyOf(line);
     const currency = line.service.currencyKey;
-    const fullKey = `${currency}|${key}`;
+    const fullKey = `${currency}|${keyOf(line)}`;
     let group = groups.get(fullKey);
     if (!group) {
-      group = { label, currency, costCurrency: line.service.currency, salesCurrency: line.service.customerCurrency, cost: 0n, sales: 0n };
+      group = { label: labelOf(line), currency, costCurrency: line.service.currency, salesCurrency: line.service.customerCurrency, cost: 0n, sales: 0n };
       groups.set(fullKey, group);
     }
     group.cost += line.cost;
@@ -136,10 +136,11 @@ function writeSummary(workbook: ExcelJS.stream.xlsx.WorkbookWriter, lines: Repor
     { header: 'Organization groups', width: 36 },
     ...AMOUNT_COLUMNS,
   ]);
-  const groups = groupLines(lines, (line) => ({
-    key: line.organization.key,
-    label: [line.organization.name, line.organization.customerNumber, line.organization.groups.join(', ')],
-  }));
+  const groups = groupLines(
+    lines,
+    (line) => line.organization.key,
+    (line) => [line.organization.name, line.organization.customerNumber, line.organization.groups.join(', ')],
+  );
   let rowNumber = 2;
   for (let start = 0; start < groups.length; ) {
     const currency = (groups[start] as Group).currency;
@@ -206,10 +207,11 @@ function writeServices(workbook: ExcelJS.stream.xlsx.WorkbookWriter, lines: Repo
     { header: 'Service ID', width: 38 },
     ...AMOUNT_COLUMNS,
   ]);
-  const groups = groupLines(lines, (line) => ({
-    key: `${line.organization.key}|${line.service.serviceId}|${line.service.name}`,
-    label: [line.organization.name, line.service.name, line.service.serviceId],
-  }));
+  const groups = groupLines(
+    lines,
+    (line) => `${line.organization.key}|${line.service.serviceId}|${line.service.name}`,
+    (line) => [line.organization.name, line.service.name, line.service.serviceId],
+  );
   let rowNumber = 2;
   for (const group of groups) writeAmountRow(worksheet, rowNumber++, [...group.label, group.currency], group, scale);
   worksheet.commit();

@@ -52,7 +52,7 @@ export class ConsumptionTasks {
     if (!profile.sellerId) {
       throw new AppError('validation', `Profile "${profile.name}" has no seller ID, which consumption needs. Add it in Profiles (or --seller-id).`, { sellerId: 'is required for consumption' });
     }
-    const { records, recordRows, problems } = validateRows(rows);
+    const { records, problems } = validateRows(rows);
     if (problems.length) {
       const fields = Object.fromEntries(problems.map((problem) => [`row.${problem.row}.${problem.field}`, problem.message]));
       const first = problems[0] as (typeof problems)[number];
@@ -79,7 +79,7 @@ export class ConsumptionTasks {
       profileName: profile.name,
       fileName,
       contentHash,
-      rows: rows.filter((row) => recordRows.includes(row.row)),
+      rows, // every row is valid here, so each produced exactly one record
       records,
       taskId: null,
       statusUrl: null,

@@ -176,7 +176,7 @@ export class ReportJobs {
   }
 
   private async save(job: ReportJob, client: ServiceClient, entries: SavedReport['entries']): Promise<ReportMeta> {
-    const model = buildReportModel(entries);
+    const model = buildReportModel(entries, { searchable: false }); // totals only
     const meta: ReportMeta = {
       id: randomUUID(),
       schemaVersion: REPORT_SCHEMA_VERSION,

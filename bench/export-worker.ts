@@ -1,8 +1,8 @@
 import { PassThrough } from 'node:stream';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
-import { BILLING_LINE_HEADERS, writeReportWorkbookFile } from '../src/main/core/export/report-workbook';
-import { ReportStore } from '../src/main/core/store/report-store';
+import { BILLING_LINE_HEADERS, writeReportWorkbookFile } from '../src/main/core/reports/report-workbook';
+import { ReportStore } from '../src/main/core/reports/report-store';
 import type { SavedReport } from '../src/shared/schemas/saved-report';
 
 /**

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { app, BrowserWindow, dialog, ipcMain, Menu, Notification, session, shell } from 'electron';
-import { createStderrLogger } from './core/log';
-import { type SaveFile, systemClock } from './core/ports';
-import { writeFileAtomic } from './core/store/atomic-file';
+import { createStderrLogger } from './core/platform/log';
+import { type SaveFile, systemClock } from './core/platform/ports';
+import { writeFileAtomic } from './core/platform/atomic-file';
 import { createService } from './core/service';
 import { forwardEvents, registerIpc } from './ipc';
 import { KeytarSecretStore } from './keychain';

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { channelNames } from '../shared/contract';
-import { silentLogger } from './core/ports';
+import { silentLogger } from './core/platform/ports';
 import { createService } from './core/service';
-import { testPorts } from './core/test-support';
+import { testPorts } from './testing/test-support';
 import { EVENT_PREFIX, forwardEvents, isTrustedSender, registerIpc } from './ipc';
 
 vi.mock('electron', () => ({}));

@@ -1,7 +1,7 @@
 import type { IpcMain, IpcMainInvokeEvent, WebContents } from 'electron';
 import { channelNames, type Reply } from '../shared/contract';
-import { dispatch } from './core/dispatch';
-import type { Logger } from './core/ports';
+import { dispatch } from './core/platform/dispatch';
+import type { Logger } from './core/platform/ports';
 import type { Service } from './core/service';
 
 /** The prefix under which service events reach the renderer; the preload listens on the same names. */

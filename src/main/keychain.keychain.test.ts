@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import keytar from 'keytar';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createService } from './core/service';
-import { testPorts } from './core/test-support';
+import { testPorts } from './testing/test-support';
 import { KeytarSecretStore } from './keychain';
 
 // Runs against a real Secret Service (gnome-keyring in a private D-Bus session: scripts/with-keyring.sh).

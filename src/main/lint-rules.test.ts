@@ -12,7 +12,7 @@ async function ruleIds(code: string, filePath: string): Promise<string[]> {
 describe('architecture lint rules', () => {
   it('fail on a core file that imports electron or keytar', async () => {
     expect(await ruleIds("import { app } from 'electron';\nexport const x = app;\n", 'src/main/core/bad.ts')).toContain('no-restricted-imports');
-    expect(await ruleIds("import keytar from 'keytar';\nexport const x = keytar;\n", 'src/main/core/api/bad.ts')).toContain('no-restricted-imports');
+    expect(await ruleIds("import keytar from 'keytar';\nexport const x = keytar;\n", 'src/main/core/reports/bad.ts')).toContain('no-restricted-imports');
   });
 
   it('fail on a shared file that imports a Node module', async () => {

@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEMO_CREDENTIALS } from '../twin/credentials';
-import { inlineConnection, runCli, useSimulator } from './cli-test-support';
+import { inlineConnection, runCli, useSimulator } from '../testing/cli-test-support';
 
 const simulator = useSimulator(['--organizations', '15']);
 const cli = (args: string[], env: Record<string, string> = {}) => runCli(args, simulator.dataDir, env);

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { channels } from '../../shared/contract';
 import { validationError } from '../../shared/errors';
 import { OrganizationInput, type OrganizationSummary } from '../../shared/schemas/organization';
-import { createOrganization, listOrganizations } from '../core/api/organizations';
+import { createOrganization, listOrganizations } from '../core/organizations/organizations-api';
 import { startTwin } from '../twin/server';
 import { CONNECTION_OPTIONS, describeFlagErrors, EXIT, parse, resolveClient, secretsFromEnvironment, UsageError, withContext } from './context';
 

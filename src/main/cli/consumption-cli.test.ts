@@ -2,7 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
-import { inlineConnection, runCli, useSimulator } from './cli-test-support';
+import { inlineConnection, runCli, useSimulator } from '../testing/cli-test-support';
 
 const simulator = useSimulator(['--organizations', '10']);
 const cli = (args: string[]) => runCli(args, simulator.dataDir);

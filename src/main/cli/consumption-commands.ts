@@ -3,13 +3,13 @@ import { basename, resolve } from 'node:path';
 import { validateRows, PLAIN_HEADERS } from '../../shared/consumption-rows';
 import { AppError } from '../../shared/errors';
 import { type ConsumptionField, type ParsedFile, Submission, type SubmissionSummary } from '../../shared/schemas/consumption';
-import { getBulkConsumptionStatus, taskStatusUrl } from '../core/api/bulk-consumption';
+import { getBulkConsumptionStatus, taskStatusUrl } from '../core/consumption/consumption-api';
 import { parseConsumptionFile } from '../core/consumption/consumption-file';
 import { failedRowsCsv, failedRowsXlsx } from '../core/consumption/failed-rows';
-import { EventHub } from '../core/event-hub';
-import { systemClock } from '../core/ports';
-import { JobStore } from '../core/store/job-store';
-import { ConsumptionTasks } from '../core/workflows/consumption-task';
+import { EventHub } from '../core/platform/event-hub';
+import { systemClock } from '../core/platform/ports';
+import { JobStore } from '../core/platform/job-store';
+import { ConsumptionTasks } from '../core/consumption/consumption-task';
 import { CONNECTION_OPTIONS, type CliContext, EXIT, parse, resolveClient, resolveProfile, UsageError, withContext } from './context';
 
 /** Exit code for a task the service rejected (failed records written to --failed-out). */

@@ -3,8 +3,8 @@ import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
 import { Money } from '../../shared/money';
 import { SavedReport } from '../../shared/schemas/saved-report';
-import { readJsonFile } from '../core/store/atomic-file';
-import { inlineConnection, runCli, useSimulator } from './cli-test-support';
+import { readJsonFile } from '../core/platform/atomic-file';
+import { inlineConnection, runCli, useSimulator } from '../testing/cli-test-support';
 
 const simulator = useSimulator(['--organizations', '20', '--report-ready-seconds', '1']);
 const cli = (args: string[]) => runCli(args, simulator.dataDir);

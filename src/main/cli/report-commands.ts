@@ -2,12 +2,12 @@ import { resolve } from 'node:path';
 import { AppError } from '../../shared/errors';
 import { ReportPeriod, type ReportPeriod as Period } from '../../shared/schemas/billing-report';
 import { ReportJob, type ReportProgress } from '../../shared/schemas/saved-report';
-import { EventHub } from '../core/event-hub';
-import { writeReportWorkbookFile } from '../core/export/report-workbook';
-import { systemClock } from '../core/ports';
-import { JobStore } from '../core/store/job-store';
-import { ReportStore } from '../core/store/report-store';
-import { ReportJobs, SERVICE_POLL_FLOOR_MS } from '../core/workflows/report-job';
+import { EventHub } from '../core/platform/event-hub';
+import { writeReportWorkbookFile } from '../core/reports/report-workbook';
+import { systemClock } from '../core/platform/ports';
+import { JobStore } from '../core/platform/job-store';
+import { ReportStore } from '../core/reports/report-store';
+import { ReportJobs, SERVICE_POLL_FLOOR_MS } from '../core/reports/report-job';
 import { CONNECTION_OPTIONS, type CliContext, EXIT, parse, resolveProfile, UsageError, withContext } from './context';
 
 function formatElapsed(ms: number): string {

@@ -4,10 +4,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { channelNames } from '../../shared/contract';
 import { AppError } from '../../shared/errors';
 import { startTwin, type Twin } from '../twin/server';
-import { dispatch } from './dispatch';
-import { silentLogger, type SecretStore } from './ports';
+import { dispatch } from './platform/dispatch';
+import { silentLogger, type SecretStore } from './platform/ports';
 import { createService } from './service';
-import { testPorts } from './test-support';
+import { testPorts } from '../testing/test-support';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {

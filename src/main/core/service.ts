@@ -1,13 +1,13 @@
 import type { ConnectionState, ServiceHandlers } from '../../shared/contract';
 import { AppError } from '../../shared/errors';
 import type { Profile } from '../../shared/schemas/profile';
-import { createOrganization, listOrganizations } from './api/organizations';
-import { type Connection, ServiceClient } from './api/service-client';
-import { EventHub } from './event-hub';
-import type { Ports } from './ports';
-import { Profiles } from './profiles';
+import { createOrganization, listOrganizations } from './organizations/organizations-api';
+import { type Connection, ServiceClient } from './platform/service-client';
+import { EventHub } from './platform/event-hub';
+import type { Ports } from './platform/ports';
+import { Profiles } from './profiles/profiles';
 import { createConsumption, type ConsumptionModule } from './consumption/handlers';
-import { createReports, type ReportsModule } from './reports';
+import { createReports, type ReportsModule } from './reports/handlers';
 
 export interface Service {
   handlers: ServiceHandlers;

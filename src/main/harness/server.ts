@@ -3,8 +3,8 @@ import { stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize, resolve } from 'node:path';
-import { dispatch } from '../core/dispatch';
-import type { Logger, Ports } from '../core/ports';
+import { dispatch } from '../core/platform/dispatch';
+import type { Logger, Ports } from '../core/platform/ports';
 import { createService, type Service } from '../core/service';
 import { CONTENT_SECURITY_POLICY } from '../window';
 

@@ -1,4 +1,4 @@
-import type { DemoService } from '../core/ports';
+import type { DemoService } from '../core/platform/ports';
 
 /**
  * The twin's demo account. These are public on purpose (printed by `simulator` and written in the README):

@@ -1,4 +1,4 @@
-import type { DemoService, DemoServiceStarter } from '../core/ports';
+import type { DemoService, DemoServiceStarter } from '../core/platform/ports';
 import { startTwin, type Twin, type TwinOptions } from './server';
 
 /** Demo mode: the twin starts in-process on first use and stops with the host. */

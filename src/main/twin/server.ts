@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { IsoDate } from '../../shared/schemas/common';
-import type { DemoService } from '../core/ports';
+import type { DemoService } from '../core/platform/ports';
 import { buildBillingReport, type WireBillingEntry } from './billing-report';
 import { findFailedRecords, readConsumptionBody, subscriptionsById, type WireConsumptionRecord, type WireFailedRecord } from './consumption';
 import { DEMO_CREDENTIALS } from './credentials';

@@ -41,7 +41,7 @@ export type OrganizationInput = z.infer<typeof OrganizationInput>;
 
 /**
  * An organization as Closebook shows it. The service's record shape is "not shown" in the spec, so the client
- * maps whatever it gets onto this (see core/api/organizations.ts) and keeps only what it understands.
+ * maps whatever it gets onto this (see core/organizations/organizations-api.ts) and keeps only what it understands.
  */
 export const OrganizationSummary = z.object({
   orgId: z.string(),

@@ -1,12 +1,12 @@
 import type { ServiceHandlers } from '../../../shared/contract';
 import type { Profile } from '../../../shared/schemas/profile';
 import { Submission } from '../../../shared/schemas/consumption';
-import type { ServiceClient } from '../api/service-client';
-import type { EventHub } from '../event-hub';
-import { deliverFile } from '../files';
-import type { Ports } from '../ports';
-import { JobStore } from '../store/job-store';
-import { ConsumptionTasks, summarize } from '../workflows/consumption-task';
+import type { ServiceClient } from '../platform/service-client';
+import type { EventHub } from '../platform/event-hub';
+import { deliverFile } from '../platform/files';
+import type { Ports } from '../platform/ports';
+import { JobStore } from '../platform/job-store';
+import { ConsumptionTasks, summarize } from './consumption-task';
 import { consumptionTemplateCsv, consumptionTemplateXlsx, parseConsumptionFile } from './consumption-file';
 import { failedRowsCsv, failedRowsXlsx } from './failed-rows';
 

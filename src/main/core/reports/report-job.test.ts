@@ -3,12 +3,12 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ReportJob, type ReportProgress } from '../../../shared/schemas/saved-report';
 import { startTwin } from '../../twin/server';
-import { type Connection, ServiceClient } from '../api/service-client';
-import { EventHub } from '../event-hub';
-import type { Clock } from '../ports';
-import { JobStore } from '../store/job-store';
-import { ReportStore } from '../store/report-store';
-import { FakeClock, REMOTE, remoteFetch, temporaryDir } from '../test-support';
+import { type Connection, ServiceClient } from '../platform/service-client';
+import { EventHub } from '../platform/event-hub';
+import type { Clock } from '../platform/ports';
+import { JobStore } from '../platform/job-store';
+import { ReportStore } from './report-store';
+import { FakeClock, REMOTE, remoteFetch, temporaryDir } from '../../testing/test-support';
 import { defaultReportName, pollInterval, ReportJobs } from './report-job';
 
 const PERIOD = { startDate: '2026-10-01', endDate: '2026-10-31' };

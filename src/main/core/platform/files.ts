@@ -1,4 +1,4 @@
-import type { FileResult } from '../../shared/contract';
+import type { FileResult } from '../../../shared/contract';
 import type { Ports } from './ports';
 
 const MIME = {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AppError } from '../../../shared/errors';
 import { type ReportPeriod, ReportPoll } from '../../../shared/schemas/billing-report';
-import type { RetryNotice, ServiceClient } from './service-client';
+import type { RetryNotice, ServiceClient } from '../platform/service-client';
 
 const ASYNC_REPORTS = 'billing/reports/MonthlyBillingPerOrganizationAsync';
 

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { z } from 'zod';
 import { Profile } from '../../../shared/schemas/profile';
-import { readJsonFile, SerialQueue, writeJsonAtomic } from './atomic-file';
+import { readJsonFile, SerialQueue, writeJsonAtomic } from '../platform/atomic-file';
 
 const ProfilesFile = z.object({
   version: z.literal(1),

@@ -3,11 +3,11 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Submission, type InputRow, type SubmissionSummary } from '../../../shared/schemas/consumption';
 import { startTwin, type Twin } from '../../twin/server';
-import { type Connection, ServiceClient } from '../api/service-client';
-import { failedRowsCsv } from '../consumption/failed-rows';
-import { EventHub } from '../event-hub';
-import { JobStore } from '../store/job-store';
-import { FakeClock, REMOTE, remoteFetch, temporaryDir } from '../test-support';
+import { type Connection, ServiceClient } from '../platform/service-client';
+import { failedRowsCsv } from './failed-rows';
+import { EventHub } from '../platform/event-hub';
+import { JobStore } from '../platform/job-store';
+import { FakeClock, REMOTE, remoteFetch, temporaryDir } from '../../testing/test-support';
 import { consumptionPollDelay, ConsumptionTasks } from './consumption-task';
 
 const UNKNOWN = '11111111-2222-4333-8444-555555555555';

@@ -1,17 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import type { ServiceHandlers } from '../../shared/contract';
-import { AppError, validationError } from '../../shared/errors';
-import { buildReportModel, countReport, currencyTotals, isEmptyFilter } from '../../shared/report-model';
-import { ReportJob, SavedReport } from '../../shared/schemas/saved-report';
-import type { Profile } from '../../shared/schemas/profile';
-import type { ServiceClient } from './api/service-client';
-import type { EventHub } from './event-hub';
-import { reportWorkbookBytes } from './export/report-workbook';
-import { deliverFile } from './files';
-import type { Ports } from './ports';
-import { JobStore } from './store/job-store';
-import { ReportStore } from './store/report-store';
-import { ReportJobs } from './workflows/report-job';
+import type { ServiceHandlers } from '../../../shared/contract';
+import { AppError, validationError } from '../../../shared/errors';
+import { buildReportModel, countReport, currencyTotals, isEmptyFilter } from '../../../shared/report-model';
+import { ReportJob, SavedReport } from '../../../shared/schemas/saved-report';
+import type { Profile } from '../../../shared/schemas/profile';
+import type { ServiceClient } from '../platform/service-client';
+import type { EventHub } from '../platform/event-hub';
+import { reportWorkbookBytes } from './report-workbook';
+import { deliverFile } from '../platform/files';
+import type { Ports } from '../platform/ports';
+import { JobStore } from '../platform/job-store';
+import { ReportStore } from './report-store';
+import { ReportJobs } from './report-job';
 
 type ReportHandlers = Pick<
   ServiceHandlers,

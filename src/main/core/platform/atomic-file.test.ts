@@ -2,7 +2,7 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { temporaryDir } from '../test-support';
+import { temporaryDir } from '../../testing/test-support';
 import { readJsonFile, SerialQueue, writeJsonAtomic } from './atomic-file';
 
 const cleanups: (() => Promise<void>)[] = [];

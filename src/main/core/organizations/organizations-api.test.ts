@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { OrganizationInput } from '../../../shared/schemas/organization';
 import type { Twin } from '../../twin/server';
-import { FakeClock, twinWithClient } from '../test-support';
-import { createOrganization, listOrganizations } from './organizations';
-import { ServiceClient } from './service-client';
+import { FakeClock, twinWithClient } from '../../testing/test-support';
+import { createOrganization, listOrganizations } from './organizations-api';
+import { ServiceClient } from '../platform/service-client';
 
 let twin: Twin | undefined;
 afterEach(async () => {

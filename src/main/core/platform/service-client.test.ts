@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { Twin } from '../../twin/server';
-import { FakeClock, twinWithClient } from '../test-support';
+import { FakeClock, twinWithClient } from '../../testing/test-support';
 import { parseRetryAfter, ServiceClient } from './service-client';
 
 let twin: Twin | undefined;

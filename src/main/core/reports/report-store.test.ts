@@ -2,8 +2,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SavedReport } from '../../../shared/schemas/saved-report';
-import { importReport } from '../reports';
-import { temporaryDir } from '../test-support';
+import { importReport } from './handlers';
+import { temporaryDir } from '../../testing/test-support';
 import { ReportStore } from './report-store';
 
 const cleanups: (() => Promise<void>)[] = [];

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AppError } from '../../../shared/errors';
-import type { SecretStore } from '../ports';
+import type { SecretStore } from '../platform/ports';
 
 /**
  * A profile's two secrets live in one keychain entry (service "Closebook", account = profile id) as a small JSON

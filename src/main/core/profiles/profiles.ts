@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { AppError } from '../../shared/errors';
-import type { Profile, ProfilesState, ProfileView, SaveProfileInput } from '../../shared/schemas/profile';
-import type { Connection } from './api/service-client';
-import type { Ports } from './ports';
-import { type ProfileSecrets, readProfileSecrets, writeProfileSecrets } from './secrets/profile-secrets';
-import { ProfileStore } from './store/profile-store';
+import { AppError } from '../../../shared/errors';
+import type { Profile, ProfilesState, ProfileView, SaveProfileInput } from '../../../shared/schemas/profile';
+import type { Connection } from '../platform/service-client';
+import type { Ports } from '../platform/ports';
+import { type ProfileSecrets, readProfileSecrets, writeProfileSecrets } from './profile-secrets';
+import { ProfileStore } from './profile-store';
 
 export const DEMO_PROFILE_NAME = 'Demo';
 

@@ -3,12 +3,12 @@ import { canonicalRecords, joinFailures, validateRows } from '../../../shared/co
 import { AppError } from '../../../shared/errors';
 import type { Profile } from '../../../shared/schemas/profile';
 import type { InputRow, Submission, SubmissionSummary } from '../../../shared/schemas/consumption';
-import { getBulkConsumptionStatus, submitBulkConsumption } from '../api/bulk-consumption';
-import type { ServiceClient } from '../api/service-client';
-import type { EventHub } from '../event-hub';
-import type { Clock } from '../ports';
-import type { JobStore } from '../store/job-store';
-import { RunningLoops } from './running-loops';
+import { getBulkConsumptionStatus, submitBulkConsumption } from './consumption-api';
+import type { ServiceClient } from '../platform/service-client';
+import type { EventHub } from '../platform/event-hub';
+import type { Clock } from '../platform/ports';
+import type { JobStore } from '../platform/job-store';
+import { RunningLoops } from '../platform/poll-loop';
 
 /** The first check a few seconds after sending, then twice as long each time, up to 30 s (a loopback twin: faster). */
 export function consumptionPollDelay(polls: number, loopback: boolean): number {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { OrganizationInput, OrganizationSummary } from '../../../shared/schemas/organization';
-import type { ServiceClient } from './service-client';
+import type { ServiceClient } from '../platform/service-client';
 
 const text = z.string().nullish().transform((value) => (value ? value : undefined));
 

@@ -2,7 +2,7 @@ import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AppError } from '../../../shared/errors';
 import { type ReportListing, ReportMeta, SavedReport } from '../../../shared/schemas/saved-report';
-import { readJsonFile, SerialQueue, writeJsonAtomic } from './atomic-file';
+import { readJsonFile, SerialQueue, writeJsonAtomic } from '../platform/atomic-file';
 
 /**
  * Saved reports, one pair of files each in `reports/`: `<id>.report.json` (the whole report, self-contained, also

@@ -1,7 +1,7 @@
-import { channels, isChannelName, type Reply } from '../../shared/contract';
-import { AppError, validationError } from '../../shared/errors';
+import { channels, isChannelName, type Reply } from '../../../shared/contract';
+import { AppError, validationError } from '../../../shared/errors';
 import type { Logger } from './ports';
-import type { Service } from './service';
+import type { Service } from '../service';
 
 /**
  * One request from any host (Electron IPC, the browser bridge): the channel must exist, the input is parsed with

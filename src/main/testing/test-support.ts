@@ -2,10 +2,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTwin, type Twin, type TwinOptions } from '../twin/server';
-import { type Connection, ServiceClient } from './api/service-client';
-import type { Clock, Ports } from './ports';
-import { silentLogger } from './ports';
-import { MemorySecretStore } from './secrets/memory-secret-store';
+import { type Connection, ServiceClient } from '../core/platform/service-client';
+import type { Clock, Ports } from '../core/platform/ports';
+import { silentLogger } from '../core/platform/ports';
+import { MemorySecretStore } from '../core/platform/memory-secret-store';
 
 /** A clock for tests: sleeps are recorded and return at once, so waits and backoff are asserted, not endured. */
 export class FakeClock implements Clock {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AppError } from '../../../shared/errors';
-import type { Clock, FetchLike } from '../ports';
+import type { Clock, FetchLike } from './ports';
 import {
   errorForStatus,
   isAbortError,

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll } from 'vitest';
-import { temporaryDir } from '../core/test-support';
+import { temporaryDir } from './test-support';
 import { DEMO_CREDENTIALS } from '../twin/credentials';
 
 // The CLI is run as users run it: `npm run --silent cli -- …` is `tsx src/main/cli/index.ts …`.

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AppError } from '../../../shared/errors';
 import { type ConsumptionRecord, FailedRecord } from '../../../shared/schemas/consumption';
-import type { RetryNotice, ServiceClient } from './service-client';
+import type { RetryNotice, ServiceClient } from '../platform/service-client';
 
 const Accepted = z.object({ message: z.string().nullish(), taskId: z.string().min(1, 'is empty') });
 

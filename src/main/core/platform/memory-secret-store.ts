@@ -1,4 +1,4 @@
-import type { SecretStore } from '../ports';
+import type { SecretStore } from './ports';
 
 /** The keychain's twin for tests and the browser test bridge: same interface, nothing leaves the process. */
 export class MemorySecretStore implements SecretStore {

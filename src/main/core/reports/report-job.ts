@@ -4,13 +4,13 @@ import { buildReportModel, countReport, currencyTotals } from '../../../shared/r
 import { REPORT_COMPLETE, REPORT_RUNNING, type ReportPeriod } from '../../../shared/schemas/billing-report';
 import { REPORT_SCHEMA_VERSION, type ReportJob, type ReportMeta, type ReportProgress, type SavedReport } from '../../../shared/schemas/saved-report';
 import type { Profile } from '../../../shared/schemas/profile';
-import { pollBillingReport, startBillingReport } from '../api/billing-reports';
-import type { ServiceClient } from '../api/service-client';
-import type { EventHub } from '../event-hub';
-import type { Clock } from '../ports';
-import type { JobStore } from '../store/job-store';
-import type { ReportStore } from '../store/report-store';
-import { RunningLoops } from './running-loops';
+import { pollBillingReport, startBillingReport } from './report-api';
+import type { ServiceClient } from '../platform/service-client';
+import type { EventHub } from '../platform/event-hub';
+import type { Clock } from '../platform/ports';
+import type { JobStore } from '../platform/job-store';
+import type { ReportStore } from './report-store';
+import { RunningLoops } from '../platform/poll-loop';
 
 /** Spec §3.1/§8: at least 30 s between polls of a real service. */
 export const SERVICE_POLL_FLOOR_MS = 30_000;

@@ -9,6 +9,14 @@ const nodeBuiltins = ['fs', 'fs/promises', 'path', 'os', 'crypto', 'http', 'http
   message: 'This code also runs in the renderer: no Node modules.',
 }));
 
+const coreNoGlue = { group: ['**/keychain', '**/ipc', '**/window', '../index'], message: 'The core must not import the Electron glue.' };
+const coreNoTwin = { group: ['**/twin', '**/twin/**'], message: 'The core never imports the twin (core tests reach it through src/main/testing).' };
+const coreNoTesting = { group: ['**/testing', '**/testing/**'], message: 'The core must not import the test helpers (only its *.test.ts files may).' };
+const hostFrontDoorOnly = {
+  group: ['**/core/*', '!**/core/index'],
+  message: "Hosts import the core only through its front door (core/index, e.g. '../core'); export what you need from there.",
+};
+
 export default tseslint.config(
   { ignores: ['out/**', 'dist/**', 'release/**', 'node_modules/**', 'coverage/**', 'test-results/**', 'playwright-report/**', '.tmp/**'] },
   js.configs.recommended,
@@ -21,10 +29,25 @@ export default tseslint.config(
     },
   },
   {
-    // The core is the whole app under plain Node: no Electron, no keychain binding, no Electron glue.
+    // The core is the whole app under plain Node: no Electron, no keychain binding, no Electron glue, no twin.
     files: ['src/main/core/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { paths: [electron, keytar], patterns: [{ group: ['**/keychain', '**/ipc', '**/window', '../index'], message: 'The core must not import the Electron glue.' }] }],
+      'no-restricted-imports': ['error', { paths: [electron, keytar], patterns: [coreNoGlue, coreNoTwin, coreNoTesting] }],
+    },
+  },
+  {
+    // The core's own unit tests may use the test helpers (src/main/testing), which wrap the twin; never the twin itself.
+    files: ['src/main/core/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [electron, keytar], patterns: [coreNoGlue, coreNoTwin] }],
+    },
+  },
+  {
+    // Hosts (Electron glue, CLI, browser test bridge, e2e tests, bench) use the core only through its front door,
+    // core/index. src/main/testing (test helpers) is not a host and may reach inside.
+    files: ['src/main/*.ts', 'src/main/cli/**/*.ts', 'src/main/harness/**/*.ts', 'tests/**/*.ts', 'bench/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [hostFrontDoorOnly] }],
     },
   },
   {

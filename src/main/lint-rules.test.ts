@@ -27,4 +27,44 @@ describe('architecture lint rules', () => {
   it('allow electron in the Electron glue', async () => {
     expect(await ruleIds("import { app } from 'electron';\nexport const x = app;\n", 'src/main/window-extra.ts')).toEqual([]);
   });
+
+  it('fail on a host that imports past the core front door', async () => {
+    const deep = (from: string) => `import { createService } from '${from}';\nexport const x = createService;\n`;
+    expect(await ruleIds(deep('./core/service'), 'src/main/index-extra.ts')).toContain('no-restricted-imports');
+    expect(await ruleIds(deep('./core/platform/ports'), 'src/main/extra.test.ts')).toContain('no-restricted-imports');
+    expect(await ruleIds(deep('../core/reports/report-job'), 'src/main/cli/extra.ts')).toContain('no-restricted-imports');
+    expect(await ruleIds(deep('../core/platform/atomic-file'), 'src/main/cli/extra.test.ts')).toContain('no-restricted-imports');
+    expect(await ruleIds(deep('../core/service'), 'src/main/harness/extra.ts')).toContain('no-restricted-imports');
+    expect(await ruleIds(deep('../../src/main/core/platform/ports'), 'tests/e2e/extra.ts')).toContain('no-restricted-imports');
+    expect(await ruleIds(deep('../src/main/core/reports/report-store'), 'bench/extra.ts')).toContain('no-restricted-imports');
+  });
+
+  it('allow hosts the core front door, and the test helpers anything', async () => {
+    const use = (from: string) => `import { createService } from '${from}';\nexport const x = createService;\n`;
+    expect(await ruleIds(use('./core'), 'src/main/index-extra.ts')).toEqual([]);
+    expect(await ruleIds(use('../core'), 'src/main/cli/extra.ts')).toEqual([]);
+    expect(await ruleIds(use('../core/index'), 'src/main/harness/extra.ts')).toEqual([]);
+    expect(await ruleIds(use('../../src/main/core'), 'tests/e2e/extra.ts')).toEqual([]);
+    expect(await ruleIds(use('../src/main/core/index'), 'bench/extra.ts')).toEqual([]);
+    expect(await ruleIds(use('../core/platform/ports'), 'src/main/testing/extra.ts')).toEqual([]);
+    expect(await ruleIds(use('../twin/server'), 'src/main/testing/extra.ts')).toEqual([]);
+    // Inside the core, modules import each other freely.
+    expect(await ruleIds(use('../platform/ports'), 'src/main/core/reports/extra.ts')).toEqual([]);
+  });
+
+  it('fail on core code that imports the twin or the test helpers', async () => {
+    const use = (from: string) => `import { startTwin } from '${from}';\nexport const x = startTwin;\n`;
+    expect(await ruleIds(use('../../twin/server'), 'src/main/core/reports/extra.ts')).toContain('no-restricted-imports');
+    expect(await ruleIds(use('../twin/server'), 'src/main/core/extra.ts')).toContain('no-restricted-imports');
+    expect(await ruleIds(use('../../testing/test-support'), 'src/main/core/reports/extra.ts')).toContain('no-restricted-imports');
+  });
+
+  it('let core unit tests use the test helpers but not the twin directly', async () => {
+    const use = (from: string) => `import { startTwin } from '${from}';\nexport const x = startTwin;\n`;
+    expect(await ruleIds(use('../../testing/test-support'), 'src/main/core/reports/extra.test.ts')).toEqual([]);
+    expect(await ruleIds(use('../../twin/server'), 'src/main/core/reports/extra.test.ts')).toContain('no-restricted-imports');
+    expect(await ruleIds("import type { Twin } from '../twin/server';\nexport type X = Twin;\n", 'src/main/core/extra.test.ts')).toContain('no-restricted-imports');
+    // The core's existing walls still hold in its tests.
+    expect(await ruleIds("import { app } from 'electron';\nexport const x = app;\n", 'src/main/core/extra.test.ts')).toContain('no-restricted-imports');
+  });
 });

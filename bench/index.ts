@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { buildReportModel, buildTree, filterLines, sortTree, totalsByCurrency } from '../src/shared/report-model';
 import { BillingEntry } from '../src/shared/schemas/billing-report';
-import { ReportStore } from '../src/main/core/reports/report-store';
-import { temporaryDir } from '../src/main/testing/test-support';
+import { createService } from '../src/main/core';
+import { temporaryDir, testPorts } from '../src/main/testing/test-support';
 import { buildBillingReport } from '../src/main/twin/billing-report';
 import { generateOrganizations } from '../src/main/twin/dataset';
 import type { SavedReport } from '../src/shared/schemas/saved-report';
@@ -52,16 +52,16 @@ async function main() {
     const organizations = generateOrganizations({ seed: 2026, organizations: ORGANIZATIONS, linesPerOrganization: LINES_PER_ORGANIZATION });
     const entries = BillingEntry.array().parse(buildBillingReport(organizations, '2026-10-01', '2026-10-31', { seed: 2026 }));
     const model = buildReportModel(entries);
-    const id = '00000000-0000-4000-8000-000000000001';
     const report: SavedReport = {
       meta: {
-        id, schemaVersion: 1, name: 'Benchmark month', profileId: 'bench', profileName: 'Bench', host: 'twin', period: { startDate: '2026-10-01', endDate: '2026-10-31' },
+        id: '00000000-0000-4000-8000-000000000001', schemaVersion: 1, name: 'Benchmark month', profileId: 'bench', profileName: 'Bench', host: 'twin', period: { startDate: '2026-10-01', endDate: '2026-10-31' },
         fetchedAt: new Date().toISOString(), counts: { billingEntries: entries.length, organizations: model.organizationCount, services: 0, subscriptions: 0, lines: model.lines.length }, totals: [],
       },
       entries,
     };
-    const store = new ReportStore(dir.path);
-    await store.save(report);
+    const { ports, cleanup } = await testPorts({ dataDir: dir.path });
+    const service = createService(ports);
+    const { id } = await service.handlers['reports:import']({ fileName: 'bench.json', content: JSON.stringify(report) });
     const file = join(dir.path, 'reports', `${id}.report.json`);
     const bytes = (await readFile(file)).length;
 
@@ -73,7 +73,7 @@ async function main() {
       collectGarbage();
       parseTimes.push((await timeAsync(async () => JSON.parse(await readFile(file, 'utf8')) as unknown)).ms);
       collectGarbage();
-      loadTimes.push((await timeAsync(() => store.open(id))).ms);
+      loadTimes.push((await timeAsync(() => service.handlers['reports:open']({ reportId: id }))).ms);
     }
     const parseMs = median(parseTimes);
     const loadMs = median(loadTimes);
@@ -115,6 +115,7 @@ async function main() {
     console.log(`Excel export          plain streaming ${figures.export.plainStreamingMs} ms, full workbook ${figures.export.fullWorkbookMs} ms → ${figures.export.ratio}× (goal ${figures.export.goal}); peak RSS ${figures.export.peakRssMb} MB (plain writer ${figures.export.plainPeakRssMb} MB; goal ${figures.export.memoryGoal})`);
     console.log(`viewer filter         ${figures.filter.ms} ms for ${figures.filter.linesShown} lines (goal ${figures.filter.goal})`);
     console.log(JSON.stringify(figures));
+    await cleanup();
   } finally {
     await dir.remove();
   }

@@ -1,10 +1,7 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { app, BrowserWindow, dialog, ipcMain, Menu, Notification, session, shell } from 'electron';
-import { createStderrLogger } from './core/platform/log';
-import { type SaveFile, systemClock } from './core/platform/ports';
-import { writeFileAtomic } from './core/platform/atomic-file';
-import { createService } from './core/service';
+import { createService, createStderrLogger, type SaveFile, systemClock, writeFileAtomic } from './core';
 import { forwardEvents, registerIpc } from './ipc';
 import { KeytarSecretStore } from './keychain';
 import { createDemoStarter } from './twin/demo';

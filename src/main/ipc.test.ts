@@ -1,9 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { channelNames } from '../shared/contract';
-import { silentLogger } from './core/platform/ports';
-import { createService } from './core/service';
+import { channelNames, EVENT_PREFIX } from '../shared/contract';
+import { createService, silentLogger } from './core';
 import { testPorts } from './testing/test-support';
-import { EVENT_PREFIX, forwardEvents, isTrustedSender, registerIpc } from './ipc';
+import { forwardEvents, isTrustedSender, registerIpc } from './ipc';
 
 vi.mock('electron', () => ({}));
 
@@ -63,14 +62,17 @@ describe('IPC registration', () => {
   });
 
   it('forwards service events to the window until it is destroyed', async () => {
-    const { service } = await registered();
+    // A stand-in for the service's event hub: forwardEvents needs only subscribe.
+    let listener: ((event: 'connection:state', payload: unknown) => void) | null = null;
+    const service = { events: { subscribe: (l: typeof listener) => ((listener = l), () => (listener = null)) } } as never;
+    const emit = (event: 'connection:state', payload: unknown) => listener?.(event, payload);
     const sent: [string, unknown][] = [];
     let onDestroyed = () => {};
     forwardEvents(service, { send: (channel: string, payload: unknown) => sent.push([channel, payload]), isDestroyed: () => false, once: (_: string, cb: () => void) => (onDestroyed = cb) } as never);
     const payload = { profileId: 'p', state: 'online' as const, at: 'now' };
-    service.events.emit('connection:state', payload);
+    emit('connection:state', payload);
     onDestroyed();
-    service.events.emit('connection:state', payload);
+    emit('connection:state', payload);
     expect(sent).toEqual([[`${EVENT_PREFIX}connection:state`, payload]]);
   });
 });

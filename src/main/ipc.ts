@@ -1,11 +1,6 @@
 import type { IpcMain, IpcMainInvokeEvent, WebContents } from 'electron';
-import { channelNames, type Reply } from '../shared/contract';
-import { dispatch } from './core/platform/dispatch';
-import type { Logger } from './core/platform/ports';
-import type { Service } from './core/service';
-
-/** The prefix under which service events reach the renderer; the preload listens on the same names. */
-export const EVENT_PREFIX = 'closebook-event:';
+import { channelNames, EVENT_PREFIX, type Reply } from '../shared/contract';
+import { dispatch, type Logger, type Service } from './core';
 
 const UNTRUSTED: Reply<never> = {
   ok: false,
@@ -43,7 +38,7 @@ export function registerIpc(ipcMain: Pick<IpcMain, 'handle'>, service: Service, 
 }
 
 /** Sends every service event to the window until it closes. */
-export function forwardEvents(service: Service, webContents: Pick<WebContents, 'send' | 'isDestroyed' | 'once'>): () => void {
+export function forwardEvents(service: Pick<Service, 'events'>, webContents: Pick<WebContents, 'send' | 'isDestroyed' | 'once'>): () => void {
   const unsubscribe = service.events.subscribe((event, payload) => {
     if (!webContents.isDestroyed()) webContents.send(`${EVENT_PREFIX}${event}`, payload);
   });

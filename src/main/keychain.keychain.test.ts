@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import keytar from 'keytar';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createService } from './core/service';
+import { createService } from './core';
 import { testPorts } from './testing/test-support';
 import { KeytarSecretStore } from './keychain';
 

@@ -1,9 +1,7 @@
 import { contextBridge, ipcRenderer } from 'electron';
 import type { ClosebookBridge } from '../shared/contract';
-import { channelNames, eventNames } from '../shared/contract';
+import { channelNames, EVENT_PREFIX, eventNames } from '../shared/contract';
 
-// Kept in step with src/main/ipc.ts (the preload is bundled on its own, so it does not import main code).
-const EVENT_PREFIX = 'closebook-event:';
 const allowedChannels = new Set<string>(channelNames);
 const allowedEvents = new Set<string>(eventNames);
 

@@ -1,28 +1,28 @@
-import { isGuid } from './schemas/common';
-import type { ConsumptionField, ConsumptionRecord, FailedRecord, InputRow, RowFailure, RowProblem } from './schemas/consumption';
+import { DECIMAL_PATTERN, isGuid } from './schemas/common';
+import { CONSUMPTION_FIELDS, PLAIN_HEADERS, type ConsumptionField, type ConsumptionRecord, type FailedRecord, type InputRow, type RowFailure, type RowProblem } from './schemas/consumption';
 
-/** Header text → field: the spec's names and their plain-words forms, matched without case, spaces or punctuation. */
-const HEADER_ALIASES: Record<string, ConsumptionField> = {
-  subscriptionid: 'subscriptionId',
-  subscription: 'subscriptionId',
-  isaddon: 'isAddon',
-  addon: 'isAddon',
-  addonid: 'addonId',
-  quantity: 'quantity',
-  qty: 'quantity',
-  consumptionid: 'consumptionId',
-};
+export { PLAIN_HEADERS };
 
-export const PLAIN_HEADERS: Record<ConsumptionField, string> = {
-  subscriptionId: 'Subscription ID',
-  isAddon: 'Is add-on',
-  addonId: 'Add-on ID',
-  quantity: 'Quantity',
-  consumptionId: 'Consumption ID',
-};
+const headerKey = (header: string) => header.toLowerCase().replace(/[^a-z]/g, '');
+
+/** Header text → field: the spec's names, their plain headers and a few short forms, matched without case, spaces or punctuation. */
+const HEADER_ALIASES = new Map<string, ConsumptionField>([
+  ...CONSUMPTION_FIELDS.flatMap((field): [string, ConsumptionField][] => [
+    [headerKey(field), field],
+    [headerKey(PLAIN_HEADERS[field]), field],
+  ]),
+  ['subscription', 'subscriptionId'],
+  ['addon', 'isAddon'],
+  ['qty', 'quantity'],
+]);
 
 export function fieldForHeader(header: string): ConsumptionField | undefined {
-  return HEADER_ALIASES[header.toLowerCase().replace(/[^a-z]/g, '')];
+  return HEADER_ALIASES.get(headerKey(header));
+}
+
+/** A row with every field empty: a new row of the grid, or a file row before its cells are read. */
+export function emptyRow(row: number): InputRow {
+  return { row, subscriptionId: '', isAddon: '', addonId: '', quantity: '', consumptionId: '' };
 }
 
 const TRUE_WORDS = new Set(['true', 'yes', 'y', '1']);
@@ -45,7 +45,7 @@ export function parseQuantity(value: string, decimalComma: boolean): number | un
   if (text === '') return undefined;
   if (decimalComma) text = text.replace(/\.(?=\d{3}(\D|$))/g, '').replace(',', '.');
   else text = text.replace(/,(?=\d{3}(\D|$))/g, '');
-  if (!/^[+-]?(\d+(\.\d+)?|\.\d+)$/.test(text)) return undefined;
+  if (!DECIMAL_PATTERN.test(text)) return undefined;
   const number = Number(text);
   return Number.isFinite(number) ? number : undefined;
 }
@@ -61,7 +61,7 @@ export interface ValidatedRows {
  * Checks every row per spec §2.4 and names each problem's row and field. Rows are all-or-nothing like the service:
  * callers submit only when `problems` is empty.
  */
-export function validateRows(rows: InputRow[], options: { decimalComma?: boolean } = {}): ValidatedRows {
+export function validateRows(rows: InputRow[]): ValidatedRows {
   const problems: RowProblem[] = [];
   const records: ConsumptionRecord[] = [];
   const recordRows: number[] = [];
@@ -79,7 +79,8 @@ export function validateRows(rows: InputRow[], options: { decimalComma?: boolean
     if (addonId && !isGuid(addonId)) problem('addonId', `"${addonId}" is not a GUID.`);
     if (isAddon === true && !addonId) problem('addonId', 'Add-on ID is required when Is add-on is yes.');
     if (isAddon === false && addonId) problem('addonId', 'Add-on ID is given but Is add-on is no: set Is add-on to yes, or clear the add-on ID.');
-    const quantity = parseQuantity(input.quantity, options.decimalComma ?? false);
+    // Rows hold quantities with a decimal point: the CSV import rewrites a decimal-comma file's as it reads them.
+    const quantity = parseQuantity(input.quantity, false);
     if (input.quantity.trim() === '') problem('quantity', 'Quantity is required.');
     else if (quantity === undefined) problem('quantity', `"${input.quantity.trim()}" is not a number.`);
     else if (quantity < 0) problem('quantity', 'Quantity must be zero or more.');

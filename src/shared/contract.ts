@@ -4,7 +4,7 @@ import { OrganizationInput, OrganizationSummary } from './schemas/organization';
 import { ConnectionTestResult, ProfilesState, ProfileView, SaveProfileInput } from './schemas/profile';
 import { ReportPeriod } from './schemas/billing-report';
 import { InputRow, ParsedFile, Submission, SubmissionSummary } from './schemas/consumption';
-import { ReportJob, ReportListing, ReportMeta, ReportProgress, SavedReport } from './schemas/saved-report';
+import { ReportJob, ReportListing, ReportMeta, SavedReport } from './schemas/saved-report';
 
 /**
  * THE IPC contract. Every request the renderer can make is a channel here with an input and an output schema;
@@ -33,9 +33,13 @@ export const FileResult = z.discriminatedUnion('kind', [
 ]);
 export type FileResult = z.infer<typeof FileResult>;
 
+/** The hosts the core runs in: the Electron app, the browser test bridge, the command line. */
+export const HostKind = z.enum(['electron', 'browser-bridge', 'cli']);
+export type HostKind = z.infer<typeof HostKind>;
+
 export const AppInfo = z.object({
   version: z.string(),
-  host: z.enum(['electron', 'browser-bridge', 'cli']),
+  host: HostKind,
   /** True until the first profile is created: the renderer then offers demo mode. */
   firstRun: z.boolean(),
   dataDir: z.string(),
@@ -92,9 +96,13 @@ export const channels = {
   'consumption:export-failed': { input: z.object({ submissionId: z.string().uuid(), format: z.enum(['xlsx', 'csv']) }), output: FileResult },
 } as const;
 
+/** The prefix under which service events reach the renderer over IPC (main sends, the preload listens). */
+export const EVENT_PREFIX = 'closebook-event:';
+
 export const events = {
   'connection:state': ConnectionState,
-  'report:progress': ReportProgress,
+  /** A report job after each change (its state, polls, next check, the saved report when done). */
+  'report:progress': ReportJob,
   'consumption:progress': SubmissionSummary,
 } as const;
 

@@ -49,20 +49,26 @@ export class AppError extends Error {
   }
 }
 
+/** Where a zod issue is: its dot path, e.g. `contact.email`, or "top level" for the value as a whole. */
+function issueWhere(issue: z.ZodError['issues'][number]): string {
+  return issue.path.map(String).join('.') || 'top level';
+}
+
+/** The first issue of a zod failure, as every message about one names it: where, and what is wrong there. */
+export function describeIssue(error: z.ZodError): { where: string; message: string } {
+  const issue = error.issues[0];
+  return issue ? { where: issueWhere(issue), message: issue.message } : { where: 'top level', message: 'unexpected content' };
+}
+
 /** Turns a zod error into field messages keyed by dot path, e.g. `contact.email`. */
 export function fieldErrorsFromZod(error: z.ZodError): Record<string, string> {
   const fields: Record<string, string> = {};
-  for (const issue of error.issues) {
-    const key = issue.path.map(String).join('.') || '(input)';
-    fields[key] ??= issue.message;
-  }
+  for (const issue of error.issues) fields[issueWhere(issue)] ??= issue.message;
   return fields;
 }
 
 /** A validation AppError from a zod failure, its message naming the first bad field. */
 export function validationError(error: z.ZodError, what: string): AppError {
-  const fields = fieldErrorsFromZod(error);
-  const [first] = Object.entries(fields);
-  const detail = first ? `${first[0]}: ${first[1]}` : 'invalid input';
-  return new AppError('validation', `${what} is not valid (${detail}).`, fields);
+  const { where, message } = describeIssue(error);
+  return new AppError('validation', `${what} is not valid (${where}: ${message}).`, fieldErrorsFromZod(error));
 }

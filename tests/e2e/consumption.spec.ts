@@ -8,8 +8,7 @@ test('import with an invalid row, fix it, get Failed for an unknown subscription
   const app = new ClosebookPage(page);
   await app.open(bridge.harness.url);
   await app.startDemo();
-  const { profiles } = await bridge.harness.service.handlers['profiles:list']({});
-  const twinUrl = (await bridge.harness.service.profiles.connection(profiles[0] as never)).baseUrl;
+  const twinUrl = await bridge.twinUrl();
   const metered = (await (await fetch(`${twinUrl}/__twin/subscriptions`)).json()) as { subscriptionId: string; addonIds: string[] }[];
   const [first, second] = metered;
 
@@ -47,8 +46,7 @@ test('sending the same batch twice asks first', async ({ page, bridge }) => {
   const app = new ClosebookPage(page);
   await app.open(bridge.harness.url);
   await app.startDemo();
-  const { profiles } = await bridge.harness.service.handlers['profiles:list']({});
-  const twinUrl = (await bridge.harness.service.profiles.connection(profiles[0] as never)).baseUrl;
+  const twinUrl = await bridge.twinUrl();
   const [first] = (await (await fetch(`${twinUrl}/__twin/subscriptions`)).json()) as { subscriptionId: string }[];
   await app.nav('Consumption').click();
   const csv = Buffer.from(`Subscription ID,Quantity\n${first!.subscriptionId},2\n`);

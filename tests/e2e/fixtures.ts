@@ -2,8 +2,7 @@ import { test as base } from '@playwright/test';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { systemClock, silentLogger } from '../../src/main/core/platform/ports';
-import { MemorySecretStore } from '../../src/main/core/platform/memory-secret-store';
+import { MemorySecretStore, silentLogger, systemClock } from '../../src/main/core';
 import { startHarness, type Harness } from '../../src/main/harness/server';
 import { createDemoStarter } from '../../src/main/twin/demo';
 import type { TwinOptions } from '../../src/main/twin/server';
@@ -11,6 +10,8 @@ import type { TwinOptions } from '../../src/main/twin/server';
 export interface BridgeHost {
   harness: Harness;
   dataDir: string;
+  /** The demo twin's address (started on first use). */
+  twinUrl(): Promise<string>;
   /** Stops the bridge (as closing the app would) and starts a new one on the same data folder and address. */
   restart(): Promise<Harness>;
 }
@@ -29,6 +30,7 @@ export async function startBridge(twinOptions: TwinOptions = {}): Promise<Bridge
   const host = {
     harness: await launch(),
     dataDir,
+    twinUrl: async () => (await demo.start()).baseUrl,
     restart: async () => {
       const port = Number(new URL(host.harness.url).port);
       await host.harness.close();

@@ -51,7 +51,7 @@ test('a profile with a wrong password says the credentials were refused', async 
   const app = new ClosebookPage(page);
   await app.open(bridge.harness.url);
   await app.startDemo();
-  const demo = await bridge.harness.service.profiles.connection((await bridge.harness.service.profiles.state()).profiles[0] as never);
+  const demo = (await bridge.harness.service.handlers['profiles:list']({})).profiles[0]!;
 
   await page.getByRole('button', { name: 'Add profile' }).click();
   const form = page.getByRole('form', { name: 'New profile' });

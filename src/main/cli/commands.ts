@@ -2,9 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { channels } from '../../shared/contract';
 import { validationError } from '../../shared/errors';
 import { OrganizationInput, type OrganizationSummary } from '../../shared/schemas/organization';
-import { createOrganization, listOrganizations } from '../core/organizations/organizations-api';
 import { startTwin } from '../twin/server';
-import { CONNECTION_OPTIONS, describeFlagErrors, EXIT, parse, resolveClient, secretsFromEnvironment, UsageError, withContext } from './context';
+import { CONNECTION_OPTIONS, describeFlagErrors, EXIT, parse, resolveProfileId, secretsFromEnvironment, UsageError, withContext } from './context';
 
 /** `simulator`: the service twin on loopback until killed; base URL first on stdout, demo credentials on stderr. */
 export async function simulatorCommand(args: string[]): Promise<number> {
@@ -64,9 +63,9 @@ export async function profilesCommand(args: string[]): Promise<number> {
     'seller-id': { type: 'string' },
   });
   return withContext(values['data-dir'], async (context) => {
-    const { profiles } = context.service;
+    const { handlers, profiles } = context.service;
     if (action === 'list') {
-      const state = await profiles.state();
+      const state = await handlers['profiles:list']({});
       if (values.json) process.stdout.write(`${JSON.stringify(state.profiles, null, 2)}\n`);
       else if (state.profiles.length === 0) process.stderr.write(`No profiles in ${context.dataDir}.\n`);
       else for (const profile of state.profiles) process.stdout.write(`${profile.name}\t${profile.kind === 'demo' ? '(demo)' : profile.baseUrl}\t${profile.username}\n`);
@@ -94,7 +93,7 @@ export async function profilesCommand(args: string[]): Promise<number> {
       if (!name) throw new UsageError('Usage: profiles remove NAME');
       const profile = await profiles.findByName(name);
       if (!profile) throw new UsageError(`No profile named "${name}".`);
-      await profiles.delete(profile.id);
+      await handlers['profiles:delete']({ profileId: profile.id });
       process.stderr.write(`Profile "${profile.name}" and its secrets removed.\n`);
       return EXIT.ok;
     }
@@ -127,15 +126,16 @@ export async function organizationsCommand(args: string[]): Promise<number> {
     organization = parsed.data;
   }
   return withContext(values['data-dir'], async (context) => {
-    const { client } = await resolveClient(context, values);
+    const profileId = await resolveProfileId(context, values);
+    const { handlers } = context.service;
     if (organization) {
-      const created = await createOrganization(client, organization);
+      const created = await handlers['organizations:create']({ profileId, organization });
       if (values.json) process.stdout.write(`${JSON.stringify(created, null, 2)}\n`);
       else process.stdout.write(`${created.orgId}\n`);
       process.stderr.write(`Created "${created.name}".\n`);
       return EXIT.ok;
     }
-    const organizations = await listOrganizations(client);
+    const organizations = await handlers['organizations:list']({ profileId });
     if (values.json) process.stdout.write(`${JSON.stringify(organizations, null, 2)}\n`);
     else process.stdout.write(`${organizationTable(organizations)}\n`);
     process.stderr.write(`${organizations.length} organizations.\n`);

@@ -1,29 +1,15 @@
-import { readFile, writeFile } from 'node:fs/promises';
-import { basename, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { validateRows, PLAIN_HEADERS } from '../../shared/consumption-rows';
 import { AppError } from '../../shared/errors';
-import { type ConsumptionField, type ParsedFile, Submission, type SubmissionSummary } from '../../shared/schemas/consumption';
-import { getBulkConsumptionStatus, taskStatusUrl } from '../core/consumption/consumption-api';
-import { parseConsumptionFile } from '../core/consumption/consumption-file';
-import { failedRowsCsv, failedRowsXlsx } from '../core/consumption/failed-rows';
-import { EventHub } from '../core/platform/event-hub';
-import { systemClock } from '../core/platform/ports';
-import { JobStore } from '../core/platform/job-store';
-import { ConsumptionTasks } from '../core/consumption/consumption-task';
-import { CONNECTION_OPTIONS, type CliContext, EXIT, parse, resolveClient, resolveProfile, UsageError, withContext } from './context';
+import type { ConsumptionField, ParsedFile, SubmissionSummary } from '../../shared/schemas/consumption';
+import { CONNECTION_OPTIONS, type CliContext, createCliContext, EXIT, parse, resolveProfileId, UsageError, withContext } from './context';
 
 /** Exit code for a task the service rejected (failed records written to --failed-out). */
 const EXIT_TASK_FAILED = 3;
 
-async function readRows(file: string | undefined, sheet: string | undefined): Promise<ParsedFile> {
+async function readRows(context: CliContext, file: string | undefined, sheet: string | undefined): Promise<ParsedFile> {
   if (!file) throw new UsageError('Name the file: --file consumption.csv (or .xlsx)');
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(file);
-  } catch (error) {
-    throw new UsageError(`${file} could not be read (${(error as NodeJS.ErrnoException).code ?? String(error)}).`);
-  }
-  return parseConsumptionFile(basename(file), bytes, sheet);
+  return context.service.consumption.readFile(file, sheet);
 }
 
 /** File and row problems, one per line on stderr; true when there were any. */
@@ -39,9 +25,9 @@ function reportProblems(parsed: ParsedFile): boolean {
   return problems.length > 0;
 }
 
-async function writeFailedOut(submission: Submission, path: string): Promise<void> {
+async function writeFailedOut(context: CliContext, submissionId: string, path: string): Promise<void> {
   const target = resolve(path);
-  await writeFile(target, target.toLowerCase().endsWith('.csv') ? failedRowsCsv(submission) : await failedRowsXlsx(submission));
+  await context.service.consumption.writeFailedRows(submissionId, target);
   process.stderr.write(`Failed records with their errors: ${target}\n`);
 }
 
@@ -60,58 +46,61 @@ export async function consumptionCommand(args: string[]): Promise<number> {
     'poll-interval': { type: 'string' },
     yes: { type: 'boolean', default: false },
   });
-  if (action === 'validate') return reportProblems(await readRows(values.file, values.sheet)) ? EXIT.usage : EXIT.ok;
+  if (action === 'validate') {
+    const context = createCliContext(values['data-dir']);
+    try {
+      return reportProblems(await readRows(context, values.file, values.sheet)) ? EXIT.usage : EXIT.ok;
+    } finally {
+      await context.close();
+    }
+  }
 
   if (action === 'submit') {
     const failedOut = values['failed-out'];
     if (failedOut && !/\.(xlsx|csv)$/i.test(failedOut)) throw new UsageError('--failed-out must name an .xlsx or .csv file');
     const seconds = values['poll-interval'] === undefined ? undefined : Number(values['poll-interval']);
     if (seconds !== undefined && !(seconds > 0)) throw new UsageError('--poll-interval must be a number of seconds greater than 0');
-    const parsed = await readRows(values.file, values.sheet);
-    if (reportProblems(parsed)) return EXIT.usage;
-    return withContext(values['data-dir'], async (context) => {
-      const { profile, client } = await resolveProfile(context, values);
-      const events = new EventHub();
-      events.subscribe((event, payload) => {
-        const summary = payload as SubmissionSummary;
-        if (event === 'consumption:progress') process.stderr.write(`task ${summary.taskId ?? '(not yet)'}: ${summary.state}${summary.message ? ` — ${summary.message}` : ''}\n`);
-      });
-      const tasks = new ConsumptionTasks({
-        clock: systemClock,
-        store: new JobStore(context.dataDir, 'consumption-history', Submission),
-        events,
-        getProfile: async () => profile,
-        clientFor: async () => client,
-        ...(seconds === undefined ? {} : { pollDelay: () => seconds * 1000 }),
-      });
-      let submission: Submission;
-      try {
-        submission = await tasks.submit(profile.id, parsed.fileName, parsed.rows, values.yes ? { confirmRepeat: true } : {});
-      } catch (error) {
-        if (error instanceof AppError && error.code === 'conflict') throw new UsageError(`${error.message} Add --yes to send it anyway.`);
-        throw error;
-      }
-      process.stdout.write(`${submission.taskId ?? ''}\n`);
-      await tasks.settled([submission.id]);
-      submission = await tasks.get(submission.id);
-      if (submission.state === 'Successful') return EXIT.ok;
-      if (submission.state === 'Failed') {
-        for (const failure of submission.failures) process.stderr.write(`${failure.row === null ? 'no matching row' : `row ${failure.row}`}: ${failure.errorMessage}\n`);
-        process.stderr.write('Nothing of this batch was saved by the service. Fix the rows and submit the whole file again.\n');
-        if (failedOut) await writeFailedOut(submission, failedOut);
-        return EXIT_TASK_FAILED;
-      }
-      process.stderr.write(`closebook: ${submission.message ?? `the submission ended as ${submission.state}`}\n`);
-      return EXIT.service;
-    });
+    return withContext(
+      values['data-dir'],
+      async (context) => {
+        const parsed = await readRows(context, values.file, values.sheet);
+        if (reportProblems(parsed)) return EXIT.usage;
+        const { service } = context;
+        const profileId = await resolveProfileId(context, values);
+        const unsubscribe = service.events.subscribe((event, payload) => {
+          const summary = payload as SubmissionSummary;
+          if (event === 'consumption:progress') process.stderr.write(`task ${summary.taskId ?? '(not yet)'}: ${summary.state}${summary.message ? ` — ${summary.message}` : ''}\n`);
+        });
+        let submission;
+        try {
+          submission = await service.handlers['consumption:submit']({ profileId, fileName: parsed.fileName, rows: parsed.rows, ...(values.yes ? { confirmRepeat: true } : {}) });
+        } catch (error) {
+          if (error instanceof AppError && error.code === 'conflict') throw new UsageError(`${error.message} Add --yes to send it anyway.`);
+          throw error;
+        }
+        process.stdout.write(`${submission.taskId ?? ''}\n`);
+        await service.consumption.waitFor([submission.id]);
+        unsubscribe();
+        submission = await service.handlers['consumption:get']({ submissionId: submission.id });
+        if (submission.state === 'Successful') return EXIT.ok;
+        if (submission.state === 'Failed') {
+          for (const failure of submission.failures) process.stderr.write(`${failure.row === null ? 'no matching row' : `row ${failure.row}`}: ${failure.errorMessage}\n`);
+          process.stderr.write('Nothing of this batch was saved by the service. Fix the rows and submit the whole file again.\n');
+          if (failedOut) await writeFailedOut(context, submission.id, failedOut);
+          return EXIT_TASK_FAILED;
+        }
+        process.stderr.write(`closebook: ${submission.message ?? `the submission ended as ${submission.state}`}\n`);
+        return EXIT.service;
+      },
+      seconds === undefined ? undefined : { consumptionMs: seconds * 1000 },
+    );
   }
 
   if (action === 'status') {
     const taskId = positionals[0];
     if (!taskId) throw new UsageError('Usage: consumption status TASKID (with --profile NAME or --base-url …)');
     return withContext(values['data-dir'], async (context) => {
-      const { client } = await resolveClient(context, values);
-      const status = await getBulkConsumptionStatus(client, taskStatusUrl(client, taskId));
+      const status = await context.service.consumption.taskStatus(await resolveProfileId(context, values), taskId);
       if (values.json) process.stdout.write(`${JSON.stringify(status, null, 2)}\n`);
       else {
         process.stdout.write(`${status.message}\n`);
@@ -123,7 +112,7 @@ export async function consumptionCommand(args: string[]): Promise<number> {
 
   if (action === 'history') {
     return withContext(values['data-dir'], async (context: CliContext) => {
-      const history = (await context.service.consumption.tasks.history()).map(({ rows: _rows, records, failures, ...rest }) => ({ ...rest, recordCount: records.length, failureCount: failures.length }));
+      const history = await context.service.handlers['consumption:history']({});
       if (values.json) process.stdout.write(`${JSON.stringify(history, null, 2)}\n`);
       else if (history.length === 0) process.stderr.write(`No consumption submissions in ${context.dataDir}.\n`);
       else for (const submission of history) process.stdout.write(`${historyLine(submission)}\n`);

@@ -1,13 +1,8 @@
-import { createHash } from 'node:crypto';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { AppError, type ErrorCode } from '../../shared/errors';
-import { type Profile, ProfileFields } from '../../shared/schemas/profile';
-import { ServiceClient } from '../core/platform/service-client';
-import { defaultDataDir } from '../core/platform/data-dir';
-import { createStderrLogger } from '../core/platform/log';
-import { systemClock } from '../core/platform/ports';
-import { createService, type Service } from '../core/service';
+import { ProfileFields } from '../../shared/schemas/profile';
+import { createService, createStderrLogger, DEFAULT_ENV_PREFIX, defaultDataDir, type Ports, type Service, systemClock } from '../core';
 import { KeytarSecretStore } from '../keychain';
 import { createDemoStarter } from '../twin/demo';
 
@@ -26,7 +21,7 @@ export interface CliContext {
   close(): Promise<void>;
 }
 
-export function createCliContext(dataDir: string | undefined): CliContext {
+export function createCliContext(dataDir: string | undefined, pollIntervals?: Ports['pollIntervals']): CliContext {
   const demo = createDemoStarter();
   const directory = dataDir ?? defaultDataDir();
   const service = createService({
@@ -38,6 +33,8 @@ export function createCliContext(dataDir: string | undefined): CliContext {
     startDemoService: demo.start,
     appVersion: process.env.npm_package_version ?? '0.0.0',
     host: 'cli',
+    environment: process.env,
+    ...(pollIntervals ? { pollIntervals } : {}),
   });
   return {
     service,
@@ -69,20 +66,24 @@ export const CONNECTION_OPTIONS = {
 
 /** Secrets come only from the environment, never from flags (flags end up in shell history and process lists). */
 export function secretsFromEnvironment(env: NodeJS.ProcessEnv = process.env): { apiSecret: string; password: string } {
-  const apiSecret = env.CLOSEBOOK_API_SECRET;
-  const password = env.CLOSEBOOK_PASSWORD;
+  const names = { apiSecret: `${DEFAULT_ENV_PREFIX}_API_SECRET`, password: `${DEFAULT_ENV_PREFIX}_PASSWORD` };
+  const apiSecret = env[names.apiSecret];
+  const password = env[names.password];
   if (!apiSecret || !password) {
-    throw new UsageError('Set CLOSEBOOK_API_SECRET and CLOSEBOOK_PASSWORD in the environment (secrets are never taken as flags).');
+    throw new UsageError(`Set ${names.apiSecret} and ${names.password} in the environment (secrets are never taken as flags).`);
   }
   return { apiSecret, password };
 }
 
-/** The client for `--profile NAME`, or for the inline --base-url … flags with secrets from the environment. */
-export async function resolveClient(context: CliContext, flags: ConnectionFlags): Promise<{ client: ServiceClient; profileId?: string }> {
+/**
+ * The profile a service command runs under: a saved one (`--profile NAME`), or the inline --base-url … flags as a
+ * profile for this run only, with its secrets read from the environment (never from flags).
+ */
+export async function resolveProfileId(context: CliContext, flags: ConnectionFlags): Promise<string> {
   if (flags.profile) {
     const profile = await context.service.profiles.findByName(flags.profile);
     if (!profile) throw new UsageError(`No profile named "${flags.profile}". See: closebook profiles list`);
-    return { client: await context.service.clientFor(profile), profileId: profile.id };
+    return profile.id;
   }
   if (!flags['base-url']) throw new UsageError('Say which service to use: --profile NAME, or --base-url URL --client-id ID --username NAME --reseller-id GUID [--seller-id GUID].');
   const parsed = ProfileFields.safeParse({
@@ -94,10 +95,12 @@ export async function resolveClient(context: CliContext, flags: ConnectionFlags)
     sellerId: flags['seller-id'] ?? '',
   });
   if (!parsed.success) throw new UsageError(describeFlagErrors(parsed.error));
-  const secrets = secretsFromEnvironment();
   const { name: _name, ...fields } = parsed.data;
-  const client = new ServiceClient({ ...fields, readSecrets: async () => secrets }, { fetch: (input, init) => fetch(input, init), clock: systemClock });
-  return { client };
+  try {
+    return context.service.profiles.useEphemeral(fields, { kind: 'environment', prefix: DEFAULT_ENV_PREFIX });
+  } catch (error) {
+    throw error instanceof AppError ? new UsageError(error.message) : error;
+  }
 }
 
 const FLAG_NAMES: Record<string, string> = { baseUrl: '--base-url', clientId: '--client-id', username: '--username', resellerId: '--reseller-id', sellerId: '--seller-id', name: '--name' };
@@ -130,44 +133,11 @@ export function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: s
   }
 }
 
-export async function withContext<T>(dataDir: string | undefined, run: (context: CliContext) => Promise<T>): Promise<T> {
-  const context = createCliContext(dataDir);
+export async function withContext<T>(dataDir: string | undefined, run: (context: CliContext) => Promise<T>, pollIntervals?: Ports['pollIntervals']): Promise<T> {
+  const context = createCliContext(dataDir, pollIntervals);
   try {
     return await run(context);
   } finally {
     await context.close();
   }
-}
-
-
-/** A stable id for an inline (flag-given) connection, so `report resume` with the same flags finds its jobs. */
-function inlineProfileId(client: ServiceClient): string {
-  const { baseUrl, clientId, username, resellerId } = client.connection;
-  const hex = createHash('sha256').update([baseUrl, clientId, username, resellerId].join('\n')).digest('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
-}
-
-/**
- * The profile a workflow runs under: a saved one (`--profile`), or a stand-in for the inline flags whose id is stable,
- * so `report resume` and the consumption history find the same requests when given the same flags again.
- */
-export async function resolveProfile(context: CliContext, flags: ConnectionFlags): Promise<{ profile: Profile; client: ServiceClient }> {
-  const resolved = await resolveClient(context, flags);
-  if (resolved.profileId) return { profile: await context.service.profiles.get(resolved.profileId), client: resolved.client };
-  const { connection } = resolved.client;
-  return {
-    client: resolved.client,
-    profile: {
-      id: inlineProfileId(resolved.client),
-      name: `${connection.username} (command line)`,
-      kind: 'service',
-      createdAt: '',
-      updatedAt: '',
-      baseUrl: connection.baseUrl,
-      clientId: connection.clientId,
-      username: connection.username,
-      resellerId: connection.resellerId,
-      sellerId: connection.sellerId,
-    },
-  };
 }

@@ -1,9 +1,9 @@
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
 import { Money } from '../../shared/money';
 import { SavedReport } from '../../shared/schemas/saved-report';
-import { readJsonFile } from '../core/platform/atomic-file';
 import { inlineConnection, runCli, useSimulator } from '../testing/cli-test-support';
 
 const simulator = useSimulator(['--organizations', '20', '--report-ready-seconds', '1']);
@@ -31,9 +31,9 @@ describe('closebook report CLI', () => {
     expect(fetched.stderr).toMatch(/generating \(status 0\)/);
     expect(fetched.stderr).toMatch(/done, status 5/);
 
-    const saved = await readJsonFile(join(simulator.dataDir, 'reports', `${reportId}.report.json`), SavedReport);
+    const saved = SavedReport.parse(JSON.parse(await readFile(join(simulator.dataDir, 'reports', `${reportId}.report.json`), 'utf8')));
     const exact = new Map<string, InstanceType<typeof Money>>();
-    for (const entry of saved!.entries)
+    for (const entry of saved.entries)
       for (const organization of entry.organizations)
         for (const service of organization.services)
           for (const item of service.items)
@@ -54,7 +54,7 @@ describe('closebook report CLI', () => {
     for (const [key, sum] of exact) expect(again.get(key)?.eq(sum)).toBe(true);
 
     const grouped = join(simulator.dataDir, 'group.xlsx');
-    const group = saved!.entries[0]!.organizations[0]!.organizationGroups[0]!;
+    const group = saved.entries[0]!.organizations[0]!.organizationGroups[0]!;
     const byGroup = cli(['reports', 'export', reportId, '--out', grouped, '--group', group]);
     expect([byGroup.code, byGroup.stderr]).toEqual([0, expect.stringMatching(/Wrote \d+ billing lines/)]);
     expect(cli(['reports', 'export', reportId, '--out', grouped, '--group', 'No such group']).code).toBe(1);

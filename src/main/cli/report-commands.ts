@@ -1,83 +1,51 @@
 import { resolve } from 'node:path';
-import { AppError } from '../../shared/errors';
 import { ReportPeriod, type ReportPeriod as Period } from '../../shared/schemas/billing-report';
-import { ReportJob, type ReportProgress } from '../../shared/schemas/saved-report';
-import { EventHub } from '../core/platform/event-hub';
-import { writeReportWorkbookFile } from '../core/reports/report-workbook';
-import { systemClock } from '../core/platform/ports';
-import { JobStore } from '../core/platform/job-store';
-import { ReportStore } from '../core/reports/report-store';
-import { ReportJobs, SERVICE_POLL_FLOOR_MS } from '../core/reports/report-job';
-import { CONNECTION_OPTIONS, type CliContext, EXIT, parse, resolveProfile, UsageError, withContext } from './context';
+import type { ReportJob } from '../../shared/schemas/saved-report';
+import { SERVICE_POLL_FLOOR_MS } from '../core';
+import { CONNECTION_OPTIONS, type CliContext, EXIT, parse, resolveProfileId, UsageError, withContext } from './context';
 
 function formatElapsed(ms: number): string {
   const seconds = Math.round(ms / 1000);
   return seconds < 60 ? `${seconds}s` : `${Math.floor(seconds / 60)}m ${String(seconds % 60).padStart(2, '0')}s`;
 }
 
-function progressLine(progress: ReportProgress): string {
-  const status = progress.lastStatus === null ? 'requested' : progress.lastStatus === 0 ? 'generating (status 0)' : `status ${progress.lastStatus}`;
-  const next = progress.nextPollAt && ['waiting', 'retrying'].includes(progress.state) ? `, next poll ${progress.nextPollAt.slice(11, 19)} UTC` : '';
-  const message = progress.message ? ` — ${progress.message}` : '';
-  return `report ${progress.period.startDate}…${progress.period.endDate}: ${progress.state}, ${status}, ${progress.polls} polls, ${formatElapsed(progress.elapsedMs)} elapsed${next}${message}`;
+function progressLine(job: ReportJob): string {
+  const status = job.lastStatus === null ? 'requested' : job.lastStatus === 0 ? 'generating (status 0)' : `status ${job.lastStatus}`;
+  const next = job.nextPollAt && ['waiting', 'retrying'].includes(job.state) ? `, next poll ${job.nextPollAt.slice(11, 19)} UTC` : '';
+  const message = job.message ? ` — ${job.message}` : '';
+  const elapsed = Date.parse(job.updatedAt) - Date.parse(job.startedAt);
+  return `report ${job.period.startDate}…${job.period.endDate}: ${job.state}, ${status}, ${job.polls} polls, ${formatElapsed(elapsed)} elapsed${next}${message}`;
 }
 
-/** The core report workflow, hosted by the CLI: the same jobs file and saved reports as the app. */
-async function cliReportJobs(context: CliContext, flags: Record<string, unknown>, pollSeconds: number | undefined) {
-  const { profile, client } = await resolveProfile(context, flags);
-  const resolved = { client };
-  const events = new EventHub();
-  events.subscribe((event, payload) => {
-    if (event === 'report:progress') process.stderr.write(`${progressLine(payload as ReportProgress)}\n`);
-  });
-  if (pollSeconds !== undefined && !resolved.client.isLoopback && pollSeconds * 1000 < SERVICE_POLL_FLOOR_MS) {
-    process.stderr.write(`Polling every ${SERVICE_POLL_FLOOR_MS / 1000} s: the service asks clients to wait at least that long between polls.\n`);
-  }
-  const jobs = new ReportJobs({
-    clock: systemClock,
-    jobs: new JobStore(context.dataDir, 'report-jobs', ReportJob),
-    reports: new ReportStore(context.dataDir),
-    events,
-    getProfile: async (id) => {
-      if (id !== profile.id) throw new AppError('not-found', 'That report request belongs to another profile.');
-      return profile;
-    },
-    clientFor: async () => resolved.client,
-    ...(pollSeconds === undefined ? {} : { pollIntervalMs: pollSeconds * 1000, loopbackPollIntervalMs: pollSeconds * 1000 }),
-  });
-  return { jobs, events, profile };
-}
-
-/** Runs jobs to their end; Ctrl-C stops polling but leaves them saved for `report resume`. */
-async function waitForJobs(jobs: ReportJobs, events: EventHub, jobIds: string[], out: string | undefined, context: CliContext): Promise<number> {
-  const outcomes = new Map<string, ReportProgress>();
-  events.subscribe((event, payload) => {
-    const progress = payload as ReportProgress;
-    if (event === 'report:progress' && ['done', 'failed', 'cancelled'].includes(progress.state)) outcomes.set(progress.jobId, progress);
+/** Runs jobs to their end, printing progress; Ctrl-C stops polling but leaves them saved for `report resume`. */
+async function waitForJobs(context: CliContext, jobIds: string[], out: string | undefined): Promise<number> {
+  const { service } = context;
+  const unsubscribe = service.events.subscribe((event, payload) => {
+    if (event === 'report:progress' && jobIds.includes((payload as ReportJob).id)) process.stderr.write(`${progressLine(payload as ReportJob)}\n`);
   });
   let interrupted = false;
   const onInterrupt = () => {
     interrupted = true;
-    void jobs.stopAll();
+    void service.dispose();
   };
   process.once('SIGINT', onInterrupt);
+  let outcomes: (ReportJob | undefined)[];
   try {
-    await jobs.settled(jobIds);
+    outcomes = await service.reports.waitFor(jobIds);
   } finally {
     process.removeListener('SIGINT', onInterrupt);
+    unsubscribe();
   }
   if (interrupted) {
     process.stderr.write('Stopped. The request is saved: run `report resume` (with the same profile) to carry on.\n');
     return 130;
   }
   let code: number = EXIT.ok;
-  for (const id of jobIds) {
-    const outcome = outcomes.get(id);
+  for (const outcome of outcomes) {
     if (outcome?.state === 'done' && outcome.reportId) {
       process.stdout.write(`${outcome.reportId}\n`);
       if (out) {
-        const report = await new ReportStore(context.dataDir).open(outcome.reportId);
-        const summary = await writeReportWorkbookFile(report, resolve(out), { appVersion: process.env.npm_package_version ?? '0.0.0', exportedAt: new Date() });
+        const summary = await service.reports.exportWorkbook(outcome.reportId, resolve(out));
         process.stderr.write(`Wrote ${summary.lines} billing lines to ${resolve(out)}.\n`);
       }
     } else {
@@ -107,20 +75,29 @@ export async function reportCommand(args: string[]): Promise<number> {
     period = parsed.data;
   }
   if (values.out && !values.out.toLowerCase().endsWith('.xlsx')) throw new UsageError('--out must name an .xlsx file');
-  return withContext(values['data-dir'], async (context) => {
-    const { jobs, events, profile } = await cliReportJobs(context, values, seconds(values['poll-interval']));
-    if (period) {
-      const job = await jobs.request(profile.id, period);
-      return waitForJobs(jobs, events, [job.id], values.out, context);
-    }
-    const mine = (await jobs.list()).filter((job) => job.profileId === profile.id);
-    if (mine.length === 0) {
-      process.stderr.write('No unfinished report requests for this profile.\n');
-      return EXIT.ok;
-    }
-    for (const job of mine) await jobs.retry(job.id);
-    return waitForJobs(jobs, events, mine.map((job) => job.id), values.out, context);
-  });
+  const pollSeconds = seconds(values['poll-interval']);
+  return withContext(
+    values['data-dir'],
+    async (context) => {
+      const { service } = context;
+      const profileId = await resolveProfileId(context, values);
+      if (pollSeconds !== undefined && pollSeconds * 1000 < (await service.reports.pollIntervalFor(profileId))) {
+        process.stderr.write(`Polling every ${SERVICE_POLL_FLOOR_MS / 1000} s: the service asks clients to wait at least that long between polls.\n`);
+      }
+      if (period) {
+        const job = await service.handlers['reports:request']({ profileId, period });
+        return waitForJobs(context, [job.id], values.out);
+      }
+      const mine = await service.reports.unfinished(profileId);
+      if (mine.length === 0) {
+        process.stderr.write('No unfinished report requests for this profile.\n');
+        return EXIT.ok;
+      }
+      for (const job of mine) await service.handlers['reports:retry']({ jobId: job.id });
+      return waitForJobs(context, mine.map((job) => job.id), values.out);
+    },
+    pollSeconds === undefined ? undefined : { reportMs: pollSeconds * 1000 },
+  );
 }
 
 /** `reports list [--json]`, `reports export ID --out F.xlsx [--group NAME]…`, `reports delete ID`: all offline. */
@@ -135,9 +112,9 @@ export async function reportsCommand(args: string[]): Promise<number> {
     text: { type: 'string' },
   });
   return withContext(values['data-dir'], async (context) => {
-    const store = new ReportStore(context.dataDir);
+    const { handlers, reports } = context.service;
     if (action === 'list') {
-      const listings = await store.list();
+      const listings = await handlers['reports:list']({});
       if (values.json) process.stdout.write(`${JSON.stringify(listings, null, 2)}\n`);
       for (const listing of values.json ? [] : listings) {
         if (listing.state === 'ok') {
@@ -153,20 +130,15 @@ export async function reportsCommand(args: string[]): Promise<number> {
     if (!id) throw new UsageError(`Usage: reports ${action ?? '<list|export|delete>'} ID`);
     if (action === 'export') {
       if (!values.out?.toLowerCase().endsWith('.xlsx')) throw new UsageError('reports export needs --out FILE.xlsx');
-      const report = await store.open(id);
-      if (values.group && !report.entries.some((entry) => entry.organizations.some((organization) => organization.organizationGroups.includes(values.group as string)))) {
-        throw new UsageError(`No organization in this report belongs to the group "${values.group}".`);
-      }
       const filter = { group: values.group, organization: values.organization, service: values.service, currency: values.currency, text: values.text };
-      const summary = await writeReportWorkbookFile(report, resolve(values.out), { appVersion: process.env.npm_package_version ?? '0.0.0', exportedAt: new Date(), filter });
+      const summary = await reports.exportWorkbook(id, resolve(values.out), filter);
       process.stderr.write(`Wrote ${summary.lines} billing lines to ${resolve(values.out)}.\n`);
       return EXIT.ok;
     }
     if (action === 'delete') {
-      await store.meta(id).catch(() => {
-        throw new UsageError(`No saved report with id ${id}.`);
-      });
-      await store.delete(id);
+      const listings = await handlers['reports:list']({});
+      if (!listings.some((listing) => (listing.state === 'ok' ? listing.meta.id : listing.id) === id)) throw new UsageError(`No saved report with id ${id}.`);
+      await handlers['reports:delete']({ reportId: id });
       process.stderr.write(`Deleted report ${id}.\n`);
       return EXIT.ok;
     }

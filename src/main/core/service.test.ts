@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { channelNames } from '../../shared/contract';
 import { AppError } from '../../shared/errors';
-import { startTwin, type Twin } from '../twin/server';
+import { startTwin, type Twin } from '../testing/test-support';
 import { dispatch } from './platform/dispatch';
 import { silentLogger, type SecretStore } from './platform/ports';
 import { createService } from './service';
@@ -130,6 +130,32 @@ describe('profiles', () => {
     await expect(service.handlers['profiles:test']({ profileId: demo.id })).resolves.toMatchObject({ organizationCount: 60 });
     await service.handlers['demo:start']({});
     expect((await service.handlers['profiles:list']({})).profiles).toHaveLength(1);
+  });
+});
+
+describe('a connection given for one run (ephemeral profile)', () => {
+  it('reads its secrets from the environment at each use, stores nothing, and keeps a stable id', async () => {
+    const twin = await startTwin();
+    cleanups.push(() => twin.close());
+    const c = twin.credentials;
+    const environment: Record<string, string | undefined> = { ACME_API_SECRET: c.apiSecret, ACME_PASSWORD: c.password };
+    const { service, ports, secrets } = await setup({ environment });
+    const fields = { baseUrl: twin.baseUrl, clientId: c.clientId, username: c.username, resellerId: c.resellerId, sellerId: c.sellerId };
+    const profileId = service.profiles.useEphemeral(fields, { kind: 'environment', prefix: 'ACME' });
+    expect(service.profiles.useEphemeral(fields, { kind: 'environment', prefix: 'ACME' })).toBe(profileId);
+    expect((await service.handlers['organizations:list']({ profileId })).length).toBeGreaterThan(0);
+    expect(secrets.size).toBe(0);
+    expect((await service.handlers['profiles:list']({})).profiles).toEqual([]);
+    await expect(readFile(join(ports.dataDir, 'profiles.json'), 'utf8')).rejects.toMatchObject({ code: 'ENOENT' });
+
+    environment.ACME_PASSWORD = 'changed'; // read at use, not remembered
+    await expect(service.handlers['profiles:test']({ profileId })).rejects.toMatchObject({ code: 'auth' });
+  });
+
+  it('refuses at once when the environment lacks its secrets, naming the variables', async () => {
+    const { service } = await setup({ environment: {} });
+    const fields = { baseUrl: 'https://billing.example.com', clientId: 'c', username: 'u', resellerId: '7c9e6679-7425-40de-944b-e07fc1f90ae7', sellerId: '' };
+    expect(() => service.profiles.useEphemeral(fields, { kind: 'environment', prefix: 'ACME' })).toThrow(/ACME_API_SECRET and ACME_PASSWORD/);
   });
 });
 

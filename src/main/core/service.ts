@@ -1,129 +1,57 @@
-import type { ConnectionState, ServiceHandlers } from '../../shared/contract';
-import { AppError } from '../../shared/errors';
-import type { Profile } from '../../shared/schemas/profile';
-import { createOrganization, listOrganizations } from './organizations/organizations-api';
-import { type Connection, ServiceClient } from './platform/service-client';
+import type { ServiceHandlers } from '../../shared/contract';
+import type { ProfileFields } from '../../shared/schemas/profile';
+import { type ConsumptionApi, createConsumption } from './consumption/handlers';
+import { createOrganizations } from './organizations/handlers';
 import { EventHub } from './platform/event-hub';
 import type { Ports } from './platform/ports';
-import { Profiles } from './profiles/profiles';
-import { createConsumption, type ConsumptionModule } from './consumption/handlers';
-import { createReports, type ReportsModule } from './reports/handlers';
+import { createProfiles } from './profiles/handlers';
+import type { EphemeralProfileInput, SecretSource } from './profiles/profiles';
+import { createReports, type ReportsApi } from './reports/handlers';
+
+/** What hosts may do with profiles beyond the contract: find one by name, or use a connection given in full. */
+export interface ProfilesApi {
+  findByName(name: string): Promise<(ProfileFields & { id: string }) | undefined>;
+  /** Registers a connection for this run (never saved); returns its profile id for the handlers. */
+  useEphemeral(fields: EphemeralProfileInput, secrets: SecretSource): string;
+  /** The service address a profile talks to (the demo's twin once started). */
+  serviceUrl(profileId: string): Promise<string>;
+}
 
 export interface Service {
+  /** One handler per contract channel: what the renderer (through IPC or the bridge) may ask. */
   handlers: ServiceHandlers;
-  events: EventHub;
-  /** Resolves a profile by id, or by name for the CLI. */
-  profiles: Profiles;
-  clientFor(profile: Profile): Promise<ServiceClient>;
-  reports: ReportsModule;
-  consumption: ConsumptionModule;
+  /** Progress and connection events, for every host to relay or print. */
+  events: Pick<EventHub, 'subscribe'>;
+  profiles: ProfilesApi;
+  reports: ReportsApi;
+  consumption: ConsumptionApi;
   /** Resumes unfinished workflows (report jobs, consumption tasks) saved by an earlier run. */
   start(): Promise<void>;
+  /** Stops polling (the workflows stay saved and resume at the next start) and forgets held tokens. */
   dispose(): Promise<void>;
 }
 
-const OFFLINE_CODES = new Set(['network', 'timeout']);
-
 /**
- * The whole app without Electron: one handler per contract channel. Electron's IPC, the browser test bridge and
- * the CLI are thin hosts of this.
+ * The whole app without Electron, composed from its features. Electron's IPC, the browser test bridge and the CLI
+ * are thin hosts of this.
  */
 export function createService(ports: Ports): Service {
   const events = new EventHub();
-  const profiles = new Profiles(ports);
-  const clients = new Map<string, { key: string; client: ServiceClient }>();
-
-  async function clientFor(profile: Profile): Promise<ServiceClient> {
-    const connection = await profiles.connection(profile);
-    const key = connectionKey(connection);
-    const cached = clients.get(profile.id);
-    if (cached && cached.key === key) return cached.client;
-    const client = new ServiceClient(connection, { fetch: ports.fetch, clock: ports.clock });
-    clients.set(profile.id, { key, client });
-    return client;
-  }
-
-  function reportConnection(profileId: string, state: ConnectionState['state'], message?: string) {
-    events.emit('connection:state', {
-      profileId,
-      state,
-      at: new Date(ports.clock.now()).toISOString(),
-      ...(message ? { message } : {}),
-    });
-  }
-
-  /** Runs a call against a profile's service and tells the renderer whether the service was reachable. */
-  async function withService<T>(profileId: string, call: (client: ServiceClient) => Promise<T>): Promise<T> {
-    const profile = await profiles.get(profileId);
-    const client = await clientFor(profile);
-    try {
-      const result = await call(client);
-      reportConnection(profileId, 'online');
-      return result;
-    } catch (error) {
-      if (error instanceof AppError && OFFLINE_CODES.has(error.code)) reportConnection(profileId, 'offline', error.message);
-      else if (error instanceof AppError && error.code === 'auth') reportConnection(profileId, 'auth-failed', error.message);
-      else reportConnection(profileId, 'online');
-      throw error;
-    }
-  }
-
-  async function keychainReachable(): Promise<boolean> {
-    try {
-      await ports.secrets.get('closebook-keychain-probe');
-      return true;
-    } catch {
-      return false;
-    }
-  }
-
-  const reports = createReports(ports, events, (profileId) => profiles.get(profileId), clientFor);
-  const consumption = createConsumption(ports, events, (profileId) => profiles.get(profileId), clientFor);
-
-  const handlers: ServiceHandlers = {
-    ...reports.handlers,
-    ...consumption.handlers,
-    'app:info': async () => {
-      const state = await profiles.state();
-      return {
-        version: ports.appVersion,
-        host: ports.host,
-        firstRun: state.profiles.length === 0,
-        dataDir: ports.dataDir,
-        keychainAvailable: await keychainReachable(),
-      };
-    },
-    'profiles:list': () => profiles.state(),
-    'profiles:save': async (input) => {
-      const view = await profiles.save(input);
-      clients.delete(view.id);
-      return view;
-    },
-    'profiles:delete': async ({ profileId }) => {
-      clients.delete(profileId);
-      return profiles.delete(profileId);
-    },
-    'profiles:set-active': ({ profileId }) => profiles.setActive(profileId),
-    'profiles:test': ({ profileId }) =>
-      withService(profileId, async (client) => {
-        const started = ports.clock.now();
-        client.signOut(); // a test proves the credentials, so never reuse a held token
-        const organizations = await listOrganizations(client);
-        return { organizationCount: organizations.length, elapsedMs: ports.clock.now() - started };
-      }),
-    'demo:start': () => profiles.ensureDemoProfile(),
-    'organizations:list': ({ profileId }) => withService(profileId, (client) => listOrganizations(client)),
-    'organizations:create': ({ profileId, organization }) =>
-      withService(profileId, (client) => createOrganization(client, organization)),
-  };
+  const profiles = createProfiles(ports, events);
+  const reports = createReports(ports, events, profiles.profiles, profiles.connections);
+  const consumption = createConsumption(ports, events, profiles.profiles, profiles.connections);
+  const organizations = createOrganizations(profiles.connections);
 
   return {
-    handlers,
+    handlers: { ...profiles.handlers, ...organizations.handlers, ...reports.handlers, ...consumption.handlers },
     events,
-    profiles,
-    clientFor,
-    reports,
-    consumption,
+    profiles: {
+      findByName: (name) => profiles.profiles.findByName(name),
+      useEphemeral: (fields, secrets) => profiles.profiles.useEphemeral(fields, secrets).id,
+      serviceUrl: async (profileId) => (await profiles.profiles.connection(await profiles.profiles.get(profileId))).baseUrl,
+    },
+    reports: reports.api,
+    consumption: consumption.api,
     start: async () => {
       await reports.jobs.resumeAll();
       await consumption.tasks.resumeAll();
@@ -131,13 +59,7 @@ export function createService(ports: Ports): Service {
     dispose: async () => {
       await reports.jobs.stopAll();
       await consumption.tasks.stopAll();
-      clients.clear();
+      profiles.connections.clear();
     },
   };
 }
-
-function connectionKey(connection: Connection): string {
-  const { baseUrl, clientId, username, resellerId, sellerId } = connection;
-  return JSON.stringify([baseUrl, clientId, username, resellerId, sellerId]);
-}
-

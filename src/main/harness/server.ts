@@ -3,9 +3,7 @@ import { stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize, resolve } from 'node:path';
-import { dispatch } from '../core/platform/dispatch';
-import type { Logger, Ports } from '../core/platform/ports';
-import { createService, type Service } from '../core/service';
+import { createService, dispatch, type Logger, type Ports, type Service } from '../core';
 import { CONTENT_SECURITY_POLICY } from '../window';
 
 export interface HarnessOptions {

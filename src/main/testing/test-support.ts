@@ -84,3 +84,9 @@ export function remoteFetch(twin: Twin, rewriteLocation = (location: string) => 
   };
 }
 
+
+// The twin, for core unit tests: they reach it through this folder, never directly (the core never imports the twin).
+export { startTwin, type Twin, type TwinOptions } from '../twin/server';
+export { SeededRandom } from '../twin/random';
+export { buildBillingReport } from '../twin/billing-report';
+export { generateOrganizations } from '../twin/dataset';

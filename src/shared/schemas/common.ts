@@ -14,6 +14,13 @@ export function isGuid(value: string): boolean {
   return GUID_PATTERN.test(value.trim());
 }
 
+/** A plain decimal number as text ("1234.56", "-0.5", ".5"): a point for the decimals, no grouping, no exponent. */
+export const DECIMAL_PATTERN = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
+export const DecimalText = z.string().regex(DECIMAL_PATTERN, 'must be a decimal number like 1234.56');
+
+/** A three-letter ISO 4217 currency code, upper-case. */
+export const CurrencyCode = z.string().regex(/^[A-Z]{3}$/, 'must be a three-letter ISO 4217 currency code');
+
 /** A calendar date as the service takes it: YYYY-MM-DD, and a real date. */
 export const IsoDate = z
   .string()

@@ -1,18 +1,24 @@
 import { z } from 'zod';
 
-/** The fields of a consumption record (spec §2.4), in template order. */
-export const CONSUMPTION_FIELDS = ['subscriptionId', 'isAddon', 'addonId', 'quantity', 'consumptionId'] as const;
-export type ConsumptionField = (typeof CONSUMPTION_FIELDS)[number];
+/**
+ * THE list of consumption fields (spec §2.4), in template order, each with the plain header people see: in the
+ * template, the grid's columns, and messages about a row.
+ */
+export const PLAIN_HEADERS = {
+  subscriptionId: 'Subscription ID',
+  isAddon: 'Is add-on',
+  addonId: 'Add-on ID',
+  quantity: 'Quantity',
+  consumptionId: 'Consumption ID',
+} as const;
+export type ConsumptionField = keyof typeof PLAIN_HEADERS;
+export const CONSUMPTION_FIELDS = Object.keys(PLAIN_HEADERS) as ConsumptionField[];
 
 /** A row as read from a file or typed into the grid: text per field, and where it came from. */
 export const InputRow = z.object({
   /** 1-based row number in the file (the header is row 1), or in the grid. */
   row: z.number().int().positive(),
-  subscriptionId: z.string(),
-  isAddon: z.string(),
-  addonId: z.string(),
-  quantity: z.string(),
-  consumptionId: z.string(),
+  ...(Object.fromEntries(CONSUMPTION_FIELDS.map((field) => [field, z.string()])) as Record<ConsumptionField, z.ZodString>),
 });
 export type InputRow = z.infer<typeof InputRow>;
 
@@ -38,8 +44,6 @@ export const ParsedFile = z.object({
   problems: z.array(z.string()),
   /** Columns that were not recognised and are ignored. */
   ignoredColumns: z.array(z.string()),
-  /** ';'-separated CSV uses the decimal comma; quantities were read that way (and are shown with a point). */
-  decimalComma: z.boolean(),
 });
 export type ParsedFile = z.infer<typeof ParsedFile>;
 

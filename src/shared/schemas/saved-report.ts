@@ -48,8 +48,12 @@ export const ReportListing = z.discriminatedUnion('state', [
 export type ReportListing = z.infer<typeof ReportListing>;
 
 export const ReportJobState = z.enum(['waiting', 'polling', 'retrying', 'saving', 'done', 'failed', 'cancelled']);
+export type ReportJobState = z.infer<typeof ReportJobState>;
 
-/** A report request being generated; persisted before its first poll so it survives a restart. */
+/**
+ * A report request being generated: persisted before its first poll so it survives a restart, and sent as it is
+ * in every progress event (one shape on disk, over IPC and in the CLI).
+ */
 export const ReportJob = z.object({
   id: z.string().uuid(),
   profileId: z.string(),
@@ -57,24 +61,21 @@ export const ReportJob = z.object({
   period: ReportPeriod,
   location: z.string().url(),
   startedAt: z.string(),
+  /** When the job last changed (a poll, a retry, a state change). */
+  updatedAt: z.string(),
+  state: ReportJobState,
   polls: z.number().int().nonnegative(),
+  /** The status value the service gave last (0 = generating), null before the first answer. */
   lastStatus: z.number().int().nullable(),
   nextPollAt: z.string().nullable(),
-  /** Set when the job stopped and needs the user: a status the client does not know, credentials refused… */
-  error: z.string().nullable(),
+  /** What the user should know now: why it is retrying, or why it stopped (state "failed"). */
+  message: z.string().nullable(),
+  /** The saved report, once the state is "done". */
+  reportId: z.string().nullable(),
 });
 export type ReportJob = z.infer<typeof ReportJob>;
 
-export const ReportProgress = z.object({
-  jobId: z.string(),
-  profileId: z.string(),
-  period: ReportPeriod,
-  state: ReportJobState,
-  lastStatus: z.number().int().nullable(),
-  polls: z.number().int().nonnegative(),
-  elapsedMs: z.number().nonnegative(),
-  nextPollAt: z.string().nullable(),
-  message: z.string().nullable(),
-  reportId: z.string().nullable(),
-});
-export type ReportProgress = z.infer<typeof ReportProgress>;
+/** A job as the first version saved it (no state; `error` set when it stopped): read once, then saved as a ReportJob. */
+export const ReportJobV1 = ReportJob.omit({ updatedAt: true, state: true, message: true, reportId: true })
+  .extend({ error: z.string().nullable() })
+  .transform(({ error, ...job }): ReportJob => ({ ...job, updatedAt: job.startedAt, state: error === null ? 'waiting' : 'failed', message: error, reportId: null }));

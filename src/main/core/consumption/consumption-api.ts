@@ -11,9 +11,12 @@ const TaskStatus = z.object({
 });
 export type TaskStatus = z.output<typeof TaskStatus>;
 
-function bulkPath(client: ServiceClient): string {
+/** The bulk consumption path of the profile's seller; the one place a missing seller ID is refused. */
+export function bulkConsumptionPath(client: ServiceClient): string {
   const { sellerId } = client.connection;
-  if (!sellerId) throw new AppError('validation', 'This profile has no seller ID, which consumption needs. Add it in Profiles.', { sellerId: 'is required for consumption' });
+  if (!sellerId) {
+    throw new AppError('validation', 'This profile has no seller ID, which consumption needs. Add it in Profiles (or --seller-id on the command line).', { sellerId: 'is required for consumption' });
+  }
   return `/api/sellers/${encodeURIComponent(sellerId)}/services/bulkconsumptions`;
 }
 
@@ -22,7 +25,7 @@ function bulkPath(client: ServiceClient): string {
  * profile's own origin only), else from the documented path. Never retried once it may have arrived.
  */
 export async function submitBulkConsumption(client: ServiceClient, records: ConsumptionRecord[]): Promise<{ taskId: string; statusUrl: string; message: string }> {
-  const path = bulkPath(client);
+  const path = bulkConsumptionPath(client);
   const response = await client.request({
     method: 'POST',
     target: path,
@@ -37,7 +40,7 @@ export async function submitBulkConsumption(client: ServiceClient, records: Cons
 }
 
 export function taskStatusUrl(client: ServiceClient, taskId: string): string {
-  return client.resolve(`${bulkPath(client)}/${encodeURIComponent(taskId)}`);
+  return client.resolve(`${bulkConsumptionPath(client)}/${encodeURIComponent(taskId)}`);
 }
 
 export async function getBulkConsumptionStatus(client: ServiceClient, statusUrl: string, signal?: AbortSignal, onRetry?: (notice: RetryNotice) => void): Promise<TaskStatus> {

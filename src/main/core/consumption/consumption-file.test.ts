@@ -1,7 +1,7 @@
 import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
 import { validateRows } from '../../../shared/consumption-rows';
-import { SeededRandom } from '../../twin/random';
+import { SeededRandom } from '../../testing/test-support';
 import { consumptionTemplateCsv, consumptionTemplateXlsx, parseConsumptionCsv, parseConsumptionFile, parseConsumptionXlsx } from './consumption-file';
 
 const SUB = '3f2504e0-4f89-41d3-9a0c-0305e82c3301';
@@ -17,13 +17,14 @@ describe('CSV import', () => {
   it('reads semicolon CSV with a BOM, CRLF, decimal commas, quoted fields and plain-words headers in any case', () => {
     const text = `\uFEFFSUBSCRIPTION ID;Is Add-On;add-on id;Quantity;Note\r\n${SUB};yes;${ADDON};"1.234,5";"said ""hi""; twice"\r\n${SUB};no;;0,25;\r\n`;
     const parsed = parseConsumptionCsv('b.csv', text);
-    expect(parsed.decimalComma).toBe(true);
     expect(parsed.ignoredColumns).toEqual(['Note']);
     expect(parsed.rows.map((r) => [r.row, r.isAddon, r.addonId, r.quantity])).toEqual([
       [2, 'yes', ADDON, '1234.5'],
       [3, 'no', '', '0.25'],
     ]);
     expect(validateRows(parsed.rows).problems).toEqual([]);
+    // Only a ';'-separated file is read with decimal commas: in a ','-separated one, "1,250" is grouping.
+    expect(parseConsumptionCsv('b2.csv', `Subscription ID,Quantity\n${SUB},"1,250"\n`).rows[0]?.quantity).toBe('1,250');
   });
 
   it('keeps file row numbers when there are blank lines, and reads tab-separated text pasted from a sheet', () => {

@@ -1,17 +1,13 @@
 import ExcelJS from 'exceljs';
 import Papa from 'papaparse';
-import { fieldForHeader, parseQuantity, PLAIN_HEADERS } from '../../../shared/consumption-rows';
-import { CONSUMPTION_FIELDS, type ConsumptionField, type InputRow, type ParsedFile } from '../../../shared/schemas/consumption';
+import { emptyRow, fieldForHeader, parseQuantity } from '../../../shared/consumption-rows';
+import { CONSUMPTION_FIELDS, PLAIN_HEADERS, type ConsumptionField, type InputRow, type ParsedFile } from '../../../shared/schemas/consumption';
 
 /** Rows past this are refused: a bulk file that large is almost surely the wrong file. */
 export const MAX_ROWS = 50_000;
 
-function emptyRow(row: number): InputRow {
-  return { row, subscriptionId: '', isAddon: '', addonId: '', quantity: '', consumptionId: '' };
-}
-
 /** Turns a header row and data rows (as text) into input rows, naming what is missing or ignored. */
-function toRows(fileName: string, header: string[], body: { row: number; cells: string[] }[], base: Pick<ParsedFile, 'sheets' | 'sheet' | 'decimalComma'>): ParsedFile {
+function toRows(fileName: string, header: string[], body: { row: number; cells: string[] }[], base: Pick<ParsedFile, 'sheets' | 'sheet'>): ParsedFile {
   const problems: string[] = [];
   const columns = new Map<number, ConsumptionField>();
   const ignoredColumns: string[] = [];
@@ -36,10 +32,6 @@ function toRows(fileName: string, header: string[], body: { row: number; cells: 
         .map(({ row, cells }) => {
           const input = emptyRow(row);
           for (const [index, field] of columns) input[field] = (cells[index] ?? '').trim();
-          if (base.decimalComma && input.quantity) {
-            const quantity = parseQuantity(input.quantity, true);
-            if (quantity !== undefined) input.quantity = String(quantity);
-          }
           return input;
         });
   if (!problems.length && rows.length === 0) problems.push(`${fileName} has a header row but no consumption rows.`);
@@ -51,7 +43,7 @@ export function parseConsumptionCsv(fileName: string, text: string): ParsedFile 
   const content = text.replace(/^\uFEFF/, '');
   const firstLine = content.split(/\r?\n/, 1)[0] ?? '';
   const delimiter = (firstLine.match(/;/g)?.length ?? 0) > (firstLine.match(/,/g)?.length ?? 0) ? ';' : firstLine.includes('\t') && !firstLine.includes(',') ? '\t' : ',';
-  const base = { sheets: [], sheet: null, decimalComma: delimiter === ';' };
+  const base = { sheets: [], sheet: null };
   const parsed = Papa.parse<string[]>(content, { delimiter, skipEmptyLines: false });
   const fatal = parsed.errors.find((error) => error.type === 'Quotes');
   if (fatal) {
@@ -59,7 +51,14 @@ export function parseConsumptionCsv(fileName: string, text: string): ParsedFile 
   }
   const [header = [], ...body] = parsed.data;
   if (header.every((cell) => !cell.trim())) return { fileName, ...base, rows: [], problems: [`${fileName} is empty or has no header row.`], ignoredColumns: [] };
-  return toRows(fileName, header, body.map((cells, index) => ({ row: index + 2, cells })), base);
+  const file = toRows(fileName, header, body.map((cells, index) => ({ row: index + 2, cells })), base);
+  return delimiter === ';' ? { ...file, rows: file.rows.map(withDecimalPoint) } : file;
+}
+
+/** A ';'-separated file uses the decimal comma: its quantities are read that way, and kept (and shown) with a point. */
+function withDecimalPoint(input: InputRow): InputRow {
+  const quantity = input.quantity ? parseQuantity(input.quantity, true) : undefined;
+  return quantity === undefined ? input : { ...input, quantity: String(quantity) };
 }
 
 function cellText(value: ExcelJS.CellValue): string {
@@ -83,12 +82,12 @@ export async function parseConsumptionXlsx(fileName: string, bytes: Uint8Array, 
   try {
     await workbook.xlsx.load(bytes as unknown as ArrayBuffer);
   } catch {
-    return { fileName, sheets: [], sheet: null, decimalComma: false, rows: [], problems: [`${fileName} is not a readable Excel workbook (.xlsx). Save it again from Excel, or export it as CSV.`], ignoredColumns: [] };
+    return { fileName, sheets: [], sheet: null, rows: [], problems: [`${fileName} is not a readable Excel workbook (.xlsx). Save it again from Excel, or export it as CSV.`], ignoredColumns: [] };
   }
   const sheets = workbook.worksheets.map((sheet) => sheet.name);
   const worksheet = sheetName ? workbook.getWorksheet(sheetName) : workbook.worksheets[0];
   if (!worksheet) {
-    return { fileName, sheets, sheet: null, decimalComma: false, rows: [], problems: [sheetName ? `${fileName} has no sheet "${sheetName}".` : `${fileName} has no sheets.`], ignoredColumns: [] };
+    return { fileName, sheets, sheet: null, rows: [], problems: [sheetName ? `${fileName} has no sheet "${sheetName}".` : `${fileName} has no sheets.`], ignoredColumns: [] };
   }
   const lines: { row: number; cells: string[] }[] = [];
   worksheet.eachRow({ includeEmpty: false }, (row, number) => {
@@ -97,7 +96,7 @@ export async function parseConsumptionXlsx(fileName: string, bytes: Uint8Array, 
     lines.push({ row: number, cells: Array.from(cells, (cell) => cell ?? '') });
   });
   const [header, ...body] = lines;
-  const base = { sheets, sheet: worksheet.name, decimalComma: false };
+  const base = { sheets, sheet: worksheet.name };
   if (!header) return { fileName, ...base, rows: [], problems: [`The sheet "${worksheet.name}" is empty.`], ignoredColumns: [] };
   return toRows(fileName, header.cells, body, base);
 }
@@ -105,7 +104,7 @@ export async function parseConsumptionXlsx(fileName: string, bytes: Uint8Array, 
 export async function parseConsumptionFile(fileName: string, bytes: Uint8Array, sheetName?: string): Promise<ParsedFile> {
   if (/\.xlsx$/i.test(fileName)) return parseConsumptionXlsx(fileName, bytes, sheetName);
   if (/\.(csv|txt|tsv)$/i.test(fileName)) return parseConsumptionCsv(fileName, new TextDecoder('utf-8').decode(bytes));
-  return { fileName, sheets: [], sheet: null, decimalComma: false, rows: [], problems: [`${fileName}: Closebook reads consumption from .csv or .xlsx files.`], ignoredColumns: [] };
+  return { fileName, sheets: [], sheet: null, rows: [], problems: [`${fileName}: Closebook reads consumption from .csv or .xlsx files.`], ignoredColumns: [] };
 }
 
 const TEMPLATE_HEADERS = CONSUMPTION_FIELDS.map((field) => PLAIN_HEADERS[field]);
@@ -123,11 +122,11 @@ export async function consumptionTemplateXlsx(): Promise<Buffer> {
   const help = workbook.addWorksheet('How to fill in');
   help.columns = [{ width: 18 }, { width: 90 }];
   [
-    ['Subscription ID', 'Required. The metered subscription (a GUID).'],
-    ['Is add-on', 'yes/no (also true/false or 1/0). Yes when the record is for an add-on of the subscription.'],
-    ['Add-on ID', 'Required when Is add-on is yes; must be empty when it is no.'],
-    ['Quantity', 'Required. A number, zero or more (decimals allowed).'],
-    ['Consumption ID', 'Leave empty for new consumption; the id of an existing record to correct it.'],
+    [PLAIN_HEADERS.subscriptionId, 'Required. The metered subscription (a GUID).'],
+    [PLAIN_HEADERS.isAddon, 'yes/no (also true/false or 1/0). Yes when the record is for an add-on of the subscription.'],
+    [PLAIN_HEADERS.addonId, 'Required when Is add-on is yes; must be empty when it is no.'],
+    [PLAIN_HEADERS.quantity, 'Required. A number, zero or more (decimals allowed).'],
+    [PLAIN_HEADERS.consumptionId, 'Leave empty for new consumption; the id of an existing record to correct it.'],
     ['', 'One record per subscription or add-on per batch. If one record fails, the service saves none of the batch.'],
   ].forEach((values) => help.addRow(values));
   return Buffer.from(await workbook.xlsx.writeBuffer());

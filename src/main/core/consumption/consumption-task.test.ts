@@ -1,14 +1,14 @@
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Submission, type InputRow, type SubmissionSummary } from '../../../shared/schemas/consumption';
-import { startTwin, type Twin } from '../../twin/server';
+import type { InputRow, Submission, SubmissionSummary } from '../../../shared/schemas/consumption';
+import { startTwin, type Twin } from '../../testing/test-support';
 import { type Connection, ServiceClient } from '../platform/service-client';
 import { failedRowsCsv } from './failed-rows';
 import { EventHub } from '../platform/event-hub';
-import { JobStore } from '../platform/job-store';
 import { FakeClock, REMOTE, remoteFetch, temporaryDir } from '../../testing/test-support';
 import { consumptionPollDelay, ConsumptionTasks } from './consumption-task';
+import { FileSubmissionStore, type SubmissionStore } from './history-store';
 
 const UNKNOWN = '11111111-2222-4333-8444-555555555555';
 const cleanups: (() => Promise<void>)[] = [];
@@ -31,8 +31,8 @@ async function setup(twinOptions: Parameters<typeof startTwin>[0] = {}) {
   const events = new EventHub();
   const progress: SubmissionSummary[] = [];
   events.subscribe((event, payload) => event === 'consumption:progress' && progress.push(payload as SubmissionSummary));
-  const store = new JobStore(dir.path, 'consumption-history', Submission);
-  const make = () => new ConsumptionTasks({ clock, store, events, getProfile: async () => profile, clientFor: async () => client });
+  const store = new FileSubmissionStore(dir.path);
+  const make = (using: SubmissionStore = store) => new ConsumptionTasks({ clock, store: using, events, getProfile: async () => profile, clientFor: async () => client });
   return { twin, clock, dir, store, progress, profile, tasks: make(), make };
 }
 
@@ -115,15 +115,33 @@ describe('consumption task', () => {
     const env = await setup({ taskQueuedMs: 60_000, taskProcessingMs: 0 });
     const submission = await env.tasks.submit(env.profile.id, 'a.csv', rows(env.twin));
     await env.tasks.stopAll(); // the app closes while the task is queued
-    const onDisk = JSON.parse(await readFile(join(env.dir.path, 'jobs', 'consumption-history.json'), 'utf8')) as { jobs: Submission[] };
-    expect(onDisk.jobs[0]).toMatchObject({ id: submission.id, state: 'Queued', taskId: submission.taskId });
-    await env.store.put({ ...onDisk.jobs[0]!, id: '22222222-2222-4222-8222-222222222222', state: 'sending', taskId: null, statusUrl: null });
+    const onDisk = JSON.parse(await readFile(join(env.dir.path, 'consumption', `${submission.id}.json`), 'utf8')) as Submission;
+    expect(onDisk).toMatchObject({ id: submission.id, state: 'Queued', taskId: submission.taskId });
+    await env.store.put({ ...onDisk, id: '22222222-2222-4222-8222-222222222222', state: 'sending', taskId: null, statusUrl: null });
 
     const restarted = env.make();
     await restarted.resumeAll();
     await restarted.settled();
     expect((await restarted.get(submission.id)).state).toBe('Successful');
     expect((await restarted.get('22222222-2222-4222-8222-222222222222')).state).toBe('outcome-unknown');
+  });
+
+  it('resumes a task in flight that the earlier build saved in its single history file, after the upgrade', async () => {
+    const env = await setup({ taskQueuedMs: 60_000, taskProcessingMs: 0 });
+    const submission = await env.tasks.submit(env.profile.id, 'a.csv', rows(env.twin));
+    await env.tasks.stopAll(); // the earlier build closes while the task is queued…
+    expect(submission).toMatchObject({ state: 'Queued', taskId: expect.any(String), statusUrl: expect.any(String) });
+    await rm(join(env.dir.path, 'consumption'), { recursive: true });
+    await mkdir(join(env.dir.path, 'jobs'));
+    const legacy = `${JSON.stringify({ version: 1, jobs: [submission] }, null, 2)}\n`; // …having saved it the way it did
+    await writeFile(join(env.dir.path, 'jobs', 'consumption-history.json'), legacy);
+
+    const upgraded = env.make(new FileSubmissionStore(env.dir.path));
+    await upgraded.resumeAll();
+    await upgraded.settled();
+    expect((await upgraded.get(submission.id)).state).toBe('Successful');
+    expect(env.twin.savedConsumption()).toHaveLength(2);
+    expect(await readFile(join(env.dir.path, 'jobs', 'consumption-history.json.migrated'), 'utf8')).toBe(legacy);
   });
 
   it('needs a seller id on the profile', async () => {

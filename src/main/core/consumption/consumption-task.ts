@@ -3,12 +3,12 @@ import { canonicalRecords, joinFailures, validateRows } from '../../../shared/co
 import { AppError } from '../../../shared/errors';
 import type { Profile } from '../../../shared/schemas/profile';
 import type { InputRow, Submission, SubmissionSummary } from '../../../shared/schemas/consumption';
-import { getBulkConsumptionStatus, submitBulkConsumption } from './consumption-api';
+import { bulkConsumptionPath, getBulkConsumptionStatus, submitBulkConsumption } from './consumption-api';
 import type { ServiceClient } from '../platform/service-client';
 import type { EventHub } from '../platform/event-hub';
 import type { Clock } from '../platform/ports';
-import type { JobStore } from '../platform/job-store';
-import { RunningLoops } from '../platform/poll-loop';
+import { type SubmissionStore, summarize } from './history-store';
+import { PollLoops } from '../platform/poll-loop';
 
 /** The first check a few seconds after sending, then twice as long each time, up to 30 s (a loopback twin: faster). */
 export function consumptionPollDelay(polls: number, loopback: boolean): number {
@@ -16,17 +16,12 @@ export function consumptionPollDelay(polls: number, loopback: boolean): number {
   return Math.min(cap, first * 2 ** polls);
 }
 
-const TRANSIENT = new Set(['network', 'timeout', 'service', 'rate-limited']);
 const ACTIVE: Submission['state'][] = ['Queued', 'Processing'];
 
-export function summarize(submission: Submission): SubmissionSummary {
-  const { rows: _rows, records, failures, ...rest } = submission;
-  return { ...rest, recordCount: records.length, failureCount: failures.length };
-}
 
 export interface ConsumptionDeps {
   clock: Clock;
-  store: JobStore<Submission>;
+  store: SubmissionStore;
   events: EventHub;
   getProfile: (profileId: string) => Promise<Profile>;
   clientFor: (profile: Profile) => Promise<ServiceClient>;
@@ -39,19 +34,28 @@ export interface ConsumptionDeps {
  * to Successful or Failed (failures joined to their rows). History stays in the same store, readable offline.
  */
 export class ConsumptionTasks {
-  private readonly loops = new RunningLoops();
+  private readonly loops: PollLoops<Submission>;
 
   private readonly pollDelay: (polls: number, loopback: boolean) => number;
 
   constructor(private readonly deps: ConsumptionDeps) {
     this.pollDelay = deps.pollDelay ?? consumptionPollDelay;
+    this.loops = new PollLoops(deps.clock, {
+      poll: (submission, signal) => this.poll(submission, signal),
+      keep: async (submission, error) => {
+        const client = await this.client(submission);
+        return this.save({ ...submission, message: `${error.message} Closebook keeps checking.`, nextPollAt: this.after(this.pollDelay(submission.polls, client.isLoopback)) });
+      },
+      stop: async (submission, error) => {
+        await this.save({ ...submission, state: 'error', nextPollAt: null, message: `${error.message} Use "Check again" to retry.` });
+      },
+    });
   }
 
   async submit(profileId: string, fileName: string, rows: InputRow[], options: { confirmRepeat?: boolean } = {}): Promise<Submission> {
     const profile = await this.deps.getProfile(profileId);
-    if (!profile.sellerId) {
-      throw new AppError('validation', `Profile "${profile.name}" has no seller ID, which consumption needs. Add it in Profiles (or --seller-id).`, { sellerId: 'is required for consumption' });
-    }
+    const client = await this.deps.clientFor(profile);
+    bulkConsumptionPath(client); // refuses a profile without seller ID before anything is saved
     const { records, problems } = validateRows(rows);
     if (problems.length) {
       const fields = Object.fromEntries(problems.map((problem) => [`row.${problem.row}.${problem.field}`, problem.message]));
@@ -60,7 +64,7 @@ export class ConsumptionTasks {
     }
     const contentHash = createHash('sha256').update(canonicalRecords(records)).digest('hex');
     if (!options.confirmRepeat) {
-      const earlier = (await this.deps.store.list()).find((s) => s.profileId === profileId && s.contentHash === contentHash && ['Successful', 'outcome-unknown', 'sending', ...ACTIVE].includes(s.state));
+      const earlier = (await this.deps.store.summaries()).find((s) => s.profileId === profileId && s.contentHash === contentHash && ['Successful', 'outcome-unknown', 'sending', ...ACTIVE].includes(s.state));
       if (earlier) {
         const when = earlier.createdAt.slice(0, 16).replace('T', ' ');
         const reason =
@@ -92,7 +96,6 @@ export class ConsumptionTasks {
       nextPollAt: null,
     };
     await this.save(submission); // on disk before the POST: a crash mid-send is then known as "outcome unknown"
-    const client = await this.deps.clientFor(profile);
     try {
       const accepted = await submitBulkConsumption(client, records);
       submission = await this.save({
@@ -101,9 +104,9 @@ export class ConsumptionTasks {
         statusUrl: accepted.statusUrl,
         state: 'Queued',
         message: accepted.message,
-        nextPollAt: new Date(this.deps.clock.now() + this.pollDelay(0, client.isLoopback)).toISOString(),
+        nextPollAt: this.after(this.pollDelay(0, client.isLoopback)),
       });
-      this.run(submission);
+      this.loops.start(submission);
     } catch (error) {
       const appError = error instanceof AppError ? error : new AppError('internal', String(error));
       submission = await this.save({
@@ -115,8 +118,9 @@ export class ConsumptionTasks {
     return submission;
   }
 
-  async history(): Promise<Submission[]> {
-    return (await this.deps.store.list()).sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+  /** Every submission, newest first, from the index (no batch file is read). */
+  async history(): Promise<SubmissionSummary[]> {
+    return (await this.deps.store.summaries()).sort((a, b) => b.createdAt.localeCompare(a.createdAt));
   }
 
   async get(id: string): Promise<Submission> {
@@ -130,7 +134,7 @@ export class ConsumptionTasks {
     for (const submission of await this.deps.store.list()) {
       if (submission.state === 'sending') {
         await this.save({ ...submission, state: 'outcome-unknown', message: 'Closebook stopped while sending this batch, so it cannot tell whether the service received it. Check the service before sending it again.' });
-      } else if (ACTIVE.includes(submission.state) && submission.statusUrl) this.run(submission);
+      } else if (ACTIVE.includes(submission.state) && submission.statusUrl) this.loops.start(submission);
     }
   }
 
@@ -138,8 +142,8 @@ export class ConsumptionTasks {
   async resume(id: string): Promise<Submission> {
     const submission = await this.get(id);
     if (!submission.statusUrl) throw new AppError('validation', 'This batch never got a task from the service, so there is nothing to check.');
-    const resumed = await this.save({ ...submission, state: ACTIVE.includes(submission.state) ? submission.state : 'Queued', nextPollAt: new Date(this.deps.clock.now()).toISOString() });
-    if (!['Successful', 'Failed'].includes(submission.state)) this.run(resumed);
+    const resumed = await this.save({ ...submission, state: ACTIVE.includes(submission.state) ? submission.state : 'Queued', nextPollAt: this.after(0) });
+    if (!['Successful', 'Failed'].includes(submission.state)) this.loops.start(resumed);
     return resumed;
   }
 
@@ -151,59 +155,39 @@ export class ConsumptionTasks {
     return this.loops.stopAll();
   }
 
-  private run(submission: Submission): void {
-    this.loops.start(submission.id, (signal) => this.loop(submission, signal));
+  private async poll(submission: Submission, signal: AbortSignal): Promise<{ job: Submission; done: boolean }> {
+    const client = await this.client(submission);
+    const status = await getBulkConsumptionStatus(client, submission.statusUrl as string, signal);
+    const polls = submission.polls + 1;
+    const state = (['Queued', 'Processing', 'Successful', 'Failed'] as const).find((known) => known.toLowerCase() === status.message.trim().toLowerCase());
+    if (state === 'Queued' || state === 'Processing') {
+      return { job: await this.save({ ...submission, state, polls, message: null, nextPollAt: this.after(this.pollDelay(polls, client.isLoopback)) }), done: false };
+    }
+    if (state === 'Successful') {
+      return { job: await this.save({ ...submission, state, polls, nextPollAt: null, message: `All ${submission.records.length} records were submitted.` }), done: true };
+    }
+    if (state === 'Failed') {
+      const recordRows = submission.rows.map((row) => row.row);
+      const failures = joinFailures(submission.records, recordRows, status.failedConsumptionRecords);
+      const failed = await this.save({
+        ...submission,
+        state,
+        polls,
+        nextPollAt: null,
+        failures,
+        message: `The service rejected ${failures.length} of ${submission.records.length} records, so it saved none of this batch. Fix or remove the rows marked, then submit the whole batch again.`,
+      });
+      return { job: failed, done: true };
+    }
+    throw new AppError('bad-response', `The service answered the task status "${status.message}", which Closebook does not know (Queued, Processing, Successful or Failed). Check the task ${submission.taskId} in the service.`);
   }
 
-  private async loop(initial: Submission, signal: AbortSignal): Promise<void> {
-    let submission = initial;
-    const { clock } = this.deps;
-    try {
-      const client = await this.deps.clientFor(await this.deps.getProfile(submission.profileId));
-      for (;;) {
-        const wait = submission.nextPollAt ? Date.parse(submission.nextPollAt) - clock.now() : 0;
-        if (wait > 0) await clock.sleep(wait, signal);
-        let status;
-        try {
-          status = await getBulkConsumptionStatus(client, submission.statusUrl as string, signal);
-        } catch (error) {
-          if (signal.aborted) return;
-          if (error instanceof AppError && TRANSIENT.has(error.code)) {
-            submission = await this.save({ ...submission, message: `${error.message} Closebook keeps checking.`, nextPollAt: new Date(clock.now() + this.pollDelay(submission.polls, client.isLoopback)).toISOString() });
-            continue;
-          }
-          throw error;
-        }
-        const polls = submission.polls + 1;
-        const state = (['Queued', 'Processing', 'Successful', 'Failed'] as const).find((known) => known.toLowerCase() === status.message.trim().toLowerCase());
-        if (state === 'Queued' || state === 'Processing') {
-          submission = await this.save({ ...submission, state, polls, message: null, nextPollAt: new Date(clock.now() + this.pollDelay(polls, client.isLoopback)).toISOString() });
-          continue;
-        }
-        if (state === 'Successful') {
-          await this.save({ ...submission, state, polls, nextPollAt: null, message: `All ${submission.records.length} records were submitted.` });
-          return;
-        }
-        if (state === 'Failed') {
-          const recordRows = submission.rows.map((row) => row.row);
-          const failures = joinFailures(submission.records, recordRows, status.failedConsumptionRecords);
-          await this.save({
-            ...submission,
-            state,
-            polls,
-            nextPollAt: null,
-            failures,
-            message: `The service rejected ${failures.length} of ${submission.records.length} records, so it saved none of this batch. Fix or remove the rows marked, then submit the whole batch again.`,
-          });
-          return;
-        }
-        throw new AppError('bad-response', `The service answered the task status "${status.message}", which Closebook does not know (Queued, Processing, Successful or Failed). Check the task ${submission.taskId} in the service.`);
-      }
-    } catch (error) {
-      if (signal.aborted) return;
-      const message = error instanceof AppError ? error.message : String(error);
-      await this.save({ ...submission, state: 'error', nextPollAt: null, message: `${message} Use "Check again" to retry.` }).catch(() => undefined);
-    }
+  private async client(submission: Submission): Promise<ServiceClient> {
+    return this.deps.clientFor(await this.deps.getProfile(submission.profileId));
+  }
+
+  private after(ms: number): string {
+    return new Date(this.deps.clock.now() + ms).toISOString();
   }
 
   private async save(submission: Submission): Promise<Submission> {

@@ -1,12 +1,18 @@
 import type { ServiceHandlers } from '../../../shared/contract';
 import type { Profile } from '../../../shared/schemas/profile';
-import { Submission } from '../../../shared/schemas/consumption';
-import type { ServiceClient } from '../platform/service-client';
+import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { AppError } from '../../../shared/errors';
+import type { ParsedFile } from '../../../shared/schemas/consumption';
+import { writeFileAtomic } from '../platform/atomic-file';
+import type { Connections } from '../profiles/connections';
+import type { Profiles } from '../profiles/profiles';
+import { getBulkConsumptionStatus, taskStatusUrl, type TaskStatus } from './consumption-api';
 import type { EventHub } from '../platform/event-hub';
 import { deliverFile } from '../platform/files';
 import type { Ports } from '../platform/ports';
-import { JobStore } from '../platform/job-store';
-import { ConsumptionTasks, summarize } from './consumption-task';
+import { ConsumptionTasks } from './consumption-task';
+import { FileSubmissionStore } from './history-store';
 import { consumptionTemplateCsv, consumptionTemplateXlsx, parseConsumptionFile } from './consumption-file';
 import { failedRowsCsv, failedRowsXlsx } from './failed-rows';
 
@@ -15,19 +21,31 @@ type ConsumptionHandlers = Pick<
   'consumption:parse' | 'consumption:template' | 'consumption:submit' | 'consumption:history' | 'consumption:get' | 'consumption:resume' | 'consumption:export-failed'
 >;
 
+/** What hosts may do with consumption beyond the contract (the CLI reads files by path and waits on tasks). */
+export interface ConsumptionApi {
+  /** Reads a CSV or XLSX file from disk into rows (problems named by row), as the import screen does. */
+  readFile(path: string, sheet?: string): Promise<ParsedFile>;
+  /** Waits until the submissions' tasks end (Successful, Failed, error) or their loops are stopped. */
+  waitFor(submissionIds: string[]): Promise<void>;
+  /** Asks the service for a task's state by its id, whether or not Closebook sent it. */
+  taskStatus(profileId: string, taskId: string): Promise<TaskStatus>;
+  /** Writes a failed submission's rows with their errors to `path` (.csv or .xlsx). */
+  writeFailedRows(submissionId: string, path: string): Promise<void>;
+}
+
 export interface ConsumptionModule {
   handlers: ConsumptionHandlers;
+  api: ConsumptionApi;
   tasks: ConsumptionTasks;
 }
 
 /** Metered consumption: import, submit and watch the all-or-nothing task, the failures by row, the history. */
-export function createConsumption(
-  ports: Ports,
-  events: EventHub,
-  getProfile: (profileId: string) => Promise<Profile>,
-  clientFor: (profile: Profile) => Promise<ServiceClient>,
-): ConsumptionModule {
-  const tasks = new ConsumptionTasks({ clock: ports.clock, store: new JobStore(ports.dataDir, 'consumption-history', Submission), events, getProfile, clientFor });
+export function createConsumption(ports: Ports, events: EventHub, profiles: Profiles, connections: Connections): ConsumptionModule {
+  const getProfile = (profileId: string) => profiles.get(profileId);
+  const clientFor = (profile: Profile) => connections.clientFor(profile);
+  const pollEvery = ports.pollIntervals?.consumptionMs;
+  const store = new FileSubmissionStore(ports.dataDir, ports.log);
+  const tasks = new ConsumptionTasks({ clock: ports.clock, store, events, getProfile, clientFor, ...(pollEvery === undefined ? {} : { pollDelay: () => pollEvery }) });
   const handlers: ConsumptionHandlers = {
     'consumption:parse': ({ fileName, base64, sheet }) => parseConsumptionFile(fileName, Buffer.from(base64, 'base64'), sheet),
     'consumption:template': async ({ format }) =>
@@ -35,7 +53,8 @@ export function createConsumption(
         ? deliverFile(ports, 'Consumption template.csv', Buffer.from(consumptionTemplateCsv()), 'csv')
         : deliverFile(ports, 'Consumption template.xlsx', await consumptionTemplateXlsx(), 'xlsx'),
     'consumption:submit': ({ profileId, fileName, rows, confirmRepeat }) => tasks.submit(profileId, fileName, rows, confirmRepeat ? { confirmRepeat } : {}),
-    'consumption:history': async () => (await tasks.history()).map(summarize),
+    // from the index alone: listing never reads the submissions' rows
+    'consumption:history': () => tasks.history(),
     'consumption:get': ({ submissionId }) => tasks.get(submissionId),
     'consumption:resume': ({ submissionId }) => tasks.resume(submissionId),
     'consumption:export-failed': async ({ submissionId, format }) => {
@@ -44,5 +63,22 @@ export function createConsumption(
       return format === 'csv' ? deliverFile(ports, `${name}.csv`, Buffer.from(failedRowsCsv(submission)), 'csv') : deliverFile(ports, `${name}.xlsx`, await failedRowsXlsx(submission), 'xlsx');
     },
   };
-  return { handlers, tasks };
+  const api: ConsumptionApi = {
+    readFile: async (path, sheet) => {
+      let bytes: Buffer;
+      try {
+        bytes = await readFile(path);
+      } catch (error) {
+        throw new AppError('validation', `${path} could not be read (${(error as NodeJS.ErrnoException).code ?? String(error)}).`);
+      }
+      return parseConsumptionFile(basename(path), bytes, sheet);
+    },
+    waitFor: (submissionIds) => tasks.settled(submissionIds),
+    taskStatus: (profileId, taskId) => connections.withService(profileId, (client) => getBulkConsumptionStatus(client, taskStatusUrl(client, taskId))),
+    writeFailedRows: async (submissionId, path) => {
+      const submission = await tasks.get(submissionId);
+      await writeFileAtomic(path, path.toLowerCase().endsWith('.csv') ? failedRowsCsv(submission) : await failedRowsXlsx(submission));
+    },
+  };
+  return { handlers, api, tasks };
 }

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { OrganizationInput } from '../../../shared/schemas/organization';
-import type { Twin } from '../../twin/server';
+import type { Twin } from '../../testing/test-support';
 import { FakeClock, twinWithClient } from '../../testing/test-support';
 import { createOrganization, listOrganizations } from './organizations-api';
 import { ServiceClient } from '../platform/service-client';

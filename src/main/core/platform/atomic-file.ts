@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import type { z } from 'zod';
-import { AppError } from '../../../shared/errors';
+import { AppError, describeIssue } from '../../../shared/errors';
 
 /**
  * Writes a file so that a crash leaves either the old or the new content, never half of one: write a temporary
@@ -54,11 +54,10 @@ export async function readJsonFile<T>(path: string, schema: z.ZodType<T>): Promi
   }
   const parsed = schema.safeParse(json);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue?.path.length ? issue.path.map(String).join('.') : 'top level';
+    const { where, message } = describeIssue(parsed.error);
     throw new AppError(
       'storage',
-      `${basename(path)} is damaged (at ${where}: ${issue?.message ?? 'unexpected content'}). Closebook left it as it is at ${path}; restore it from a backup or remove it.`,
+      `${basename(path)} is damaged (at ${where}: ${message}). Closebook left it as it is at ${path}; restore it from a backup or remove it.`,
     );
   }
   return parsed.data;

@@ -3,17 +3,21 @@ import { z } from 'zod';
 import { readJsonFile, SerialQueue, writeJsonAtomic } from './atomic-file';
 
 /**
- * A small durable list of workflow records (report jobs, consumption tasks): one JSON file, written atomically
- * after every change, so a job is on disk before its first poll and survives a crash or restart.
+ * A small durable list of workflow records (report jobs): one JSON file, written atomically after every change,
+ * so a job is on disk before its first poll and survives a crash or restart. A file an earlier version wrote is
+ * read through `legacy` (its records upgraded) and saved in the current version at the next change.
  */
 export class JobStore<T extends { id: string }> {
   private readonly path: string;
   private readonly queue = new SerialQueue();
-  private readonly file: z.ZodType<{ version: 1; jobs: T[] }>;
+  private readonly file: z.ZodType<{ jobs: T[] }>;
 
-  constructor(dataDir: string, name: string, job: z.ZodType<T>) {
+  constructor(dataDir: string, name: string, private readonly version: number, job: z.ZodType<T>, legacy: Record<number, z.ZodType<T, unknown>> = {}) {
     this.path = join(dataDir, 'jobs', `${name}.json`);
-    this.file = z.object({ version: z.literal(1), jobs: z.array(job) }) as unknown as z.ZodType<{ version: 1; jobs: T[] }>;
+    const files = [version, ...Object.keys(legacy).map(Number)].map((fileVersion) =>
+      z.object({ version: z.literal(fileVersion), jobs: z.array(fileVersion === version ? job : (legacy[fileVersion] as z.ZodType<T, unknown>)) }),
+    );
+    this.file = (files.length === 1 ? files[0] : z.union(files as unknown as [z.ZodTypeAny, z.ZodTypeAny])) as unknown as z.ZodType<{ jobs: T[] }>;
   }
 
   async list(): Promise<T[]> {
@@ -35,7 +39,7 @@ export class JobStore<T extends { id: string }> {
   private change(update: (jobs: T[]) => T[]): Promise<void> {
     return this.queue.run(async () => {
       const jobs = update(await this.list());
-      await writeJsonAtomic(this.path, { version: 1, jobs });
+      await writeJsonAtomic(this.path, { version: this.version, jobs });
     });
   }
 }

@@ -44,12 +44,17 @@ export interface Ports {
   log: Logger;
   startDemoService: DemoServiceStarter;
   appVersion: string;
-  host: 'electron' | 'browser-bridge' | 'cli';
+  host: import('../../../shared/contract').HostKind;
   saveFile?: SaveFile;
   /** An OS notification (report ready); hosts without one omit it. */
   notify?: (title: string, body: string) => void;
-  /** Wanted poll interval for report jobs (raised to 30 s for any service not on this machine). */
-  reportPollIntervalMs?: number;
+  /** Where secrets of environment-sourced profiles are read (the process environment in the CLI). */
+  environment?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Wanted poll intervals (the CLI's --poll-interval, tests). A report is never polled faster than every 30 s
+   * unless the service runs on this machine; consumption tasks otherwise back off from 3 s to 30 s.
+   */
+  pollIntervals?: { reportMs?: number; consumptionMs?: number };
 }
 
 export const systemClock: Clock = {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { Twin } from '../../twin/server';
+import type { Twin } from '../../testing/test-support';
 import { FakeClock, twinWithClient } from '../../testing/test-support';
 import { parseRetryAfter, ServiceClient } from './service-client';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError } from '../../../shared/errors';
+import { AppError, describeIssue } from '../../../shared/errors';
 import type { Clock, FetchLike } from './ports';
 import {
   errorForStatus,
@@ -144,48 +144,56 @@ export class ServiceClient {
 
   async request<T>(spec: RequestSpec<T>): Promise<ServiceResponse<T>> {
     const url = this.resolve(spec.target);
-    let reauthenticated = false;
+    const init = async (): Promise<RequestInit> => ({
+      method: spec.method,
+      headers: {
+        Authorization: `Bearer ${(await this.validToken(spec.signal)).value}`,
+        'Content-Type': 'application/json',
+        Accept: 'application/json',
+      },
+      ...(spec.body === undefined ? {} : { body: JSON.stringify(spec.body) }),
+    });
+    let { response, text } = await this.sendWithRetries(url, init, spec.retry, spec.signal, spec.onRetry);
+    if (response.status === 401) {
+      // The token may have expired early: ask for a new one once, then give up.
+      this.token = null;
+      ({ response, text } = await this.sendWithRetries(url, init, spec.retry, spec.signal, spec.onRetry));
+    }
+    if (!response.ok) throw errorForStatus(response.status, this.host, text);
+    return { status: response.status, headers: response.headers, data: this.parseBody(text, spec.schema, spec.what) };
+  }
+
+  /**
+   * The one retry loop: sends until the answer is not worth repeating. Network failures are retried when the
+   * request is safe to repeat (or surely never arrived), 5xx only for safe requests, 429 always — with back-off
+   * that honours Retry-After. `init` is built per attempt, so a renewed token is used.
+   */
+  private async sendWithRetries(
+    url: string,
+    init: () => Promise<RequestInit>,
+    retry: 'safe' | 'unsafe',
+    signal?: AbortSignal,
+    onRetry?: (notice: RetryNotice) => void,
+  ): Promise<{ response: Response; text: string }> {
     for (let attempt = 1; ; attempt++) {
-      const token = await this.validToken(spec.signal);
       let response: Response;
       try {
-        response = await this.send(url, {
-          method: spec.method,
-          headers: {
-            Authorization: `Bearer ${token.value}`,
-            'Content-Type': 'application/json',
-            Accept: 'application/json',
-          },
-          ...(spec.body === undefined ? {} : { body: JSON.stringify(spec.body) }),
-        }, spec.signal);
+        response = await this.send(url, await init(), signal);
       } catch (error) {
-        const failure = this.classifySendFailure(error, spec.retry, spec.signal);
+        const failure = this.classifySendFailure(error, retry, signal);
         if (failure.retryable && attempt < this.maxAttempts) {
-          await this.backoff(attempt, undefined, failure.error.message, spec.signal, spec.onRetry);
+          await this.backoff(attempt, undefined, failure.error.message, signal, onRetry);
           continue;
         }
         throw failure.error;
       }
-
-      if (response.status === 401 && !reauthenticated) {
-        // The token may have expired early: ask for a new one once, then give up.
-        await response.body?.cancel();
-        this.token = null;
-        reauthenticated = true;
-        attempt--;
+      const text = await this.readBody(response, retry, signal);
+      const retryable = response.status === 429 || (retry === 'safe' && response.status >= 500);
+      if (retryable && attempt < this.maxAttempts) {
+        await this.backoff(attempt, response.headers.get('retry-after'), errorForStatus(response.status, this.host, text).message, signal, onRetry);
         continue;
       }
-      const text = await this.readBody(response, spec.retry, spec.signal);
-      if (!response.ok) {
-        const error = errorForStatus(response.status, this.host, text);
-        const retryable = response.status === 429 || (spec.retry === 'safe' && response.status >= 500);
-        if (retryable && attempt < this.maxAttempts) {
-          await this.backoff(attempt, response.headers.get('retry-after'), error.message, spec.signal, spec.onRetry);
-          continue;
-        }
-        throw error;
-      }
-      return { status: response.status, headers: response.headers, data: this.parseBody(text, spec.schema, spec.what) };
+      return { response, text };
     }
   }
 
@@ -231,11 +239,10 @@ export class ServiceClient {
     }
     const parsed = schema.safeParse(json);
     if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const path = issue?.path.length ? issue.path.map(String).join('.') : '(top level)';
+      const { where, message } = describeIssue(parsed.error);
       throw new AppError(
         'bad-response',
-        `The service sent ${what} that Closebook cannot read: at ${path}, ${issue?.message ?? 'unexpected content'}. Nothing was changed; report it to the service if it repeats.`,
+        `The service sent ${what} that Closebook cannot read: at ${where}, ${message}. Nothing was changed; report it to the service if it repeats.`,
       );
     }
     return parsed.data;
@@ -279,44 +286,29 @@ export class ServiceClient {
       password,
       scope: 'api',
     });
-    for (let attempt = 1; ; attempt++) {
-      let response: Response;
-      try {
-        response = await this.send(this.resolve('/connect/token'), {
-          method: 'POST',
-          headers: { Authorization: `Basic ${basic}`, 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' },
-          body: form.toString(),
-        }, signal);
-      } catch (error) {
-        // Asking for a token changes nothing on the service, so it is safe to repeat.
-        const failure = this.classifySendFailure(error, 'safe', signal);
-        if (failure.retryable && attempt < this.maxAttempts) {
-          await this.backoff(attempt, undefined, failure.error.message, signal);
-          continue;
-        }
-        throw failure.error;
-      }
-      const text = await this.readBody(response, 'safe', signal);
-      if (response.status === 400 || response.status === 401 || response.status === 403) {
-        throw new AppError(
-          'auth',
-          `The service refused the credentials for ${this.connection.username}. Check the client ID, API secret, username and password in the profile.`,
-        );
-      }
-      if (!response.ok) {
-        const error = errorForStatus(response.status, this.host, text);
-        if ((response.status === 429 || response.status >= 500) && attempt < this.maxAttempts) {
-          await this.backoff(attempt, response.headers.get('retry-after'), error.message, signal);
-          continue;
-        }
-        throw error;
-      }
-      const token = this.parseBody(text, TokenResponse, 'a sign-in token');
-      const now = this.options.clock.now();
-      // Renew a minute early (or at half-life for short tokens) so a long poll does not start with a dying token.
-      const renewAfter = token.expires_in === undefined ? undefined : now + Math.max(token.expires_in * 500, token.expires_in * 1000 - 60_000);
-      return renewAfter === undefined ? { value: token.access_token } : { value: token.access_token, renewAfter };
+    // Asking for a token changes nothing on the service, so it is safe to repeat.
+    const { response, text } = await this.sendWithRetries(
+      this.resolve('/connect/token'),
+      async () => ({
+        method: 'POST',
+        headers: { Authorization: `Basic ${basic}`, 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' },
+        body: form.toString(),
+      }),
+      'safe',
+      signal,
+    );
+    if (response.status === 400 || response.status === 401 || response.status === 403) {
+      throw new AppError(
+        'auth',
+        `The service refused the credentials for ${this.connection.username}. Check the client ID, API secret, username and password in the profile.`,
+      );
     }
+    if (!response.ok) throw errorForStatus(response.status, this.host, text);
+    const token = this.parseBody(text, TokenResponse, 'a sign-in token');
+    const now = this.options.clock.now();
+    // Renew a minute early (or at half-life for short tokens) so a long poll does not start with a dying token.
+    const renewAfter = token.expires_in === undefined ? undefined : now + Math.max(token.expires_in * 500, token.expires_in * 1000 - 60_000);
+    return renewAfter === undefined ? { value: token.access_token } : { value: token.access_token, renewAfter };
   }
 }
 

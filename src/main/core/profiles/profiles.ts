@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { AppError } from '../../../shared/errors';
-import type { Profile, ProfilesState, ProfileView, SaveProfileInput } from '../../../shared/schemas/profile';
+import type { Profile, ProfileFields, ProfilesState, ProfileView, SaveProfileInput } from '../../../shared/schemas/profile';
 import type { Connection } from '../platform/service-client';
 import type { Ports } from '../platform/ports';
 import { type ProfileSecrets, readProfileSecrets, writeProfileSecrets } from './profile-secrets';
@@ -8,9 +8,21 @@ import { ProfileStore } from './profile-store';
 
 export const DEMO_PROFILE_NAME = 'Demo';
 
+/**
+ * Where a profile's two secrets come from: the OS keychain (saved profiles), or environment variables read at each
+ * use and never stored (`PREFIX_API_SECRET`, `PREFIX_PASSWORD`; for headless runs with no keychain).
+ */
+export type SecretSource = { kind: 'keychain' } | { kind: 'environment'; prefix: string };
+
+export const DEFAULT_ENV_PREFIX = 'CLOSEBOOK';
+
+/** A connection given in full for one run (the CLI's flags): never saved, but usable wherever a profile id is. */
+export type EphemeralProfileInput = Omit<ProfileFields, 'name'>;
+
 /** Profiles in a file, their secrets in the keychain; the two are kept in step here and nowhere else. */
 export class Profiles {
   private readonly store: ProfileStore;
+  private readonly ephemeral = new Map<string, { profile: Profile; secrets: SecretSource }>();
 
   constructor(private readonly ports: Ports) {
     this.store = new ProfileStore(ports.dataDir);
@@ -23,6 +35,8 @@ export class Profiles {
   }
 
   async get(profileId: string): Promise<Profile> {
+    const ephemeral = this.ephemeral.get(profileId);
+    if (ephemeral) return ephemeral.profile;
     const file = await this.store.read();
     const profile = file.profiles.find((candidate) => candidate.id === profileId);
     if (!profile) throw new AppError('not-found', 'That profile no longer exists. Pick another one in Profiles.');
@@ -33,6 +47,29 @@ export class Profiles {
     const file = await this.store.read();
     const wanted = name.trim().toLowerCase();
     return file.profiles.find((profile) => profile.name.toLowerCase() === wanted);
+  }
+
+  /**
+   * Registers a connection given in full for this run. Its id is derived from the connection, so the same flags
+   * next time find the same report requests and consumption history. The secrets are checked now and read at use.
+   */
+  useEphemeral(fields: EphemeralProfileInput, secrets: SecretSource): Profile {
+    const hex = createHash('sha256').update([fields.baseUrl, fields.clientId, fields.username, fields.resellerId].join('\n')).digest('hex');
+    const id = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+    const profile: Profile = { ...fields, name: `${fields.username} (command line)`, id, kind: 'service', createdAt: '', updatedAt: '' };
+    if (secrets.kind === 'environment') this.secretsFromEnvironment(secrets.prefix);
+    this.ephemeral.set(id, { profile, secrets });
+    return profile;
+  }
+
+  private secretsFromEnvironment(prefix: string): { apiSecret: string; password: string } {
+    const env = this.ports.environment ?? {};
+    const apiSecret = env[`${prefix}_API_SECRET`];
+    const password = env[`${prefix}_PASSWORD`];
+    if (!apiSecret || !password) {
+      throw new AppError('validation', `Set ${prefix}_API_SECRET and ${prefix}_PASSWORD in the environment (secrets are never taken as flags).`);
+    }
+    return { apiSecret, password };
   }
 
   async save(input: SaveProfileInput, kind: Profile['kind'] = 'service'): Promise<ProfileView> {
@@ -106,6 +143,7 @@ export class Profiles {
         readSecrets: async () => ({ apiSecret: demo.credentials.apiSecret, password: demo.credentials.password }),
       };
     }
+    const source = this.ephemeral.get(profile.id)?.secrets ?? { kind: 'keychain' };
     return {
       baseUrl: profile.baseUrl,
       clientId: profile.clientId,
@@ -113,6 +151,7 @@ export class Profiles {
       resellerId: profile.resellerId,
       sellerId: profile.sellerId,
       readSecrets: async () => {
+        if (source.kind === 'environment') return this.secretsFromEnvironment(source.prefix);
         const secrets = await readProfileSecrets(this.ports.secrets, profile.id);
         if (!secrets.apiSecret || !secrets.password) {
           throw new AppError('auth', `The API secret or password of profile "${profile.name}" is not set. Enter them in Profiles.`);

@@ -1,15 +1,15 @@
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ReportJob, type ReportProgress } from '../../../shared/schemas/saved-report';
-import { startTwin } from '../../twin/server';
+import type { ReportJob } from '../../../shared/schemas/saved-report';
+import { startTwin } from '../../testing/test-support';
 import { type Connection, ServiceClient } from '../platform/service-client';
 import { EventHub } from '../platform/event-hub';
 import type { Clock } from '../platform/ports';
-import { JobStore } from '../platform/job-store';
+import { startBillingReport } from './report-api';
 import { ReportStore } from './report-store';
 import { FakeClock, REMOTE, remoteFetch, temporaryDir } from '../../testing/test-support';
-import { defaultReportName, pollInterval, ReportJobs } from './report-job';
+import { defaultReportName, pollInterval, ReportJobs, reportJobStore } from './report-job';
 
 const PERIOD = { startDate: '2026-10-01', endDate: '2026-10-31' };
 const cleanups: (() => Promise<void>)[] = [];
@@ -39,9 +39,9 @@ async function setup(options: { clock?: Clock; twin?: Parameters<typeof startTwi
   const client = new ServiceClient(connection, { fetch: remoteFetch(twin, options.rewriteLocation), clock });
   const profile = { id: '11111111-1111-4111-8111-111111111111', name: 'Prod', kind: 'service' as const, createdAt: '', updatedAt: '', ...connection };
   const events = new EventHub();
-  const progress: ReportProgress[] = [];
-  events.subscribe((event, payload) => event === 'report:progress' && progress.push(payload as ReportProgress));
-  const jobStore = new JobStore(dir.path, 'report-jobs', ReportJob);
+  const progress: ReportJob[] = [];
+  events.subscribe((event, payload) => event === 'report:progress' && progress.push(payload as ReportJob));
+  const jobStore = reportJobStore(dir.path);
   const reports = new ReportStore(dir.path);
   const makeJobs = (jobClock: Clock = clock) =>
     new ReportJobs({ clock: jobClock, jobs: jobStore, reports, events, getProfile: async () => profile, clientFor: async () => client });
@@ -57,7 +57,7 @@ describe('report job', () => {
     expect(sleeps.length).toBeGreaterThanOrEqual(4);
     expect(sleeps.every((ms) => ms >= 30_000)).toBe(true); // spec §8, not the constant it guards
     const done = env.progress.find((p) => p.state === 'done');
-    expect(done).toMatchObject({ jobId: job.id, lastStatus: 5 });
+    expect(done).toMatchObject({ id: job.id, lastStatus: 5 });
     expect(done?.polls).toBe(sleeps.length);
     const [listing] = await env.reports.list();
     expect(listing).toMatchObject({ state: 'ok', meta: { name: 'Billing 2026-10', host: 'billing.example.com', period: PERIOD } });
@@ -71,7 +71,8 @@ describe('report job', () => {
     const waiting = env.progress.filter((p) => p.state === 'waiting' && p.lastStatus === 0);
     expect(waiting.length).toBeGreaterThan(1);
     expect(waiting.map((p) => p.polls)).toEqual(waiting.map((_, index) => index + 1));
-    expect(waiting.at(-1)?.elapsedMs).toBeGreaterThanOrEqual(60_000);
+    const last = waiting.at(-1);
+    expect(Date.parse(last?.updatedAt ?? '') - Date.parse(last?.startedAt ?? '')).toBeGreaterThanOrEqual(60_000);
     const nextPolls = waiting.map((p) => Date.parse(p.nextPollAt ?? ''));
     expect(nextPolls.slice(1).map((at, index) => at - (nextPolls[index] as number))).toEqual(nextPolls.slice(1).map(() => 30_000));
   });
@@ -89,8 +90,23 @@ describe('report job', () => {
     const twinState = async () => (await (await fetch(`${env.twin.baseUrl}/__twin/state`)).json()) as { reports: number };
     expect(await restarted.resumeAll()).toHaveLength(1);
     await restarted.settled();
-    expect(env.progress.at(-1)).toMatchObject({ jobId: job.id, state: 'done' });
+    expect(env.progress.at(-1)).toMatchObject({ id: job.id, state: 'done' });
     expect((await twinState()).reports).toBe(1);
+  });
+
+  it('resumes a job saved by the first version of the jobs file (no state), and saves it in the new version', async () => {
+    const env = await setup();
+    const location = await startBillingReport(env.client, PERIOD);
+    const v1 = { id: '33333333-3333-4333-8333-333333333333', profileId: env.profile.id, profileName: 'Prod', period: PERIOD, location, startedAt: new Date(env.clock.now()).toISOString(), polls: 1, lastStatus: 0, nextPollAt: null, error: null };
+    const stopped = { ...v1, id: '44444444-4444-4444-8444-444444444444', error: 'The service answered report status 3.' };
+    await mkdir(join(env.dir.path, 'jobs'), { recursive: true });
+    await writeFile(join(env.dir.path, 'jobs', 'report-jobs.json'), JSON.stringify({ version: 1, jobs: [v1, stopped] }));
+    const resumed = await env.jobs.resumeAll();
+    expect(resumed.map((job) => job.id)).toEqual([v1.id]);
+    await env.jobs.settled();
+    expect(env.progress.at(-1)).toMatchObject({ id: v1.id, state: 'done', reportId: expect.any(String) });
+    const onDisk = JSON.parse(await readFile(join(env.dir.path, 'jobs', 'report-jobs.json'), 'utf8')) as { version: number; jobs: ReportJob[] };
+    expect(onDisk).toMatchObject({ version: 2, jobs: [{ id: stopped.id, state: 'failed', message: stopped.error }] });
   });
 
   it('cancels: the job is gone and nothing is saved', async () => {
@@ -99,7 +115,7 @@ describe('report job', () => {
     await env.jobs.cancel(job.id);
     expect(await env.jobStore.list()).toEqual([]);
     expect(await env.reports.list()).toEqual([]);
-    expect(env.progress.at(-1)).toMatchObject({ jobId: job.id, state: 'cancelled' });
+    expect(env.progress.at(-1)).toMatchObject({ id: job.id, state: 'cancelled' });
   });
 
   it('stops on a status it does not know, naming the value, and keeps the job to try again', async () => {
@@ -109,7 +125,7 @@ describe('report job', () => {
     await env.jobs.settled();
     const failed = env.progress.at(-1);
     expect(failed).toMatchObject({ state: 'failed', message: expect.stringContaining('status 3') });
-    expect((await env.jobStore.get(job.id))?.error).toContain('status 3');
+    expect((await env.jobStore.get(job.id))?.message).toContain('status 3');
     await env.jobs.retry(job.id);
     await env.jobs.settled();
     expect(env.progress.at(-1)).toMatchObject({ state: 'done' });

@@ -2,20 +2,25 @@ import { randomUUID } from 'node:crypto';
 import { AppError } from '../../../shared/errors';
 import { buildReportModel, countReport, currencyTotals } from '../../../shared/report-model';
 import { REPORT_COMPLETE, REPORT_RUNNING, type ReportPeriod } from '../../../shared/schemas/billing-report';
-import { REPORT_SCHEMA_VERSION, type ReportJob, type ReportMeta, type ReportProgress, type SavedReport } from '../../../shared/schemas/saved-report';
+import { REPORT_SCHEMA_VERSION, ReportJob, ReportJobV1, type ReportMeta, type SavedReport } from '../../../shared/schemas/saved-report';
 import type { Profile } from '../../../shared/schemas/profile';
 import { pollBillingReport, startBillingReport } from './report-api';
-import type { ServiceClient } from '../platform/service-client';
+import type { RetryNotice, ServiceClient } from '../platform/service-client';
 import type { EventHub } from '../platform/event-hub';
 import type { Clock } from '../platform/ports';
-import type { JobStore } from '../platform/job-store';
+import { JobStore } from '../platform/job-store';
 import type { ReportStore } from './report-store';
-import { RunningLoops } from '../platform/poll-loop';
+import { PollLoops } from '../platform/poll-loop';
 
 /** Spec §3.1/§8: at least 30 s between polls of a real service. */
 export const SERVICE_POLL_FLOOR_MS = 30_000;
 /** A twin on this machine may be polled faster (tests, demo). */
 export const LOOPBACK_POLL_FLOOR_MS = 100;
+
+/** The report requests in flight, in `jobs/report-jobs.json`: version 2 keeps each job's state; version 1 files are upgraded on read. */
+export function reportJobStore(dataDir: string): JobStore<ReportJob> {
+  return new JobStore(dataDir, 'report-jobs', 2, ReportJob, { 1: ReportJobV1 });
+}
 
 export interface ReportJobDeps {
   clock: Clock;
@@ -44,48 +49,61 @@ export function defaultReportName(period: ReportPeriod): string {
   return wholeMonth ? `Billing ${period.startDate.slice(0, 7)}` : `Billing ${period.startDate} – ${period.endDate}`;
 }
 
-const TRANSIENT = new Set(['network', 'timeout', 'service', 'rate-limited']);
-
 /**
  * Report generation as a durable workflow: POST, persist the job with its location, then poll until the status is
- * complete, keeping the job through network loss and restarts; cancellable at any point.
+ * complete, keeping the job through network loss and restarts; cancellable at any point. Every change of the job
+ * is saved and sent as a `report:progress` event.
  */
 export class ReportJobs {
-  private readonly loops = new RunningLoops();
+  private readonly loops: PollLoops<ReportJob>;
+  /** The last state of each job this process has seen, so a host can tell how a finished job ended. */
+  private readonly lastSeen = new Map<string, ReportJob>();
 
-  constructor(private readonly deps: ReportJobDeps) {}
+  constructor(private readonly deps: ReportJobDeps) {
+    this.loops = new PollLoops(deps.clock, {
+      poll: (job, signal) => this.poll(job, signal),
+      keep: async (job, error) => {
+        const client = await this.client(job);
+        return this.update(job, { state: 'retrying', message: `${error.message} Closebook keeps the request and tries again.`, nextPollAt: this.after(this.interval(client)) });
+      },
+      stop: async (job, error) => {
+        await this.update(job, { state: 'failed', message: error.message, nextPollAt: null });
+      },
+    });
+  }
 
   async request(profileId: string, period: ReportPeriod): Promise<ReportJob> {
     const profile = await this.deps.getProfile(profileId);
     const client = await this.deps.clientFor(profile);
     const location = await startBillingReport(client, period);
-    const now = this.deps.clock.now();
     const job: ReportJob = {
       id: randomUUID(),
       profileId,
       profileName: profile.name,
       period,
       location,
-      startedAt: new Date(now).toISOString(),
+      startedAt: this.after(0),
+      updatedAt: this.after(0),
+      state: 'waiting',
       polls: 0,
       lastStatus: null,
-      nextPollAt: new Date(now + pollInterval(client, this.deps.pollIntervalMs, this.deps.loopbackPollIntervalMs)).toISOString(),
-      error: null,
+      nextPollAt: this.after(this.interval(client)),
+      message: null,
+      reportId: null,
     };
-    await this.deps.jobs.put(job); // on disk before the first poll
-    this.emit(job, 'waiting', null, null);
-    this.run(job);
-    return job;
+    const saved = await this.save(job); // on disk before the first poll
+    this.loops.start(saved);
+    return saved;
   }
 
   list(): Promise<ReportJob[]> {
     return this.deps.jobs.list();
   }
 
-  /** Picks up every unfinished job, e.g. after a restart. */
+  /** Picks up every unfinished job, e.g. after a restart; a job that stopped for the user stays stopped. */
   async resumeAll(): Promise<ReportJob[]> {
-    const jobs = (await this.deps.jobs.list()).filter((job) => job.error === null);
-    for (const job of jobs) this.run(job);
+    const jobs = (await this.deps.jobs.list()).filter((job) => job.state !== 'failed');
+    for (const job of jobs) this.loops.start(job);
     return jobs;
   }
 
@@ -98,16 +116,15 @@ export class ReportJobs {
     const job = await this.deps.jobs.get(jobId);
     await this.loops.stop(jobId);
     await this.deps.jobs.remove(jobId);
-    if (job) this.emit(job, 'cancelled', 'Cancelled. The service may still finish the report; nothing was saved.', null);
+    if (job) this.emit({ ...job, state: 'cancelled', nextPollAt: null, message: 'Cancelled. The service may still finish the report; nothing was saved.' });
   }
 
   /** Starts polling again a job that stopped with an error (or that no process is running). */
   async retry(jobId: string): Promise<ReportJob> {
     const job = await this.deps.jobs.get(jobId);
     if (!job) throw new AppError('not-found', 'That report request no longer exists.');
-    const resumed: ReportJob = { ...job, error: null, nextPollAt: new Date(this.deps.clock.now()).toISOString() };
-    await this.deps.jobs.put(resumed);
-    this.run(resumed);
+    const resumed = await this.update(job, { state: 'waiting', message: null, nextPollAt: this.after(0) });
+    this.loops.start(resumed);
     return resumed;
   }
 
@@ -116,66 +133,45 @@ export class ReportJobs {
     return this.loops.stopAll();
   }
 
-  private run(job: ReportJob): void {
-    this.loops.start(job.id, (signal) => this.loop(job, signal));
-  }
-
-  private async loop(initial: ReportJob, signal: AbortSignal): Promise<void> {
-    let job = initial;
-    const { clock } = this.deps;
-    try {
-      const profile = await this.deps.getProfile(job.profileId);
-      const client = await this.deps.clientFor(profile);
-      const interval = pollInterval(client, this.deps.pollIntervalMs, this.deps.loopbackPollIntervalMs);
-      for (;;) {
-        const wait = job.nextPollAt ? Date.parse(job.nextPollAt) - clock.now() : 0;
-        if (wait > 0) await clock.sleep(wait, signal);
-        this.emit(job, 'polling', null, null);
-        let poll;
-        try {
-          poll = await pollBillingReport(client, job.location, signal, (notice) => this.emit(job, 'retrying', `${notice.reason} Retrying in ${Math.round(notice.delayMs / 1000)} s.`, null));
-        } catch (error) {
-          if (signal.aborted) return;
-          if (error instanceof AppError && TRANSIENT.has(error.code)) {
-            // Keep the job; try again at the next poll time.
-            job = { ...job, nextPollAt: new Date(clock.now() + interval).toISOString() };
-            await this.deps.jobs.put(job);
-            this.emit(job, 'retrying', `${error.message} Closebook keeps the request and tries again.`, null);
-            continue;
-          }
-          throw error;
-        }
-        job = { ...job, polls: job.polls + 1, lastStatus: poll.status };
-        if (poll.status === REPORT_RUNNING) {
-          job = { ...job, nextPollAt: new Date(clock.now() + interval).toISOString() };
-          await this.deps.jobs.put(job);
-          this.emit(job, 'waiting', null, null);
-          continue;
-        }
-        if (poll.status === REPORT_COMPLETE && poll.entries) {
-          this.emit(job, 'saving', null, null);
-          const meta = await this.save(job, client, poll.entries);
-          await this.deps.jobs.remove(job.id);
-          this.emit(job, 'done', null, meta.id);
-          this.deps.notify?.('Billing report ready', `${meta.name} (${meta.counts.lines.toLocaleString('en')} billing lines) is saved and can be opened offline.`);
-          return;
-        }
-        throw new AppError(
-          'bad-response',
-          `The service answered report status ${poll.status}, which Closebook does not know (0 = generating, 5 = complete), so it stopped asking. ` +
-            `Try the request again later, or ask the service's support what status ${poll.status} means.`,
-        );
-      }
-    } catch (error) {
-      if (signal.aborted || (error instanceof AppError && error.code === 'cancelled')) return;
-      const message = error instanceof AppError ? error.message : `Closebook could not finish the report request (${error instanceof Error ? error.message : String(error)}).`;
-      job = { ...job, error: message, nextPollAt: null };
-      await this.deps.jobs.put(job).catch(() => undefined);
-      this.emit(job, 'failed', message, null);
+  private async poll(initial: ReportJob, signal: AbortSignal): Promise<{ job: ReportJob; done: boolean }> {
+    const client = await this.client(initial);
+    const job = { ...initial, state: 'polling' as const };
+    this.emit(job);
+    const onRetry = (notice: RetryNotice) => this.emit({ ...job, state: 'retrying', message: `${notice.reason} Retrying in ${Math.round(notice.delayMs / 1000)} s.` });
+    const poll = await pollBillingReport(client, job.location, signal, onRetry);
+    const answered = { ...job, polls: job.polls + 1, lastStatus: poll.status, message: null };
+    if (poll.status === REPORT_RUNNING) {
+      return { job: await this.update(answered, { state: 'waiting', nextPollAt: this.after(this.interval(client)) }), done: false };
     }
+    if (poll.status === REPORT_COMPLETE && poll.entries) {
+      this.emit({ ...answered, state: 'saving', nextPollAt: null });
+      const meta = await this.saveReport(answered, client, poll.entries);
+      await this.deps.jobs.remove(job.id);
+      const done: ReportJob = { ...answered, state: 'done', nextPollAt: null, reportId: meta.id };
+      this.emit(done);
+      this.deps.notify?.('Billing report ready', `${meta.name} (${meta.counts.lines.toLocaleString('en')} billing lines) is saved and can be opened offline.`);
+      return { job: done, done: true };
+    }
+    throw new AppError(
+      'bad-response',
+      `The service answered report status ${poll.status}, which Closebook does not know (0 = generating, 5 = complete), so it stopped asking. ` +
+        `Try the request again later, or ask the service's support what status ${poll.status} means.`,
+    );
   }
 
-  private async save(job: ReportJob, client: ServiceClient, entries: SavedReport['entries']): Promise<ReportMeta> {
+  private async client(job: ReportJob): Promise<ServiceClient> {
+    return this.deps.clientFor(await this.deps.getProfile(job.profileId));
+  }
+
+  private interval(client: ServiceClient): number {
+    return pollInterval(client, this.deps.pollIntervalMs, this.deps.loopbackPollIntervalMs);
+  }
+
+  private after(ms: number): string {
+    return new Date(this.deps.clock.now() + ms).toISOString();
+  }
+
+  private async saveReport(job: ReportJob, client: ServiceClient, entries: SavedReport['entries']): Promise<ReportMeta> {
     const model = buildReportModel(entries, { searchable: false }); // totals only
     const meta: ReportMeta = {
       id: randomUUID(),
@@ -193,18 +189,24 @@ export class ReportJobs {
     return meta;
   }
 
-  private emit(job: ReportJob, state: ReportProgress['state'], message: string | null, reportId: string | null): void {
-    this.deps.events.emit('report:progress', {
-      jobId: job.id,
-      profileId: job.profileId,
-      period: job.period,
-      state,
-      lastStatus: job.lastStatus,
-      polls: job.polls,
-      elapsedMs: Math.max(0, this.deps.clock.now() - Date.parse(job.startedAt)),
-      nextPollAt: job.nextPollAt,
-      message: message ?? job.error,
-      reportId,
-    });
+  private update(job: ReportJob, change: Partial<ReportJob>): Promise<ReportJob> {
+    return this.save({ ...job, ...change });
+  }
+
+  private async save(job: ReportJob): Promise<ReportJob> {
+    const stamped = { ...job, updatedAt: this.after(0) };
+    await this.deps.jobs.put(stamped);
+    this.emit(stamped);
+    return stamped;
+  }
+
+  latest(jobId: string): ReportJob | undefined {
+    return this.lastSeen.get(jobId);
+  }
+
+  private emit(job: ReportJob): void {
+    const stamped = { ...job, updatedAt: this.after(0) };
+    this.lastSeen.set(job.id, stamped);
+    this.deps.events.emit('report:progress', stamped);
   }
 }

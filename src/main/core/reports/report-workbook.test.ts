@@ -3,8 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { Money } from '../../../shared/money';
 import { BillingEntry } from '../../../shared/schemas/billing-report';
 import type { SavedReport } from '../../../shared/schemas/saved-report';
-import { buildBillingReport } from '../../twin/billing-report';
-import { generateOrganizations } from '../../twin/dataset';
+import { buildBillingReport, generateOrganizations } from '../../testing/test-support';
 import { BILLING_LINE_HEADERS, reportWorkbookBytes } from './report-workbook';
 
 function sampleReport(inconsistentEvery = 0): SavedReport {

@@ -39,7 +39,6 @@ export interface WorkbookOptions {
 
 export interface WorkbookSummary {
   lines: number;
-  sheets: string[];
 }
 
 const HEADER_FONT = { bold: true };
@@ -79,7 +78,7 @@ export async function writeReportWorkbook(report: SavedReport, stream: Writable,
   writeBillingLines(workbook, lines, model.scale);
   writeAbout(workbook, report, lines, model.scale, options);
   await workbook.commit();
-  return { lines: lines.length, sheets: ['Summary', 'Services', 'Billing lines', 'About'] };
+  return { lines: lines.length };
 }
 
 type Sheet = ReturnType<ExcelJS.stream.xlsx.WorkbookWriter['addWorksheet']>;

@@ -1,9 +1,7 @@
 import { Fragment, useMemo } from 'react';
-import { PLAIN_HEADERS, validateRows } from '../../../../shared/consumption-rows';
-import type { InputRow, RowFailure } from '../../../../shared/schemas/consumption';
+import { validateRows } from '../../../../shared/consumption-rows';
+import { CONSUMPTION_FIELDS, PLAIN_HEADERS, type ConsumptionField, type InputRow, type RowFailure } from '../../../../shared/schemas/consumption';
 import { useConsumption } from './consumption-store';
-
-const COLUMNS = ['subscriptionId', 'isAddon', 'addonId', 'quantity', 'consumptionId'] as const;
 
 function byRow<T>(items: T[], rowOf: (item: T) => number | null): Map<number, T[]> {
   const map = new Map<number, T[]>();
@@ -32,7 +30,7 @@ export function BatchGrid({ rows, failures }: { rows: InputRow[]; failures: RowF
         <colgroup>
           <col className="col-row" />
           <col className="col-remove" />
-          {COLUMNS.map((column) => (
+          {CONSUMPTION_FIELDS.map((column) => (
             <col key={column} className={`col-${column}`} />
           ))}
         </colgroup>
@@ -40,7 +38,7 @@ export function BatchGrid({ rows, failures }: { rows: InputRow[]; failures: RowF
           <tr>
             <th className="num">Row</th>
             <th />
-            {COLUMNS.map((column) => (
+            {CONSUMPTION_FIELDS.map((column) => (
               <th key={column}>{PLAIN_HEADERS[column]}</th>
             ))}
           </tr>
@@ -60,7 +58,7 @@ export function BatchGrid({ rows, failures }: { rows: InputRow[]; failures: RowF
                       ✕
                     </button>
                   </td>
-                  {COLUMNS.map((column) => (
+                  {CONSUMPTION_FIELDS.map((column) => (
                     <td key={column}>
                       <input
                         className={`cell-input cell-input--${column}${invalid.has(column) ? ' cell-input--invalid' : ''}`}
@@ -76,10 +74,10 @@ export function BatchGrid({ rows, failures }: { rows: InputRow[]; failures: RowF
                 {messages ? (
                   <tr className="row--problem row-messages-line">
                     <td colSpan={2} />
-                    <td colSpan={COLUMNS.length} className="row-messages" data-testid={`row-${row.row}-messages`}>
+                    <td colSpan={CONSUMPTION_FIELDS.length} className="row-messages" data-testid={`row-${row.row}-messages`}>
                       {rowProblems.map((problem) => (
                         <div key={`${problem.field}-${problem.message}`} className="row-problem">
-                          {PLAIN_HEADERS[problem.field as (typeof COLUMNS)[number]] ?? problem.field}: {problem.message}
+                          {PLAIN_HEADERS[problem.field as ConsumptionField] ?? problem.field}: {problem.message}
                         </div>
                       ))}
                       {rowFailures.map((failure, index) => (

@@ -1,8 +1,11 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { validateRows } from '../../../../shared/consumption-rows';
-import { bridge, call, errorMessage } from '../../bridge';
+import { CONSUMPTION_FIELDS, PLAIN_HEADERS } from '../../../../shared/schemas/consumption';
+import { bridge, call } from '../../bridge';
 import { receiveFile } from '../../bridge/files';
 import { ErrorNote } from '../../components/ErrorNote';
+import { formatDateTime } from '../../components/format-time';
+import { useAction } from '../../components/use-action';
 import { useActiveProfile, useAppStore } from '../../stores/app-store';
 import { BatchGrid } from './BatchGrid';
 import { useConsumption } from './consumption-store';
@@ -22,6 +25,7 @@ export function ConsumptionScreen(): React.JSX.Element {
   const fileInput = useRef<HTMLInputElement>(null);
   const [pasted, setPasted] = useState('');
   const [notice, setNotice] = useState<string | null>(null);
+  const templateAction = useAction();
 
   useEffect(() => {
     void refreshHistory();
@@ -39,11 +43,8 @@ export function ConsumptionScreen(): React.JSX.Element {
   };
 
   const template = async (format: 'xlsx' | 'csv') => {
-    try {
-      setNotice(receiveFile(await call('consumption:template', { format })));
-    } catch (error) {
-      setNotice(errorMessage(error));
-    }
+    setNotice(null);
+    await templateAction.run(async () => setNotice(receiveFile(await call('consumption:template', { format }))));
   };
 
   return (
@@ -63,7 +64,7 @@ export function ConsumptionScreen(): React.JSX.Element {
             </div>
             <input ref={fileInput} type="file" hidden accept=".csv,.txt,.xlsx" aria-label="Consumption file" onChange={(event) => void openFile(event.target.files?.[0])} />
             <p className="hint">
-              Columns: Subscription ID, Is add-on, Add-on ID, Quantity, Consumption ID (any case; the spec's names work too). CSV with “,” or “;” (then decimal commas).
+              Columns: {CONSUMPTION_FIELDS.map((field) => PLAIN_HEADERS[field]).join(', ')} (any case; the spec's names work too). CSV with “,” or “;” (then decimal commas).
             </p>
             <div className="toolbar">
               <span className="muted">Template:</span>
@@ -78,6 +79,7 @@ export function ConsumptionScreen(): React.JSX.Element {
               Read pasted rows
             </button>
             {notice ? <p className="notice">{notice}</p> : null}
+            <ErrorNote message={templateAction.error} />
           </section>
           <section className="panel" aria-label="Submission history">
             <h2>History</h2>
@@ -89,7 +91,7 @@ export function ConsumptionScreen(): React.JSX.Element {
                     {item.fileName}
                   </button>
                   <div className="report-item__detail">
-                    <span className={`state state--${item.state}`}>{item.state}</span> · {item.recordCount} records · {item.createdAt.slice(0, 16).replace('T', ' ')} · {item.profileName}
+                    <span className={`state state--${item.state}`}>{item.state}</span> · {item.recordCount} records · {formatDateTime(item.createdAt)} · {item.profileName}
                     {item.taskId ? <div className="mono">task {item.taskId}</div> : null}
                   </div>
                 </li>

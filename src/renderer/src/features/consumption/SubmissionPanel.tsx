@@ -1,8 +1,9 @@
 import { useState } from 'react';
 import type { Submission } from '../../../../shared/schemas/consumption';
-import { call, errorMessage } from '../../bridge';
+import { call } from '../../bridge';
 import { receiveFile } from '../../bridge/files';
 import { ErrorNote } from '../../components/ErrorNote';
+import { useAction } from '../../components/use-action';
 
 const STATE_TEXT: Record<Submission['state'], string> = {
   sending: 'Sending…',
@@ -17,17 +18,10 @@ const STATE_TEXT: Record<Submission['state'], string> = {
 /** The task of the batch just sent (or picked from the history): its state, live, and what to do next. */
 export function SubmissionPanel({ submission }: { submission: Submission }): React.JSX.Element {
   const [notice, setNotice] = useState<string | null>(null);
-  const [failure, setFailure] = useState<string | null>(null);
+  const { run, error: failure } = useAction();
   const unmatched = submission.failures.filter((item) => item.row === null);
 
-  const exportFailed = async (format: 'xlsx' | 'csv') => {
-    setFailure(null);
-    try {
-      setNotice(receiveFile(await call('consumption:export-failed', { submissionId: submission.id, format })));
-    } catch (error) {
-      setFailure(errorMessage(error));
-    }
-  };
+  const exportFailed = (format: 'xlsx' | 'csv') => run(async () => setNotice(receiveFile(await call('consumption:export-failed', { submissionId: submission.id, format }))));
 
   return (
     <section className={`panel submission submission--${submission.state}`} aria-label="Submission" data-testid="submission">
@@ -63,7 +57,7 @@ export function SubmissionPanel({ submission }: { submission: Submission }): Rea
         </>
       ) : null}
       {submission.state === 'error' && submission.statusUrl ? (
-        <button type="button" onClick={() => void call('consumption:resume', { submissionId: submission.id }).catch((error: unknown) => setFailure(errorMessage(error)))}>
+        <button type="button" onClick={() => void run(() => call('consumption:resume', { submissionId: submission.id }))}>
           Check again
         </button>
       ) : null}

@@ -1,5 +1,6 @@
 import { create } from 'zustand';
-import type { InputRow, ParsedFile, Submission, SubmissionSummary } from '../../../../shared/schemas/consumption';
+import { emptyRow } from '../../../../shared/consumption-rows';
+import type { ConsumptionField, InputRow, ParsedFile, Submission, SubmissionSummary } from '../../../../shared/schemas/consumption';
 import { call, errorMessage, RequestError } from '../../bridge';
 
 interface Batch {
@@ -23,7 +24,7 @@ interface ConsumptionState {
   busy: boolean;
   load(fileName: string, base64: string, sheet?: string): Promise<void>;
   newBatch(): void;
-  setCell(row: number, field: keyof Omit<InputRow, 'row'>, value: string): void;
+  setCell(row: number, field: ConsumptionField, value: string): void;
   removeRow(row: number): void;
   addRow(): void;
   submit(profileId: string, confirmRepeat?: boolean): Promise<void>;
@@ -35,8 +36,6 @@ interface ConsumptionState {
 function batchFrom(parsed: ParsedFile, base64: string | null): Batch {
   return { fileName: parsed.fileName, sheets: parsed.sheets, sheet: parsed.sheet, rows: parsed.rows, fileProblems: parsed.problems, ignoredColumns: parsed.ignoredColumns, base64 };
 }
-
-const emptyRow = (row: number): InputRow => ({ row, subscriptionId: '', isAddon: '', addonId: '', quantity: '', consumptionId: '' });
 
 /** The batch being prepared (UI state) and the submission being watched; the data itself lives in the main process. */
 export const useConsumption = create<ConsumptionState>((set, get) => ({

@@ -1,10 +1,11 @@
 import { useState } from 'react';
 import { fieldErrorsFromZod } from '../../../../shared/errors';
 import { OrganizationInput, type OrganizationSummary } from '../../../../shared/schemas/organization';
-import { call, errorMessage, RequestError } from '../../bridge';
+import { call, RequestError } from '../../bridge';
 import { ErrorNote } from '../../components/ErrorNote';
 import { Field } from '../../components/Field';
 import { FormActions } from '../../components/FormActions';
+import { useAction } from '../../components/use-action';
 
 const FIELDS = [
   ['name', 'Name', true],
@@ -43,28 +44,22 @@ function toBody(values: Record<FieldKey, string>): unknown {
 export function OrganizationForm({ profileId, onCreated, onCancel }: { profileId: string; onCreated: (organization: OrganizationSummary) => void; onCancel: () => void }): React.JSX.Element {
   const [values, setValues] = useState(() => Object.fromEntries(FIELDS.map(([key]) => [key, ''])) as Record<FieldKey, string>);
   const [errors, setErrors] = useState<Record<string, string>>({});
-  const [failure, setFailure] = useState<string | null>(null);
-  const [saving, setSaving] = useState(false);
+  const { run, busy: saving, error: failure, setError } = useAction({
+    onError: (error) => {
+      if (error instanceof RequestError) setErrors(error.fields);
+    },
+  });
 
   const submit = async (event: React.FormEvent) => {
     event.preventDefault();
-    setFailure(null);
     const parsed = OrganizationInput.safeParse(toBody(values));
     if (!parsed.success) {
       setErrors(fieldErrorsFromZod(parsed.error));
-      setFailure('Some fields need attention before the organization can be created.');
+      setError('Some fields need attention before the organization can be created.');
       return;
     }
     setErrors({});
-    setSaving(true);
-    try {
-      onCreated(await call('organizations:create', { profileId, organization: parsed.data }));
-    } catch (error) {
-      if (error instanceof RequestError) setErrors(error.fields);
-      setFailure(errorMessage(error));
-    } finally {
-      setSaving(false);
-    }
+    await run(async () => onCreated(await call('organizations:create', { profileId, organization: parsed.data })));
   };
 
   return (

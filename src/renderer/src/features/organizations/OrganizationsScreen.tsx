@@ -1,7 +1,8 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { OrganizationSummary } from '../../../../shared/schemas/organization';
-import { call, errorMessage } from '../../bridge';
+import { call } from '../../bridge';
 import { ErrorNote } from '../../components/ErrorNote';
+import { useAction } from '../../components/use-action';
 import { useActiveProfile, useAppStore } from '../../stores/app-store';
 import { OrganizationForm } from './OrganizationForm';
 import { type OrganizationSort, type OrganizationSortKey, visibleOrganizations } from './organization-list';
@@ -19,8 +20,7 @@ export function OrganizationsScreen(): React.JSX.Element {
   const profile = useActiveProfile();
   const go = useAppStore((state) => state.go);
   const [organizations, setOrganizations] = useState<OrganizationSummary[] | null>(null);
-  const [loading, setLoading] = useState(false);
-  const [failure, setFailure] = useState<string | null>(null);
+  const { run, busy: loading, error: failure } = useAction();
   const [query, setQuery] = useState('');
   const [sort, setSort] = useState<OrganizationSort>({ key: 'name', direction: 'asc' });
   const [creating, setCreating] = useState(false);
@@ -28,16 +28,8 @@ export function OrganizationsScreen(): React.JSX.Element {
 
   const refresh = useCallback(async () => {
     if (!profile) return;
-    setLoading(true);
-    setFailure(null);
-    try {
-      setOrganizations(await call('organizations:list', { profileId: profile.id }));
-    } catch (error) {
-      setFailure(errorMessage(error));
-    } finally {
-      setLoading(false);
-    }
-  }, [profile]);
+    await run(async () => setOrganizations(await call('organizations:list', { profileId: profile.id })));
+  }, [profile, run]);
 
   useEffect(() => {
     setOrganizations(null);

@@ -2,10 +2,11 @@ import { useState } from 'react';
 import type { ProfileView } from '../../../../shared/schemas/profile';
 import { ProfileFields } from '../../../../shared/schemas/profile';
 import { fieldErrorsFromZod } from '../../../../shared/errors';
-import { call, RequestError, errorMessage } from '../../bridge';
+import { call, RequestError } from '../../bridge';
 import { ErrorNote } from '../../components/ErrorNote';
 import { Field } from '../../components/Field';
 import { FormActions } from '../../components/FormActions';
+import { useAction } from '../../components/use-action';
 
 interface Props {
   profile?: ProfileView | undefined;
@@ -28,22 +29,25 @@ export function ProfileForm({ profile, onSaved, onCancel }: Props): React.JSX.El
   const [apiSecret, setApiSecret] = useState('');
   const [password, setPassword] = useState('');
   const [errors, setErrors] = useState<Record<string, string>>({});
-  const [failure, setFailure] = useState<string | null>(null);
-  const [saving, setSaving] = useState(false);
+  // The service's field messages land beside the same fields.
+  const { run, busy: saving, error: failure, clearError } = useAction({
+    onError: (error) => {
+      if (error instanceof RequestError) setErrors(error.fields);
+    },
+  });
   const isNew = !profile;
   const update = (key: keyof typeof fields) => (value: string) => setFields((current) => ({ ...current, [key]: value }));
 
   const submit = async (event: React.FormEvent) => {
     event.preventDefault();
-    setFailure(null);
+    clearError();
     const parsed = ProfileFields.safeParse(fields);
     const localErrors = parsed.success ? {} : fieldErrorsFromZod(parsed.error);
     if (isNew && !apiSecret) localErrors.apiSecret = 'is required';
     if (isNew && !password) localErrors.password = 'is required';
     setErrors(localErrors);
     if (!parsed.success || Object.keys(localErrors).length) return;
-    setSaving(true);
-    try {
+    await run(async () => {
       const saved = await call('profiles:save', {
         ...(profile ? { id: profile.id } : {}),
         fields: parsed.data,
@@ -53,12 +57,7 @@ export function ProfileForm({ profile, onSaved, onCancel }: Props): React.JSX.El
       setApiSecret('');
       setPassword('');
       onSaved(saved);
-    } catch (error) {
-      if (error instanceof RequestError) setErrors(error.fields);
-      setFailure(errorMessage(error));
-    } finally {
-      setSaving(false);
-    }
+    });
   };
 
   const secretHint = (isSet: boolean | undefined) => (isSet ? 'Stored in the OS keychain. Leave empty to keep it.' : 'Stored in the OS keychain, never in a file.');

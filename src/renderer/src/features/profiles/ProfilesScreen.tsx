@@ -2,6 +2,7 @@ import { useState } from 'react';
 import type { ProfileView } from '../../../../shared/schemas/profile';
 import { call, errorMessage } from '../../bridge';
 import { ErrorNote } from '../../components/ErrorNote';
+import { useAction } from '../../components/use-action';
 import { useAppStore } from '../../stores/app-store';
 import { ProfileForm } from './ProfileForm';
 
@@ -18,21 +19,14 @@ export function ProfilesScreen(): React.JSX.Element {
   const [editing, setEditing] = useState<ProfileView | 'new' | null>(null);
   const [test, setTest] = useState<TestState | null>(null);
   const [confirmDelete, setConfirmDelete] = useState<string | null>(null);
-  const [failure, setFailure] = useState<string | null>(null);
-  const [startingDemo, setStartingDemo] = useState(false);
+  const { run, running, error: failure } = useAction();
+  const startingDemo = running === 'demo';
 
-  const startDemo = async () => {
-    setStartingDemo(true);
-    setFailure(null);
-    try {
+  const startDemo = () =>
+    run(async () => {
       await call('demo:start', {});
       await load();
-    } catch (error) {
-      setFailure(errorMessage(error));
-    } finally {
-      setStartingDemo(false);
-    }
-  };
+    }, 'demo');
 
   const testConnection = async (profile: ProfileView) => {
     setTest({ profileId: profile.id, status: 'running' });
@@ -46,11 +40,7 @@ export function ProfilesScreen(): React.JSX.Element {
 
   const remove = async (profileId: string) => {
     setConfirmDelete(null);
-    try {
-      applyProfiles(await call('profiles:delete', { profileId }));
-    } catch (error) {
-      setFailure(errorMessage(error));
-    }
+    await run(async () => applyProfiles(await call('profiles:delete', { profileId })), 'delete');
   };
 
   return (

@@ -15,7 +15,6 @@ const STATE_LABEL: Record<string, string> = {
 /** Report requests in flight: what the service said last, how long, and when Closebook asks next. */
 export function JobList(): React.JSX.Element | null {
   const jobs = useReportJobs((state) => state.jobs);
-  const progress = useReportJobs((state) => state.progress);
   const load = useReportJobs((state) => state.load);
   const [now, setNow] = useState(() => Date.now());
   const [failure, setFailure] = useState<string | null>(null);
@@ -42,12 +41,7 @@ export function JobList(): React.JSX.Element | null {
       <ErrorNote message={failure} />
       <ul className="job-list">
         {jobs.map((job) => {
-          const live = progress[job.id];
-          const state = job.error ? 'failed' : (live?.state ?? 'waiting');
-          const nextPollAt = live?.nextPollAt ?? job.nextPollAt;
-          const polls = live?.polls ?? job.polls;
-          const status = live?.lastStatus ?? job.lastStatus;
-          const message = job.error ?? live?.message;
+          const { state, nextPollAt, polls, lastStatus: status, message } = job;
           return (
             <li key={job.id} className={`job job--${state}`} data-testid="report-job">
               <div className="job__title">

@@ -13,9 +13,11 @@ import {
   type TreeSort,
 } from '../../../../shared/report-model';
 import type { SavedReport } from '../../../../shared/schemas/saved-report';
-import { call, errorMessage } from '../../bridge';
+import { call } from '../../bridge';
 import { receiveFile } from '../../bridge/files';
 import { ErrorNote } from '../../components/ErrorNote';
+import { formatDateTime } from '../../components/format-time';
+import { useAction } from '../../components/use-action';
 import { formatAmount, formatUnits } from './format';
 import { TreeTable } from './TreeTable';
 
@@ -40,9 +42,8 @@ export function ReportViewer({ report }: { report: SavedReport }): React.JSX.Ele
   const deferredFilter = useDeferredValue(filter);
   const [sort, setSort] = useState<TreeSort>({ key: 'label', direction: 'asc' });
   const [expanded, setExpanded] = useState<Set<string>>(() => new Set());
-  const [exporting, setExporting] = useState<'all' | 'view' | null>(null);
+  const exporting = useAction();
   const [notice, setNotice] = useState<string | null>(null);
-  const [failure, setFailure] = useState<string | null>(null);
 
   useEffect(() => {
     setFilter({});
@@ -55,16 +56,8 @@ export function ReportViewer({ report }: { report: SavedReport }): React.JSX.Ele
   const filtered = !isEmptyFilter(filter);
 
   const exportWorkbook = async (scope: 'all' | 'view') => {
-    setExporting(scope);
-    setFailure(null);
     setNotice(null);
-    try {
-      setNotice(receiveFile(await call('reports:export', { reportId: report.meta.id, ...(scope === 'view' ? { filter } : {}) })));
-    } catch (error) {
-      setFailure(errorMessage(error));
-    } finally {
-      setExporting(null);
-    }
+    await exporting.run(async () => setNotice(receiveFile(await call('reports:export', { reportId: report.meta.id, ...(scope === 'view' ? { filter } : {}) }))), scope);
   };
 
   const update = (key: keyof ReportFilter) => (value: string) => setFilter((current) => ({ ...current, [key]: value || undefined }));
@@ -83,20 +76,20 @@ export function ReportViewer({ report }: { report: SavedReport }): React.JSX.Ele
         <div>
           <h2>{report.meta.name}</h2>
           <div className="muted">
-            {report.meta.period.startDate} – {report.meta.period.endDate} · {report.meta.profileName} ({report.meta.host}) · fetched {report.meta.fetchedAt.slice(0, 16).replace('T', ' ')} · {report.meta.counts.organizations} organizations ·{' '}
+            {report.meta.period.startDate} – {report.meta.period.endDate} · {report.meta.profileName} ({report.meta.host}) · fetched {formatDateTime(report.meta.fetchedAt)} · {report.meta.counts.organizations} organizations ·{' '}
             {report.meta.counts.lines.toLocaleString()} billing lines
           </div>
         </div>
         <div className="toolbar">
-          <button type="button" onClick={() => void exportWorkbook('all')} disabled={exporting !== null}>
-            {exporting === 'all' ? 'Exporting…' : 'Export workbook'}
+          <button type="button" onClick={() => void exportWorkbook('all')} disabled={exporting.busy}>
+            {exporting.running === 'all' ? 'Exporting…' : 'Export workbook'}
           </button>
-          <button type="button" onClick={() => void exportWorkbook('view')} disabled={exporting !== null || !filtered} title="Only what the filters show">
-            {exporting === 'view' ? 'Exporting…' : 'Export view'}
+          <button type="button" onClick={() => void exportWorkbook('view')} disabled={exporting.busy || !filtered} title="Only what the filters show">
+            {exporting.running === 'view' ? 'Exporting…' : 'Export view'}
           </button>
         </div>
       </div>
-      <ErrorNote message={failure} />
+      <ErrorNote message={exporting.error} />
       {notice ? <p className="notice" role="status">{notice}</p> : null}
 
       <div className="filters" role="search" aria-label="Report filters">

@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'react';
 import type { SavedReport } from '../../../../shared/schemas/saved-report';
-import { bridge, call, errorMessage } from '../../bridge';
+import { bridge, call } from '../../bridge';
 import { ErrorNote } from '../../components/ErrorNote';
+import { useAction } from '../../components/use-action';
 import { useActiveProfile, useAppStore } from '../../stores/app-store';
 import { JobList } from './JobList';
 import { ReportViewer } from './ReportViewer';
@@ -18,26 +19,17 @@ export function ReportsScreen(): React.JSX.Element {
   const lastReady = useReportJobs((state) => state.lastReady);
   const [openId, setOpenId] = useState<string | null>(null);
   const [report, setReport] = useState<SavedReport | null>(null);
-  const [opening, setOpening] = useState(false);
-  const [failure, setFailure] = useState<string | null>(null);
+  const { run, running, error: failure } = useAction();
+  const opening = running === 'open';
 
   useEffect(() => {
-    void load().catch((error: unknown) => setFailure(errorMessage(error)));
+    void run(load, 'load');
     return bridge.on('report:progress', apply);
-  }, [load, apply]);
+  }, [run, load, apply]);
 
   const open = async (reportId: string) => {
     setOpenId(reportId);
-    setOpening(true);
-    setFailure(null);
-    try {
-      setReport(await call('reports:open', { reportId }));
-    } catch (error) {
-      setReport(null);
-      setFailure(errorMessage(error));
-    } finally {
-      setOpening(false);
-    }
+    setReport((await run(() => call('reports:open', { reportId }), 'open')) ?? null);
   };
 
   return (

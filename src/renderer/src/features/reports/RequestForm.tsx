@@ -1,10 +1,11 @@
 import { useState } from 'react';
 import { ReportPeriod } from '../../../../shared/schemas/billing-report';
 import { fieldErrorsFromZod } from '../../../../shared/errors';
-import { call, errorMessage } from '../../bridge';
+import { call } from '../../bridge';
 import { ErrorNote } from '../../components/ErrorNote';
+import { useAction } from '../../components/use-action';
 import { useActiveProfile } from '../../stores/app-store';
-import { lastMonth } from './format';
+import { lastMonth, monthPeriod } from './format';
 import { useReportJobs } from './report-jobs-store';
 
 /** Requests the monthly billing report for a period (last month by default). */
@@ -13,24 +14,18 @@ export function RequestForm(): React.JSX.Element {
   const load = useReportJobs((state) => state.load);
   const [period, setPeriod] = useState(lastMonth);
   const [errors, setErrors] = useState<Record<string, string>>({});
-  const [failure, setFailure] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { run, busy, error, clearError } = useAction();
 
   const submit = async (event: React.FormEvent) => {
     event.preventDefault();
-    setFailure(null);
+    clearError();
     const parsed = ReportPeriod.safeParse(period);
     setErrors(parsed.success ? {} : fieldErrorsFromZod(parsed.error));
     if (!parsed.success || !profile) return;
-    setBusy(true);
-    try {
+    await run(async () => {
       await call('reports:request', { profileId: profile.id, period: parsed.data });
       await load();
-    } catch (error) {
-      setFailure(errorMessage(error));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (
@@ -46,8 +41,7 @@ export function RequestForm(): React.JSX.Element {
             onChange={(event) => {
               const [year, month] = event.target.value.split('-').map(Number) as [number, number];
               if (!year || !month) return;
-              const end = new Date(Date.UTC(year, month, 0)).toISOString().slice(0, 10);
-              setPeriod({ startDate: `${event.target.value}-01`, endDate: end });
+              setPeriod(monthPeriod(year, month));
             }}
           />
         </label>
@@ -65,7 +59,7 @@ export function RequestForm(): React.JSX.Element {
         </button>
       </div>
       <p className="hint">Billing data lands on days 6–8 of each month. Generation takes minutes; you can close Closebook meanwhile — the request carries on when you reopen it.</p>
-      <ErrorNote message={failure} />
+      <ErrorNote message={error} />
     </form>
   );
 }

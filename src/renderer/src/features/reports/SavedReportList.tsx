@@ -1,8 +1,10 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { ReportListing } from '../../../../shared/schemas/saved-report';
-import { call, errorMessage } from '../../bridge';
+import { call } from '../../bridge';
 import { receiveFile } from '../../bridge/files';
 import { ErrorNote } from '../../components/ErrorNote';
+import { formatDateTime } from '../../components/format-time';
+import { useAction } from '../../components/use-action';
 import { useReportJobs } from './report-jobs-store';
 
 interface Props {
@@ -15,33 +17,24 @@ interface Props {
 export function SavedReportList({ openId, onOpen, onDeleted }: Props): React.JSX.Element {
   const savedVersion = useReportJobs((state) => state.savedVersion);
   const [listings, setListings] = useState<ReportListing[] | null>(null);
-  const [failure, setFailure] = useState<string | null>(null);
+  const { run, error: failure } = useAction();
   const [notice, setNotice] = useState<string | null>(null);
   const [renaming, setRenaming] = useState<{ id: string; name: string } | null>(null);
   const [confirmDelete, setConfirmDelete] = useState<string | null>(null);
   const fileInput = useRef<HTMLInputElement>(null);
 
-  const refresh = useCallback(async () => {
-    try {
-      setListings(await call('reports:list', {}));
-    } catch (error) {
-      setFailure(errorMessage(error));
-    }
-  }, []);
+  const refresh = useCallback(async () => setListings(await call('reports:list', {})), []);
 
   useEffect(() => {
-    void refresh();
-  }, [refresh, savedVersion]);
+    void run(refresh);
+  }, [run, refresh, savedVersion]);
 
   const act = async (action: () => Promise<unknown>) => {
-    setFailure(null);
     setNotice(null);
-    try {
+    await run(async () => {
       await action();
       await refresh();
-    } catch (error) {
-      setFailure(errorMessage(error));
-    }
+    });
   };
 
   const importFile = (file: File | undefined) => {
@@ -99,7 +92,7 @@ export function SavedReportList({ openId, onOpen, onDeleted }: Props): React.JSX
                 </button>
               )}
               <div className="report-item__detail">
-                {listing.meta.period.startDate} – {listing.meta.period.endDate} · {listing.meta.profileName} · {listing.meta.counts.lines.toLocaleString()} lines · fetched {listing.meta.fetchedAt.slice(0, 16).replace('T', ' ')}
+                {listing.meta.period.startDate} – {listing.meta.period.endDate} · {listing.meta.profileName} · {listing.meta.counts.lines.toLocaleString()} lines · fetched {formatDateTime(listing.meta.fetchedAt)}
               </div>
               <div className="report-item__actions">
                 <button type="button" className="link" onClick={() => onOpen(listing.meta.id)}>Open</button>

@@ -1,4 +1,8 @@
 import { fromUnits } from '../../../../shared/fixed-decimal';
+import { isoDay } from '../../components/format-time';
+
+// Durations are formatted with every other time, in components/format-time.ts.
+export { formatDuration } from '../../components/format-time';
 
 const amountFormat = new Intl.NumberFormat(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 4 });
 const quantityFormat = new Intl.NumberFormat(undefined, { maximumFractionDigits: 4 });
@@ -17,15 +21,12 @@ export function formatQuantity(quantity: number): string {
   return quantityFormat.format(quantity);
 }
 
-export function formatDuration(ms: number): string {
-  const seconds = Math.max(0, Math.round(ms / 1000));
-  if (seconds < 60) return `${seconds} s`;
-  return `${Math.floor(seconds / 60)} min ${String(seconds % 60).padStart(2, '0')} s`;
+/** A calendar month (1–12; 0 and 13 roll into the years around it) as a report period: its first to its last day. */
+export function monthPeriod(year: number, month: number): { startDate: string; endDate: string } {
+  return { startDate: isoDay(new Date(Date.UTC(year, month - 1, 1))), endDate: isoDay(new Date(Date.UTC(year, month, 0))) };
 }
 
 /** The month before `today` as a report period. */
 export function lastMonth(today = new Date()): { startDate: string; endDate: string } {
-  const start = new Date(Date.UTC(today.getFullYear(), today.getMonth() - 1, 1));
-  const end = new Date(Date.UTC(today.getFullYear(), today.getMonth(), 0));
-  return { startDate: start.toISOString().slice(0, 10), endDate: end.toISOString().slice(0, 10) };
+  return monthPeriod(today.getFullYear(), today.getMonth());
 }

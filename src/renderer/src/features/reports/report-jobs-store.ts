@@ -1,31 +1,32 @@
 import { create } from 'zustand';
-import type { ReportJob, ReportProgress } from '../../../../shared/schemas/saved-report';
+import type { ReportJob } from '../../../../shared/schemas/saved-report';
 import { call } from '../../bridge';
 
 interface ReportJobsState {
+  /** Requests not yet saved, as the main process last told (each progress event is the whole job). */
   jobs: ReportJob[];
-  progress: Record<string, ReportProgress>;
   /** Bumped when a report is saved, so the saved list reloads. */
   savedVersion: number;
-  lastReady: ReportProgress | null;
+  lastReady: ReportJob | null;
   load(): Promise<void>;
-  apply(progress: ReportProgress): void;
+  apply(job: ReportJob): void;
 }
 
 /** Report requests in flight, kept live by the main process's progress events. */
-export const useReportJobs = create<ReportJobsState>((set, get) => ({
+export const useReportJobs = create<ReportJobsState>((set) => ({
   jobs: [],
-  progress: {},
   savedVersion: 0,
   lastReady: null,
   load: async () => set({ jobs: await call('reports:jobs', {}) }),
-  apply: (progress) => {
-    set((state) => ({ progress: { ...state.progress, [progress.jobId]: progress } }));
-    if (['done', 'cancelled'].includes(progress.state)) {
-      set((state) => ({ jobs: state.jobs.filter((job) => job.id !== progress.jobId) }));
-      if (progress.state === 'done') set((state) => ({ savedVersion: state.savedVersion + 1, lastReady: progress }));
-    } else if (!get().jobs.some((job) => job.id === progress.jobId)) {
-      void get().load();
+  apply: (job) => {
+    if (job.state === 'done' || job.state === 'cancelled') {
+      set((state) => ({ jobs: state.jobs.filter((candidate) => candidate.id !== job.id) }));
+      if (job.state === 'done') set((state) => ({ savedVersion: state.savedVersion + 1, lastReady: job }));
+      return;
     }
+    set((state) => {
+      const known = state.jobs.some((candidate) => candidate.id === job.id);
+      return { jobs: known ? state.jobs.map((candidate) => (candidate.id === job.id ? job : candidate)) : [...state.jobs, job] };
+    });
   },
 }));

@@ -1,0 +1,62 @@
+import type { ServiceHandlers } from '../../../shared/contract';
+import type { EventHub } from '../platform/event-hub';
+import type { Ports } from '../platform/ports';
+import { listOrganizations } from '../organizations/organizations-api';
+import { Connections } from './connections';
+import { Profiles } from './profiles';
+
+type ProfileHandlers = Pick<ServiceHandlers, 'app:info' | 'profiles:list' | 'profiles:save' | 'profiles:delete' | 'profiles:set-active' | 'profiles:test' | 'demo:start'>;
+
+export interface ProfilesModule {
+  handlers: ProfileHandlers;
+  profiles: Profiles;
+  connections: Connections;
+}
+
+/** Connection profiles (secrets in the keychain), their service clients and connection state, and the demo. */
+export function createProfiles(ports: Ports, events: EventHub): ProfilesModule {
+  const profiles = new Profiles(ports);
+  const connections = new Connections(profiles, ports, events);
+
+  async function keychainReachable(): Promise<boolean> {
+    try {
+      await ports.secrets.get('closebook-keychain-probe');
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  const handlers: ProfileHandlers = {
+    'app:info': async () => {
+      const state = await profiles.state();
+      return {
+        version: ports.appVersion,
+        host: ports.host,
+        firstRun: state.profiles.length === 0,
+        dataDir: ports.dataDir,
+        keychainAvailable: await keychainReachable(),
+      };
+    },
+    'profiles:list': () => profiles.state(),
+    'profiles:save': async (input) => {
+      const view = await profiles.save(input);
+      connections.forget(view.id);
+      return view;
+    },
+    'profiles:delete': async ({ profileId }) => {
+      connections.forget(profileId);
+      return profiles.delete(profileId);
+    },
+    'profiles:set-active': ({ profileId }) => profiles.setActive(profileId),
+    'profiles:test': ({ profileId }) =>
+      connections.withService(profileId, async (client) => {
+        const started = ports.clock.now();
+        client.signOut(); // a test proves the credentials, so never reuse a held token
+        const organizations = await listOrganizations(client);
+        return { organizationCount: organizations.length, elapsedMs: ports.clock.now() - started };
+      }),
+    'demo:start': () => profiles.ensureDemoProfile(),
+  };
+  return { handlers, profiles, connections };
+}

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { app, BrowserWindow, dialog, ipcMain, Menu, Notification, session, shell } from 'electron';
-import { createService, createStderrLogger, type SaveFile, systemClock, writeFileAtomic } from './core';
+import { createService, createStderrLogger, type DeliverFile, systemClock } from './core';
 import { forwardEvents, registerIpc } from './ipc';
 import { KeytarSecretStore } from './keychain';
 import { createDemoStarter } from './twin/demo';
@@ -9,20 +9,21 @@ import { CONTENT_SECURITY_POLICY, hardenWebContents, mainWindowOptions } from '.
 
 const log = createStderrLogger();
 
-const FILE_FILTERS: Record<Parameters<SaveFile>[2], Electron.FileFilter> = {
+const FILE_FILTERS: Record<Parameters<DeliverFile>[1], Electron.FileFilter> = {
   xlsx: { name: 'Excel workbook', extensions: ['xlsx'] },
-  json: { name: 'Closebook report', extensions: ['json'] },
   csv: { name: 'CSV file', extensions: ['csv'] },
+  parquet: { name: 'Parquet file', extensions: ['parquet'] },
+  json: { name: 'Closebook report', extensions: ['gz'] },
 };
 
-/** Electron's save dialog, then an atomic write: the file appears complete or not at all. */
-const saveWithDialog: SaveFile = async (suggestedName, bytes, kind) => {
+/** Electron's save dialog; the core then writes the file there itself (atomically: complete or not at all). */
+const deliverWithDialog: DeliverFile = async (suggestedName, kind, write) => {
   const owner = BrowserWindow.getFocusedWindow();
   const options = { defaultPath: join(app.getPath('documents'), suggestedName), filters: [FILE_FILTERS[kind]] };
   const result = owner ? await dialog.showSaveDialog(owner, options) : await dialog.showSaveDialog(options);
-  if (result.canceled || !result.filePath) return null;
-  await writeFileAtomic(result.filePath, bytes);
-  return result.filePath;
+  if (result.canceled || !result.filePath) return { kind: 'cancelled' };
+  await write(result.filePath);
+  return { kind: 'saved', path: result.filePath };
 };
 
 /** Where the renderer is loaded from: the dev server in development, the built file otherwise. */
@@ -50,7 +51,13 @@ export async function startApp(): Promise<void> {
     startDemoService: demo.start,
     appVersion: app.getVersion(),
     host: 'electron',
-    saveFile: saveWithDialog,
+    pickFile: async () => {
+      const owner = BrowserWindow.getFocusedWindow();
+      const options: Electron.OpenDialogOptions = { properties: ['openFile'], filters: [{ name: 'Closebook report', extensions: ['gz', 'json'] }] };
+      const result = owner ? await dialog.showOpenDialog(owner, options) : await dialog.showOpenDialog(options);
+      return result.canceled ? null : (result.filePaths[0] ?? null);
+    },
+    deliver: deliverWithDialog,
     notify: (title, body) => {
       if (Notification.isSupported()) new Notification({ title, body }).show();
     },

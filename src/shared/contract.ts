@@ -4,7 +4,7 @@ import { OrganizationInput, OrganizationSummary } from './schemas/organization';
 import { ConnectionTestResult, ProfilesState, ProfileView, SaveProfileInput } from './schemas/profile';
 import { ReportPeriod } from './schemas/billing-report';
 import { InputRow, ParsedFile, Submission, SubmissionSummary } from './schemas/consumption';
-import { ReportJob, ReportListing, ReportMeta, SavedReport } from './schemas/saved-report';
+import { ReportJob, ReportListing, ReportMeta } from './schemas/saved-report';
 
 /**
  * THE IPC contract. Every request the renderer can make is a channel here with an input and an output schema;
@@ -25,10 +25,81 @@ export const ReportFilterInput = z.object({
   text: z.string().max(200).optional(),
 });
 
+export const ReportSortInput = z.object({
+  key: z.enum(['label', 'quantity', 'cost', 'sales', 'margin', 'marginPercent']),
+  direction: z.enum(['asc', 'desc']),
+});
+export type ReportSortInput = z.infer<typeof ReportSortInput>;
+
+/**
+ * Which tree rows are open: `organizations` opens every organization row; `toggled` flips single rows against that
+ * default (keys as the window gave them). The main process builds the visible list once per state.
+ */
+export const ReportExpansion = z.object({
+  all: z.enum(['none', 'organizations']),
+  toggled: z.array(z.string().max(400)).max(50_000),
+});
+export type ReportExpansion = z.infer<typeof ReportExpansion>;
+
+const Decimal = z.string();
+export const TreeRow = z.object({
+  key: z.string(),
+  level: z.enum(['organization', 'service', 'subscription', 'line']),
+  depth: z.number().int().nonnegative(),
+  label: z.string(),
+  /** Customer number, billing date, PO or item code: the grey text beside the label. */
+  detail: z.string(),
+  /** "SEK", or "USD→SEK" when bought and sold in different currencies. */
+  currencyKey: z.string(),
+  hasChildren: z.boolean(),
+  expanded: z.boolean(),
+  lines: z.number().int().nonnegative(),
+  quantity: Decimal.nullable(),
+  cost: Decimal,
+  sales: Decimal,
+  /** Null where cost and sales are in different currencies. */
+  margin: Decimal.nullable(),
+  marginPercent: Decimal.nullable(),
+  /** The stated total beside the exact sum of the level below, when they differ. */
+  mismatch: z.object({ statedCost: Decimal, statedSales: Decimal, sumCost: Decimal, sumSales: Decimal }).nullable(),
+});
+export type TreeRow = z.infer<typeof TreeRow>;
+
+export const CurrencyTotalRow = z.object({
+  currencyKey: z.string(),
+  lines: z.number().int().nonnegative(),
+  cost: Decimal,
+  sales: Decimal,
+  margin: Decimal.nullable(),
+  marginPercent: Decimal.nullable(),
+});
+export type CurrencyTotalRow = z.infer<typeof CurrencyTotalRow>;
+
+/** What the viewer needs to open a report: its summary and the choices of its filters — never the lines. */
+export const ReportView = z.object({
+  meta: ReportMeta,
+  groups: z.array(z.string()),
+  services: z.array(z.string()),
+  currencies: z.array(z.string()),
+});
+export type ReportView = z.infer<typeof ReportView>;
+
+export const ReportWindow = z.object({
+  /** Rows in the whole visible tree for this state (the scroll height). */
+  rowCount: z.number().int().nonnegative(),
+  /** Billing lines that pass the filter, and in the report. */
+  lineCount: z.number().int().nonnegative(),
+  totalLines: z.number().int().nonnegative(),
+  offset: z.number().int().nonnegative(),
+  rows: z.array(TreeRow),
+});
+export type ReportWindow = z.infer<typeof ReportWindow>;
+
 /** A file Closebook produced: saved where the user chose (desktop), or handed to the page as a download (browser). */
 export const FileResult = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('saved'), path: z.string() }),
-  z.object({ kind: z.literal('download'), fileName: z.string(), mimeType: z.string(), base64: z.string() }),
+  /** The browser bridge serves the file once at `url` (same origin); the page follows it as a download. */
+  z.object({ kind: z.literal('download'), fileName: z.string(), url: z.string() }),
   z.object({ kind: z.literal('cancelled') }),
 ]);
 export type FileResult = z.infer<typeof FileResult>;
@@ -74,14 +145,32 @@ export const channels = {
   'reports:cancel': { input: JobRef, output: Empty },
   'reports:retry': { input: JobRef, output: ReportJob },
   'reports:list': { input: Empty, output: z.array(ReportListing) },
-  'reports:open': { input: ReportRef, output: SavedReport },
+  /** The report's summary and filter choices (the lines stay in the ledger). */
+  'reports:open': { input: ReportRef, output: ReportView },
+  /** The visible rows `offset … offset + count` of the tree for a filter, sort and expansion. */
+  'reports:window': {
+    input: ReportRef.extend({
+      filter: ReportFilterInput,
+      sort: ReportSortInput,
+      expansion: ReportExpansion,
+      offset: z.number().int().nonnegative().max(10_000_000),
+      count: z.number().int().positive().max(500),
+    }),
+    output: ReportWindow,
+  },
+  /** Totals per currency of what the filter keeps. */
+  'reports:totals': { input: ReportRef.extend({ filter: ReportFilterInput }), output: z.object({ lineCount: z.number().int(), totals: z.array(CurrencyTotalRow) }) },
   'reports:rename': { input: ReportRef.extend({ name: z.string().trim().min(1, 'is required').max(120) }), output: ReportMeta },
   'reports:delete': { input: ReportRef, output: Empty },
   /** The Excel workbook; with a filter, only what the view shows. */
-  'reports:export': { input: ReportRef.extend({ filter: ReportFilterInput.optional() }), output: FileResult },
+  'reports:export': { input: ReportRef.extend({ filter: ReportFilterInput.optional(), format: z.enum(['xlsx', 'parquet', 'csv']).default('xlsx') }), output: FileResult },
   /** The saved report as a file to hand to a colleague. */
   'reports:share': { input: ReportRef, output: FileResult },
-  'reports:import': { input: z.object({ fileName: z.string().max(260), content: z.string().max(512 * 1024 * 1024) }), output: ReportMeta },
+  /**
+   * Imports a colleague's report file: picked in the desktop's own dialog, or uploaded first to the browser bridge
+   * (`upload` is the id it gave). Null when the user cancelled the dialog.
+   */
+  'reports:import': { input: z.object({ upload: z.string().max(100).optional() }), output: ReportMeta.nullable() },
   /** Reads a CSV or XLSX file the user picked (bytes as base64); `sheet` picks a sheet of a workbook. */
   'consumption:parse': { input: z.object({ fileName: z.string().max(260), base64: z.string().max(64 * 1024 * 1024), sheet: z.string().max(100).optional() }), output: ParsedFile },
   'consumption:template': { input: z.object({ format: z.enum(['xlsx', 'csv']) }), output: FileResult },
@@ -104,6 +193,8 @@ export const events = {
   /** A report job after each change (its state, polls, next check, the saved report when done). */
   'report:progress': ReportJob,
   'consumption:progress': SubmissionSummary,
+  /** First start after an upgrade: reports saved before the ledger being moved into it. */
+  'reports:migration': z.object({ done: z.number().int(), total: z.number().int() }),
 } as const;
 
 export type Channels = typeof channels;

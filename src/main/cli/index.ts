@@ -1,7 +1,7 @@
 import { organizationsCommand, profilesCommand, simulatorCommand } from './commands';
 import { EXIT, fail } from './context';
 import { consumptionCommand } from './consumption-commands';
-import { reportCommand, reportsCommand } from './report-commands';
+import { ledgerCommand, reportCommand, reportsCommand } from './report-commands';
 
 const USAGE = `Closebook command line (the same core as the app)
 
@@ -11,8 +11,9 @@ const USAGE = `Closebook command line (the same core as the app)
   report fetch --from YYYY-MM-DD --to YYYY-MM-DD [--out FILE.xlsx] [--poll-interval SECONDS]
                                                           request a billing report, wait for it, save it (id on stdout)
   report resume                                           carry on with unfinished report requests
-  reports list [--json] | export ID --out FILE.xlsx [--group NAME] | delete ID
+  reports list [--json] | export ID --out FILE.xlsx|.parquet|.csv [--group NAME] | delete ID | import FILE
                                                           saved reports (offline)
+  ledger backup --out FILE.duckdb                         a consistent copy of every saved month (the ledger)
   consumption validate --file F [--sheet NAME]            check a CSV/XLSX consumption file; problems by row
   consumption submit --file F [--failed-out F.xlsx|.csv] [--poll-interval S] [--yes]
                                                           submit, watch the task; exit 3 when the service rejects it
@@ -31,6 +32,7 @@ const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
   report: reportCommand,
   reports: reportsCommand,
   consumption: consumptionCommand,
+  ledger: ledgerCommand,
 };
 
 /** Runs one command and returns its exit code; every failure is one line on stderr. */

@@ -1,9 +1,10 @@
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
+import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
 import { Money } from '../../shared/money';
-import { SavedReport } from '../../shared/schemas/saved-report';
+import type { BillingEntry } from '../../shared/schemas/billing-report';
 import { inlineConnection, runCli, useSimulator } from '../testing/cli-test-support';
 
 const simulator = useSimulator(['--organizations', '20', '--report-ready-seconds', '1']);
@@ -31,14 +32,16 @@ describe('closebook report CLI', () => {
     expect(fetched.stderr).toMatch(/generating \(status 0\)/);
     expect(fetched.stderr).toMatch(/done, status 5/);
 
-    const saved = SavedReport.parse(JSON.parse(await readFile(join(simulator.dataDir, 'reports', `${reportId}.report.json`), 'utf8')));
+    // The served report, as received and kept (compressed) beside the ledger: what the workbook must add up to.
+    const [received] = await readdir(join(simulator.dataDir, 'received'));
+    const served = JSON.parse(gunzipSync(await readFile(join(simulator.dataDir, 'received', received!))).toString('utf8')) as { data: BillingEntry[] };
     const exact = new Map<string, InstanceType<typeof Money>>();
-    for (const entry of saved.entries)
+    for (const entry of served.data)
       for (const organization of entry.organizations)
         for (const service of organization.services)
           for (const item of service.items)
             for (const line of item.products) {
-              const key = `${service.currencyCode}|${service.customerCurrencyCode}`;
+              const key = `${service.currencyCode}|${service.customerCurrencyCode ?? service.currencyCode}`;
               exact.set(key, (exact.get(key) ?? new Money(0)).plus(line.totalResellerPrice));
             }
     const online = await billingLineCostSums(out);
@@ -54,7 +57,7 @@ describe('closebook report CLI', () => {
     for (const [key, sum] of exact) expect(again.get(key)?.eq(sum)).toBe(true);
 
     const grouped = join(simulator.dataDir, 'group.xlsx');
-    const group = saved.entries[0]!.organizations[0]!.organizationGroups[0]!;
+    const group = served.data[0]!.organizations[0]!.organizationGroups[0]!;
     const byGroup = cli(['reports', 'export', reportId, '--out', grouped, '--group', group]);
     expect([byGroup.code, byGroup.stderr]).toEqual([0, expect.stringMatching(/Wrote \d+ billing lines/)]);
     expect(cli(['reports', 'export', reportId, '--out', grouped, '--group', 'No such group']).code).toBe(1);

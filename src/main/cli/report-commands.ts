@@ -45,7 +45,7 @@ async function waitForJobs(context: CliContext, jobIds: string[], out: string | 
     if (outcome?.state === 'done' && outcome.reportId) {
       process.stdout.write(`${outcome.reportId}\n`);
       if (out) {
-        const summary = await service.reports.exportWorkbook(outcome.reportId, resolve(out));
+        const summary = await service.reports.exportReport(outcome.reportId, resolve(out));
         process.stderr.write(`Wrote ${summary.lines} billing lines to ${resolve(out)}.\n`);
       }
     } else {
@@ -74,7 +74,7 @@ export async function reportCommand(args: string[]): Promise<number> {
     if (!parsed.success) throw new UsageError(parsed.error.issues.map((issue) => `--${issue.path[0] === 'startDate' ? 'from' : 'to'} ${issue.message}`).join('; '));
     period = parsed.data;
   }
-  if (values.out && !values.out.toLowerCase().endsWith('.xlsx')) throw new UsageError('--out must name an .xlsx file');
+  if (values.out && !/\.(xlsx|parquet|csv)$/i.test(values.out)) throw new UsageError('--out must name an .xlsx, .parquet or .csv file');
   const pollSeconds = seconds(values['poll-interval']);
   return withContext(
     values['data-dir'],
@@ -100,7 +100,7 @@ export async function reportCommand(args: string[]): Promise<number> {
   );
 }
 
-/** `reports list [--json]`, `reports export ID --out F.xlsx [--group NAME]…`, `reports delete ID`: all offline. */
+/** `reports list [--json]`, `reports export ID --out F.xlsx|.parquet|.csv [--group NAME]…`, `reports delete ID`: all offline. */
 export async function reportsCommand(args: string[]): Promise<number> {
   const [action, ...rest] = args;
   const { values, positionals } = parse(rest, {
@@ -126,12 +126,20 @@ export async function reportsCommand(args: string[]): Promise<number> {
       if (!values.json && listings.length === 0) process.stderr.write(`No saved reports in ${context.dataDir}.\n`);
       return EXIT.ok;
     }
+    if (action === 'import') {
+      const file = positionals[0];
+      if (!file) throw new UsageError('Usage: reports import FILE (a .closebook-report.json.gz, or the .json of earlier versions)');
+      const meta = await reports.importFile(resolve(file));
+      process.stdout.write(`${meta.id}\n`);
+      process.stderr.write(`Imported "${meta.name}" (${meta.counts.lines} billing lines).\n`);
+      return EXIT.ok;
+    }
     const id = positionals[0];
-    if (!id) throw new UsageError(`Usage: reports ${action ?? '<list|export|delete>'} ID`);
+    if (!id) throw new UsageError(`Usage: reports ${action ?? '<list|export|delete|import>'} ID`);
     if (action === 'export') {
-      if (!values.out?.toLowerCase().endsWith('.xlsx')) throw new UsageError('reports export needs --out FILE.xlsx');
+      if (!values.out || !/\.(xlsx|parquet|csv)$/i.test(values.out)) throw new UsageError('reports export needs --out FILE.xlsx, FILE.parquet or FILE.csv');
       const filter = { group: values.group, organization: values.organization, service: values.service, currency: values.currency, text: values.text };
-      const summary = await reports.exportWorkbook(id, resolve(values.out), filter);
+      const summary = await reports.exportReport(id, resolve(values.out), filter);
       process.stderr.write(`Wrote ${summary.lines} billing lines to ${resolve(values.out)}.\n`);
       return EXIT.ok;
     }
@@ -142,6 +150,19 @@ export async function reportsCommand(args: string[]): Promise<number> {
       process.stderr.write(`Deleted report ${id}.\n`);
       return EXIT.ok;
     }
-    throw new UsageError('Usage: reports list [--json] | reports export ID --out FILE.xlsx [--group NAME] | reports delete ID');
+    throw new UsageError('Usage: reports list [--json] | reports export ID --out FILE.xlsx|.parquet|.csv [--group NAME] | reports delete ID | reports import FILE');
+  });
+}
+
+/** `ledger backup --out FILE`: a consistent copy made by the database, restorable by putting it in place of the ledger file. */
+export async function ledgerCommand(args: string[]): Promise<number> {
+  const [action, ...rest] = args;
+  const { values } = parse(rest, { out: { type: 'string' } });
+  if (action !== 'backup' || !values.out) throw new UsageError('Usage: ledger backup --out FILE.duckdb');
+  const target = resolve(values.out);
+  return withContext(values['data-dir'], async (context) => {
+    await context.service.ledger.backup(target);
+    process.stderr.write(`Backed up the ledger to ${target}.\n`);
+    return EXIT.ok;
   });
 }

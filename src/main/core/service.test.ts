@@ -102,7 +102,7 @@ describe('profiles', () => {
     cleanups.push(() => twin.close());
     const view = await twinProfile(service, twin);
     const states: string[] = [];
-    service.events.subscribe((event, payload) => states.push(`${event}:${payload.state}`));
+    service.events.subscribe((event, payload) => states.push(`${event}:${'state' in payload ? payload.state : ''}`));
     await expect(service.handlers['profiles:test']({ profileId: view.id })).resolves.toMatchObject({ organizationCount: 9 });
     expect(states).toEqual(['connection:state:online']);
   });
@@ -114,7 +114,7 @@ describe('profiles', () => {
     await expect(service.handlers['profiles:test']({ profileId: wrong.id })).rejects.toMatchObject({ code: 'auth', message: expect.stringContaining('refused the credentials') });
     await twin.close();
     const states: string[] = [];
-    service.events.subscribe((_event, payload) => states.push(payload.state));
+    service.events.subscribe((_event, payload) => states.push('state' in payload ? payload.state : ''));
     await service.handlers['profiles:save']({ id: wrong.id, fields: { ...wrong, name: wrong.name }, password: twin.credentials.password });
     await expect(service.handlers['profiles:test']({ profileId: wrong.id })).rejects.toMatchObject({ code: 'network', message: expect.stringContaining('Cannot reach the service') });
     expect(states).toEqual(['offline']);

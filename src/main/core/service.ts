@@ -2,6 +2,7 @@ import type { ServiceHandlers } from '../../shared/contract';
 import type { ProfileFields } from '../../shared/schemas/profile';
 import { type ConsumptionApi, createConsumption } from './consumption/handlers';
 import { createOrganizations } from './organizations/handlers';
+import { LedgerHandle } from './ledger/ledger';
 import { EventHub } from './platform/event-hub';
 import type { Ports } from './platform/ports';
 import { createProfiles } from './profiles/handlers';
@@ -25,6 +26,8 @@ export interface Service {
   profiles: ProfilesApi;
   reports: ReportsApi;
   consumption: ConsumptionApi;
+  /** The database of every saved month. */
+  ledger: { backup(path: string): Promise<void> };
   /** Resumes unfinished workflows (report jobs, consumption tasks) saved by an earlier run. */
   start(): Promise<void>;
   /** Stops polling (the workflows stay saved and resume at the next start) and forgets held tokens. */
@@ -37,8 +40,9 @@ export interface Service {
  */
 export function createService(ports: Ports): Service {
   const events = new EventHub();
+  const ledger = new LedgerHandle(ports.dataDir, ports.log);
   const profiles = createProfiles(ports, events);
-  const reports = createReports(ports, events, profiles.profiles, profiles.connections);
+  const reports = createReports(ports, events, profiles.profiles, profiles.connections, ledger.get);
   const consumption = createConsumption(ports, events, profiles.profiles, profiles.connections);
   const organizations = createOrganizations(profiles.connections);
 
@@ -52,7 +56,9 @@ export function createService(ports: Ports): Service {
     },
     reports: reports.api,
     consumption: consumption.api,
+    ledger: { backup: async (path) => (await ledger.get()).backup(path) },
     start: async () => {
+      await reports.migrated().catch((error: unknown) => ports.log.warn('saved reports could not be moved into the ledger yet', { error: error instanceof Error ? error.message : String(error) }));
       await reports.jobs.resumeAll();
       await consumption.tasks.resumeAll();
     },
@@ -60,6 +66,7 @@ export function createService(ports: Ports): Service {
       await reports.jobs.stopAll();
       await consumption.tasks.stopAll();
       profiles.connections.clear();
+      await ledger.close();
     },
   };
 }

@@ -1,9 +1,12 @@
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { pipeline } from 'node:stream/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize, resolve } from 'node:path';
-import { createService, dispatch, type Logger, type Ports, type Service } from '../core';
+import { createService, type DeliverFile, dispatch, FILE_MIME_TYPES, type Logger, type Ports, type Service } from '../core';
 import { CONTENT_SECURITY_POLICY } from '../window';
 
 export interface HarnessOptions {
@@ -34,7 +37,19 @@ const MIME: Record<string, string> = {
  * to loopback and accepts requests from its own origin only.
  */
 export async function startHarness(options: HarnessOptions): Promise<Harness> {
-  const service = createService({ ...options.ports, host: 'browser-bridge' });
+  // Files the page uploaded (a report to import), kept for this run only, by a random id.
+  const uploadDir = await mkdtemp(join(tmpdir(), 'closebook-uploads-'));
+  const uploads = new Map<string, string>();
+  // Files handed to the page (exports): written here, served once at /bridge/files/<id>, then removed.
+  const downloads = new Map<string, { path: string; fileName: string; mimeType: string }>();
+  const deliver: DeliverFile = async (fileName, kind, write) => {
+    const id = randomUUID();
+    const path = join(uploadDir, `download-${id}`);
+    await write(path);
+    downloads.set(id, { path, fileName, mimeType: FILE_MIME_TYPES[kind] });
+    return { kind: 'download', fileName, url: `/bridge/files/${id}` };
+  };
+  const service = createService({ ...options.ports, host: 'browser-bridge', deliver, uploadedFile: (id) => uploads.get(id) ?? null });
   await service.start();
   const streams = new Set<ServerResponse>();
   const unsubscribe = service.events.subscribe((event, payload) => {
@@ -76,6 +91,33 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
       const reply = await dispatch(service, channel, input, log);
       response.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' });
       response.end(JSON.stringify(reply));
+      return;
+    }
+    if (request.method === 'GET' && url.pathname.startsWith('/bridge/files/')) {
+      const file = downloads.get(url.pathname.slice('/bridge/files/'.length));
+      if (!file) {
+        response.writeHead(404).end();
+        return;
+      }
+      downloads.delete(url.pathname.slice('/bridge/files/'.length));
+      response.writeHead(200, {
+        'Content-Type': file.mimeType,
+        'Content-Disposition': `attachment; filename*=UTF-8''${encodeURIComponent(file.fileName)}`,
+        'Cache-Control': 'no-store',
+        'X-Content-Type-Options': 'nosniff',
+      });
+      await pipeline(createReadStream(file.path), response);
+      await rm(file.path, { force: true });
+      return;
+    }
+    if (request.method === 'POST' && url.pathname === '/bridge/upload') {
+      // The page sends the file's bytes as they are; they are streamed to disk, never held as one string.
+      const id = randomUUID();
+      const path = join(uploadDir, id);
+      await pipeline(request, createWriteStream(path, { mode: 0o600 }));
+      uploads.set(id, path);
+      response.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' });
+      response.end(JSON.stringify({ upload: id }));
       return;
     }
     if (request.method === 'GET' && url.pathname === '/bridge/events') {
@@ -122,6 +164,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
       unsubscribe();
       for (const stream of streams) stream.end();
       await service.dispose();
+      await rm(uploadDir, { recursive: true, force: true });
       await new Promise<void>((resolvePromise) => {
         server.closeAllConnections();
         server.close(() => resolvePromise());

@@ -112,7 +112,8 @@ export function buildBillingReport(organizations: TwinOrganization[], startDate:
             itemName: subscription.itemName,
             subscriptionId: subscription.subscriptionId,
             poNumber: subscription.poNumber,
-            quantity: products.reduce((sum, product) => sum + product.quantity, 0),
+            // Summed exactly: a float sum (0.1 + 0.2) would send 17 significant digits, which a careful client refuses.
+            quantity: Number(products.reduce((sum, product) => sum.plus(product.quantity), new Money(0)).toString()),
             totalResellerPrice: sumOf(products.map((product) => product.totalResellerPrice)),
             totalCustomerPrice: sumOf(products.map((product) => product.totalCustomerPrice)),
             resellerPricePerUnit: first.resellerPricePerUnit,

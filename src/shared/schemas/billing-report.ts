@@ -78,34 +78,6 @@ export type BillingEntry = z.infer<typeof BillingEntry>;
 export const REPORT_RUNNING = 0;
 export const REPORT_COMPLETE = 5;
 
-const Status = z.union([z.number().int(), z.string().trim().regex(/^-?\d+$/, 'must be a whole number').transform(Number)]);
-
-const ReportPollBody = z.object({
-  status: Status,
-  data: z.array(z.unknown()).nullish(),
-});
-
-/**
- * One poll's answer. The status is read first; the data is parsed only when the status says complete, so an
- * odd payload of a still-running report does not fail the job.
- */
-export const ReportPoll = z
-  .union([ReportPollBody, z.array(ReportPollBody).length(1, 'must hold exactly one report').transform((array) => array[0] as z.infer<typeof ReportPollBody>)])
-  .transform((body, context) => {
-    if (body.status !== REPORT_COMPLETE) return { status: body.status, entries: null };
-    if (!body.data) {
-      context.addIssue({ code: 'custom', message: 'is empty although the status says the report is complete', path: ['data'] });
-      return z.NEVER;
-    }
-    const entries = z.array(BillingEntry).safeParse(body.data);
-    if (!entries.success) {
-      for (const issue of entries.error.issues) context.addIssue({ ...issue, path: ['data', ...issue.path] } as never);
-      return z.NEVER;
-    }
-    return { status: body.status, entries: entries.data };
-  });
-export type ReportPoll = z.output<typeof ReportPoll>;
-
 export const ReportPeriod = z
   .object({ startDate: IsoDate, endDate: IsoDate })
   .refine((period) => period.startDate <= period.endDate, { message: 'must not be before the start date', path: ['endDate'] });

@@ -1,6 +1,6 @@
 import ExcelJS from 'exceljs';
-import Papa from 'papaparse';
 import type { Submission } from '../../../shared/schemas/consumption';
+import { CSV_BOM, csvCell, csvLine } from '../platform/csv';
 
 const HEADERS = ['Row', 'Subscription ID', 'Is add-on', 'Add-on ID', 'Quantity', 'Consumption ID', 'Error'];
 
@@ -21,8 +21,9 @@ export function failedRowTable(submission: Submission): (string | number)[][] {
   });
 }
 
+/** Every value is text here (ids, quantities as typed, the service's message): all are escaped against formulas. */
 export function failedRowsCsv(submission: Submission): string {
-  return `\uFEFF${Papa.unparse([HEADERS, ...failedRowTable(submission)], { newline: '\r\n' })}\r\n`;
+  return CSV_BOM + [HEADERS, ...failedRowTable(submission)].map((cells) => csvLine(cells.map((cell) => csvCell(cell)))).join('');
 }
 
 export async function failedRowsXlsx(submission: Submission): Promise<Buffer> {

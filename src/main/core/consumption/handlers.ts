@@ -9,7 +9,7 @@ import type { Connections } from '../profiles/connections';
 import type { Profiles } from '../profiles/profiles';
 import { getBulkConsumptionStatus, taskStatusUrl, type TaskStatus } from './consumption-api';
 import type { EventHub } from '../platform/event-hub';
-import { deliverFile } from '../platform/files';
+import { deliverBytes } from '../platform/files';
 import type { Ports } from '../platform/ports';
 import { ConsumptionTasks } from './consumption-task';
 import { FileSubmissionStore } from './history-store';
@@ -50,8 +50,8 @@ export function createConsumption(ports: Ports, events: EventHub, profiles: Prof
     'consumption:parse': ({ fileName, base64, sheet }) => parseConsumptionFile(fileName, Buffer.from(base64, 'base64'), sheet),
     'consumption:template': async ({ format }) =>
       format === 'csv'
-        ? deliverFile(ports, 'Consumption template.csv', Buffer.from(consumptionTemplateCsv()), 'csv')
-        : deliverFile(ports, 'Consumption template.xlsx', await consumptionTemplateXlsx(), 'xlsx'),
+        ? deliverBytes(ports, 'Consumption template.csv', 'csv', Buffer.from(consumptionTemplateCsv()))
+        : deliverBytes(ports, 'Consumption template.xlsx', 'xlsx', await consumptionTemplateXlsx()),
     'consumption:submit': ({ profileId, fileName, rows, confirmRepeat }) => tasks.submit(profileId, fileName, rows, confirmRepeat ? { confirmRepeat } : {}),
     // from the index alone: listing never reads the submissions' rows
     'consumption:history': () => tasks.history(),
@@ -60,7 +60,7 @@ export function createConsumption(ports: Ports, events: EventHub, profiles: Prof
     'consumption:export-failed': async ({ submissionId, format }) => {
       const submission = await tasks.get(submissionId);
       const name = `Failed records ${submission.fileName.replace(/\.[^.]+$/, '')}`;
-      return format === 'csv' ? deliverFile(ports, `${name}.csv`, Buffer.from(failedRowsCsv(submission)), 'csv') : deliverFile(ports, `${name}.xlsx`, await failedRowsXlsx(submission), 'xlsx');
+      return format === 'csv' ? deliverBytes(ports, `${name}.csv`, 'csv', Buffer.from(failedRowsCsv(submission))) : deliverBytes(ports, `${name}.xlsx`, 'xlsx', await failedRowsXlsx(submission));
     },
   };
   const api: ConsumptionApi = {

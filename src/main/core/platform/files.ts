@@ -1,11 +1,15 @@
 import type { FileResult } from '../../../shared/contract';
 import type { Ports } from './ports';
+import { writeFileAtomic } from './atomic-file';
 
-const MIME = {
+/** The kinds of file Closebook hands out, with the type a browser is told. */
+export const FILE_MIME_TYPES = {
   xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-  json: 'application/json',
-  csv: 'text/csv',
+  csv: 'text/csv; charset=utf-8',
+  parquet: 'application/vnd.apache.parquet',
+  json: 'application/gzip',
 } as const;
+export type FileKind = keyof typeof FILE_MIME_TYPES;
 
 /** A file name any OS accepts: no path separators or reserved characters. */
 export function safeFileName(name: string): string {
@@ -13,12 +17,18 @@ export function safeFileName(name: string): string {
   return name.replace(/[\\/:*?"<>|\u0000-\u001f]+/g, '-').replace(/\s+/g, ' ').trim().slice(0, 150) || 'Closebook';
 }
 
-/** Hands a produced file to the host: a save dialog where there is one (desktop), else a download for the page. */
-export async function deliverFile(ports: Ports, fileName: string, bytes: Uint8Array, kind: keyof typeof MIME): Promise<FileResult> {
-  const name = safeFileName(fileName);
-  if (ports.saveFile) {
-    const path = await ports.saveFile(name, bytes, kind);
-    return path ? { kind: 'saved', path } : { kind: 'cancelled' };
-  }
-  return { kind: 'download', fileName: name, mimeType: MIME[kind], base64: Buffer.from(bytes).toString('base64') };
+/**
+ * Hands a produced file to the user by path — never as bytes over IPC (a million-line workbook is ~100 MB): the
+ * host picks where (the desktop's save dialog, or the bridge's download folder) and `write` writes it there.
+ */
+export function deliverFile(ports: Ports, fileName: string, kind: FileKind, write: (path: string) => Promise<unknown>): Promise<FileResult> {
+  if (!ports.deliver) throw new Error('This host cannot hand files to a user.');
+  return ports.deliver(safeFileName(fileName), kind, async (path) => {
+    await write(path);
+  });
+}
+
+/** The same for a small file made in memory (a template, failed rows). */
+export function deliverBytes(ports: Ports, fileName: string, kind: FileKind, bytes: Uint8Array): Promise<FileResult> {
+  return deliverFile(ports, fileName, kind, (path) => writeFileAtomic(path, bytes));
 }

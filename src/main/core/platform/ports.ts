@@ -1,3 +1,4 @@
+import type { FileResult } from '../../../shared/contract';
 /**
  * What the core needs from the host it runs in. Electron, the CLI and the browser test bridge each supply
  * these; tests supply fakes. Nothing in the core reaches for a global clock, keychain or network directly.
@@ -32,8 +33,11 @@ export interface Logger {
   warn(message: string, details?: Record<string, unknown>): void;
 }
 
-/** Asks the user where to save a file and writes it; null when they cancel. Hosts without a file dialog omit it. */
-export type SaveFile = (suggestedName: string, bytes: Uint8Array, kind: 'xlsx' | 'json' | 'csv') => Promise<string | null>;
+/**
+ * Hands a file to the user: the host chooses the path (a save dialog, or a download folder it serves) and calls
+ * `write` with it. Hosts that never hand files to a user (the CLI writes to its own --out) omit it.
+ */
+export type DeliverFile = (suggestedName: string, kind: 'xlsx' | 'csv' | 'parquet' | 'json', write: (path: string) => Promise<void>) => Promise<FileResult>;
 
 export interface Ports {
   /** Folder for profiles, settings and saved data. */
@@ -45,9 +49,13 @@ export interface Ports {
   startDemoService: DemoServiceStarter;
   appVersion: string;
   host: import('../../../shared/contract').HostKind;
-  saveFile?: SaveFile;
+  deliver?: DeliverFile;
   /** An OS notification (report ready); hosts without one omit it. */
   notify?: (title: string, body: string) => void;
+  /** Asks the user to pick a file to open (the desktop's dialog); null when they cancel. Hosts without a dialog omit it. */
+  pickFile?: (kind: 'report') => Promise<string | null>;
+  /** A file the page uploaded to the host (the browser bridge), by the id the host gave it. */
+  uploadedFile?: (id: string) => string | null;
   /** Where secrets of environment-sourced profiles are read (the process environment in the CLI). */
   environment?: Readonly<Record<string, string | undefined>>;
   /**

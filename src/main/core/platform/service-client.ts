@@ -164,46 +164,87 @@ export class ServiceClient {
   }
 
   /**
+   * A GET whose body may be large (a billing report): on success the body is handed to `into` as a stream, never
+   * read into one string. Retried like any safe request, from the start. Only silence is a timeout: the clock
+   * restarts with every chunk, so a slow 500 MB body is not cut off while it still arrives.
+   */
+  async download<T>(spec: { target: string; what: string; into: (body: AsyncIterable<Uint8Array>) => Promise<T>; signal?: AbortSignal; onRetry?: (notice: RetryNotice) => void }): Promise<T> {
+    const url = this.resolve(spec.target);
+    const init = async (): Promise<RequestInit> => ({
+      method: 'GET',
+      headers: { Authorization: `Bearer ${(await this.validToken(spec.signal)).value}`, Accept: 'application/json' },
+    });
+    let answer = await this.sendWithRetries(url, init, 'safe', spec.signal, spec.onRetry, spec.into);
+    if (answer.response.status === 401) {
+      this.token = null;
+      answer = await this.sendWithRetries(url, init, 'safe', spec.signal, spec.onRetry, spec.into);
+    }
+    if (!answer.response.ok || answer.consumed === undefined) throw errorForStatus(answer.response.status, this.host, answer.text);
+    return answer.consumed.value;
+  }
+
+  /**
    * The one retry loop: sends until the answer is not worth repeating. Network failures are retried when the
    * request is safe to repeat (or surely never arrived), 5xx only for safe requests, 429 always — with back-off
-   * that honours Retry-After. `init` is built per attempt, so a renewed token is used.
+   * that honours Retry-After. `init` is built per attempt, so a renewed token is used. A successful body goes to
+   * `consume` when given (streamed), else it is read as text.
    */
-  private async sendWithRetries(
+  private async sendWithRetries<T = never>(
     url: string,
     init: () => Promise<RequestInit>,
     retry: 'safe' | 'unsafe',
     signal?: AbortSignal,
     onRetry?: (notice: RetryNotice) => void,
-  ): Promise<{ response: Response; text: string }> {
+    consume?: (body: AsyncIterable<Uint8Array>) => Promise<T>,
+  ): Promise<{ response: Response; text: string; consumed?: { value: T } }> {
     for (let attempt = 1; ; attempt++) {
-      let response: Response;
+      const idle = new IdleTimeout(this.timeoutMs);
       try {
-        response = await this.send(url, await init(), signal);
-      } catch (error) {
-        const failure = this.classifySendFailure(error, retry, signal);
-        if (failure.retryable && attempt < this.maxAttempts) {
-          await this.backoff(attempt, undefined, failure.error.message, signal, onRetry);
+        let response: Response;
+        try {
+          response = await this.send(url, await init(), idle, signal);
+        } catch (error) {
+          const failure = this.classifySendFailure(error, retry, signal);
+          if (failure.retryable && attempt < this.maxAttempts) {
+            await this.backoff(attempt, undefined, failure.error.message, signal, onRetry);
+            continue;
+          }
+          throw failure.error;
+        }
+        if (consume && response.ok) {
+          try {
+            return { response, text: '', consumed: { value: await consume(bodyChunks(response, idle)) } };
+          } catch (error) {
+            if (error instanceof AppError) throw error;
+            const failure = this.classifyBodyFailure(error, retry, signal);
+            if (attempt < this.maxAttempts) {
+              await this.backoff(attempt, undefined, failure.message, signal, onRetry);
+              continue;
+            }
+            throw failure;
+          }
+        }
+        const text = await this.readBody(response, idle, retry, signal);
+        const retryable = response.status === 429 || (retry === 'safe' && response.status >= 500);
+        if (retryable && attempt < this.maxAttempts) {
+          await this.backoff(attempt, response.headers.get('retry-after'), errorForStatus(response.status, this.host, text).message, signal, onRetry);
           continue;
         }
-        throw failure.error;
+        return { response, text };
+      } finally {
+        idle.clear();
       }
-      const text = await this.readBody(response, retry, signal);
-      const retryable = response.status === 429 || (retry === 'safe' && response.status >= 500);
-      if (retryable && attempt < this.maxAttempts) {
-        await this.backoff(attempt, response.headers.get('retry-after'), errorForStatus(response.status, this.host, text).message, signal, onRetry);
-        continue;
-      }
-      return { response, text };
     }
   }
 
-  private async send(url: string, init: RequestInit, signal?: AbortSignal): Promise<Response> {
-    const timeout = AbortSignal.timeout(this.timeoutMs);
-    return this.options.fetch(url, {
+  private async send(url: string, init: RequestInit, idle: IdleTimeout, signal?: AbortSignal): Promise<Response> {
+    const response = await this.options.fetch(url, {
       ...init,
       redirect: 'manual', // a redirect could carry the token elsewhere; we follow none
-      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      signal: signal ? AbortSignal.any([signal, idle.signal]) : idle.signal,
     });
+    idle.touch();
+    return response;
   }
 
   private classifySendFailure(error: unknown, retry: 'safe' | 'unsafe', signal?: AbortSignal): { error: AppError; retryable: boolean } {
@@ -215,14 +256,22 @@ export class ServiceClient {
     return { error: appError, retryable: true };
   }
 
-  private async readBody(response: Response, retry: 'safe' | 'unsafe', signal?: AbortSignal): Promise<string> {
+  private async readBody(response: Response, idle: IdleTimeout, retry: 'safe' | 'unsafe', signal?: AbortSignal): Promise<string> {
     try {
-      return await response.text();
+      const decoder = new TextDecoder();
+      let text = '';
+      for await (const chunk of bodyChunks(response, idle)) text += decoder.decode(chunk, { stream: true });
+      return text + decoder.decode();
     } catch (error) {
-      if (signal?.aborted) throw new AppError('cancelled', 'Cancelled.');
-      if (retry === 'unsafe') throw outcomeUnknown(this.host);
-      throw isAbortError(error) ? timedOut(this.host, Math.round(this.timeoutMs / 1000)) : unreachable(this.host);
+      throw this.classifyBodyFailure(error, retry, signal);
     }
+  }
+
+  /** A body cut off half-way: cancelled, "may have arrived" for a request that changes something, else a network error. */
+  private classifyBodyFailure(error: unknown, retry: 'safe' | 'unsafe', signal?: AbortSignal): AppError {
+    if (signal?.aborted) return new AppError('cancelled', 'Cancelled.');
+    if (retry === 'unsafe') return outcomeUnknown(this.host);
+    return isAbortError(error) ? timedOut(this.host, Math.round(this.timeoutMs / 1000)) : unreachable(this.host);
   }
 
   private parseBody<T>(text: string, schema: z.ZodType<T> | null, what: string): T {
@@ -309,6 +358,38 @@ export class ServiceClient {
     // Renew a minute early (or at half-life for short tokens) so a long poll does not start with a dying token.
     const renewAfter = token.expires_in === undefined ? undefined : now + Math.max(token.expires_in * 500, token.expires_in * 1000 - 60_000);
     return renewAfter === undefined ? { value: token.access_token } : { value: token.access_token, renewAfter };
+  }
+}
+
+/** Aborts a request after `ms` without progress (no headers yet, or no new chunk of the body). */
+class IdleTimeout {
+  private readonly controller = new AbortController();
+  private timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(private readonly ms: number) {
+    this.touch();
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  touch(): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.controller.abort(new DOMException('No answer in time', 'TimeoutError')), this.ms);
+  }
+
+  clear(): void {
+    clearTimeout(this.timer);
+  }
+}
+
+/** The body's chunks, each one restarting the idle clock. */
+async function* bodyChunks(response: Response, idle: IdleTimeout): AsyncGenerator<Uint8Array> {
+  if (!response.body) return;
+  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+    idle.touch();
+    yield chunk;
   }
 }
 

@@ -1,22 +1,29 @@
-import { randomUUID } from 'node:crypto';
-import type { ServiceHandlers } from '../../../shared/contract';
-import { AppError, validationError } from '../../../shared/errors';
-import { buildReportModel, countReport, currencyTotals, isEmptyFilter, type ReportFilter } from '../../../shared/report-model';
-import { type ReportJob, SavedReport } from '../../../shared/schemas/saved-report';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { AppError } from '../../../shared/errors';
+import { isEmptyFilter, type ReportFilter } from '../../../shared/report-model';
+import type { ReportJob, ReportMeta } from '../../../shared/schemas/saved-report';
 import type { Profile } from '../../../shared/schemas/profile';
-import type { Connections } from '../profiles/connections';
-import type { Profiles } from '../profiles/profiles';
+import type { ServiceHandlers } from '../../../shared/contract';
+import type { Ledger } from '../ledger/ledger';
 import type { EventHub } from '../platform/event-hub';
-import { reportWorkbookBytes, writeReportWorkbookFile } from './report-workbook';
 import { deliverFile } from '../platform/files';
 import type { Ports } from '../platform/ports';
-import { ReportStore } from './report-store';
-import { pollInterval, ReportJobs, reportJobStore } from './report-job';
-
+import type { Connections } from '../profiles/connections';
+import type { Profiles } from '../profiles/profiles';
+import { type ExportFormat, exportReport } from './report-export';
+import { defaultReportName, pollInterval, ReportJobs, reportJobStore } from './report-job';
+import { importReportFile } from './report-import';
+import { ReportLibrary } from './report-library';
+import { writeSharedReport } from './report-share';
+import { migrateLegacyReports, type MigrationOutcome } from './report-migration';
+import { RECEIVED_DIR, ReportReceiver } from './report-receiver';
+import { LegacyReports } from './legacy-reports';
+import { ReportViewerQueries } from './report-viewer';
 
 type ReportHandlers = Pick<
   ServiceHandlers,
-  'reports:request' | 'reports:jobs' | 'reports:cancel' | 'reports:retry' | 'reports:list' | 'reports:open' | 'reports:rename' | 'reports:delete' | 'reports:export' | 'reports:share' | 'reports:import'
+  'reports:request' | 'reports:jobs' | 'reports:cancel' | 'reports:retry' | 'reports:list' | 'reports:open' | 'reports:window' | 'reports:totals' | 'reports:rename' | 'reports:delete' | 'reports:export' | 'reports:share' | 'reports:import'
 >;
 
 /** What hosts may do with reports beyond the contract (the CLI waits on jobs and writes workbooks to paths). */
@@ -27,26 +34,40 @@ export interface ReportsApi {
   waitFor(jobIds: string[]): Promise<(ReportJob | undefined)[]>;
   /** The interval Closebook actually polls a profile's service at (never under 30 s for a remote service). */
   pollIntervalFor(profileId: string): Promise<number>;
-  /** Writes the workbook of a saved report (or of what `filter` keeps) to `path`. */
-  exportWorkbook(reportId: string, path: string, filter?: ReportFilter): Promise<{ lines: number }>;
+  /** Imports a report file from disk (the CLI's `reports import FILE`); returns its summary. */
+  importFile(path: string): Promise<ReportMeta>;
+  /** Writes a saved report (or what `filter` keeps) to `path` as .xlsx, .parquet or .csv, by its extension. */
+  exportReport(reportId: string, path: string, filter?: ReportFilter): Promise<{ lines: number }>;
 }
 
 export interface ReportsModule {
   handlers: ReportHandlers;
   api: ReportsApi;
   jobs: ReportJobs;
+  /** Moves reports saved before the ledger into it (once per run); the service starts it at start-up. */
+  migrated(): Promise<MigrationOutcome>;
 }
 
+
 /** Billing reports: the durable request jobs, the saved reports (usable offline), and their export. */
-export function createReports(ports: Ports, events: EventHub, profiles: Profiles, connections: Connections): ReportsModule {
-  const store = new ReportStore(ports.dataDir);
+export function createReports(ports: Ports, events: EventHub, profiles: Profiles, connections: Connections, ledger: () => Promise<Ledger>): ReportsModule {
   const getProfile = (profileId: string) => profiles.get(profileId);
   const clientFor = (profile: Profile) => connections.clientFor(profile);
   const wantedInterval = ports.pollIntervals?.reportMs;
+  const library = new ReportLibrary(ledger);
+  const viewer = new ReportViewerQueries(ledger, library);
+  const receiver = new ReportReceiver(ports.dataDir, ledger, (job) => defaultReportName(job.period), () => ports.clock.now());
+  let migration: Promise<MigrationOutcome> | null = null;
+  /** Reports saved before the ledger are moved into it once per run, before anything lists them. */
+  const migrated = () => {
+    migration ??= ledger().then((opened) => migrateLegacyReports(ports.dataDir, opened, ports.log, (done, total) => events.emit('reports:migration', { done, total })));
+    migration.catch(() => (migration = null));
+    return migration;
+  };
   const jobs = new ReportJobs({
     clock: ports.clock,
     jobs: reportJobStore(ports.dataDir),
-    reports: store,
+    receiver,
     events,
     getProfile,
     clientFor,
@@ -62,60 +83,68 @@ export function createReports(ports: Ports, events: EventHub, profiles: Profiles
       return {};
     },
     'reports:retry': ({ jobId }) => jobs.retry(jobId),
-    'reports:list': () => store.list(),
-    'reports:open': ({ reportId }) => store.open(reportId),
-    'reports:rename': ({ reportId, name }) => store.rename(reportId, name),
+    'reports:list': async () => {
+      const { damaged } = await migrated();
+      return [...(await library.list()).map((meta) => ({ state: 'ok' as const, meta })), ...damaged];
+    },
+    'reports:open': ({ reportId }) => viewer.view(reportId),
+    'reports:window': (request) => viewer.window(request),
+    'reports:totals': ({ reportId, filter }) => viewer.totals(reportId, filter),
+    'reports:rename': ({ reportId, name }) => library.rename(reportId, name),
     'reports:delete': async ({ reportId }) => {
-      await store.delete(reportId);
+      const { damaged } = await migrated();
+      if (damaged.some((listing) => listing.state === 'damaged' && listing.id === reportId)) {
+        await new LegacyReports(ports.dataDir).remove(reportId);
+        migration = null; // list again without it
+        return {};
+      }
+      const received = await library.delete(reportId);
+      viewer.forget(reportId);
+      if (received?.startsWith(`${RECEIVED_DIR}/`)) await rm(join(ports.dataDir, received), { force: true });
       return {};
     },
-    'reports:export': async ({ reportId, filter }) => {
-      const report = await store.open(reportId);
+    'reports:export': async ({ reportId, filter, format }) => {
+      const meta = await library.meta(reportId);
       const scoped = filter && !isEmptyFilter(filter) ? filter : undefined;
-      const bytes = await reportWorkbookBytes(report, { appVersion: ports.appVersion, exportedAt: new Date(ports.clock.now()), ...(scoped ? { filter: scoped } : {}) });
-      return deliverFile(ports, `${report.meta.name}${scoped ? ' (view)' : ''}.xlsx`, bytes, 'xlsx');
+      return deliverFile(ports, `${meta.name}${scoped ? ' (view)' : ''}.${format}`, format, (path) =>
+        exportReport(ledger, reportId, format, path, { appVersion: ports.appVersion, exportedAt: new Date(ports.clock.now()), ...(scoped ? { filter: scoped } : {}) }),
+      );
     },
     'reports:share': async ({ reportId }) => {
-      const report = await store.open(reportId);
-      return deliverFile(ports, `${report.meta.name}.closebook-report.json`, Buffer.from(JSON.stringify(report)), 'json');
+      const meta = await library.meta(reportId);
+      return deliverFile(ports, `${meta.name}.closebook-report.json.gz`, 'json', async (path) => writeSharedReport(await ledger(), meta, path));
     },
-    'reports:import': async ({ fileName, content }) => importReport(store, fileName, content),
+    'reports:import': async ({ upload }) => {
+      const path = upload ? ports.uploadedFile?.(upload) : await ports.pickFile?.('report');
+      if (upload && !path) throw new AppError('not-found', 'The uploaded file is no longer there. Choose it again.');
+      if (!path) return null;
+      return library.meta(await importReportFile(await ledger(), path, new Date(ports.clock.now()).toISOString()));
+    },
   };
   const api: ReportsApi = {
+    importFile: async (path) => library.meta(await importReportFile(await ledger(), path, new Date(ports.clock.now()).toISOString())),
     unfinished: async (profileId) => (await jobs.list()).filter((job) => job.profileId === profileId),
     waitFor: async (jobIds) => {
       await jobs.settled(jobIds);
       return jobIds.map((id) => jobs.latest(id));
     },
     pollIntervalFor: async (profileId) => pollInterval(await clientFor(await getProfile(profileId)), wantedInterval, undefined),
-    exportWorkbook: async (reportId, path, filter) => {
-      const report = await store.open(reportId);
-      if (filter?.group && !report.entries.some((entry) => entry.organizations.some((organization) => organization.organizationGroups.includes(filter.group as string)))) {
-        throw new AppError('validation', `No organization in this report belongs to the group "${filter.group}".`);
+    exportReport: async (reportId, path, filter) => {
+      await library.meta(reportId);
+      if (filter?.group) {
+        const [member] = await (await ledger()).all('SELECT 1 AS found FROM organization_groups WHERE report_id = $1 AND group_name = $2 LIMIT 1', [reportId, filter.group]);
+        if (!member) throw new AppError('validation', `No organization in this report belongs to the group "${filter.group}".`);
       }
       const scoped = filter && !isEmptyFilter(filter) ? filter : undefined;
-      return writeReportWorkbookFile(report, path, { appVersion: ports.appVersion, exportedAt: new Date(ports.clock.now()), ...(scoped ? { filter: scoped } : {}) });
+      return exportReport(ledger, reportId, formatOf(path), path, { appVersion: ports.appVersion, exportedAt: new Date(ports.clock.now()), ...(scoped ? { filter: scoped } : {}) });
     },
   };
-  return { handlers, api, jobs };
+  return { handlers, api, jobs, migrated };
 }
 
-/**
- * Takes a report file from a colleague. It is validated whole; counts and totals are recomputed from its lines
- * rather than trusted, and it gets a new id so it never replaces a report already saved.
- */
-export async function importReport(store: ReportStore, fileName: string, content: string) {
-  let json: unknown;
-  try {
-    json = JSON.parse(content);
-  } catch {
-    throw new AppError('validation', `${fileName} is not a Closebook report file (it is not JSON).`);
-  }
-  const parsed = SavedReport.safeParse(json);
-  if (!parsed.success) throw validationError(parsed.error, `${fileName} as a Closebook report file`);
-  const { meta, entries } = parsed.data;
-  const model = buildReportModel(entries, { searchable: false }); // totals only
-  const imported = { ...meta, id: randomUUID(), counts: countReport(entries), totals: currencyTotals(model.lines, model.scale) };
-  await store.save({ meta: imported, entries });
-  return imported;
+/** The export format a path asks for, by its extension. */
+export function formatOf(path: string): ExportFormat {
+  const extension = path.toLowerCase().split('.').pop();
+  if (extension === 'xlsx' || extension === 'parquet' || extension === 'csv') return extension;
+  throw new AppError('validation', `${path} must end in .xlsx, .parquet or .csv (the export format is taken from it).`);
 }

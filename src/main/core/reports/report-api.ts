@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AppError } from '../../../shared/errors';
-import { type ReportPeriod, ReportPoll } from '../../../shared/schemas/billing-report';
-import type { RetryNotice, ServiceClient } from '../platform/service-client';
+import type { ReportPeriod } from '../../../shared/schemas/billing-report';
+import type { ServiceClient } from '../platform/service-client';
 
 const ASYNC_REPORTS = 'billing/reports/MonthlyBillingPerOrganizationAsync';
 
@@ -24,18 +24,4 @@ export async function startBillingReport(client: ServiceClient, period: ReportPe
     throw new AppError('bad-response', `The service accepted the report request (HTTP ${response.status}) but did not say where the report will be (no location header). Try again; report it to the service if it repeats.`);
   }
   return client.resolveLocation(location);
-}
-
-/** One poll of the report location; the result is parsed (both shapes of §2.3) and money kept as strings. */
-export async function pollBillingReport(client: ServiceClient, location: string, signal?: AbortSignal, onRetry?: (notice: RetryNotice) => void): Promise<ReportPoll> {
-  const response = await client.request({
-    method: 'GET',
-    target: location,
-    schema: ReportPoll,
-    retry: 'safe',
-    what: 'the billing report',
-    ...(signal ? { signal } : {}),
-    ...(onRetry ? { onRetry } : {}),
-  });
-  return response.data;
 }

@@ -7,7 +7,10 @@ import { type Connection, ServiceClient } from '../platform/service-client';
 import { EventHub } from '../platform/event-hub';
 import type { Clock } from '../platform/ports';
 import { startBillingReport } from './report-api';
-import { ReportStore } from './report-store';
+import { LedgerHandle } from '../ledger/ledger';
+import { silentLogger } from '../platform/ports';
+import { ReportLibrary } from './report-library';
+import { ReportReceiver } from './report-receiver';
 import { FakeClock, REMOTE, remoteFetch, temporaryDir } from '../../testing/test-support';
 import { defaultReportName, pollInterval, ReportJobs, reportJobStore } from './report-job';
 
@@ -42,9 +45,12 @@ async function setup(options: { clock?: Clock; twin?: Parameters<typeof startTwi
   const progress: ReportJob[] = [];
   events.subscribe((event, payload) => event === 'report:progress' && progress.push(payload as ReportJob));
   const jobStore = reportJobStore(dir.path);
-  const reports = new ReportStore(dir.path);
+  const ledger = new LedgerHandle(dir.path, silentLogger);
+  cleanups.push(() => ledger.close());
+  const reports = new ReportLibrary(ledger.get);
+  const receiver = new ReportReceiver(dir.path, ledger.get, (job) => defaultReportName(job.period), () => clock.now());
   const makeJobs = (jobClock: Clock = clock) =>
-    new ReportJobs({ clock: jobClock, jobs: jobStore, reports, events, getProfile: async () => profile, clientFor: async () => client });
+    new ReportJobs({ clock: jobClock, jobs: jobStore, receiver, events, getProfile: async () => profile, clientFor: async () => client });
   return { twin, clock, dir, client, profile, progress, jobStore, reports, jobs: makeJobs(), makeJobs };
 }
 
@@ -60,7 +66,7 @@ describe('report job', () => {
     expect(done).toMatchObject({ id: job.id, lastStatus: 5 });
     expect(done?.polls).toBe(sleeps.length);
     const [listing] = await env.reports.list();
-    expect(listing).toMatchObject({ state: 'ok', meta: { name: 'Billing 2026-10', host: 'billing.example.com', period: PERIOD } });
+    expect(listing).toMatchObject({ name: 'Billing 2026-10', host: 'billing.example.com', period: PERIOD, id: done?.reportId });
     expect(await env.jobStore.list()).toEqual([]);
   });
 

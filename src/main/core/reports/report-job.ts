@@ -1,15 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../../../shared/errors';
-import { buildReportModel, countReport, currencyTotals } from '../../../shared/report-model';
 import { REPORT_COMPLETE, REPORT_RUNNING, type ReportPeriod } from '../../../shared/schemas/billing-report';
-import { REPORT_SCHEMA_VERSION, ReportJob, ReportJobV1, type ReportMeta, type SavedReport } from '../../../shared/schemas/saved-report';
+import { ReportJob, ReportJobV1 } from '../../../shared/schemas/saved-report';
 import type { Profile } from '../../../shared/schemas/profile';
-import { pollBillingReport, startBillingReport } from './report-api';
+import { startBillingReport } from './report-api';
 import type { RetryNotice, ServiceClient } from '../platform/service-client';
 import type { EventHub } from '../platform/event-hub';
 import type { Clock } from '../platform/ports';
 import { JobStore } from '../platform/job-store';
-import type { ReportStore } from './report-store';
+import type { ReportReceiver } from './report-receiver';
 import { PollLoops } from '../platform/poll-loop';
 
 /** Spec §3.1/§8: at least 30 s between polls of a real service. */
@@ -25,7 +24,7 @@ export function reportJobStore(dataDir: string): JobStore<ReportJob> {
 export interface ReportJobDeps {
   clock: Clock;
   jobs: JobStore<ReportJob>;
-  reports: ReportStore;
+  receiver: ReportReceiver;
   events: EventHub;
   getProfile: (profileId: string) => Promise<Profile>;
   clientFor: (profile: Profile) => Promise<ServiceClient>;
@@ -138,24 +137,27 @@ export class ReportJobs {
     const job = { ...initial, state: 'polling' as const };
     this.emit(job);
     const onRetry = (notice: RetryNotice) => this.emit({ ...job, state: 'retrying', message: `${notice.reason} Retrying in ${Math.round(notice.delayMs / 1000)} s.` });
-    const poll = await pollBillingReport(client, job.location, signal, onRetry);
-    const answered = { ...job, polls: job.polls + 1, lastStatus: poll.status, message: null };
-    if (poll.status === REPORT_RUNNING) {
+    const outcome = await this.deps.receiver.receive(job, client, {
+      signal,
+      onRetry,
+      onSaving: (lines) => this.emit({ ...job, state: 'saving', message: `Saving ${lines.toLocaleString('en')} billing lines…` }),
+    });
+    const status = outcome.complete ? REPORT_COMPLETE : outcome.status;
+    const answered = { ...job, polls: job.polls + 1, lastStatus: status, message: null };
+    if (status === REPORT_RUNNING) {
       return { job: await this.update(answered, { state: 'waiting', nextPollAt: this.after(this.interval(client)) }), done: false };
     }
-    if (poll.status === REPORT_COMPLETE && poll.entries) {
-      this.emit({ ...answered, state: 'saving', nextPollAt: null });
-      const meta = await this.saveReport(answered, client, poll.entries);
+    if (outcome.complete) {
       await this.deps.jobs.remove(job.id);
-      const done: ReportJob = { ...answered, state: 'done', nextPollAt: null, reportId: meta.id };
+      const done: ReportJob = { ...answered, state: 'done', nextPollAt: null, reportId: outcome.reportId };
       this.emit(done);
-      this.deps.notify?.('Billing report ready', `${meta.name} (${meta.counts.lines.toLocaleString('en')} billing lines) is saved and can be opened offline.`);
+      this.deps.notify?.('Billing report ready', `${defaultReportName(job.period)} (${outcome.lines.toLocaleString('en')} billing lines) is saved and can be opened offline.`);
       return { job: done, done: true };
     }
     throw new AppError(
       'bad-response',
-      `The service answered report status ${poll.status}, which Closebook does not know (0 = generating, 5 = complete), so it stopped asking. ` +
-        `Try the request again later, or ask the service's support what status ${poll.status} means.`,
+      `The service answered report status ${status}, which Closebook does not know (0 = generating, 5 = complete), so it stopped asking. ` +
+        `Try the request again later, or ask the service's support what status ${status} means.`,
     );
   }
 
@@ -169,24 +171,6 @@ export class ReportJobs {
 
   private after(ms: number): string {
     return new Date(this.deps.clock.now() + ms).toISOString();
-  }
-
-  private async saveReport(job: ReportJob, client: ServiceClient, entries: SavedReport['entries']): Promise<ReportMeta> {
-    const model = buildReportModel(entries, { searchable: false }); // totals only
-    const meta: ReportMeta = {
-      id: randomUUID(),
-      schemaVersion: REPORT_SCHEMA_VERSION,
-      name: defaultReportName(job.period),
-      profileId: job.profileId,
-      profileName: job.profileName,
-      host: new URL(client.connection.baseUrl).host,
-      period: job.period,
-      fetchedAt: new Date(this.deps.clock.now()).toISOString(),
-      counts: countReport(entries),
-      totals: currencyTotals(model.lines, model.scale),
-    };
-    await this.deps.reports.save({ meta, entries });
-    return meta;
   }
 
   private update(job: ReportJob, change: Partial<ReportJob>): Promise<ReportJob> {

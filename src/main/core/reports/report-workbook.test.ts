@@ -1,10 +1,21 @@
+import { join } from 'node:path';
 import ExcelJS from 'exceljs';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { Money } from '../../../shared/money';
+import type { ReportFilter } from '../../../shared/report-model';
 import { BillingEntry } from '../../../shared/schemas/billing-report';
 import type { SavedReport } from '../../../shared/schemas/saved-report';
-import { buildBillingReport, generateOrganizations } from '../../testing/test-support';
-import { BILLING_LINE_HEADERS, reportWorkbookBytes } from './report-workbook';
+import { Ledger } from '../ledger/ledger';
+import { silentLogger } from '../platform/ports';
+import { buildBillingReport, generateOrganizations, temporaryDir } from '../../testing/test-support';
+import { ingestReport } from './report-ingest';
+import { ReportLibrary } from './report-library';
+import { BILLING_LINE_HEADERS, writeReportWorkbook } from './report-workbook';
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()?.();
+});
 
 function sampleReport(inconsistentEvery = 0): SavedReport {
   const organizations = generateOrganizations({ seed: 3, organizations: 30, linesPerOrganization: 8 });
@@ -26,10 +37,21 @@ function sampleReport(inconsistentEvery = 0): SavedReport {
   };
 }
 
-async function load(report: SavedReport, filter?: Parameters<typeof reportWorkbookBytes>[1]['filter']) {
-  const bytes = await reportWorkbookBytes(report, { appVersion: '1.2.3', exportedAt: new Date('2026-11-08T10:00:00Z'), ...(filter ? { filter } : {}) });
+/** The report saved in a ledger of its own, exported, and the workbook read back. */
+async function load(report: SavedReport, filter?: ReportFilter, maxRows?: number) {
+  const dir = await temporaryDir();
+  cleanups.push(() => dir.remove());
+  const ledger = await Ledger.open(dir.path, silentLogger);
+  cleanups.push(() => ledger.close());
+  const { meta } = report;
+  async function* body() {
+    yield JSON.stringify({ status: 5, data: report.entries });
+  }
+  await ingestReport(ledger, { reportId: meta.id, jobId: null, name: meta.name, profileId: meta.profileId, profileName: meta.profileName, host: meta.host, resellerId: 'r', period: meta.period, fetchedAt: meta.fetchedAt, source: 'service', sourceFile: null }, body());
+  const path = join(dir.path, 'out.xlsx');
+  await writeReportWorkbook(ledger, await new ReportLibrary(async () => ledger).meta(meta.id), path, { appVersion: '1.2.3', exportedAt: new Date('2026-11-08T10:00:00Z'), ...(filter ? { filter } : {}), ...(maxRows ? { maxRows } : {}) });
   const workbook = new ExcelJS.Workbook();
-  await workbook.xlsx.load(bytes as unknown as ArrayBuffer);
+  await workbook.xlsx.readFile(path);
   return workbook;
 }
 
@@ -135,5 +157,16 @@ describe('the report workbook', () => {
     const exact = exactLineTotals(report);
     const cost = lines.reduce((sum, row) => (row[18] === 'SEK' && row[19] === 'SEK' ? sum.plus(String(row[15])) : sum), new Money(0));
     expect(cost.eq(exact.get('SEK|SEK')!.cost)).toBe(true);
+  });
+
+  it('continues the billing lines on a second sheet when one sheet is full, and says so in About', async () => {
+    const report = sampleReport();
+    const all = rows((await load(report)).getWorksheet('Billing lines')!).slice(1);
+    const split = await load(report, undefined, 101); // a header row and 100 lines per sheet
+    const sheets = split.worksheets.filter((sheet) => sheet.name.startsWith('Billing lines'));
+    expect(sheets.map((sheet) => sheet.name)).toEqual(['Billing lines', 'Billing lines (2)', 'Billing lines (3)'].slice(0, Math.ceil(all.length / 100)));
+    expect(sheets.flatMap((sheet) => rows(sheet).slice(1))).toEqual(all);
+    expect(rows(sheets[1]!)[0]).toEqual([...BILLING_LINE_HEADERS]);
+    expect(rows(split.getWorksheet('About')!).find((row) => row[0] === 'Billing lines sheets')?.[1]).toMatch(/continue on the next sheet/);
   });
 });

@@ -4,14 +4,12 @@ import type { FileResult } from '../../../shared/contract';
 export function receiveFile(result: FileResult): string | null {
   if (result.kind === 'cancelled') return null;
   if (result.kind === 'saved') return `Saved to ${result.path}`;
-  const bytes = Uint8Array.from(atob(result.base64), (char) => char.charCodeAt(0));
-  const url = URL.createObjectURL(new Blob([bytes], { type: result.mimeType }));
+  // The bridge serves the file itself: following its URL downloads it without the bytes passing through script.
   const anchor = document.createElement('a');
-  anchor.href = url;
+  anchor.href = result.url;
   anchor.download = result.fileName;
   document.body.append(anchor);
   anchor.click();
   anchor.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
   return `Downloaded ${result.fileName}`;
 }

@@ -1,6 +1,6 @@
 import type { ChannelInput, ChannelName, ChannelOutput, ClosebookBridge } from '../../../shared/contract';
 import type { AppErrorShape } from '../../../shared/errors';
-import { createHttpBridge } from './http';
+import { createHttpBridge, uploadToHttpBridge } from './http';
 
 declare global {
   interface Window {
@@ -10,6 +10,12 @@ declare global {
 
 /** In Electron the preload provides `window.closebook`; in a plain browser the HTTP bridge stands in. */
 export const bridge: ClosebookBridge = window.closebook ?? createHttpBridge(window.location.origin);
+
+/**
+ * How a file the user picked reaches the main process: the desktop app opens its own dialog in the main process
+ * (null here); the browser bridge takes an upload and answers with its id.
+ */
+export const uploadFile: ((file: File) => Promise<string>) | null = window.closebook ? null : (file) => uploadToHttpBridge(window.location.origin, file);
 
 /** A failed request as the UI sees it: a code, a message for people, and field messages for forms. */
 export class RequestError extends Error {

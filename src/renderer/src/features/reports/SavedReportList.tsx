@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { ReportListing } from '../../../../shared/schemas/saved-report';
-import { call } from '../../bridge';
+import { call, uploadFile } from '../../bridge';
 import { receiveFile } from '../../bridge/files';
 import { ErrorNote } from '../../components/ErrorNote';
 import { formatDateTime } from '../../components/format-time';
@@ -37,11 +37,12 @@ export function SavedReportList({ openId, onOpen, onDeleted }: Props): React.JSX
     });
   };
 
-  const importFile = (file: File | undefined) => {
-    if (!file) return;
+  /** With a file (browser bridge: uploaded first), or none (desktop: the main process opens its own dialog). */
+  const importReport = (file?: File) => {
     void act(async () => {
-      const meta = await call('reports:import', { fileName: file.name, content: await file.text() });
-      setNotice(`Imported ${meta.name}.`);
+      const upload = file && uploadFile ? await uploadFile(file) : undefined;
+      const meta = await call('reports:import', upload ? { upload } : {});
+      if (meta) setNotice(`Imported ${meta.name}.`);
     });
     if (fileInput.current) fileInput.current.value = '';
   };
@@ -50,10 +51,10 @@ export function SavedReportList({ openId, onOpen, onDeleted }: Props): React.JSX
     <section className="panel" aria-label="Saved reports">
       <div className="panel__header">
         <h2>Saved reports</h2>
-        <button type="button" className="link" onClick={() => fileInput.current?.click()}>
+        <button type="button" className="link" onClick={() => (uploadFile ? fileInput.current?.click() : importReport())}>
           Import…
         </button>
-        <input ref={fileInput} type="file" accept=".json,application/json" hidden aria-label="Import report file" onChange={(event) => importFile(event.target.files?.[0])} />
+        <input ref={fileInput} type="file" accept=".json,.gz,application/json,application/gzip" hidden aria-label="Import report file" onChange={(event) => event.target.files?.[0] && importReport(event.target.files[0])} />
       </div>
       <ErrorNote message={failure} />
       {notice ? <p className="notice" role="status">{notice}</p> : null}

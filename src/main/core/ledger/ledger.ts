@@ -1,0 +1,248 @@
+import { chmod, mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type DuckDBAppender, type DuckDBConnection, DuckDBInstance, type DuckDBValue, listValue } from '@duckdb/node-api';
+import { AppError } from '../../../shared/errors';
+import { SerialQueue } from '../platform/atomic-file';
+import type { Logger } from '../platform/ports';
+import { APPENDED, type AppendedTable, MIGRATIONS } from './schema';
+
+/** A value bound to a query or appended to a row: text (VARCHAR, exact DECIMAL text), whole numbers, null, or a list of text. */
+export type LedgerValue = string | number | null | readonly string[];
+
+function bound(params: LedgerValue[]): DuckDBValue[] {
+  return params.map((value) => (Array.isArray(value) ? listValue(value) : value) as DuckDBValue);
+}
+/** A result row as JSON: DECIMAL and BIGINT come back as exact strings. */
+export type LedgerRow = Record<string, string | number | boolean | null>;
+
+export interface RowAppender {
+  row(values: LedgerValue[]): void;
+  /** Hands buffered rows to the transaction, so a query in it sees them. */
+  flush(): void;
+}
+
+/** What a write sees: statements, appenders and reads on the writing connection, inside one transaction. */
+export interface LedgerTransaction {
+  run(sql: string, params?: LedgerValue[]): Promise<void>;
+  all(sql: string, params?: LedgerValue[]): Promise<LedgerRow[]>;
+  appender(table: AppendedTable): Promise<RowAppender>;
+}
+
+export interface LedgerOptions {
+  /** DuckDB's memory limit; its default (80 % of RAM) would break the memory goal of a 1,000,000-line month. */
+  memoryLimitMb?: number;
+  threads?: number;
+}
+
+export const LEDGER_FILE = 'closebook.duckdb';
+
+/**
+ * The ledger: one DuckDB file in `ledger/` in the data folder holding every saved month. One process may open it
+ * (DuckDB locks the file); a second one gets a clear refusal naming the first. Writes run one at a time, each in
+ * one transaction, so a crash leaves the previous state; reads run beside them on their own connection.
+ */
+export class Ledger {
+  private readonly writes = new SerialQueue();
+
+  private constructor(
+    private readonly instance: DuckDBInstance,
+    private readonly writer: DuckDBConnection,
+    private readonly reader: DuckDBConnection,
+    readonly dir: string,
+  ) {}
+
+  static async open(dataDir: string, log: Logger, options: LedgerOptions = {}): Promise<Ledger> {
+    const dir = join(dataDir, 'ledger');
+    const temporary = join(dir, 'spill');
+    await mkdir(temporary, { recursive: true, mode: 0o700 });
+    await chmod(dir, 0o700);
+    let instance: DuckDBInstance;
+    try {
+      instance = await DuckDBInstance.create(join(dir, LEDGER_FILE), {
+        memory_limit: `${options.memoryLimitMb ?? 512}MB`,
+        threads: String(options.threads ?? 2),
+        temp_directory: temporary,
+        autoinstall_known_extensions: 'false',
+        autoload_known_extensions: 'false',
+      });
+    } catch (error) {
+      throw openError(error, join(dir, LEDGER_FILE));
+    }
+    const ledger = new Ledger(instance, await instance.connect(), await instance.connect(), dir);
+    await ledger.migrate(log);
+    await ledger.ownerOnly();
+    return ledger;
+  }
+
+  /** Reads on the reading connection; it sees the last committed state, never a write in progress. */
+  async all(sql: string, params: LedgerValue[] = []): Promise<LedgerRow[]> {
+    const reader = await this.reader.runAndReadAll(sql, bound(params));
+    return (await reader.getRowObjectsJson()) as LedgerRow[];
+  }
+
+  /** Streams a large result in chunks (exports): memory stays flat whatever the number of rows. */
+  async *stream(sql: string, params: LedgerValue[] = []): AsyncGenerator<LedgerRow[]> {
+    const connection = await this.instance.connect();
+    try {
+      const result = await connection.stream(sql, bound(params));
+      for await (const rows of result.yieldRowObjectJson()) yield rows as LedgerRow[];
+    } finally {
+      connection.closeSync();
+    }
+  }
+
+  /** Runs a statement outside any write transaction (COPY … TO, CHECKPOINT). */
+  async run(sql: string, params: LedgerValue[] = []): Promise<void> {
+    await this.writes.run(() => this.writer.run(sql, bound(params)));
+  }
+
+  /** One write, all or nothing: committed when `work` resolves, rolled back when it throws. */
+  write<T>(work: (transaction: LedgerTransaction) => Promise<T>): Promise<T> {
+    return this.writes.run(async () => {
+      await this.writer.run('BEGIN TRANSACTION');
+      const appenders: DuckDBAppender[] = [];
+      const transaction: LedgerTransaction = {
+        run: async (sql, params = []) => {
+          await this.writer.run(sql, bound(params));
+        },
+        all: async (sql, params = []) => (await (await this.writer.runAndReadAll(sql, bound(params))).getRowObjectsJson()) as LedgerRow[],
+        appender: async (table) => {
+          const appender = await this.writer.createAppender(table);
+          appenders.push(appender);
+          const width = APPENDED[table].length;
+          return {
+            row: (values) => {
+              if (values.length !== width) throw new AppError('internal', `A ${table} row needs ${width} values, not ${values.length}.`);
+              for (const value of values) {
+                if (value === null) appender.appendNull();
+                else if (typeof value === 'number') appender.appendInteger(value);
+                else if (typeof value === 'string') appender.appendVarchar(value); // VARCHAR as is, DECIMAL from its exact text
+                else throw new AppError('internal', `A list cannot be appended to ${table}.`);
+              }
+              appender.endRow();
+            },
+            flush: () => appender.flushSync(),
+          };
+        },
+      };
+      try {
+        const result = await work(transaction);
+        for (const appender of appenders.splice(0)) appender.closeSync();
+        await this.writer.run('COMMIT');
+        return result;
+      } catch (error) {
+        for (const appender of appenders.splice(0)) {
+          try {
+            appender.closeSync();
+          } catch {
+            // the rollback below discards whatever it held
+          }
+        }
+        await this.writer.run('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    });
+  }
+
+  /**
+   * A consistent copy of the whole ledger in a new database file, made by the database (not a file copy, which
+   * could catch it mid-write): written beside `path` and renamed into place when complete.
+   */
+  async backup(path: string): Promise<void> {
+    const partial = `${path}.${process.pid}.part`;
+    await rm(partial, { force: true });
+    await this.writes.run(async () => {
+      try {
+        await this.writer.run(`ATTACH ${sqlPath(partial)} AS closebook_backup`);
+        const [main] = (await (await this.writer.runAndReadAll('SELECT current_database() AS name')).getRowObjectsJson()) as LedgerRow[];
+        await this.writer.run(`COPY FROM DATABASE "${String(main?.name).replaceAll('"', '""')}" TO closebook_backup`);
+        await this.writer.run('DETACH closebook_backup');
+      } catch (error) {
+        await this.writer.run('DETACH DATABASE IF EXISTS closebook_backup').catch(() => undefined);
+        await rm(partial, { force: true });
+        throw new AppError('storage', `The ledger backup could not be written to ${path} (${error instanceof Error ? error.message.split('\n')[0] : String(error)}). Check the folder exists and is writable.`);
+      }
+    });
+    await chmod(partial, 0o600);
+    await rename(partial, path);
+  }
+
+  close(): void {
+    this.reader.closeSync();
+    this.writer.closeSync();
+    this.instance.closeSync();
+  }
+
+  private async migrate(log: Logger): Promise<void> {
+    await this.writer.run('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)');
+    const [row] = (await (await this.writer.runAndReadAll('SELECT max(version) AS version FROM schema_version')).getRowObjectsJson()) as LedgerRow[];
+    const current = Number(row?.version ?? 0);
+    if (current > MIGRATIONS.length) {
+      throw new AppError('storage', `The ledger was written by a newer Closebook (schema ${current}; this one knows ${MIGRATIONS.length}). Update Closebook to open it.`);
+    }
+    for (let version = current + 1; version <= MIGRATIONS.length; version++) {
+      await this.write(async (transaction) => {
+        for (const statement of MIGRATIONS[version - 1] as string[]) await transaction.run(statement);
+        await transaction.run('INSERT INTO schema_version VALUES ($1)', [version]);
+      });
+      log.info('ledger schema migrated', { version });
+    }
+  }
+
+  /** The database, its WAL and spill files hold the whole business: readable by this user only. */
+  private async ownerOnly(): Promise<void> {
+    for (const name of await readdir(this.dir)) {
+      if (name.startsWith(LEDGER_FILE)) await chmod(join(this.dir, name), 0o600).catch(() => undefined);
+    }
+  }
+}
+
+/** A file path as an SQL string literal (COPY and ATTACH take no bound parameters for paths). */
+export function sqlPath(path: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters have no place in a path given to SQL
+  if (/[\u0000-\u001f]/.test(path)) throw new AppError('validation', 'That file name contains control characters; choose another.');
+  return `'${path.replaceAll("'", "''")}'`;
+}
+
+/** A lock held by another process becomes a refusal that names it; anything else says the file is damaged. */
+function openError(error: unknown, file: string): AppError {
+  const text = error instanceof Error ? error.message : String(error);
+  if (/lock/i.test(text)) {
+    const pid = /PID (\d+)/.exec(text)?.[1];
+    return new AppError(
+      'conflict',
+      `The ledger is in use by another Closebook process${pid ? ` (PID ${pid})` : ''} — the desktop app or another command. ` +
+        'Only one may write to it at a time: close the other one (or wait for it to finish) and try again.',
+    );
+  }
+  return new AppError('storage', `The ledger at ${file} cannot be opened (${text.split('\n')[0]}). Restore it from a backup (see README) or move it away to start a new one.`);
+}
+
+/**
+ * The ledger of one data folder, opened on first use (so a command that never touches it does not lock it) and
+ * kept open until `close`. A failed open is not remembered: the next use tries again (e.g. once the other
+ * process has let go).
+ */
+export class LedgerHandle {
+  private opening: Promise<Ledger> | null = null;
+
+  constructor(
+    private readonly dataDir: string,
+    private readonly log: Logger,
+    private readonly options: LedgerOptions = {},
+  ) {}
+
+  readonly get = (): Promise<Ledger> => {
+    this.opening ??= Ledger.open(this.dataDir, this.log, this.options).catch((error: unknown) => {
+      this.opening = null;
+      throw error;
+    });
+    return this.opening;
+  };
+
+  async close(): Promise<void> {
+    const opening = this.opening;
+    this.opening = null;
+    (await opening?.catch(() => null))?.close();
+  }
+}

@@ -1,0 +1,226 @@
+import { z } from 'zod';
+import { AppError, describeIssue } from '../../../shared/errors';
+import { REPORT_COMPLETE, type ReportPeriod } from '../../../shared/schemas/billing-report';
+import { CurrencyCode } from '../../../shared/schemas/common';
+import type { Ledger, LedgerTransaction, RowAppender } from '../ledger/ledger';
+import { AMOUNT, QUANTITY, searchText, UNIT_PRICE } from '../ledger/schema';
+import { ledgerDecimal } from './ledger-decimal';
+import { JsonNumber, type ReportShell, readBillingReport } from './report-reader';
+
+const Amount = ledgerDecimal(AMOUNT);
+const UnitPrice = ledgerDecimal(UNIT_PRICE);
+const Quantity = ledgerDecimal(QUANTITY);
+/** Names and ids: text as sent; absent or null reads as empty; capped so one hostile value cannot fill the ledger. */
+const text = z.string().max(4_000, 'is longer than 4,000 characters').nullish().transform((value) => value ?? '');
+const Currency = z.string().trim().toUpperCase().pipe(CurrencyCode);
+
+/** One organization of the report as the service sends it (spec §2.3), checked before any of it is stored. */
+const WireOrganization = z.object({
+  name: text,
+  customerNumber: text,
+  orgId: text,
+  organizationGroups: z.array(z.string().max(200)).nullish().transform((groups) => groups ?? []),
+  services: z.array(
+    z.object({
+      serviceName: text,
+      serviceId: text,
+      totalResellerPrice: Amount,
+      totalCustomerPrice: Amount,
+      currencyCode: Currency,
+      customerCurrencyCode: Currency.nullish(),
+      items: z.array(
+        z.object({
+          itemName: text,
+          subscriptionId: text,
+          poNumber: text,
+          quantity: Quantity.nullish(),
+          totalResellerPrice: Amount,
+          totalCustomerPrice: Amount,
+          resellerPricePerUnit: UnitPrice.nullish(),
+          customerPricePerUnit: UnitPrice.nullish(),
+          products: z.array(
+            z.object({
+              productName: text,
+              productId: text,
+              itemCode: text,
+              quantity: Quantity,
+              resellerPricePerUnit: UnitPrice,
+              customerPricePerUnit: UnitPrice,
+              totalResellerPrice: Amount,
+              totalCustomerPrice: Amount,
+              itemDetails: text,
+            }),
+          ),
+        }),
+      ),
+    }),
+  ),
+});
+type WireOrganization = z.output<typeof WireOrganization>;
+
+const Status = z.union([z.instanceof(JsonNumber), z.string()]).transform((value, context) => {
+  const raw = typeof value === 'string' ? value.trim() : value.text;
+  if (!/^-?\d+$/.test(raw)) {
+    context.addIssue({ code: 'custom', message: 'must be a whole number' });
+    return z.NEVER;
+  }
+  return Number(raw);
+});
+
+const WireEntry = z.object({ billingDate: text, billingContentStartDate: text, billingContentEndDate: text });
+
+/** Who a report is and where it came from; stored beside its rows. */
+export interface ReportIdentity {
+  reportId: string;
+  /** The request job that fetched it; one report per job, by a unique column. Null for imported or migrated ones. */
+  jobId: string | null;
+  name: string;
+  profileId: string;
+  profileName: string;
+  host: string;
+  resellerId: string;
+  period: ReportPeriod;
+  fetchedAt: string;
+  source: 'service' | 'import' | 'migrated';
+  /** The file as received (compressed), relative to the data folder, kept for audit and to share. */
+  sourceFile: string | null;
+}
+
+export type IngestOutcome = { complete: false; status: number } | { complete: true; status: number; lines: number };
+
+class NotComplete extends Error {
+  constructor(readonly status: number) {
+    super('not complete');
+  }
+}
+
+/**
+ * Streams a report body into the ledger in one transaction: each organization is checked and appended as it
+ * arrives (memory stays flat), and the report is listed only when everything is in — a crash or a bad field
+ * leaves the ledger as it was. A body whose status is not "complete" stores nothing and says which status it had.
+ */
+export async function ingestReport(
+  ledger: Ledger,
+  identity: ReportIdentity | { reportId: string; fromFile: (shell: ReportShell) => ReportIdentity },
+  body: AsyncIterable<Uint8Array | string>,
+  onLines?: (lines: number) => void,
+): Promise<IngestOutcome> {
+  try {
+    return await ledger.write(async (transaction) => {
+      const writer = await ReportWriter.start(transaction, identity.reportId);
+      const shell = await readBillingReport(body, {
+        organization: (entryNo, organization, path) => {
+          writer.organization(entryNo, parseOrEx(WireOrganization, organization, path));
+          if (onLines && writer.counts.organizations % 200 === 0) onLines(writer.counts.lines);
+        },
+      });
+      const status = statusOf(shell);
+      if (status !== REPORT_COMPLETE) throw new NotComplete(status);
+      const entries = entriesOf(shell);
+      await writer.finish('fromFile' in identity ? identity.fromFile(shell) : identity, entries);
+      return { complete: true as const, status, lines: writer.counts.lines };
+    });
+  } catch (error) {
+    if (error instanceof NotComplete) return { complete: false, status: error.status };
+    if (error instanceof AppError) throw error;
+    if (/unique|duplicate key|constraint/i.test(error instanceof Error ? error.message : '')) {
+      throw new AppError('conflict', 'This report request has already been saved; it is not saved twice.');
+    }
+    throw error;
+  }
+}
+
+function statusOf(shell: ReportShell): number {
+  if (shell.status === undefined && shell.saved) return REPORT_COMPLETE; // a saved report is complete by definition
+  if (shell.status === undefined) throw new AppError('bad-response', 'The service sent a billing report without a status. Nothing was saved; report it to the service if it repeats.');
+  return parseOrEx(Status, shell.status, 'status');
+}
+
+function entriesOf(shell: ReportShell): z.output<typeof WireEntry>[] {
+  if (shell.data !== 'array') {
+    throw new AppError('bad-response', 'The service sent a billing report whose status says complete but whose data is empty. Nothing was saved; try again later.');
+  }
+  const count = Math.max(-1, ...shell.entries.keys()) + 1;
+  return Array.from({ length: count }, (_, index) => parseOrEx(WireEntry, shell.entries.get(index) ?? {}, `data.${index}`));
+}
+
+/** Parses one piece of the report; a problem names its path in the report ("data.0.organizations.3.services.0.totalResellerPrice"). */
+function parseOrEx<S extends z.ZodType>(schema: S, value: unknown, path: string): z.output<S> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const { where, message } = describeIssue(parsed.error);
+  const at = where === 'top level' ? path : `${path}.${where}`;
+  throw new AppError('bad-response', `The service sent a billing report that Closebook cannot read: at ${at}, ${message}. Nothing was saved; report it to the service if it repeats.`);
+}
+
+/** Appends a report's rows, numbering organizations, services, subscriptions and lines in the order received. */
+class ReportWriter {
+  readonly counts = { organizations: 0, services: 0, subscriptions: 0, lines: 0 };
+
+  private constructor(
+    private readonly transaction: LedgerTransaction,
+    private readonly reportId: string,
+    private readonly tables: Record<'organizations' | 'organization_groups' | 'services' | 'subscriptions' | 'billing_lines', RowAppender>,
+  ) {}
+
+  static async start(transaction: LedgerTransaction, reportId: string): Promise<ReportWriter> {
+    const tables = {
+      organizations: await transaction.appender('organizations'),
+      organization_groups: await transaction.appender('organization_groups'),
+      services: await transaction.appender('services'),
+      subscriptions: await transaction.appender('subscriptions'),
+      billing_lines: await transaction.appender('billing_lines'),
+    };
+    return new ReportWriter(transaction, reportId, tables);
+  }
+
+  organization(entryNo: number, organization: WireOrganization): void {
+    const { reportId, counts, tables } = this;
+    const orgNo = ++counts.organizations;
+    tables.organizations.row([reportId, orgNo, entryNo, organization.orgId, organization.name, organization.customerNumber]);
+    for (const group of new Set(organization.organizationGroups)) tables.organization_groups.row([reportId, orgNo, group]);
+    for (const service of organization.services) {
+      const serviceNo = ++counts.services;
+      const customerCurrency = service.customerCurrencyCode ?? service.currencyCode;
+      tables.services.row([reportId, serviceNo, orgNo, service.serviceId, service.serviceName, service.currencyCode, customerCurrency, service.totalResellerPrice, service.totalCustomerPrice]);
+      for (const item of service.items) {
+        const subscriptionNo = ++counts.subscriptions;
+        tables.subscriptions.row([
+          reportId, subscriptionNo, serviceNo, orgNo, item.subscriptionId, item.itemName, item.poNumber, item.quantity ?? null,
+          item.totalResellerPrice, item.totalCustomerPrice, item.resellerPricePerUnit ?? null, item.customerPricePerUnit ?? null,
+        ]);
+        for (const line of item.products) {
+          tables.billing_lines.row([
+            reportId, ++counts.lines, subscriptionNo, serviceNo, orgNo, line.productId, line.productName, line.itemCode, line.quantity,
+            line.resellerPricePerUnit, line.customerPricePerUnit, line.totalResellerPrice, line.totalCustomerPrice, line.itemDetails,
+            service.currencyCode, customerCurrency,
+            searchText([
+              organization.name, organization.customerNumber, organization.orgId, service.serviceName, service.serviceId, item.itemName, item.subscriptionId,
+              item.poNumber, line.productName, line.productId, line.itemCode, line.itemDetails,
+            ]),
+          ]);
+        }
+      }
+    }
+  }
+
+  async finish(identity: ReportIdentity, entries: z.output<typeof WireEntry>[]): Promise<void> {
+    const { transaction, reportId, counts } = this;
+    const billingEntries = await transaction.appender('billing_entries');
+    entries.forEach((entry, entryNo) => billingEntries.row([reportId, entryNo, entry.billingDate, entry.billingContentStartDate, entry.billingContentEndDate]));
+    for (const table of [...Object.values(this.tables), billingEntries]) table.flush();
+    await transaction.run(
+      `INSERT INTO reports VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
+      [
+        reportId, identity.jobId, identity.name, identity.profileId, identity.profileName, identity.host, identity.resellerId,
+        identity.period.startDate, identity.period.endDate, identity.fetchedAt, identity.source, identity.sourceFile,
+        entries.length, counts.organizations, counts.services, counts.subscriptions, counts.lines,
+      ],
+    );
+    await transaction.run(
+      `INSERT INTO report_totals
+       SELECT report_id, currency, customer_currency, count(*), sum(cost), sum(sales) FROM billing_lines WHERE report_id = $1 GROUP BY ALL`,
+      [reportId],
+    );
+  }
+}

@@ -1,0 +1,92 @@
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
+import { createGunzip, createGzip } from 'node:zlib';
+import { randomUUID } from 'node:crypto';
+import { AppError } from '../../../shared/errors';
+import type { ReportJob } from '../../../shared/schemas/saved-report';
+import type { Ledger } from '../ledger/ledger';
+import type { RetryNotice, ServiceClient } from '../platform/service-client';
+import { type IngestOutcome, ingestReport } from './report-ingest';
+
+/** Where the report bodies are kept as received (compressed), for audit and to share. */
+export const RECEIVED_DIR = 'received';
+
+export type ReceiveOutcome = { complete: false; status: number } | { complete: true; reportId: string; lines: number };
+
+/** Writes a stream to `path` compressed, through a temporary file: the file exists only once complete. */
+export async function writeCompressed(body: AsyncIterable<Uint8Array>, path: string): Promise<void> {
+  await mkdir(join(path, '..'), { recursive: true, mode: 0o700 });
+  const partial = `${path}.part`;
+  try {
+    await pipeline(Readable.from(body), createGzip({ level: 4 }), createWriteStream(partial, { mode: 0o600 }));
+    await rename(partial, path);
+  } catch (error) {
+    await rm(partial, { force: true });
+    throw error;
+  }
+}
+
+export function readCompressed(path: string): AsyncIterable<Uint8Array> {
+  return createReadStream(path).pipe(createGunzip());
+}
+
+/**
+ * Takes one poll's answer from the service into the ledger: the body is streamed to `received/<job>.json.gz`
+ * (never held whole), then ingested from there in one transaction. A job that crashed after the body arrived
+ * ingests the kept file instead of asking again; one that crashed after saving finds its report by job id.
+ */
+export class ReportReceiver {
+  constructor(
+    private readonly dataDir: string,
+    private readonly ledger: () => Promise<Ledger>,
+    private readonly name: (job: ReportJob) => string,
+    private readonly now: () => number,
+  ) {}
+
+  fileOf(jobId: string): string {
+    return join(this.dataDir, RECEIVED_DIR, `${jobId}.json.gz`);
+  }
+
+  async receive(job: ReportJob, client: ServiceClient, options: { signal: AbortSignal; onRetry: (notice: RetryNotice) => void; onSaving: (lines: number) => void }): Promise<ReceiveOutcome> {
+    const ledger = await this.ledger();
+    const [saved] = await ledger.all('SELECT report_id, line_count FROM reports WHERE job_id = $1', [job.id]);
+    if (saved) return { complete: true, reportId: String(saved.report_id), lines: Number(saved.line_count) };
+    const file = this.fileOf(job.id);
+    if (!(await stat(file).catch(() => null))) {
+      try {
+        await client.download({ target: job.location, what: 'the billing report', signal: options.signal, onRetry: options.onRetry, into: (body) => writeCompressed(body, file) });
+      } catch (error) {
+        if (error instanceof AppError && error.code === 'not-found') {
+          throw new AppError('not-found', 'The service no longer has this report (its address answers HTTP 404). Request the month again.');
+        }
+        throw error;
+      }
+    }
+    const reportId = randomUUID();
+    let outcome: IngestOutcome;
+    try {
+      outcome = await ingestReport(
+        ledger,
+        {
+          reportId, jobId: job.id, name: this.name(job), profileId: job.profileId, profileName: job.profileName, host: new URL(client.connection.baseUrl).host,
+          resellerId: client.connection.resellerId, period: job.period, fetchedAt: new Date(this.now()).toISOString(), source: 'service',
+          sourceFile: `${RECEIVED_DIR}/${job.id}.json.gz`,
+        },
+        readCompressed(file),
+        options.onSaving,
+      );
+    } catch (error) {
+      // An unreadable body is not kept as if it were the report; the next try asks the service again.
+      if (error instanceof AppError && error.code === 'bad-response') await rm(file, { force: true });
+      throw error;
+    }
+    if (!outcome.complete) {
+      await rm(file, { force: true });
+      return outcome;
+    }
+    return { complete: true, reportId, lines: outcome.lines };
+  }
+}

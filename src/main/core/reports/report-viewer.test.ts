@@ -1,0 +1,101 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { Money } from '../../../shared/money';
+import { Ledger } from '../ledger/ledger';
+import { silentLogger } from '../platform/ports';
+import { buildBillingReport, generateOrganizations, temporaryDir } from '../../testing/test-support';
+import { ingestReport } from './report-ingest';
+import { ReportLibrary } from './report-library';
+import { ReportViewerQueries, type WindowRequest } from './report-viewer';
+
+const REPORT = '00000000-0000-4000-8000-000000000001';
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()?.();
+});
+
+async function setup() {
+  const dir = await temporaryDir();
+  cleanups.push(() => dir.remove());
+  const ledger = await Ledger.open(dir.path, silentLogger);
+  cleanups.push(() => ledger.close());
+  const entries = buildBillingReport(generateOrganizations({ seed: 11, organizations: 30, linesPerOrganization: 6 }), '2026-10-01', '2026-10-31', { seed: 11 });
+  async function* body() {
+    yield JSON.stringify({ status: 5, data: entries });
+  }
+  await ingestReport(ledger, { reportId: REPORT, jobId: null, name: 'Billing 2026-10', profileId: 'p', profileName: 'P', host: 'h', resellerId: 'r', period: { startDate: '2026-10-01', endDate: '2026-10-31' }, fetchedAt: '2026-11-07T00:00:00Z', source: 'service', sourceFile: null }, body());
+  const viewer = new ReportViewerQueries(async () => ledger, new ReportLibrary(async () => ledger));
+  const lines = entries.flatMap((entry) => entry.organizations.flatMap((organization) => organization.services.flatMap((service) => service.items.flatMap((item) => item.products.map((line) => ({ organization, service, item, line }))))));
+  return { viewer, entries, lines };
+}
+
+const request = (change: Partial<WindowRequest> = {}): WindowRequest => ({
+  reportId: REPORT, filter: {}, sort: { key: 'label', direction: 'asc' }, expansion: { all: 'none', toggled: [] }, offset: 0, count: 500, ...change,
+});
+
+describe('viewer window queries', () => {
+  it('answers one row per organization and currency, sorted by name, with exact sums that match the lines', async () => {
+    const { viewer, lines } = await setup();
+    const window = await viewer.window(request());
+    expect(window.lineCount).toBe(lines.length);
+    expect(window.totalLines).toBe(lines.length);
+    expect(window.rows.every((row) => row.level === 'organization' && row.depth === 0)).toBe(true);
+    const names = window.rows.map((row) => row.label.toLowerCase());
+    expect(names).toEqual([...names].sort());
+    const first = window.rows[0]!;
+    const expected = lines.filter((l) => l.organization.name === first.label && first.currencyKey === (l.service.currencyCode === (l.service.customerCurrencyCode ?? l.service.currencyCode) ? l.service.currencyCode : `${l.service.currencyCode}→${l.service.customerCurrencyCode}`));
+    expect(new Money(first.sales).equals(expected.reduce((sum, l) => sum.plus(String(l.line.totalCustomerPrice)), new Money(0)))).toBe(true);
+    expect(first.lines).toBe(expected.length);
+  });
+
+  it('filters by group, text and currency with bound values (a quote in the text is just text)', async () => {
+    const { viewer, lines } = await setup();
+    const group = lines[0]!.organization.organizationGroups[0]!;
+    const grouped = await viewer.window(request({ filter: { group } }));
+    expect(grouped.lineCount).toBe(lines.filter((l) => l.organization.organizationGroups.includes(group)).length);
+    const product = lines[3]!.line.productName.split(' ')[0]!.toLowerCase();
+    const texted = await viewer.window(request({ filter: { text: product } }));
+    expect(texted.lineCount).toBeGreaterThan(0);
+    expect(texted.lineCount).toBeLessThanOrEqual(lines.length);
+    expect((await viewer.window(request({ filter: { text: "x' OR 1=1 --" } }))).lineCount).toBe(0);
+    const totals = await viewer.totals(REPORT, { currency: 'SEK' });
+    expect(totals.totals.map((total) => total.currencyKey)).toEqual(['SEK']);
+  });
+
+  it('expands an organization, then a service and a subscription, down to its billing lines', async () => {
+    const { viewer } = await setup();
+    const organization = (await viewer.window(request())).rows[0]!;
+    const opened = await viewer.window(request({ expansion: { all: 'none', toggled: [organization.key] } }));
+    const services = opened.rows.filter((row) => row.level === 'service');
+    expect(services.length).toBeGreaterThan(0);
+    expect(opened.rows[0]).toMatchObject({ key: organization.key, expanded: true });
+    const service = services[0]!;
+    const deeper = await viewer.window(request({ expansion: { all: 'none', toggled: [organization.key, service.key] } }));
+    const subscription = deeper.rows.find((row) => row.level === 'subscription')!;
+    const deepest = await viewer.window(request({ expansion: { all: 'none', toggled: [organization.key, service.key, subscription.key] } }));
+    const lines = deepest.rows.filter((row) => row.level === 'line');
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.reduce((sum, row) => sum.plus(row.sales), new Money(0)).equals(new Money(subscription.sales))).toBe(true);
+    const all = await viewer.window(request({ expansion: { all: 'organizations', toggled: [] } }));
+    expect(all.rows.filter((row) => row.level === 'organization').every((row) => row.expanded)).toBe(true);
+    expect(all.rowCount).toBeGreaterThan(opened.rowCount);
+  });
+
+  it('sorts by sales descending, and pages through the visible rows by offset', async () => {
+    const { viewer } = await setup();
+    const sorted = await viewer.window(request({ sort: { key: 'sales', direction: 'desc' } }));
+    const sales = sorted.rows.map((row) => new Money(row.sales));
+    expect(sales.every((value, index) => index === 0 || value.lessThanOrEqualTo(sales[index - 1]!))).toBe(true);
+    const page = await viewer.window(request({ sort: { key: 'sales', direction: 'desc' }, offset: 5, count: 3 }));
+    expect(page.rows.map((row) => row.key)).toEqual(sorted.rows.slice(5, 8).map((row) => row.key));
+    expect(page.rowCount).toBe(sorted.rowCount);
+  });
+
+  it('says n/a for margin where cost and sales are in different currencies', async () => {
+    const { viewer } = await setup();
+    const rows = (await viewer.window(request())).rows;
+    const mixed = rows.find((row) => row.currencyKey.includes('→'));
+    const single = rows.find((row) => !row.currencyKey.includes('→'))!;
+    if (mixed) expect(mixed).toMatchObject({ margin: null, marginPercent: null });
+    expect(new Money(single.margin!).equals(new Money(single.sales).minus(single.cost))).toBe(true);
+  });
+});

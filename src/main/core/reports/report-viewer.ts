@@ -1,0 +1,258 @@
+import type { CurrencyTotalRow, ReportExpansion, ReportSortInput, ReportView, ReportWindow, TreeRow } from '../../../shared/contract';
+import { marginPercent, money } from '../../../shared/money';
+import type { ReportFilter } from '../../../shared/report-model';
+import type { Ledger, LedgerRow, LedgerValue } from '../ledger/ledger';
+import { filteredLines } from './report-query';
+import type { ReportLibrary } from './report-library';
+
+export interface WindowRequest {
+  reportId: string;
+  filter: ReportFilter;
+  sort: ReportSortInput;
+  expansion: ReportExpansion;
+  offset: number;
+  count: number;
+}
+
+type Level = TreeRow['level'];
+/** A visible row before margins are worked out (they are, for the rows of a window only). */
+type RawRow = Omit<TreeRow, 'margin' | 'marginPercent' | 'mismatch'> & { mismatchOf: string | null };
+
+interface VisibleTree {
+  rows: RawRow[];
+  lineCount: number;
+}
+
+const SORT_SQL: Record<ReportSortInput['key'], string> = {
+  label: 'lower(label)',
+  quantity: 'quantity',
+  cost: 'cost',
+  sales: 'sales',
+  margin: 'sales - cost',
+  // Rows without sales have no margin %: they rank lowest.
+  marginPercent: 'CASE WHEN sales = 0 THEN NULL ELSE (sales - cost) / sales END',
+};
+
+function orderBy(sort: ReportSortInput): string {
+  const direction = sort.direction === 'asc' ? 'ASC NULLS FIRST' : 'DESC NULLS LAST';
+  return `${SORT_SQL[sort.key]} ${direction}, lower(label), currency_key, key`;
+}
+
+/** How many visible-tree states are kept per process: the last few filters a user flips between. */
+const CACHED_STATES = 6;
+
+/**
+ * The viewer's answers, from SQL: the filter choices, totals per currency, and windows of the visible tree
+ * (organization per currency › service › subscription › billing line). The visible rows of one filter, sort and
+ * expansion are built once and kept, so scrolling asks for slices of a list that already exists.
+ */
+export class ReportViewerQueries {
+  private readonly trees = new Map<string, Promise<VisibleTree>>();
+
+  constructor(
+    private readonly ledger: () => Promise<Ledger>,
+    private readonly library: ReportLibrary,
+  ) {}
+
+  async view(reportId: string): Promise<ReportView> {
+    const meta = await this.library.meta(reportId);
+    const ledger = await this.ledger();
+    const values = async (sql: string) => (await ledger.all(sql, [reportId])).map((row) => String(row.value));
+    return {
+      meta,
+      groups: await values('SELECT DISTINCT group_name AS value FROM organization_groups WHERE report_id = $1 ORDER BY lower(group_name)'),
+      services: await values('SELECT DISTINCT service_name AS value FROM services WHERE report_id = $1 ORDER BY lower(service_name)'),
+      currencies: await values(
+        `SELECT DISTINCT CASE WHEN currency = customer_currency THEN currency ELSE currency || '→' || customer_currency END AS value FROM services WHERE report_id = $1 ORDER BY value`,
+      ),
+    };
+  }
+
+  async totals(reportId: string, filter: ReportFilter): Promise<{ lineCount: number; totals: CurrencyTotalRow[] }> {
+    await this.library.meta(reportId);
+    const { sql, params } = filteredLines(reportId, filter);
+    const rows = await (await this.ledger()).all(
+      `SELECT currency_key, count(*) AS lines, sum(cost)::VARCHAR AS cost, sum(sales)::VARCHAR AS sales FROM (${sql}) GROUP BY currency_key ORDER BY currency_key`,
+      params,
+    );
+    const totals = rows.map((row) => {
+      const currencyKey = String(row.currency_key);
+      return { currencyKey, lines: Number(row.lines), cost: String(row.cost), sales: String(row.sales), ...margins(currencyKey, String(row.cost), String(row.sales)) };
+    });
+    return { lineCount: totals.reduce((sum, total) => sum + total.lines, 0), totals };
+  }
+
+  async window(request: WindowRequest): Promise<ReportWindow> {
+    const meta = await this.library.meta(request.reportId);
+    const tree = await this.tree(request);
+    const slice = tree.rows.slice(request.offset, request.offset + request.count);
+    const mismatches = await this.mismatches(request.reportId, slice);
+    return {
+      rowCount: tree.rows.length,
+      lineCount: tree.lineCount,
+      totalLines: meta.counts.lines,
+      offset: request.offset,
+      rows: slice.map(({ mismatchOf, ...row }) => ({ ...row, ...margins(row.currencyKey, row.cost, row.sales), mismatch: mismatchOf ? (mismatches.get(mismatchOf) ?? null) : null })),
+    };
+  }
+
+  /** Forgets the kept trees of a report (it was deleted or replaced). */
+  forget(reportId: string): void {
+    for (const key of this.trees.keys()) if (key.startsWith(`${reportId}|`)) this.trees.delete(key);
+  }
+
+  private tree(request: WindowRequest): Promise<VisibleTree> {
+    const { reportId, filter, sort, expansion } = request;
+    const key = `${reportId}|${JSON.stringify([filter, sort, expansion.all, [...expansion.toggled].sort()])}`;
+    let tree = this.trees.get(key);
+    if (!tree) {
+      tree = this.build(request);
+      tree.catch(() => this.trees.delete(key));
+      this.trees.set(key, tree);
+      while (this.trees.size > CACHED_STATES) this.trees.delete(this.trees.keys().next().value as string);
+    } else {
+      this.trees.delete(key);
+      this.trees.set(key, tree); // most recently used last
+    }
+    return tree;
+  }
+
+  private async build({ reportId, filter, sort, expansion }: WindowRequest): Promise<VisibleTree> {
+    const ledger = await this.ledger();
+    const { sql, params } = filteredLines(reportId, filter);
+    const toggled = new Set(expansion.toggled);
+    const group = (select: string, groupBy: string, where = '', extra: LedgerValue[] = []) =>
+      ledger.all(
+        `SELECT ${select}, count(*) AS lines, sum(quantity) AS quantity, sum(cost) AS cost, sum(sales) AS sales
+         FROM (${sql}) ${where ? `WHERE ${where}` : ''} GROUP BY ${groupBy} ORDER BY ${orderBy(sort)}`,
+        [...params, ...extra],
+      );
+    const next = params.length + 1;
+
+    const organizations = await group(
+      `'o:' || org_key || '|' || currency_key AS key, currency_key, any_value(org_name) AS label, any_value(customer_number) AS detail`,
+      'org_key, currency_key',
+    );
+    const lineCount = organizations.reduce((sum, row) => sum + Number(row.lines), 0);
+    const openOrganizations = organizations.map((row) => String(row.key)).filter((key) => (expansion.all === 'organizations') !== toggled.has(key));
+    const services = openOrganizations.length
+      ? await group(
+          `'s:' || service_no AS key, 'o:' || org_key || '|' || currency_key AS parent, currency_key, any_value(service_name) AS label,
+           any_value(entry_no) AS entry_no, any_value(service_no) AS service_no`,
+          'service_no, org_key, currency_key',
+          `list_contains($${next}, 'o:' || org_key || '|' || currency_key)`,
+          [openOrganizations],
+        )
+      : [];
+    const billingDates = services.length ? await this.billingDates(reportId) : new Map<string, string>();
+    const openServices = services.map((row) => String(row.key)).filter((key) => toggled.has(key));
+    const subscriptions = openServices.length
+      ? await group(
+          `'u:' || subscription_no AS key, 's:' || service_no AS parent, currency_key, any_value(item_name) AS label, any_value(po_number) AS po`,
+          'subscription_no, service_no, currency_key',
+          `list_contains($${next}, 's:' || service_no)`,
+          [openServices],
+        )
+      : [];
+    const openSubscriptions = subscriptions.map((row) => String(row.key)).filter((key) => toggled.has(key));
+    const lines = openSubscriptions.length
+      ? await group(
+          `'l:' || line_no AS key, 'u:' || subscription_no AS parent, currency_key, any_value(product_name) AS label, any_value(item_code) AS detail`,
+          'line_no, subscription_no, currency_key',
+          `list_contains($${next}, 'u:' || subscription_no)`,
+          [openSubscriptions],
+        )
+      : [];
+
+    const childrenOf = (rows: LedgerRow[]) => {
+      const map = new Map<string, LedgerRow[]>();
+      for (const row of rows) map.set(String(row.parent), [...(map.get(String(row.parent)) ?? []), row]);
+      return map;
+    };
+    const servicesOf = childrenOf(services);
+    const subscriptionsOf = childrenOf(subscriptions);
+    const linesOf = childrenOf(lines);
+    const rows: RawRow[] = [];
+    const push = (row: LedgerRow, level: Level, depth: number, detail: string, hasChildren: boolean, expanded: boolean, mismatchOf: string | null) =>
+      rows.push({
+        key: String(row.key), level, depth, label: String(row.label ?? ''), detail, currencyKey: String(row.currency_key), hasChildren, expanded,
+        lines: Number(row.lines), quantity: row.quantity === null ? null : String(row.quantity), cost: String(row.cost), sales: String(row.sales), mismatchOf,
+      });
+    for (const organization of organizations) {
+      const key = String(organization.key);
+      const open = openOrganizations.includes(key);
+      push(organization, 'organization', 0, String(organization.detail ?? ''), true, open, null);
+      if (!open) continue;
+      for (const service of servicesOf.get(key) ?? []) {
+        const serviceOpen = toggled.has(String(service.key));
+        push(service, 'service', 1, billingDates.get(String(service.entry_no)) ?? '', true, serviceOpen, String(service.key));
+        if (!serviceOpen) continue;
+        for (const subscription of subscriptionsOf.get(String(service.key)) ?? []) {
+          const subscriptionOpen = toggled.has(String(subscription.key));
+          push(subscription, 'subscription', 2, subscription.po ? `PO ${String(subscription.po)}` : '', true, subscriptionOpen, String(subscription.key));
+          if (!subscriptionOpen) continue;
+          for (const line of linesOf.get(String(subscription.key)) ?? []) push(line, 'line', 3, String(line.detail ?? ''), false, false, null);
+        }
+      }
+    }
+    return { rows, lineCount };
+  }
+
+  private async billingDates(reportId: string): Promise<Map<string, string>> {
+    const rows = await (await this.ledger()).all('SELECT entry_no, billing_date FROM billing_entries WHERE report_id = $1', [reportId]);
+    return new Map(rows.map((row) => [String(row.entry_no), String(row.billing_date ?? '').slice(0, 10)]));
+  }
+
+  /**
+   * Stated totals that differ from the exact sum of the level below (a service against its subscriptions, a
+   * subscription against its billing lines), for the rows of one window only.
+   */
+  private async mismatches(reportId: string, rows: RawRow[]): Promise<Map<string, TreeRow['mismatch']>> {
+    const services = rows.filter((row) => row.mismatchOf?.startsWith('s:')).map((row) => Number(row.key.slice(2)));
+    const subscriptions = rows.filter((row) => row.mismatchOf?.startsWith('u:')).map((row) => Number(row.key.slice(2)));
+    const found = new Map<string, TreeRow['mismatch']>();
+    if (!services.length && !subscriptions.length) return found;
+    const ledger = await this.ledger();
+    const collect = (prefix: string, result: LedgerRow[]) => {
+      for (const row of result) {
+        found.set(`${prefix}${String(row.no)}`, { statedCost: String(row.stated_cost), statedSales: String(row.stated_sales), sumCost: String(row.sum_cost), sumSales: String(row.sum_sales) });
+      }
+    };
+    if (services.length) {
+      collect(
+        's:',
+        await ledger.all(
+          `SELECT s.service_no AS no, s.stated_cost::VARCHAR AS stated_cost, s.stated_sales::VARCHAR AS stated_sales,
+             coalesce(sum(u.stated_cost), 0)::VARCHAR AS sum_cost, coalesce(sum(u.stated_sales), 0)::VARCHAR AS sum_sales
+           FROM services s LEFT JOIN subscriptions u ON u.report_id = s.report_id AND u.service_no = s.service_no
+           WHERE s.report_id = $1 AND list_contains($2, s.service_no::VARCHAR)
+           GROUP BY s.service_no, s.stated_cost, s.stated_sales
+           HAVING s.stated_cost <> coalesce(sum(u.stated_cost), 0) OR s.stated_sales <> coalesce(sum(u.stated_sales), 0)`,
+          [reportId, services.map(String)],
+        ),
+      );
+    }
+    if (subscriptions.length) {
+      collect(
+        'u:',
+        await ledger.all(
+          `SELECT u.subscription_no AS no, u.stated_cost::VARCHAR AS stated_cost, u.stated_sales::VARCHAR AS stated_sales,
+             sum(l.cost)::VARCHAR AS sum_cost, sum(l.sales)::VARCHAR AS sum_sales
+           FROM subscriptions u JOIN billing_lines l ON l.report_id = u.report_id AND l.subscription_no = u.subscription_no
+           WHERE u.report_id = $1 AND list_contains($2, u.subscription_no::VARCHAR)
+           GROUP BY u.subscription_no, u.stated_cost, u.stated_sales
+           HAVING u.stated_cost <> sum(l.cost) OR u.stated_sales <> sum(l.sales)`,
+          [reportId, subscriptions.map(String)],
+        ),
+      );
+    }
+    return found;
+  }
+}
+
+/** Margin and margin % where cost and sales are in one currency; null where they are not (never mixed). */
+function margins(currencyKey: string, cost: string, sales: string): { margin: string | null; marginPercent: string | null } {
+  if (currencyKey.includes('→')) return { margin: null, marginPercent: null };
+  const percent = marginPercent(money(cost), money(sales));
+  return { margin: money(sales).minus(cost).toFixed(), marginPercent: percent === null ? null : percent.toFixed(2) };
+}

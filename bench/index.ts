@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Money } from '../src/shared/money';
 import { createService } from '../src/main/core';
-import { inlineConnection, startSimulator } from '../src/main/testing/cli-test-support';
+import { inlineConnection, startSimulator } from '../src/main/testing/simulator';
 import { temporaryDir, testPorts } from '../src/main/testing/test-support';
 import { DEMO_CREDENTIALS } from '../src/main/twin/credentials';
 import { measureViewerInChromium } from './viewer-in-chromium';

@@ -35,21 +35,22 @@ export const MIGRATIONS: string[][] = [
       line_count INTEGER NOT NULL
     )`,
     `CREATE TABLE billing_entries (report_id VARCHAR NOT NULL, entry_no INTEGER NOT NULL, billing_date VARCHAR, content_start VARCHAR, content_end VARCHAR)`,
-    `CREATE TABLE organizations (report_id VARCHAR NOT NULL, org_no INTEGER NOT NULL, entry_no INTEGER NOT NULL, org_id VARCHAR NOT NULL, name VARCHAR NOT NULL, customer_number VARCHAR NOT NULL)`,
+    `CREATE TABLE organizations (report_id VARCHAR NOT NULL, org_no INTEGER NOT NULL, entry_no INTEGER NOT NULL, org_id VARCHAR NOT NULL, name VARCHAR NOT NULL, customer_number VARCHAR NOT NULL, search VARCHAR NOT NULL)`,
     `CREATE TABLE organization_groups (report_id VARCHAR NOT NULL, org_no INTEGER NOT NULL, group_name VARCHAR NOT NULL)`,
     `CREATE TABLE services (
       report_id VARCHAR NOT NULL, service_no INTEGER NOT NULL, org_no INTEGER NOT NULL, service_id VARCHAR NOT NULL, service_name VARCHAR NOT NULL,
-      currency VARCHAR NOT NULL, customer_currency VARCHAR NOT NULL, stated_cost ${MONEY} NOT NULL, stated_sales ${MONEY} NOT NULL)`,
+      currency VARCHAR NOT NULL, customer_currency VARCHAR NOT NULL, stated_cost ${MONEY} NOT NULL, stated_sales ${MONEY} NOT NULL, search VARCHAR NOT NULL)`,
     `CREATE TABLE subscriptions (
       report_id VARCHAR NOT NULL, subscription_no INTEGER NOT NULL, service_no INTEGER NOT NULL, org_no INTEGER NOT NULL,
       subscription_id VARCHAR NOT NULL, item_name VARCHAR NOT NULL, po_number VARCHAR NOT NULL, quantity ${QTY},
-      stated_cost ${MONEY} NOT NULL, stated_sales ${MONEY} NOT NULL, cost_per_unit ${PRICE}, sales_per_unit ${PRICE})`,
+      stated_cost ${MONEY} NOT NULL, stated_sales ${MONEY} NOT NULL, cost_per_unit ${PRICE}, sales_per_unit ${PRICE}, search VARCHAR NOT NULL)`,
     `CREATE TABLE billing_lines (
       report_id VARCHAR NOT NULL, line_no INTEGER NOT NULL, subscription_no INTEGER NOT NULL, service_no INTEGER NOT NULL, org_no INTEGER NOT NULL,
       product_id VARCHAR NOT NULL, product_name VARCHAR NOT NULL, item_code VARCHAR NOT NULL, quantity ${QTY} NOT NULL,
       cost_per_unit ${PRICE} NOT NULL, sales_per_unit ${PRICE} NOT NULL, cost ${MONEY} NOT NULL, sales ${MONEY} NOT NULL, item_details VARCHAR NOT NULL,
-      currency VARCHAR NOT NULL, customer_currency VARCHAR NOT NULL,
-      search_text VARCHAR NOT NULL)`,
+      currency VARCHAR NOT NULL, customer_currency VARCHAR NOT NULL, product_no INTEGER NOT NULL)`,
+    /** The distinct (product, id, item code, details) of a report: what a line's own text is searched in. */
+    `CREATE TABLE products (report_id VARCHAR NOT NULL, product_no INTEGER NOT NULL, search VARCHAR NOT NULL)`,
     /** Per currency pair, computed from the lines at ingest (the stated totals stay in services and subscriptions). */
     `CREATE TABLE report_totals (
       report_id VARCHAR NOT NULL, currency VARCHAR NOT NULL, customer_currency VARCHAR NOT NULL, line_count INTEGER NOT NULL,
@@ -58,8 +59,9 @@ export const MIGRATIONS: string[][] = [
 ];
 
 /**
- * What the viewer's free-text filter searches, per line: every name and id on its path, lower-case, joined by a
- * character no one types — built once at ingest so a keystroke scans one column.
+ * What the viewer's free-text filter searches, per level (organization, service, subscription, product): its
+ * names and ids, lower-case, joined by a character no one types. A line matches a word when any level above it
+ * does; the levels are small tables, so a keystroke never scans the text of a million lines.
  */
 export function searchText(parts: string[]): string {
   return parts.join('\u0001').toLowerCase();
@@ -67,11 +69,12 @@ export function searchText(parts: string[]): string {
 
 /** Column order of the appended tables (the appender fills columns in table order). */
 export const APPENDED = {
-  organizations: ['report_id', 'org_no', 'entry_no', 'org_id', 'name', 'customer_number'],
+  organizations: ['report_id', 'org_no', 'entry_no', 'org_id', 'name', 'customer_number', 'search'],
   organization_groups: ['report_id', 'org_no', 'group_name'],
-  services: ['report_id', 'service_no', 'org_no', 'service_id', 'service_name', 'currency', 'customer_currency', 'stated_cost', 'stated_sales'],
-  subscriptions: ['report_id', 'subscription_no', 'service_no', 'org_no', 'subscription_id', 'item_name', 'po_number', 'quantity', 'stated_cost', 'stated_sales', 'cost_per_unit', 'sales_per_unit'],
-  billing_lines: ['report_id', 'line_no', 'subscription_no', 'service_no', 'org_no', 'product_id', 'product_name', 'item_code', 'quantity', 'cost_per_unit', 'sales_per_unit', 'cost', 'sales', 'item_details', 'currency', 'customer_currency', 'search_text'],
+  services: ['report_id', 'service_no', 'org_no', 'service_id', 'service_name', 'currency', 'customer_currency', 'stated_cost', 'stated_sales', 'search'],
+  subscriptions: ['report_id', 'subscription_no', 'service_no', 'org_no', 'subscription_id', 'item_name', 'po_number', 'quantity', 'stated_cost', 'stated_sales', 'cost_per_unit', 'sales_per_unit', 'search'],
+  billing_lines: ['report_id', 'line_no', 'subscription_no', 'service_no', 'org_no', 'product_id', 'product_name', 'item_code', 'quantity', 'cost_per_unit', 'sales_per_unit', 'cost', 'sales', 'item_details', 'currency', 'customer_currency', 'product_no'],
+  products: ['report_id', 'product_no', 'search'],
   billing_entries: ['report_id', 'entry_no', 'billing_date', 'content_start', 'content_end'],
 } as const;
 export type AppendedTable = keyof typeof APPENDED;

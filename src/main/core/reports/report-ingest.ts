@@ -156,11 +156,12 @@ function parseOrEx<S extends z.ZodType>(schema: S, value: unknown, path: string)
 /** Appends a report's rows, numbering organizations, services, subscriptions and lines in the order received. */
 class ReportWriter {
   readonly counts = { organizations: 0, services: 0, subscriptions: 0, lines: 0 };
+  private readonly products = new Map<string, number>();
 
   private constructor(
     private readonly transaction: LedgerTransaction,
     private readonly reportId: string,
-    private readonly tables: Record<'organizations' | 'organization_groups' | 'services' | 'subscriptions' | 'billing_lines', RowAppender>,
+    private readonly tables: Record<'organizations' | 'organization_groups' | 'services' | 'subscriptions' | 'billing_lines' | 'products', RowAppender>,
   ) {}
 
   static async start(transaction: LedgerTransaction, reportId: string): Promise<ReportWriter> {
@@ -170,6 +171,7 @@ class ReportWriter {
       services: await transaction.appender('services'),
       subscriptions: await transaction.appender('subscriptions'),
       billing_lines: await transaction.appender('billing_lines'),
+      products: await transaction.appender('products'),
     };
     return new ReportWriter(transaction, reportId, tables);
   }
@@ -177,31 +179,43 @@ class ReportWriter {
   organization(entryNo: number, organization: WireOrganization): void {
     const { reportId, counts, tables } = this;
     const orgNo = ++counts.organizations;
-    tables.organizations.row([reportId, orgNo, entryNo, organization.orgId, organization.name, organization.customerNumber]);
+    tables.organizations.row([reportId, orgNo, entryNo, organization.orgId, organization.name, organization.customerNumber, searchText([organization.name, organization.customerNumber, organization.orgId])]);
     for (const group of new Set(organization.organizationGroups)) tables.organization_groups.row([reportId, orgNo, group]);
     for (const service of organization.services) {
       const serviceNo = ++counts.services;
       const customerCurrency = service.customerCurrencyCode ?? service.currencyCode;
-      tables.services.row([reportId, serviceNo, orgNo, service.serviceId, service.serviceName, service.currencyCode, customerCurrency, service.totalResellerPrice, service.totalCustomerPrice]);
+      tables.services.row([
+        reportId, serviceNo, orgNo, service.serviceId, service.serviceName, service.currencyCode, customerCurrency, service.totalResellerPrice, service.totalCustomerPrice,
+        searchText([service.serviceName, service.serviceId]),
+      ]);
       for (const item of service.items) {
         const subscriptionNo = ++counts.subscriptions;
         tables.subscriptions.row([
           reportId, subscriptionNo, serviceNo, orgNo, item.subscriptionId, item.itemName, item.poNumber, item.quantity ?? null,
           item.totalResellerPrice, item.totalCustomerPrice, item.resellerPricePerUnit ?? null, item.customerPricePerUnit ?? null,
+          searchText([item.itemName, item.subscriptionId, item.poNumber]),
         ]);
         for (const line of item.products) {
           tables.billing_lines.row([
             reportId, ++counts.lines, subscriptionNo, serviceNo, orgNo, line.productId, line.productName, line.itemCode, line.quantity,
             line.resellerPricePerUnit, line.customerPricePerUnit, line.totalResellerPrice, line.totalCustomerPrice, line.itemDetails,
-            service.currencyCode, customerCurrency,
-            searchText([
-              organization.name, organization.customerNumber, organization.orgId, service.serviceName, service.serviceId, item.itemName, item.subscriptionId,
-              item.poNumber, line.productName, line.productId, line.itemCode, line.itemDetails,
-            ]),
+            service.currencyCode, customerCurrency, this.productNo([line.productName, line.productId, line.itemCode, line.itemDetails]),
           ]);
         }
       }
     }
+  }
+
+  /** The number of a distinct (product, id, item code, details), appended once per report. */
+  private productNo(parts: string[]): number {
+    const search = searchText(parts);
+    let number = this.products.get(search);
+    if (number === undefined) {
+      number = this.products.size + 1;
+      this.products.set(search, number);
+      this.tables.products.row([this.reportId, number, search]);
+    }
+    return number;
   }
 
   async finish(identity: ReportIdentity, entries: z.output<typeof WireEntry>[]): Promise<void> {

@@ -3,7 +3,7 @@ import { REPORT_SCHEMA_VERSION, type ReportMeta } from '../../../shared/schemas/
 import type { Ledger, LedgerRow } from '../ledger/ledger';
 
 /** Tables that hold a report's rows; a delete clears them all in one transaction. */
-const REPORT_TABLES = ['report_totals', 'billing_lines', 'subscriptions', 'services', 'organization_groups', 'organizations', 'billing_entries', 'reports'];
+const REPORT_TABLES = ['report_totals', 'billing_lines', 'products', 'subscriptions', 'services', 'organization_groups', 'organizations', 'billing_entries', 'reports'];
 
 /** The saved months in the ledger: listing, summaries, renames and deletes. */
 export class ReportLibrary {

@@ -2,7 +2,7 @@ import type { CurrencyTotalRow, ReportExpansion, ReportSortInput, ReportView, Re
 import { marginPercent, money } from '../../../shared/money';
 import type { ReportFilter } from '../../../shared/report-model';
 import type { Ledger, LedgerRow, LedgerValue } from '../ledger/ledger';
-import { filteredLines } from './report-query';
+import { CURRENCY_KEY, filteredLines, lineFilter, ORG_KEY } from './report-query';
 import type { ReportLibrary } from './report-library';
 
 export interface WindowRequest {
@@ -70,9 +70,10 @@ export class ReportViewerQueries {
 
   async totals(reportId: string, filter: ReportFilter): Promise<{ lineCount: number; totals: CurrencyTotalRow[] }> {
     await this.library.meta(reportId);
-    const { sql, params } = filteredLines(reportId, filter);
+    const { where, params } = lineFilter(reportId, filter);
     const rows = await (await this.ledger()).all(
-      `SELECT currency_key, count(*) AS lines, sum(cost)::VARCHAR AS cost, sum(sales)::VARCHAR AS sales FROM (${sql}) GROUP BY currency_key ORDER BY currency_key`,
+      `SELECT ${CURRENCY_KEY} AS currency_key, count(*) AS lines, sum(cost)::VARCHAR AS cost, sum(sales)::VARCHAR AS sales
+       FROM billing_lines l WHERE ${where} GROUP BY currency_key ORDER BY currency_key`,
       params,
     );
     const totals = rows.map((row) => {
@@ -129,9 +130,17 @@ export class ReportViewerQueries {
       );
     const next = params.length + 1;
 
-    const organizations = await group(
-      `'o:' || org_key || '|' || currency_key AS key, currency_key, any_value(org_name) AS label, any_value(customer_number) AS detail`,
-      'org_key, currency_key',
+    // Organizations: the lines alone are summed per organization number and currency pair, then the (small)
+    // organizations table names them and merges an organization that appears in several billing entries.
+    const filter_ = lineFilter(reportId, filter);
+    const organizations = await ledger.all(
+      `SELECT 'o:' || org_key || '|' || currency_key AS key, currency_key, any_value(o.name) AS label, any_value(o.customer_number) AS detail,
+         sum(a.lines) AS lines, sum(a.quantity) AS quantity, sum(a.cost) AS cost, sum(a.sales) AS sales
+       FROM (SELECT org_no, ${CURRENCY_KEY} AS currency_key, count(*) AS lines, sum(quantity) AS quantity, sum(cost) AS cost, sum(sales) AS sales
+             FROM billing_lines l WHERE ${filter_.where} GROUP BY org_no, currency_key) a
+       JOIN (SELECT org_no, name, customer_number, ${ORG_KEY} AS org_key FROM organizations WHERE report_id = $1) o ON o.org_no = a.org_no
+       GROUP BY org_key, currency_key ORDER BY ${orderBy(sort)}`,
+      filter_.params,
     );
     const lineCount = organizations.reduce((sum, row) => sum + Number(row.lines), 0);
     const openOrganizations = organizations.map((row) => String(row.key)).filter((key) => (expansion.all === 'organizations') !== toggled.has(key));

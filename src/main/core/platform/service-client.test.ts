@@ -156,6 +156,35 @@ describe('ServiceClient', () => {
     await expect(client.request({ method: 'GET', target: orgsPath(setup.connection.resellerId), schema: anyJson, retry: 'safe', what: 'orgs' })).rejects.toMatchObject({ code: 'timeout' });
   });
 
+  it('downloads a body that trickles in for longer than the timeout, and times out only when it goes silent', async () => {
+    const setup = await twinWithClient();
+    twin = setup.twin;
+    // A stand-in service whose body arrives in 6 chunks 100 ms apart: 600 ms in all, never 250 ms without a chunk.
+    const trickle = (silentAfter: number) => async () =>
+      new Response(
+        new ReadableStream({
+          async start(controller) {
+            for (let chunk = 0; chunk < 6; chunk++) {
+              await new Promise((resolve) => setTimeout(resolve, chunk === silentAfter ? 1_000 : 100));
+              controller.enqueue(new TextEncoder().encode(`chunk ${chunk};`));
+            }
+            controller.close();
+          },
+        }),
+        { status: 200 },
+      );
+    const collect = async (body: AsyncIterable<Uint8Array>) => {
+      let text = '';
+      for await (const chunk of body) text += new TextDecoder().decode(chunk);
+      return text;
+    };
+    const tokenFirst = (answer: () => Promise<Response>) => async (url: string, init?: RequestInit) => (url.endsWith('/connect/token') ? fetch(url, init) : answer());
+    const slowButSteady = new ServiceClient(setup.connection, { fetch: tokenFirst(trickle(-1)), clock: new FakeClock(), timeoutMs: 250, maxAttempts: 1 });
+    await expect(slowButSteady.download({ target: '/report', what: 'the report', into: collect })).resolves.toBe('chunk 0;chunk 1;chunk 2;chunk 3;chunk 4;chunk 5;');
+    const silent = new ServiceClient(setup.connection, { fetch: tokenFirst(trickle(3)), clock: new FakeClock(), timeoutMs: 250, maxAttempts: 1 });
+    await expect(silent.download({ target: '/report', what: 'the report', into: collect })).rejects.toMatchObject({ code: 'timeout' });
+  });
+
   it('refuses to send the token to another origin', async () => {
     const setup = await twinWithClient();
     twin = setup.twin;

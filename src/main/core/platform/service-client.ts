@@ -384,12 +384,25 @@ class IdleTimeout {
   }
 }
 
-/** The body's chunks, each one restarting the idle clock. */
+/** The body's chunks, each one restarting the idle clock; silence past it ends the read with a TimeoutError. */
 async function* bodyChunks(response: Response, idle: IdleTimeout): AsyncGenerator<Uint8Array> {
   if (!response.body) return;
-  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-    idle.touch();
-    yield chunk;
+  const reader = response.body.getReader();
+  const silence = new Promise<never>((_resolve, reject) => {
+    const fail = () => reject(idle.signal.reason ?? new DOMException('No answer in time', 'TimeoutError'));
+    if (idle.signal.aborted) fail();
+    else idle.signal.addEventListener('abort', fail, { once: true });
+  });
+  silence.catch(() => undefined);
+  try {
+    for (;;) {
+      const { done, value } = await Promise.race([reader.read(), silence]);
+      if (done) return;
+      idle.touch();
+      yield value;
+    }
+  } finally {
+    reader.cancel().catch(() => undefined);
   }
 }
 

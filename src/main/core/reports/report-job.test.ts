@@ -2,7 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ReportJob } from '../../../shared/schemas/saved-report';
-import { startTwin } from '../../testing/test-support';
+import { buildBillingReport, generateOrganizations, startTwin } from '../../testing/test-support';
 import { type Connection, ServiceClient } from '../platform/service-client';
 import { EventHub } from '../platform/event-hub';
 import type { Clock } from '../platform/ports';
@@ -10,7 +10,7 @@ import { startBillingReport } from './report-api';
 import { LedgerHandle } from '../ledger/ledger';
 import { silentLogger } from '../platform/ports';
 import { ReportLibrary } from './report-library';
-import { ReportReceiver } from './report-receiver';
+import { ReportReceiver, writeCompressed } from './report-receiver';
 import { FakeClock, REMOTE, remoteFetch, temporaryDir } from '../../testing/test-support';
 import { defaultReportName, pollInterval, ReportJobs, reportJobStore } from './report-job';
 
@@ -113,6 +113,30 @@ describe('report job', () => {
     expect(env.progress.at(-1)).toMatchObject({ id: v1.id, state: 'done', reportId: expect.any(String) });
     const onDisk = JSON.parse(await readFile(join(env.dir.path, 'jobs', 'report-jobs.json'), 'utf8')) as { version: number; jobs: ReportJob[] };
     expect(onDisk).toMatchObject({ version: 2, jobs: [{ id: stopped.id, state: 'failed', message: stopped.error }] });
+  });
+
+  it('after a crash between download and save, ingests the kept file instead of asking again; without one, a 404 says the report is gone', async () => {
+    const stopped = new StoppedClock();
+    const env = await setup({ clock: stopped });
+    const job = await env.jobs.request(env.profile.id, PERIOD);
+    const other = await env.jobs.request(env.profile.id, { startDate: '2026-09-01', endDate: '2026-09-30' });
+    await env.jobs.stopAll();
+    // The body had arrived whole for the first job before the app died; the service has since dropped both reports.
+    const data = buildBillingReport(generateOrganizations({ seed: 8, organizations: 4, linesPerOrganization: 3 }), '2026-10-01', '2026-10-31', { seed: 8 });
+    async function* body() {
+      yield JSON.stringify({ status: 5, data });
+    }
+    await writeCompressed(body(), join(env.dir.path, 'received', `${job.id}.json.gz`));
+    env.twin.faults.add({ kind: 'status', status: 404, method: 'GET', path: 'MonthlyBilling', times: 10 });
+    stopped.stopped = false;
+    const restarted = env.makeJobs(stopped);
+    await restarted.resumeAll();
+    await restarted.settled();
+    const done = env.progress.filter((p) => p.id === job.id).at(-1);
+    expect(done).toMatchObject({ state: 'done', reportId: expect.any(String) });
+    const [listing] = await env.reports.list();
+    expect(listing?.counts.lines).toBe(data.flatMap((e) => e.organizations.flatMap((o) => o.services.flatMap((s) => s.items.flatMap((i) => i.products)))).length);
+    expect(env.progress.filter((p) => p.id === other.id).at(-1)).toMatchObject({ state: 'failed', message: expect.stringContaining('no longer has this report') });
   });
 
   it('cancels: the job is gone and nothing is saved', async () => {

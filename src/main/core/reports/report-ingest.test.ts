@@ -4,7 +4,8 @@ import { Money } from '../../../shared/money';
 import { silentLogger } from '../platform/ports';
 import { Ledger } from '../ledger/ledger';
 import { buildBillingReport, generateOrganizations, temporaryDir } from '../../testing/test-support';
-import { ingestReport, type ReportIdentity } from './report-ingest';
+import { ingestReport } from './report-ingest';
+import { testIdentity } from '../../testing/ledger-month';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -18,12 +19,7 @@ async function openLedger(dir?: string) {
   return { ledger, folder };
 }
 
-function identity(reportId: string, jobId: string | null = null): ReportIdentity {
-  return {
-    reportId, jobId, name: 'Billing 2026-10', profileId: 'p', profileName: 'Prod', host: 'billing.example.com', resellerId: 'r',
-    period: { startDate: '2026-10-01', endDate: '2026-10-31' }, fetchedAt: '2026-11-07T08:00:00.000Z', source: 'service', sourceFile: null,
-  };
-}
+const identity = (reportId: string, jobId: string | null = null) => testIdentity(reportId, { jobId });
 
 const ID = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 

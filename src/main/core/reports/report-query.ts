@@ -37,8 +37,8 @@ export function lineFilter(reportId: string, filter: ReportFilter = {}): { where
   if (filter.group) where.push(`l.org_no IN (SELECT org_no FROM organization_groups WHERE report_id = $1 AND group_name = ${bind(filter.group)})`);
   if (filter.service) where.push(`l.service_no IN (SELECT service_no FROM services WHERE report_id = $1 AND service_name = ${bind(filter.service)})`);
   if (filter.currency) {
-    const [currency, customerCurrency = currency] = filter.currency.split('→');
-    where.push(`l.currency = ${bind(currency ?? '')} AND l.customer_currency = ${bind(customerCurrency)}`);
+    const [currency = '', customerCurrency = currency] = filter.currency.split('→');
+    where.push(`l.currency = ${bind(currency)} AND l.customer_currency = ${bind(customerCurrency)}`);
   }
   const organization = filter.organization?.trim().toLowerCase();
   if (organization) {

@@ -17,7 +17,7 @@ export const RECEIVED_DIR = 'received';
 export type ReceiveOutcome = { complete: false; status: number } | { complete: true; reportId: string; lines: number };
 
 /** Writes a stream to `path` compressed, through a temporary file: the file exists only once complete. */
-export async function writeCompressed(body: AsyncIterable<Uint8Array>, path: string): Promise<void> {
+export async function writeCompressed(body: AsyncIterable<Uint8Array | string>, path: string): Promise<void> {
   await mkdir(join(path, '..'), { recursive: true, mode: 0o700 });
   const partial = `${path}.part`;
   try {

@@ -1,11 +1,10 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Ledger } from '../ledger/ledger';
-import { silentLogger } from '../platform/ports';
-import { buildBillingReport, generateOrganizations, temporaryDir } from '../../testing/test-support';
+import type { Ledger } from '../ledger/ledger';
+import { ledgerWithMonth } from '../../testing/ledger-month';
+import { buildBillingReport, generateOrganizations } from '../../testing/test-support';
 import { importReportFile } from './report-import';
-import { ingestReport } from './report-ingest';
 import { ReportLibrary } from './report-library';
 import { writeSharedReport } from './report-share';
 
@@ -17,16 +16,10 @@ afterEach(async () => {
 const REPORT = '00000000-0000-4000-8000-000000000007';
 
 async function setup() {
-  const dir = await temporaryDir();
-  cleanups.push(() => dir.remove());
-  const ledger = await Ledger.open(dir.path, silentLogger);
-  cleanups.push(() => ledger.close());
-  const entries = buildBillingReport(generateOrganizations({ seed: 5, organizations: 25, linesPerOrganization: 7 }), '2026-10-01', '2026-10-31', { seed: 5 });
-  async function* body() {
-    yield JSON.stringify({ status: 5, data: entries });
-  }
-  await ingestReport(ledger, { reportId: REPORT, jobId: null, name: 'Billing 2026-10', profileId: 'p', profileName: 'Prod', host: 'billing.example.com', resellerId: 'r', period: { startDate: '2026-10-01', endDate: '2026-10-31' }, fetchedAt: '2026-11-07T08:00:00.000Z', source: 'service', sourceFile: null }, body());
-  return { dir: dir.path, ledger, library: new ReportLibrary(async () => ledger) };
+  const month = await ledgerWithMonth({ reportId: REPORT, seed: 5, organizations: 25, linesPerOrganization: 7 });
+  cleanups.push(month.close);
+  const { ledger } = month;
+  return { dir: month.dir, ledger, library: new ReportLibrary(async () => ledger) };
 }
 
 const lineRows = (ledger: Ledger, reportId: string) =>

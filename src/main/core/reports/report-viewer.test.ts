@@ -1,9 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Money } from '../../../shared/money';
-import { Ledger } from '../ledger/ledger';
-import { silentLogger } from '../platform/ports';
-import { buildBillingReport, generateOrganizations, temporaryDir } from '../../testing/test-support';
-import { ingestReport } from './report-ingest';
+import { ledgerWithMonth } from '../../testing/ledger-month';
 import { ReportLibrary } from './report-library';
 import { ReportViewerQueries, type WindowRequest } from './report-viewer';
 
@@ -14,18 +11,10 @@ afterEach(async () => {
 });
 
 async function setup() {
-  const dir = await temporaryDir();
-  cleanups.push(() => dir.remove());
-  const ledger = await Ledger.open(dir.path, silentLogger);
-  cleanups.push(() => ledger.close());
-  const entries = buildBillingReport(generateOrganizations({ seed: 11, organizations: 30, linesPerOrganization: 6 }), '2026-10-01', '2026-10-31', { seed: 11 });
-  async function* body() {
-    yield JSON.stringify({ status: 5, data: entries });
-  }
-  await ingestReport(ledger, { reportId: REPORT, jobId: null, name: 'Billing 2026-10', profileId: 'p', profileName: 'P', host: 'h', resellerId: 'r', period: { startDate: '2026-10-01', endDate: '2026-10-31' }, fetchedAt: '2026-11-07T00:00:00Z', source: 'service', sourceFile: null }, body());
-  const viewer = new ReportViewerQueries(async () => ledger, new ReportLibrary(async () => ledger));
-  const lines = entries.flatMap((entry) => entry.organizations.flatMap((organization) => organization.services.flatMap((service) => service.items.flatMap((item) => item.products.map((line) => ({ organization, service, item, line }))))));
-  return { viewer, entries, lines };
+  const month = await ledgerWithMonth({ reportId: REPORT, seed: 11, organizations: 30, linesPerOrganization: 6 });
+  cleanups.push(month.close);
+  const { ledger } = month;
+  return { viewer: new ReportViewerQueries(async () => ledger, new ReportLibrary(async () => ledger)), entries: month.entries, lines: month.lines };
 }
 
 const request = (change: Partial<WindowRequest> = {}): WindowRequest => ({

@@ -36,6 +36,10 @@ export function createCliContext(dataDir: string | undefined, pollIntervals?: Po
     environment: process.env,
     ...(pollIntervals ? { pollIntervals } : {}),
   });
+  // The first command after an upgrade moves the reports saved by earlier versions into the ledger: say so.
+  service.events.subscribe((event, payload) => {
+    if (event === 'reports:migration' && 'total' in payload) process.stderr.write(`Moving saved reports into the ledger: ${payload.done} of ${payload.total}\n`);
+  });
   return {
     service,
     dataDir: directory,

@@ -1,4 +1,4 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
@@ -64,6 +64,18 @@ describe('closebook report CLI', () => {
     expect(cli(['reports', 'delete', reportId]).code).toBe(0);
     expect(JSON.parse(cli(['reports', 'list', '--json']).stdout)).toEqual([]);
   }, 120_000);
+
+  it('moves a report saved by an earlier version into the ledger on first use, saying so, and lists it', async () => {
+    const dataDir = join(simulator.dataDir, 'upgrade');
+    await mkdir(join(dataDir, 'reports'), { recursive: true });
+    const id = '55555555-5555-4555-8555-555555555555';
+    const meta = { id, schemaVersion: 1, name: 'Billing 2026-09', profileId: 'p', profileName: 'Prod', host: 'h', period: { startDate: '2026-09-01', endDate: '2026-09-30' }, fetchedAt: '2026-10-07T00:00:00.000Z', counts: { billingEntries: 1, organizations: 0, services: 0, subscriptions: 0, lines: 0 }, totals: [] };
+    await writeFile(join(dataDir, 'reports', `${id}.report.json`), JSON.stringify({ meta, entries: [{ billingDate: '2026-09-07T00:00:00', billingContentStartDate: '', billingContentEndDate: '', organizations: [] }] }));
+    await writeFile(join(dataDir, 'reports', `${id}.meta.json`), JSON.stringify(meta));
+    const listed = runCli(['reports', 'list', '--json'], dataDir);
+    expect(listed.stderr).toContain('Moving saved reports into the ledger: 1 of 1');
+    expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ state: 'ok', meta: expect.objectContaining({ id, name: 'Billing 2026-09' }) })]);
+  });
 
   it('refuses a bad period with exit 1 and names the flag', () => {
     const result = cli(['report', 'fetch', '--from', '2026-10-31', '--to', '2026-10-01', ...inlineConnection('http://127.0.0.1:9')]);

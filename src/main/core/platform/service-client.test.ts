@@ -179,9 +179,9 @@ describe('ServiceClient', () => {
       return text;
     };
     const tokenFirst = (answer: () => Promise<Response>) => async (url: string, init?: RequestInit) => (url.endsWith('/connect/token') ? fetch(url, init) : answer());
-    const slowButSteady = new ServiceClient(setup.connection, { fetch: tokenFirst(trickle(-1)), clock: new FakeClock(), timeoutMs: 250, maxAttempts: 1 });
+    const slowButSteady = new ServiceClient(setup.connection, { fetch: tokenFirst(trickle(-1)), clock: new FakeClock(), downloadTimeoutMs: 250, maxAttempts: 1 });
     await expect(slowButSteady.download({ target: '/report', what: 'the report', into: collect })).resolves.toBe('chunk 0;chunk 1;chunk 2;chunk 3;chunk 4;chunk 5;');
-    const silent = new ServiceClient(setup.connection, { fetch: tokenFirst(trickle(3)), clock: new FakeClock(), timeoutMs: 250, maxAttempts: 1 });
+    const silent = new ServiceClient(setup.connection, { fetch: tokenFirst(trickle(3)), clock: new FakeClock(), downloadTimeoutMs: 250, maxAttempts: 1 });
     await expect(silent.download({ target: '/report', what: 'the report', into: collect })).rejects.toMatchObject({ code: 'timeout' });
   });
 

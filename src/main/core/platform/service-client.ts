@@ -29,8 +29,10 @@ export interface RetryNotice {
 export interface ClientOptions {
   fetch: FetchLike;
   clock: Clock;
-  /** Per attempt. */
+  /** Per attempt: how long the service may stay silent (before its headers, or between chunks of the body). */
   timeoutMs?: number;
+  /** The same for a large download: a service may take minutes to start sending a month's report. */
+  downloadTimeoutMs?: number;
   /** Attempts for a request that is safe to repeat. */
   maxAttempts?: number;
   backoffBaseMs?: number;
@@ -174,10 +176,11 @@ export class ServiceClient {
       method: 'GET',
       headers: { Authorization: `Bearer ${(await this.validToken(spec.signal)).value}`, Accept: 'application/json' },
     });
-    let answer = await this.sendWithRetries(url, init, 'safe', spec.signal, spec.onRetry, spec.into);
+    const silence = this.options.downloadTimeoutMs ?? 120_000;
+    let answer = await this.sendWithRetries(url, init, 'safe', spec.signal, spec.onRetry, spec.into, silence);
     if (answer.response.status === 401) {
       this.token = null;
-      answer = await this.sendWithRetries(url, init, 'safe', spec.signal, spec.onRetry, spec.into);
+      answer = await this.sendWithRetries(url, init, 'safe', spec.signal, spec.onRetry, spec.into, silence);
     }
     if (!answer.response.ok || answer.consumed === undefined) throw errorForStatus(answer.response.status, this.host, answer.text);
     return answer.consumed.value;
@@ -196,9 +199,10 @@ export class ServiceClient {
     signal?: AbortSignal,
     onRetry?: (notice: RetryNotice) => void,
     consume?: (body: AsyncIterable<Uint8Array>) => Promise<T>,
+    silenceMs = this.timeoutMs,
   ): Promise<{ response: Response; text: string; consumed?: { value: T } }> {
     for (let attempt = 1; ; attempt++) {
-      const idle = new IdleTimeout(this.timeoutMs);
+      const idle = new IdleTimeout(silenceMs);
       try {
         let response: Response;
         try {

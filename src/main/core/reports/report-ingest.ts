@@ -86,6 +86,9 @@ export interface ReportIdentity {
   sourceFile: string | null;
 }
 
+/** How often a long ingest says how far it is. */
+const LINES_PER_PROGRESS = 25_000;
+
 export type IngestOutcome = { complete: false; status: number } | { complete: true; status: number; lines: number };
 
 class NotComplete extends Error {
@@ -108,10 +111,11 @@ export async function ingestReport(
   try {
     return await ledger.write(async (transaction) => {
       const writer = await ReportWriter.start(transaction, identity.reportId);
+      let reported = 0;
       const shell = await readBillingReport(body, {
         organization: (entryNo, organization, path) => {
           writer.organization(entryNo, parseOrEx(WireOrganization, organization, path));
-          if (onLines && writer.counts.organizations % 200 === 0) onLines(writer.counts.lines);
+          if (onLines && writer.counts.lines - reported >= LINES_PER_PROGRESS) onLines((reported = writer.counts.lines));
         },
       });
       const status = statusOf(shell);

@@ -6,14 +6,14 @@ import type { LedgerValue } from '../ledger/ledger';
  * `org_key` is the organization as the tree knows it (its id, or name and number when the id is missing);
  * `currency_key` is "SEK", or "USD→SEK" when bought and sold in different currencies (never added together).
  */
-/** An organization as the tree knows it: its id, or its name and number when the id is missing (on `organizations`). */
-export const ORG_KEY = `CASE WHEN org_id <> '' THEN org_id ELSE name || '|' || customer_number END`;
+/** An organization as the tree knows it: its id, or its name and number when the id is missing (`o` = organizations). */
+export const ORG_KEY = `CASE WHEN o.org_id <> '' THEN o.org_id ELSE o.name || '|' || o.customer_number END`;
 /** "SEK", or "USD→SEK" (on a table with currency and customer_currency). */
 export const CURRENCY_KEY = `CASE WHEN currency = customer_currency THEN currency ELSE currency || '→' || customer_currency END`;
 
 export const REPORT_LINES = `
   SELECT l.*, o.name AS org_name, o.customer_number, o.org_id, o.entry_no,
-    CASE WHEN o.org_id <> '' THEN o.org_id ELSE o.name || '|' || o.customer_number END AS org_key,
+    ${ORG_KEY} AS org_key,
     CASE WHEN l.currency = l.customer_currency THEN l.currency ELSE l.currency || '→' || l.customer_currency END AS currency_key,
     s.service_name, s.service_id, u.item_name, u.subscription_id, u.po_number, e.billing_date
   FROM billing_lines l

@@ -2,7 +2,7 @@ import type { CurrencyTotalRow, ReportExpansion, ReportSortInput, ReportView, Re
 import { marginPercent, money } from '../../../shared/money';
 import type { ReportFilter } from '../../../shared/report-model';
 import type { Ledger, LedgerRow, LedgerValue } from '../ledger/ledger';
-import { CURRENCY_KEY, filteredLines, lineFilter, ORG_KEY } from './report-query';
+import { CURRENCY_KEY, lineFilter, ORG_KEY } from './report-query';
 import type { ReportLibrary } from './report-library';
 
 export interface WindowRequest {
@@ -120,56 +120,71 @@ export class ReportViewerQueries {
 
   private async build({ reportId, filter, sort, expansion }: WindowRequest): Promise<VisibleTree> {
     const ledger = await this.ledger();
-    const { sql, params } = filteredLines(reportId, filter);
+    const { where, params } = lineFilter(reportId, filter);
     const toggled = new Set(expansion.toggled);
-    const group = (select: string, groupBy: string, where = '', extra: LedgerValue[] = []) =>
+    const next = `$${params.length + 1}`;
+    /**
+     * One level of the tree: the lines that pass the filter summed by `by` (numbers on the lines table alone), then
+     * named from their small table. `within` keeps only the children of open rows, as a hash semi-join.
+     */
+    const level = (by: string, named: string, joins: string, within: string | null, open: string[]) =>
       ledger.all(
-        `SELECT ${select}, count(*) AS lines, sum(quantity) AS quantity, sum(cost) AS cost, sum(sales) AS sales
-         FROM (${sql}) ${where ? `WHERE ${where}` : ''} GROUP BY ${groupBy} ORDER BY ${orderBy(sort)}`,
-        [...params, ...extra],
+        `SELECT * FROM (
+           SELECT ${named}, a.lines, a.quantity, a.cost, a.sales
+           FROM (SELECT ${by}, ${CURRENCY_KEY} AS currency_key, count(*) AS lines, sum(quantity) AS quantity, sum(cost) AS cost, sum(sales) AS sales
+                 FROM billing_lines l WHERE ${where} GROUP BY ${by}, currency_key) a
+           ${joins}
+         ) ${within ? `WHERE ${within} IN (SELECT unnest(${next}::VARCHAR[]))` : ''}
+         ORDER BY ${orderBy(sort)}`,
+        within ? [...params, open] : params,
       );
-    const next = params.length + 1;
 
-    // Organizations: the lines alone are summed per organization number and currency pair, then the (small)
-    // organizations table names them and merges an organization that appears in several billing entries.
-    const filter_ = lineFilter(reportId, filter);
+    // Organizations: summed per organization number and currency pair, then merged by organization (one that
+    // appears in several billing entries is one row).
     const organizations = await ledger.all(
-      `SELECT 'o:' || org_key || '|' || currency_key AS key, currency_key, any_value(o.name) AS label, any_value(o.customer_number) AS detail,
-         sum(a.lines) AS lines, sum(a.quantity) AS quantity, sum(a.cost) AS cost, sum(a.sales) AS sales
-       FROM (SELECT org_no, ${CURRENCY_KEY} AS currency_key, count(*) AS lines, sum(quantity) AS quantity, sum(cost) AS cost, sum(sales) AS sales
-             FROM billing_lines l WHERE ${filter_.where} GROUP BY org_no, currency_key) a
-       JOIN (SELECT org_no, name, customer_number, ${ORG_KEY} AS org_key FROM organizations WHERE report_id = $1) o ON o.org_no = a.org_no
-       GROUP BY org_key, currency_key ORDER BY ${orderBy(sort)}`,
-      filter_.params,
+      `SELECT * FROM (
+       SELECT key, currency_key, any_value(name) AS label, any_value(detail) AS detail, sum(lines) AS lines, sum(quantity) AS quantity, sum(cost) AS cost, sum(sales) AS sales
+       FROM (SELECT 'o:' || ${ORG_KEY} || '|' || a.currency_key AS key,
+               a.currency_key, o.name, o.customer_number AS detail, a.lines, a.quantity, a.cost, a.sales
+             FROM (SELECT org_no, ${CURRENCY_KEY} AS currency_key, count(*) AS lines, sum(quantity) AS quantity, sum(cost) AS cost, sum(sales) AS sales
+                   FROM billing_lines l WHERE ${where} GROUP BY org_no, currency_key) a
+             JOIN organizations o ON o.report_id = $1 AND o.org_no = a.org_no)
+       GROUP BY key, currency_key) ORDER BY ${orderBy(sort)}`,
+      params,
     );
     const lineCount = organizations.reduce((sum, row) => sum + Number(row.lines), 0);
-    const openOrganizations = organizations.map((row) => String(row.key)).filter((key) => (expansion.all === 'organizations') !== toggled.has(key));
+    const allOpen = expansion.all === 'organizations';
+    const openOrganizations = organizations.map((row) => String(row.key)).filter((key) => allOpen !== toggled.has(key));
+    const orgKey = `'o:' || ${ORG_KEY} || '|' || a.currency_key`;
     const services = openOrganizations.length
-      ? await group(
-          `'s:' || service_no AS key, 'o:' || org_key || '|' || currency_key AS parent, currency_key, any_value(service_name) AS label,
-           any_value(entry_no) AS entry_no, any_value(service_no) AS service_no`,
-          'service_no, org_key, currency_key',
-          `list_contains($${next}, 'o:' || org_key || '|' || currency_key)`,
-          [openOrganizations],
+      ? await level(
+          'service_no, org_no',
+          `'s:' || a.service_no AS key, ${orgKey} AS parent, a.currency_key, s.service_name AS label, o.entry_no`,
+          'JOIN organizations o ON o.report_id = $1 AND o.org_no = a.org_no JOIN services s ON s.report_id = $1 AND s.service_no = a.service_no',
+          // Every organization open and none closed: no need to name them.
+          allOpen && openOrganizations.length === organizations.length ? null : 'parent',
+          openOrganizations,
         )
       : [];
     const billingDates = services.length ? await this.billingDates(reportId) : new Map<string, string>();
     const openServices = services.map((row) => String(row.key)).filter((key) => toggled.has(key));
     const subscriptions = openServices.length
-      ? await group(
-          `'u:' || subscription_no AS key, 's:' || service_no AS parent, currency_key, any_value(item_name) AS label, any_value(po_number) AS po`,
-          'subscription_no, service_no, currency_key',
-          `list_contains($${next}, 's:' || service_no)`,
-          [openServices],
+      ? await level(
+          'subscription_no, service_no',
+          `'u:' || a.subscription_no AS key, 's:' || a.service_no AS parent, a.currency_key, u.item_name AS label, u.po_number AS po`,
+          'JOIN subscriptions u ON u.report_id = $1 AND u.subscription_no = a.subscription_no',
+          'parent',
+          openServices,
         )
       : [];
     const openSubscriptions = subscriptions.map((row) => String(row.key)).filter((key) => toggled.has(key));
     const lines = openSubscriptions.length
-      ? await group(
-          `'l:' || line_no AS key, 'u:' || subscription_no AS parent, currency_key, any_value(product_name) AS label, any_value(item_code) AS detail`,
-          'line_no, subscription_no, currency_key',
-          `list_contains($${next}, 'u:' || subscription_no)`,
-          [openSubscriptions],
+      ? await ledger.all(
+          `SELECT 'l:' || line_no AS key, 'u:' || subscription_no AS parent, ${CURRENCY_KEY} AS currency_key, product_name AS label, item_code AS detail,
+             1 AS lines, quantity, cost, sales
+           FROM billing_lines l WHERE ${where} AND ('u:' || subscription_no) IN (SELECT unnest(${next}::VARCHAR[]))
+           ORDER BY ${orderBy(sort)}`,
+          [...params, openSubscriptions],
         )
       : [];
 

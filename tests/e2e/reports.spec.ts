@@ -1,8 +1,10 @@
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import ExcelJS from 'exceljs';
 import type { Download, Page } from '@playwright/test';
 import { Money } from '../../src/shared/money';
-import type { SavedReport } from '../../src/shared/schemas/saved-report';
+import { BillingEntry } from '../../src/shared/schemas/billing-report';
 import { startTwin } from '../../src/main/twin/server';
 import { expect, test } from './fixtures';
 import { ClosebookPage } from './pages';
@@ -18,10 +20,23 @@ async function requestLastMonth(page: Page) {
   await expect(page.getByTestId('report-job')).toBeVisible();
 }
 
-/** Exact per-currency sums of the lines that pass `keep`, from the saved report's own decimal strings. */
-function exactTotals(report: SavedReport, keep: (groups: string[]) => boolean) {
+/**
+ * The one report in the data folder exactly as the service sent it: the body is kept compressed under received/.
+ * The expected sums come from there, not from the ledger the viewer and the workbook read.
+ */
+async function receivedEntries(dataDir: string): Promise<BillingEntry[]> {
+  const folder = join(dataDir, 'received');
+  const [file, ...others] = (await readdir(folder)).filter((name) => name.endsWith('.json.gz'));
+  expect(others).toEqual([]);
+  // The service answers { status, data } or that object alone in an array.
+  const body = JSON.parse(gunzipSync(await readFile(join(folder, file!))).toString('utf8')) as { data: unknown } | { data: unknown }[];
+  return BillingEntry.array().parse(Array.isArray(body) ? body[0]?.data : body.data);
+}
+
+/** Exact per-currency sums of the lines that pass `keep`, from the report's own decimal strings. */
+function exactTotals(entries: BillingEntry[], keep: (groups: string[]) => boolean) {
   const totals = new Map<string, InstanceType<typeof Money>>();
-  for (const entry of report.entries)
+  for (const entry of entries)
     for (const organization of entry.organizations)
       if (keep(organization.organizationGroups))
         for (const service of organization.services)
@@ -67,9 +82,7 @@ test('request last month, watch it, read it by group, export the view and check 
   expect(lines.every((row) => typeof row[15] === 'number' && typeof row[16] === 'number' && row[20] instanceof Date)).toBe(true);
   expect(lines.every((row) => String(row[3]).includes('CC-100 Nordics'))).toBe(true);
 
-  const [listing] = await bridge.harness.service.handlers['reports:list']({});
-  const report = await bridge.harness.service.handlers['reports:open']({ reportId: listing!.state === 'ok' ? listing!.meta.id : '' });
-  const exact = exactTotals(report, (groups) => groups.includes('CC-100 Nordics'));
+  const exact = exactTotals(await receivedEntries(bridge.dataDir), (groups) => groups.includes('CC-100 Nordics'));
   const fromCells = new Map<string, InstanceType<typeof Money>>();
   for (const row of lines) fromCells.set(`${row[18]}|${row[19]}`, (fromCells.get(`${row[18]}|${row[19]}`) ?? new Money(0)).plus(String(row[15])));
   expect([...fromCells.keys()].sort()).toEqual([...exact.keys()].sort());

@@ -1,7 +1,7 @@
 import type { CurrencyTotalRow, ReportExpansion, ReportSortInput, ReportView, ReportWindow, TreeRow } from '../../../shared/contract';
 import { marginPercent, money } from '../../../shared/money';
 import type { ReportFilter } from '../../../shared/report-model';
-import type { Ledger, LedgerRow, LedgerValue } from '../ledger/ledger';
+import type { Ledger, LedgerRow } from '../ledger/ledger';
 import { CURRENCY_KEY, lineFilter, ORG_KEY } from './report-query';
 import type { ReportLibrary } from './report-library';
 

@@ -1,160 +1,102 @@
-import { useDeferredValue, useEffect, useMemo, useState } from 'react';
-import {
-  buildReportModel,
-  buildTree,
-  filterLines,
-  isEmptyFilter,
-  marginOf,
-  marginPercentOf,
-  type ReportFilter,
-  sortTree,
-  type SortKey,
-  totalsByCurrency,
-  type TreeSort,
-} from '../../../../shared/report-model';
-import type { SavedReport } from '../../../../shared/schemas/saved-report';
+import { useCallback, useMemo, useState } from 'react';
+import type { ReportExpansion, ReportSortInput, ReportView, TreeRow } from '../../../../shared/contract';
 import { call } from '../../bridge';
 import { receiveFile } from '../../bridge/files';
 import { ErrorNote } from '../../components/ErrorNote';
 import { formatDateTime } from '../../components/format-time';
 import { useAction } from '../../components/use-action';
-import { formatAmount, formatUnits } from './format';
+import { CurrencyTotalsTable } from './CurrencyTotalsTable';
+import { ReportFilters } from './ReportFilters';
 import { TreeTable } from './TreeTable';
+import type { ReportFilter, TreeQuery } from './tree-window-cache';
+import { useCurrencyTotals, useReportFilter, useTreeWindows } from './use-report-data';
 
-function allParentKeys(nodes: ReturnType<typeof buildTree>, depth: number): string[] {
-  const keys: string[] = [];
-  const walk = (level: ReturnType<typeof buildTree>, current: number) => {
-    for (const node of level) {
-      if (node.children.length && current < depth) {
-        keys.push(node.key);
-        walk(node.children, current + 1);
-      }
-    }
-  };
-  walk(nodes, 0);
-  return keys;
+const ALL_CLOSED: ReportExpansion = { all: 'none', toggled: [] };
+
+function ViewerHeader({ view, onExport, exporting, filtered }: { view: ReportView; onExport: (scope: 'all' | 'view') => void; exporting: string | null; filtered: boolean }): React.JSX.Element {
+  const { meta } = view;
+  return (
+    <div className="viewer__header">
+      <div className="viewer__title">
+        <h2>{meta.name}</h2>
+        <div className="muted">
+          {meta.period.startDate} – {meta.period.endDate} · {meta.profileName} ({meta.host}) · fetched {formatDateTime(meta.fetchedAt)} · {meta.counts.organizations.toLocaleString()} organizations ·{' '}
+          {meta.counts.lines.toLocaleString()} billing lines
+        </div>
+      </div>
+      <div className="toolbar">
+        <button type="button" onClick={() => onExport('all')} disabled={exporting !== null}>
+          {exporting === 'all' ? 'Exporting…' : 'Export workbook'}
+        </button>
+        <button type="button" onClick={() => onExport('view')} disabled={exporting !== null || !filtered} title="Only what the filters show">
+          {exporting === 'view' ? 'Exporting…' : 'Export view'}
+        </button>
+      </div>
+    </div>
+  );
 }
 
-/** One saved report: filters, per-currency totals, the tree, and the Excel export of all or of the view. */
-export function ReportViewer({ report }: { report: SavedReport }): React.JSX.Element {
-  const model = useMemo(() => buildReportModel(report.entries), [report]);
-  const [filter, setFilter] = useState<ReportFilter>({});
-  const deferredFilter = useDeferredValue(filter);
-  const [sort, setSort] = useState<TreeSort>({ key: 'label', direction: 'asc' });
-  const [expanded, setExpanded] = useState<Set<string>>(() => new Set());
+/** Flips one row against the expansion's default (the main process reads `toggled` that way). */
+function toggled(expansion: ReportExpansion, key: string): ReportExpansion {
+  const keys = new Set(expansion.toggled);
+  if (keys.has(key)) keys.delete(key);
+  else keys.add(key);
+  return { all: expansion.all, toggled: [...keys] };
+}
+
+function nextSort(current: ReportSortInput, key: ReportSortInput['key']): ReportSortInput {
+  if (current.key === key) return { key, direction: current.direction === 'asc' ? 'desc' : 'asc' };
+  // Names read best A→Z; amounts biggest first.
+  return { key, direction: key === 'label' ? 'asc' : 'desc' };
+}
+
+/**
+ * One saved report, as a thin view over the ledger in the main process: filters, totals per currency and the tree,
+ * whose rows arrive window by window. Exports the workbook of all of it or of what the filters keep.
+ */
+export function ReportViewer({ view }: { view: ReportView }): React.JSX.Element {
+  const reportId = view.meta.id;
+  const filter = useReportFilter();
+  const [sort, setSort] = useState<ReportSortInput>({ key: 'label', direction: 'asc' });
+  const [expansion, setExpansion] = useState<ReportExpansion>(ALL_CLOSED);
+  const query = useMemo<TreeQuery>(() => ({ reportId, filter: filter.applied, sort, expansion }), [reportId, filter.applied, sort, expansion]);
+  const tree = useTreeWindows(query);
+  const totals = useCurrencyTotals(reportId, filter.applied);
   const exporting = useAction();
   const [notice, setNotice] = useState<string | null>(null);
 
-  useEffect(() => {
-    setFilter({});
-    setExpanded(new Set());
-  }, [report]);
-
-  const lines = useMemo(() => filterLines(model, deferredFilter), [model, deferredFilter]);
-  const roots = useMemo(() => sortTree(buildTree(lines), sort), [lines, sort]);
-  const totals = useMemo(() => totalsByCurrency(lines), [lines]);
-  const filtered = !isEmptyFilter(filter);
-
-  const exportWorkbook = async (scope: 'all' | 'view') => {
+  const exportWorkbook = (scope: 'all' | 'view') => {
     setNotice(null);
-    await exporting.run(async () => setNotice(receiveFile(await call('reports:export', { reportId: report.meta.id, ...(scope === 'view' ? { filter } : {}) }))), scope);
+    const scoped: ReportFilter | undefined = scope === 'view' ? filter.applied : undefined;
+    void exporting.run(async () => setNotice(receiveFile(await call('reports:export', { reportId, ...(scoped ? { filter: scoped } : {}) }))), scope);
   };
-
-  const update = (key: keyof ReportFilter) => (value: string) => setFilter((current) => ({ ...current, [key]: value || undefined }));
-  const toggle = (key: string) =>
-    setExpanded((current) => {
-      const next = new Set(current);
-      if (next.has(key)) next.delete(key);
-      else next.add(key);
-      return next;
-    });
-  const onSort = (key: SortKey) => setSort((current) => ({ key, direction: current.key === key && current.direction === 'asc' ? 'desc' : key === 'label' ? 'asc' : 'desc' }));
+  const onToggle = useCallback((row: TreeRow) => setExpansion((current) => toggled(current, row.key)), []);
+  const onSort = useCallback((key: ReportSortInput['key']) => setSort((current) => nextSort(current, key)), []);
+  const snapshot = tree.snapshot;
 
   return (
-    <section className="viewer" aria-label={`Report ${report.meta.name}`}>
-      <div className="viewer__header">
-        <div>
-          <h2>{report.meta.name}</h2>
-          <div className="muted">
-            {report.meta.period.startDate} – {report.meta.period.endDate} · {report.meta.profileName} ({report.meta.host}) · fetched {formatDateTime(report.meta.fetchedAt)} · {report.meta.counts.organizations} organizations ·{' '}
-            {report.meta.counts.lines.toLocaleString()} billing lines
-          </div>
-        </div>
-        <div className="toolbar">
-          <button type="button" onClick={() => void exportWorkbook('all')} disabled={exporting.busy}>
-            {exporting.running === 'all' ? 'Exporting…' : 'Export workbook'}
-          </button>
-          <button type="button" onClick={() => void exportWorkbook('view')} disabled={exporting.busy || !filtered} title="Only what the filters show">
-            {exporting.running === 'view' ? 'Exporting…' : 'Export view'}
-          </button>
-        </div>
-      </div>
+    <section className="viewer" aria-label={`Report ${view.meta.name}`}>
+      <ViewerHeader view={view} onExport={exportWorkbook} exporting={exporting.running} filtered={Object.keys(filter.applied).length > 0} />
       <ErrorNote message={exporting.error} />
       {notice ? <p className="notice" role="status">{notice}</p> : null}
-
-      <div className="filters" role="search" aria-label="Report filters">
-        <select aria-label="Organization group" value={filter.group ?? ''} onChange={(event) => update('group')(event.target.value)}>
-          <option value="">All groups</option>
-          {model.groups.map((group) => (
-            <option key={group}>{group}</option>
-          ))}
-        </select>
-        <input type="search" aria-label="Organization" placeholder="Organization or customer number" value={filter.organization ?? ''} onChange={(event) => update('organization')(event.target.value)} />
-        <select aria-label="Service" value={filter.service ?? ''} onChange={(event) => update('service')(event.target.value)}>
-          <option value="">All services</option>
-          {model.services.map((service) => (
-            <option key={service}>{service}</option>
-          ))}
-        </select>
-        <select aria-label="Currency" value={filter.currency ?? ''} onChange={(event) => update('currency')(event.target.value)}>
-          <option value="">All currencies</option>
-          {model.currencies.map((currency) => (
-            <option key={currency}>{currency}</option>
-          ))}
-        </select>
-        <input type="search" aria-label="Search text" placeholder="Any text: product, item code, PO, id…" value={filter.text ?? ''} onChange={(event) => update('text')(event.target.value)} />
-        {filtered ? (
-          <button type="button" className="link" onClick={() => setFilter({})}>
-            Clear filters
+      <ReportFilters
+        view={view}
+        filter={filter}
+        lineCount={snapshot ? { shown: snapshot.lineCount, total: snapshot.totalLines } : null}
+        onExpandOrganizations={() => setExpansion({ all: 'organizations', toggled: [] })}
+        onCollapseAll={() => setExpansion(ALL_CLOSED)}
+      />
+      <ErrorNote message={totals.error} />
+      <CurrencyTotalsTable totals={totals.totals} />
+      {tree.error ? (
+        <div className="error-note" role="alert">
+          The rows could not be read: {tree.error}{' '}
+          <button type="button" className="link" onClick={tree.retry}>
+            Try again
           </button>
-        ) : null}
-        <span className="count" data-testid="line-count">
-          {lines.length.toLocaleString()} of {model.lines.length.toLocaleString()} billing lines
-        </span>
-        <button type="button" className="link" onClick={() => setExpanded(new Set(allParentKeys(roots, 1)))}>
-          Expand organizations
-        </button>
-        <button type="button" className="link" onClick={() => setExpanded(new Set())}>
-          Collapse all
-        </button>
-      </div>
-
-      <table className="grid totals" aria-label="Totals per currency">
-        <thead>
-          <tr>
-            <th>Currency</th>
-            <th className="num">Lines</th>
-            <th className="num">Cost</th>
-            <th className="num">Sales</th>
-            <th className="num">Margin</th>
-            <th className="num">Margin %</th>
-          </tr>
-        </thead>
-        <tbody>
-          {[...totals.entries()].map(([currency, total]) => (
-            <tr key={currency} data-testid="currency-total">
-              <td>{currency}</td>
-              <td className="num">{total.lines.toLocaleString()}</td>
-              <td className="num">{formatUnits(total.cost, model.scale)}</td>
-              <td className="num">{formatUnits(total.sales, model.scale)}</td>
-              <td className="num">{formatAmount(marginOf(total, currency, model.scale)) || <span className="muted">n/a</span>}</td>
-              <td className="num">{marginPercentOf(total, currency, model.scale)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-
-      <TreeTable roots={roots} scale={model.scale} expanded={expanded} onToggle={toggle} sort={sort} onSort={onSort} />
+        </div>
+      ) : null}
+      <TreeTable snapshot={snapshot} onWanted={tree.setWanted} onToggle={onToggle} sort={sort} onSort={onSort} resetKey={JSON.stringify([filter.applied, sort])} />
     </section>
   );
 }

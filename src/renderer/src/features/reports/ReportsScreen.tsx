@@ -1,8 +1,9 @@
 import { useEffect, useState } from 'react';
-import type { SavedReport } from '../../../../shared/schemas/saved-report';
+import type { ReportView } from '../../../../shared/contract';
 import { bridge, call } from '../../bridge';
 import { ErrorNote } from '../../components/ErrorNote';
 import { useAction } from '../../components/use-action';
+import { useMediaQuery } from '../../components/use-media-query';
 import { useActiveProfile, useAppStore } from '../../stores/app-store';
 import { JobList } from './JobList';
 import { ReportViewer } from './ReportViewer';
@@ -18,15 +19,20 @@ export function ReportsScreen(): React.JSX.Element {
   const apply = useReportJobs((state) => state.apply);
   const lastReady = useReportJobs((state) => state.lastReady);
   const [openId, setOpenId] = useState<string | null>(null);
-  const [report, setReport] = useState<SavedReport | null>(null);
+  const [report, setReport] = useState<ReportView | null>(null);
   const { run, running, error: failure } = useAction();
   const opening = running === 'open';
+  // Below this width the tree needs the whole row: the list of reports steps aside while one is open.
+  const roomForList = useMediaQuery('(min-width: 1360px)');
+  const [listChoice, setListChoice] = useState<boolean | null>(null);
+  const listShown = !report || (listChoice ?? roomForList);
 
   useEffect(() => {
     void run(load, 'load');
     return bridge.on('report:progress', apply);
   }, [run, load, apply]);
 
+  // Only the summary and the filter choices come back; the viewer then asks for totals and rows by itself.
   const open = async (reportId: string) => {
     setOpenId(reportId);
     setReport((await run(() => call('reports:open', { reportId }), 'open')) ?? null);
@@ -34,9 +40,17 @@ export function ReportsScreen(): React.JSX.Element {
 
   return (
     <section className="screen reports" aria-labelledby="reports-title">
-      <h1 id="reports-title">Reports</h1>
-      <div className="reports__layout">
-        <aside className="reports__side">
+      <div className="screen__header">
+        <h1 id="reports-title">Reports</h1>
+        {report ? (
+          <button type="button" className="link" aria-controls="reports-side" aria-expanded={listShown} onClick={() => setListChoice(!listShown)}>
+            {listShown ? 'Hide the list of reports' : 'Show the list of reports'}
+          </button>
+        ) : null}
+      </div>
+      <div className={`reports__layout${listShown ? '' : ' reports__layout--list-hidden'}`}>
+        {/* Hidden, not removed: the request form and the saved list keep their state. */}
+        <aside className="reports__side" id="reports-side" hidden={!listShown}>
           {profile ? (
             <RequestForm />
           ) : (
@@ -71,7 +85,7 @@ export function ReportsScreen(): React.JSX.Element {
         <div className="reports__main">
           <ErrorNote message={failure} />
           {opening ? <p className="empty">Opening…</p> : null}
-          {report && !opening ? <ReportViewer report={report} /> : null}
+          {report && !opening ? <ReportViewer key={report.meta.id} view={report} /> : null}
           {!report && !opening && !failure ? <p className="empty">Open a saved report to read it by organization, service, subscription and billing line.</p> : null}
         </div>
       </div>

@@ -1,4 +1,3 @@
-import { fromUnits } from '../../../../shared/fixed-decimal';
 import { isoDay } from '../../components/format-time';
 
 // Durations are formatted with every other time, in components/format-time.ts.
@@ -13,12 +12,10 @@ export function formatAmount(decimal: string): string {
   return amountFormat.format(decimal as unknown as number);
 }
 
-export function formatUnits(units: bigint, scale: number): string {
-  return formatAmount(fromUnits(units, scale));
-}
-
-export function formatQuantity(quantity: number): string {
-  return quantityFormat.format(quantity);
+/** A quantity as an exact decimal string (or null where a row has none). */
+export function formatQuantity(quantity: string | null): string {
+  if (quantity === null || quantity === '') return '';
+  return quantityFormat.format(quantity as unknown as number);
 }
 
 /** A calendar month (1–12; 0 and 13 roll into the years around it) as a report period: its first to its last day. */

@@ -1,0 +1,137 @@
+import { describe, expect, it } from 'vitest';
+import type { ReportWindow, TreeRow } from '../../../../shared/contract';
+import { stateKeyOf, type TreeQuery, TreeWindowCache, type TreeSnapshot } from './tree-window-cache';
+
+const base: TreeQuery = { reportId: 'r', filter: {}, sort: { key: 'label', direction: 'asc' }, expansion: { all: 'none', toggled: [] } };
+
+function row(label: string): TreeRow {
+  return {
+    key: label, level: 'organization', depth: 0, label, detail: '', currencyKey: 'SEK', hasChildren: true, expanded: false, lines: 1,
+    quantity: '1', cost: '1', sales: '2', margin: '1', marginPercent: '50.00', mismatch: null,
+  };
+}
+
+/** A fake `reports:window` whose answers the test releases one by one, in any order. */
+function fakeWindows(rowCount: number) {
+  const pending: { request: TreeQuery & { offset: number; count: number }; release: () => void; fail: (error: Error) => void }[] = [];
+  const fetchWindow = (request: TreeQuery & { offset: number; count: number }) =>
+    new Promise<ReportWindow>((resolve, reject) => {
+      const rows = Array.from({ length: Math.max(0, Math.min(request.count, rowCount - request.offset)) }, (_, i) => row(`${request.filter.text ?? ''}#${request.offset + i}`));
+      pending.push({ request, release: () => resolve({ rowCount, lineCount: rowCount, totalLines: rowCount, offset: request.offset, rows }), fail: reject });
+    });
+  return { fetchWindow, pending };
+}
+
+const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+function setup(rowCount = 1_000, options = {}) {
+  const fake = fakeWindows(rowCount);
+  const snapshots: TreeSnapshot[] = [];
+  const errors: unknown[] = [];
+  const cache = new TreeWindowCache(fake.fetchWindow, (snapshot) => snapshots.push(snapshot), (error) => errors.push(error), { pageSize: 100, ...options });
+  return { cache, snapshots, errors, pending: fake.pending, latest: () => snapshots.at(-1) };
+}
+
+describe('TreeWindowCache', () => {
+  it('asks for the page in view, then only the pages the view moves to', async () => {
+    const { cache, pending, latest } = setup();
+    cache.setWanted(0, 30);
+    cache.setQuery(base);
+    expect(pending.map((p) => p.request.offset)).toEqual([0]);
+    pending[0]!.release();
+    await settle();
+    expect(latest()?.rowCount).toBe(1_000);
+    expect(latest()?.rowAt(5)?.label).toBe('#5');
+    expect(latest()?.rowAt(150)).toBeUndefined();
+
+    cache.setWanted(0, 30); // already here: nothing asked
+    cache.setWanted(950, 999);
+    expect(pending.map((p) => p.request.offset)).toEqual([0, 900]);
+    pending[1]!.release();
+    await settle();
+    expect(latest()?.rowAt(999)?.label).toBe('#999');
+    expect(latest()?.rowAt(5)?.label).toBe('#5'); // still cached
+  });
+
+  it('ignores answers for a state no longer shown, and keeps the old rows until the new state answers', async () => {
+    const { cache, pending, latest } = setup();
+    cache.setWanted(0, 30);
+    cache.setQuery(base);
+    pending[0]!.release();
+    await settle();
+    cache.setQuery({ ...base, filter: { text: 'a' } });
+    cache.setQuery({ ...base, filter: { text: 'ab' } });
+    expect(pending.map((p) => p.request.filter.text)).toEqual([undefined, 'a', 'ab']);
+    pending[2]!.release();
+    await settle();
+    expect(latest()?.rowAt(0)?.label).toBe('ab#0');
+    pending[1]!.release(); // late answer for "a"
+    await settle();
+    expect(latest()?.rowAt(0)?.label).toBe('ab#0');
+  });
+
+  it('discards the cache when the state changes; a new expansion keeps the place, a new sort goes to the top', async () => {
+    const { cache, pending, latest } = setup();
+    cache.setWanted(0, 30);
+    cache.setQuery(base);
+    pending[0]!.release();
+    await settle();
+    cache.setWanted(500, 530);
+    pending[1]!.release();
+    await settle();
+    cache.setQuery({ ...base, expansion: { all: 'organizations', toggled: [] } });
+    expect(pending[2]!.request.offset).toBe(500);
+    pending[2]!.release();
+    await settle();
+    expect(latest()?.rowAt(0)).toBeUndefined();
+    expect(latest()?.rowAt(510)).toBeDefined();
+
+    cache.setQuery({ ...base, expansion: { all: 'organizations', toggled: [] }, sort: { key: 'cost', direction: 'desc' } });
+    expect(pending[3]!.request.offset).toBe(0);
+  });
+
+  it('keeps at most maxPages pages, dropping the farthest from view', async () => {
+    const { cache, pending, latest } = setup(10_000, { maxPages: 3 });
+    cache.setQuery(base);
+    for (const start of [0, 1_000, 2_000, 3_000]) {
+      cache.setWanted(start, start + 20);
+      pending.at(-1)!.release();
+      await settle();
+    }
+    expect(latest()?.rowAt(0)).toBeUndefined();
+    expect(latest()?.rowAt(3_000)).toBeDefined();
+    expect(latest()?.rowAt(1_000)).toBeDefined();
+  });
+
+  it('stops asking after a failure until retried', async () => {
+    const { cache, pending, errors, latest } = setup();
+    cache.setQuery(base);
+    pending[0]!.fail(new Error('ledger busy'));
+    await settle();
+    expect(errors).toHaveLength(1);
+    cache.setWanted(0, 50);
+    expect(pending).toHaveLength(1);
+    cache.retry();
+    pending[1]!.release();
+    await settle();
+    expect(latest()?.rowAt(0)).toBeDefined();
+  });
+
+  it('drops answers after dispose, and loads again when the same state is set after it (a StrictMode remount)', async () => {
+    const { cache, pending, snapshots } = setup();
+    cache.setQuery(base);
+    cache.dispose();
+    pending[0]!.release();
+    await settle();
+    expect(snapshots).toHaveLength(0);
+    cache.setQuery(base);
+    expect(pending).toHaveLength(2);
+    pending[1]!.release();
+    await settle();
+    expect(snapshots).toHaveLength(1);
+  });
+
+  it('treats the order of toggled keys and empty filter fields as the same state', () => {
+    expect(stateKeyOf({ ...base, filter: { text: '' }, expansion: { all: 'none', toggled: ['b', 'a'] } })).toBe(stateKeyOf({ ...base, expansion: { all: 'none', toggled: ['a', 'b'] } }));
+  });
+});

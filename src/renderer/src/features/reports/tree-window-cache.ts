@@ -1,0 +1,178 @@
+import type { ChannelInput, ReportExpansion, ReportSortInput, ReportWindow, TreeRow } from '../../../../shared/contract';
+
+export type ReportFilter = ChannelInput<'reports:totals'>['filter'];
+
+/** Everything that decides which rows the tree shows, in which order. */
+export interface TreeQuery {
+  reportId: string;
+  filter: ReportFilter;
+  sort: ReportSortInput;
+  expansion: ReportExpansion;
+}
+
+export type FetchWindow = (request: TreeQuery & { offset: number; count: number }) => Promise<ReportWindow>;
+
+/** What the viewer draws: the counts of one tree state and the rows of it fetched so far. */
+export interface TreeSnapshot {
+  stateKey: string;
+  rowCount: number;
+  lineCount: number;
+  totalLines: number;
+  /** The row at `index`, or undefined while its window is not here yet. */
+  rowAt(index: number): TreeRow | undefined;
+}
+
+export interface TreeWindowCacheOptions {
+  /** Rows per request (the contract allows up to 500). */
+  pageSize?: number;
+  /** Pages kept per state; the ones farthest from view go first, so memory stays flat however far one scrolls. */
+  maxPages?: number;
+  /** Requests at once: while the user drags the scrollbar, only where the view ends up is worth asking for. */
+  maxInFlight?: number;
+}
+
+interface LoadedState {
+  generation: number;
+  stateKey: string;
+  rowCount: number;
+  lineCount: number;
+  totalLines: number;
+  pages: Map<number, TreeRow[]>;
+}
+
+/** One string per tree state; the order of toggled keys does not matter. */
+export function stateKeyOf(query: TreeQuery): string {
+  const { reportId, filter, sort, expansion } = query;
+  const definedFilter = Object.fromEntries(Object.entries(filter).filter(([, value]) => value !== undefined && value !== ''));
+  return JSON.stringify([reportId, definedFilter, sort, expansion.all, [...expansion.toggled].sort()]);
+}
+
+/**
+ * Windows of the report tree, fetched around what is in view and cached by offset for the current state only.
+ * A new state (filter, sort, expansion) starts a new generation: answers for older ones are dropped, and the rows
+ * of the previous state stay on screen until the first window of the new one arrives (no flash of empty rows).
+ */
+export class TreeWindowCache {
+  private readonly pageSize: number;
+  private readonly maxPages: number;
+  private readonly maxInFlight: number;
+  private generation = 0;
+  private query: TreeQuery | null = null;
+  private stateKey = '';
+  private loaded: LoadedState | null = null;
+  private readonly inFlight = new Set<number>();
+  private failed = false;
+  private wanted = { start: 0, end: 0 };
+
+  constructor(
+    private readonly fetchWindow: FetchWindow,
+    private readonly onChange: (snapshot: TreeSnapshot) => void,
+    private readonly onError: (error: unknown) => void,
+    options: TreeWindowCacheOptions = {},
+  ) {
+    this.pageSize = options.pageSize ?? 200;
+    this.maxPages = options.maxPages ?? 40;
+    this.maxInFlight = options.maxInFlight ?? 2;
+    this.wanted = { start: 0, end: this.pageSize - 1 };
+  }
+
+  /** Shows `query`; a state already shown keeps its cache. */
+  setQuery(query: TreeQuery): void {
+    const stateKey = stateKeyOf(query);
+    if (stateKey === this.stateKey) return;
+    // The viewer goes back to the top on a new filter or sort (not on opening rows): ask for the top first.
+    const previous = this.query;
+    if (previous && (stateKeyOf({ ...previous, expansion: query.expansion }) !== stateKeyOf(query))) {
+      this.wanted = { start: 0, end: this.wanted.end - this.wanted.start };
+    }
+    this.query = query;
+    this.stateKey = stateKey;
+    this.generation += 1;
+    this.inFlight.clear();
+    this.failed = false;
+    this.fill();
+  }
+
+  /** The rows the view needs (visible plus a margin to prefetch), inclusive. */
+  setWanted(start: number, end: number): void {
+    this.wanted = { start: Math.max(0, start), end: Math.max(start, end) };
+    this.fill();
+  }
+
+  /** Asks again after a failed window. */
+  retry(): void {
+    this.failed = false;
+    this.fill();
+  }
+
+  /** Drops every answer still to come (the viewer closed). A later setQuery starts afresh (StrictMode remounts). */
+  dispose(): void {
+    this.generation += 1;
+    this.query = null;
+    this.stateKey = '';
+    this.inFlight.clear();
+  }
+
+  private current(): LoadedState | null {
+    return this.loaded?.generation === this.generation ? this.loaded : null;
+  }
+
+  private fill(): void {
+    if (!this.query || this.failed) return;
+    const current = this.current();
+    if (current?.rowCount === 0) return;
+    // Until the first answer of a state, its row count is unknown: ask for what is wanted and learn it.
+    const last = current ? Math.min(this.wanted.end, current.rowCount - 1) : this.wanted.end;
+    const first = Math.floor(this.wanted.start / this.pageSize) * this.pageSize;
+    for (let offset = first; offset <= Math.max(first, last); offset += this.pageSize) {
+      if (this.inFlight.size >= this.maxInFlight) return;
+      if (current?.pages.has(offset) || this.inFlight.has(offset)) continue;
+      void this.load(offset);
+    }
+  }
+
+  private async load(offset: number): Promise<void> {
+    const { generation, query, stateKey } = this;
+    if (!query) return;
+    this.inFlight.add(offset);
+    let window: ReportWindow;
+    try {
+      window = await this.fetchWindow({ ...query, offset, count: this.pageSize });
+    } catch (error) {
+      if (generation !== this.generation) return;
+      this.inFlight.delete(offset);
+      this.failed = true;
+      this.onError(error);
+      return;
+    }
+    if (generation !== this.generation) return; // an answer for a state no longer shown
+    this.inFlight.delete(offset);
+    const pages = new Map(this.current()?.pages ?? []);
+    pages.set(offset, window.rows);
+    this.evictFarPages(pages, offset);
+    this.loaded = { generation, stateKey, rowCount: window.rowCount, lineCount: window.lineCount, totalLines: window.totalLines, pages };
+    this.onChange(this.snapshot(this.loaded));
+    this.fill(); // the view may have moved while this answer was on its way
+  }
+
+  private evictFarPages(pages: Map<number, TreeRow[]>, keep: number): void {
+    if (pages.size <= this.maxPages) return;
+    const centre = (this.wanted.start + this.wanted.end) / 2;
+    const byDistance = [...pages.keys()].filter((offset) => offset !== keep).sort((a, b) => Math.abs(b - centre) - Math.abs(a - centre));
+    for (const offset of byDistance.slice(0, pages.size - this.maxPages)) pages.delete(offset);
+  }
+
+  private snapshot(state: LoadedState): TreeSnapshot {
+    const { pageSize } = this;
+    return {
+      stateKey: state.stateKey,
+      rowCount: state.rowCount,
+      lineCount: state.lineCount,
+      totalLines: state.totalLines,
+      rowAt: (index) => {
+        const offset = Math.floor(index / pageSize) * pageSize;
+        return state.pages.get(offset)?.[index - offset];
+      },
+    };
+  }
+}

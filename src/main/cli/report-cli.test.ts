@@ -61,6 +61,16 @@ describe('closebook report CLI', () => {
     const byGroup = cli(['reports', 'export', reportId, '--out', grouped, '--group', group]);
     expect([byGroup.code, byGroup.stderr]).toEqual([0, expect.stringMatching(/Wrote \d+ billing lines/)]);
     expect(cli(['reports', 'export', reportId, '--out', grouped, '--group', 'No such group']).code).toBe(1);
+
+    // The format follows --out's extension: Parquet and CSV hold every line; any other extension is refused.
+    const lines = served.data.reduce((n, entry) => n + entry.organizations.reduce((m, o) => m + o.services.reduce((k, s) => k + s.items.reduce((j, i) => j + i.products.length, 0), 0), 0), 0);
+    for (const name of ['october.parquet', 'october.csv']) {
+      const exported = cli(['reports', 'export', reportId, '--out', join(simulator.dataDir, name)]);
+      expect([exported.code, exported.stderr]).toEqual([0, `Wrote ${lines} billing lines to ${join(simulator.dataDir, name)}.\n`]);
+    }
+    expect((await readFile(join(simulator.dataDir, 'october.parquet'))).subarray(0, 4).toString()).toBe('PAR1');
+    expect((await readFile(join(simulator.dataDir, 'october.csv'), 'utf8')).split('\r\n')).toHaveLength(lines + 2); // BOM + header, lines, final CRLF
+    expect(cli(['reports', 'export', reportId, '--out', join(simulator.dataDir, 'october.txt')]).code).toBe(1);
     expect(cli(['reports', 'delete', reportId]).code).toBe(0);
     expect(JSON.parse(cli(['reports', 'list', '--json']).stdout)).toEqual([]);
   }, 120_000);

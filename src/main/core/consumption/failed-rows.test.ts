@@ -21,4 +21,13 @@ describe('failed rows as CSV', () => {
     expect(csv).toContain(`'@SUM(1+1)`);
     expect(csv).toContain(`'+cmd|calc`);
   });
+
+  it('keeps a quantity a number, even a negative one the service echoes back', () => {
+    const submission = {
+      rows: [],
+      failures: [{ row: null, errorMessage: 'Quantity must not be negative', subscriptionId: SUBSCRIPTION, isAddon: false, addonId: null, quantity: -2.5, consumptionId: null }],
+    } as unknown as Submission;
+    const [, line] = failedRowsCsv(submission).split('\r\n');
+    expect(line).toBe(`,${SUBSCRIPTION},no,,-2.5,,Quantity must not be negative`);
+  });
 });

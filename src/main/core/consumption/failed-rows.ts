@@ -21,9 +21,11 @@ export function failedRowTable(submission: Submission): (string | number)[][] {
   });
 }
 
-/** Every value is text here (ids, quantities as typed, the service's message): all are escaped against formulas. */
+/** Ids and the service's message are text, escaped against formulas; the row number and quantity are numbers when they read as one. */
+const CSV_KINDS = HEADERS.map((header) => (header === 'Row' || header === 'Quantity' ? 'number' : 'text') as 'number' | 'text');
+
 export function failedRowsCsv(submission: Submission): string {
-  return CSV_BOM + [HEADERS, ...failedRowTable(submission)].map((cells) => csvLine(cells.map((cell) => csvCell(cell)))).join('');
+  return CSV_BOM + [HEADERS, ...failedRowTable(submission)].map((cells, line) => csvLine(cells.map((cell, index) => csvCell(cell, line === 0 ? 'text' : CSV_KINDS[index])))).join('');
 }
 
 export async function failedRowsXlsx(submission: Submission): Promise<Buffer> {

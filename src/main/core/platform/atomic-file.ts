@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { chmod, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import type { z } from 'zod';
 import { AppError, describeIssue } from '../../../shared/errors';
@@ -26,6 +26,30 @@ export async function writeFileAtomic(path: string, content: string | Uint8Array
   } catch (error) {
     await rm(temporary, { force: true });
     throw storageError(path, 'write', error);
+  }
+}
+
+/**
+ * The same for files too big to hold in memory (exports): `write` fills a temporary file beside `path`, which is
+ * made readable by its owner only, flushed to disk and renamed into place when complete. On failure it is removed
+ * and whatever was at `path` is left as it was.
+ */
+export async function writeFileThrough<T>(path: string, write: (temporary: string) => Promise<T>): Promise<T> {
+  const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+  try {
+    const result = await write(temporary);
+    await chmod(temporary, 0o600);
+    const handle = await open(temporary, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temporary, path);
+    return result;
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw error instanceof AppError ? error : storageError(path, 'write', error);
   }
 }
 
@@ -64,7 +88,7 @@ export async function readJsonFile<T>(path: string, schema: z.ZodType<T>): Promi
 }
 
 function storageError(path: string, action: 'read' | 'write', error: unknown): AppError {
-  const reason = (error as NodeJS.ErrnoException)?.code ?? (error instanceof Error ? error.message : 'unknown error');
+  const reason = (error as NodeJS.ErrnoException)?.code ?? (error instanceof Error ? error.message.split('\n')[0] : 'unknown error');
   return new AppError('storage', `Closebook could not ${action} ${path} (${reason}). Check the disk has space and the folder is writable.`);
 }
 

@@ -1,13 +1,17 @@
+/** A plain decimal ("-12.50", "3"): a number in any spreadsheet, never a formula. */
+const PLAIN_NUMBER = /^-?\d+(?:\.\d+)?$/;
+
 /**
  * CSV cells for every CSV Closebook writes (RFC 4180: quoted when needed, quotes doubled). A text cell that a
  * spreadsheet would run as a formula — starting with = + - @, a tab or a carriage return — gets a leading
  * apostrophe, so `=HYPERLINK(…)` from a hostile name or error message stays text. Numbers are written as they are
- * (a negative amount stays a number).
+ * (a negative amount stays a number) — but only plain numbers: anything else in a number column is text.
  */
-export function csvCell(value: string | number | null | undefined, kind: 'text' | 'number' = 'text'): string {
+export function csvCell(value: string | number | null | undefined, kind: 'text' | 'number' = typeof value === 'number' ? 'number' : 'text'): string {
   if (value === null || value === undefined) return '';
   let text = String(value);
-  if (kind === 'text' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
+  // A number column passes only plain numbers through as they are; anything else in it is escaped like text.
+  if (!(kind === 'number' && PLAIN_NUMBER.test(text)) && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 

@@ -1,4 +1,5 @@
 import type { FileResult } from '../../../shared/contract';
+import { AppError } from '../../../shared/errors';
 import type { Ports } from './ports';
 import { writeFileAtomic } from './atomic-file';
 
@@ -22,7 +23,7 @@ export function safeFileName(name: string): string {
  * host picks where (the desktop's save dialog, or the bridge's download folder) and `write` writes it there.
  */
 export function deliverFile(ports: Ports, fileName: string, kind: FileKind, write: (path: string) => Promise<unknown>): Promise<FileResult> {
-  if (!ports.deliver) throw new Error('This host cannot hand files to a user.');
+  if (!ports.deliver) throw new AppError('internal', 'This Closebook host cannot hand files to a user (it has no save dialog or download folder). Use the command line with --out.');
   return ports.deliver(safeFileName(fileName), kind, async (path) => {
     await write(path);
   });

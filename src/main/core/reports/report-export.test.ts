@@ -1,12 +1,9 @@
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Money } from '../../../shared/money';
-import { Ledger } from '../ledger/ledger';
-import { silentLogger } from '../platform/ports';
-import { buildBillingReport, generateOrganizations, temporaryDir } from '../../testing/test-support';
+import { ledgerWithMonth } from '../../testing/ledger-month';
 import { exportReport, LINE_EXPORT_COLUMNS } from './report-export';
-import { ingestReport } from './report-ingest';
 
 const REPORT = '00000000-0000-4000-8000-000000000003';
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -15,21 +12,17 @@ afterEach(async () => {
 });
 
 async function setup() {
-  const dir = await temporaryDir();
-  cleanups.push(() => dir.remove());
-  const ledger = await Ledger.open(dir.path, silentLogger);
-  cleanups.push(() => ledger.close());
-  const entries = buildBillingReport(generateOrganizations({ seed: 4, organizations: 20, linesPerOrganization: 6 }), '2026-10-01', '2026-10-31', { seed: 4 });
-  entries[0]!.organizations[0]!.name = '=HYPERLINK("http://evil.example","click")';
-  const line = entries[0]!.organizations[1]!.services[0]!.items[0]!.products[0]!;
-  line.totalCustomerPrice = '-12.50';
-  line.productName = '-credit, "quoted"';
-  async function* body() {
-    yield JSON.stringify({ status: 5, data: entries });
-  }
-  await ingestReport(ledger, { reportId: REPORT, jobId: null, name: 'Billing 2026-10', profileId: 'p', profileName: 'P', host: 'h', resellerId: 'r', period: { startDate: '2026-10-01', endDate: '2026-10-31' }, fetchedAt: '2026-11-07T00:00:00Z', source: 'service', sourceFile: null }, body());
-  const lines = entries.flatMap((entry) => entry.organizations.flatMap((organization) => organization.services.flatMap((service) => service.items.flatMap((item) => item.products.map((product) => ({ service, product }))))));
-  return { dir: dir.path, ledger, lines };
+  const month = await ledgerWithMonth({
+    reportId: REPORT, seed: 4, organizations: 20, linesPerOrganization: 6,
+    change: (entries) => {
+      entries[0]!.organizations[0]!.name = '=HYPERLINK("http://evil.example","click")';
+      const line = entries[0]!.organizations[1]!.services[0]!.items[0]!.products[0]!;
+      line.totalCustomerPrice = '-12.50';
+      line.productName = '-credit, "quoted"';
+    },
+  });
+  cleanups.push(month.close);
+  return { dir: month.dir, ledger: month.ledger, lines: month.lines.map(({ service, line }) => ({ service, product: line })) };
 }
 
 const options = { appVersion: 't', exportedAt: new Date('2026-11-08T00:00:00Z') };
@@ -88,5 +81,16 @@ describe('exports from the ledger', () => {
     expect(Number(read?.n)).toBe(sek.length);
     expect(new Money(String(read?.sales)).equals(sek.reduce((sum, { product }) => sum.plus(String(product.totalCustomerPrice)), new Money(0)))).toBe(true);
     expect(String(read?.type)).toMatch(/^DECIMAL/);
+  });
+
+  it('writes every format readable by its owner only, and refuses a Parquet file name with control characters', async () => {
+    const { dir, ledger, lines } = await setup();
+    for (const format of ['xlsx', 'parquet', 'csv'] as const) {
+      const path = join(dir, `month.${format}`);
+      expect(await exportReport(async () => ledger, REPORT, format, path, options)).toEqual({ lines: lines.length });
+      expect((await stat(path)).mode & 0o777).toBe(0o600);
+    }
+    await expect(exportReport(async () => ledger, REPORT, 'parquet', join(dir, "x'\n.parquet"), options)).rejects.toMatchObject({ code: 'validation' });
+    expect((await readdir(dir)).filter((name) => name.startsWith('month.') || name.startsWith('x'))).toEqual(['month.csv', 'month.parquet', 'month.xlsx']);
   });
 });

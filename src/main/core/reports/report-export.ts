@@ -1,11 +1,11 @@
 import { createWriteStream } from 'node:fs';
-import { chmod, rename, rm } from 'node:fs/promises';
 import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
-import { AppError } from '../../../shared/errors';
 import type { ReportFilter } from '../../../shared/report-model';
 import { type Ledger, sqlPath } from '../ledger/ledger';
+import { writeFileThrough } from '../platform/atomic-file';
 import { CSV_BOM, csvCell, csvLine } from '../platform/csv';
+import { exportLines, LINE_FIELDS } from './report-export-lines';
 import { ReportLibrary } from './report-library';
 import { filteredLines } from './report-query';
 import { writeReportWorkbook, type WorkbookOptions } from './report-workbook';
@@ -49,60 +49,51 @@ export async function exportReport(ledger: () => Promise<Ledger>, reportId: stri
 }
 
 /** A numeric value as the ledger gives it, trailing zeros of its scale dropped ("12.500000" → "12.5"). */
-function plainDecimal(value: unknown): string {
+function plainDecimal(value: string | null | undefined): string {
   if (value === null || value === undefined) return '';
-  const text = String(value);
-  return text.includes('.') ? text.replace(/0+$/, '').replace(/\.$/, '') : text;
+  return value.includes('.') ? value.replace(/0+$/, '').replace(/\.$/, '') : value;
 }
 
+/** Where each CSV column's value sits in an exported line. */
+const CSV_FIELDS = LINE_EXPORT_COLUMNS.map(([, column, kind]) => [LINE_FIELDS.indexOf(column), kind] as const);
+
 /**
- * CSV for ERP import: UTF-8 with BOM, comma-separated, point decimals, CRLF line ends, a header row of
- * LINE_EXPORT_COLUMNS; text escaped against formulas, numbers as they are.
+ * CSV for ERP import (the format is stated in the README): UTF-8 with BOM, comma-separated, point decimals, CRLF
+ * line ends, a header row of LINE_EXPORT_COLUMNS; text escaped against formulas, numbers as they are.
  */
 async function writeCsv(ledger: Ledger, reportId: string, path: string, filter?: ReportFilter): Promise<{ lines: number }> {
-  const { sql, params } = filteredLines(reportId, filter);
-  const partial = `${path}.${process.pid}.part`;
-  const out = createWriteStream(partial, { mode: 0o600 });
-  let lines = 0;
-  try {
-    const write = async (text: string) => {
-      if (!out.write(text)) await once(out, 'drain');
-    };
-    await write(CSV_BOM + csvLine(LINE_EXPORT_COLUMNS.map(([header]) => csvCell(header))));
-    for await (const rows of ledger.stream(`SELECT * FROM (${sql}) ORDER BY line_no`, params)) {
-      let chunk = '';
-      for (const row of rows) {
-        chunk += csvLine(LINE_EXPORT_COLUMNS.map(([, column, kind]) => (kind === 'number' ? csvCell(plainDecimal(row[column]), 'number') : csvCell(row[column] as string | null))));
-        lines++;
+  return writeFileThrough(path, async (temporary) => {
+    const out = createWriteStream(temporary, { mode: 0o600 });
+    out.on('error', () => undefined); // reported by `finished` below or by the failed write
+    try {
+      const write = async (text: string) => {
+        if (!out.write(text)) await once(out, 'drain');
+      };
+      let lines = 0;
+      await write(CSV_BOM + csvLine(LINE_EXPORT_COLUMNS.map(([header]) => csvCell(header))));
+      for await (const batch of exportLines(ledger, reportId, filter)) {
+        let chunk = '';
+        for (const line of batch) chunk += csvLine(CSV_FIELDS.map(([index, kind]) => (kind === 'number' ? csvCell(plainDecimal(line[index]), 'number') : csvCell(line[index]))));
+        lines += batch.length;
+        await write(chunk);
       }
-      await write(chunk);
+      out.end();
+      await finished(out);
+      return { lines };
+    } finally {
+      out.destroy();
     }
-    out.end();
-    await finished(out);
-    await rename(partial, path);
-    return { lines };
-  } catch (error) {
-    out.destroy();
-    await rm(partial, { force: true });
-    throw error;
-  }
+  });
 }
 
 /** Parquet for BI tools and warehouses, written by DuckDB itself (amounts stay DECIMAL in the file). */
 async function writeParquet(ledger: Ledger, reportId: string, path: string, filter?: ReportFilter): Promise<{ lines: number }> {
   const { sql, params } = filteredLines(reportId, filter);
-  const partial = `${path}.${process.pid}.part`;
   const columns = LINE_EXPORT_COLUMNS.map(([header, column]) => `${column} AS "${header}"`).join(', ');
-  try {
-    // COPY takes no bound parameters for the path; the filter's own values stay bound.
-    await ledger.run(`COPY (SELECT ${columns} FROM (${sql})) TO ${sqlPath(partial)} (FORMAT PARQUET, COMPRESSION ZSTD)`, params);
-    await chmod(partial, 0o600);
-    await rename(partial, path);
-  } catch (error) {
-    await rm(partial, { force: true });
-    if (error instanceof AppError) throw error;
-    throw new AppError('storage', `The Parquet file could not be written to ${path} (${error instanceof Error ? error.message.split('\n')[0] : String(error)}).`);
-  }
+  await writeFileThrough(path, async (temporary) => {
+    // COPY takes no bound parameter for the path: sqlPath quotes it (and refuses control characters); the filter's values stay bound.
+    await ledger.run(`COPY (SELECT ${columns} FROM (${sql})) TO ${sqlPath(temporary)} (FORMAT PARQUET, COMPRESSION ZSTD)`, params);
+  });
   const [count] = await ledger.all(`SELECT count(*) AS lines FROM (${sql})`, params);
   return { lines: Number(count?.lines ?? 0) };
 }

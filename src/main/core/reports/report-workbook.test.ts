@@ -169,4 +169,56 @@ describe('the report workbook', () => {
     expect(rows(sheets[1]!)[0]).toEqual([...BILLING_LINE_HEADERS]);
     expect(rows(split.getWorksheet('About')!).find((row) => row[0] === 'Billing lines sheets')?.[1]).toMatch(/continue on the next sheet/);
   });
+
+  it('writes text exactly as text: formula-like, XML-special and padded names, never a formula; control characters dropped', async () => {
+    const report = sampleReport();
+    const organization = report.entries[0]!.organizations[0]!;
+    // (Not "&amp;" in the name: exceljs's reader decodes entities twice in such cells — its own writer's too.)
+    organization.name = `=HYPERLINK("http://evil.example","x") <b>R&D</b> 'quoted'\u0007`;
+    const product = organization.services[0]!.items[0]!.products[0]!;
+    product.productName = '  padded  ';
+    product.itemDetails = 'line one\nline two';
+    const lines = rows((await load(report)).getWorksheet('Billing lines')!).slice(1);
+    const first = lines[0]!; // the report's first line is this organization's first product
+    expect(first[0]).toBe(`=HYPERLINK("http://evil.example","x") <b>R&D</b> 'quoted'`);
+    expect(first[9]).toBe('  padded  ');
+    expect(first[21]).toBe('line one\nline two');
+  });
+
+  it('splits Summary too, and each total row sums exactly its own currency block across the split sheets', async () => {
+    const report = sampleReport();
+    const workbook = await load(report, undefined, 7); // a header row and 6 rows per sheet
+    const summaries = workbook.worksheets.filter((sheet) => sheet.name === 'Summary' || sheet.name.startsWith('Summary ('));
+    expect(summaries.length).toBeGreaterThan(2);
+    const exact = exactLineTotals(report);
+    let totals = 0;
+    for (const sheet of summaries) {
+      expect(rows(sheet)[0]?.[0]).toBe('Organization');
+      sheet.eachRow((row) => {
+        if (!String(row.getCell(1).value).startsWith('Total ')) return;
+        totals++;
+        const currency = String(row.getCell(4).value);
+        for (const [column, which] of [[5, 'cost'], [6, 'sales']] as const) {
+          const { formula, result } = row.getCell(column).value as { formula: string; result: number };
+          // Evaluate the SUM independently over the cells it names, on this sheet or another.
+          const ranges = /^SUM\((.*)\)$/.exec(formula)![1]!.split(',');
+          const sum = ranges.reduce((total, range) => {
+            const [, quoted, first, last] = /^(?:'(.+)'!)?[A-Z]+(\d+):[A-Z]+(\d+)$/.exec(range)!;
+            const target = quoted ? workbook.getWorksheet(quoted.replaceAll("''", "'"))! : sheet;
+            let cells = total;
+            for (let at = Number(first); at <= Number(last); at++) {
+              expect(target.getRow(at).getCell(4).value).toBe(currency);
+              cells = cells.plus(String(target.getRow(at).getCell(column).value));
+            }
+            return cells;
+          }, new Money(0));
+          const [cost, sales = cost] = currency.split('→');
+          expect(sum.eq(String(result))).toBe(true);
+          expect(sum.eq(exact.get(`${cost}|${sales}`)![which])).toBe(true);
+        }
+      });
+    }
+    expect(totals).toBe(exact.size);
+    expect(rows(workbook.getWorksheet('About')!).find((row) => row[0] === 'Summary sheets')?.[1]).toMatch(/^Summary, Summary \(2\)/);
+  });
 });

@@ -1,13 +1,15 @@
 import { createWriteStream } from 'node:fs';
-import { rename, rm } from 'node:fs/promises';
 import { finished } from 'node:stream/promises';
 import ExcelJS from 'exceljs';
 import { isEmptyFilter, type ReportFilter } from '../../../shared/report-model';
-import { marginPercent, Money, money } from '../../../shared/money';
+import { marginPercent, money } from '../../../shared/money';
 import type { ReportMeta } from '../../../shared/schemas/saved-report';
 import type { Ledger, LedgerRow, LedgerValue } from '../ledger/ledger';
+import { writeFileThrough } from '../platform/atomic-file';
 import { cellDate, cellNumber, DATE_FORMAT, DATETIME_FORMAT, moneyFormat, PERCENT_FORMAT, QUANTITY_FORMAT, styleOf, unitPriceFormat } from './number-formats';
-import { filteredLines } from './report-query';
+import { type CellKind, rowXml, styleIndex, writeRowsXml } from './xlsx-row-xml';
+import { exportLines, LINE_FIELDS } from './report-export-lines';
+import { CURRENCY_KEY, lineFilter, ORG_KEY } from './report-query';
 
 /** The `Billing lines` headers, exactly and in this order, for ERP import. */
 export const BILLING_LINE_HEADERS = [
@@ -21,14 +23,14 @@ export const MARGIN_EXPLANATION =
   'Margin % = margin ÷ sales. Where a service is bought in one currency and sold in another (e.g. USD→SEK), no margin is given: ' +
   'amounts in different currencies are never added or subtracted.';
 
-/** Excel's last row; a sheet holds one header row and this many minus one lines. */
+/** Excel's last row; a sheet holds one header row and this many minus one data rows. */
 export const EXCEL_MAX_ROWS = 1_048_576;
 
 export interface WorkbookOptions {
   filter?: ReportFilter;
   appVersion: string;
   exportedAt: Date;
-  /** Rows per sheet before it is split (Excel's limit; tests set a small one). */
+  /** Rows per sheet, header included, before a sheet continues on the next (Excel's limit; tests set a small one). */
   maxRows?: number;
 }
 
@@ -50,76 +52,191 @@ function describeFilter(filter: ReportFilter | undefined): string {
   return `Filtered view: ${parts.join(', ')}`;
 }
 
+type Writer = ExcelJS.stream.xlsx.WorkbookWriter;
+type Sheet = ReturnType<Writer['addWorksheet']>;
+type Lines = { where: string; params: LedgerValue[] };
+
 /**
- * Writes the workbook from the ledger with exceljs's streaming writer: aggregates come from SQL (exact DECIMAL
- * sums, per currency pair — never across currencies) and the billing lines are streamed in batches, so memory does
- * not grow with the report. Amounts become numbers only in their cells; totals are formulas stored with their
- * exact result. Written to a temporary file and renamed when complete.
+ * Writes the workbook from the ledger with exceljs's streaming writer: every aggregate and total comes from SQL
+ * (exact DECIMAL sums, per currency pair — never across currencies) and the billing lines are streamed in batches,
+ * so memory does not grow with the report. Amounts become numbers only in their cells; totals are formulas stored
+ * with their exact result (exceljs never calculates). Written to a temporary file beside `path` and renamed into
+ * place when complete.
  */
 export async function writeReportWorkbook(ledger: Ledger, meta: ReportMeta, path: string, options: WorkbookOptions): Promise<WorkbookSummary> {
-  const temporary = `${path}.${process.pid}.tmp`;
-  const stream = createWriteStream(temporary, { mode: 0o600 });
-  try {
-    const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream, useStyles: true, useSharedStrings: false });
-    workbook.creator = 'Closebook';
-    workbook.created = options.exportedAt;
-    const lines = filteredLines(meta.id, options.filter);
-    const groups = await groupTexts(ledger, meta.id);
-    await writeSummary(workbook, ledger, lines, groups);
-    await writeServices(workbook, ledger, lines);
-    const written = await writeBillingLines(workbook, ledger, lines, groups, options.maxRows ?? EXCEL_MAX_ROWS);
-    await writeAbout(workbook, ledger, meta, lines, written, options);
-    await workbook.commit();
-    await finished(stream);
-    await rename(temporary, path);
-    return { lines: written.lines };
-  } catch (error) {
-    stream.destroy();
-    await rm(temporary, { force: true });
-    throw error;
+  return writeFileThrough(path, async (temporary) => {
+    const stream = createWriteStream(temporary, { mode: 0o600 });
+    // A failure is reported by `finished` or the writer; a late write into the destroyed stream must not crash.
+    stream.on('error', () => undefined);
+    try {
+      const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream, useStyles: true, useSharedStrings: false });
+      workbook.creator = 'Closebook';
+      workbook.created = options.exportedAt;
+      const lines = lineFilter(meta.id, options.filter);
+      const maxRows = Math.max(2, options.maxRows ?? EXCEL_MAX_ROWS);
+      const totals = (await ledger.all(`SELECT ${PAIR}, ${SUMS} FROM billing_lines l WHERE ${lines.where} GROUP BY ALL ORDER BY currency_key`, lines.params)).map(amountsOf);
+      const split = [await writeSummary(workbook, ledger, lines, totals, maxRows), await writeServices(workbook, ledger, lines, maxRows)];
+      const billingLines = await writeBillingLines(workbook, ledger, meta.id, options.filter, maxRows);
+      split.push(billingLines.sheets);
+      writeAbout(workbook, meta, totals, billingLines.lines, split.filter((names) => names.length > 1), options);
+      await workbook.commit();
+      await finished(stream);
+      return { lines: billingLines.lines };
+    } finally {
+      stream.destroy();
+    }
+  });
+}
+
+/**
+ * A data sheet that continues on "Name (2)", "Name (3)" … when one is full, each with the same header row,
+ * frozen and filtered.
+ */
+class SheetSeries {
+  readonly names: string[] = [];
+  private sheet: Sheet | null = null;
+  private rowNumber = 0;
+  private pending = '';
+
+  constructor(
+    private readonly workbook: Writer,
+    private readonly name: string,
+    private readonly columns: { header: string; width: number }[],
+    private readonly maxRows: number,
+  ) {}
+
+  /** The next data row (on a new sheet when this one is full); commit it when its cells are set. */
+  next(): { row: ExcelJS.Row; rowNumber: number } {
+    const rowNumber = this.take();
+    return { row: (this.sheet as Sheet).getRow(rowNumber), rowNumber };
+  }
+
+  /** The next data row as XML made by `xml(rowNumber)` (see xlsx-row-xml.ts); buffered and written in pieces. */
+  nextXml(xml: (rowNumber: number) => string): void {
+    const rowNumber = this.take(); // first: taking a row may start a new sheet, which flushes what is pending
+    this.pending += xml(rowNumber);
+    if (this.pending.length > 256 * 1024) this.flush();
+  }
+
+  /** Where the next row will go (past the end of a full sheet means the next sheet): for a total that sums what follows. */
+  mark(): { sheet: number; rowNumber: number } {
+    return { sheet: Math.max(0, this.names.length - 1), rowNumber: this.rowNumber + 1 };
+  }
+
+  /**
+   * SUM arguments for the cells of `column` from `mark` up to the row just taken with next() (the total row,
+   * which they must not include), sheet by sheet: a block of rows may span a split.
+   */
+  rangesSince(mark: { sheet: number; rowNumber: number }, column: string): string {
+    const current = this.names.length - 1;
+    const ranges: string[] = [];
+    for (let index = mark.sheet; index <= current; index++) {
+      const first = index === mark.sheet ? mark.rowNumber : 2;
+      const last = index === current ? this.rowNumber - 1 : this.maxRows;
+      const sheet = index === current ? '' : `'${(this.names[index] as string).replaceAll("'", "''")}'!`;
+      if (last >= first) ranges.push(`${sheet}${column}${first}:${column}${last}`);
+    }
+    return ranges.join(',') || '0';
+  }
+
+  /** The first sheet is added at once, so an empty export still has its header row. */
+  ensureStarted(): void {
+    if (!this.sheet) this.start();
+  }
+
+  /** Blocks until the zip has taken what this sheet wrote (see zipCaughtUp). */
+  caughtUp(): Promise<void> {
+    this.flush();
+    return this.sheet ? zipCaughtUp(this.sheet) : Promise.resolve();
+  }
+
+  commit(): void {
+    this.ensureStarted();
+    this.flush();
+    this.sheet?.commit();
+  }
+
+  private take(): number {
+    if (!this.sheet || this.rowNumber >= this.maxRows) this.start();
+    return ++this.rowNumber;
+  }
+
+  private flush(): void {
+    if (this.sheet && this.pending) writeRowsXml(this.sheet, this.pending);
+    this.pending = '';
+  }
+
+  private start(): void {
+    this.flush();
+    this.sheet?.commit();
+    const name = this.names.length === 0 ? this.name : `${this.name} (${this.names.length + 1})`;
+    this.names.push(name);
+    const sheet = this.workbook.addWorksheet(name, { views: [{ state: 'frozen', ySplit: 1, xSplit: 0 }] });
+    sheet.autoFilter = { from: { row: 1, column: 1 }, to: { row: 1, column: this.columns.length } };
+    sheet.columns = this.columns.map((column) => ({ header: column.header, width: column.width }));
+    sheet.getRow(1).font = HEADER_FONT;
+    sheet.getRow(1).commit();
+    this.sheet = sheet;
+    this.rowNumber = 1;
   }
 }
 
-/** Each organization's groups as one text ("Team A, Team B"), by organization number. */
-async function groupTexts(ledger: Ledger, reportId: string): Promise<Map<string, string>> {
-  const rows = await ledger.all(`SELECT org_no, string_agg(group_name, ', ' ORDER BY group_name) AS groups FROM organization_groups WHERE report_id = $1 GROUP BY org_no`, [reportId]);
-  return new Map(rows.map((row) => [String(row.org_no), String(row.groups)]));
+/**
+ * exceljs's streaming writer hands each sheet's XML to the zip without waiting for it to be compressed, so a fast
+ * producer piles a whole sheet up in memory (1.2 GB for a million lines). Waiting until the zip entry has taken
+ * what it was given keeps memory flat. The entry is an internal of exceljs; if it ever moves, this degrades to
+ * letting the zip run between batches.
+ */
+const ZIP_BACKLOG_BYTES = 4 * 1024 * 1024;
+async function zipCaughtUp(sheet: Sheet): Promise<void> {
+  // One turn of the event loop first: zlib compresses on its own thread but needs this one to hand it each piece.
+  await new Promise((resolve) => setImmediate(resolve));
+  const entry = (sheet as unknown as { stream?: { pipes?: NodeJS.EventEmitter[] } }).stream?.pipes?.[0];
+  const state = (entry as { _writableState?: { length?: number } } | undefined)?._writableState;
+  if (!entry || typeof state?.length !== 'number' || state.length <= ZIP_BACKLOG_BYTES) return;
+  await new Promise<void>((resolve) => {
+    const done = () => {
+      for (const event of ['drain', 'close', 'error']) entry.removeListener(event, done);
+      resolve();
+    };
+    for (const event of ['drain', 'close', 'error']) entry.once(event, done);
+  });
 }
 
-type Sheet = ReturnType<ExcelJS.stream.xlsx.WorkbookWriter['addWorksheet']>;
-
-function sheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, name: string, columns: { header: string; width: number }[]): Sheet {
-  const worksheet = workbook.addWorksheet(name, { views: [{ state: 'frozen', ySplit: 1, xSplit: 0 }] });
-  worksheet.autoFilter = { from: { row: 1, column: 1 }, to: { row: 1, column: columns.length } };
-  worksheet.columns = columns.map((column) => ({ header: column.header, width: column.width }));
-  worksheet.getRow(1).font = HEADER_FONT;
-  worksheet.getRow(1).commit();
-  return worksheet;
-}
-
-interface Group {
-  label: string[];
+interface Amounts {
   currency: string;
   costCurrency: string;
   salesCurrency: string;
   cost: string;
   sales: string;
+  /** Null where cost and sales are in different currencies. */
+  margin: string | null;
 }
 
-const AMOUNTS = 'currency_key, any_value(currency) AS cost_currency, any_value(customer_currency) AS sales_currency, sum(cost) AS cost, sum(sales) AS sales';
+/** A currency pair of the lines table: "SEK", or "USD→SEK" (never added together). */
+const PAIR = `currency, customer_currency, ${CURRENCY_KEY} AS currency_key`;
+/** Exact sums as text from DuckDB (DECIMAL(38, 6)); margin only means something within one currency. */
+const SUMS = `sum(cost)::VARCHAR AS cost, sum(sales)::VARCHAR AS sales, (sum(sales) - sum(cost))::VARCHAR AS margin`;
 
-function groupOf(row: LedgerRow, label: string[]): Group {
-  return { label, currency: String(row.currency_key), costCurrency: String(row.cost_currency), salesCurrency: String(row.sales_currency), cost: String(row.cost), sales: String(row.sales) };
+function amountsOf(row: LedgerRow): Amounts {
+  const single = row.currency === row.customer_currency;
+  return {
+    currency: String(row.currency_key),
+    costCurrency: String(row.currency),
+    salesCurrency: String(row.customer_currency),
+    cost: String(row.cost),
+    sales: String(row.sales),
+    margin: single ? String(row.margin) : null,
+  };
 }
 
-/** Margin and margin % (a fraction, for a % cell) where cost and sales share a currency; null otherwise. */
-function marginOf(group: Pick<Group, 'cost' | 'sales' | 'currency'>): { margin: string; percent: number | null } | null {
-  if (group.currency.includes('→')) return null;
-  const percent = marginPercent(money(group.cost), money(group.sales));
-  return { margin: money(group.sales).minus(group.cost).toFixed(), percent: percent === null ? null : percent.dividedBy(100).toNumber() };
+/** Margin % as a fraction for a % cell; null without sales or across currencies. */
+function percentOf(amounts: Amounts): number | null {
+  if (amounts.margin === null) return null;
+  return marginPercent(money(amounts.cost), money(amounts.sales))?.dividedBy(100).toNumber() ?? null;
 }
 
-/** The columns Summary and Services share after their labels (written by writeAmountRow). */
+/** The columns Summary and Services share after their labels (written by writeAmountCells). */
 const AMOUNT_COLUMNS = [
   { header: 'Currency', width: 11 },
   { header: 'Cost', width: 18 },
@@ -128,182 +245,158 @@ const AMOUNT_COLUMNS = [
   { header: 'Margin %', width: 10 },
 ];
 
-async function writeSummary(workbook: ExcelJS.stream.xlsx.WorkbookWriter, ledger: Ledger, lines: { sql: string; params: LedgerValue[] }, groupsOf: Map<string, string>) {
-  const worksheet = sheet(workbook, 'Summary', [
-    { header: 'Organization', width: 36 },
-    { header: 'Customer number', width: 16 },
-    { header: 'Organization groups', width: 36 },
-    ...AMOUNT_COLUMNS,
-  ]);
-  const rows = await ledger.all(
-    `SELECT ${AMOUNTS}, any_value(org_name) AS name, any_value(customer_number) AS customer_number, any_value(org_no) AS org_no
-     FROM (${lines.sql}) GROUP BY currency_key, org_key ORDER BY currency_key, lower(any_value(org_name)), org_key`,
-    lines.params,
-  );
-  const groups = rows.map((row) => groupOf(row, [String(row.name), String(row.customer_number), groupsOf.get(String(row.org_no)) ?? '']));
-  let rowNumber = 2;
-  for (let start = 0; start < groups.length; ) {
-    const currency = (groups[start] as Group).currency;
-    let end = start;
-    while (end < groups.length && (groups[end] as Group).currency === currency) end++;
-    const block = groups.slice(start, end);
-    const firstRow = rowNumber;
-    for (const group of block) writeAmountRow(worksheet, rowNumber++, [...group.label, group.currency], group);
-    const total = block.reduce((sum, group) => ({ cost: sum.cost.plus(group.cost), sales: sum.sales.plus(group.sales) }), { cost: new Money(0), sales: new Money(0) });
-    const lastRow = rowNumber - 1;
-    const row = worksheet.getRow(rowNumber);
-    const sample = block[0] as Group;
-    row.getCell(1).value = `Total ${currency}`;
-    row.getCell(4).value = currency;
-    row.getCell(5).value = { formula: `SUM(E${firstRow}:E${lastRow})`, result: cellNumber(total.cost.toFixed()) };
-    row.getCell(5).style = styleOf(moneyFormat(sample.costCurrency));
-    row.getCell(6).value = { formula: `SUM(F${firstRow}:F${lastRow})`, result: cellNumber(total.sales.toFixed()) };
-    row.getCell(6).style = styleOf(moneyFormat(sample.salesCurrency));
-    const margin = marginOf({ currency, cost: total.cost.toFixed(), sales: total.sales.toFixed() });
-    if (margin) {
-      row.getCell(7).value = { formula: `F${rowNumber}-E${rowNumber}`, result: cellNumber(margin.margin) };
-      row.getCell(7).style = styleOf(moneyFormat(currency));
-      if (margin.percent !== null) {
-        row.getCell(8).value = { formula: `IF(F${rowNumber}=0,"",G${rowNumber}/F${rowNumber})`, result: margin.percent };
-        row.getCell(8).style = styleOf(PERCENT_FORMAT);
-      }
+/** Each organization number's groups as one text ("CC-100 Nordics, Jane Doe"). */
+const GROUP_NAMES = `SELECT org_no, string_agg(group_name, ', ' ORDER BY group_name) AS names FROM organization_groups WHERE report_id = $1 GROUP BY org_no`;
+
+async function writeSummary(workbook: Writer, ledger: Ledger, lines: Lines, totals: Amounts[], maxRows: number): Promise<string[]> {
+  const series = new SheetSeries(workbook, 'Summary', [{ header: 'Organization', width: 36 }, { header: 'Customer number', width: 16 }, { header: 'Organization groups', width: 36 }, ...AMOUNT_COLUMNS], maxRows);
+  series.ensureStarted();
+  // Lines are summed per organization number first (one scan of the lines), then named and merged per organization;
+  // rows come in currency order, as the totals do, and each currency's block ends with its total.
+  let next = 0;
+  let mark = series.mark();
+  const closeBlocksBefore = (currency: string | null) => {
+    for (; next < totals.length && totals[next]?.currency !== currency; next++) {
+      writeTotalRow(series, mark, totals[next] as Amounts);
+      mark = series.mark();
     }
-    row.font = HEADER_FONT;
-    row.commit();
-    rowNumber++;
-    start = end;
+  };
+  for await (const rows of ledger.stream(
+    `SELECT a.currency, a.customer_currency, any_value(a.currency_key) AS currency_key, any_value(o.name) AS name, any_value(o.customer_number) AS customer_number,
+       coalesce(any_value(g.names), '') AS groups, sum(a.cost)::VARCHAR AS cost, sum(a.sales)::VARCHAR AS sales, (sum(a.sales) - sum(a.cost))::VARCHAR AS margin
+     FROM (SELECT org_no, ${PAIR}, sum(cost) AS cost, sum(sales) AS sales FROM billing_lines l WHERE ${lines.where} GROUP BY ALL) a
+     JOIN (SELECT org_no, name, customer_number, ${ORG_KEY} AS org_key FROM organizations o WHERE report_id = $1) o ON o.org_no = a.org_no
+     LEFT JOIN (${GROUP_NAMES}) g ON g.org_no = a.org_no
+     GROUP BY a.currency, a.customer_currency, o.org_key ORDER BY currency_key, lower(any_value(o.name)), o.org_key`,
+    lines.params,
+  )) {
+    for (const row of rows) {
+      closeBlocksBefore(String(row.currency_key));
+      writeAmountCells(series.next().row, [String(row.name), String(row.customer_number), String(row.groups)], amountsOf(row));
+    }
+    await series.caughtUp();
   }
-  worksheet.commit();
+  closeBlocksBefore(null);
+  series.commit();
+  return series.names;
 }
 
-/** Label cells, then Cost, Sales, Margin and Margin % (the last two only when both amounts share a currency). */
-function writeAmountRow(worksheet: Sheet, rowNumber: number, labels: string[], group: Group) {
-  const row = worksheet.getRow(rowNumber);
+/** A currency block's total: SUM formulas over the block (on however many sheets), stored with the exact SQL sums. */
+function writeTotalRow(series: SheetSeries, mark: { sheet: number; rowNumber: number }, total: Amounts) {
+  const { row, rowNumber } = series.next();
+  row.getCell(1).value = `Total ${total.currency}`;
+  row.getCell(4).value = total.currency;
+  row.getCell(5).value = { formula: `SUM(${series.rangesSince(mark, 'E')})`, result: cellNumber(total.cost) };
+  row.getCell(5).style = styleOf(moneyFormat(total.costCurrency));
+  row.getCell(6).value = { formula: `SUM(${series.rangesSince(mark, 'F')})`, result: cellNumber(total.sales) };
+  row.getCell(6).style = styleOf(moneyFormat(total.salesCurrency));
+  if (total.margin !== null) {
+    row.getCell(7).value = { formula: `F${rowNumber}-E${rowNumber}`, result: cellNumber(total.margin) };
+    row.getCell(7).style = styleOf(moneyFormat(total.currency));
+    const percent = percentOf(total);
+    if (percent !== null) {
+      row.getCell(8).value = { formula: `IF(F${rowNumber}=0,"",G${rowNumber}/F${rowNumber})`, result: percent };
+      row.getCell(8).style = styleOf(PERCENT_FORMAT);
+    }
+  }
+  row.font = HEADER_FONT;
+  row.commit();
+}
+
+/** Label cells, then Currency, Cost, Sales, Margin and Margin % (the last two only when both amounts share a currency). */
+function writeAmountCells(row: ExcelJS.Row, labels: string[], amounts: Amounts) {
   labels.forEach((label, index) => (row.getCell(index + 1).value = label));
   const at = labels.length + 1;
-  row.getCell(at).value = cellNumber(group.cost);
-  row.getCell(at).style = styleOf(moneyFormat(group.costCurrency));
-  row.getCell(at + 1).value = cellNumber(group.sales);
-  row.getCell(at + 1).style = styleOf(moneyFormat(group.salesCurrency));
-  const margin = marginOf(group);
-  if (margin) {
-    row.getCell(at + 2).value = cellNumber(margin.margin);
-    row.getCell(at + 2).style = styleOf(moneyFormat(group.currency));
-    if (margin.percent !== null) {
-      row.getCell(at + 3).value = margin.percent;
-      row.getCell(at + 3).style = styleOf(PERCENT_FORMAT);
+  row.getCell(at).value = amounts.currency;
+  row.getCell(at + 1).value = cellNumber(amounts.cost);
+  row.getCell(at + 1).style = styleOf(moneyFormat(amounts.costCurrency));
+  row.getCell(at + 2).value = cellNumber(amounts.sales);
+  row.getCell(at + 2).style = styleOf(moneyFormat(amounts.salesCurrency));
+  if (amounts.margin !== null) {
+    row.getCell(at + 3).value = cellNumber(amounts.margin);
+    row.getCell(at + 3).style = styleOf(moneyFormat(amounts.currency));
+    const percent = percentOf(amounts);
+    if (percent !== null) {
+      row.getCell(at + 4).value = percent;
+      row.getCell(at + 4).style = styleOf(PERCENT_FORMAT);
     }
   }
   row.commit();
 }
 
-async function writeServices(workbook: ExcelJS.stream.xlsx.WorkbookWriter, ledger: Ledger, lines: { sql: string; params: LedgerValue[] }) {
-  const worksheet = sheet(workbook, 'Services', [
-    { header: 'Organization', width: 36 },
-    { header: 'Service', width: 34 },
-    { header: 'Service ID', width: 38 },
-    ...AMOUNT_COLUMNS,
-  ]);
-  let rowNumber = 2;
+async function writeServices(workbook: Writer, ledger: Ledger, lines: Lines, maxRows: number): Promise<string[]> {
+  const series = new SheetSeries(workbook, 'Services', [{ header: 'Organization', width: 36 }, { header: 'Service', width: 34 }, { header: 'Service ID', width: 38 }, ...AMOUNT_COLUMNS], maxRows);
+  series.ensureStarted();
   for await (const rows of ledger.stream(
-    `SELECT ${AMOUNTS}, any_value(org_name) AS name, any_value(service_name) AS service_name, any_value(service_id) AS service_id
-     FROM (${lines.sql}) GROUP BY currency_key, org_key, service_id, service_name ORDER BY currency_key, lower(any_value(org_name)), lower(service_name), service_id`,
+    `SELECT a.currency, a.customer_currency, any_value(a.currency_key) AS currency_key, any_value(o.name) AS name, s.service_name, s.service_id,
+       sum(a.cost)::VARCHAR AS cost, sum(a.sales)::VARCHAR AS sales, (sum(a.sales) - sum(a.cost))::VARCHAR AS margin
+     FROM (SELECT service_no, ${PAIR}, sum(cost) AS cost, sum(sales) AS sales FROM billing_lines l WHERE ${lines.where} GROUP BY ALL) a
+     JOIN services s ON s.report_id = $1 AND s.service_no = a.service_no
+     JOIN (SELECT org_no, name, ${ORG_KEY} AS org_key FROM organizations o WHERE report_id = $1) o ON o.org_no = s.org_no
+     GROUP BY a.currency, a.customer_currency, o.org_key, s.service_id, s.service_name
+     ORDER BY currency_key, lower(any_value(o.name)), o.org_key, lower(s.service_name), s.service_id`,
     lines.params,
   )) {
-    for (const row of rows) {
-      const group = groupOf(row, [String(row.name), String(row.service_name), String(row.service_id)]);
-      writeAmountRow(worksheet, rowNumber++, [...group.label, group.currency], group);
-    }
+    for (const row of rows) writeAmountCells(series.next().row, [String(row.name), String(row.service_name), String(row.service_id)], amountsOf(row));
+    await series.caughtUp();
   }
-  worksheet.commit();
+  series.commit();
+  return series.names;
 }
 
-/**
- * The style of every unformatted cell. exceljs gives each new cell its own empty style object, which defeats its
- * identity cache and costs a style lookup per cell; one shared object makes those lookups free.
- */
-const PLAIN = {};
+/** How each billing-line column is written, by its place in LINE_FIELDS. */
+const LINE_KINDS: CellKind[] = LINE_FIELDS.map((field) =>
+  ['quantity', 'cost_per_unit', 'sales_per_unit', 'cost', 'sales', 'margin'].includes(field) ? 'number' : field === 'billing_date' ? 'date' : 'text',
+);
+const CURRENCY = LINE_FIELDS.indexOf('currency');
+const CUSTOMER_CURRENCY = LINE_FIELDS.indexOf('customer_currency');
 
-/** Per-currency cell styles and per-date cells, built once: the billing-lines loop runs 100,000 times. */
-function lineCellCache() {
-  const styles = new Map<string, ReturnType<typeof styleOf>[]>();
-  const dates = new Map<string, Date | string>();
-  return {
-    styles(currency: string, customerCurrency: string) {
-      const key = `${currency}|${customerCurrency}`;
-      let cached = styles.get(key);
-      if (!cached) {
-        cached = [unitPriceFormat(currency), unitPriceFormat(customerCurrency), moneyFormat(currency), moneyFormat(customerCurrency)].map(styleOf);
-        styles.set(key, cached);
-      }
-      return cached as [ReturnType<typeof styleOf>, ReturnType<typeof styleOf>, ReturnType<typeof styleOf>, ReturnType<typeof styleOf>];
-    },
-    date(value: string) {
-      let date = dates.get(value);
-      if (date === undefined) {
-        date = cellDate(value);
-        dates.set(value, date);
-      }
-      return date;
-    },
+/** Style indexes of the billing-line columns per currency pair (number formats name their currency), built once each. */
+function lineStyles(workbook: Writer) {
+  const byPair = new Map<string, number[]>();
+  const quantity = styleIndex(workbook, styleOf(QUANTITY_FORMAT), 'number');
+  const date = styleIndex(workbook, styleOf(DATE_FORMAT), 'date');
+  return (currency: string, customerCurrency: string): number[] => {
+    const key = `${currency}|${customerCurrency}`;
+    let styles = byPair.get(key);
+    if (!styles) {
+      const [unitCost, unitSales, cost, sales] = [unitPriceFormat(currency), unitPriceFormat(customerCurrency), moneyFormat(currency), moneyFormat(customerCurrency)].map((format) =>
+        styleIndex(workbook, styleOf(format), 'number'),
+      );
+      const byField: Partial<Record<(typeof LINE_FIELDS)[number], number>> = {
+        quantity, cost_per_unit: unitCost, sales_per_unit: unitSales, cost, sales, margin: sales, billing_date: date,
+      };
+      styles = LINE_FIELDS.map((field) => byField[field] ?? 0);
+      byPair.set(key, styles);
+    }
+    return styles;
   };
 }
 
-/** Writes the lines, starting "Billing lines (2)" … when a sheet is full; returns how many and in which sheets. */
-async function writeBillingLines(
-  workbook: ExcelJS.stream.xlsx.WorkbookWriter,
-  ledger: Ledger,
-  lines: { sql: string; params: LedgerValue[] },
-  groupsOf: Map<string, string>,
-  maxRows: number,
-): Promise<{ lines: number; sheets: string[] }> {
+/** Streams the lines into "Billing lines", "Billing lines (2)" …; returns how many and in which sheets. */
+async function writeBillingLines(workbook: Writer, ledger: Ledger, reportId: string, filter: ReportFilter | undefined, maxRows: number): Promise<{ lines: number; sheets: string[] }> {
   const widths = [34, 16, 38, 34, 30, 38, 40, 38, 14, 38, 38, 20, 10, 16, 16, 18, 18, 16, 9, 9, 12, 30];
-  const columns = BILLING_LINE_HEADERS.map((header, index) => ({ header, width: widths[index] as number }));
-  const sheets = ['Billing lines'];
-  let worksheet = sheet(workbook, 'Billing lines', columns);
-  const cache = lineCellCache();
-  const quantityStyle = styleOf(QUANTITY_FORMAT);
-  const dateStyle = styleOf(DATE_FORMAT);
-  let rowNumber = 2;
+  const series = new SheetSeries(workbook, 'Billing lines', BILLING_LINE_HEADERS.map((header, index) => ({ header, width: widths[index] as number })), maxRows);
+  series.ensureStarted();
+  const stylesOf = lineStyles(workbook);
+  const dates = new Map<string, number | null>();
   let count = 0;
-  for await (const rows of ledger.stream(`SELECT * FROM (${lines.sql}) ORDER BY line_no`, lines.params)) {
-    for (const line of rows) {
-      if (rowNumber > maxRows) {
-        worksheet.commit();
-        sheets.push(`Billing lines (${sheets.length + 1})`);
-        worksheet = sheet(workbook, sheets.at(-1) as string, columns);
-        rowNumber = 2;
-      }
-      const single = line.currency === line.customer_currency;
-      const row = worksheet.getRow(rowNumber++);
-      row.values = [
-        String(line.org_name), String(line.customer_number), String(line.org_id), groupsOf.get(String(line.org_no)) ?? '', String(line.service_name), String(line.service_id),
-        String(line.item_name), String(line.subscription_id), String(line.po_number), String(line.product_name), String(line.product_id), String(line.item_code),
-        cellNumber(String(line.quantity)), cellNumber(String(line.cost_per_unit)), cellNumber(String(line.sales_per_unit)), cellNumber(String(line.cost)), cellNumber(String(line.sales)),
-        single ? cellNumber(money(String(line.sales)).minus(String(line.cost)).toFixed()) : null,
-        String(line.currency), String(line.customer_currency), cache.date(String(line.billing_date ?? '')), String(line.item_details),
-      ];
-      const [unitCost, unitSales, cost, sales] = cache.styles(String(line.currency), String(line.customer_currency));
-      const columnStyles = [PLAIN, PLAIN, PLAIN, PLAIN, PLAIN, PLAIN, PLAIN, PLAIN, PLAIN, PLAIN, PLAIN, PLAIN, quantityStyle, unitCost, unitSales, cost, sales, sales, PLAIN, PLAIN, dateStyle, PLAIN];
-      for (let column = 1; column <= columnStyles.length; column++) row.getCell(column).style = columnStyles[column - 1] as object;
-      row.commit();
-      count++;
+  for await (const batch of exportLines(ledger, reportId, filter)) {
+    for (const line of batch) {
+      const styles = stylesOf(String(line[CURRENCY]), String(line[CUSTOMER_CURRENCY]));
+      series.nextXml((rowNumber) => rowXml(rowNumber, line, LINE_KINDS, styles, dates));
     }
+    count += batch.length;
+    await series.caughtUp();
   }
-  worksheet.commit();
-  return { lines: count, sheets };
+  series.commit();
+  return { lines: count, sheets: series.names };
 }
 
-async function writeAbout(
-  workbook: ExcelJS.stream.xlsx.WorkbookWriter,
-  ledger: Ledger,
-  meta: ReportMeta,
-  lines: { sql: string; params: LedgerValue[] },
-  written: { lines: number; sheets: string[] },
-  options: WorkbookOptions,
-) {
+function writeAbout(workbook: Writer, meta: ReportMeta, totals: Amounts[], lines: number, split: string[][], options: WorkbookOptions) {
   const worksheet = workbook.addWorksheet('About');
   worksheet.columns = [{ width: 26 }, { width: 22 }, { width: 22 }, { width: 22 }, { width: 22 }];
+  const perSheet = Math.max(2, options.maxRows ?? EXCEL_MAX_ROWS) - 1;
   const rows: (string | number | Date)[][] = [
     ['Report', meta.name],
     ['Period', `${meta.period.startDate} – ${meta.period.endDate}`],
@@ -317,10 +410,11 @@ async function writeAbout(
     ['Services in report', meta.counts.services],
     ['Subscriptions in report', meta.counts.subscriptions],
     ['Billing lines in report', meta.counts.lines],
-    ['Billing lines exported', written.lines],
-    ...(written.sheets.length > 1
-      ? [['Billing lines sheets', `${written.sheets.join(', ')}: more lines than one Excel sheet holds (${(EXCEL_MAX_ROWS - 1).toLocaleString('en')}), so they continue on the next sheet.`]]
-      : []),
+    ['Billing lines exported', lines],
+    ...split.map((names) => [
+      `${names[0]} sheets`,
+      `${names.join(', ')}: more rows than one Excel sheet holds (${perSheet.toLocaleString('en')}), so they continue on the next sheet.`,
+    ]),
     ['How margin is computed', MARGIN_EXPLANATION],
     [],
     ['Totals of the exported lines', 'Currency', 'Cost', 'Sales', 'Margin'],
@@ -334,11 +428,9 @@ async function writeAbout(
     row.commit();
   });
   let rowNumber = rows.length + 1;
-  const totals = await ledger.all(`SELECT ${AMOUNTS} FROM (${lines.sql}) GROUP BY currency_key ORDER BY currency_key`, lines.params);
-  for (const total of totals.map((row) => groupOf(row, []))) {
-    const margin = marginOf(total);
+  for (const total of totals) {
     const row = worksheet.getRow(rowNumber++);
-    row.values = ['', total.currency, cellNumber(total.cost), cellNumber(total.sales), margin ? cellNumber(margin.margin) : 'n/a (two currencies)'];
+    row.values = ['', total.currency, cellNumber(total.cost), cellNumber(total.sales), total.margin === null ? 'n/a (two currencies)' : cellNumber(total.margin)];
     row.getCell(3).style = styleOf(moneyFormat(total.costCurrency));
     row.getCell(4).style = styleOf(moneyFormat(total.salesCurrency));
     row.getCell(5).style = styleOf(moneyFormat(total.costCurrency));

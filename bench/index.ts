@@ -1,6 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
+import { createGunzip } from 'node:zlib';
+import { JSONParser } from '@streamparser/json';
+import ExcelJS from 'exceljs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Money } from '../src/shared/money';
@@ -59,6 +62,41 @@ async function csvSums(path: string): Promise<Map<string, { cost: InstanceType<t
   return sums;
 }
 
+/** Exact per-currency-pair sums of the lines as the service sent them (the kept body), read independently. */
+async function servedSums(dataDir: string): Promise<Map<string, { cost: InstanceType<typeof Money>; sales: InstanceType<typeof Money> }>> {
+  const [file] = await readdir(join(dataDir, 'received'));
+  const parser = new JSONParser({ paths: ['$.data.*.organizations.*', '$.*.data.*.organizations.*'], keepStack: false });
+  const sums = new Map<string, { cost: InstanceType<typeof Money>; sales: InstanceType<typeof Money> }>();
+  parser.onValue = ({ value }) => {
+    const organization = value as { services: { currencyCode: string; customerCurrencyCode?: string; items: { products: { totalResellerPrice: string; totalCustomerPrice: string }[] }[] }[] };
+    for (const service of organization.services) {
+      const key = `${service.currencyCode}|${service.customerCurrencyCode ?? service.currencyCode}`;
+      let sum = sums.get(key) ?? { cost: new Money(0), sales: new Money(0) };
+      for (const item of service.items) for (const line of item.products) sum = { cost: sum.cost.plus(line.totalResellerPrice), sales: sum.sales.plus(line.totalCustomerPrice) };
+      sums.set(key, sum);
+    }
+  };
+  for await (const chunk of createReadStream(join(dataDir, 'received', file as string)).pipe(createGunzip())) parser.write(chunk as Uint8Array);
+  return sums;
+}
+
+/** The workbook's Summary total rows ("Total SEK", "Total USD→SEK"): their stored results, per currency pair. */
+async function workbookTotals(path: string): Promise<Map<string, { cost: string; sales: string }>> {
+  const totals = new Map<string, { cost: string; sales: string }>();
+  const reader = new ExcelJS.stream.xlsx.WorkbookReader(path, { worksheets: 'emit', sharedStrings: 'cache', styles: 'ignore', hyperlinks: 'ignore' });
+  for await (const worksheet of reader) {
+    for await (const row of worksheet as AsyncIterable<ExcelJS.Row>) {
+      const label = String(row.getCell(1).value ?? '');
+      if (!label.startsWith('Total ')) continue;
+      const [cost, sales = cost] = String(row.getCell(4).value).split('→');
+      const result = (column: number) => String((row.getCell(column).value as { result: number }).result);
+      totals.set(`${cost}|${sales}`, { cost: result(5), sales: result(6) });
+    }
+    break; // Summary is the first sheet
+  }
+  return totals;
+}
+
 const row = (label: string, figure: string, goal: string, met: boolean | null) => console.log(`${label.padEnd(34)} ${figure.padEnd(28)} goal ${goal.padEnd(12)} ${met === null ? '' : met ? 'met' : 'MISSED'}`);
 
 async function benchSize(lines: number): Promise<Record<string, unknown>> {
@@ -109,12 +147,18 @@ async function benchSize(lines: number): Promise<Record<string, unknown>> {
       return sum !== undefined && sum.sales.equals(total.sales) && sum.cost.equals(total.cost);
     });
     row('CSV sums = ledger totals', exact ? 'exact' : 'DIFFER', 'exact', exact);
+    // The workbook's per-currency totals against the lines as served (numbers in cells are doubles: compared to the
+    // exact sum rounded the same way, which is exact for these amounts' 15 significant digits).
+    const served = await servedSums(dir.path);
+    const workbook = await workbookTotals(join(dir.path, 'month.xlsx'));
+    const workbookExact = served.size === workbook.size && [...served].every(([key, sum]) => workbook.get(key)?.cost === String(Number(sum.cost.toFixed())) && workbook.get(key)?.sales === String(Number(sum.sales.toFixed())));
+    row('workbook totals = served lines', workbookExact ? 'exact' : 'DIFFER', 'exact', workbookExact);
     return {
       lines, organizations, ledgerMb: +ledgerMb.toFixed(0),
       fetch: { seconds: +(fetched.ms / 1000).toFixed(1), peakRssMb: +fetched.peakRssMb.toFixed(0) },
       openMs: +openMs.toFixed(0), filterSqlMs: +filterMs.toFixed(0), chromium,
       xlsx: { seconds: +(xlsx.ms / 1000).toFixed(1), peakRssMb: +xlsx.peakRssMb.toFixed(0) },
-      parquetSeconds: +(parquet.ms / 1000).toFixed(1), csv: { seconds: +(csv.ms / 1000).toFixed(1), peakRssMb: +csv.peakRssMb.toFixed(0) }, sumsExact: exact,
+      parquetSeconds: +(parquet.ms / 1000).toFixed(1), csv: { seconds: +(csv.ms / 1000).toFixed(1), peakRssMb: +csv.peakRssMb.toFixed(0) }, sumsExact: exact, workbookExact,
     };
   } finally {
     simulator.process.kill('SIGTERM');

@@ -4,6 +4,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { createGunzip } from 'node:zlib';
 import { JSONParser } from '@streamparser/json';
 import ExcelJS from 'exceljs';
+import Papa from 'papaparse';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Money } from '../src/shared/money';
@@ -49,7 +50,7 @@ async function csvSums(path: string): Promise<Map<string, { cost: InstanceType<t
   const sums = new Map<string, { cost: InstanceType<typeof Money>; sales: InstanceType<typeof Money>; lines: number }>();
   let header: string[] | null = null;
   for await (const raw of createInterface({ input: createReadStream(path) })) {
-    const cells = raw.replace(/^\uFEFF/, '').split(',');
+    const cells = Papa.parse<string[]>(raw.replace(/^\uFEFF/, '')).data[0] ?? []; // quoted cells may hold commas
     if (!header) {
       header = cells.map((cell) => cell.replace(/"/g, ''));
       continue;

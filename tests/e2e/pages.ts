@@ -17,6 +17,13 @@ export class ClosebookPage {
     await this.page.getByRole('table', { name: 'Profiles' }).getByText('Demo', { exact: true }).waitFor();
   }
 
+  /** Requests last month on the Reports screen and waits until it is saved (the twin's size sets how long). */
+  async requestReport(timeout: number): Promise<void> {
+    await this.nav('Reports').click();
+    await this.page.getByRole('button', { name: 'Request report' }).click();
+    await this.page.getByTestId('saved-report').first().waitFor({ timeout });
+  }
+
   field(form: Locator, label: string): Locator {
     return form.getByRole('textbox', { name: label, exact: true });
   }

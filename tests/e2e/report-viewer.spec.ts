@@ -96,9 +96,8 @@ test.describe('a 100,000-line report', () => {
     const app = new ClosebookPage(page);
     await app.open(bridge.harness.url);
     await app.startDemo();
-    await app.nav('Reports').click();
-    await page.getByRole('button', { name: 'Request report' }).click();
-    await expect(page.getByTestId('saved-report')).toHaveCount(1, { timeout: 240_000 });
+    await app.requestReport(240_000);
+    await expect(page.getByTestId('saved-report')).toHaveCount(1);
     await watchRowCount(page);
 
     // Open: click → the first organization rows painted.
@@ -265,9 +264,8 @@ for (const size of [
     const app = new ClosebookPage(page);
     await app.open(bridge.harness.url);
     await app.startDemo();
-    await app.nav('Reports').click();
-    await page.getByRole('button', { name: 'Request report' }).click();
-    await expect(page.getByTestId('saved-report')).toHaveCount(1, { timeout: 60_000 });
+    await app.requestReport(60_000);
+    await expect(page.getByTestId('saved-report')).toHaveCount(1);
     await page.getByTestId('saved-report').getByRole('button', { name: 'Open', exact: true }).click();
     const viewer = page.getByRole('region', { name: /^Report Billing / });
     const tree = viewer.getByRole('treegrid', { name: 'Billing report' });
@@ -298,9 +296,8 @@ test.describe('keys, sorting and stated totals', () => {
     const app = new ClosebookPage(page);
     await app.open(bridge.harness.url);
     await app.startDemo();
-    await app.nav('Reports').click();
-    await page.getByRole('button', { name: 'Request report' }).click();
-    await expect(page.getByTestId('saved-report')).toHaveCount(1, { timeout: 60_000 });
+    await app.requestReport(60_000);
+    await expect(page.getByTestId('saved-report')).toHaveCount(1);
     await watchRowCount(page);
     await page.getByTestId('saved-report').getByRole('button', { name: 'Open', exact: true }).click();
     const viewer = page.getByRole('region', { name: /^Report Billing / });

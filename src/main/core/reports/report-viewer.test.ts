@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Money } from '../../../shared/money';
+import type { ReportFilter } from '../../../shared/report-model';
 import { ledgerWithMonth } from '../../testing/ledger-month';
 import { ReportLibrary } from './report-library';
 import { ReportViewerQueries, type WindowRequest } from './report-viewer';
@@ -89,5 +90,34 @@ describe('viewer window queries', () => {
     const single = rows.find((row) => !row.currencyKey.includes('→'))!;
     if (mixed) expect(mixed).toMatchObject({ margin: null, marginPercent: null });
     expect(new Money(single.margin!).equals(new Money(single.sales).minus(single.cost))).toBe(true);
+  });
+
+  it('gives totals per currency pair equal to the exact sums of the lines the filter keeps, before and after a window', async () => {
+    const month = await ledgerWithMonth({ reportId: REPORT, seed: 12, organizations: 25, linesPerOrganization: 5 });
+    cleanups.push(month.close);
+    const { ledger } = month;
+    const keyOf = (l: (typeof month.lines)[number]) => {
+      const customer = l.service.customerCurrencyCode ?? l.service.currencyCode;
+      return l.service.currencyCode === customer ? customer : `${l.service.currencyCode}→${customer}`;
+    };
+    const expected = (keep: (l: (typeof month.lines)[number]) => boolean) => {
+      const sums = new Map<string, { lines: number; cost: InstanceType<typeof Money>; sales: InstanceType<typeof Money> }>();
+      for (const l of month.lines.filter(keep)) {
+        const sum = sums.get(keyOf(l)) ?? { lines: 0, cost: new Money(0), sales: new Money(0) };
+        sums.set(keyOf(l), { lines: sum.lines + 1, cost: sum.cost.plus(String(l.line.totalResellerPrice)), sales: sum.sales.plus(String(l.line.totalCustomerPrice)) });
+      }
+      return [...sums.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([currencyKey, sum]) => ({ currencyKey, lines: sum.lines, cost: sum.cost.toFixed(6), sales: sum.sales.toFixed(6) }));
+    };
+    const cases: [ReportFilter, (l: (typeof month.lines)[number]) => boolean][] = [
+      [{}, () => true],
+      [{ currency: 'SEK' }, (l) => keyOf(l) === 'SEK'],
+    ];
+    for (const [filter, keep] of cases) {
+      const before = new ReportViewerQueries(async () => ledger, new ReportLibrary(async () => ledger));
+      expect((await before.totals(REPORT, filter)).totals.map(({ margin: _m, marginPercent: _p, ...total }) => total)).toEqual(expected(keep));
+      const after = new ReportViewerQueries(async () => ledger, new ReportLibrary(async () => ledger));
+      await after.window(request({ filter, sort: { key: 'sales', direction: 'desc' } }));
+      expect(await after.totals(REPORT, filter)).toEqual(await before.totals(REPORT, filter));
+    }
   });
 });

@@ -1,5 +1,5 @@
 import type { CurrencyTotalRow, ReportExpansion, ReportSortInput, ReportView, ReportWindow, TreeRow } from '../../../shared/contract';
-import { marginPercent, money } from '../../../shared/money';
+import { marginPercent, type Money, money } from '../../../shared/money';
 import type { ReportFilter } from '../../../shared/report-model';
 import type { Ledger, LedgerRow } from '../ledger/ledger';
 import { CURRENCY_KEY, lineFilter, ORG_KEY } from './report-query';
@@ -38,6 +38,8 @@ function orderBy(sort: ReportSortInput): string {
   return `${SORT_SQL[sort.key]} ${direction}, lower(label), currency_key, key`;
 }
 
+const DEFAULT_SORT: ReportSortInput = { key: 'label', direction: 'asc' };
+
 /** How many visible-tree states are kept per process: the last few filters a user flips between. */
 const CACHED_STATES = 6;
 
@@ -48,6 +50,11 @@ const CACHED_STATES = 6;
  */
 export class ReportViewerQueries {
   private readonly trees = new Map<string, Promise<VisibleTree>>();
+  /**
+   * The organization rows of recent filters (any sort): the totals per currency are their sums, so a keystroke that
+   * asks for a window and the totals makes one pass over the lines, not two.
+   */
+  private readonly organizationPasses = new Map<string, Promise<LedgerRow[]>>();
 
   constructor(
     private readonly ledger: () => Promise<Ledger>,
@@ -70,17 +77,10 @@ export class ReportViewerQueries {
 
   async totals(reportId: string, filter: ReportFilter): Promise<{ lineCount: number; totals: CurrencyTotalRow[] }> {
     await this.library.meta(reportId);
-    const { where, params } = lineFilter(reportId, filter);
-    const rows = await (await this.ledger()).all(
-      `SELECT ${CURRENCY_KEY} AS currency_key, count(*) AS lines, sum(cost)::VARCHAR AS cost, sum(sales)::VARCHAR AS sales
-       FROM billing_lines l WHERE ${where} GROUP BY currency_key ORDER BY currency_key`,
-      params,
-    );
-    const totals = rows.map((row) => {
-      const currencyKey = String(row.currency_key);
-      return { currencyKey, lines: Number(row.lines), cost: String(row.cost), sales: String(row.sales), ...margins(currencyKey, String(row.cost), String(row.sales)) };
-    });
-    return { lineCount: totals.reduce((sum, total) => sum + total.lines, 0), totals };
+    // Any sort of this filter's organization rows will do (a window usually asked for it a moment ago).
+    const prefix = `${passKey(reportId, filter)}|`;
+    const kept = [...this.organizationPasses.entries()].find(([key]) => key.startsWith(prefix))?.[1];
+    return totalsOf(await (kept ?? this.organizationPass(reportId, filter, DEFAULT_SORT)));
   }
 
   async window(request: WindowRequest): Promise<ReportWindow> {
@@ -99,7 +99,7 @@ export class ReportViewerQueries {
 
   /** Forgets the kept trees of a report (it was deleted or replaced). */
   forget(reportId: string): void {
-    for (const key of this.trees.keys()) if (key.startsWith(`${reportId}|`)) this.trees.delete(key);
+    for (const map of [this.trees, this.organizationPasses]) for (const key of map.keys()) if (key.startsWith(`${reportId}|`)) map.delete(key);
   }
 
   private tree(request: WindowRequest): Promise<VisibleTree> {
@@ -109,8 +109,7 @@ export class ReportViewerQueries {
     if (!tree) {
       tree = this.build(request);
       tree.catch(() => this.trees.delete(key));
-      this.trees.set(key, tree);
-      while (this.trees.size > CACHED_STATES) this.trees.delete(this.trees.keys().next().value as string);
+      remember(this.trees, key, tree);
     } else {
       this.trees.delete(key);
       this.trees.set(key, tree); // most recently used last
@@ -139,19 +138,7 @@ export class ReportViewerQueries {
         within ? [...params, open] : params,
       );
 
-    // Organizations: summed per organization number and currency pair, then merged by organization (one that
-    // appears in several billing entries is one row).
-    const organizations = await ledger.all(
-      `SELECT * FROM (
-       SELECT key, currency_key, any_value(name) AS label, any_value(detail) AS detail, sum(lines) AS lines, sum(quantity) AS quantity, sum(cost) AS cost, sum(sales) AS sales
-       FROM (SELECT 'o:' || ${ORG_KEY} || '|' || a.currency_key AS key,
-               a.currency_key, o.name, o.customer_number AS detail, a.lines, a.quantity, a.cost, a.sales
-             FROM (SELECT org_no, ${CURRENCY_KEY} AS currency_key, count(*) AS lines, sum(quantity) AS quantity, sum(cost) AS cost, sum(sales) AS sales
-                   FROM billing_lines l WHERE ${where} GROUP BY org_no, currency_key) a
-             JOIN organizations o ON o.report_id = $1 AND o.org_no = a.org_no)
-       GROUP BY key, currency_key) ORDER BY ${orderBy(sort)}`,
-      params,
-    );
+    const organizations = await this.organizationPass(reportId, filter, sort);
     const lineCount = organizations.reduce((sum, row) => sum + Number(row.lines), 0);
     const allOpen = expansion.all === 'organizations';
     const openOrganizations = organizations.map((row) => String(row.key)).filter((key) => allOpen !== toggled.has(key));
@@ -222,6 +209,33 @@ export class ReportViewerQueries {
     return { rows, lineCount };
   }
 
+  /**
+   * The organization rows of a filter in a sort: summed per organization number and currency pair, then merged by
+   * organization (one that appears in several billing entries is one row). Kept for a few filters, and shared with
+   * the totals, which are their sums.
+   */
+  private organizationPass(reportId: string, filter: ReportFilter, sort: ReportSortInput): Promise<LedgerRow[]> {
+    const key = `${passKey(reportId, filter)}|${sort.key} ${sort.direction}`;
+    const kept = this.organizationPasses.get(key);
+    if (kept) return kept;
+    const { where, params } = lineFilter(reportId, filter);
+    const pass = this.ledger().then((ledger) =>
+      ledger.all(
+        `SELECT * FROM (
+         SELECT key, currency_key, any_value(name) AS label, any_value(detail) AS detail, sum(lines) AS lines, sum(quantity) AS quantity, sum(cost) AS cost, sum(sales) AS sales
+         FROM (SELECT 'o:' || ${ORG_KEY} || '|' || a.currency_key AS key,
+                 a.currency_key, o.name, o.customer_number AS detail, a.lines, a.quantity, a.cost, a.sales
+               FROM (SELECT org_no, ${CURRENCY_KEY} AS currency_key, count(*) AS lines, sum(quantity) AS quantity, sum(cost) AS cost, sum(sales) AS sales
+                     FROM billing_lines l WHERE ${where} GROUP BY org_no, currency_key) a
+               JOIN organizations o ON o.report_id = $1 AND o.org_no = a.org_no)
+         GROUP BY key, currency_key) ORDER BY ${orderBy(sort)}`,
+        params,
+      ),
+    );
+    remember(this.organizationPasses, key, pass);
+    return pass;
+  }
+
   private async billingDates(reportId: string): Promise<Map<string, string>> {
     const rows = await (await this.ledger()).all('SELECT entry_no, billing_date FROM billing_entries WHERE report_id = $1', [reportId]);
     return new Map(rows.map((row) => [String(row.entry_no), String(row.billing_date ?? '').slice(0, 10)]));
@@ -272,6 +286,33 @@ export class ReportViewerQueries {
     }
     return found;
   }
+}
+
+/** Keeps a promise in a small most-recent-last cache; a failed one is dropped so the next ask tries again. */
+function remember<T>(cache: Map<string, Promise<T>>, key: string, value: Promise<T>): void {
+  value.catch(() => cache.delete(key));
+  cache.delete(key);
+  cache.set(key, value);
+  while (cache.size > CACHED_STATES) cache.delete(cache.keys().next().value as string);
+}
+
+/** One key per report and filter, whatever the order or absence of the filter's fields. */
+function passKey(reportId: string, filter: ReportFilter): string {
+  return `${reportId}|${JSON.stringify([filter.group ?? '', filter.organization?.trim() ?? '', filter.service ?? '', filter.currency ?? '', filter.text?.trim() ?? ''])}`;
+}
+
+/** Totals per currency pair from organization rows: exact decimal sums, never across currencies. */
+function totalsOf(organizations: LedgerRow[]): { lineCount: number; totals: CurrencyTotalRow[] } {
+  const sums = new Map<string, { lines: number; cost: Money; sales: Money }>();
+  for (const row of organizations) {
+    const key = String(row.currency_key);
+    const sum = sums.get(key) ?? { lines: 0, cost: money(0), sales: money(0) };
+    sums.set(key, { lines: sum.lines + Number(row.lines), cost: sum.cost.plus(String(row.cost)), sales: sum.sales.plus(String(row.sales)) });
+  }
+  const totals = [...sums.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([currencyKey, sum]) => ({ currencyKey, lines: sum.lines, cost: sum.cost.toFixed(6), sales: sum.sales.toFixed(6), ...margins(currencyKey, sum.cost.toFixed(6), sum.sales.toFixed(6)) }));
+  return { lineCount: totals.reduce((total, row) => total + row.lines, 0), totals };
 }
 
 /** Margin and margin % where cost and sales are in one currency; null where they are not (never mixed). */

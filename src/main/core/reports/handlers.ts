@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AppError } from '../../../shared/errors';
-import { isEmptyFilter, type ReportFilter } from '../../../shared/report-model';
+import { isEmptyFilter, type ReportFilter } from '../../../shared/report-filter';
 import type { ReportJob, ReportMeta } from '../../../shared/schemas/saved-report';
 import type { Profile } from '../../../shared/schemas/profile';
 import type { ServiceHandlers } from '../../../shared/contract';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Money } from '../../../shared/money';
-import type { ReportFilter } from '../../../shared/report-model';
+import type { ReportFilter } from '../../../shared/report-filter';
 import { Ledger } from '../ledger/ledger';
 import { silentLogger } from '../platform/ports';
 import { buildBillingReport, generateOrganizations, temporaryDir } from '../../testing/test-support';

@@ -1,4 +1,4 @@
-import type { ReportFilter } from '../../../shared/report-model';
+import type { ReportFilter } from '../../../shared/report-filter';
 import type { Ledger, LedgerValue } from '../ledger/ledger';
 import { lineFilter } from './report-query';
 

@@ -1,7 +1,7 @@
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
-import type { ReportFilter } from '../../../shared/report-model';
+import type { ReportFilter } from '../../../shared/report-filter';
 import { type Ledger, sqlPath } from '../ledger/ledger';
 import { writeFileThrough } from '../platform/atomic-file';
 import { CSV_BOM, csvCell, csvLine } from '../platform/csv';

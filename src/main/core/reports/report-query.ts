@@ -1,4 +1,4 @@
-import type { ReportFilter } from '../../../shared/report-model';
+import type { ReportFilter } from '../../../shared/report-filter';
 import type { LedgerValue } from '../ledger/ledger';
 
 /**

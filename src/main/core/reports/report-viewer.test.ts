@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Money } from '../../../shared/money';
-import type { ReportFilter } from '../../../shared/report-model';
+import type { ReportFilter } from '../../../shared/report-filter';
 import { ledgerWithMonth } from '../../testing/ledger-month';
 import { ReportLibrary } from './report-library';
 import { ReportViewerQueries, type WindowRequest } from './report-viewer';

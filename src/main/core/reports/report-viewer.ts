@@ -1,6 +1,6 @@
 import type { CurrencyTotalRow, ReportExpansion, ReportSortInput, ReportView, ReportWindow, TreeRow } from '../../../shared/contract';
 import { marginPercent, type Money, money } from '../../../shared/money';
-import type { ReportFilter } from '../../../shared/report-model';
+import type { ReportFilter } from '../../../shared/report-filter';
 import type { Ledger, LedgerRow } from '../ledger/ledger';
 import { CURRENCY_KEY, lineFilter, ORG_KEY } from './report-query';
 import type { ReportLibrary } from './report-library';

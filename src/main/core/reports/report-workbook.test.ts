@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Money } from '../../../shared/money';
-import type { ReportFilter } from '../../../shared/report-model';
+import type { ReportFilter } from '../../../shared/report-filter';
 import { BillingEntry } from '../../../shared/schemas/billing-report';
 import type { SavedReport } from '../../../shared/schemas/saved-report';
 import { Ledger } from '../ledger/ledger';

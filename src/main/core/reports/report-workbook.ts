@@ -1,7 +1,7 @@
 import { createWriteStream } from 'node:fs';
 import { finished } from 'node:stream/promises';
 import ExcelJS from 'exceljs';
-import { isEmptyFilter, type ReportFilter } from '../../../shared/report-model';
+import { isEmptyFilter, type ReportFilter } from '../../../shared/report-filter';
 import { marginPercent, money } from '../../../shared/money';
 import type { ReportMeta } from '../../../shared/schemas/saved-report';
 import type { Ledger, LedgerRow, LedgerValue } from '../ledger/ledger';

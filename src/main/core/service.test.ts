@@ -60,6 +60,20 @@ describe('profiles', () => {
     await expect(service.handlers['profiles:save']({ fields: { ...fields, name: 'same' }, apiSecret: 's', password: 'p' })).rejects.toMatchObject({ fields: { name: expect.any(String) } });
   });
 
+  it('refuses an http:// address for a remote service, and a saved one is refused when it is used, not lost', async () => {
+    const { service, ports } = await setup();
+    const fields = { name: 'Clear', baseUrl: 'http://billing.example.com', clientId: 'c', username: 'u', resellerId: '7c9e6679-7425-40de-944b-e07fc1f90ae7', sellerId: '' };
+    const refused = await dispatch(service, 'profiles:save', { fields, apiSecret: 's', password: 'p' }, silentLogger);
+    expect(refused).toMatchObject({ ok: false, error: { code: 'validation', fields: { 'fields.baseUrl': expect.stringMatching(/https:\/\//) } } });
+    // A profile saved before the rule: it still lists (to edit or delete it) but never connects in clear.
+    const saved = await service.handlers['profiles:save']({ fields: { ...fields, baseUrl: 'https://billing.example.com' }, apiSecret: 's', password: 'p' });
+    const file = join(ports.dataDir, 'profiles.json');
+    await writeFile(file, (await readFile(file, 'utf8')).replace('https://billing.example.com', 'http://billing.example.com'));
+    const reread = createService(ports);
+    expect((await reread.handlers['profiles:list']({})).profiles.map((profile) => profile.baseUrl)).toEqual(['http://billing.example.com']);
+    await expect(reread.handlers['organizations:list']({ profileId: saved.id })).rejects.toMatchObject({ code: 'validation', message: expect.stringMatching(/Edit the profile/) });
+  });
+
   it('deletes the secrets with the profile', async () => {
     const { service, secrets } = await setup();
     const fields = { name: 'Gone', baseUrl: 'https://a.example.com', clientId: 'c', username: 'u', resellerId: '7c9e6679-7425-40de-944b-e07fc1f90ae7', sellerId: '' };

@@ -1,12 +1,26 @@
 import { z } from 'zod';
 import { Guid } from './common';
 
-/** Base URL of a service: http(s), no query or fragment; stored without a trailing slash. */
+/** A host name on this machine (the built-in twin, a local test service): the only place plain http is allowed. */
+export function isLoopbackHost(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(hostname);
+}
+
+/**
+ * Base URL of a service: https (plain http only on this machine: the client secret, password and token would
+ * otherwise travel in clear), no user name or password in it (the only way a secret could reach profiles.json),
+ * no query or fragment; stored without a trailing slash.
+ */
 export const BaseUrl = z
   .string()
   .trim()
+  .max(2000, 'must be at most 2000 characters')
   .refine((value) => parseUrl(value) !== null, 'must be a URL like https://billing.example.com')
-  .refine((value) => /^https?:$/.test(parseUrl(value)?.protocol ?? 'http:'), 'must start with https:// (or http:// for a local service)')
+  .refine((value) => {
+    const url = parseUrl(value);
+    return !url || url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname));
+  }, 'must start with https:// (plain http:// only for a service on this machine)')
+  .refine((value) => !parseUrl(value)?.username && !parseUrl(value)?.password, 'must not contain a user name or password (enter them in their own fields)')
   .refine((value) => !parseUrl(value)?.search && !parseUrl(value)?.hash, 'must not have a query or fragment')
   .transform((value) => value.replace(/\/+$/, ''));
 
@@ -22,8 +36,8 @@ function parseUrl(value: string): URL | null {
 export const ProfileFields = z.object({
   name: z.string().trim().min(1, 'is required').max(80, 'must be at most 80 characters'),
   baseUrl: BaseUrl,
-  clientId: z.string().trim().min(1, 'is required'),
-  username: z.string().trim().min(1, 'is required'),
+  clientId: z.string().trim().min(1, 'is required').max(200, 'must be at most 200 characters'),
+  username: z.string().trim().min(1, 'is required').max(200, 'must be at most 200 characters'),
   resellerId: Guid,
   /** Needed only for consumption; a Broker that is not a Seller leaves it empty. */
   sellerId: z.union([Guid, z.literal('')]).default(''),
@@ -31,6 +45,11 @@ export const ProfileFields = z.object({
 export type ProfileFields = z.infer<typeof ProfileFields>;
 
 export const Profile = ProfileFields.extend({
+  /**
+   * As saved. A profile saved before the https rule still loads (and can be edited or deleted); it is refused when it
+   * is used to connect (see Profiles.connection).
+   */
+  baseUrl: z.string().max(2000),
   id: z.string().uuid(),
   /** 'demo' profiles point at the built-in service twin, whose address is chosen when it starts. */
   kind: z.enum(['service', 'demo']).default('service'),

@@ -83,6 +83,12 @@ describe('consumption task', () => {
     expect((await env.tasks.get(fixed.id)).state).toBe('Successful');
     expect(env.twin.savedConsumption()).toHaveLength(2);
     expect((await env.tasks.history()).map((s) => s.state)).toEqual(['Successful', 'Failed']);
+
+    // Finished batches stay finished: "check again" is refused, not turned back into Queued.
+    for (const id of [first.id, fixed.id]) {
+      await expect(env.tasks.resume(id)).rejects.toMatchObject({ code: 'validation', message: expect.stringMatching(/nothing left to check/) });
+    }
+    expect((await env.tasks.history()).map((s) => s.state)).toEqual(['Successful', 'Failed']);
   });
 
   it('asks before sending a batch identical to one that succeeded', async () => {

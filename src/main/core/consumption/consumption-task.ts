@@ -141,9 +141,13 @@ export class ConsumptionTasks {
   /** Checks a task again (after an error, or to refresh). */
   async resume(id: string): Promise<Submission> {
     const submission = await this.get(id);
+    if (submission.state === 'Successful' || submission.state === 'Failed') {
+      // The service's answer is final: checking again must not make a finished batch look queued.
+      throw new AppError('validation', `This batch already ${submission.state === 'Successful' ? 'succeeded' : 'failed'}: there is nothing left to check. To send it again, copy it to a new batch.`);
+    }
     if (!submission.statusUrl) throw new AppError('validation', 'This batch never got a task from the service, so there is nothing to check.');
     const resumed = await this.save({ ...submission, state: ACTIVE.includes(submission.state) ? submission.state : 'Queued', nextPollAt: this.after(0) });
-    if (!['Successful', 'Failed'].includes(submission.state)) this.loops.start(resumed);
+    this.loops.start(resumed);
     return resumed;
   }
 

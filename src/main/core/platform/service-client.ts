@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AppError, describeIssue } from '../../../shared/errors';
 import type { Clock, FetchLike } from './ports';
+import { isLoopbackHost } from '../../../shared/schemas/profile';
 import {
   errorForStatus,
   isAbortError,
@@ -100,8 +101,7 @@ export class ServiceClient {
 
   /** True when the service runs on this machine (the twin), where tests and demo may poll faster. */
   get isLoopback(): boolean {
-    const hostname = new URL(this.origin).hostname;
-    return hostname === 'localhost' || hostname === '[::1]' || /^127\./.test(hostname);
+    return isLoopbackHost(new URL(this.origin).hostname);
   }
 
   /** Resolves a path or absolute URL; refuses any URL that would carry the token to another origin. */

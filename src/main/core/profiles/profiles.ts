@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { AppError } from '../../../shared/errors';
 import type { Profile, ProfileFields, ProfilesState, ProfileView, SaveProfileInput } from '../../../shared/schemas/profile';
+import { BaseUrl } from '../../../shared/schemas/profile';
 import type { Connection } from '../platform/service-client';
 import type { Ports } from '../platform/ports';
 import { type ProfileSecrets, readProfileSecrets, writeProfileSecrets } from './profile-secrets';
@@ -142,6 +143,12 @@ export class Profiles {
         sellerId: demo.credentials.sellerId,
         readSecrets: async () => ({ apiSecret: demo.credentials.apiSecret, password: demo.credentials.password }),
       };
+    }
+    const address = BaseUrl.safeParse(profile.baseUrl);
+    if (!address.success) {
+      throw new AppError('validation', `The profile "${profile.name}" cannot connect: its service address ${address.error.issues[0]?.message ?? 'is not valid'}. Edit the profile.`, {
+        baseUrl: address.error.issues[0]?.message ?? 'is not valid',
+      });
     }
     const source = this.ephemeral.get(profile.id)?.secrets ?? { kind: 'keychain' };
     return {

@@ -24,7 +24,19 @@ export function bulkConsumptionPath(client: ServiceClient): string {
  * POST the batch (spec §4.3): 202 with a taskId; the status URL comes from the response header when given (on the
  * profile's own origin only), else from the documented path. Never retried once it may have arrived.
  */
-export async function submitBulkConsumption(client: ServiceClient, records: ConsumptionRecord[]): Promise<{ taskId: string; statusUrl: string; message: string }> {
+/**
+ * The service's answer to a bulk submission. `statusUrl` is always on the profile's own origin: a `location` that
+ * points elsewhere is not followed (the token would go with it) and is named in `refusedLocation` instead — the
+ * batch was accepted, so the caller must not treat that as a failure.
+ */
+export interface AcceptedSubmission {
+  taskId: string;
+  statusUrl: string;
+  message: string;
+  refusedLocation: string | null;
+}
+
+export async function submitBulkConsumption(client: ServiceClient, records: ConsumptionRecord[]): Promise<AcceptedSubmission> {
   const path = bulkConsumptionPath(client);
   const response = await client.request({
     method: 'POST',
@@ -35,8 +47,14 @@ export async function submitBulkConsumption(client: ServiceClient, records: Cons
     what: 'the answer to the consumption submission',
   });
   const header = response.headers.get('location');
-  const statusUrl = header ? client.resolveLocation(header) : client.resolve(`${path}/${encodeURIComponent(response.data.taskId)}`);
-  return { taskId: response.data.taskId, statusUrl, message: response.data.message ?? 'Accepted' };
+  const ownStatusUrl = client.resolve(`${path}/${encodeURIComponent(response.data.taskId)}`);
+  const accepted = { taskId: response.data.taskId, message: response.data.message ?? 'Accepted' };
+  if (!header) return { ...accepted, statusUrl: ownStatusUrl, refusedLocation: null };
+  try {
+    return { ...accepted, statusUrl: client.resolveLocation(header), refusedLocation: null };
+  } catch {
+    return { ...accepted, statusUrl: ownStatusUrl, refusedLocation: header.slice(0, 200) };
+  }
 }
 
 export function taskStatusUrl(client: ServiceClient, taskId: string): string {

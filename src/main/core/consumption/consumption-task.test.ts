@@ -16,7 +16,7 @@ afterEach(async () => {
   while (cleanups.length) await cleanups.pop()?.();
 });
 
-async function setup(twinOptions: Parameters<typeof startTwin>[0] = {}) {
+async function setup(twinOptions: Parameters<typeof startTwin>[0] = {}, changeAnswer?: (response: Response) => Response) {
   const clock = new FakeClock();
   const twin = await startTwin({ taskQueuedMs: 4_000, taskProcessingMs: 8_000, now: () => clock.now(), ...twinOptions });
   const dir = await temporaryDir();
@@ -26,7 +26,8 @@ async function setup(twinOptions: Parameters<typeof startTwin>[0] = {}) {
   });
   const c = twin.credentials;
   const connection: Connection = { baseUrl: REMOTE, clientId: c.clientId, username: c.username, resellerId: c.resellerId, sellerId: c.sellerId, readSecrets: async () => ({ apiSecret: c.apiSecret, password: c.password }) };
-  const client = new ServiceClient(connection, { fetch: remoteFetch(twin), clock });
+  const fetch = remoteFetch(twin);
+  const client = new ServiceClient(connection, { fetch: changeAnswer ? async (input, init) => changeAnswer(await fetch(input, init)) : fetch, clock });
   const profile = { id: '11111111-1111-4111-8111-111111111111', name: 'Prod', kind: 'service' as const, createdAt: '', updatedAt: '', ...connection };
   const events = new EventHub();
   const progress: SubmissionSummary[] = [];
@@ -109,6 +110,35 @@ describe('consumption task', () => {
     const lost = await env.tasks.submit(env.profile.id, 'a.csv', batch);
     expect(lost).toMatchObject({ state: 'outcome-unknown', taskId: null, message: expect.stringContaining('cannot tell whether the service received it') });
     await expect(env.tasks.submit(env.profile.id, 'a.csv', batch)).rejects.toMatchObject({ code: 'conflict', message: expect.stringContaining('may have arrived') });
+  });
+
+  it('keeps an accepted batch whose status points at another host as "outcome unknown" with its task id, never a plain error', async () => {
+    const foreign = (response: Response) => {
+      if (response.status !== 202) return response;
+      const headers = new Headers(response.headers);
+      headers.set('location', 'https://elsewhere.example.net/tasks/1');
+      return new Response(response.body, { status: response.status, headers });
+    };
+    const env = await setup({ taskQueuedMs: 0, taskProcessingMs: 0 }, foreign);
+    const batch = rows(env.twin);
+    const sent = await env.tasks.submit(env.profile.id, 'a.csv', batch);
+    expect(sent).toMatchObject({ state: 'outcome-unknown', taskId: expect.stringMatching(/\S/), statusUrl: expect.stringContaining(REMOTE) });
+    expect(sent.message).toMatch(/accepted this batch as task .*elsewhere\.example\.net/);
+    // Sending it again needs the user's yes, as for any batch that may have arrived.
+    await expect(env.tasks.submit(env.profile.id, 'a.csv', batch)).rejects.toMatchObject({ code: 'conflict', message: expect.stringContaining('may have arrived') });
+    // Checking the task at the service's own address finds the result.
+    await env.tasks.resume(sent.id);
+    await env.tasks.settled();
+    expect((await env.tasks.get(sent.id)).state).toBe('Successful');
+    expect(env.twin.savedConsumption()).toHaveLength(2);
+  });
+
+  it('treats a 2xx answer it cannot read as "outcome unknown"', async () => {
+    const unreadable = (response: Response) => (response.status === 202 ? new Response('<html>ok</html>', { status: 202 }) : response);
+    const env = await setup({}, unreadable);
+    const sent = await env.tasks.submit(env.profile.id, 'a.csv', rows(env.twin));
+    expect(sent.state).toBe('outcome-unknown');
+    expect(sent.message).toMatch(/cannot tell whether the batch was accepted/);
   });
 
   it('submits nothing while a row is invalid, naming the rows', async () => {

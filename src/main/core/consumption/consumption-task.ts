@@ -98,6 +98,16 @@ export class ConsumptionTasks {
     await this.save(submission); // on disk before the POST: a crash mid-send is then known as "outcome unknown"
     try {
       const accepted = await submitBulkConsumption(client, records);
+      if (accepted.refusedLocation !== null) {
+        // Accepted, but its status was pointed at another address: keep the task id, never call this a failure.
+        return await this.save({
+          ...submission,
+          taskId: accepted.taskId,
+          statusUrl: accepted.statusUrl,
+          state: 'outcome-unknown',
+          message: `The service accepted this batch as task ${accepted.taskId} but pointed to its status at another address (${accepted.refusedLocation}), which Closebook does not follow. Check the task in the service (or with "Check again") before sending this batch again.`,
+        });
+      }
       submission = await this.save({
         ...submission,
         taskId: accepted.taskId,
@@ -111,8 +121,8 @@ export class ConsumptionTasks {
       const appError = error instanceof AppError ? error : new AppError('internal', String(error));
       submission = await this.save({
         ...submission,
-        state: appError.code === 'outcome-unknown' ? 'outcome-unknown' : 'error',
-        message: appError.code === 'outcome-unknown' ? `${appError.message} Look in the service for task results before sending this batch again.` : appError.message,
+        state: mayHaveArrived(appError) ? 'outcome-unknown' : 'error',
+        message: mayHaveArrivedMessage(appError),
       });
     }
     return submission;
@@ -200,4 +210,18 @@ export class ConsumptionTasks {
     this.deps.events.emit('consumption:progress', summarize(updated));
     return updated;
   }
+}
+
+/** After the POST left, only a clear refusal from the service means the batch did not arrive. */
+function mayHaveArrived(error: AppError): boolean {
+  // A cut-off send, or an answer whose body cannot be read (the service may have accepted the batch).
+  return error.code === 'outcome-unknown' || error.code === 'bad-response';
+}
+
+function mayHaveArrivedMessage(error: AppError): string {
+  if (error.code === 'bad-response') {
+    return 'The service answered the submission in a form Closebook cannot read, so it cannot tell whether the batch was accepted. Look in the service for task results before sending this batch again.';
+  }
+  if (error.code === 'outcome-unknown') return `${error.message} Look in the service for task results before sending this batch again.`;
+  return error.message;
 }

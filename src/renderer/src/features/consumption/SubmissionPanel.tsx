@@ -56,7 +56,7 @@ export function SubmissionPanel({ submission }: { submission: Submission }): Rea
           </div>
         </>
       ) : null}
-      {submission.state === 'error' && submission.statusUrl ? (
+      {(submission.state === 'error' || submission.state === 'outcome-unknown') && submission.statusUrl ? (
         <button type="button" onClick={() => void run(() => call('consumption:resume', { submissionId: submission.id }))}>
           Check again
         </button>

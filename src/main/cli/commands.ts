@@ -39,6 +39,7 @@ export async function simulatorCommand(args: string[]): Promise<number> {
       `  password     ${c.password}`,
       `  reseller id  ${c.resellerId}`,
       `  seller id    ${c.sellerId}`,
+      `Fault injection: POST ${twin.baseUrl}/__twin/faults with header x-twin-control: ${twin.controlToken}`,
       'Stop with Ctrl-C.',
       '',
     ].join('\n'),

@@ -27,6 +27,9 @@ export const Fault = z.intersection(
 export type Fault = z.output<typeof Fault>;
 export type FaultInput = z.input<typeof Fault>;
 
+/** What `POST /__twin/faults` takes: a fault, or one of the two plain commands. */
+export const TwinControl = z.union([z.object({ kind: z.literal('expire-tokens') }), z.object({ kind: z.literal('clear') }), Fault]);
+
 export class FaultQueue {
   private faults: Fault[] = [];
 

@@ -188,4 +188,22 @@ describe('the service twin', () => {
     await expect((await api(twin, token, path)).json()).rejects.toThrow();
     expect((await api(twin, token, path)).status).toBe(200);
   });
+
+  it('takes control requests only with its per-run token, answers a bad one with 400, and keeps running', async () => {
+    twin = await startTwin();
+    const token = await signIn(twin);
+    const path = `/api/resellers/${twin.credentials.resellerId}/Organizations`;
+    const control = (body: string, headers: Record<string, string> = { 'x-twin-control': (twin as Twin).controlToken }) =>
+      fetch(`${(twin as Twin).baseUrl}/__twin/faults`, { method: 'POST', headers, body });
+    const fault = JSON.stringify({ kind: 'status', status: 500, path: 'Organizations' });
+    expect((await control(fault, {})).status).toBe(403);
+    expect((await control(fault, { 'x-twin-control': 'guess' })).status).toBe(403);
+    expect((await api(twin, token, path)).status).toBe(200); // nothing was injected
+    for (const bad of ['{', 'null', '[]', '{"kind":"status","status":"x"}', '{"kind":"nope"}', JSON.stringify({ kind: 'slow', delayMs: -1 })]) {
+      expect((await control(bad)).status, bad).toBe(400);
+    }
+    expect((await api(twin, token, path)).status).toBe(200); // still up
+    expect((await control(fault)).status).toBe(204);
+    expect((await api(twin, token, path)).status).toBe(500);
+  });
 });

@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { IsoDate } from '../../shared/schemas/common';
@@ -7,7 +7,7 @@ import { buildBillingReport, type WireBillingEntry } from './billing-report';
 import { findFailedRecords, readConsumptionBody, subscriptionsById, type WireConsumptionRecord, type WireFailedRecord } from './consumption';
 import { DEMO_CREDENTIALS } from './credentials';
 import { generateOrganizations, type TwinOrganization } from './dataset';
-import { FaultQueue, type FaultInput } from './faults';
+import { FaultQueue, TwinControl } from './faults';
 import { organizationRecord, validateNewOrganization } from './organizations';
 import { mixSeed, SeededRandom } from './random';
 
@@ -53,6 +53,8 @@ export interface Twin {
   credentials: DemoService['credentials'];
   organizations: TwinOrganization[];
   faults: FaultQueue;
+  /** The per-run token `POST /__twin/faults` needs in its `x-twin-control` header (tests get it; the app's demo never hands it out). */
+  controlToken: string;
   /** Makes every token issued so far invalid, as if they expired. */
   expireTokens(): void;
   /** Consumption records saved by successful tasks. */
@@ -97,6 +99,7 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
   const saved: WireConsumptionRecord[] = [];
   const savedIds = new Set<string>();
   const faults = new FaultQueue();
+  const controlToken = randomBytes(16).toString('hex');
   const ttlMs = (options.tokenTtlSeconds ?? 3600) * 1000;
   const idRandom = new SeededRandom(mixSeed(seed, 99));
   let reportSequence = 0;
@@ -239,13 +242,27 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
     throw problem(404, `No route for ${method} ${path}.`);
   }
 
-  /** Test and demo controls; the twin listens on loopback only. */
-  function control(path: string, body: string): { status: number; body?: unknown } | undefined {
+  /**
+   * Test controls and read-only views of the twin's synthetic data; it listens on loopback only. Changing its
+   * behaviour needs the per-run token, so a page or program that merely finds the port cannot inject faults.
+   */
+  function control(request: IncomingMessage, path: string, body: string): { status: number; body?: unknown } | undefined {
     if (path === '/__twin/faults') {
-      const parsed = JSON.parse(body || '{}') as FaultInput | { kind: 'expire-tokens' } | { kind: 'clear' };
-      if (parsed.kind === 'expire-tokens') tokens.clear();
-      else if (parsed.kind === 'clear') faults.clear();
-      else faults.add(parsed);
+      if (request.method !== 'POST') return { status: 405, body: { title: 'Use POST.' } };
+      const given = Buffer.from(String(request.headers['x-twin-control'] ?? ''));
+      const expected = Buffer.from(controlToken);
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { status: 403, body: { title: "The twin's controls need its per-run token in x-twin-control." } };
+      let json: unknown;
+      try {
+        json = JSON.parse(body || '{}');
+      } catch {
+        return { status: 400, body: { title: 'The body is not JSON.' } };
+      }
+      const parsed = TwinControl.safeParse(json);
+      if (!parsed.success) return { status: 400, body: { title: `Not a fault the twin knows: ${parsed.error.issues[0]?.message ?? 'invalid'}.` } };
+      if (parsed.data.kind === 'expire-tokens') tokens.clear();
+      else if (parsed.data.kind === 'clear') faults.clear();
+      else faults.add(parsed.data);
       return { status: 204 };
     }
     if (path === '/__twin/subscriptions') {
@@ -263,7 +280,11 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
   }
 
   const server = createServer((request, response) => {
-    void handle(request, response);
+    // Whatever goes wrong in one request, the twin answers 500 and keeps running.
+    handle(request, response).catch(() => {
+      if (!response.headersSent) send(response, 500, { title: 'Internal error in the twin' });
+      else response.destroy();
+    });
   });
 
   async function handle(request: IncomingMessage, response: ServerResponse) {
@@ -276,7 +297,7 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
       send(response, 413, { title: 'Request body too large.' });
       return;
     }
-    const controlled = path.startsWith('/__twin/') ? control(path, body) : undefined;
+    const controlled = path.startsWith('/__twin/') ? control(request, path, body) : undefined;
     if (controlled) return send(response, controlled.status, controlled.body);
 
     const fault = faults.take(method, path, ['status', 'drop', 'drop-after-processing', 'slow', 'malformed']);
@@ -313,6 +334,7 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
     credentials,
     organizations,
     faults,
+    controlToken,
     expireTokens: () => tokens.clear(),
     savedConsumption: () => [...saved],
     close: () =>

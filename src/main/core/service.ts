@@ -3,6 +3,7 @@ import type { ProfileFields } from '../../shared/schemas/profile';
 import { type ConsumptionApi, createConsumption } from './consumption/handlers';
 import { createOrganizations } from './organizations/handlers';
 import { LedgerHandle } from './ledger/ledger';
+import { tidyDataFolder } from './platform/data-folder';
 import { EventHub } from './platform/event-hub';
 import type { Ports } from './platform/ports';
 import { createProfiles } from './profiles/handlers';
@@ -58,6 +59,7 @@ export function createService(ports: Ports): Service {
     consumption: consumption.api,
     ledger: { backup: async (path) => (await ledger.get()).backup(path) },
     start: async () => {
+      await tidyDataFolder(ports.dataDir, ports.clock.now(), ports.log);
       await reports.migrated().catch((error: unknown) => ports.log.warn('saved reports could not be moved into the ledger yet', { error: error instanceof Error ? error.message : String(error) }));
       await reports.jobs.resumeAll();
       await consumption.tasks.resumeAll();

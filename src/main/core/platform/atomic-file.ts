@@ -9,7 +9,7 @@ import { AppError, describeIssue } from '../../../shared/errors';
  * file beside it, flush it to disk, then rename it over the original.
  */
 export async function writeFileAtomic(path: string, content: string | Uint8Array): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
   const handle = await open(temporary, 'w', 0o600);
   try {

@@ -32,6 +32,14 @@ export class JobStore<T extends { id: string }> {
     return this.change((jobs) => [...jobs.filter((candidate) => candidate.id !== job.id), job]);
   }
 
+  /**
+   * Writes the list as it is: proof that a new job could be saved. Callers ask before starting work at the
+   * service that only a saved job could follow (a report requested but not kept would be lost).
+   */
+  ensureWritable(): Promise<void> {
+    return this.change((jobs) => jobs);
+  }
+
   remove(id: string): Promise<void> {
     return this.change((jobs) => jobs.filter((job) => job.id !== id));
   }

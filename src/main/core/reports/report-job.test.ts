@@ -195,6 +195,14 @@ describe('report job', () => {
     await expect(env.jobs.request(env.profile.id, PERIOD)).rejects.toMatchObject({ code: 'forbidden-origin' });
     expect(await env.jobStore.list()).toEqual([]);
   });
+
+  it('sends no request when its job could not be saved (a data folder it cannot write), and says so', async () => {
+    const env = await setup();
+    await writeFile(join(env.dir.path, 'jobs'), 'a file where the jobs folder should be'); // unwritable, even for root
+    await expect(env.jobs.request(env.profile.id, PERIOD)).rejects.toMatchObject({ code: 'storage', message: expect.stringMatching(/did not ask the service.*writable/) });
+    const twinState = (await (await fetch(`${env.twin.baseUrl}/__twin/state`)).json()) as { reports: number };
+    expect(twinState.reports).toBe(0);
+  });
 });
 
 describe('poll interval and names', () => {

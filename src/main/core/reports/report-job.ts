@@ -74,6 +74,12 @@ export class ReportJobs {
   async request(profileId: string, period: ReportPeriod): Promise<ReportJob> {
     const profile = await this.deps.getProfile(profileId);
     const client = await this.deps.clientFor(profile);
+    await this.deps.jobs.ensureWritable().catch((error: unknown) => {
+      throw new AppError(
+        'storage',
+        `Closebook cannot save in its data folder, so it did not ask the service for the report (a request it could not keep track of would be lost). ${error instanceof Error ? error.message : String(error)}`,
+      );
+    });
     const location = await startBillingReport(client, period);
     const job: ReportJob = {
       id: randomUUID(),

@@ -57,6 +57,11 @@ export interface ValidatedRows {
   problems: RowProblem[];
 }
 
+/** A value the user gave, quoted in a message: cut short, so one pasted paragraph does not bury the message. */
+function quoted(value: string): string {
+  return value.length > 60 ? `"${value.slice(0, 57)}…" (${value.length.toLocaleString('en')} characters)` : `"${value}"`;
+}
+
 /**
  * Checks every row per spec §2.4 and names each problem's row and field. Rows are all-or-nothing like the service:
  * callers submit only when `problems` is empty.
@@ -72,20 +77,20 @@ export function validateRows(rows: InputRow[]): ValidatedRows {
     const before = problems.length;
     const subscriptionId = input.subscriptionId.trim();
     if (!subscriptionId) problem('subscriptionId', 'Subscription ID is required.');
-    else if (!isGuid(subscriptionId)) problem('subscriptionId', `"${subscriptionId}" is not a GUID (like 3f2504e0-4f89-11d3-9a0c-0305e82c3301).`);
+    else if (!isGuid(subscriptionId)) problem('subscriptionId', `${quoted(subscriptionId)} is not a GUID (like 3f2504e0-4f89-11d3-9a0c-0305e82c3301).`);
     const isAddon = parseYesNo(input.isAddon);
-    if (isAddon === undefined) problem('isAddon', `"${input.isAddon.trim()}" is not yes/no: use true/false, yes/no or 1/0.`);
+    if (isAddon === undefined) problem('isAddon', `${quoted(input.isAddon.trim())} is not yes/no: use true/false, yes/no or 1/0.`);
     const addonId = input.addonId.trim();
-    if (addonId && !isGuid(addonId)) problem('addonId', `"${addonId}" is not a GUID.`);
+    if (addonId && !isGuid(addonId)) problem('addonId', `${quoted(addonId)} is not a GUID.`);
     if (isAddon === true && !addonId) problem('addonId', 'Add-on ID is required when Is add-on is yes.');
     if (isAddon === false && addonId) problem('addonId', 'Add-on ID is given but Is add-on is no: set Is add-on to yes, or clear the add-on ID.');
     // Rows hold quantities with a decimal point: the CSV import rewrites a decimal-comma file's as it reads them.
     const quantity = parseQuantity(input.quantity, false);
     if (input.quantity.trim() === '') problem('quantity', 'Quantity is required.');
-    else if (quantity === undefined) problem('quantity', `"${input.quantity.trim()}" is not a number.`);
+    else if (quantity === undefined) problem('quantity', `${quoted(input.quantity.trim())} is not a number.`);
     else if (quantity < 0) problem('quantity', 'Quantity must be zero or more.');
     const consumptionId = input.consumptionId.trim();
-    if (consumptionId && !isGuid(consumptionId)) problem('consumptionId', `"${consumptionId}" is not a GUID (leave it empty for new consumption).`);
+    if (consumptionId && !isGuid(consumptionId)) problem('consumptionId', `${quoted(consumptionId)} is not a GUID (leave it empty for new consumption).`);
     // Only otherwise-valid rows are compared, so one mistake does not echo as "duplicate" on later rows.
     if (problems.length === before) {
       const key = `${subscriptionId.toLowerCase()}|${isAddon ? addonId.toLowerCase() : ''}`;

@@ -72,6 +72,39 @@ describe('XLSX import', () => {
     ]);
   });
 
+  it('stops reading at the row cap: a small file that unpacks into 120,000 rows is refused quickly, in little memory', async () => {
+    const rows: unknown[][] = [['Subscription ID', 'Quantity']];
+    for (let index = 0; index < 120_000; index++) rows.push([SUB, 1]);
+    const bytes = await workbook({ Big: rows });
+    const started = performance.now();
+    const before = process.memoryUsage().rss;
+    const parsed = await parseConsumptionXlsx('big.xlsx', bytes);
+    const took = performance.now() - started;
+    expect(parsed.problems[0]).toMatch(/more than 50,000 rows/);
+    expect(parsed.rows).toEqual([]);
+    // Loading a whole 200,000-row workbook took 6.5 s; the stream stops at the cap (0.7 s for that file).
+    expect(took).toBeLessThan(3_000);
+    expect(process.memoryUsage().rss - before).toBeLessThan(250 * 1024 * 1024);
+  });
+
+  it('names a formula cell saved without its value, in the columns it reads only; cuts long values in messages', async () => {
+    const book = new ExcelJS.Workbook();
+    const sheet = book.addWorksheet('March');
+    sheet.addRow(['Subscription ID', 'Quantity', 'My note']);
+    sheet.addRow([SUB, 2, 'fine']);
+    sheet.getCell('B2').value = { formula: 'A9*2' } as ExcelJS.CellFormulaValue;
+    sheet.getCell('C2').value = { formula: 'A9&"x"' } as ExcelJS.CellFormulaValue;
+    sheet.addRow([SUB, { formula: '1+2', result: 3 }]);
+    const parsed = await parseConsumptionXlsx('f.xlsx', new Uint8Array(await book.xlsx.writeBuffer()));
+    expect(parsed.problems).toEqual([expect.stringMatching(/^Cell B2 holds a formula saved without a calculated value/)]);
+    expect(JSON.stringify(parsed)).not.toContain('[object Object]');
+
+    const long = 'x'.repeat(5_000);
+    const { problems } = validateRows([{ row: 2, subscriptionId: long, isAddon: 'no', addonId: '', quantity: long, consumptionId: '' }]);
+    for (const problem of problems) expect(problem.message.length, problem.field).toBeLessThan(160);
+    expect(problems.map((problem) => problem.message)).toContain(`"${'x'.repeat(57)}…" (5,000 characters) is not a number.`);
+  });
+
   it('says a file is not a workbook, and names a missing sheet', async () => {
     expect((await parseConsumptionXlsx('x.xlsx', new Uint8Array([80, 75, 3, 4, 0, 0]))).problems[0]).toMatch(/not a readable Excel workbook/);
     expect((await parseConsumptionXlsx('m.xlsx', await workbook({ A: [['x']] }), 'B')).problems[0]).toMatch(/no sheet "B"/);

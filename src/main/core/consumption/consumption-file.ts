@@ -1,4 +1,5 @@
 import ExcelJS from 'exceljs';
+import { Readable } from 'node:stream';
 import Papa from 'papaparse';
 import { emptyRow, fieldForHeader, parseQuantity } from '../../../shared/consumption-rows';
 import { CONSUMPTION_FIELDS, PLAIN_HEADERS, type ConsumptionField, type InputRow, type ParsedFile } from '../../../shared/schemas/consumption';
@@ -6,8 +7,24 @@ import { CONSUMPTION_FIELDS, PLAIN_HEADERS, type ConsumptionField, type InputRow
 /** Rows past this are refused: a bulk file that large is almost surely the wrong file. */
 export const MAX_ROWS = 50_000;
 
-/** Turns a header row and data rows (as text) into input rows, naming what is missing or ignored. */
-function toRows(fileName: string, header: string[], body: { row: number; cells: string[] }[], base: Pick<ParsedFile, 'sheets' | 'sheet'>): ParsedFile {
+/** A formula cell saved without its calculated value (by a program other than Excel). */
+interface UncalculatedCell {
+  row: number;
+  column: number;
+  address: string;
+}
+
+/**
+ * Turns a header row and data rows (as text) into input rows, naming what is missing or ignored. `tooMany` says
+ * the reader stopped at the cap; `uncalculated` cells are problems only in the columns Closebook reads.
+ */
+function toRows(
+  fileName: string,
+  header: string[],
+  body: { row: number; cells: string[] }[],
+  base: Pick<ParsedFile, 'sheets' | 'sheet'>,
+  read: { tooMany?: boolean; uncalculated?: UncalculatedCell[] } = {},
+): ParsedFile {
   const problems: string[] = [];
   const columns = new Map<number, ConsumptionField>();
   const ignoredColumns: string[] = [];
@@ -24,7 +41,16 @@ function toRows(fileName: string, header: string[], body: { row: number; cells: 
   for (const required of ['subscriptionId', 'quantity'] as const) {
     if (!found.has(required)) problems.push(`The header row has no "${PLAIN_HEADERS[required]}" column. Expected columns: ${CONSUMPTION_FIELDS.map((field) => PLAIN_HEADERS[field]).join(', ')}.`);
   }
-  if (body.length > MAX_ROWS) problems.push(`The file has ${body.length} rows; Closebook takes at most ${MAX_ROWS} in one batch. Split it into smaller files.`);
+  if (read.tooMany || body.length > MAX_ROWS) {
+    problems.push(`The file has ${read.tooMany ? 'more than ' : ''}${(read.tooMany ? MAX_ROWS : body.length).toLocaleString('en')} rows; Closebook takes at most ${MAX_ROWS.toLocaleString('en')} in one batch. Split it into smaller files.`);
+  }
+  const uncalculated = (read.uncalculated ?? []).filter((cell) => columns.has(cell.column));
+  if (uncalculated.length) {
+    const named = uncalculated.slice(0, 5).map((cell) => cell.address).join(', ');
+    problems.push(
+      `${uncalculated.length === 1 ? `Cell ${named} holds a formula` : `Cells ${named}${uncalculated.length > 5 ? ` and ${uncalculated.length - 5} more` : ''} hold formulas`} saved without a calculated value. Open the file in Excel and save it again, or paste the values instead of the formulas.`,
+    );
+  }
   const rows = problems.length
     ? []
     : body
@@ -61,7 +87,8 @@ function withDecimalPoint(input: InputRow): InputRow {
   return quantity === undefined ? input : { ...input, quantity: String(quantity) };
 }
 
-function cellText(value: ExcelJS.CellValue): string {
+/** A value as text; a formula Excel never calculated (no cached result) is `null`: it must not read as empty. */
+function cellText(value: ExcelJS.CellValue): string | null {
   if (value === null || value === undefined) return '';
   if (typeof value === 'number') return String(value);
   if (typeof value === 'boolean') return value ? 'true' : 'false';
@@ -69,36 +96,57 @@ function cellText(value: ExcelJS.CellValue): string {
   if (value instanceof Date) return value.toISOString().slice(0, 10);
   if (typeof value === 'object') {
     if ('richText' in value) return value.richText.map((part) => part.text).join('');
-    if ('result' in value) return cellText(value.result as ExcelJS.CellValue);
+    if ('formula' in value || 'sharedFormula' in value) {
+      const result = (value as { result?: ExcelJS.CellValue }).result;
+      return result === undefined || result === null ? null : cellText(result);
+    }
     if ('text' in value) return String(value.text);
     if ('error' in value) return String(value.error);
   }
   return String(value);
 }
 
-/** An XLSX workbook: the named sheet, or the first; the first non-empty row is the header. */
+/**
+ * An XLSX workbook: the named sheet, or the first; the first non-empty row is the header. Read as a stream and
+ * stopped at the row cap, so a small file that unpacks into millions of rows cannot take the memory or the time.
+ */
 export async function parseConsumptionXlsx(fileName: string, bytes: Uint8Array, sheetName?: string): Promise<ParsedFile> {
-  const workbook = new ExcelJS.Workbook();
+  const sheets: string[] = [];
+  let chosen: { name: string; lines: { row: number; cells: string[] }[]; uncalculated: UncalculatedCell[]; tooMany: boolean } | null = null;
   try {
-    await workbook.xlsx.load(bytes as unknown as ArrayBuffer);
+    const reader = new ExcelJS.stream.xlsx.WorkbookReader(Readable.from(Buffer.from(bytes)), { worksheets: 'emit', sharedStrings: 'cache', hyperlinks: 'ignore', styles: 'ignore', entries: 'ignore' });
+    for await (const worksheet of reader) {
+      const name = (worksheet as unknown as { name: string }).name;
+      sheets.push(name);
+      if (chosen || (sheetName !== undefined && name !== sheetName)) continue;
+      const sheet: NonNullable<typeof chosen> = { name, lines: [], uncalculated: [], tooMany: false };
+      for await (const row of worksheet) {
+        const cells: string[] = [];
+        row.eachCell({ includeEmpty: false }, (cell, column) => {
+          const text = cellText(cell.value);
+          if (text === null) sheet.uncalculated.push({ row: row.number, column: column - 1, address: cell.address });
+          cells[column - 1] = text ?? '';
+        });
+        if (!cells.some((cell) => cell !== undefined && cell !== '') && !sheet.uncalculated.some((cell) => cell.row === row.number)) continue;
+        // The header and one row past the cap are enough to say the file is too long.
+        if (sheet.lines.length > MAX_ROWS + 1) {
+          sheet.tooMany = true;
+          break;
+        }
+        sheet.lines.push({ row: row.number, cells: Array.from(cells, (cell) => cell ?? '') });
+      }
+      chosen = sheet;
+    }
   } catch {
     return { fileName, sheets: [], sheet: null, rows: [], problems: [`${fileName} is not a readable Excel workbook (.xlsx). Save it again from Excel, or export it as CSV.`], ignoredColumns: [] };
   }
-  const sheets = workbook.worksheets.map((sheet) => sheet.name);
-  const worksheet = sheetName ? workbook.getWorksheet(sheetName) : workbook.worksheets[0];
-  if (!worksheet) {
+  if (!chosen) {
     return { fileName, sheets, sheet: null, rows: [], problems: [sheetName ? `${fileName} has no sheet "${sheetName}".` : `${fileName} has no sheets.`], ignoredColumns: [] };
   }
-  const lines: { row: number; cells: string[] }[] = [];
-  worksheet.eachRow({ includeEmpty: false }, (row, number) => {
-    const cells: string[] = [];
-    row.eachCell({ includeEmpty: true }, (cell, column) => (cells[column - 1] = cellText(cell.value)));
-    lines.push({ row: number, cells: Array.from(cells, (cell) => cell ?? '') });
-  });
-  const [header, ...body] = lines;
-  const base = { sheets, sheet: worksheet.name };
-  if (!header) return { fileName, ...base, rows: [], problems: [`The sheet "${worksheet.name}" is empty.`], ignoredColumns: [] };
-  return toRows(fileName, header.cells, body, base);
+  const [header, ...body] = chosen.lines;
+  const base = { sheets, sheet: chosen.name };
+  if (!header) return { fileName, ...base, rows: [], problems: [`The sheet "${chosen.name}" is empty.`], ignoredColumns: [] };
+  return toRows(fileName, header.cells, body, base, { tooMany: chosen.tooMany, uncalculated: chosen.uncalculated });
 }
 
 export async function parseConsumptionFile(fileName: string, bytes: Uint8Array, sheetName?: string): Promise<ParsedFile> {

@@ -243,6 +243,8 @@ function lineChange(row: LedgerRow): MonthChange {
 function rollUpNewAndLost(lines: { change: MonthChange; keys: Keys }[], presence: { before: Set<string>; after: Set<string> }): MonthChange[] {
   const result: MonthChange[] = [];
   const rolled = new Map<string, MonthChange>();
+  /** What each rolled-up change covers: named on it when it is one subscription or product (a service of one subscription). */
+  const covered = new Map<MonthChange, { subscriptions: Map<string, string | null>; products: Map<string, string | null> }>();
   for (const { change, keys } of lines) {
     if (change.kind !== 'new' && change.kind !== 'lost') {
       result.push(change);
@@ -268,9 +270,12 @@ function rollUpNewAndLost(lines: { change: MonthChange; keys: Keys }[], presence
         after: change.after && { ...change.after, unitPrice: null, unitCost: null, quantity: level === 'subscription' ? change.after.quantity : '' },
       };
       rolled.set(key, first);
+      covered.set(first, { subscriptions: new Map([[change.subscriptionId ?? '', change.subscription]]), products: new Map([[change.productId ?? '', change.product]]) });
       result.push(first);
       continue;
     }
+    covered.get(existing)?.subscriptions.set(change.subscriptionId ?? '', change.subscription);
+    covered.get(existing)?.products.set(change.productId ?? '', change.product);
     const add = (into: LineValues | null, values: LineValues | null): LineValues | null =>
       into && values
         ? { ...into, cost: money(into.cost).plus(values.cost).toFixed(), sales: money(into.sales).plus(values.sales).toFixed(), quantity: level === 'subscription' ? money(into.quantity).plus(values.quantity).toFixed() : '' }
@@ -278,6 +283,12 @@ function rollUpNewAndLost(lines: { change: MonthChange; keys: Keys }[], presence
     existing.before = add(existing.before, change.before);
     existing.after = add(existing.after, change.after);
     existing.effects = { ...existing.effects, newLost: money(existing.effects.newLost).plus(change.effects.newLost).toFixed() };
+  }
+  for (const [change, { subscriptions, products }] of covered) {
+    const [onlySubscription] = subscriptions.size === 1 ? [...subscriptions.entries()] : [];
+    if (onlySubscription) [change.subscriptionId, change.subscription] = [onlySubscription[0] || null, onlySubscription[1]];
+    const [onlyProduct] = products.size === 1 ? [...products.entries()] : [];
+    if (onlyProduct && onlySubscription) [change.productId, change.product] = [onlyProduct[0] || null, onlyProduct[1]];
   }
   return result;
 }

@@ -1,9 +1,10 @@
 import { money } from '../../../shared/money';
+import type { BillingException as SharedException, CheckThresholds, Severity } from '../../../shared/schemas/month-close';
 import type { Ledger, LedgerRow } from '../ledger/ledger';
 import { CURRENCY_KEY, ORG_KEY } from '../reports/report-query';
 import { compareMonths, type MonthChange } from './month-compare';
 
-export type Severity = 'high' | 'medium' | 'low';
+export type { CheckThresholds, Severity } from '../../../shared/schemas/month-close';
 
 /** The checks a careful accountant runs before invoicing, each with what it means in plain words. */
 export const RULES = {
@@ -25,34 +26,11 @@ export const RULES = {
 } as const satisfies Record<string, { severity: Severity; title: string; explanation: string }>;
 export type RuleId = keyof typeof RULES;
 
-/** Thresholds a profile may set; these are the defaults. */
-export interface CheckThresholds {
-  /** Margin % points from the service's median before it is an outlier. */
-  marginDeviationPoints: number;
-  /** Rise in quantity since last month, in %, before it is a jump. */
-  quantityJumpPercent: number;
-}
+/** The thresholds a profile starts with. */
 export const DEFAULT_THRESHOLDS: CheckThresholds = { marginDeviationPoints: 20, quantityJumpPercent: 50 };
 
-export interface BillingException {
-  /** Rule and entity keys: the same exception has the same id in a refetch of the month, so its review carries over. */
-  id: string;
-  rule: RuleId;
-  severity: Severity;
-  message: string;
-  organization: string;
-  orgId: string;
-  customerNumber: string;
-  service: string | null;
-  serviceId: string | null;
-  subscription: string | null;
-  subscriptionId: string | null;
-  product: string | null;
-  productId: string | null;
-  currencyKey: string | null;
-  /** The viewer's tree keys from the organization row down to the row the exception is about (organization hierarchy). */
-  path: string[];
-}
+/** An exception as the checks find it (its review is joined on by the month's close). */
+export type BillingException = Omit<SharedException, 'review'> & { rule: RuleId };
 
 const SUBSCRIPTION_NAMES = `
   o.name AS organization, o.org_id, o.customer_number, ${ORG_KEY} AS org_key, s.service_name AS service, s.service_id, s.service_no,
@@ -84,6 +62,8 @@ function exceptionOf(rule: RuleId, row: LedgerRow, keys: string[], message: stri
     id: [rule, ...keys].join('|'),
     rule,
     severity: RULES[rule].severity,
+    title: RULES[rule].title,
+    explanation: RULES[rule].explanation,
     message,
     organization: String(row.organization ?? ''),
     orgId: String(row.org_id ?? ''),

@@ -1,65 +1,16 @@
 import { type Money, money } from '../../../shared/money';
+import type { CurrencyBridge, MonthChange, MonthComparison as SharedComparison } from '../../../shared/schemas/month-close';
 import type { Ledger, LedgerRow } from '../ledger/ledger';
 import { ORG_KEY } from '../reports/report-query';
 
-/** What changed for one thing between two months; `level` says how much of the tree it covers. */
-export type ChangeKind = 'new' | 'lost' | 'quantity' | 'price' | 'amount';
-export type ChangeLevel = 'organization' | 'service' | 'subscription' | 'line';
+export type { CurrencyBridge, MonthChange } from '../../../shared/schemas/month-close';
+type ChangeKind = MonthChange['kind'];
+type ChangeLevel = MonthChange['level'];
+type LineValues = NonNullable<MonthChange['before']>;
+type SalesEffects = MonthChange['effects'];
 
-/** One product line of one subscription in one currency pair, summed over its billing lines in one month. */
-export interface LineValues {
-  quantity: string;
-  /** Per unit, when every billing line of the product has the same one; null when they differ. */
-  unitPrice: string | null;
-  unitCost: string | null;
-  cost: string;
-  sales: string;
-}
-
-/** The change in sales of one compared thing, split so that the parts add up exactly to `after − before`. */
-export interface SalesEffects {
-  price: string;
-  quantity: string;
-  newLost: string;
-  /** What price and quantity do not explain (a line total that is not quantity × unit price, rounding). */
-  other: string;
-}
-
-export interface MonthChange {
-  kind: ChangeKind;
-  level: ChangeLevel;
-  organization: string;
-  customerNumber: string;
-  orgId: string;
-  service: string;
-  serviceId: string | null;
-  subscription: string | null;
-  subscriptionId: string | null;
-  product: string | null;
-  productId: string | null;
-  /** "SEK", or "USD→SEK": sales are in the second currency, cost in the first. */
-  currencyKey: string;
-  /** Sums over what the change covers (for new/lost above line level: the whole organization, service or subscription). */
-  before: LineValues | null;
-  after: LineValues | null;
-  effects: SalesEffects;
-}
-
-/** Per currency pair: sales before and after, and the change split into its parts (they add up exactly). */
-export interface CurrencyBridge {
-  currencyKey: string;
-  salesBefore: string;
-  salesAfter: string;
-  change: string;
-  effects: SalesEffects;
-}
-
-export interface MonthComparison {
-  beforeId: string;
-  afterId: string;
-  bridges: CurrencyBridge[];
-  changes: MonthChange[];
-}
+/** Every change (the contract's MonthComparison is this, cut for IPC). */
+export type MonthComparison = Omit<SharedComparison, 'changeCount'>;
 
 const ZERO_EFFECTS = (): Record<keyof SalesEffects, Money> => ({ price: money(0), quantity: money(0), newLost: money(0), other: money(0) });
 

@@ -2,25 +2,10 @@ import { createHash } from 'node:crypto';
 import { AppError } from '../../../shared/errors';
 import type { Ledger } from '../ledger/ledger';
 import { ORG_KEY } from '../reports/report-query';
+import type { Review, ReviewState, SignOff } from '../../../shared/schemas/month-close';
 import type { MonthRef } from './months';
 
-export type ReviewState = 'open' | 'accepted' | 'resolved';
-
-export interface Review {
-  exceptionId: string;
-  state: ReviewState;
-  note: string;
-  reviewedBy: string;
-  reviewedAt: string;
-}
-
-export interface SignOff {
-  reportId: string;
-  contentHash: string;
-  signedBy: string;
-  osUser: string;
-  signedAt: string;
-}
+export type { Review, ReviewState, SignOff } from '../../../shared/schemas/month-close';
 
 /** Who acts: the name the user typed and the account they are signed in to the computer with. */
 export interface Actor {

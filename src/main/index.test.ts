@@ -8,12 +8,19 @@ const recorded = vi.hoisted(() => ({
   handles: [] as string[],
   headerHook: null as null | ((details: unknown, callback: (response: { responseHeaders: Record<string, string[]> }) => void) => void),
   permissionHook: null as null | ((contents: unknown, permission: string, callback: (granted: boolean) => void) => void),
+  permissionCheck: null as null | ((contents: unknown, permission: string) => boolean),
+  devicePermission: null as null | ((details: unknown) => boolean),
   openedExternally: [] as string[],
+  ipcHandlers: new Map<string, (event: unknown, input: unknown) => Promise<unknown>>(),
+  clipboard: [] as string[],
+  printed: [] as unknown[],
 }));
 
 vi.mock('electron', () => {
   class BrowserWindow {
     static getAllWindows = () => recorded.windows;
+    static getFocusedWindow = () => null;
+    isDestroyed = () => false;
     webContents: Record<string, unknown>;
     constructor(options: Record<string, unknown>) {
       const handlers: Record<string, (...args: unknown[]) => void> = {};
@@ -27,6 +34,7 @@ vi.mock('electron', () => {
         once: () => {},
         send: () => {},
         isDestroyed: () => false,
+        printToPDF: async (options: unknown) => (recorded.printed.push(options), new Uint8Array([37, 80, 68, 70])),
       };
       recorded.windows.push({ options, contents: this.webContents });
     }
@@ -38,6 +46,7 @@ vi.mock('electron', () => {
   }
   return {
     app: {
+      isPackaged: true,
       whenReady: () => Promise.resolve(),
       getPath: () => tmpdir(),
       getVersion: () => '0.1.0',
@@ -47,15 +56,23 @@ vi.mock('electron', () => {
       exit: () => {},
     },
     BrowserWindow,
-    dialog: { showSaveDialog: async () => ({ canceled: true }) },
+    dialog: { showSaveDialog: async () => ({ canceled: true }), showOpenDialog: async () => ({ canceled: true, filePaths: [] }) },
+    clipboard: { writeText: (text: string) => recorded.clipboard.push(text) },
     Notification: class {
       static isSupported = () => false;
     },
-    ipcMain: { handle: (channel: string) => recorded.handles.push(channel) },
+    ipcMain: {
+      handle: (channel: string, handler: (event: unknown, input: unknown) => Promise<unknown>) => {
+        recorded.handles.push(channel);
+        recorded.ipcHandlers.set(channel, handler);
+      },
+    },
     Menu: { setApplicationMenu: () => {}, buildFromTemplate: () => ({}) },
     session: {
       defaultSession: {
         setPermissionRequestHandler: (hook: typeof recorded.permissionHook) => (recorded.permissionHook = hook),
+        setPermissionCheckHandler: (hook: typeof recorded.permissionCheck) => (recorded.permissionCheck = hook),
+        setDevicePermissionHandler: (hook: typeof recorded.devicePermission) => (recorded.devicePermission = hook),
         webRequest: { onHeadersReceived: (hook: typeof recorded.headerHook) => (recorded.headerHook = hook) },
       },
     },
@@ -93,15 +110,24 @@ describe('the Electron main process', () => {
     expect(csp).not.toMatch(/unsafe-eval|unsafe-inline|\*/);
   });
 
-  it('denies new windows (opening https links in the browser) and navigation away', async () => {
+  it('denies new windows, opens in the browser only the links the app shows, and refuses navigation and redirects away', async () => {
     const window = await started();
-    const contents = window.contents as { windowOpenHandler: (details: { url: string }) => { action: string }; handlers: Record<string, (event: { preventDefault: () => void }, url?: string) => void> };
+    const contents = window.contents as {
+      windowOpenHandler: (details: { url: string }) => { action: string };
+      handlers: Record<string, (event: { preventDefault: () => void; url?: string }, url?: string) => void>;
+    };
     expect(contents.windowOpenHandler({ url: 'https://example.com/help' })).toEqual({ action: 'deny' });
     expect(contents.windowOpenHandler({ url: 'file:///etc/passwd' })).toEqual({ action: 'deny' });
-    expect(recorded.openedExternally).toEqual(['https://example.com/help']);
+    expect(recorded.openedExternally).toEqual([]); // not on the allow-list: not even https goes out
     const prevent = vi.fn();
     contents.handlers['will-navigate']?.({ preventDefault: prevent }, 'https://evil.example/');
     expect(prevent).toHaveBeenCalledTimes(1);
+    const redirect = vi.fn();
+    contents.handlers['will-redirect']?.({ preventDefault: redirect }, 'https://evil.example/');
+    expect(redirect).toHaveBeenCalledTimes(1);
+    const frame = vi.fn();
+    contents.handlers['will-frame-navigate']?.({ preventDefault: frame, url: 'https://evil.example/frame' });
+    expect(frame).toHaveBeenCalledTimes(1);
     const allow = vi.fn();
     contents.handlers['will-navigate']?.({ preventDefault: allow }, window.loaded);
     expect(allow).not.toHaveBeenCalled();
@@ -110,10 +136,36 @@ describe('the Electron main process', () => {
     expect(webview).toHaveBeenCalled();
   });
 
-  it('grants notifications only', async () => {
+  it('grants notifications only, in requests and in checks, and no devices', async () => {
     await started();
     const answers: Record<string, boolean> = {};
     for (const permission of ['notifications', 'media', 'geolocation', 'clipboard-read']) recorded.permissionHook?.(null, permission, (granted) => (answers[permission] = granted));
     expect(answers).toEqual({ notifications: true, media: false, geolocation: false, 'clipboard-read': false });
+    expect(['notifications', 'media', 'hid', 'serial', 'clipboard-sanitized-write'].map((permission) => recorded.permissionCheck?.(null, permission))).toEqual([true, false, false, false, false]);
+    expect(recorded.devicePermission?.({ deviceType: 'usb' })).toBe(false);
+  });
+
+  it('has no developer tools in the packaged app and ignores ELECTRON_RENDERER_URL there', async () => {
+    const window = await started();
+    expect((window.options.webPreferences as Record<string, unknown>).devTools).toBe(false);
+    const { rendererUrl } = await import('./window');
+    const env = { ELECTRON_RENDERER_URL: 'http://localhost:5173/' };
+    expect(rendererUrl(true, env, '/app/out/renderer/index.html')).toBe('file:///app/out/renderer/index.html');
+    expect(rendererUrl(false, env, '/app/out/renderer/index.html')).toBe('http://localhost:5173/');
+    // Even in development only a dev server on this machine.
+    expect(rendererUrl(false, { ELECTRON_RENDERER_URL: 'https://evil.example/' }, '/app/out/renderer/index.html')).toBe('file:///app/out/renderer/index.html');
+  });
+
+  it('copies to the system clipboard and prints the window to a landscape A4 PDF, for its own window only', async () => {
+    const window = await started();
+    const fromWindow = { senderFrame: { parent: null, url: window.loaded } };
+    const invoke = (channel: string, input: unknown, event: unknown = fromWindow) => recorded.ipcHandlers.get(channel)!(event, input);
+    expect(await invoke('clipboard:copy-table', { rows: [['Organization', 'Sales'], ['=cmd', '-12.50']] })).toEqual({ ok: true, data: { copied: true } });
+    expect(recorded.clipboard).toEqual(["Organization\tSales\r\n'=cmd\t-12.50"]);
+    expect(await invoke('view:print-pdf', { fileName: 'Summary' })).toEqual({ ok: true, data: { kind: 'cancelled' } }); // printed; the save dialog was cancelled
+    expect(recorded.printed).toEqual([{ landscape: true, pageSize: 'A4', printBackground: false }]);
+    const elsewhere = { senderFrame: { parent: null, url: 'https://evil.example/' } };
+    expect(await invoke('clipboard:copy-table', { rows: [['x']] }, elsewhere)).toMatchObject({ ok: false, error: { code: 'untrusted-sender' } });
+    expect(recorded.clipboard).toHaveLength(1);
   });
 });

@@ -1,11 +1,10 @@
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { app, BrowserWindow, dialog, ipcMain, Menu, Notification, session, shell } from 'electron';
+import { app, BrowserWindow, clipboard, dialog, ipcMain, Menu, Notification, session, shell } from 'electron';
 import { createService, createStderrLogger, type DeliverFile, systemClock } from './core';
 import { forwardEvents, registerIpc } from './ipc';
 import { KeytarSecretStore } from './keychain';
 import { createDemoStarter } from './twin/demo';
-import { CONTENT_SECURITY_POLICY, hardenWebContents, mainWindowOptions } from './window';
+import { CONTENT_SECURITY_POLICY, hardenWebContents, mainWindowOptions, PRINT_TO_PDF_OPTIONS, rendererUrl } from './window';
 
 const log = createStderrLogger();
 
@@ -14,6 +13,7 @@ const FILE_FILTERS: Record<Parameters<DeliverFile>[1], Electron.FileFilter> = {
   csv: { name: 'CSV file', extensions: ['csv'] },
   parquet: { name: 'Parquet file', extensions: ['parquet'] },
   json: { name: 'Closebook report', extensions: ['gz'] },
+  pdf: { name: 'PDF document', extensions: ['pdf'] },
 };
 
 /** Electron's save dialog; the core then writes the file there itself (atomically: complete or not at all). */
@@ -26,10 +26,6 @@ const deliverWithDialog: DeliverFile = async (suggestedName, kind, write) => {
   return { kind: 'saved', path: result.filePath };
 };
 
-/** Where the renderer is loaded from: the dev server in development, the built file otherwise. */
-export function rendererUrl(): string {
-  return process.env.ELECTRON_RENDERER_URL ?? pathToFileURL(join(__dirname, '../renderer/index.html')).toString();
-}
 
 /** Starts Closebook: one service, one window, IPC from that window only. */
 export async function startApp(): Promise<void> {
@@ -37,11 +33,14 @@ export async function startApp(): Promise<void> {
   const defaultSession = session.defaultSession;
   // Only OS notifications (report ready) may be asked for; camera, geolocation and the rest are refused.
   defaultSession.setPermissionRequestHandler((_contents, permission, callback) => callback(permission === 'notifications'));
+  defaultSession.setPermissionCheckHandler((_contents, permission) => permission === 'notifications');
+  defaultSession.setDevicePermissionHandler(() => false); // no USB, HID or serial devices
   defaultSession.webRequest.onHeadersReceived((details, callback) => {
     callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [CONTENT_SECURITY_POLICY] } });
   });
 
   const demo = createDemoStarter();
+  let mainWindow: BrowserWindow | null = null;
   const service = createService({
     dataDir: app.getPath('userData'),
     secrets: new KeytarSecretStore(),
@@ -57,18 +56,30 @@ export async function startApp(): Promise<void> {
       const result = owner ? await dialog.showOpenDialog(owner, options) : await dialog.showOpenDialog(options);
       return result.canceled ? null : (result.filePaths[0] ?? null);
     },
+    pickFolder: async (title) => {
+      const owner = BrowserWindow.getFocusedWindow();
+      const options: Electron.OpenDialogOptions = { title, buttonLabel: 'Save here', properties: ['openDirectory', 'createDirectory'] };
+      const result = owner ? await dialog.showOpenDialog(owner, options) : await dialog.showOpenDialog(options);
+      return result.canceled ? null : (result.filePaths[0] ?? null);
+    },
     deliver: deliverWithDialog,
+    writeClipboard: (text) => clipboard.writeText(text),
+    printToPdf: async () => {
+      if (!mainWindow || mainWindow.isDestroyed()) throw new Error('the Closebook window is closed');
+      return mainWindow.webContents.printToPDF(PRINT_TO_PDF_OPTIONS);
+    },
     notify: (title, body) => {
       if (Notification.isSupported()) new Notification({ title, body }).show();
     },
   });
-  const trustedUrl = rendererUrl();
+  const trustedUrl = rendererUrl(app.isPackaged, process.env, join(__dirname, '../renderer/index.html'));
   registerIpc(ipcMain, service, trustedUrl, log);
   if (process.argv.includes('--demo')) await service.handlers['demo:start']({});
   await service.start(); // report requests left running by the last session carry on
 
   const openWindow = () => {
-    const window = new BrowserWindow(mainWindowOptions(join(__dirname, '../preload/index.js')));
+    const window = new BrowserWindow(mainWindowOptions(join(__dirname, '../preload/index.js'), app.isPackaged));
+    mainWindow = window;
     hardenWebContents(window.webContents, trustedUrl, (url) => void shell.openExternal(url));
     forwardEvents(service, window.webContents);
     window.once('ready-to-show', () => window.show());

@@ -1,11 +1,12 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { pipeline } from 'node:stream/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { extname, join, normalize, resolve } from 'node:path';
+import { extname, join, normalize, resolve, sep } from 'node:path';
+import { Transform } from 'node:stream';
 import { createService, type DeliverFile, dispatch, FILE_MIME_TYPES, type Logger, type Ports, type Service } from '../core';
 import { CONTENT_SECURITY_POLICY } from '../window';
 
@@ -18,9 +19,17 @@ export interface HarnessOptions {
 
 export interface Harness {
   url: string;
+  /** This run's token: the page gets it as a cookie with the app; a program sends it as the x-closebook-bridge header. */
+  token: string;
   service: Service;
   close(): Promise<void>;
 }
+
+/** The largest request body a contract call may have (a consumption file is at most 64 MB as base64). */
+const MAX_INVOKE_BYTES = 80 * 1024 * 1024;
+/** The largest file the page may upload (a shared report of a very large month). */
+const MAX_UPLOAD_BYTES = 2 * 1024 * 1024 * 1024;
+const TOKEN_COOKIE = 'closebook-bridge';
 
 const MIME: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -57,6 +66,8 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     for (const stream of streams) stream.write(line);
   });
   let origin = '';
+  let hosts = new Set<string>();
+  const token = randomBytes(24).toString('base64url');
   const log: Logger = options.ports.log;
 
   const server = createServer((request, response) => {
@@ -67,14 +78,15 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   });
 
   async function handle(request: IncomingMessage, response: ServerResponse) {
+    // A page of another site whose name resolves to 127.0.0.1 (DNS rebinding) still names its own host.
+    if (!hosts.has(String(request.headers.host ?? ''))) {
+      response.writeHead(421).end();
+      return;
+    }
     const url = new URL(request.url ?? '/', origin);
-    if (url.pathname.startsWith('/bridge/')) {
-      // Another page open in the same browser must not drive the bridge: same origin only.
-      const sender = request.headers.origin ?? request.headers.referer;
-      if (sender && !sender.startsWith(origin)) {
-        response.writeHead(403).end();
-        return;
-      }
+    if (url.pathname.startsWith('/bridge/') && !trusted(request)) {
+      response.writeHead(403).end();
+      return;
     }
     if (request.method === 'POST' && url.pathname.startsWith('/bridge/invoke/')) {
       if (!String(request.headers['content-type']).startsWith('application/json')) {
@@ -84,8 +96,12 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
       const channel = decodeURIComponent(url.pathname.slice('/bridge/invoke/'.length));
       let input: unknown;
       try {
-        input = JSON.parse((await readBody(request)) || '{}');
-      } catch {
+        input = JSON.parse((await readBody(request, MAX_INVOKE_BYTES)) || '{}');
+      } catch (error) {
+        if (error instanceof BodyTooLarge) {
+          response.writeHead(413).end();
+          return;
+        }
         input = Symbol('unreadable');
       }
       const reply = await dispatch(service, channel, input, log);
@@ -112,9 +128,20 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     }
     if (request.method === 'POST' && url.pathname === '/bridge/upload') {
       // The page sends the file's bytes as they are; they are streamed to disk, never held as one string.
+      if (Number(request.headers['content-length'] ?? 0) > MAX_UPLOAD_BYTES) {
+        response.writeHead(413).end();
+        return;
+      }
       const id = randomUUID();
       const path = join(uploadDir, id);
-      await pipeline(request, createWriteStream(path, { mode: 0o600 }));
+      try {
+        await pipeline(request, limited(MAX_UPLOAD_BYTES), createWriteStream(path, { mode: 0o600 }));
+      } catch (error) {
+        await rm(path, { force: true });
+        if (!(error instanceof BodyTooLarge)) throw error;
+        response.writeHead(413, { Connection: 'close' }).end();
+        return;
+      }
       uploads.set(id, path);
       response.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' });
       response.end(JSON.stringify({ upload: id }));
@@ -131,10 +158,24 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     response.writeHead(405).end();
   }
 
+  /** The page of this run: its own origin (exactly) and this run's token (the cookie it got with the app, or the header). */
+  function trusted(request: IncomingMessage): boolean {
+    const sender = request.headers.origin ?? (request.headers.referer ? originOf(request.headers.referer) : undefined);
+    if (sender !== undefined && sender !== origin) return false;
+    const given = String(request.headers['x-closebook-bridge'] ?? cookie(request, TOKEN_COOKIE) ?? '');
+    return given.length === token.length && timingSafeEqual(Buffer.from(given), Buffer.from(token));
+  }
+
   async function serveStatic(pathname: string, response: ServerResponse) {
     const root = resolve(options.staticDir);
-    const file = normalize(join(root, pathname === '/' ? 'index.html' : decodeURIComponent(pathname)));
-    if (!file.startsWith(root)) {
+    let file: string;
+    try {
+      file = normalize(join(root, pathname === '/' ? 'index.html' : decodeURIComponent(pathname)));
+    } catch {
+      response.writeHead(400).end();
+      return;
+    }
+    if (!file.startsWith(`${root}${sep}`)) {
       response.writeHead(404).end();
       return;
     }
@@ -147,6 +188,8 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
       'Content-Type': MIME[extname(file)] ?? 'application/octet-stream',
       'Content-Security-Policy': CONTENT_SECURITY_POLICY,
       'X-Content-Type-Options': 'nosniff',
+      // The page's key to the bridge: sent back by the browser on its own requests only (never cross-site), unreadable by scripts.
+      'Set-Cookie': `${TOKEN_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Strict`,
     });
     createReadStream(file).pipe(response);
   }
@@ -155,10 +198,13 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     server.once('error', reject);
     server.listen(options.port ?? 0, '127.0.0.1', () => resolvePromise());
   });
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const port = (server.address() as AddressInfo).port;
+  origin = `http://127.0.0.1:${port}`;
+  hosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
 
   return {
     url: origin,
+    token,
     service,
     close: async () => {
       unsubscribe();
@@ -173,11 +219,47 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   };
 }
 
-function readBody(request: IncomingMessage): Promise<string> {
+class BodyTooLarge extends Error {}
+
+function readBody(request: IncomingMessage, limit: number): Promise<string> {
   return new Promise((resolvePromise, reject) => {
     const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        request.destroy();
+        reject(new BodyTooLarge());
+      } else chunks.push(chunk);
+    });
     request.on('end', () => resolvePromise(Buffer.concat(chunks).toString('utf8')));
     request.on('error', reject);
   });
+}
+
+/** Passes a stream through until it exceeds `limit` bytes, then fails it. */
+function limited(limit: number): Transform {
+  let size = 0;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      size += chunk.length;
+      callback(size > limit ? new BodyTooLarge() : null, size > limit ? undefined : chunk);
+    },
+  });
+}
+
+function originOf(url: string): string | undefined {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return 'invalid';
+  }
+}
+
+function cookie(request: IncomingMessage, name: string): string | undefined {
+  for (const part of String(request.headers.cookie ?? '').split(';')) {
+    const [key, ...value] = part.trim().split('=');
+    if (key === name) return value.join('=');
+  }
+  return undefined;
 }

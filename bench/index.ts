@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { createReadStream } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { createGunzip } from 'node:zlib';
@@ -11,7 +10,7 @@ import { Money } from '../src/shared/money';
 import { createService } from '../src/main/core';
 import { inlineConnection, startSimulator } from '../src/main/testing/simulator';
 import { temporaryDir, testPorts } from '../src/main/testing/test-support';
-import { DEMO_CREDENTIALS } from '../src/main/twin/credentials';
+import { cli, LINES_PER_ORGANIZATION } from './cli-process';
 import { measureViewerInChromium } from './viewer-in-chromium';
 
 /**
@@ -21,29 +20,6 @@ import { measureViewerInChromium } from './viewer-in-chromium';
  * BENCH_SIZES=100000 runs one size only.
  */
 const SIZES = (process.env.BENCH_SIZES ?? '100000,1000000').split(',').map(Number);
-const LINES_PER_ORGANIZATION = 100;
-const ENTRY = join(process.cwd(), 'src', 'main', 'cli', 'index.ts');
-
-interface Run {
-  ms: number;
-  peakRssMb: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** One CLI command as its own process under /usr/bin/time: wall time and the process's peak RSS. */
-function cli(args: string[], dataDir: string): Run {
-  const started = performance.now();
-  const result = spawnSync('/usr/bin/time', ['-v', process.execPath, '--import', 'tsx', ENTRY, ...args, '--data-dir', dataDir], {
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
-    env: { ...process.env, CLOSEBOOK_API_SECRET: DEMO_CREDENTIALS.apiSecret, CLOSEBOOK_PASSWORD: DEMO_CREDENTIALS.password },
-  });
-  const ms = performance.now() - started;
-  const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(result.stderr)?.[1];
-  if (result.status !== 0) throw new Error(`closebook ${args.join(' ')} failed (${result.status}): ${result.stderr.slice(-2000)}`);
-  return { ms, peakRssMb: Number(rss) / 1024, stdout: result.stdout, stderr: result.stderr };
-}
 
 /** Exact sums per currency pair of the CSV export's cost and sales columns, read as text (no float). */
 async function csvSums(path: string): Promise<Map<string, { cost: InstanceType<typeof Money>; sales: InstanceType<typeof Money>; lines: number }>> {
@@ -86,6 +62,7 @@ async function workbookTotals(path: string): Promise<Map<string, { cost: string;
   const totals = new Map<string, { cost: string; sales: string }>();
   const reader = new ExcelJS.stream.xlsx.WorkbookReader(path, { worksheets: 'emit', sharedStrings: 'cache', styles: 'ignore', hyperlinks: 'ignore' });
   for await (const worksheet of reader) {
+    if ((worksheet as unknown as { name: string }).name !== 'Summary') continue;
     for await (const row of worksheet as AsyncIterable<ExcelJS.Row>) {
       const label = String(row.getCell(1).value ?? '');
       if (!label.startsWith('Total ')) continue;
@@ -93,7 +70,7 @@ async function workbookTotals(path: string): Promise<Map<string, { cost: string;
       const result = (column: number) => String((row.getCell(column).value as { result: number }).result);
       totals.set(`${cost}|${sales}`, { cost: result(5), sales: result(6) });
     }
-    break; // Summary is the first sheet
+    break;
   }
   return totals;
 }
@@ -114,7 +91,7 @@ async function benchSize(lines: number): Promise<Record<string, unknown>> {
     // Opening in the viewer: the summary, totals and the first window, as the renderer asks for them.
     const { ports, cleanup } = await testPorts({ dataDir: dir.path });
     const service = createService(ports);
-    const request = { reportId, filter: {}, sort: { key: 'label' as const, direction: 'asc' as const }, expansion: { all: 'none' as const, toggled: [] }, offset: 0, count: 60 };
+    const request = { reportId, hierarchy: 'organization' as const, filter: {}, sort: { key: 'label' as const, direction: 'asc' as const }, expansion: { all: 'none' as const, toggled: [] }, offset: 0, count: 60 };
     let started = performance.now();
     const view = await service.handlers['reports:open']({ reportId });
     await Promise.all([service.handlers['reports:totals']({ reportId, filter: {} }), service.handlers['reports:window'](request)]);

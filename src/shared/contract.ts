@@ -5,6 +5,7 @@ import { ConnectionTestResult, ProfilesState, ProfileView, SaveProfileInput } fr
 import { ReportPeriod } from './schemas/billing-report';
 import { InputRow, ParsedFile, Submission, SubmissionSummary } from './schemas/consumption';
 import { ReportJob, ReportListing, ReportMeta } from './schemas/saved-report';
+import { CheckThresholds, MonthCloseView, MonthComparison, MonthSummary, ReviewState } from './schemas/month-close';
 
 /**
  * THE IPC contract. Every request the renderer can make is a channel here with an input and an output schema;
@@ -23,6 +24,8 @@ export const ReportFilterInput = z.object({
   service: z.string().max(200).optional(),
   currency: z.string().max(20).optional(),
   text: z.string().max(200).optional(),
+  /** Only organizations that belong to no organization group (the "Ungrouped" pack, the viewer's "No group"). */
+  ungrouped: z.boolean().optional(),
 });
 
 export const ReportSortInput = z.object({
@@ -41,7 +44,24 @@ export const ReportExpansion = z.object({
 });
 export type ReportExpansion = z.infer<typeof ReportExpansion>;
 
+/**
+ * How the tree is arranged, as the service's own portal offers: organization › service › subscription › line, or
+ * service › organization › subscription › line.
+ */
+export const ReportHierarchy = z.enum(['organization', 'service']);
+export type ReportHierarchy = z.infer<typeof ReportHierarchy>;
+
 const Decimal = z.string();
+
+/** A file Closebook produced: saved where the user chose (desktop), or handed to the page as a download (browser). */
+export const FileResult = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('saved'), path: z.string() }),
+  /** The browser bridge serves the file once at `url` (same origin); the page follows it as a download. */
+  z.object({ kind: z.literal('download'), fileName: z.string(), url: z.string() }),
+  z.object({ kind: z.literal('cancelled') }),
+]);
+export type FileResult = z.infer<typeof FileResult>;
+
 export const TreeRow = z.object({
   key: z.string(),
   level: z.enum(['organization', 'service', 'subscription', 'line']),
@@ -54,7 +74,15 @@ export const TreeRow = z.object({
   hasChildren: z.boolean(),
   expanded: z.boolean(),
   lines: z.number().int().nonnegative(),
+  /** Subscriptions and billing lines only: above them a sum would add unlike units (GB + licences + hours). */
   quantity: Decimal.nullable(),
+  /** Per unit, in the purchase and the customer currency: billing lines only. */
+  unitCost: Decimal.nullable(),
+  unitPrice: Decimal.nullable(),
+  /** Subscriptions and billing lines. */
+  poNumber: z.string().nullable(),
+  /** As the service gives it (a day, no zone; never shifted): billing lines, and services under an organization. */
+  billingDate: z.string().nullable(),
   cost: Decimal,
   sales: Decimal,
   /** Null where cost and sales are in different currencies. */
@@ -95,14 +123,64 @@ export const ReportWindow = z.object({
 });
 export type ReportWindow = z.infer<typeof ReportWindow>;
 
-/** A file Closebook produced: saved where the user chose (desktop), or handed to the page as a download (browser). */
-export const FileResult = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('saved'), path: z.string() }),
-  /** The browser bridge serves the file once at `url` (same origin); the page follows it as a download. */
-  z.object({ kind: z.literal('download'), fileName: z.string(), url: z.string() }),
-  z.object({ kind: z.literal('cancelled') }),
-]);
-export type FileResult = z.infer<typeof FileResult>;
+/** Why an amount to invoice needs a look before it goes to the ERP. */
+export const InvoiceFlag = z.enum(['credit', 'stated-total-differs', 'missing-customer-number']);
+export type InvoiceFlag = z.infer<typeof InvoiceFlag>;
+
+/** One organization in one customer currency: what to invoice it. */
+export const InvoiceRow = z.object({
+  /** Organization key and currency: unique in the report. */
+  key: z.string(),
+  organization: z.string(),
+  customerNumber: z.string(),
+  orgId: z.string(),
+  groups: z.array(z.string()),
+  /** The customer (sales) currency. */
+  currency: z.string(),
+  /** The exact sum of the organization's sales in `currency` over every service, rounded once to the currency's minor unit (ISO 4217). */
+  amountToInvoice: Decimal,
+  /** The same sum before rounding. */
+  exactAmount: Decimal,
+  lines: z.number().int().nonnegative(),
+  /** What those lines cost, per purchase currency (a custom service bought in USD and sold in SEK adds a USD cost). */
+  costs: z.array(z.object({ currency: z.string(), amount: Decimal })),
+  /** Sales − cost when every cost is in the invoice currency; null otherwise (never across currencies). */
+  margin: Decimal.nullable(),
+  flags: z.array(InvoiceFlag),
+});
+export type InvoiceRow = z.infer<typeof InvoiceRow>;
+
+export const InvoiceTotal = z.object({
+  currency: z.string(),
+  customers: z.number().int().nonnegative(),
+  lines: z.number().int().nonnegative(),
+  /** The sum of the rounded amounts to invoice: what the invoices add up to. */
+  amountToInvoice: Decimal,
+});
+export type InvoiceTotal = z.infer<typeof InvoiceTotal>;
+
+/** Columns the tree can show beside the name; the user picks which (remembered between sessions). */
+export const ReportColumn = z.enum(['quantity', 'unitCost', 'unitPrice', 'cost', 'sales', 'margin', 'marginPercent', 'poNumber', 'billingDate']);
+export type ReportColumn = z.infer<typeof ReportColumn>;
+export const DEFAULT_REPORT_COLUMNS: ReportColumn[] = ['quantity', 'cost', 'sales', 'margin', 'marginPercent'];
+
+/** What the user set up in the screens and expects to find again (kept by the main process in the data folder). */
+export const UiSettings = z.object({
+  reportColumns: z.array(ReportColumn).max(20).default(DEFAULT_REPORT_COLUMNS),
+  reportHierarchy: ReportHierarchy.default('organization'),
+});
+export type UiSettings = z.infer<typeof UiSettings>;
+
+/** One workbook of a per-group pack: the customers of one organization group (or of none, "Ungrouped"). */
+export const GroupPack = z.object({
+  /** The group's name; null for the organizations in no group. */
+  group: z.string().nullable(),
+  organizations: z.number().int().nonnegative(),
+  fileName: z.string(),
+  file: FileResult,
+});
+export type GroupPack = z.infer<typeof GroupPack>;
+
 
 /** The hosts the core runs in: the Electron app, the browser test bridge, the command line. */
 export const HostKind = z.enum(['electron', 'browser-bridge', 'cli']);
@@ -153,6 +231,7 @@ export const channels = {
       filter: ReportFilterInput,
       sort: ReportSortInput,
       expansion: ReportExpansion,
+      hierarchy: ReportHierarchy.default('organization'),
       offset: z.number().int().nonnegative().max(10_000_000),
       count: z.number().int().positive().max(500),
     }),
@@ -160,10 +239,20 @@ export const channels = {
   },
   /** Totals per currency of what the filter keeps. */
   'reports:totals': { input: ReportRef.extend({ filter: ReportFilterInput }), output: z.object({ lineCount: z.number().int(), totals: z.array(CurrencyTotalRow) }) },
+  /** One row per organization per customer currency: the amount to invoice, for what the filter keeps. */
+  'reports:invoicing': { input: ReportRef.extend({ filter: ReportFilterInput }), output: z.object({ rows: z.array(InvoiceRow), totals: z.array(InvoiceTotal) }) },
   'reports:rename': { input: ReportRef.extend({ name: z.string().trim().min(1, 'is required').max(120) }), output: ReportMeta },
   'reports:delete': { input: ReportRef, output: Empty },
   /** The Excel workbook; with a filter, only what the view shows. */
   'reports:export': { input: ReportRef.extend({ filter: ReportFilterInput.optional(), format: z.enum(['xlsx', 'parquet', 'csv']).default('xlsx') }), output: FileResult },
+  /**
+   * One workbook per organization group (and one for the ungrouped), of what the filter keeps: into a folder the
+   * user picks (desktop), or as downloads (browser). `folder` is null and `packs` empty when the user cancelled.
+   */
+  'reports:export-groups': {
+    input: ReportRef.extend({ filter: ReportFilterInput.optional() }),
+    output: z.object({ folder: z.string().nullable(), packs: z.array(GroupPack) }),
+  },
   /** The saved report as a file to hand to a colleague. */
   'reports:share': { input: ReportRef, output: FileResult },
   /**
@@ -171,6 +260,34 @@ export const channels = {
    * (`upload` is the id it gave). Null when the user cancelled the dialog.
    */
   'reports:import': { input: z.object({ upload: z.string().max(100).optional() }), output: ReportMeta.nullable() },
+  /**
+   * Puts a table on the clipboard as tab-separated text (pastes into Excel as cells); formula-leading text is
+   * escaped. Hosts without a clipboard of their own (the browser bridge) answer `copied: false` with the text.
+   */
+  'clipboard:copy-table': {
+    input: z.object({ rows: z.array(z.array(z.string().max(2000)).max(60)).max(50_000) }),
+    output: z.object({ copied: z.boolean(), text: z.string().optional() }),
+  },
+  /** The window as it is now, printed to a PDF the user saves (desktop: Electron's printToPDF with the print stylesheet). */
+  'view:print-pdf': { input: z.object({ fileName: z.string().trim().min(1).max(150) }), output: FileResult },
+  'settings:get': { input: Empty, output: UiSettings },
+  'settings:save': { input: UiSettings, output: UiSettings },
+  /** A month's close: its exceptions (with reviews), what is open, the sign-off, and what changed since it. */
+  'close:state': { input: ReportRef, output: MonthCloseView },
+  /** `accepted` needs a note (why); `open` undoes a review. Refused while the month is signed off. */
+  'close:review': {
+    input: ReportRef.extend({ exceptionId: z.string().min(1).max(2000), state: ReviewState, note: z.string().max(2000) }),
+    output: MonthCloseView,
+  },
+  /** Signs the month off by the typed name (and the OS user) when nothing is open. */
+  'close:sign-off': { input: ReportRef.extend({ name: z.string().trim().min(1, 'is required').max(120) }), output: MonthCloseView },
+  'close:reopen': { input: ReportRef.extend({ reason: z.string().trim().min(1, 'is required').max(2000) }), output: MonthCloseView },
+  /** `afterId` against `beforeId` (two months of one service). */
+  'close:compare': { input: z.object({ beforeId: z.string().uuid(), afterId: z.string().uuid() }), output: MonthComparison },
+  /** The months of the report's service and reseller in the ledger (newest fetch of each period), oldest first. */
+  'close:months': { input: ReportRef, output: z.array(MonthSummary) },
+  /** A profile's check thresholds; with `thresholds`, sets them. */
+  'close:thresholds': { input: ProfileRef.extend({ thresholds: CheckThresholds.optional() }), output: CheckThresholds },
   /** Reads a CSV or XLSX file the user picked (bytes as base64); `sheet` picks a sheet of a workbook. */
   'consumption:parse': { input: z.object({ fileName: z.string().max(260), base64: z.string().max(64 * 1024 * 1024), sheet: z.string().max(100).optional() }), output: ParsedFile },
   'consumption:template': { input: z.object({ format: z.enum(['xlsx', 'csv']) }), output: FileResult },

@@ -6,8 +6,10 @@ export interface ReportFilter {
   service?: string | undefined;
   currency?: string | undefined;
   text?: string | undefined;
+  /** Only organizations in no organization group. */
+  ungrouped?: boolean | undefined;
 }
 
 export function isEmptyFilter(filter: ReportFilter): boolean {
-  return !filter.group && !filter.organization?.trim() && !filter.service && !filter.currency && !filter.text?.trim();
+  return !filter.group && !filter.organization?.trim() && !filter.service && !filter.currency && !filter.text?.trim() && !filter.ungrouped;
 }

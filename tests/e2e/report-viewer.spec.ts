@@ -219,7 +219,7 @@ test.describe('a 100,000-line report', () => {
     const filter = { text: 'hot lrs' };
     const started = performance.now();
     await Promise.all([
-      bridge.harness.service.handlers['reports:window']({ reportId, filter, sort: { key: 'label', direction: 'asc' }, expansion: { all: 'organizations', toggled: [] }, offset: 0, count: 200 }),
+      bridge.harness.service.handlers['reports:window']({ reportId, filter, sort: { key: 'label', direction: 'asc' }, expansion: { all: 'organizations', toggled: [] }, hierarchy: 'organization', offset: 0, count: 200 }),
       bridge.harness.service.handlers['reports:totals']({ reportId, filter }),
     ]);
     print(`main process alone, a new text filter (first window + totals): ${Math.round(performance.now() - started)} ms`);
@@ -245,6 +245,22 @@ test.describe('a 100,000-line report', () => {
     expect(workbook.getWorksheet('Billing lines')!.rowCount - 1).toBe(filtered.shown);
   });
 });
+
+/**
+ * Whether rows are sorted within their currency: each currency group in one run (never mixed with another), its
+ * values in `direction`, and rows without a value (NaN: n/a) after all the others. Needs two groups of a few rows.
+ */
+function inOrderWithinCurrency(rows: { group: string; value: number }[], direction: 'asc' | 'desc'): boolean {
+  const firstMissing = rows.findIndex((row) => Number.isNaN(row.value));
+  if (firstMissing >= 0 && rows.slice(firstMissing).some((row) => !Number.isNaN(row.value))) return false;
+  const valued = firstMissing >= 0 ? rows.slice(0, firstMissing) : rows;
+  const runs = valued.map((row) => row.group).filter((group, i, all) => i === 0 || all[i - 1] !== group);
+  if (new Set(runs).size !== runs.length) return false;
+  const groups = new Map<string, number[]>();
+  for (const row of valued) groups.set(row.group, [...(groups.get(row.group) ?? []), row.value]);
+  const ordered = (values: number[]) => values.every((value, i) => i === 0 || (direction === 'desc' ? values[i - 1]! >= value : values[i - 1]! <= value));
+  return [...groups.values()].filter((values) => values.length > 2).length >= 2 && [...groups.values()].every(ordered);
+}
 
 /** Cells whose text is cut off (wider than the cell): amounts, currency codes and headers must never be. */
 async function clippedCells(page: Page): Promise<string[]> {
@@ -338,15 +354,17 @@ test.describe('keys, sorting and stated totals', () => {
     await costHeader.getByRole('button').focus();
     await page.keyboard.press('Enter');
     await expect(costHeader).toHaveAttribute('aria-sort', 'descending');
+    // Money sorts within a currency: each currency group's costs run down (then up), whatever the other groups hold.
     const costs = async () =>
-      (await tree.getByRole('row', { level: 1 }).evaluateAll((rows) => rows.map((row) => row.children[2]?.textContent ?? ''))).map((text) => Number(text.replace(/[^\d.]/g, '')));
-    // The rows of the old order stay until the sorted ones arrive: wait for them.
-    const isDescending = (values: number[]) => values.length > 5 && values.every((value, i) => i === 0 || values[i - 1]! >= value);
-    await expect.poll(async () => isDescending(await costs())).toBe(true);
-    const descending = await costs();
+      tree.getByRole('row', { level: 1 }).evaluateAll((rows) =>
+        rows.map((row) => ({ group: row.querySelector('.tag')?.textContent ?? '', value: Number((row.children[2]?.textContent ?? '').replace(/[^\d.-]/g, '')) })),
+      );
+    // Only the rows in view are in the DOM: enough of them to see two groups.
+    const costsInView = async () => (await costs()).slice(0, 20);
+    await expect.poll(async () => inOrderWithinCurrency(await costsInView(), 'desc')).toBe(true);
     await page.keyboard.press(' ');
     await expect(costHeader).toHaveAttribute('aria-sort', 'ascending');
-    await expect.poll(async () => (await costs())[0]).toBeLessThan(descending[0]!);
+    await expect.poll(async () => inOrderWithinCurrency(await costsInView(), 'asc')).toBe(true);
 
     // Stated totals that differ from the sum below carry ⚠ with both figures.
     await viewer.getByRole('button', { name: 'Expand organizations' }).click();
@@ -354,5 +372,160 @@ test.describe('keys, sorting and stated totals', () => {
     await expect(flag).toBeVisible();
     await expect(flag).toHaveAttribute('title', /^Stated total differs from the sum of its subscriptions: cost stated [\d,.]+, sum [\d,.]+; sales stated [\d,.]+, sum [\d,.]+\. Closebook shows the sum of the lines\.$/);
     await expectRowsBounded(page, 'small report, expanded');
+  });
+});
+
+/** Opens the demo's report of last month (requested first) and returns the viewer and its tree. */
+async function openDemoReport(page: Page, url: string) {
+  const app = new ClosebookPage(page);
+  await app.open(url);
+  await app.startDemo();
+  await app.requestReport(60_000);
+  await expect(page.getByTestId('saved-report')).toHaveCount(1);
+  return openSavedReport(page);
+}
+
+async function openSavedReport(page: Page) {
+  await page.getByTestId('saved-report').getByRole('button', { name: 'Open', exact: true }).click();
+  const viewer = page.getByRole('region', { name: /^Report Billing / });
+  const tree = viewer.getByRole('treegrid', { name: 'Billing report' });
+  await expect(tree.getByRole('row', { level: 1 }).first()).toBeVisible();
+  return { viewer, tree };
+}
+
+/** The column headers of the tree, by name. */
+async function headers(tree: Locator): Promise<string[]> {
+  return tree.getByRole('columnheader').evaluateAll((cells) => cells.map((cell) => cell.querySelector('.head__label')?.textContent ?? ''));
+}
+
+/** Every top-level row of the tree (scrolled through, as only the rows in view are in the DOM): its currency group and one column's text. */
+async function allTopRows(tree: Locator, column: number): Promise<{ group: string; text: string }[]> {
+  const byIndex = new Map<number, { group: string; text: string }>();
+  const { scrollHeight, clientHeight } = await tree.evaluate((element) => ({ scrollHeight: element.scrollHeight, clientHeight: element.clientHeight }));
+  for (let top = 0; ; top += clientHeight - 60) {
+    await tree.evaluate((element, y) => element.scrollTo({ top: y }), top);
+    await expect(tree.locator('[role=row][aria-busy=true]')).toHaveCount(0);
+    const rows = await tree.getByRole('row', { level: 1 }).evaluateAll(
+      (elements, at) => elements.map((row) => ({ index: Number(row.getAttribute('aria-rowindex')), group: row.querySelector('.tag')?.textContent ?? '', text: row.children[at]?.textContent ?? '' })),
+      column,
+    );
+    for (const row of rows) byIndex.set(row.index, { group: row.group, text: row.text });
+    if (top >= scrollHeight - clientHeight) break;
+  }
+  return [...byIndex.entries()].sort(([a], [b]) => a - b).map(([, row]) => row);
+}
+
+test.describe('columns, hierarchy, sorting within a currency and the "No group" filter', () => {
+  test('chooses columns and the hierarchy, and remembers both after a reload', async ({ page, bridge }) => {
+    const { viewer, tree } = await openDemoReport(page, bridge.harness.url);
+    expect(await headers(tree)).toEqual(['Organization › service', 'Quantity', 'Cost', 'Sales', 'Margin', 'Margin %']);
+
+    // Quantities only where they mean one thing: none on an organization, one on a billing line, with its unit price.
+    await viewer.getByRole('button', { name: 'Columns' }).click();
+    const chooser = viewer.getByRole('group', { name: 'Columns shown' });
+    await chooser.getByRole('checkbox', { name: 'Margin %' }).uncheck();
+    await chooser.getByRole('checkbox', { name: 'Unit price' }).check();
+    await chooser.getByRole('checkbox', { name: 'PO number' }).check();
+    await chooser.getByRole('checkbox', { name: 'Billing date' }).check();
+    await expect(chooser.getByRole('checkbox', { name: 'Organization › service' })).toBeDisabled();
+    await page.keyboard.press('Escape');
+    await expect(chooser).toBeHidden();
+    const chosen = ['Organization › service', 'Quantity', 'Unit price', 'Cost', 'Sales', 'Margin', 'PO number', 'Billing date'];
+    expect(await headers(tree)).toEqual(chosen);
+    const organization = tree.getByRole('row', { level: 1 }).first();
+    await organization.click();
+    await tree.getByRole('row', { level: 2 }).first().click();
+    await tree.getByRole('row', { level: 3 }).first().click();
+    const line = tree.getByRole('row', { level: 4 }).first();
+    await expect(line).toBeVisible();
+    const cells = (row: Locator) => row.getByRole('gridcell').allTextContents();
+    const [, orgQuantity, orgUnitPrice] = await cells(organization);
+    expect([orgQuantity, orgUnitPrice]).toEqual(['', '']);
+    const [, lineQuantity, lineUnitPrice, , , , , lineBillingDate] = await cells(line);
+    expect(lineQuantity).toMatch(/^[\d,.]+$/);
+    expect(lineUnitPrice).toMatch(/^[\d,.]+[A-Z]{3}$/);
+    expect(lineBillingDate).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+
+    // By service: services on top, the name column says so.
+    await viewer.getByRole('group', { name: 'Hierarchy' }).getByRole('button', { name: 'By service' }).click();
+    await expect(tree.getByRole('columnheader').first()).toHaveText(/^Service › organization/);
+    const services = await viewer.getByRole('combobox', { name: 'Service' }).locator('option').allTextContents();
+    await expect.poll(async () => services.includes((await tree.getByRole('row', { level: 1 }).first().locator('.tree__label').textContent()) ?? '')).toBe(true);
+    await tree.getByRole('row', { level: 1 }).first().click();
+    await expect(tree.getByRole('row', { level: 2 }).first().locator('.tree__detail')).toHaveText(/^C-\d+$/); // an organization, by its customer number
+
+    await page.reload();
+    await new ClosebookPage(page).nav('Reports').click();
+    const reopened = await openSavedReport(page);
+    await expect(reopened.viewer.getByRole('button', { name: 'By service' })).toHaveAttribute('aria-pressed', 'true');
+    expect(await headers(reopened.tree)).toEqual(['Service › organization', ...chosen.slice(1)]);
+  });
+
+  test('sorts money within each currency with n/a last, both ways, and offers "No group"', async ({ page, bridge }) => {
+    const { viewer, tree } = await openDemoReport(page, bridge.harness.url);
+    const marginHeader = tree.getByRole('columnheader', { name: 'Margin', exact: true });
+    // Unsorted headers show their arrow slot too.
+    await expect(marginHeader.locator('.sort__arrow')).toHaveText('↕');
+    await marginHeader.getByRole('button').click();
+    await expect(marginHeader).toHaveAttribute('aria-sort', 'descending');
+    await expect(marginHeader.locator('.sort__arrow')).toHaveText('▼');
+    const margins = async () =>
+      (await allTopRows(tree, 4)).map((row) => ({ group: row.group, value: row.text === 'n/a' ? Number.NaN : Number(row.text.replace(/[^\d.-]/g, '')) }));
+    const descending = await margins();
+    expect(descending.some((row) => Number.isNaN(row.value))).toBe(true);
+    expect(inOrderWithinCurrency(descending, 'desc')).toBe(true);
+    await marginHeader.getByRole('button').click();
+    await expect(marginHeader).toHaveAttribute('aria-sort', 'ascending');
+    await expect.poll(async () => inOrderWithinCurrency(await margins(), 'asc')).toBe(true);
+
+    // Every demo organization is in a group: "No group" keeps none.
+    await viewer.getByRole('combobox', { name: 'Organization group' }).selectOption({ label: 'No group' });
+    await expect(viewer.getByTestId('line-count')).toHaveText(/^0 of [\d,]+ billing lines$/);
+    await expect(tree.getByText('No billing lines match these filters.')).toBeVisible();
+  });
+});
+
+test.describe('copying, in a Swedish locale and zone', () => {
+  test.use({ locale: 'sv-SE', timezoneId: 'Europe/Stockholm' });
+
+  test('copies selected rows and the totals as exact values, and shows numbers and times the Swedish way', async ({ page, context, bridge }) => {
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: bridge.harness.url });
+    const { viewer, tree } = await openDemoReport(page, bridge.harness.url);
+    // Closebook's own time in local time with the zone; numbers with decimal commas, Margin % too.
+    await expect(viewer.getByText(/fetched \d{4}-\d{2}-\d{2} \d{2}:\d{2} CES?T/)).toBeVisible();
+    const firstTotal = viewer.getByTestId('currency-total').first();
+    await expect(firstTotal.getByRole('cell').nth(3)).toHaveText(/^\d{1,3}(\s\d{3})*,\d{2}$/);
+    await expect(firstTotal.getByRole('cell').nth(5)).toHaveText(/^\d+,\d{2}\s%$/);
+
+    // Click, then Shift+click three rows down: four rows, in the tree's order.
+    const first = tree.getByRole('row', { level: 1 }).nth(0);
+    const fourth = tree.getByRole('row', { level: 1 }).nth(3);
+    await first.click({ modifiers: ['Control'] });
+    await fourth.click({ modifiers: ['Shift'] });
+    await expect(tree.locator('[role=row][aria-selected=true]')).toHaveCount(4);
+    const labels = await tree.locator('[role=row][aria-selected=true] .tree__label').allTextContents();
+    await viewer.getByRole('button', { name: 'Copy rows' }).click();
+    await expect(viewer.getByRole('status').filter({ hasText: 'Copied 4 rows' })).toBeVisible();
+    const copied = (await page.evaluate(() => navigator.clipboard.readText())).trimEnd().split(/\r?\n/).map((line) => line.split('\t'));
+    expect(copied[0]).toEqual(['Organization › service', 'Level', 'Detail', 'Cost currency', 'Sales currency', 'Quantity', 'Cost', 'Sales', 'Margin', 'Margin %']);
+    expect(copied.slice(1).map((row) => row[0])).toEqual(labels);
+    for (const row of copied.slice(1)) {
+      expect(row[3]).toMatch(/^[A-Z]{3}$/);
+      // Exact, with a decimal comma and no grouping: what Excel in Swedish reads as a number.
+      for (const amount of [row[6], row[7]]) expect(amount).toMatch(/^-?\d+(,\d+)?$/);
+    }
+
+    // Ctrl+C on the tree copies too; Ctrl+click adds a row.
+    await tree.getByRole('row', { level: 1 }).nth(5).click({ modifiers: ['Control'] });
+    await tree.focus();
+    await page.keyboard.press('Control+c');
+    await expect(viewer.getByRole('status').filter({ hasText: 'Copied 5 rows' })).toBeVisible();
+    expect((await page.evaluate(() => navigator.clipboard.readText())).trimEnd().split(/\r?\n/)).toHaveLength(6);
+
+    await viewer.getByRole('button', { name: 'Copy totals' }).click();
+    const totals = (await page.evaluate(() => navigator.clipboard.readText())).trimEnd().split(/\r?\n/).map((line) => line.split('\t'));
+    expect(totals[0]).toEqual(['Cost currency', 'Sales currency', 'Lines', 'Cost', 'Sales', 'Margin', 'Margin %']);
+    expect(totals).toHaveLength((await viewer.getByTestId('currency-total').count()) + 1);
+    expect(totals[1]![3]).toMatch(/^-?\d+(,\d+)?$/);
   });
 });

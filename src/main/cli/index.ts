@@ -13,6 +13,7 @@ const USAGE = `Closebook command line (the same core as the app)
   report resume                                           carry on with unfinished report requests
   reports list [--json] | export ID --out FILE.xlsx|.parquet|.csv [--group NAME] | delete ID | import FILE
                                                           saved reports (offline)
+  reports export ID --per-group --out-dir DIR             one workbook per organization group (offline)
   ledger backup --out FILE.duckdb                         a consistent copy of every saved month (the ledger)
   consumption validate --file F [--sheet NAME]            check a CSV/XLSX consumption file; problems by row
   consumption submit --file F [--failed-out F.xlsx|.csv] [--poll-interval S] [--yes]

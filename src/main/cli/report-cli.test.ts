@@ -71,6 +71,22 @@ describe('closebook report CLI', () => {
     expect((await readFile(join(simulator.dataDir, 'october.parquet'))).subarray(0, 4).toString()).toBe('PAR1');
     expect((await readFile(join(simulator.dataDir, 'october.csv'), 'utf8')).split('\r\n')).toHaveLength(lines + 2); // BOM + header, lines, final CRLF
     expect(cli(['reports', 'export', reportId, '--out', join(simulator.dataDir, 'october.txt')]).code).toBe(1);
+    // One workbook per organization group into a folder made for them; every twin organization is in two groups.
+    const packDir = join(simulator.dataDir, 'packs', 'october');
+    const packs = cli(['reports', 'export', reportId, '--per-group', '--out-dir', packDir]);
+    expect(packs.code).toBe(0);
+    const organizationsByGroup = new Map<string, Set<string>>();
+    for (const organization of served.data.flatMap((entry) => entry.organizations))
+      for (const name of organization.organizationGroups) organizationsByGroup.set(name, (organizationsByGroup.get(name) ?? new Set()).add(organization.orgId));
+    const printed = packs.stdout.trim().split('\n').map((line) => /^(.+) {2}(\d+) organizations? {2}(\d+) billing lines {2}(.+\.xlsx)$/.exec(line));
+    expect(printed.map((match) => [match?.[1], Number(match?.[2])]).sort()).toEqual([...organizationsByGroup].map(([name, members]) => [name, members.size]).sort());
+    expect((await readdir(packDir)).sort()).toEqual(printed.map((match) => match![4]!.slice(packDir.length + 1)).sort());
+    expect(packs.stderr).toMatch(/\d+ organizations are in more than one group: each is in the pack of every group it belongs to/);
+    for (const refused of [['reports', 'export', 'no-such-report', '--per-group', '--out-dir', packDir], ['reports', 'export', reportId, '--per-group']]) {
+      expect(cli(refused).code).toBe(1);
+    }
+    expect(cli(['reports', 'export', 'no-such-report', '--per-group', '--out-dir', packDir]).stderr).toMatch(/No saved report with id no-such-report/);
+
     expect(cli(['reports', 'delete', reportId]).code).toBe(0);
     expect(JSON.parse(cli(['reports', 'list', '--json']).stdout)).toEqual([]);
   }, 120_000);
@@ -85,6 +101,8 @@ describe('closebook report CLI', () => {
     const listed = runCli(['reports', 'list', '--json'], dataDir);
     expect(listed.stderr).toContain('Moving saved reports into the ledger: 1 of 1');
     expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ state: 'ok', meta: expect.objectContaining({ id, name: 'Billing 2026-09' }) })]);
+    const noGroups = runCli(['reports', 'export', id, '--per-group', '--out-dir', join(dataDir, 'packs')], dataDir);
+    expect([noGroups.code, noGroups.stderr]).toEqual([1, expect.stringMatching(/No organization in this report belongs to an organization group/)]);
   });
 
   it('refuses a bad period with exit 1 and names the flag', () => {

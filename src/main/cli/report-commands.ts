@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { AppError } from '../../shared/errors';
 import { ReportPeriod, type ReportPeriod as Period } from '../../shared/schemas/billing-report';
 import type { ReportJob } from '../../shared/schemas/saved-report';
 import { SERVICE_POLL_FLOOR_MS } from '../core';
@@ -100,11 +101,16 @@ export async function reportCommand(args: string[]): Promise<number> {
   );
 }
 
-/** `reports list [--json]`, `reports export ID --out F.xlsx|.parquet|.csv [--group NAME]…`, `reports delete ID`: all offline. */
+/**
+ * `reports list [--json]`, `reports export ID --out F.xlsx|.parquet|.csv [--group NAME]…`, `reports export ID --per-group
+ * --out-dir DIR`, `reports delete ID`: all offline.
+ */
 export async function reportsCommand(args: string[]): Promise<number> {
   const [action, ...rest] = args;
   const { values, positionals } = parse(rest, {
     out: { type: 'string' },
+    'out-dir': { type: 'string' },
+    'per-group': { type: 'boolean', default: false },
     group: { type: 'string' },
     organization: { type: 'string' },
     service: { type: 'string' },
@@ -136,6 +142,21 @@ export async function reportsCommand(args: string[]): Promise<number> {
     }
     const id = positionals[0];
     if (!id) throw new UsageError(`Usage: reports ${action ?? '<list|export|delete|import>'} ID`);
+    if (action === 'export' && (values['per-group'] || values['out-dir'])) {
+      if (!values['per-group'] || !values['out-dir'] || values.out || values.group) throw new UsageError('Usage: reports export ID --per-group --out-dir DIR [--organization TEXT] [--service NAME] [--currency CODE] [--text TEXT]');
+      const outDir = resolve(values['out-dir']);
+      const filter = { organization: values.organization, service: values.service, currency: values.currency, text: values.text };
+      const { packs, inSeveralGroups } = await reports.exportGroupPacks(id, outDir, filter).catch((error: unknown) => {
+        throw error instanceof AppError && error.code === 'not-found' ? new UsageError(`No saved report with id ${id}. See: closebook reports list`) : error;
+      });
+      for (const pack of packs) {
+        const path = pack.file.kind === 'saved' ? pack.file.path : pack.fileName;
+        process.stdout.write(`${pack.group ?? 'Ungrouped (in no group)'}  ${pack.organizations} organization${pack.organizations === 1 ? '' : 's'}  ${pack.lines} billing lines  ${path}\n`);
+      }
+      if (inSeveralGroups > 0) process.stderr.write(`${inSeveralGroups} organization${inSeveralGroups === 1 ? ' is' : 's are'} in more than one group: each is in the pack of every group it belongs to.\n`);
+      process.stderr.write(`Wrote ${packs.length} workbooks, one per organization group, to ${outDir}.\n`);
+      return EXIT.ok;
+    }
     if (action === 'export') {
       if (!values.out || !/\.(xlsx|parquet|csv)$/i.test(values.out)) throw new UsageError('reports export needs --out FILE.xlsx, FILE.parquet or FILE.csv');
       const filter = { group: values.group, organization: values.organization, service: values.service, currency: values.currency, text: values.text };
@@ -150,7 +171,7 @@ export async function reportsCommand(args: string[]): Promise<number> {
       process.stderr.write(`Deleted report ${id}.\n`);
       return EXIT.ok;
     }
-    throw new UsageError('Usage: reports list [--json] | reports export ID --out FILE.xlsx|.parquet|.csv [--group NAME] | reports delete ID | reports import FILE');
+    throw new UsageError('Usage: reports list [--json] | reports export ID --out FILE.xlsx|.parquet|.csv [--group NAME] | reports export ID --per-group --out-dir DIR | reports delete ID | reports import FILE');
   });
 }
 

@@ -4,6 +4,7 @@
  * free to change shape.
  */
 export { createService, type ProfilesApi, type Service } from './service';
+export type { CloseApi } from './close/handlers';
 export type { ConsumptionApi } from './consumption/handlers';
 export type { ReportsApi } from './reports/handlers';
 export { DEFAULT_ENV_PREFIX, type EphemeralProfileInput, type SecretSource } from './profiles/profiles';

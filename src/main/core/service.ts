@@ -1,6 +1,8 @@
 import type { ServiceHandlers } from '../../shared/contract';
 import type { ProfileFields } from '../../shared/schemas/profile';
+import { type CloseApi, createClose } from './close/handlers';
 import { type ConsumptionApi, createConsumption } from './consumption/handlers';
+import { createCopyPrint } from './copy-print/handlers';
 import { createOrganizations } from './organizations/handlers';
 import { LedgerHandle } from './ledger/ledger';
 import { tidyDataFolder } from './platform/data-folder';
@@ -9,6 +11,7 @@ import type { Ports } from './platform/ports';
 import { createProfiles } from './profiles/handlers';
 import type { EphemeralProfileInput, SecretSource } from './profiles/profiles';
 import { createReports, type ReportsApi } from './reports/handlers';
+import { createSettings } from './settings/handlers';
 
 /** What hosts may do with profiles beyond the contract: find one by name, or use a connection given in full. */
 export interface ProfilesApi {
@@ -27,6 +30,8 @@ export interface Service {
   profiles: ProfilesApi;
   reports: ReportsApi;
   consumption: ConsumptionApi;
+  /** Closing a month: compare, checks, review (the CLI's `reports compare` and `reports check`). */
+  close: CloseApi;
   /** The database of every saved month. */
   ledger: { backup(path: string): Promise<void> };
   /** Resumes unfinished workflows (report jobs, consumption tasks) saved by an earlier run. */
@@ -44,11 +49,14 @@ export function createService(ports: Ports): Service {
   const ledger = new LedgerHandle(ports.dataDir, ports.log);
   const profiles = createProfiles(ports, events);
   const reports = createReports(ports, events, profiles.profiles, profiles.connections, ledger.get);
+  const close = createClose(ports, ledger.get);
   const consumption = createConsumption(ports, events, profiles.profiles, profiles.connections);
   const organizations = createOrganizations(profiles.connections);
+  const settings = createSettings(ports);
+  const copyPrint = createCopyPrint(ports);
 
   return {
-    handlers: { ...profiles.handlers, ...organizations.handlers, ...reports.handlers, ...consumption.handlers },
+    handlers: { ...profiles.handlers, ...organizations.handlers, ...reports.handlers, ...consumption.handlers, ...settings.handlers, ...copyPrint.handlers, ...close.handlers },
     events,
     profiles: {
       findByName: (name) => profiles.profiles.findByName(name),
@@ -57,12 +65,16 @@ export function createService(ports: Ports): Service {
     },
     reports: reports.api,
     consumption: consumption.api,
+    close: close.api,
     ledger: { backup: async (path) => (await ledger.get()).backup(path) },
     start: async () => {
       await tidyDataFolder(ports.dataDir, ports.clock.now(), ports.log);
       await reports.migrated().catch((error: unknown) => ports.log.warn('saved reports could not be moved into the ledger yet', { error: error instanceof Error ? error.message : String(error) }));
-      await reports.jobs.resumeAll();
-      await consumption.tasks.resumeAll();
+      // A damaged jobs or history folder must not keep the app from opening: what could not be resumed is logged and
+      // listed (as damaged) where the user sees it, and everything else still works.
+      const notResumed = (what: string) => (error: unknown) => ports.log.warn(`${what} could not be resumed`, { error: error instanceof Error ? error.message : String(error) });
+      await reports.jobs.resumeAll().catch(notResumed('report requests'));
+      await consumption.tasks.resumeAll().catch(notResumed('consumption tasks'));
     },
     dispose: async () => {
       await reports.jobs.stopAll();

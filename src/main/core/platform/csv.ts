@@ -9,10 +9,16 @@ const PLAIN_NUMBER = /^-?\d+(?:\.\d+)?$/;
  */
 export function csvCell(value: string | number | null | undefined, kind: 'text' | 'number' = typeof value === 'number' ? 'number' : 'text'): string {
   if (value === null || value === undefined) return '';
-  let text = String(value);
-  // A number column passes only plain numbers through as they are; anything else in it is escaped like text.
-  if (!(kind === 'number' && PLAIN_NUMBER.test(text)) && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
+  const text = formulaSafe(String(value), kind);
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+/**
+ * The escape of csvCell alone (for the tab-separated text Closebook copies): formula-leading text gets a leading
+ * apostrophe. A number column passes only plain numbers through as they are; anything else in it is escaped like text.
+ */
+export function formulaSafe(text: string, kind: 'text' | 'number'): string {
+  return !(kind === 'number' && PLAIN_NUMBER.test(text)) && /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
 }
 
 export function csvLine(cells: string[]): string {

@@ -9,6 +9,7 @@ export const FILE_MIME_TYPES = {
   csv: 'text/csv; charset=utf-8',
   parquet: 'application/vnd.apache.parquet',
   json: 'application/gzip',
+  pdf: 'application/pdf',
 } as const;
 export type FileKind = keyof typeof FILE_MIME_TYPES;
 

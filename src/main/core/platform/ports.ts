@@ -37,7 +37,7 @@ export interface Logger {
  * Hands a file to the user: the host chooses the path (a save dialog, or a download folder it serves) and calls
  * `write` with it. Hosts that never hand files to a user (the CLI writes to its own --out) omit it.
  */
-export type DeliverFile = (suggestedName: string, kind: 'xlsx' | 'csv' | 'parquet' | 'json', write: (path: string) => Promise<void>) => Promise<FileResult>;
+export type DeliverFile = (suggestedName: string, kind: import('./files').FileKind, write: (path: string) => Promise<void>) => Promise<FileResult>;
 
 export interface Ports {
   /** Folder for profiles, settings and saved data. */
@@ -54,6 +54,12 @@ export interface Ports {
   notify?: (title: string, body: string) => void;
   /** Asks the user to pick a file to open (the desktop's dialog); null when they cancel. Hosts without a dialog omit it. */
   pickFile?: (kind: 'report') => Promise<string | null>;
+  /** Asks the user to pick a folder to write into (the desktop's dialog, titled `title`); null when they cancel. */
+  pickFolder?: (title: string) => Promise<string | null>;
+  /** Puts text on the system clipboard (Electron). The browser bridge has none: the page copies it itself. */
+  writeClipboard?: (text: string) => void;
+  /** The app's window as it shows now, printed to PDF bytes (Electron's printToPDF). Hosts without one omit it. */
+  printToPdf?: () => Promise<Uint8Array>;
   /** A file the page uploaded to the host (the browser bridge), by the id the host gave it. */
   uploadedFile?: (id: string) => string | null;
   /** Where secrets of environment-sourced profiles are read (the process environment in the CLI). */

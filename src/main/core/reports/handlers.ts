@@ -12,8 +12,10 @@ import type { Ports } from '../platform/ports';
 import type { Connections } from '../profiles/connections';
 import type { Profiles } from '../profiles/profiles';
 import { type ExportFormat, exportReport } from './report-export';
+import { exportGroupPacks, exportGroupPacksToFolder, type WrittenPack } from './report-group-packs';
 import { defaultReportName, pollInterval, ReportJobs, reportJobStore } from './report-job';
 import { importReportFile } from './report-import';
+import { invoicing } from './report-invoicing';
 import { ReportLibrary } from './report-library';
 import { writeSharedReport } from './report-share';
 import { migrateLegacyReports, type MigrationOutcome } from './report-migration';
@@ -23,7 +25,7 @@ import { ReportViewerQueries } from './report-viewer';
 
 type ReportHandlers = Pick<
   ServiceHandlers,
-  'reports:request' | 'reports:jobs' | 'reports:cancel' | 'reports:retry' | 'reports:list' | 'reports:open' | 'reports:window' | 'reports:totals' | 'reports:rename' | 'reports:delete' | 'reports:export' | 'reports:share' | 'reports:import'
+  'reports:request' | 'reports:jobs' | 'reports:cancel' | 'reports:retry' | 'reports:list' | 'reports:open' | 'reports:window' | 'reports:totals' | 'reports:invoicing' | 'reports:rename' | 'reports:delete' | 'reports:export' | 'reports:export-groups' | 'reports:share' | 'reports:import'
 >;
 
 /** What hosts may do with reports beyond the contract (the CLI waits on jobs and writes workbooks to paths). */
@@ -38,6 +40,8 @@ export interface ReportsApi {
   importFile(path: string): Promise<ReportMeta>;
   /** Writes a saved report (or what `filter` keeps) to `path` as .xlsx, .parquet or .csv, by its extension. */
   exportReport(reportId: string, path: string, filter?: ReportFilter): Promise<{ lines: number }>;
+  /** One workbook per organization group (and the ungrouped) into `outDir`, made when missing. */
+  exportGroupPacks(reportId: string, outDir: string, filter?: ReportFilter): Promise<{ packs: WrittenPack[]; inSeveralGroups: number }>;
 }
 
 export interface ReportsModule {
@@ -90,6 +94,10 @@ export function createReports(ports: Ports, events: EventHub, profiles: Profiles
     'reports:open': ({ reportId }) => viewer.view(reportId),
     'reports:window': (request) => viewer.window(request),
     'reports:totals': ({ reportId, filter }) => viewer.totals(reportId, filter),
+    'reports:invoicing': async ({ reportId, filter }) => {
+      await library.meta(reportId); // an unknown report is a clear not-found, not an empty list
+      return invoicing(await ledger(), reportId, filter);
+    },
     'reports:rename': ({ reportId, name }) => library.rename(reportId, name),
     'reports:delete': async ({ reportId }) => {
       const { damaged } = await migrated();
@@ -110,6 +118,7 @@ export function createReports(ports: Ports, events: EventHub, profiles: Profiles
         exportReport(ledger, reportId, format, path, { appVersion: ports.appVersion, exportedAt: new Date(ports.clock.now()), ...(scoped ? { filter: scoped } : {}) }),
       );
     },
+    'reports:export-groups': async ({ reportId, filter }) => exportGroupPacks(ports, await ledger(), await library.meta(reportId), filter),
     'reports:share': async ({ reportId }) => {
       const meta = await library.meta(reportId);
       return deliverFile(ports, `${meta.name}.closebook-report.json.gz`, 'json', async (path) => writeSharedReport(await ledger(), meta, path));
@@ -138,6 +147,7 @@ export function createReports(ports: Ports, events: EventHub, profiles: Profiles
       const scoped = filter && !isEmptyFilter(filter) ? filter : undefined;
       return exportReport(ledger, reportId, formatOf(path), path, { appVersion: ports.appVersion, exportedAt: new Date(ports.clock.now()), ...(scoped ? { filter: scoped } : {}) });
     },
+    exportGroupPacks: async (reportId, outDir, filter) => exportGroupPacksToFolder(ports, await ledger(), await library.meta(reportId), outDir, filter),
   };
   return { handlers, api, jobs, migrated };
 }

@@ -20,6 +20,9 @@ async function setup() {
   cleanups.push(() => ledger.close());
   const entries = buildBillingReport(generateOrganizations({ seed: 11, organizations: 25, linesPerOrganization: 7 }), '2026-10-01', '2026-10-31', { seed: 11 });
   entries[0]!.organizations[2]!.organizationGroups = ['Zeta', 'Alpha', 'Zeta'];
+  // Order by name in any case ("aardvark" before "Baltic"), and two organizations of one name kept apart by key.
+  entries[0]!.organizations[6]!.name = 'aardvark lower case';
+  entries[0]!.organizations[4]!.name = entries[0]!.organizations[5]!.name;
   async function* body() {
     yield JSON.stringify({ status: 5, data: entries });
   }
@@ -36,14 +39,38 @@ async function collect(lines: AsyncIterable<ExportLine[]>): Promise<ExportLine[]
 
 const at = (line: ExportLine, field: (typeof LINE_FIELDS)[number]) => line[LINE_FIELDS.indexOf(field)] ?? null;
 
+/**
+ * The served lines in the order the exports promise, worked out here: organizations by name in any case (the
+ * name of their first appearance), then key; services by name, then id; subscriptions by name, then id; then as served.
+ */
+function linesInExportOrder(entries: Awaited<ReturnType<typeof setup>>['entries']) {
+  const served = entries.flatMap((entry) =>
+    entry.organizations.flatMap((organization) =>
+      organization.services.flatMap((service) => service.items.flatMap((item) => item.products.map((product) => ({ entry, organization, service, item, product })))),
+    ),
+  );
+  const keyOf = (organization: (typeof served)[number]['organization']) => organization.orgId || `${organization.name}|${organization.customerNumber}`;
+  const firstName = new Map<string, string>();
+  for (const { organization } of served) if (!firstName.has(keyOf(organization))) firstName.set(keyOf(organization), organization.name);
+  const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  return served
+    .map((line, index) => ({ line, index }))
+    .sort(({ line: a, index: i }, { line: b, index: j }) =>
+      compare(firstName.get(keyOf(a.organization))!.toLowerCase(), firstName.get(keyOf(b.organization))!.toLowerCase()) ||
+      compare(keyOf(a.organization), keyOf(b.organization)) ||
+      compare(a.service.serviceName.toLowerCase(), b.service.serviceName.toLowerCase()) ||
+      compare(a.service.serviceId, b.service.serviceId) ||
+      compare(a.item.itemName.toLowerCase(), b.item.itemName.toLowerCase()) ||
+      compare(a.item.subscriptionId, b.item.subscriptionId) ||
+      i - j,
+    )
+    .map(({ line }) => line);
+}
+
 describe('the exported billing lines', () => {
-  it('are every served line in report order, with its organization, groups, service, subscription and billing date beside it', async () => {
+  it('are every served line by organization, service and subscription (then report order), with its organization, groups, service, subscription and billing date beside it', async () => {
     const { ledger, entries } = await setup();
-    const served = entries.flatMap((entry) =>
-      entry.organizations.flatMap((organization) =>
-        organization.services.flatMap((service) => service.items.flatMap((item) => item.products.map((product) => ({ entry, organization, service, item, product })))),
-      ),
-    );
+    const served = linesInExportOrder(entries);
     const lines = await collect(exportLines(ledger, REPORT));
     expect(lines).toHaveLength(served.length);
     lines.forEach((line, index) => {

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Money } from '../../../shared/money';
 import { ledgerWithMonth } from '../../testing/ledger-month';
 import { exportReport, LINE_EXPORT_COLUMNS } from './report-export';
+import { exportLines, LINE_FIELDS } from './report-export-lines';
 
 const REPORT = '00000000-0000-4000-8000-000000000003';
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -81,6 +82,25 @@ describe('exports from the ledger', () => {
     expect(Number(read?.n)).toBe(sek.length);
     expect(new Money(String(read?.sales)).equals(sek.reduce((sum, { product }) => sum.plus(String(product.totalCustomerPrice)), new Money(0)))).toBe(true);
     expect(String(read?.type)).toMatch(/^DECIMAL/);
+  });
+
+  it('writes CSV and Parquet lines in the order of the workbook: by organization, service and subscription', async () => {
+    const { dir, ledger, lines } = await setup();
+    const expected: string[] = [];
+    for await (const batch of exportLines(ledger, REPORT)) for (const line of batch) expected.push(['org_name', 'subscription_id', 'product_id', 'sales'].map((field) => line[LINE_FIELDS.indexOf(field as (typeof LINE_FIELDS)[number])]).join('|'));
+    // (That order is checked in report-export-lines.test.ts; here, that it is not simply the report's.)
+    const products = (list: string[]) => list.map((line) => line.split('|')[2]);
+    expect(products(expected)).not.toEqual(lines.map(({ product }) => product.productId));
+
+    await exportReport(async () => ledger, REPORT, 'parquet', join(dir, 'lines.parquet'), options);
+    const parquet = await ledger.all(`SELECT concat_ws('|', "Organization", "Subscription ID", "Product ID", "Sales"::VARCHAR) AS line FROM read_parquet($1)`, [join(dir, 'lines.parquet')]);
+    expect(parquet.map((row) => String(row.line))).toEqual(expected);
+
+    await exportReport(async () => ledger, REPORT, 'csv', join(dir, 'lines.csv'), options);
+    const [header, ...rows] = parseCsv((await readFile(join(dir, 'lines.csv'), 'utf8')).slice(1));
+    const column = (name: string) => (header as string[]).indexOf(name);
+    const csv = rows.map((row) => [row[column('Organization')]!.replace(/^'/, ''), row[column('Subscription ID')], row[column('Product ID')], row[column('Sales')]]);
+    expect(csv.map(([organization, subscription, product]) => `${organization}|${subscription}|${product}`)).toEqual(expected.map((line) => line.split('|').slice(0, 3).join('|')));
   });
 
   it('writes every format readable by its owner only, and refuses a Parquet file name with control characters', async () => {

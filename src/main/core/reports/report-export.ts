@@ -5,7 +5,7 @@ import type { ReportFilter } from '../../../shared/report-filter';
 import { type Ledger, sqlPath } from '../ledger/ledger';
 import { writeFileThrough } from '../platform/atomic-file';
 import { CSV_BOM, csvCell, csvLine } from '../platform/csv';
-import { exportLines, LINE_FIELDS } from './report-export-lines';
+import { exportLines, LINE_FIELDS, LINE_ORDER, ORGANIZATION_ORDER } from './report-export-lines';
 import { ReportLibrary } from './report-library';
 import { filteredLines } from './report-query';
 import { writeReportWorkbook, type WorkbookOptions } from './report-workbook';
@@ -86,13 +86,14 @@ async function writeCsv(ledger: Ledger, reportId: string, path: string, filter?:
   });
 }
 
-/** Parquet for BI tools and warehouses, written by DuckDB itself (amounts stay DECIMAL in the file). */
+/** Parquet for BI tools and warehouses, written by DuckDB itself (amounts stay DECIMAL in the file), lines in the workbook's order. */
 async function writeParquet(ledger: Ledger, reportId: string, path: string, filter?: ReportFilter): Promise<{ lines: number }> {
   const { sql, params } = filteredLines(reportId, filter);
   const columns = LINE_EXPORT_COLUMNS.map(([header, column]) => `${column} AS "${header}"`).join(', ');
   await writeFileThrough(path, async (temporary) => {
     // COPY takes no bound parameter for the path: sqlPath quotes it (and refuses control characters); the filter's values stay bound.
-    await ledger.run(`COPY (SELECT ${columns} FROM (${sql})) TO ${sqlPath(temporary)} (FORMAT PARQUET, COMPRESSION ZSTD)`, params);
+    const ordered = `SELECT ${columns} FROM (${sql}) JOIN (SELECT org_no, org_rank FROM (${ORGANIZATION_ORDER})) USING (org_no) ORDER BY ${LINE_ORDER}`;
+    await ledger.run(`COPY (${ordered}) TO ${sqlPath(temporary)} (FORMAT PARQUET, COMPRESSION ZSTD)`, params);
   });
   const [count] = await ledger.all(`SELECT count(*) AS lines FROM (${sql})`, params);
   return { lines: Number(count?.lines ?? 0) };

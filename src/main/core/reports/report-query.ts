@@ -8,6 +8,11 @@ import type { LedgerValue } from '../ledger/ledger';
  */
 /** An organization as the tree knows it: its id, or its name and number when the id is missing (`o` = organizations). */
 export const ORG_KEY = `CASE WHEN o.org_id <> '' THEN o.org_id ELSE o.name || '|' || o.customer_number END`;
+/**
+ * A service as the tree by service knows it, the same for every organization that has it (`s` = services): its id,
+ * or its name when the id is missing (marked apart, so a name never passes for an id).
+ */
+export const SERVICE_KEY = `CASE WHEN s.service_id <> '' THEN 'i' || s.service_id ELSE 'n' || s.service_name END`;
 /** "SEK", or "USD→SEK" (on a table with currency and customer_currency). */
 export const CURRENCY_KEY = `CASE WHEN currency = customer_currency THEN currency ELSE currency || '→' || customer_currency END`;
 
@@ -34,6 +39,7 @@ export function lineFilter(reportId: string, filter: ReportFilter = {}): { where
     return `$${params.length}`;
   };
   const where = ['l.report_id = $1'];
+  if (filter.ungrouped) where.push('l.org_no NOT IN (SELECT org_no FROM organization_groups WHERE report_id = $1)');
   if (filter.group) where.push(`l.org_no IN (SELECT org_no FROM organization_groups WHERE report_id = $1 AND group_name = ${bind(filter.group)})`);
   if (filter.service) where.push(`l.service_no IN (SELECT service_no FROM services WHERE report_id = $1 AND service_name = ${bind(filter.service)})`);
   if (filter.currency) {

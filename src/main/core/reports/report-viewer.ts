@@ -1,8 +1,8 @@
-import type { CurrencyTotalRow, ReportExpansion, ReportSortInput, ReportView, ReportWindow, TreeRow } from '../../../shared/contract';
+import type { CurrencyTotalRow, ReportExpansion, ReportHierarchy, ReportSortInput, ReportView, ReportWindow, TreeRow } from '../../../shared/contract';
 import { marginPercent, type Money, money } from '../../../shared/money';
 import type { ReportFilter } from '../../../shared/report-filter';
 import type { Ledger, LedgerRow } from '../ledger/ledger';
-import { CURRENCY_KEY, lineFilter, ORG_KEY } from './report-query';
+import { CURRENCY_KEY, lineFilter, ORG_KEY, SERVICE_KEY } from './report-query';
 import type { ReportLibrary } from './report-library';
 
 export interface WindowRequest {
@@ -10,12 +10,17 @@ export interface WindowRequest {
   filter: ReportFilter;
   sort: ReportSortInput;
   expansion: ReportExpansion;
+  /** Organization › service › subscription › line (the default), or service › organization › subscription › line. */
+  hierarchy?: ReportHierarchy | undefined;
   offset: number;
   count: number;
 }
 
-type Level = TreeRow['level'];
-/** A visible row before margins are worked out (they are, for the rows of a window only). */
+/**
+ * A visible row before margins and mismatch flags are worked out (they are, for the rows of a window only).
+ * `mismatchOf` names what a stated total is checked for: `s:` and the service numbers the row stands for, or `u:` and
+ * a subscription number.
+ */
 type RawRow = Omit<TreeRow, 'margin' | 'marginPercent' | 'mismatch'> & { mismatchOf: string | null };
 
 interface VisibleTree {
@@ -23,19 +28,26 @@ interface VisibleTree {
   lineCount: number;
 }
 
-const SORT_SQL: Record<ReportSortInput['key'], string> = {
-  label: 'lower(label)',
+/** What a money or quantity sort ranks by; NULL where the row has none (margin between two currencies, margin % without sales). */
+const SORT_VALUE: Record<Exclude<ReportSortInput['key'], 'label'>, string> = {
   quantity: 'quantity',
   cost: 'cost',
   sales: 'sales',
-  margin: 'sales - cost',
-  // Rows without sales have no margin %: they rank lowest.
-  marginPercent: 'CASE WHEN sales = 0 THEN NULL ELSE (sales - cost) / sales END',
+  margin: `CASE WHEN contains(currency_key, '→') THEN NULL ELSE sales - cost END`,
+  marginPercent: `CASE WHEN contains(currency_key, '→') OR sales = 0 THEN NULL ELSE (sales - cost) / sales END`,
 };
 
-function orderBy(sort: ReportSortInput): string {
-  const direction = sort.direction === 'asc' ? 'ASC NULLS FIRST' : 'DESC NULLS LAST';
-  return `${SORT_SQL[sort.key]} ${direction}, lower(label), currency_key, key`;
+/**
+ * The order of siblings. Amounts of two currencies are never ranked against each other: rows go by currency (A→Z,
+ * whichever the direction), by the value inside it, and rows without a value last. A level without quantities
+ * (`quantities` false) sorted by quantity goes by name.
+ */
+function orderBy(sort: ReportSortInput, quantities: boolean): string {
+  const byLabel = (direction: ReportSortInput['direction']) => `lower(label) ${direction === 'asc' ? 'ASC' : 'DESC'}, currency_key, key`;
+  if (sort.key === 'label') return byLabel(sort.direction);
+  if (sort.key === 'quantity' && !quantities) return byLabel('asc');
+  const value = SORT_VALUE[sort.key];
+  return `(${value}) IS NULL, currency_key, ${value} ${sort.direction === 'asc' ? 'ASC' : 'DESC'}, lower(label), key`;
 }
 
 const DEFAULT_SORT: ReportSortInput = { key: 'label', direction: 'asc' };
@@ -43,18 +55,27 @@ const DEFAULT_SORT: ReportSortInput = { key: 'label', direction: 'asc' };
 /** How many visible-tree states are kept per process: the last few filters a user flips between. */
 const CACHED_STATES = 6;
 
+/** The day of a date the service gave (`2026-10-07T00:00:00` → `2026-10-07`): the text cut, never shifted to a zone. */
+function dayOf(value: unknown): string | null {
+  const day = String(value ?? '').slice(0, 10);
+  return day === '' ? null : day;
+}
+
+const textOrNull = (value: unknown) => (value === null || value === undefined || value === '' ? null : String(value));
+
 /**
  * The viewer's answers, from SQL: the filter choices, totals per currency, and windows of the visible tree
- * (organization per currency › service › subscription › billing line). The visible rows of one filter, sort and
- * expansion are built once and kept, so scrolling asks for slices of a list that already exists.
+ * (organization per currency › service › subscription › billing line, or service per currency › organization ›
+ * subscription › billing line). The visible rows of one filter, sort and expansion are built once and kept, so
+ * scrolling asks for slices of a list that already exists.
  */
 export class ReportViewerQueries {
   private readonly trees = new Map<string, Promise<VisibleTree>>();
   /**
-   * The organization rows of recent filters (any sort): the totals per currency are their sums, so a keystroke that
-   * asks for a window and the totals makes one pass over the lines, not two.
+   * The top rows of recent filters (either arrangement, any sort): the totals per currency are their sums, so a
+   * keystroke that asks for a window and the totals makes one pass over the lines, not two.
    */
-  private readonly organizationPasses = new Map<string, Promise<LedgerRow[]>>();
+  private readonly topPasses = new Map<string, Promise<LedgerRow[]>>();
 
   constructor(
     private readonly ledger: () => Promise<Ledger>,
@@ -69,23 +90,23 @@ export class ReportViewerQueries {
       meta,
       groups: await values('SELECT DISTINCT group_name AS value FROM organization_groups WHERE report_id = $1 ORDER BY lower(group_name)'),
       services: await values('SELECT DISTINCT service_name AS value FROM services WHERE report_id = $1 ORDER BY lower(service_name)'),
-      currencies: await values(
-        `SELECT DISTINCT CASE WHEN currency = customer_currency THEN currency ELSE currency || '→' || customer_currency END AS value FROM services WHERE report_id = $1 ORDER BY value`,
-      ),
+      currencies: await values(`SELECT DISTINCT ${CURRENCY_KEY} AS value FROM services WHERE report_id = $1 ORDER BY value`),
     };
   }
 
   async totals(reportId: string, filter: ReportFilter): Promise<{ lineCount: number; totals: CurrencyTotalRow[] }> {
     await this.library.meta(reportId);
-    // Any sort of this filter's organization rows will do (a window usually asked for it a moment ago).
+    // Any arrangement and sort of this filter's top rows will do (a window usually asked for it a moment ago).
     const prefix = `${passKey(reportId, filter)}|`;
-    const kept = [...this.organizationPasses.entries()].find(([key]) => key.startsWith(prefix))?.[1];
-    return totalsOf(await (kept ?? this.organizationPass(reportId, filter, DEFAULT_SORT)));
+    const kept = [...this.topPasses.entries()].find(([key]) => key.startsWith(prefix))?.[1];
+    return totalsOf(await (kept ?? this.topPass(reportId, filter, 'organization', DEFAULT_SORT)));
   }
 
   async window(request: WindowRequest): Promise<ReportWindow> {
+    // Started before anything is awaited, so totals asked for in the same breath find this pass and share it.
+    const pending = this.tree(request);
     const meta = await this.library.meta(request.reportId);
-    const tree = await this.tree(request);
+    const tree = await pending;
     const slice = tree.rows.slice(request.offset, request.offset + request.count);
     const mismatches = await this.mismatches(request.reportId, slice);
     return {
@@ -99,16 +120,15 @@ export class ReportViewerQueries {
 
   /** Forgets the kept trees of a report (it was deleted or replaced). */
   forget(reportId: string): void {
-    for (const map of [this.trees, this.organizationPasses]) for (const key of map.keys()) if (key.startsWith(`${reportId}|`)) map.delete(key);
+    for (const map of [this.trees, this.topPasses]) for (const key of map.keys()) if (key.startsWith(`${reportId}|`)) map.delete(key);
   }
 
   private tree(request: WindowRequest): Promise<VisibleTree> {
-    const { reportId, filter, sort, expansion } = request;
-    const key = `${reportId}|${JSON.stringify([filter, sort, expansion.all, [...expansion.toggled].sort()])}`;
+    const { reportId, filter, sort, expansion, hierarchy = 'organization' } = request;
+    const key = `${reportId}|${JSON.stringify([hierarchy, filter, sort, expansion.all, [...expansion.toggled].sort()])}`;
     let tree = this.trees.get(key);
     if (!tree) {
       tree = this.build(request);
-      tree.catch(() => this.trees.delete(key));
       remember(this.trees, key, tree);
     } else {
       this.trees.delete(key);
@@ -117,92 +137,113 @@ export class ReportViewerQueries {
     return tree;
   }
 
-  private async build({ reportId, filter, sort, expansion }: WindowRequest): Promise<VisibleTree> {
+  private async build({ reportId, filter, sort, expansion, hierarchy = 'organization' }: WindowRequest): Promise<VisibleTree> {
+    const topPass = this.topPass(reportId, filter, hierarchy, sort);
     const ledger = await this.ledger();
     const { where, params } = lineFilter(reportId, filter);
     const toggled = new Set(expansion.toggled);
     const next = `$${params.length + 1}`;
-    /**
-     * One level of the tree: the lines that pass the filter summed by `by` (numbers on the lines table alone), then
-     * named from their small table. `within` keeps only the children of open rows, as a hash semi-join.
-     */
-    const level = (by: string, named: string, joins: string, within: string | null, open: string[]) =>
+    const sums = (by: string, quantities: boolean) => `(${lineSums(where, by, quantities)}) a`;
+    /** One level of the tree from `rows` (with key, parent, …); `within` keeps only the children of open rows, as a hash semi-join. */
+    const level = (rows: string, quantities: boolean, open: string[] | null) =>
       ledger.all(
-        `SELECT * FROM (
-           SELECT ${named}, a.lines, a.quantity, a.cost, a.sales
-           FROM (SELECT ${by}, ${CURRENCY_KEY} AS currency_key, count(*) AS lines, sum(quantity) AS quantity, sum(cost) AS cost, sum(sales) AS sales
-                 FROM billing_lines l WHERE ${where} GROUP BY ${by}, currency_key) a
-           ${joins}
-         ) ${within ? `WHERE ${within} IN (SELECT unnest(${next}::VARCHAR[]))` : ''}
-         ORDER BY ${orderBy(sort)}`,
-        within ? [...params, open] : params,
+        `SELECT * FROM (${rows}) ${open ? `WHERE parent IN (SELECT unnest(${next}::VARCHAR[]))` : ''} ORDER BY ${orderBy(sort, quantities)}`,
+        open ? [...params, open] : params,
       );
+    const joinOrganizations = 'JOIN organizations o ON o.report_id = $1 AND o.org_no = a.org_no';
+    const joinServices = 'JOIN services s ON s.report_id = $1 AND s.service_no = a.service_no';
 
-    const organizations = await this.organizationPass(reportId, filter, sort);
-    const lineCount = organizations.reduce((sum, row) => sum + Number(row.lines), 0);
+    const tops = await topPass;
+    const lineCount = tops.reduce((sum, row) => sum + Number(row.lines), 0);
     const allOpen = expansion.all === 'organizations';
-    const openOrganizations = organizations.map((row) => String(row.key)).filter((key) => allOpen !== toggled.has(key));
-    const orgKey = `'o:' || ${ORG_KEY} || '|' || a.currency_key`;
-    const services = openOrganizations.length
+    const openTops = new Set(tops.map((row) => String(row.key)).filter((key) => allOpen !== toggled.has(key)));
+    // Every top row open and none closed: no need to name them.
+    const openNamed = allOpen && openTops.size === tops.length ? null : [...openTops];
+    const byOrganization = hierarchy === 'organization';
+    // The second level: services of an organization (each service number, with its billing date), or organizations
+    // with a service (its numbers in every billing entry, merged). `service_nos` is what its subscriptions hang from.
+    const seconds = !openTops.size
+      ? []
+      : byOrganization
+        ? await level(
+            `SELECT 's:' || a.service_no AS key, 'o:' || ${ORG_KEY} || '|' || a.currency_key AS parent, a.currency_key, s.service_name AS label, '' AS detail,
+               a.service_no::VARCHAR AS service_nos, e.billing_date, a.lines, a.cost, a.sales
+             FROM ${sums('service_no, org_no', false)} ${joinOrganizations} ${joinServices}
+             LEFT JOIN billing_entries e ON e.report_id = $1 AND e.entry_no = o.entry_no`,
+            false,
+            openNamed,
+          )
+        : await level(
+            `SELECT key, any_value(parent) AS parent, currency_key, min(label) AS label, min(detail) AS detail,
+               string_agg(service_no::VARCHAR, ',' ORDER BY service_no) AS service_nos, NULL AS billing_date, sum(lines) AS lines, sum(cost) AS cost, sum(sales) AS sales
+             FROM (SELECT 'vo:' || a.currency_key || '|' || length(${SERVICE_KEY}) || '|' || ${SERVICE_KEY} || ${ORG_KEY} AS key,
+                     'v:' || a.currency_key || '|' || ${SERVICE_KEY} AS parent, a.currency_key, o.name AS label, o.customer_number AS detail, a.service_no, a.lines, a.cost, a.sales
+                   FROM ${sums('service_no, org_no', false)} ${joinOrganizations} ${joinServices})
+             GROUP BY key, currency_key`,
+            false,
+            openNamed,
+          );
+    const openSeconds = seconds.filter((row) => toggled.has(String(row.key)));
+    const secondOfService = new Map<string, string>(seconds.flatMap((row) => String(row.service_nos).split(',').map((no) => [`s:${no}`, String(row.key)])));
+    const subscriptions = openSeconds.length
       ? await level(
-          'service_no, org_no',
-          `'s:' || a.service_no AS key, ${orgKey} AS parent, a.currency_key, s.service_name AS label, o.entry_no`,
-          'JOIN organizations o ON o.report_id = $1 AND o.org_no = a.org_no JOIN services s ON s.report_id = $1 AND s.service_no = a.service_no',
-          // Every organization open and none closed: no need to name them.
-          allOpen && openOrganizations.length === organizations.length ? null : 'parent',
-          openOrganizations,
-        )
-      : [];
-    const billingDates = services.length ? await this.billingDates(reportId) : new Map<string, string>();
-    const openServices = services.map((row) => String(row.key)).filter((key) => toggled.has(key));
-    const subscriptions = openServices.length
-      ? await level(
-          'subscription_no, service_no',
-          `'u:' || a.subscription_no AS key, 's:' || a.service_no AS parent, a.currency_key, u.item_name AS label, u.po_number AS po`,
-          'JOIN subscriptions u ON u.report_id = $1 AND u.subscription_no = a.subscription_no',
-          'parent',
-          openServices,
+          `SELECT 'u:' || a.subscription_no AS key, 's:' || a.service_no AS parent, a.currency_key, u.item_name AS label, u.po_number AS po, a.lines, a.quantity, a.cost, a.sales
+           FROM ${sums('subscription_no, service_no', true)} JOIN subscriptions u ON u.report_id = $1 AND u.subscription_no = a.subscription_no`,
+          true,
+          openSeconds.flatMap((row) => String(row.service_nos).split(',').map((no) => `s:${no}`)),
         )
       : [];
     const openSubscriptions = subscriptions.map((row) => String(row.key)).filter((key) => toggled.has(key));
     const lines = openSubscriptions.length
       ? await ledger.all(
-          `SELECT 'l:' || line_no AS key, 'u:' || subscription_no AS parent, ${CURRENCY_KEY} AS currency_key, product_name AS label, item_code AS detail,
-             1 AS lines, quantity, cost, sales
-           FROM billing_lines l WHERE ${where} AND ('u:' || subscription_no) IN (SELECT unnest(${next}::VARCHAR[]))
-           ORDER BY ${orderBy(sort)}`,
+          `SELECT 'l:' || l.line_no AS key, 'u:' || l.subscription_no AS parent, ${CURRENCY_KEY} AS currency_key, l.product_name AS label, l.item_code AS detail,
+             1 AS lines, l.quantity, l.cost_per_unit AS unit_cost, l.sales_per_unit AS unit_price, l.cost, l.sales, e.billing_date
+           FROM billing_lines l JOIN organizations o ON o.report_id = $1 AND o.org_no = l.org_no
+           LEFT JOIN billing_entries e ON e.report_id = $1 AND e.entry_no = o.entry_no
+           WHERE ${where} AND ('u:' || l.subscription_no) IN (SELECT unnest(${next}::VARCHAR[]))
+           ORDER BY ${orderBy(sort, true)}`,
           [...params, openSubscriptions],
         )
       : [];
 
-    const childrenOf = (rows: LedgerRow[]) => {
+    const childrenOf = (rows: LedgerRow[], parentOf: (row: LedgerRow) => string | undefined) => {
       const map = new Map<string, LedgerRow[]>();
-      for (const row of rows) map.set(String(row.parent), [...(map.get(String(row.parent)) ?? []), row]);
+      for (const row of rows) {
+        const parent = parentOf(row);
+        if (parent === undefined) continue;
+        const children = map.get(parent);
+        if (children) children.push(row);
+        else map.set(parent, [row]);
+      }
       return map;
     };
-    const servicesOf = childrenOf(services);
-    const subscriptionsOf = childrenOf(subscriptions);
-    const linesOf = childrenOf(lines);
+    const secondsOf = childrenOf(seconds, (row) => String(row.parent));
+    const subscriptionsOf = childrenOf(subscriptions, (row) => secondOfService.get(String(row.parent)));
+    const linesOf = childrenOf(lines, (row) => String(row.parent));
     const rows: RawRow[] = [];
-    const push = (row: LedgerRow, level: Level, depth: number, detail: string, hasChildren: boolean, expanded: boolean, mismatchOf: string | null) =>
+    const push = (row: LedgerRow, level: TreeRow['level'], depth: number, open: boolean | null, fields: Partial<RawRow> = {}) =>
       rows.push({
-        key: String(row.key), level, depth, label: String(row.label ?? ''), detail, currencyKey: String(row.currency_key), hasChildren, expanded,
-        lines: Number(row.lines), quantity: row.quantity === null ? null : String(row.quantity), cost: String(row.cost), sales: String(row.sales), mismatchOf,
+        key: String(row.key), level, depth, label: String(row.label ?? ''), detail: String(row.detail ?? ''), currencyKey: String(row.currency_key),
+        hasChildren: open !== null, expanded: open === true, lines: Number(row.lines), quantity: null, unitCost: null, unitPrice: null, poNumber: null, billingDate: null,
+        cost: String(row.cost), sales: String(row.sales), mismatchOf: null, ...fields,
       });
-    for (const organization of organizations) {
-      const key = String(organization.key);
-      const open = openOrganizations.includes(key);
-      push(organization, 'organization', 0, String(organization.detail ?? ''), true, open, null);
+    for (const top of tops) {
+      const key = String(top.key);
+      const open = openTops.has(key);
+      push(top, byOrganization ? 'organization' : 'service', 0, open);
       if (!open) continue;
-      for (const service of servicesOf.get(key) ?? []) {
-        const serviceOpen = toggled.has(String(service.key));
-        push(service, 'service', 1, billingDates.get(String(service.entry_no)) ?? '', true, serviceOpen, String(service.key));
-        if (!serviceOpen) continue;
-        for (const subscription of subscriptionsOf.get(String(service.key)) ?? []) {
+      for (const second of secondsOf.get(key) ?? []) {
+        const secondOpen = toggled.has(String(second.key));
+        push(second, byOrganization ? 'service' : 'organization', 1, secondOpen, { billingDate: dayOf(second.billing_date), mismatchOf: `s:${String(second.service_nos)}` });
+        if (!secondOpen) continue;
+        for (const subscription of subscriptionsOf.get(String(second.key)) ?? []) {
           const subscriptionOpen = toggled.has(String(subscription.key));
-          push(subscription, 'subscription', 2, subscription.po ? `PO ${String(subscription.po)}` : '', true, subscriptionOpen, String(subscription.key));
+          const poNumber = textOrNull(subscription.po);
+          push(subscription, 'subscription', 2, subscriptionOpen, { detail: '', quantity: String(subscription.quantity), poNumber, mismatchOf: String(subscription.key) });
           if (!subscriptionOpen) continue;
-          for (const line of linesOf.get(String(subscription.key)) ?? []) push(line, 'line', 3, String(line.detail ?? ''), false, false, null);
+          for (const line of linesOf.get(String(subscription.key)) ?? []) {
+            push(line, 'line', 3, null, { quantity: String(line.quantity), unitCost: String(line.unit_cost), unitPrice: String(line.unit_price), poNumber, billingDate: dayOf(line.billing_date) });
+          }
         }
       }
     }
@@ -210,82 +251,88 @@ export class ReportViewerQueries {
   }
 
   /**
-   * The organization rows of a filter in a sort: summed per organization number and currency pair, then merged by
-   * organization (one that appears in several billing entries is one row). Kept for a few filters, and shared with
-   * the totals, which are their sums.
+   * The top rows of a filter in an arrangement and a sort: organizations (merged over the billing entries they appear
+   * in) or services (merged over every organization), per currency pair. Kept for a few filters, and shared with the
+   * totals, which are their sums whichever the arrangement.
    */
-  private organizationPass(reportId: string, filter: ReportFilter, sort: ReportSortInput): Promise<LedgerRow[]> {
-    const key = `${passKey(reportId, filter)}|${sort.key} ${sort.direction}`;
-    const kept = this.organizationPasses.get(key);
+  private topPass(reportId: string, filter: ReportFilter, hierarchy: ReportHierarchy, sort: ReportSortInput): Promise<LedgerRow[]> {
+    const key = `${passKey(reportId, filter)}|${hierarchy}|${sort.key} ${sort.direction}`;
+    const kept = this.topPasses.get(key);
     if (kept) return kept;
     const { where, params } = lineFilter(reportId, filter);
+    const [by, named, join] =
+      hierarchy === 'organization'
+        ? ['org_no', `'o:' || ${ORG_KEY} || '|' || a.currency_key AS key, o.name AS label, o.customer_number AS detail`, 'JOIN organizations o ON o.report_id = $1 AND o.org_no = a.org_no']
+        : ['service_no', `'v:' || a.currency_key || '|' || ${SERVICE_KEY} AS key, s.service_name AS label, '' AS detail`, 'JOIN services s ON s.report_id = $1 AND s.service_no = a.service_no'];
     const pass = this.ledger().then((ledger) =>
       ledger.all(
         `SELECT * FROM (
-         SELECT key, currency_key, any_value(name) AS label, any_value(detail) AS detail, sum(lines) AS lines, sum(quantity) AS quantity, sum(cost) AS cost, sum(sales) AS sales
-         FROM (SELECT 'o:' || ${ORG_KEY} || '|' || a.currency_key AS key,
-                 a.currency_key, o.name, o.customer_number AS detail, a.lines, a.quantity, a.cost, a.sales
-               FROM (SELECT org_no, ${CURRENCY_KEY} AS currency_key, count(*) AS lines, sum(quantity) AS quantity, sum(cost) AS cost, sum(sales) AS sales
-                     FROM billing_lines l WHERE ${where} GROUP BY org_no, currency_key) a
-               JOIN organizations o ON o.report_id = $1 AND o.org_no = a.org_no)
-         GROUP BY key, currency_key) ORDER BY ${orderBy(sort)}`,
+           SELECT key, currency_key, min(label) AS label, min(detail) AS detail, sum(lines) AS lines, sum(cost) AS cost, sum(sales) AS sales
+           FROM (SELECT ${named}, a.currency_key, a.lines, a.cost, a.sales FROM (${lineSums(where, by, false)}) a ${join})
+           GROUP BY key, currency_key)
+         ORDER BY ${orderBy(sort, false)}`,
         params,
       ),
     );
-    remember(this.organizationPasses, key, pass);
+    remember(this.topPasses, key, pass);
     return pass;
   }
 
-  private async billingDates(reportId: string): Promise<Map<string, string>> {
-    const rows = await (await this.ledger()).all('SELECT entry_no, billing_date FROM billing_entries WHERE report_id = $1', [reportId]);
-    return new Map(rows.map((row) => [String(row.entry_no), String(row.billing_date ?? '').slice(0, 10)]));
-  }
-
   /**
-   * Stated totals that differ from the exact sum of the level below (a service against its subscriptions, a
-   * subscription against its billing lines), for the rows of one window only.
+   * Stated totals that differ from the exact sum of the level below, for the rows of one window only: a service
+   * against its subscriptions (a row that stands for several service numbers — an organization under a service, in
+   * several billing entries — is flagged when any of them differs, with their sums), a subscription against its lines.
    */
   private async mismatches(reportId: string, rows: RawRow[]): Promise<Map<string, TreeRow['mismatch']>> {
-    const services = rows.filter((row) => row.mismatchOf?.startsWith('s:')).map((row) => Number(row.key.slice(2)));
-    const subscriptions = rows.filter((row) => row.mismatchOf?.startsWith('u:')).map((row) => Number(row.key.slice(2)));
+    const serviceRows = [...new Set(rows.map((row) => row.mismatchOf).filter((of) => of?.startsWith('s:')))] as string[];
+    const services = [...new Set(serviceRows.flatMap((of) => of.slice(2).split(',')))];
+    const subscriptions = rows.filter((row) => row.mismatchOf?.startsWith('u:')).map((row) => row.mismatchOf!.slice(2));
     const found = new Map<string, TreeRow['mismatch']>();
     if (!services.length && !subscriptions.length) return found;
     const ledger = await this.ledger();
-    const collect = (prefix: string, result: LedgerRow[]) => {
-      for (const row of result) {
-        found.set(`${prefix}${String(row.no)}`, { statedCost: String(row.stated_cost), statedSales: String(row.stated_sales), sumCost: String(row.sum_cost), sumSales: String(row.sum_sales) });
-      }
-    };
     if (services.length) {
-      collect(
-        's:',
-        await ledger.all(
-          `SELECT s.service_no AS no, s.stated_cost::VARCHAR AS stated_cost, s.stated_sales::VARCHAR AS stated_sales,
-             coalesce(sum(u.stated_cost), 0)::VARCHAR AS sum_cost, coalesce(sum(u.stated_sales), 0)::VARCHAR AS sum_sales
-           FROM services s LEFT JOIN subscriptions u ON u.report_id = s.report_id AND u.service_no = s.service_no
-           WHERE s.report_id = $1 AND list_contains($2, s.service_no::VARCHAR)
-           GROUP BY s.service_no, s.stated_cost, s.stated_sales
-           HAVING s.stated_cost <> coalesce(sum(u.stated_cost), 0) OR s.stated_sales <> coalesce(sum(u.stated_sales), 0)`,
-          [reportId, services.map(String)],
-        ),
+      const stated = new Map<string, LedgerRow>(
+        (
+          await ledger.all(
+            `SELECT s.service_no AS no, s.stated_cost::VARCHAR AS stated_cost, s.stated_sales::VARCHAR AS stated_sales,
+               coalesce(sum(u.stated_cost), 0)::VARCHAR AS sum_cost, coalesce(sum(u.stated_sales), 0)::VARCHAR AS sum_sales,
+               s.stated_cost <> coalesce(sum(u.stated_cost), 0) OR s.stated_sales <> coalesce(sum(u.stated_sales), 0) AS differs
+             FROM services s LEFT JOIN subscriptions u ON u.report_id = s.report_id AND u.service_no = s.service_no
+             WHERE s.report_id = $1 AND list_contains($2, s.service_no::VARCHAR)
+             GROUP BY s.service_no, s.stated_cost, s.stated_sales`,
+            [reportId, services],
+          )
+        ).map((row): [string, LedgerRow] => [String(row.no), row]),
       );
+      for (const of of serviceRows) {
+        const members = of.slice(2).split(',').map((no) => stated.get(no)).filter((row): row is LedgerRow => row !== undefined);
+        if (!members.some((row) => row.differs === true)) continue;
+        const sum = (column: string) => (members.length === 1 ? String(members[0]![column]) : members.reduce((total, row) => total.plus(String(row[column])), money(0)).toFixed());
+        found.set(of, { statedCost: sum('stated_cost'), statedSales: sum('stated_sales'), sumCost: sum('sum_cost'), sumSales: sum('sum_sales') });
+      }
     }
     if (subscriptions.length) {
-      collect(
-        'u:',
-        await ledger.all(
-          `SELECT u.subscription_no AS no, u.stated_cost::VARCHAR AS stated_cost, u.stated_sales::VARCHAR AS stated_sales,
-             sum(l.cost)::VARCHAR AS sum_cost, sum(l.sales)::VARCHAR AS sum_sales
-           FROM subscriptions u JOIN billing_lines l ON l.report_id = u.report_id AND l.subscription_no = u.subscription_no
-           WHERE u.report_id = $1 AND list_contains($2, u.subscription_no::VARCHAR)
-           GROUP BY u.subscription_no, u.stated_cost, u.stated_sales
-           HAVING u.stated_cost <> sum(l.cost) OR u.stated_sales <> sum(l.sales)`,
-          [reportId, subscriptions.map(String)],
-        ),
+      const result = await ledger.all(
+        `SELECT u.subscription_no AS no, u.stated_cost::VARCHAR AS stated_cost, u.stated_sales::VARCHAR AS stated_sales,
+           sum(l.cost)::VARCHAR AS sum_cost, sum(l.sales)::VARCHAR AS sum_sales
+         FROM subscriptions u JOIN billing_lines l ON l.report_id = u.report_id AND l.subscription_no = u.subscription_no
+         WHERE u.report_id = $1 AND list_contains($2, u.subscription_no::VARCHAR)
+         GROUP BY u.subscription_no, u.stated_cost, u.stated_sales
+         HAVING u.stated_cost <> sum(l.cost) OR u.stated_sales <> sum(l.sales)`,
+        [reportId, subscriptions],
       );
+      for (const row of result) {
+        found.set(`u:${String(row.no)}`, { statedCost: String(row.stated_cost), statedSales: String(row.stated_sales), sumCost: String(row.sum_cost), sumSales: String(row.sum_sales) });
+      }
     }
     return found;
   }
+}
+
+/** The lines that pass the filter (`where`) summed by `by` and currency pair, on the lines table alone. */
+function lineSums(where: string, by: string, quantities: boolean): string {
+  return `SELECT ${by}, ${CURRENCY_KEY} AS currency_key, count(*) AS lines, ${quantities ? 'sum(quantity) AS quantity, ' : ''}sum(cost) AS cost, sum(sales) AS sales
+    FROM billing_lines l WHERE ${where} GROUP BY ${by}, currency_key`;
 }
 
 /** Keeps a promise in a small most-recent-last cache; a failed one is dropped so the next ask tries again. */
@@ -298,13 +345,13 @@ function remember<T>(cache: Map<string, Promise<T>>, key: string, value: Promise
 
 /** One key per report and filter, whatever the order or absence of the filter's fields. */
 function passKey(reportId: string, filter: ReportFilter): string {
-  return `${reportId}|${JSON.stringify([filter.group ?? '', filter.organization?.trim() ?? '', filter.service ?? '', filter.currency ?? '', filter.text?.trim() ?? ''])}`;
+  return `${reportId}|${JSON.stringify([filter.group ?? '', filter.organization?.trim() ?? '', filter.service ?? '', filter.currency ?? '', filter.text?.trim() ?? '', filter.ungrouped === true])}`;
 }
 
-/** Totals per currency pair from organization rows: exact decimal sums, never across currencies. */
-function totalsOf(organizations: LedgerRow[]): { lineCount: number; totals: CurrencyTotalRow[] } {
+/** Totals per currency pair from top rows (organizations or services): exact decimal sums, never across currencies. */
+function totalsOf(tops: LedgerRow[]): { lineCount: number; totals: CurrencyTotalRow[] } {
   const sums = new Map<string, { lines: number; cost: Money; sales: Money }>();
-  for (const row of organizations) {
+  for (const row of tops) {
     const key = String(row.currency_key);
     const sum = sums.get(key) ?? { lines: 0, cost: money(0), sales: money(0) };
     sums.set(key, { lines: sum.lines + Number(row.lines), cost: sum.cost.plus(String(row.cost)), sales: sum.sales.plus(String(row.sales)) });

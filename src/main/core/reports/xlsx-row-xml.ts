@@ -32,7 +32,7 @@ function internals<T>(value: unknown, check: (value: T) => boolean, what: string
 const VALUE_TYPE = { number: 2, date: 4 } as const;
 
 /** The style index exceljs gives `style` (one shared object per format, so each is registered once). */
-export function styleIndex(workbook: WorkbookWriter, style: { numFmt: string }, kind: 'number' | 'date'): number {
+export function styleIndex(workbook: WorkbookWriter, style: Partial<ExcelJS.Style>, kind: 'number' | 'date'): number {
   const writer = internals<WriterInternals>(workbook, (value) => typeof value.styles?.addStyleModel === 'function', 'a style registry');
   return writer.styles.addStyleModel(style, VALUE_TYPE[kind]);
 }

@@ -3,9 +3,40 @@
  * screen.
  */
 
-/** A stored timestamp (ISO 8601, e.g. `2026-10-31T09:15:00.000Z`) as `2026-10-31 09:15`. */
-export function formatDateTime(iso: string): string {
-  return iso.slice(0, 16).replace('T', ' ');
+/**
+ * The one Intl locale every number, date and time on screen is formatted in (the user's, as the OS and Chromium
+ * report it): two formatters asked separately could disagree, and a Swedish user would see decimal commas in one
+ * column and points in the next.
+ */
+export const userLocale: string = new Intl.NumberFormat().resolvedOptions().locale;
+
+/** For tests (a fixed locale and zone); the screens leave both to the user's. */
+export interface TimeFormatOptions {
+  locale?: string;
+  timeZone?: string;
+}
+
+const dateTimeFormats = new Map<string, Intl.DateTimeFormat>();
+
+function dateTimeFormat({ locale = userLocale, timeZone }: TimeFormatOptions): Intl.DateTimeFormat {
+  const key = `${locale}|${timeZone ?? ''}`;
+  let format = dateTimeFormats.get(key);
+  if (!format) {
+    // Numeric day, hour and minute, and the zone by name: "2026-11-23 20:15 CET" (sv-SE), "23/11/2026, 20:15 CET" (en-GB).
+    format = new Intl.DateTimeFormat(locale, { year: 'numeric', month: '2-digit', day: '2-digit', hour: 'numeric', minute: '2-digit', timeZoneName: 'short', ...(timeZone ? { timeZone } : {}) });
+    dateTimeFormats.set(key, format);
+  }
+  return format;
+}
+
+/**
+ * One of Closebook's own timestamps (ISO 8601 with its offset, e.g. `2026-10-31T09:15:00.000Z`) in the user's local
+ * time and locale, with the zone named: `2026-10-31 10:15 CET`. A text that is no timestamp is shown as it is.
+ */
+export function formatDateTime(iso: string, options: TimeFormatOptions = {}): string {
+  const time = Date.parse(iso);
+  if (Number.isNaN(time)) return iso;
+  return dateTimeFormat(options).format(time);
 }
 
 /** A calendar day as the service takes it, YYYY-MM-DD (of a date built with Date.UTC). */

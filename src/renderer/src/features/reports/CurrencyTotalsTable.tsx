@@ -1,6 +1,8 @@
 import { useEffect, useRef, useState } from 'react';
 import type { CurrencyTotalRow } from '../../../../shared/contract';
-import { formatAmount } from './format';
+import { AmountHeaderCells } from './AmountHeaderCells';
+import { amountText, currenciesOf, formatCount, percentText } from './format';
+import { NumberValue } from './TreeTable';
 
 /** Whether the element's content is taller than the element (it scrolls), kept true to size as the window resizes. */
 function useOverflowing(ref: React.RefObject<HTMLElement | null>): boolean {
@@ -18,8 +20,10 @@ function useOverflowing(ref: React.RefObject<HTMLElement | null>): boolean {
   return overflowing;
 }
 
-/** Totals per currency group of what the filters keep (never added across currencies). */
-export function CurrencyTotalsTable({ totals }: { totals: CurrencyTotalRow[] | null }): React.JSX.Element {
+const DIFFERENT_CURRENCIES = 'Cost and sales are in different currencies';
+
+/** Totals per currency group of what the filters keep (never added across currencies), and a button to copy them. */
+export function CurrencyTotalsTable({ totals, onCopy, copying }: { totals: CurrencyTotalRow[] | null; onCopy: () => void; copying: boolean }): React.JSX.Element {
   const scroller = useRef<HTMLDivElement>(null);
   // The box holds a few rows so the tree keeps its room; say so when more groups are below.
   const overflowing = useOverflowing(scroller);
@@ -30,28 +34,44 @@ export function CurrencyTotalsTable({ totals }: { totals: CurrencyTotalRow[] | n
           <thead>
             <tr>
               <th>Currency</th>
-              <th className="num">Lines</th>
-              <th className="num">Cost</th>
-              <th className="num">Sales</th>
-              <th className="num">Margin</th>
-              <th className="num">Margin %</th>
+              <AmountHeaderCells linesLabel="Lines" />
             </tr>
           </thead>
           <tbody>
-            {(totals ?? []).map((total) => (
-              <tr key={total.currencyKey} data-testid="currency-total">
-                <td>{total.currencyKey}</td>
-                <td className="num">{total.lines.toLocaleString()}</td>
-                <td className="num">{formatAmount(total.cost)}</td>
-                <td className="num">{formatAmount(total.sales)}</td>
-                <td className="num">{total.margin === null ? <span className="muted" title="Cost and sales are in different currencies">n/a</span> : formatAmount(total.margin)}</td>
-                <td className="num">{total.marginPercent ?? ''}</td>
-              </tr>
-            ))}
+            {(totals ?? []).map((total) => {
+              const { cost, sales } = currenciesOf(total.currencyKey);
+              return (
+                <tr key={total.currencyKey} data-testid="currency-total">
+                  <td>{total.currencyKey}</td>
+                  <td className="num">{formatCount(total.lines)}</td>
+                  <td className="num">
+                    <NumberValue value={amountText(total.cost, cost)} />
+                  </td>
+                  <td className="num">
+                    <NumberValue value={amountText(total.sales, sales)} />
+                  </td>
+                  <td className="num">
+                    {total.margin === null ? (
+                      <span className="muted" title={DIFFERENT_CURRENCIES}>
+                        n/a
+                      </span>
+                    ) : (
+                      <NumberValue value={amountText(total.margin, sales)} />
+                    )}
+                  </td>
+                  <td className="num">{total.marginPercent === null ? '' : <NumberValue value={percentText(total.marginPercent)} />}</td>
+                </tr>
+              );
+            })}
           </tbody>
         </table>
       </div>
-      {overflowing && totals ? <p className="totals__more muted">{totals.length} currency groups: scroll the totals for the rest.</p> : null}
+      <div className="totals__side">
+        <button type="button" onClick={onCopy} disabled={!totals?.length || copying} title="The totals as exact values, to paste into a spreadsheet">
+          Copy totals
+        </button>
+        {overflowing && totals ? <p className="totals__more muted">{totals.length} currency groups: scroll the totals for the rest.</p> : null}
+      </div>
     </div>
   );
 }

@@ -1,4 +1,5 @@
 import type { ReportView } from '../../../../shared/contract';
+import { formatCount } from './format';
 import type { ReportFilterState } from './use-report-data';
 
 interface Props {
@@ -6,14 +7,16 @@ interface Props {
   filter: ReportFilterState;
   /** "N of M billing lines" for what the tree shows now, or null before its first answer. */
   lineCount: { shown: number; total: number } | null;
-  onExpandOrganizations: () => void;
-  onCollapseAll: () => void;
 }
 
-function Choice({ label, all, value, choices, onChange }: { label: string; all: string; value: string | undefined; choices: string[]; onChange: (value: string) => void }): React.JSX.Element {
+/** The group choice for organizations in no group; a NUL cannot be in a group's name, so it never meets a real one. */
+const NO_GROUP = '\u0000no-group';
+
+function Choice({ label, all, value, choices, extra, onChange }: { label: string; all: string; value: string | undefined; choices: string[]; extra?: { value: string; label: string }; onChange: (value: string) => void }): React.JSX.Element {
   return (
     <select aria-label={label} value={value ?? ''} onChange={(event) => onChange(event.target.value)}>
       <option value="">{all}</option>
+      {extra ? <option value={extra.value}>{extra.label}</option> : null}
       {choices.map((choice) => (
         <option key={choice}>{choice}</option>
       ))}
@@ -21,31 +24,33 @@ function Choice({ label, all, value, choices, onChange }: { label: string; all: 
   );
 }
 
-/** The viewer's filters (choices from the report itself), the line count, and opening or closing the whole tree. */
-export function ReportFilters({ view, filter, lineCount, onExpandOrganizations, onCollapseAll }: Props): React.JSX.Element {
+/** The viewer's filters (choices from the report itself) and the line count. */
+export function ReportFilters({ view, filter, lineCount }: Props): React.JSX.Element {
   const { draft, change, clear } = filter;
   const filtered = Object.keys(draft).length > 0;
   return (
     <div className="filters" role="search" aria-label="Report filters">
-      <Choice label="Organization group" all="All groups" value={draft.group} choices={view.groups} onChange={(value) => change('group', value, false)} />
-      <input type="search" aria-label="Organization" placeholder="Organization or customer no." value={draft.organization ?? ''} onChange={(event) => change('organization', event.target.value, true)} />
-      <Choice label="Service" all="All services" value={draft.service} choices={view.services} onChange={(value) => change('service', value, false)} />
-      <Choice label="Currency" all="All currencies" value={draft.currency} choices={view.currencies} onChange={(value) => change('currency', value, false)} />
-      <input type="search" aria-label="Search text" placeholder="Product, item code, PO, id…" value={draft.text ?? ''} onChange={(event) => change('text', event.target.value, true)} />
+      <Choice
+        label="Organization group"
+        all="All groups"
+        value={draft.ungrouped ? NO_GROUP : draft.group}
+        choices={view.groups}
+        // Offered always: where every organization has a group the main process answers with no rows.
+        extra={{ value: NO_GROUP, label: 'No group' }}
+        onChange={(value) => change(value === NO_GROUP ? { group: '', ungrouped: true } : { group: value, ungrouped: false }, false)}
+      />
+      <input type="search" aria-label="Organization" placeholder="Organization or cust. no." value={draft.organization ?? ''} onChange={(event) => change({ organization: event.target.value }, true)} />
+      <Choice label="Service" all="All services" value={draft.service} choices={view.services} onChange={(value) => change({ service: value }, false)} />
+      <Choice label="Currency" all="All currencies" value={draft.currency} choices={view.currencies} onChange={(value) => change({ currency: value }, false)} />
+      <input type="search" aria-label="Search text" placeholder="Product, code, PO, id…" value={draft.text ?? ''} onChange={(event) => change({ text: event.target.value }, true)} />
       {filtered ? (
         <button type="button" className="link" onClick={clear}>
           Clear filters
         </button>
       ) : null}
       <span className="count" data-testid="line-count" aria-live="polite">
-        {lineCount ? `${lineCount.shown.toLocaleString()} of ${lineCount.total.toLocaleString()} billing lines` : 'Counting billing lines…'}
+        {lineCount ? `${formatCount(lineCount.shown)} of ${formatCount(lineCount.total)} billing lines` : 'Counting billing lines…'}
       </span>
-      <button type="button" className="link" onClick={onExpandOrganizations}>
-        Expand organizations
-      </button>
-      <button type="button" className="link" onClick={onCollapseAll}>
-        Collapse all
-      </button>
     </div>
   );
 }

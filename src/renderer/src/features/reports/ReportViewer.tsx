@@ -1,27 +1,38 @@
-import { useCallback, useMemo, useState } from 'react';
-import type { ReportExpansion, ReportSortInput, ReportView, TreeRow } from '../../../../shared/contract';
+import { useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
+import type { ReportColumn, ReportExpansion, ReportHierarchy, ReportSortInput, ReportView, TreeRow } from '../../../../shared/contract';
 import { call } from '../../bridge';
 import { receiveFile } from '../../bridge/files';
 import { ErrorNote } from '../../components/ErrorNote';
 import { formatDateTime } from '../../components/format-time';
 import { useAction } from '../../components/use-action';
 import { CurrencyTotalsTable } from './CurrencyTotalsTable';
+import { formatCount, nameHeader, REPORT_COLUMNS, totalsTable, treeRowsTable, visibleColumns } from './format';
+import { InvoicingView } from './InvoicingView';
 import { ReportFilters } from './ReportFilters';
-import { TreeTable } from './TreeTable';
+import { type SelectHow, TreeTable } from './TreeTable';
 import type { ReportFilter, TreeQuery } from './tree-window-cache';
-import { useCurrencyTotals, useReportFilter, useTreeWindows } from './use-report-data';
+import { copyTable, useCurrencyTotals, useReportFilter, useTreeWindows, useUiSettings } from './use-report-data';
+import { ViewerActions } from './ViewerActions';
 
 const ALL_CLOSED: ReportExpansion = { all: 'none', toggled: [] };
+/** The most rows `clipboard:copy-table` takes at once. */
+const MAX_COPY_ROWS = 50_000;
+/** How long "Copied 12 rows" stays. */
+const STATUS_MS = 6_000;
 
-function ViewerHeader({ view, onExport, exporting, filtered }: { view: ReportView; onExport: (scope: 'all' | 'view') => void; exporting: string | null; filtered: boolean }): React.JSX.Element {
+type ViewMode = 'tree' | 'invoicing';
+
+function ViewerHeader({ view, onExport, exporting, filter, mode }: { view: ReportView; onExport: (scope: 'all' | 'view') => void; exporting: string | null; filter: ReportFilter; mode: ViewMode }): React.JSX.Element {
   const { meta } = view;
+  const filtered = Object.keys(filter).length > 0;
   return (
     <div className="viewer__header">
       <div className="viewer__title">
         <h2>{meta.name}</h2>
         <div className="muted">
-          {meta.period.startDate} – {meta.period.endDate} · {meta.profileName} ({meta.host}) · fetched {formatDateTime(meta.fetchedAt)} · {meta.counts.organizations.toLocaleString()} organizations ·{' '}
-          {meta.counts.lines.toLocaleString()} billing lines
+          {/* The period is days as the service gives them; only Closebook's own fetch time is local, with its zone. */}
+          {meta.period.startDate} – {meta.period.endDate} · {meta.profileName} ({meta.host}) · fetched {formatDateTime(meta.fetchedAt)} · {formatCount(meta.counts.organizations)} organizations ·{' '}
+          {formatCount(meta.counts.lines)} billing lines
         </div>
       </div>
       <div className="toolbar">
@@ -31,7 +42,73 @@ function ViewerHeader({ view, onExport, exporting, filtered }: { view: ReportVie
         <button type="button" onClick={() => onExport('view')} disabled={exporting !== null || !filtered} title="Only what the filters show">
           {exporting === 'view' ? 'Exporting…' : 'Export view'}
         </button>
+        <ViewerActions reportId={meta.id} reportName={meta.name} filter={filter} mode={mode} />
       </div>
+    </div>
+  );
+}
+
+/** Two or more buttons of which one is on: the view, the hierarchy. */
+function Segmented<T extends string>({ label, value, choices, onChange }: { label: string; value: T; choices: { value: T; label: string }[]; onChange: (value: T) => void }): React.JSX.Element {
+  return (
+    <div className="segmented" role="group" aria-label={label}>
+      {choices.map((choice) => (
+        <button key={choice.value} type="button" aria-pressed={choice.value === value} onClick={() => onChange(choice.value)}>
+          {choice.label}
+        </button>
+      ))}
+    </div>
+  );
+}
+
+/** The columns beside the name, as checkboxes in a small popover (the name column always shows). */
+function ColumnChooser({ chosen, hierarchy, onChange }: { chosen: readonly ReportColumn[]; hierarchy: ReportHierarchy; onChange: (columns: ReportColumn[]) => void }): React.JSX.Element {
+  const [open, setOpen] = useState(false);
+  const box = useRef<HTMLDivElement>(null);
+  const button = useRef<HTMLButtonElement>(null);
+  const id = useId();
+  useEffect(() => {
+    if (!open) return;
+    const onPointer = (event: PointerEvent) => {
+      if (!box.current?.contains(event.target as Node)) setOpen(false);
+    };
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key !== 'Escape') return;
+      setOpen(false);
+      button.current?.focus();
+    };
+    document.addEventListener('pointerdown', onPointer);
+    document.addEventListener('keydown', onKey);
+    return () => {
+      document.removeEventListener('pointerdown', onPointer);
+      document.removeEventListener('keydown', onKey);
+    };
+  }, [open]);
+  const shown = new Set(chosen);
+  const flip = (column: ReportColumn) => {
+    if (shown.has(column)) shown.delete(column);
+    else shown.add(column);
+    // Saved in the tree's own order, so the same choice is always the same setting.
+    onChange(REPORT_COLUMNS.filter((spec) => shown.has(spec.key)).map((spec) => spec.key));
+  };
+  return (
+    <div className="menu" ref={box}>
+      <button ref={button} type="button" aria-expanded={open} aria-controls={id} onClick={() => setOpen(!open)}>
+        Columns <span aria-hidden="true">▾</span>
+      </button>
+      {open ? (
+        <fieldset id={id} className="menu__popover">
+          <legend>Columns shown</legend>
+          <label className="menu__item">
+            <input type="checkbox" checked disabled /> {nameHeader(hierarchy)}
+          </label>
+          {REPORT_COLUMNS.map((column) => (
+            <label key={column.key} className="menu__item">
+              <input type="checkbox" checked={shown.has(column.key)} onChange={() => flip(column.key)} /> {column.label}
+            </label>
+          ))}
+        </fieldset>
+      ) : null}
     </div>
   );
 }
@@ -50,20 +127,117 @@ function nextSort(current: ReportSortInput, key: ReportSortInput['key']): Report
   return { key, direction: key === 'label' ? 'asc' : 'desc' };
 }
 
+/** A selected row and where it stood when picked (its place now, if known, orders a copy). */
+interface Picked {
+  row: TreeRow;
+  index: number;
+}
+
+/** "Copied a short while ago" in words, cleared after a few seconds. */
+function useStatus(): [string | null, (text: string) => void] {
+  const [status, setStatus] = useState<string | null>(null);
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  useEffect(() => () => clearTimeout(timer.current), []);
+  const show = useCallback((text: string) => {
+    clearTimeout(timer.current);
+    setStatus(text);
+    timer.current = setTimeout(() => setStatus(null), STATUS_MS);
+  }, []);
+  return [status, show];
+}
+
+function rowsWord(count: number): string {
+  return `${formatCount(count)} ${count === 1 ? 'row' : 'rows'}`;
+}
+
 /**
  * One saved report, as a thin view over the ledger in the main process: filters, totals per currency and the tree,
- * whose rows arrive window by window. Exports the workbook of all of it or of what the filters keep.
+ * whose rows arrive window by window, or the Invoicing view. Exports the workbook of all of it or of what the
+ * filters keep; copies selected rows or the totals.
  */
 export function ReportViewer({ view }: { view: ReportView }): React.JSX.Element {
   const reportId = view.meta.id;
   const filter = useReportFilter();
+  const [mode, setMode] = useState<ViewMode>('tree');
   const [sort, setSort] = useState<ReportSortInput>({ key: 'label', direction: 'asc' });
   const [expansion, setExpansion] = useState<ReportExpansion>(ALL_CLOSED);
-  const query = useMemo<TreeQuery>(() => ({ reportId, filter: filter.applied, sort, expansion }), [reportId, filter.applied, sort, expansion]);
+  const settings = useUiSettings((state) => state.settings);
+  const settingsReady = useUiSettings((state) => state.ready);
+  const loadSettings = useUiSettings((state) => state.load);
+  const saveSettings = useUiSettings((state) => state.save);
+  useEffect(() => void loadSettings(), [loadSettings]);
+  const hierarchy = settings.reportHierarchy;
+  const columns = useMemo(() => visibleColumns(settings.reportColumns), [settings.reportColumns]);
+  // Until the remembered hierarchy is known, asking for a tree could ask for the wrong one.
+  const query = useMemo<TreeQuery | null>(() => (settingsReady ? { reportId, filter: filter.applied, sort, expansion, hierarchy } : null), [settingsReady, reportId, filter.applied, sort, expansion, hierarchy]);
   const tree = useTreeWindows(query);
   const totals = useCurrencyTotals(reportId, filter.applied);
   const exporting = useAction();
+  const copying = useAction();
   const [notice, setNotice] = useState<string | null>(null);
+  const [copyStatus, showCopyStatus] = useStatus();
+  const snapshot = tree.snapshot;
+
+  // The selection belongs to one list: a new filter, sort or hierarchy starts without one.
+  const resetKey = JSON.stringify([filter.applied, sort, hierarchy]);
+  const [selection, setSelection] = useState<{ resetKey: string; rows: Map<string, Picked> }>({ resetKey, rows: new Map() });
+  const picked = useMemo(() => (selection.resetKey === resetKey ? selection.rows : new Map<string, Picked>()), [selection, resetKey]);
+  const selectedKeys = useMemo(() => new Set(picked.keys()), [picked]);
+  const anchor = useRef<number | null>(null);
+  const rangeRead = useRef(0);
+  const { rowsIn } = tree;
+  const { setError: setCopyError } = copying;
+
+  const onSelect = useCallback(
+    (index: number, row: TreeRow, how: SelectHow) => {
+      const from = anchor.current;
+      const read = ++rangeRead.current;
+      if (how === 'range' && from !== null) {
+        const [start, end] = from <= index ? [from, index] : [index, from];
+        if (end - start + 1 > MAX_COPY_ROWS) {
+          setCopyError(`Select at most ${formatCount(MAX_COPY_ROWS)} rows at a time.`);
+          return;
+        }
+        // The rows between are read from the cache (or asked for, when scrolled far away).
+        rowsIn(start, end).then(
+          (rows) => read === rangeRead.current && setSelection({ resetKey, rows: new Map(rows.map((candidate, at) => [candidate.key, { row: candidate, index: start + at }])) }),
+          (failure: unknown) => setCopyError(failure instanceof Error ? failure.message : String(failure)),
+        );
+        return;
+      }
+      anchor.current = index;
+      setSelection((current) => {
+        if (how !== 'toggle') return { resetKey, rows: new Map([[row.key, { row, index }]]) };
+        const rows = new Map(current.resetKey === resetKey ? current.rows : []);
+        if (rows.has(row.key)) rows.delete(row.key);
+        else rows.set(row.key, { row, index });
+        return { resetKey, rows };
+      });
+    },
+    [resetKey, rowsIn, setCopyError],
+  );
+  const clearSelection = useCallback(() => setSelection({ resetKey, rows: new Map() }), [resetKey]);
+
+  const copyRows = (activeRow?: TreeRow) => {
+    // In the tree's order: where a row stands now if it is loaded, else where it stood when picked.
+    const rows = picked.size
+      ? [...picked.values()].map((entry) => ({ row: entry.row, at: snapshot?.indexOf(entry.row.key) ?? entry.index })).sort((a, b) => a.at - b.at).map((entry) => entry.row)
+      : activeRow
+        ? [activeRow]
+        : [];
+    if (rows.length === 0) return;
+    void copying.run(async () => {
+      await copyTable(treeRowsTable(rows, columns, hierarchy));
+      showCopyStatus(`Copied ${rowsWord(rows.length)}`);
+    }, 'rows');
+  };
+  const copyTotals = () => {
+    const rows = totals.totals ?? [];
+    void copying.run(async () => {
+      await copyTable(totalsTable(rows));
+      showCopyStatus(`Copied the totals (${rowsWord(rows.length)})`);
+    }, 'totals');
+  };
 
   const exportWorkbook = (scope: 'all' | 'view') => {
     setNotice(null);
@@ -72,31 +246,98 @@ export function ReportViewer({ view }: { view: ReportView }): React.JSX.Element 
   };
   const onToggle = useCallback((row: TreeRow) => setExpansion((current) => toggled(current, row.key)), []);
   const onSort = useCallback((key: ReportSortInput['key']) => setSort((current) => nextSort(current, key)), []);
-  const snapshot = tree.snapshot;
+  const openAll = (all: ReportExpansion['all']) => {
+    // Rows move: a range from an old place would pick the wrong ones.
+    anchor.current = null;
+    setExpansion({ all, toggled: [] });
+  };
+  const changeHierarchy = (next: ReportHierarchy) => {
+    if (next === hierarchy) return;
+    anchor.current = null;
+    // Another tree: its rows have other keys, so what was open is closed.
+    setExpansion(ALL_CLOSED);
+    saveSettings({ reportHierarchy: next });
+  };
 
   return (
     <section className="viewer" aria-label={`Report ${view.meta.name}`}>
-      <ViewerHeader view={view} onExport={exportWorkbook} exporting={exporting.running} filtered={Object.keys(filter.applied).length > 0} />
+      <ViewerHeader view={view} onExport={exportWorkbook} exporting={exporting.running} filter={filter.applied} mode={mode} />
       <ErrorNote message={exporting.error} />
-      {notice ? <p className="notice" role="status">{notice}</p> : null}
-      <ReportFilters
-        view={view}
-        filter={filter}
-        lineCount={snapshot ? { shown: snapshot.lineCount, total: snapshot.totalLines } : null}
-        onExpandOrganizations={() => setExpansion({ all: 'organizations', toggled: [] })}
-        onCollapseAll={() => setExpansion(ALL_CLOSED)}
-      />
-      <ErrorNote message={totals.error} />
-      <CurrencyTotalsTable totals={totals.totals} />
-      {tree.error ? (
-        <div className="error-note" role="alert">
-          The rows could not be read: {tree.error}{' '}
-          <button type="button" className="link" onClick={tree.retry}>
-            Try again
-          </button>
-        </div>
+      {notice ? (
+        <p className="notice" role="status">
+          {notice}
+        </p>
       ) : null}
-      <TreeTable snapshot={snapshot} onWanted={tree.setWanted} onToggle={onToggle} sort={sort} onSort={onSort} resetKey={JSON.stringify([filter.applied, sort])} />
+      <ReportFilters view={view} filter={filter} lineCount={snapshot ? { shown: snapshot.lineCount, total: snapshot.totalLines } : null} />
+      <div className="viewbar">
+        <Segmented
+          label="View"
+          value={mode}
+          choices={[
+            { value: 'tree', label: 'Tree' },
+            { value: 'invoicing', label: 'Invoicing' },
+          ]}
+          onChange={setMode}
+        />
+        {mode === 'tree' ? (
+          <>
+            <Segmented
+              label="Hierarchy"
+              value={hierarchy}
+              choices={[
+                { value: 'organization', label: 'By organization' },
+                { value: 'service', label: 'By service' },
+              ]}
+              onChange={changeHierarchy}
+            />
+            <ColumnChooser chosen={settings.reportColumns} hierarchy={hierarchy} onChange={(reportColumns) => saveSettings({ reportColumns })} />
+            <button type="button" className="link" onClick={() => openAll('organizations')}>
+              Expand organizations
+            </button>
+            <button type="button" className="link" onClick={() => openAll('none')}>
+              Collapse all
+            </button>
+            <button type="button" onClick={() => copyRows()} disabled={picked.size === 0 || copying.busy} title="The selected rows as exact values, to paste into a spreadsheet (Ctrl/⌘+C)">
+              Copy rows
+            </button>
+            {picked.size > 0 ? <span className="muted">{formatCount(picked.size)} selected</span> : null}
+          </>
+        ) : null}
+        <span className="viewbar__status" role="status">
+          {copyStatus}
+        </span>
+      </div>
+      <ErrorNote message={copying.error} />
+      {mode === 'invoicing' ? (
+        <InvoicingView reportId={reportId} filter={filter.applied} />
+      ) : (
+        <>
+          <ErrorNote message={totals.error} />
+          <CurrencyTotalsTable totals={totals.totals} onCopy={copyTotals} copying={copying.busy} />
+          {tree.error ? (
+            <div className="error-note" role="alert">
+              The rows could not be read: {tree.error}{' '}
+              <button type="button" className="link" onClick={tree.retry}>
+                Try again
+              </button>
+            </div>
+          ) : null}
+          <TreeTable
+            snapshot={snapshot}
+            columns={columns}
+            hierarchy={hierarchy}
+            onWanted={tree.setWanted}
+            onToggle={onToggle}
+            sort={sort}
+            onSort={onSort}
+            selected={selectedKeys}
+            onSelect={onSelect}
+            onCopy={copyRows}
+            onClearSelection={clearSelection}
+            resetKey={resetKey}
+          />
+        </>
+      )}
     </section>
   );
 }

@@ -1,7 +1,7 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { memo, useCallback, useEffect, useId, useRef, useState } from 'react';
-import type { ReportSortInput, TreeRow } from '../../../../shared/contract';
-import { formatAmount, formatQuantity } from './format';
+import type { ReportColumn, ReportHierarchy, ReportSortInput, TreeRow } from '../../../../shared/contract';
+import { amountText, type ColumnSpec, currenciesOf, formatAmount, type NumberText, nameHeader, percentText, quantityText, unitPriceText } from './format';
 import type { TreeSnapshot } from './tree-window-cache';
 
 type SortKey = ReportSortInput['key'];
@@ -14,37 +14,73 @@ const OVERSCAN_ROWS = 6;
 /** Rows asked for beyond the edges of the view, so windows arrive before they are scrolled into. */
 const PREFETCH_ROWS = 60;
 
-const COLUMNS: { key: SortKey; label: string; numeric?: boolean }[] = [
-  { key: 'label', label: 'Organization › service › subscription › line' },
-  { key: 'quantity', label: 'Quantity', numeric: true },
-  { key: 'cost', label: 'Cost', numeric: true },
-  { key: 'sales', label: 'Sales', numeric: true },
-  { key: 'margin', label: 'Margin', numeric: true },
-  { key: 'marginPercent', label: 'Margin %', numeric: true },
-];
+/**
+ * Column widths in px, measured for the widest value each shows in bold (organization rows) at 13 px: an amount of
+ * 99,999,999.99 with its currency code, a unit price of 9,999.9999 with its code, −100.00 %. The name column takes
+ * the rest and shrinks (with an ellipsis) down to NAME_MIN_WIDTH, so at 1024 px the default columns all fit.
+ */
+const COLUMN_WIDTHS: Record<ReportColumn, number> = {
+  quantity: 104,
+  unitCost: 128,
+  unitPrice: 128,
+  cost: 150,
+  sales: 150,
+  margin: 122,
+  marginPercent: 98,
+  poNumber: 100,
+  billingDate: 92,
+};
+const NAME_MIN_WIDTH = 200;
+
+/** How a click picks rows: this one alone, this one added or taken away (Ctrl/⌘), or all from the last one (Shift). */
+export type SelectHow = 'only' | 'toggle' | 'range';
 
 interface Props {
   snapshot: TreeSnapshot | null;
+  columns: readonly ColumnSpec[];
+  hierarchy: ReportHierarchy;
   /** The rows the view needs, inclusive (in view plus a margin). */
   onWanted: (start: number, end: number) => void;
   onToggle: (row: TreeRow) => void;
   sort: ReportSortInput;
   onSort: (key: SortKey) => void;
-  /** Changes with the filter and the sort: the view then goes back to the top. */
+  /** Keys of the selected rows. */
+  selected: ReadonlySet<string>;
+  onSelect: (index: number, row: TreeRow, how: SelectHow) => void;
+  /** Ctrl/⌘+C: the selected rows (or the active one) to the clipboard. */
+  onCopy: (activeRow: TreeRow | undefined) => void;
+  onClearSelection: () => void;
+  /** Changes with the filter, the sort and the hierarchy: the view then goes back to the top. */
   resetKey: string;
 }
 
-function HeaderRow({ sort, onSort }: Pick<Props, 'sort' | 'onSort'>): React.JSX.Element {
+function HeaderRow({ sort, onSort, columns, hierarchy }: Pick<Props, 'sort' | 'onSort' | 'columns' | 'hierarchy'>): React.JSX.Element {
+  const heads: { key: string; label: string; sortKey: SortKey | null; numeric: boolean }[] = [
+    { key: 'label', label: nameHeader(hierarchy), sortKey: 'label', numeric: false },
+    ...columns.map((column) => ({ key: column.key, label: column.label, sortKey: column.sortKey, numeric: column.kind !== 'text' })),
+  ];
   return (
     <div className="tree__row tree__row--head" role="row" aria-rowindex={1}>
-      {COLUMNS.map((column) => {
-        const sorted = sort.key === column.key;
+      {heads.map((head) => {
+        const sorted = head.sortKey !== null && sort.key === head.sortKey;
+        const className = head.numeric ? 'num' : undefined;
+        if (head.sortKey === null) {
+          return (
+            <div key={head.key} role="columnheader" className={className}>
+              <span className="head__label">{head.label}</span>
+            </div>
+          );
+        }
+        const sortKey = head.sortKey;
         return (
-          <div key={column.key} role="columnheader" className={column.numeric ? 'num' : undefined} aria-sort={sorted ? (sort.direction === 'asc' ? 'ascending' : 'descending') : 'none'}>
+          <div key={head.key} role="columnheader" className={className} aria-sort={sorted ? (sort.direction === 'asc' ? 'ascending' : 'descending') : 'none'}>
             {/* A button: click, Enter and Space all sort, and the tree's own keys stay off it. */}
-            <button type="button" className="sort" onClick={() => onSort(column.key)} title={`Sort by ${column.label}`}>
-              {column.label}
-              {sorted ? (sort.direction === 'asc' ? ' ▲' : ' ▼') : ''}
+            <button type="button" className="sort" onClick={() => onSort(sortKey)} title={`Sort by ${head.label}`}>
+              <span className="head__label">{head.label}</span>
+              {/* A slot of its own, always there: the arrow never pushes the label or gets cut off. */}
+              <span className={`sort__arrow${sorted ? '' : ' sort__arrow--off'}`} aria-hidden="true">
+                {sorted ? (sort.direction === 'asc' ? '▲' : '▼') : '↕'}
+              </span>
             </button>
           </div>
         );
@@ -56,8 +92,10 @@ function HeaderRow({ sort, onSort }: Pick<Props, 'sort' | 'onSort'>): React.JSX.
 function MismatchFlag({ row }: { row: TreeRow }): React.JSX.Element | null {
   if (!row.mismatch) return null;
   const { statedCost, sumCost, statedSales, sumSales } = row.mismatch;
-  const below = row.level === 'service' ? 'its subscriptions' : 'its billing lines';
-  const text = `Stated total differs from the sum of ${below}: cost stated ${formatAmount(statedCost)}, sum ${formatAmount(sumCost)}; sales stated ${formatAmount(statedSales)}, sum ${formatAmount(sumSales)}. Closebook shows the sum of the lines.`;
+  const { cost, sales } = currenciesOf(row.currencyKey);
+  // Second-level rows (a service under its organization, or an organization under its service) state their subscriptions' totals.
+  const below = row.level !== 'subscription' ? 'its subscriptions' : 'its billing lines';
+  const text = `Stated total differs from the sum of ${below}: cost stated ${formatAmount(statedCost, cost)}, sum ${formatAmount(sumCost, cost)}; sales stated ${formatAmount(statedSales, sales)}, sum ${formatAmount(sumSales, sales)}. Closebook shows the sum of the lines.`;
   return (
     <span className="mismatch" title={text} aria-label={text} role="img" data-testid="mismatch-flag">
       ⚠
@@ -65,12 +103,55 @@ function MismatchFlag({ row }: { row: TreeRow }): React.JSX.Element | null {
   );
 }
 
-function Amount({ value, currency }: { value: string; currency: string }): React.JSX.Element {
+/** A number with its decimal point in line with the column's (a hidden pad), and the exact value as tooltip when rounded. */
+export function NumberValue({ value }: { value: NumberText }): React.JSX.Element {
   return (
-    <>
-      {formatAmount(value)} <span className="ccy">{currency}</span>
-    </>
+    <span className="n" data-pad={value.pad || undefined} title={value.title}>
+      {value.text}
+    </span>
   );
+}
+
+function NumberCell({ value, currency }: { value: NumberText | null; currency?: string | undefined }): React.JSX.Element {
+  return (
+    <div role="gridcell" className="num">
+      {value ? <NumberValue value={value} /> : null}
+      {value && currency ? <span className="ccy">{currency}</span> : null}
+    </div>
+  );
+}
+
+function Cell({ row, column }: { row: TreeRow; column: ColumnSpec }): React.JSX.Element {
+  const currencies = currenciesOf(row.currencyKey);
+  const currency = column.currency ? currencies[column.currency] : '';
+  // `?? null`: a main process older than these columns leaves them out.
+  const value = row[column.key] ?? null;
+  switch (column.kind) {
+    case 'text':
+      return (
+        <div role="gridcell" title={value ?? undefined}>
+          {value ?? ''}
+        </div>
+      );
+    case 'quantity':
+      return <NumberCell value={value === null ? null : quantityText(value)} />;
+    case 'unit-price':
+      return <NumberCell value={value === null ? null : unitPriceText(value, currency)} currency={value === null ? undefined : currency} />;
+    case 'percent':
+      return <NumberCell value={value === null ? null : percentText(value)} />;
+    case 'amount':
+      if (value === null) {
+        return (
+          <div role="gridcell" className="num">
+            <span className="muted" title="Cost and sales are in different currencies">
+              n/a
+            </span>
+          </div>
+        );
+      }
+      // Margin is in the sales currency (it exists only where cost is too); its column leaves the code out.
+      return <NumberCell value={amountText(value, currency)} currency={column.key === 'margin' ? undefined : currency} />;
+  }
 }
 
 interface RowProps {
@@ -79,11 +160,13 @@ interface RowProps {
   index: number;
   top: number;
   active: boolean;
-  onActivate: (index: number, row: TreeRow) => void;
+  selected: boolean;
+  columns: readonly ColumnSpec[];
+  onClickRow: (index: number, row: TreeRow, how: SelectHow) => void;
 }
 
-const TreeRowView = memo(function TreeRowView({ id, row, index, top, active, onActivate }: RowProps): React.JSX.Element {
-  const [costCurrency, salesCurrency = costCurrency] = row.currencyKey.split('→') as [string, string?];
+const TreeRowView = memo(function TreeRowView({ id, row, index, top, active, selected, columns, onClickRow }: RowProps): React.JSX.Element {
+  const classes = ['tree__row', `tree__row--${row.level}`, active ? 'tree__row--active' : '', selected ? 'tree__row--selected' : ''].filter(Boolean).join(' ');
   return (
     <div
       id={id}
@@ -91,29 +174,24 @@ const TreeRowView = memo(function TreeRowView({ id, row, index, top, active, onA
       aria-rowindex={index + 2}
       aria-level={row.depth + 1}
       aria-expanded={row.hasChildren ? row.expanded : undefined}
-      aria-selected={active}
-      className={`tree__row tree__row--${row.level}${active ? ' tree__row--active' : ''}`}
+      aria-selected={selected}
+      className={classes}
       style={{ transform: `translateY(${top}px)` }}
-      onClick={() => onActivate(index, row)}
+      // Shift+click would otherwise select the page's text between the two rows.
+      onMouseDown={(event) => event.shiftKey && event.preventDefault()}
+      onClick={(event) => onClickRow(index, row, event.shiftKey ? 'range' : event.ctrlKey || event.metaKey ? 'toggle' : 'only')}
     >
       <div role="gridcell" className="tree__name" style={{ paddingLeft: 8 + row.depth * 18 }} title={row.label}>
         <span className="tree__toggle" aria-hidden="true">{row.hasChildren ? (row.expanded ? '▾' : '▸') : ''}</span>
         <span className="tree__label">{row.label || '(no name)'}</span>
         {row.detail ? <span className="tree__detail">{row.detail}</span> : null}
-        {row.level === 'organization' ? <span className="tag">{row.currencyKey}</span> : null}
+        {/* The top rows are one per currency group: say which. */}
+        {row.depth === 0 ? <span className="tag">{row.currencyKey}</span> : null}
         <MismatchFlag row={row} />
       </div>
-      <div role="gridcell" className="num">{formatQuantity(row.quantity)}</div>
-      <div role="gridcell" className="num">
-        <Amount value={row.cost} currency={costCurrency} />
-      </div>
-      <div role="gridcell" className="num">
-        <Amount value={row.sales} currency={salesCurrency} />
-      </div>
-      <div role="gridcell" className="num">
-        {row.margin !== null ? formatAmount(row.margin) : <span className="muted" title="Cost and sales are in different currencies">n/a</span>}
-      </div>
-      <div role="gridcell" className="num">{row.marginPercent ?? ''}</div>
+      {columns.map((column) => (
+        <Cell key={column.key} row={row} column={column} />
+      ))}
     </div>
   );
 });
@@ -140,12 +218,22 @@ function parentIndex(snapshot: TreeSnapshot, index: number): number | null {
   return null;
 }
 
+/** The grid's column template and the width below which it scrolls sideways, for these columns. */
+function columnLayout(columns: readonly ColumnSpec[]): React.CSSProperties {
+  const widths = columns.map((column) => COLUMN_WIDTHS[column.key]);
+  return {
+    '--tree-columns': [`minmax(${NAME_MIN_WIDTH}px, 1fr)`, ...widths.map((width) => `${width}px`)].join(' '),
+    '--tree-min-width': `${NAME_MIN_WIDTH + widths.reduce((sum, width) => sum + width, 0)}px`,
+  } as React.CSSProperties;
+}
+
 /**
  * The report tree. It scrolls inside itself (the header row stays on top), holds in the DOM only the rows in view,
  * and asks for the rows it is about to show. Keyboard: ↑/↓ move (PgUp/PgDn, Home/End), → opens, ← closes (or goes
- * to the parent), Enter toggles.
+ * to the parent), Enter toggles; Space selects, Shift+↑/↓ extends, Ctrl/⌘+C copies, Esc clears the selection.
+ * Click selects a row (and opens or closes it), Ctrl/⌘+click adds, Shift+click selects a range.
  */
-export function TreeTable({ snapshot, onWanted, onToggle, sort, onSort, resetKey }: Props): React.JSX.Element {
+export function TreeTable({ snapshot, columns, hierarchy, onWanted, onToggle, sort, onSort, selected, onSelect, onCopy, onClearSelection, resetKey }: Props): React.JSX.Element {
   const scroller = useRef<HTMLDivElement>(null);
   const idPrefix = useId();
   const [active, setActive] = useState(0);
@@ -181,22 +269,32 @@ export function TreeTable({ snapshot, onWanted, onToggle, sort, onSort, resetKey
   const activeIndex = Math.min(active, Math.max(0, rowCount - 1));
   const activeRow = snapshot?.rowAt(activeIndex);
 
-  const moveTo = (index: number) => {
+  const moveTo = (index: number, extend = false) => {
     const next = Math.max(0, Math.min(rowCount - 1, index));
     setActive(next);
     virtualizer.scrollToIndex(next, { align: 'auto' });
+    const row = snapshot?.rowAt(next);
+    if (extend && row) onSelect(next, row, 'range');
   };
 
   const onKeyDown = (event: React.KeyboardEvent<HTMLDivElement>) => {
     // Keys on the header's sort buttons are theirs.
     if (event.target !== event.currentTarget || !snapshot || rowCount === 0) return;
     const page = Math.max(1, Math.floor((scroller.current?.clientHeight ?? 0) / ROW_HEIGHT) - 2);
+    if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === 'c') {
+      onCopy(activeRow);
+      event.preventDefault();
+      return;
+    }
     switch (event.key) {
       case 'ArrowDown':
-        moveTo(activeIndex + 1);
+        // Shift+↓ starts a range at the active row when nothing is picked yet.
+        if (event.shiftKey && activeRow && selected.size === 0) onSelect(activeIndex, activeRow, 'only');
+        moveTo(activeIndex + 1, event.shiftKey);
         break;
       case 'ArrowUp':
-        moveTo(activeIndex - 1);
+        if (event.shiftKey && activeRow && selected.size === 0) onSelect(activeIndex, activeRow, 'only');
+        moveTo(activeIndex - 1, event.shiftKey);
         break;
       case 'PageDown':
         moveTo(activeIndex + page);
@@ -209,6 +307,13 @@ export function TreeTable({ snapshot, onWanted, onToggle, sort, onSort, resetKey
         break;
       case 'End':
         moveTo(rowCount - 1);
+        break;
+      case ' ':
+        if (activeRow) onSelect(activeIndex, activeRow, 'toggle');
+        break;
+      case 'Escape':
+        if (selected.size === 0) return;
+        onClearSelection();
         break;
       case 'Enter':
         if (activeRow?.hasChildren) onToggle(activeRow);
@@ -231,12 +336,14 @@ export function TreeTable({ snapshot, onWanted, onToggle, sort, onSort, resetKey
     event.preventDefault();
   };
 
-  const activate = useCallback(
-    (index: number, row: TreeRow) => {
+  const clickRow = useCallback(
+    (index: number, row: TreeRow, how: SelectHow) => {
       setActive(index);
-      if (row.hasChildren) onToggle(row);
+      onSelect(index, row, how);
+      // A plain click opens or closes as well; with Ctrl/⌘ or Shift it only picks.
+      if (how === 'only' && row.hasChildren) onToggle(row);
     },
-    [onToggle],
+    [onSelect, onToggle],
   );
 
   return (
@@ -245,19 +352,31 @@ export function TreeTable({ snapshot, onWanted, onToggle, sort, onSort, resetKey
       className="tree"
       role="treegrid"
       aria-label="Billing report"
+      aria-multiselectable="true"
       aria-rowcount={rowCount + 1}
       aria-activedescendant={activeRow ? `${idPrefix}-${activeIndex}` : undefined}
       aria-busy={snapshot === null}
       tabIndex={0}
       onKeyDown={onKeyDown}
+      style={columnLayout(columns)}
     >
-      <HeaderRow sort={sort} onSort={onSort} />
+      <HeaderRow sort={sort} onSort={onSort} columns={columns} hierarchy={hierarchy} />
       <div className="tree__rows" role="rowgroup" style={{ height: virtualizer.getTotalSize() }}>
         {items.map((item) => {
           const row = snapshot?.rowAt(item.index);
           const top = item.start - HEADER_HEIGHT;
           return row ? (
-            <TreeRowView key={row.key} id={`${idPrefix}-${item.index}`} row={row} index={item.index} top={top} active={item.index === activeIndex} onActivate={activate} />
+            <TreeRowView
+              key={row.key}
+              id={`${idPrefix}-${item.index}`}
+              row={row}
+              index={item.index}
+              top={top}
+              active={item.index === activeIndex}
+              selected={selected.has(row.key)}
+              columns={columns}
+              onClickRow={clickRow}
+            />
           ) : (
             <PlaceholderRow key={`placeholder-${item.index}`} index={item.index} top={top} />
           );

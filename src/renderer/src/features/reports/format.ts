@@ -1,21 +1,186 @@
-import { isoDay } from '../../components/format-time';
+import type { CurrencyTotalRow, ReportColumn, ReportHierarchy, ReportSortInput, TreeRow } from '../../../../shared/contract';
+import { minorUnits } from '../../../../shared/currency';
+import { money } from '../../../../shared/money';
+import { isoDay, userLocale } from '../../components/format-time';
 
 // Durations are formatted with every other time, in components/format-time.ts.
 export { formatDuration } from '../../components/format-time';
 
-const amountFormat = new Intl.NumberFormat(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 4 });
-const quantityFormat = new Intl.NumberFormat(undefined, { maximumFractionDigits: 4 });
+/*
+ * One number style for the report screens. Amounts show the currency's minor unit (JPY 0, SEK 2), unit prices and
+ * quantities up to 4 places; every column keeps its decimal points in line (a hidden pad stands in for digits a
+ * value does not show); when rounding hides digits the exact value is in the tooltip. Intl reads the decimal
+ * strings exactly (no float on the way). Every formatter takes the locale for tests; the screens use the user's.
+ */
 
-/** Formats an exact decimal string for display; Intl reads the string exactly (no float on the way). */
-export function formatAmount(decimal: string): string {
-  if (decimal === '') return '';
-  return amountFormat.format(decimal as unknown as number);
+/** A number as a cell shows it: its text, the hidden digits that line its decimal point up, and the exact value when rounding hid some. */
+export interface NumberText {
+  text: string;
+  /** Invisible characters after the text (CSS draws them transparent) so shorter fractions align. */
+  pad: string;
+  /** The full exact value, when the text rounds it. */
+  title: string | undefined;
 }
 
-/** A quantity as an exact decimal string (or null where a row has none). */
-export function formatQuantity(quantity: string | null): string {
-  if (quantity === null || quantity === '') return '';
-  return quantityFormat.format(quantity as unknown as number);
+const DECIMAL = /^-?\d+(?:\.(\d+))?$/;
+/** Decimal places a unit-price or quantity column is aligned to. */
+const FINE_PLACES = 4;
+/** Decimal places an amount column is aligned to (the common minor unit; JPY pads, KWD sticks out one place). */
+const AMOUNT_PLACES = 2;
+
+const numberFormats = new Map<string, Intl.NumberFormat>();
+
+function numberFormat(locale: string, options: Intl.NumberFormatOptions): Intl.NumberFormat {
+  const key = `${locale}|${JSON.stringify(options)}`;
+  let format = numberFormats.get(key);
+  if (!format) {
+    // No "−0.00" for a tiny negative that rounds to nothing.
+    format = new Intl.NumberFormat(locale, { signDisplay: 'negative', ...options });
+    numberFormats.set(key, format);
+  }
+  return format;
+}
+
+/** Intl formats a decimal string exactly (Intl.NumberFormat v3); the type still says number. */
+function formatDecimal(format: Intl.NumberFormat, decimal: string): string {
+  return format.format(decimal as unknown as number);
+}
+
+/** The fraction digits a decimal string needs to be shown exactly (trailing zeros need none). */
+function exactPlaces(decimal: string): number {
+  return (DECIMAL.exec(decimal)?.[1] ?? '').replace(/0+$/, '').length;
+}
+
+/** The locale's decimal separator ("," in sv-SE). */
+export function decimalSeparator(locale = userLocale): string {
+  return numberFormat(locale, {}).formatToParts(1.5).find((part) => part.type === 'decimal')?.value ?? '.';
+}
+
+/** `decimal` at `places` fraction digits (grouped), padded to `alignTo`, with the exact value as title when that rounds it. */
+function numberText(decimal: string, places: number, alignTo: number, locale: string, suffix = ''): NumberText {
+  if (!DECIMAL.test(decimal)) return { text: decimal, pad: '', title: undefined };
+  const text = formatDecimal(numberFormat(locale, { minimumFractionDigits: places, maximumFractionDigits: places }), decimal);
+  const needed = exactPlaces(decimal);
+  const title = needed > places ? `${formatDecimal(numberFormat(locale, { minimumFractionDigits: needed, maximumFractionDigits: needed }), decimal)}${suffix}` : undefined;
+  const pad = places >= alignTo ? '' : `${places === 0 ? decimalSeparator(locale) : ''}${'0'.repeat(alignTo - places)}`;
+  return { text, pad, title };
+}
+
+/** An amount at its currency's minor unit (ISO 4217: JPY 0, SEK 2). */
+export function amountText(decimal: string, currency: string, locale = userLocale): NumberText {
+  return numberText(decimal, minorUnits(currency), AMOUNT_PLACES, locale, ` ${currency}`);
+}
+
+/** An amount as plain text (e.g. inside a sentence): the currency's minor unit, the locale's separators. */
+export function formatAmount(decimal: string, currency: string, locale = userLocale): string {
+  return amountText(decimal, currency, locale).text;
+}
+
+/** A unit price: as many places as it has, at least the currency's minor unit and at most 4 (more go to the tooltip). */
+export function unitPriceText(decimal: string, currency: string, locale = userLocale): NumberText {
+  const minor = minorUnits(currency);
+  const places = Math.min(Math.max(exactPlaces(decimal), minor), Math.max(FINE_PLACES, minor));
+  return numberText(decimal, places, FINE_PLACES, locale, ` ${currency}`);
+}
+
+/** A quantity: as many places as it has, at most 4. */
+export function quantityText(decimal: string, locale = userLocale): NumberText {
+  return numberText(decimal, Math.min(exactPlaces(decimal), FINE_PLACES), FINE_PLACES, locale);
+}
+
+/** Margin % (the main process sends `12.34` for 12.34 %) in the locale's percent style: "12.34%", "12,34 %". */
+export function percentText(percent: string, locale = userLocale): NumberText {
+  if (!DECIMAL.test(percent)) return { text: percent, pad: '', title: undefined };
+  // Intl's percent style multiplies by 100: hand it the exact fraction.
+  const fraction = money(percent).dividedBy(100).toFixed();
+  const places = 2;
+  const text = formatDecimal(numberFormat(locale, { style: 'percent', minimumFractionDigits: places, maximumFractionDigits: places }), fraction);
+  const needed = exactPlaces(percent);
+  const title = needed > places ? formatDecimal(numberFormat(locale, { style: 'percent', minimumFractionDigits: needed, maximumFractionDigits: needed }), fraction) : undefined;
+  return { text, pad: '', title };
+}
+
+/** A count of things (lines, organizations) in the locale's grouping. */
+export function formatCount(count: number, locale = userLocale): string {
+  return numberFormat(locale, { maximumFractionDigits: 0 }).format(count);
+}
+
+/**
+ * An exact value for a spreadsheet cell: every digit, the locale's decimal separator (so Excel in that locale reads
+ * it as a number), no grouping, a plain minus.
+ */
+export function exactCell(decimal: string | null, locale = userLocale): string {
+  if (decimal === null) return '';
+  return DECIMAL.test(decimal) ? decimal.replace('.', decimalSeparator(locale)) : decimal;
+}
+
+/** The purchase and the customer currency of a currency key ("SEK", or "USD→SEK"). */
+export function currenciesOf(currencyKey: string): { cost: string; sales: string } {
+  const [cost, sales = cost] = currencyKey.split('→') as [string, string?];
+  return { cost, sales };
+}
+
+export type ColumnKind = 'amount' | 'unit-price' | 'quantity' | 'percent' | 'text';
+
+export interface ColumnSpec {
+  key: ReportColumn;
+  label: string;
+  kind: ColumnKind;
+  /** The sort the header asks for; null where the main process does not sort by it. */
+  sortKey: ReportSortInput['key'] | null;
+  /** Which of the row's currencies the column is in. */
+  currency?: 'cost' | 'sales';
+}
+
+/** The tree's columns beside the name, in the order they stand. */
+export const REPORT_COLUMNS: readonly ColumnSpec[] = [
+  { key: 'quantity', label: 'Quantity', kind: 'quantity', sortKey: 'quantity' },
+  { key: 'unitCost', label: 'Unit cost', kind: 'unit-price', sortKey: null, currency: 'cost' },
+  { key: 'unitPrice', label: 'Unit price', kind: 'unit-price', sortKey: null, currency: 'sales' },
+  { key: 'cost', label: 'Cost', kind: 'amount', sortKey: 'cost', currency: 'cost' },
+  { key: 'sales', label: 'Sales', kind: 'amount', sortKey: 'sales', currency: 'sales' },
+  { key: 'margin', label: 'Margin', kind: 'amount', sortKey: 'margin', currency: 'sales' },
+  { key: 'marginPercent', label: 'Margin %', kind: 'percent', sortKey: 'marginPercent' },
+  { key: 'poNumber', label: 'PO number', kind: 'text', sortKey: null },
+  { key: 'billingDate', label: 'Billing date', kind: 'text', sortKey: null },
+];
+
+/** The chosen columns in the tree's order (unknown or repeated ones dropped). */
+export function visibleColumns(chosen: readonly ReportColumn[]): ColumnSpec[] {
+  const keys = new Set(chosen);
+  return REPORT_COLUMNS.filter((column) => keys.has(column.key));
+}
+
+/** The header of the name column: the levels of the tree in the order the hierarchy nests them. */
+export function nameHeader(hierarchy: ReportHierarchy): string {
+  return hierarchy === 'service' ? 'Service › organization' : 'Organization › service';
+}
+
+/**
+ * Selected tree rows as a table to paste into a spreadsheet: a header row, then one row per tree row with the
+ * visible columns as exact values and the currencies in columns of their own.
+ */
+export function treeRowsTable(rows: readonly TreeRow[], columns: readonly ColumnSpec[], hierarchy: ReportHierarchy, locale = userLocale): string[][] {
+  const header = [nameHeader(hierarchy), 'Level', 'Detail', 'Cost currency', 'Sales currency', ...columns.map((column) => column.label)];
+  const body = rows.map((row) => {
+    const currencies = currenciesOf(row.currencyKey);
+    const values = columns.map((column) => {
+      const value = row[column.key] ?? null;
+      return column.kind === 'text' ? (value ?? '') : exactCell(value, locale);
+    });
+    return [row.label, row.level, row.detail, currencies.cost, currencies.sales, ...values];
+  });
+  return [header, ...body];
+}
+
+/** The totals per currency as a table to paste into a spreadsheet (exact values, currencies in their own columns). */
+export function totalsTable(totals: readonly CurrencyTotalRow[], locale = userLocale): string[][] {
+  const header = ['Cost currency', 'Sales currency', 'Lines', 'Cost', 'Sales', 'Margin', 'Margin %'];
+  const body = totals.map((total) => {
+    const currencies = currenciesOf(total.currencyKey);
+    return [currencies.cost, currencies.sales, String(total.lines), ...[total.cost, total.sales, total.margin, total.marginPercent].map((value) => exactCell(value, locale))];
+  });
+  return [header, ...body];
 }
 
 /** A calendar month (1–12; 0 and 13 roll into the years around it) as a report period: its first to its last day. */

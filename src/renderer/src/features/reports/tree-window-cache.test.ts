@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest';
 import type { ReportWindow, TreeRow } from '../../../../shared/contract';
 import { stateKeyOf, type TreeQuery, TreeWindowCache, type TreeSnapshot } from './tree-window-cache';
 
-const base: TreeQuery = { reportId: 'r', filter: {}, sort: { key: 'label', direction: 'asc' }, expansion: { all: 'none', toggled: [] } };
+const base: TreeQuery = { reportId: 'r', filter: {}, sort: { key: 'label', direction: 'asc' }, expansion: { all: 'none', toggled: [] }, hierarchy: 'organization' };
 
 function row(label: string): TreeRow {
   return {
     key: label, level: 'organization', depth: 0, label, detail: '', currencyKey: 'SEK', hasChildren: true, expanded: false, lines: 1,
-    quantity: '1', cost: '1', sales: '2', margin: '1', marginPercent: '50.00', mismatch: null,
+    quantity: '1', unitCost: null, unitPrice: null, poNumber: null, billingDate: null, cost: '1', sales: '2', margin: '1', marginPercent: '50.00', mismatch: null,
   };
 }
 
@@ -90,6 +90,22 @@ describe('TreeWindowCache', () => {
     expect(pending[3]!.request.offset).toBe(0);
   });
 
+  it('asks again, from the top and with the hierarchy, when the hierarchy changes', async () => {
+    const { cache, pending, latest } = setup();
+    cache.setQuery(base);
+    pending[0]!.release();
+    await settle();
+    cache.setWanted(500, 530);
+    pending[1]!.release();
+    await settle();
+    cache.setQuery({ ...base, hierarchy: 'service' });
+    expect(pending[2]!.request).toMatchObject({ hierarchy: 'service', offset: 0 });
+    pending[2]!.release();
+    await settle();
+    expect(latest()?.rowAt(510)).toBeUndefined(); // the organization tree's rows are not this tree's
+    expect(stateKeyOf({ ...base, hierarchy: 'service' })).not.toBe(stateKeyOf(base));
+  });
+
   it('keeps at most maxPages pages, dropping the farthest from view', async () => {
     const { cache, pending, latest } = setup(10_000, { maxPages: 3 });
     cache.setQuery(base);
@@ -131,7 +147,40 @@ describe('TreeWindowCache', () => {
     expect(snapshots).toHaveLength(1);
   });
 
+  it('reads a range of rows from the cache, asking only for the pages it has not got', async () => {
+    const { cache, pending, latest } = setup();
+    cache.setQuery(base);
+    pending[0]!.release();
+    await settle();
+    expect(latest()?.indexOf('#42')).toBe(42);
+    expect(latest()?.indexOf('#420')).toBeUndefined();
+    const reading = cache.rowsIn(95, 205);
+    await settle();
+    expect(pending.slice(1).map((p) => p.request.offset)).toEqual([100]);
+    pending[1]!.release();
+    await settle();
+    expect(pending.slice(2).map((p) => p.request.offset)).toEqual([200]);
+    pending[2]!.release();
+    const rows = await reading;
+    expect(rows.map((row) => row.label)).toEqual(Array.from({ length: 111 }, (_, i) => `#${95 + i}`));
+    // Past the end: only the rows there are.
+    expect((await cache.rowsIn(0, 5)).length).toBe(6);
+  });
+
+  it('fails a range read when the state changes meanwhile', async () => {
+    const { cache, pending } = setup();
+    cache.setQuery(base);
+    pending[0]!.release();
+    await settle();
+    const reading = cache.rowsIn(0, 150);
+    await settle();
+    cache.setQuery({ ...base, sort: { key: 'cost', direction: 'desc' } });
+    pending[1]!.release();
+    await expect(reading).rejects.toThrow(/select them again/);
+  });
+
   it('treats the order of toggled keys and empty filter fields as the same state', () => {
-    expect(stateKeyOf({ ...base, filter: { text: '' }, expansion: { all: 'none', toggled: ['b', 'a'] } })).toBe(stateKeyOf({ ...base, expansion: { all: 'none', toggled: ['a', 'b'] } }));
+    expect(stateKeyOf({ ...base, filter: { text: '', ungrouped: false }, expansion: { all: 'none', toggled: ['b', 'a'] } })).toBe(stateKeyOf({ ...base, expansion: { all: 'none', toggled: ['a', 'b'] } }));
+    expect(stateKeyOf({ ...base, filter: { ungrouped: true } })).not.toBe(stateKeyOf(base));
   });
 });

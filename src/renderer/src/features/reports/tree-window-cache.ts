@@ -1,4 +1,4 @@
-import type { ChannelInput, ReportExpansion, ReportSortInput, ReportWindow, TreeRow } from '../../../../shared/contract';
+import type { ChannelInput, ReportExpansion, ReportHierarchy, ReportSortInput, ReportWindow, TreeRow } from '../../../../shared/contract';
 
 export type ReportFilter = ChannelInput<'reports:totals'>['filter'];
 
@@ -8,6 +8,8 @@ export interface TreeQuery {
   filter: ReportFilter;
   sort: ReportSortInput;
   expansion: ReportExpansion;
+  /** Organization › service, or service › organization: another tree, with keys of its own. */
+  hierarchy: ReportHierarchy;
 }
 
 export type FetchWindow = (request: TreeQuery & { offset: number; count: number }) => Promise<ReportWindow>;
@@ -20,6 +22,8 @@ export interface TreeSnapshot {
   totalLines: number;
   /** The row at `index`, or undefined while its window is not here yet. */
   rowAt(index: number): TreeRow | undefined;
+  /** Where the row with `key` stands, among the rows fetched so far. */
+  indexOf(key: string): number | undefined;
 }
 
 export interface TreeWindowCacheOptions {
@@ -42,14 +46,14 @@ interface LoadedState {
 
 /** One string per tree state; the order of toggled keys does not matter. */
 export function stateKeyOf(query: TreeQuery): string {
-  const { reportId, filter, sort, expansion } = query;
-  const definedFilter = Object.fromEntries(Object.entries(filter).filter(([, value]) => value !== undefined && value !== ''));
-  return JSON.stringify([reportId, definedFilter, sort, expansion.all, [...expansion.toggled].sort()]);
+  const { reportId, filter, sort, expansion, hierarchy } = query;
+  const definedFilter = Object.fromEntries(Object.entries(filter).filter(([, value]) => value !== undefined && value !== '' && value !== false));
+  return JSON.stringify([reportId, hierarchy, definedFilter, sort, expansion.all, [...expansion.toggled].sort()]);
 }
 
 /**
  * Windows of the report tree, fetched around what is in view and cached by offset for the current state only.
- * A new state (filter, sort, expansion) starts a new generation: answers for older ones are dropped, and the rows
+ * A new state (filter, sort, hierarchy, expansion) starts a new generation: answers for older ones are dropped, and the rows
  * of the previous state stay on screen until the first window of the new one arrives (no flash of empty rows).
  */
 export class TreeWindowCache {
@@ -80,7 +84,7 @@ export class TreeWindowCache {
   setQuery(query: TreeQuery): void {
     const stateKey = stateKeyOf(query);
     if (stateKey === this.stateKey) return;
-    // The viewer goes back to the top on a new filter or sort (not on opening rows): ask for the top first.
+    // The viewer goes back to the top on a new filter, sort or hierarchy (not on opening rows): ask for the top first.
     const previous = this.query;
     if (previous && (stateKeyOf({ ...previous, expansion: query.expansion }) !== stateKeyOf(query))) {
       this.wanted = { start: 0, end: this.wanted.end - this.wanted.start };
@@ -97,6 +101,24 @@ export class TreeWindowCache {
   setWanted(start: number, end: number): void {
     this.wanted = { start: Math.max(0, start), end: Math.max(start, end) };
     this.fill();
+  }
+
+  /**
+   * The rows `start … end` of the state shown now (e.g. a range the user selected): from the cache, and the pages
+   * it has not (or no longer) got asked for. Fails if the state changes meanwhile.
+   */
+  async rowsIn(start: number, end: number): Promise<TreeRow[]> {
+    const { generation, query } = this;
+    const current = this.current();
+    if (!query || !current) throw new Error('The rows are still on their way.');
+    const last = Math.min(end, current.rowCount - 1);
+    const rows: TreeRow[] = [];
+    for (let offset = Math.floor(Math.max(0, start) / this.pageSize) * this.pageSize; offset <= last; offset += this.pageSize) {
+      const page = current.pages.get(offset) ?? (await this.fetchWindow({ ...query, offset, count: this.pageSize })).rows;
+      if (generation !== this.generation) throw new Error('The tree changed while its rows were read: select them again.');
+      rows.push(...page.slice(Math.max(0, start - offset), last - offset + 1));
+    }
+    return rows;
   }
 
   /** Asks again after a failed window. */
@@ -172,6 +194,13 @@ export class TreeWindowCache {
       rowAt: (index) => {
         const offset = Math.floor(index / pageSize) * pageSize;
         return state.pages.get(offset)?.[index - offset];
+      },
+      indexOf: (key) => {
+        for (const [offset, rows] of state.pages) {
+          const at = rows.findIndex((row) => row.key === key);
+          if (at >= 0) return offset + at;
+        }
+        return undefined;
       },
     };
   }

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { CurrencyTotalRow } from '../../../../shared/contract';
+import { create } from 'zustand';
+import { type CurrencyTotalRow, DEFAULT_REPORT_COLUMNS, type TreeRow, type UiSettings } from '../../../../shared/contract';
 import { call, errorMessage } from '../../bridge';
 import { type ReportFilter, type TreeQuery, TreeWindowCache, type TreeSnapshot } from './tree-window-cache';
 
@@ -8,11 +9,13 @@ export interface TreeWindows {
   error: string | null;
   /** The rows in view, inclusive; the cache fetches the windows around them. */
   setWanted(start: number, end: number): void;
+  /** The rows `start … end` of the tree shown now, fetching what is not cached. */
+  rowsIn(start: number, end: number): Promise<TreeRow[]>;
   retry(): void;
 }
 
-/** The rows of the report tree for `query`, fetched window by window from the main process. */
-export function useTreeWindows(query: TreeQuery): TreeWindows {
+/** The rows of the report tree for `query` (null: not yet known), fetched window by window from the main process. */
+export function useTreeWindows(query: TreeQuery | null): TreeWindows {
   const [snapshot, setSnapshot] = useState<TreeSnapshot | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [cache] = useState(
@@ -29,16 +32,17 @@ export function useTreeWindows(query: TreeQuery): TreeWindows {
 
   // The cache itself tells a new state from the same one asked again (stateKeyOf), so identity churn costs nothing.
   useEffect(() => {
-    cache.setQuery(query);
+    if (query) cache.setQuery(query);
   }, [cache, query]);
   useEffect(() => () => cache.dispose(), [cache]);
 
   const setWanted = useCallback((start: number, end: number) => cache.setWanted(start, end), [cache]);
+  const rowsIn = useCallback((start: number, end: number) => cache.rowsIn(start, end), [cache]);
   const retry = useCallback(() => {
     setError(null);
     cache.retry();
   }, [cache]);
-  return { snapshot, error, setWanted, retry };
+  return { snapshot, error, setWanted, rowsIn, retry };
 }
 
 export interface CurrencyTotals {
@@ -63,17 +67,17 @@ export function useCurrencyTotals(reportId: string, filter: ReportFilter): Curre
   return state;
 }
 
-export type FilterField = keyof ReportFilter;
-
 export interface ReportFilterState {
   /** What the inputs show, keystroke by keystroke. */
   draft: ReportFilter;
   /** What the tree and totals are asked for: typed fields after a short pause, choices at once. */
   applied: ReportFilter;
-  change(field: FilterField, value: string, typed: boolean): void;
+  /** Sets the given fields (an empty text or `false` removes one); typed ones wait for a pause in typing. */
+  change(fields: ReportFilter, typed: boolean): void;
   clear(): void;
 }
 
+/** Drops empty fields, so an emptied filter asks for the same state as no filter. */
 function withoutEmpty(filter: ReportFilter): ReportFilter {
   return Object.fromEntries(Object.entries(filter).filter(([, value]) => value)) as ReportFilter;
 }
@@ -87,8 +91,8 @@ export function useReportFilter(typingDelayMs = 30): ReportFilterState {
   useEffect(() => () => clearTimeout(timer.current), []);
 
   const change = useCallback(
-    (field: FilterField, value: string, typed: boolean) => {
-      const next = withoutEmpty({ ...latestDraft.current, [field]: value });
+    (fields: ReportFilter, typed: boolean) => {
+      const next = withoutEmpty({ ...latestDraft.current, ...fields });
       latestDraft.current = next;
       setDraft(next);
       clearTimeout(timer.current);
@@ -104,4 +108,53 @@ export function useReportFilter(typingDelayMs = 30): ReportFilterState {
     setApplied({});
   }, []);
   return { draft, applied, change, clear };
+}
+
+interface UiSettingsState {
+  settings: UiSettings;
+  /** True once the main process answered, or failed to (the defaults then stay): the tree waits for it. */
+  ready: boolean;
+  load(): Promise<void>;
+  /** Applies a change at once and asks the main process to keep it; if it cannot, the choice lasts this session. */
+  save(change: Partial<UiSettings>): void;
+}
+
+const DEFAULT_SETTINGS: UiSettings = { reportColumns: DEFAULT_REPORT_COLUMNS, reportHierarchy: 'organization' };
+let settingsLoad: Promise<void> | null = null;
+let changedBeforeLoad = false;
+
+/** The screens' remembered choices (columns, hierarchy), read once per session and saved through the main process. */
+export const useUiSettings = create<UiSettingsState>((set, get) => ({
+  settings: DEFAULT_SETTINGS,
+  ready: false,
+  load: () => {
+    settingsLoad ??= call('settings:get', {}).then(
+      (settings) => set(changedBeforeLoad ? { ready: true } : { settings, ready: true }),
+      // Not answered (e.g. an older main process): the defaults stand.
+      () => set({ ready: true }),
+    );
+    return settingsLoad;
+  },
+  save: (change) => {
+    changedBeforeLoad = !get().ready;
+    const settings = { ...get().settings, ...change };
+    set({ settings });
+    call('settings:save', settings).then(
+      (saved) => {
+        if (get().settings === settings) set({ settings: saved });
+      },
+      () => undefined,
+    );
+  },
+}));
+
+/**
+ * Puts a table on the clipboard through the main process (which escapes formula-leading text); a host without a
+ * clipboard of its own (the browser bridge) hands the text back for the page to write.
+ */
+export async function copyTable(rows: string[][]): Promise<void> {
+  const answer = await call('clipboard:copy-table', { rows });
+  if (answer.copied) return;
+  if (answer.text === undefined) throw new Error('The clipboard did not take the rows.');
+  await navigator.clipboard.writeText(answer.text);
 }

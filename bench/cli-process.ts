@@ -1,0 +1,28 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { DEMO_CREDENTIALS } from '../src/main/twin/credentials';
+
+/** The twin's report shape the benchmarks ask for: this many billing lines per organization. */
+export const LINES_PER_ORGANIZATION = 100;
+const ENTRY = join(process.cwd(), 'src', 'main', 'cli', 'index.ts');
+
+export interface Run {
+  ms: number;
+  peakRssMb: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** One CLI command as its own process under /usr/bin/time: wall time and the process's peak RSS. */
+export function cli(args: string[], dataDir: string): Run {
+  const started = performance.now();
+  const result = spawnSync('/usr/bin/time', ['-v', process.execPath, '--import', 'tsx', ENTRY, ...args, '--data-dir', dataDir], {
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+    env: { ...process.env, CLOSEBOOK_API_SECRET: DEMO_CREDENTIALS.apiSecret, CLOSEBOOK_PASSWORD: DEMO_CREDENTIALS.password },
+  });
+  const ms = performance.now() - started;
+  const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(result.stderr)?.[1];
+  if (result.status !== 0) throw new Error(`closebook ${args.join(' ')} failed (${result.status}): ${result.stderr.slice(-2000)}`);
+  return { ms, peakRssMb: Number(rss) / 1024, stdout: result.stdout, stderr: result.stderr };
+}

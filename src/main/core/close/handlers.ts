@@ -1,0 +1,101 @@
+import { userInfo } from 'node:os';
+import type { ServiceHandlers } from '../../../shared/contract';
+import { AppError } from '../../../shared/errors';
+import { MAX_CHANGES_SHOWN, type MonthCloseView, type MonthComparison } from '../../../shared/schemas/month-close';
+import type { Ledger } from '../ledger/ledger';
+import type { Ports } from '../platform/ports';
+import { MonthClose } from './month-close';
+import { compareMonths, type MonthComparison as FullComparison } from './month-compare';
+import { type Actor } from './month-review';
+import { monthOf, monthsOf, previousMonth } from './months';
+import { ThresholdStore } from './thresholds';
+
+type CloseHandlers = Pick<ServiceHandlers, 'close:state' | 'close:review' | 'close:sign-off' | 'close:reopen' | 'close:compare' | 'close:months' | 'close:thresholds'>;
+
+/** What hosts may do beyond the contract: the CLI's `reports compare` and `reports check`, with every change and exception. */
+export interface CloseApi {
+  /** `afterId` compared with `beforeId`; with one id, that month with the month before it. */
+  compare(beforeId: string, afterId: string | null): Promise<FullComparison>;
+  /** The month before a report's (same service and reseller), or null. */
+  previousOf(reportId: string): Promise<string | null>;
+  check(reportId: string): Promise<MonthCloseView>;
+  review(reportId: string, exceptionId: string, state: 'open' | 'accepted' | 'resolved', note: string): Promise<MonthCloseView>;
+}
+
+export interface CloseModule {
+  handlers: CloseHandlers;
+  api: CloseApi;
+  /** Forgets kept checks (a report was saved or deleted, so "last month" may have changed). */
+  forget(): void;
+}
+
+/** The OS account the app runs as: recorded beside every review and sign-off (the attestation's "who"). */
+function osUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** Closing a month: compare with last month, billing checks, their review, and the sign-off. */
+export function createClose(ports: Ports, ledger: () => Promise<Ledger>): CloseModule {
+  const close = new MonthClose(ledger);
+  const thresholds = new ThresholdStore(ports.dataDir);
+  const profileOf = async (reportId: string) => String((await (await ledger()).all('SELECT profile_id FROM reports WHERE report_id = $1', [reportId]))[0]?.profile_id ?? '');
+  const actor = (name?: string): Actor => ({ name: name ?? osUser(), osUser: osUser(), at: new Date(ports.clock.now()).toISOString() });
+  const view = async (reportId: string): Promise<MonthCloseView> => {
+    const limits = await thresholds.get(await profileOf(reportId));
+    return { ...(await close.state(reportId, limits)), thresholds: limits };
+  };
+  const compare = async (beforeId: string, afterId: string | null) => {
+    const opened = await ledger();
+    const after = afterId ?? beforeId;
+    const before = afterId ? beforeId : (await previousMonth(opened, await monthOf(opened, after)))?.reportId;
+    if (!before) throw new AppError('not-found', 'There is no earlier month of this service in the ledger to compare with. Fetch or import last month first.');
+    await monthOf(opened, before); // both exist
+    return compareMonths(opened, before, after);
+  };
+
+  const handlers: CloseHandlers = {
+    'close:state': ({ reportId }) => view(reportId),
+    'close:review': async ({ reportId, exceptionId, state, note }) => {
+      await close.setReview(reportId, exceptionId, state, note, actor());
+      return view(reportId);
+    },
+    'close:sign-off': async ({ reportId, name }) => {
+      await close.signOff(reportId, actor(name), await thresholds.get(await profileOf(reportId)));
+      return view(reportId);
+    },
+    'close:reopen': async ({ reportId, reason }) => {
+      await close.reopen(reportId, reason, actor());
+      return view(reportId);
+    },
+    'close:compare': async ({ beforeId, afterId }): Promise<MonthComparison> => {
+      const comparison = await compare(beforeId, afterId);
+      return { ...comparison, changes: comparison.changes.slice(0, MAX_CHANGES_SHOWN), changeCount: comparison.changes.length };
+    },
+    'close:months': async ({ reportId }) => {
+      const opened = await ledger();
+      const months = await monthsOf(opened, await monthOf(opened, reportId));
+      const signed = new Set((await opened.all('SELECT DISTINCT report_id FROM sign_offs WHERE reopened_at IS NULL')).map((row) => String(row.report_id)));
+      const names = new Map((await opened.all('SELECT report_id, name FROM reports')).map((row) => [String(row.report_id), String(row.name)]));
+      return months.map((month) => ({ reportId: month.reportId, name: names.get(month.reportId) ?? '', period: { startDate: month.startDate, endDate: month.endDate }, fetchedAt: month.fetchedAt, signedOff: signed.has(month.reportId) }));
+    },
+    'close:thresholds': async ({ profileId, thresholds: wanted }) => {
+      const saved = wanted ? await thresholds.set(profileId, wanted) : await thresholds.get(profileId);
+      close.forget();
+      return saved;
+    },
+  };
+  const api: CloseApi = {
+    compare,
+    previousOf: async (reportId) => {
+      const opened = await ledger();
+      return (await previousMonth(opened, await monthOf(opened, reportId)))?.reportId ?? null;
+    },
+    check: view,
+    review: (reportId, exceptionId, state, note) => handlers['close:review']({ reportId, exceptionId, state, note }),
+  };
+  return { handlers, api, forget: () => close.forget() };
+}

@@ -1,0 +1,29 @@
+import { join } from 'node:path';
+import { z } from 'zod';
+import { CheckThresholds } from '../../../shared/schemas/month-close';
+import { readJsonFile, SerialQueue, writeJsonAtomic } from '../platform/atomic-file';
+import { DEFAULT_THRESHOLDS } from './billing-checks';
+
+const ThresholdsFile = z.object({ version: z.literal(1), profiles: z.record(z.string(), CheckThresholds) });
+
+/** The check thresholds each profile set (a Broker's margins differ from another's), in `check-thresholds.json`. */
+export class ThresholdStore {
+  private readonly path: string;
+  private readonly writes = new SerialQueue();
+
+  constructor(dataDir: string) {
+    this.path = join(dataDir, 'check-thresholds.json');
+  }
+
+  async get(profileId: string): Promise<CheckThresholds> {
+    return (await readJsonFile(this.path, ThresholdsFile))?.profiles[profileId] ?? DEFAULT_THRESHOLDS;
+  }
+
+  set(profileId: string, thresholds: CheckThresholds): Promise<CheckThresholds> {
+    return this.writes.run(async () => {
+      const file = (await readJsonFile(this.path, ThresholdsFile)) ?? { version: 1 as const, profiles: {} };
+      await writeJsonAtomic(this.path, { ...file, profiles: { ...file.profiles, [profileId]: thresholds } });
+      return thresholds;
+    });
+  }
+}

@@ -1,0 +1,293 @@
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { useEffect, useMemo, useRef, useState } from 'react';
+import type { InvoiceRow, InvoiceTotal } from '../../../../shared/contract';
+import type { ReportFilter } from '../../../../shared/report-filter';
+import { call } from '../../bridge';
+import { ErrorNote } from '../../components/ErrorNote';
+import { useAction } from '../../components/use-action';
+import { amountText, formatCount, type NumberText } from './format';
+import { exactAmountText, FLAG_LABELS, invoiceTable, type InvoiceSortKey, sortInvoiceRows } from './invoicing-table';
+import { useInvoiceSort, useInvoicing } from './use-invoicing';
+import './invoicing.css';
+
+/** Every row is this tall (CSS agrees): two short lines fit, for a second purchase currency or a second group. */
+const ROW_HEIGHT = 36;
+const HEADER_HEIGHT = 40;
+const OVERSCAN_ROWS = 8;
+/** What `clipboard:copy-table` takes in one go (header row included). */
+const MAX_COPY_ROWS = 49_999;
+
+const COLUMNS: { key: InvoiceSortKey; label: string; numeric?: boolean }[] = [
+  { key: 'customerNumber', label: 'Customer number' },
+  { key: 'organization', label: 'Organization' },
+  { key: 'groups', label: 'Groups' },
+  { key: 'currency', label: 'Currency' },
+  { key: 'amount', label: 'Amount to invoice', numeric: true },
+  { key: 'lines', label: 'Billing lines', numeric: true },
+  { key: 'cost', label: 'Cost', numeric: true },
+  { key: 'margin', label: 'Margin', numeric: true },
+  { key: 'flags', label: 'Flags' },
+];
+
+const FLAG_HINTS: Record<InvoiceRow['flags'][number], string> = {
+  credit: 'The amount is negative: a credit note, not an invoice.',
+  'stated-total-differs': 'A total the service stated differs from the sum of its billing lines; the amount is the sum of the lines.',
+  'missing-customer-number': 'The organization has no customer number: the ERP cannot match it.',
+};
+
+/** A formatted number; the hidden pad keeps its decimal point in line with the others in the column. */
+export function Num({ value }: { value: NumberText }): React.JSX.Element {
+  return (
+    <>
+      {value.text}
+      {value.pad ? (
+        <span className="inv__pad" aria-hidden="true">
+          {value.pad}
+        </span>
+      ) : null}
+    </>
+  );
+}
+
+/** Amounts to invoice per currency: what the invoices of each currency add up to (never across currencies). */
+export function InvoiceTotalsTable({ totals }: { totals: InvoiceTotal[] | null }): React.JSX.Element {
+  return (
+    <div className="inv-totals">
+      <table className="grid inv-totals__table" aria-label="Amounts to invoice per currency" aria-busy={totals === null}>
+        <thead>
+          <tr>
+            <th>Currency</th>
+            <th className="num">Amount to invoice</th>
+            <th className="num">Customers</th>
+            <th className="num">Billing lines</th>
+          </tr>
+        </thead>
+        <tbody>
+          {(totals ?? []).map((total) => (
+            <tr key={total.currency} data-testid="invoice-total">
+              <td>{total.currency}</td>
+              <td className="num">
+                <Num value={amountText(total.amountToInvoice, total.currency)} />
+              </td>
+              <td className="num">{formatCount(total.customers)}</td>
+              <td className="num">{formatCount(total.lines)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** The costs of a row, one line per purchase currency, amounts aligned on the right. */
+function CostLines({ row }: { row: InvoiceRow }): React.JSX.Element {
+  return (
+    <span className="inv__lines" title={row.costs.map((cost) => exactAmountText(cost.amount, cost.currency)).join(' · ')}>
+      {row.costs.map((cost) => (
+        <span key={cost.currency}>
+          <Num value={amountText(cost.amount, cost.currency)} /> <span className="ccy">{cost.currency}</span>
+        </span>
+      ))}
+    </span>
+  );
+}
+
+function marginNote(row: InvoiceRow): string {
+  const others = row.costs.map((cost) => cost.currency).filter((currency) => currency !== row.currency);
+  return `Part of the cost is in ${others.join(', ') || 'another currency'}, the sales in ${row.currency}: no margin across currencies.`;
+}
+
+interface RowProps {
+  row: InvoiceRow;
+  index: number;
+  top: number;
+  selected: boolean;
+  /** `range`: shift held, select from the last row clicked to this one. */
+  onSelect: (index: number, row: InvoiceRow, range: boolean) => void;
+}
+
+function InvoiceRowView({ row, index, top, selected, onSelect }: RowProps): React.JSX.Element {
+  const flagged = row.flags.length > 0;
+  const groups = row.groups.join(', ');
+  return (
+    <div
+      role="row"
+      aria-rowindex={index + 2}
+      aria-selected={selected}
+      data-testid="invoice-row"
+      className={`inv__row${flagged ? ' inv__row--flagged' : ''}${selected ? ' inv__row--selected' : ''}`}
+      style={{ transform: `translateY(${top}px)` }}
+    >
+      <div role="gridcell" className="inv__select">
+        {/* A checkbox's change comes from a click (or Space): the click says whether shift was held. */}
+        <input type="checkbox" checked={selected} onChange={(event) => onSelect(index, row, (event.nativeEvent as MouseEvent).shiftKey === true)} aria-label={`Select ${row.organization} ${row.currency}`} />
+      </div>
+      <div role="gridcell" title={row.customerNumber}>
+        {row.customerNumber || <span className="muted">none</span>}
+      </div>
+      <div role="gridcell" className="inv__org" title={row.organization}>
+        {row.organization}
+      </div>
+      <div role="gridcell" className="inv__lines" title={groups}>
+        {row.groups.length ? row.groups.map((group) => <span key={group}>{group}</span>) : <span className="muted">no group</span>}
+      </div>
+      <div role="gridcell">{row.currency}</div>
+      <div role="gridcell" className={`num inv__amount${row.flags.includes('credit') ? ' inv__amount--credit' : ''}`} title={`Exact sum ${exactAmountText(row.exactAmount, row.currency)}, rounded once to the currency's minor unit`}>
+        <Num value={amountText(row.amountToInvoice, row.currency)} />
+      </div>
+      <div role="gridcell" className="num">{formatCount(row.lines)}</div>
+      <div role="gridcell" className="num">
+        <CostLines row={row} />
+      </div>
+      <div role="gridcell" className="num">
+        {row.margin === null ? (
+          <span className="muted" title={marginNote(row)}>
+            n/a
+          </span>
+        ) : (
+          <span title={exactAmountText(row.margin, row.currency)}>
+            <Num value={amountText(row.margin, row.currency)} />
+          </span>
+        )}
+      </div>
+      <div role="gridcell" className="inv__lines inv__flags" title={row.flags.map((flag) => `${FLAG_LABELS[flag]}: ${FLAG_HINTS[flag]}`).join('\n')}>
+        {row.flags.map((flag) => (
+          <span key={flag} className={`inv__flag inv__flag--${flag}`}>
+            {FLAG_LABELS[flag]}
+          </span>
+        ))}
+      </div>
+    </div>
+  );
+}
+
+/**
+ * The Invoicing view of a report: one row per organization per customer currency, with the amount to invoice (its
+ * sales in that currency over every service, rounded once to the currency's minor unit). Totals per currency above;
+ * columns sort (amounts within a currency); rows are drawn only where they are in view; rows copy as tab-separated
+ * text that pastes into a spreadsheet as cells.
+ */
+export function InvoicingView({ reportId, filter }: { reportId: string; filter: ReportFilter }): React.JSX.Element {
+  const invoicing = useInvoicing(reportId, filter);
+  const { sort, sortBy } = useInvoiceSort();
+  const rows = useMemo(() => (invoicing.data ? sortInvoiceRows(invoicing.data.rows, sort) : []), [invoicing.data, sort]);
+  const scroller = useRef<HTMLDivElement>(null);
+  const virtualizer = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: OVERSCAN_ROWS,
+    scrollMargin: HEADER_HEIGHT,
+    scrollPaddingStart: HEADER_HEIGHT,
+  });
+
+  // A new order or a new answer (another filter) is a new list: start at its top.
+  useEffect(() => {
+    scroller.current?.scrollTo({ top: 0 });
+  }, [rows]);
+
+  // Selection by key, so it survives a new sort; a new answer (another filter) starts empty.
+  const [selection, setSelection] = useState<{ data: unknown; keys: Set<string>; anchor: string | null }>({ data: null, keys: new Set(), anchor: null });
+  const selected = selection.data === invoicing.data ? selection.keys : new Set<string>();
+  const onSelect = (index: number, row: InvoiceRow, range: boolean) => {
+    const keys = new Set(selected);
+    const anchor = range && selection.data === invoicing.data ? rows.findIndex((candidate) => candidate.key === selection.anchor) : -1;
+    if (anchor >= 0) {
+      for (let i = Math.min(anchor, index); i <= Math.max(anchor, index); i += 1) keys.add(rows[i]!.key);
+    } else if (keys.has(row.key)) keys.delete(row.key);
+    else keys.add(row.key);
+    setSelection({ data: invoicing.data, keys, anchor: row.key });
+  };
+  const allSelected = rows.length > 0 && selected.size === rows.length;
+
+  const copying = useAction();
+  const [copied, setCopied] = useState<string | null>(null);
+  const copy = (which: 'selected' | 'all') => {
+    setCopied(null);
+    const chosen = which === 'all' ? rows : rows.filter((row) => selected.has(row.key));
+    void copying.run(async () => {
+      if (chosen.length > MAX_COPY_ROWS) throw new Error(`${formatCount(chosen.length)} rows are more than one copy takes (${formatCount(MAX_COPY_ROWS)}): filter the view, or export the workbook.`);
+      const answer = await call('clipboard:copy-table', { rows: invoiceTable(chosen) });
+      // The browser bridge has no clipboard of its own: it hands back the (escaped) text for the page to write.
+      if (!answer.copied) await navigator.clipboard.writeText(answer.text ?? '');
+      setCopied(`${formatCount(chosen.length)} ${chosen.length === 1 ? 'row' : 'rows'} copied as tab-separated text (pastes into a spreadsheet as cells).`);
+    }, which);
+  };
+
+  const items = virtualizer.getVirtualItems();
+  return (
+    <section className="invoicing" aria-label="Invoicing">
+      <div className="invoicing__bar">
+        <InvoiceTotalsTable totals={invoicing.data?.totals ?? null} />
+        <div className="invoicing__copy">
+          <div className="toolbar">
+            <button type="button" onClick={() => copy('selected')} disabled={copying.busy || selected.size === 0}>
+              {selected.size ? `Copy ${formatCount(selected.size)} selected` : 'Copy selected'}
+            </button>
+            <button type="button" onClick={() => copy('all')} disabled={copying.busy || rows.length === 0}>
+              Copy all rows
+            </button>
+          </div>
+          <p className="muted">Amounts to invoice are the exact sums of the sales in each currency, rounded once to its minor unit; the full sum is in the tooltip.</p>
+          {copied ? (
+            <p className="notice" role="status">
+              {copied}
+            </p>
+          ) : null}
+          <ErrorNote message={copying.error} />
+        </div>
+      </div>
+      {invoicing.error ? (
+        <div className="error-note" role="alert">
+          The invoicing rows could not be read: {invoicing.error}{' '}
+          <button type="button" className="link" onClick={invoicing.retry}>
+            Try again
+          </button>
+        </div>
+      ) : null}
+      <div ref={scroller} className="inv" role="grid" aria-label="Amounts to invoice" aria-rowcount={rows.length + 1} aria-multiselectable="true" aria-busy={invoicing.data === null && !invoicing.error}>
+        <div className="inv__row inv__row--head" role="row" aria-rowindex={1}>
+          <div role="columnheader" className="inv__select">
+            <input
+              type="checkbox"
+              aria-label="Select all rows"
+              checked={allSelected}
+              disabled={rows.length === 0}
+              onChange={() => setSelection({ data: invoicing.data, keys: allSelected ? new Set() : new Set(rows.map((row) => row.key)), anchor: null })}
+            />
+          </div>
+          {COLUMNS.map((column) => {
+            const sorted = sort.key === column.key;
+            return (
+              <div key={column.key} role="columnheader" className={column.numeric ? 'num' : undefined} aria-sort={sorted ? (sort.direction === 'asc' ? 'ascending' : 'descending') : 'none'}>
+                <button
+                  type="button"
+                  className="sort"
+                  onClick={() => sortBy(column.key)}
+                  title={column.numeric ? `Sort by ${column.label} (within each currency; n/a last)` : `Sort by ${column.label}`}
+                >
+                  {column.label}
+                  {/* The arrow takes its room always, so it never pushes the label out of its cell. */}
+                  <span className="sort__arrow" aria-hidden="true">
+                    {sorted ? (sort.direction === 'asc' ? '▲' : '▼') : ''}
+                  </span>
+                </button>
+              </div>
+            );
+          })}
+        </div>
+        <div className="inv__rows" role="rowgroup" style={{ height: virtualizer.getTotalSize() }}>
+          {items.map((item) => {
+            const row = rows[item.index]!;
+            return <InvoiceRowView key={row.key} row={row} index={item.index} top={item.start - HEADER_HEIGHT} selected={selected.has(row.key)} onSelect={onSelect} />;
+          })}
+        </div>
+        {invoicing.data === null ? (
+          invoicing.error ? null : <p className="empty inv__empty">Loading the amounts to invoice…</p>
+        ) : rows.length === 0 ? (
+          <p className="empty inv__empty">No organizations match these filters.</p>
+        ) : null}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,256 @@
+import { readFile } from 'node:fs/promises';
+import ExcelJS from 'exceljs';
+import Papa from 'papaparse';
+import type { Download, Locator, Page } from '@playwright/test';
+import type { InvoiceRow } from '../../src/shared/contract';
+import { roundToMinorUnit } from '../../src/shared/currency';
+import { Money, money } from '../../src/shared/money';
+import { expect, test, type BridgeHost } from './fixtures';
+import { ClosebookPage } from './pages';
+
+// Copying writes to the clipboard and the test reads it back. Every fifth service states a total a cent off the
+// sum of its lines, so some rows carry a flag.
+test.use({ permissions: ['clipboard-read', 'clipboard-write'], twinOptions: { inconsistentEvery: 5 } });
+
+/** Requests a demo report, opens it and returns the viewer and the report's id. */
+async function openReport(page: Page, bridge: BridgeHost): Promise<{ viewer: Locator; reportId: string }> {
+  const app = new ClosebookPage(page);
+  await app.open(bridge.harness.url);
+  await app.startDemo();
+  await app.requestReport(60_000);
+  await page.getByTestId('saved-report').getByRole('button', { name: 'Open', exact: true }).click();
+  const viewer = page.getByRole('region', { name: /^Report Billing / });
+  await expect(viewer.getByRole('treegrid', { name: 'Billing report' }).getByRole('row', { level: 1 }).first()).toBeVisible();
+  const [listing] = await bridge.harness.service.handlers['reports:list']({});
+  return { viewer, reportId: listing?.state === 'ok' ? listing.meta.id : '' };
+}
+
+async function showInvoicing(viewer: Locator): Promise<Locator> {
+  await viewer.getByRole('group', { name: 'View' }).getByRole('button', { name: 'Invoicing', exact: true }).click();
+  const grid = viewer.getByRole('grid', { name: 'Amounts to invoice' });
+  await expect(grid.getByTestId('invoice-row').first()).toBeVisible();
+  return grid;
+}
+
+/** The report's billing lines as the CSV export writes them: an account of the lines independent of the viewer's queries. */
+async function billingLines(page: Page, bridge: BridgeHost, reportId: string): Promise<Record<string, string>[]> {
+  const file = await bridge.harness.service.handlers['reports:export']({ reportId, format: 'csv' });
+  if (file.kind !== 'download') throw new Error(`expected a download, got ${file.kind}`);
+  // Fetched as the page would (its context holds the bridge's cookie).
+  const response = await page.request.get(new URL(file.url, bridge.harness.url).href);
+  expect(response.ok()).toBe(true);
+  const text = await response.text();
+  return Papa.parse<Record<string, string>>(text.replace(/^\uFEFF/, ''), { header: true, skipEmptyLines: true }).data;
+}
+
+/** Cells whose text is cut off: amounts, currency codes and headers must never be. */
+async function clippedCells(page: Page): Promise<string[]> {
+  return page.evaluate(() =>
+    [
+      ...document.querySelectorAll(
+        '[role=grid][aria-label="Amounts to invoice"] [role=columnheader], [role=grid][aria-label="Amounts to invoice"] [role=gridcell].num, [role=grid][aria-label="Amounts to invoice"] [role=gridcell].num span, [aria-label="Amounts to invoice per currency"] td, [aria-label="Amounts to invoice per currency"] th',
+      ),
+    ]
+      .filter((cell) => cell.scrollWidth > cell.clientWidth + 1)
+      .map((cell) => cell.textContent ?? ''),
+  );
+}
+
+/** The whole of `locator` lies inside `frame` (on screen, not scrolled out of its scroller). */
+async function expectInside(locator: Locator, frame: { x: number; y: number; width: number; height: number }, what: string): Promise<void> {
+  const box = await locator.boundingBox();
+  expect(box, `${what} is rendered`).not.toBeNull();
+  expect(box!.x, `${what} left`).toBeGreaterThanOrEqual(frame.x - 0.5);
+  expect(box!.y, `${what} top`).toBeGreaterThanOrEqual(frame.y - 0.5);
+  expect(box!.x + box!.width, `${what} right`).toBeLessThanOrEqual(frame.x + frame.width + 0.5);
+  expect(box!.y + box!.height, `${what} bottom`).toBeLessThanOrEqual(frame.y + frame.height + 0.5);
+}
+
+const en = (amount: string, places = 2) => new Intl.NumberFormat('en-US', { minimumFractionDigits: places, maximumFractionDigits: places }).format(amount as Intl.StringNumericLiteral);
+
+test('Invoicing: one row per organization and customer currency, amounts equal to the lines, copied exactly, laid out at 1440 and 1024', async ({ page, bridge }) => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  const { viewer, reportId } = await openReport(page, bridge);
+  const grid = await showInvoicing(viewer);
+  const { rows, totals } = await bridge.harness.service.handlers['reports:invoicing']({ reportId, filter: {} });
+
+  // Against the billing lines: one row per (organization, customer currency) that has lines, and its amount is
+  // the exact sum of those lines' sales, rounded once to the currency's minor unit.
+  const lines = await billingLines(page, bridge, reportId);
+  const sums = new Map<string, { sales: Money; lines: number }>();
+  for (const line of lines) {
+    const key = `${line['Org ID']}|${line['Customer currency']}`;
+    const sum = sums.get(key) ?? { sales: money(0), lines: 0 };
+    sums.set(key, { sales: sum.sales.plus(line.Sales!), lines: sum.lines + 1 });
+  }
+  expect(rows.map((row) => `${row.orgId}|${row.currency}`).sort()).toEqual([...sums.keys()].sort());
+  for (const row of rows) {
+    const sum = sums.get(`${row.orgId}|${row.currency}`)!;
+    expect(money(row.exactAmount).equals(sum.sales), `${row.organization} ${row.currency}: ${row.exactAmount} = ${sum.sales.toFixed()}`).toBe(true);
+    expect(row.amountToInvoice).toBe(roundToMinorUnit(sum.sales.toFixed(), row.currency));
+    expect(row.lines).toBe(sum.lines);
+  }
+  // A customer with a custom service bought in USD and sold in its own currency has one row, with two costs.
+  expect(rows.some((row) => row.costs.length === 2 && row.margin === null)).toBe(true);
+
+  // Flags in words, on the row they concern.
+  const flagged = rows.find((row) => row.flags.includes('stated-total-differs'))!;
+  expect(flagged).toBeDefined();
+  await viewer.getByRole('searchbox', { name: 'Organization', exact: true }).fill(flagged.customerNumber);
+  await expect(grid.getByTestId('invoice-row').filter({ hasText: flagged.customerNumber }).getByText('Stated total differs')).toBeVisible();
+  await viewer.getByRole('searchbox', { name: 'Organization', exact: true }).fill('');
+
+  // On screen: a row per Invoicing row, the totals per currency, and for the first rows the amount as computed above.
+  await expect(grid).toHaveAttribute('aria-rowcount', String(rows.length + 1));
+  await expect(viewer.getByTestId('invoice-total')).toHaveCount(totals.length);
+  const byCustomer = new Map(rows.map((row) => [`${row.customerNumber}|${row.currency}`, row]));
+  const shown = await grid.getByTestId('invoice-row').evaluateAll((elements) => elements.slice(0, 8).map((element) => [...element.children].map((cell) => cell.textContent ?? '')));
+  expect(shown.length).toBe(8);
+  for (const cells of shown) {
+    const row = byCustomer.get(`${cells[1]}|${cells[4]}`)!;
+    expect(row, cells.join(' | ')).toBeDefined();
+    expect(cells[5]).toBe(en(row.amountToInvoice));
+  }
+
+  // Copy all rows: header and one line per row, exact values (a point in en-US), no thousands separators.
+  await viewer.getByRole('button', { name: 'Copy all rows' }).click();
+  await expect(viewer.getByRole('status').filter({ hasText: `${rows.length} rows copied` })).toBeVisible();
+  const copied = (await page.evaluate(() => navigator.clipboard.readText())).split(/\r?\n/).map((line) => line.split('\t'));
+  expect(copied[0]).toEqual(['Customer number', 'Organization', 'Groups', 'Currency', 'Amount to invoice', 'Billing lines', 'Cost', 'Margin', 'Flags']);
+  expect(copied.length).toBe(rows.length + 1);
+  const pasted = new Map(copied.slice(1).map((cells) => [`${cells[0]}|${cells[3]}`, cells]));
+  for (const row of rows) {
+    const cells = pasted.get(`${row.customerNumber}|${row.currency}`)!;
+    expect(cells[4]).toBe(row.amountToInvoice);
+    expect(cells[4]).toMatch(/^-?\d+(\.\d+)?$/);
+    expect(cells[7]).toBe(row.margin ?? '');
+  }
+
+  // Copy selected: two rows ticked, two rows on the clipboard.
+  const boxes = grid.getByTestId('invoice-row').getByRole('checkbox');
+  await boxes.nth(1).check();
+  await boxes.nth(3).check();
+  await viewer.getByRole('button', { name: 'Copy 2 selected' }).click();
+  await expect(viewer.getByRole('status').filter({ hasText: '2 rows copied' })).toBeVisible();
+  expect((await page.evaluate(() => navigator.clipboard.readText())).split(/\r?\n/)).toHaveLength(3);
+  // Shift-click ticks the run from the last row ticked: rows 3–5 join row 1.
+  await boxes.nth(5).click({ modifiers: ['Shift'] });
+  await expect(viewer.getByRole('button', { name: 'Copy 4 selected' })).toBeEnabled();
+
+  // Sorting by amount: currencies grouped, amounts biggest first within each; the arrow stays inside its header.
+  const amountHeader = grid.getByRole('columnheader', { name: /^Amount to invoice/ });
+  await amountHeader.getByRole('button').click();
+  await expect(amountHeader).toHaveAttribute('aria-sort', 'descending');
+  const sorted = (await grid.getByTestId('invoice-row').evaluateAll((elements) => elements.map((element) => [element.children[4]!.textContent ?? '', element.children[5]!.textContent ?? '']))).map(
+    ([currency, amount]) => ({ currency: currency!, amount: Number(amount!.replace(/,/g, '')) }),
+  );
+  expect(sorted.length).toBeGreaterThan(5);
+  sorted.forEach((entry, i) => {
+    const before = sorted[i - 1];
+    if (!before) return;
+    expect(before.currency <= entry.currency, 'currencies grouped A→Z').toBe(true);
+    if (before.currency === entry.currency) expect(before.amount).toBeGreaterThanOrEqual(entry.amount);
+  });
+
+  for (const size of [
+    { width: 1440, height: 900 },
+    { width: 1024, height: 700 },
+  ]) {
+    await page.setViewportSize(size);
+    await expect(grid.getByTestId('invoice-row').first()).toBeVisible();
+    await page.screenshot({ path: `test-results/invoicing-${size.width}x${size.height}.png` });
+    expect(await clippedCells(page), `clipped at ${size.width}`).toEqual([]);
+    // Every column fits the window without scrolling sideways, and the amounts and headers are on screen.
+    expect(await grid.evaluate((element) => element.scrollWidth - element.clientWidth), `sideways scroll at ${size.width}`).toBeLessThanOrEqual(0);
+    const frame = (await grid.boundingBox())!;
+    const visible = { x: 0, y: 0, width: Math.min(size.width, frame.x + frame.width), height: Math.min(size.height, frame.y + frame.height) };
+    for (const header of await grid.getByRole('columnheader').all()) await expectInside(header, visible, `header "${await header.textContent()}" at ${size.width}`);
+    const firstRow = grid.getByTestId('invoice-row').first();
+    for (const index of [4, 5, 7, 8]) await expectInside(firstRow.getByRole('gridcell').nth(index), visible, `cell ${index} of the first row at ${size.width}`);
+    await expectInside(viewer.getByRole('table', { name: 'Amounts to invoice per currency' }), { x: 0, y: 0, ...size }, `the invoicing totals at ${size.width}`);
+    await expectInside(viewer.getByRole('button', { name: 'Copy all rows' }), { x: 0, y: 0, ...size }, `the copy button at ${size.width}`);
+  }
+});
+
+test('prints the summary or the Invoicing rows, never the virtual list, and writes a workbook per group', async ({ page, bridge }) => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  const { viewer, reportId } = await openReport(page, bridge);
+  // The browser's print dialog would block the test: count the calls instead (afterprint then never comes, so the print-only rows stay).
+  await page.evaluate(() => {
+    const state = window as unknown as { __printed: number };
+    state.__printed = 0;
+    window.print = () => {
+      state.__printed += 1;
+    };
+  });
+  const printed = () => page.evaluate(() => (window as unknown as { __printed: number }).__printed);
+
+  // Tree mode: every organization row (per currency) at summary level.
+  const summary = await bridge.harness.service.handlers['reports:window']({ reportId, filter: {}, sort: { key: 'label', direction: 'asc' }, expansion: { all: 'none', toggled: [] }, hierarchy: 'organization', offset: 0, count: 1 });
+  await viewer.getByRole('button', { name: 'Print…' }).click();
+  await expect.poll(printed).toBe(1);
+  const printable = page.getByTestId('printable-report');
+  // Print only: hidden on screen (so found by selector, not by role).
+  await expect(printable.locator('table[aria-label="Organizations"] tbody tr')).toHaveCount(summary.rowCount);
+  await expect(printable).toBeHidden();
+
+  await page.emulateMedia({ media: 'print' });
+  await page.screenshot({ path: 'test-results/invoicing-print-tree.png', fullPage: true });
+  await expect(printable.getByRole('table', { name: 'Organizations' })).toBeVisible();
+  await expect(viewer.getByRole('heading', { level: 2 })).toBeVisible();
+  await expect(viewer.getByRole('table', { name: 'Totals per currency' })).toBeVisible();
+  await expect(viewer.getByRole('search', { name: 'Report filters' })).toBeHidden();
+  await expect(viewer.getByRole('button', { name: 'Export workbook' })).toBeHidden();
+  await expect(page.getByRole('navigation', { name: 'Main' })).toBeHidden();
+  await expect(viewer.getByRole('treegrid', { name: 'Billing report' })).toBeHidden();
+  expect(await printable.locator('thead').evaluate((element) => getComputedStyle(element).display)).toBe('table-header-group');
+  expect(await printable.locator('tbody tr').first().evaluate((element) => getComputedStyle(element).breakInside)).toBe('avoid');
+  await page.emulateMedia({ media: 'screen' });
+  // The dialog closed: the print-only rows go.
+  await page.evaluate(() => window.dispatchEvent(new Event('afterprint')));
+  await expect(printable).toHaveCount(0);
+
+  // Invoicing mode: every Invoicing row, with the amounts to invoice per currency.
+  const grid = await showInvoicing(viewer);
+  const { rows } = await bridge.harness.service.handlers['reports:invoicing']({ reportId, filter: {} });
+  await viewer.getByRole('button', { name: 'Print…' }).click();
+  await expect.poll(printed).toBe(2);
+  await page.emulateMedia({ media: 'print' });
+  await page.screenshot({ path: 'test-results/invoicing-print-invoicing.png', fullPage: true });
+  await expect(printable.getByRole('table', { name: 'Amounts to invoice', exact: true }).locator('tbody tr')).toHaveCount(rows.length);
+  await expect(printable.getByRole('table', { name: 'Amounts to invoice per currency' })).toBeVisible();
+  await expect(grid).toBeHidden();
+  await expect(viewer.getByRole('button', { name: 'Copy all rows' })).toBeHidden();
+  await page.emulateMedia({ media: 'screen' });
+
+  // Workbooks per group: the bridge hands over one download per group (and one for the ungrouped, if any).
+  const groups = new Set(rows.flatMap((row) => row.groups));
+  const ungrouped = rows.some((row) => row.groups.length === 0);
+  const downloads: Download[] = [];
+  page.on('download', (download) => downloads.push(download));
+  await viewer.getByRole('button', { name: 'Workbooks per group…' }).click();
+  const result = viewer.getByRole('region', { name: 'Workbooks per group' });
+  const packCount = groups.size + (ungrouped ? 1 : 0);
+  await expect(result.getByRole('status')).toHaveText(`${packCount} workbooks downloaded`);
+  await expect(result.getByTestId('group-pack')).toHaveCount(packCount);
+  await expect(result).toContainText('An organization in two groups appears in both packs.');
+  await expect.poll(() => downloads.length).toBe(packCount);
+  expect(new Set(downloads.map((download) => download.suggestedFilename().toLowerCase())).size).toBe(packCount);
+
+  // One pack read back: its Invoicing sheet holds exactly the customers of its group.
+  const [group] = [...groups].sort();
+  const pack = await result.getByTestId('group-pack').filter({ has: page.getByRole('cell', { name: group, exact: true }) }).getByRole('cell').nth(2).textContent();
+  const download = downloads.find((candidate) => candidate.suggestedFilename() === pack)!;
+  const workbook = new ExcelJS.Workbook();
+  await workbook.xlsx.load((await readFile((await download.path()) as string)) as unknown as ArrayBuffer);
+  const sheet = workbook.getWorksheet('Invoicing')!;
+  const header = (sheet.getRow(1).values as unknown[]).map(String);
+  const customerColumn = header.indexOf('Customer number');
+  const inPack = new Set<string>();
+  sheet.eachRow((sheetRow, number) => {
+    const value = sheetRow.getCell(customerColumn).value;
+    if (number > 1 && typeof value === 'string' && /^C-\d+$/.test(value)) inPack.add(value);
+  });
+  const expected = new Set(rows.filter((row: InvoiceRow) => row.groups.includes(group!)).map((row) => row.customerNumber));
+  expect([...inPack].sort()).toEqual([...expected].sort());
+});

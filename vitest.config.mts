@@ -1,6 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
-// Two projects: 'unit' runs everywhere; 'keychain' needs a real Secret Service (CI starts gnome-keyring for it).
+// Three projects: 'unit' runs everywhere; 'keychain' needs a real Secret Service (CI starts gnome-keyring for it);
+// 'faults' is the seeded fuzz and fault suite (npm run test:faults), which prints its figures as one table.
 export default defineConfig({
   test: {
     projects: [
@@ -8,9 +9,19 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['src/**/*.test.ts', 'src/**/*.test.tsx'],
-          exclude: ['src/**/*.keychain.test.ts'],
+          exclude: ['src/**/*.keychain.test.ts', 'src/**/*.faults.test.ts'],
           environment: 'node',
           testTimeout: 20_000,
+        },
+      },
+      {
+        test: {
+          name: 'faults',
+          include: ['src/**/*.faults.test.ts'],
+          environment: 'node',
+          globalSetup: ['src/main/testing/faults-setup.ts'],
+          testTimeout: 150_000,
+          hookTimeout: 60_000,
         },
       },
       {

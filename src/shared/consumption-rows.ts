@@ -58,7 +58,7 @@ export interface ValidatedRows {
 }
 
 /** A value the user gave, quoted in a message: cut short, so one pasted paragraph does not bury the message. */
-function quoted(value: string): string {
+export function quoted(value: string): string {
   return value.length > 60 ? `"${value.slice(0, 57)}…" (${value.length.toLocaleString('en')} characters)` : `"${value}"`;
 }
 

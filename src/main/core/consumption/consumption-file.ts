@@ -1,7 +1,8 @@
 import ExcelJS from 'exceljs';
 import { Readable } from 'node:stream';
+import { inflateRawSync } from 'node:zlib';
 import Papa from 'papaparse';
-import { emptyRow, fieldForHeader, parseQuantity } from '../../../shared/consumption-rows';
+import { emptyRow, fieldForHeader, parseQuantity, quoted } from '../../../shared/consumption-rows';
 import { CONSUMPTION_FIELDS, PLAIN_HEADERS, type ConsumptionField, type InputRow, type ParsedFile } from '../../../shared/schemas/consumption';
 
 /** Rows past this are refused: a bulk file that large is almost surely the wrong file. */
@@ -34,7 +35,7 @@ function toRows(
       if (title.trim()) ignoredColumns.push(title.trim());
       return;
     }
-    if ([...columns.values()].includes(field)) problems.push(`The column "${title.trim()}" appears twice; only the first is read.`);
+    if ([...columns.values()].includes(field)) problems.push(`The column ${quoted(title.trim())} appears twice; only the first is read.`);
     else columns.set(index, field);
   });
   const found = new Set(columns.values());
@@ -106,20 +107,40 @@ function cellText(value: ExcelJS.CellValue): string | null {
   return String(value);
 }
 
+/** The sheet read: its non-empty rows up to the cap, and its formula cells without a value. */
+interface ReadSheet {
+  name: string;
+  lines: { row: number; cells: string[] }[];
+  uncalculated: UncalculatedCell[];
+  tooMany: boolean;
+}
+
 /**
  * An XLSX workbook: the named sheet, or the first; the first non-empty row is the header. Read as a stream and
  * stopped at the row cap, so a small file that unpacks into millions of rows cannot take the memory or the time.
  */
 export async function parseConsumptionXlsx(fileName: string, bytes: Uint8Array, sheetName?: string): Promise<ParsedFile> {
+  const unreadable = { fileName, sheets: [], sheet: null, rows: [], problems: [`${fileName} is not a readable Excel workbook (.xlsx). Save it again from Excel, or export it as CSV.`], ignoredColumns: [] };
+  // The zip reader never settles on an empty stream: an empty file would leave the import waiting forever.
+  if (bytes.length === 0) return { ...unreadable, problems: [`${fileName} is empty (0 bytes).`] };
+  // The streaming zip reader never settles on some damaged files (a bit flipped in a compressed entry, a cut):
+  // the import would wait forever. The zip's own directory and checksums are checked first.
+  if (!zipIntact(bytes)) return unreadable;
   const sheets: string[] = [];
-  let chosen: { name: string; lines: { row: number; cells: string[] }[]; uncalculated: UncalculatedCell[]; tooMany: boolean } | null = null;
+  let chosen: ReadSheet | null = null;
   try {
     const reader = new ExcelJS.stream.xlsx.WorkbookReader(Readable.from(Buffer.from(bytes)), { worksheets: 'emit', sharedStrings: 'cache', hyperlinks: 'ignore', styles: 'ignore', entries: 'ignore' });
     for await (const worksheet of reader) {
       const name = (worksheet as unknown as { name: string }).name;
       sheets.push(name);
-      if (chosen || (sheetName !== undefined && name !== sheetName)) continue;
-      const sheet: NonNullable<typeof chosen> = { name, lines: [], uncalculated: [], tooMany: false };
+      if (chosen || (sheetName !== undefined && name !== sheetName)) {
+        // ExcelJS may hold a sheet in a temporary file that it deletes once the next sheet is asked for: a sheet
+        // skipped unread was opened after that and failed where no one listened, crashing the process. One row
+        // read opens it in time (and the reader closes it).
+        for await (const _row of worksheet) break;
+        continue;
+      }
+      const sheet: ReadSheet = { name, lines: [], uncalculated: [], tooMany: false };
       for await (const row of worksheet) {
         const cells: string[] = [];
         row.eachCell({ includeEmpty: false }, (cell, column) => {
@@ -138,10 +159,12 @@ export async function parseConsumptionXlsx(fileName: string, bytes: Uint8Array, 
       chosen = sheet;
     }
   } catch {
-    return { fileName, sheets: [], sheet: null, rows: [], problems: [`${fileName} is not a readable Excel workbook (.xlsx). Save it again from Excel, or export it as CSV.`], ignoredColumns: [] };
+    return unreadable;
   }
+  // Every workbook Excel saves has a sheet: none at all means a cut or damaged file, not an empty workbook.
+  if (sheets.length === 0) return unreadable;
   if (!chosen) {
-    return { fileName, sheets, sheet: null, rows: [], problems: [sheetName ? `${fileName} has no sheet "${sheetName}".` : `${fileName} has no sheets.`], ignoredColumns: [] };
+    return { fileName, sheets, sheet: null, rows: [], problems: [`${fileName} has no sheet ${quoted(sheetName ?? '')}.`], ignoredColumns: [] };
   }
   const [header, ...body] = chosen.lines;
   const base = { sheets, sheet: chosen.name };
@@ -149,9 +172,83 @@ export async function parseConsumptionXlsx(fileName: string, bytes: Uint8Array, 
   return toRows(fileName, header.cells, body, base, { tooMany: chosen.tooMany, uncalculated: chosen.uncalculated });
 }
 
+/** UTF-8, unless a byte-order mark says UTF-16 (Excel's "Unicode Text" is UTF-16 with a mark, tab-separated). */
+function textEncoding(bytes: Uint8Array): string {
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return 'utf-16le';
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return 'utf-16be';
+  return 'utf-8';
+}
+
+/** Entries larger than this are not inflated to check them (the reader stops at the row cap long before). */
+const CHECKED_ENTRY_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Whether a zip's directory, local headers and data agree: every entry where the directory puts it, under the same
+ * name and method, inflating to the stated size and CRC-32. A zip64 file is left to the reader.
+ */
+function zipIntact(bytes: Uint8Array): boolean {
+  const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+  let end = -1;
+  for (let at = data.length - 22; at >= Math.max(0, data.length - 22 - 0xffff); at--) {
+    if (data.readUInt32LE(at) === 0x06054b50) {
+      end = at;
+      break;
+    }
+  }
+  if (end < 0) return false;
+  const count = data.readUInt16LE(end + 10);
+  const directory = data.readUInt32LE(end + 16);
+  if (count === 0xffff || directory === 0xffffffff) return true;
+  let at = directory;
+  for (let entry = 0; entry < count; entry++) {
+    if (at + 46 > data.length || data.readUInt32LE(at) !== 0x02014b50) return false;
+    const method = data.readUInt16LE(at + 10);
+    const crc = data.readUInt32LE(at + 16);
+    const compressed = data.readUInt32LE(at + 20);
+    const size = data.readUInt32LE(at + 24);
+    const nameLength = data.readUInt16LE(at + 28);
+    const local = data.readUInt32LE(at + 42);
+    const name = data.subarray(at + 46, at + 46 + nameLength);
+    at += 46 + nameLength + data.readUInt16LE(at + 30) + data.readUInt16LE(at + 32);
+    if (compressed === 0xffffffff || size === 0xffffffff || local === 0xffffffff) return true;
+    if (local + 30 > data.length || data.readUInt32LE(local) !== 0x04034b50 || data.readUInt16LE(local + 8) !== method) return false;
+    const localName = data.subarray(local + 30, local + 30 + data.readUInt16LE(local + 26));
+    if (!localName.equals(name)) return false;
+    // Without a data descriptor (flag bit 3) the streaming reader trusts the local header's sizes: they must agree.
+    if (!(data.readUInt16LE(local + 6) & 0x8) && (data.readUInt32LE(local + 14) !== crc || data.readUInt32LE(local + 18) !== compressed || data.readUInt32LE(local + 22) !== size)) return false;
+    const start = local + 30 + localName.length + data.readUInt16LE(local + 28);
+    if (start + compressed > data.length) return false;
+    if (size > CHECKED_ENTRY_BYTES) continue;
+    const stored = data.subarray(start, start + compressed);
+    let content: Buffer;
+    try {
+      if (method === 0) content = stored;
+      else if (method === 8) content = inflateRawSync(stored, { maxOutputLength: size + 1 });
+      else return false;
+    } catch {
+      return false;
+    }
+    if (content.length !== size || crc32(content) !== crc) return false;
+  }
+  return true;
+}
+
+let crcTable: Uint32Array | null = null;
+
+function crc32(content: Uint8Array): number {
+  crcTable ??= Uint32Array.from({ length: 256 }, (_, index) => {
+    let value = index;
+    for (let bit = 0; bit < 8; bit++) value = value & 1 ? 0xedb88320 ^ (value >>> 1) : value >>> 1;
+    return value >>> 0;
+  });
+  let crc = 0xffffffff;
+  for (let index = 0; index < content.length; index++) crc = (crcTable[(crc ^ (content[index] as number)) & 0xff] as number) ^ (crc >>> 8);
+  return (crc ^ 0xffffffff) >>> 0;
+}
+
 export async function parseConsumptionFile(fileName: string, bytes: Uint8Array, sheetName?: string): Promise<ParsedFile> {
   if (/\.xlsx$/i.test(fileName)) return parseConsumptionXlsx(fileName, bytes, sheetName);
-  if (/\.(csv|txt|tsv)$/i.test(fileName)) return parseConsumptionCsv(fileName, new TextDecoder('utf-8').decode(bytes));
+  if (/\.(csv|txt|tsv)$/i.test(fileName)) return parseConsumptionCsv(fileName, new TextDecoder(textEncoding(bytes)).decode(bytes));
   return { fileName, sheets: [], sheet: null, rows: [], problems: [`${fileName}: Closebook reads consumption from .csv or .xlsx files.`], ignoredColumns: [] };
 }
 

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import type { z } from 'zod';
-import { AppError, describeIssue } from '../../../shared/errors';
+import { AppError } from '../../../shared/errors';
+import { plainIssue, plainIssues } from './plain-issues';
 
 /**
  * Writes a file so that a crash leaves either the old or the new content, never half of one: write a temporary
@@ -72,13 +73,13 @@ export async function readJsonFile<T>(path: string, schema: z.ZodType<T>): Promi
   }
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = JSON.parse(text.replace(/^\uFEFF/, '')); // a byte-order mark: the file was saved by hand in an editor
   } catch {
     throw new AppError('storage', `${basename(path)} is damaged (not valid JSON). Closebook left it as it is at ${path}; restore it from a backup or remove it.`);
   }
-  const parsed = schema.safeParse(json);
+  const parsed = schema.safeParse(json, { error: plainIssues });
   if (!parsed.success) {
-    const { where, message } = describeIssue(parsed.error);
+    const { where, message } = plainIssue(parsed.error);
     throw new AppError(
       'storage',
       `${basename(path)} is damaged (at ${where}: ${message}). Closebook left it as it is at ${path}; restore it from a backup or remove it.`,
@@ -87,8 +88,21 @@ export async function readJsonFile<T>(path: string, schema: z.ZodType<T>): Promi
   return parsed.data;
 }
 
+/** The system's error codes that a person can act on, in words (the code stays, for support). */
+const REASONS: Record<string, string> = {
+  ENOSPC: 'the disk is full',
+  EDQUOT: 'the disk quota is used up',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EROFS: 'the disk is read-only',
+  EISDIR: 'a folder is in its place',
+  ENOTDIR: 'a file is where a folder should be',
+  EBUSY: 'another program holds it open',
+};
+
 function storageError(path: string, action: 'read' | 'write', error: unknown): AppError {
-  const reason = (error as NodeJS.ErrnoException)?.code ?? (error instanceof Error ? error.message.split('\n')[0] : 'unknown error');
+  const code = (error as NodeJS.ErrnoException)?.code;
+  const reason = code ? (REASONS[code] ? `${code}: ${REASONS[code]}` : code) : error instanceof Error ? error.message.split('\n')[0] : 'unknown error';
   return new AppError('storage', `Closebook could not ${action} ${path} (${reason}). Check the disk has space and the folder is writable.`);
 }
 

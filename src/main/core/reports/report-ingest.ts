@@ -4,6 +4,7 @@ import { REPORT_COMPLETE, type ReportPeriod } from '../../../shared/schemas/bill
 import { CurrencyCode } from '../../../shared/schemas/common';
 import type { Ledger, LedgerTransaction, RowAppender } from '../ledger/ledger';
 import { AMOUNT, QUANTITY, searchText, UNIT_PRICE } from '../ledger/schema';
+import { plainIssues } from '../platform/plain-issues';
 import { ledgerDecimal } from './ledger-decimal';
 import { JsonNumber, type ReportShell, readBillingReport } from './report-reader';
 
@@ -118,10 +119,12 @@ export async function ingestReport(
           if (onLines && writer.counts.lines - reported >= LINES_PER_PROGRESS) onLines((reported = writer.counts.lines));
         },
       });
+      // A file is named (or refused as no report file) first: a missing status is news only in a service's answer.
+      const named = 'fromFile' in identity ? identity.fromFile(shell) : identity;
       const status = statusOf(shell);
       if (status !== REPORT_COMPLETE) throw new NotComplete(status);
       const entries = entriesOf(shell);
-      await writer.finish('fromFile' in identity ? identity.fromFile(shell) : identity, entries);
+      await writer.finish(named, entries);
       return { complete: true as const, status, lines: writer.counts.lines };
     });
   } catch (error) {
@@ -148,9 +151,12 @@ function entriesOf(shell: ReportShell): z.output<typeof WireEntry>[] {
   return Array.from({ length: count }, (_, index) => parseOrEx(WireEntry, shell.entries.get(index) ?? {}, `data.${index}`));
 }
 
+/** In plain words; the report's only unions are its amounts and status (text, or a number as written). */
+const reportIssues: z.core.$ZodErrorMap = (issue) => (issue.code === 'invalid_union' ? 'must be a number, or a decimal number as text' : plainIssues(issue));
+
 /** Parses one piece of the report; a problem names its path in the report ("data.0.organizations.3.services.0.totalResellerPrice"). */
 function parseOrEx<S extends z.ZodType>(schema: S, value: unknown, path: string): z.output<S> {
-  const parsed = schema.safeParse(value);
+  const parsed = schema.safeParse(value, { error: reportIssues });
   if (parsed.success) return parsed.data;
   const { where, message } = describeIssue(parsed.error);
   const at = where === 'top level' ? path : `${path}.${where}`;

@@ -76,7 +76,9 @@ export async function readBillingReport(source: AsyncIterable<Uint8Array | strin
   const parser = new TokenParser({ paths, keepStack: false });
   const shell: ReportShell = { status: undefined, data: 'absent', saved: false, meta: undefined, entries: new Map() };
   const watch = dataKindWatcher((kind) => (shell.data = kind));
+  let offset = 0;
   tokenizer.onToken = (token) => {
+    offset = token.offset;
     watch(token);
     parser.write(token);
   };
@@ -123,10 +125,21 @@ export async function readBillingReport(source: AsyncIterable<Uint8Array | strin
     for (const item of pending.splice(0)) await handlers.organization(item.entryNo, item.organization, item.path);
   } catch (error) {
     if (error instanceof AppError) throw error;
-    const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    const reason = readFailure(error, offset);
     throw new AppError('bad-response', `The billing report is not readable JSON (${reason}). Nothing was saved; try again, and report it to the service if it repeats.`);
   }
   return shell;
+}
+
+/** What went wrong reading, in words: zlib and the JSON parser speak of their own states and token types. */
+function readFailure(error: unknown, offset: number): string {
+  const message = error instanceof Error ? error.message.split('\n')[0] ?? '' : String(error);
+  const code = String((error as NodeJS.ErrnoException | null)?.code);
+  if (/^Z_/.test(code)) return 'the compressed data is damaged or cut short';
+  if (code === 'ERR_ENCODING_INVALID_ENCODED_DATA') return 'it is not UTF-8 text';
+  if (/ended in (the middle of a token|mid-parsing)/.test(message)) return 'it ends too early, as if cut short';
+  if (/^Unexpected/.test(message)) return `broken at byte ${Number(/absolute position "(\d+)"/.exec(message)?.[1] ?? offset).toLocaleString('en')}`;
+  return message;
 }
 
 function stripByteOrderMark(chunk: Uint8Array | string): Uint8Array | string {

@@ -139,7 +139,7 @@ export class Ledger {
           }
         }
         await this.writer.run('ROLLBACK').catch(() => undefined);
-        throw error;
+        throw writeError(error, this.dir);
       }
     });
   }
@@ -205,6 +205,18 @@ export function sqlPath(path: string): string {
 }
 
 /** A lock held by another process becomes a refusal that names it; anything else says the file is damaged. */
+/**
+ * A failed write in words the user can act on. The database reports a full disk as a failed file write; the
+ * transaction was rolled back, so the months saved before are whole and nothing of this one was kept.
+ */
+function writeError(error: unknown, dir: string): unknown {
+  const text = error instanceof Error ? error.message : String(error);
+  if (/no space left|disk (is )?full|ENOSPC|quota exceeded|EDQUOT/i.test(text)) {
+    return new AppError('storage', `The disk is full: the ledger at ${dir} could not save this. Nothing of it was kept and the months saved before are intact. Free some space on that disk and try again.`);
+  }
+  return error;
+}
+
 function openError(error: unknown, file: string): AppError {
   const text = error instanceof Error ? error.message : String(error);
   if (/lock/i.test(text)) {

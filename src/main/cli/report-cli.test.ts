@@ -105,6 +105,43 @@ describe('closebook report CLI', () => {
     expect([noGroups.code, noGroups.stderr]).toEqual([1, expect.stringMatching(/No organization in this report belongs to an organization group/)]);
   });
 
+  it('imports a report file, refuses a bad one with exit 1 and one clear line, and deletes a damaged entry', async () => {
+    const dataDir = join(simulator.dataDir, 'imports');
+    await mkdir(dataDir, { recursive: true });
+    const entry = { billingDate: '2026-09-07T00:00:00', billingContentStartDate: '2026-09-01T00:00:00', billingContentEndDate: '2026-09-30T00:00:00', organizations: [{ orgId: 'o1', name: 'Acme', customerNumber: 'C-1', organizationGroups: [], services: [{ serviceId: 's1', name: 'Azure plan', currencyCode: 'EUR', totalResellerPrice: '10', totalCustomerPrice: '12', items: [{ subscriptionId: 'u1', name: 'Plan', totalResellerPrice: '10', totalCustomerPrice: '12', products: [{ productId: 'p1', name: 'VM', quantity: '1', resellerPricePerUnit: '10', customerPricePerUnit: '12', totalResellerPrice: '10', totalCustomerPrice: '12' }] }] }] }] };
+    const meta = { id: '77777777-7777-4777-8777-777777777777', schemaVersion: 1, name: 'Billing 2026-09', profileId: 'p', profileName: 'Prod', host: 'h', period: { startDate: '2026-09-01', endDate: '2026-09-30' }, fetchedAt: '2026-10-07T00:00:00.000Z', counts: { billingEntries: 1, organizations: 1, services: 1, subscriptions: 1, lines: 1 }, totals: [] };
+    const shared = JSON.stringify({ meta, entries: [entry] });
+    const good = join(dataDir, 'september.json');
+    await writeFile(good, shared);
+    const imported = runCli(['reports', 'import', good], dataDir);
+    expect([imported.code, imported.stderr]).toEqual([0, expect.stringContaining('Imported')]);
+
+    const hostile = join(dataDir, 'hostile.json');
+    await writeFile(hostile, shared.replace('"totalResellerPrice":"10"', `"totalResellerPrice":"0.${'1'.repeat(100_000)}"`));
+    const started = performance.now();
+    const refused = runCli(['reports', 'import', hostile], dataDir);
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+    expect(refused.stderr).toMatch(/totalResellerPrice/);
+    expect(refused.stderr.length).toBeLessThan(400);
+
+    const truncated = join(dataDir, 'truncated.json');
+    await writeFile(truncated, shared.slice(0, 600));
+    const cut = runCli(['reports', 'import', truncated], dataDir);
+    expect([cut.code, cut.stderr]).toEqual([1, expect.stringMatching(/cut short|ends too early/)]);
+
+    // A pair of files left by an earlier version that cannot be read is listed as damaged — and the CLI can delete it.
+    const damagedId = '66666666-6666-4666-8666-666666666666';
+    await mkdir(join(dataDir, 'reports'), { recursive: true });
+    await writeFile(join(dataDir, 'reports', `${damagedId}.report.json`), '{"meta": ');
+    await writeFile(join(dataDir, 'reports', `${damagedId}.meta.json`), '{"id": ');
+    expect(runCli(['reports', 'list'], dataDir).stdout).toMatch(new RegExp(`${damagedId} {2}DAMAGED`));
+    expect(runCli(['reports', 'delete', damagedId], dataDir).code).toBe(0);
+    const after = JSON.parse(runCli(['reports', 'list', '--json'], dataDir).stdout) as { state: string }[];
+    expect(after.map((listing) => listing.state)).toEqual(['ok']);
+  }, 60_000);
+
   it('refuses a bad period with exit 1 and names the flag', () => {
     const result = cli(['report', 'fetch', '--from', '2026-10-31', '--to', '2026-10-01', ...inlineConnection('http://127.0.0.1:9')]);
     expect([result.code, result.stderr]).toEqual([1, expect.stringContaining('--to must not be before the start date')]);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Everything Closebook needs on a fresh machine: system packages (Debian/Ubuntu) and the npm dependencies.
-#   libsecret-1-dev            keytar builds from source against it (its prebuilt download is not reachable everywhere)
+#   build-essential python3    keytar builds from source with node-gyp (its prebuilt download is not reachable everywhere)
+#   libsecret-1-dev            … against libsecret
 #   gnome-keyring dbus         a real OS keychain for the keychain tests
 #   libsecret-tools            secret-tool, to look into the keychain by hand
 #   chromium                   the browser the end-to-end tests drive (Playwright's own download is not used)
@@ -8,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(libsecret-1-dev gnome-keyring libsecret-tools dbus chromium xvfb)
+packages=(build-essential python3 libsecret-1-dev gnome-keyring libsecret-tools dbus chromium xvfb)
 if command -v apt-get >/dev/null 2>&1; then
   missing=()
   for package in "${packages[@]}"; do
@@ -18,8 +19,14 @@ if command -v apt-get >/dev/null 2>&1; then
     echo "Installing system packages: ${missing[*]}"
     sudo=""
     [ "$(id -u)" -ne 0 ] && sudo="sudo"
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    # A new workstation is often running its own updates: wait (at most 10 minutes, saying so) for apt's lock
+    # instead of failing at once.
+    lock_wait=(-o DPkg::Lock::Timeout=600)
+    if command -v fuser >/dev/null 2>&1 && $sudo fuser /var/lib/dpkg/lock-frontend /var/lib/apt/lists/lock >/dev/null 2>&1; then
+      echo "Waiting for another package manager (apt-get, unattended-upgrades) to finish — up to 10 minutes…"
+    fi
+    $sudo apt-get "${lock_wait[@]}" update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get "${lock_wait[@]}" install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
   fi
 else
   echo "No apt-get here: install a C++ toolchain and libsecret (Linux) yourself if keytar fails to build."

@@ -50,6 +50,33 @@ describe('closebook CLI', () => {
     expect(cli(['orgs', 'list', '--json', ...inline()]).stdout).toContain('Cli Made AB');
   });
 
+  it('orgs create takes examples/org.json as the README writes it, and the shape orgs list --json prints, reporting every problem at once', async () => {
+    const example = cli(['orgs', 'create', '--file', 'examples/org.json', ...inline()]);
+    expect([example.code, example.stderr]).toEqual([0, expect.stringContaining('Created "Nordlys Analytics AS"')]);
+
+    const listed = (JSON.parse(cli(['orgs', 'list', '--json', ...inline()]).stdout) as Record<string, unknown>[]).find((organization) => organization.name === 'Nordlys Analytics AS');
+    expect(listed).toBeDefined();
+    const copy = join(simulator.dataDir, 'listed-org.json');
+    // Copied from the list as it is: its orgId is refused, and its customer number is reported as taken.
+    await writeFile(copy, JSON.stringify([{ ...listed, name: 'Nordlys Analytics Sverige AB', contactEmail: 'not-an-email', countryCode: 'Sverige' }]));
+    const refused = cli(['orgs', 'create', '--file', copy, ...inline()]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/3 problems/);
+    expect(refused.stderr).toMatch(/orgId: this is an existing organization's id/);
+    expect(refused.stderr).toMatch(/contact\.email: /);
+    expect(refused.stderr).toMatch(/address\.countryCode: /);
+
+    const { orgId: _orgId, ...withoutId } = listed as Record<string, unknown>;
+    await writeFile(copy, JSON.stringify({ ...withoutId, name: 'Nordlys Analytics Sverige AB', countryCode: 'SE' }));
+    const created = cli(['orgs', 'create', '--file', copy, ...inline()]);
+    expect(created.stderr).toContain('customer number C-20001 is already used by "Nordlys Analytics AS"');
+  }, 60_000);
+
+  it('consumption validate accepts examples/consumption.csv as the README writes it', () => {
+    const result = cli(['consumption', 'validate', '--file', 'examples/consumption.csv']);
+    expect([result.code, result.stderr]).toEqual([0, expect.stringContaining('4 records are valid')]);
+  });
+
   it('exits 2 when the service cannot be reached', () => {
     const result = cli(['orgs', 'list', '--base-url', 'http://127.0.0.1:9', '--client-id', 'c', '--username', 'u', '--reseller-id', DEMO_CREDENTIALS.resellerId]);
     expect(result.code).toBe(2);

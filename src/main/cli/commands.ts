@@ -1,8 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import { channels } from '../../shared/contract';
-import { validationError } from '../../shared/errors';
-import { OrganizationInput, type OrganizationSummary } from '../../shared/schemas/organization';
+import { type OrganizationInput, type OrganizationSummary } from '../../shared/schemas/organization';
 import { startTwin } from '../twin/server';
+import { readOrganizationFile } from './organization-file';
 import { CONNECTION_OPTIONS, describeFlagErrors, EXIT, parse, resolveProfileId, secretsFromEnvironment, UsageError, withContext } from './context';
 
 /** `simulator`: the service twin on loopback until killed; base URL first on stdout, demo credentials on stderr. */
@@ -14,6 +13,7 @@ export async function simulatorCommand(args: string[]): Promise<number> {
     'lines-per-organization': { type: 'string', default: '10' },
     'report-ready-seconds': { type: 'string', default: '5' },
     'token-ttl-seconds': { type: 'string', default: '3600' },
+    'no-planted-changes': { type: 'boolean', default: false },
   });
   const number = (name: string, value: unknown) => {
     const parsed = Number(value);
@@ -27,6 +27,7 @@ export async function simulatorCommand(args: string[]): Promise<number> {
     linesPerOrganization: number('lines-per-organization', values['lines-per-organization']),
     reportReadyAfterMs: number('report-ready-seconds', values['report-ready-seconds']) * 1000,
     tokenTtlSeconds: number('token-ttl-seconds', values['token-ttl-seconds']),
+    plant: !values['no-planted-changes'],
   });
   process.stdout.write(`${twin.baseUrl}\n`);
   const c = twin.credentials;
@@ -40,6 +41,8 @@ export async function simulatorCommand(args: string[]): Promise<number> {
       `  reseller id  ${c.resellerId}`,
       `  seller id    ${c.sellerId}`,
       `Fault injection: POST ${twin.baseUrl}/__twin/faults with header x-twin-control: ${twin.controlToken}`,
+      `Restate a month: POST ${twin.baseUrl}/__twin/restate {"period":"YYYY-MM"} with the same header`,
+      values['no-planted-changes'] ? 'Months differ only in usage (no planted changes).' : 'Each month has planted changes against the month before (turn off with --no-planted-changes).',
       'Stop with Ctrl-C.',
       '',
     ].join('\n'),
@@ -116,20 +119,18 @@ export async function organizationsCommand(args: string[]): Promise<number> {
   let organization: OrganizationInput | undefined;
   if (action === 'create') {
     if (!values.file) throw new UsageError('orgs create needs --file org.json (the fields of spec §2.1).');
-    let json: unknown;
-    try {
-      json = JSON.parse(await readFile(values.file, 'utf8'));
-    } catch (error) {
-      throw new UsageError(`${values.file} could not be read as JSON (${error instanceof Error ? error.message : String(error)}).`);
-    }
-    const parsed = OrganizationInput.safeParse(json);
-    if (!parsed.success) throw validationError(parsed.error, `The organization in ${values.file}`);
-    organization = parsed.data;
+    organization = await readOrganizationFile(values.file);
   }
   return withContext(values['data-dir'], async (context) => {
     const profileId = await resolveProfileId(context, values);
     const { handlers } = context.service;
     if (organization) {
+      const number = organization.customerNumber;
+      if (number) {
+        // The service decides, but a finance user wants to know before a second customer gets the same number.
+        const taken = (await handlers['organizations:list']({ profileId })).find((existing) => existing.customerNumber?.toLowerCase() === number.toLowerCase());
+        if (taken) process.stderr.write(`Warning: customer number ${number} is already used by "${taken.name}" (${taken.orgId}); the service may refuse it.\n`);
+      }
       const created = await handlers['organizations:create']({ profileId, organization });
       if (values.json) process.stdout.write(`${JSON.stringify(created, null, 2)}\n`);
       else process.stdout.write(`${created.orgId}\n`);

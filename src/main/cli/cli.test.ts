@@ -77,6 +77,23 @@ describe('closebook CLI', () => {
     expect([result.code, result.stderr]).toEqual([0, expect.stringContaining('4 records are valid')]);
   });
 
+  it('with no keychain, a profile with --secrets-from-env reads its secrets from the environment at each use and lists organizations', () => {
+    // The CLI runs here with no D-Bus session, so there is no keychain: a keychain profile cannot be saved.
+    const connection = ['--base-url', simulator.baseUrl, '--client-id', DEMO_CREDENTIALS.clientId, '--username', DEMO_CREDENTIALS.username, '--reseller-id', DEMO_CREDENTIALS.resellerId];
+    const keychain = cli(['profiles', 'add', '--name', 'Keychain', ...connection]);
+    expect(keychain.code).toBe(2);
+    const noSecrets = { CLOSEBOOK_API_SECRET: '', CLOSEBOOK_PASSWORD: '' };
+    const added = cli(['profiles', 'add', '--name', 'Nightly', ...connection, '--secrets-from-env', '--env-prefix', 'ACME'], noSecrets);
+    expect([added.code, added.stderr]).toEqual([0, expect.stringContaining('read from ACME_API_SECRET and ACME_PASSWORD each time it is used, and never stored')]);
+    expect(cli(['profiles', 'list'], noSecrets).stdout).toMatch(/Nightly\t.*\tsecrets from the environment \(ACME_API_SECRET, ACME_PASSWORD\)/);
+
+    const listed = cli(['orgs', 'list', '--json', '--profile', 'Nightly'], { ...noSecrets, ACME_API_SECRET: DEMO_CREDENTIALS.apiSecret, ACME_PASSWORD: DEMO_CREDENTIALS.password });
+    expect([listed.code, (JSON.parse(listed.stdout || '[]') as unknown[]).length]).toEqual([0, 15]);
+    const missing = cli(['orgs', 'list', '--profile', 'Nightly'], { ...noSecrets, ACME_API_SECRET: DEMO_CREDENTIALS.apiSecret });
+    expect([missing.code, missing.stderr]).toEqual([2, expect.stringContaining('ACME_PASSWORD is not set')]);
+    expect(cli(['profiles', 'add', '--name', 'Bad', ...connection, '--secrets-from-env', '--env-prefix', 'acme-1'], noSecrets).stderr).toContain('capital letters');
+  }, 60_000);
+
   it('exits 2 when the service cannot be reached', () => {
     const result = cli(['orgs', 'list', '--base-url', 'http://127.0.0.1:9', '--client-id', 'c', '--username', 'u', '--reseller-id', DEMO_CREDENTIALS.resellerId]);
     expect(result.code).toBe(2);

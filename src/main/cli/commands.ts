@@ -1,7 +1,9 @@
 import { channels } from '../../shared/contract';
 import { type OrganizationInput, type OrganizationSummary } from '../../shared/schemas/organization';
+import type { ProfileView } from '../../shared/schemas/profile';
 import { startTwin } from '../twin/server';
 import { readOrganizationFile } from './organization-file';
+import { DEFAULT_ENV_PREFIX } from '../core';
 import { CONNECTION_OPTIONS, describeFlagErrors, EXIT, parse, resolveProfileId, secretsFromEnvironment, UsageError, withContext } from './context';
 
 /** `simulator`: the service twin on loopback until killed; base URL first on stdout, demo credentials on stderr. */
@@ -55,6 +57,13 @@ export async function simulatorCommand(args: string[]): Promise<number> {
   return EXIT.ok;
 }
 
+/** Where a profile's secrets are, in words for `profiles list`. */
+function secretsWhere(profile: ProfileView): string {
+  if (profile.kind === 'demo') return 'public demo credentials';
+  if (profile.secretsFromEnv) return `secrets from the environment (${profile.secretsFromEnv.prefix}_API_SECRET, ${profile.secretsFromEnv.prefix}_PASSWORD)`;
+  return 'secrets in the OS keychain';
+}
+
 /** `profiles list|add|remove`. */
 export async function profilesCommand(args: string[]): Promise<number> {
   const [action, ...rest] = args;
@@ -65,6 +74,8 @@ export async function profilesCommand(args: string[]): Promise<number> {
     username: { type: 'string' },
     'reseller-id': { type: 'string' },
     'seller-id': { type: 'string' },
+    'secrets-from-env': { type: 'boolean', default: false },
+    'env-prefix': { type: 'string' },
   });
   return withContext(values['data-dir'], async (context) => {
     const { handlers, profiles } = context.service;
@@ -72,7 +83,7 @@ export async function profilesCommand(args: string[]): Promise<number> {
       const state = await handlers['profiles:list']({});
       if (values.json) process.stdout.write(`${JSON.stringify(state.profiles, null, 2)}\n`);
       else if (state.profiles.length === 0) process.stderr.write(`No profiles in ${context.dataDir}.\n`);
-      else for (const profile of state.profiles) process.stdout.write(`${profile.name}\t${profile.kind === 'demo' ? '(demo)' : profile.baseUrl}\t${profile.username}\n`);
+      else for (const profile of state.profiles) process.stdout.write(`${profile.name}\t${profile.kind === 'demo' ? '(demo)' : profile.baseUrl}\t${profile.username}\t${secretsWhere(profile)}\n`);
       return EXIT.ok;
     }
     if (action === 'add') {
@@ -83,9 +94,19 @@ export async function profilesCommand(args: string[]): Promise<number> {
         username: values.username,
         resellerId: values['reseller-id'],
         sellerId: values['seller-id'] ?? '',
+        ...(values['secrets-from-env'] ? { secretsFromEnv: { prefix: values['env-prefix'] ?? DEFAULT_ENV_PREFIX } } : {}),
       };
+      if (values['env-prefix'] && !values['secrets-from-env']) throw new UsageError('--env-prefix goes with --secrets-from-env.');
       const parsed = channels['profiles:save'].input.shape.fields.safeParse(fields);
       if (!parsed.success) throw new UsageError(describeFlagErrors(parsed.error));
+      if (parsed.data.secretsFromEnv) {
+        // Nothing to store: the secrets are read from the environment each time the profile is used.
+        const saved = await context.service.handlers['profiles:save']({ fields: parsed.data });
+        process.stdout.write(`${saved.id}\n`);
+        const { prefix } = parsed.data.secretsFromEnv;
+        process.stderr.write(`Profile "${saved.name}" saved; its secrets are read from ${prefix}_API_SECRET and ${prefix}_PASSWORD each time it is used, and never stored.\n`);
+        return EXIT.ok;
+      }
       const secrets = secretsFromEnvironment();
       const saved = await context.service.handlers['profiles:save']({ fields: parsed.data, ...secrets });
       process.stdout.write(`${saved.id}\n`);

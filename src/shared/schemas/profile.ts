@@ -32,6 +32,12 @@ function parseUrl(value: string): URL | null {
   }
 }
 
+/** The start of the two environment variable names a profile's secrets are read from: `ACME` → `ACME_API_SECRET`. */
+export const EnvPrefix = z
+  .string()
+  .trim()
+  .regex(/^[A-Z][A-Z0-9_]{0,39}$/, 'must be capital letters, digits and _ (like CLOSEBOOK or ACME)');
+
 /** What the user edits. Secrets are not part of it: they go to the keychain separately. */
 export const ProfileFields = z.object({
   name: z.string().trim().min(1, 'is required').max(80, 'must be at most 80 characters'),
@@ -41,6 +47,11 @@ export const ProfileFields = z.object({
   resellerId: Guid,
   /** Needed only for consumption; a Broker that is not a Seller leaves it empty. */
   sellerId: z.union([Guid, z.literal('')]).default(''),
+  /**
+   * Set for a profile whose API secret and password are read from `PREFIX_API_SECRET` and `PREFIX_PASSWORD` each
+   * time it is used and never stored — for a machine with no keychain (a scheduled month-end job).
+   */
+  secretsFromEnv: z.object({ prefix: EnvPrefix }).optional(),
 });
 export type ProfileFields = z.infer<typeof ProfileFields>;
 

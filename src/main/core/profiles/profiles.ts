@@ -64,13 +64,23 @@ export class Profiles {
   }
 
   private secretsFromEnvironment(prefix: string): { apiSecret: string; password: string } {
-    const env = this.ports.environment ?? {};
-    const apiSecret = env[`${prefix}_API_SECRET`];
-    const password = env[`${prefix}_PASSWORD`];
+    const { apiSecret, password } = this.environmentSecrets(prefix);
     if (!apiSecret || !password) {
-      throw new AppError('validation', `Set ${prefix}_API_SECRET and ${prefix}_PASSWORD in the environment (secrets are never taken as flags).`);
+      const missing = [!apiSecret && `${prefix}_API_SECRET`, !password && `${prefix}_PASSWORD`].filter(Boolean).join(' and ');
+      throw new AppError('auth', `This profile reads its secrets from the environment, and ${missing} ${missing.includes(' and ') ? 'are' : 'is'} not set. Set them where Closebook is started (secrets are never taken as flags or stored) and try again.`);
     }
     return { apiSecret, password };
+  }
+
+  private environmentSecrets(prefix: string): { apiSecret?: string; password?: string } {
+    const env = this.ports.environment ?? {};
+    return { apiSecret: env[`${prefix}_API_SECRET`] || undefined, password: env[`${prefix}_PASSWORD`] || undefined };
+  }
+
+  private secretSource(profile: Profile): SecretSource {
+    const ephemeral = this.ephemeral.get(profile.id)?.secrets;
+    if (ephemeral) return ephemeral;
+    return profile.secretsFromEnv ? { kind: 'environment', prefix: profile.secretsFromEnv.prefix } : { kind: 'keychain' };
   }
 
   async save(input: SaveProfileInput, kind: Profile['kind'] = 'service'): Promise<ProfileView> {
@@ -82,7 +92,9 @@ export class Profiles {
 
     const id = existing?.id ?? randomUUID();
     const profileKind = existing?.kind ?? kind;
-    if (profileKind === 'service') await this.saveSecrets(id, input, !existing);
+    if (profileKind === 'service' && !input.fields.secretsFromEnv) await this.saveSecrets(id, input, !existing || Boolean(existing.secretsFromEnv));
+    // Moving a profile to the environment leaves no copy of its secrets behind in the keychain.
+    if (profileKind === 'service' && input.fields.secretsFromEnv && existing && !existing.secretsFromEnv) await this.ports.secrets.delete(id).catch(() => undefined);
 
     const now = new Date(this.ports.clock.now()).toISOString();
     const profile: Profile = { ...input.fields, id, kind: profileKind, createdAt: existing?.createdAt ?? now, updatedAt: now };
@@ -115,7 +127,7 @@ export class Profiles {
   /** Removes the secrets first: a profile whose secrets could not be removed stays listed, so nothing is orphaned. */
   async delete(profileId: string): Promise<ProfilesState> {
     const profile = await this.get(profileId);
-    if (profile.kind === 'service') await this.ports.secrets.delete(profileId);
+    if (profile.kind === 'service' && !profile.secretsFromEnv) await this.ports.secrets.delete(profileId);
     await this.store.update((file) => {
       file.profiles = file.profiles.filter((candidate) => candidate.id !== profileId);
       if (file.activeProfileId === profileId) file.activeProfileId = file.profiles[0]?.id ?? null;
@@ -150,7 +162,7 @@ export class Profiles {
         baseUrl: address.error.issues[0]?.message ?? 'is not valid',
       });
     }
-    const source = this.ephemeral.get(profile.id)?.secrets ?? { kind: 'keychain' };
+    const source = this.secretSource(profile);
     return {
       baseUrl: profile.baseUrl,
       clientId: profile.clientId,
@@ -187,6 +199,10 @@ export class Profiles {
 
   private async view(profile: Profile): Promise<ProfileView> {
     if (profile.kind === 'demo') return { ...profile, hasApiSecret: true, hasPassword: true };
+    if (profile.secretsFromEnv) {
+      const secrets = this.environmentSecrets(profile.secretsFromEnv.prefix);
+      return { ...profile, hasApiSecret: Boolean(secrets.apiSecret), hasPassword: Boolean(secrets.password) };
+    }
     // A keychain that cannot be read must not hide the profile list; the profile just shows its secrets as missing.
     const secrets = await readProfileSecrets(this.ports.secrets, profile.id).catch(() => ({}) as ProfileSecrets);
     return { ...profile, hasApiSecret: Boolean(secrets.apiSecret), hasPassword: Boolean(secrets.password) };

@@ -26,6 +26,8 @@ export function ProfileForm({ profile, onSaved, onCancel }: Props): React.JSX.El
       ? { name: profile.name, baseUrl: profile.baseUrl, clientId: profile.clientId, username: profile.username, resellerId: profile.resellerId, sellerId: profile.sellerId }
       : EMPTY,
   );
+  // A profile for a machine with no keychain reads its secrets from two environment variables at each use.
+  const [envPrefix, setEnvPrefix] = useState<string | null>(profile?.secretsFromEnv?.prefix ?? null);
   const [apiSecret, setApiSecret] = useState('');
   const [password, setPassword] = useState('');
   const [errors, setErrors] = useState<Record<string, string>>({});
@@ -41,18 +43,19 @@ export function ProfileForm({ profile, onSaved, onCancel }: Props): React.JSX.El
   const submit = async (event: React.FormEvent) => {
     event.preventDefault();
     clearError();
-    const parsed = ProfileFields.safeParse(fields);
+    const parsed = ProfileFields.safeParse({ ...fields, ...(envPrefix !== null ? { secretsFromEnv: { prefix: envPrefix } } : {}) });
     const localErrors = parsed.success ? {} : fieldErrorsFromZod(parsed.error);
-    if (isNew && !apiSecret) localErrors.apiSecret = 'is required';
-    if (isNew && !password) localErrors.password = 'is required';
+    const needsSecrets = envPrefix === null && (isNew || Boolean(profile.secretsFromEnv));
+    if (needsSecrets && !apiSecret) localErrors.apiSecret = 'is required';
+    if (needsSecrets && !password) localErrors.password = 'is required';
     setErrors(localErrors);
     if (!parsed.success || Object.keys(localErrors).length) return;
     await run(async () => {
       const saved = await call('profiles:save', {
         ...(profile ? { id: profile.id } : {}),
         fields: parsed.data,
-        ...(apiSecret ? { apiSecret } : {}),
-        ...(password ? { password } : {}),
+        ...(apiSecret && envPrefix === null ? { apiSecret } : {}),
+        ...(password && envPrefix === null ? { password } : {}),
       });
       setApiSecret('');
       setPassword('');
@@ -71,8 +74,31 @@ export function ProfileForm({ profile, onSaved, onCancel }: Props): React.JSX.El
         <Field label="Username" value={fields.username} onChange={update('username')} error={errors.username} required autoComplete="username" />
         <Field label="Reseller ID" value={fields.resellerId} onChange={update('resellerId')} error={errors.resellerId} required placeholder="GUID" />
         <Field label="Seller ID" value={fields.sellerId} onChange={update('sellerId')} error={errors.sellerId} placeholder="GUID (needed for consumption)" />
-        <Field label="API secret" type="password" value={apiSecret} onChange={setApiSecret} error={errors.apiSecret} required={isNew} hint={secretHint(profile?.hasApiSecret)} autoComplete="new-password" />
-        <Field label="Password" type="password" value={password} onChange={setPassword} error={errors.password} required={isNew} hint={secretHint(profile?.hasPassword)} autoComplete="new-password" />
+        <fieldset className="form__wide choice">
+          <legend>Secrets</legend>
+          <label>
+            <input type="radio" name="secrets" checked={envPrefix === null} onChange={() => setEnvPrefix(null)} /> In the OS keychain
+          </label>
+          <label>
+            <input type="radio" name="secrets" checked={envPrefix !== null} onChange={() => setEnvPrefix(profile?.secretsFromEnv?.prefix ?? 'CLOSEBOOK')} /> From the environment, each time
+            (for a machine with no keychain; never stored)
+          </label>
+        </fieldset>
+        {envPrefix === null ? (
+          <>
+            <Field label="API secret" type="password" value={apiSecret} onChange={setApiSecret} error={errors.apiSecret} required={isNew} hint={secretHint(profile?.hasApiSecret)} autoComplete="new-password" />
+            <Field label="Password" type="password" value={password} onChange={setPassword} error={errors.password} required={isNew} hint={secretHint(profile?.hasPassword)} autoComplete="new-password" />
+          </>
+        ) : (
+          <Field
+            label="Variable prefix"
+            value={envPrefix}
+            onChange={(value) => setEnvPrefix(value.toUpperCase())}
+            error={errors['secretsFromEnv.prefix']}
+            required
+            hint={`Reads ${envPrefix || 'PREFIX'}_API_SECRET and ${envPrefix || 'PREFIX'}_PASSWORD from the environment Closebook is started in.`}
+          />
+        )}
       </div>
       <ErrorNote message={failure} />
       <FormActions busy={saving} label="Save profile" busyLabel="Saving…" onCancel={onCancel} />

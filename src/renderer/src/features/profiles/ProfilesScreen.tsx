@@ -115,7 +115,7 @@ export function ProfilesScreen(): React.JSX.Element {
                 <td className="mono">{profile.kind === 'demo' ? 'Built-in demo service' : profile.baseUrl}</td>
                 <td>{profile.username}</td>
                 <td>
-                  {profile.kind === 'demo' ? 'Public demo credentials' : profile.hasApiSecret && profile.hasPassword ? 'In keychain' : <span className="warn-text">Missing — edit to enter</span>}
+                  <SecretsWhere profile={profile} />
                 </td>
                 <td className="actions-col">
                   {profile.id !== activeProfileId ? (
@@ -159,4 +159,20 @@ export function ProfilesScreen(): React.JSX.Element {
       ) : null}
     </section>
   );
+}
+
+/** Where a profile's secrets are, and whether they can be used now. */
+function SecretsWhere({ profile }: { profile: ProfileView }): React.JSX.Element {
+  if (profile.kind === 'demo') return <>Public demo credentials</>;
+  const ready = profile.hasApiSecret && profile.hasPassword;
+  if (profile.secretsFromEnv) {
+    const { prefix } = profile.secretsFromEnv;
+    return (
+      <span title={`Read from ${prefix}_API_SECRET and ${prefix}_PASSWORD each time the profile is used; never stored.`}>
+        Secrets from the environment
+        {ready ? null : <span className="warn-text"> — {prefix}_API_SECRET and {prefix}_PASSWORD are not set where Closebook was started</span>}
+      </span>
+    );
+  }
+  return ready ? <>In keychain</> : <span className="warn-text">Missing — edit to enter</span>;
 }

@@ -14,6 +14,7 @@ const recorded = vi.hoisted(() => ({
   ipcHandlers: new Map<string, (event: unknown, input: unknown) => Promise<unknown>>(),
   clipboard: [] as string[],
   printed: [] as unknown[],
+  netFetches: [] as string[],
 }));
 
 vi.mock('electron', () => {
@@ -77,6 +78,12 @@ vi.mock('electron', () => {
       },
     },
     shell: { openExternal: (url: string) => recorded.openedExternally.push(url) },
+    net: {
+      fetch: (input: string, init?: RequestInit) => {
+        recorded.netFetches.push(input);
+        return fetch(input, init);
+      },
+    },
   };
 });
 
@@ -167,5 +174,17 @@ describe('the Electron main process', () => {
     const elsewhere = { senderFrame: { parent: null, url: 'https://evil.example/' } };
     expect(await invoke('clipboard:copy-table', { rows: [['x']] }, elsewhere)).toMatchObject({ ok: false, error: { code: 'untrusted-sender' } });
     expect(recorded.clipboard).toHaveLength(1);
+  });
+
+  it("calls the service through Chromium's network stack (the system's proxy and certificate store), not Node's", async () => {
+    const window = await started();
+    const fromWindow = { senderFrame: { parent: null, url: window.loaded } };
+    const invoke = (channel: string, input: unknown) => recorded.ipcHandlers.get(channel)!(fromWindow, input) as Promise<{ ok: boolean; data: { id: string } & unknown[] }>;
+    const demo = await invoke('demo:start', {});
+    expect(demo.ok).toBe(true);
+    const organizations = await invoke('organizations:list', { profileId: demo.data.id });
+    expect(organizations.ok).toBe(true);
+    expect(recorded.netFetches.some((url) => url.endsWith('/connect/token'))).toBe(true);
+    expect(recorded.netFetches.some((url) => /organizations/i.test(url))).toBe(true);
   });
 });

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { app, BrowserWindow, clipboard, dialog, ipcMain, Menu, Notification, session, shell } from 'electron';
+import { app, BrowserWindow, clipboard, dialog, ipcMain, Menu, net, Notification, session, shell } from 'electron';
 import { createService, createStderrLogger, type DeliverFile, systemClock } from './core';
 import { forwardEvents, registerIpc } from './ipc';
 import { KeytarSecretStore } from './keychain';
@@ -44,7 +44,8 @@ export async function startApp(): Promise<void> {
   const service = createService({
     dataDir: app.getPath('userData'),
     secrets: new KeytarSecretStore(),
-    fetch: (input, init) => fetch(input, init),
+    // Chromium's network stack: the system's proxy settings and certificate store, as the rest of the desktop uses.
+    fetch: (input, init) => net.fetch(input, init),
     clock: systemClock,
     log,
     startDemoService: demo.start,

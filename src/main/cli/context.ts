@@ -2,6 +2,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { z } from 'zod';
 import { AppError, type ErrorCode } from '../../shared/errors';
 import { ProfileFields } from '../../shared/schemas/profile';
+import { cliFetch } from './proxy';
 import { createService, createStderrLogger, DEFAULT_ENV_PREFIX, defaultDataDir, type Ports, type Service, systemClock } from '../core';
 import { KeytarSecretStore } from '../keychain';
 import { createDemoStarter } from '../twin/demo';
@@ -27,7 +28,7 @@ export function createCliContext(dataDir: string | undefined, pollIntervals?: Po
   const service = createService({
     dataDir: directory,
     secrets: new KeytarSecretStore(),
-    fetch: (input, init) => fetch(input, init),
+    fetch: cliFetch(),
     clock: systemClock,
     log: createStderrLogger(),
     startDemoService: demo.start,

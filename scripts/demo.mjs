@@ -18,7 +18,9 @@ if (binary && existsSync(binary)) {
 } else {
   console.log('The Electron binary is not installed here (run `npx install-electron` where its download host is reachable).');
   console.log('Opening Closebook in the browser instead: same app, same service code, secrets kept in memory only.');
-  const harness = spawn('npx', ['tsx', 'src/main/harness/index.ts', '--demo', '--port', process.env.PORT ?? '5199'], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+  const harness = spawn('npx', ['tsx', 'src/main/harness/index.ts', '--port', process.env.PORT ?? '5199'], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
   harness.stdout.once('data', (data) => console.log(`\n  Closebook is running at ${String(data).trim()}  (Ctrl-C to stop)\n`));
   harness.on('exit', (code) => process.exit(code ?? 0));
+  // Ctrl-C reaches the harness too; it removes its temporary data folder before it exits.
+  process.on('SIGINT', () => {});
 }

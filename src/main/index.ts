@@ -1,12 +1,22 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { app, BrowserWindow, clipboard, dialog, ipcMain, Menu, net, Notification, session, shell } from 'electron';
-import { createService, createStderrLogger, type DeliverFile, systemClock } from './core';
+import { createFileLogger, createService, type DeliverFile, systemClock } from './core';
 import { forwardEvents, registerIpc } from './ipc';
 import { KeytarSecretStore } from './keychain';
 import { createDemoStarter } from './twin/demo';
 import { CONTENT_SECURITY_POLICY, hardenWebContents, mainWindowOptions, PRINT_TO_PDF_OPTIONS, rendererUrl } from './window';
 
-const log = createStderrLogger();
+/**
+ * `--demo` (`npm run demo`): a throwaway data folder, removed when the app quits, so trying the demo never touches a
+ * real one. The app opens on its first start, where *Try the demo service* starts the built-in twin.
+ */
+const demoFolder = process.argv.includes('--demo') ? mkdtempSync(join(tmpdir(), 'closebook-demo-')) : null;
+if (demoFolder) app.setPath('userData', demoFolder);
+
+/** stderr and `logs/closebook.log` in the data folder (rotated, secrets masked): what support asks for. */
+const log = createFileLogger(app.getPath('userData'));
 
 const FILE_FILTERS: Record<Parameters<DeliverFile>[1], Electron.FileFilter> = {
   xlsx: { name: 'Excel workbook', extensions: ['xlsx'] },
@@ -75,7 +85,6 @@ export async function startApp(): Promise<void> {
   });
   const trustedUrl = rendererUrl(app.isPackaged, process.env, join(__dirname, '../renderer/index.html'));
   registerIpc(ipcMain, service, trustedUrl, log);
-  if (process.argv.includes('--demo')) await service.handlers['demo:start']({});
   await service.start(); // report requests left running by the last session carry on
 
   const openWindow = () => {
@@ -99,6 +108,9 @@ export async function startApp(): Promise<void> {
   app.on('before-quit', () => {
     void demo.stop();
     void service.dispose();
+  });
+  app.on('will-quit', () => {
+    if (demoFolder) rmSync(demoFolder, { recursive: true, force: true });
   });
 }
 

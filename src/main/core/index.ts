@@ -11,7 +11,7 @@ export { DEFAULT_ENV_PREFIX, type EphemeralProfileInput, type SecretSource } fro
 export { dispatch } from './platform/dispatch';
 export { type Clock, type DemoService, type DemoServiceStarter, type FetchLike, type Logger, type Ports, type DeliverFile, type SecretStore, silentLogger, systemClock } from './platform/ports';
 export { MemorySecretStore } from './platform/memory-secret-store';
-export { createStderrLogger } from './platform/log';
+export { createFileLogger, createStderrLogger } from './platform/log';
 export { defaultDataDir } from './platform/data-dir';
 export { FILE_MIME_TYPES } from './platform/files';
 export { SERVICE_POLL_FLOOR_MS } from './reports/report-job';

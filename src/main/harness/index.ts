@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -9,7 +9,9 @@ import { startHarness } from './server';
 
 /**
  * Runs the renderer in a browser against the real service code: `npm run harness -- [--port N] [--data-dir DIR]
- * [--keychain] [--demo]`. Without --keychain secrets stay in memory (tests); the data folder defaults to a new temporary one.
+ * [--keychain]`. Without --keychain secrets stay in memory (tests); the data folder defaults to a new temporary one,
+ * removed when the harness stops — so `npm run demo` opens on the first start (*Try the demo service*) every time
+ * and leaves nothing behind.
  */
 async function main() {
   const { values } = parseArgs({
@@ -18,15 +20,15 @@ async function main() {
       'data-dir': { type: 'string' },
       'static-dir': { type: 'string', default: resolve(__dirname, '../../../out/renderer') },
       keychain: { type: 'boolean', default: false },
-      demo: { type: 'boolean', default: false },
     },
   });
   const demo = createDemoStarter();
+  const temporary = values['data-dir'] ? null : mkdtempSync(join(tmpdir(), 'closebook-harness-'));
   const harness = await startHarness({
     port: Number(values.port),
     staticDir: values['static-dir'] as string,
     ports: {
-      dataDir: values['data-dir'] ?? mkdtempSync(join(tmpdir(), 'closebook-harness-')),
+      dataDir: values['data-dir'] ?? (temporary as string),
       secrets: values.keychain ? new KeytarSecretStore() : new MemorySecretStore(),
       fetch: (input, init) => fetch(input, init),
       clock: systemClock,
@@ -35,11 +37,11 @@ async function main() {
       appVersion: process.env.npm_package_version ?? '0.0.0',
     },
   });
-  if (values.demo) await harness.service.handlers['demo:start']({});
   process.stdout.write(`${harness.url}\n`);
   const stop = async () => {
     await harness.close();
     await demo.stop();
+    if (temporary) rmSync(temporary, { recursive: true, force: true });
     process.exit(0);
   };
   process.on('SIGINT', () => void stop());

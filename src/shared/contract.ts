@@ -199,7 +199,7 @@ export type AppInfo = z.infer<typeof AppInfo>;
 
 export const ConnectionState = z.object({
   profileId: z.string(),
-  state: z.enum(['online', 'offline', 'auth-failed', 'unknown']),
+  state: z.enum(['online', 'offline', 'auth-failed', 'service-error', 'unknown']),
   message: z.string().optional(),
   at: z.string(),
 });

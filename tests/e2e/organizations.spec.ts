@@ -1,4 +1,5 @@
 import { expect, test } from './fixtures';
+import { startTwin } from '../../src/main/twin/server';
 import { ClosebookPage } from './pages';
 
 test('demo mode: start it, test the connection, list organizations, create one after fixing its errors', async ({ page, bridge }) => {
@@ -44,7 +45,13 @@ test('demo mode: start it, test the connection, list organizations, create one a
   await form.getByRole('button', { name: 'Create organization' }).click();
   await expect(form).toBeHidden();
   await expect(page.getByTestId('organization-count')).toHaveText('61 of 61 organizations');
-  await expect(page.getByRole('row', { name: /Kestrel Analytics AB/ })).toContainText('C-20001');
+  await expect(page.getByRole('status').filter({ hasText: 'Created' })).toHaveText(/Created “Kestrel Analytics AB” \(customer number C-20001\)\./);
+  const created = page.getByRole('row', { name: /Kestrel Analytics AB/ });
+  await expect(created).toContainText('C-20001');
+  // The list scrolls to the new organization and selects it, wherever it sorts.
+  await expect(created).toBeFocused();
+  await expect(created).toHaveAttribute('aria-selected', 'true');
+  await expect(created).toBeInViewport();
 });
 
 test('a profile with a wrong password says the credentials were refused', async ({ page, bridge }) => {
@@ -68,4 +75,37 @@ test('a profile with a wrong password says the credentials were refused', async 
   await expect(row).toContainText('In keychain');
   await row.getByRole('button', { name: 'Test connection' }).click();
   await expect(page.getByTestId('connection-test')).toHaveText(/refused the credentials/);
+});
+
+test('the connection indicator follows the last call of any kind — report polls too — and says when', async ({ page, bridge }) => {
+  const twin = await startTwin({ reportReadyAfterMs: 1_000, reportReadyAfterPolls: 1 });
+  try {
+    const c = twin.credentials;
+    const service = bridge.harness.service;
+    const profile = await service.handlers['profiles:save']({
+      fields: { name: 'Production', baseUrl: twin.baseUrl, clientId: c.clientId, username: c.username, resellerId: c.resellerId, sellerId: c.sellerId },
+      apiSecret: c.apiSecret,
+      password: c.password,
+    });
+    await service.handlers['profiles:set-active']({ profileId: profile.id });
+    const app = new ClosebookPage(page);
+    await app.open(bridge.harness.url);
+    await expect(page.getByTestId('connection-state')).toHaveText('Not checked yet');
+    await expect(page.getByTestId('connection-when')).toHaveCount(0);
+
+    // Only a report request and its polls talk to the service here: they are what the indicator shows.
+    await app.nav('Reports').click();
+    await page.getByRole('button', { name: 'Request report' }).click();
+    await expect(page.getByTestId('saved-report')).toHaveCount(1, { timeout: 30_000 });
+    await expect(page.getByTestId('connection-state')).toHaveText('Online');
+    await expect(page.getByTestId('connection-when')).toHaveText(/· \d{1,2}[:.]\d{2}/);
+
+    // A service that answers 500 is not "Online".
+    twin.faults.add({ kind: 'status', status: 500, path: 'Organizations', times: 20 });
+    await app.nav('Organizations').click();
+    await expect(page.getByTestId('connection-state')).toHaveText('Service error', { timeout: 30_000 });
+    await expect(page.locator('.connection')).toHaveAttribute('title', /500|server error/i);
+  } finally {
+    await twin.close();
+  }
 });

@@ -150,4 +150,15 @@ test('opens and exports a saved report with the service gone', async ({ page, br
   const workbook = await workbookFrom(download);
   expect(workbook.getWorksheet('Billing lines')!.rowCount).toBeGreaterThan(100);
   expect(typeof workbook.getWorksheet('Billing lines')!.getRow(2).getCell(16).value).toBe('number');
+
+  // Saved reports carry the profile in their name and are grouped by profile; an imported copy says where it came from.
+  const showList = page.getByRole('button', { name: 'Show the list of reports' });
+  if (await showList.isVisible()) await showList.click();
+  const group = page.getByRole('region', { name: `Reports of Production · ${new URL(twin.baseUrl).host}` });
+  await expect(group.getByTestId('saved-report')).toHaveCount(1);
+  await expect(group.getByTestId('saved-report').getByRole('button', { name: /^Billing \d{4}-\d{2} · Production$/ })).toBeVisible();
+  const [shared] = await Promise.all([page.waitForEvent('download'), group.getByRole('button', { name: 'Share file' }).click()]);
+  await page.getByLabel('Import report file').setInputFiles({ name: shared.suggestedFilename(), mimeType: 'application/gzip', buffer: await readFile((await shared.path()) as string) });
+  await expect(group.getByTestId('saved-report')).toHaveCount(2);
+  await expect(group.getByTestId('saved-report').filter({ hasText: `imported from ${shared.suggestedFilename()}` })).toHaveCount(1);
 });

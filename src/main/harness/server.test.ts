@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { temporaryDir, testPorts } from '../testing/test-support';
-import { type Harness, startHarness } from './server';
+import { type Harness, startHarness, uploadName } from './server';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -84,6 +84,18 @@ describe('the browser bridge itself', () => {
     expect(await status('/%2e%2e/%2e%2e/etc/passwd', `127.0.0.1:${port}`)).toBe(404);
     const huge = await call(bridge, { Origin: bridge.url, 'x-closebook-bridge': bridge.token }, `{"x":"${'a'.repeat(81 * 1024 * 1024)}"}`).catch(() => null);
     expect(huge === null || huge.status === 413).toBe(true);
+  });
+});
+
+describe('uploads', () => {
+  it('keep the name the user picked as one safe path segment, never a path', () => {
+    expect(uploadName(encodeURIComponent('Billing 2026-10 · Acme.closebook-report.json.gz'))).toBe('Billing 2026-10 · Acme.closebook-report.json.gz');
+    expect(uploadName(encodeURIComponent('../../etc/passwd'))).toBe('passwd');
+    expect(uploadName(encodeURIComponent('C:\\Users\\me\\march.csv'))).toBe('march.csv');
+    expect(uploadName(encodeURIComponent('..'))).toBe('upload');
+    expect(uploadName('%E0%A4%A')).toBe('upload'); // not valid URI encoding
+    expect(uploadName(undefined)).toBe('upload');
+    expect(uploadName(encodeURIComponent(`a\u0000b\nc.csv`))).toBe('abc.csv');
   });
 });
 

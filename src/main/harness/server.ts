@@ -1,11 +1,11 @@
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { pipeline } from 'node:stream/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { extname, join, normalize, resolve, sep } from 'node:path';
+import { dirname, extname, join, normalize, resolve, sep } from 'node:path';
 import { Transform } from 'node:stream';
 import { createService, type DeliverFile, dispatch, FILE_MIME_TYPES, type Logger, type Ports, type Service } from '../core';
 import { CONTENT_SECURITY_POLICY } from '../window';
@@ -133,11 +133,13 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
         return;
       }
       const id = randomUUID();
-      const path = join(uploadDir, id);
+      // Under the name the user picked (so an import can say which file it came from), in a folder of its own.
+      const path = join(uploadDir, id, uploadName(request.headers['x-file-name']));
       try {
+        await mkdir(dirname(path), { mode: 0o700 });
         await pipeline(request, limited(MAX_UPLOAD_BYTES), createWriteStream(path, { mode: 0o600 }));
       } catch (error) {
-        await rm(path, { force: true });
+        await rm(dirname(path), { recursive: true, force: true });
         if (!(error instanceof BodyTooLarge)) throw error;
         response.writeHead(413, { Connection: 'close' }).end();
         return;
@@ -262,4 +264,20 @@ function cookie(request: IncomingMessage, name: string): string | undefined {
     if (key === name) return value.join('=');
   }
   return undefined;
+}
+
+/** The uploaded file's own name (sent URI-encoded by the page) as one safe path segment; "upload" when there is none. */
+export function uploadName(header: string | string[] | undefined): string {
+  let name = '';
+  try {
+    name = decodeURIComponent(typeof header === 'string' ? header : '');
+  } catch {
+    name = '';
+  }
+  const safe = name
+    .replace(/^.*[\\/]/, '')
+    .replace(/[\u0000-\u001f\u007f]/g, '')
+    .trim()
+    .slice(0, 200);
+  return safe === '' || safe === '.' || safe === '..' ? 'upload' : safe;
 }

@@ -31,6 +31,8 @@ export const ReportMeta = z.object({
     lines: z.number().int().nonnegative(),
   }),
   totals: z.array(CurrencyTotal),
+  /** Set for a report imported from a shared file: that file's name (the list marks it "imported from …"). */
+  importedFrom: z.string().max(300).optional(),
 });
 export type ReportMeta = z.infer<typeof ReportMeta>;
 

@@ -77,6 +77,8 @@ export const MIGRATIONS: string[][] = [
       reference_currency VARCHAR NOT NULL, currency VARCHAR NOT NULL, rate ${PRICE} NOT NULL,
       PRIMARY KEY (host, reseller_id, period_start, period_end, currency))`,
   ],
+  /** The file an imported report came from (its name only), so the list can tell a copy from the original. */
+  [`ALTER TABLE reports ADD COLUMN imported_from VARCHAR`],
 ];
 
 /**

@@ -38,6 +38,8 @@ export interface ClientOptions {
   maxAttempts?: number;
   backoffBaseMs?: number;
   maxBackoffMs?: number;
+  /** Told after every call — a success or the error it ended with — so the app can show whether the service answers. */
+  onOutcome?: (error: unknown | null) => void;
 }
 
 export interface RequestSpec<T> {
@@ -145,6 +147,10 @@ export class ServiceClient {
   }
 
   async request<T>(spec: RequestSpec<T>): Promise<ServiceResponse<T>> {
+    return this.observed(() => this.requestOnce(spec));
+  }
+
+  private async requestOnce<T>(spec: RequestSpec<T>): Promise<ServiceResponse<T>> {
     const url = this.resolve(spec.target);
     const init = async (): Promise<RequestInit> => ({
       method: spec.method,
@@ -171,6 +177,22 @@ export class ServiceClient {
    * restarts with every chunk, so a slow 500 MB body is not cut off while it still arrives.
    */
   async download<T>(spec: { target: string; what: string; into: (body: AsyncIterable<Uint8Array>) => Promise<T>; signal?: AbortSignal; onRetry?: (notice: RetryNotice) => void }): Promise<T> {
+    return this.observed(() => this.downloadOnce(spec));
+  }
+
+  /** Runs one call and tells `onOutcome` how it ended (a cancelled call says nothing about the service). */
+  private async observed<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      const result = await call();
+      this.options.onOutcome?.(null);
+      return result;
+    } catch (error) {
+      if (!(error instanceof AppError && error.code === 'cancelled')) this.options.onOutcome?.(error);
+      throw error;
+    }
+  }
+
+  private async downloadOnce<T>(spec: { target: string; what: string; into: (body: AsyncIterable<Uint8Array>) => Promise<T>; signal?: AbortSignal; onRetry?: (notice: RetryNotice) => void }): Promise<T> {
     const url = this.resolve(spec.target);
     const init = async (): Promise<RequestInit> => ({
       method: 'GET',

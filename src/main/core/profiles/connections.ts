@@ -9,7 +9,8 @@ import type { Profiles } from './profiles';
 
 /**
  * One service client per profile (it holds the profile's token), rebuilt when the profile's connection changes,
- * and the connection state the renderer shows, told after every call made through `withService`.
+ * and the connection state the renderer shows: told after every call the client makes — organizations, report
+ * requests and polls, consumption tasks alike.
  */
 export class Connections {
   private readonly clients = new Map<string, { key: string; client: ServiceClient }>();
@@ -25,24 +26,14 @@ export class Connections {
     const key = connectionKey(connection);
     const cached = this.clients.get(profile.id);
     if (cached && cached.key === key) return cached.client;
-    const client = new ServiceClient(connection, { fetch: this.ports.fetch, clock: this.ports.clock });
+    const client = new ServiceClient(connection, { fetch: this.ports.fetch, clock: this.ports.clock, onOutcome: (error) => this.report(profile.id, error) });
     this.clients.set(profile.id, { key, client });
     return client;
   }
 
-  /** Runs a call against a profile's service and tells the renderer whether the service was reachable. */
+  /** Runs a call against a profile's service (its client reports how it went). */
   async withService<T>(profileId: string, call: (client: ServiceClient) => Promise<T>): Promise<T> {
-    const client = await this.clientFor(await this.profiles.get(profileId));
-    try {
-      const result = await call(client);
-      this.report(profileId, 'online');
-      return result;
-    } catch (error) {
-      if (isOffline(error)) this.report(profileId, 'offline', error.message);
-      else if (error instanceof AppError && error.code === 'auth') this.report(profileId, 'auth-failed', error.message);
-      else this.report(profileId, 'online');
-      throw error;
-    }
+    return call(await this.clientFor(await this.profiles.get(profileId)));
   }
 
   /** Drops a profile's client (and its token), e.g. after its credentials changed. */
@@ -54,7 +45,8 @@ export class Connections {
     this.clients.clear();
   }
 
-  private report(profileId: string, state: ConnectionState['state'], message?: string): void {
+  private report(profileId: string, error: unknown | null): void {
+    const { state, message } = connectionStateOf(error);
     this.events.emit('connection:state', { profileId, state, at: new Date(this.ports.clock.now()).toISOString(), ...(message ? { message } : {}) });
   }
 }
@@ -63,3 +55,17 @@ function connectionKey(connection: Connection): string {
   const { baseUrl, clientId, username, resellerId, sellerId } = connection;
   return JSON.stringify([baseUrl, clientId, username, resellerId, sellerId]);
 }
+
+/**
+ * What a call's ending says about the service: it answered (a refusal of bad input is still an answer), it could
+ * not be reached, it refused the sign-in, or it answered with a fault of its own (5xx, 429, an unreadable answer).
+ */
+export function connectionStateOf(error: unknown | null): { state: ConnectionState['state']; message?: string } {
+  if (error === null) return { state: 'online' };
+  if (isOffline(error)) return { state: 'offline', message: error.message };
+  if (error instanceof AppError && error.code === 'auth') return { state: 'auth-failed', message: error.message };
+  if (error instanceof AppError && SERVICE_FAULTS.has(error.code)) return { state: 'service-error', message: error.message };
+  return { state: 'online' };
+}
+
+const SERVICE_FAULTS: ReadonlySet<string> = new Set(['service', 'rate-limited', 'bad-response']);

@@ -60,7 +60,7 @@ export function createReports(ports: Ports, events: EventHub, profiles: Profiles
   const wantedInterval = ports.pollIntervals?.reportMs;
   const library = new ReportLibrary(ledger);
   const viewer = new ReportViewerQueries(ledger, library);
-  const receiver = new ReportReceiver(ports.dataDir, ledger, (job) => defaultReportName(job.period), () => ports.clock.now());
+  const receiver = new ReportReceiver(ports.dataDir, ledger, (job) => defaultReportName(job.period, job.profileName), () => ports.clock.now());
   let migration: Promise<MigrationOutcome> | null = null;
   /** Reports saved before the ledger are moved into it once per run, before anything lists them. */
   const migrated = () => {

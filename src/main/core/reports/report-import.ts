@@ -61,7 +61,7 @@ export async function importReportFile(ledger: Ledger, path: string, importedAt:
             throw new AppError('validation', `${fileName} is not a Closebook report file: ${why}.`);
           }
           const { name, profileId, profileName, host, period, fetchedAt } = meta.data;
-          return { reportId, jobId: null, name, profileId, profileName, host, resellerId: '', period, fetchedAt: fetchedAt || importedAt, source: 'import', sourceFile: null };
+          return { reportId, jobId: null, name, profileId, profileName, host, resellerId: '', period, fetchedAt: fetchedAt || importedAt, source: 'import', sourceFile: null, importedFrom: fileName };
         },
       },
       source,

@@ -85,6 +85,8 @@ export interface ReportIdentity {
   source: 'service' | 'import' | 'migrated';
   /** The file as received (compressed), relative to the data folder, kept for audit and to share. */
   sourceFile: string | null;
+  /** For an imported report: the name of the file it came from. */
+  importedFrom?: string;
 }
 
 /** How often a long ingest says how far it is. */
@@ -234,11 +236,11 @@ class ReportWriter {
     entries.forEach((entry, entryNo) => billingEntries.row([reportId, entryNo, entry.billingDate, entry.billingContentStartDate, entry.billingContentEndDate]));
     for (const table of [...Object.values(this.tables), billingEntries]) table.flush();
     await transaction.run(
-      `INSERT INTO reports VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
+      `INSERT INTO reports VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
       [
         reportId, identity.jobId, identity.name, identity.profileId, identity.profileName, identity.host, identity.resellerId,
         identity.period.startDate, identity.period.endDate, identity.fetchedAt, identity.source, identity.sourceFile,
-        entries.length, counts.organizations, counts.services, counts.subscriptions, counts.lines,
+        entries.length, counts.organizations, counts.services, counts.subscriptions, counts.lines, identity.importedFrom ?? null,
       ],
     );
     await transaction.run(

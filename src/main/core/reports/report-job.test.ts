@@ -215,6 +215,7 @@ describe('poll interval and names', () => {
 
   it('names a whole month by the month', () => {
     expect(defaultReportName({ startDate: '2026-02-01', endDate: '2026-02-28' })).toBe('Billing 2026-02');
+    expect(defaultReportName({ startDate: '2026-02-01', endDate: '2026-02-28' }, 'Acme Prod')).toBe('Billing 2026-02 · Acme Prod');
     expect(defaultReportName({ startDate: '2026-02-01', endDate: '2026-02-15' })).toBe('Billing 2026-02-01 – 2026-02-15');
   });
 });

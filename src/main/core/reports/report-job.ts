@@ -40,8 +40,16 @@ export function pollInterval(client: Pick<ServiceClient, 'isLoopback'>, wantedMs
   return Math.max(SERVICE_POLL_FLOOR_MS, wantedMs ?? SERVICE_POLL_FLOOR_MS);
 }
 
-/** A readable default name: "Billing 2026-10" for a whole month, else the dates. */
-export function defaultReportName(period: ReportPeriod): string {
+/**
+ * A readable default name: "Billing 2026-10" for a whole month, else the dates — and the profile's name after it
+ * ("Billing 2026-10 · Acme"), so months of two services never look the same in a list, a file name or a sheet.
+ */
+export function defaultReportName(period: ReportPeriod, profileName?: string): string {
+  const name = periodName(period);
+  return profileName ? `${name} · ${profileName}`.slice(0, 120) : name;
+}
+
+function periodName(period: ReportPeriod): string {
   const [year, month] = period.startDate.split('-').map(Number) as [number, number];
   const lastDay = new Date(Date.UTC(year, month, 0)).getUTCDate();
   const wholeMonth = period.startDate.endsWith('-01') && period.endDate === `${period.startDate.slice(0, 8)}${String(lastDay).padStart(2, '0')}`;
@@ -157,7 +165,7 @@ export class ReportJobs {
       await this.deps.jobs.remove(job.id);
       const done: ReportJob = { ...answered, state: 'done', nextPollAt: null, reportId: outcome.reportId };
       this.emit(done);
-      this.deps.notify?.('Billing report ready', `${defaultReportName(job.period)} (${outcome.lines.toLocaleString('en')} billing lines) is saved and can be opened offline.`);
+      this.deps.notify?.('Billing report ready', `${defaultReportName(job.period, job.profileName)} (${outcome.lines.toLocaleString('en')} billing lines) is saved and can be opened offline.`);
       return { job: done, done: true };
     }
     throw new AppError(

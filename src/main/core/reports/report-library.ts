@@ -59,6 +59,7 @@ function toMeta(row: LedgerRow, totals: LedgerRow[]): ReportMeta {
     host: String(row.host),
     period: { startDate: String(row.period_start), endDate: String(row.period_end) },
     fetchedAt: String(row.fetched_at),
+    ...(row.imported_from ? { importedFrom: String(row.imported_from) } : {}),
     counts: {
       billingEntries: Number(row.entry_count),
       organizations: Number(row.organization_count),

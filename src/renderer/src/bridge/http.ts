@@ -42,7 +42,7 @@ export function createHttpBridge(origin: string): ClosebookBridge {
 
 /** Sends a file's bytes to the browser bridge (for an import) and returns the id it is kept under. */
 export async function uploadToHttpBridge(origin: string, file: File): Promise<string> {
-  const response = await fetch(`${origin}/bridge/upload`, { method: 'POST', headers: { 'Content-Type': 'application/octet-stream' }, body: file });
+  const response = await fetch(`${origin}/bridge/upload`, { method: 'POST', headers: { 'Content-Type': 'application/octet-stream', 'X-File-Name': encodeURIComponent(file.name) }, body: file });
   if (!response.ok) throw new Error(`The file could not be handed to Closebook (HTTP ${response.status}).`);
   return ((await response.json()) as { upload: string }).upload;
 }

@@ -1,21 +1,33 @@
 import { useEffect } from 'react';
+import type { ConnectionState } from '../../../shared/contract';
 import { SCREENS, useActiveProfile, useAppStore } from '../stores/app-store';
+import { formatClock, formatDateTime } from './format-time';
 
+const CONNECTION_WORDS: Record<ConnectionState['state'], [label: string, tone: string]> = {
+  online: ['Online', 'online'],
+  offline: ['Offline', 'offline'],
+  'auth-failed': ['Sign-in refused', 'offline'],
+  'service-error': ['Service error', 'warn'],
+  unknown: ['Not checked yet', 'unknown'],
+};
+
+/** The active profile's service as its last call of any kind found it (report polls included), and when. */
 function ConnectionIndicator(): React.JSX.Element {
   const profile = useActiveProfile();
   const connection = useAppStore((state) => (profile ? state.connection[profile.id] : undefined));
-  const [label, tone] = !profile
-    ? ['No profile', 'unknown']
-    : connection?.state === 'online'
-      ? ['Online', 'online']
-      : connection?.state === 'offline'
-        ? ['Offline', 'offline']
-        : connection?.state === 'auth-failed'
-          ? ['Sign-in refused', 'offline']
-          : ['Not checked yet', 'unknown'];
+  const [label, tone] = !profile ? ['No profile', 'unknown'] : CONNECTION_WORDS[connection?.state ?? 'unknown'];
+  const when = connection ? `Last call to the service: ${formatDateTime(connection.at)}` : 'No call to the service yet in this session';
   return (
-    <span className={`status-dot status-dot--${tone}`} title={connection?.message ?? label} data-testid="connection-state">
-      {label}
+    <span className="connection" title={connection?.message ? `${connection.message}\n${when}` : when}>
+      <span className={`status-dot status-dot--${tone}`} data-testid="connection-state">
+        {label}
+      </span>
+      {connection ? (
+        <span className="connection__when" data-testid="connection-when">
+          {' · '}
+          <time dateTime={connection.at}>{formatClock(connection.at)}</time>
+        </span>
+      ) : null}
     </span>
   );
 }

@@ -39,6 +39,21 @@ export function formatDateTime(iso: string, options: TimeFormatOptions = {}): st
   return dateTimeFormat(options).format(time);
 }
 
+const clockFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** Only the time of day, for "when" beside a live status: `14:02` (the day and zone are in its tooltip). */
+export function formatClock(iso: string, options: TimeFormatOptions = {}): string {
+  const time = Date.parse(iso);
+  if (Number.isNaN(time)) return iso;
+  const key = `${options.locale ?? userLocale}|${options.timeZone ?? ''}`;
+  let format = clockFormats.get(key);
+  if (!format) {
+    format = new Intl.DateTimeFormat(options.locale ?? userLocale, { hour: 'numeric', minute: '2-digit', ...(options.timeZone ? { timeZone: options.timeZone } : {}) });
+    clockFormats.set(key, format);
+  }
+  return format.format(time);
+}
+
 /** A calendar day as the service takes it, YYYY-MM-DD (of a date built with Date.UTC). */
 export function isoDay(date: Date): string {
   return date.toISOString().slice(0, 10);

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { OrganizationSummary } from '../../../../shared/schemas/organization';
 import { call } from '../../bridge';
 import { ErrorNote } from '../../components/ErrorNote';
@@ -24,7 +24,8 @@ export function OrganizationsScreen(): React.JSX.Element {
   const [query, setQuery] = useState('');
   const [sort, setSort] = useState<OrganizationSort>({ key: 'name', direction: 'asc' });
   const [creating, setCreating] = useState(false);
-  const [createdId, setCreatedId] = useState<string | null>(null);
+  const [created, setCreated] = useState<OrganizationSummary | null>(null);
+  const createdRow = useRef<HTMLTableRowElement>(null);
 
   const refresh = useCallback(async () => {
     if (!profile) return;
@@ -37,6 +38,14 @@ export function OrganizationsScreen(): React.JSX.Element {
   }, [refresh]);
 
   const rows = useMemo(() => visibleOrganizations(organizations ?? [], query, sort), [organizations, query, sort]);
+  const createdListed = Boolean(created && rows.some((organization) => organization.orgId === created.orgId));
+
+  // Once the list has the new organization, bring its row into view and give it focus (it is the selected row).
+  useEffect(() => {
+    if (!createdListed) return;
+    createdRow.current?.scrollIntoView({ block: 'center' });
+    createdRow.current?.focus({ preventScroll: true });
+  }, [createdListed]);
 
   if (!profile) {
     return (
@@ -79,11 +88,20 @@ export function OrganizationsScreen(): React.JSX.Element {
           onCancel={() => setCreating(false)}
           onCreated={(organization) => {
             setCreating(false);
-            setCreatedId(organization.orgId);
+            setCreated(organization);
             setQuery('');
             void refresh();
           }}
         />
+      ) : null}
+      {created ? (
+        <p className="notice notice--ok" role="status">
+          Created “{created.name}”{created.customerNumber ? ` (customer number ${created.customerNumber})` : ''}.
+          {organizations && !loading && !createdListed ? ' The service does not list it yet; Refresh in a moment.' : ''}
+          <button type="button" className="link" onClick={() => setCreated(null)} aria-label="Dismiss">
+            ✕
+          </button>
+        </p>
       ) : null}
       {organizations ? (
         <div className="table-scroll">
@@ -103,7 +121,13 @@ export function OrganizationsScreen(): React.JSX.Element {
             </thead>
             <tbody>
               {rows.map((organization) => (
-                <tr key={organization.orgId} className={organization.orgId === createdId ? 'row--new' : undefined}>
+                <tr
+                  key={organization.orgId}
+                  ref={organization.orgId === created?.orgId ? createdRow : undefined}
+                  className={organization.orgId === created?.orgId ? 'row--new' : undefined}
+                  aria-selected={organization.orgId === created?.orgId ? true : undefined}
+                  tabIndex={organization.orgId === created?.orgId ? -1 : undefined}
+                >
                   <td>{organization.name}</td>
                   <td className="mono">{organization.customerNumber ?? ''}</td>
                   <td>{organization.countryCode ?? ''}</td>

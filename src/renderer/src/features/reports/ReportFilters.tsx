@@ -1,4 +1,5 @@
 import type { ReportView } from '../../../../shared/contract';
+import { COMMAND_KEY } from './use-report-shortcuts';
 import { formatCount } from './format';
 import type { ReportFilterState } from './use-report-data';
 
@@ -42,7 +43,7 @@ export function ReportFilters({ view, filter, lineCount }: Props): React.JSX.Ele
       <input type="search" aria-label="Organization" placeholder="Organization or cust. no." value={draft.organization ?? ''} onChange={(event) => change({ organization: event.target.value }, true)} />
       <Choice label="Service" all="All services" value={draft.service} choices={view.services} onChange={(value) => change({ service: value }, false)} />
       <Choice label="Currency" all="All currencies" value={draft.currency} choices={view.currencies} onChange={(value) => change({ currency: value }, false)} />
-      <input type="search" aria-label="Search text" placeholder="Product, code, PO, id…" value={draft.text ?? ''} onChange={(event) => change({ text: event.target.value }, true)} />
+      <input type="search" aria-label="Search text" data-shortcut="filter" title={`Filter by text (${COMMAND_KEY}F)`} placeholder="Product, code, PO, id…" value={draft.text ?? ''} onChange={(event) => change({ text: event.target.value }, true)} />
       {filtered ? (
         <button type="button" className="link" onClick={clear}>
           Clear filters

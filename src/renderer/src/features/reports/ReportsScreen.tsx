@@ -62,6 +62,19 @@ export function ReportsScreen(): React.JSX.Element {
               .
             </p>
           )}
+          {/* Keyboard users jump from the request form past the list to the report itself (seen only when focused). */}
+          {report && !opening ? (
+            <a
+              className="skip-link"
+              href="#open-report"
+              onClick={(event) => {
+                event.preventDefault();
+                document.getElementById('open-report')?.focus();
+              }}
+            >
+              Skip to the open report
+            </a>
+          ) : null}
           <JobList />
           {lastReady?.reportId && lastReady.reportId !== openId ? (
             <p className="notice" role="status">

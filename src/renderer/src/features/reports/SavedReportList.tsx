@@ -6,6 +6,7 @@ import { ErrorNote } from '../../components/ErrorNote';
 import { formatDateTime } from '../../components/format-time';
 import { useAction } from '../../components/use-action';
 import { useReportJobs } from './report-jobs-store';
+import { groupByProfile } from './saved-report-groups';
 
 interface Props {
   openId: string | null;
@@ -59,61 +60,74 @@ export function SavedReportList({ openId, onOpen, onDeleted }: Props): React.JSX
       <ErrorNote message={failure} />
       {notice ? <p className="notice" role="status">{notice}</p> : null}
       {listings && listings.length === 0 ? <p className="empty">No saved reports yet. Request one above; it is saved here and opens offline.</p> : null}
-      <ul className="report-list">
-        {(listings ?? []).map((listing) =>
-          listing.state === 'damaged' ? (
-            <li key={listing.id} className="report-item report-item--damaged" data-testid="saved-report">
-              <div className="report-item__name">Damaged report</div>
-              <div className="report-item__detail">{listing.reason}</div>
-              <div className="report-item__actions">
-                <button type="button" className="link danger" onClick={() => void act(async () => { await call('reports:delete', { reportId: listing.id }); onDeleted(listing.id); })}>
-                  Remove
-                </button>
-              </div>
-            </li>
-          ) : (
-            <li key={listing.meta.id} className={`report-item${listing.meta.id === openId ? ' report-item--open' : ''}`} data-testid="saved-report">
-              {renaming?.id === listing.meta.id ? (
-                <form
-                  onSubmit={(event) => {
-                    event.preventDefault();
-                    void act(async () => {
-                      await call('reports:rename', { reportId: renaming.id, name: renaming.name });
-                      setRenaming(null);
-                    });
-                  }}
-                >
-                  <input aria-label="Report name" value={renaming.name} autoFocus onChange={(event) => setRenaming({ id: renaming.id, name: event.target.value })} />
-                  <button type="submit" className="link">Save</button>
-                  <button type="button" className="link" onClick={() => setRenaming(null)}>Cancel</button>
-                </form>
-              ) : (
-                <button type="button" className="report-item__name link" onClick={() => onOpen(listing.meta.id)}>
-                  {listing.meta.name}
-                </button>
-              )}
-              <div className="report-item__detail">
-                {listing.meta.period.startDate} – {listing.meta.period.endDate} · {listing.meta.profileName} · {listing.meta.counts.lines.toLocaleString()} lines · fetched {formatDateTime(listing.meta.fetchedAt)}
-              </div>
-              <div className="report-item__actions">
-                <button type="button" className="link" onClick={() => onOpen(listing.meta.id)}>Open</button>
-                <button type="button" className="link" onClick={() => setRenaming({ id: listing.meta.id, name: listing.meta.name })}>Rename</button>
-                <button type="button" className="link" onClick={() => void act(async () => setNotice(receiveFile(await call('reports:share', { reportId: listing.meta.id }))))}>Share file</button>
-                {confirmDelete === listing.meta.id ? (
-                  <>
-                    <button type="button" className="link danger" onClick={() => void act(async () => { setConfirmDelete(null); await call('reports:delete', { reportId: listing.meta.id }); onDeleted(listing.meta.id); })}>
-                      Delete for good
+      {groupByProfile(listings ?? []).map((group) => (
+        <section key={group.key} className="report-group" aria-label={`Reports of ${group.title}`}>
+          <h3 className="report-group__title">{group.title}</h3>
+          <ul className="report-list">
+            {group.listings.map((listing) =>
+              listing.state === 'damaged' ? (
+                <li key={listing.id} className="report-item report-item--damaged" data-testid="saved-report">
+                  <div className="report-item__name">Damaged report</div>
+                  <div className="report-item__detail">{listing.reason}</div>
+                  <div className="report-item__actions">
+                    <button type="button" className="link danger" onClick={() => void act(async () => { await call('reports:delete', { reportId: listing.id }); onDeleted(listing.id); })}>
+                      Remove
                     </button>
-                    <button type="button" className="link" onClick={() => setConfirmDelete(null)}>Keep</button>
-                  </>
-                ) : (
-                  <button type="button" className="link danger" onClick={() => setConfirmDelete(listing.meta.id)}>Delete</button>
-                )}
-              </div>
-            </li>
-          ),
-        )}
-      </ul>
+                  </div>
+                </li>
+              ) : (
+                <li key={listing.meta.id} className={`report-item${listing.meta.id === openId ? ' report-item--open' : ''}`} data-testid="saved-report">
+                  {renaming?.id === listing.meta.id ? (
+                    <form
+                      onSubmit={(event) => {
+                        event.preventDefault();
+                        void act(async () => {
+                          await call('reports:rename', { reportId: renaming.id, name: renaming.name });
+                          setRenaming(null);
+                        });
+                      }}
+                    >
+                      <input aria-label="Report name" value={renaming.name} autoFocus onChange={(event) => setRenaming({ id: renaming.id, name: event.target.value })} />
+                      <button type="submit" className="link">Save</button>
+                      <button type="button" className="link" onClick={() => setRenaming(null)}>Cancel</button>
+                    </form>
+                  ) : (
+                    <button type="button" className="report-item__name link" onClick={() => onOpen(listing.meta.id)}>
+                      {listing.meta.name}
+                    </button>
+                  )}
+                  <div className="report-item__detail">
+                    {listing.meta.period.startDate} – {listing.meta.period.endDate} · {listing.meta.counts.lines.toLocaleString()} lines · fetched {formatDateTime(listing.meta.fetchedAt)}
+                    {listing.meta.importedFrom ? (
+                      <>
+                        {' · '}
+                        <span className="report-item__imported" title="A copy read from a shared file, not fetched from the service">
+                          imported from {listing.meta.importedFrom}
+                        </span>
+                      </>
+                    ) : null}
+                  </div>
+                  <div className="report-item__actions">
+                    <button type="button" className="link" onClick={() => onOpen(listing.meta.id)}>Open</button>
+                    <button type="button" className="link" onClick={() => setRenaming({ id: listing.meta.id, name: listing.meta.name })}>Rename</button>
+                    <button type="button" className="link" onClick={() => void act(async () => setNotice(receiveFile(await call('reports:share', { reportId: listing.meta.id }))))}>Share file</button>
+                    {confirmDelete === listing.meta.id ? (
+                      <>
+                        <button type="button" className="link danger" onClick={() => void act(async () => { setConfirmDelete(null); await call('reports:delete', { reportId: listing.meta.id }); onDeleted(listing.meta.id); })}>
+                          Delete for good
+                        </button>
+                        <button type="button" className="link" onClick={() => setConfirmDelete(null)}>Keep</button>
+                      </>
+                    ) : (
+                      <button type="button" className="link danger" onClick={() => setConfirmDelete(listing.meta.id)}>Delete</button>
+                    )}
+                  </div>
+                </li>
+              ),
+            )}
+          </ul>
+        </section>
+      ))}
     </section>
   );
 }

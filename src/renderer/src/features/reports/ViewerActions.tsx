@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useState } from 'react';
+import { COMMAND_KEY } from './use-report-shortcuts';
 import { createPortal } from 'react-dom';
 import type { ChannelOutput } from '../../../../shared/contract';
 import type { ReportFilter } from '../../../../shared/report-filter';
@@ -104,7 +105,13 @@ export function ViewerActions({ reportId, reportName, filter, mode }: { reportId
 
   return (
     <div className="viewer-actions">
-      <button type="button" onClick={startPrint} disabled={printing || action.busy} title={desktop ? 'Save the report as a PDF (landscape A4)' : 'Print the report, or save it as a PDF from the print dialog'}>
+      <button
+        type="button"
+        data-shortcut="print"
+        onClick={startPrint}
+        disabled={printing || action.busy}
+        title={`${desktop ? 'Save the report as a PDF (landscape A4)' : 'Print the report, or save it as a PDF from the print dialog'} (${COMMAND_KEY}P)`}
+      >
         {printing ? 'Preparing…' : desktop ? 'Save as PDF…' : 'Print…'}
       </button>
       <button type="button" onClick={exportGroups} disabled={action.busy} title={PACKS_HINT}>

@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import type { ReportListing } from '../../../../shared/schemas/saved-report';
+import { groupByProfile } from './saved-report-groups';
+
+const listing = (id: string, profileName: string, host: string, startDate: string, fetchedAt = '2026-11-07T00:00:00Z'): ReportListing => ({
+  state: 'ok',
+  meta: { id, schemaVersion: 1, name: id, profileId: profileName, profileName, host, period: { startDate, endDate: startDate }, fetchedAt, counts: { billingEntries: 0, organizations: 0, services: 0, subscriptions: 0, lines: 0 }, totals: [] },
+});
+
+describe('saved reports by profile', () => {
+  it('groups by profile and host, newest month first, damaged entries last', () => {
+    const groups = groupByProfile([
+      listing('a-sep', 'Acme', 'billing.acme.example', '2026-09-01'),
+      { state: 'damaged', id: 'x', file: 'x.json', reason: 'cut short' },
+      listing('demo-oct', 'Demo', '127.0.0.1:4000', '2026-10-01'),
+      listing('a-oct', 'Acme', 'billing.acme.example', '2026-10-01'),
+      listing('a-oct-again', 'Acme', 'billing.acme.example', '2026-10-01', '2026-11-08T00:00:00Z'),
+      listing('acme-test', 'Acme', 'test.acme.example', '2026-10-01'),
+    ]);
+    expect(groups.map((group) => [group.title, group.listings.map((item) => (item.state === 'ok' ? item.meta.id : item.id))])).toEqual([
+      ['Acme · billing.acme.example', ['a-oct-again', 'a-oct', 'a-sep']],
+      ['Acme · test.acme.example', ['acme-test']],
+      ['Demo · 127.0.0.1:4000', ['demo-oct']],
+      ['Could not be read', ['x']],
+    ]);
+  });
+});

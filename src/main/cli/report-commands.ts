@@ -1,21 +1,17 @@
 import { resolve } from 'node:path';
 import { AppError } from '../../shared/errors';
 import { ReportPeriod, type ReportPeriod as Period } from '../../shared/schemas/billing-report';
+import { describeReportJob, formatDuration } from '../../shared/report-progress';
 import type { ReportJob } from '../../shared/schemas/saved-report';
 import { SERVICE_POLL_FLOOR_MS } from '../core';
 import { CONNECTION_OPTIONS, type CliContext, EXIT, parse, resolveProfileId, UsageError, withContext } from './context';
 
-function formatElapsed(ms: number): string {
-  const seconds = Math.round(ms / 1000);
-  return seconds < 60 ? `${seconds}s` : `${Math.floor(seconds / 60)}m ${String(seconds % 60).padStart(2, '0')}s`;
-}
 
+/** One line per change of a request, in the app's words: "report 2026-10-01…2026-10-31: Downloading 38 MB (2 min 05 s)". */
 function progressLine(job: ReportJob): string {
-  const status = job.lastStatus === null ? 'requested' : job.lastStatus === 0 ? 'generating (status 0)' : `status ${job.lastStatus}`;
-  const next = job.nextPollAt && ['waiting', 'retrying'].includes(job.state) ? `, next poll ${job.nextPollAt.slice(11, 19)} UTC` : '';
   const message = job.message ? ` — ${job.message}` : '';
   const elapsed = Date.parse(job.updatedAt) - Date.parse(job.startedAt);
-  return `report ${job.period.startDate}…${job.period.endDate}: ${job.state}, ${status}, ${job.polls} polls, ${formatElapsed(elapsed)} elapsed${next}${message}`;
+  return `report ${job.period.startDate}…${job.period.endDate}: ${describeReportJob(job, Date.parse(job.updatedAt))} (${formatDuration(elapsed)})${message}`;
 }
 
 /** Runs jobs to their end, printing progress; Ctrl-C stops polling but leaves them saved for `report resume`. */

@@ -74,6 +74,8 @@ export const ReportJob = z.object({
   message: z.string().nullable(),
   /** The saved report, once the state is "done". */
   reportId: z.string().nullable(),
+  /** While the report arrives: bytes downloaded so far, then billing lines saved so far (sent in events, not kept). */
+  transfer: z.object({ bytes: z.number().int().nonnegative().optional(), lines: z.number().int().nonnegative().optional() }).optional(),
 });
 export type ReportJob = z.infer<typeof ReportJob>;
 

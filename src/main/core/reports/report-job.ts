@@ -154,7 +154,8 @@ export class ReportJobs {
     const outcome = await this.deps.receiver.receive(job, client, {
       signal,
       onRetry,
-      onSaving: (lines) => this.emit({ ...job, state: 'saving', message: `Saving ${lines.toLocaleString('en')} billing lines…` }),
+      onDownloading: (bytes) => this.emit({ ...job, transfer: { bytes } }),
+      onSaving: (lines) => this.emit({ ...job, state: 'saving', transfer: { lines } }),
     });
     const status = outcome.complete ? REPORT_COMPLETE : outcome.status;
     const answered = { ...job, polls: job.polls + 1, lastStatus: status, message: null };

@@ -29,6 +29,20 @@ export async function writeCompressed(body: AsyncIterable<Uint8Array | string>, 
   }
 }
 
+/** How often a download tells how far it got: every this many bytes. */
+const BYTES_PER_PROGRESS = 2 * 1024 * 1024;
+
+/** The body as it is, telling `onBytes` the running total now and then (the body's length is not known ahead). */
+async function* counted(body: AsyncIterable<Uint8Array>, onBytes: ((bytes: number) => void) | undefined): AsyncGenerator<Uint8Array> {
+  let bytes = 0;
+  let told = 0;
+  for await (const chunk of body) {
+    bytes += chunk.byteLength;
+    if (onBytes && bytes - told >= BYTES_PER_PROGRESS) onBytes((told = bytes));
+    yield chunk;
+  }
+}
+
 export function readCompressed(path: string): AsyncIterable<Uint8Array> {
   return createReadStream(path).pipe(createGunzip());
 }
@@ -50,14 +64,18 @@ export class ReportReceiver {
     return join(this.dataDir, RECEIVED_DIR, `${jobId}.json.gz`);
   }
 
-  async receive(job: ReportJob, client: ServiceClient, options: { signal: AbortSignal; onRetry: (notice: RetryNotice) => void; onSaving: (lines: number) => void }): Promise<ReceiveOutcome> {
+  async receive(
+    job: ReportJob,
+    client: ServiceClient,
+    options: { signal: AbortSignal; onRetry: (notice: RetryNotice) => void; onSaving: (lines: number) => void; onDownloading?: (bytes: number) => void },
+  ): Promise<ReceiveOutcome> {
     const ledger = await this.ledger();
     const [saved] = await ledger.all('SELECT report_id, line_count FROM reports WHERE job_id = $1', [job.id]);
     if (saved) return { complete: true, reportId: String(saved.report_id), lines: Number(saved.line_count) };
     const file = this.fileOf(job.id);
     if (!(await stat(file).catch(() => null))) {
       try {
-        await client.download({ target: job.location, what: 'the billing report', signal: options.signal, onRetry: options.onRetry, into: (body) => writeCompressed(body, file) });
+        await client.download({ target: job.location, what: 'the billing report', signal: options.signal, onRetry: options.onRetry, into: (body) => writeCompressed(counted(body, options.onDownloading), file) });
       } catch (error) {
         if (error instanceof AppError && error.code === 'not-found') {
           throw new AppError('not-found', 'The service no longer has this report (its address answers HTTP 404). Request the month again.');

@@ -40,7 +40,9 @@ describe('sharing and importing a saved report', () => {
     expect(imported).not.toBe(REPORT);
     expect(await lineRows(ledger, imported)).toEqual(await lineRows(ledger, REPORT));
     const copy = await library.meta(imported);
-    expect({ ...copy, id: REPORT }).toEqual(meta);
+    // The copy is the same report, and says which file it came from.
+    expect({ ...copy, id: REPORT }).toEqual({ ...meta, importedFrom: 'Billing 2026-10.closebook-report.json.gz' });
+    expect(meta.importedFrom).toBeUndefined();
   });
 
   it('imports the plain JSON file earlier versions shared, and refuses a file that is not a report, saying why', async () => {

@@ -59,9 +59,4 @@ export function isoDay(date: Date): string {
   return date.toISOString().slice(0, 10);
 }
 
-/** A span of time as `42 s` or `3 min 05 s`; negative spans read as `0 s`. */
-export function formatDuration(ms: number): string {
-  const seconds = Math.max(0, Math.round(ms / 1000));
-  if (seconds < 60) return `${seconds} s`;
-  return `${Math.floor(seconds / 60)} min ${String(seconds % 60).padStart(2, '0')} s`;
-}
+export { formatDuration } from '../../../shared/report-progress';

@@ -1,16 +1,10 @@
 import { useEffect, useState } from 'react';
 import { call, errorMessage } from '../../bridge';
 import { ErrorNote } from '../../components/ErrorNote';
+import { describeReportJob } from '../../../../shared/report-progress';
 import { formatDuration } from './format';
 import { useReportJobs } from './report-jobs-store';
 
-const STATE_LABEL: Record<string, string> = {
-  waiting: 'Generating',
-  polling: 'Checking',
-  retrying: 'Retrying',
-  saving: 'Saving',
-  failed: 'Stopped',
-};
 
 /** Report requests in flight: what the service said last, how long, and when Closebook asks next. */
 export function JobList(): React.JSX.Element | null {
@@ -41,15 +35,14 @@ export function JobList(): React.JSX.Element | null {
       <ErrorNote message={failure} />
       <ul className="job-list">
         {jobs.map((job) => {
-          const { state, nextPollAt, polls, lastStatus: status, message } = job;
+          const { state, message } = job;
           return (
             <li key={job.id} className={`job job--${state}`} data-testid="report-job">
               <div className="job__title">
                 {job.period.startDate} – {job.period.endDate} <span className="muted">({job.profileName})</span>
               </div>
               <div className="job__status" role="status">
-                <strong>{STATE_LABEL[state] ?? state}</strong> · status {status ?? '—'} · {polls} {polls === 1 ? 'poll' : 'polls'} · {formatDuration(now - Date.parse(job.startedAt))} elapsed
-                {nextPollAt && state !== 'failed' && state !== 'polling' ? ` · next check in ${formatDuration(Date.parse(nextPollAt) - now)}` : ''}
+                <strong>{describeReportJob(job, now)}</strong> · {formatDuration(now - Date.parse(job.startedAt))} since the request
               </div>
               {message ? <div className={state === 'failed' ? 'job__error' : 'job__note'}>{message}</div> : null}
               <div className="job__actions">

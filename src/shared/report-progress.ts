@@ -1,0 +1,44 @@
+import type { ReportJob } from './schemas/saved-report';
+
+/** A span of time as `42 s` or `3 min 05 s`; negative spans read as `0 s`. */
+export function formatDuration(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  if (seconds < 60) return `${seconds} s`;
+  return `${Math.floor(seconds / 60)} min ${String(seconds % 60).padStart(2, '0')} s`;
+}
+
+/** Bytes as a person reads them: `512 KB`, `38 MB`, `1.2 GB`. */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024 * 1024) return `${Math.max(1, Math.round(bytes / 1024))} KB`;
+  if (bytes < 1024 * 1024 * 1024) return `${Math.round(bytes / (1024 * 1024))} MB`;
+  return `${(bytes / (1024 * 1024 * 1024)).toFixed(1)} GB`;
+}
+
+const count = (n: number, one: string, many: string) => `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
+
+/**
+ * What a report request is doing, in words and figures — never the service's raw status codes (their meaning is
+ * "not shown" in the interface; an unknown one is explained in the job's message when it stops):
+ * "Generating the report — checked 3 times, next check in 25 s", "Downloading 38 MB", "Saving 412,000 billing lines".
+ * Used by the app and the CLI alike, so both say the same.
+ */
+export function describeReportJob(job: ReportJob, now: number): string {
+  const checked = job.polls === 0 ? 'not checked yet' : `checked ${count(job.polls, 'time', 'times')}`;
+  const next = job.nextPollAt ? `next check in ${formatDuration(Date.parse(job.nextPollAt) - now)}` : '';
+  switch (job.state) {
+    case 'waiting':
+      return job.lastStatus === null ? `Requested — ${next ? `first check in ${formatDuration(Date.parse(job.nextPollAt as string) - now)}` : 'waiting for the first check'}` : `Generating the report — ${checked}${next ? `, ${next}` : ''}`;
+    case 'polling':
+      return job.transfer?.bytes ? `Downloading ${formatBytes(job.transfer.bytes)}` : `Checking with the service (check ${(job.polls + 1).toLocaleString('en')})`;
+    case 'retrying':
+      return `The service did not answer — retrying (${checked})`;
+    case 'saving':
+      return job.transfer?.lines ? `Saving ${count(job.transfer.lines, 'billing line', 'billing lines')}` : 'Saving the report';
+    case 'done':
+      return 'Saved';
+    case 'cancelled':
+      return 'Cancelled';
+    case 'failed':
+      return `Stopped after ${count(job.polls, 'check', 'checks')}`;
+  }
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalRecords, fieldForHeader, joinFailures, parseQuantity, parseYesNo, validateRows } from './consumption-rows';
+import { canonicalRecords, fieldForHeader, joinFailures, parseYesNo, readQuantity, validateRows } from './consumption-rows';
 import type { InputRow } from './schemas/consumption';
 
 const SUB = '3f2504e0-4f89-41d3-9a0c-0305e82c3301';
@@ -24,16 +24,21 @@ describe('cell values', () => {
     expect(parseYesNo('maybe')).toBeUndefined();
   });
 
-  it('reads quantities with a decimal point, or a decimal comma, and grouping', () => {
-    expect(parseQuantity('12.5', false)).toBe(12.5);
-    expect(parseQuantity('1,250.75', false)).toBe(1250.75);
-    expect(parseQuantity('12,5', true)).toBe(12.5);
-    expect(parseQuantity('1.250,5', true)).toBe(1250.5);
-    expect(parseQuantity('1 250,5', true)).toBe(1250.5);
-    expect(parseQuantity('12,5', false)).toBeUndefined();
-    expect(parseQuantity('1e3', false)).toBeUndefined();
-    expect(parseQuantity('Infinity', false)).toBeUndefined();
-    expect(parseQuantity('', false)).toBeUndefined();
+  it('reads quantities with a decimal point or an unambiguous decimal comma, and grouping', () => {
+    const read = (value: string, decimalComma = false) => {
+      const reading = readQuantity(value, decimalComma);
+      return 'quantity' in reading ? reading.quantity : reading.problem;
+    };
+    expect(['12.5', '12,5', '0,500', '1234,567', '1.234', '1,2345', '+3'].map((value) => read(value))).toEqual([12.5, 12.5, 0.5, 1234.567, 1.234, 1.2345, 3]);
+    // Both marks: the right one is the decimal mark. The same mark more than once groups thousands.
+    expect(['1,250.75', '1.250,75', '1 250,5', "1'250.5", '1,234,567', '1.234.567', '1234.5'].map((value) => read(value))).toEqual([1250.75, 1250.75, 1250.5, 1250.5, 1234567, 1234567, 1234.5]);
+    // A comma before exactly three digits could be either: refused, saying how to write each.
+    expect(read('1,234')).toBe('"1,234" could be a thousand or a decimal: write 1234 for a whole number, or 1.234 with a decimal point.');
+    expect(read('999,000')).toMatch(/write 999000 for a whole number, or 999.000/);
+    for (const value of ['12,5,1', '1,23.4.5', '12,34.5', '1e3', 'Infinity', 'ten', '1 2,3.4', '.']) expect(read(value)).toBe(`"${value}" is not a number.`);
+    // A file that declares the decimal comma (';'-separated) reads "1,234" as 1.234 and a point before three digits as grouping.
+    expect(['12,5', '1,234', '1.250,5', '1 250,5'].map((value) => read(value, true))).toEqual([12.5, 1.234, 1250.5, 1250.5]);
+    expect(read('-2,5')).toBe(-2.5);
   });
 });
 
@@ -73,6 +78,12 @@ describe('validateRows', () => {
       [3, 'subscriptionId', expect.stringContaining('already on row 2')],
       [5, 'addonId', expect.stringContaining('already on row 4')],
     ]);
+  });
+
+  it('reads a typed or pasted decimal comma, and refuses a comma that could be a thousands separator', () => {
+    const { records, problems } = validateRows([row(2, { quantity: '12,5' }), row(3, { subscriptionId: SUB2, quantity: '1,234' })]);
+    expect(records).toEqual([{ subscriptionId: SUB, isAddon: false, quantity: 12.5 }]);
+    expect(problems).toEqual([{ row: 3, field: 'quantity', message: expect.stringContaining('write 1234 for a whole number, or 1.234') }]);
   });
 
   it('refuses an empty batch', () => {

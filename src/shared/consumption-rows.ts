@@ -36,18 +36,50 @@ export function parseYesNo(value: string): boolean | undefined {
   return undefined;
 }
 
+/** What a quantity cell reads as: a number, or why it is not one. */
+export type QuantityReading = { quantity: number } | { problem: string };
+
+const GROUPED = (mark: ',' | '.') => new RegExp(`^[1-9]\\d{0,2}(\\${mark}\\d{3})+$`);
+
 /**
- * A quantity as people type it: "12.5", "12,5" (decimal comma), "1 250,5" or "1,250.5" with grouping. Returns
- * undefined for anything that is not clearly one number.
+ * A quantity as people type or paste it, whatever their spreadsheet's language. The rule:
+ * - spaces and apostrophes between digits group thousands and are dropped ("1 250,5", "1'250.5");
+ * - with both a point and a comma, the one further right is the decimal mark and the other groups thousands
+ *   ("1,250.5" and "1.250,5" are both 1250.5);
+ * - one comma or one point alone is the decimal mark ("12,5" and "12.5" are 12.5) — except a comma with exactly
+ *   three digits after it and one to three before ("1,234"): a thousands separator or a decimal comma? That is
+ *   refused, asking for 1234 or 1.234;
+ * - the same mark twice or more groups thousands ("1,234,567", "1.234.567").
+ * `decimalComma` is for a file that says it uses the decimal comma (a ';'-separated CSV): there a comma is always
+ * the decimal mark and a point before three digits groups thousands, as that file's spreadsheet wrote them.
  */
-export function parseQuantity(value: string, decimalComma: boolean): number | undefined {
-  let text = value.trim().replace(/[\s\u00a0\u202f']/g, '');
-  if (text === '') return undefined;
+export function readQuantity(value: string, decimalComma = false): QuantityReading {
+  const typed = value.trim();
+  const notANumber = { problem: `${quoted(typed)} is not a number.` };
+  let text = typed.replace(/(?<=\d)[\s\u00a0\u202f'](?=\d)/g, '');
+  const sign = /^[+-]/.test(text) ? text.slice(0, 1) : '';
+  text = text.slice(sign.length);
   if (decimalComma) text = text.replace(/\.(?=\d{3}(\D|$))/g, '').replace(',', '.');
-  else text = text.replace(/,(?=\d{3}(\D|$))/g, '');
-  if (!DECIMAL_PATTERN.test(text)) return undefined;
-  const number = Number(text);
-  return Number.isFinite(number) ? number : undefined;
+  else {
+    const comma = text.lastIndexOf(',');
+    const point = text.lastIndexOf('.');
+    if (comma >= 0 && point >= 0) {
+      const grouping = comma > point ? '.' : ',';
+      const at = Math.max(comma, point);
+      const whole = text.slice(0, at);
+      if (!/^\d+$/.test(whole) && !GROUPED(grouping).test(whole)) return notANumber;
+      text = `${whole.replaceAll(grouping, '')}.${text.slice(at + 1)}`;
+    } else if (GROUPED(',').test(text) || GROUPED('.').test(text)) {
+      const marks = text.match(/[.,]/g) ?? [];
+      if (marks.length === 1 && marks[0] === ',') {
+        return { problem: `${quoted(typed)} could be a thousand or a decimal: write ${text.replace(',', '')} for a whole number, or ${text.replace(',', '.')} with a decimal point.` };
+      }
+      if (marks.length > 1) text = text.replace(/[.,]/g, '');
+    } else text = text.replace(',', '.');
+  }
+  if (!DECIMAL_PATTERN.test(text)) return notANumber;
+  const quantity = Number(`${sign}${text}`);
+  return Number.isFinite(quantity) ? { quantity } : notANumber;
 }
 
 export interface ValidatedRows {
@@ -84,11 +116,12 @@ export function validateRows(rows: InputRow[]): ValidatedRows {
     if (addonId && !isGuid(addonId)) problem('addonId', `${quoted(addonId)} is not a GUID.`);
     if (isAddon === true && !addonId) problem('addonId', 'Add-on ID is required when Is add-on is yes.');
     if (isAddon === false && addonId) problem('addonId', 'Add-on ID is given but Is add-on is no: set Is add-on to yes, or clear the add-on ID.');
-    // Rows hold quantities with a decimal point: the CSV import rewrites a decimal-comma file's as it reads them.
-    const quantity = parseQuantity(input.quantity, false);
-    if (input.quantity.trim() === '') problem('quantity', 'Quantity is required.');
-    else if (quantity === undefined) problem('quantity', `${quoted(input.quantity.trim())} is not a number.`);
-    else if (quantity < 0) problem('quantity', 'Quantity must be zero or more.');
+    // A ';'-separated file's decimal commas were rewritten as points as it was read; any other cell reads by the rule.
+    const reading = input.quantity.trim() === '' ? null : readQuantity(input.quantity);
+    const quantity = reading && 'quantity' in reading ? reading.quantity : undefined;
+    if (!reading) problem('quantity', 'Quantity is required.');
+    else if ('problem' in reading) problem('quantity', reading.problem);
+    else if (reading.quantity < 0) problem('quantity', 'Quantity must be zero or more.');
     const consumptionId = input.consumptionId.trim();
     if (consumptionId && !isGuid(consumptionId)) problem('consumptionId', `${quoted(consumptionId)} is not a GUID (leave it empty for new consumption).`);
     // Only otherwise-valid rows are compared, so one mistake does not echo as "duplicate" on later rows.

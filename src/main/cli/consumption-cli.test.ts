@@ -65,6 +65,13 @@ describe('closebook consumption CLI', () => {
     expect([status.code, status.stdout.trim()]).toEqual([0, 'Successful']);
     const history = JSON.parse(cli(['consumption', 'history', '--json']).stdout) as { state: string }[];
     expect(history.map((entry) => entry.state)).toEqual(['Successful', 'Failed', 'Failed']);
+
+    // The same records for another month are that month's usage: sent without --yes, and the history says which month.
+    expect(cli(['consumption', 'submit', '--file', fixed, '--period', '2026-13', ...inlineConnection(simulator.baseUrl)])).toMatchObject({ code: 1, stderr: expect.stringContaining('--period must be a month as YYYY-MM') });
+    expect(cli(['consumption', 'submit', '--file', fixed, '--period', '2026-02', '--poll-interval', '0.2', ...inlineConnection(simulator.baseUrl)]).code).toBe(0);
+    const lines = cli(['consumption', 'history']).stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/Successful\s+February 2026\s+2 records\s+march\.csv/);
+    expect(lines.slice(1).map((line) => line.match(/Successful|Failed — nothing was saved/)?.[0])).toEqual(['Successful', 'Failed — nothing was saved', 'Failed — nothing was saved']);
   }, 120_000);
 
   it('submit exits 1 naming the bad row and sends nothing', async () => {

@@ -1,6 +1,8 @@
 import { resolve } from 'node:path';
 import { validateRows, PLAIN_HEADERS } from '../../shared/consumption-rows';
+import { periodInWords, stateInWords, usagePeriod } from '../../shared/consumption-batch';
 import { AppError } from '../../shared/errors';
+import type { ReportPeriod } from '../../shared/schemas/billing-report';
 import type { ConsumptionField, ParsedFile, SubmissionSummary } from '../../shared/schemas/consumption';
 import { CONNECTION_OPTIONS, type CliContext, createCliContext, EXIT, parse, resolveProfileId, UsageError, withContext } from './context';
 
@@ -21,7 +23,11 @@ function reportProblems(parsed: ParsedFile): boolean {
     const field = PLAIN_HEADERS[problem.field as ConsumptionField] ?? problem.field;
     process.stderr.write(`${parsed.fileName}: row ${problem.row}, ${field}: ${problem.message}\n`);
   }
-  if (!problems.length) process.stderr.write(`${parsed.fileName}: ${records.length} records are valid${parsed.ignoredColumns.length ? ` (ignored columns: ${parsed.ignoredColumns.join(', ')})` : ''}.\n`);
+  if (!problems.length) {
+    const kept = parsed.extraColumns.length ? ` (your own columns, kept but not sent: ${parsed.extraColumns.join(', ')})` : '';
+    const ignored = parsed.ignoredColumns.length ? ` (ignored columns: ${parsed.ignoredColumns.join(', ')})` : '';
+    process.stderr.write(`${parsed.fileName}: ${records.length} records are valid${kept}${ignored}.\n`);
+  }
   return problems.length > 0;
 }
 
@@ -32,7 +38,16 @@ async function writeFailedOut(context: CliContext, submissionId: string, path: s
 }
 
 function historyLine(submission: SubmissionSummary): string {
-  return `${submission.createdAt.slice(0, 16).replace('T', ' ')}  ${submission.state.padEnd(15)}  ${String(submission.recordCount).padStart(6)} records  ${submission.fileName}  ${submission.taskId ?? '-'}`;
+  const period = submission.period ? periodInWords(submission.period) : 'no period';
+  return `${submission.createdAt.slice(0, 16).replace('T', ' ')}  ${stateInWords(submission).padEnd(36)}  ${period.padEnd(14)}  ${String(submission.recordCount).padStart(6)} records  ${submission.fileName}  ${submission.taskId ?? '-'}`;
+}
+
+/** `--period YYYY-MM`: the month the usage is for; last month when not given. */
+function periodOption(value: string | undefined): ReportPeriod | undefined {
+  if (value === undefined) return undefined;
+  const period = usagePeriod(value);
+  if (!period) throw new UsageError(`--period must be a month as YYYY-MM (like 2026-03), not "${value}"`);
+  return period;
 }
 
 /** `consumption validate|submit|status|history`. */
@@ -45,6 +60,7 @@ export async function consumptionCommand(args: string[]): Promise<number> {
     'failed-out': { type: 'string' },
     'poll-interval': { type: 'string' },
     yes: { type: 'boolean', default: false },
+    period: { type: 'string' },
   });
   if (action === 'validate') {
     const context = createCliContext(values['data-dir']);
@@ -60,6 +76,7 @@ export async function consumptionCommand(args: string[]): Promise<number> {
     if (failedOut && !/\.(xlsx|csv)$/i.test(failedOut)) throw new UsageError('--failed-out must name an .xlsx or .csv file');
     const seconds = values['poll-interval'] === undefined ? undefined : Number(values['poll-interval']);
     if (seconds !== undefined && !(seconds > 0)) throw new UsageError('--poll-interval must be a number of seconds greater than 0');
+    const period = periodOption(values.period);
     return withContext(
       values['data-dir'],
       async (context) => {
@@ -69,11 +86,18 @@ export async function consumptionCommand(args: string[]): Promise<number> {
         const profileId = await resolveProfileId(context, values);
         const unsubscribe = service.events.subscribe((event, payload) => {
           const summary = payload as SubmissionSummary;
-          if (event === 'consumption:progress') process.stderr.write(`task ${summary.taskId ?? '(not yet)'}: ${summary.state}${summary.message ? ` — ${summary.message}` : ''}\n`);
+          if (event === 'consumption:progress') process.stderr.write(`task ${summary.taskId ?? '(not yet)'}: ${stateInWords(summary)}${summary.message ? ` — ${summary.message}` : ''}\n`);
         });
         let submission;
         try {
-          submission = await service.handlers['consumption:submit']({ profileId, fileName: parsed.fileName, rows: parsed.rows, ...(values.yes ? { confirmRepeat: true } : {}) });
+          submission = await service.handlers['consumption:submit']({
+            profileId,
+            fileName: parsed.fileName,
+            rows: parsed.rows,
+            extraColumns: parsed.extraColumns,
+            ...(period ? { period } : {}),
+            ...(values.yes ? { confirmRepeat: true } : {}),
+          });
         } catch (error) {
           if (error instanceof AppError && error.code === 'conflict') throw new UsageError(`${error.message} Add --yes to send it anyway.`);
           throw error;
@@ -89,7 +113,7 @@ export async function consumptionCommand(args: string[]): Promise<number> {
           if (failedOut) await writeFailedOut(context, submission.id, failedOut);
           return EXIT_TASK_FAILED;
         }
-        process.stderr.write(`closebook: ${submission.message ?? `the submission ended as ${submission.state}`}\n`);
+        process.stderr.write(`closebook: ${submission.message ?? `the submission ended as ${stateInWords(submission)}`}\n`);
         return EXIT.service;
       },
       seconds === undefined ? undefined : { consumptionMs: seconds * 1000 },
@@ -119,5 +143,5 @@ export async function consumptionCommand(args: string[]): Promise<number> {
       return EXIT.ok;
     });
   }
-  throw new UsageError('Usage: consumption validate --file F | submit --file F [--failed-out F.xlsx|.csv] [--poll-interval S] [--yes] | status TASKID | history [--json]');
+  throw new UsageError('Usage: consumption validate --file F | submit --file F [--period YYYY-MM] [--failed-out F.xlsx|.csv] [--poll-interval S] [--yes] | status TASKID | history [--json]');
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ReportPeriod } from './billing-report';
 
 /**
  * THE list of consumption fields (spec §2.4), in template order, each with the plain header people see: in the
@@ -14,11 +15,16 @@ export const PLAIN_HEADERS = {
 export type ConsumptionField = keyof typeof PLAIN_HEADERS;
 export const CONSUMPTION_FIELDS = Object.keys(PLAIN_HEADERS) as ConsumptionField[];
 
+/** At most this many of the user's own columns are kept beside a batch (the rest are named as ignored). */
+export const MAX_EXTRA_COLUMNS = 20;
+
 /** A row as read from a file or typed into the grid: text per field, and where it came from. */
 export const InputRow = z.object({
   /** 1-based row number in the file (the header is row 1), or in the grid. */
   row: z.number().int().positive(),
   ...(Object.fromEntries(CONSUMPTION_FIELDS.map((field) => [field, z.string()])) as Record<ConsumptionField, z.ZodString>),
+  /** The user's own columns (a "Customer", a "Cost centre"), in the order of the batch's `extraColumns`: kept and shown, never sent. */
+  extra: z.array(z.string()).max(MAX_EXTRA_COLUMNS).optional(),
 });
 export type InputRow = z.infer<typeof InputRow>;
 
@@ -42,7 +48,9 @@ export const ParsedFile = z.object({
   rows: z.array(InputRow),
   /** Problems with the file as a whole: missing columns, unknown headers, unreadable content. */
   problems: z.array(z.string()),
-  /** Columns that were not recognised and are ignored. */
+  /** The user's own columns, kept beside each row (`InputRow.extra`) and shown, but never sent to the service. */
+  extraColumns: z.array(z.string()),
+  /** Columns past `MAX_EXTRA_COLUMNS`, not kept. */
   ignoredColumns: z.array(z.string()),
 });
 export type ParsedFile = z.infer<typeof ParsedFile>;
@@ -79,6 +87,10 @@ export const Submission = z.object({
   fileName: z.string(),
   /** SHA-256 of the records as sent, to spot a batch sent before. */
   contentHash: z.string(),
+  /** The period the usage is for, as the user gave the batch (the month close compares it with what was billed); absent when not given. */
+  period: ReportPeriod.optional(),
+  /** Headers of the user's own columns kept with the rows (shown, and written back in the failed rows; never sent). */
+  extraColumns: z.array(z.string()).max(MAX_EXTRA_COLUMNS).optional(),
   rows: z.array(InputRow),
   records: z.array(ConsumptionRecord),
   taskId: z.string().nullable(),
@@ -93,8 +105,31 @@ export const Submission = z.object({
 });
 export type Submission = z.infer<typeof Submission>;
 
-export const SubmissionSummary = Submission.omit({ rows: true, records: true, failures: true }).extend({
+export const SubmissionSummary = Submission.omit({ rows: true, records: true, failures: true, extraColumns: true }).extend({
   recordCount: z.number().int(),
   failureCount: z.number().int(),
 });
 export type SubmissionSummary = z.infer<typeof SubmissionSummary>;
+
+/** A subscription as the newest saved report of the profile that has it names it (the names beside a consumption row). */
+export const SubscriptionName = z.object({
+  subscriptionId: z.string(),
+  organization: z.string(),
+  customerNumber: z.string(),
+  /** The subscription's own name (the report's item name). */
+  subscription: z.string(),
+  service: z.string(),
+  /** The products it was billed for in that report, a few at most. */
+  products: z.array(z.string()),
+  /** The period of the report the names come from. */
+  period: ReportPeriod,
+});
+export type SubscriptionName = z.infer<typeof SubscriptionName>;
+
+/** Names for the ids asked about; an id not in `names` is not in any saved report of the profile. */
+export const SubscriptionNames = z.object({
+  /** Saved reports of the profile's service and reseller: 0 means no id can be found yet. */
+  savedReports: z.number().int().nonnegative(),
+  names: z.array(SubscriptionName),
+});
+export type SubscriptionNames = z.infer<typeof SubscriptionNames>;

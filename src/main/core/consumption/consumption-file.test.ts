@@ -17,14 +17,40 @@ describe('CSV import', () => {
   it('reads semicolon CSV with a BOM, CRLF, decimal commas, quoted fields and plain-words headers in any case', () => {
     const text = `\uFEFFSUBSCRIPTION ID;Is Add-On;add-on id;Quantity;Note\r\n${SUB};yes;${ADDON};"1.234,5";"said ""hi""; twice"\r\n${SUB};no;;0,25;\r\n`;
     const parsed = parseConsumptionCsv('b.csv', text);
-    expect(parsed.ignoredColumns).toEqual(['Note']);
-    expect(parsed.rows.map((r) => [r.row, r.isAddon, r.addonId, r.quantity])).toEqual([
-      [2, 'yes', ADDON, '1234.5'],
-      [3, 'no', '', '0.25'],
+    expect(parsed.extraColumns).toEqual(['Note']);
+    expect(parsed.rows.map((r) => [r.row, r.isAddon, r.addonId, r.quantity, r.extra])).toEqual([
+      [2, 'yes', ADDON, '1234.5', ['said "hi"; twice']],
+      [3, 'no', '', '0.25', ['']],
     ]);
     expect(validateRows(parsed.rows).problems).toEqual([]);
-    // Only a ';'-separated file is read with decimal commas: in a ','-separated one, "1,250" is grouping.
-    expect(parseConsumptionCsv('b2.csv', `Subscription ID,Quantity\n${SUB},"1,250"\n`).rows[0]?.quantity).toBe('1,250');
+    // A ';'-separated file says its commas are decimal; in a ','-separated one "1,250" could be either, so it is refused.
+    const commaFile = parseConsumptionCsv('b2.csv', `Subscription ID,Quantity\n${SUB},"1,250"\n${SUB},"2,5"\n`);
+    expect(commaFile.rows.map((r) => r.quantity)).toEqual(['1,250', '2,5']);
+    const { problems, records } = validateRows(commaFile.rows);
+    expect(problems).toEqual([{ row: 2, field: 'quantity', message: expect.stringContaining('write 1250 for a whole number, or 1.250') }]);
+    expect(records).toEqual([{ subscriptionId: SUB, isAddon: false, quantity: 2.5 }]);
+  });
+
+  it("keeps the user's own columns beside each row (not sent), up to a limit, in CSV and Excel alike", async () => {
+    const parsed = parseConsumptionCsv('own.csv', `Customer,Subscription ID,Cost centre,Quantity,\nContoso,${SUB},CC-7,"2,5",\n`);
+    expect(parsed.extraColumns).toEqual(['Customer', 'Cost centre']);
+    expect(parsed.ignoredColumns).toEqual([]);
+    expect(parsed.rows).toEqual([{ row: 2, subscriptionId: SUB, isAddon: '', addonId: '', quantity: '2,5', consumptionId: '', extra: ['Contoso', 'CC-7'] }]);
+    expect(validateRows(parsed.rows).records).toEqual([{ subscriptionId: SUB, isAddon: false, quantity: 2.5 }]);
+
+    const many = Array.from({ length: 22 }, (_, index) => `Own ${index + 1}`);
+    const wide = parseConsumptionCsv('wide.csv', `Subscription ID,Quantity,${many.join(',')}\n${SUB},1,${many.map((_, index) => index + 1).join(',')}\n`);
+    expect(wide.extraColumns).toEqual(many.slice(0, 20));
+    expect(wide.ignoredColumns).toEqual(['Own 21', 'Own 22']);
+    expect(wide.rows[0]?.extra).toHaveLength(20);
+
+    const workbook = new ExcelJS.Workbook();
+    const sheet = workbook.addWorksheet('Usage');
+    sheet.addRow(['Subscription ID', 'Quantity', 'Customer']);
+    sheet.addRow([SUB, 4, 'Fabrikam']);
+    const xlsx = await parseConsumptionXlsx('own.xlsx', new Uint8Array(await workbook.xlsx.writeBuffer()));
+    expect(xlsx.extraColumns).toEqual(['Customer']);
+    expect(xlsx.rows[0]?.extra).toEqual(['Fabrikam']);
   });
 
   it('keeps file row numbers when there are blank lines, and reads tab-separated text pasted from a sheet', () => {

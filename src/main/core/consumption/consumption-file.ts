@@ -2,8 +2,8 @@ import ExcelJS from 'exceljs';
 import { Readable } from 'node:stream';
 import { inflateRawSync } from 'node:zlib';
 import Papa from 'papaparse';
-import { emptyRow, fieldForHeader, parseQuantity, quoted } from '../../../shared/consumption-rows';
-import { CONSUMPTION_FIELDS, PLAIN_HEADERS, type ConsumptionField, type InputRow, type ParsedFile } from '../../../shared/schemas/consumption';
+import { emptyRow, fieldForHeader, quoted, readQuantity } from '../../../shared/consumption-rows';
+import { CONSUMPTION_FIELDS, MAX_EXTRA_COLUMNS, PLAIN_HEADERS, type ConsumptionField, type InputRow, type ParsedFile } from '../../../shared/schemas/consumption';
 
 /** Rows past this are refused: a bulk file that large is almost surely the wrong file. */
 export const MAX_ROWS = 50_000;
@@ -28,11 +28,15 @@ function toRows(
 ): ParsedFile {
   const problems: string[] = [];
   const columns = new Map<number, ConsumptionField>();
+  // The user's own columns are kept (shown, never sent); a column without a header has nothing to call it by.
+  const extra: { index: number; title: string }[] = [];
   const ignoredColumns: string[] = [];
   header.forEach((title, index) => {
     const field = fieldForHeader(title);
     if (!field) {
-      if (title.trim()) ignoredColumns.push(title.trim());
+      if (!title.trim()) return;
+      if (extra.length < MAX_EXTRA_COLUMNS) extra.push({ index, title: title.trim() });
+      else ignoredColumns.push(title.trim());
       return;
     }
     if ([...columns.values()].includes(field)) problems.push(`The column ${quoted(title.trim())} appears twice; only the first is read.`);
@@ -59,10 +63,11 @@ function toRows(
         .map(({ row, cells }) => {
           const input = emptyRow(row);
           for (const [index, field] of columns) input[field] = (cells[index] ?? '').trim();
+          if (extra.length) input.extra = extra.map(({ index }) => (cells[index] ?? '').trim());
           return input;
         });
   if (!problems.length && rows.length === 0) problems.push(`${fileName} has a header row but no consumption rows.`);
-  return { fileName, ...base, rows, problems, ignoredColumns };
+  return { fileName, ...base, rows, problems, extraColumns: extra.map(({ title }) => title), ignoredColumns };
 }
 
 /** CSV with ',' or ';' (then with decimal commas), a byte-order mark, quoted fields and Windows or Unix line ends. */
@@ -74,18 +79,18 @@ export function parseConsumptionCsv(fileName: string, text: string): ParsedFile 
   const parsed = Papa.parse<string[]>(content, { delimiter, skipEmptyLines: false });
   const fatal = parsed.errors.find((error) => error.type === 'Quotes');
   if (fatal) {
-    return { fileName, ...base, rows: [], problems: [`Row ${(fatal.row ?? 0) + 1} has a quote that is never closed: ${fatal.message}. Check the file in a text editor.`], ignoredColumns: [] };
+    return { fileName, ...base, rows: [], problems: [`Row ${(fatal.row ?? 0) + 1} has a quote that is never closed: ${fatal.message}. Check the file in a text editor.`], extraColumns: [], ignoredColumns: [] };
   }
   const [header = [], ...body] = parsed.data;
-  if (header.every((cell) => !cell.trim())) return { fileName, ...base, rows: [], problems: [`${fileName} is empty or has no header row.`], ignoredColumns: [] };
+  if (header.every((cell) => !cell.trim())) return { fileName, ...base, rows: [], problems: [`${fileName} is empty or has no header row.`], extraColumns: [], ignoredColumns: [] };
   const file = toRows(fileName, header, body.map((cells, index) => ({ row: index + 2, cells })), base);
   return delimiter === ';' ? { ...file, rows: file.rows.map(withDecimalPoint) } : file;
 }
 
 /** A ';'-separated file uses the decimal comma: its quantities are read that way, and kept (and shown) with a point. */
 function withDecimalPoint(input: InputRow): InputRow {
-  const quantity = input.quantity ? parseQuantity(input.quantity, true) : undefined;
-  return quantity === undefined ? input : { ...input, quantity: String(quantity) };
+  const reading = input.quantity ? readQuantity(input.quantity, true) : undefined;
+  return reading && 'quantity' in reading ? { ...input, quantity: String(reading.quantity) } : input;
 }
 
 /** A value as text; a formula Excel never calculated (no cached result) is `null`: it must not read as empty. */
@@ -120,7 +125,7 @@ interface ReadSheet {
  * stopped at the row cap, so a small file that unpacks into millions of rows cannot take the memory or the time.
  */
 export async function parseConsumptionXlsx(fileName: string, bytes: Uint8Array, sheetName?: string): Promise<ParsedFile> {
-  const unreadable = { fileName, sheets: [], sheet: null, rows: [], problems: [`${fileName} is not a readable Excel workbook (.xlsx). Save it again from Excel, or export it as CSV.`], ignoredColumns: [] };
+  const unreadable = { fileName, sheets: [], sheet: null, rows: [], problems: [`${fileName} is not a readable Excel workbook (.xlsx). Save it again from Excel, or export it as CSV.`], extraColumns: [], ignoredColumns: [] };
   // The zip reader never settles on an empty stream: an empty file would leave the import waiting forever.
   if (bytes.length === 0) return { ...unreadable, problems: [`${fileName} is empty (0 bytes).`] };
   // The streaming zip reader never settles on some damaged files (a bit flipped in a compressed entry, a cut):
@@ -164,11 +169,11 @@ export async function parseConsumptionXlsx(fileName: string, bytes: Uint8Array, 
   // Every workbook Excel saves has a sheet: none at all means a cut or damaged file, not an empty workbook.
   if (sheets.length === 0) return unreadable;
   if (!chosen) {
-    return { fileName, sheets, sheet: null, rows: [], problems: [`${fileName} has no sheet ${quoted(sheetName ?? '')}.`], ignoredColumns: [] };
+    return { fileName, sheets, sheet: null, rows: [], problems: [`${fileName} has no sheet ${quoted(sheetName ?? '')}.`], extraColumns: [], ignoredColumns: [] };
   }
   const [header, ...body] = chosen.lines;
   const base = { sheets, sheet: chosen.name };
-  if (!header) return { fileName, ...base, rows: [], problems: [`The sheet "${chosen.name}" is empty.`], ignoredColumns: [] };
+  if (!header) return { fileName, ...base, rows: [], problems: [`The sheet "${chosen.name}" is empty.`], extraColumns: [], ignoredColumns: [] };
   return toRows(fileName, header.cells, body, base, { tooMany: chosen.tooMany, uncalculated: chosen.uncalculated });
 }
 
@@ -249,7 +254,7 @@ function crc32(content: Uint8Array): number {
 export async function parseConsumptionFile(fileName: string, bytes: Uint8Array, sheetName?: string): Promise<ParsedFile> {
   if (/\.xlsx$/i.test(fileName)) return parseConsumptionXlsx(fileName, bytes, sheetName);
   if (/\.(csv|txt|tsv)$/i.test(fileName)) return parseConsumptionCsv(fileName, new TextDecoder(textEncoding(bytes)).decode(bytes));
-  return { fileName, sheets: [], sheet: null, rows: [], problems: [`${fileName}: Closebook reads consumption from .csv or .xlsx files.`], ignoredColumns: [] };
+  return { fileName, sheets: [], sheet: null, rows: [], problems: [`${fileName}: Closebook reads consumption from .csv or .xlsx files.`], extraColumns: [], ignoredColumns: [] };
 }
 
 const TEMPLATE_HEADERS = CONSUMPTION_FIELDS.map((field) => PLAIN_HEADERS[field]);

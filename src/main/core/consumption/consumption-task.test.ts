@@ -103,6 +103,45 @@ describe('consumption task', () => {
     expect((await env.tasks.get(again.id)).state).toBe('Successful');
   });
 
+  it('asks again only for the same period: the same quantities for another month are that month\'s usage', async () => {
+    const env = await setup({ taskQueuedMs: 0, taskProcessingMs: 0 });
+    const batch = rows(env.twin);
+    const october = { startDate: '2026-10-01', endDate: '2026-10-31' };
+    await env.tasks.submit(env.profile.id, 'october.csv', batch); // last month by default
+    await env.tasks.settled();
+    await expect(env.tasks.submit(env.profile.id, 'october again.csv', batch, { period: october })).rejects.toMatchObject({
+      code: 'conflict',
+      message: expect.stringContaining('This exact batch for October 2026 was already submitted successfully'),
+    });
+    const november = await env.tasks.submit(env.profile.id, 'november.csv', batch, { period: { startDate: '2026-11-01', endDate: '2026-11-30' } });
+    await env.tasks.settled();
+    expect((await env.tasks.history()).map((s) => [s.fileName, s.period, s.state])).toEqual([
+      ['november.csv', { startDate: '2026-11-01', endDate: '2026-11-30' }, 'Successful'],
+      ['october.csv', october, 'Successful'],
+    ]);
+    expect(november.period).toEqual({ startDate: '2026-11-01', endDate: '2026-11-30' });
+  });
+
+  it("keeps the user's own columns with the batch, and never sends them", async () => {
+    const env = await setup({ taskQueuedMs: 0, taskProcessingMs: 0 });
+    const [first, second] = rows(env.twin);
+    const batch = [
+      { ...first!, extra: ['Contoso', 'CC-1', 'dropped: no column'] },
+      { ...second!, extra: ['Fabrikam'] },
+    ];
+    const sent = await env.tasks.submit(env.profile.id, 'own columns.csv', batch, { extraColumns: ['Customer', 'Cost centre'] });
+    await env.tasks.settled();
+    const kept = await env.tasks.get(sent.id);
+    expect(kept.extraColumns).toEqual(['Customer', 'Cost centre']);
+    expect(kept.rows.map((row) => row.extra)).toEqual([
+      ['Contoso', 'CC-1'],
+      ['Fabrikam', ''],
+    ]);
+    expect(JSON.stringify(env.twin.savedConsumption())).not.toMatch(/Contoso|Fabrikam|CC-1/);
+    for (const record of env.twin.savedConsumption()) expect(Object.keys(record).sort()).toEqual(expect.arrayContaining(['isAddon', 'quantity', 'subscriptionId']));
+    expect(env.twin.savedConsumption().flatMap(Object.keys).filter((key) => !['subscriptionId', 'isAddon', 'addonId', 'quantity', 'consumptionId'].includes(key))).toEqual([]);
+  });
+
   it('marks a send whose answer was lost as "outcome unknown", and never sends it again without a yes', async () => {
     const env = await setup({ taskQueuedMs: 0, taskProcessingMs: 0 });
     env.twin.faults.add({ kind: 'drop-after-processing', method: 'POST', path: 'bulkconsumptions' });

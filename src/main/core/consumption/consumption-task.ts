@@ -1,6 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { canonicalRecords, joinFailures, validateRows } from '../../../shared/consumption-rows';
 import { AppError } from '../../../shared/errors';
+import { lastUsageMonth, periodInWords, usagePeriod } from '../../../shared/consumption-batch';
+import type { ReportPeriod } from '../../../shared/schemas/billing-report';
 import type { Profile } from '../../../shared/schemas/profile';
 import type { InputRow, Submission, SubmissionSummary } from '../../../shared/schemas/consumption';
 import { bulkConsumptionPath, getBulkConsumptionStatus, submitBulkConsumption } from './consumption-api';
@@ -18,6 +20,17 @@ export function consumptionPollDelay(polls: number, loopback: boolean): number {
 
 const ACTIVE: Submission['state'][] = ['Queued', 'Processing'];
 
+export interface SubmitOptions {
+  /** The user's explicit yes to sending a batch identical to one that may already have arrived. */
+  confirmRepeat?: boolean;
+  period?: ReportPeriod;
+  extraColumns?: string[];
+}
+
+/** The rows as kept: each with as many of the user's own values as there are named columns (none without any). */
+function keptRows(rows: InputRow[], extraColumns: number): InputRow[] {
+  return rows.map(({ extra, ...row }) => (extraColumns && extra ? { ...row, extra: Array.from({ length: extraColumns }, (_, index) => extra[index] ?? '') } : row));
+}
 
 export interface ConsumptionDeps {
   clock: Clock;
@@ -52,7 +65,11 @@ export class ConsumptionTasks {
     });
   }
 
-  async submit(profileId: string, fileName: string, rows: InputRow[], options: { confirmRepeat?: boolean } = {}): Promise<Submission> {
+  /**
+   * `period` is the month the usage is for (last month when not given); `extraColumns` name the rows' own columns,
+   * kept with the submission and never sent.
+   */
+  async submit(profileId: string, fileName: string, rows: InputRow[], options: SubmitOptions = {}): Promise<Submission> {
     const profile = await this.deps.getProfile(profileId);
     const client = await this.deps.clientFor(profile);
     bulkConsumptionPath(client); // refuses a profile without seller ID before anything is saved
@@ -63,8 +80,13 @@ export class ConsumptionTasks {
       throw new AppError('validation', `Nothing was sent: ${problems.length} problem${problems.length === 1 ? '' : 's'} to fix first (row ${first.row}: ${first.message})`, fields);
     }
     const contentHash = createHash('sha256').update(canonicalRecords(records)).digest('hex');
+    const period = options.period ?? (usagePeriod(lastUsageMonth(new Date(this.deps.clock.now()))) as ReportPeriod);
     if (!options.confirmRepeat) {
-      const earlier = (await this.deps.store.summaries()).find((s) => s.profileId === profileId && s.contentHash === contentHash && ['Successful', 'outcome-unknown', 'sending', ...ACTIVE].includes(s.state));
+      // The same records for another month are that month's usage, not a repeat; a batch saved without a period may be either.
+      const samePeriod = (earlier: SubmissionSummary) => !earlier.period || (earlier.period.startDate === period.startDate && earlier.period.endDate === period.endDate);
+      const earlier = (await this.deps.store.summaries()).find(
+        (s) => s.profileId === profileId && s.contentHash === contentHash && samePeriod(s) && ['Successful', 'outcome-unknown', 'sending', ...ACTIVE].includes(s.state),
+      );
       if (earlier) {
         const when = earlier.createdAt.slice(0, 16).replace('T', ' ');
         const reason =
@@ -73,9 +95,10 @@ export class ConsumptionTasks {
             : earlier.state === 'outcome-unknown'
               ? `was sent on ${when}, but the connection broke, so it may have arrived`
               : `is being processed (sent ${when})`;
-        throw new AppError('conflict', `This exact batch ${reason}. Sending it again may count the consumption twice; confirm only if that is what you want.`);
+        throw new AppError('conflict', `This exact batch for ${periodInWords(period)} ${reason}. Sending it again may count the consumption twice; confirm only if that is what you want.`);
       }
     }
+    const extraColumns = options.extraColumns ?? [];
     const now = new Date(this.deps.clock.now()).toISOString();
     let submission: Submission = {
       id: randomUUID(),
@@ -83,7 +106,9 @@ export class ConsumptionTasks {
       profileName: profile.name,
       fileName,
       contentHash,
-      rows, // every row is valid here, so each produced exactly one record
+      period,
+      extraColumns,
+      rows: keptRows(rows, extraColumns.length), // every row is valid here, so each produced exactly one record
       records,
       taskId: null,
       statusUrl: null,

@@ -2,11 +2,18 @@ import ExcelJS from 'exceljs';
 import type { Submission } from '../../../shared/schemas/consumption';
 import { CSV_BOM, csvCell, csvLine } from '../platform/csv';
 
-const HEADERS = ['Row', 'Subscription ID', 'Is add-on', 'Add-on ID', 'Quantity', 'Consumption ID', 'Error'];
+const FIELD_HEADERS = ['Row', 'Subscription ID', 'Is add-on', 'Add-on ID', 'Quantity', 'Consumption ID'];
+const QUANTITY_AT = FIELD_HEADERS.indexOf('Quantity');
+
+/** The export's header: the fields, the user's own columns as their file had them, then the service's error. */
+function headersOf(submission: Submission): string[] {
+  return [...FIELD_HEADERS, ...(submission.extraColumns ?? []), 'Error'];
+}
 
 /** Every failed record beside its input row (or with no row, when it matched none), ready to fix and resend. */
 export function failedRowTable(submission: Submission): (string | number)[][] {
   const byRow = new Map(submission.rows.map((row) => [row.row, row]));
+  const extraColumns = submission.extraColumns ?? [];
   return submission.failures.map((failure) => {
     const row = failure.row === null ? undefined : byRow.get(failure.row);
     return [
@@ -16,24 +23,25 @@ export function failedRowTable(submission: Submission): (string | number)[][] {
       row?.addonId ?? failure.addonId ?? '',
       row?.quantity ?? (failure.quantity === null ? '' : String(failure.quantity)),
       row?.consumptionId ?? '',
+      ...extraColumns.map((_, index) => row?.extra?.[index] ?? ''),
       failure.errorMessage,
     ];
   });
 }
 
-/** Ids and the service's message are text, escaped against formulas; the row number and quantity are numbers when they read as one. */
-const CSV_KINDS = HEADERS.map((header) => (header === 'Row' || header === 'Quantity' ? 'number' : 'text') as 'number' | 'text');
+/** Ids, the user's own values and the service's message are text, escaped against formulas; the row number and quantity are numbers when they read as one. */
+const kindAt = (index: number): 'number' | 'text' => (index === 0 || index === QUANTITY_AT ? 'number' : 'text');
 
 export function failedRowsCsv(submission: Submission): string {
-  return CSV_BOM + [HEADERS, ...failedRowTable(submission)].map((cells, line) => csvLine(cells.map((cell, index) => csvCell(cell, line === 0 ? 'text' : CSV_KINDS[index])))).join('');
+  return CSV_BOM + [headersOf(submission), ...failedRowTable(submission)].map((cells, line) => csvLine(cells.map((cell, index) => csvCell(cell, line === 0 ? 'text' : kindAt(index))))).join('');
 }
 
 export async function failedRowsXlsx(submission: Submission): Promise<Buffer> {
   const workbook = new ExcelJS.Workbook();
   const sheet = workbook.addWorksheet('Failed records');
-  sheet.columns = HEADERS.map((header) => ({ header, width: header === 'Error' ? 70 : header.endsWith('ID') ? 40 : 12 }));
+  sheet.columns = headersOf(submission).map((header, index) => ({ header, width: header === 'Error' ? 70 : index < FIELD_HEADERS.length && header.endsWith('ID') ? 40 : index < FIELD_HEADERS.length ? 12 : 20 }));
   sheet.getRow(1).font = { bold: true };
   sheet.views = [{ state: 'frozen', ySplit: 1 }];
-  for (const values of failedRowTable(submission)) sheet.addRow(values.map((value, index) => (index === 4 && value !== '' && !Number.isNaN(Number(value)) ? Number(value) : value)));
+  for (const values of failedRowTable(submission)) sheet.addRow(values.map((value, index) => (index === QUANTITY_AT && value !== '' && !Number.isNaN(Number(value)) ? Number(value) : value)));
   return Buffer.from(await workbook.xlsx.writeBuffer());
 }

@@ -15,10 +15,12 @@ import { ConsumptionTasks } from './consumption-task';
 import { FileSubmissionStore } from './history-store';
 import { consumptionTemplateCsv, consumptionTemplateXlsx, parseConsumptionFile } from './consumption-file';
 import { failedRowsCsv, failedRowsXlsx } from './failed-rows';
+import { subscriptionNames } from './subscription-names';
+import type { Ledger } from '../ledger/ledger';
 
 type ConsumptionHandlers = Pick<
   ServiceHandlers,
-  'consumption:parse' | 'consumption:template' | 'consumption:submit' | 'consumption:history' | 'consumption:get' | 'consumption:resume' | 'consumption:export-failed'
+  'consumption:parse' | 'consumption:template' | 'consumption:submit' | 'consumption:history' | 'consumption:get' | 'consumption:resume' | 'consumption:export-failed' | 'consumption:names'
 >;
 
 /** What hosts may do with consumption beyond the contract (the CLI reads files by path and waits on tasks). */
@@ -39,8 +41,11 @@ export interface ConsumptionModule {
   tasks: ConsumptionTasks;
 }
 
-/** Metered consumption: import, submit and watch the all-or-nothing task, the failures by row, the history. */
-export function createConsumption(ports: Ports, events: EventHub, profiles: Profiles, connections: Connections): ConsumptionModule {
+/**
+ * Metered consumption: import, submit and watch the all-or-nothing task, the failures by row, the history; names
+ * beside the ids from the saved reports in the ledger.
+ */
+export function createConsumption(ports: Ports, events: EventHub, profiles: Profiles, connections: Connections, ledger: () => Promise<Ledger>): ConsumptionModule {
   const getProfile = (profileId: string) => profiles.get(profileId);
   const clientFor = (profile: Profile) => connections.clientFor(profile);
   const pollEvery = ports.pollIntervals?.consumptionMs;
@@ -52,7 +57,13 @@ export function createConsumption(ports: Ports, events: EventHub, profiles: Prof
       format === 'csv'
         ? deliverBytes(ports, 'Consumption template.csv', 'csv', Buffer.from(consumptionTemplateCsv()))
         : deliverBytes(ports, 'Consumption template.xlsx', 'xlsx', await consumptionTemplateXlsx()),
-    'consumption:submit': ({ profileId, fileName, rows, confirmRepeat }) => tasks.submit(profileId, fileName, rows, confirmRepeat ? { confirmRepeat } : {}),
+    'consumption:submit': ({ profileId, fileName, rows, confirmRepeat, period, extraColumns }) =>
+      tasks.submit(profileId, fileName, rows, { ...(confirmRepeat ? { confirmRepeat } : {}), ...(period ? { period } : {}), ...(extraColumns ? { extraColumns } : {}) }),
+    // The saved reports of the same service and reseller the profile connects to, as reports are saved under.
+    'consumption:names': async ({ profileId, subscriptionIds }) => {
+      const { connection } = await clientFor(await getProfile(profileId));
+      return subscriptionNames(await ledger(), { host: new URL(connection.baseUrl).host, resellerId: connection.resellerId }, subscriptionIds);
+    },
     // from the index alone: listing never reads the submissions' rows
     'consumption:history': () => tasks.history(),
     'consumption:get': ({ submissionId }) => tasks.get(submissionId),

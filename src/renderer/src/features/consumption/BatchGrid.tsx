@@ -1,7 +1,30 @@
-import { Fragment, useMemo } from 'react';
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { validateRows } from '../../../../shared/consumption-rows';
-import { CONSUMPTION_FIELDS, PLAIN_HEADERS, type ConsumptionField, type InputRow, type RowFailure } from '../../../../shared/schemas/consumption';
+import { PLAIN_HEADERS, type ConsumptionField, type InputRow, type RowFailure } from '../../../../shared/schemas/consumption';
 import { useConsumption } from './consumption-store';
+import { RowNames } from './RowNames';
+
+/** The grid's columns: the id with the names it stands for, then the rest of what is sent; the user's own columns come last. */
+const COLUMNS: ConsumptionField[] = ['subscriptionId', 'quantity', 'isAddon', 'addonId', 'consumptionId'];
+
+/** The fixed columns' widths (consumption.css) add up to this; each own column adds its own. */
+const MIN_WIDTH = 750;
+const OWN_COLUMN_WIDTH = 120;
+/** A row with its names is about three lines; rows are measured once drawn. */
+const ESTIMATED_ROW_HEIGHT = 64;
+const OVERSCAN_ROWS = 10;
+
+/** The height of the rows not drawn, above or below those in view. */
+function Spacer({ height, columns }: { height: number; columns: number }): React.JSX.Element {
+  return (
+    <tbody aria-hidden="true">
+      <tr className="batch__spacer" style={{ height }}>
+        <td colSpan={columns} />
+      </tr>
+    </tbody>
+  );
+}
 
 function byRow<T>(items: T[], rowOf: (item: T) => number | null): Map<number, T[]> {
   const map = new Map<number, T[]>();
@@ -12,90 +35,160 @@ function byRow<T>(items: T[], rowOf: (item: T) => number | null): Map<number, T[
   return map;
 }
 
+export interface BatchGridProps {
+  rows: InputRow[];
+  /** Scrolls this row into view when it changes (`request` tells two asks for the same row apart). */
+  showRow?: { row: number; request: number } | null;
+  extraColumns: string[];
+  failures: RowFailure[];
+  /** Shown as text: a past batch, or the batch being prepared while its task runs. */
+  readOnly: boolean;
+}
+
 /**
- * The batch as an editable grid. Each row shows its own problems (checked as you type) and, after a failed task,
- * the service's error for that row — so fixing happens in place, beside the message.
+ * A batch as a grid: each row with the customer and subscription its id stands for, its own problems (checked as
+ * you type) and, after a failed task, the service's error for that row — so fixing happens in place, beside the
+ * message. The user's own columns are shown, marked as not sent.
  */
-export function BatchGrid({ rows, failures }: { rows: InputRow[]; failures: RowFailure[] }): React.JSX.Element {
+export function BatchGrid({ rows, showRow = null, extraColumns, failures, readOnly }: BatchGridProps): React.JSX.Element {
   const setCell = useConsumption((state) => state.setCell);
   const removeRow = useConsumption((state) => state.removeRow);
   const addRow = useConsumption((state) => state.addRow);
-  const { problems } = useMemo(() => validateRows(rows), [rows]);
+  const names = useConsumption((state) => state.names);
+  // A batch that was sent was valid: only the one being prepared is checked.
+  const { problems } = useMemo(() => (readOnly ? { problems: [] } : validateRows(rows)), [rows, readOnly]);
   const problemsByRow = useMemo(() => byRow(problems, (problem) => problem.row), [problems]);
   const failuresByRow = useMemo(() => byRow(failures, (failure) => failure.row), [failures]);
+  const width = 3 + COLUMNS.length + extraColumns.length;
+  // Only the rows in view are drawn (a batch may have 50,000); each row and its messages is one measured <tbody>.
+  const scroller = useRef<HTMLDivElement>(null);
+  const head = useRef<HTMLTableSectionElement>(null);
+  const [headHeight, setHeadHeight] = useState(40);
+  useLayoutEffect(() => setHeadHeight(head.current?.offsetHeight ?? 40), [extraColumns.length]);
+  const virtualizer = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => ESTIMATED_ROW_HEIGHT,
+    overscan: OVERSCAN_ROWS,
+    scrollMargin: headHeight,
+    scrollPaddingStart: headHeight,
+    getItemKey: (index) => rows[index]?.row ?? index,
+  });
+  useEffect(() => {
+    const index = showRow ? rows.findIndex((row) => row.row === showRow.row) : -1;
+    if (index >= 0) virtualizer.scrollToIndex(index, { align: 'center' });
+    // Only a new ask scrolls: typing in the rows must not.
+  }, [showRow]);
+  const items = virtualizer.getVirtualItems();
+  const above = items.length ? (items[0]?.start ?? headHeight) - headHeight : 0;
+  const below = items.length ? virtualizer.getTotalSize() - ((items.at(-1)?.end ?? headHeight) - headHeight) : 0;
 
   return (
-    <div className="table-scroll batch">
-      <table className="grid" aria-label="Consumption rows">
+    <div ref={scroller} className={`table-scroll batch${readOnly ? ' batch--read-only' : ''}`}>
+      <table className="grid" aria-label="Consumption rows" aria-readonly={readOnly} style={{ minWidth: `${MIN_WIDTH + OWN_COLUMN_WIDTH * extraColumns.length}px` }}>
         <colgroup>
           <col className="col-row" />
           <col className="col-remove" />
-          {CONSUMPTION_FIELDS.map((column) => (
+          <col className="col-subscriptionId" />
+          {COLUMNS.slice(1).map((column) => (
             <col key={column} className={`col-${column}`} />
           ))}
+          {extraColumns.map((column, index) => (
+            <col key={`${index}-${column}`} className="col-extra" />
+          ))}
         </colgroup>
-        <thead>
+        <thead ref={head}>
           <tr>
             <th className="num">Row</th>
             <th />
-            {CONSUMPTION_FIELDS.map((column) => (
+            <th>
+              {PLAIN_HEADERS.subscriptionId} <span className="header-note">customer · subscription · products (saved reports)</span>
+            </th>
+            {COLUMNS.slice(1).map((column) => (
               <th key={column}>{PLAIN_HEADERS[column]}</th>
+            ))}
+            {extraColumns.map((column, index) => (
+              <th key={`${index}-${column}`} className="extra-header" title="Your own column: kept with the batch and in the failed rows, never sent to the service">
+                {column} <span className="header-note">not sent</span>
+              </th>
             ))}
           </tr>
         </thead>
-        <tbody>
-          {rows.map((row) => {
-            const rowProblems = problemsByRow.get(row.row) ?? [];
-            const rowFailures = failuresByRow.get(row.row) ?? [];
-            const invalid = new Set(rowProblems.map((problem) => problem.field));
-            const messages = rowProblems.length + rowFailures.length > 0;
-            return (
-              <Fragment key={row.row}>
-                <tr data-row={row.row} className={messages ? 'row--problem' : undefined}>
-                  <td className="num">{row.row}</td>
-                  <td>
+        {above > 0 ? <Spacer height={above} columns={width} /> : null}
+        {items.map((item) => {
+          const row = rows[item.index] as InputRow;
+          const rowProblems = problemsByRow.get(row.row) ?? [];
+          const rowFailures = failuresByRow.get(row.row) ?? [];
+          const invalid = new Set(rowProblems.map((problem) => problem.field));
+          const messages = rowProblems.length + rowFailures.length > 0;
+          const value = (column: ConsumptionField) =>
+            readOnly ? (
+              <div className={`cell-text cell-text--${column}`} title={row[column]}>
+                {row[column]}
+              </div>
+            ) : (
+              <input
+                className={`cell-input cell-input--${column}${invalid.has(column) ? ' cell-input--invalid' : ''}`}
+                aria-label={`Row ${row.row} ${PLAIN_HEADERS[column]}`}
+                aria-invalid={invalid.has(column)}
+                value={row[column]}
+                title={row[column]}
+                onChange={(event) => setCell(row.row, column, event.target.value)}
+              />
+            );
+          return (
+            <tbody key={item.key} data-index={item.index} ref={virtualizer.measureElement}>
+              <tr data-row={row.row} className={messages ? 'row--problem' : undefined}>
+                <td className="num">{row.row}</td>
+                <td>
+                  {readOnly ? null : (
                     <button type="button" className="link danger" aria-label={`Remove row ${row.row}`} title="Remove this row" onClick={() => removeRow(row.row)}>
                       ✕
                     </button>
+                  )}
+                </td>
+                <td>
+                  {value('subscriptionId')}
+                  <div className="names" data-testid={`row-${row.row}-names`}>
+                    <RowNames row={row} name={names[row.subscriptionId.trim().toLowerCase()]} />
+                  </div>
+                </td>
+                {COLUMNS.slice(1).map((column) => (
+                  <td key={column}>{value(column)}</td>
+                ))}
+                {extraColumns.map((column, index) => (
+                  <td key={`${index}-${column}`} className="cell-text cell-text--extra" title={row.extra?.[index]} data-testid={`row-${row.row}-own-${index + 1}`}>
+                    {row.extra?.[index] ?? ''}
                   </td>
-                  {CONSUMPTION_FIELDS.map((column) => (
-                    <td key={column}>
-                      <input
-                        className={`cell-input cell-input--${column}${invalid.has(column) ? ' cell-input--invalid' : ''}`}
-                        aria-label={`Row ${row.row} ${PLAIN_HEADERS[column]}`}
-                        aria-invalid={invalid.has(column)}
-                        value={row[column]}
-                        title={row[column]}
-                        onChange={(event) => setCell(row.row, column, event.target.value)}
-                      />
-                    </td>
-                  ))}
+                ))}
+              </tr>
+              {messages ? (
+                <tr className="row--problem row-messages-line">
+                  <td colSpan={2} />
+                  <td colSpan={width - 2} className="row-messages" data-testid={`row-${row.row}-messages`}>
+                    {rowProblems.map((problem) => (
+                      <div key={`${problem.field}-${problem.message}`} className="row-problem">
+                        {PLAIN_HEADERS[problem.field as ConsumptionField] ?? problem.field}: {problem.message}
+                      </div>
+                    ))}
+                    {rowFailures.map((failure, index) => (
+                      <div key={index} className="row-failure" role="note">
+                        Refused by the service: {failure.errorMessage}
+                      </div>
+                    ))}
+                  </td>
                 </tr>
-                {messages ? (
-                  <tr className="row--problem row-messages-line">
-                    <td colSpan={2} />
-                    <td colSpan={CONSUMPTION_FIELDS.length} className="row-messages" data-testid={`row-${row.row}-messages`}>
-                      {rowProblems.map((problem) => (
-                        <div key={`${problem.field}-${problem.message}`} className="row-problem">
-                          {PLAIN_HEADERS[problem.field as ConsumptionField] ?? problem.field}: {problem.message}
-                        </div>
-                      ))}
-                      {rowFailures.map((failure, index) => (
-                        <div key={index} className="row-failure" role="note">
-                          Refused by the service: {failure.errorMessage}
-                        </div>
-                      ))}
-                    </td>
-                  </tr>
-                ) : null}
-              </Fragment>
-            );
-          })}
-        </tbody>
+              ) : null}
+            </tbody>
+          );
+        })}
+        {below > 0 ? <Spacer height={below} columns={width} /> : null}
       </table>
-      <button type="button" className="link" onClick={addRow}>
-        + Add a row
-      </button>
+      {readOnly ? null : (
+        <button type="button" className="link" onClick={addRow}>
+          + Add a row
+        </button>
+      )}
     </div>
   );
 }

@@ -1,4 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
+import { periodInWords, stateInWords, taskRunning, usagePeriod } from '../../../../shared/consumption-batch';
 import { validateRows } from '../../../../shared/consumption-rows';
 import { CONSUMPTION_FIELDS, PLAIN_HEADERS } from '../../../../shared/schemas/consumption';
 import { bridge, call } from '../../bridge';
@@ -9,7 +10,11 @@ import { useAction } from '../../components/use-action';
 import { useActiveProfile, useAppStore } from '../../stores/app-store';
 import { BatchGrid } from './BatchGrid';
 import { useConsumption } from './consumption-store';
+import { NamesNote } from './NamesNote';
+import { PastBatch } from './PastBatch';
 import { SubmissionPanel } from './SubmissionPanel';
+import { useNamesLookup } from './use-names-lookup';
+import './consumption.css';
 
 function toBase64(bytes: Uint8Array): string {
   let binary = '';
@@ -17,24 +22,35 @@ function toBase64(bytes: Uint8Array): string {
   return btoa(binary);
 }
 
-/** Metered consumption: import or type a batch, fix it, submit it, watch the task, and fix what the service refused. */
+/**
+ * Metered consumption: import or type a batch, give its month, fix it, submit it, watch the task, and fix what the
+ * service refused. Past batches open read-only; "Copy to a new batch" makes one editable again.
+ */
 export function ConsumptionScreen(): React.JSX.Element {
   const profile = useActiveProfile();
   const go = useAppStore((state) => state.go);
-  const { batch, submission, history, failure, repeatWarning, busy, load, newBatch, submit, refreshHistory, showSubmission, applyProgress } = useConsumption();
+  const { batch, submission, opened, history, failure, repeatWarning, notice: batchNotice, busy, load, newBatch, setMonth, submit, dontSend, refreshHistory, openPast, applyProgress, forgetNames } = useConsumption();
   const fileInput = useRef<HTMLInputElement>(null);
   const [pasted, setPasted] = useState('');
   const [notice, setNotice] = useState<string | null>(null);
+  const [showRow, setShowRow] = useState<{ row: number; request: number } | null>(null);
   const templateAction = useAction();
 
   useEffect(() => {
     void refreshHistory();
+    // Reports saved since the screen was last open may name more subscriptions.
+    forgetNames();
     return bridge.on('consumption:progress', applyProgress);
-  }, [refreshHistory, applyProgress]);
+  }, [refreshHistory, applyProgress, forgetNames]);
+  // A past batch is named from the reports of the profile it was sent with.
+  useNamesLookup(opened ? opened.profileId : (profile?.id ?? null), opened ? opened.rows : (batch?.rows ?? []));
 
   const validation = useMemo(() => (batch ? validateRows(batch.rows) : null), [batch]);
-  const failures = submission?.state === 'Failed' ? submission.failures : [];
-  const canSubmit = Boolean(profile && batch && !batch.fileProblems.length && validation && validation.problems.length === 0 && !busy);
+  const firstProblem = validation?.problems.find((problem) => problem.row > 0);
+  const running = submission !== null && taskRunning(submission.state);
+  const period = batch ? usagePeriod(batch.month) : undefined;
+  const failures = submission?.state === 'Failed' ? submission.failures : (batch?.copiedFailures ?? []);
+  const canSubmit = Boolean(profile && batch && !batch.fileProblems.length && validation && validation.problems.length === 0 && period && !busy && !running);
 
   const openFile = async (file: File | undefined) => {
     if (!file) return;
@@ -46,6 +62,14 @@ export function ConsumptionScreen(): React.JSX.Element {
     setNotice(null);
     await templateAction.run(async () => setNotice(receiveFile(await call('consumption:template', { format }))));
   };
+
+  const status = !validation
+    ? ''
+    : validation.problems.length
+      ? `${validation.problems.length.toLocaleString('en')} problem${validation.problems.length === 1 ? '' : 's'} to fix before submitting`
+      : !period
+        ? 'Choose the month the usage is for'
+        : `${validation.records.length.toLocaleString('en')} records ready · usage for ${periodInWords(period)}`;
 
   return (
     <section className="screen consumption" aria-labelledby="consumption-title">
@@ -64,12 +88,17 @@ export function ConsumptionScreen(): React.JSX.Element {
             </div>
             <input ref={fileInput} type="file" hidden accept=".csv,.txt,.xlsx" aria-label="Consumption file" onChange={(event) => void openFile(event.target.files?.[0])} />
             <p className="hint">
-              Columns: {CONSUMPTION_FIELDS.map((field) => PLAIN_HEADERS[field]).join(', ')} (any case; the spec's names work too). CSV with “,” or “;” (then decimal commas).
+              Columns: {CONSUMPTION_FIELDS.map((field) => PLAIN_HEADERS[field]).join(', ')} (any case; the spec's names work too). Your own columns (a customer, a cost centre) are kept
+              and shown, never sent. Quantities: 12.5 or 12,5; write 1234 or 1.234, not the ambiguous 1,234.
             </p>
             <div className="toolbar">
               <span className="muted">Template:</span>
-              <button type="button" className="link" onClick={() => void template('xlsx')}>Excel</button>
-              <button type="button" className="link" onClick={() => void template('csv')}>CSV</button>
+              <button type="button" className="link" onClick={() => void template('xlsx')}>
+                Excel
+              </button>
+              <button type="button" className="link" onClick={() => void template('csv')}>
+                CSV
+              </button>
             </div>
             <label className="field paste">
               <span>Or paste rows (with their header row) from a spreadsheet</span>
@@ -86,12 +115,21 @@ export function ConsumptionScreen(): React.JSX.Element {
             {history.length === 0 ? <p className="empty">No submissions yet.</p> : null}
             <ul className="report-list">
               {history.map((item) => (
-                <li key={item.id} className={`report-item${submission?.id === item.id ? ' report-item--open' : ''}`} data-testid="history-item">
-                  <button type="button" className="report-item__name link" onClick={() => void showSubmission(item.id)}>
+                <li key={item.id} className={`report-item${opened?.id === item.id ? ' report-item--open' : ''}`} data-testid="history-item">
+                  <button type="button" className="report-item__name link" title="Open this batch (read-only)" onClick={() => void openPast(item.id)}>
                     {item.fileName}
                   </button>
+                  {submission?.id === item.id ? <span className="tag">current batch</span> : null}
                   <div className="report-item__detail">
-                    <span className={`state state--${item.state}`}>{item.state}</span> · {item.recordCount} records · {formatDateTime(item.createdAt)} · {item.profileName}
+                    <span className={`state state--${item.state}`} data-testid="history-state">
+                      {stateInWords(item)}
+                    </span>
+                    <div data-testid="history-period">
+                      {item.period ? `Usage for ${periodInWords(item.period)}` : 'No month given'} · {item.recordCount} records
+                    </div>
+                    <div>
+                      {formatDateTime(item.createdAt)} · {item.profileName}
+                    </div>
                     {item.taskId ? <div className="mono">task {item.taskId}</div> : null}
                   </div>
                 </li>
@@ -101,54 +139,92 @@ export function ConsumptionScreen(): React.JSX.Element {
         </aside>
         <div className="reports__main consumption__main">
           <ErrorNote message={failure} />
-          {submission ? <SubmissionPanel submission={submission} /> : null}
-          {batch ? (
-            <section className="panel" aria-label="Batch">
-              <div className="panel__header">
-                <h2>
-                  {batch.fileName} <span className="muted">({batch.rows.length} rows)</span>
-                </h2>
-                {batch.sheets.length > 1 && batch.base64 ? (
-                  <label>
-                    Sheet{' '}
-                    <select value={batch.sheet ?? ''} aria-label="Sheet" onChange={(event) => void load(batch.fileName, batch.base64 as string, event.target.value)}>
-                      {batch.sheets.map((sheet) => (
-                        <option key={sheet}>{sheet}</option>
-                      ))}
-                    </select>
-                  </label>
-                ) : null}
-              </div>
-              {batch.fileProblems.map((problem) => (
-                <ErrorNote key={problem} message={problem} />
-              ))}
-              {batch.ignoredColumns.length ? <p className="muted">Ignored columns: {batch.ignoredColumns.join(', ')}</p> : null}
-              {!batch.fileProblems.length ? <BatchGrid rows={batch.rows} failures={failures} /> : null}
-              <div className="submit-bar">
-                <span data-testid="batch-status" className={validation?.problems.length ? 'warn-text' : 'muted'}>
-                  {validation?.problems.length ? `${validation.problems.length} problem${validation.problems.length === 1 ? '' : 's'} to fix before submitting` : `${validation?.records.length ?? 0} records ready`}
-                </span>
-                {profile ? (
-                  <button type="button" className="primary" disabled={!canSubmit} onClick={() => void submit(profile.id)}>
-                    {busy ? 'Submitting…' : submission?.state === 'Failed' ? 'Submit the whole batch again' : 'Submit batch'}
-                  </button>
-                ) : (
-                  <button type="button" className="link" onClick={() => go('profiles')}>
-                    Choose a profile to submit
-                  </button>
-                )}
-              </div>
-              {repeatWarning && profile ? (
-                <div className="error-note" role="alertdialog" aria-label="Send this batch again?">
-                  <p>{repeatWarning}</p>
-                  <button type="button" className="danger" onClick={() => void submit(profile.id, true)}>
-                    Send it again anyway
-                  </button>
-                </div>
-              ) : null}
-            </section>
+          {opened ? (
+            <PastBatch submission={opened} draftRows={batch && !submission ? batch.rows.length : 0} />
           ) : (
-            <p className="empty">Open a CSV or Excel file, paste rows, or type them, to prepare a batch of metered consumption.</p>
+            <>
+              {submission ? <SubmissionPanel submission={submission} /> : null}
+              {batch ? (
+                <section className="panel" aria-label="Batch">
+                  <div className="panel__header batch-header">
+                    <h2>
+                      {batch.fileName} <span className="muted">({batch.rows.length.toLocaleString('en')} rows)</span>
+                    </h2>
+                    <label className="usage-month">
+                      Usage for{' '}
+                      <input type="month" aria-label="Usage month" value={batch.month} disabled={running} required onChange={(event) => setMonth(event.target.value)} />
+                    </label>
+                    {batch.sheets.length > 1 && batch.base64 ? (
+                      <label>
+                        Sheet{' '}
+                        <select value={batch.sheet ?? ''} aria-label="Sheet" disabled={running} onChange={(event) => void load(batch.fileName, batch.base64 as string, event.target.value)}>
+                          {batch.sheets.map((sheet) => (
+                            <option key={sheet}>{sheet}</option>
+                          ))}
+                        </select>
+                      </label>
+                    ) : null}
+                  </div>
+                  {batch.fileProblems.map((problem) => (
+                    <ErrorNote key={problem} message={problem} />
+                  ))}
+                  {batch.extraColumns.length ? (
+                    <p className="muted" data-testid="own-columns">
+                      Your own columns, kept and shown but not sent: {batch.extraColumns.join(', ')}
+                    </p>
+                  ) : null}
+                  {batch.ignoredColumns.length ? <p className="muted">Ignored columns (more than Closebook keeps): {batch.ignoredColumns.join(', ')}</p> : null}
+                  {running && submission ? (
+                    <p className="lock-note" role="status" data-testid="batch-locked">
+                      Locked while the service works on this batch ({stateInWords(submission).toLowerCase()}): it cannot be changed or sent again until the task ends.
+                    </p>
+                  ) : null}
+                  <NamesNote hasProfile={Boolean(profile)} />
+                  {!batch.fileProblems.length ? <BatchGrid rows={batch.rows} showRow={showRow} extraColumns={batch.extraColumns} failures={failures} readOnly={running} /> : null}
+                  <div className="submit-bar">
+                    <span>
+                      <span data-testid="batch-status" className={validation?.problems.length || !period ? 'warn-text' : 'muted'}>
+                        {status}
+                      </span>
+                      {firstProblem ? (
+                        <button type="button" className="link" onClick={() => setShowRow((shown) => ({ row: firstProblem.row, request: (shown?.request ?? 0) + 1 }))}>
+                          Show row {firstProblem.row}
+                        </button>
+                      ) : null}
+                    </span>
+                    {profile ? (
+                      <button type="button" className="primary" disabled={!canSubmit} title={running ? 'The task of this batch is still running' : undefined} onClick={() => void submit(profile.id)}>
+                        {busy ? 'Submitting…' : submission?.state === 'Failed' ? 'Submit the whole batch again' : 'Submit batch'}
+                      </button>
+                    ) : (
+                      <button type="button" className="link" onClick={() => go('profiles')}>
+                        Choose a profile to submit
+                      </button>
+                    )}
+                  </div>
+                  {repeatWarning && profile ? (
+                    <div className="error-note repeat-warning" role="alertdialog" aria-label="Send this batch again?">
+                      <p>{repeatWarning}</p>
+                      <div className="toolbar">
+                        <button type="button" className="danger" onClick={() => void submit(profile.id, true)}>
+                          Send again
+                        </button>
+                        <button type="button" className="primary" onClick={dontSend}>
+                          Don't send
+                        </button>
+                      </div>
+                    </div>
+                  ) : null}
+                  {batchNotice ? (
+                    <p className="notice" role="status">
+                      {batchNotice}
+                    </p>
+                  ) : null}
+                </section>
+              ) : (
+                <p className="empty">Open a CSV or Excel file, paste rows, or type them, to prepare a batch of metered consumption.</p>
+              )}
+            </>
           )}
         </div>
       </div>

@@ -1,22 +1,13 @@
 import { useState } from 'react';
+import { periodInWords, stateInWords } from '../../../../shared/consumption-batch';
 import type { Submission } from '../../../../shared/schemas/consumption';
 import { call } from '../../bridge';
 import { receiveFile } from '../../bridge/files';
 import { ErrorNote } from '../../components/ErrorNote';
 import { useAction } from '../../components/use-action';
 
-const STATE_TEXT: Record<Submission['state'], string> = {
-  sending: 'Sending…',
-  'outcome-unknown': 'Outcome unknown',
-  Queued: 'Queued',
-  Processing: 'Processing',
-  Successful: 'Successful',
-  Failed: 'Failed',
-  error: 'Stopped',
-};
-
-/** The task of the batch just sent (or picked from the history): its state, live, and what to do next. */
-export function SubmissionPanel({ submission }: { submission: Submission }): React.JSX.Element {
+/** The task of the batch just sent (or picked from the history): its state in words, live, and what to do next. */
+export function SubmissionPanel({ submission, past = false }: { submission: Submission; past?: boolean }): React.JSX.Element {
   const [notice, setNotice] = useState<string | null>(null);
   const { run, error: failure } = useAction();
   const unmatched = submission.failures.filter((item) => item.row === null);
@@ -26,16 +17,20 @@ export function SubmissionPanel({ submission }: { submission: Submission }): Rea
   return (
     <section className={`panel submission submission--${submission.state}`} aria-label="Submission" data-testid="submission">
       <div className="submission__state" role="status">
-        <strong data-testid="submission-state">{STATE_TEXT[submission.state]}</strong>
-        {submission.taskId ? <span className="muted mono"> task {submission.taskId}</span> : null}
+        <strong data-testid="submission-state">{stateInWords(submission)}</strong>
+        <span className="muted" data-testid="submission-period">
+          {' '}
+          · usage for {submission.period ? periodInWords(submission.period) : 'no month given'}
+        </span>
         <span className="muted"> · {submission.records.length} records from {submission.fileName}</span>
+        {submission.taskId ? <span className="muted mono"> · task {submission.taskId}</span> : null}
       </div>
       {submission.message && submission.state !== 'Failed' ? <p className={submission.state === 'Successful' ? 'notice' : submission.state === 'Queued' || submission.state === 'Processing' ? 'muted' : 'job__error'}>{submission.message}</p> : null}
       {submission.state === 'Failed' ? (
         <>
           <p className="warn-text" data-testid="nothing-saved">
-            The service rejected {submission.failures.length} of {submission.records.length} records, so nothing of this batch was saved (a batch is all or nothing). Fix or
-            remove the rows marked below, then submit the whole batch again.
+            The service rejected {submission.failures.length} of {submission.records.length} records, so nothing of this batch was saved (a batch is all or nothing).{' '}
+            {past ? 'To fix it, copy it to a new batch, fix or remove the rows marked below, and submit it again.' : 'Fix or remove the rows marked below, then submit the whole batch again.'}
           </p>
           {unmatched.length ? (
             <div className="unmatched" aria-label="Failures with no matching row">

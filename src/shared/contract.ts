@@ -3,9 +3,9 @@ import { AppErrorShape } from './errors';
 import { OrganizationInput, OrganizationSummary } from './schemas/organization';
 import { ConnectionTestResult, ProfilesState, ProfileView, SaveProfileInput } from './schemas/profile';
 import { ReportPeriod } from './schemas/billing-report';
-import { InputRow, ParsedFile, Submission, SubmissionSummary } from './schemas/consumption';
+import { InputRow, MAX_EXTRA_COLUMNS, ParsedFile, Submission, SubmissionSummary, SubscriptionNames } from './schemas/consumption';
 import { ReportJob, ReportListing, ReportMeta } from './schemas/saved-report';
-import { CheckThresholds, MonthCloseView, MonthComparison, MonthSummary, ReviewState } from './schemas/month-close';
+import { CheckThresholds, MonthCloseView, MonthComparison, MonthSummary, RatesView, ReviewState, Trends, TrendScope, TrendScopes } from './schemas/month-close';
 
 /**
  * THE IPC contract. Every request the renderer can make is a channel here with an input and an output schema;
@@ -288,14 +288,41 @@ export const channels = {
   'close:months': { input: ReportRef, output: z.array(MonthSummary) },
   /** A profile's check thresholds; with `thresholds`, sets them. */
   'close:thresholds': { input: ProfileRef.extend({ thresholds: CheckThresholds.optional() }), output: CheckThresholds },
+  /** What a trend can be scoped to: organizations, services and groups over every month of the report's service and reseller. */
+  'close:trend-scopes': { input: ReportRef, output: TrendScopes },
+  /** Sales, cost and margin of a scope over every month (one series per currency pair), and the month's top movers. */
+  'close:trends': { input: ReportRef.extend({ scope: TrendScope }), output: Trends },
+  /** The month's reference currency and rates, and the converted total beside the native amounts. */
+  'close:rates': { input: ReportRef, output: RatesView },
+  /** Replaces the month's rates (1 unit of `currency` = `rate` × reference); a null reference currency removes them. Refused while signed off. */
+  'close:set-rates': {
+    input: ReportRef.extend({
+      referenceCurrency: z.string().trim().max(10).nullable(),
+      rates: z.array(z.object({ currency: z.string().max(10), rate: z.string().max(40) })).max(500),
+    }),
+    output: RatesView,
+  },
+  /** Replaces the month's rates with a CSV file's (`currency,rate` lines, header optional, comma or semicolon); nothing is saved when a line is not usable. */
+  'close:import-rates': { input: ReportRef.extend({ referenceCurrency: z.string().trim().min(1, 'is required').max(10), csv: z.string().max(1_000_000) }), output: RatesView },
   /** Reads a CSV or XLSX file the user picked (bytes as base64); `sheet` picks a sheet of a workbook. */
   'consumption:parse': { input: z.object({ fileName: z.string().max(260), base64: z.string().max(64 * 1024 * 1024), sheet: z.string().max(100).optional() }), output: ParsedFile },
   'consumption:template': { input: z.object({ format: z.enum(['xlsx', 'csv']) }), output: FileResult },
-  /** `confirmRepeat` is the user's explicit yes to sending a batch identical to one that may already have arrived. */
+  /**
+   * `confirmRepeat` is the user's explicit yes to sending a batch identical to one that may already have arrived;
+   * `period` the month the usage is for (last month when absent); `extraColumns` name the rows' own columns (kept, never sent).
+   */
   'consumption:submit': {
-    input: ProfileRef.extend({ fileName: z.string().max(260), rows: z.array(InputRow).max(50_000), confirmRepeat: z.boolean().optional() }),
+    input: ProfileRef.extend({
+      fileName: z.string().max(260),
+      rows: z.array(InputRow).max(50_000),
+      confirmRepeat: z.boolean().optional(),
+      period: ReportPeriod.optional(),
+      extraColumns: z.array(z.string().max(200)).max(MAX_EXTRA_COLUMNS).optional(),
+    }),
     output: Submission,
   },
+  /** Organization, subscription and product names of these subscription ids, from the newest saved reports of the profile's service and reseller. */
+  'consumption:names': { input: ProfileRef.extend({ subscriptionIds: z.array(z.string().max(100)).max(50_000) }), output: SubscriptionNames },
   'consumption:history': { input: Empty, output: z.array(SubmissionSummary) },
   'consumption:get': { input: z.object({ submissionId: z.string().uuid() }), output: Submission },
   'consumption:resume': { input: z.object({ submissionId: z.string().uuid() }), output: Submission },

@@ -1,4 +1,4 @@
-import type { Locator, Page } from '@playwright/test';
+import { expect, type Locator, type Page } from '@playwright/test';
 
 /** Page model of the shell and the Profiles and Organizations screens. */
 export class ClosebookPage {
@@ -26,5 +26,38 @@ export class ClosebookPage {
 
   field(form: Locator, label: string): Locator {
     return form.getByRole('textbox', { name: label, exact: true });
+  }
+}
+
+/** The Reports screen's request form and saved list, for tests that need more than last month. */
+export class ReportsPage {
+  constructor(readonly page: Page) {}
+
+  /** Requests the calendar month `month` ('YYYY-MM'); the request then runs on its own. */
+  async requestMonth(month: string): Promise<void> {
+    const form = this.page.getByRole('form', { name: 'Request billing report' });
+    await form.getByLabel('Month', { exact: true }).fill(month);
+    await form.getByRole('button', { name: 'Request report' }).click();
+    await expect(form.getByRole('button', { name: 'Request report' })).toBeEnabled();
+  }
+
+  /** Waits until the saved list holds `count` reports. */
+  async waitForSaved(count: number, timeout: number): Promise<void> {
+    await expect(this.page.getByTestId('saved-report')).toHaveCount(count, { timeout });
+  }
+
+  /** Opens the newest saved report of a period ('YYYY-MM-DD – YYYY-MM-DD' as the list shows it) and returns the viewer. */
+  async openNewest(period: string): Promise<Locator> {
+    // The list is newest first.
+    await this.page.getByTestId('saved-report').filter({ hasText: period }).first().getByRole('button', { name: 'Open', exact: true }).click();
+    const viewer = this.page.getByRole('region', { name: /^Report / });
+    await viewer.getByRole('heading', { level: 2 }).waitFor();
+    return viewer;
+  }
+
+  /** Switches the open report's viewer to Close the month. */
+  async closeTheMonth(viewer: Locator): Promise<Locator> {
+    await viewer.getByRole('group', { name: 'View' }).getByRole('button', { name: 'Close the month', exact: true }).click();
+    return viewer.getByRole('region', { name: 'Close the month' });
   }
 }

@@ -369,6 +369,13 @@ test.describe('keys, sorting and stated totals', () => {
     // Stated totals that differ from the sum below carry ⚠ with both figures.
     await viewer.getByRole('button', { name: 'Expand organizations' }).click();
     const flag = tree.getByTestId('mismatch-flag').first();
+    // Only the rows in view are in the DOM: scroll down until a flagged service is among them.
+    const flagInView = async () => {
+      if ((await flag.count()) > 0) return true;
+      await tree.evaluate((element) => element.scrollBy({ top: element.clientHeight - 60 }));
+      return false;
+    };
+    await expect.poll(flagInView, { timeout: 30_000 }).toBe(true);
     await expect(flag).toBeVisible();
     await expect(flag).toHaveAttribute('title', /^Stated total differs from the sum of its subscriptions: cost stated [\d,.]+, sum [\d,.]+; sales stated [\d,.]+, sum [\d,.]+\. Closebook shows the sum of the lines\.$/);
     await expectRowsBounded(page, 'small report, expanded');
@@ -392,6 +399,38 @@ async function openSavedReport(page: Page) {
   await expect(tree.getByRole('row', { level: 1 }).first()).toBeVisible();
   return { viewer, tree };
 }
+
+test.describe('shortcuts', () => {
+  test('Ctrl+F focuses the filter, Ctrl+E exports, Ctrl+P prints, and a skip link jumps from the request panel to the report', async ({ page, bridge }) => {
+    const { viewer } = await openDemoReport(page, bridge.harness.url);
+    // The browser's print dialog would block the test: count the calls instead.
+    await page.evaluate(() => {
+      const state = globalThis as unknown as { __printed: number; print: () => void };
+      state.__printed = 0;
+      state.print = () => {
+        state.__printed += 1;
+      };
+    });
+    await viewer.getByRole('treegrid', { name: 'Billing report' }).focus();
+    await page.keyboard.press('Control+f');
+    await expect(viewer.getByRole('searchbox', { name: 'Search text' })).toBeFocused();
+    const [download] = await Promise.all([page.waitForEvent('download'), page.keyboard.press('Control+e')]);
+    expect(download.suggestedFilename()).toMatch(/\.xlsx$/);
+    await page.keyboard.press('Control+p');
+    await expect.poll(() => page.evaluate(() => (globalThis as unknown as { __printed: number }).__printed)).toBe(1);
+
+    // From the request form, Tab reaches the skip link (shown once focused) and Enter lands on the report.
+    const showList = page.getByRole('button', { name: 'Show the list of reports' });
+    if (await showList.isVisible()) await showList.click();
+    await page.getByRole('button', { name: 'Request report' }).focus();
+    await page.keyboard.press('Tab');
+    const skip = page.getByRole('link', { name: 'Skip to the open report' });
+    await expect(skip).toBeFocused();
+    await expect(skip).toBeInViewport();
+    await page.keyboard.press('Enter');
+    await expect(viewer).toBeFocused();
+  });
+});
 
 /** The column headers of the tree, by name. */
 async function headers(tree: Locator): Promise<string[]> {

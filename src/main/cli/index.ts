@@ -1,12 +1,15 @@
 import { organizationsCommand, profilesCommand, simulatorCommand } from './commands';
+import { closeCommand, isCloseAction } from './close-commands';
 import { EXIT, fail } from './context';
 import { consumptionCommand } from './consumption-commands';
 import { ledgerCommand, reportCommand, reportsCommand } from './report-commands';
 
 const USAGE = `Closebook command line (the same core as the app)
 
-  simulator [--port N] [--organizations N] [--seed N]   run the service twin; prints its base URL
-  profiles list [--json] | add … | remove NAME           manage connection profiles (secrets from the environment)
+  simulator [--port N] [--organizations N] [--seed N] [--no-planted-changes]
+                                                          run the service twin; prints its base URL
+  profiles list [--json] | add … [--secrets-from-env [--env-prefix P]] | remove NAME
+                                                          manage connection profiles (secrets in the keychain or the environment)
   orgs list [--json] | create --file org.json            organizations of the Broker
   report fetch --from YYYY-MM-DD --to YYYY-MM-DD [--out FILE.xlsx] [--poll-interval SECONDS]
                                                           request a billing report, wait for it, save it (id on stdout)
@@ -14,16 +17,22 @@ const USAGE = `Closebook command line (the same core as the app)
   reports list [--json] | export ID --out FILE.xlsx|.parquet|.csv [--group NAME] | delete ID | import FILE
                                                           saved reports (offline)
   reports export ID --per-group --out-dir DIR             one workbook per organization group (offline)
+  reports compare [A] B [--json] [--out FILE.xlsx]        month B against month A (default: the month before B):
+                                                          the sales bridge per currency and every change (offline)
+  reports check ID [--json] [--fail-on high|medium|low]   the month's billing checks; exit 4 while any at or above
+                                                          --fail-on (default low) is open (offline)
+  reports accept ID EXCEPTION-ID… --note TEXT [--resolve] accept (or mark resolved) exceptions; prints how many stay open
   ledger backup --out FILE.duckdb                         a consistent copy of every saved month (the ledger)
   consumption validate --file F [--sheet NAME]            check a CSV/XLSX consumption file; problems by row
-  consumption submit --file F [--failed-out F.xlsx|.csv] [--poll-interval S] [--yes]
-                                                          submit, watch the task; exit 3 when the service rejects it
+  consumption submit --file F [--period YYYY-MM] [--failed-out F.xlsx|.csv] [--poll-interval S] [--yes]
+                                                          submit usage for a month (default last month), watch the
+                                                          task; exit 3 when the service rejects it
   consumption status TASKID | history [--json]            a task's state; past submissions (offline)
 
 Service commands take --profile NAME, or --base-url URL --client-id ID --username NAME --reseller-id GUID
 [--seller-id GUID] with CLOSEBOOK_API_SECRET and CLOSEBOOK_PASSWORD in the environment; and --data-dir DIR.
 Exit codes: 0 done, 1 usage or validation error, 2 authentication, network or service error,
-3 the consumption task Failed.
+3 the consumption task Failed, 4 billing exceptions still open (reports check).
 `;
 
 const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
@@ -31,7 +40,7 @@ const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
   profiles: profilesCommand,
   orgs: organizationsCommand,
   report: reportCommand,
-  reports: reportsCommand,
+  reports: (args) => (isCloseAction(args[0]) ? closeCommand(args) : reportsCommand(args)),
   consumption: consumptionCommand,
   ledger: ledgerCommand,
 };

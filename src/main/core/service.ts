@@ -1,5 +1,6 @@
 import type { ServiceHandlers } from '../../shared/contract';
 import type { ProfileFields } from '../../shared/schemas/profile';
+import { monthCloseSheets } from './close/close-workbook';
 import { type CloseApi, createClose } from './close/handlers';
 import { type ConsumptionApi, createConsumption } from './consumption/handlers';
 import { createCopyPrint } from './copy-print/handlers';
@@ -48,9 +49,10 @@ export function createService(ports: Ports): Service {
   const events = new EventHub();
   const ledger = new LedgerHandle(ports.dataDir, ports.log);
   const profiles = createProfiles(ports, events);
-  const reports = createReports(ports, events, profiles.profiles, profiles.connections, ledger.get);
-  const close = createClose(ports, ledger.get);
-  const consumption = createConsumption(ports, events, profiles.profiles, profiles.connections);
+  const consumption = createConsumption(ports, events, profiles.profiles, profiles.connections, ledger.get);
+  const close = createClose(ports, ledger.get, consumption.tasks);
+  // The report workbook gets the month close's sheets: Changes, Checks, and DRAFT or the sign-off in About.
+  const reports = createReports(ports, events, profiles.profiles, profiles.connections, ledger.get, monthCloseSheets(ledger.get, close.api.check));
   const organizations = createOrganizations(profiles.connections);
   const settings = createSettings(ports);
   const copyPrint = createCopyPrint(ports);

@@ -276,7 +276,9 @@ export function uploadName(header: string | string[] | undefined): string {
   }
   const safe = name
     .replace(/^.*[\\/]/, '')
-    .replace(/[\u0000-\u001f\u007f]/g, '')
+    .split('')
+    .filter((character) => character.charCodeAt(0) >= 0x20 && character.charCodeAt(0) !== 0x7f) // no control characters
+    .join('')
     .trim()
     .slice(0, 200);
   return safe === '' || safe === '.' || safe === '..' ? 'upload' : safe;

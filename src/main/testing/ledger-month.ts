@@ -1,3 +1,4 @@
+import { money } from '../../shared/money';
 import { Ledger } from '../core/ledger/ledger';
 import { silentLogger } from '../core/platform/ports';
 import { ingestReport, type ReportIdentity } from '../core/reports/report-ingest';
@@ -6,6 +7,18 @@ import { generateOrganizations } from '../twin/dataset';
 import { temporaryDir } from './test-support';
 
 export type ServedEntries = ReturnType<typeof buildBillingReport>;
+
+/** Restates every subscription's and service's totals from their lines, as a service that follows the spec does (after a test changed lines). */
+export function restateTotals(entries: ServedEntries): void {
+  for (const service of entries.flatMap((entry) => entry.organizations.flatMap((organization) => organization.services))) {
+    for (const item of service.items) {
+      item.totalCustomerPrice = item.products.reduce((sum, product) => sum.plus(product.totalCustomerPrice), money(0)).toFixed();
+      item.totalResellerPrice = item.products.reduce((sum, product) => sum.plus(product.totalResellerPrice), money(0)).toFixed();
+    }
+    service.totalCustomerPrice = service.items.reduce((sum, item) => sum.plus(item.totalCustomerPrice), money(0)).toFixed();
+    service.totalResellerPrice = service.items.reduce((sum, item) => sum.plus(item.totalResellerPrice), money(0)).toFixed();
+  }
+}
 
 /** The identity a test month is saved under; override what a test cares about. */
 export function testIdentity(reportId: string, change: Partial<ReportIdentity> = {}): ReportIdentity {

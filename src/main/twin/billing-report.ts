@@ -1,7 +1,8 @@
 import { Money } from '../../shared/money';
-import { PER_EUR } from './catalogue';
-import { decimalString, priceFor, serviceCurrencies, type TwinOrganization } from './dataset';
-import { mixSeed, SeededRandom } from './random';
+import { type Currency, PER_EUR } from './catalogue';
+import { decimalString, priceFor, serviceCurrencies, type TwinOrganization, type TwinSubscription } from './dataset';
+import { type MonthPlan, monthNumber, monthPlan } from './planted';
+import { hashText, mixSeed, SeededRandom } from './random';
 
 /** The wire shapes of spec §2.3, as the twin sends them. */
 export interface WireProduct {
@@ -57,6 +58,10 @@ export interface ReportOptions {
   seed: number;
   /** Services (1 in N) whose stated total is off by one cent from the sum of its items, as real data sometimes is. */
   inconsistentEvery?: number;
+  /** Plant each month's changes and anomalies (planted.ts). Off here, so a test month follows the spec; the twin turns it on. */
+  plant?: boolean;
+  /** Months ('YYYY-MM') the service has restated since: one line has 3 more licences, its totals to match. */
+  restated?: ReadonlySet<string>;
 }
 
 /** Billing dates in [start, end]: each service's billing day in every month of the period. */
@@ -73,40 +78,74 @@ function billingDates(startDate: string, endDate: string, days: number[]): strin
   return dates.sort();
 }
 
+interface LineContext {
+  seed: number;
+  month: string;
+  plan: MonthPlan;
+  restated: boolean;
+  currencies: { cost: Currency; sales: Currency };
+  subscription: TwinSubscription;
+}
+
+/**
+ * A subscription's billing lines in a month. Prices, markups and licence counts follow the subscription id alone, so
+ * they are the same every month; usage varies by up to ±10 % a month; the month's plan adds its planted changes.
+ */
+function billingLines({ seed, month, plan, restated, currencies, subscription }: LineContext): WireProduct[] {
+  const random = new SeededRandom(mixSeed(seed, 3, hashText(subscription.subscriptionId)));
+  return subscription.products.map((product, productIndex) => {
+    const metered = Boolean(product.template.metered);
+    const places = metered ? 4 : 2;
+    const ids = [subscription.subscriptionId, product.productId] as const;
+    let quantity: number;
+    if (metered) {
+      const usualCents = Math.round(random.next() * 500_000);
+      const perMille = new SeededRandom(mixSeed(seed, 4, hashText(subscription.subscriptionId), productIndex, monthNumber(month))).int(900, 1100);
+      quantity = Math.round((usualCents * perMille) / 1000) / 100;
+    } else {
+      quantity = random.int(1, 250) * 2 ** plan.quantityDoublings(...ids) + (restated && plan.isRestated(...ids) ? 3 : 0);
+    }
+    let resellerUnit = priceFor(product.template, currencies.cost, random);
+    for (let step = plan.priceSteps(...ids); step > 0; step--) resellerUnit = new Money(decimalString(resellerUnit.times('1.05'), places));
+    const markup = 1.08 + random.next() * 0.27;
+    const exchange = PER_EUR[currencies.sales] / PER_EUR[currencies.cost];
+    const sold = plan.isUnbilled(subscription.subscriptionId) ? 0 : plan.isBelowCost(subscription.subscriptionId) ? 0.9 : markup;
+    const customerUnit = new Money(decimalString(resellerUnit.times(sold).times(exchange), places));
+    // The planted mismatch bills one unit more than the line's quantity says.
+    const billedQuantity = plan.isOffTotal(...ids) ? new Money(quantity).plus(1) : new Money(quantity);
+    return {
+      productName: product.template.name,
+      productId: product.productId,
+      itemCode: product.template.itemCode,
+      quantity,
+      resellerPricePerUnit: resellerUnit.toFixed(places),
+      customerPricePerUnit: customerUnit.toFixed(places),
+      totalResellerPrice: decimalString(resellerUnit.times(quantity), places),
+      totalCustomerPrice: decimalString(customerUnit.times(billedQuantity), places),
+      itemDetails: metered ? `Usage ${month}` : `${quantity} licences, monthly term`,
+    } satisfies WireProduct;
+  });
+}
+
 /** The report for a period: one billing entry per billing date, as spec §2.3 nests it. */
 export function buildBillingReport(organizations: TwinOrganization[], startDate: string, endDate: string, options: ReportOptions): WireBillingEntry[] {
   const days = [...new Set(organizations.flatMap((org) => org.services.map((use) => use.template.billingDay)))];
+  const dataset = { seed: options.seed, organizations };
   let serviceCounter = 0;
   return billingDates(startDate, endDate, days.length ? days : [7]).map((date) => {
     const day = Number(date.slice(8, 10));
-    const monthKey = Number(date.slice(0, 7).replace('-', ''));
+    const month = date.slice(0, 7);
+    const plan = monthPlan(dataset, month, Boolean(options.plant));
+    const restated = Boolean(options.restated?.has(month));
     const wireOrganizations: WireOrganization[] = [];
-    for (const [orgIndex, organization] of organizations.entries()) {
+    for (const organization of organizations) {
       const services: WireService[] = [];
       for (const use of organization.services.filter((candidate) => candidate.template.billingDay === day)) {
         const currencies = serviceCurrencies(organization, use.template);
-        const items = use.subscriptions.map((subscription, subIndex) => {
-          const random = new SeededRandom(mixSeed(options.seed, 3, orgIndex, subIndex, monthKey, day));
-          const products = subscription.products.map((product) => {
-            const metered = Boolean(product.template.metered);
-            const quantity = metered ? Math.round(random.next() * 500_000) / 100 : random.int(1, 250);
-            const resellerUnit = priceFor(product.template, currencies.cost, random);
-            const markup = 1.08 + random.next() * 0.27;
-            const exchange = PER_EUR[currencies.sales] / PER_EUR[currencies.cost];
-            const customerUnit = new Money(decimalString(resellerUnit.times(markup).times(exchange), metered ? 4 : 2));
-            const places = metered ? 4 : 2;
-            return {
-              productName: product.template.name,
-              productId: product.productId,
-              itemCode: product.template.itemCode,
-              quantity,
-              resellerPricePerUnit: resellerUnit.toFixed(places),
-              customerPricePerUnit: customerUnit.toFixed(places),
-              totalResellerPrice: decimalString(resellerUnit.times(quantity), places),
-              totalCustomerPrice: decimalString(customerUnit.times(quantity), places),
-              itemDetails: metered ? `Usage ${date.slice(0, 7)}` : `${quantity} licences, monthly term`,
-            } satisfies WireProduct;
-          });
+        const subscriptions = plan.subscriptionsOf(use);
+        if (subscriptions.length === 0) continue;
+        const items = subscriptions.map((subscription) => {
+          const products = billingLines({ seed: options.seed, month, plan, restated, currencies, subscription });
           const first = products[0] as WireProduct;
           return {
             itemName: subscription.itemName,
@@ -137,7 +176,7 @@ export function buildBillingReport(organizations: TwinOrganization[], startDate:
       if (services.length) {
         wireOrganizations.push({
           name: organization.name,
-          customerNumber: organization.customerNumber,
+          customerNumber: plan.hasNoCustomerNumber(organization.orgId) ? '' : organization.customerNumber,
           orgId: organization.orgId,
           organizationGroups: organization.organizationGroups,
           services,

@@ -59,3 +59,6 @@ export class FaultQueue {
     return this.faults.length;
   }
 }
+
+/** What `POST /__twin/restate` takes: the month whose reports change from now on. */
+export const RestateRequest = z.strictObject({ period: z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'period must be a month, YYYY-MM') });

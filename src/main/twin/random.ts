@@ -46,3 +46,13 @@ export function mixSeed(...parts: number[]): number {
   }
   return hash >>> 0;
 }
+
+/** A 32-bit hash of a text (FNV-1a), so a seed can follow an id rather than a position in a list. */
+export function hashText(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < text.length; index++) {
+    hash ^= text.charCodeAt(index);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash >>> 0;
+}

@@ -206,4 +206,28 @@ describe('the service twin', () => {
     expect((await control(fault)).status).toBe(204);
     expect((await api(twin, token, path)).status).toBe(500);
   });
+
+  it('restates a month on a control request with its token, and answers a bad body with 400', async () => {
+    twin = await startTwin({ reportReadyAfterMs: 0, reportReadyAfterPolls: 0, reportShape: 'bare', statusType: 'number', organizations: 20 });
+    const token = await signIn(twin);
+    const restate = (body: string, headers: Record<string, string> = { 'x-twin-control': (twin as Twin).controlToken }) => fetch(`${(twin as Twin).baseUrl}/__twin/restate`, { method: 'POST', headers, body });
+    const line = async () => {
+      const start = await api(twin as Twin, token, `/api/resellers/${twin?.credentials.resellerId}/billing/reports/MonthlyBillingPerOrganizationAsync`, { method: 'POST', body: JSON.stringify({ startDate: '2026-11-01', endDate: '2026-11-30' }) });
+      const { data } = (await (await fetch(start.headers.get('location') ?? '', { headers: { Authorization: `Bearer ${token}` } })).json()) as { data: { organizations: { services: { items: { subscriptionId: string; products: { productId: string; quantity: number }[] }[] }[] }[] }[] };
+      const target = (twin as Twin).plantedChanges('2026-11').restatement;
+      const items = data.flatMap((entry) => entry.organizations.flatMap((o) => o.services.flatMap((s) => s.items)));
+      return items.find((item) => item.subscriptionId === target?.subscriptionId)?.products.find((product) => product.productId === target?.productId)?.quantity;
+    };
+    const before = await line();
+    expect(before).toBeGreaterThan(0);
+    expect((await restate(JSON.stringify({ period: '2026-11' }), {})).status).toBe(403);
+    for (const bad of ['{', '{}', '[]', '{"period":"2026-13"}', '{"period":"2026-11-01"}', '{"period":202611}', '{"period":"2026-11","extra":1}']) {
+      expect((await restate(bad)).status, bad).toBe(400);
+    }
+    expect((await restate(JSON.stringify({ period: '2026-11' }), { 'x-twin-control': 'guess' })).status).toBe(403);
+    expect(await line()).toBe(before); // nothing restated yet
+    expect((await restate(JSON.stringify({ period: '2026-11' }))).status).toBe(204);
+    expect(await line()).toBe((before as number) + 3);
+    expect((await fetch(`${twin.baseUrl}/__twin/restate`)).status).toBe(405);
+  });
 });

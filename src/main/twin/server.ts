@@ -7,8 +7,9 @@ import { buildBillingReport, type WireBillingEntry } from './billing-report';
 import { findFailedRecords, readConsumptionBody, subscriptionsById, type WireConsumptionRecord, type WireFailedRecord } from './consumption';
 import { DEMO_CREDENTIALS } from './credentials';
 import { generateOrganizations, type TwinOrganization } from './dataset';
-import { FaultQueue, TwinControl } from './faults';
+import { FaultQueue, RestateRequest, TwinControl } from './faults';
 import { organizationRecord, validateNewOrganization } from './organizations';
+import { monthPlan, type PlantedChanges } from './planted';
 import { mixSeed, SeededRandom } from './random';
 
 export interface TwinOptions {
@@ -26,6 +27,8 @@ export interface TwinOptions {
   taskQueuedMs?: number;
   taskProcessingMs?: number;
   inconsistentEvery?: number;
+  /** Plant each month's changes and anomalies (planted.ts); on unless false. */
+  plant?: boolean;
   credentials?: DemoService['credentials'];
   now?: () => number;
 }
@@ -59,6 +62,10 @@ export interface Twin {
   expireTokens(): void;
   /** Consumption records saved by successful tasks. */
   savedConsumption(): WireConsumptionRecord[];
+  /** What this twin planted in a month ('YYYY-MM') against the month before; all null but the restatement's line when planting is off. */
+  plantedChanges(period: string): PlantedChanges;
+  /** From now on, reports of this month ('YYYY-MM') show it restated: one line with 3 more licences (`plantedChanges(period).restatement`). */
+  restate(period: string): void;
   close(): Promise<void>;
 }
 
@@ -102,6 +109,8 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
   const controlToken = randomBytes(16).toString('hex');
   const ttlMs = (options.tokenTtlSeconds ?? 3600) * 1000;
   const idRandom = new SeededRandom(mixSeed(seed, 99));
+  const plant = options.plant ?? true;
+  const restated = new Set<string>();
   let reportSequence = 0;
   let baseUrl = '';
 
@@ -135,7 +144,7 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
   function reportResponse(job: ReportJob, overrideStatus?: number | string): unknown {
     job.polls++;
     const ready = now() - job.createdAt >= (options.reportReadyAfterMs ?? 5000) && job.polls > (options.reportReadyAfterPolls ?? 1);
-    if (ready && !job.data) job.data = buildBillingReport(organizations, job.startDate, job.endDate, { seed, inconsistentEvery: options.inconsistentEvery ?? 0 });
+    if (ready && !job.data) job.data = buildBillingReport(organizations, job.startDate, job.endDate, { seed, inconsistentEvery: options.inconsistentEvery ?? 0, plant, restated });
     const numericStatus = overrideStatus ?? (ready ? 5 : 0);
     const statusType = options.statusType ?? 'alternate';
     const asString = statusType === 'string' || (statusType === 'alternate' && job.sequence % 2 === 0);
@@ -247,7 +256,7 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
    * behaviour needs the per-run token, so a page or program that merely finds the port cannot inject faults.
    */
   function control(request: IncomingMessage, path: string, body: string): { status: number; body?: unknown } | undefined {
-    if (path === '/__twin/faults') {
+    if (path === '/__twin/faults' || path === '/__twin/restate') {
       if (request.method !== 'POST') return { status: 405, body: { title: 'Use POST.' } };
       const given = Buffer.from(String(request.headers['x-twin-control'] ?? ''));
       const expected = Buffer.from(controlToken);
@@ -257,6 +266,12 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
         json = JSON.parse(body || '{}');
       } catch {
         return { status: 400, body: { title: 'The body is not JSON.' } };
+      }
+      if (path === '/__twin/restate') {
+        const parsed = RestateRequest.safeParse(json);
+        if (!parsed.success) return { status: 400, body: { title: `Not a restatement the twin can make: ${parsed.error.issues[0]?.message ?? 'invalid'}.` } };
+        restated.add(parsed.data.period);
+        return { status: 204 };
       }
       const parsed = TwinControl.safeParse(json);
       if (!parsed.success) return { status: 400, body: { title: `Not a fault the twin knows: ${parsed.error.issues[0]?.message ?? 'invalid'}.` } };
@@ -337,6 +352,10 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
     controlToken,
     expireTokens: () => tokens.clear(),
     savedConsumption: () => [...saved],
+    plantedChanges: (period) => monthPlan({ seed, organizations }, RestateRequest.shape.period.parse(period), plant).changes,
+    restate: (period) => {
+      restated.add(RestateRequest.shape.period.parse(period));
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

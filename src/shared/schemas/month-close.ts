@@ -105,3 +105,105 @@ export type MonthCloseView = z.infer<typeof MonthCloseView>;
 /** A saved month of the same service and reseller as a report (the newest fetch of each period). */
 export const MonthSummary = z.object({ reportId: z.string(), name: z.string(), period: ReportPeriod, fetchedAt: z.string(), signedOff: z.boolean() });
 export type MonthSummary = z.infer<typeof MonthSummary>;
+
+/*
+ * Trends: sales, cost and margin over every month of a service and reseller in the ledger, one series per currency
+ * pair (never added across currencies), and the month's top movers.
+ */
+
+/** What a trend covers: the whole reseller, one organization or service (by the viewer's keys), or an organization group. */
+export const TrendScope = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('all') }),
+  z.object({ kind: z.literal('organization'), key: z.string().min(1).max(400) }),
+  z.object({ kind: z.literal('service'), key: z.string().min(1).max(400) }),
+  z.object({ kind: z.literal('group'), key: z.string().min(1).max(200) }),
+]);
+export type TrendScope = z.infer<typeof TrendScope>;
+
+/** One choice of a scope: its key, what it is called (in the newest month that has it), and a detail (customer number). */
+export const TrendChoice = z.object({ key: z.string(), label: z.string(), detail: z.string() });
+export type TrendChoice = z.infer<typeof TrendChoice>;
+
+/** Everything a trend can be scoped to, over every month of the report's service and reseller. */
+export const TrendScopes = z.object({ organizations: z.array(TrendChoice), services: z.array(TrendChoice), groups: z.array(TrendChoice) });
+export type TrendScopes = z.infer<typeof TrendScopes>;
+
+export const TrendMonth = z.object({ reportId: z.string(), period: ReportPeriod, fetchedAt: z.string() });
+export type TrendMonth = z.infer<typeof TrendMonth>;
+
+/** A month of a series: cost in the pair's purchase currency, sales in its customer currency; margin only when they are one. */
+export const TrendPoint = z.object({ lines: z.number().int().nonnegative(), cost: Decimal, sales: Decimal, margin: Decimal.nullable(), marginPercent: Decimal.nullable() });
+export type TrendPoint = z.infer<typeof TrendPoint>;
+
+/** One currency pair over the months: `points[i]` is `months[i]` (zero where the scope had no lines in it that month). */
+export const TrendSeries = z.object({ currencyKey: z.string(), costCurrency: z.string(), salesCurrency: z.string(), points: z.array(TrendPoint) });
+export type TrendSeries = z.infer<typeof TrendSeries>;
+
+/** An organization or service whose sales in one currency pair changed most from the month before. */
+export const TopMover = z.object({
+  level: z.enum(['organization', 'service']),
+  key: z.string(),
+  name: z.string(),
+  /** Customer number of an organization; empty for a service. */
+  detail: z.string(),
+  currencyKey: z.string(),
+  salesBefore: Decimal,
+  salesAfter: Decimal,
+  change: Decimal,
+  /** new: no lines the month before; lost: none this month. */
+  status: z.enum(['new', 'lost', 'changed']),
+});
+export type TopMover = z.infer<typeof TopMover>;
+
+export const Trends = z.object({
+  scope: TrendScope,
+  /** Every month of the report's service and reseller (newest fetch of each period), oldest first. */
+  months: z.array(TrendMonth),
+  /** Index in `months` of the report's own period. */
+  currentIndex: z.number().int(),
+  series: z.array(TrendSeries),
+  /** The report's month against the month before, within the scope: the largest rises and falls per currency pair and level. */
+  movers: z.object({ before: TrendMonth, after: TrendMonth, rows: z.array(TopMover) }).nullable(),
+});
+export type Trends = z.infer<typeof Trends>;
+
+/*
+ * A reference currency (optional, per month): the user's own rates give a converted total beside the native amounts,
+ * never in their place. 1 unit of `currency` = `rate` units of the reference currency.
+ */
+
+export const ExchangeRate = z.object({ currency: z.string(), rate: Decimal });
+export type ExchangeRate = z.infer<typeof ExchangeRate>;
+
+/** A currency pair of the month in its own currencies and, when both have a rate, converted. */
+export const ConvertedPair = z.object({
+  currencyKey: z.string(),
+  lines: z.number().int().nonnegative(),
+  cost: Decimal,
+  sales: Decimal,
+  /** Null when a currency of the pair has no rate (then `missing` names it). */
+  convertedCost: Decimal.nullable(),
+  convertedSales: Decimal.nullable(),
+  missing: z.array(z.string()),
+});
+export type ConvertedPair = z.infer<typeof ConvertedPair>;
+
+export const RatesView = z.object({
+  reportId: z.string(),
+  period: ReportPeriod,
+  /** Rates are locked while the month is signed off. */
+  signedOff: z.boolean(),
+  referenceCurrency: z.string().nullable(),
+  /** The rates kept with the month (the reference currency's own 1 left out). */
+  rates: z.array(ExchangeRate),
+  /** Every currency of the month (purchase or customer) and its rate; null: no rate. */
+  currencies: z.array(z.object({ currency: z.string(), rate: Decimal.nullable() })),
+  pairs: z.array(ConvertedPair),
+  /** The exact sum of the converted pairs; null without a reference currency. */
+  converted: z
+    .object({ cost: Decimal, sales: Decimal, margin: Decimal, marginPercent: Decimal.nullable(), pairsIncluded: z.number().int(), pairsLeftOut: z.number().int() })
+    .nullable(),
+  /** Currencies of the month without a rate: the pairs that use them are left out of the converted total. */
+  missing: z.array(z.string()),
+});
+export type RatesView = z.infer<typeof RatesView>;

@@ -1,8 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { money } from '../../../shared/money';
-import { ledgerWithMonth, type ServedEntries, testIdentity } from '../../testing/ledger-month';
+import { ledgerWithMonth, restateTotals, type ServedEntries, testIdentity } from '../../testing/ledger-month';
 import { ingestReport } from '../reports/report-ingest';
-import { type BillingException, runBillingChecks } from './billing-checks';
+import type { Submission } from '../../../shared/schemas/consumption';
+import { summarize } from '../consumption/history-store';
+import { type BillingException, type ConsumptionHistory, runBillingChecks } from './billing-checks';
+import { MonthClose } from './month-close';
 
 type WireBillingEntry = ServedEntries[number];
 type WireOrganization = WireBillingEntry['organizations'][number];
@@ -14,18 +17,6 @@ const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   while (cleanups.length) await cleanups.pop()?.();
 });
-
-/** Restates an item's and its service's totals from their lines, as a service that follows the spec does. */
-function restate(entries: WireBillingEntry[]) {
-  for (const service of entries.flatMap((entry) => entry.organizations.flatMap((organization) => organization.services))) {
-    for (const item of service.items) {
-      item.totalCustomerPrice = item.products.reduce((sum, product) => sum.plus(product.totalCustomerPrice), money(0)).toFixed();
-      item.totalResellerPrice = item.products.reduce((sum, product) => sum.plus(product.totalResellerPrice), money(0)).toFixed();
-    }
-    service.totalCustomerPrice = service.items.reduce((sum, item) => sum.plus(item.totalCustomerPrice), money(0)).toFixed();
-    service.totalResellerPrice = service.items.reduce((sum, item) => sum.plus(item.totalResellerPrice), money(0)).toFixed();
-  }
-}
 
 async function month(plant: (entries: WireBillingEntry[]) => void = () => {}, organizations = 14) {
   const october = await ledgerWithMonth({ reportId: OCTOBER, seed: 11, organizations, linesPerOrganization: 8 });
@@ -74,7 +65,7 @@ describe('billing checks', () => {
       line(mismatch!.item).totalCustomerPrice = money(line(mismatch!.item).totalCustomerPrice).plus('0.01').toFixed(2);
       duplicate!.item.products.push(structuredClone(line(duplicate!.item)));
       for (const organization of november.flatMap((entry) => entry.organizations)) if (organization.orgId === noNumber!.organization.orgId) organization.customerNumber = '';
-      restate(november);
+      restateTotals(november);
       planted = { belowCost: belowCost!, unbilled: unbilled!, mismatch: mismatch!, duplicate: duplicate!, noNumber: noNumber! };
     });
     const exceptions = await runBillingChecks(ledger, NOVEMBER, null);
@@ -103,7 +94,7 @@ describe('billing checks', () => {
       line(jump).totalCustomerPrice = money(line(jump).customerPricePerUnit).times(line(jump).quantity).toFixed();
       line(jump).totalResellerPrice = money(line(jump).resellerPricePerUnit).times(line(jump).quantity).toFixed();
       for (const service of november.flatMap((entry) => entry.organizations.flatMap((organization) => organization.services))) service.items = service.items.filter((item) => item !== missing);
-      restate(november);
+      restateTotals(november);
       planted = { price, jump, missing };
     });
     const exceptions = await runBillingChecks(ledger, NOVEMBER, OCTOBER);
@@ -131,7 +122,7 @@ describe('billing checks', () => {
         line.customerPricePerUnit = money(line.resellerPricePerUnit).times('3').toFixed(4);
         line.totalCustomerPrice = money(line.customerPricePerUnit).times(line.quantity).toFixed(4);
       }
-      restate(november);
+      restateTotals(november);
       const stated = common[1]!.item;
       stated.totalCustomerPrice = money(stated.totalCustomerPrice).plus('5').toFixed();
       planted = { outlier, stated };
@@ -146,4 +137,68 @@ describe('billing checks', () => {
     expect(statedRules.every((exception) => /sales stated [\d.]+ \w{3}, lines sum to [\d.]+ \w{3}/.test(exception.message))).toBe(true);
     expect(exceptions.map((exception) => exception.rule).filter((rule) => rule !== 'stated-total-differs')).toEqual(['margin-outlier']);
   });
+
+  it('flag a metered subscription billed for another quantity than Closebook submitted for the period, and not one billed as submitted', async () => {
+    let planted: { differs: WireItem; equal: WireItem; addon: WireItem; otherBatches: WireItem } | undefined;
+    const { ledger } = await month((november) => {
+      const [differs, equal, addon, otherBatches] = plainItems(november).map(({ item }) => item) as [WireItem, WireItem, WireItem, WireItem];
+      planted = { differs, equal, addon, otherBatches };
+    });
+    const billed = (item: WireItem) => (item.products[0] as WireItem['products'][number]).quantity;
+    const { differs, equal, addon, otherBatches } = planted!;
+    const history = consumptionHistory([
+      // Counted: Successful, this profile, a period within November; the quantities of one subscription add up.
+      batch('a.csv', 'Successful', NOVEMBER_PERIOD, [record(differs, billed(differs)), record(differs, 1.5), record(equal, billed(equal))]),
+      batch('b.csv', 'Successful', { startDate: '2026-11-01', endDate: '2026-11-15' }, [record(equal, 0)]),
+      // Not counted: an add-on, a batch that failed, one for October, one without a period, one of another profile.
+      batch('c.csv', 'Successful', NOVEMBER_PERIOD, [{ ...record(addon, billed(addon) + 7), isAddon: true, addonId: '77777777-7777-4777-8777-777777777777' }]),
+      batch('d.csv', 'Failed', NOVEMBER_PERIOD, [record(otherBatches, billed(otherBatches) + 1)]),
+      batch('e.csv', 'Successful', { startDate: '2026-10-01', endDate: '2026-10-31' }, [record(otherBatches, billed(otherBatches) + 1)]),
+      batch('f.csv', 'Successful', undefined, [record(otherBatches, billed(otherBatches) + 1)]),
+      { ...batch('g.csv', 'Successful', NOVEMBER_PERIOD, [record(otherBatches, billed(otherBatches) + 1)]), profileId: 'another' },
+    ]);
+    const exceptions = await runBillingChecks(ledger, NOVEMBER, OCTOBER, undefined, history);
+    expect(exceptions.map((exception) => [exception.rule, exception.subscriptionId])).toEqual([['consumption-differs', differs.subscriptionId]]);
+    const [found] = exceptions as [BillingException];
+    expect(found.severity).toBe('medium');
+    expect(found.message).toBe(
+      `${(differs.products[0] as WireItem['products'][number]).productName}: billed quantity ${billed(differs)}, but Closebook submitted ${money(billed(differs)).plus('1.5').toFixed()} for 2026-11-01 – 2026-11-30 (batch a.csv).`,
+    );
+    expect(found.path).toEqual([expect.stringMatching(/^o:/), expect.stringMatching(/^s:\d+$/), expect.stringMatching(/^u:\d+$/), expect.stringMatching(/^l:\d+$/)]);
+    expect(await runBillingChecks(ledger, NOVEMBER, OCTOBER)).toEqual([]); // without the history, nothing
+  });
+
+  it('check consumption again when a batch succeeds after the month was checked', async () => {
+    const { ledger, november } = await month();
+    const { item } = plainItems(november)[0]!;
+    const sent = batch('late.csv', 'Processing', NOVEMBER_PERIOD, [record(item, (item.products[0] as WireItem['products'][number]).quantity + 1)]);
+    const batches = [sent];
+    const close = new MonthClose(async () => ledger, consumptionHistory(batches));
+    expect((await close.state(NOVEMBER)).exceptions).toEqual([]);
+    batches[0] = { ...sent, state: 'Successful', updatedAt: '2026-12-02T10:00:00.000Z' };
+    expect((await close.state(NOVEMBER)).exceptions.map((exception) => exception.rule)).toEqual(['consumption-differs']);
+  });
 });
+
+const NOVEMBER_PERIOD = { startDate: '2026-11-01', endDate: '2026-11-30' };
+let batches = 0;
+
+function record(item: WireItem, quantity: number): Submission['records'][number] {
+  return { subscriptionId: item.subscriptionId, isAddon: false, quantity };
+}
+
+function batch(fileName: string, state: Submission['state'], period: Submission['period'], records: Submission['records']): Submission {
+  const id = `33333333-3333-4333-8333-${String(++batches).padStart(12, '0')}`;
+  return {
+    id, profileId: 'p', profileName: 'Prod', fileName, contentHash: id, ...(period ? { period } : {}), rows: [], records, taskId: id, statusUrl: null, state, message: null,
+    failures: [], createdAt: '2026-12-01T09:00:00.000Z', updatedAt: '2026-12-01T09:05:00.000Z', polls: 1, nextPollAt: null,
+  };
+}
+
+/** The consumption history as the consumption module gives it: an index of summaries, and each batch whole. */
+function consumptionHistory(submissions: Submission[]): ConsumptionHistory {
+  return {
+    history: async () => submissions.map(summarize),
+    get: async (id) => submissions.find((submission) => submission.id === id)!,
+  };
+}

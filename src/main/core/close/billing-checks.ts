@@ -1,5 +1,6 @@
-import { money } from '../../../shared/money';
+import { type Money, money } from '../../../shared/money';
 import type { BillingException as SharedException, CheckThresholds, Severity } from '../../../shared/schemas/month-close';
+import type { Submission, SubmissionSummary } from '../../../shared/schemas/consumption';
 import type { Ledger, LedgerRow } from '../ledger/ledger';
 import { CURRENCY_KEY, ORG_KEY } from '../reports/report-query';
 import { compareMonths, type MonthChange } from './month-compare';
@@ -23,6 +24,12 @@ export const RULES = {
   'line-total-mismatch': { severity: 'high', title: 'Line total ≠ quantity × unit price', explanation: 'A billing line’s total is not its quantity times its unit price (half a unit in the total’s last decimal place is allowed).' },
   'missing-customer-number': { severity: 'high', title: 'No customer number', explanation: 'The organization has no customer number, so its invoice cannot be matched to the ERP.' },
   'duplicate-line': { severity: 'low', title: 'The same billing line twice', explanation: 'Two billing lines are identical in every field (same subscription, product, quantity, prices, totals, details and billing date).' },
+  'consumption-differs': {
+    severity: 'medium',
+    title: 'Billed quantity ≠ submitted consumption',
+    explanation:
+      'A metered subscription is billed for another quantity than the consumption Closebook submitted for this period (Successful batches given this period, records without add-ons, subscriptions billed on exactly one line).',
+  },
 } as const satisfies Record<string, { severity: Severity; title: string; explanation: string }>;
 export type RuleId = keyof typeof RULES;
 
@@ -243,6 +250,77 @@ async function customerNumbers(ledger: Ledger, reportId: string): Promise<Billin
   return rows.map((row) => exceptionOf('missing-customer-number', row, [String(row.org_key)], `${String(row.organization)} has no customer number: its invoice cannot be matched to the ERP.`));
 }
 
+/** The consumption history (the consumption module's tasks): its index, and one submission whole. */
+export interface ConsumptionHistory {
+  history(): Promise<SubmissionSummary[]>;
+  get(id: string): Promise<Submission>;
+}
+
+/** The batches the consumption rule counts: Successful ones the user gave a period of usage. */
+async function countedBatches(consumption: ConsumptionHistory): Promise<(SubmissionSummary & { period: NonNullable<SubmissionSummary['period']> })[]> {
+  return (await consumption.history()).flatMap((batch) => (batch.state === 'Successful' && batch.period ? [{ ...batch, period: batch.period }] : []));
+}
+
+/** Changes when a counted batch is added or changes: part of the key the checks of a month are kept under. */
+export async function consumptionVersion(consumption: ConsumptionHistory | null): Promise<string> {
+  if (!consumption) return '';
+  return (await countedBatches(consumption)).map((batch) => `${batch.id}@${batch.updatedAt}`).sort().join(',');
+}
+
+/**
+ * Metered subscriptions billed for another quantity than Closebook submitted for the month: Successful batches of
+ * the report's profile whose period lies within the report's, their records without add-ons summed per
+ * subscription, against subscriptions billed on exactly one line. What cannot be matched that way (add-on records,
+ * a record that updates an earlier one by its consumption id, a subscription on several lines or none) is not
+ * reported: it is not a difference Closebook can show.
+ */
+async function consumptionDiffers(ledger: Ledger, reportId: string, consumption: ConsumptionHistory): Promise<BillingException[]> {
+  const [report] = await ledger.all('SELECT profile_id, period_start, period_end FROM reports WHERE report_id = $1', [reportId]);
+  if (!report) return [];
+  const batches = (await countedBatches(consumption)).filter(
+    (batch) => batch.profileId === report.profile_id && batch.period.startDate >= String(report.period_start) && batch.period.endDate <= String(report.period_end),
+  );
+  const submitted = new Map<string, { quantity: Money; files: Set<string>; updates: boolean }>();
+  for (const batch of batches) {
+    for (const record of (await consumption.get(batch.id)).records) {
+      if (record.isAddon) continue;
+      const key = record.subscriptionId.trim().toLowerCase();
+      const sum = submitted.get(key) ?? { quantity: money(0), files: new Set<string>(), updates: false };
+      sum.quantity = sum.quantity.plus(String(record.quantity));
+      sum.files.add(batch.fileName);
+      sum.updates ||= Boolean(record.consumptionId);
+      submitted.set(key, sum);
+    }
+  }
+  const matchable = [...submitted].filter(([, sum]) => !sum.updates).map(([id]) => id);
+  if (matchable.length === 0) return [];
+  const rows = await ledger.all(
+    `WITH single AS (
+       SELECT lower(u.subscription_id) AS id FROM billing_lines l JOIN subscriptions u ON u.report_id = l.report_id AND u.subscription_no = l.subscription_no
+       WHERE l.report_id = $1 AND list_contains($2, lower(u.subscription_id)) GROUP BY ALL HAVING count(*) = 1)
+     SELECT a.line_no, a.product_id, a.product_name AS product, a.quantity::VARCHAR AS quantity, ${pairKey('a')} AS currency_key, ${SUBSCRIPTION_NAMES}
+     FROM billing_lines a ${SUBSCRIPTION_JOINS}
+     WHERE a.report_id = $1 AND lower(u.subscription_id) IN (SELECT id FROM single)
+     ORDER BY lower(o.name), org_key, u.subscription_id`,
+    [reportId, matchable],
+  );
+  const period = `${String(report.period_start)} – ${String(report.period_end)}`;
+  return rows.flatMap((row) => {
+    const sum = submitted.get(String(row.subscription_id).toLowerCase());
+    const billed = money(String(row.quantity));
+    if (!sum || billed.eq(sum.quantity)) return [];
+    const files = [...sum.files];
+    return [
+      exceptionOf(
+        'consumption-differs',
+        row,
+        [String(row.org_key), String(row.subscription_id)],
+        `${String(row.product)}: billed quantity ${billed.toFixed()}, but Closebook submitted ${sum.quantity.toFixed()} for ${period} (${files.length === 1 ? 'batch' : 'batches'} ${files.join(', ')}).`,
+      ),
+    ];
+  });
+}
+
 /** Rules against last month: unit price changes, quantity jumps, and what was billed then and is missing now. */
 function monthRules(changes: MonthChange[], thresholds: CheckThresholds): BillingException[] {
   const found: BillingException[] = [];
@@ -281,7 +359,13 @@ function monthRules(changes: MonthChange[], thresholds: CheckThresholds): Billin
  * Every check over one saved month (and, where a rule needs it, the month before), exceptions first: high before
  * medium before low, then by organization.
  */
-export async function runBillingChecks(ledger: Ledger, reportId: string, previousId: string | null, thresholds: CheckThresholds = DEFAULT_THRESHOLDS): Promise<BillingException[]> {
+export async function runBillingChecks(
+  ledger: Ledger,
+  reportId: string,
+  previousId: string | null,
+  thresholds: CheckThresholds = DEFAULT_THRESHOLDS,
+  consumption: ConsumptionHistory | null = null,
+): Promise<BillingException[]> {
   const found = [
     ...(await customerNumbers(ledger, reportId)),
     ...(await subscriptionRules(ledger, reportId)),
@@ -289,6 +373,7 @@ export async function runBillingChecks(ledger: Ledger, reportId: string, previou
     ...(await statedTotals(ledger, reportId)),
     ...(await marginOutliers(ledger, reportId, thresholds)),
     ...(previousId ? monthRules((await compareMonths(ledger, previousId, reportId)).changes, thresholds) : []),
+    ...(consumption ? await consumptionDiffers(ledger, reportId, consumption) : []),
   ];
   const rank: Record<Severity, number> = { high: 0, medium: 1, low: 2 };
   return found.sort((a, b) => rank[a.severity] - rank[b.severity] || a.organization.toLowerCase().localeCompare(b.organization.toLowerCase()) || a.id.localeCompare(b.id));

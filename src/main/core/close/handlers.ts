@@ -4,13 +4,17 @@ import { AppError } from '../../../shared/errors';
 import { MAX_CHANGES_SHOWN, type MonthCloseView, type MonthComparison } from '../../../shared/schemas/month-close';
 import type { Ledger } from '../ledger/ledger';
 import type { Ports } from '../platform/ports';
+import type { ConsumptionHistory } from './billing-checks';
+import { exportComparisonWorkbook, monthLabel } from './close-workbook';
 import { MonthClose } from './month-close';
 import { compareMonths, type MonthComparison as FullComparison } from './month-compare';
 import { type Actor } from './month-review';
 import { monthOf, monthsOf, previousMonth } from './months';
+import { importRates, ratesView, setRates } from './rates';
 import { ThresholdStore } from './thresholds';
+import { trendScopes, trendsOf } from './trends';
 
-type CloseHandlers = Pick<ServiceHandlers, 'close:state' | 'close:review' | 'close:sign-off' | 'close:reopen' | 'close:compare' | 'close:months' | 'close:thresholds'>;
+type CloseHandlers = Pick<ServiceHandlers, 'close:state' | 'close:review' | 'close:sign-off' | 'close:reopen' | 'close:compare' | 'close:months' | 'close:thresholds' | 'close:trend-scopes' | 'close:trends' | 'close:rates' | 'close:set-rates' | 'close:import-rates'>;
 
 /** What hosts may do beyond the contract: the CLI's `reports compare` and `reports check`, with every change and exception. */
 export interface CloseApi {
@@ -20,6 +24,8 @@ export interface CloseApi {
   previousOf(reportId: string): Promise<string | null>;
   check(reportId: string): Promise<MonthCloseView>;
   review(reportId: string, exceptionId: string, state: 'open' | 'accepted' | 'resolved', note: string): Promise<MonthCloseView>;
+  /** Writes a comparison (from `compare`) to `path` as a workbook: the Changes sheet and an About naming both months. */
+  exportComparison(comparison: FullComparison, path: string): Promise<{ changes: number }>;
 }
 
 export interface CloseModule {
@@ -38,9 +44,12 @@ function osUser(): string {
   }
 }
 
-/** Closing a month: compare with last month, billing checks, their review, and the sign-off. */
-export function createClose(ports: Ports, ledger: () => Promise<Ledger>): CloseModule {
-  const close = new MonthClose(ledger);
+/**
+ * Closing a month: compare with last month, billing checks, their review, and the sign-off. `consumption` is the
+ * consumption history, for the rule that compares billed quantities with what Closebook submitted.
+ */
+export function createClose(ports: Ports, ledger: () => Promise<Ledger>, consumption: ConsumptionHistory | null = null): CloseModule {
+  const close = new MonthClose(ledger, consumption);
   const thresholds = new ThresholdStore(ports.dataDir);
   const profileOf = async (reportId: string) => String((await (await ledger()).all('SELECT profile_id FROM reports WHERE report_id = $1', [reportId]))[0]?.profile_id ?? '');
   const actor = (name?: string): Actor => ({ name: name ?? osUser(), osUser: osUser(), at: new Date(ports.clock.now()).toISOString() });
@@ -87,6 +96,20 @@ export function createClose(ports: Ports, ledger: () => Promise<Ledger>): CloseM
       close.forget();
       return saved;
     },
+    'close:trend-scopes': async ({ reportId }) => trendScopes(await ledger(), reportId),
+    'close:trends': async ({ reportId, scope }) => trendsOf(await ledger(), reportId, scope),
+    'close:rates': async ({ reportId }) => ratesView(await ledger(), reportId),
+    // New rates can change what the margin checks can say, so kept checks are forgotten.
+    'close:set-rates': async ({ reportId, referenceCurrency, rates }) => {
+      const view = await setRates(await ledger(), reportId, referenceCurrency, rates);
+      close.forget();
+      return view;
+    },
+    'close:import-rates': async ({ reportId, referenceCurrency, csv }) => {
+      const view = await importRates(await ledger(), reportId, referenceCurrency, csv);
+      close.forget();
+      return view;
+    },
   };
   const api: CloseApi = {
     compare,
@@ -96,6 +119,12 @@ export function createClose(ports: Ports, ledger: () => Promise<Ledger>): CloseM
     },
     check: view,
     review: (reportId, exceptionId, state, note) => handlers['close:review']({ reportId, exceptionId, state, note }),
+    exportComparison: async (comparison, path) => {
+      const opened = await ledger();
+      return exportComparisonWorkbook(comparison, path, {
+        before: await monthLabel(opened, comparison.beforeId), after: await monthLabel(opened, comparison.afterId), appVersion: ports.appVersion, exportedAt: new Date(ports.clock.now()),
+      });
+    },
   };
   return { handlers, api, forget: () => close.forget() };
 }

@@ -1,5 +1,5 @@
 import type { Ledger } from '../ledger/ledger';
-import { type BillingException, type CheckThresholds, DEFAULT_THRESHOLDS, runBillingChecks, type Severity } from './billing-checks';
+import { type BillingException, type CheckThresholds, type ConsumptionHistory, consumptionVersion, DEFAULT_THRESHOLDS, runBillingChecks, type Severity } from './billing-checks';
 import { compareMonths, type CurrencyBridge, type MonthChange } from './month-compare';
 import { type Actor, contentHashOf, MonthReview, type Review, type ReviewState, type SignOff } from './month-review';
 import { monthOf, monthsOf, previousMonth } from './months';
@@ -28,7 +28,10 @@ export class MonthClose {
   private readonly review: MonthReview;
   private readonly checked = new Map<string, Promise<BillingException[]>>();
 
-  constructor(private readonly ledger: () => Promise<Ledger>) {
+  constructor(
+    private readonly ledger: () => Promise<Ledger>,
+    private readonly consumption: ConsumptionHistory | null = null,
+  ) {
     this.review = new MonthReview(ledger);
   }
 
@@ -74,11 +77,12 @@ export class MonthClose {
     for (const key of this.checked.keys()) if (!reportId || key.startsWith(`${reportId}|`) || key.includes(`|${reportId}|`)) this.checked.delete(key);
   }
 
-  private exceptions(reportId: string, previousId: string | null, thresholds: CheckThresholds): Promise<BillingException[]> {
-    const key = `${reportId}|${previousId ?? ''}|${thresholds.marginDeviationPoints}|${thresholds.quantityJumpPercent}`;
+  private async exceptions(reportId: string, previousId: string | null, thresholds: CheckThresholds): Promise<BillingException[]> {
+    // A consumption batch that succeeds (or is given a period) changes what the consumption rule finds.
+    const key = `${reportId}|${previousId ?? ''}|${thresholds.marginDeviationPoints}|${thresholds.quantityJumpPercent}|${await consumptionVersion(this.consumption)}`;
     let found = this.checked.get(key);
     if (!found) {
-      found = this.ledger().then((ledger) => runBillingChecks(ledger, reportId, previousId, thresholds));
+      found = this.ledger().then((ledger) => runBillingChecks(ledger, reportId, previousId, thresholds, this.consumption));
       found.catch(() => this.checked.delete(key));
       this.checked.set(key, found);
     }

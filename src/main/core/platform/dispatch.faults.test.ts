@@ -85,6 +85,11 @@ function validInputs(f: ServiceFixture): Record<ChannelName, unknown[]> {
     'close:compare': [{ beforeId: f.decoyReport.id, afterId: f.report.id }],
     'close:months': [{ reportId: f.report.id }],
     'close:thresholds': [{ profileId: f.profile.id }, { profileId: f.profile.id, thresholds: { marginDeviationPoints: 15, quantityJumpPercent: 200 } }],
+    'close:trend-scopes': [{ reportId: f.report.id }],
+    'close:trends': [{ reportId: f.report.id, scope: { kind: 'all' } }, { reportId: f.report.id, scope: { kind: 'group', key: 'Nordics' } }],
+    'close:rates': [{ reportId: f.report.id }],
+    'close:set-rates': [{ reportId: f.report.id, referenceCurrency: 'EUR', rates: [{ currency: 'SEK', rate: '0.0874' }] }, { reportId: f.report.id, referenceCurrency: null, rates: [] }],
+    'close:import-rates': [{ reportId: f.report.id, referenceCurrency: 'EUR', csv: 'currency;rate\nSEK;0.0874\nUSD;0.9214\n' }],
     'consumption:parse': [{ fileName: 'october.csv', base64: csv }, { fileName: 'october.xlsx', base64: csv, sheet: 'Sheet1' }],
     'consumption:template': [{ format: 'csv' }, { format: 'xlsx' }],
     'consumption:submit': [{ profileId: f.profile.id, fileName: 'october.csv', rows: f.consumptionRows, confirmRepeat: true }],
@@ -92,6 +97,7 @@ function validInputs(f: ServiceFixture): Record<ChannelName, unknown[]> {
     'consumption:get': [{ submissionId: f.submission.id }],
     'consumption:resume': [{ submissionId: f.submission.id }],
     'consumption:export-failed': [{ submissionId: f.submission.id, format: 'csv' }, { submissionId: f.submission.id, format: 'xlsx' }],
+    'consumption:names': [{ profileId: f.profile.id, subscriptionIds: f.consumptionRows.map((row) => row.subscriptionId) }],
   };
 }
 

@@ -18,6 +18,7 @@ import { importReportFile } from './report-import';
 import { invoicing } from './report-invoicing';
 import { ReportLibrary } from './report-library';
 import { writeSharedReport } from './report-share';
+import type { WorkbookAddition } from './report-workbook';
 import { migrateLegacyReports, type MigrationOutcome } from './report-migration';
 import { RECEIVED_DIR, ReportReceiver } from './report-receiver';
 import { LegacyReports } from './legacy-reports';
@@ -53,8 +54,11 @@ export interface ReportsModule {
 }
 
 
-/** Billing reports: the durable request jobs, the saved reports (usable offline), and their export. */
-export function createReports(ports: Ports, events: EventHub, profiles: Profiles, connections: Connections, ledger: () => Promise<Ledger>): ReportsModule {
+/**
+ * Billing reports: the durable request jobs, the saved reports (usable offline), and their export. `addSheets`
+ * adds other features' sheets to an exported workbook (closing the month: Changes, Checks and the sign-off).
+ */
+export function createReports(ports: Ports, events: EventHub, profiles: Profiles, connections: Connections, ledger: () => Promise<Ledger>, addSheets?: WorkbookAddition): ReportsModule {
   const getProfile = (profileId: string) => profiles.get(profileId);
   const clientFor = (profile: Profile) => connections.clientFor(profile);
   const wantedInterval = ports.pollIntervals?.reportMs;
@@ -115,7 +119,7 @@ export function createReports(ports: Ports, events: EventHub, profiles: Profiles
       const meta = await library.meta(reportId);
       const scoped = filter && !isEmptyFilter(filter) ? filter : undefined;
       return deliverFile(ports, `${meta.name}${scoped ? ' (view)' : ''}.${format}`, format, (path) =>
-        exportReport(ledger, reportId, format, path, { appVersion: ports.appVersion, exportedAt: new Date(ports.clock.now()), ...(scoped ? { filter: scoped } : {}) }),
+        exportReport(ledger, reportId, format, path, { appVersion: ports.appVersion, exportedAt: new Date(ports.clock.now()), ...(scoped ? { filter: scoped } : {}), ...(addSheets ? { addSheets } : {}) }),
       );
     },
     'reports:export-groups': async ({ reportId, filter }) => exportGroupPacks(ports, await ledger(), await library.meta(reportId), filter),
@@ -145,7 +149,7 @@ export function createReports(ports: Ports, events: EventHub, profiles: Profiles
         if (!member) throw new AppError('validation', `No organization in this report belongs to the group "${filter.group}".`);
       }
       const scoped = filter && !isEmptyFilter(filter) ? filter : undefined;
-      return exportReport(ledger, reportId, formatOf(path), path, { appVersion: ports.appVersion, exportedAt: new Date(ports.clock.now()), ...(scoped ? { filter: scoped } : {}) });
+      return exportReport(ledger, reportId, formatOf(path), path, { appVersion: ports.appVersion, exportedAt: new Date(ports.clock.now()), ...(scoped ? { filter: scoped } : {}), ...(addSheets ? { addSheets } : {}) });
     },
     exportGroupPacks: async (reportId, outDir, filter) => exportGroupPacksToFolder(ports, await ledger(), await library.meta(reportId), outDir, filter),
   };

@@ -11,7 +11,7 @@ import { buildBillingReport, generateOrganizations, temporaryDir } from '../../t
 import { cellLocalTime, moneyFormat } from './number-formats';
 import { ingestReport } from './report-ingest';
 import { ReportLibrary } from './report-library';
-import { BILLING_LINE_HEADERS, INVOICING_EXPLANATION, INVOICING_HEADERS, writeReportWorkbook } from './report-workbook';
+import { BILLING_LINE_HEADERS, INVOICING_EXPLANATION, INVOICING_HEADERS, SheetSeries, type WorkbookOptions, writeReportWorkbook } from './report-workbook';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -53,10 +53,10 @@ async function saved(report: SavedReport) {
   }
   await ingestReport(ledger, { reportId: meta.id, jobId: null, name: meta.name, profileId: meta.profileId, profileName: meta.profileName, host: meta.host, resellerId: 'r', period: meta.period, fetchedAt: meta.fetchedAt, source: 'service', sourceFile: null }, body());
   let exports = 0;
-  return async (filter?: ReportFilter, maxRows?: number) => {
+  return async (filter?: ReportFilter, maxRows?: number, more: Partial<WorkbookOptions> = {}) => {
     const path = join(dir.path, `out-${++exports}.xlsx`);
     await writeReportWorkbook(ledger, await new ReportLibrary(async () => ledger).meta(meta.id), path, {
-      appVersion: '1.2.3', exportedAt: new Date('2026-11-08T10:00:00Z'), timeZone: 'Europe/Stockholm', ...(filter ? { filter } : {}), ...(maxRows ? { maxRows } : {}),
+      appVersion: '1.2.3', exportedAt: new Date('2026-11-08T10:00:00Z'), timeZone: 'Europe/Stockholm', ...(filter ? { filter } : {}), ...(maxRows ? { maxRows } : {}), ...more,
     });
     const workbook = new ExcelJS.Workbook();
     await workbook.xlsx.readFile(path);
@@ -498,5 +498,25 @@ describe('the report workbook', () => {
     expect(totals).toBe(exact.size);
     expect(subtotals).toBeGreaterThan(0);
     expect(rows(workbook.getWorksheet('About')!).find((row) => row[0] === 'Summary sheets')?.[1]).toMatch(/^Summary, Summary \(2\)/);
+  });
+
+  it("adds another feature's sheets after Billing lines, its rows to About below the period, and names its sheets that continue", async () => {
+    const write = await saved(sampleReport());
+    const workbook = await write(undefined, 101, {
+      addSheets: async (sheets, meta) => {
+        const series = new SheetSeries(sheets, 'Extra', [{ header: 'Row', width: 10 }]);
+        for (let index = 1; index <= 150; index++) series.next().row.getCell(1).value = `${meta.name} ${index}`;
+        series.commit();
+        return { split: [series.names], about: [{ values: ['Month close', 'DRAFT — not signed off (2 exceptions open)'], look: 'header' }] };
+      },
+    });
+    const names = workbook.worksheets.map((sheet) => sheet.name);
+    expect(names.slice(names.indexOf('Extra') - 1)).toEqual([names[names.indexOf('Extra') - 1], 'Extra', 'Extra (2)', 'About']);
+    expect(names[names.indexOf('Extra') - 1]).toMatch(/^Billing lines/);
+    expect(rows(workbook.getWorksheet('Extra (2)')!).at(-1)).toEqual(['Billing 2026-10 150']);
+    const about = rows(workbook.getWorksheet('About')!);
+    expect(about.slice(1, 3)).toEqual([['Period', '2026-10-01 – 2026-10-31'], ['Month close', 'DRAFT — not signed off (2 exceptions open)']]);
+    expect(workbook.getWorksheet('About')!.getCell('B3').font?.bold).toBe(true);
+    expect(about.find((row) => row[0] === 'Extra sheets')?.[1]).toMatch(/^Extra, Extra \(2\): more rows than one Excel sheet holds/);
   });
 });

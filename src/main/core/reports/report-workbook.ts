@@ -37,6 +37,8 @@ export const EXCEL_MAX_ROWS = 1_048_576;
 
 export interface WorkbookOptions {
   filter?: ReportFilter;
+  /** Sheets another feature adds after Billing lines, and its rows for About (closing the month: Changes, Checks, sign-off). */
+  addSheets?: WorkbookAddition;
   appVersion: string;
   exportedAt: Date;
   /** Rows per sheet, header included, before a sheet continues on the next (Excel's limit; tests set a small one). */
@@ -48,6 +50,20 @@ export interface WorkbookOptions {
 export interface WorkbookSummary {
   lines: number;
 }
+
+/** A row of the About sheet: a label and its values; `look` makes the whole row bold (a header, or what must not be missed). */
+export interface AboutRow {
+  values: (string | number | Date)[];
+  look?: Look;
+}
+
+/** What an addition wrote: its sheets that continued on another (for About), and its rows for About (shown below the period). */
+export interface WorkbookAdditionResult {
+  split: string[][];
+  about: AboutRow[];
+}
+
+export type WorkbookAddition = (sheets: Sheets, meta: ReportMeta, options: WorkbookOptions) => Promise<WorkbookAdditionResult>;
 
 function describeFilter(filter: ReportFilter | undefined): string {
   if (!filter || isEmptyFilter(filter)) return 'Whole report';
@@ -62,8 +78,8 @@ function describeFilter(filter: ReportFilter | undefined): string {
   return `Filtered view: ${parts.join(', ')}`;
 }
 
-type Writer = ExcelJS.stream.xlsx.WorkbookWriter;
-type Sheet = ReturnType<Writer['addWorksheet']>;
+export type Writer = ExcelJS.stream.xlsx.WorkbookWriter;
+export type Sheet = ReturnType<Writer['addWorksheet']>;
 type Lines = { where: string; params: LedgerValue[] };
 type SheetOptions = Partial<ExcelJS.AddWorksheetOptions>;
 
@@ -71,7 +87,7 @@ type SheetOptions = Partial<ExcelJS.AddWorksheetOptions>;
  * Every sheet prints the same way: landscape, as wide as one page, the header row on every page, and a footer
  * with the report's name, the sheet and the page number. `&` starts a code in a footer, so the name's are doubled.
  */
-function printSetup(reportName: string): SheetOptions {
+export function printSetup(reportName: string): SheetOptions {
   const name = reportName.replaceAll('&', '&&').slice(0, 120);
   return {
     pageSetup: {
@@ -90,6 +106,30 @@ function printSetup(reportName: string): SheetOptions {
  * place when complete.
  */
 export async function writeReportWorkbook(ledger: Ledger, meta: ReportMeta, path: string, options: WorkbookOptions): Promise<WorkbookSummary> {
+  return writeWorkbookFile(path, options.exportedAt, async (workbook) => {
+    const lines = lineFilter(meta.id, options.filter);
+    const sheets: Sheets = { workbook, maxRows: Math.max(2, options.maxRows ?? EXCEL_MAX_ROWS), print: printSetup(meta.name) };
+    const totals = (await ledger.all(`SELECT ${PAIR}, ${SUMS} FROM billing_lines l WHERE ${lines.where} GROUP BY ALL ORDER BY currency_key`, lines.params)).map(amountsOf);
+    const split = [
+      await writeInvoicing(sheets, ledger, meta.id, options.filter),
+      await writeSummary(sheets, ledger, lines, totals),
+      await writeServices(sheets, ledger, lines, totals),
+      await writeOrganizationGroups(sheets, ledger, lines),
+    ];
+    const billingLines = await writeBillingLines(sheets, ledger, meta.id, options.filter);
+    split.push(billingLines.sheets);
+    const added = options.addSheets ? await options.addSheets(sheets, meta, options) : { split: [], about: [] };
+    split.push(...added.split);
+    writeAbout(sheets, meta, totals, billingLines.lines, split.filter((names) => names.length > 1), added.about, options);
+    return { lines: billingLines.lines };
+  });
+}
+
+/**
+ * A workbook written with exceljs's streaming writer into a temporary file beside `path` (owner-only) and renamed
+ * into place when `build` has added its sheets and the file is complete.
+ */
+export async function writeWorkbookFile<T>(path: string, createdAt: Date, build: (workbook: Writer) => Promise<T>): Promise<T> {
   return writeFileThrough(path, async (temporary) => {
     const stream = createWriteStream(temporary, { mode: 0o600 });
     // A failure is reported by `finished` or the writer; a late write into the destroyed stream must not crash.
@@ -97,22 +137,11 @@ export async function writeReportWorkbook(ledger: Ledger, meta: ReportMeta, path
     try {
       const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream, useStyles: true, useSharedStrings: false });
       workbook.creator = 'Closebook';
-      workbook.created = options.exportedAt;
-      const lines = lineFilter(meta.id, options.filter);
-      const sheets: Sheets = { workbook, maxRows: Math.max(2, options.maxRows ?? EXCEL_MAX_ROWS), print: printSetup(meta.name) };
-      const totals = (await ledger.all(`SELECT ${PAIR}, ${SUMS} FROM billing_lines l WHERE ${lines.where} GROUP BY ALL ORDER BY currency_key`, lines.params)).map(amountsOf);
-      const split = [
-        await writeInvoicing(sheets, ledger, meta.id, options.filter),
-        await writeSummary(sheets, ledger, lines, totals),
-        await writeServices(sheets, ledger, lines, totals),
-        await writeOrganizationGroups(sheets, ledger, lines),
-      ];
-      const billingLines = await writeBillingLines(sheets, ledger, meta.id, options.filter);
-      split.push(billingLines.sheets);
-      writeAbout(sheets, meta, totals, billingLines.lines, split.filter((names) => names.length > 1), options);
+      workbook.created = createdAt;
+      const result = await build(workbook);
       await workbook.commit();
       await finished(stream);
-      return { lines: billingLines.lines };
+      return result;
     } finally {
       stream.destroy();
     }
@@ -120,19 +149,19 @@ export async function writeReportWorkbook(ledger: Ledger, meta: ReportMeta, path
 }
 
 /** What every sheet of one workbook is made with. */
-interface Sheets {
+export interface Sheets {
   workbook: Writer;
   maxRows: number;
   print: SheetOptions;
 }
 
-interface Column {
+export interface Column {
   header: string;
   width: number;
 }
 
 /** A1-style column letters by 1-based index. */
-function letter(column: number): string {
+export function letter(column: number): string {
   let name = '';
   for (let rest = column; rest > 0; rest = Math.floor((rest - 1) / 26)) name = String.fromCharCode(65 + ((rest - 1) % 26)) + name;
   return name;
@@ -142,7 +171,7 @@ function letter(column: number): string {
  * A data sheet that continues on "Name (2)", "Name (3)" … when one is full, each with the same header row, frozen,
  * printable, and filtered over its header and data rows only: totals go below a blank row, outside the filter.
  */
-class SheetSeries {
+export class SheetSeries {
   readonly names: string[] = [];
   /** The last data row of each sheet (1 = only the header). */
   private readonly lastData: number[] = [];
@@ -160,6 +189,7 @@ class SheetSeries {
 
   /** The next data row (on a new sheet when this one is full); commit it when its cells are set. */
   next(): { row: ExcelJS.Row; rowNumber: number } {
+    this.flush(); // rows given as XML go first: a sheet's rows must be in order
     const rowNumber = this.take();
     return { row: (this.sheet as Sheet).getRow(rowNumber), rowNumber };
   }
@@ -625,18 +655,17 @@ async function writeBillingLines(sheets: Sheets, ledger: Ledger, reportId: strin
   return { lines: count, sheets: series.names };
 }
 
-function writeAbout(sheets: Sheets, meta: ReportMeta, totals: Amounts[], lines: number, split: string[][], options: WorkbookOptions) {
+function writeAbout(sheets: Sheets, meta: ReportMeta, totals: Amounts[], lines: number, split: string[][], added: AboutRow[], options: WorkbookOptions) {
   const worksheet = sheets.workbook.addWorksheet('About', sheets.print);
   worksheet.columns = [{ width: 34 }, { width: 22 }, { width: 22 }, { width: 22 }, { width: 22 }];
   const perSheet = sheets.maxRows - 1;
   // Closebook's own times in the machine's zone, named; the service's zoneless dates stay as it gave them.
-  const timeZone = options.timeZone ?? machineTimeZone();
-  const local = (instant: Date) => (Number.isNaN(instant.getTime()) ? null : cellLocalTime(instant, timeZone));
-  const fetched = local(new Date(meta.fetchedAt)) ?? { value: meta.fetchedAt, zone: 'as recorded' };
-  const exported = local(options.exportedAt) ?? { value: '', zone: 'unknown' };
-  const rows: { values: (string | number | Date)[]; look?: Look }[] = [
+  const fetched = localTime(new Date(meta.fetchedAt), options.timeZone) ?? { value: meta.fetchedAt, zone: 'as recorded' };
+  const exported = localTime(options.exportedAt, options.timeZone) ?? { value: '', zone: 'unknown' };
+  const rows: AboutRow[] = [
     { values: ['Report', meta.name] },
     { values: ['Period', `${meta.period.startDate} – ${meta.period.endDate}`] },
+    ...added,
     { values: ['Profile', meta.profileName] },
     { values: ['Service', meta.host] },
     { values: [`Fetched at (${fetched.zone})`, fetched.value] },
@@ -656,16 +685,7 @@ function writeAbout(sheets: Sheets, meta: ReportMeta, totals: Amounts[], lines: 
     { values: [] },
     { values: ['Totals of the exported lines', 'Currency', 'Cost', 'Sales', 'Margin'], look: 'header' },
   ];
-  rows.forEach(({ values, look }, index) => {
-    const row = worksheet.getRow(index + 1);
-    row.values = values;
-    values.forEach((value, column) => {
-      const label = column === 0 || look === 'header';
-      row.getCell(column + 1).style = styleOf(value instanceof Date ? DATETIME_FORMAT : null, label ? 'header' : 'plain');
-    });
-    row.commit();
-  });
-  let rowNumber = rows.length + 1;
+  let rowNumber = writeAboutRows(worksheet, rows);
   for (const total of totals) {
     const row = worksheet.getRow(rowNumber++);
     row.values = ['', total.currency, cellNumber(total.cost), cellNumber(total.sales), total.margin === null ? 'n/a (two currencies)' : cellNumber(total.margin)];
@@ -675,4 +695,26 @@ function writeAbout(sheets: Sheets, meta: ReportMeta, totals: Amounts[], lines: 
     row.commit();
   }
   worksheet.commit();
+}
+
+/**
+ * An instant as a cell in Closebook's own zone (the machine's unless `timeZone` is set) with the zone named, as the
+ * About sheet shows times; null for an invalid date.
+ */
+export function localTime(instant: Date, timeZone?: string): { value: Date; zone: string } | null {
+  return Number.isNaN(instant.getTime()) ? null : cellLocalTime(instant, timeZone ?? machineTimeZone());
+}
+
+/** Writes About rows from the first row down (labels bold, dates as date-times); returns the next free row number. */
+export function writeAboutRows(worksheet: Sheet, rows: AboutRow[]): number {
+  rows.forEach(({ values, look }, index) => {
+    const row = worksheet.getRow(index + 1);
+    row.values = values;
+    values.forEach((value, column) => {
+      const label = column === 0 || look === 'header';
+      row.getCell(column + 1).style = styleOf(value instanceof Date ? DATETIME_FORMAT : null, label ? 'header' : 'plain');
+    });
+    row.commit();
+  });
+  return rows.length + 1;
 }

@@ -5,13 +5,16 @@ import { receiveFile } from '../../bridge/files';
 import { ErrorNote } from '../../components/ErrorNote';
 import { formatDateTime } from '../../components/format-time';
 import { useAction } from '../../components/use-action';
+import { CloseScreen } from '../close/CloseScreen';
+import type { ShowInReport } from '../close/ExceptionRow';
 import { CurrencyTotalsTable } from './CurrencyTotalsTable';
 import { formatCount, nameHeader, REPORT_COLUMNS, totalsTable, treeRowsTable, visibleColumns } from './format';
 import { InvoicingView } from './InvoicingView';
 import { ReportFilters } from './ReportFilters';
 import { type SelectHow, TreeTable } from './TreeTable';
-import type { ReportFilter, TreeQuery } from './tree-window-cache';
+import { type ReportFilter, stateKeyOf, type TreeQuery } from './tree-window-cache';
 import { copyTable, useCurrencyTotals, useReportFilter, useTreeWindows, useUiSettings } from './use-report-data';
+import { COMMAND_KEY, useReportShortcuts } from './use-report-shortcuts';
 import { ViewerActions } from './ViewerActions';
 
 const ALL_CLOSED: ReportExpansion = { all: 'none', toggled: [] };
@@ -20,7 +23,7 @@ const MAX_COPY_ROWS = 50_000;
 /** How long "Copied 12 rows" stays. */
 const STATUS_MS = 6_000;
 
-type ViewMode = 'tree' | 'invoicing';
+type ViewMode = 'tree' | 'invoicing' | 'close';
 
 function ViewerHeader({ view, onExport, exporting, filter, mode }: { view: ReportView; onExport: (scope: 'all' | 'view') => void; exporting: string | null; filter: ReportFilter; mode: ViewMode }): React.JSX.Element {
   const { meta } = view;
@@ -36,13 +39,13 @@ function ViewerHeader({ view, onExport, exporting, filter, mode }: { view: Repor
         </div>
       </div>
       <div className="toolbar">
-        <button type="button" onClick={() => onExport('all')} disabled={exporting !== null}>
+        <button type="button" data-shortcut="export" onClick={() => onExport('all')} disabled={exporting !== null} title={`Export the whole report to Excel (${COMMAND_KEY}E)`}>
           {exporting === 'all' ? 'Exporting…' : 'Export workbook'}
         </button>
         <button type="button" onClick={() => onExport('view')} disabled={exporting !== null || !filtered} title="Only what the filters show">
           {exporting === 'view' ? 'Exporting…' : 'Export view'}
         </button>
-        <ViewerActions reportId={meta.id} reportName={meta.name} filter={filter} mode={mode} />
+        <ViewerActions reportId={meta.id} reportName={meta.name} filter={filter} mode={mode === 'invoicing' ? 'invoicing' : 'tree'} />
       </div>
     </div>
   );
@@ -159,6 +162,8 @@ export function ReportViewer({ view }: { view: ReportView }): React.JSX.Element 
   const reportId = view.meta.id;
   const filter = useReportFilter();
   const [mode, setMode] = useState<ViewMode>('tree');
+  const [closeOpened, setCloseOpened] = useState(false);
+  if (mode === 'close' && !closeOpened) setCloseOpened(true);
   const [sort, setSort] = useState<ReportSortInput>({ key: 'label', direction: 'asc' });
   const [expansion, setExpansion] = useState<ReportExpansion>(ALL_CLOSED);
   const settings = useUiSettings((state) => state.settings);
@@ -183,6 +188,8 @@ export function ReportViewer({ view }: { view: ReportView }): React.JSX.Element 
   const [selection, setSelection] = useState<{ resetKey: string; rows: Map<string, Picked> }>({ resetKey, rows: new Map() });
   const picked = useMemo(() => (selection.resetKey === resetKey ? selection.rows : new Map<string, Picked>()), [selection, resetKey]);
   const selectedKeys = useMemo(() => new Set(picked.keys()), [picked]);
+  const viewerRoot = useRef<HTMLElement>(null);
+  useReportShortcuts(viewerRoot);
   const anchor = useRef<number | null>(null);
   const rangeRead = useRef(0);
   const { rowsIn } = tree;
@@ -217,6 +224,42 @@ export function ReportViewer({ view }: { view: ReportView }): React.JSX.Element 
     [resetKey, rowsIn, setCopyError],
   );
   const clearSelection = useCallback(() => setSelection({ resetKey, rows: new Map() }), [resetKey]);
+
+  // "Show in report" from Close the month: the organization alone, its path open, the row selected and in view.
+  const [revealing, setRevealing] = useState<string | null>(null);
+  const [focusRow, setFocusRow] = useState<{ index: number } | null>(null);
+  const { change: changeFilter, clear: clearFilter } = filter;
+  const showInReport = useCallback<ShowInReport>(
+    (exception) => {
+      anchor.current = null;
+      setMode('tree');
+      if (hierarchy !== 'organization') saveSettings({ reportHierarchy: 'organization' });
+      clearFilter();
+      changeFilter({ organization: exception.customerNumber || exception.organization }, false);
+      setExpansion({ all: 'none', toggled: exception.path.slice(0, -1) });
+      setRevealing(exception.path.at(-1) ?? null);
+    },
+    [hierarchy, saveSettings, clearFilter, changeFilter],
+  );
+  useEffect(() => {
+    if (!revealing || !snapshot || !query || snapshot.stateKey !== stateKeyOf(query)) return;
+    const select = (index: number, row: TreeRow) => {
+      setSelection({ resetKey, rows: new Map([[row.key, { row, index }]]) });
+      setFocusRow({ index });
+    };
+    setRevealing(null);
+    const index = snapshot.indexOf(revealing);
+    const row = index === undefined ? undefined : snapshot.rowAt(index);
+    if (index !== undefined && row) {
+      select(index, row);
+      return;
+    }
+    // Not among the rows fetched so far: read the (one organization's) tree until it turns up.
+    rowsIn(0, Math.min(snapshot.rowCount, MAX_COPY_ROWS) - 1).then((rows) => {
+      const at = rows.findIndex((candidate) => candidate.key === revealing);
+      if (at >= 0) select(at, rows[at]!);
+    }, () => undefined);
+  }, [revealing, snapshot, query, resetKey, rowsIn]);
 
   const copyRows = (activeRow?: TreeRow) => {
     // In the tree's order: where a row stands now if it is loaded, else where it stood when picked.
@@ -260,7 +303,7 @@ export function ReportViewer({ view }: { view: ReportView }): React.JSX.Element 
   };
 
   return (
-    <section className="viewer" aria-label={`Report ${view.meta.name}`}>
+    <section className="viewer" aria-label={`Report ${view.meta.name}`} id="open-report" ref={viewerRoot} tabIndex={-1}>
       <ViewerHeader view={view} onExport={exportWorkbook} exporting={exporting.running} filter={filter.applied} mode={mode} />
       <ErrorNote message={exporting.error} />
       {notice ? (
@@ -268,7 +311,7 @@ export function ReportViewer({ view }: { view: ReportView }): React.JSX.Element 
           {notice}
         </p>
       ) : null}
-      <ReportFilters view={view} filter={filter} lineCount={snapshot ? { shown: snapshot.lineCount, total: snapshot.totalLines } : null} />
+      {mode === 'close' ? null : <ReportFilters view={view} filter={filter} lineCount={snapshot ? { shown: snapshot.lineCount, total: snapshot.totalLines } : null} />}
       <div className="viewbar">
         <Segmented
           label="View"
@@ -276,6 +319,7 @@ export function ReportViewer({ view }: { view: ReportView }): React.JSX.Element 
           choices={[
             { value: 'tree', label: 'Tree' },
             { value: 'invoicing', label: 'Invoicing' },
+            { value: 'close', label: 'Close the month' },
           ]}
           onChange={setMode}
         />
@@ -308,7 +352,13 @@ export function ReportViewer({ view }: { view: ReportView }): React.JSX.Element 
         </span>
       </div>
       <ErrorNote message={copying.error} />
-      {mode === 'invoicing' ? (
+      {/* Once opened, Close the month stays mounted (hidden) so its filters and place survive a look at the tree. */}
+      {closeOpened ? (
+        <div className="viewer__close" hidden={mode !== 'close'}>
+          <CloseScreen meta={view.meta} onShowInReport={showInReport} />
+        </div>
+      ) : null}
+      {mode === 'close' ? null : mode === 'invoicing' ? (
         <InvoicingView reportId={reportId} filter={filter.applied} />
       ) : (
         <>
@@ -335,6 +385,7 @@ export function ReportViewer({ view }: { view: ReportView }): React.JSX.Element 
             onCopy={copyRows}
             onClearSelection={clearSelection}
             resetKey={resetKey}
+            focusRow={focusRow}
           />
         </>
       )}

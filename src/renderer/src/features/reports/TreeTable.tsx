@@ -23,9 +23,9 @@ const COLUMN_WIDTHS: Record<ReportColumn, number> = {
   quantity: 104,
   unitCost: 128,
   unitPrice: 128,
-  cost: 150,
-  sales: 150,
-  margin: 122,
+  cost: 168,
+  sales: 168,
+  margin: 134,
   marginPercent: 98,
   poNumber: 100,
   billingDate: 92,
@@ -52,6 +52,8 @@ interface Props {
   onClearSelection: () => void;
   /** Changes with the filter, the sort and the hierarchy: the view then goes back to the top. */
   resetKey: string;
+  /** A row to make active and scroll into view (a new object each time it is asked for). */
+  focusRow?: { index: number } | null;
 }
 
 function HeaderRow({ sort, onSort, columns, hierarchy }: Pick<Props, 'sort' | 'onSort' | 'columns' | 'hierarchy'>): React.JSX.Element {
@@ -233,7 +235,7 @@ function columnLayout(columns: readonly ColumnSpec[]): React.CSSProperties {
  * to the parent), Enter toggles; Space selects, Shift+↑/↓ extends, Ctrl/⌘+C copies, Esc clears the selection.
  * Click selects a row (and opens or closes it), Ctrl/⌘+click adds, Shift+click selects a range.
  */
-export function TreeTable({ snapshot, columns, hierarchy, onWanted, onToggle, sort, onSort, selected, onSelect, onCopy, onClearSelection, resetKey }: Props): React.JSX.Element {
+export function TreeTable({ snapshot, columns, hierarchy, onWanted, onToggle, sort, onSort, selected, onSelect, onCopy, onClearSelection, resetKey, focusRow }: Props): React.JSX.Element {
   const scroller = useRef<HTMLDivElement>(null);
   const idPrefix = useId();
   const [active, setActive] = useState(0);
@@ -265,6 +267,12 @@ export function TreeTable({ snapshot, columns, hierarchy, onWanted, onToggle, so
     // In braces: newer Chromium returns a promise from scrollTo, and an effect may return only its cleanup.
     scroller.current?.scrollTo({ top: 0 });
   }, [resetKey]);
+
+  useEffect(() => {
+    if (!focusRow) return;
+    setActive(focusRow.index);
+    virtualizer.scrollToIndex(focusRow.index, { align: 'center' });
+  }, [focusRow, virtualizer]);
 
   const activeIndex = Math.min(active, Math.max(0, rowCount - 1));
   const activeRow = snapshot?.rowAt(activeIndex);

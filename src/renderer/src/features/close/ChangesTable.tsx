@@ -1,0 +1,153 @@
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { memo, useEffect, useMemo, useRef, useState } from 'react';
+import type { MonthChange } from '../../../../shared/schemas/month-close';
+import { amountText, currenciesOf, formatAmount, formatCount, quantityText, unitPriceText } from '../reports/format';
+import { NumberValue } from '../reports/TreeTable';
+import { CHANGE_KINDS, type ChangeFilter, type ChangeSort, type ChangeSortKey, effectOf, filterChanges, KIND_LABELS, kindCounts, LEVEL_LABELS, nextChangeSort, sortChanges } from './change-list';
+
+/** Every row is this tall (CSS agrees): two short lines, the amount and its quantity × unit price. */
+const ROW_HEIGHT = 36;
+const HEADER_HEIGHT = 40;
+const OVERSCAN_ROWS = 8;
+
+const COLUMNS: { key: ChangeSortKey; label: string; numeric?: boolean }[] = [
+  { key: 'kind', label: 'Change' },
+  { key: 'level', label: 'Level' },
+  { key: 'organization', label: 'Organization' },
+  { key: 'place', label: 'Service · subscription' },
+  { key: 'currency', label: 'Currency' },
+  { key: 'before', label: 'Before', numeric: true },
+  { key: 'after', label: 'After', numeric: true },
+  { key: 'effect', label: 'Effect on sales', numeric: true },
+];
+
+function Side({ values, currency }: { values: MonthChange['before']; currency: string }): React.JSX.Element {
+  if (!values) return <span className="muted">—</span>;
+  const quantity = values.quantity ? quantityText(values.quantity).text : '';
+  const detail = quantity && values.unitPrice ? `${quantity} × ${unitPriceText(values.unitPrice, currency).text}` : quantity ? `quantity ${quantity}` : '';
+  return (
+    <span className="chg__side">
+      <span>
+        <NumberValue value={amountText(values.sales, currency)} />
+        <span className="ccy">{currency}</span>
+      </span>
+      {detail ? (
+        <span className="muted chg__detail" title={detail}>
+          {detail}
+        </span>
+      ) : null}
+    </span>
+  );
+}
+
+function effectTitle(change: MonthChange, currency: string): string {
+  const { price, quantity, newLost, other } = change.effects;
+  return `Price ${formatAmount(price, currency)} · quantity ${formatAmount(quantity, currency)} · new/lost ${formatAmount(newLost, currency)} · other ${formatAmount(other, currency)} (exact: ${effectOf(change).toFixed()} ${currency})`;
+}
+
+const ChangeRow = memo(function ChangeRow({ change, index, top }: { change: MonthChange; index: number; top: number }): React.JSX.Element {
+  const currency = currenciesOf(change.currencyKey).sales;
+  const place = [change.service, change.subscription, change.product].filter(Boolean).join(' › ');
+  const effect = effectOf(change).toFixed();
+  return (
+    <div role="row" aria-rowindex={index + 2} className={`chg__row chg__row--${change.kind}`} style={{ transform: `translateY(${top}px)` }} data-testid="change-row" data-kind={change.kind}>
+      <div role="gridcell">
+        <span className={`kind kind--${change.kind}`}>{KIND_LABELS[change.kind]}</span>
+      </div>
+      <div role="gridcell">{LEVEL_LABELS[change.level]}</div>
+      <div role="gridcell" className="chg__two" title={`${change.organization} (${change.customerNumber || 'no customer number'})`}>
+        <span className="chg__org">{change.organization}</span>
+        <span className="muted">{change.customerNumber}</span>
+      </div>
+      <div role="gridcell" className="chg__two" title={place}>
+        <span>{change.service}</span>
+        <span className="muted">{[change.subscription, change.product].filter(Boolean).join(' › ')}</span>
+      </div>
+      <div role="gridcell">{change.currencyKey}</div>
+      <div role="gridcell" className="num">
+        <Side values={change.before} currency={currency} />
+      </div>
+      <div role="gridcell" className="num">
+        <Side values={change.after} currency={currency} />
+      </div>
+      <div role="gridcell" className="num chg__effect" title={effectTitle(change, currency)}>
+        <NumberValue value={amountText(effect, currency)} />
+        <span className="ccy">{currency}</span>
+      </div>
+    </div>
+  );
+});
+
+interface Props {
+  changes: MonthChange[];
+  /** All there are (more than `changes` when the main process cut the list). */
+  changeCount: number;
+  label: string;
+}
+
+/**
+ * The changes between two months, one row per change (new and lost rolled up to the highest level that is new or
+ * lost), filtered by kind and text and sorted by any column; rows are drawn only where they are in view.
+ */
+export function ChangesTable({ changes, changeCount, label }: Props): React.JSX.Element {
+  const [filter, setFilter] = useState<ChangeFilter>({});
+  const [sort, setSort] = useState<ChangeSort>({ key: 'organization', direction: 'asc' });
+  const counts = useMemo(() => kindCounts(changes), [changes]);
+  const rows = useMemo(() => sortChanges(filterChanges(changes, filter), sort), [changes, filter, sort]);
+  const scroller = useRef<HTMLDivElement>(null);
+  const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_HEIGHT, overscan: OVERSCAN_ROWS, scrollMargin: HEADER_HEIGHT, scrollPaddingStart: HEADER_HEIGHT });
+  useEffect(() => {
+    scroller.current?.scrollTo({ top: 0 });
+  }, [rows]);
+  const items = virtualizer.getVirtualItems();
+
+  return (
+    <div className="changes">
+      <div className="close-bar" role="search" aria-label={`${label}: filters`}>
+        <div className="segmented" role="group" aria-label="Kind of change">
+          <button type="button" aria-pressed={!filter.kind} onClick={() => setFilter((current) => ({ ...current, kind: undefined }))}>
+            All <span className="segmented__count">{formatCount(changes.length)}</span>
+          </button>
+          {CHANGE_KINDS.map((kind) => (
+            <button key={kind} type="button" aria-pressed={filter.kind === kind} onClick={() => setFilter((current) => ({ ...current, kind }))} disabled={counts[kind] === 0 && filter.kind !== kind}>
+              {KIND_LABELS[kind]} <span className="segmented__count">{formatCount(counts[kind])}</span>
+            </button>
+          ))}
+        </div>
+        <input type="search" aria-label="Search changes" placeholder="Organization, cust. no., product…" value={filter.text ?? ''} onChange={(event) => setFilter((current) => ({ ...current, text: event.target.value }))} />
+        <span className="count" data-testid="change-count">
+          {rows.length === changes.length ? `${formatCount(rows.length)} ${changes.length === 1 ? 'change' : 'changes'}` : `${formatCount(rows.length)} of ${formatCount(changes.length)} changes`}
+        </span>
+      </div>
+      {changeCount > changes.length ? (
+        <p className="hint" role="note">
+          The first {formatCount(changes.length)} of {formatCount(changeCount)} changes are shown here; the workbook's Changes sheet and the CLI (reports compare) have them all.
+        </p>
+      ) : null}
+      <div ref={scroller} className="chg" role="grid" aria-label={label} aria-rowcount={rows.length + 1}>
+        <div className="chg__row chg__row--head" role="row" aria-rowindex={1}>
+          {COLUMNS.map((column) => {
+            const sorted = sort.key === column.key;
+            return (
+              <div key={column.key} role="columnheader" className={column.numeric ? 'num' : undefined} aria-sort={sorted ? (sort.direction === 'asc' ? 'ascending' : 'descending') : 'none'}>
+                <button type="button" className="sort" onClick={() => setSort((current) => nextChangeSort(current, column.key))} title={column.numeric ? `Sort by ${column.label} (within each currency)` : `Sort by ${column.label}`}>
+                  <span className="head__label">{column.label}</span>
+                  <span className="sort__arrow" aria-hidden="true">
+                    {sorted ? (sort.direction === 'asc' ? '▲' : '▼') : ''}
+                  </span>
+                </button>
+              </div>
+            );
+          })}
+        </div>
+        <div className="chg__rows" role="rowgroup" style={{ height: virtualizer.getTotalSize() }}>
+          {items.map((item) => {
+            const change = rows[item.index]!;
+            return <ChangeRow key={item.key} change={change} index={item.index} top={item.start - HEADER_HEIGHT} />;
+          })}
+        </div>
+        {rows.length === 0 ? <p className="empty chg__empty">{changes.length === 0 ? 'Nothing changed.' : 'No changes match these filters.'}</p> : null}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,77 @@
+import type { ReportMeta } from '../../../../shared/schemas/saved-report';
+import type { MonthCloseView } from '../../../../shared/schemas/month-close';
+import { formatDateTime } from '../../components/format-time';
+import { formatCount } from '../reports/format';
+import { SEVERITIES, SEVERITY_LABELS } from './exception-list';
+import { monthLabel } from './month-label';
+
+/** Where the month stands, in words: Draft, or signed off (on this fetch or an earlier one); and whether a newer fetch replaced this one. */
+function MonthState({ view }: { view: MonthCloseView }): React.JSX.Element {
+  const { signOff } = view;
+  return (
+    <span className="close__states" data-testid="close-state">
+      {signOff ? (
+        <span className="state-badge state-badge--signed" title={`Content hash ${signOff.contentHash}`}>
+          Signed off by {signOff.signedBy} at {formatDateTime(signOff.signedAt)}
+          {signOff.reportId !== view.reportId ? ' (on another fetch)' : ''}
+        </span>
+      ) : (
+        <span className="state-badge state-badge--draft">Draft</span>
+      )}
+      {view.superseded ? (
+        <span className="state-badge state-badge--superseded" title="The ledger holds a newer fetch of this month; checks and sign-off count the newest one">
+          Superseded by a newer fetch
+        </span>
+      ) : null}
+    </span>
+  );
+}
+
+/** Open exceptions by severity, the most severe first; a zero reads as done. */
+export function OpenCounts({ open }: { open: MonthCloseView['open'] }): React.JSX.Element {
+  const total = open.high + open.medium + open.low;
+  return (
+    <span className="open-counts" aria-label={`Open exceptions: ${total}`} data-testid="open-counts">
+      {total === 0 ? (
+        <span className="open-counts__none">No open exceptions</span>
+      ) : (
+        <>
+          <span className="muted">Open:</span>
+          {SEVERITIES.map((severity) => (
+            <span key={severity} className={`sev sev--${severity}${open[severity] === 0 ? ' sev--zero' : ''}`}>
+              {SEVERITY_LABELS[severity]} {formatCount(open[severity])}
+            </span>
+          ))}
+        </>
+      )}
+    </span>
+  );
+}
+
+/** The month being closed: its name, state, open exceptions, and what this report is (profile, fetch time). */
+export function CloseHeader({ meta, view, children }: { meta: ReportMeta; view: MonthCloseView | null; children?: React.ReactNode }): React.JSX.Element {
+  return (
+    <div className="close__head">
+      <div className="close__title">
+        <h3>
+          Close {monthLabel(meta.period)}
+        </h3>
+        <div className="close__status">
+          {view ? (
+            <>
+              <MonthState view={view} />
+              <OpenCounts open={view.open} />
+            </>
+          ) : (
+            <span className="muted">Checking the month…</span>
+          )}
+        </div>
+        <p className="muted close__fetch">
+          {meta.profileName} · fetched {formatDateTime(meta.fetchedAt)}
+          {view ? ` · ${view.previousReportId ? 'checked against the month before' : 'no earlier month in the ledger: checks against last month are skipped'}` : ''}
+        </p>
+      </div>
+      {children}
+    </div>
+  );
+}

@@ -1,0 +1,68 @@
+import { useId, useState } from 'react';
+import type { ReportMeta } from '../../../../shared/schemas/saved-report';
+import { formatCount } from '../reports/format';
+import { CloseHeader } from './CloseHeader';
+import { ComparePanel } from './ComparePanel';
+import { ExceptionsPanel } from './ExceptionsPanel';
+import { RatesPanel } from './RatesPanel';
+import type { ShowInReport } from './ExceptionRow';
+import { RestatementPanel } from './RestatementPanel';
+import { SignOffBox } from './SignOffBox';
+import { ThresholdsForm } from './ThresholdsForm';
+import { TrendsPanel } from './TrendsPanel';
+import { useMonthClose } from './use-month-close';
+import './close.css';
+
+type Tab = 'exceptions' | 'compare' | 'trends' | 'rates' | 'thresholds';
+
+/**
+ * Closing the open report's month, the way month end is worked through: what is open first (exceptions by
+ * severity, each accepted with a note or resolved), the comparison with last month, then the sign-off. A month
+ * the service changed after its sign-off says so above everything else.
+ */
+export function CloseScreen({ meta, onShowInReport }: { meta: ReportMeta; onShowInReport: ShowInReport }): React.JSX.Element {
+  const close = useMonthClose(meta.id);
+  const [tab, setTab] = useState<Tab>('exceptions');
+  const ids = useId();
+  const { view } = close;
+  const openCount = view ? view.open.high + view.open.medium + view.open.low : 0;
+  const tabs: { id: Tab; label: string }[] = [
+    { id: 'exceptions', label: view ? `Exceptions (${formatCount(openCount)} open)` : 'Exceptions' },
+    { id: 'compare', label: 'Compare with last month' },
+    { id: 'trends', label: 'Trends' },
+    { id: 'rates', label: 'Reference currency' },
+    { id: 'thresholds', label: 'Thresholds' },
+  ];
+
+  return (
+    <section className="close" aria-label="Close the month">
+      <CloseHeader meta={meta} view={view}>
+        {view ? <SignOffBox key={view.signOff?.signedAt ?? 'draft'} view={view} openCount={openCount} onSignOff={close.signOff} onReopen={close.reopen} /> : null}
+      </CloseHeader>
+      {close.loadError ? (
+        <div className="error-note" role="alert">
+          The month's checks could not be read: {close.loadError}{' '}
+          <button type="button" className="link" onClick={() => void close.reload()}>
+            Try again
+          </button>
+        </div>
+      ) : null}
+      {view ? <RestatementPanel meta={meta} view={view} /> : null}
+      <div className="close__tabs" role="tablist" aria-label="Close the month">
+        {tabs.map((entry) => (
+          <button key={entry.id} type="button" role="tab" id={`${ids}-${entry.id}`} aria-selected={tab === entry.id} aria-controls={`${ids}-panel`} onClick={() => setTab(entry.id)}>
+            {entry.label}
+          </button>
+        ))}
+      </div>
+      <div className="close__body" role="tabpanel" id={`${ids}-panel`} aria-labelledby={`${ids}-${tab}`}>
+        {!view && !close.loadError && tab !== 'trends' && tab !== 'rates' ? <p className="empty">Running the billing checks…</p> : null}
+        {view && tab === 'exceptions' ? <ExceptionsPanel view={view} close={close} onShow={onShowInReport} /> : null}
+        {view && tab === 'compare' ? <ComparePanel meta={meta} previousReportId={view.previousReportId} /> : null}
+        {tab === 'trends' ? <TrendsPanel reportId={meta.id} /> : null}
+        {tab === 'rates' ? <RatesPanel reportId={meta.id} /> : null}
+        {view && tab === 'thresholds' ? <ThresholdsForm profileId={meta.profileId} profileName={meta.profileName} thresholds={view.thresholds} onSaved={close.reload} /> : null}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,123 @@
+import { memo, useId, useState } from 'react';
+import type { BillingException, Review, ReviewState } from '../../../../shared/schemas/month-close';
+import { formatDateTime } from '../../components/format-time';
+import { placeOf, reviewStateOf } from './exception-list';
+
+/** What reviewing an exception asks of the screen: a state with a note (which may fail, e.g. the month was signed off meanwhile). */
+export type ReviewAction = (exception: BillingException, state: ReviewState, note: string) => Promise<boolean>;
+
+/** How a row is to be opened in the report's tree (the viewer decides how). */
+export type ShowInReport = (exception: BillingException) => void;
+
+const LOCKED = 'The month is signed off: reopen it to change reviews';
+
+function ReviewCell({ review }: { review: Review | null }): React.JSX.Element {
+  if (!review) return <span className="review review--open">Open</span>;
+  return (
+    <span className={`review review--${review.state}`}>
+      <span className="review__state">{review.state === 'accepted' ? 'Accepted' : 'Resolved'}</span>{' '}
+      <span className="muted">
+        by {review.reviewedBy}, {formatDateTime(review.reviewedAt)}
+      </span>
+      {review.note ? <span className="review__note">“{review.note}”</span> : null}
+    </span>
+  );
+}
+
+/** The note an acceptance needs, in the row's own second line. */
+export function NoteForm({ label, submitLabel, busy, onSubmit, onCancel }: { label: string; submitLabel: string; busy: boolean; onSubmit: (note: string) => void; onCancel: () => void }): React.JSX.Element {
+  const [note, setNote] = useState('');
+  const id = useId();
+  return (
+    <form
+      className="note-form"
+      onSubmit={(event) => {
+        event.preventDefault();
+        if (note.trim()) onSubmit(note.trim());
+      }}
+    >
+      <label htmlFor={id}>{label}</label>
+      <input id={id} value={note} onChange={(event) => setNote(event.target.value)} maxLength={2000} placeholder="A note is required" autoFocus />
+      <button type="submit" className="primary" disabled={!note.trim() || busy}>
+        {submitLabel}
+      </button>
+      <button type="button" onClick={onCancel}>
+        Cancel
+      </button>
+    </form>
+  );
+}
+
+interface Props {
+  exception: BillingException;
+  locked: boolean;
+  busy: boolean;
+  onReview: ReviewAction;
+  onShow: ShowInReport;
+}
+
+/** One exception: who and where, what was found (the rule's words in the tooltip), its review, and what can be done. */
+export const ExceptionRow = memo(function ExceptionRow({ exception, locked, busy, onReview, onShow }: Props): React.JSX.Element {
+  const [accepting, setAccepting] = useState(false);
+  const state = reviewStateOf(exception);
+  const place = placeOf(exception);
+  const disabled = locked || busy;
+  const where = exception.path.length ? 'Open this row in the report tree' : 'Show this organization in the report tree (the row is not in this month)';
+  return (
+    <>
+      <tr className={`exc exc--${state}`} data-testid="exception-row" data-rule={exception.rule} data-state={state}>
+        <td className="exc__who">
+          <span className="exc__org" title={exception.organization}>
+            {exception.organization || <em>(no name)</em>}
+          </span>
+          <span className="muted exc__cust">{exception.customerNumber || 'no customer number'}</span>
+          {place ? (
+            <span className="muted exc__place" title={place}>
+              {place}
+            </span>
+          ) : null}
+        </td>
+        <td className="exc__message" title={`${exception.title}: ${exception.explanation}`}>
+          {exception.message}
+        </td>
+        <td className="exc__review">
+          <ReviewCell review={exception.review} />
+        </td>
+        <td className="exc__actions">
+          <div className="exc__buttons">
+            {state === 'open' ? (
+              <>
+                <button type="button" onClick={() => setAccepting(true)} disabled={disabled || accepting} title={locked ? LOCKED : 'Accept it as it is, with a note saying why'}>
+                  Accept…
+                </button>
+                <button type="button" onClick={() => void onReview(exception, 'resolved', '')} disabled={disabled} title={locked ? LOCKED : 'It was wrong and is put right (e.g. corrected in the ERP)'}>
+                  Resolve
+                </button>
+              </>
+            ) : (
+              <button type="button" onClick={() => void onReview(exception, 'open', '')} disabled={disabled} title={locked ? LOCKED : 'Open it again (the review is kept in the log)'}>
+                Reopen
+              </button>
+            )}
+            <button type="button" className="link" onClick={() => onShow(exception)} title={where}>
+              Show in report
+            </button>
+          </div>
+        </td>
+      </tr>
+      {accepting ? (
+        <tr className="exc__note-row">
+          <td colSpan={4}>
+            <NoteForm
+              label={`Why is “${exception.title.toLowerCase()}” at ${exception.organization} acceptable?`}
+              submitLabel="Accept"
+              busy={busy}
+              onSubmit={(note) => void onReview(exception, 'accepted', note).then((done) => done && setAccepting(false))}
+              onCancel={() => setAccepting(false)}
+            />
+          </td>
+        </tr>
+      ) : null}
+    </>
+  );
+});

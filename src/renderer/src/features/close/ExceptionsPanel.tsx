@@ -1,0 +1,185 @@
+import { useCallback, useMemo, useState } from 'react';
+import type { BillingException, MonthCloseView, ReviewState, Severity } from '../../../../shared/schemas/month-close';
+import { ErrorNote } from '../../components/ErrorNote';
+import { useAction } from '../../components/use-action';
+import { formatCount } from '../reports/format';
+import { type ExceptionFilter, filterExceptions, groupByRule, REVIEW_LABELS, type ReviewFilter, reviewCounts, reviewStateOf, type RuleGroup, rulesOf, SEVERITIES, SEVERITY_LABELS } from './exception-list';
+import { ExceptionRow, NoteForm, type ShowInReport } from './ExceptionRow';
+import type { MonthCloseState } from './use-month-close';
+
+/** Rows drawn per group before "Show more": a month of a million lines may have thousands of exceptions of one rule. */
+const ROWS_PER_GROUP = 100;
+
+const REVIEW_FILTERS: readonly ReviewFilter[] = ['open', 'accepted', 'resolved', 'all'];
+
+interface Props {
+  view: MonthCloseView;
+  close: Pick<MonthCloseState, 'review' | 'reviewMany' | 'bulk' | 'stop'>;
+  onShow: ShowInReport;
+}
+
+function GroupHeader({ group, shownOpen, locked, busy, onBulk }: { group: RuleGroup; shownOpen: number; locked: boolean; busy: boolean; onBulk: (group: RuleGroup, state: ReviewState, note: string) => void }): React.JSX.Element {
+  const [accepting, setAccepting] = useState(false);
+  const all = shownOpen === group.exceptions.length ? 'all ' : '';
+  return (
+    <tr className="exc-group" data-testid="exception-group" data-rule={group.rule}>
+      <th colSpan={4} scope="colgroup">
+        <div className="exc-group__line">
+          <span className={`sev sev--${group.severity}`}>{SEVERITY_LABELS[group.severity]}</span>
+          <span className="exc-group__title">{group.title}</span>
+          <span className="muted">{formatCount(group.exceptions.length)}</span>
+          <span className="exc-group__explain">{group.explanation}</span>
+          {shownOpen > 1 && !locked ? (
+            <span className="exc-group__bulk">
+              <button type="button" onClick={() => setAccepting(true)} disabled={busy || accepting}>
+                Accept {all}{formatCount(shownOpen)} open…
+              </button>
+              <button type="button" onClick={() => onBulk(group, 'resolved', '')} disabled={busy}>
+                Resolve {all}{formatCount(shownOpen)} open
+              </button>
+            </span>
+          ) : null}
+        </div>
+        {accepting ? (
+          <NoteForm
+            label={`Why are these ${formatCount(shownOpen)} acceptable? The same note goes on each.`}
+            submitLabel={`Accept ${formatCount(shownOpen)}`}
+            busy={busy}
+            onSubmit={(note) => {
+              setAccepting(false);
+              onBulk(group, 'accepted', note);
+            }}
+            onCancel={() => setAccepting(false)}
+          />
+        ) : null}
+      </th>
+    </tr>
+  );
+}
+
+/**
+ * The month's exceptions, open ones first: grouped by rule (most severe first), each with its evidence, its review
+ * and its actions. Filters by review state, severity, rule and text; a whole group of open exceptions can be
+ * accepted (one note) or resolved at once.
+ */
+export function ExceptionsPanel({ view, close, onShow }: Props): React.JSX.Element {
+  const [filter, setFilter] = useState<ExceptionFilter>({ review: 'open' });
+  const [shownPerGroup, setShownPerGroup] = useState<Record<string, number>>({});
+  const action = useAction();
+  const locked = view.signOff !== null;
+  const counts = useMemo(() => reviewCounts(view.exceptions), [view.exceptions]);
+  const rules = useMemo(() => rulesOf(view.exceptions), [view.exceptions]);
+  const groups = useMemo(() => groupByRule(filterExceptions(view.exceptions, filter)), [view.exceptions, filter]);
+  const busy = action.busy || close.bulk !== null;
+  const { review, reviewMany } = close;
+  const { run } = action;
+
+  // Stable, so a review redraws only the rows whose exception changed.
+  const onReview = useCallback(
+    async (exception: BillingException, state: ReviewState, note: string) =>
+      Boolean(
+        await run(async () => {
+          await review(exception.id, state, note);
+          return true;
+        }, exception.id),
+      ),
+    [run, review],
+  );
+  const onBulk = (group: RuleGroup, state: ReviewState, note: string) => {
+    const ids = group.exceptions.filter((exception) => reviewStateOf(exception) === 'open').map((exception) => exception.id);
+    void run(() => reviewMany(ids, state, note), 'bulk');
+  };
+  const change = (fields: Partial<ExceptionFilter>) => setFilter((current) => ({ ...current, ...fields }));
+
+  return (
+    <div className="exceptions">
+      <div className="close-bar" role="search" aria-label="Exception filters">
+        <div className="segmented" role="group" aria-label="Review state">
+          {REVIEW_FILTERS.map((state) => (
+            <button key={state} type="button" aria-pressed={filter.review === state} onClick={() => change({ review: state })}>
+              {REVIEW_LABELS[state]} <span className="segmented__count">{formatCount(counts[state])}</span>
+            </button>
+          ))}
+        </div>
+        <select aria-label="Severity" value={filter.severity ?? ''} onChange={(event) => change({ severity: (event.target.value || undefined) as Severity | undefined })}>
+          <option value="">All severities</option>
+          {SEVERITIES.map((severity) => (
+            <option key={severity} value={severity}>
+              {SEVERITY_LABELS[severity]}
+            </option>
+          ))}
+        </select>
+        <select aria-label="Rule" value={filter.rule ?? ''} onChange={(event) => change({ rule: event.target.value || undefined })}>
+          <option value="">All rules</option>
+          {rules.map((rule) => (
+            <option key={rule.rule} value={rule.rule}>
+              {rule.title}
+            </option>
+          ))}
+        </select>
+        <input type="search" aria-label="Search exceptions" placeholder="Organization, cust. no., product…" value={filter.text ?? ''} onChange={(event) => change({ text: event.target.value })} />
+        {close.bulk ? (
+          <span className="close-bar__progress" role="status">
+            Reviewing {formatCount(close.bulk.done)} of {formatCount(close.bulk.total)}…{' '}
+            <button type="button" className="link" onClick={close.stop}>
+              Stop
+            </button>
+          </span>
+        ) : null}
+      </div>
+      {locked ? <p className="hint">The month is signed off, so the reviews are locked. Reopen it (with a reason) to change them.</p> : null}
+      <ErrorNote message={action.error} />
+      <div className="exceptions__scroll">
+        <table className="grid exc-table" aria-label="Exceptions">
+          <colgroup>
+            <col className="exc-col--who" />
+            <col className="exc-col--message" />
+            <col className="exc-col--review" />
+            <col className="exc-col--actions" />
+          </colgroup>
+          <thead>
+            <tr>
+              <th scope="col">Organization · where</th>
+              <th scope="col">Finding</th>
+              <th scope="col">Review</th>
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          {groups.map((group) => {
+            const limit = shownPerGroup[group.rule] ?? ROWS_PER_GROUP;
+            const rest = group.exceptions.length - limit;
+            const shownOpen = group.exceptions.filter((exception) => reviewStateOf(exception) === 'open').length;
+            return (
+              <tbody key={group.rule}>
+                <GroupHeader group={group} shownOpen={shownOpen} locked={locked} busy={busy} onBulk={onBulk} />
+                {group.exceptions.slice(0, limit).map((exception) => (
+                  <ExceptionRow key={exception.id} exception={exception} locked={locked} busy={busy} onReview={onReview} onShow={onShow} />
+                ))}
+                {rest > 0 ? (
+                  <tr>
+                    <td colSpan={4}>
+                      <button type="button" className="link" onClick={() => setShownPerGroup((current) => ({ ...current, [group.rule]: limit + ROWS_PER_GROUP * 5 }))}>
+                        Show {formatCount(Math.min(rest, ROWS_PER_GROUP * 5))} more of {formatCount(rest)}
+                      </button>
+                    </td>
+                  </tr>
+                ) : null}
+              </tbody>
+            );
+          })}
+        </table>
+        {groups.length === 0 ? (
+          <p className="empty">
+            {view.exceptions.length === 0
+              ? 'The checks found nothing in this month.'
+              : filter.review === 'open' && counts.open === 0 && !filter.text && !filter.rule && !filter.severity
+                ? 'Nothing is open: every exception is accepted or resolved.'
+                : 'No exceptions match these filters.'}
+          </p>
+        ) : null}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,48 @@
+import { useState } from 'react';
+import type { MonthCloseView } from '../../../../shared/schemas/month-close';
+import type { ReportMeta } from '../../../../shared/schemas/saved-report';
+import { formatDateTime } from '../../components/format-time';
+import { formatCount } from '../reports/format';
+import { BridgeTable } from './BridgeTable';
+import { ChangesTable } from './ChangesTable';
+import { monthLabel } from './month-label';
+
+/**
+ * The month was signed off on another fetch of it. When the service's lines differ from what was signed, this says
+ * so first and loudest, with what changed; when they are the same, a quiet line says that too.
+ */
+export function RestatementPanel({ meta, view }: { meta: ReportMeta; view: MonthCloseView }): React.JSX.Element | null {
+  const [open, setOpen] = useState(false);
+  const { restatement, signOff } = view;
+  if (!restatement || !signOff) return null;
+  const month = monthLabel(meta.period);
+  const signed = `signed off by ${signOff.signedBy} at ${formatDateTime(signOff.signedAt)}`;
+  const changed = restatement.hashChanged || restatement.changes.length > 0;
+  if (!changed) {
+    return (
+      <p className="restated restated--same" role="note" data-testid="restatement">
+        Fetched again after it was {signed}: the lines are the same as signed (content hash unchanged).
+      </p>
+    );
+  }
+  const count = restatement.changes.length;
+  return (
+    <section className="restated" aria-labelledby="restated-title" data-testid="restatement">
+      <h3 id="restated-title">The service changed this month after it was signed off</h3>
+      <p>
+        {month} was {signed} on an earlier fetch. This fetch ({formatDateTime(meta.fetchedAt)}) differs from it
+        {count ? `: ${formatCount(count)} ${count === 1 ? 'change' : 'changes'}` : ' (the lines differ, the amounts compared per product do not)'}. To sign off these figures, reopen the month with a reason, review, and sign
+        off again.
+      </p>
+      <BridgeTable bridges={restatement.bridges} label="What the service changed, per currency" beforeLabel="as signed off" afterLabel="as fetched now" onlyChanged />
+      {count ? (
+        <>
+          <button type="button" className="link restated__toggle" aria-expanded={open} onClick={() => setOpen(!open)}>
+            {open ? 'Hide the changes' : `Show the ${formatCount(count)} ${count === 1 ? 'change' : 'changes'}`}
+          </button>
+          {open ? <ChangesTable changes={restatement.changes} changeCount={count} label="Changes since sign-off" /> : null}
+        </>
+      ) : null}
+    </section>
+  );
+}

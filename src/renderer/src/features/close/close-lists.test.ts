@@ -1,0 +1,134 @@
+import { describe, expect, it } from 'vitest';
+import type { BillingException, CurrencyBridge, MonthChange } from '../../../../shared/schemas/month-close';
+import { bridgeAddsUp, effectOf, filterChanges, kindCounts, nextChangeSort, sortChanges } from './change-list';
+import { filterExceptions, groupByRule, placeOf, reviewCounts } from './exception-list';
+import { monthLabel } from './month-label';
+
+function exception(fields: Partial<BillingException> & Pick<BillingException, 'rule' | 'severity' | 'organization'>): BillingException {
+  return {
+    id: `${fields.rule}|${fields.organization}|${fields.message ?? ''}`,
+    title: fields.rule,
+    explanation: `${fields.rule} in plain words`,
+    message: '',
+    orgId: '',
+    customerNumber: '',
+    service: null,
+    serviceId: null,
+    subscription: null,
+    subscriptionId: null,
+    product: null,
+    productId: null,
+    currencyKey: 'SEK',
+    path: [],
+    review: null,
+    ...fields,
+  };
+}
+
+const review = (state: 'accepted' | 'resolved') => ({ exceptionId: 'x', state, note: 'ok', reviewedBy: 'anna', reviewedAt: '2026-11-05T09:00:00.000Z' });
+
+describe('the exception list', () => {
+  const list = [
+    exception({ rule: 'unit-price-changed', severity: 'low', organization: 'Beta', message: 'b' }),
+    exception({ rule: 'negative-margin', severity: 'high', organization: 'Zeta', message: 'z', review: review('accepted') }),
+    exception({ rule: 'quantity-jump', severity: 'medium', organization: 'Alpha', customerNumber: 'C-7', product: 'Seats' }),
+    exception({ rule: 'negative-margin', severity: 'high', organization: 'alpha', message: 'a' }),
+    exception({ rule: 'unbilled', severity: 'high', organization: 'Gamma', review: review('resolved') }),
+  ];
+
+  it('groups by rule, most severe first, organizations A→Z inside a group', () => {
+    const groups = groupByRule(list);
+    expect(groups.map((group) => group.rule)).toEqual(['negative-margin', 'unbilled', 'quantity-jump', 'unit-price-changed']);
+    expect(groups[0]!.exceptions.map((item) => item.organization)).toEqual(['alpha', 'Zeta']);
+    expect(groups[0]!.explanation).toBe('negative-margin in plain words');
+  });
+
+  it('filters by review state, severity, rule and text', () => {
+    expect(filterExceptions(list, { review: 'open' }).map((item) => item.organization)).toEqual(['Beta', 'Alpha', 'alpha']);
+    expect(filterExceptions(list, { review: 'accepted' }).map((item) => item.organization)).toEqual(['Zeta']);
+    expect(filterExceptions(list, { review: 'resolved' }).map((item) => item.organization)).toEqual(['Gamma']);
+    expect(filterExceptions(list, { review: 'all', severity: 'high' })).toHaveLength(3);
+    expect(filterExceptions(list, { review: 'all', rule: 'negative-margin' })).toHaveLength(2);
+    expect(filterExceptions(list, { review: 'all', text: ' c-7 ' }).map((item) => item.organization)).toEqual(['Alpha']);
+    expect(filterExceptions(list, { review: 'all', text: 'SEATS' })).toHaveLength(1);
+    expect(reviewCounts(list)).toEqual({ open: 3, accepted: 1, resolved: 1, all: 5 });
+  });
+
+  it('names the place in the report by what the exception has', () => {
+    expect(placeOf({ service: 'Azure plan', subscription: 'Main', product: null })).toBe('Azure plan › Main');
+    expect(placeOf({ service: null, subscription: null, product: null })).toBe('');
+  });
+});
+
+function change(fields: Partial<MonthChange> & Pick<MonthChange, 'kind' | 'organization'>): MonthChange {
+  return {
+    level: 'line',
+    customerNumber: '',
+    orgId: '',
+    service: 'Azure plan',
+    serviceId: null,
+    subscription: null,
+    subscriptionId: null,
+    product: null,
+    productId: null,
+    currencyKey: 'SEK',
+    before: null,
+    after: null,
+    effects: { price: '0', quantity: '0', newLost: '0', other: '0' },
+    ...fields,
+  };
+}
+
+const values = (sales: string) => ({ quantity: '1', unitPrice: sales, unitCost: null, cost: '0', sales });
+
+describe('the changes table', () => {
+  const changes = [
+    change({ kind: 'price', organization: 'Beta', before: values('10'), after: values('12.5'), effects: { price: '2.5', quantity: '0', newLost: '0', other: '0' } }),
+    change({ kind: 'new', organization: 'alpha', level: 'organization', after: values('100'), effects: { price: '0', quantity: '0', newLost: '100', other: '0' } }),
+    change({ kind: 'lost', organization: 'Gamma', currencyKey: 'EUR', before: values('7'), effects: { price: '0', quantity: '0', newLost: '-7', other: '0' } }),
+    change({ kind: 'quantity', organization: 'Delta', product: 'Seats', before: values('3'), after: values('3.0000001'), effects: { price: '0', quantity: '0.0000001', newLost: '0', other: '0' } }),
+  ];
+
+  it('the effect is the sum of the split, exactly', () => {
+    expect(effectOf({ effects: { price: '0.1', quantity: '0.2', newLost: '0', other: '-0.0000000001' } }).toFixed()).toBe('0.2999999999');
+  });
+
+  it('filters by kind and text, counts the kinds', () => {
+    expect(filterChanges(changes, { kind: 'new' }).map((item) => item.organization)).toEqual(['alpha']);
+    expect(filterChanges(changes, { text: 'seats' }).map((item) => item.organization)).toEqual(['Delta']);
+    expect(kindCounts(changes)).toEqual({ new: 1, lost: 1, quantity: 1, price: 1, amount: 0 });
+  });
+
+  it('sorts money within its currency pair (never across) and a missing side last', () => {
+    const byEffect = sortChanges(changes, { key: 'effect', direction: 'desc' });
+    expect(byEffect.map((item) => item.organization)).toEqual(['Gamma', 'alpha', 'Beta', 'Delta']);
+    const byBefore = sortChanges(changes, { key: 'before', direction: 'asc' });
+    expect(byBefore.map((item) => item.organization)).toEqual(['Gamma', 'Delta', 'Beta', 'alpha']);
+    const byBeforeDesc = sortChanges(changes, { key: 'before', direction: 'desc' });
+    expect(byBeforeDesc.map((item) => item.organization)).toEqual(['Gamma', 'Beta', 'Delta', 'alpha']);
+    expect(sortChanges(changes, { key: 'organization', direction: 'asc' }).map((item) => item.organization)).toEqual(['alpha', 'Beta', 'Delta', 'Gamma']);
+    expect(sortChanges(changes, { key: 'kind', direction: 'asc' }).map((item) => item.kind)).toEqual(['new', 'lost', 'quantity', 'price']);
+  });
+
+  it('a new column sorts text A→Z and money biggest first; the same column flips', () => {
+    expect(nextChangeSort({ key: 'organization', direction: 'asc' }, 'effect')).toEqual({ key: 'effect', direction: 'desc' });
+    expect(nextChangeSort({ key: 'effect', direction: 'desc' }, 'effect')).toEqual({ key: 'effect', direction: 'asc' });
+    expect(nextChangeSort({ key: 'effect', direction: 'desc' }, 'kind')).toEqual({ key: 'kind', direction: 'asc' });
+  });
+
+  it('a bridge adds up only when before + every effect is after, to the last decimal', () => {
+    const bridge: CurrencyBridge = { currencyKey: 'SEK', salesBefore: '100', salesAfter: '112.0001', change: '12.0001', effects: { price: '5', quantity: '10', newLost: '-3', other: '0.0001' } };
+    expect(bridgeAddsUp(bridge)).toBe(true);
+    expect(bridgeAddsUp({ ...bridge, effects: { ...bridge.effects, other: '0' } })).toBe(false);
+    expect(bridgeAddsUp({ ...bridge, change: '12' })).toBe(false);
+  });
+});
+
+describe('the month', () => {
+  it('is named when the period is a whole calendar month, else given as its days', () => {
+    expect(monthLabel({ startDate: '2026-10-01', endDate: '2026-10-31' }, 'en-GB')).toBe('October 2026');
+    expect(monthLabel({ startDate: '2028-02-01', endDate: '2028-02-29' }, 'en-GB')).toBe('February 2028');
+    expect(monthLabel({ startDate: '2026-10-01', endDate: '2026-10-15' }, 'en-GB')).toBe('2026-10-01 – 2026-10-15');
+    expect(monthLabel({ startDate: '2026-10-02', endDate: '2026-10-31' }, 'en-GB')).toBe('2026-10-02 – 2026-10-31');
+  });
+});

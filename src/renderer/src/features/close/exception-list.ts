@@ -1,0 +1,84 @@
+import type { BillingException, ReviewState, Severity } from '../../../../shared/schemas/month-close';
+import { userLocale } from '../../components/format-time';
+
+/** Which exceptions the list shows by their review: the open ones (the default), one review state, or all. */
+export type ReviewFilter = ReviewState | 'all';
+
+export interface ExceptionFilter {
+  review: ReviewFilter;
+  severity?: Severity | undefined;
+  rule?: string | undefined;
+  /** Organization, customer number, service, subscription, product or message (any case). */
+  text?: string | undefined;
+}
+
+export const SEVERITIES: readonly Severity[] = ['high', 'medium', 'low'];
+export const SEVERITY_LABELS: Record<Severity, string> = { high: 'High', medium: 'Medium', low: 'Low' };
+export const REVIEW_LABELS: Record<ReviewFilter, string> = { open: 'Open', accepted: 'Accepted', resolved: 'Resolved', all: 'All' };
+
+/** An exception with no review is open. */
+export function reviewStateOf(exception: BillingException): ReviewState {
+  return exception.review?.state ?? 'open';
+}
+
+/** How many exceptions are in each review state (and in all). */
+export function reviewCounts(exceptions: readonly BillingException[]): Record<ReviewFilter, number> {
+  const counts: Record<ReviewFilter, number> = { open: 0, accepted: 0, resolved: 0, all: exceptions.length };
+  for (const exception of exceptions) counts[reviewStateOf(exception)] += 1;
+  return counts;
+}
+
+function searchable(exception: BillingException): string {
+  return [exception.organization, exception.customerNumber, exception.service, exception.subscription, exception.product, exception.message, exception.title].filter(Boolean).join('\n').toLowerCase();
+}
+
+export function filterExceptions(exceptions: readonly BillingException[], filter: ExceptionFilter): BillingException[] {
+  const text = filter.text?.trim().toLowerCase() ?? '';
+  return exceptions.filter(
+    (exception) =>
+      (filter.review === 'all' || reviewStateOf(exception) === filter.review) &&
+      (!filter.severity || exception.severity === filter.severity) &&
+      (!filter.rule || exception.rule === filter.rule) &&
+      (!text || searchable(exception).includes(text)),
+  );
+}
+
+/** One rule's exceptions: the list's groups, most severe first. */
+export interface RuleGroup {
+  rule: string;
+  severity: Severity;
+  title: string;
+  explanation: string;
+  exceptions: BillingException[];
+}
+
+const collator = new Intl.Collator(userLocale, { numeric: true, sensitivity: 'base' });
+
+/**
+ * The exceptions grouped by rule, the groups by severity (high first) and then title, the exceptions in each by
+ * organization and then message, so the same month always reads in the same order.
+ */
+export function groupByRule(exceptions: readonly BillingException[]): RuleGroup[] {
+  const groups = new Map<string, RuleGroup>();
+  for (const exception of exceptions) {
+    let group = groups.get(exception.rule);
+    if (!group) {
+      group = { rule: exception.rule, severity: exception.severity, title: exception.title, explanation: exception.explanation, exceptions: [] };
+      groups.set(exception.rule, group);
+    }
+    group.exceptions.push(exception);
+  }
+  const rank = (severity: Severity) => SEVERITIES.indexOf(severity);
+  for (const group of groups.values()) group.exceptions.sort((a, b) => collator.compare(a.organization, b.organization) || collator.compare(a.message, b.message));
+  return [...groups.values()].sort((a, b) => rank(a.severity) - rank(b.severity) || collator.compare(a.title, b.title));
+}
+
+/** The rules present (for the rule filter), in the order of the groups. */
+export function rulesOf(exceptions: readonly BillingException[]): { rule: string; title: string }[] {
+  return groupByRule(exceptions).map((group) => ({ rule: group.rule, title: group.title }));
+}
+
+/** Where in the report an exception is, in words: service › subscription › product (whichever it names). */
+export function placeOf(exception: Pick<BillingException, 'service' | 'subscription' | 'product'>): string {
+  return [exception.service, exception.subscription, exception.product].filter(Boolean).join(' › ');
+}

@@ -1,0 +1,119 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import type { MonthCloseView, MonthComparison, MonthSummary, ReviewState } from '../../../../shared/schemas/month-close';
+import { call, errorMessage } from '../../bridge';
+
+/** Progress of a review of many exceptions at once (one request each, in turn). */
+export interface BulkProgress {
+  done: number;
+  total: number;
+}
+
+export interface MonthCloseState {
+  view: MonthCloseView | null;
+  /** Reading the month failed (the screen offers to try again). */
+  loadError: string | null;
+  reload(): Promise<void>;
+  review(exceptionId: string, state: ReviewState, note: string): Promise<void>;
+  /**
+   * Reviews several exceptions alike (e.g. every unit-price change of a price-list update, with one note), one by
+   * one; stops at the first failure or when `stop()` is called, keeping what was done.
+   */
+  reviewMany(exceptionIds: readonly string[], state: ReviewState, note: string): Promise<void>;
+  bulk: BulkProgress | null;
+  stop(): void;
+  signOff(name: string): Promise<void>;
+  reopen(reason: string): Promise<void>;
+}
+
+/**
+ * The close of one report's month as the main process keeps it: exceptions with their reviews, what is open, the
+ * sign-off and any restatement. Every change answers with the whole new state, which replaces the old one.
+ */
+export function useMonthClose(reportId: string): MonthCloseState {
+  const [view, setView] = useState<MonthCloseView | null>(null);
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const [bulk, setBulk] = useState<BulkProgress | null>(null);
+  const stopped = useRef(false);
+
+  const reload = useCallback(async () => {
+    setLoadError(null);
+    try {
+      setView(await call('close:state', { reportId }));
+    } catch (failure) {
+      setLoadError(errorMessage(failure));
+    }
+  }, [reportId]);
+  useEffect(() => void reload(), [reload]);
+
+  const review = useCallback(async (exceptionId: string, state: ReviewState, note: string) => setView(await call('close:review', { reportId, exceptionId, state, note })), [reportId]);
+
+  const reviewMany = useCallback(
+    async (exceptionIds: readonly string[], state: ReviewState, note: string) => {
+      stopped.current = false;
+      setBulk({ done: 0, total: exceptionIds.length });
+      try {
+        for (const [index, exceptionId] of exceptionIds.entries()) {
+          if (stopped.current) break;
+          setView(await call('close:review', { reportId, exceptionId, state, note }));
+          setBulk({ done: index + 1, total: exceptionIds.length });
+        }
+      } finally {
+        setBulk(null);
+      }
+    },
+    [reportId],
+  );
+  const stop = useCallback(() => {
+    stopped.current = true;
+  }, []);
+
+  const signOff = useCallback(async (name: string) => setView(await call('close:sign-off', { reportId, name })), [reportId]);
+  const reopen = useCallback(async (reason: string) => setView(await call('close:reopen', { reportId, reason })), [reportId]);
+
+  return { view, loadError, reload, review, reviewMany, bulk, stop, signOff, reopen };
+}
+
+export interface ComparisonState {
+  months: MonthSummary[] | null;
+  comparison: MonthComparison | null;
+  error: string | null;
+  loading: boolean;
+  retry(): void;
+}
+
+/** The saved months of the report's service and reseller, oldest first. */
+export function useMonths(reportId: string): { months: MonthSummary[] | null; error: string | null } {
+  const [state, setState] = useState<{ months: MonthSummary[] | null; error: string | null }>({ months: null, error: null });
+  useEffect(() => {
+    let current = true;
+    call('close:months', { reportId }).then(
+      (months) => current && setState({ months, error: null }),
+      (failure: unknown) => current && setState({ months: null, error: errorMessage(failure) }),
+    );
+    return () => {
+      current = false;
+    };
+  }, [reportId]);
+  return state;
+}
+
+/** `afterId` compared with `beforeId` (null: nothing to compare with); an answer for an older choice is dropped. */
+export function useComparison(beforeId: string | null, afterId: string): { comparison: MonthComparison | null; error: string | null; loading: boolean; retry(): void } {
+  const key = `${beforeId ?? ''}>${afterId}`;
+  const [state, setState] = useState<{ key: string; comparison: MonthComparison | null; error: string | null }>({ key: '', comparison: null, error: null });
+  const [attempt, setAttempt] = useState(0);
+  useEffect(() => {
+    if (!beforeId) return;
+    let current = true;
+    call('close:compare', { beforeId, afterId }).then(
+      (comparison) => current && setState({ key, comparison, error: null }),
+      (failure: unknown) => current && setState({ key, comparison: null, error: errorMessage(failure) }),
+    );
+    return () => {
+      current = false;
+    };
+  }, [beforeId, afterId, key, attempt]);
+  const retry = useCallback(() => setAttempt((n) => n + 1), []);
+  const mine = state.key === key;
+  return { comparison: mine ? state.comparison : null, error: mine ? state.error : null, loading: Boolean(beforeId) && !mine, retry };
+}

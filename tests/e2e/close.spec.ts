@@ -1,0 +1,268 @@
+import type { Locator, Page } from '@playwright/test';
+import { money } from '../../src/shared/money';
+import { startTwin, type Twin } from '../../src/main/twin/server';
+import { expect, test, type BridgeHost } from './fixtures';
+import { ClosebookPage, ReportsPage } from './pages';
+
+const OCTOBER = '2026-10-01 – 2026-10-31';
+const SIZES = [
+  { width: 1440, height: 900 },
+  { width: 1024, height: 700 },
+];
+
+const en = (amount: string) => new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(amount as Intl.StringNumericLiteral);
+
+/** A profile on `twin`, made the active one, as a user who set it up earlier would have. */
+async function useTwin(bridge: BridgeHost, twin: Twin): Promise<string> {
+  const service = bridge.harness.service;
+  const c = twin.credentials;
+  const profile = await service.handlers['profiles:save']({
+    fields: { name: 'Close', baseUrl: twin.baseUrl, clientId: c.clientId, username: c.username, resellerId: c.resellerId, sellerId: c.sellerId },
+    apiSecret: c.apiSecret,
+    password: c.password,
+  });
+  await service.handlers['profiles:set-active']({ profileId: profile.id });
+  return profile.id;
+}
+
+async function newestReportId(bridge: BridgeHost, startDate: string): Promise<string> {
+  const listings = await bridge.harness.service.handlers['reports:list']({});
+  const meta = listings.flatMap((listing) => (listing.state === 'ok' && listing.meta.period.startDate === startDate ? [listing.meta] : []))[0];
+  if (!meta) throw new Error(`no saved report of ${startDate}`);
+  return meta.id;
+}
+
+/**
+ * What is cut off or off screen in the Close screen: cells of the bridge and of the changes grid whose text is wider
+ * than the cell, headers and buttons outside the window, and any sideways scroll of the screen or the grid.
+ */
+async function layoutProblems(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const problems: string[] = [];
+    const close = document.querySelector('section[aria-label="Close the month"]');
+    if (!close) return ['no Close screen'];
+    const onScreen = (element: Element) => {
+      const box = element.getBoundingClientRect();
+      return box.left >= -0.5 && box.right <= window.innerWidth + 0.5;
+    };
+    if (close.scrollWidth > close.clientWidth + 1) problems.push(`the screen scrolls sideways (${close.scrollWidth} > ${close.clientWidth})`);
+    for (const grid of close.querySelectorAll('[role=grid]')) if (grid.scrollWidth > grid.clientWidth + 1) problems.push(`${grid.getAttribute('aria-label')} scrolls sideways`);
+    const cells = close.querySelectorAll('table[aria-label] td, table[aria-label] th[scope=col], [role=grid] [role=columnheader], [role=grid] .head__label, [role=grid] .num > *, .chg__side > span');
+    for (const cell of cells) {
+      if (cell.closest('.exc-table') && !cell.matches('th')) continue; // exception text wraps by design
+      if (cell.scrollWidth > cell.clientWidth + 1) problems.push(`clipped: ${cell.textContent}`);
+    }
+    for (const element of close.querySelectorAll('button, [role=columnheader], table th[scope=col], input, select')) {
+      if ((element as HTMLElement).offsetParent !== null && !onScreen(element)) problems.push(`off screen: ${element.textContent || element.getAttribute('aria-label')}`);
+    }
+    return problems;
+  });
+}
+
+async function expectLaidOut(page: Page, name: string, ready: Locator): Promise<void> {
+  for (const size of SIZES) {
+    await page.setViewportSize(size);
+    await expect(ready).toBeVisible();
+    await page.screenshot({ path: `test-results/close-${name}-${size.width}x${size.height}.png` });
+    expect(await layoutProblems(page), `${name} at ${size.width}×${size.height}`).toEqual([]);
+  }
+  await page.setViewportSize(SIZES[0]!);
+}
+
+test('close a month: compare with the one before, review the exceptions, sign off, refetch and see the restatement', async ({ page, bridge }) => {
+  test.setTimeout(90_000);
+  const twin = await startTwin({ reportReadyAfterMs: 0, reportReadyAfterPolls: 0, organizations: 12 });
+  try {
+    const profileId = await useTwin(bridge, twin);
+    const planted = twin.plantedChanges('2026-10');
+    await page.setViewportSize(SIZES[0]!);
+    const app = new ClosebookPage(page);
+    const reports = new ReportsPage(page);
+    await app.open(bridge.harness.url);
+    await app.nav('Reports').click();
+    // Both at once: each request runs on its own.
+    await reports.requestMonth('2026-09');
+    await reports.requestMonth('2026-10');
+    await reports.waitForSaved(2, 30_000);
+    const octoberId = await newestReportId(bridge, '2026-10-01');
+    const septemberId = await newestReportId(bridge, '2026-09-01');
+    const handlers = bridge.harness.service.handlers;
+    const state = await handlers['close:state']({ reportId: octoberId });
+
+    const viewer = await reports.openNewest(OCTOBER);
+    const close = await reports.closeTheMonth(viewer);
+
+    // The header: the month, Draft, and what is open by severity (as the main process counts it).
+    await expect(close.getByRole('heading', { name: 'Close October 2026' })).toBeVisible();
+    await expect(close.getByTestId('close-state')).toHaveText('Draft');
+    const openCounts = close.getByTestId('open-counts');
+    await expect(openCounts).toContainText(`High ${state.open.high}`);
+    await expect(openCounts).toContainText(`Medium ${state.open.medium}`);
+    await expect(openCounts).toContainText(`Low ${state.open.low}`);
+    const openTotal = state.open.high + state.open.medium + state.open.low;
+    expect(openTotal).toBeGreaterThan(3);
+
+    // Exceptions first: grouped by rule, the high ones on top, each group saying what its rule means.
+    const table = close.getByRole('table', { name: 'Exceptions' });
+    await expect(table.getByTestId('exception-row')).toHaveCount(openTotal);
+    const groupRules = await table.getByTestId('exception-group').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-rule')));
+    const severityOf = new Map(state.exceptions.map((exception) => [exception.rule, exception.severity]));
+    const ranks = groupRules.map((rule) => ['high', 'medium', 'low'].indexOf(severityOf.get(rule!)!));
+    expect(ranks).toEqual([...ranks].sort((a, b) => a - b));
+    for (const rule of ['negative-margin', 'unbilled', 'missing-customer-number', 'line-total-mismatch', 'missing-subscription', 'quantity-jump', 'unit-price-changed']) {
+      expect(groupRules, `${rule} found`).toContain(rule);
+    }
+    const negative = state.exceptions.find((exception) => exception.rule === 'negative-margin')!;
+    await expect(table.getByTestId('exception-group').filter({ hasText: negative.title })).toContainText(negative.explanation);
+    await expectLaidOut(page, 'exceptions', table);
+
+    // Compare with the month before: the bridge per currency adds up, and each planted change is there.
+    await close.getByRole('tab', { name: 'Compare with last month' }).click();
+    const comparison = await handlers['close:compare']({ beforeId: septemberId, afterId: octoberId });
+    await expect(close.getByRole('combobox', { name: 'Compare October 2026 with' })).toHaveValue(septemberId);
+    const bridgeTable = close.getByRole('table', { name: 'Change in sales per currency' });
+    await expect(bridgeTable.getByTestId('bridge-row')).toHaveCount(comparison.bridges.length);
+    for (const row of comparison.bridges) {
+      const { price, quantity, newLost, other } = row.effects;
+      expect(money(row.salesBefore).plus(price).plus(quantity).plus(newLost).plus(other).equals(row.salesAfter), `${row.currencyKey} adds up`).toBe(true);
+      const shown = bridgeTable.getByTestId('bridge-row').filter({ has: page.getByRole('rowheader', { name: row.currencyKey, exact: true }) });
+      await expect(shown.getByRole('cell').nth(5)).toHaveText(en(row.change));
+      await expect(shown.getByRole('cell').last()).toHaveText('✓');
+    }
+    const changes = close.getByRole('grid', { name: 'Changes', exact: true });
+    await expect(close.getByTestId('change-count')).toHaveText(`${comparison.changeCount} changes`);
+    const search = close.getByRole('searchbox', { name: 'Search changes' });
+    const kinds = close.getByRole('group', { name: 'Kind of change' });
+    const plantedRows: [string, { subscription: string; product: string }][] = [
+      ['New', planted.newSubscription!],
+      ['Lost', planted.lostSubscription!],
+      ['Unit price', planted.unitPriceChange!],
+      ['Quantity', planted.quantityJump!],
+    ];
+    for (const [kind, target] of plantedRows) {
+      await kinds.getByRole('button', { name: new RegExp(`^${kind} \\d`) }).click();
+      await search.fill(target.subscription);
+      await expect(changes.getByTestId('change-row').filter({ hasText: target.product }).first(), `${kind}: ${target.subscription}`).toBeVisible();
+    }
+    // An unchanged subscription is in no change (the search may also find others whose names contain its name).
+    await kinds.getByRole('button', { name: /^All \d/ }).click();
+    const unchanged = planted.unchanged!;
+    await search.fill(unchanged.subscription);
+    await expect(close.getByTestId('change-count')).toHaveText(/ of /);
+    const places = await changes.getByTestId('change-row').evaluateAll((rows) => rows.map((row) => row.children[3]!.lastElementChild!.textContent));
+    expect(places).not.toContain(unchanged.subscription);
+    expect(places).not.toContain(`${unchanged.subscription} › ${unchanged.product}`);
+    await search.fill('');
+    const effectHeader = changes.getByRole('columnheader', { name: 'Effect on sales' });
+    await effectHeader.getByRole('button').click();
+    await expect(effectHeader).toHaveAttribute('aria-sort', 'descending');
+    await expectLaidOut(page, 'compare', changes.getByTestId('change-row').first());
+
+    // An exception opens its row in the report tree: the organization alone, the path open, the line selected.
+    await close.getByRole('tab', { name: /^Exceptions/ }).click();
+    const mismatch = state.exceptions.find((exception) => exception.rule === 'line-total-mismatch')!;
+    await table.getByTestId('exception-row').filter({ hasText: mismatch.message }).getByRole('button', { name: 'Show in report' }).click();
+    const tree = viewer.getByRole('treegrid', { name: 'Billing report' });
+    await expect(tree.getByRole('row', { selected: true })).toContainText(mismatch.product!);
+    await expect(tree.getByRole('row', { selected: true })).toHaveAttribute('aria-level', '4');
+    await expect(viewer.getByRole('searchbox', { name: 'Organization', exact: true })).toHaveValue(mismatch.customerNumber);
+    await reports.closeTheMonth(viewer);
+
+    // Thresholds per profile: a quantity may now rise 150 % before it is an exception, so the doubled one is not.
+    await close.getByRole('tab', { name: 'Thresholds' }).click();
+    const thresholds = close.getByRole('form', { name: 'Check thresholds' });
+    const jump = thresholds.getByLabel('Quantity jump');
+    await expect(jump).toHaveValue(String(state.thresholds.quantityJumpPercent));
+    await jump.fill('0');
+    await thresholds.getByRole('button', { name: 'Save thresholds' }).click();
+    await expect(thresholds.getByRole('alert')).toHaveText('Between 1 and 100,000');
+    await jump.fill('150');
+    await thresholds.getByRole('button', { name: 'Save thresholds' }).click();
+    await expect(thresholds.getByRole('status')).toHaveText('Saved; the month was checked again.');
+    expect(await handlers['close:thresholds']({ profileId })).toEqual({ ...state.thresholds, quantityJumpPercent: 150 });
+    await close.getByRole('tab', { name: /^Exceptions/ }).click();
+    const jumps = state.exceptions.filter((exception) => exception.rule === 'quantity-jump').length;
+    expect(jumps).toBe(1);
+    await expect(table.getByTestId('exception-row')).toHaveCount(openTotal - jumps);
+    await expect(table.locator('[data-testid=exception-group][data-rule=quantity-jump]')).toHaveCount(0);
+    let open = openTotal - jumps;
+
+    // Accept one with a note (required), resolve a group at once and the rest one by one; sign-off waits until none is open.
+    const signOff = close.getByRole('button', { name: 'Sign off the month' });
+    await close.getByLabel('Sign off as').fill('Anna Berg');
+    await expect(signOff).toBeDisabled();
+    const negativeRow = table.getByTestId('exception-row').filter({ hasText: negative.message });
+    await negativeRow.getByRole('button', { name: 'Accept…' }).click();
+    const accept = table.getByRole('button', { name: 'Accept', exact: true });
+    await expect(accept).toBeDisabled();
+    await table.getByPlaceholder('A note is required').fill('Agreed Q4 discount, see the contract');
+    await accept.click();
+    await expect(negativeRow).toHaveCount(0);
+    open -= 1;
+    await expect(openCounts).toContainText(`High ${state.open.high - 1}`);
+    const stateFilter = close.getByRole('group', { name: 'Review state' });
+    await stateFilter.getByRole('button', { name: /^Accepted/ }).click();
+    const accepted = table.getByTestId('exception-row').filter({ hasText: negative.message });
+    await expect(accepted).toContainText('Accepted');
+    await expect(accepted).toContainText('“Agreed Q4 discount, see the contract”');
+    const reviewed = (await handlers['close:state']({ reportId: octoberId })).exceptions.find((exception) => exception.id === negative.id)!;
+    expect(reviewed.review).toMatchObject({ state: 'accepted', note: 'Agreed Q4 discount, see the contract' });
+
+    await stateFilter.getByRole('button', { name: /^Open/ }).click();
+    const priceGroup = table.locator('[data-testid=exception-group][data-rule=unit-price-changed]');
+    const priceCount = state.exceptions.filter((exception) => exception.rule === 'unit-price-changed').length;
+    await priceGroup.getByRole('button', { name: `Resolve all ${priceCount} open` }).click();
+    open -= priceCount;
+    await expect(table.getByTestId('exception-row')).toHaveCount(open);
+    for (; open > 0; open -= 1) {
+      await table.getByTestId('exception-row').first().getByRole('button', { name: 'Resolve' }).click();
+      await expect(table.getByTestId('exception-row')).toHaveCount(open - 1);
+    }
+    await expect(openCounts).toHaveText('No open exceptions');
+    await signOff.click();
+    await expect(close.getByTestId('close-state')).toContainText('Signed off by Anna Berg at');
+    const signed = (await handlers['close:state']({ reportId: octoberId })).signOff!;
+    await expect(close.getByTestId('content-hash')).toHaveText(signed.contentHash);
+    expect(signed).toMatchObject({ reportId: octoberId, signedBy: 'Anna Berg' });
+    await stateFilter.getByRole('button', { name: /^All/ }).click();
+    await expect(table.getByRole('button', { name: 'Reopen' }).first()).toBeDisabled();
+
+    // The service restates October; fetched again, the month says what changed since it was signed off.
+    twin.restate('2026-10');
+    await reports.requestMonth('2026-10');
+    await reports.waitForSaved(3, 30_000);
+    const refetched = await reports.openNewest(OCTOBER);
+    const again = await reports.closeTheMonth(refetched);
+    const restated = again.getByTestId('restatement');
+    await expect(restated.getByRole('heading', { name: 'The service changed this month after it was signed off' })).toBeVisible();
+    await expect(again.getByTestId('close-state')).toContainText('(on another fetch)');
+    const restatement = (await handlers['close:state']({ reportId: await newestReportId(bridge, '2026-10-01') })).restatement!;
+    expect(restatement.hashChanged).toBe(true);
+    // Only the currencies the restatement touched are listed.
+    const touched = restatement.bridges.filter((row) => !money(row.change).isZero());
+    expect(touched.length).toBeGreaterThan(0);
+    await expect(restated.getByTestId('bridge-row')).toHaveCount(touched.length);
+    await restated.getByRole('button', { name: /^Show the \d+ changes?$/ }).click();
+    await expect(restated.getByTestId('change-row').filter({ hasText: planted.restatement!.product }).first()).toBeVisible();
+    await expectLaidOut(page, 'restatement', restated);
+
+    // Reopened with a reason, the month is a draft again; the reviews carried over, so it can be signed off at once.
+    await again.getByRole('button', { name: 'Reopen…' }).click();
+    const reopen = again.getByRole('button', { name: 'Reopen the month' });
+    await expect(reopen).toBeDisabled();
+    await again.getByLabel('Why reopen?').fill('The service restated October: three more Teams licences');
+    await reopen.click();
+    await expect(again.getByTestId('close-state')).toHaveText('Draft');
+    await expect(again.getByTestId('restatement')).toHaveCount(0);
+    await expect(again.getByTestId('open-counts')).toHaveText('No open exceptions');
+    await expect(again.getByLabel('Sign off as')).toHaveValue('Anna Berg');
+    await expect(again.getByRole('button', { name: 'Sign off the month' })).toBeEnabled();
+
+    // The earlier fetch of October says that a newer one replaced it.
+    await page.getByTestId('saved-report').filter({ hasText: OCTOBER }).nth(1).getByRole('button', { name: 'Open', exact: true }).click();
+    const older = await reports.closeTheMonth(page.getByRole('region', { name: /^Report / }));
+    await expect(older.getByTestId('close-state')).toHaveText('DraftSuperseded by a newer fetch');
+  } finally {
+    await twin.close();
+  }
+});

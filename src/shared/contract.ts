@@ -339,6 +339,8 @@ export const events = {
   'consumption:progress': SubmissionSummary,
   /** First start after an upgrade: reports saved before the ledger being moved into it. */
   'reports:migration': z.object({ done: z.number().int(), total: z.number().int() }),
+  /** A workbook export under way: billing lines written so far, of `total` when known (the whole report). */
+  'reports:export-progress': z.object({ reportId: z.string(), lines: z.number().int().nonnegative(), total: z.number().int().nonnegative().nullable() }),
 } as const;
 
 export type Channels = typeof channels;

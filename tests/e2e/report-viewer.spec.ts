@@ -236,8 +236,17 @@ test.describe('a 100,000-line report', () => {
     await expectInViewport(page, viewer.getByRole('table', { name: 'Totals per currency' }), 'the totals (filtered)');
     await expectPageNotScrolled(page);
 
-    // Export the view: its billing lines are exactly the ones the count shows.
+    // Export the view: its billing lines are exactly the ones the count shows. While it runs, the button says how far
+    // it got in lines (a view's size is not known ahead); every text it showed is recorded.
+    await page.evaluate(() => {
+      const seen: string[] = [];
+      (globalThis as unknown as { __exportTexts: string[] }).__exportTexts = seen;
+      const button = [...document.querySelectorAll('button')].find((element) => element.textContent === 'Export view')!;
+      new MutationObserver(() => seen.push(button.textContent ?? '')).observe(button, { childList: true, characterData: true, subtree: true });
+    });
     const [download] = await Promise.all([page.waitForEvent('download', { timeout: 120_000 }), viewer.getByRole('button', { name: 'Export view' }).click()]);
+    const exportTexts = await page.evaluate(() => (globalThis as unknown as { __exportTexts: string[] }).__exportTexts);
+    expect(exportTexts.some((text) => /^Exporting: [\d,]+ lines$/.test(text)), exportTexts.join(' | ')).toBe(true);
     expect(download.suggestedFilename()).toMatch(/\(view\)\.xlsx$/);
     await expectRowsBounded(page, 'exported the view');
     const workbook = new ExcelJS.Workbook();

@@ -39,7 +39,7 @@ export function createCliContext(dataDir: string | undefined, pollIntervals?: Po
   });
   // The first command after an upgrade moves the reports saved by earlier versions into the ledger: say so.
   service.events.subscribe((event, payload) => {
-    if (event === 'reports:migration' && 'total' in payload) process.stderr.write(`Moving saved reports into the ledger: ${payload.done} of ${payload.total}\n`);
+    if (event === 'reports:migration' && 'done' in payload) process.stderr.write(`Moving saved reports into the ledger: ${payload.done} of ${payload.total}\n`);
   });
   return {
     service,

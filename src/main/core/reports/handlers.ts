@@ -118,8 +118,10 @@ export function createReports(ports: Ports, events: EventHub, profiles: Profiles
     'reports:export': async ({ reportId, filter, format }) => {
       const meta = await library.meta(reportId);
       const scoped = filter && !isEmptyFilter(filter) ? filter : undefined;
+      // The whole report's line count is known; a filtered view's is not, so its progress counts lines only.
+      const onProgress = (lines: number) => events.emit('reports:export-progress', { reportId, lines, total: scoped ? null : meta.counts.lines });
       return deliverFile(ports, `${meta.name}${scoped ? ' (view)' : ''}.${format}`, format, (path) =>
-        exportReport(ledger, reportId, format, path, { appVersion: ports.appVersion, exportedAt: new Date(ports.clock.now()), ...(scoped ? { filter: scoped } : {}), ...(addSheets ? { addSheets } : {}) }),
+        exportReport(ledger, reportId, format, path, { appVersion: ports.appVersion, exportedAt: new Date(ports.clock.now()), ...(scoped ? { filter: scoped } : {}), ...(addSheets ? { addSheets } : {}), onProgress }),
       );
     },
     'reports:export-groups': async ({ reportId, filter }) => exportGroupPacks(ports, await ledger(), await library.meta(reportId), filter),

@@ -113,4 +113,14 @@ describe('exports from the ledger', () => {
     await expect(exportReport(async () => ledger, REPORT, 'parquet', join(dir, "x'\n.parquet"), options)).rejects.toMatchObject({ code: 'validation' });
     expect((await readdir(dir)).filter((name) => name.startsWith('month.') || name.startsWith('x'))).toEqual(['month.csv', 'month.parquet', 'month.xlsx']);
   });
+
+  it('tells how far a workbook export got, batch by batch, up to every line', async () => {
+    const { dir, ledger, lines } = await setup();
+    const told: number[] = [];
+    const written = await exportReport(async () => ledger, REPORT, 'xlsx', join(dir, 'progress.xlsx'), { ...options, onProgress: (count) => told.push(count) });
+    expect(told.length).toBeGreaterThan(0);
+    expect(told).toEqual([...told].sort((a, b) => a - b));
+    expect(told.at(-1)).toBe(lines.length);
+    expect(written.lines).toBe(lines.length);
+  });
 });

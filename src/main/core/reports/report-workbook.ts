@@ -45,6 +45,8 @@ export interface WorkbookOptions {
   maxRows?: number;
   /** The zone Closebook's own times are shown in; the machine's unless set (tests). */
   timeZone?: string;
+  /** Told the billing lines written so far, after each batch (the longest part of an export). */
+  onProgress?: (lines: number) => void;
 }
 
 export interface WorkbookSummary {
@@ -116,7 +118,7 @@ export async function writeReportWorkbook(ledger: Ledger, meta: ReportMeta, path
       await writeServices(sheets, ledger, lines, totals),
       await writeOrganizationGroups(sheets, ledger, lines),
     ];
-    const billingLines = await writeBillingLines(sheets, ledger, meta.id, options.filter);
+    const billingLines = await writeBillingLines(sheets, ledger, meta.id, options.filter, options.onProgress);
     split.push(billingLines.sheets);
     const added = options.addSheets ? await options.addSheets(sheets, meta, options) : { split: [], about: [] };
     split.push(...added.split);
@@ -636,7 +638,7 @@ function lineStyles(workbook: Writer) {
 }
 
 /** Streams the lines into "Billing lines", "Billing lines (2)" …; returns how many and in which sheets. */
-async function writeBillingLines(sheets: Sheets, ledger: Ledger, reportId: string, filter: ReportFilter | undefined): Promise<{ lines: number; sheets: string[] }> {
+async function writeBillingLines(sheets: Sheets, ledger: Ledger, reportId: string, filter: ReportFilter | undefined, onProgress?: (lines: number) => void): Promise<{ lines: number; sheets: string[] }> {
   const widths = [34, 16, 38, 34, 30, 38, 40, 38, 14, 38, 38, 20, 10, 16, 16, 18, 18, 16, 9, 9, 12, 30];
   const series = new SheetSeries(sheets, 'Billing lines', BILLING_LINE_HEADERS.map((header, index) => ({ header, width: widths[index] as number })));
   series.ensureStarted();
@@ -649,6 +651,7 @@ async function writeBillingLines(sheets: Sheets, ledger: Ledger, reportId: strin
       series.nextXml((rowNumber) => rowXml(rowNumber, line, LINE_KINDS, styles, dates));
     }
     count += batch.length;
+    onProgress?.(count);
     await series.caughtUp();
   }
   series.commit();

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
 import type { ReportColumn, ReportExpansion, ReportHierarchy, ReportSortInput, ReportView, TreeRow } from '../../../../shared/contract';
-import { call } from '../../bridge';
+import { bridge, call } from '../../bridge';
 import { receiveFile } from '../../bridge/files';
 import { ErrorNote } from '../../components/ErrorNote';
 import { formatDateTime } from '../../components/format-time';
@@ -25,7 +25,32 @@ const STATUS_MS = 6_000;
 
 type ViewMode = 'tree' | 'invoicing' | 'close';
 
+/** "Exporting: 60 %" for the whole report, "Exporting: 412,000 lines" for a view (its size is not known ahead). */
+function exportingWords(progress: ExportProgress | null): string {
+  if (!progress || progress.lines === 0) return 'Exporting…';
+  if (progress.total) return `Exporting: ${Math.min(99, Math.floor((progress.lines / progress.total) * 100))} %`;
+  return `Exporting: ${formatCount(progress.lines)} lines`;
+}
+
+type ExportProgress = { lines: number; total: number | null };
+
+/** The running export's progress for this report, from the main process's events; cleared when it ends. */
+function useExportProgress(reportId: string, exporting: string | null): ExportProgress | null {
+  const [progress, setProgress] = useState<ExportProgress | null>(null);
+  useEffect(() => {
+    if (!exporting) {
+      setProgress(null);
+      return;
+    }
+    return bridge.on('reports:export-progress', (event) => {
+      if (event.reportId === reportId) setProgress({ lines: event.lines, total: event.total });
+    });
+  }, [reportId, exporting]);
+  return progress;
+}
+
 function ViewerHeader({ view, onExport, exporting, filter, mode }: { view: ReportView; onExport: (scope: 'all' | 'view') => void; exporting: string | null; filter: ReportFilter; mode: ViewMode }): React.JSX.Element {
+  const progress = useExportProgress(view.meta.id, exporting);
   const { meta } = view;
   const filtered = Object.keys(filter).length > 0;
   return (
@@ -40,10 +65,10 @@ function ViewerHeader({ view, onExport, exporting, filter, mode }: { view: Repor
       </div>
       <div className="toolbar">
         <button type="button" data-shortcut="export" onClick={() => onExport('all')} disabled={exporting !== null} title={`Export the whole report to Excel (${COMMAND_KEY}E)`}>
-          {exporting === 'all' ? 'Exporting…' : 'Export workbook'}
+          {exporting === 'all' ? exportingWords(progress) : 'Export workbook'}
         </button>
         <button type="button" onClick={() => onExport('view')} disabled={exporting !== null || !filtered} title="Only what the filters show">
-          {exporting === 'view' ? 'Exporting…' : 'Export view'}
+          {exporting === 'view' ? exportingWords(progress) : 'Export view'}
         </button>
         <ViewerActions reportId={meta.id} reportName={meta.name} filter={filter} mode={mode === 'invoicing' ? 'invoicing' : 'tree'} />
       </div>

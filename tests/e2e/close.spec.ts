@@ -1,6 +1,6 @@
 import type { Locator, Page } from '@playwright/test';
 import { money } from '../../src/shared/money';
-import { startTwin, type Twin } from '../../src/main/twin/server';
+import { startTwin } from '../../src/main/twin/server';
 import { expect, test, type BridgeHost } from './fixtures';
 import { ClosebookPage, ReportsPage } from './pages';
 
@@ -11,19 +11,6 @@ const SIZES = [
 ];
 
 const en = (amount: string) => new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(amount as Intl.StringNumericLiteral);
-
-/** A profile on `twin`, made the active one, as a user who set it up earlier would have. */
-async function useTwin(bridge: BridgeHost, twin: Twin): Promise<string> {
-  const service = bridge.harness.service;
-  const c = twin.credentials;
-  const profile = await service.handlers['profiles:save']({
-    fields: { name: 'Close', baseUrl: twin.baseUrl, clientId: c.clientId, username: c.username, resellerId: c.resellerId, sellerId: c.sellerId },
-    apiSecret: c.apiSecret,
-    password: c.password,
-  });
-  await service.handlers['profiles:set-active']({ profileId: profile.id });
-  return profile.id;
-}
 
 async function newestReportId(bridge: BridgeHost, startDate: string): Promise<string> {
   const listings = await bridge.harness.service.handlers['reports:list']({});
@@ -73,7 +60,7 @@ test('close a month: compare with the one before, review the exceptions, sign of
   test.setTimeout(90_000);
   const twin = await startTwin({ reportReadyAfterMs: 0, reportReadyAfterPolls: 0, organizations: 12 });
   try {
-    const profileId = await useTwin(bridge, twin);
+    const profileId = await bridge.useProfileFor(twin, 'Close');
     const planted = twin.plantedChanges('2026-10');
     await page.setViewportSize(SIZES[0]!);
     const app = new ClosebookPage(page);

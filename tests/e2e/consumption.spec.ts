@@ -1,8 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Page } from '@playwright/test';
 import { generateOrganizations } from '../../src/main/twin/dataset';
-import type { Service } from '../../src/main/core';
-import { startTwin, type Twin } from '../../src/main/twin/server';
+import { startTwin } from '../../src/main/twin/server';
 import { expect, test } from './fixtures';
 import { ClosebookPage } from './pages';
 
@@ -32,14 +31,6 @@ async function twinState(twinUrl: string): Promise<{ savedConsumption: number; t
 async function pasteRows(page: Page, lines: string[][]): Promise<void> {
   await page.getByLabel('Pasted rows').fill(lines.map((cells) => cells.join('\t')).join('\n'));
   await page.getByRole('button', { name: 'Read pasted rows' }).click();
-}
-
-/** Saves a profile for the twin, with its seller id, and makes it the active one. */
-async function useProfileOf(twin: Twin, service: Service): Promise<void> {
-  const { apiSecret, password, ...connection } = twin.credentials;
-  const fields = { name: 'Seller', baseUrl: twin.baseUrl, ...connection };
-  const { id } = await service.handlers['profiles:save']({ fields, apiSecret, password });
-  await service.handlers['profiles:set-active']({ profileId: id });
 }
 
 async function screenshots(page: Page, name: string): Promise<void> {
@@ -238,7 +229,7 @@ test('sending the same batch twice asks first, and sends again only when told to
   // A service of its own (not the demo's), so a test can make a send lose its answer.
   const twin = await startTwin({ taskQueuedMs: 300, taskProcessingMs: 300 });
   try {
-    await useProfileOf(twin, bridge.harness.service);
+    await bridge.useProfileFor(twin, 'Seller');
     const app = new ClosebookPage(page);
     await app.open(bridge.harness.url);
     const [first] = twin.organizations.flatMap((o) => o.services.flatMap((s) => s.subscriptions)).filter((s) => s.metered);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { MemorySecretStore, silentLogger, systemClock } from '../../src/main/core';
 import { startHarness, type Harness } from '../../src/main/harness/server';
 import { createDemoStarter } from '../../src/main/twin/demo';
-import type { TwinOptions } from '../../src/main/twin/server';
+import type { Twin, TwinOptions } from '../../src/main/twin/server';
 
 export interface BridgeHost {
   harness: Harness;
@@ -14,6 +14,8 @@ export interface BridgeHost {
   twinUrl(): Promise<string>;
   /** Stops the bridge (as closing the app would) and starts a new one on the same data folder and address. */
   restart(): Promise<Harness>;
+  /** Saves a profile named `name` for `twin` (its seller id included) and makes it the active one; returns its id. */
+  useProfileFor(twin: Twin, name: string): Promise<string>;
 }
 
 /** A fresh bridge per test: its own data folder, in-memory secrets, and a demo twin that answers quickly. */
@@ -31,6 +33,13 @@ export async function startBridge(twinOptions: TwinOptions = {}): Promise<Bridge
     harness: await launch(),
     dataDir,
     twinUrl: async () => (await demo.start()).baseUrl,
+    useProfileFor: async (twin: Twin, name: string) => {
+      const { apiSecret, password, ...connection } = twin.credentials;
+      const service = host.harness.service;
+      const { id } = await service.handlers['profiles:save']({ fields: { name, baseUrl: twin.baseUrl, ...connection }, apiSecret, password });
+      await service.handlers['profiles:set-active']({ profileId: id });
+      return id;
+    },
     restart: async () => {
       const port = Number(new URL(host.harness.url).port);
       await host.harness.close();

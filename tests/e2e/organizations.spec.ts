@@ -80,14 +80,7 @@ test('a profile with a wrong password says the credentials were refused', async 
 test('the connection indicator follows the last call of any kind — report polls too — and says when', async ({ page, bridge }) => {
   const twin = await startTwin({ reportReadyAfterMs: 1_000, reportReadyAfterPolls: 1 });
   try {
-    const c = twin.credentials;
-    const service = bridge.harness.service;
-    const profile = await service.handlers['profiles:save']({
-      fields: { name: 'Production', baseUrl: twin.baseUrl, clientId: c.clientId, username: c.username, resellerId: c.resellerId, sellerId: c.sellerId },
-      apiSecret: c.apiSecret,
-      password: c.password,
-    });
-    await service.handlers['profiles:set-active']({ profileId: profile.id });
+    await bridge.useProfileFor(twin, 'Production');
     const app = new ClosebookPage(page);
     await app.open(bridge.harness.url);
     await expect(page.getByTestId('connection-state')).toHaveText('Not checked yet');

@@ -79,14 +79,7 @@ for (const size of [
   test(`the report viewer at ${size.width}×${size.height}: no clipped amount, currency code or header`, async ({ page, bridge }) => {
     const twin = await twinWithLongNameAndLargeAmounts();
     try {
-      const service = bridge.harness.service;
-      const c = twin.credentials;
-      const profile = await service.handlers['profiles:save']({
-        fields: { name: 'Layout', baseUrl: twin.baseUrl, clientId: c.clientId, username: c.username, resellerId: c.resellerId, sellerId: c.sellerId },
-        apiSecret: c.apiSecret,
-        password: c.password,
-      });
-      await service.handlers['profiles:set-active']({ profileId: profile.id });
+      await bridge.useProfileFor(twin, 'Layout');
 
       await page.setViewportSize(size);
       const app = new ClosebookPage(page);

@@ -123,14 +123,7 @@ test.describe('a slow report', () => {
 test('opens and exports a saved report with the service gone', async ({ page, bridge }) => {
   // A real (non-demo) profile on a service that will go away for good.
   const twin = await startTwin({ reportReadyAfterMs: 1_000, reportReadyAfterPolls: 1 });
-  const c = twin.credentials;
-  const service = bridge.harness.service;
-  const profile = await service.handlers['profiles:save']({
-    fields: { name: 'Production', baseUrl: twin.baseUrl, clientId: c.clientId, username: c.username, resellerId: c.resellerId, sellerId: c.sellerId },
-    apiSecret: c.apiSecret,
-    password: c.password,
-  });
-  await service.handlers['profiles:set-active']({ profileId: profile.id });
+  await bridge.useProfileFor(twin, 'Production');
   const app = new ClosebookPage(page);
   await app.open(bridge.harness.url);
   await app.nav('Reports').click();

@@ -4,11 +4,8 @@ import type { MonthChange } from '../../../../shared/schemas/month-close';
 import { amountText, currenciesOf, formatAmount, formatCount, quantityText, unitPriceText } from '../reports/format';
 import { NumberValue } from '../reports/TreeTable';
 import { CHANGE_KINDS, type ChangeFilter, type ChangeSort, type ChangeSortKey, effectOf, filterChanges, KIND_LABELS, kindCounts, LEVEL_LABELS, nextChangeSort, sortChanges } from './change-list';
+import { OVERSCAN_ROWS, TABLE_HEADER_HEIGHT, TWO_LINE_ROW_HEIGHT } from '../reports/two-line-rows';
 
-/** Every row is this tall (CSS agrees): two short lines, the amount and its quantity × unit price. */
-const ROW_HEIGHT = 36;
-const HEADER_HEIGHT = 40;
-const OVERSCAN_ROWS = 8;
 
 const COLUMNS: { key: ChangeSortKey; label: string; numeric?: boolean }[] = [
   { key: 'kind', label: 'Change' },
@@ -95,7 +92,7 @@ export function ChangesTable({ changes, changeCount, label }: Props): React.JSX.
   const counts = useMemo(() => kindCounts(changes), [changes]);
   const rows = useMemo(() => sortChanges(filterChanges(changes, filter), sort), [changes, filter, sort]);
   const scroller = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_HEIGHT, overscan: OVERSCAN_ROWS, scrollMargin: HEADER_HEIGHT, scrollPaddingStart: HEADER_HEIGHT });
+  const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => TWO_LINE_ROW_HEIGHT, overscan: OVERSCAN_ROWS, scrollMargin: TABLE_HEADER_HEIGHT, scrollPaddingStart: TABLE_HEADER_HEIGHT });
   useEffect(() => {
     scroller.current?.scrollTo({ top: 0 });
   }, [rows]);
@@ -143,7 +140,7 @@ export function ChangesTable({ changes, changeCount, label }: Props): React.JSX.
         <div className="chg__rows" role="rowgroup" style={{ height: virtualizer.getTotalSize() }}>
           {items.map((item) => {
             const change = rows[item.index]!;
-            return <ChangeRow key={item.key} change={change} index={item.index} top={item.start - HEADER_HEIGHT} />;
+            return <ChangeRow key={item.key} change={change} index={item.index} top={item.start - TABLE_HEADER_HEIGHT} />;
           })}
         </div>
         {rows.length === 0 ? <p className="empty chg__empty">{changes.length === 0 ? 'Nothing changed.' : 'No changes match these filters.'}</p> : null}

@@ -9,11 +9,8 @@ import { amountText, formatCount, type NumberText } from './format';
 import { exactAmountText, FLAG_LABELS, invoiceTable, type InvoiceSortKey, sortInvoiceRows } from './invoicing-table';
 import { useInvoiceSort, useInvoicing } from './use-invoicing';
 import './invoicing.css';
+import { OVERSCAN_ROWS, TABLE_HEADER_HEIGHT, TWO_LINE_ROW_HEIGHT } from './two-line-rows';
 
-/** Every row is this tall (CSS agrees): two short lines fit, for a second purchase currency or a second group. */
-const ROW_HEIGHT = 36;
-const HEADER_HEIGHT = 40;
-const OVERSCAN_ROWS = 8;
 /** What `clipboard:copy-table` takes in one go (header row included). */
 const MAX_COPY_ROWS = 49_999;
 
@@ -175,10 +172,10 @@ export function InvoicingView({ reportId, filter }: { reportId: string; filter: 
   const virtualizer = useVirtualizer({
     count: rows.length,
     getScrollElement: () => scroller.current,
-    estimateSize: () => ROW_HEIGHT,
+    estimateSize: () => TWO_LINE_ROW_HEIGHT,
     overscan: OVERSCAN_ROWS,
-    scrollMargin: HEADER_HEIGHT,
-    scrollPaddingStart: HEADER_HEIGHT,
+    scrollMargin: TABLE_HEADER_HEIGHT,
+    scrollPaddingStart: TABLE_HEADER_HEIGHT,
   });
 
   // A new order or a new answer (another filter) is a new list: start at its top.
@@ -279,7 +276,7 @@ export function InvoicingView({ reportId, filter }: { reportId: string; filter: 
         <div className="inv__rows" role="rowgroup" style={{ height: virtualizer.getTotalSize() }}>
           {items.map((item) => {
             const row = rows[item.index]!;
-            return <InvoiceRowView key={row.key} row={row} index={item.index} top={item.start - HEADER_HEIGHT} selected={selected.has(row.key)} onSelect={onSelect} />;
+            return <InvoiceRowView key={row.key} row={row} index={item.index} top={item.start - TABLE_HEADER_HEIGHT} selected={selected.has(row.key)} onSelect={onSelect} />;
           })}
         </div>
         {invoicing.data === null ? (

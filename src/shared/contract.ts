@@ -3,6 +3,7 @@ import { AppErrorShape } from './errors';
 import { OrganizationInput, OrganizationSummary } from './schemas/organization';
 import { ConnectionTestResult, ProfilesState, ProfileView, SaveProfileInput } from './schemas/profile';
 import { ReportPeriod } from './schemas/billing-report';
+import { ConnectionTestProgress } from './connection-test-progress';
 import { InputRow, MAX_EXTRA_COLUMNS, ParsedFile, Submission, SubmissionSummary, SubscriptionNames } from './schemas/consumption';
 import { ReportJob, ReportListing, ReportMeta } from './schemas/saved-report';
 import { CheckThresholds, MonthCloseView, MonthComparison, MonthSummary, RatesView, ReviewState, Trends, TrendScope, TrendScopes } from './schemas/month-close';
@@ -336,6 +337,8 @@ export const events = {
   'connection:state': ConnectionState,
   /** A report job after each change (its state, polls, next check, the saved report when done). */
   'report:progress': ReportJob,
+  /** A connection test's step (signing in, listing organizations, waiting to retry). */
+  'profiles:test-progress': ConnectionTestProgress,
   'consumption:progress': SubmissionSummary,
   /** First start after an upgrade: reports saved before the ledger being moved into it. */
   'reports:migration': z.object({ done: z.number().int(), total: z.number().int() }),

@@ -19,7 +19,8 @@ const count = (n: number, one: string, many: string) => `${n.toLocaleString('en'
 /**
  * What a report request is doing, in words and figures — never the service's raw status codes (their meaning is
  * "not shown" in the interface; an unknown one is explained in the job's message when it stops):
- * "Generating the report — checked 3 times, next check in 25 s", "Downloading 38 MB", "Saving 412,000 billing lines".
+ * "Generating the report — checked 3 times, next check in 25 s", "Downloading 38 MB of 120 MB" (of N when the service said
+ * the length), "Saving 412,000 billing lines — 41 %" (the share of the received file read; the line count is not known ahead).
  * Used by the app and the CLI alike, so both say the same.
  */
 export function describeReportJob(job: ReportJob, now: number): string {
@@ -29,11 +30,13 @@ export function describeReportJob(job: ReportJob, now: number): string {
     case 'waiting':
       return job.lastStatus === null ? `Requested — ${next ? `first check in ${formatDuration(Date.parse(job.nextPollAt as string) - now)}` : 'waiting for the first check'}` : `Generating the report — ${checked}${next ? `, ${next}` : ''}`;
     case 'polling':
-      return job.transfer?.bytes ? `Downloading ${formatBytes(job.transfer.bytes)}` : `Checking with the service (check ${(job.polls + 1).toLocaleString('en')})`;
+      if (!job.transfer?.bytes) return `Checking with the service (check ${(job.polls + 1).toLocaleString('en')})`;
+      return `Downloading ${formatBytes(job.transfer.bytes)}${job.transfer.totalBytes ? ` of ${formatBytes(job.transfer.totalBytes)}` : ''}`;
     case 'retrying':
       return `The service did not answer — retrying (${checked})`;
     case 'saving':
-      return job.transfer?.lines ? `Saving ${count(job.transfer.lines, 'billing line', 'billing lines')}` : 'Saving the report';
+      if (!job.transfer?.lines) return 'Saving the report';
+      return `Saving ${count(job.transfer.lines, 'billing line', 'billing lines')}${job.transfer.percent === undefined ? '' : ` — ${job.transfer.percent} %`}`;
     case 'done':
       return 'Saved';
     case 'cancelled':

@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { channelNames } from '../../shared/contract';
+import { channelNames, type EventPayload } from '../../shared/contract';
 import { AppError } from '../../shared/errors';
 import { startTwin, type Twin } from '../testing/test-support';
 import { dispatch } from './platform/dispatch';
@@ -116,9 +116,32 @@ describe('profiles', () => {
     cleanups.push(() => twin.close());
     const view = await twinProfile(service, twin);
     const states: string[] = [];
-    service.events.subscribe((event, payload) => states.push(`${event}:${'state' in payload ? payload.state : ''}`));
+    service.events.subscribe((event, payload) => {
+      if (event !== 'profiles:test-progress') states.push(`${event}:${'state' in payload ? payload.state : ''}`);
+    });
     await expect(service.handlers['profiles:test']({ profileId: view.id })).resolves.toMatchObject({ organizationCount: 9 });
-    expect(states).toEqual(['connection:state:online']);
+    // Signing in and listing are two calls, each reported.
+    expect(states).toEqual(['connection:state:online', 'connection:state:online']);
+  });
+
+  it('tells each step of a connection test, and each retry with its attempt, when and why', async () => {
+    const { service } = await setup();
+    const twin = await startTwin({ organizations: 4 });
+    cleanups.push(() => twin.close());
+    const view = await twinProfile(service, twin);
+    twin.faults.add({ kind: 'status', status: 503, path: 'connect/token' });
+    twin.faults.add({ kind: 'status', status: 502, path: 'Organizations' });
+    const steps: EventPayload<'profiles:test-progress'>[] = [];
+    service.events.subscribe((event, payload) => {
+      if (event === 'profiles:test-progress') steps.push(payload as EventPayload<'profiles:test-progress'>);
+    });
+    await expect(service.handlers['profiles:test']({ profileId: view.id })).resolves.toMatchObject({ organizationCount: 4 });
+    expect(steps.map((step) => `${step.step}${step.retry ? ' (retry)' : ''}`)).toEqual(['signing-in', 'signing-in (retry)', 'listing', 'listing (retry)']);
+    expect(steps.every((step) => step.profileId === view.id && step.startedAt === steps[0]?.startedAt)).toBe(true);
+    const [tokenRetry, listRetry] = steps.filter((step) => step.retry).map((step) => step.retry);
+    expect(tokenRetry).toMatchObject({ attempt: 2, attempts: 4, reason: expect.stringContaining('503') });
+    expect(listRetry).toMatchObject({ attempt: 2, attempts: 4, reason: expect.stringContaining('502') });
+    expect(Date.parse(tokenRetry?.at ?? '')).toBeGreaterThan(Date.parse(steps[0]?.startedAt ?? ''));
   });
 
   it('reports refused credentials and an unreachable service in plain words', async () => {
@@ -128,7 +151,9 @@ describe('profiles', () => {
     await expect(service.handlers['profiles:test']({ profileId: wrong.id })).rejects.toMatchObject({ code: 'auth', message: expect.stringContaining('refused the credentials') });
     await twin.close();
     const states: string[] = [];
-    service.events.subscribe((_event, payload) => states.push('state' in payload ? payload.state : ''));
+    service.events.subscribe((event, payload) => {
+      if (event === 'connection:state') states.push((payload as EventPayload<'connection:state'>).state);
+    });
     await service.handlers['profiles:save']({ id: wrong.id, fields: { ...wrong, name: wrong.name }, password: twin.credentials.password });
     await expect(service.handlers['profiles:test']({ profileId: wrong.id })).rejects.toMatchObject({ code: 'network', message: expect.stringContaining('Cannot reach the service') });
     expect(states).toEqual(['offline']);

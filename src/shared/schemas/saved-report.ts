@@ -74,8 +74,18 @@ export const ReportJob = z.object({
   message: z.string().nullable(),
   /** The saved report, once the state is "done". */
   reportId: z.string().nullable(),
-  /** While the report arrives: bytes downloaded so far, then billing lines saved so far (sent in events, not kept). */
-  transfer: z.object({ bytes: z.number().int().nonnegative().optional(), lines: z.number().int().nonnegative().optional() }).optional(),
+  /**
+   * While the report arrives (sent in events, not kept): bytes downloaded so far, of `totalBytes` when the service said
+   * its length; then billing lines saved so far, and `percent` of the received file read (the line count is not known ahead).
+   */
+  transfer: z
+    .object({
+      bytes: z.number().int().nonnegative().optional(),
+      totalBytes: z.number().int().positive().optional(),
+      lines: z.number().int().nonnegative().optional(),
+      percent: z.number().int().min(0).max(100).optional(),
+    })
+    .optional(),
 });
 export type ReportJob = z.infer<typeof ReportJob>;
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { OrganizationInput, OrganizationSummary } from '../../../shared/schemas/organization';
-import type { ServiceClient } from '../platform/service-client';
+import type { RetryNotice, ServiceClient } from '../platform/service-client';
 
 const text = z.string().nullish().transform((value) => (value ? value : undefined));
 
@@ -56,7 +56,7 @@ function toSummary(record: OrganizationRecord): OrganizationSummary {
   return summary;
 }
 
-export async function listOrganizations(client: ServiceClient, signal?: AbortSignal): Promise<OrganizationSummary[]> {
+export async function listOrganizations(client: ServiceClient, signal?: AbortSignal, onRetry?: (notice: RetryNotice) => void): Promise<OrganizationSummary[]> {
   const { resellerId } = client.connection;
   const response = await client.request({
     method: 'GET',
@@ -65,6 +65,7 @@ export async function listOrganizations(client: ServiceClient, signal?: AbortSig
     retry: 'safe',
     what: 'the organization list',
     ...(signal ? { signal } : {}),
+    ...(onRetry ? { onRetry } : {}),
   });
   return response.data.map(toSummary);
 }

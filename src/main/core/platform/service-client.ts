@@ -22,9 +22,16 @@ export interface Connection {
 }
 
 export interface RetryNotice {
+  /** The attempt that failed, of `attempts` in all. */
   attempt: number;
+  attempts: number;
   delayMs: number;
   reason: string;
+}
+
+/** What is known of a download's body before it is read: its length, when the service said it (and did not compress it). */
+export interface BodyInfo {
+  bytes: number | null;
 }
 
 export interface ClientOptions {
@@ -55,6 +62,15 @@ export interface RequestSpec<T> {
   onRetry?: (notice: RetryNotice) => void;
   /** Names the call in messages about unreadable responses, e.g. "the organization list". */
   what: string;
+}
+
+export interface DownloadSpec<T> {
+  target: string;
+  what: string;
+  /** Takes the body as it arrives (retried from the start when it fails half-way). */
+  into: (body: AsyncIterable<Uint8Array>, info: BodyInfo) => Promise<T>;
+  signal?: AbortSignal;
+  onRetry?: (notice: RetryNotice) => void;
 }
 
 export interface ServiceResponse<T> {
@@ -146,6 +162,11 @@ export class ServiceClient {
     this.token = null;
   }
 
+  /** Gets a token now (a connection test proves the credentials before it asks for anything). */
+  async signIn(options: { signal?: AbortSignal; onRetry?: (notice: RetryNotice) => void } = {}): Promise<void> {
+    await this.observed(() => this.validToken(options.signal, options.onRetry));
+  }
+
   async request<T>(spec: RequestSpec<T>): Promise<ServiceResponse<T>> {
     return this.observed(() => this.requestOnce(spec));
   }
@@ -176,7 +197,7 @@ export class ServiceClient {
    * read into one string. Retried like any safe request, from the start. Only silence is a timeout: the clock
    * restarts with every chunk, so a slow 500 MB body is not cut off while it still arrives.
    */
-  async download<T>(spec: { target: string; what: string; into: (body: AsyncIterable<Uint8Array>) => Promise<T>; signal?: AbortSignal; onRetry?: (notice: RetryNotice) => void }): Promise<T> {
+  async download<T>(spec: DownloadSpec<T>): Promise<T> {
     return this.observed(() => this.downloadOnce(spec));
   }
 
@@ -192,7 +213,7 @@ export class ServiceClient {
     }
   }
 
-  private async downloadOnce<T>(spec: { target: string; what: string; into: (body: AsyncIterable<Uint8Array>) => Promise<T>; signal?: AbortSignal; onRetry?: (notice: RetryNotice) => void }): Promise<T> {
+  private async downloadOnce<T>(spec: DownloadSpec<T>): Promise<T> {
     const url = this.resolve(spec.target);
     const init = async (): Promise<RequestInit> => ({
       method: 'GET',
@@ -220,7 +241,7 @@ export class ServiceClient {
     retry: 'safe' | 'unsafe',
     signal?: AbortSignal,
     onRetry?: (notice: RetryNotice) => void,
-    consume?: (body: AsyncIterable<Uint8Array>) => Promise<T>,
+    consume?: (body: AsyncIterable<Uint8Array>, info: BodyInfo) => Promise<T>,
     silenceMs = this.timeoutMs,
   ): Promise<{ response: Response; text: string; consumed?: { value: T } }> {
     for (let attempt = 1; ; attempt++) {
@@ -239,7 +260,7 @@ export class ServiceClient {
         }
         if (consume && response.ok) {
           try {
-            return { response, text: '', consumed: { value: await consume(bodyChunks(response, idle)) } };
+            return { response, text: '', consumed: { value: await consume(bodyChunks(response, idle), bodyInfo(response)) } };
           } catch (error) {
             if (error instanceof AppError) throw error;
             const failure = this.classifyBodyFailure(error, retry, signal);
@@ -331,7 +352,7 @@ export class ServiceClient {
     onRetry?: (notice: RetryNotice) => void,
   ) {
     const delayMs = Math.min(this.maxBackoffMs, parseRetryAfter(retryAfter, this.options.clock.now()) ?? this.backoffBaseMs * 2 ** (attempt - 1));
-    onRetry?.({ attempt, delayMs, reason });
+    onRetry?.({ attempt, attempts: this.maxAttempts, delayMs, reason });
     try {
       await this.options.clock.sleep(delayMs, signal);
     } catch {
@@ -339,11 +360,11 @@ export class ServiceClient {
     }
   }
 
-  private async validToken(signal?: AbortSignal): Promise<HeldToken> {
+  private async validToken(signal?: AbortSignal, onRetry?: (notice: RetryNotice) => void): Promise<HeldToken> {
     const now = this.options.clock.now();
     if (this.token && (this.token.renewAfter === undefined || now < this.token.renewAfter)) return this.token;
     // Concurrent requests share one token request.
-    this.tokenRequest ??= this.requestToken(signal).finally(() => {
+    this.tokenRequest ??= this.requestToken(signal, onRetry).finally(() => {
       this.tokenRequest = null;
     });
     this.token = await this.tokenRequest;
@@ -351,7 +372,7 @@ export class ServiceClient {
   }
 
   /** POST {base}/connect/token exactly as spec §5: Basic client credentials plus the password grant. */
-  private async requestToken(signal?: AbortSignal): Promise<HeldToken> {
+  private async requestToken(signal?: AbortSignal, onRetry?: (notice: RetryNotice) => void): Promise<HeldToken> {
     const { apiSecret, password } = await this.connection.readSecrets();
     const basic = Buffer.from(`${this.connection.clientId}:${apiSecret}`, 'utf8').toString('base64');
     const form = new URLSearchParams({
@@ -371,6 +392,7 @@ export class ServiceClient {
       }),
       'safe',
       signal,
+      onRetry,
     );
     if (response.status === 400 || response.status === 401 || response.status === 403) {
       throw new AppError(
@@ -411,6 +433,13 @@ class IdleTimeout {
 }
 
 /** The body's chunks, each one restarting the idle clock; silence past it ends the read with a TimeoutError. */
+/** A body's length from its headers; none when the service compressed it (the header then counts compressed bytes). */
+function bodyInfo(response: Response): BodyInfo {
+  const length = Number(response.headers.get('content-length'));
+  const encoded = (response.headers.get('content-encoding') ?? 'identity').toLowerCase() !== 'identity';
+  return { bytes: Number.isSafeInteger(length) && length > 0 && !encoded ? length : null };
+}
+
 async function* bodyChunks(response: Response, idle: IdleTimeout): AsyncGenerator<Uint8Array> {
   if (!response.body) return;
   const reader = response.body.getReader();

@@ -1,6 +1,8 @@
+import type { ConnectionTestProgress } from '../../../shared/connection-test-progress';
 import type { ServiceHandlers } from '../../../shared/contract';
 import type { EventHub } from '../platform/event-hub';
 import type { Ports } from '../platform/ports';
+import type { RetryNotice } from '../platform/service-client';
 import { listOrganizations } from '../organizations/organizations-api';
 import { Connections } from './connections';
 import { Profiles } from './profiles';
@@ -52,8 +54,16 @@ export function createProfiles(ports: Ports, events: EventHub): ProfilesModule {
     'profiles:test': ({ profileId }) =>
       connections.withService(profileId, async (client) => {
         const started = ports.clock.now();
+        const startedAt = new Date(started).toISOString();
+        const tell = (step: ConnectionTestProgress['step'], retry?: ConnectionTestProgress['retry']) =>
+          events.emit('profiles:test-progress', { profileId, step, startedAt, ...(retry ? { retry } : {}) });
+        const retriesOf = (step: ConnectionTestProgress['step']) => ({ attempt, attempts, delayMs, reason }: RetryNotice) =>
+          tell(step, { attempt: attempt + 1, attempts, at: new Date(ports.clock.now() + delayMs).toISOString(), reason });
         client.signOut(); // a test proves the credentials, so never reuse a held token
-        const organizations = await listOrganizations(client);
+        tell('signing-in');
+        await client.signIn({ onRetry: retriesOf('signing-in') });
+        tell('listing');
+        const organizations = await listOrganizations(client, undefined, retriesOf('listing'));
         return { organizationCount: organizations.length, elapsedMs: ports.clock.now() - started };
       }),
     'demo:start': () => profiles.ensureDemoProfile(),

@@ -83,6 +83,21 @@ describe('report job', () => {
     expect(nextPolls.slice(1).map((at, index) => at - (nextPolls[index] as number))).toEqual(nextPolls.slice(1).map(() => 30_000));
   });
 
+  it('tells how far a large report got: bytes of the length the service gave, then lines saved with the share of the file read', async () => {
+    const env = await setup({ twin: { organizations: 300, linesPerOrganization: 100 } });
+    await env.jobs.request(env.profile.id, PERIOD);
+    await env.jobs.settled();
+    const downloading = env.progress.filter((p) => p.state === 'polling' && p.transfer?.bytes);
+    expect(downloading.length).toBeGreaterThan(0);
+    for (const p of downloading) expect(p.transfer?.totalBytes).toBeGreaterThanOrEqual(p.transfer?.bytes ?? Infinity);
+    const saving = env.progress.filter((p) => p.state === 'saving' && p.transfer?.lines);
+    expect(saving.length).toBeGreaterThan(0);
+    const percents = saving.map((p) => p.transfer?.percent ?? -1);
+    expect(percents.every((percent) => percent > 0 && percent < 100)).toBe(true);
+    expect([...percents].sort((a, b) => a - b)).toEqual(percents);
+    expect(env.progress.at(-1)).toMatchObject({ state: 'done' });
+  });
+
   it('is on disk before its first poll, and a new process resumes it on the saved location without a new request', async () => {
     const stopped = new StoppedClock();
     const env = await setup({ clock: stopped });

@@ -154,8 +154,8 @@ export class ReportJobs {
     const outcome = await this.deps.receiver.receive(job, client, {
       signal,
       onRetry,
-      onDownloading: (bytes) => this.emit({ ...job, transfer: { bytes } }),
-      onSaving: (lines) => this.emit({ ...job, state: 'saving', transfer: { lines } }),
+      onDownloading: (bytes, totalBytes) => this.emit({ ...job, transfer: totalBytes === null ? { bytes } : { bytes, totalBytes } }),
+      onSaving: (lines, percent) => this.emit({ ...job, state: 'saving', transfer: { lines, percent } }),
     });
     const status = outcome.complete ? REPORT_COMPLETE : outcome.status;
     const answered = { ...job, polls: job.polls + 1, lastStatus: status, message: null };

@@ -32,7 +32,7 @@ export async function writeCompressed(body: AsyncIterable<Uint8Array | string>, 
 /** How often a download tells how far it got: every this many bytes. */
 const BYTES_PER_PROGRESS = 2 * 1024 * 1024;
 
-/** The body as it is, telling `onBytes` the running total now and then (the body's length is not known ahead). */
+/** The body as it is, telling `onBytes` the running total now and then. */
 async function* counted(body: AsyncIterable<Uint8Array>, onBytes: ((bytes: number) => void) | undefined): AsyncGenerator<Uint8Array> {
   let bytes = 0;
   let told = 0;
@@ -43,8 +43,14 @@ async function* counted(body: AsyncIterable<Uint8Array>, onBytes: ((bytes: numbe
   }
 }
 
-export function readCompressed(path: string): AsyncIterable<Uint8Array> {
-  return createReadStream(path).pipe(createGunzip());
+/** A compressed file's content; `onRead` is told how many of the file's (compressed) bytes have been read. */
+export function readCompressed(path: string, onRead?: (bytes: number) => void): AsyncIterable<Uint8Array> {
+  const file = createReadStream(path);
+  if (onRead) {
+    let read = 0;
+    file.on('data', (chunk) => onRead((read += chunk.length)));
+  }
+  return file.pipe(createGunzip());
 }
 
 /**
@@ -67,7 +73,14 @@ export class ReportReceiver {
   async receive(
     job: ReportJob,
     client: ServiceClient,
-    options: { signal: AbortSignal; onRetry: (notice: RetryNotice) => void; onSaving: (lines: number) => void; onDownloading?: (bytes: number) => void },
+    options: {
+      signal: AbortSignal;
+      onRetry: (notice: RetryNotice) => void;
+      /** Billing lines saved so far, and how much of the received file that is (its line count is not known ahead). */
+      onSaving: (lines: number, percent: number) => void;
+      /** Bytes received so far, of the body's length when the service said it. */
+      onDownloading?: (bytes: number, totalBytes: number | null) => void;
+    },
   ): Promise<ReceiveOutcome> {
     const ledger = await this.ledger();
     const [saved] = await ledger.all('SELECT report_id, line_count FROM reports WHERE job_id = $1', [job.id]);
@@ -75,7 +88,7 @@ export class ReportReceiver {
     const file = this.fileOf(job.id);
     if (!(await stat(file).catch(() => null))) {
       try {
-        await client.download({ target: job.location, what: 'the billing report', signal: options.signal, onRetry: options.onRetry, into: (body) => writeCompressed(counted(body, options.onDownloading), file) });
+        await client.download({ target: job.location, what: 'the billing report', signal: options.signal, onRetry: options.onRetry, into: (body, info) => writeCompressed(counted(body, options.onDownloading && ((bytes) => options.onDownloading?.(bytes, info.bytes))), file) });
       } catch (error) {
         if (error instanceof AppError && error.code === 'not-found') {
           throw new AppError('not-found', 'The service no longer has this report (its address answers HTTP 404). Request the month again.');
@@ -84,6 +97,8 @@ export class ReportReceiver {
       }
     }
     const reportId = randomUUID();
+    const size = (await stat(file)).size;
+    let read = 0;
     let outcome: IngestOutcome;
     try {
       outcome = await ingestReport(
@@ -93,8 +108,9 @@ export class ReportReceiver {
           resellerId: client.connection.resellerId, period: job.period, fetchedAt: new Date(this.now()).toISOString(), source: 'service',
           sourceFile: `${RECEIVED_DIR}/${job.id}.json.gz`,
         },
-        readCompressed(file),
-        options.onSaving,
+        readCompressed(file, (bytes) => (read = bytes)),
+        // The file is read ahead of the lines saved; 100 % is for when the report is in.
+        (lines) => options.onSaving(lines, Math.min(99, Math.floor((read / Math.max(1, size)) * 100))),
       );
     } catch (error) {
       // An unreadable body is not kept as if it were the report; the next try asks the service again.

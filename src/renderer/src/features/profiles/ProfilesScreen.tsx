@@ -1,12 +1,14 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
+import { type ConnectionTestProgress, describeConnectionTest } from '../../../../shared/connection-test-progress';
 import type { ProfileView } from '../../../../shared/schemas/profile';
-import { call, errorMessage } from '../../bridge';
+import { bridge, call, errorMessage } from '../../bridge';
 import { ErrorNote } from '../../components/ErrorNote';
 import { useAction } from '../../components/use-action';
+import { useNow } from '../../components/use-now';
 import { useAppStore } from '../../stores/app-store';
 import { ProfileForm } from './ProfileForm';
 
-type TestState = { profileId: string; status: 'running' } | { profileId: string; status: 'ok' | 'failed'; message: string };
+type TestState = { profileId: string; status: 'running'; progress: ConnectionTestProgress | null } | { profileId: string; status: 'ok' | 'failed'; message: string };
 
 /** Connection profiles: add, edit, delete, test; and the way into demo mode. */
 export function ProfilesScreen(): React.JSX.Element {
@@ -28,8 +30,17 @@ export function ProfilesScreen(): React.JSX.Element {
       await load();
     }, 'demo');
 
+  const testRunning = test?.status === 'running';
+  const now = useNow(testRunning);
+  useEffect(() => {
+    if (!testRunning) return;
+    return bridge.on('profiles:test-progress', (progress) =>
+      setTest((current) => (current?.status === 'running' && current.profileId === progress.profileId ? { ...current, progress } : current)),
+    );
+  }, [testRunning]);
+
   const testConnection = async (profile: ProfileView) => {
-    setTest({ profileId: profile.id, status: 'running' });
+    setTest({ profileId: profile.id, status: 'running', progress: null });
     try {
       const result = await call('profiles:test', { profileId: profile.id });
       setTest({ profileId: profile.id, status: 'ok', message: `Connected: ${result.organizationCount} organizations (${Math.round(result.elapsedMs)} ms).` });
@@ -148,7 +159,8 @@ export function ProfilesScreen(): React.JSX.Element {
                   )}
                   {test?.profileId === profile.id ? (
                     <div className={`test-result test-result--${test.status}`} role="status" data-testid="connection-test">
-                      {test.status === 'running' ? 'Testing…' : test.message}
+                      {test.status !== 'running' ? test.message : test.progress ? describeConnectionTest(test.progress, now) : 'Testing…'}
+                      {test.status === 'running' && test.progress?.retry ? <div className="test-result__reason">{test.progress.retry.reason}</div> : null}
                     </div>
                   ) : null}
                 </td>

@@ -1,6 +1,7 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { call, errorMessage } from '../../bridge';
 import { ErrorNote } from '../../components/ErrorNote';
+import { useNow } from '../../components/use-now';
 import { describeReportJob } from '../../../../shared/report-progress';
 import { formatDuration } from './format';
 import { useReportJobs } from './report-jobs-store';
@@ -10,13 +11,8 @@ import { useReportJobs } from './report-jobs-store';
 export function JobList(): React.JSX.Element | null {
   const jobs = useReportJobs((state) => state.jobs);
   const load = useReportJobs((state) => state.load);
-  const [now, setNow] = useState(() => Date.now());
+  const now = useNow();
   const [failure, setFailure] = useState<string | null>(null);
-
-  useEffect(() => {
-    const timer = setInterval(() => setNow(Date.now()), 1000);
-    return () => clearInterval(timer);
-  }, []);
 
   if (jobs.length === 0) return null;
   const act = async (action: () => Promise<unknown>) => {

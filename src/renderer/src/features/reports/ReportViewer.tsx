@@ -399,6 +399,7 @@ export function ReportViewer({ view }: { view: ReportView }): React.JSX.Element 
           ) : null}
           <TreeTable
             snapshot={snapshot}
+            pendingWhat={`Adding up ${formatCount(view.meta.counts.lines)} billing lines`}
             columns={columns}
             hierarchy={hierarchy}
             onWanted={tree.setWanted}

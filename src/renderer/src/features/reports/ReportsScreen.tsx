@@ -1,10 +1,13 @@
 import { useEffect, useState } from 'react';
 import type { ReportView } from '../../../../shared/contract';
+import type { ReportMeta } from '../../../../shared/schemas/saved-report';
 import { bridge, call } from '../../bridge';
 import { ErrorNote } from '../../components/ErrorNote';
+import { Pending } from '../../components/Pending';
 import { useAction } from '../../components/use-action';
 import { useMediaQuery } from '../../components/use-media-query';
 import { useActiveProfile, useAppStore } from '../../stores/app-store';
+import { formatCount } from './format';
 import { JobList } from './JobList';
 import { ReportViewer } from './ReportViewer';
 import { RequestForm } from './RequestForm';
@@ -19,6 +22,7 @@ export function ReportsScreen(): React.JSX.Element {
   const apply = useReportJobs((state) => state.apply);
   const lastReady = useReportJobs((state) => state.lastReady);
   const [openId, setOpenId] = useState<string | null>(null);
+  const [openingWhat, setOpeningWhat] = useState('Opening the report');
   const [report, setReport] = useState<ReportView | null>(null);
   const { run, running, error: failure } = useAction();
   const opening = running === 'open';
@@ -33,8 +37,9 @@ export function ReportsScreen(): React.JSX.Element {
   }, [run, load, apply]);
 
   // Only the summary and the filter choices come back; the viewer then asks for totals and rows by itself.
-  const open = async (reportId: string) => {
+  const open = async (reportId: string, about?: ReportMeta) => {
     setOpenId(reportId);
+    setOpeningWhat(about ? `Opening ${about.name} — ${formatCount(about.counts.lines)} billing lines` : 'Opening the report');
     setReport((await run(() => call('reports:open', { reportId }), 'open')) ?? null);
   };
 
@@ -86,7 +91,7 @@ export function ReportsScreen(): React.JSX.Element {
           ) : null}
           <SavedReportList
             openId={openId}
-            onOpen={(id) => void open(id)}
+            onOpen={(meta) => void open(meta.id, meta)}
             onDeleted={(id) => {
               if (id === openId) {
                 setOpenId(null);
@@ -97,7 +102,7 @@ export function ReportsScreen(): React.JSX.Element {
         </aside>
         <div className="reports__main">
           <ErrorNote message={failure} />
-          {opening ? <p className="empty">Opening…</p> : null}
+          {opening ? <Pending what={openingWhat} /> : null}
           {report && !opening ? <ReportViewer key={report.meta.id} view={report} /> : null}
           {!report && !opening && !failure ? <p className="empty">Open a saved report to read it by organization, service, subscription and billing line.</p> : null}
         </div>

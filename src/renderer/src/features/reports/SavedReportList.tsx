@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { ReportListing } from '../../../../shared/schemas/saved-report';
+import type { ReportListing, ReportMeta } from '../../../../shared/schemas/saved-report';
 import { call, uploadFile } from '../../bridge';
 import { receiveFile } from '../../bridge/files';
 import { ErrorNote } from '../../components/ErrorNote';
@@ -10,7 +10,7 @@ import { groupByProfile } from './saved-report-groups';
 
 interface Props {
   openId: string | null;
-  onOpen: (reportId: string) => void;
+  onOpen: (report: ReportMeta) => void;
   onDeleted: (reportId: string) => void;
 }
 
@@ -92,7 +92,7 @@ export function SavedReportList({ openId, onOpen, onDeleted }: Props): React.JSX
                       <button type="button" className="link" onClick={() => setRenaming(null)}>Cancel</button>
                     </form>
                   ) : (
-                    <button type="button" className="report-item__name link" onClick={() => onOpen(listing.meta.id)}>
+                    <button type="button" className="report-item__name link" onClick={() => onOpen(listing.meta)}>
                       {listing.meta.name}
                     </button>
                   )}
@@ -108,7 +108,7 @@ export function SavedReportList({ openId, onOpen, onDeleted }: Props): React.JSX
                     ) : null}
                   </div>
                   <div className="report-item__actions">
-                    <button type="button" className="link" onClick={() => onOpen(listing.meta.id)}>Open</button>
+                    <button type="button" className="link" onClick={() => onOpen(listing.meta)}>Open</button>
                     <button type="button" className="link" onClick={() => setRenaming({ id: listing.meta.id, name: listing.meta.name })}>Rename</button>
                     <button type="button" className="link" onClick={() => void act(async () => setNotice(receiveFile(await call('reports:share', { reportId: listing.meta.id }))))}>Share file</button>
                     {confirmDelete === listing.meta.id ? (

@@ -2,6 +2,7 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { memo, useCallback, useEffect, useId, useRef, useState } from 'react';
 import type { ReportColumn, ReportHierarchy, ReportSortInput, TreeRow } from '../../../../shared/contract';
 import { amountText, type ColumnSpec, currenciesOf, formatAmount, type NumberText, nameHeader, percentText, quantityText, unitPriceText } from './format';
+import { Pending } from '../../components/Pending';
 import type { TreeSnapshot } from './tree-window-cache';
 
 type SortKey = ReportSortInput['key'];
@@ -37,6 +38,8 @@ export type SelectHow = 'only' | 'toggle' | 'range';
 
 interface Props {
   snapshot: TreeSnapshot | null;
+  /** What the wait for the first rows is, in words ("Adding up 997,613 billing lines"). */
+  pendingWhat: string;
   columns: readonly ColumnSpec[];
   hierarchy: ReportHierarchy;
   /** The rows the view needs, inclusive (in view plus a margin). */
@@ -235,7 +238,7 @@ function columnLayout(columns: readonly ColumnSpec[]): React.CSSProperties {
  * to the parent), Enter toggles; Space selects, Shift+↑/↓ extends, Ctrl/⌘+C copies, Esc clears the selection.
  * Click selects a row (and opens or closes it), Ctrl/⌘+click adds, Shift+click selects a range.
  */
-export function TreeTable({ snapshot, columns, hierarchy, onWanted, onToggle, sort, onSort, selected, onSelect, onCopy, onClearSelection, resetKey, focusRow }: Props): React.JSX.Element {
+export function TreeTable({ snapshot, pendingWhat, columns, hierarchy, onWanted, onToggle, sort, onSort, selected, onSelect, onCopy, onClearSelection, resetKey, focusRow }: Props): React.JSX.Element {
   const scroller = useRef<HTMLDivElement>(null);
   const idPrefix = useId();
   const [active, setActive] = useState(0);
@@ -390,7 +393,7 @@ export function TreeTable({ snapshot, columns, hierarchy, onWanted, onToggle, so
           );
         })}
       </div>
-      {snapshot === null ? <p className="empty tree__empty">Loading rows…</p> : rowCount === 0 ? <p className="empty tree__empty">No billing lines match these filters.</p> : null}
+      {snapshot === null ? <Pending className="empty tree__empty" what={pendingWhat} /> : rowCount === 0 ? <p className="empty tree__empty">No billing lines match these filters.</p> : null}
     </div>
   );
 }

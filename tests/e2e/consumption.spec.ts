@@ -33,10 +33,14 @@ async function pasteRows(page: Page, lines: string[][]): Promise<void> {
   await page.getByRole('button', { name: 'Read pasted rows' }).click();
 }
 
+/** Screenshots at both sizes; at each, a grid on screen shows every column without scrolling sideways. */
 async function screenshots(page: Page, name: string): Promise<void> {
   for (const size of SIZES) {
     await page.setViewportSize(size);
     await page.screenshot({ path: `test-results/consumption-${name}-${size.width}x${size.height}.png` });
+    for (const grid of await page.locator('.batch').all()) {
+      expect(await grid.evaluate((element) => element.scrollWidth - element.clientWidth), `${name}: the grid scrolls sideways at ${size.width}×${size.height}`).toBeLessThanOrEqual(0);
+    }
   }
   await page.setViewportSize(SIZES[0]!);
 }
@@ -82,7 +86,8 @@ test('import with an invalid row, fix it, get Failed for an unknown subscription
 
 test.describe('names, own columns, decimal commas and the month', () => {
   const twin = { seed: 7, organizations: 12, linesPerOrganization: 10 };
-  test.use({ twinOptions: twin });
+  // Wide enough for the own columns side by side (a narrow window is tried further down).
+  test.use({ twinOptions: twin, viewport: SIZES[0]! });
 
   test('names each id from the saved report, keeps the own columns, reads 12,5 but not 1,234, and keeps the month chosen', async ({ page, bridge }) => {
     const app = new ClosebookPage(page);
@@ -137,6 +142,17 @@ test.describe('names, own columns, decimal commas and the month', () => {
     await expect(page.getByTestId('row-3-names')).toContainText(other!.itemName);
     await expect(page.getByTestId('row-3-messages')).toHaveCount(0);
     await screenshots(page, 'names');
+
+    // In a narrow window import and history step aside, and the own columns share one column, each value named.
+    await page.setViewportSize({ width: 1024, height: 700 });
+    await expect(page.getByRole('region', { name: 'Import consumption' })).toBeHidden();
+    await expect(grid.getByRole('columnheader', { name: 'Your columns not sent' })).toBeVisible();
+    await expect(page.getByTestId('row-2-own-1')).toHaveText('Contoso');
+    await expect(page.getByTestId('row-2-own-2')).toBeInViewport();
+    await page.getByRole('button', { name: 'Show import and history' }).click();
+    await expect(page.getByRole('region', { name: 'Import consumption' })).toBeVisible();
+    await page.getByRole('button', { name: 'Hide import and history' }).click();
+    await page.setViewportSize(SIZES[0]!);
 
     // The month the usage is for: last month unless chosen; kept with the batch and shown in the history.
     const month = page.getByLabel('Usage month');

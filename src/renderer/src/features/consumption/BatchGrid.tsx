@@ -2,6 +2,7 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { validateRows } from '../../../../shared/consumption-rows';
 import { PLAIN_HEADERS, type ConsumptionField, type InputRow, type RowFailure } from '../../../../shared/schemas/consumption';
+import { useElementWidth } from '../../components/use-element-width';
 import { useConsumption } from './consumption-store';
 import { RowNames } from './RowNames';
 
@@ -11,6 +12,8 @@ const COLUMNS: ConsumptionField[] = ['subscriptionId', 'quantity', 'isAddon', 'a
 /** The fixed columns' widths (consumption.css) add up to this; each own column adds its own. */
 const MIN_WIDTH = 750;
 const OWN_COLUMN_WIDTH = 120;
+/** Own columns that do not fit side by side share one column this wide, each value under its name. */
+const STACKED_OWN_WIDTH = 180;
 /** A row with its names is about three lines; rows are measured once drawn. */
 const ESTIMATED_ROW_HEIGHT = 64;
 const OVERSCAN_ROWS = 10;
@@ -59,12 +62,15 @@ export function BatchGrid({ rows, showRow = null, extraColumns, failures, readOn
   const { problems } = useMemo(() => (readOnly ? { problems: [] } : validateRows(rows)), [rows, readOnly]);
   const problemsByRow = useMemo(() => byRow(problems, (problem) => problem.row), [problems]);
   const failuresByRow = useMemo(() => byRow(failures, (failure) => failure.row), [failures]);
-  const width = 3 + COLUMNS.length + extraColumns.length;
   // Only the rows in view are drawn (a batch may have 50,000); each row and its messages is one measured <tbody>.
   const scroller = useRef<HTMLDivElement>(null);
+  // Own columns side by side when they fit; else one column, so the grid never scrolls sideways for them.
+  const gridWidth = useElementWidth(scroller);
+  const stackOwn = extraColumns.length > 1 && gridWidth !== null && gridWidth < MIN_WIDTH + OWN_COLUMN_WIDTH * extraColumns.length;
+  const width = 3 + COLUMNS.length + (stackOwn ? 1 : extraColumns.length);
   const head = useRef<HTMLTableSectionElement>(null);
   const [headHeight, setHeadHeight] = useState(40);
-  useLayoutEffect(() => setHeadHeight(head.current?.offsetHeight ?? 40), [extraColumns.length]);
+  useLayoutEffect(() => setHeadHeight(head.current?.offsetHeight ?? 40), [extraColumns.length, stackOwn]);
   const virtualizer = useVirtualizer({
     count: rows.length,
     getScrollElement: () => scroller.current,
@@ -85,7 +91,7 @@ export function BatchGrid({ rows, showRow = null, extraColumns, failures, readOn
 
   return (
     <div ref={scroller} className={`table-scroll batch${readOnly ? ' batch--read-only' : ''}`}>
-      <table className="grid" aria-label="Consumption rows" aria-readonly={readOnly} style={{ minWidth: `${MIN_WIDTH + OWN_COLUMN_WIDTH * extraColumns.length}px` }}>
+      <table className="grid" aria-label="Consumption rows" aria-readonly={readOnly} style={{ minWidth: `${MIN_WIDTH + (stackOwn ? STACKED_OWN_WIDTH : OWN_COLUMN_WIDTH * extraColumns.length)}px` }}>
         <colgroup>
           <col className="col-row" />
           <col className="col-remove" />
@@ -93,9 +99,11 @@ export function BatchGrid({ rows, showRow = null, extraColumns, failures, readOn
           {COLUMNS.slice(1).map((column) => (
             <col key={column} className={`col-${column}`} />
           ))}
-          {extraColumns.map((column, index) => (
-            <col key={`${index}-${column}`} className="col-extra" />
-          ))}
+          {stackOwn ? (
+            <col className="col-extra-stacked" />
+          ) : (
+            extraColumns.map((column, index) => <col key={`${index}-${column}`} className="col-extra" />)
+          )}
         </colgroup>
         <thead ref={head}>
           <tr>
@@ -107,11 +115,17 @@ export function BatchGrid({ rows, showRow = null, extraColumns, failures, readOn
             {COLUMNS.slice(1).map((column) => (
               <th key={column}>{PLAIN_HEADERS[column]}</th>
             ))}
-            {extraColumns.map((column, index) => (
-              <th key={`${index}-${column}`} className="extra-header" title="Your own column: kept with the batch and in the failed rows, never sent to the service">
-                {column} <span className="header-note">not sent</span>
+            {stackOwn ? (
+              <th className="extra-header" title={`Your own columns (${extraColumns.join(', ')}): kept with the batch and in the failed rows, never sent to the service`}>
+                Your columns <span className="header-note">not sent</span>
               </th>
-            ))}
+            ) : (
+              extraColumns.map((column, index) => (
+                <th key={`${index}-${column}`} className="extra-header" title="Your own column: kept with the batch and in the failed rows, never sent to the service">
+                  {column} <span className="header-note">not sent</span>
+                </th>
+              ))
+            )}
           </tr>
         </thead>
         {above > 0 ? <Spacer height={above} columns={width} /> : null}
@@ -156,11 +170,21 @@ export function BatchGrid({ rows, showRow = null, extraColumns, failures, readOn
                 {COLUMNS.slice(1).map((column) => (
                   <td key={column}>{value(column)}</td>
                 ))}
-                {extraColumns.map((column, index) => (
-                  <td key={`${index}-${column}`} className="cell-text cell-text--extra" title={row.extra?.[index]} data-testid={`row-${row.row}-own-${index + 1}`}>
-                    {row.extra?.[index] ?? ''}
+                {stackOwn ? (
+                  <td className="cell-text--extra">
+                    {extraColumns.map((column, index) => (
+                      <div key={`${index}-${column}`} className="cell-text own-stacked" title={`${column}: ${row.extra?.[index] ?? ''}`}>
+                        <span className="own-stacked__name">{column}:</span> <span data-testid={`row-${row.row}-own-${index + 1}`}>{row.extra?.[index] ?? ''}</span>
+                      </div>
+                    ))}
                   </td>
-                ))}
+                ) : (
+                  extraColumns.map((column, index) => (
+                    <td key={`${index}-${column}`} className="cell-text cell-text--extra" title={row.extra?.[index]} data-testid={`row-${row.row}-own-${index + 1}`}>
+                      {row.extra?.[index] ?? ''}
+                    </td>
+                  ))
+                )}
               </tr>
               {messages ? (
                 <tr className="row--problem row-messages-line">

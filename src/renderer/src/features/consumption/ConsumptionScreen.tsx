@@ -7,6 +7,7 @@ import { receiveFile } from '../../bridge/files';
 import { ErrorNote } from '../../components/ErrorNote';
 import { formatDateTime } from '../../components/format-time';
 import { useAction } from '../../components/use-action';
+import { useMediaQuery } from '../../components/use-media-query';
 import { useActiveProfile, useAppStore } from '../../stores/app-store';
 import { BatchGrid } from './BatchGrid';
 import { useConsumption } from './consumption-store';
@@ -35,6 +36,10 @@ export function ConsumptionScreen(): React.JSX.Element {
   const [notice, setNotice] = useState<string | null>(null);
   const [showRow, setShowRow] = useState<{ row: number; request: number } | null>(null);
   const templateAction = useAction();
+  // Below this width the grid needs the whole row: import and history step aside while a batch is open.
+  const roomForSide = useMediaQuery('(min-width: 1180px)');
+  const [sideChoice, setSideChoice] = useState<boolean | null>(null);
+  const sideShown = !(batch || opened) || (sideChoice ?? roomForSide);
 
   useEffect(() => {
     void refreshHistory();
@@ -73,9 +78,17 @@ export function ConsumptionScreen(): React.JSX.Element {
 
   return (
     <section className="screen consumption" aria-labelledby="consumption-title">
-      <h1 id="consumption-title">Consumption</h1>
-      <div className="reports__layout">
-        <aside className="reports__side">
+      <div className="screen__header">
+        <h1 id="consumption-title">Consumption</h1>
+        {batch || opened ? (
+          <button type="button" className="link" aria-controls="consumption-side" aria-expanded={sideShown} onClick={() => setSideChoice(!sideShown)}>
+            {sideShown ? 'Hide import and history' : 'Show import and history'}
+          </button>
+        ) : null}
+      </div>
+      <div className={`reports__layout${sideShown ? '' : ' reports__layout--list-hidden'}`}>
+        {/* Hidden, not removed: pasted text and the file input keep their state. */}
+        <aside className="reports__side" id="consumption-side" hidden={!sideShown}>
           <section className="panel" aria-label="Import consumption">
             <h2>Import a batch</h2>
             <div className="toolbar">

@@ -1,5 +1,5 @@
 import ExcelJS from 'exceljs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { validateRows } from '../../../shared/consumption-rows';
 import { SeededRandom } from '../../testing/test-support';
 import { consumptionTemplateCsv, consumptionTemplateXlsx, parseConsumptionCsv, parseConsumptionFile, parseConsumptionXlsx } from './consumption-file';
@@ -134,6 +134,40 @@ describe('XLSX import', () => {
   it('says a file is not a workbook, and names a missing sheet', async () => {
     expect((await parseConsumptionXlsx('x.xlsx', new Uint8Array([80, 75, 3, 4, 0, 0]))).problems[0]).toMatch(/not a readable Excel workbook/);
     expect((await parseConsumptionXlsx('m.xlsx', await workbook({ A: [['x']] }), 'B')).problems[0]).toMatch(/no sheet "B"/);
+  });
+
+  it("reads an intact workbook the same when ExcelJS's streaming reader fails on it (its zip-stream race)", async () => {
+    const bytes = await workbook({
+      Notes: [['nothing here']],
+      March: [['Subscription ID', 'Is add-on', 'Add-on ID', 'Quantity', 'Customer'], [SUB, true, ADDON, 12.5, 'Contoso'], [SUB, false, null, 3, 'Fabrikam']],
+      Formulas: [['Subscription ID', 'Quantity'], [SUB, { formula: 'A9*2' }]],
+    });
+    const template = await consumptionTemplateXlsx();
+    const big: unknown[][] = [['Subscription ID', 'Quantity']];
+    for (let index = 0; index < 60_000; index++) big.push([SUB, 1]);
+    const tooLong = await workbook({ Big: big });
+    const read = async () => [
+      await parseConsumptionXlsx('m.xlsx', bytes),
+      await parseConsumptionXlsx('m.xlsx', bytes, 'March'),
+      await parseConsumptionXlsx('m.xlsx', bytes, 'Formulas'),
+      await parseConsumptionXlsx('m.xlsx', bytes, 'April'),
+      await parseConsumptionXlsx('t.xlsx', template),
+      await parseConsumptionXlsx('big.xlsx', tooLong),
+    ];
+    const streamed = await read();
+    expect(streamed[1]?.rows).toHaveLength(2);
+    expect(streamed[2]?.problems[0]).toMatch(/^Cell B2 holds a formula/);
+    const streaming = vi.spyOn(ExcelJS.stream.xlsx.WorkbookReader.prototype, Symbol.asyncIterator).mockImplementation(() => {
+      throw new TypeError("Cannot read properties of undefined (reading 'sheets')");
+    });
+    try {
+      expect(await read()).toEqual(streamed);
+      expect(streaming).toHaveBeenCalled();
+      // A damaged file is still refused, by the zip check before either reader.
+      expect((await parseConsumptionXlsx('x.xlsx', bytes.slice(0, bytes.length - 40))).problems[0]).toMatch(/not a readable Excel workbook/);
+    } finally {
+      streaming.mockRestore();
+    }
   });
 
   it('makes templates whose headers read back as every field', async () => {

@@ -130,42 +130,23 @@ export async function parseConsumptionXlsx(fileName: string, bytes: Uint8Array, 
   if (bytes.length === 0) return { ...unreadable, problems: [`${fileName} is empty (0 bytes).`] };
   // The streaming zip reader never settles on some damaged files (a bit flipped in a compressed entry, a cut):
   // the import would wait forever. The zip's own directory and checksums are checked first.
-  if (!zipIntact(bytes)) return unreadable;
-  const sheets: string[] = [];
-  let chosen: ReadSheet | null = null;
+  const zip = checkZip(bytes);
+  if (zip === 'damaged') return unreadable;
+  let read: ReadWorkbook;
   try {
-    const reader = new ExcelJS.stream.xlsx.WorkbookReader(Readable.from(Buffer.from(bytes)), { worksheets: 'emit', sharedStrings: 'cache', hyperlinks: 'ignore', styles: 'ignore', entries: 'ignore' });
-    for await (const worksheet of reader) {
-      const name = (worksheet as unknown as { name: string }).name;
-      sheets.push(name);
-      if (chosen || (sheetName !== undefined && name !== sheetName)) {
-        // ExcelJS may hold a sheet in a temporary file that it deletes once the next sheet is asked for: a sheet
-        // skipped unread was opened after that and failed where no one listened, crashing the process. One row
-        // read opens it in time (and the reader closes it).
-        for await (const _row of worksheet) break;
-        continue;
-      }
-      const sheet: ReadSheet = { name, lines: [], uncalculated: [], tooMany: false };
-      for await (const row of worksheet) {
-        const cells: string[] = [];
-        row.eachCell({ includeEmpty: false }, (cell, column) => {
-          const text = cellText(cell.value);
-          if (text === null) sheet.uncalculated.push({ row: row.number, column: column - 1, address: cell.address });
-          cells[column - 1] = text ?? '';
-        });
-        if (!cells.some((cell) => cell !== undefined && cell !== '') && !sheet.uncalculated.some((cell) => cell.row === row.number)) continue;
-        // The header and one row past the cap are enough to say the file is too long.
-        if (sheet.lines.length > MAX_ROWS + 1) {
-          sheet.tooMany = true;
-          break;
-        }
-        sheet.lines.push({ row: row.number, cells: Array.from(cells, (cell) => cell ?? '') });
-      }
-      chosen = sheet;
-    }
+    read = await readStreaming(bytes, sheetName);
   } catch {
-    return unreadable;
+    // ExcelJS's streaming reader now and then fails on an intact workbook (a race in its zip stream, worst on files
+    // ExcelJS wrote itself, such as Closebook's template). The whole-file reader goes by the zip's directory and has
+    // no such race; it is used only when every entry was checked to be of a size it can hold.
+    if (zip !== 'checked') return unreadable;
+    try {
+      read = await readWhole(bytes, sheetName);
+    } catch {
+      return unreadable;
+    }
   }
+  const { sheets, chosen } = read;
   // Every workbook Excel saves has a sheet: none at all means a cut or damaged file, not an empty workbook.
   if (sheets.length === 0) return unreadable;
   if (!chosen) {
@@ -175,6 +156,62 @@ export async function parseConsumptionXlsx(fileName: string, bytes: Uint8Array, 
   const base = { sheets, sheet: chosen.name };
   if (!header) return { fileName, ...base, rows: [], problems: [`The sheet "${chosen.name}" is empty.`], extraColumns: [], ignoredColumns: [] };
   return toRows(fileName, header.cells, body, base, { tooMany: chosen.tooMany, uncalculated: chosen.uncalculated });
+}
+
+/** The names of a workbook's sheets, and the sheet chosen (the named one, or the first) as read. */
+interface ReadWorkbook {
+  sheets: string[];
+  chosen: ReadSheet | null;
+}
+
+/** Adds one row to the sheet read; false once past the cap (the rest need not be read). */
+function addRow(sheet: ReadSheet, row: ExcelJS.Row): boolean {
+  const cells: string[] = [];
+  row.eachCell({ includeEmpty: false }, (cell, column) => {
+    const text = cellText(cell.value);
+    if (text === null) sheet.uncalculated.push({ row: row.number, column: column - 1, address: cell.address });
+    cells[column - 1] = text ?? '';
+  });
+  if (!cells.some((cell) => cell !== undefined && cell !== '') && !sheet.uncalculated.some((cell) => cell.row === row.number)) return true;
+  // The header and one row past the cap are enough to say the file is too long.
+  if (sheet.lines.length > MAX_ROWS + 1) {
+    sheet.tooMany = true;
+    return false;
+  }
+  sheet.lines.push({ row: row.number, cells: Array.from(cells, (cell) => cell ?? '') });
+  return true;
+}
+
+async function readStreaming(bytes: Uint8Array, sheetName: string | undefined): Promise<ReadWorkbook> {
+  const sheets: string[] = [];
+  let chosen: ReadSheet | null = null;
+  const reader = new ExcelJS.stream.xlsx.WorkbookReader(Readable.from(Buffer.from(bytes)), { worksheets: 'emit', sharedStrings: 'cache', hyperlinks: 'ignore', styles: 'ignore', entries: 'ignore' });
+  for await (const worksheet of reader) {
+    const name = (worksheet as unknown as { name: string }).name;
+    sheets.push(name);
+    if (chosen || (sheetName !== undefined && name !== sheetName)) {
+      // ExcelJS may hold a sheet in a temporary file that it deletes once the next sheet is asked for: a sheet
+      // skipped unread was opened after that and failed where no one listened, crashing the process. One row
+      // read opens it in time (and the reader closes it).
+      for await (const _row of worksheet) break;
+      continue;
+    }
+    const sheet: ReadSheet = { name, lines: [], uncalculated: [], tooMany: false };
+    for await (const row of worksheet) if (!addRow(sheet, row)) break;
+    chosen = sheet;
+  }
+  return { sheets, chosen };
+}
+
+async function readWhole(bytes: Uint8Array, sheetName: string | undefined): Promise<ReadWorkbook> {
+  const workbook = new ExcelJS.Workbook();
+  await workbook.xlsx.load(Buffer.from(bytes) as unknown as ArrayBuffer);
+  const sheets = workbook.worksheets.map((worksheet) => worksheet.name);
+  const worksheet = sheetName === undefined ? workbook.worksheets[0] : workbook.worksheets.find((candidate) => candidate.name === sheetName);
+  if (!worksheet) return { sheets, chosen: null };
+  const sheet: ReadSheet = { name: worksheet.name, lines: [], uncalculated: [], tooMany: false };
+  for (let number = 1; number <= worksheet.rowCount; number++) if (!addRow(sheet, worksheet.getRow(number))) break;
+  return { sheets, chosen: sheet };
 }
 
 /** UTF-8, unless a byte-order mark says UTF-16 (Excel's "Unicode Text" is UTF-16 with a mark, tab-separated). */
@@ -189,9 +226,10 @@ const CHECKED_ENTRY_BYTES = 64 * 1024 * 1024;
 
 /**
  * Whether a zip's directory, local headers and data agree: every entry where the directory puts it, under the same
- * name and method, inflating to the stated size and CRC-32. A zip64 file is left to the reader.
+ * name and method, inflating to the stated size and CRC-32. A zip64 file, and entries too large to inflate here, are
+ * left to the reader ('partly-checked').
  */
-function zipIntact(bytes: Uint8Array): boolean {
+function checkZip(bytes: Uint8Array): 'checked' | 'partly-checked' | 'damaged' {
   const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
   let end = -1;
   for (let at = data.length - 22; at >= Math.max(0, data.length - 22 - 0xffff); at--) {
@@ -200,13 +238,14 @@ function zipIntact(bytes: Uint8Array): boolean {
       break;
     }
   }
-  if (end < 0) return false;
+  if (end < 0) return 'damaged';
   const count = data.readUInt16LE(end + 10);
   const directory = data.readUInt32LE(end + 16);
-  if (count === 0xffff || directory === 0xffffffff) return true;
+  if (count === 0xffff || directory === 0xffffffff) return 'partly-checked';
   let at = directory;
+  let checked: 'checked' | 'partly-checked' = 'checked';
   for (let entry = 0; entry < count; entry++) {
-    if (at + 46 > data.length || data.readUInt32LE(at) !== 0x02014b50) return false;
+    if (at + 46 > data.length || data.readUInt32LE(at) !== 0x02014b50) return 'damaged';
     const method = data.readUInt16LE(at + 10);
     const crc = data.readUInt32LE(at + 16);
     const compressed = data.readUInt32LE(at + 20);
@@ -215,27 +254,30 @@ function zipIntact(bytes: Uint8Array): boolean {
     const local = data.readUInt32LE(at + 42);
     const name = data.subarray(at + 46, at + 46 + nameLength);
     at += 46 + nameLength + data.readUInt16LE(at + 30) + data.readUInt16LE(at + 32);
-    if (compressed === 0xffffffff || size === 0xffffffff || local === 0xffffffff) return true;
-    if (local + 30 > data.length || data.readUInt32LE(local) !== 0x04034b50 || data.readUInt16LE(local + 8) !== method) return false;
+    if (compressed === 0xffffffff || size === 0xffffffff || local === 0xffffffff) return 'partly-checked';
+    if (local + 30 > data.length || data.readUInt32LE(local) !== 0x04034b50 || data.readUInt16LE(local + 8) !== method) return 'damaged';
     const localName = data.subarray(local + 30, local + 30 + data.readUInt16LE(local + 26));
-    if (!localName.equals(name)) return false;
+    if (!localName.equals(name)) return 'damaged';
     // Without a data descriptor (flag bit 3) the streaming reader trusts the local header's sizes: they must agree.
-    if (!(data.readUInt16LE(local + 6) & 0x8) && (data.readUInt32LE(local + 14) !== crc || data.readUInt32LE(local + 18) !== compressed || data.readUInt32LE(local + 22) !== size)) return false;
+    if (!(data.readUInt16LE(local + 6) & 0x8) && (data.readUInt32LE(local + 14) !== crc || data.readUInt32LE(local + 18) !== compressed || data.readUInt32LE(local + 22) !== size)) return 'damaged';
     const start = local + 30 + localName.length + data.readUInt16LE(local + 28);
-    if (start + compressed > data.length) return false;
-    if (size > CHECKED_ENTRY_BYTES) continue;
+    if (start + compressed > data.length) return 'damaged';
+    if (size > CHECKED_ENTRY_BYTES) {
+      checked = 'partly-checked';
+      continue;
+    }
     const stored = data.subarray(start, start + compressed);
     let content: Buffer;
     try {
       if (method === 0) content = stored;
       else if (method === 8) content = inflateRawSync(stored, { maxOutputLength: size + 1 });
-      else return false;
+      else return 'damaged';
     } catch {
-      return false;
+      return 'damaged';
     }
-    if (content.length !== size || crc32(content) !== crc) return false;
+    if (content.length !== size || crc32(content) !== crc) return 'damaged';
   }
-  return true;
+  return checked;
 }
 
 let crcTable: Uint32Array | null = null;

@@ -4,7 +4,7 @@ import { call, RequestError } from '../../bridge';
 import { ErrorNote } from '../../components/ErrorNote';
 import { useAction } from '../../components/use-action';
 import { amountText, currenciesOf, formatCount, percentText } from '../reports/format';
-import { NumberValue } from '../reports/TreeTable';
+import { NumberValue } from '../reports/NumberValue';
 import { convertedLabel, draftOf, MAX_RATES_FILE_BYTES, rateCurrencies, type RatesDraft, ratesToSave } from './rates-form';
 import './rates-panel.css';
 

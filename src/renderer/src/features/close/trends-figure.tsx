@@ -2,7 +2,7 @@ import { CartesianGrid, Legend, Line, LineChart, ReferenceLine, ResponsiveContai
 import type { TrendMonth, TrendSeries } from '../../../../shared/schemas/month-close';
 import { AmountHeaderCells } from '../reports/AmountHeaderCells';
 import { amountText, formatAmount, formatCount, percentText } from '../reports/format';
-import { NumberValue } from '../reports/TreeTable';
+import { NumberValue } from '../reports/NumberValue';
 import { monthLabel } from './month-label';
 import { axisTick, type ChartRow, chartRows, seriesTitle } from './trends-chart';
 

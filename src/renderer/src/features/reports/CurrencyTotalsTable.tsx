@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import type { CurrencyTotalRow } from '../../../../shared/contract';
 import { AmountHeaderCells } from './AmountHeaderCells';
 import { amountText, currenciesOf, formatCount, percentText } from './format';
-import { NumberValue } from './TreeTable';
+import { NumberValue } from './NumberValue';
 
 /** Whether the element's content is taller than the element (it scrolls), kept true to size as the window resizes. */
 function useOverflowing(ref: React.RefObject<HTMLElement | null>): boolean {

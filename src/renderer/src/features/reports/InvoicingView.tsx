@@ -5,7 +5,8 @@ import type { ReportFilter } from '../../../../shared/report-filter';
 import { call } from '../../bridge';
 import { ErrorNote } from '../../components/ErrorNote';
 import { useAction } from '../../components/use-action';
-import { amountText, formatCount, type NumberText } from './format';
+import { amountText, formatCount } from './format';
+import { NumberValue } from './NumberValue';
 import { exactAmountText, FLAG_LABELS, invoiceTable, type InvoiceSortKey, sortInvoiceRows } from './invoicing-table';
 import { useInvoiceSort, useInvoicing } from './use-invoicing';
 import './invoicing.css';
@@ -32,20 +33,6 @@ const FLAG_HINTS: Record<InvoiceRow['flags'][number], string> = {
   'missing-customer-number': 'The organization has no customer number: the ERP cannot match it.',
 };
 
-/** A formatted number; the hidden pad keeps its decimal point in line with the others in the column. */
-export function Num({ value }: { value: NumberText }): React.JSX.Element {
-  return (
-    <>
-      {value.text}
-      {value.pad ? (
-        <span className="inv__pad" aria-hidden="true">
-          {value.pad}
-        </span>
-      ) : null}
-    </>
-  );
-}
-
 /** Amounts to invoice per currency: what the invoices of each currency add up to (never across currencies). */
 export function InvoiceTotalsTable({ totals }: { totals: InvoiceTotal[] | null }): React.JSX.Element {
   return (
@@ -64,7 +51,7 @@ export function InvoiceTotalsTable({ totals }: { totals: InvoiceTotal[] | null }
             <tr key={total.currency} data-testid="invoice-total">
               <td>{total.currency}</td>
               <td className="num">
-                <Num value={amountText(total.amountToInvoice, total.currency)} />
+                <NumberValue value={amountText(total.amountToInvoice, total.currency)} />
               </td>
               <td className="num">{formatCount(total.customers)}</td>
               <td className="num">{formatCount(total.lines)}</td>
@@ -82,7 +69,7 @@ function CostLines({ row }: { row: InvoiceRow }): React.JSX.Element {
     <span className="inv__lines" title={row.costs.map((cost) => exactAmountText(cost.amount, cost.currency)).join(' · ')}>
       {row.costs.map((cost) => (
         <span key={cost.currency}>
-          <Num value={amountText(cost.amount, cost.currency)} /> <span className="ccy">{cost.currency}</span>
+          <NumberValue value={amountText(cost.amount, cost.currency)} /> <span className="ccy">{cost.currency}</span>
         </span>
       ))}
     </span>
@@ -130,7 +117,7 @@ function InvoiceRowView({ row, index, top, selected, onSelect }: RowProps): Reac
       </div>
       <div role="gridcell">{row.currency}</div>
       <div role="gridcell" className={`num inv__amount${row.flags.includes('credit') ? ' inv__amount--credit' : ''}`} title={`Exact sum ${exactAmountText(row.exactAmount, row.currency)}, rounded once to the currency's minor unit`}>
-        <Num value={amountText(row.amountToInvoice, row.currency)} />
+        <NumberValue value={amountText(row.amountToInvoice, row.currency)} />
       </div>
       <div role="gridcell" className="num">{formatCount(row.lines)}</div>
       <div role="gridcell" className="num">
@@ -143,7 +130,7 @@ function InvoiceRowView({ row, index, top, selected, onSelect }: RowProps): Reac
           </span>
         ) : (
           <span title={exactAmountText(row.margin, row.currency)}>
-            <Num value={amountText(row.margin, row.currency)} />
+            <NumberValue value={amountText(row.margin, row.currency)} />
           </span>
         )}
       </div>

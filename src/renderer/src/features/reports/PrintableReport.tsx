@@ -4,7 +4,8 @@ import type { ReportFilter } from '../../../../shared/report-filter';
 import { call, errorMessage } from '../../bridge';
 import { AmountHeaderCells } from './AmountHeaderCells';
 import { amountText, currenciesOf, formatCount, percentText } from './format';
-import { InvoiceTotalsTable, Num } from './InvoicingView';
+import { InvoiceTotalsTable } from './InvoicingView';
+import { NumberValue } from './NumberValue';
 import { flagWords, sortInvoiceRows } from './invoicing-table';
 import { loadInvoicing, useInvoiceSort } from './use-invoicing';
 
@@ -50,12 +51,12 @@ function SummaryTable({ rows }: { rows: TreeRow[] }): React.JSX.Element {
               <td>{row.currencyKey}</td>
               <td className="num">{formatCount(row.lines)}</td>
               <td className="num">
-                <Num value={amountText(row.cost, currencies.cost)} /> {currencies.cost}
+                <NumberValue value={amountText(row.cost, currencies.cost)} /> {currencies.cost}
               </td>
               <td className="num">
-                <Num value={amountText(row.sales, currencies.sales)} /> {currencies.sales}
+                <NumberValue value={amountText(row.sales, currencies.sales)} /> {currencies.sales}
               </td>
-              <td className="num">{row.margin === null ? 'n/a' : <Num value={amountText(row.margin, currencies.sales)} />}</td>
+              <td className="num">{row.margin === null ? 'n/a' : <NumberValue value={amountText(row.margin, currencies.sales)} />}</td>
               <td className="num">{row.marginPercent === null ? '' : percentText(row.marginPercent).text}</td>
             </tr>
           );
@@ -89,18 +90,18 @@ function InvoicingTable({ rows }: { rows: InvoiceRow[] }): React.JSX.Element {
             <td className="print-table__wrap">{row.groups.join(', ')}</td>
             <td>{row.currency}</td>
             <td className="num print-table__strong">
-              <Num value={amountText(row.amountToInvoice, row.currency)} />
+              <NumberValue value={amountText(row.amountToInvoice, row.currency)} />
             </td>
             <td className="num">{formatCount(row.lines)}</td>
             {/* Paper has no tooltips: plain text, which also keeps 20,000 rows quick to lay out. */}
             <td className="num print-table__wrap">
               {row.costs.map((cost) => (
                 <div key={cost.currency}>
-                  <Num value={amountText(cost.amount, cost.currency)} /> {cost.currency}
+                  <NumberValue value={amountText(cost.amount, cost.currency)} /> {cost.currency}
                 </div>
               ))}
             </td>
-            <td className="num">{row.margin === null ? 'n/a' : <Num value={amountText(row.margin, row.currency)} />}</td>
+            <td className="num">{row.margin === null ? 'n/a' : <NumberValue value={amountText(row.margin, row.currency)} />}</td>
             <td className="print-table__wrap print-table__strong">{flagWords(row.flags)}</td>
           </tr>
         ))}

@@ -3,6 +3,7 @@ import { memo, useCallback, useEffect, useId, useRef, useState } from 'react';
 import type { ReportColumn, ReportHierarchy, ReportSortInput, TreeRow } from '../../../../shared/contract';
 import { amountText, type ColumnSpec, currenciesOf, formatAmount, type NumberText, nameHeader, percentText, quantityText, unitPriceText } from './format';
 import { Pending } from '../../components/Pending';
+import { NumberValue } from './NumberValue';
 import type { TreeSnapshot } from './tree-window-cache';
 
 type SortKey = ReportSortInput['key'];
@@ -104,15 +105,6 @@ function MismatchFlag({ row }: { row: TreeRow }): React.JSX.Element | null {
   return (
     <span className="mismatch" title={text} aria-label={text} role="img" data-testid="mismatch-flag">
       ⚠
-    </span>
-  );
-}
-
-/** A number with its decimal point in line with the column's (a hidden pad), and the exact value as tooltip when rounded. */
-export function NumberValue({ value }: { value: NumberText }): React.JSX.Element {
-  return (
-    <span className="n" data-pad={value.pad || undefined} title={value.title}>
-      {value.text}
     </span>
   );
 }

@@ -90,6 +90,9 @@ describe('closebook CLI', () => {
     const listed = cli(['orgs', 'list', '--json', '--profile', 'Nightly'], { ...noSecrets, ACME_API_SECRET: DEMO_CREDENTIALS.apiSecret, ACME_PASSWORD: DEMO_CREDENTIALS.password });
     expect(listed.code).toBe(0);
     expect((JSON.parse(listed.stdout || '[]') as unknown[]).length).toBeGreaterThanOrEqual(15); // the twin's, and those other tests created
+    const tested = cli(['profiles', 'test', 'Nightly'], { ...noSecrets, ACME_API_SECRET: DEMO_CREDENTIALS.apiSecret, ACME_PASSWORD: DEMO_CREDENTIALS.password });
+    expect([tested.code, tested.stdout]).toEqual([0, expect.stringMatching(/^Connected: \d+ organizations \(\d+ ms\)\.\n$/)]);
+    expect(tested.stderr).toMatch(/^Signing in \(0 s\)\nSigned in — getting the organization list \(\d+ s\)\n/);
     const missing = cli(['orgs', 'list', '--profile', 'Nightly'], { ...noSecrets, ACME_API_SECRET: DEMO_CREDENTIALS.apiSecret });
     expect([missing.code, missing.stderr]).toEqual([2, expect.stringContaining('ACME_PASSWORD is not set')]);
     expect(cli(['profiles', 'add', '--name', 'Bad', ...connection, '--secrets-from-env', '--env-prefix', 'acme-1'], noSecrets).stderr).toContain('capital letters');

@@ -1,3 +1,4 @@
+import { type ConnectionTestProgress, describeConnectionTest } from '../../shared/connection-test-progress';
 import { channels } from '../../shared/contract';
 import { type OrganizationInput, type OrganizationSummary } from '../../shared/schemas/organization';
 import type { ProfileView } from '../../shared/schemas/profile';
@@ -64,7 +65,7 @@ function secretsWhere(profile: ProfileView): string {
   return 'secrets in the OS keychain';
 }
 
-/** `profiles list|add|remove`. */
+/** `profiles list|add|test|remove`. */
 export async function profilesCommand(args: string[]): Promise<number> {
   const [action, ...rest] = args;
   const { values, positionals } = parse(rest, {
@@ -122,7 +123,24 @@ export async function profilesCommand(args: string[]): Promise<number> {
       process.stderr.write(`Profile "${profile.name}" and its secrets removed.\n`);
       return EXIT.ok;
     }
-    throw new UsageError('Usage: profiles list [--json] | profiles add --name N --base-url URL --client-id ID --username U --reseller-id GUID [--seller-id GUID] | profiles remove NAME');
+    if (action === 'test') {
+      const name = positionals[0] ?? values.name;
+      if (!name) throw new UsageError('Usage: profiles test NAME');
+      const profile = await profiles.findByName(name);
+      if (!profile) throw new UsageError(`No profile named "${name}".`);
+      // Each step as it happens, as the Profiles screen shows it; the count on stdout for scripts.
+      const unsubscribe = context.service.events.subscribe((event, payload) => {
+        if (event === 'profiles:test-progress') process.stderr.write(`${describeConnectionTest(payload as ConnectionTestProgress, Date.now())}\n`);
+      });
+      try {
+        const result = await handlers['profiles:test']({ profileId: profile.id });
+        process.stdout.write(`Connected: ${result.organizationCount} organizations (${Math.round(result.elapsedMs)} ms).\n`);
+      } finally {
+        unsubscribe();
+      }
+      return EXIT.ok;
+    }
+    throw new UsageError('Usage: profiles list [--json] | profiles add --name N --base-url URL --client-id ID --username U --reseller-id GUID [--seller-id GUID] | profiles test NAME | profiles remove NAME');
   });
 }
 

@@ -30,6 +30,8 @@ test('a connection test says which step it is on and for how long: signing in, w
     const status = page.getByTestId('connection-test');
     await expect(status).toHaveText(/^Signing in — trying again in [0-3] s \(attempt 2 of 4; \d+ s so far\)/);
     await expect(status).toContainText('503');
+    // The header follows the failed attempt at once, not only the test's end.
+    await expect(page.getByTestId('connection-state')).toHaveText('Service error');
     for (const size of SIZES) {
       await page.setViewportSize(size);
       await page.screenshot({ path: `test-results/progress-connection-test-${size.width}x${size.height}.png` });
@@ -37,6 +39,7 @@ test('a connection test says which step it is on and for how long: signing in, w
     await expect(status).toHaveText(/^Signed in — getting the organization list \([1-9]\d* s\)$/, { timeout: 10_000 });
     await expect(status).toHaveText(/^Connected: 7 organizations/, { timeout: 10_000 });
     await expect(status).not.toContainText('503');
+    await expect(page.getByTestId('connection-state')).toHaveText('Online');
   } finally {
     await twin.close();
   }

@@ -45,7 +45,10 @@ export interface ClientOptions {
   maxAttempts?: number;
   backoffBaseMs?: number;
   maxBackoffMs?: number;
-  /** Told after every call — a success or the error it ended with — so the app can show whether the service answers. */
+  /**
+   * Told after every call — a success or the error it ended with — and after every failed attempt that is retried,
+   * so the app can show whether the service answers while a call is still retrying.
+   */
   onOutcome?: (error: unknown | null) => void;
 }
 
@@ -253,7 +256,7 @@ export class ServiceClient {
         } catch (error) {
           const failure = this.classifySendFailure(error, retry, signal);
           if (failure.retryable && attempt < this.maxAttempts) {
-            await this.backoff(attempt, undefined, failure.error.message, signal, onRetry);
+            await this.backoff(attempt, undefined, failure.error, signal, onRetry);
             continue;
           }
           throw failure.error;
@@ -265,7 +268,7 @@ export class ServiceClient {
             if (error instanceof AppError) throw error;
             const failure = this.classifyBodyFailure(error, retry, signal);
             if (attempt < this.maxAttempts) {
-              await this.backoff(attempt, undefined, failure.message, signal, onRetry);
+              await this.backoff(attempt, undefined, failure, signal, onRetry);
               continue;
             }
             throw failure;
@@ -274,7 +277,7 @@ export class ServiceClient {
         const text = await this.readBody(response, idle, retry, signal);
         const retryable = response.status === 429 || (retry === 'safe' && response.status >= 500);
         if (retryable && attempt < this.maxAttempts) {
-          await this.backoff(attempt, response.headers.get('retry-after'), errorForStatus(response.status, this.host, text).message, signal, onRetry);
+          await this.backoff(attempt, response.headers.get('retry-after'), errorForStatus(response.status, this.host, text), signal, onRetry);
           continue;
         }
         return { response, text };
@@ -347,10 +350,13 @@ export class ServiceClient {
   private async backoff(
     attempt: number,
     retryAfter: string | null | undefined,
-    reason: string,
+    failure: AppError,
     signal?: AbortSignal,
     onRetry?: (notice: RetryNotice) => void,
   ) {
+    // The connection indicator follows attempts too: a service failing and being retried is not "not checked yet".
+    this.options.onOutcome?.(failure);
+    const reason = failure.message;
     const delayMs = Math.min(this.maxBackoffMs, parseRetryAfter(retryAfter, this.options.clock.now()) ?? this.backoffBaseMs * 2 ** (attempt - 1));
     onRetry?.({ attempt, attempts: this.maxAttempts, delayMs, reason });
     try {

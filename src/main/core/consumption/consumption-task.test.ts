@@ -97,7 +97,7 @@ describe('consumption task', () => {
     const batch = rows(env.twin);
     await env.tasks.submit(env.profile.id, 'a.csv', batch);
     await env.tasks.settled();
-    await expect(env.tasks.submit(env.profile.id, 'copy of a.csv', batch)).rejects.toMatchObject({ code: 'conflict', message: expect.stringContaining('already submitted successfully') });
+    await expect(env.tasks.submit(env.profile.id, 'copy of a.csv', batch)).rejects.toMatchObject({ code: 'conflict', message: expect.stringMatching(/already submitted successfully on \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC \(task /) });
     const again = await env.tasks.submit(env.profile.id, 'copy of a.csv', batch, { confirmRepeat: true });
     await env.tasks.settled();
     expect((await env.tasks.get(again.id)).state).toBe('Successful');

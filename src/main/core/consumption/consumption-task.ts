@@ -88,7 +88,8 @@ export class ConsumptionTasks {
         (s) => s.profileId === profileId && s.contentHash === contentHash && samePeriod(s) && ['Successful', 'outcome-unknown', 'sending', ...ACTIVE].includes(s.state),
       );
       if (earlier) {
-        const when = earlier.createdAt.slice(0, 16).replace('T', ' ');
+        // The core does not know the user's zone, so the time says its own (the history shows it in local time).
+        const when = `${earlier.createdAt.slice(0, 16).replace('T', ' ')} UTC`;
         const reason =
           earlier.state === 'Successful'
             ? `was already submitted successfully on ${when} (task ${earlier.taskId})`

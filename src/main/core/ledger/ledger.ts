@@ -80,6 +80,18 @@ export class Ledger {
     return (await reader.getRowObjectsJson()) as LedgerRow[];
   }
 
+  /**
+   * Keeps a query's answer as a temporary table of the reading connection (`name` is the caller's, never user text),
+   * so later reads take slices of it instead of bringing every row into JavaScript. Gone when the ledger closes.
+   */
+  async keepTemporary(name: string, sql: string, params: LedgerValue[] = []): Promise<void> {
+    await this.reader.run(`CREATE OR REPLACE TEMP TABLE ${name} AS ${sql}`, bound(params));
+  }
+
+  async dropTemporary(name: string): Promise<void> {
+    await this.reader.run(`DROP TABLE IF EXISTS temp.${name}`);
+  }
+
   /** Streams a large result in chunks (exports): memory stays flat whatever the number of rows. */
   async *stream(sql: string, params: LedgerValue[] = []): AsyncGenerator<LedgerRow[]> {
     const connection = await this.instance.connect();

@@ -380,3 +380,48 @@ describe('viewer sorting', () => {
     }
   });
 });
+
+describe('viewer top rows kept in the ledger', () => {
+  it('pages through a tree with open rows among closed ones in small windows exactly as in one window', async () => {
+    const { viewer } = await markedMonth();
+    for (const hierarchy of ['organization', 'service'] as const) {
+      const tops = (await viewer.window(request({ hierarchy }))).rows;
+      // The first, one in the middle and the last top row open, and a row below the middle one.
+      const middle = await viewer.window(request({ hierarchy, expansion: { all: 'none', toggled: [tops[0]!.key, tops[5]!.key, tops.at(-1)!.key] } }));
+      const second = middle.rows.find((row, index) => row.depth === 1 && middle.rows[index - 1]?.key === tops[5]!.key)!;
+      const state = request({ hierarchy, expansion: { all: 'none', toggled: [tops[0]!.key, tops[5]!.key, tops.at(-1)!.key, second.key] } });
+      const whole = await viewer.window({ ...state, count: 500 });
+      expect(whole.rows.length).toBe(whole.rowCount);
+      expect(whole.rowCount).toBeGreaterThan(tops.length + 3);
+      const paged: TreeRow[] = [];
+      for (let offset = 0; offset < whole.rowCount; offset += 7) paged.push(...(await viewer.window({ ...state, offset, count: 7 })).rows);
+      expect(paged).toEqual(whole.rows);
+      expect((await viewer.window({ ...state, offset: whole.rowCount, count: 7 })).rows).toEqual([]);
+      // Every row of all-but-some open, the same way.
+      const allBut = request({ hierarchy, expansion: { all: 'organizations', toggled: [tops[1]!.key] } });
+      const allOpen = await viewer.window({ ...allBut, count: 500 });
+      expect(allOpen.rows.find((row) => row.key === tops[1]!.key)).toMatchObject({ expanded: false });
+      const pagedAll: TreeRow[] = [];
+      for (let offset = 0; offset < allOpen.rowCount; offset += 11) pagedAll.push(...(await viewer.window({ ...allBut, offset, count: 11 })).rows);
+      expect(pagedAll).toEqual(allOpen.rows);
+    }
+  });
+
+  it('drops the tables of filters it no longer keeps, and answers a filter again after its table was dropped', async () => {
+    const month = await ledgerWithMonth({ reportId: REPORT, seed: 13, organizations: 12, linesPerOrganization: 4 });
+    cleanups.push(month.close);
+    const { ledger } = month;
+    const viewer = new ReportViewerQueries(async () => ledger, new ReportLibrary(async () => ledger));
+    const kept = async () => Number((await ledger.all('SELECT count(*) AS n FROM duckdb_tables() WHERE temporary'))[0]!.n);
+    const first = await viewer.window(request({ filter: { currency: 'SEK' } }));
+    for (const text of ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h']) {
+      await Promise.all([viewer.window(request({ filter: { text } })), viewer.totals(REPORT, { text })]);
+    }
+    expect(await kept()).toBe(6);
+    expect(await viewer.window(request({ filter: { currency: 'SEK' } }))).toEqual(first);
+    expect(await kept()).toBe(6);
+    viewer.forget(REPORT);
+    await viewer.window(request({ filter: { currency: 'EUR' } }));
+    expect(await kept()).toBe(1);
+  });
+});

@@ -1,9 +1,10 @@
 import type { CurrencyTotalRow, ReportExpansion, ReportHierarchy, ReportSortInput, ReportView, ReportWindow, TreeRow } from '../../../shared/contract';
 import { marginPercent, type Money, money } from '../../../shared/money';
 import type { ReportFilter } from '../../../shared/report-filter';
-import type { Ledger, LedgerRow } from '../ledger/ledger';
+import type { Ledger, LedgerRow, LedgerValue } from '../ledger/ledger';
 import { CURRENCY_KEY, lineFilter, ORG_KEY, SERVICE_KEY } from './report-query';
 import type { ReportLibrary } from './report-library';
+import { KeptTopRows, type TopRows } from './viewer-top-rows';
 
 export interface WindowRequest {
   reportId: string;
@@ -23,9 +24,13 @@ export interface WindowRequest {
  */
 type RawRow = Omit<TreeRow, 'margin' | 'marginPercent' | 'mismatch'> & { mismatchOf: string | null };
 
+/**
+ * A state of the tree without its top rows (they stay in the ledger, see KeptTopRows): the open top rows, by their
+ * place among the tops, each with every visible row below it in order.
+ */
 interface VisibleTree {
-  rows: RawRow[];
-  lineCount: number;
+  open: { at: number; below: RawRow[] }[];
+  rowCount: number;
 }
 
 /** What a money or quantity sort ranks by; NULL where the row has none (margin between two currencies, margin % without sales). */
@@ -66,8 +71,8 @@ const textOrNull = (value: unknown) => (value === null || value === undefined ||
 /**
  * The viewer's answers, from SQL: the filter choices, totals per currency, and windows of the visible tree
  * (organization per currency › service › subscription › billing line, or service per currency › organization ›
- * subscription › billing line). The visible rows of one filter, sort and expansion are built once and kept, so
- * scrolling asks for slices of a list that already exists.
+ * subscription › billing line). The top rows of a filter stay in the ledger (KeptTopRows) and the rows below open
+ * ones are built once per expansion and kept, so scrolling asks for slices of a tree that already exists.
  */
 export class ReportViewerQueries {
   private readonly trees = new Map<string, Promise<VisibleTree>>();
@@ -75,12 +80,14 @@ export class ReportViewerQueries {
    * The top rows of recent filters (either arrangement, any sort): the totals per currency are their sums, so a
    * keystroke that asks for a window and the totals makes one pass over the lines, not two.
    */
-  private readonly topPasses = new Map<string, Promise<LedgerRow[]>>();
+  private readonly tops: KeptTopRows;
 
   constructor(
     private readonly ledger: () => Promise<Ledger>,
     private readonly library: ReportLibrary,
-  ) {}
+  ) {
+    this.tops = new KeptTopRows(ledger, CACHED_STATES);
+  }
 
   async view(reportId: string): Promise<ReportView> {
     const meta = await this.library.meta(reportId);
@@ -96,39 +103,47 @@ export class ReportViewerQueries {
 
   async totals(reportId: string, filter: ReportFilter): Promise<{ lineCount: number; totals: CurrencyTotalRow[] }> {
     await this.library.meta(reportId);
-    // Any arrangement and sort of this filter's top rows will do (a window usually asked for it a moment ago).
+    // Any arrangement and sort of this filter's top rows will do (a window usually asked for it a moment ago); found
+    // here, they are still kept when read below, so the query for the default ones is then not run.
     const prefix = `${passKey(reportId, filter)}|`;
-    const kept = [...this.topPasses.entries()].find(([key]) => key.startsWith(prefix))?.[1];
-    return totalsOf(await (kept ?? this.topPass(reportId, filter, 'organization', DEFAULT_SORT)));
+    const key = this.tops.find(prefix) ?? topRowsKey(reportId, filter, 'organization', DEFAULT_SORT);
+    return this.tops.read(key, () => topRowsQuery(reportId, filter, 'organization', DEFAULT_SORT), async (tops, ledger) =>
+      totalsOf(await ledger.all(`SELECT currency_key, sum(lines) AS lines, sum(cost) AS cost, sum(sales) AS sales FROM temp.${tops.table} GROUP BY currency_key`)),
+    );
   }
 
   async window(request: WindowRequest): Promise<ReportWindow> {
-    // Started before anything is awaited, so totals asked for in the same breath find this pass and share it.
-    const pending = this.tree(request);
-    const meta = await this.library.meta(request.reportId);
-    const tree = await pending;
-    const slice = tree.rows.slice(request.offset, request.offset + request.count);
-    const mismatches = await this.mismatches(request.reportId, slice);
+    const { reportId, filter, sort, hierarchy = 'organization', offset, count } = request;
+    // Started before anything is awaited, so totals asked for in the same breath find these top rows and share them.
+    const answer = this.tops.read(topRowsKey(reportId, filter, hierarchy, sort), () => topRowsQuery(reportId, filter, hierarchy, sort), async (tops, ledger) => {
+      const tree = await this.tree(request, tops, ledger);
+      return { tree, lineCount: tops.lines, slice: await sliceOf(tree, tops, ledger, hierarchy, offset, count) };
+    });
+    answer.catch(() => undefined); // awaited below, unless the report is gone
+    const meta = await this.library.meta(reportId);
+    const { tree, lineCount, slice } = await answer;
+    const mismatches = await this.mismatches(reportId, slice);
     return {
-      rowCount: tree.rows.length,
-      lineCount: tree.lineCount,
+      rowCount: tree.rowCount,
+      lineCount,
       totalLines: meta.counts.lines,
-      offset: request.offset,
+      offset,
       rows: slice.map(({ mismatchOf, ...row }) => ({ ...row, ...margins(row.currencyKey, row.cost, row.sales), mismatch: mismatchOf ? (mismatches.get(mismatchOf) ?? null) : null })),
     };
   }
 
   /** Forgets the kept trees of a report (it was deleted or replaced). */
   forget(reportId: string): void {
-    for (const map of [this.trees, this.topPasses]) for (const key of map.keys()) if (key.startsWith(`${reportId}|`)) map.delete(key);
+    for (const key of this.trees.keys()) if (key.startsWith(`${reportId}|`)) this.trees.delete(key);
+    this.tops.forget(`${reportId}|`);
   }
 
-  private tree(request: WindowRequest): Promise<VisibleTree> {
+  private tree(request: WindowRequest, tops: TopRows, ledger: Ledger): Promise<VisibleTree> {
     const { reportId, filter, sort, expansion, hierarchy = 'organization' } = request;
     const key = `${reportId}|${JSON.stringify([hierarchy, filter, sort, expansion.all, [...expansion.toggled].sort()])}`;
     let tree = this.trees.get(key);
     if (!tree) {
-      tree = this.build(request);
+      tree = this.build(request, tops, ledger);
       remember(this.trees, key, tree);
     } else {
       this.trees.delete(key);
@@ -137,9 +152,7 @@ export class ReportViewerQueries {
     return tree;
   }
 
-  private async build({ reportId, filter, sort, expansion, hierarchy = 'organization' }: WindowRequest): Promise<VisibleTree> {
-    const topPass = this.topPass(reportId, filter, hierarchy, sort);
-    const ledger = await this.ledger();
+  private async build({ reportId, filter, sort, expansion, hierarchy = 'organization' }: WindowRequest, tops: TopRows, ledger: Ledger): Promise<VisibleTree> {
     const { where, params } = lineFilter(reportId, filter);
     const toggled = new Set(expansion.toggled);
     const next = `$${params.length + 1}`;
@@ -153,16 +166,19 @@ export class ReportViewerQueries {
     const joinOrganizations = 'JOIN organizations o ON o.report_id = $1 AND o.org_no = a.org_no';
     const joinServices = 'JOIN services s ON s.report_id = $1 AND s.service_no = a.service_no';
 
-    const tops = await topPass;
-    const lineCount = tops.reduce((sum, row) => sum + Number(row.lines), 0);
     const allOpen = expansion.all === 'organizations';
-    const openTops = new Set(tops.map((row) => String(row.key)).filter((key) => allOpen !== toggled.has(key)));
-    // Every top row open and none closed: no need to name them.
-    const openNamed = allOpen && openTops.size === tops.length ? null : [...openTops];
+    // The open top rows and their places: all but the toggled ones, or the toggled ones (none asked, none read).
+    const toggledTops = toggled.size ? `${allOpen ? 'NOT ' : ''}(key IN (SELECT unnest($1::VARCHAR[])))` : null;
+    const openTops =
+      allOpen || toggledTops
+        ? await ledger.all(`SELECT place, key FROM temp.${tops.table} ${toggledTops ? `WHERE ${toggledTops}` : ''} ORDER BY place`, toggledTops ? [[...toggled]] : [])
+        : [];
+    // Every top row open: no need to name them.
+    const openNamed = allOpen && openTops.length === tops.count ? null : openTops.map((row) => String(row.key));
     const byOrganization = hierarchy === 'organization';
     // The second level: services of an organization (each service number, with its billing date), or organizations
     // with a service (its numbers in every billing entry, merged). `service_nos` is what its subscriptions hang from.
-    const seconds = !openTops.size
+    const seconds = !openTops.length
       ? []
       : byOrganization
         ? await level(
@@ -220,19 +236,10 @@ export class ReportViewerQueries {
     const secondsOf = childrenOf(seconds, (row) => String(row.parent));
     const subscriptionsOf = childrenOf(subscriptions, (row) => secondOfService.get(String(row.parent)));
     const linesOf = childrenOf(lines, (row) => String(row.parent));
-    const rows: RawRow[] = [];
-    const push = (row: LedgerRow, level: TreeRow['level'], depth: number, open: boolean | null, fields: Partial<RawRow> = {}) =>
-      rows.push({
-        key: String(row.key), level, depth, label: String(row.label ?? ''), detail: String(row.detail ?? ''), currencyKey: String(row.currency_key),
-        hasChildren: open !== null, expanded: open === true, lines: Number(row.lines), quantity: null, unitCost: null, unitPrice: null, poNumber: null, billingDate: null,
-        cost: String(row.cost), sales: String(row.sales), mismatchOf: null, ...fields,
-      });
-    for (const top of tops) {
-      const key = String(top.key);
-      const open = openTops.has(key);
-      push(top, byOrganization ? 'organization' : 'service', 0, open);
-      if (!open) continue;
-      for (const second of secondsOf.get(key) ?? []) {
+    const open = openTops.map((top) => {
+      const below: RawRow[] = [];
+      const push = (row: LedgerRow, level: TreeRow['level'], depth: number, open: boolean | null, fields: Partial<RawRow> = {}) => below.push(rawRow(row, level, depth, open, fields));
+      for (const second of secondsOf.get(String(top.key)) ?? []) {
         const secondOpen = toggled.has(String(second.key));
         push(second, byOrganization ? 'service' : 'organization', 1, secondOpen, { billingDate: dayOf(second.billing_date), mismatchOf: `s:${String(second.service_nos)}` });
         if (!secondOpen) continue;
@@ -246,36 +253,9 @@ export class ReportViewerQueries {
           }
         }
       }
-    }
-    return { rows, lineCount };
-  }
-
-  /**
-   * The top rows of a filter in an arrangement and a sort: organizations (merged over the billing entries they appear
-   * in) or services (merged over every organization), per currency pair. Kept for a few filters, and shared with the
-   * totals, which are their sums whichever the arrangement.
-   */
-  private topPass(reportId: string, filter: ReportFilter, hierarchy: ReportHierarchy, sort: ReportSortInput): Promise<LedgerRow[]> {
-    const key = `${passKey(reportId, filter)}|${hierarchy}|${sort.key} ${sort.direction}`;
-    const kept = this.topPasses.get(key);
-    if (kept) return kept;
-    const { where, params } = lineFilter(reportId, filter);
-    const [by, named, join] =
-      hierarchy === 'organization'
-        ? ['org_no', `'o:' || ${ORG_KEY} || '|' || a.currency_key AS key, o.name AS label, o.customer_number AS detail`, 'JOIN organizations o ON o.report_id = $1 AND o.org_no = a.org_no']
-        : ['service_no', `'v:' || a.currency_key || '|' || ${SERVICE_KEY} AS key, s.service_name AS label, '' AS detail`, 'JOIN services s ON s.report_id = $1 AND s.service_no = a.service_no'];
-    const pass = this.ledger().then((ledger) =>
-      ledger.all(
-        `SELECT * FROM (
-           SELECT key, currency_key, min(label) AS label, min(detail) AS detail, sum(lines) AS lines, sum(cost) AS cost, sum(sales) AS sales
-           FROM (SELECT ${named}, a.currency_key, a.lines, a.cost, a.sales FROM (${lineSums(where, by, false)}) a ${join})
-           GROUP BY key, currency_key)
-         ORDER BY ${orderBy(sort, false)}`,
-        params,
-      ),
-    );
-    remember(this.topPasses, key, pass);
-    return pass;
+      return { at: Number(top.place), below };
+    });
+    return { open, rowCount: open.reduce((sum, top) => sum + top.below.length, tops.count) };
   }
 
   /**
@@ -329,10 +309,77 @@ export class ReportViewerQueries {
   }
 }
 
-/** The lines that pass the filter (`where`) summed by `by` and currency pair, on the lines table alone. */
+/**
+ * The lines that pass the filter (`where`) summed by `by` and currency pair, on the lines table alone; grouped by
+ * the two currency columns, so the pair's name is put together once per group rather than once per line.
+ */
 function lineSums(where: string, by: string, quantities: boolean): string {
   return `SELECT ${by}, ${CURRENCY_KEY} AS currency_key, count(*) AS lines, ${quantities ? 'sum(quantity) AS quantity, ' : ''}sum(cost) AS cost, sum(sales) AS sales
-    FROM billing_lines l WHERE ${where} GROUP BY ${by}, currency_key`;
+    FROM billing_lines l WHERE ${where} GROUP BY ${by}, currency, customer_currency`;
+}
+
+/** Where the top rows of a filter, an arrangement and a sort are kept. */
+function topRowsKey(reportId: string, filter: ReportFilter, hierarchy: ReportHierarchy, sort: ReportSortInput): string {
+  return `${passKey(reportId, filter)}|${hierarchy}|${sort.key} ${sort.direction}`;
+}
+
+/**
+ * The top rows of a filter in an arrangement and a sort, each with its place (`place`, from 0): organizations (merged over the
+ * billing entries they appear in) or services (merged over every organization), per currency pair.
+ */
+function topRowsQuery(reportId: string, filter: ReportFilter, hierarchy: ReportHierarchy, sort: ReportSortInput): { sql: string; params: LedgerValue[] } {
+  const { where, params } = lineFilter(reportId, filter);
+  const [by, named, join] =
+    hierarchy === 'organization'
+      ? ['org_no', `'o:' || ${ORG_KEY} || '|' || a.currency_key AS key, o.name AS label, o.customer_number AS detail`, 'JOIN organizations o ON o.report_id = $1 AND o.org_no = a.org_no']
+      : ['service_no', `'v:' || a.currency_key || '|' || ${SERVICE_KEY} AS key, s.service_name AS label, '' AS detail`, 'JOIN services s ON s.report_id = $1 AND s.service_no = a.service_no'];
+  return {
+    sql: `SELECT *, row_number() OVER (ORDER BY ${orderBy(sort, false)}) - 1 AS place FROM (
+        SELECT key, currency_key, min(label) AS label, min(detail) AS detail, sum(lines) AS lines, sum(cost) AS cost, sum(sales) AS sales
+        FROM (SELECT ${named}, a.currency_key, a.lines, a.cost, a.sales FROM (${lineSums(where, by, false)}) a ${join})
+        GROUP BY key, currency_key)`,
+    params,
+  };
+}
+
+/** A visible row from its query row; `open` is null for a row with nothing below it. */
+function rawRow(row: LedgerRow, level: TreeRow['level'], depth: number, open: boolean | null, fields: Partial<RawRow> = {}): RawRow {
+  return {
+    key: String(row.key), level, depth, label: String(row.label ?? ''), detail: String(row.detail ?? ''), currencyKey: String(row.currency_key),
+    hasChildren: open !== null, expanded: open === true, lines: Number(row.lines), quantity: null, unitCost: null, unitPrice: null, poNumber: null, billingDate: null,
+    cost: String(row.cost), sales: String(row.sales), mismatchOf: null, ...fields,
+  };
+}
+
+/**
+ * The rows `offset … offset + count` of a tree: where they fall among the top rows and the rows below open ones,
+ * the top rows among them read from their table by place.
+ */
+async function sliceOf(tree: VisibleTree, tops: TopRows, ledger: Ledger, hierarchy: ReportHierarchy, offset: number, count: number): Promise<RawRow[]> {
+  const end = offset + count;
+  const picked: (number | RawRow)[] = [];
+  let visible = 0;
+  let nextTop = 0;
+  /** The top rows `from … to - 1`, shown one after the other from `visible` on. */
+  const addTops = (from: number, to: number) => {
+    for (let at = Math.max(from, from + offset - visible); at < Math.min(to, from + end - visible); at++) picked.push(at);
+    visible += to - from;
+  };
+  for (const top of tree.open) {
+    if (visible >= end) break;
+    addTops(nextTop, top.at + 1);
+    picked.push(...top.below.slice(Math.max(0, offset - visible), Math.max(0, end - visible)));
+    visible += top.below.length;
+    nextTop = top.at + 1;
+  }
+  if (visible < end) addTops(nextTop, tops.count);
+  const places = picked.filter((entry): entry is number => typeof entry === 'number');
+  if (!places.length) return picked as RawRow[];
+  const read = await ledger.all(`SELECT * FROM temp.${tops.table} WHERE place BETWEEN $1 AND $2`, [places[0]!, places.at(-1)!]);
+  const byPlace = new Map(read.map((row) => [Number(row.place), row]));
+  const open = new Set(tree.open.map((top) => top.at));
+  const level = hierarchy === 'organization' ? 'organization' : 'service';
+  return picked.map((entry) => (typeof entry === 'number' ? rawRow(byPlace.get(entry)!, level, 0, open.has(entry)) : entry));
 }
 
 /** Keeps a promise in a small most-recent-last cache; a failed one is dropped so the next ask tries again. */
@@ -348,7 +395,7 @@ function passKey(reportId: string, filter: ReportFilter): string {
   return `${reportId}|${JSON.stringify([filter.group ?? '', filter.organization?.trim() ?? '', filter.service ?? '', filter.currency ?? '', filter.text?.trim() ?? '', filter.ungrouped === true])}`;
 }
 
-/** Totals per currency pair from top rows (organizations or services): exact decimal sums, never across currencies. */
+/** Totals per currency pair from sums per currency pair (exact decimals, never across currencies), A→Z. */
 function totalsOf(tops: LedgerRow[]): { lineCount: number; totals: CurrencyTotalRow[] } {
   const sums = new Map<string, { lines: number; cost: Money; sales: Money }>();
   for (const row of tops) {

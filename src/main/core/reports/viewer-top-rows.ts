@@ -1,0 +1,96 @@
+import type { Ledger, LedgerValue } from '../ledger/ledger';
+
+/** The top rows of one filter, arrangement and sort, kept in the ledger: `place` is each row's place (0-based). */
+export interface TopRows {
+  table: string;
+  count: number;
+  lines: number;
+}
+
+interface Kept {
+  rows: Promise<TopRows>;
+  users: number;
+  evicted: boolean;
+}
+
+/**
+ * The top rows (organizations or services per currency pair) of the last few filters, each a temporary table of the
+ * ledger's reading connection. At 1,000,000 lines a filter keeps tens of thousands of them, and bringing them all into
+ * JavaScript cost more than summing the lines: a window takes its slice, the totals their per-currency sums, in SQL.
+ * A table no longer kept is dropped once no read of it is running, at the start of the next one made: every
+ * statement runs inside a read someone awaits, so none is left running when the ledger closes.
+ */
+export class KeptTopRows {
+  private readonly kept = new Map<string, Kept>();
+  private readonly unused: string[] = [];
+  private made = 0;
+
+  constructor(
+    private readonly ledger: () => Promise<Ledger>,
+    private readonly capacity: number,
+  ) {}
+
+  /** Runs `read` on the top rows of `key`, made from `query` (rows with the column `place`) unless they are kept. */
+  async read<T>(key: string, query: () => { sql: string; params: LedgerValue[] }, read: (rows: TopRows, ledger: Ledger) => Promise<T>): Promise<T> {
+    const kept = this.keep(key, query);
+    kept.users += 1;
+    try {
+      return await read(await kept.rows, await this.ledger());
+    } finally {
+      kept.users -= 1;
+      this.dropIfUnused(kept);
+    }
+  }
+
+  /** The key of kept rows whose key starts with `prefix` (any arrangement and sort of one filter), if any. */
+  find(prefix: string): string | undefined {
+    return [...this.kept.keys()].find((key) => key.startsWith(prefix));
+  }
+
+  /** Lets go of every kept table whose key starts with `prefix` (a report deleted or replaced); dropped with the next one made. */
+  forget(prefix: string): void {
+    for (const key of [...this.kept.keys()]) if (key.startsWith(prefix)) this.evict(key);
+  }
+
+  private keep(key: string, query: () => { sql: string; params: LedgerValue[] }): Kept {
+    const found = this.kept.get(key);
+    if (found) {
+      this.kept.delete(key);
+      this.kept.set(key, found); // most recently used last
+      return found;
+    }
+    // The oldest is given up first, so the new table's making drops it.
+    while (this.kept.size >= this.capacity) this.evict(this.kept.keys().next().value as string);
+    const table = `viewer_top_rows_${++this.made}`;
+    const kept: Kept = { rows: this.make(table, query()), users: 0, evicted: false };
+    kept.rows.catch(() => this.kept.get(key) === kept && this.kept.delete(key)); // the next read tries again
+    this.kept.set(key, kept);
+    return kept;
+  }
+
+  private async make(table: string, { sql, params }: { sql: string; params: LedgerValue[] }): Promise<TopRows> {
+    const ledger = await this.ledger();
+    // A table that cannot be dropped is left to go with the connection: this read need not fail for it.
+    for (const name of this.unused.splice(0)) await ledger.dropTemporary(name).catch(() => undefined);
+    await ledger.keepTemporary(table, sql, params);
+    const [size] = await ledger.all(`SELECT count(*) AS count, coalesce(sum(lines), 0) AS lines FROM temp.${table}`);
+    return { table, count: Number(size?.count ?? 0), lines: Number(size?.lines ?? 0) };
+  }
+
+  private evict(key: string): void {
+    const kept = this.kept.get(key);
+    if (!kept) return;
+    this.kept.delete(key);
+    kept.evicted = true;
+    this.dropIfUnused(kept);
+  }
+
+  private dropIfUnused(kept: Kept): void {
+    if (!kept.evicted || kept.users > 0) return;
+    kept.users = -1; // given up once
+    void kept.rows.then(
+      (rows) => this.unused.push(rows.table),
+      () => undefined,
+    );
+  }
+}

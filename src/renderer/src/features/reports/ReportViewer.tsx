@@ -207,6 +207,12 @@ export function ReportViewer({ view }: { view: ReportView }): React.JSX.Element 
   const [notice, setNotice] = useState<string | null>(null);
   const [copyStatus, showCopyStatus] = useStatus();
   const snapshot = tree.snapshot;
+  // Typed filter text waits while the tree is being answered; once it is (or failed), the newest text goes.
+  const answered = tree.error !== null || (snapshot !== null && query !== null && snapshot.stateKey === stateKeyOf(query));
+  const { answered: filterAnswered } = filter;
+  useEffect(() => {
+    if (answered) filterAnswered();
+  }, [answered, filterAnswered, filter.applied]);
 
   // The selection belongs to one list: a new filter, sort or hierarchy starts without one.
   const resetKey = JSON.stringify([filter.applied, sort, hierarchy]);

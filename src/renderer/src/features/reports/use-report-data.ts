@@ -2,6 +2,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { create } from 'zustand';
 import { type CurrencyTotalRow, DEFAULT_REPORT_COLUMNS, type TreeRow, type UiSettings } from '../../../../shared/contract';
 import { call, errorMessage } from '../../bridge';
+import { LatestWhenIdle } from './latest-when-idle';
 import { type ReportFilter, type TreeQuery, TreeWindowCache, type TreeSnapshot } from './tree-window-cache';
 
 export interface TreeWindows {
@@ -70,11 +71,13 @@ export function useCurrencyTotals(reportId: string, filter: ReportFilter): Curre
 export interface ReportFilterState {
   /** What the inputs show, keystroke by keystroke. */
   draft: ReportFilter;
-  /** What the tree and totals are asked for: typed fields after a short pause, choices at once. */
+  /** What the tree and totals are asked for: typed fields once the tree has answered the filter before, choices at once. */
   applied: ReportFilter;
-  /** Sets the given fields (an empty text or `false` removes one); typed ones wait for a pause in typing. */
+  /** Sets the given fields (an empty text or `false` removes one); typed ones wait while the tree is being answered. */
   change(fields: ReportFilter, typed: boolean): void;
   clear(): void;
+  /** The tree has answered the applied filter (or failed to): typed text that waited goes now. */
+  answered(): void;
 }
 
 /** Drops empty fields, so an emptied filter asks for the same state as no filter. */
@@ -82,32 +85,34 @@ function withoutEmpty(filter: ReportFilter): ReportFilter {
   return Object.fromEntries(Object.entries(filter).filter(([, value]) => value)) as ReportFilter;
 }
 
-/** The viewer's filter, with a short typing pause (answers to older text are dropped anyway, so it only saves work). */
-export function useReportFilter(typingDelayMs = 30): ReportFilterState {
+/**
+ * The viewer's filter. Typed text is asked for at once — a typing pause would be waited out on every keystroke —
+ * but only one filter at a time: text typed while the tree is being answered waits, and only the newest goes.
+ */
+export function useReportFilter(): ReportFilterState {
   const [draft, setDraft] = useState<ReportFilter>({});
   const [applied, setApplied] = useState<ReportFilter>({});
   const latestDraft = useRef(draft);
-  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
-  useEffect(() => () => clearTimeout(timer.current), []);
+  const [gate] = useState(() => new LatestWhenIdle<ReportFilter>(setApplied));
+  useEffect(() => () => gate.dispose(), [gate]);
 
   const change = useCallback(
     (fields: ReportFilter, typed: boolean) => {
       const next = withoutEmpty({ ...latestDraft.current, ...fields });
       latestDraft.current = next;
       setDraft(next);
-      clearTimeout(timer.current);
-      if (typed) timer.current = setTimeout(() => setApplied(next), typingDelayMs);
-      else setApplied(next);
+      if (typed) gate.offer(next);
+      else gate.now(next);
     },
-    [typingDelayMs],
+    [gate],
   );
   const clear = useCallback(() => {
-    clearTimeout(timer.current);
     latestDraft.current = {};
     setDraft({});
-    setApplied({});
-  }, []);
-  return { draft, applied, change, clear };
+    gate.now({});
+  }, [gate]);
+  const answered = useCallback(() => gate.answered(), [gate]);
+  return { draft, applied, change, clear, answered };
 }
 
 interface UiSettingsState {

@@ -1,6 +1,16 @@
+import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures';
 import { startTwin } from '../../src/main/twin/server';
 import { ClosebookPage } from './pages';
+
+/** Screenshots at both sizes; at each, the page never scrolls sideways. */
+async function screenshots(page: Page, name: string): Promise<void> {
+  for (const size of [{ width: 1024, height: 700 }, { width: 1440, height: 900 }]) {
+    await page.setViewportSize(size);
+    await page.screenshot({ path: `test-results/organizations-${name}-${size.width}x${size.height}.png` });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth), `${name} scrolls sideways at ${size.width}`).toBeLessThanOrEqual(0);
+  }
+}
 
 test('demo mode: start it, test the connection, list organizations, create one after fixing its errors', async ({ page, bridge }) => {
   const app = new ClosebookPage(page);
@@ -39,6 +49,7 @@ test('demo mode: start it, test the connection, list organizations, create one a
   await app.field(form, 'Country code').fill('se');
   await form.getByRole('button', { name: 'Create organization' }).click();
   await expect(form.getByText(/Customer number C-10001 is already used by/).first()).toBeVisible();
+  await screenshots(page, 'form');
 
   // Fixed, created, and listed.
   await app.field(form, 'Customer number').fill('C-20001');
@@ -52,6 +63,16 @@ test('demo mode: start it, test the connection, list organizations, create one a
   await expect(created).toBeFocused();
   await expect(created).toHaveAttribute('aria-selected', 'true');
   await expect(created).toBeInViewport();
+  await screenshots(page, 'created');
+  // The list scrolls in its own frame: the row and its confirmation are in view together, at either size.
+  for (const size of [{ width: 1024, height: 700 }, { width: 1440, height: 900 }]) {
+    await page.setViewportSize(size);
+    await created.scrollIntoViewIfNeeded();
+    await expect(page.getByRole('status').filter({ hasText: 'Created' })).toBeInViewport();
+    await expect(page.getByRole('searchbox', { name: 'Search organizations' })).toBeInViewport();
+    const table = await page.getByRole('table', { name: 'Organizations' }).boundingBox();
+    expect(table && table.x + table.width, `the list fits the window at ${size.width}`).toBeLessThanOrEqual(size.width);
+  }
 });
 
 test('a profile with a wrong password says the credentials were refused', async ({ page, bridge }) => {

@@ -65,7 +65,7 @@ export function OrganizationsScreen(): React.JSX.Element {
     setSort((current) => ({ key, direction: current.key === key && current.direction === 'asc' ? 'desc' : 'asc' }));
 
   return (
-    <section className="screen" aria-labelledby="organizations-title">
+    <section className="screen organizations" aria-labelledby="organizations-title">
       <div className="screen__header">
         <h1 id="organizations-title">Organizations</h1>
         <div className="toolbar">
@@ -106,6 +106,14 @@ export function OrganizationsScreen(): React.JSX.Element {
       {organizations ? (
         <div className="table-scroll">
           <table className="grid" aria-label="Organizations">
+            <colgroup>
+              <col className="col-name" />
+              <col className="col-customer-number" />
+              <col className="col-country" />
+              <col className="col-domain" />
+              <col className="col-contact" />
+              <col className="col-groups" />
+            </colgroup>
             <thead>
               <tr>
                 {COLUMNS.map((column) => (
@@ -128,12 +136,12 @@ export function OrganizationsScreen(): React.JSX.Element {
                   aria-selected={organization.orgId === created?.orgId ? true : undefined}
                   tabIndex={organization.orgId === created?.orgId ? -1 : undefined}
                 >
-                  <td>{organization.name}</td>
+                  <td title={organization.name}>{organization.name}</td>
                   <td className="mono">{organization.customerNumber ?? ''}</td>
                   <td>{organization.countryCode ?? ''}</td>
-                  <td>{organization.primaryDomain ?? ''}</td>
-                  <td>{organization.contactEmail ?? ''}</td>
-                  <td>{(organization.organizationGroups ?? []).join(', ')}</td>
+                  <td title={organization.primaryDomain}>{organization.primaryDomain ?? ''}</td>
+                  <td title={organization.contactEmail}>{organization.contactEmail ?? ''}</td>
+                  <td title={(organization.organizationGroups ?? []).join('\n') || undefined}>{(organization.organizationGroups ?? []).join(', ')}</td>
                 </tr>
               ))}
             </tbody>

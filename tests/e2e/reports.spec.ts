@@ -110,6 +110,11 @@ test.describe('a slow report', () => {
     await app.nav('Reports').click();
     await requestLastMonth(page);
     await expect(page.getByTestId('report-job')).toContainText(/checked [1-9]\d* times?/);
+    for (const size of [{ width: 1024, height: 700 }, { width: 1440, height: 900 }]) {
+      await page.setViewportSize(size);
+      await page.screenshot({ path: `test-results/reports-in-progress-${size.width}x${size.height}.png` });
+      await expect(page.getByTestId('report-job').getByRole('button', { name: 'Cancel' })).toBeInViewport();
+    }
 
     await bridge.restart();
     await page.reload();

@@ -1,0 +1,53 @@
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { inlineConnection, startSimulator } from '../src/main/testing/simulator';
+import { cli, LINES_PER_ORGANIZATION } from './cli-process';
+
+/**
+ * `npx tsx bench/month-close.ts [DIR]`: closing a month at BENCH_LINES billing lines (1,000,000 unless set) — two
+ * consecutive twin months (October and November, with the twin's planted changes), then `reports compare`,
+ * `reports check` and the xlsx export of November (with its Changes and Checks sheets), each as its own CLI process
+ * under /usr/bin/time (wall time, peak RSS). The months are fetched into DIR once and kept, so runs before and after
+ * a change measure the same ledger.
+ */
+const LINES = Number(process.env.BENCH_LINES ?? 1_000_000);
+const dataDir = process.argv[2] ?? join(tmpdir(), `closebook-close-bench-${LINES}`);
+const MONTHS = [['2026-10-01', '2026-10-31'], ['2026-11-01', '2026-11-30']] as const;
+
+async function fetchMonths() {
+  await mkdir(dataDir, { recursive: true });
+  const simulator = await startSimulator(['--organizations', String(Math.round(LINES / LINES_PER_ORGANIZATION)), '--lines-per-organization', String(LINES_PER_ORGANIZATION), '--report-ready-seconds', '1']);
+  try {
+    for (const [from, to] of MONTHS) {
+      const fetched = cli(['report', 'fetch', '--from', from, '--to', to, '--poll-interval', '1', ...inlineConnection(simulator.baseUrl)], dataDir);
+      console.log(`fetched ${from} into ${dataDir} in ${(fetched.ms / 1000).toFixed(1)} s`);
+    }
+  } finally {
+    simulator.process.kill('SIGTERM');
+  }
+}
+
+/** One step as its own CLI process: its figures and what it said last, or that it failed and why (a miss is printed, not hidden). */
+function step(label: string, args: string[], exitCodes: number[] = [0]) {
+  const run = cli(args, dataDir, { exitCodes: null, stdout: false });
+  const figures = `${(run.ms / 1000).toFixed(1)} s, ${run.peakRssMb.toFixed(0)} MB peak`;
+  const said = run.stderr.split('\n').find((line) => line.trim() && !line.startsWith('\t')) ?? '';
+  console.log(`${label}: ${exitCodes.includes(run.status ?? -1) ? figures : `FAILED (exit ${run.status}) after ${figures}`} — ${said}`);
+}
+
+async function main() {
+  if (!existsSync(join(dataDir, 'ledger'))) await fetchMonths();
+  const listed = JSON.parse(cli(['reports', 'list', '--json'], dataDir).stdout) as { meta: { id: string; period: { startDate: string } } }[];
+  const november = listed.find((listing) => listing.meta.period.startDate === MONTHS[1][0])?.meta.id as string;
+  step('reports compare (November against October)', ['reports', 'compare', november]);
+  // Exit 4: the month has open exceptions (the twin plants some).
+  step('reports check (November)', ['reports', 'check', november], [0, 4]);
+  step('xlsx export of November', ['reports', 'export', november, '--out', join(dataDir, 'november.xlsx')]);
+}
+
+void main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

@@ -274,7 +274,7 @@ export class SheetSeries {
   }
 
   private flush(): void {
-    if (this.sheet && this.pending) writeRowsXml(this.sheet, this.pending);
+    if (this.sheet && this.pending) writeRowsXml(this.sheet, this.pending, this.rowNumber);
     this.pending = '';
   }
 

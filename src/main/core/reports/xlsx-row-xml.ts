@@ -21,6 +21,9 @@ interface WriterInternals {
 }
 interface SheetInternals {
   stream: { write(chunk: string): unknown };
+  /** Its uncommitted rows, from row number `_rowZero` on. */
+  _rows: unknown[];
+  _rowZero: number;
 }
 
 function internals<T>(value: unknown, check: (value: T) => boolean, what: string): T {
@@ -37,9 +40,16 @@ export function styleIndex(workbook: WorkbookWriter, style: Partial<ExcelJS.Styl
   return writer.styles.addStyleModel(style, VALUE_TYPE[kind]);
 }
 
-/** Appends rows' XML to a sheet whose header row is committed (exceljs has opened its <sheetData>). */
-export function writeRowsXml(sheet: WorksheetWriter, xml: string): void {
-  internals<SheetInternals>(sheet, (value) => typeof value.stream?.write === 'function', 'a sheet stream').stream.write(xml);
+/**
+ * Appends rows' XML, up to row `lastRow`, to a sheet whose rows so far are committed (exceljs has opened its
+ * <sheetData>), and tells exceljs its own rows resume after them: it keeps uncommitted rows in an array counted
+ * from the last row it wrote, so a row after 300,000 written here would open a sparse array that committing
+ * empties one shift at a time (minutes).
+ */
+export function writeRowsXml(sheet: WorksheetWriter, xml: string, lastRow: number): void {
+  const writer = internals<SheetInternals>(sheet, (value) => typeof value.stream?.write === 'function' && Array.isArray(value._rows) && typeof value._rowZero === 'number', 'a sheet stream');
+  writer.stream.write(xml);
+  if (writer._rows.length === 0) writer._rowZero = lastRow + 1;
 }
 
 const COLUMN_LETTERS = Array.from({ length: 26 * 27 }, (_, index) => (index < 26 ? '' : String.fromCharCode(64 + Math.floor(index / 26))) + String.fromCharCode(65 + (index % 26)));

@@ -9,7 +9,7 @@ import {
   type AboutRow, EXCEL_MAX_ROWS, letter, localTime, printSetup, SheetSeries, type Sheets, type WorkbookAddition, writeAboutRows, writeWorkbookFile,
 } from '../reports/report-workbook';
 import { type CellKind, rowXml, styleIndex } from '../reports/xlsx-row-xml';
-import { compareMonths, type MonthChange, type MonthComparison } from './month-compare';
+import { type ComparisonOf, compareMonths, type MonthChange, type MonthComparison } from './month-compare';
 
 /** What the workbook shows of a month's close: its checks with their reviews, the sign-off, and the month before it. */
 export type MonthCloseSheetsState = Pick<MonthCloseView, 'previousReportId' | 'exceptions' | 'open' | 'signOff' | 'restatement'>;
@@ -240,32 +240,29 @@ export async function monthLabel(ledger: Ledger, reportId: string): Promise<Mont
 }
 
 /**
- * Above this many billing lines a workbook has no Changes and Checks: at 1,000,000 lines the month comparison and
- * the duplicate-line check run out of the ledger's 512 MB, and trying first would cost the export minutes.
- */
-export const MONTH_CLOSE_SHEETS_MAX_LINES = 250_000;
-
-/**
  * The month close's part of the report workbook: `Changes` (the month compared with the one before it, same
  * service and reseller) and `Checks` (every exception and its review), and About's DRAFT or sign-off rows. An
  * export of part of a report (a filter, a group pack) gets the About rows only: the changes and exceptions are
  * the whole month's.
  *
- * The comparison is computed in memory (month-compare.ts): its size grows with the number of changed product
- * lines, not with the report's lines; the sheets are streamed.
+ * The comparison is made once and handed to both sheets' sources: the checks' rules against last month read it,
+ * and Changes writes it. It is held in memory (month-compare.ts): its size grows with the number of changed
+ * product lines, not with the report's lines; the sheets are streamed.
  */
-export function monthCloseSheets(ledger: () => Promise<Ledger>, stateOf: (reportId: string) => Promise<MonthCloseSheetsState>): WorkbookAddition {
+export function monthCloseSheets(ledger: () => Promise<Ledger>, stateOf: (reportId: string, comparisonOf: ComparisonOf) => Promise<MonthCloseSheetsState>): WorkbookAddition {
   return async (sheets, meta, options) => {
-    if (meta.counts.lines > MONTH_CLOSE_SHEETS_MAX_LINES) {
-      const why = `Changes and Checks are left out of workbooks of over ${MONTH_CLOSE_SHEETS_MAX_LINES.toLocaleString('en')} billing lines (this month has ${meta.counts.lines.toLocaleString('en')}): the comparison and the checks do not yet fit the ledger's memory at that size.`;
-      return { split: [], about: [{ values: ['Month close', why], look: 'header' }] };
-    }
     const opened = await ledger();
+    const comparisons = new Map<string, Promise<MonthComparison>>();
+    const comparisonOf: ComparisonOf = (beforeId) => {
+      let comparison = comparisons.get(beforeId);
+      if (!comparison) comparisons.set(beforeId, (comparison = compareMonths(opened, beforeId, meta.id)));
+      return comparison;
+    };
     let state: MonthCloseSheetsState;
     try {
-      state = await stateOf(meta.id);
+      state = await stateOf(meta.id, comparisonOf);
     } catch (error) {
-      // The report's own sheets come first: a month the checks cannot be run on (too big for the ledger's memory) still exports.
+      // The report's own sheets come first: a month the checks cannot be run on still exports.
       return { split: [], about: [{ values: ['Month close', `Not known: the checks could not be run (${reasonOf(error)}), so Changes and Checks are not in this export.`], look: 'header' }] };
     }
     const wholeReport = !options.filter || isEmptyFilter(options.filter);
@@ -276,7 +273,7 @@ export function monthCloseSheets(ledger: () => Promise<Ledger>, stateOf: (report
     let noComparison = 'No earlier month of this service and reseller is in the ledger, so there is nothing to compare with. Fetch or import last month first.';
     if (state.previousReportId) {
       try {
-        comparison = await compareMonths(opened, state.previousReportId, meta.id);
+        comparison = await comparisonOf(state.previousReportId);
       } catch (error) {
         noComparison = `The comparison with ${previous ? describeMonth(previous) : 'the month before'} could not be made: ${reasonOf(error)}.`;
       }

@@ -7,7 +7,7 @@ import type { Ports } from '../platform/ports';
 import type { ConsumptionHistory } from './billing-checks';
 import { exportComparisonWorkbook, monthLabel } from './close-workbook';
 import { MonthClose } from './month-close';
-import { compareMonths, type MonthComparison as FullComparison } from './month-compare';
+import { type ComparisonOf, compareMonths, type MonthComparison as FullComparison } from './month-compare';
 import { type Actor } from './month-review';
 import { monthOf, monthsOf, previousMonth } from './months';
 import { importRates, ratesView, setRates } from './rates';
@@ -22,7 +22,8 @@ export interface CloseApi {
   compare(beforeId: string, afterId: string | null): Promise<FullComparison>;
   /** The month before a report's (same service and reseller), or null. */
   previousOf(reportId: string): Promise<string | null>;
-  check(reportId: string): Promise<MonthCloseView>;
+  /** `comparisonOf`: the month compared with the one before it, when the caller writes it too (the workbook's Changes). */
+  check(reportId: string, comparisonOf?: ComparisonOf): Promise<MonthCloseView>;
   review(reportId: string, exceptionId: string, state: 'open' | 'accepted' | 'resolved', note: string): Promise<MonthCloseView>;
   /** Writes a comparison (from `compare`) to `path` as a workbook: the Changes sheet and an About naming both months. */
   exportComparison(comparison: FullComparison, path: string): Promise<{ changes: number }>;
@@ -53,9 +54,9 @@ export function createClose(ports: Ports, ledger: () => Promise<Ledger>, consump
   const thresholds = new ThresholdStore(ports.dataDir);
   const profileOf = async (reportId: string) => String((await (await ledger()).all('SELECT profile_id FROM reports WHERE report_id = $1', [reportId]))[0]?.profile_id ?? '');
   const actor = (name?: string): Actor => ({ name: name ?? osUser(), osUser: osUser(), at: new Date(ports.clock.now()).toISOString() });
-  const view = async (reportId: string): Promise<MonthCloseView> => {
+  const view = async (reportId: string, comparisonOf?: ComparisonOf): Promise<MonthCloseView> => {
     const limits = await thresholds.get(await profileOf(reportId));
-    return { ...(await close.state(reportId, limits)), thresholds: limits };
+    return { ...(await close.state(reportId, limits, comparisonOf)), thresholds: limits };
   };
   const compare = async (beforeId: string, afterId: string | null) => {
     const opened = await ledger();

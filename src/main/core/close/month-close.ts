@@ -1,6 +1,6 @@
 import type { Ledger } from '../ledger/ledger';
 import { type BillingException, type CheckThresholds, type ConsumptionHistory, consumptionVersion, DEFAULT_THRESHOLDS, runBillingChecks, type Severity } from './billing-checks';
-import { compareMonths, type CurrencyBridge, type MonthChange } from './month-compare';
+import { type ComparisonOf, compareMonths, type CurrencyBridge, type MonthChange } from './month-compare';
 import { type Actor, contentHashOf, MonthReview, type Review, type ReviewState, type SignOff } from './month-review';
 import { monthOf, monthsOf, previousMonth } from './months';
 
@@ -35,11 +35,12 @@ export class MonthClose {
     this.review = new MonthReview(ledger);
   }
 
-  async state(reportId: string, thresholds: CheckThresholds = DEFAULT_THRESHOLDS): Promise<MonthCloseState> {
+  /** `comparisonOf`: the month compared with the one before it, when the caller needs it too (an export). */
+  async state(reportId: string, thresholds: CheckThresholds = DEFAULT_THRESHOLDS, comparisonOf?: ComparisonOf): Promise<MonthCloseState> {
     const ledger = await this.ledger();
     const month = await monthOf(ledger, reportId);
     const previous = await previousMonth(ledger, month);
-    const exceptions = await this.exceptions(reportId, previous?.reportId ?? null, thresholds);
+    const exceptions = await this.exceptions(reportId, previous?.reportId ?? null, thresholds, comparisonOf);
     const reviews = await this.review.reviews(month);
     const reviewed = exceptions.map((exception) => ({ ...exception, review: reviews.get(exception.id) ?? null }));
     const open: Record<Severity, number> = { high: 0, medium: 0, low: 0 };
@@ -77,12 +78,12 @@ export class MonthClose {
     for (const key of this.checked.keys()) if (!reportId || key.startsWith(`${reportId}|`) || key.includes(`|${reportId}|`)) this.checked.delete(key);
   }
 
-  private async exceptions(reportId: string, previousId: string | null, thresholds: CheckThresholds): Promise<BillingException[]> {
+  private async exceptions(reportId: string, previousId: string | null, thresholds: CheckThresholds, comparisonOf?: ComparisonOf): Promise<BillingException[]> {
     // A consumption batch that succeeds (or is given a period) changes what the consumption rule finds.
     const key = `${reportId}|${previousId ?? ''}|${thresholds.marginDeviationPoints}|${thresholds.quantityJumpPercent}|${await consumptionVersion(this.consumption)}`;
     let found = this.checked.get(key);
     if (!found) {
-      found = this.ledger().then((ledger) => runBillingChecks(ledger, reportId, previousId, thresholds, this.consumption));
+      found = this.ledger().then((ledger) => runBillingChecks(ledger, reportId, previousId, thresholds, this.consumption, comparisonOf));
       found.catch(() => this.checked.delete(key));
       this.checked.set(key, found);
     }

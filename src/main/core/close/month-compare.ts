@@ -1,6 +1,6 @@
 import { type Money, money } from '../../../shared/money';
 import type { CurrencyBridge, MonthChange, MonthComparison as SharedComparison } from '../../../shared/schemas/month-close';
-import type { Ledger, LedgerRow } from '../ledger/ledger';
+import type { Ledger, LedgerRow, LedgerSession } from '../ledger/ledger';
 import { ORG_KEY } from '../reports/report-query';
 
 export type { CurrencyBridge, MonthChange } from '../../../shared/schemas/month-close';
@@ -12,28 +12,65 @@ type SalesEffects = MonthChange['effects'];
 /** Every change (the contract's MonthComparison is this, cut for IPC). */
 export type MonthComparison = Omit<SharedComparison, 'changeCount'>;
 
+/** A month compared with `beforeId`: handed to the checks by an export that writes the same comparison, so it is made once. */
+export type ComparisonOf = (beforeId: string) => Promise<MonthComparison>;
+
 const ZERO_EFFECTS = (): Record<keyof SalesEffects, Money> => ({ price: money(0), quantity: money(0), newLost: money(0), other: money(0) });
 
+/** `fn(column)` over one month's lines of a compare key: month 1 is the report bound as $1 (before), 2 as $2 (after). */
+const inMonth = (fn: string, column: string, month: 1 | 2) => `${fn}(${column}) FILTER (WHERE l.report_id = $${month})`;
+
+/** A unit price or cost of one month: the one all its lines have, or NULL when they differ. */
+const unitOf = (column: string, month: 1 | 2) => `CASE WHEN ${inMonth('min', column, month)} = ${inMonth('max', column, month)} THEN ${inMonth('min', column, month)} END`;
+
+/** One month's sums, unit price and cost, and one of its lines, as q0, c0, s0, p0, k0, line0 (before) or q1 … line1 (after). */
+const monthColumns = (month: 1 | 2) =>
+  [
+    `${inMonth('sum', 'l.quantity', month)} AS q${month - 1}`, `${inMonth('sum', 'l.cost', month)} AS c${month - 1}`, `${inMonth('sum', 'l.sales', month)} AS s${month - 1}`,
+    `${unitOf('l.sales_per_unit', month)} AS p${month - 1}`, `${unitOf('l.cost_per_unit', month)} AS k${month - 1}`, `${inMonth('min', 'l.line_no', month)} AS line${month - 1}`,
+  ].join(', ');
+
 /**
- * The lines of both months summed per compare key (organization, service, subscription, product, currency pair):
- * several lines of one product count as one, so splitting a product's usage over two lines is not a change.
+ * The compare keys (organization, service, subscription, product, currency pair) of one bucket ($4 of $3, by
+ * subscription) whose lines differ between the months, with both months' exact sums: several lines of one product
+ * count as one, so splitting a product's usage over two lines is not a change. A key is kept as one of its lines
+ * per month (`line0`, `line1`; NULL when the month has none), which names it later.
  */
-const KEYED = `
-  SELECT l.report_id,
-    ${ORG_KEY} AS org_key, s.service_id, u.subscription_id, l.product_id, l.currency, l.customer_currency,
-    any_value(o.name) AS organization, any_value(o.customer_number) AS customer_number, any_value(o.org_id) AS org_id,
-    any_value(s.service_name) AS service, any_value(u.item_name) AS subscription, any_value(l.product_name) AS product,
-    sum(l.quantity)::VARCHAR AS quantity, sum(l.cost)::VARCHAR AS cost, sum(l.sales)::VARCHAR AS sales,
-    CASE WHEN min(l.sales_per_unit) = max(l.sales_per_unit) THEN min(l.sales_per_unit)::VARCHAR END AS unit_price,
-    CASE WHEN min(l.cost_per_unit) = max(l.cost_per_unit) THEN min(l.cost_per_unit)::VARCHAR END AS unit_cost
+const CHANGED_KEYS = `
+  SELECT ${monthColumns(1)}, ${monthColumns(2)}
   FROM billing_lines l
   JOIN organizations o ON o.report_id = l.report_id AND o.org_no = l.org_no
   JOIN services s ON s.report_id = l.report_id AND s.service_no = l.service_no
-  JOIN subscriptions u ON u.report_id = l.report_id AND u.subscription_no = l.subscription_no
+  JOIN subscriptions u ON u.report_id = l.report_id AND u.subscription_no = l.subscription_no AND hash(u.subscription_id) % $3 = $4
   WHERE l.report_id IN ($1, $2)
-  GROUP BY l.report_id, org_key, s.service_id, u.subscription_id, l.product_id, l.currency, l.customer_currency`;
+  GROUP BY ${ORG_KEY}, s.service_id, u.subscription_id, l.product_id, l.currency, l.customer_currency
+  HAVING line0 IS NULL OR line1 IS NULL OR q0 <> q1 OR c0 <> c1 OR s0 <> s1 OR p0 IS DISTINCT FROM p1 OR k0 IS DISTINCT FROM k1`;
 
-const KEY_COLUMNS = ['org_key', 'service_id', 'subscription_id', 'product_id', 'currency', 'customer_currency'] as const;
+/**
+ * The aggregate's states grow with the compare keys and DuckDB does not spill them well, so months are compared a
+ * bucket of subscriptions at a time, of at most this many billing lines (both months) per MB of the ledger's memory
+ * limit. Measured at a million lines a month: 500 per MB (8 buckets at 512 MB) also fits 256 MB; 2,000 does not.
+ */
+const LINES_PER_BUCKET_PER_MB = 500;
+
+/** The changed keys (in the temporary table `changed`) named by their line in month `$month`, with their key and values. */
+const namedIn = (month: 1 | 2) => `
+  SELECT ${ORG_KEY} AS org_key, s.service_id, u.subscription_id, l.product_id, l.currency, l.customer_currency,
+    o.name AS organization, o.customer_number, o.org_id, s.service_name AS service, u.item_name AS subscription, l.product_name AS product,
+    c.q0::VARCHAR AS q0, c.c0::VARCHAR AS c0, c.s0::VARCHAR AS s0, c.p0::VARCHAR AS p0, c.k0::VARCHAR AS k0,
+    c.q1::VARCHAR AS q1, c.c1::VARCHAR AS c1, c.s1::VARCHAR AS s1, c.p1::VARCHAR AS p1, c.k1::VARCHAR AS k1
+  FROM changed c
+  JOIN billing_lines l ON l.report_id = $${month} AND l.line_no = c.line${month - 1}
+  JOIN organizations o ON o.report_id = $${month} AND o.org_no = l.org_no
+  JOIN services s ON s.report_id = $${month} AND s.service_no = l.service_no
+  JOIN subscriptions u ON u.report_id = $${month} AND u.subscription_no = l.subscription_no`;
+
+/** Every changed key named after its line in the month after (the month before for a lost one), in the order shown. */
+const NAMED_CHANGES = `
+  SELECT * FROM (${namedIn(2)}
+    UNION ALL
+    ${namedIn(1)} WHERE c.line1 IS NULL)
+  ORDER BY lower(organization), org_key, lower(service), service_id, lower(subscription), subscription_id, product_id, currency, customer_currency`;
 
 /**
  * Compares two saved months of the same service: new and lost organizations, services, subscriptions and product
@@ -42,33 +79,26 @@ const KEY_COLUMNS = ['org_key', 'service_id', 'subscription_id', 'product_id', '
  * exactly per product line, so that per currency they add up to the total change to the last decimal.
  */
 export async function compareMonths(ledger: Ledger, beforeId: string, afterId: string): Promise<MonthComparison> {
-  const rows = await ledger.all(
-    `WITH keyed AS (${KEYED}),
-       a AS (SELECT * FROM keyed WHERE report_id = $1),
-       b AS (SELECT * FROM keyed WHERE report_id = $2)
-     SELECT ${KEY_COLUMNS.map((column) => `coalesce(a.${column}, b.${column}) AS ${column}`).join(', ')},
-       coalesce(b.organization, a.organization) AS organization, coalesce(b.customer_number, a.customer_number) AS customer_number,
-       coalesce(b.org_id, a.org_id) AS org_id, coalesce(b.service, a.service) AS service, coalesce(b.subscription, a.subscription) AS subscription,
-       coalesce(b.product, a.product) AS product,
-       a.quantity AS q0, a.cost AS c0, a.sales AS s0, a.unit_price AS p0, a.unit_cost AS k0,
-       b.quantity AS q1, b.cost AS c1, b.sales AS s1, b.unit_price AS p1, b.unit_cost AS k1
-     FROM a FULL OUTER JOIN b USING (${KEY_COLUMNS.join(', ')})
-     WHERE a.report_id IS NULL OR b.report_id IS NULL OR a.quantity <> b.quantity OR a.cost <> b.cost OR a.sales <> b.sales
-       OR a.unit_price IS DISTINCT FROM b.unit_price OR a.unit_cost IS DISTINCT FROM b.unit_cost
-     ORDER BY lower(coalesce(b.organization, a.organization)), org_key, lower(coalesce(b.service, a.service)), service_id,
-       lower(coalesce(b.subscription, a.subscription)), subscription_id, product_id, currency, customer_currency`,
-    [beforeId, afterId],
-  );
-  const presence = await presenceOf(ledger, beforeId, afterId);
-  const bridges = await salesBridges(ledger, beforeId, afterId);
+  const [counted] = await ledger.all('SELECT coalesce(sum(line_count), 0) AS lines FROM reports WHERE report_id IN ($1, $2)', [beforeId, afterId]);
+  const buckets = Math.max(1, Math.ceil(Number(counted?.lines ?? 0) / (ledger.memoryLimitMb * LINES_PER_BUCKET_PER_MB)));
   const effectsByCurrency = new Map<string, Record<keyof SalesEffects, Money>>();
-  const lineChanges = rows.map((row) => {
-    const change = lineChange(row);
-    const sum = effectsByCurrency.get(change.currencyKey) ?? ZERO_EFFECTS();
-    for (const part of ['price', 'quantity', 'newLost', 'other'] as const) sum[part] = sum[part].plus(change.effects[part]);
-    effectsByCurrency.set(change.currencyKey, sum);
-    return { change, keys: keysOf(row) };
+  const lineChanges: { change: MonthChange; keys: Keys | null }[] = [];
+  const presence = await ledger.session(async (session) => {
+    await session.run(`CREATE TEMPORARY TABLE changed AS ${CHANGED_KEYS}`, [beforeId, afterId, buckets, 0]);
+    for (let bucket = 1; bucket < buckets; bucket++) await session.run(`INSERT INTO changed ${CHANGED_KEYS}`, [beforeId, afterId, buckets, bucket]);
+    // Streamed: a month of a million lines can have hundreds of thousands of changes, each row let go once it is one.
+    for await (const rows of session.stream(NAMED_CHANGES, [beforeId, afterId])) {
+      for (const row of rows) {
+        const change = lineChange(row);
+        const sum = effectsByCurrency.get(change.currencyKey) ?? ZERO_EFFECTS();
+        for (const part of ['price', 'quantity', 'newLost', 'other'] as const) sum[part] = sum[part].plus(change.effects[part]);
+        effectsByCurrency.set(change.currencyKey, sum);
+        lineChanges.push({ change, keys: isNewOrLost(change) ? keysOf(row) : null });
+      }
+    }
+    return presenceOf(session, beforeId, afterId, lineChanges.flatMap(({ keys }) => (keys ? [keys] : [])));
   });
+  const bridges = await salesBridges(ledger, beforeId, afterId);
   return {
     beforeId,
     afterId,
@@ -80,37 +110,52 @@ export async function compareMonths(ledger: Ledger, beforeId: string, afterId: s
   };
 }
 
+const isNewOrLost = (change: MonthChange) => change.kind === 'new' || change.kind === 'lost';
+
+/** What a new or lost line's roll-up looks up (only those keep their keys: the other changes need none). */
 interface Keys {
   org: string;
   service: string;
   subscription: string;
   pair: string;
+  /** The subscription as the ledger keys it (with `org`, what the presence of a new or lost line is looked up by). */
+  subscriptionId: string;
 }
 
 function keysOf(row: LedgerRow): Keys {
   const pair = `${String(row.currency)}|${String(row.customer_currency)}`;
   // An organization is new or lost as a whole; a service or subscription that moved to another currency pair is
   // lost in the old pair and new in the other (amounts in two currencies are never compared).
-  return { org: String(row.org_key), service: `${String(row.org_key)}|${String(row.service_id)}|${pair}`, subscription: `${String(row.subscription_id)}|${pair}`, pair };
+  return {
+    org: String(row.org_key), service: `${String(row.org_key)}|${String(row.service_id)}|${pair}`, subscription: `${String(row.subscription_id)}|${pair}`, pair,
+    subscriptionId: String(row.subscription_id),
+  };
 }
 
-/** Which organizations, services and subscriptions (per currency pair) each month has at all. */
-async function presenceOf(ledger: Ledger, beforeId: string, afterId: string): Promise<{ before: Set<string>; after: Set<string> }> {
-  const rows = await ledger.all(
+/**
+ * Which organizations, services and subscriptions (per currency pair) each month has at all — asked only of those
+ * of the new and lost lines (all a roll-up looks up), so its size follows theirs, not the months'.
+ */
+async function presenceOf(session: LedgerSession, beforeId: string, afterId: string, newOrLost: Keys[]): Promise<{ before: Set<string>; after: Set<string> }> {
+  const before = new Set<string>();
+  const after = new Set<string>();
+  if (newOrLost.length === 0) return { before, after };
+  const rows = session.stream(
     `SELECT DISTINCT l.report_id, ${ORG_KEY} AS org_key, s.service_id, u.subscription_id, l.currency, l.customer_currency
      FROM billing_lines l
      JOIN organizations o ON o.report_id = l.report_id AND o.org_no = l.org_no
      JOIN services s ON s.report_id = l.report_id AND s.service_no = l.service_no
      JOIN subscriptions u ON u.report_id = l.report_id AND u.subscription_no = l.subscription_no
-     WHERE l.report_id IN ($1, $2)`,
-    [beforeId, afterId],
+     WHERE l.report_id IN ($1, $2)
+       AND (${ORG_KEY} IN (SELECT unnest($3::VARCHAR[])) OR u.subscription_id IN (SELECT unnest($4::VARCHAR[])))`,
+    [beforeId, afterId, [...new Set(newOrLost.map((keys) => keys.org))], [...new Set(newOrLost.map((keys) => keys.subscriptionId))]],
   );
-  const before = new Set<string>();
-  const after = new Set<string>();
-  for (const row of rows) {
-    const keys = keysOf(row);
-    const set = row.report_id === beforeId ? before : after;
-    set.add(`o:${keys.org}`).add(`s:${keys.service}`).add(`u:${keys.subscription}`);
+  for await (const chunk of rows) {
+    for (const row of chunk) {
+      const keys = keysOf(row);
+      const set = row.report_id === beforeId ? before : after;
+      set.add(`o:${keys.org}`).add(`s:${keys.service}`).add(`u:${keys.subscription}`);
+    }
   }
   return { before, after };
 }
@@ -191,13 +236,13 @@ function lineChange(row: LedgerRow): MonthChange {
  * A new or lost line whose whole subscription, service or organization is new or lost is reported once, at the
  * highest level that is: "Acme is a new customer", not each of its forty lines. Values and effects are summed.
  */
-function rollUpNewAndLost(lines: { change: MonthChange; keys: Keys }[], presence: { before: Set<string>; after: Set<string> }): MonthChange[] {
+function rollUpNewAndLost(lines: { change: MonthChange; keys: Keys | null }[], presence: { before: Set<string>; after: Set<string> }): MonthChange[] {
   const result: MonthChange[] = [];
   const rolled = new Map<string, MonthChange>();
   /** What each rolled-up change covers: named on it when it is one subscription or product (a service of one subscription). */
   const covered = new Map<MonthChange, { subscriptions: Map<string, string | null>; products: Map<string, string | null> }>();
   for (const { change, keys } of lines) {
-    if (change.kind !== 'new' && change.kind !== 'lost') {
+    if (!keys || (change.kind !== 'new' && change.kind !== 'lost')) {
       result.push(change);
       continue;
     }

@@ -28,6 +28,17 @@ export interface LedgerTransaction {
   appender(table: AppendedTable): Promise<RowAppender>;
 }
 
+/** A read in steps (Ledger.session): statements (temporary tables) and streamed results on one connection. */
+export interface LedgerSession {
+  run(sql: string, params?: LedgerValue[]): Promise<void>;
+  stream(sql: string, params?: LedgerValue[]): AsyncGenerator<LedgerRow[]>;
+}
+
+async function* streamRows(connection: DuckDBConnection, sql: string, params: LedgerValue[]): AsyncGenerator<LedgerRow[]> {
+  const result = await connection.stream(sql, bound(params));
+  for await (const rows of result.yieldRowObjectJson()) yield rows as LedgerRow[];
+}
+
 export interface LedgerOptions {
   /** DuckDB's memory limit; its default (80 % of RAM) would break the memory goal of a 1,000,000-line month. */
   memoryLimitMb?: number;
@@ -49,17 +60,20 @@ export class Ledger {
     private readonly writer: DuckDBConnection,
     private readonly reader: DuckDBConnection,
     readonly dir: string,
+    /** What DuckDB may use: a read that works in steps sizes them by it. */
+    readonly memoryLimitMb: number,
   ) {}
 
   static async open(dataDir: string, log: Logger, options: LedgerOptions = {}): Promise<Ledger> {
     const dir = join(dataDir, 'ledger');
     const temporary = join(dir, 'spill');
+    const memoryLimitMb = options.memoryLimitMb ?? 512;
     await mkdir(temporary, { recursive: true, mode: 0o700 });
     await chmod(dir, 0o700);
     let instance: DuckDBInstance;
     try {
       instance = await DuckDBInstance.create(join(dir, LEDGER_FILE), {
-        memory_limit: `${options.memoryLimitMb ?? 512}MB`,
+        memory_limit: `${memoryLimitMb}MB`,
         threads: String(options.threads ?? 2),
         temp_directory: temporary,
         autoinstall_known_extensions: 'false',
@@ -68,7 +82,7 @@ export class Ledger {
     } catch (error) {
       throw openError(error, join(dir, LEDGER_FILE));
     }
-    const ledger = new Ledger(instance, await instance.connect(), await instance.connect(), dir);
+    const ledger = new Ledger(instance, await instance.connect(), await instance.connect(), dir, memoryLimitMb);
     await ledger.migrate(log);
     await ledger.ownerOnly();
     return ledger;
@@ -96,8 +110,25 @@ export class Ledger {
   async *stream(sql: string, params: LedgerValue[] = []): AsyncGenerator<LedgerRow[]> {
     const connection = await this.instance.connect();
     try {
-      const result = await connection.stream(sql, bound(params));
-      for await (const rows of result.yieldRowObjectJson()) yield rows as LedgerRow[];
+      yield* streamRows(connection, sql, params);
+    } finally {
+      connection.closeSync();
+    }
+  }
+
+  /**
+   * Runs `work` on a connection of its own, for a read too large for one query within the memory limit: done in
+   * steps, kept in temporary tables that no other read sees and that go when the connection closes.
+   */
+  async session<T>(work: (session: LedgerSession) => Promise<T>): Promise<T> {
+    const connection = await this.instance.connect();
+    try {
+      return await work({
+        run: async (sql, params = []) => {
+          await connection.run(sql, bound(params));
+        },
+        stream: (sql, params = []) => streamRows(connection, sql, params),
+      });
     } finally {
       connection.closeSync();
     }

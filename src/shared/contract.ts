@@ -6,7 +6,7 @@ import { ReportPeriod } from './schemas/billing-report';
 import { ConnectionTestProgress } from './connection-test-progress';
 import { InputRow, MAX_EXTRA_COLUMNS, ParsedFile, Submission, SubmissionSummary, SubscriptionNames } from './schemas/consumption';
 import { ReportJob, ReportListing, ReportMeta } from './schemas/saved-report';
-import { CheckThresholds, MonthCloseView, MonthComparison, MonthSummary, RatesView, ReviewState, Trends, TrendScope, TrendScopes } from './schemas/month-close';
+import { CheckThresholds, MAX_REVIEWS_AT_ONCE, MonthCloseView, MonthComparison, MonthSummary, RatesView, ReviewState, Trends, TrendScope, TrendScopes } from './schemas/month-close';
 
 /**
  * THE IPC contract. Every request the renderer can make is a channel here with an input and an output schema;
@@ -275,9 +275,12 @@ export const channels = {
   'settings:save': { input: UiSettings, output: UiSettings },
   /** A month's close: its exceptions (with reviews), what is open, the sign-off, and what changed since it. */
   'close:state': { input: ReportRef, output: MonthCloseView },
-  /** `accepted` needs a note (why); `open` undoes a review. Refused while the month is signed off. */
+  /**
+   * Reviews one exception or a group of them alike, in one transaction: `accepted` needs a note (why); `open` undoes a
+   * review. Refused while the month is signed off.
+   */
   'close:review': {
-    input: ReportRef.extend({ exceptionId: z.string().min(1).max(2000), state: ReviewState, note: z.string().max(2000) }),
+    input: ReportRef.extend({ exceptionIds: z.array(z.string().min(1).max(2000)).min(1).max(MAX_REVIEWS_AT_ONCE), state: ReviewState, note: z.string().max(2000) }),
     output: MonthCloseView,
   },
   /** Signs the month off by the typed name (and the OS user) when nothing is open. */

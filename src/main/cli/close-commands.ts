@@ -228,9 +228,7 @@ async function acceptCommand(context: CliContext, ids: string[], values: { note?
   const known = new Set((await close.check(reportId)).exceptions.map((exception) => exception.id));
   const unknown = exceptionIds.filter((id) => !known.has(id));
   if (unknown.length) throw new UsageError(`No exception ${unknown.join(', ')} in report ${reportId}. See: closebook reports check ${reportId}`);
-  let view: MonthCloseView | undefined;
-  for (const exceptionId of exceptionIds) view = await close.review(reportId, exceptionId, values.resolve ? 'resolved' : 'accepted', note);
-  const done = view as MonthCloseView;
+  const done = await close.review(reportId, exceptionIds, values.resolve ? 'resolved' : 'accepted', note);
   process.stdout.write(`${openAtOrAbove(done, 'low')}\n`);
   process.stderr.write(`${values.resolve ? 'Resolved' : 'Accepted'} ${exceptionIds.length} exception${exceptionIds.length === 1 ? '' : 's'}; ${openSummary(done)}.\n`);
   return EXIT.ok;

@@ -45,6 +45,9 @@ export type MonthChange = z.infer<typeof MonthChange>;
 export const CurrencyBridge = z.object({ currencyKey: z.string(), salesBefore: Decimal, salesAfter: Decimal, change: Decimal, effects: SalesEffects });
 export type CurrencyBridge = z.infer<typeof CurrencyBridge>;
 
+/** At most this many exceptions are reviewed in one call (a group is sent in parts, so it can be stopped between them). */
+export const MAX_REVIEWS_AT_ONCE = 500;
+
 /** At most this many changes cross IPC; the workbook and the CLI's JSON have them all. */
 export const MAX_CHANGES_SHOWN = 20_000;
 

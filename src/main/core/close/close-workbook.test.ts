@@ -218,7 +218,7 @@ describe('the month close in the report workbook', () => {
     expect(noNumber.orgId).toBe(planted.noNumber.orgId);
     expect(found.map((exception) => exception.rule)).toEqual(expect.arrayContaining(['missing-customer-number', 'missing-subscription', 'unit-price-changed']));
     // A high exception accepted goes below every open one, whatever their severity.
-    await close.setReview(NOVEMBER, noNumber.id, 'accepted', 'Number added in the ERP.', actor());
+    await close.setReview(NOVEMBER, [noNumber.id], 'accepted', 'Number added in the ERP.', actor());
 
     const draft = await exported(ledger, dir, NOVEMBER, close);
     const sheet = draft.getWorksheet('Checks')!;
@@ -245,7 +245,7 @@ describe('the month close in the report workbook', () => {
     expect(about(draft).get('Changes: compared with')).toBe('Billing 2026-10 (2026-10-01 – 2026-10-31)');
     expect(about(draft).has('Content hash (SHA-256 of the lines)')).toBe(false);
 
-    for (const exception of found.filter((candidate) => candidate.id !== noNumber.id)) await close.setReview(NOVEMBER, exception.id, 'resolved', '', actor());
+    for (const exception of found.filter((candidate) => candidate.id !== noNumber.id)) await close.setReview(NOVEMBER, [exception.id], 'resolved', '', actor());
     await close.signOff(NOVEMBER, actor('Maria Lind', '2026-12-08T11:15:00.000Z'));
     const signed = about(await exported(ledger, dir, NOVEMBER, close));
     expect(signed.get('Month close')).toBe('Signed off');

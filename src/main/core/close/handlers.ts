@@ -1,7 +1,7 @@
 import { userInfo } from 'node:os';
 import type { ServiceHandlers } from '../../../shared/contract';
 import { AppError } from '../../../shared/errors';
-import { MAX_CHANGES_SHOWN, type MonthCloseView, type MonthComparison } from '../../../shared/schemas/month-close';
+import { MAX_CHANGES_SHOWN, MAX_REVIEWS_AT_ONCE, type MonthCloseView, type MonthComparison } from '../../../shared/schemas/month-close';
 import type { Ledger } from '../ledger/ledger';
 import type { Ports } from '../platform/ports';
 import type { ConsumptionHistory } from './billing-checks';
@@ -24,7 +24,8 @@ export interface CloseApi {
   previousOf(reportId: string): Promise<string | null>;
   /** `comparisonOf`: the month compared with the one before it, when the caller writes it too (the workbook's Changes). */
   check(reportId: string, comparisonOf?: ComparisonOf): Promise<MonthCloseView>;
-  review(reportId: string, exceptionId: string, state: 'open' | 'accepted' | 'resolved', note: string): Promise<MonthCloseView>;
+  /** Gives each exception the same review (in parts of MAX_REVIEWS_AT_ONCE); the month as it is afterwards. */
+  review(reportId: string, exceptionIds: readonly string[], state: 'open' | 'accepted' | 'resolved', note: string): Promise<MonthCloseView>;
   /** Writes a comparison (from `compare`) to `path` as a workbook: the Changes sheet and an About naming both months. */
   exportComparison(comparison: FullComparison, path: string): Promise<{ changes: number }>;
 }
@@ -69,8 +70,8 @@ export function createClose(ports: Ports, ledger: () => Promise<Ledger>, consump
 
   const handlers: CloseHandlers = {
     'close:state': ({ reportId }) => view(reportId),
-    'close:review': async ({ reportId, exceptionId, state, note }) => {
-      await close.setReview(reportId, exceptionId, state, note, actor());
+    'close:review': async ({ reportId, exceptionIds, state, note }) => {
+      await close.setReview(reportId, exceptionIds, state, note, actor());
       return view(reportId);
     },
     'close:sign-off': async ({ reportId, name }) => {
@@ -119,7 +120,12 @@ export function createClose(ports: Ports, ledger: () => Promise<Ledger>, consump
       return (await previousMonth(opened, await monthOf(opened, reportId)))?.reportId ?? null;
     },
     check: view,
-    review: (reportId, exceptionId, state, note) => handlers['close:review']({ reportId, exceptionId, state, note }),
+    review: async (reportId, exceptionIds, state, note) => {
+      let view: MonthCloseView | undefined;
+      for (let at = 0; at < exceptionIds.length; at += MAX_REVIEWS_AT_ONCE) view = await handlers['close:review']({ reportId, exceptionIds: exceptionIds.slice(at, at + MAX_REVIEWS_AT_ONCE), state, note });
+      if (!view) throw new AppError('validation', 'Name at least one exception to review.');
+      return view;
+    },
     exportComparison: async (comparison, path) => {
       const opened = await ledger();
       return exportComparisonWorkbook(comparison, path, {

@@ -51,32 +51,48 @@ describe('closing a month', () => {
     expect(state.exceptions.map((exception) => exception.rule).sort()).toEqual(['missing-customer-number', 'negative-margin', 'unit-price-changed']);
     expect(state.open).toEqual({ high: 2, medium: 0, low: 1 });
     const [first, second, third] = state.exceptions as [(typeof state.exceptions)[number], (typeof state.exceptions)[number], (typeof state.exceptions)[number]];
-    await close.setReview(NOVEMBER, third.id, 'accepted', 'Promotion.', actor());
+    await close.setReview(NOVEMBER, [third.id], 'accepted', 'Promotion.', actor());
 
-    await expect(close.setReview(NOVEMBER, first.id, 'accepted', ' ', actor())).rejects.toMatchObject({ code: 'validation' });
-    await close.setReview(NOVEMBER, first.id, 'accepted', 'Agreed promotional price until January.', actor());
+    await expect(close.setReview(NOVEMBER, [first.id], 'accepted', ' ', actor())).rejects.toMatchObject({ code: 'validation' });
+    await close.setReview(NOVEMBER, [first.id], 'accepted', 'Agreed promotional price until January.', actor());
     await expect(close.signOff(NOVEMBER, actor())).rejects.toMatchObject({ code: 'conflict', message: expect.stringMatching(/1 exception is still open/) });
-    await close.setReview(NOVEMBER, second.id, 'resolved', 'Customer number added in the service.', actor());
+    await close.setReview(NOVEMBER, [second.id], 'resolved', 'Customer number added in the service.', actor());
 
     const signed = await close.signOff(NOVEMBER, actor('Maria Lind', '2026-12-08T10:00:00.000Z'));
     expect(signed).toMatchObject({ reportId: NOVEMBER, signedBy: 'Maria Lind', osUser: 'mlind', contentHash: expect.stringMatching(/^[0-9a-f]{64}$/) });
     const after = await close.state(NOVEMBER);
     expect(after.signOff).toEqual(signed);
     expect(after.exceptions.map((exception) => exception.review?.state).sort()).toEqual(['accepted', 'accepted', 'resolved']);
-    await expect(close.setReview(NOVEMBER, first.id, 'open', '', actor())).rejects.toMatchObject({ code: 'conflict', message: expect.stringMatching(/locked/) });
+    await expect(close.setReview(NOVEMBER, [first.id], 'open', '', actor())).rejects.toMatchObject({ code: 'conflict', message: expect.stringMatching(/locked/) });
 
     await expect(close.reopen(NOVEMBER, '', actor())).rejects.toMatchObject({ code: 'validation' });
     await close.reopen(NOVEMBER, 'The vendor restated the month.', actor());
     expect((await close.state(NOVEMBER)).signOff).toBeNull();
-    await close.setReview(NOVEMBER, first.id, 'open', '', actor());
+    await close.setReview(NOVEMBER, [first.id], 'open', '', actor());
     expect((await close.state(NOVEMBER)).open.high).toBe(1);
     // Every change is in the append-only log, the reopening with its reason.
     expect((await close.log(NOVEMBER)).map((entry) => entry.action)).toEqual(['accepted', 'accepted', 'resolved', 'reopened', 'open']);
   });
 
+  it('reviews a group in one transaction: each exception gets the review and a log line, or none does', async () => {
+    const { close } = await months();
+    const ids = (await close.state(NOVEMBER)).exceptions.map((exception) => exception.id);
+    expect(ids.length).toBeGreaterThan(2);
+    // A note is needed to accept: the whole group is refused, none is half-reviewed.
+    await expect(close.setReview(NOVEMBER, ids, 'accepted', ' ', actor())).rejects.toMatchObject({ code: 'validation' });
+    expect((await close.state(NOVEMBER)).exceptions.every((exception) => !exception.review)).toBe(true);
+
+    const reviewed = await close.setReview(NOVEMBER, [...ids, ids[0]!], 'accepted', 'Price list of 1 November.', actor());
+    expect(reviewed.map((review) => review.exceptionId)).toEqual(ids); // once each
+    const state = await close.state(NOVEMBER);
+    expect(state.exceptions.map((exception) => exception.review?.note)).toEqual(ids.map(() => 'Price list of 1 November.'));
+    expect(state.open).toEqual({ high: 0, medium: 0, low: 0 });
+    expect((await close.log(NOVEMBER)).map((line) => line.exceptionId)).toEqual(ids);
+  });
+
   it('keeps reviews through a refetch of the month, and shows what the service changed since sign-off', async () => {
     const { ledger, november, close } = await months();
-    for (const exception of (await close.state(NOVEMBER)).exceptions) await close.setReview(NOVEMBER, exception.id, 'accepted', 'Checked with the account manager.', actor());
+    for (const exception of (await close.state(NOVEMBER)).exceptions) await close.setReview(NOVEMBER, [exception.id], 'accepted', 'Checked with the account manager.', actor());
     const signed = await close.signOff(NOVEMBER, actor());
 
     const restated = structuredClone(november);

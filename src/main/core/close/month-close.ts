@@ -55,8 +55,8 @@ export class MonthClose {
     return { reportId, previousReportId: previous?.reportId ?? null, exceptions: reviewed, open, signOff, restatement, superseded: newest?.reportId !== reportId };
   }
 
-  async setReview(reportId: string, exceptionId: string, state: ReviewState, note: string, actor: Actor): Promise<Review> {
-    return this.review.review(await monthOf(await this.ledger(), reportId), exceptionId, state, note, actor);
+  async setReview(reportId: string, exceptionIds: readonly string[], state: ReviewState, note: string, actor: Actor): Promise<Review[]> {
+    return this.review.review(await monthOf(await this.ledger(), reportId), exceptionIds, state, note, actor);
   }
 
   async signOff(reportId: string, actor: Actor, thresholds: CheckThresholds = DEFAULT_THRESHOLDS): Promise<SignOff> {

@@ -41,18 +41,22 @@ export class MonthReview {
     return row ? { reportId: String(row.report_id), contentHash: String(row.content_hash), signedBy: String(row.signed_by), osUser: String(row.os_user), signedAt: String(row.signed_at) } : null;
   }
 
-  async review(month: MonthRef, exceptionId: string, state: ReviewState, note: string, actor: Actor): Promise<Review> {
+  /** Gives each exception the same review (and a line each in the log), all or none. */
+  async review(month: MonthRef, exceptionIds: readonly string[], state: ReviewState, note: string, actor: Actor): Promise<Review[]> {
     if (await this.signOff(month)) throw new AppError('conflict', 'This month is signed off, so its reviews are locked. Reopen it (with a reason) to change them.');
     if (state === 'accepted' && !note.trim()) throw new AppError('validation', 'Say why the exception is accepted: a note is required.', { note: 'is required to accept' });
     const ledger = await this.ledger();
+    const ids = [...new Set(exceptionIds)];
     await ledger.write(async (transaction) => {
-      await transaction.run(`DELETE FROM exception_reviews WHERE ${MONTH} AND exception_id = $5`, [...monthParams(month), exceptionId]);
-      if (state !== 'open') {
-        await transaction.run('INSERT INTO exception_reviews VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)', [...monthParams(month), exceptionId, state, note.trim(), actor.name, actor.at]);
+      for (const exceptionId of ids) {
+        await transaction.run(`DELETE FROM exception_reviews WHERE ${MONTH} AND exception_id = $5`, [...monthParams(month), exceptionId]);
+        if (state !== 'open') {
+          await transaction.run('INSERT INTO exception_reviews VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)', [...monthParams(month), exceptionId, state, note.trim(), actor.name, actor.at]);
+        }
+        await transaction.run('INSERT INTO review_log VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)', [...monthParams(month), exceptionId, state, note.trim(), actor.name, actor.osUser, actor.at]);
       }
-      await transaction.run('INSERT INTO review_log VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)', [...monthParams(month), exceptionId, state, note.trim(), actor.name, actor.osUser, actor.at]);
     });
-    return { exceptionId, state, note: note.trim(), reviewedBy: actor.name, reviewedAt: actor.at };
+    return ids.map((exceptionId) => ({ exceptionId, state, note: note.trim(), reviewedBy: actor.name, reviewedAt: actor.at }));
   }
 
   /** Signs the month off as `reportId`'s content; refused while an exception is open. */

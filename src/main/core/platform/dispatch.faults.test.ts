@@ -79,7 +79,7 @@ function validInputs(f: ServiceFixture): Record<ChannelName, unknown[]> {
     'settings:get': [{}],
     'settings:save': [{ reportColumns: ['quantity', 'cost', 'poNumber'], reportHierarchy: 'service' }],
     'close:state': [{ reportId: f.report.id }],
-    'close:review': [{ reportId: f.report.id, exceptionId: 'margin-outlier:o:1', state: 'accepted', note: 'Agreed discount' }],
+    'close:review': [{ reportId: f.report.id, exceptionIds: ['margin-outlier:o:1'], state: 'accepted', note: 'Agreed discount' }],
     'close:sign-off': [{ reportId: f.report.id, name: 'Eva Lind' }],
     'close:reopen': [{ reportId: f.report.id, reason: 'A late credit' }],
     'close:compare': [{ beforeId: f.decoyReport.id, afterId: f.report.id }],

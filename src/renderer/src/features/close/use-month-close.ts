@@ -2,7 +2,10 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import type { MonthCloseView, MonthComparison, MonthSummary, ReviewState } from '../../../../shared/schemas/month-close';
 import { call, errorMessage } from '../../bridge';
 
-/** Progress of a review of many exceptions at once (one request each, in turn). */
+/** Exceptions reviewed per request: few enough to show progress and stop soon, many enough to take one transaction each. */
+const REVIEWS_PER_CALL = 100;
+
+/** Progress of a review of many exceptions at once (in parts of REVIEWS_PER_CALL, one request each). */
 export interface BulkProgress {
   done: number;
   total: number;
@@ -15,8 +18,8 @@ export interface MonthCloseState {
   reload(): Promise<void>;
   review(exceptionId: string, state: ReviewState, note: string): Promise<void>;
   /**
-   * Reviews several exceptions alike (e.g. every unit-price change of a price-list update, with one note), one by
-   * one; stops at the first failure or when `stop()` is called, keeping what was done.
+   * Reviews several exceptions alike (e.g. every unit-price change of a price-list update, with one note), a part at
+   * a time; stops at the first failure or when `stop()` is called, keeping the parts done.
    */
   reviewMany(exceptionIds: readonly string[], state: ReviewState, note: string): Promise<void>;
   bulk: BulkProgress | null;
@@ -45,17 +48,19 @@ export function useMonthClose(reportId: string): MonthCloseState {
   }, [reportId]);
   useEffect(() => void reload(), [reload]);
 
-  const review = useCallback(async (exceptionId: string, state: ReviewState, note: string) => setView(await call('close:review', { reportId, exceptionId, state, note })), [reportId]);
+  const review = useCallback(async (exceptionId: string, state: ReviewState, note: string) => setView(await call('close:review', { reportId, exceptionIds: [exceptionId], state, note })), [reportId]);
 
   const reviewMany = useCallback(
     async (exceptionIds: readonly string[], state: ReviewState, note: string) => {
       stopped.current = false;
       setBulk({ done: 0, total: exceptionIds.length });
       try {
-        for (const [index, exceptionId] of exceptionIds.entries()) {
+        // In parts: one call (one transaction) each, with the progress and a chance to stop between them.
+        for (let at = 0; at < exceptionIds.length; at += REVIEWS_PER_CALL) {
           if (stopped.current) break;
-          setView(await call('close:review', { reportId, exceptionId, state, note }));
-          setBulk({ done: index + 1, total: exceptionIds.length });
+          const part = exceptionIds.slice(at, at + REVIEWS_PER_CALL);
+          setView(await call('close:review', { reportId, exceptionIds: part, state, note }));
+          setBulk({ done: at + part.length, total: exceptionIds.length });
         }
       } finally {
         setBulk(null);

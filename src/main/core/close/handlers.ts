@@ -14,6 +14,9 @@ import { importRates, ratesView, setRates } from './rates';
 import { ThresholdStore } from './thresholds';
 import { trendScopes, trendsOf } from './trends';
 
+/** Pairs of months whose Compare panel is kept (each at most MAX_CHANGES_SHOWN changes). */
+const KEPT_COMPARISONS = 4;
+
 type CloseHandlers = Pick<ServiceHandlers, 'close:state' | 'close:review' | 'close:sign-off' | 'close:reopen' | 'close:compare' | 'close:months' | 'close:thresholds' | 'close:trend-scopes' | 'close:trends' | 'close:rates' | 'close:set-rates' | 'close:import-rates'>;
 
 /** What hosts may do beyond the contract: the CLI's `reports compare` and `reports check`, with every change and exception. */
@@ -55,17 +58,38 @@ export function createClose(ports: Ports, ledger: () => Promise<Ledger>, consump
   const thresholds = new ThresholdStore(ports.dataDir);
   const profileOf = async (reportId: string) => String((await (await ledger()).all('SELECT profile_id FROM reports WHERE report_id = $1', [reportId]))[0]?.profile_id ?? '');
   const actor = (name?: string): Actor => ({ name: name ?? osUser(), osUser: osUser(), at: new Date(ports.clock.now()).toISOString() });
-  const view = async (reportId: string, comparisonOf?: ComparisonOf): Promise<MonthCloseView> => {
+  // What the Compare panel shows of a pair of months (cut at MAX_CHANGES_SHOWN), kept from the comparison the checks
+  // make of the same two months: at a million lines each comparison takes half a minute, so it is made once for both.
+  // A saved report never changes (a refetch is a new report), so a pair's comparison stays true.
+  const shown = new Map<string, MonthComparison>();
+  const pairKey = (beforeId: string, afterId: string) => `${beforeId}|${afterId}`;
+  const keepShown = (beforeId: string, afterId: string, full: FullComparison): MonthComparison => {
+    const cut = { ...full, changes: full.changes.slice(0, MAX_CHANGES_SHOWN), changeCount: full.changes.length };
+    shown.delete(pairKey(beforeId, afterId));
+    shown.set(pairKey(beforeId, afterId), cut);
+    while (shown.size > KEPT_COMPARISONS) shown.delete(shown.keys().next().value as string);
+    return cut;
+  };
+  const comparedAndKept = (afterId: string): ComparisonOf => async (beforeId) => {
+    const full = await compareMonths(await ledger(), beforeId, afterId);
+    keepShown(beforeId, afterId, full);
+    return full;
+  };
+  const view = async (reportId: string, comparisonOf: ComparisonOf = comparedAndKept(reportId)): Promise<MonthCloseView> => {
     const limits = await thresholds.get(await profileOf(reportId));
     return { ...(await close.state(reportId, limits, comparisonOf)), thresholds: limits };
   };
-  const compare = async (beforeId: string, afterId: string | null) => {
+  const pairOf = async (beforeId: string, afterId: string | null) => {
     const opened = await ledger();
     const after = afterId ?? beforeId;
     const before = afterId ? beforeId : (await previousMonth(opened, await monthOf(opened, after)))?.reportId;
     if (!before) throw new AppError('not-found', 'There is no earlier month of this service in the ledger to compare with. Fetch or import last month first.');
     await monthOf(opened, before); // both exist
-    return compareMonths(opened, before, after);
+    return { before, after };
+  };
+  const compare = async (beforeId: string, afterId: string | null) => {
+    const { before, after } = await pairOf(beforeId, afterId);
+    return compareMonths(await ledger(), before, after);
   };
 
   const handlers: CloseHandlers = {
@@ -83,8 +107,8 @@ export function createClose(ports: Ports, ledger: () => Promise<Ledger>, consump
       return view(reportId);
     },
     'close:compare': async ({ beforeId, afterId }): Promise<MonthComparison> => {
-      const comparison = await compare(beforeId, afterId);
-      return { ...comparison, changes: comparison.changes.slice(0, MAX_CHANGES_SHOWN), changeCount: comparison.changes.length };
+      const { before, after } = await pairOf(beforeId, afterId);
+      return shown.get(pairKey(before, after)) ?? keepShown(before, after, await compareMonths(await ledger(), before, after));
     },
     'close:months': async ({ reportId }) => {
       const opened = await ledger();

@@ -7,7 +7,7 @@ import { receiveFile } from '../../bridge/files';
 import { ErrorNote } from '../../components/ErrorNote';
 import { formatDateTime } from '../../components/format-time';
 import { useAction } from '../../components/use-action';
-import { useMediaQuery } from '../../components/use-media-query';
+import { SidePanelToggle, useSidePanel } from '../../components/SidePanelToggle';
 import { useActiveProfile, useAppStore } from '../../stores/app-store';
 import { BatchGrid } from './BatchGrid';
 import { useConsumption } from './consumption-store';
@@ -37,9 +37,8 @@ export function ConsumptionScreen(): React.JSX.Element {
   const [showRow, setShowRow] = useState<{ row: number; request: number } | null>(null);
   const templateAction = useAction();
   // Below this width the grid needs the whole row: import and history step aside while a batch is open.
-  const roomForSide = useMediaQuery('(min-width: 1180px)');
-  const [sideChoice, setSideChoice] = useState<boolean | null>(null);
-  const sideShown = !(batch || opened) || (sideChoice ?? roomForSide);
+  const side = useSidePanel('(min-width: 1180px)', Boolean(batch || opened));
+  const sideShown = side.shown;
 
   useEffect(() => {
     void refreshHistory();
@@ -81,9 +80,7 @@ export function ConsumptionScreen(): React.JSX.Element {
       <div className="screen__header">
         <h1 id="consumption-title">Consumption</h1>
         {batch || opened ? (
-          <button type="button" className="link" aria-controls="consumption-side" aria-expanded={sideShown} onClick={() => setSideChoice(!sideShown)}>
-            {sideShown ? 'Hide import and history' : 'Show import and history'}
-          </button>
+          <SidePanelToggle panel={side} controls="consumption-side" what="import and history" />
         ) : null}
       </div>
       <div className={`reports__layout${sideShown ? '' : ' reports__layout--list-hidden'}`}>

@@ -5,7 +5,7 @@ import { bridge, call } from '../../bridge';
 import { ErrorNote } from '../../components/ErrorNote';
 import { Pending } from '../../components/Pending';
 import { useAction } from '../../components/use-action';
-import { useMediaQuery } from '../../components/use-media-query';
+import { SidePanelToggle, useSidePanel } from '../../components/SidePanelToggle';
 import { useActiveProfile, useAppStore } from '../../stores/app-store';
 import { formatCount } from './format';
 import { JobList } from './JobList';
@@ -27,9 +27,8 @@ export function ReportsScreen(): React.JSX.Element {
   const { run, running, error: failure } = useAction();
   const opening = running === 'open';
   // Below this width the tree needs the whole row: the list of reports steps aside while one is open.
-  const roomForList = useMediaQuery('(min-width: 1360px)');
-  const [listChoice, setListChoice] = useState<boolean | null>(null);
-  const listShown = !report || (listChoice ?? roomForList);
+  const list = useSidePanel('(min-width: 1360px)', report !== null);
+  const listShown = list.shown;
 
   useEffect(() => {
     void run(load, 'load');
@@ -48,9 +47,7 @@ export function ReportsScreen(): React.JSX.Element {
       <div className="screen__header">
         <h1 id="reports-title">Reports</h1>
         {report ? (
-          <button type="button" className="link" aria-controls="reports-side" aria-expanded={listShown} onClick={() => setListChoice(!listShown)}>
-            {listShown ? 'Hide the list of reports' : 'Show the list of reports'}
-          </button>
+          <SidePanelToggle panel={list} controls="reports-side" what="the list of reports" />
         ) : null}
       </div>
       <div className={`reports__layout${listShown ? '' : ' reports__layout--list-hidden'}`}>

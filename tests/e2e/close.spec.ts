@@ -2,13 +2,9 @@ import type { Locator, Page } from '@playwright/test';
 import { money } from '../../src/shared/money';
 import { startTwin } from '../../src/main/twin/server';
 import { expect, test, type BridgeHost } from './fixtures';
-import { ClosebookPage, ReportsPage } from './pages';
+import { ClosebookPage, ReportsPage, SCREEN_SIZES, WIDE } from './pages';
 
 const OCTOBER = '2026-10-01 – 2026-10-31';
-const SIZES = [
-  { width: 1440, height: 900 },
-  { width: 1024, height: 700 },
-];
 
 const en = (amount: string) => new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(amount as Intl.StringNumericLiteral);
 
@@ -47,13 +43,13 @@ async function layoutProblems(page: Page): Promise<string[]> {
 }
 
 async function expectLaidOut(page: Page, name: string, ready: Locator): Promise<void> {
-  for (const size of SIZES) {
+  for (const size of SCREEN_SIZES) {
     await page.setViewportSize(size);
     await expect(ready).toBeVisible();
     await page.screenshot({ path: `test-results/close-${name}-${size.width}x${size.height}.png` });
     expect(await layoutProblems(page), `${name} at ${size.width}×${size.height}`).toEqual([]);
   }
-  await page.setViewportSize(SIZES[0]!);
+  await page.setViewportSize(WIDE);
 }
 
 test('close a month: compare with the one before, review the exceptions, sign off, refetch and see the restatement', async ({ page, bridge }) => {
@@ -62,7 +58,7 @@ test('close a month: compare with the one before, review the exceptions, sign of
   try {
     const profileId = await bridge.useProfileFor(twin, 'Close');
     const planted = twin.plantedChanges('2026-10');
-    await page.setViewportSize(SIZES[0]!);
+    await page.setViewportSize(WIDE);
     const app = new ClosebookPage(page);
     const reports = new ReportsPage(page);
     await app.open(bridge.harness.url);

@@ -3,13 +3,9 @@ import type { Page } from '@playwright/test';
 import { generateOrganizations } from '../../src/main/twin/dataset';
 import { startTwin } from '../../src/main/twin/server';
 import { expect, test } from './fixtures';
-import { ClosebookPage } from './pages';
+import { ClosebookPage, SCREEN_SIZES, WIDE, NARROW } from './pages';
 
 const UNKNOWN = '11111111-2222-4333-8444-555555555555';
-const SIZES = [
-  { width: 1440, height: 900 },
-  { width: 1024, height: 700 },
-];
 /** No submission state may show as its code. */
 const RAW_STATES = /outcome-unknown|\bQueued\b(?! at)|\berror\b|\bsending\b/;
 
@@ -35,14 +31,14 @@ async function pasteRows(page: Page, lines: string[][]): Promise<void> {
 
 /** Screenshots at both sizes; at each, a grid on screen shows every column without scrolling sideways. */
 async function screenshots(page: Page, name: string): Promise<void> {
-  for (const size of SIZES) {
+  for (const size of SCREEN_SIZES) {
     await page.setViewportSize(size);
     await page.screenshot({ path: `test-results/consumption-${name}-${size.width}x${size.height}.png` });
     for (const grid of await page.locator('.batch').all()) {
       expect(await grid.evaluate((element) => element.scrollWidth - element.clientWidth), `${name}: the grid scrolls sideways at ${size.width}×${size.height}`).toBeLessThanOrEqual(0);
     }
   }
-  await page.setViewportSize(SIZES[0]!);
+  await page.setViewportSize(WIDE);
 }
 
 test('import with an invalid row, fix it, get Failed for an unknown subscription, fix in place, resubmit, Successful, both in history', async ({ page, bridge }) => {
@@ -87,7 +83,7 @@ test('import with an invalid row, fix it, get Failed for an unknown subscription
 test.describe('names, own columns, decimal commas and the month', () => {
   const twin = { seed: 7, organizations: 12, linesPerOrganization: 10 };
   // Wide enough for the own columns side by side (a narrow window is tried further down).
-  test.use({ twinOptions: twin, viewport: SIZES[0]! });
+  test.use({ twinOptions: twin, viewport: WIDE });
 
   test('names each id from the saved report, keeps the own columns, reads 12,5 but not 1,234, and keeps the month chosen', async ({ page, bridge }) => {
     const app = new ClosebookPage(page);
@@ -144,7 +140,7 @@ test.describe('names, own columns, decimal commas and the month', () => {
     await screenshots(page, 'names');
 
     // In a narrow window import and history step aside, and the own columns share one column, each value named.
-    await page.setViewportSize({ width: 1024, height: 700 });
+    await page.setViewportSize(NARROW);
     await expect(page.getByRole('region', { name: 'Import consumption' })).toBeHidden();
     await expect(grid.getByRole('columnheader', { name: 'Your columns not sent' })).toBeVisible();
     await expect(page.getByTestId('row-2-own-1')).toHaveText('Contoso');
@@ -152,7 +148,7 @@ test.describe('names, own columns, decimal commas and the month', () => {
     await page.getByRole('button', { name: 'Show import and history' }).click();
     await expect(page.getByRole('region', { name: 'Import consumption' })).toBeVisible();
     await page.getByRole('button', { name: 'Hide import and history' }).click();
-    await page.setViewportSize(SIZES[0]!);
+    await page.setViewportSize(WIDE);
 
     // The month the usage is for: last month unless chosen; kept with the batch and shown in the history.
     const month = page.getByLabel('Usage month');

@@ -6,7 +6,7 @@ import type { InvoiceRow } from '../../src/shared/contract';
 import { roundToMinorUnit } from '../../src/shared/currency';
 import { Money, money } from '../../src/shared/money';
 import { expect, test, type BridgeHost } from './fixtures';
-import { ClosebookPage } from './pages';
+import { ClosebookPage, SCREEN_SIZES, WIDE } from './pages';
 
 // Copying writes to the clipboard and the test reads it back. Every fifth service states a total a cent off the
 // sum of its lines, so some rows carry a flag.
@@ -69,7 +69,7 @@ async function expectInside(locator: Locator, frame: { x: number; y: number; wid
 const en = (amount: string, places = 2) => new Intl.NumberFormat('en-US', { minimumFractionDigits: places, maximumFractionDigits: places }).format(amount as Intl.StringNumericLiteral);
 
 test('Invoicing: one row per organization and customer currency, amounts equal to the lines, copied exactly, laid out at 1440 and 1024', async ({ page, bridge }) => {
-  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.setViewportSize(WIDE);
   const { viewer, reportId } = await openReport(page, bridge);
   const grid = await showInvoicing(viewer);
   const { rows, totals } = await bridge.harness.service.handlers['reports:invoicing']({ reportId, filter: {} });
@@ -152,10 +152,7 @@ test('Invoicing: one row per organization and customer currency, amounts equal t
     if (before.currency === entry.currency) expect(before.amount).toBeGreaterThanOrEqual(entry.amount);
   });
 
-  for (const size of [
-    { width: 1440, height: 900 },
-    { width: 1024, height: 700 },
-  ]) {
+  for (const size of SCREEN_SIZES) {
     await page.setViewportSize(size);
     await expect(grid.getByTestId('invoice-row').first()).toBeVisible();
     await page.screenshot({ path: `test-results/invoicing-${size.width}x${size.height}.png` });
@@ -173,7 +170,7 @@ test('Invoicing: one row per organization and customer currency, amounts equal t
 });
 
 test('prints the summary or the Invoicing rows, never the virtual list, and writes a workbook per group', async ({ page, bridge }) => {
-  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.setViewportSize(WIDE);
   const { viewer, reportId } = await openReport(page, bridge);
   // The browser's print dialog would block the test: count the calls instead (afterprint then never comes, so the print-only rows stay).
   await page.evaluate(() => {

@@ -1,11 +1,11 @@
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures';
 import { startTwin } from '../../src/main/twin/server';
-import { ClosebookPage } from './pages';
+import { ClosebookPage, NARROW, WIDE } from './pages';
 
 /** Screenshots at both sizes; at each, the page never scrolls sideways. */
 async function screenshots(page: Page, name: string): Promise<void> {
-  for (const size of [{ width: 1024, height: 700 }, { width: 1440, height: 900 }]) {
+  for (const size of [NARROW, WIDE]) {
     await page.setViewportSize(size);
     await page.screenshot({ path: `test-results/organizations-${name}-${size.width}x${size.height}.png` });
     expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth), `${name} scrolls sideways at ${size.width}`).toBeLessThanOrEqual(0);
@@ -65,7 +65,7 @@ test('demo mode: start it, test the connection, list organizations, create one a
   await expect(created).toBeInViewport();
   await screenshots(page, 'created');
   // The list scrolls in its own frame: the row and its confirmation are in view together, at either size.
-  for (const size of [{ width: 1024, height: 700 }, { width: 1440, height: 900 }]) {
+  for (const size of [NARROW, WIDE]) {
     await page.setViewportSize(size);
     await created.scrollIntoViewIfNeeded();
     await expect(page.getByRole('status').filter({ hasText: 'Created' })).toBeInViewport();

@@ -1,5 +1,10 @@
 import { expect, type Locator, type Page } from '@playwright/test';
 
+/** The window sizes every screen is looked at in: a desktop, and the smallest Closebook is laid out for. */
+export const WIDE = { width: 1440, height: 900 };
+export const NARROW = { width: 1024, height: 700 };
+export const SCREEN_SIZES = [WIDE, NARROW];
+
 /** Page model of the shell and the Profiles and Organizations screens. */
 export class ClosebookPage {
   constructor(readonly page: Page) {}

@@ -1,12 +1,7 @@
 import type { Page } from '@playwright/test';
 import { startTwin } from '../../src/main/twin/server';
 import { expect, test } from './fixtures';
-import { ClosebookPage } from './pages';
-
-const SIZES = [
-  { width: 1440, height: 900 },
-  { width: 1024, height: 700 },
-];
+import { ClosebookPage, SCREEN_SIZES } from './pages';
 
 /** Holds every call of one bridge channel for `ms` before it goes through (a slow disk or a cold ledger). */
 async function slowChannel(page: Page, channel: string, ms: number): Promise<void> {
@@ -32,7 +27,7 @@ test('a connection test says which step it is on and for how long: signing in, w
     await expect(status).toContainText('503');
     // The header follows the failed attempt at once, not only the test's end.
     await expect(page.getByTestId('connection-state')).toHaveText('Service error');
-    for (const size of SIZES) {
+    for (const size of SCREEN_SIZES) {
       await page.setViewportSize(size);
       await page.screenshot({ path: `test-results/progress-connection-test-${size.width}x${size.height}.png` });
     }

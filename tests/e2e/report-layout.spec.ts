@@ -1,7 +1,7 @@
 import type { Page } from '@playwright/test';
 import { startTwin, type Twin } from '../../src/main/twin/server';
 import { expect, test } from './fixtures';
-import { ClosebookPage } from './pages';
+import { ClosebookPage, NARROW, WIDE } from './pages';
 
 /** Longer than any the demo makes up, and first A→Z: it is the top row, where its ellipsis must not push an amount out. */
 const LONG_NAME = 'Aabenraa Offshore Engineering, Logistics and Consulting Group Holding ApS (publ)';
@@ -72,10 +72,7 @@ async function layoutProblems(page: Page): Promise<Problem[]> {
   });
 }
 
-for (const size of [
-  { width: 1024, height: 700 },
-  { width: 1440, height: 900 },
-]) {
+for (const size of [NARROW, WIDE]) {
   test(`the report viewer at ${size.width}×${size.height}: no clipped amount, currency code or header`, async ({ page, bridge }) => {
     const twin = await twinWithLongNameAndLargeAmounts();
     try {

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import ExcelJS from 'exceljs';
 import type { Locator, Page } from '@playwright/test';
 import { expect, test } from './fixtures';
-import { ClosebookPage } from './pages';
+import { ClosebookPage, SCREEN_SIZES, WIDE } from './pages';
 
 // The functions given to page.evaluate run in Chromium, but this file compiles with Node's types (no DOM lib):
 // name the little of the DOM they use, for this module only.
@@ -92,7 +92,7 @@ test.describe('a 100,000-line report', () => {
   test.setTimeout(300_000);
 
   test('opens, filters, scrolls to the end and exports with a bounded DOM and the controls in view', async ({ page, bridge }) => {
-    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.setViewportSize(WIDE);
     const app = new ClosebookPage(page);
     await app.open(bridge.harness.url);
     await app.startDemo();
@@ -280,10 +280,7 @@ async function clippedCells(page: Page): Promise<string[]> {
   );
 }
 
-for (const size of [
-  { width: 1440, height: 900 },
-  { width: 1024, height: 700 },
-]) {
+for (const size of SCREEN_SIZES) {
   test(`an open report at ${size.width}×${size.height}: nothing clipped, the page does not scroll`, async ({ page, bridge }) => {
     await page.setViewportSize(size);
     const app = new ClosebookPage(page);

@@ -7,7 +7,7 @@ import { Money } from '../../src/shared/money';
 import { BillingEntry } from '../../src/shared/schemas/billing-report';
 import { startTwin } from '../../src/main/twin/server';
 import { expect, test } from './fixtures';
-import { ClosebookPage } from './pages';
+import { ClosebookPage, NARROW, WIDE } from './pages';
 
 async function workbookFrom(download: Download): Promise<ExcelJS.Workbook> {
   const workbook = new ExcelJS.Workbook();
@@ -110,7 +110,7 @@ test.describe('a slow report', () => {
     await app.nav('Reports').click();
     await requestLastMonth(page);
     await expect(page.getByTestId('report-job')).toContainText(/checked [1-9]\d* times?/);
-    for (const size of [{ width: 1024, height: 700 }, { width: 1440, height: 900 }]) {
+    for (const size of [NARROW, WIDE]) {
       await page.setViewportSize(size);
       await page.screenshot({ path: `test-results/reports-in-progress-${size.width}x${size.height}.png` });
       await expect(page.getByTestId('report-job').getByRole('button', { name: 'Cancel' })).toBeInViewport();

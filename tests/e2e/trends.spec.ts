@@ -1,11 +1,7 @@
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures';
-import { ClosebookPage, ReportsPage } from './pages';
+import { ClosebookPage, ReportsPage, SCREEN_SIZES, WIDE } from './pages';
 
-const SIZES = [
-  { width: 1440, height: 900 },
-  { width: 1024, height: 700 },
-];
 const OCTOBER = '2026-10-01 – 2026-10-31';
 
 // The demo service answers at once, with a dozen organizations: three months fetch in seconds.
@@ -38,7 +34,7 @@ async function scrollsSideways(page: Page): Promise<string | false> {
 test('trends per currency with a chart and a table, top movers, and a converted total at the user’s rates', async ({ page, bridge }) => {
   test.setTimeout(90_000);
   const refusals = watchForRefusals(page);
-  await page.setViewportSize(SIZES[0]!);
+  await page.setViewportSize(WIDE);
   const app = new ClosebookPage(page);
   const reports = new ReportsPage(page);
   await app.open(bridge.harness.url);
@@ -77,7 +73,7 @@ test('trends per currency with a chart and a table, top movers, and a converted 
   const movers = trends.getByRole('region', { name: 'Top movers' });
   await expect(movers.getByRole('heading', { name: 'Top movers: October 2026 against September 2026' })).toBeVisible();
   await expect(movers.getByTestId('mover')).toHaveCount(all.movers!.rows.length);
-  for (const size of SIZES) {
+  for (const size of SCREEN_SIZES) {
     await page.setViewportSize(size);
     await expect(figures.first().locator('.recharts-wrapper > svg')).toBeVisible();
     await page.screenshot({ path: `test-results/trends-${size.width}x${size.height}.png`, fullPage: false });
@@ -85,7 +81,7 @@ test('trends per currency with a chart and a table, top movers, and a converted 
     await movers.scrollIntoViewIfNeeded();
     await page.screenshot({ path: `test-results/trends-movers-${size.width}x${size.height}.png` });
   }
-  await page.setViewportSize(SIZES[0]!);
+  await page.setViewportSize(WIDE);
 
   // One organization group, picked from the searchable list.
   const scopes = await handlers['close:trend-scopes']({ reportId: octoberId });
@@ -128,7 +124,7 @@ test('trends per currency with a chart and a table, top movers, and a converted 
   const pairs = rates.getByTestId('rates-pair');
   await expect(pairs).toHaveCount(view.pairs.length);
   await expect(pairs.first().locator('td').nth(3)).toContainText(en(view.pairs[0]!.sales));
-  for (const size of SIZES) {
+  for (const size of SCREEN_SIZES) {
     await page.setViewportSize(size);
     await total.scrollIntoViewIfNeeded();
     await page.screenshot({ path: `test-results/rates-${size.width}x${size.height}.png` });

@@ -8,6 +8,7 @@ import { createOrganizations } from './organizations/handlers';
 import { LedgerHandle } from './ledger/ledger';
 import { tidyDataFolder } from './platform/data-folder';
 import { EventHub } from './platform/event-hub';
+import { outputsFor } from './platform/output-file';
 import type { Ports } from './platform/ports';
 import { createProfiles } from './profiles/handlers';
 import type { EphemeralProfileInput, SecretSource } from './profiles/profiles';
@@ -71,6 +72,8 @@ export function createService(ports: Ports): Service {
     ledger: { backup: async (path) => (await ledger.get()).backup(path) },
     start: async () => {
       await tidyDataFolder(ports.dataDir, ports.clock.now(), ports.log);
+      // What a killed export left in the staging folder (and beside a user's file, by its note) goes now.
+      await outputsFor(ports.dataDir).folder().catch((error: unknown) => ports.log.warn('the staging folder could not be tidied', { error: error instanceof Error ? error.message : String(error) }));
       await reports.migrated().catch((error: unknown) => ports.log.warn('saved reports could not be moved into the ledger yet', { error: error instanceof Error ? error.message : String(error) }));
       // A damaged jobs or history folder must not keep the app from opening: what could not be resumed is logged and
       // listed (as damaged) where the user sees it, and everything else still works.

@@ -305,7 +305,7 @@ describe('exporting a comparison', () => {
     const path = join(dir, 'compare.xlsx');
     const before = { name: 'Billing 2026-10', period: { startDate: '2026-10-01', endDate: '2026-10-31' }, fetchedAt: '2026-11-07T08:00:00.000Z' };
     const after = { name: 'Billing 2026-11', period: { startDate: '2026-11-01', endDate: '2026-11-30' }, fetchedAt: '2026-12-07T08:00:00.000Z' };
-    expect(await exportComparisonWorkbook(comparison, path, { before, after, exportedAt: new Date('2026-12-08T10:00:00Z'), timeZone: 'Europe/Stockholm', appVersion: '1.2.3' })).toEqual({ changes: 4 });
+    expect(await exportComparisonWorkbook(ledger.outputs, comparison, path, { before, after, exportedAt: new Date('2026-12-08T10:00:00Z'), timeZone: 'Europe/Stockholm', appVersion: '1.2.3' })).toEqual({ changes: 4 });
     expect((await stat(path)).mode & 0o777).toBe(0o600);
     expect((await readdir(dir)).filter((name) => name.includes('compare'))).toEqual(['compare.xlsx']); // no temporary file left
     const workbook = new ExcelJS.Workbook();

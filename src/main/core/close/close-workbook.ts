@@ -4,6 +4,7 @@ import { isEmptyFilter } from '../../../shared/report-filter';
 import type { ReportPeriod } from '../../../shared/schemas/billing-report';
 import type { BillingException, MonthCloseView, Review, Severity } from '../../../shared/schemas/month-close';
 import type { Ledger } from '../ledger/ledger';
+import type { OutputFolder } from '../platform/output-file';
 import { cellNumber, DATETIME_FORMAT, moneyFormat, QUANTITY_FORMAT, styleOf, unitPriceFormat } from '../reports/number-formats';
 import {
   type AboutRow, EXCEL_MAX_ROWS, letter, localTime, printSetup, SheetSeries, type Sheets, type WorkbookAddition, writeAboutRows, writeWorkbookFile,
@@ -301,13 +302,13 @@ export interface ComparisonWorkbookOptions {
 
 /**
  * `reports compare A B --out F.xlsx`: the Changes sheet of one month against another, and a small About naming
- * both months. Written atomically (a temporary file beside `path`, owner-only, renamed into place when complete).
+ * both months. Written through the staging folder (output-file.ts): complete at `path`, or not there at all.
  */
-export async function exportComparisonWorkbook(comparison: MonthComparison, path: string, options: ComparisonWorkbookOptions = {}): Promise<{ changes: number }> {
+export async function exportComparisonWorkbook(outputs: OutputFolder, comparison: MonthComparison, path: string, options: ComparisonWorkbookOptions = {}): Promise<{ changes: number }> {
   const exportedAt = options.exportedAt ?? new Date();
   const title = options.after && options.before ? `${options.after.name} compared with ${options.before.name}` : 'Month comparison';
-  await writeWorkbookFile(path, exportedAt, async (workbook) => {
-    const sheets: Sheets = { workbook, maxRows: Math.max(2, options.maxRows ?? EXCEL_MAX_ROWS), print: printSetup(title) };
+  await writeWorkbookFile(outputs, path, exportedAt, async (workbook, output) => {
+    const sheets: Sheets = { workbook, output, maxRows: Math.max(2, options.maxRows ?? EXCEL_MAX_ROWS), print: printSetup(title) };
     const names = await writeChangesSheet(sheets, comparison, '');
     const worksheet = workbook.addWorksheet('About', sheets.print);
     worksheet.columns = [{ width: 34 }, { width: 60 }];

@@ -152,7 +152,7 @@ export function createClose(ports: Ports, ledger: () => Promise<Ledger>, consump
     },
     exportComparison: async (comparison, path) => {
       const opened = await ledger();
-      return exportComparisonWorkbook(comparison, path, {
+      return exportComparisonWorkbook(opened.outputs, comparison, path, {
         before: await monthLabel(opened, comparison.beforeId), after: await monthLabel(opened, comparison.afterId), appVersion: ports.appVersion, exportedAt: new Date(ports.clock.now()),
       });
     },

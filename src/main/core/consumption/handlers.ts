@@ -4,12 +4,12 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { AppError } from '../../../shared/errors';
 import type { ParsedFile } from '../../../shared/schemas/consumption';
-import { writeFileAtomic } from '../platform/atomic-file';
 import type { Connections } from '../profiles/connections';
 import type { Profiles } from '../profiles/profiles';
 import { getBulkConsumptionStatus, taskStatusUrl, type TaskStatus } from './consumption-api';
 import type { EventHub } from '../platform/event-hub';
 import { deliverBytes } from '../platform/files';
+import { outputsFor } from '../platform/output-file';
 import type { Ports } from '../platform/ports';
 import { ConsumptionTasks } from './consumption-task';
 import { FileSubmissionStore } from './history-store';
@@ -88,7 +88,7 @@ export function createConsumption(ports: Ports, events: EventHub, profiles: Prof
     taskStatus: (profileId, taskId) => connections.withService(profileId, (client) => getBulkConsumptionStatus(client, taskStatusUrl(client, taskId))),
     writeFailedRows: async (submissionId, path) => {
       const submission = await tasks.get(submissionId);
-      await writeFileAtomic(path, path.toLowerCase().endsWith('.csv') ? failedRowsCsv(submission) : await failedRowsXlsx(submission));
+      await outputsFor(ports.dataDir).writeBytes(path, path.toLowerCase().endsWith('.csv') ? failedRowsCsv(submission) : await failedRowsXlsx(submission));
     },
   };
   return { handlers, api, tasks };

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../platform/ports';
 import { temporaryDir } from '../../testing/test-support';
-import { Ledger } from './ledger';
+import { Ledger, sqlPath } from './ledger';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -67,5 +67,20 @@ describe('the ledger', () => {
     const restored = await Ledger.open(copyDir, silentLogger);
     cleanups.push(() => restored.close());
     expect(await restored.all('SELECT billing_date FROM billing_entries')).toEqual([{ billing_date: '2026-10-07' }]);
+  });
+
+  it('reads and writes no file outside its own folder and the staging folder, whatever SQL reaches it', async () => {
+    const dir = await folder();
+    const ledger = await Ledger.open(dir, silentLogger);
+    cleanups.push(() => ledger.close());
+    const outside = join(await folder(), 'elsewhere.csv');
+    const { writeFile, readdir } = await import('node:fs/promises');
+    await writeFile(outside, 'a\n1\n');
+    await expect(ledger.all('SELECT * FROM read_csv($1)', [outside])).rejects.toThrow(/disabled by configuration/);
+    await expect(ledger.run(`COPY (SELECT 1 AS a) TO ${sqlPath(join(dir, 'escaped.csv'))}`)).rejects.toThrow(/disabled by configuration/);
+    await expect(ledger.run("SET enable_external_access = true")).rejects.toThrow(/Cannot enable external access/);
+    const staged = join(await ledger.outputs.folder(), 'allowed.csv');
+    await ledger.run(`COPY (SELECT 1 AS a) TO ${sqlPath(staged)}`);
+    expect(await readdir(dir)).not.toContain('escaped.csv');
   });
 });

@@ -1,8 +1,10 @@
-import { chmod, mkdir, readdir, rename, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { chmod, mkdir, readdir, rm } from 'node:fs/promises';
+import { join, sep } from 'node:path';
 import { type DuckDBAppender, type DuckDBConnection, DuckDBInstance, type DuckDBValue, listValue } from '@duckdb/node-api';
 import { AppError } from '../../../shared/errors';
 import { SerialQueue } from '../platform/atomic-file';
+import { isDiskFull } from '../platform/file-errors';
+import { type OutputFolder, outputsFor } from '../platform/output-file';
 import type { Logger } from '../platform/ports';
 import { APPENDED, type AppendedTable, MIGRATIONS } from './schema';
 
@@ -62,6 +64,8 @@ export class Ledger {
     readonly dir: string,
     /** What DuckDB may use: a read that works in steps sizes them by it. */
     readonly memoryLimitMb: number,
+    /** Where exports are written before they are moved to the user's path: the only other folder DuckDB may write. */
+    readonly outputs: OutputFolder,
   ) {}
 
   static async open(dataDir: string, log: Logger, options: LedgerOptions = {}): Promise<Ledger> {
@@ -82,7 +86,10 @@ export class Ledger {
     } catch (error) {
       throw openError(error, join(dir, LEDGER_FILE));
     }
-    const ledger = new Ledger(instance, await instance.connect(), await instance.connect(), dir, memoryLimitMb);
+    const outputs = outputsFor(dataDir);
+    const writer = await instance.connect();
+    await confine(writer, [dir, await outputs.folder()]);
+    const ledger = new Ledger(instance, writer, await instance.connect(), dir, memoryLimitMb, outputs);
     await ledger.migrate(log);
     await ledger.ownerOnly();
     return ledger;
@@ -189,25 +196,21 @@ export class Ledger {
 
   /**
    * A consistent copy of the whole ledger in a new database file, made by the database (not a file copy, which
-   * could catch it mid-write): written beside `path` and renamed into place when complete.
+   * could catch it mid-write) in the staging folder, and moved to `path` when complete.
    */
   async backup(path: string): Promise<void> {
-    const partial = `${path}.${process.pid}.part`;
-    await rm(partial, { force: true });
-    await this.writes.run(async () => {
-      try {
-        await this.writer.run(`ATTACH ${sqlPath(partial)} AS closebook_backup`);
-        const [main] = (await (await this.writer.runAndReadAll('SELECT current_database() AS name')).getRowObjectsJson()) as LedgerRow[];
-        await this.writer.run(`COPY FROM DATABASE "${String(main?.name).replaceAll('"', '""')}" TO closebook_backup`);
-        await this.writer.run('DETACH closebook_backup');
-      } catch (error) {
-        await this.writer.run('DETACH DATABASE IF EXISTS closebook_backup').catch(() => undefined);
-        await rm(partial, { force: true });
-        throw new AppError('storage', `The ledger backup could not be written to ${path} (${error instanceof Error ? error.message.split('\n')[0] : String(error)}). Check the folder exists and is writable.`);
-      }
-    });
-    await chmod(partial, 0o600);
-    await rename(partial, path);
+    await this.outputs.write(path, (partial) =>
+      this.writes.run(async () => {
+        try {
+          await this.writer.run(`ATTACH ${sqlPath(partial)} AS closebook_backup`);
+          const [main] = (await (await this.writer.runAndReadAll('SELECT current_database() AS name')).getRowObjectsJson()) as LedgerRow[];
+          await this.writer.run(`COPY FROM DATABASE "${String(main?.name).replaceAll('"', '""')}" TO closebook_backup`);
+        } finally {
+          await this.writer.run('DETACH DATABASE IF EXISTS closebook_backup').catch(() => undefined);
+          await rm(`${partial}.wal`, { force: true });
+        }
+      }),
+    );
   }
 
   close(): void {
@@ -240,6 +243,16 @@ export class Ledger {
   }
 }
 
+/**
+ * DuckDB may read and write files only in `folders` (the ledger's own and the staging folder): a query can then
+ * never reach another file, whatever text reaches it. Fixed for the life of the database: it cannot be undone.
+ */
+async function confine(connection: DuckDBConnection, folders: string[]): Promise<void> {
+  const list = folders.map((folder) => sqlPath(folder.endsWith(sep) ? folder : `${folder}${sep}`)).join(', ');
+  await connection.run(`SET allowed_directories = [${list}]`);
+  await connection.run('SET enable_external_access = false');
+}
+
 /** A file path as an SQL string literal (COPY and ATTACH take no bound parameters for paths). */
 export function sqlPath(path: string): string {
   // eslint-disable-next-line no-control-regex -- control characters have no place in a path given to SQL
@@ -253,8 +266,7 @@ export function sqlPath(path: string): string {
  * transaction was rolled back, so the months saved before are whole and nothing of this one was kept.
  */
 function writeError(error: unknown, dir: string): unknown {
-  const text = error instanceof Error ? error.message : String(error);
-  if (/no space left|disk (is )?full|ENOSPC|quota exceeded|EDQUOT/i.test(text)) {
+  if (isDiskFull(error)) {
     return new AppError('storage', `The disk is full: the ledger at ${dir} could not save this. Nothing of it was kept and the months saved before are intact. Free some space on that disk and try again.`);
   }
   return error;

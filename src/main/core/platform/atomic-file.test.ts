@@ -1,9 +1,9 @@
-import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { temporaryDir } from '../../testing/test-support';
-import { readJsonFile, SerialQueue, writeFileThrough, writeJsonAtomic } from './atomic-file';
+import { readJsonFile, SerialQueue, writeJsonAtomic } from './atomic-file';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -47,37 +47,5 @@ describe('atomic JSON files', () => {
     await expect(failing).rejects.toThrow('boom');
     await last;
     expect(order).toEqual([1, 2, 3]);
-  });
-});
-
-describe('big files written through a temporary file', () => {
-  it('replaces the file only when complete, readable by its owner only', async () => {
-    const dir = await temporaryDir();
-    cleanups.push(dir.remove);
-    const path = join(dir.path, 'month.csv');
-    await writeFile(path, 'old');
-    expect(await writeFileThrough(path, async (temporary) => {
-      expect(temporary).not.toBe(path);
-      expect(await readFile(path, 'utf8')).toBe('old'); // still the old file while the new one is written
-      await writeFile(temporary, 'new');
-      return 42;
-    })).toBe(42);
-    expect(await readFile(path, 'utf8')).toBe('new');
-    expect((await stat(path)).mode & 0o777).toBe(0o600);
-    expect(await readdir(dir.path)).toEqual(['month.csv']);
-  });
-
-  it('leaves the old file and no temporary behind when writing fails half-way, with a storage error', async () => {
-    const dir = await temporaryDir();
-    cleanups.push(dir.remove);
-    const path = join(dir.path, 'month.xlsx');
-    await writeFile(path, 'old');
-    const failing = writeFileThrough(path, async (temporary) => {
-      await writeFile(temporary, 'half');
-      throw Object.assign(new Error('no space left'), { code: 'ENOSPC' });
-    });
-    await expect(failing).rejects.toMatchObject({ code: 'storage', message: expect.stringContaining('ENOSPC') });
-    expect(await readFile(path, 'utf8')).toBe('old');
-    expect(await readdir(dir.path)).toEqual(['month.xlsx']);
   });
 });

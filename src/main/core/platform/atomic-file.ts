@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import type { z } from 'zod';
 import { AppError } from '../../../shared/errors';
+import { fileFailure } from './file-errors';
 import { plainIssue, plainIssues } from './plain-issues';
 
 /**
@@ -27,30 +28,6 @@ export async function writeFileAtomic(path: string, content: string | Uint8Array
   } catch (error) {
     await rm(temporary, { force: true });
     throw storageError(path, 'write', error);
-  }
-}
-
-/**
- * The same for files too big to hold in memory (exports): `write` fills a temporary file beside `path`, which is
- * made readable by its owner only, flushed to disk and renamed into place when complete. On failure it is removed
- * and whatever was at `path` is left as it was.
- */
-export async function writeFileThrough<T>(path: string, write: (temporary: string) => Promise<T>): Promise<T> {
-  const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-  try {
-    const result = await write(temporary);
-    await chmod(temporary, 0o600);
-    const handle = await open(temporary, 'r');
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temporary, path);
-    return result;
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error instanceof AppError ? error : storageError(path, 'write', error);
   }
 }
 
@@ -88,22 +65,9 @@ export async function readJsonFile<T>(path: string, schema: z.ZodType<T>): Promi
   return parsed.data;
 }
 
-/** The system's error codes that a person can act on, in words (the code stays, for support). */
-const REASONS: Record<string, string> = {
-  ENOSPC: 'the disk is full',
-  EDQUOT: 'the disk quota is used up',
-  EACCES: 'permission denied',
-  EPERM: 'permission denied',
-  EROFS: 'the disk is read-only',
-  EISDIR: 'a folder is in its place',
-  ENOTDIR: 'a file is where a folder should be',
-  EBUSY: 'another program holds it open',
-};
-
 function storageError(path: string, action: 'read' | 'write', error: unknown): AppError {
-  const code = (error as NodeJS.ErrnoException)?.code;
-  const reason = code ? (REASONS[code] ? `${code}: ${REASONS[code]}` : code) : error instanceof Error ? error.message.split('\n')[0] : 'unknown error';
-  return new AppError('storage', `Closebook could not ${action} ${path} (${reason}). Check the disk has space and the folder is writable.`);
+  const { cause } = fileFailure(error);
+  return new AppError('storage', `Closebook could not ${action} ${path} (${cause.toLowerCase()}). Check the disk has space and the folder is writable.`);
 }
 
 /** Runs tasks one after another, so two writers of one file never interleave. */

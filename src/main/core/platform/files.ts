@@ -1,7 +1,7 @@
 import type { FileResult } from '../../../shared/contract';
 import { AppError } from '../../../shared/errors';
 import type { Ports } from './ports';
-import { writeFileAtomic } from './atomic-file';
+import { outputsFor } from './output-file';
 
 /** The kinds of file Closebook hands out, with the type a browser is told. */
 export const FILE_MIME_TYPES = {
@@ -21,7 +21,8 @@ export function safeFileName(name: string): string {
 
 /**
  * Hands a produced file to the user by path — never as bytes over IPC (a million-line workbook is ~100 MB): the
- * host picks where (the desktop's save dialog, or the bridge's download folder) and `write` writes it there.
+ * host picks where (the desktop's save dialog, or the bridge's download folder) and `write` writes it there,
+ * through the staging folder (output-file.ts).
  */
 export function deliverFile(ports: Ports, fileName: string, kind: FileKind, write: (path: string) => Promise<unknown>): Promise<FileResult> {
   if (!ports.deliver) throw new AppError('internal', 'This Closebook host cannot hand files to a user (it has no save dialog or download folder). Use the command line with --out.');
@@ -32,5 +33,5 @@ export function deliverFile(ports: Ports, fileName: string, kind: FileKind, writ
 
 /** The same for a small file made in memory (a template, failed rows). */
 export function deliverBytes(ports: Ports, fileName: string, kind: FileKind, bytes: Uint8Array): Promise<FileResult> {
-  return deliverFile(ports, fileName, kind, (path) => writeFileAtomic(path, bytes));
+  return deliverFile(ports, fileName, kind, (path) => outputsFor(ports.dataDir).writeBytes(path, bytes));
 }

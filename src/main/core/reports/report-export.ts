@@ -1,9 +1,5 @@
-import { createWriteStream } from 'node:fs';
-import { once } from 'node:events';
-import { finished } from 'node:stream/promises';
 import type { ReportFilter } from '../../../shared/report-filter';
 import { type Ledger, sqlPath } from '../ledger/ledger';
-import { writeFileThrough } from '../platform/atomic-file';
 import { CSV_BOM, csvCell, csvLine } from '../platform/csv';
 import { exportLines, LINE_FIELDS, LINE_ORDER, ORGANIZATION_ORDER } from './report-export-lines';
 import { ReportLibrary } from './report-library';
@@ -62,27 +58,16 @@ const CSV_FIELDS = LINE_EXPORT_COLUMNS.map(([, column, kind]) => [LINE_FIELDS.in
  * line ends, a header row of LINE_EXPORT_COLUMNS; text escaped against formulas, numbers as they are.
  */
 async function writeCsv(ledger: Ledger, reportId: string, path: string, filter?: ReportFilter): Promise<{ lines: number }> {
-  return writeFileThrough(path, async (temporary) => {
-    const out = createWriteStream(temporary, { mode: 0o600 });
-    out.on('error', () => undefined); // reported by `finished` below or by the failed write
-    try {
-      const write = async (text: string) => {
-        if (!out.write(text)) await once(out, 'drain');
-      };
-      let lines = 0;
-      await write(CSV_BOM + csvLine(LINE_EXPORT_COLUMNS.map(([header]) => csvCell(header))));
-      for await (const batch of exportLines(ledger, reportId, filter)) {
-        let chunk = '';
-        for (const line of batch) chunk += csvLine(CSV_FIELDS.map(([index, kind]) => (kind === 'number' ? csvCell(plainDecimal(line[index]), 'number') : csvCell(line[index]))));
-        lines += batch.length;
-        await write(chunk);
-      }
-      out.end();
-      await finished(out);
-      return { lines };
-    } finally {
-      out.destroy();
+  return ledger.outputs.writeStream(path, async (sink) => {
+    let lines = 0;
+    await sink.put(CSV_BOM + csvLine(LINE_EXPORT_COLUMNS.map(([header]) => csvCell(header))));
+    for await (const batch of exportLines(ledger, reportId, filter)) {
+      let chunk = '';
+      for (const line of batch) chunk += csvLine(CSV_FIELDS.map(([index, kind]) => (kind === 'number' ? csvCell(plainDecimal(line[index]), 'number') : csvCell(line[index]))));
+      lines += batch.length;
+      await sink.put(chunk);
     }
+    return { lines };
   });
 }
 
@@ -90,7 +75,7 @@ async function writeCsv(ledger: Ledger, reportId: string, path: string, filter?:
 async function writeParquet(ledger: Ledger, reportId: string, path: string, filter?: ReportFilter): Promise<{ lines: number }> {
   const { sql, params } = filteredLines(reportId, filter);
   const columns = LINE_EXPORT_COLUMNS.map(([header, column]) => `${column} AS "${header}"`).join(', ');
-  await writeFileThrough(path, async (temporary) => {
+  await ledger.outputs.write(path, async (temporary) => {
     // COPY takes no bound parameter for the path: sqlPath quotes it (and refuses control characters); the filter's values stay bound.
     const ordered = `SELECT ${columns} FROM (${sql}) JOIN (SELECT org_no, org_rank FROM (${ORGANIZATION_ORDER})) USING (org_no) ORDER BY ${LINE_ORDER}`;
     await ledger.run(`COPY (${ordered}) TO ${sqlPath(temporary)} (FORMAT PARQUET, COMPRESSION ZSTD)`, params);

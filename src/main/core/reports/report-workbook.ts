@@ -1,11 +1,9 @@
-import { createWriteStream } from 'node:fs';
-import { finished } from 'node:stream/promises';
 import ExcelJS from 'exceljs';
 import { isEmptyFilter, type ReportFilter } from '../../../shared/report-filter';
 import { marginPercent, money } from '../../../shared/money';
 import type { ReportMeta } from '../../../shared/schemas/saved-report';
 import type { Ledger, LedgerRow, LedgerValue } from '../ledger/ledger';
-import { writeFileThrough } from '../platform/atomic-file';
+import type { FileSink, OutputFolder } from '../platform/output-file';
 import {
   cellLocalTime, cellNumber, COUNT_FORMAT, DATE_FORMAT, DATETIME_FORMAT, type Look, machineTimeZone, moneyFormat, PERCENT_FORMAT, QUANTITY_FORMAT, styleOf, TEXT_FORMAT, unitPriceFormat,
 } from './number-formats';
@@ -104,13 +102,12 @@ export function printSetup(reportName: string): SheetOptions {
  * Writes the workbook from the ledger with exceljs's streaming writer: every aggregate and total comes from SQL
  * (exact DECIMAL sums, per currency pair — never across currencies) and the billing lines are streamed in batches,
  * so memory does not grow with the report. Amounts become numbers only in their cells; totals are formulas stored
- * with their exact result (exceljs never calculates). Written to a temporary file beside `path` and renamed into
- * place when complete.
+ * with their exact result (exceljs never calculates). Written through the ledger's staging folder (see output-file.ts).
  */
 export async function writeReportWorkbook(ledger: Ledger, meta: ReportMeta, path: string, options: WorkbookOptions): Promise<WorkbookSummary> {
-  return writeWorkbookFile(path, options.exportedAt, async (workbook) => {
+  return writeWorkbookFile(ledger.outputs, path, options.exportedAt, async (workbook, output) => {
     const lines = lineFilter(meta.id, options.filter);
-    const sheets: Sheets = { workbook, maxRows: Math.max(2, options.maxRows ?? EXCEL_MAX_ROWS), print: printSetup(meta.name) };
+    const sheets: Sheets = { workbook, output, maxRows: Math.max(2, options.maxRows ?? EXCEL_MAX_ROWS), print: printSetup(meta.name) };
     const totals = (await ledger.all(`SELECT ${PAIR}, ${SUMS} FROM billing_lines l WHERE ${lines.where} GROUP BY ALL ORDER BY currency_key`, lines.params)).map(amountsOf);
     const split = [
       await writeInvoicing(sheets, ledger, meta.id, options.filter),
@@ -128,31 +125,28 @@ export async function writeReportWorkbook(ledger: Ledger, meta: ReportMeta, path
 }
 
 /**
- * A workbook written with exceljs's streaming writer into a temporary file beside `path` (owner-only) and renamed
- * into place when `build` has added its sheets and the file is complete.
+ * A workbook written with exceljs's streaming writer into a file of the staging folder, moved to `path` once `build`
+ * has added its sheets and the file is complete. A write that fails (a full disk) ends `build` at its next row or
+ * wait (see Sheets.output) and the export with it: exceljs itself would wait for ever for the broken stream.
  */
-export async function writeWorkbookFile<T>(path: string, createdAt: Date, build: (workbook: Writer) => Promise<T>): Promise<T> {
-  return writeFileThrough(path, async (temporary) => {
-    const stream = createWriteStream(temporary, { mode: 0o600 });
-    // A failure is reported by `finished` or the writer; a late write into the destroyed stream must not crash.
-    stream.on('error', () => undefined);
-    try {
-      const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream, useStyles: true, useSharedStrings: false });
-      workbook.creator = 'Closebook';
-      workbook.created = createdAt;
-      const result = await build(workbook);
-      await workbook.commit();
-      await finished(stream);
-      return result;
-    } finally {
-      stream.destroy();
-    }
+export async function writeWorkbookFile<T>(outputs: OutputFolder, path: string, createdAt: Date, build: (workbook: Writer, output: OutputWatch) => Promise<T>): Promise<T> {
+  return outputs.writeStream(path, async (sink) => {
+    const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: sink, useStyles: true, useSharedStrings: false });
+    workbook.creator = 'Closebook';
+    workbook.created = createdAt;
+    const result = await build(workbook, sink);
+    await Promise.race([workbook.commit(), sink.failure]);
+    return result;
   });
 }
+
+/** What a sheet writer asks of the file under it: has a write failed (check), and a promise that says when one does. */
+export type OutputWatch = Pick<FileSink, 'check' | 'failure'>;
 
 /** What every sheet of one workbook is made with. */
 export interface Sheets {
   workbook: Writer;
+  output: OutputWatch;
   maxRows: number;
   print: SheetOptions;
 }
@@ -191,6 +185,7 @@ export class SheetSeries {
 
   /** The next data row (on a new sheet when this one is full); commit it when its cells are set. */
   next(): { row: ExcelJS.Row; rowNumber: number } {
+    this.sheets.output.check();
     this.flush(); // rows given as XML go first: a sheet's rows must be in order
     const rowNumber = this.take();
     return { row: (this.sheet as Sheet).getRow(rowNumber), rowNumber };
@@ -198,6 +193,7 @@ export class SheetSeries {
 
   /** The next data row as XML made by `xml(rowNumber)` (see xlsx-row-xml.ts); buffered and written in pieces. */
   nextXml(xml: (rowNumber: number) => string): void {
+    this.sheets.output.check();
     const rowNumber = this.take(); // first: taking a row may start a new sheet, which flushes what is pending
     this.pending += xml(rowNumber);
     if (this.pending.length > 256 * 1024) this.flush();
@@ -253,7 +249,8 @@ export class SheetSeries {
   /** Blocks until the zip has taken what this sheet wrote (see zipCaughtUp). */
   caughtUp(): Promise<void> {
     this.flush();
-    return this.sheet ? zipCaughtUp(this.sheet) : Promise.resolve();
+    // The zip never catches up with a file that failed: the failure ends the wait.
+    return this.sheet ? Promise.race([zipCaughtUp(this.sheet), this.sheets.output.failure]) : Promise.resolve();
   }
 
   commit(): void {

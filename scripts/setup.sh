@@ -6,10 +6,12 @@
 #   libsecret-tools            secret-tool, to look into the keychain by hand
 #   chromium                   the browser the end-to-end tests drive (Playwright's own download is not used)
 #   xvfb                       a virtual display for headed runs and screenshots
+#   libreoffice-calc-nogui     a real spreadsheet for the fault suite: exported CSV, copied text and workbooks are
+#                              opened in it (no formula may come alive, no sheet may be cut short)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(build-essential python3 libsecret-1-dev gnome-keyring libsecret-tools dbus chromium xvfb)
+packages=(build-essential python3 libsecret-1-dev gnome-keyring libsecret-tools dbus chromium xvfb libreoffice-calc-nogui)
 if command -v apt-get >/dev/null 2>&1; then
   missing=()
   for package in "${packages[@]}"; do

@@ -1,6 +1,7 @@
 import ExcelJS from 'exceljs';
 import type { Submission } from '../../../shared/schemas/consumption';
 import { CSV_BOM, csvCell, csvLine } from '../platform/csv';
+import { guardWorkbookText } from '../xlsx/xml-text';
 
 const FIELD_HEADERS = ['Row', 'Subscription ID', 'Is add-on', 'Add-on ID', 'Quantity', 'Consumption ID'];
 const QUANTITY_AT = FIELD_HEADERS.indexOf('Quantity');
@@ -37,6 +38,7 @@ export function failedRowsCsv(submission: Submission): string {
 }
 
 export async function failedRowsXlsx(submission: Submission): Promise<Buffer> {
+  guardWorkbookText(); // the file's own values and the service's messages may hold what XML cannot
   const workbook = new ExcelJS.Workbook();
   const sheet = workbook.addWorksheet('Failed records');
   sheet.columns = headersOf(submission).map((header, index) => ({ header, width: header === 'Error' ? 70 : index < FIELD_HEADERS.length && header.endsWith('ID') ? 40 : index < FIELD_HEADERS.length ? 12 : 20 }));

@@ -2,23 +2,33 @@
 const PLAIN_NUMBER = /^-?\d+(?:\.\d+)?$/;
 
 /**
- * CSV cells for every CSV Closebook writes (RFC 4180: quoted when needed, quotes doubled). A text cell that a
- * spreadsheet would run as a formula — starting with = + - @, a tab or a carriage return — gets a leading
- * apostrophe, so `=HYPERLINK(…)` from a hostile name or error message stays text. Numbers are written as they are
- * (a negative amount stays a number) — but only plain numbers: anything else in a number column is text.
+ * CSV cells for every CSV Closebook writes (RFC 4180: quoted when needed, quotes doubled; also when a cell holds a
+ * semicolon or a tab, which readers in other locales split on). Text goes through formulaSafe; numbers are written
+ * as they are (a negative amount stays a number) — but only plain numbers: anything else in a number column is text.
  */
 export function csvCell(value: string | number | null | undefined, kind: 'text' | 'number' = typeof value === 'number' ? 'number' : 'text'): string {
   if (value === null || value === undefined) return '';
   const text = formulaSafe(String(value), kind);
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+  return /[",;\t\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
 /**
- * The escape of csvCell alone (for the tab-separated text Closebook copies): formula-leading text gets a leading
- * apostrophe. A number column passes only plain numbers through as they are; anything else in it is escaped like text.
+ * Where a cell may begin, whatever the reader splits on: the start of the value, and after any character some
+ * reader takes for a separator or a row end (comma, semicolon, tab, line break — a reader set to semicolons does
+ * not honour a quoted comma field). Spaces between are allowed for, as some readers trim them.
+ */
+const CELL_START_THEN_FORMULA = /(^|[,;\t\r\n])( *)([=+\-@])/g;
+
+/**
+ * The formula escape of every CSV and clipboard text Closebook writes: wherever a cell could begin, a character a
+ * spreadsheet starts a formula with (= + - @) gets an apostrophe before it, so `Acme;=cmd|' /C calc'!A0` stays text
+ * whether the file is read with commas, semicolons or tabs; a value starting with a tab or carriage return gets one
+ * in front. A number column passes only plain numbers through as they are; anything else in it is escaped like text.
  */
 export function formulaSafe(text: string, kind: 'text' | 'number'): string {
-  return !(kind === 'number' && PLAIN_NUMBER.test(text)) && /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
+  if (kind === 'number' && PLAIN_NUMBER.test(text)) return text;
+  const escaped = text.replace(CELL_START_THEN_FORMULA, "$1$2'$3");
+  return /^[\t\r]/.test(escaped) ? `'${escaped}` : escaped;
 }
 
 export function csvLine(cells: string[]): string {

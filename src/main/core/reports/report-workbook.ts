@@ -4,6 +4,7 @@ import { marginPercent, money } from '../../../shared/money';
 import type { ReportMeta } from '../../../shared/schemas/saved-report';
 import type { Ledger, LedgerRow, LedgerValue } from '../ledger/ledger';
 import type { FileSink, OutputFolder } from '../platform/output-file';
+import { guardWorkbookText } from '../xlsx/xml-text';
 import {
   cellLocalTime, cellNumber, COUNT_FORMAT, DATE_FORMAT, DATETIME_FORMAT, type Look, machineTimeZone, moneyFormat, PERCENT_FORMAT, QUANTITY_FORMAT, styleOf, TEXT_FORMAT, unitPriceFormat,
 } from './number-formats';
@@ -130,6 +131,7 @@ export async function writeReportWorkbook(ledger: Ledger, meta: ReportMeta, path
  * wait (see Sheets.output) and the export with it: exceljs itself would wait for ever for the broken stream.
  */
 export async function writeWorkbookFile<T>(outputs: OutputFolder, path: string, createdAt: Date, build: (workbook: Writer, output: OutputWatch) => Promise<T>): Promise<T> {
+  guardWorkbookText();
   return outputs.writeStream(path, async (sink) => {
     const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: sink, useStyles: true, useSharedStrings: false });
     workbook.creator = 'Closebook';

@@ -1,5 +1,6 @@
 import type ExcelJS from 'exceljs';
 import { AppError } from '../../../shared/errors';
+import { xmlSafeText } from '../xlsx/xml-text';
 
 /**
  * Billing-line rows written straight into an exceljs streaming worksheet as XML. exceljs builds a row, cell and
@@ -54,15 +55,12 @@ export function writeRowsXml(sheet: WorksheetWriter, xml: string, lastRow: numbe
 
 const COLUMN_LETTERS = Array.from({ length: 26 * 27 }, (_, index) => (index < 26 ? '' : String.fromCharCode(64 + Math.floor(index / 26))) + String.fromCharCode(65 + (index % 26)));
 
-/** What XML cannot hold (removed, as exceljs does) or must escape. */
-// eslint-disable-next-line no-control-regex -- control characters are exactly what must go
-const NEEDS_ENCODING = /[<>&'"\u007f\u0000-\u0008\u000b\u000c\u000e-\u001f]/;
-// eslint-disable-next-line no-control-regex -- as above
-const INVALID = /[\u007f\u0000-\u0008\u000b\u000c\u000e-\u001f]/g;
+/** What XML must escape; what it cannot hold at all is made safe by xmlSafeText. */
+const MARKUP = /[<>&'"]/g;
 const ENTITIES: Record<string, string> = { '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' };
 
 function xmlText(text: string): string {
-  return NEEDS_ENCODING.test(text) ? text.replace(INVALID, '').replace(/[<>&'"]/g, (char) => ENTITIES[char] as string) : text;
+  return xmlSafeText(text).replace(MARKUP, (char) => ENTITIES[char] as string);
 }
 
 /** A plain decimal as the ledger writes it ("-12.500000"): a valid number literal in the sheet XML as it is. */

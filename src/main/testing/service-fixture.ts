@@ -6,7 +6,7 @@ import type { ProfileView } from '../../shared/schemas/profile';
 import { isLoopbackHost } from '../../shared/schemas/profile';
 import type { ReportMeta } from '../../shared/schemas/saved-report';
 import { createService, type Service } from '../core/service';
-import type { Logger, Ports } from '../core/platform/ports';
+import type { DeliverFile, Logger, Ports } from '../core/platform/ports';
 import type { MemorySecretStore } from '../core/platform/memory-secret-store';
 import { afterAll, beforeAll } from 'vitest';
 import { watchProcessFailures } from './fuzz';
@@ -74,6 +74,17 @@ export async function serviceFixture(options: { ports?: Partial<Ports>; organiza
   let refused = 0;
   let keepNextDownload = false;
   let kept = '';
+  // Like the browser bridge: written into a folder of its own; removed at once unless the fixture keeps it. A
+  // test's own `deliver` serves every file but the one the fixture makes for itself (the shared report).
+  const deliver: DeliverFile = async (fileName, kind, write) => {
+    if (!keepNextDownload && options.ports?.deliver) return options.ports.deliver(fileName, kind, write);
+    const path = join(files.path, `download-${randomUUID()}`);
+    await write(path);
+    if (keepNextDownload) kept = path;
+    else await rm(path, { force: true });
+    keepNextDownload = false;
+    return { kind: 'download', fileName, url: `/bridge/files/${randomUUID()}` };
+  };
   const env = await testPorts({
     log,
     fetch: (url, init) => {
@@ -83,21 +94,13 @@ export async function serviceFixture(options: { ports?: Partial<Ports>; organiza
       }
       return fetch(url, init);
     },
-    // Like the browser bridge: written into a folder of its own; removed at once unless the fixture keeps it.
-    deliver: async (fileName, _kind, write) => {
-      const path = join(files.path, `download-${randomUUID()}`);
-      await write(path);
-      if (keepNextDownload) kept = path;
-      else await rm(path, { force: true });
-      keepNextDownload = false;
-      return { kind: 'download', fileName, url: `/bridge/files/${randomUUID()}` };
-    },
     pickFile: async () => null,
     pickFolder: async () => null,
     uploadedFile: (id) => uploads.get(id) ?? null,
     printToPdf: async () => new TextEncoder().encode('%PDF-1.4\n%%EOF\n'),
     writeClipboard: () => {},
     ...options.ports,
+    deliver,
   });
   let service = createService(env.ports);
   await service.start();

@@ -105,7 +105,7 @@ describe('per-group workbook packs', () => {
     await mkdir(join(folder, 'Billing 2026-10 — Jane Doe.xlsx'), { recursive: true }); // the second pack cannot take its place
     const failure = await exportGroupPacksToFolder(ports, ledger, meta, folder).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(AppError);
-    expect((failure as AppError).message).toMatch(/^Wrote 1 of 4 packs to .*packs \(Billing 2026-10 — CC-100-Nordics\.xlsx\); Billing 2026-10 — Jane Doe\.xlsx could not be written/);
+    expect((failure as AppError).message).toMatch(/^A folder is in its place \(.*packs\): .*Billing 2026-10 — Jane Doe\.xlsx could not be written\. Nothing was saved there; .* The 1 of 4 packs before it were written to .*packs: Billing 2026-10 — CC-100-Nordics\.xlsx\.$/);
     expect((await readdir(folder)).sort()).toEqual(['Billing 2026-10 — CC-100-Nordics.xlsx', 'Billing 2026-10 — Jane Doe.xlsx']);
   });
 

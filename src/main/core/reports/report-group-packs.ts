@@ -1,5 +1,5 @@
-import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, rmdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import type { ChannelOutput, FileResult, GroupPack } from '../../../shared/contract';
 import { AppError } from '../../../shared/errors';
 import { isEmptyFilter, type ReportFilter } from '../../../shared/report-filter';
@@ -92,8 +92,10 @@ export async function writeGroupPacks(packs: PlannedPack[], write: (pack: Planne
       written.push({ group: pack.group, organizations: pack.organizations, fileName: pack.fileName, file, lines });
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      const done = written.length === 0 ? 'No pack was written' : `Wrote ${written.length} of ${packs.length} packs${where} (${written.map((done) => done.fileName).join(', ')})`;
-      throw new AppError(error instanceof AppError ? error.code : 'storage', `${done}; ${pack.fileName} could not be written: ${reason}`);
+      const names = written.map((done) => done.fileName);
+      const listed = names.length > 3 ? `${names.slice(0, 3).join(', ')} and ${names.length - 3} more` : names.join(', ');
+      const before = written.length === 0 ? 'No pack was written.' : `The ${written.length} of ${packs.length} packs before it were written${where}: ${listed}.`;
+      throw new AppError(error instanceof AppError ? error.code : 'storage', `${reason.replace(/\.?$/, '.')} ${before}`);
     }
   }
   return written;
@@ -140,6 +142,12 @@ export async function exportGroupPacks(ports: Ports, ledger: Ledger, meta: Repor
 /** The CLI's `reports export ID --per-group --out-dir DIR`: every pack into `folder`, made when missing. */
 export async function exportGroupPacksToFolder(ports: Ports, ledger: Ledger, meta: ReportMeta, folder: string, filter?: ReportFilter): Promise<{ packs: WrittenPack[]; inSeveralGroups: number }> {
   const plan = await planGroupPacks(ledger, meta, filter);
-  await mkdir(folder, { recursive: true });
-  return { packs: await writeGroupPacksInto(ledger, meta, plan, folder, workbookOptions(ports)), inSeveralGroups: plan.inSeveralGroups };
+  const made = await mkdir(folder, { recursive: true });
+  try {
+    return { packs: await writeGroupPacksInto(ledger, meta, plan, folder, workbookOptions(ports)), inSeveralGroups: plan.inSeveralGroups };
+  } catch (error) {
+    // A folder made for packs of which none was written goes again (rmdir: only ever an empty one).
+    for (let empty = folder; made && empty.startsWith(made); empty = dirname(empty)) await rmdir(empty).catch(() => undefined);
+    throw error;
+  }
 }

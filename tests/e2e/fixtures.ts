@@ -1,4 +1,4 @@
-import { test as base } from '@playwright/test';
+import { type BrowserContext, test as base } from '@playwright/test';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,17 +18,24 @@ export interface BridgeHost {
   useProfileFor(twin: Twin, name: string): Promise<string>;
 }
 
-/** A fresh bridge per test: its own data folder, in-memory secrets, and a demo twin that answers quickly. */
-export async function startBridge(twinOptions: TwinOptions = {}): Promise<BridgeHost & { stop(): Promise<void> }> {
+/**
+ * A fresh bridge per test: its own data folder, in-memory secrets, and a demo twin that answers quickly. With a
+ * browser context, each bridge's one-time link is opened in it (as the user would), so its pages have the session.
+ */
+export async function startBridge(twinOptions: TwinOptions = {}, context?: BrowserContext): Promise<BridgeHost & { stop(): Promise<void> }> {
   const dataDir = await mkdtemp(join(tmpdir(), 'closebook-e2e-'));
   const demo = createDemoStarter({ reportReadyAfterMs: 2_000, reportReadyAfterPolls: 2, taskQueuedMs: 500, taskProcessingMs: 1_000, ...twinOptions });
   const secrets = new MemorySecretStore();
-  const launch = (port?: number) =>
-    startHarness({
+  const launch = async (port?: number) => {
+    const harness = await startHarness({
       ...(port ? { port } : {}),
       staticDir: join(process.cwd(), 'out', 'renderer'),
       ports: { dataDir, secrets, fetch: (input, init) => fetch(input, init), clock: systemClock, log: silentLogger, startDemoService: demo.start, appVersion: '0.0.0-e2e' },
     });
+    // The context's request shares its cookie jar: the session cookie the link sets is the page's.
+    if (context && !(await context.request.get(harness.link, { maxRedirects: 0 })).headers()['set-cookie']) throw new Error('The bridge gave no session for its link.');
+    return harness;
+  };
   const host = {
     harness: await launch(),
     dataDir,
@@ -57,8 +64,8 @@ export async function startBridge(twinOptions: TwinOptions = {}): Promise<Bridge
 
 export const test = base.extend<{ twinOptions: TwinOptions; bridge: BridgeHost }>({
   twinOptions: [{}, { option: true }],
-  bridge: async ({ twinOptions }, use) => {
-    const host = await startBridge(twinOptions);
+  bridge: async ({ twinOptions, context }, use) => {
+    const host = await startBridge(twinOptions, context);
     await use(host);
     await host.stop();
   },

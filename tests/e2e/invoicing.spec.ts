@@ -36,8 +36,9 @@ async function showInvoicing(viewer: Locator): Promise<Locator> {
 async function billingLines(page: Page, bridge: BridgeHost, reportId: string): Promise<Record<string, string>[]> {
   const file = await bridge.harness.service.handlers['reports:export']({ reportId, format: 'csv' });
   if (file.kind !== 'download') throw new Error(`expected a download, got ${file.kind}`);
-  // Fetched as the page would (its context holds the bridge's cookie).
-  const response = await page.request.get(new URL(file.url, bridge.harness.url).href);
+  // Fetched with the page's session (its context holds the bridge's cookie); a browser's own GET would say where it
+  // comes from (Sec-Fetch-Site), Playwright's request does not, so it names the page's origin.
+  const response = await page.request.get(new URL(file.url, bridge.harness.url).href, { headers: { Origin: bridge.harness.url } });
   expect(response.ok()).toBe(true);
   const text = await response.text();
   return Papa.parse<Record<string, string>>(text.replace(/^\uFEFF/, ''), { header: true, skipEmptyLines: true }).data;

@@ -11,7 +11,7 @@ import { startHarness } from './server';
  * Runs the renderer in a browser against the real service code: `npm run harness -- [--port N] [--data-dir DIR]
  * [--keychain]`. Without --keychain secrets stay in memory (tests); the data folder defaults to a new temporary one,
  * removed when the harness stops — so `npm run demo` opens on the first start (*Try the demo service*) every time
- * and leaves nothing behind.
+ * and leaves nothing behind. It prints a one-time link: the browser that opens it gets this run's session.
  */
 async function main() {
   const { values } = parseArgs({
@@ -37,7 +37,8 @@ async function main() {
       appVersion: process.env.npm_package_version ?? '0.0.0',
     },
   });
-  process.stdout.write(`${harness.url}\n`);
+  // The one-time link (its first line is all scripts/demo.mjs reads): opening it is how a browser gets in.
+  process.stdout.write(`${harness.link}\n`);
   const stop = async () => {
     await harness.close();
     await demo.stop();

@@ -15,11 +15,15 @@ export interface HarnessOptions {
   /** The built renderer (out/renderer). */
   staticDir: string;
   ports: Omit<Ports, 'host'>;
+  /** The largest upload (2 GB); tests set a small one. */
+  maxUploadBytes?: number;
 }
 
 export interface Harness {
   url: string;
-  /** This run's token: the page gets it as a cookie with the app; a program sends it as the x-closebook-bridge header. */
+  /** The link to print for the user: opening it gives that browser this run's session, once. */
+  link: string;
+  /** For programs in this process (tests): sent as the x-closebook-bridge header, with the bridge's Origin. Never printed. */
   token: string;
   service: Service;
   close(): Promise<void>;
@@ -29,7 +33,6 @@ export interface Harness {
 const MAX_INVOKE_BYTES = 80 * 1024 * 1024;
 /** The largest file the page may upload (a shared report of a very large month). */
 const MAX_UPLOAD_BYTES = 2 * 1024 * 1024 * 1024;
-const TOKEN_COOKIE = 'closebook-bridge';
 
 const MIME: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -43,7 +46,7 @@ const MIME: Record<string, string> = {
 /**
  * The browser test bridge: serves the built renderer and the same contract over HTTP, backed by the same service
  * and the same dispatch (input and output parsed) as Electron's IPC. A test and development host only: it binds
- * to loopback and accepts requests from its own origin only.
+ * to loopback, and answers calls only from its own page in the browser that opened the one-time link it printed.
  */
 export async function startHarness(options: HarnessOptions): Promise<Harness> {
   // Files the page uploaded (a report to import), kept for this run only, by a random id.
@@ -66,56 +69,60 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     for (const stream of streams) stream.write(line);
   });
   let origin = '';
-  let hosts = new Set<string>();
+  let host = '';
+  let sessionCookie = '';
   const token = randomBytes(24).toString('base64url');
+  // The printed link's secret: spent on first use, so a link left in a terminal or a browser's history opens nothing.
+  let linkCode: string | null = randomBytes(24).toString('base64url');
+  let session: string | null = null;
+  const maxUploadBytes = options.maxUploadBytes ?? MAX_UPLOAD_BYTES;
   const log: Logger = options.ports.log;
 
   const server = createServer((request, response) => {
     void handle(request, response).catch((error: unknown) => {
       log.warn('bridge request failed', { error: error instanceof Error ? error.message : String(error) });
-      if (!response.headersSent) response.writeHead(500).end();
+      if (!response.headersSent) refuse(response, 500, 'Closebook could not answer this request; its log says why.');
     });
   });
 
   async function handle(request: IncomingMessage, response: ServerResponse) {
     // A page of another site whose name resolves to 127.0.0.1 (DNS rebinding) still names its own host.
-    if (!hosts.has(String(request.headers.host ?? ''))) {
-      response.writeHead(421).end();
-      return;
+    if (request.headers.host !== host) return refuse(response, 421, `Closebook's browser bridge answers only at ${origin}/ (the address it printed).`);
+    const target = request.url ?? '';
+    let url: URL;
+    let path: string;
+    try {
+      if (!target.startsWith('/')) throw new URIError();
+      url = new URL(`${origin}${target}`);
+      path = decodeURIComponent(url.pathname);
+    } catch {
+      return refuse(response, 400, 'The address is not valid (a bad % escape?).');
     }
-    const url = new URL(request.url ?? '/', origin);
-    if (url.pathname.startsWith('/bridge/') && !trusted(request)) {
-      response.writeHead(403).end();
-      return;
+    if (request.method === 'GET' && path === '/open') return openSession(url, response);
+    if (path.startsWith('/bridge/') && !trusted(request)) {
+      return refuse(response, 403, 'Closebook answers only its own page, in the browser that opened its one-time link. Open the link it printed at start, or restart it for a new one.');
     }
-    if (request.method === 'POST' && url.pathname.startsWith('/bridge/invoke/')) {
-      if (!String(request.headers['content-type']).startsWith('application/json')) {
-        response.writeHead(415).end();
-        return;
-      }
-      const channel = decodeURIComponent(url.pathname.slice('/bridge/invoke/'.length));
+    if (request.method === 'POST' && path.startsWith('/bridge/invoke/')) {
+      if (!String(request.headers['content-type']).startsWith('application/json')) return refuse(response, 415, 'A call must be sent as application/json.');
+      if (Number(request.headers['content-length'] ?? 0) > MAX_INVOKE_BYTES) return tooLarge(response, MAX_INVOKE_BYTES);
+      const body = await readBody(request, MAX_INVOKE_BYTES);
+      if (body === null) return tooLarge(response, MAX_INVOKE_BYTES);
       let input: unknown;
       try {
-        input = JSON.parse((await readBody(request, MAX_INVOKE_BYTES)) || '{}');
-      } catch (error) {
-        if (error instanceof BodyTooLarge) {
-          response.writeHead(413).end();
-          return;
-        }
+        input = JSON.parse(body || '{}');
+      } catch {
         input = Symbol('unreadable');
       }
-      const reply = await dispatch(service, channel, input, log);
+      const reply = await dispatch(service, path.slice('/bridge/invoke/'.length), input, log);
       response.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' });
       response.end(JSON.stringify(reply));
       return;
     }
-    if (request.method === 'GET' && url.pathname.startsWith('/bridge/files/')) {
-      const file = downloads.get(url.pathname.slice('/bridge/files/'.length));
-      if (!file) {
-        response.writeHead(404).end();
-        return;
-      }
-      downloads.delete(url.pathname.slice('/bridge/files/'.length));
+    if (request.method === 'GET' && path.startsWith('/bridge/files/')) {
+      const id = path.slice('/bridge/files/'.length);
+      const file = downloads.get(id);
+      if (!file) return refuse(response, 404, 'This file has been downloaded already, or never existed.');
+      downloads.delete(id);
       response.writeHead(200, {
         'Content-Type': file.mimeType,
         'Content-Disposition': `attachment; filename*=UTF-8''${encodeURIComponent(file.fileName)}`,
@@ -126,72 +133,79 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
       await rm(file.path, { force: true });
       return;
     }
-    if (request.method === 'POST' && url.pathname === '/bridge/upload') {
-      // The page sends the file's bytes as they are; they are streamed to disk, never held as one string.
-      if (Number(request.headers['content-length'] ?? 0) > MAX_UPLOAD_BYTES) {
-        response.writeHead(413).end();
-        return;
-      }
+    if (request.method === 'POST' && path === '/bridge/upload') {
+      if (Number(request.headers['content-length'] ?? 0) > maxUploadBytes) return tooLarge(response, maxUploadBytes);
       const id = randomUUID();
       // Under the name the user picked (so an import can say which file it came from), in a folder of its own.
-      const path = join(uploadDir, id, uploadName(request.headers['x-file-name']));
+      const file = join(uploadDir, id, uploadName(request.headers['x-file-name']));
+      // The page sends the file's bytes as they are; they are streamed to disk, never held as one string.
+      const cap = capped(maxUploadBytes);
       try {
-        await mkdir(dirname(path), { mode: 0o700 });
-        await pipeline(request, limited(MAX_UPLOAD_BYTES), createWriteStream(path, { mode: 0o600 }));
+        await mkdir(dirname(file), { mode: 0o700 });
+        await pipeline(request, cap, createWriteStream(file, { mode: 0o600 }));
       } catch (error) {
-        await rm(dirname(path), { recursive: true, force: true });
-        if (!(error instanceof BodyTooLarge)) throw error;
-        response.writeHead(413, { Connection: 'close' }).end();
-        return;
+        await rm(dirname(file), { recursive: true, force: true });
+        throw error;
       }
-      uploads.set(id, path);
+      if (cap.over()) {
+        await rm(dirname(file), { recursive: true, force: true });
+        return tooLarge(response, maxUploadBytes);
+      }
+      uploads.set(id, file);
       response.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' });
       response.end(JSON.stringify({ upload: id }));
       return;
     }
-    if (request.method === 'GET' && url.pathname === '/bridge/events') {
+    if (request.method === 'GET' && path === '/bridge/events') {
       response.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', Connection: 'keep-alive' });
       response.write(': connected\n\n');
       streams.add(response);
       request.on('close', () => streams.delete(response));
       return;
     }
-    if (request.method === 'GET') return serveStatic(url.pathname, response);
-    response.writeHead(405).end();
+    if (request.method === 'GET' && !path.startsWith('/bridge/')) return serveStatic(path, response);
+    refuse(response, path.startsWith('/bridge/') ? 404 : 405, 'Closebook has nothing here.');
   }
 
-  /** The page of this run: its own origin (exactly) and this run's token (the cookie it got with the app, or the header). */
+  /** The printed link: its code is exchanged once for a fresh session cookie, then the browser goes to `/` without it. */
+  function openSession(url: URL, response: ServerResponse) {
+    if (linkCode === null || !same(url.searchParams.get('token'), linkCode)) {
+      return refuse(response, 403, `This Closebook link works once and has been used. In the browser that opened it, go to ${origin}/ — or stop Closebook and start it again for a new link.`);
+    }
+    linkCode = null;
+    session = randomBytes(24).toString('base64url');
+    response.writeHead(303, {
+      Location: '/',
+      'Cache-Control': 'no-store',
+      // Sent back by the browser to this host only, never with a request another site starts, unreadable by scripts.
+      'Set-Cookie': `${sessionCookie}=${session}; Path=/; HttpOnly; SameSite=Strict`,
+    });
+    response.end();
+  }
+
+  /**
+   * This run's page: the session cookie (or, for a program, the token header) AND the bridge's exact origin. The
+   * cookie alone is not enough: cookies are not scoped by port, so a page of another loopback port sends it too.
+   */
   function trusted(request: IncomingMessage): boolean {
-    const sender = request.headers.origin ?? (request.headers.referer ? originOf(request.headers.referer) : undefined);
-    if (sender !== undefined && sender !== origin) return false;
-    const given = String(request.headers['x-closebook-bridge'] ?? cookie(request, TOKEN_COOKIE) ?? '');
-    return given.length === token.length && timingSafeEqual(Buffer.from(given), Buffer.from(token));
+    const sender = request.headers.origin;
+    // Browsers leave Origin out of a same-origin GET (the event stream, a download) but always send Sec-Fetch-Site,
+    // which no script can set; for a page of another loopback port it says 'same-site', not 'same-origin'.
+    const ownPage = sender !== undefined ? sender === origin : request.headers['sec-fetch-site'] === 'same-origin';
+    const header = request.headers['x-closebook-bridge'];
+    return ownPage && (same(typeof header === 'string' ? header : undefined, token) || cookies(request, sessionCookie).some((value) => same(value, session)));
   }
 
-  async function serveStatic(pathname: string, response: ServerResponse) {
+  /** The renderer's own files, to anyone on this host: they hold no secret, and never carry the session. */
+  async function serveStatic(path: string, response: ServerResponse) {
     const root = resolve(options.staticDir);
-    let file: string;
-    try {
-      file = normalize(join(root, pathname === '/' ? 'index.html' : decodeURIComponent(pathname)));
-    } catch {
-      response.writeHead(400).end();
-      return;
-    }
-    if (!file.startsWith(`${root}${sep}`)) {
-      response.writeHead(404).end();
-      return;
-    }
-    const info = await stat(file).catch(() => null);
-    if (!info?.isFile()) {
-      response.writeHead(404).end();
-      return;
-    }
+    const file = normalize(join(root, path === '/' ? 'index.html' : path));
+    const info = file.startsWith(`${root}${sep}`) ? await stat(file).catch(() => null) : null;
+    if (!info?.isFile()) return refuse(response, 404, 'Closebook has no such file.');
     response.writeHead(200, {
       'Content-Type': MIME[extname(file)] ?? 'application/octet-stream',
       'Content-Security-Policy': CONTENT_SECURITY_POLICY,
       'X-Content-Type-Options': 'nosniff',
-      // The page's key to the bridge: sent back by the browser on its own requests only (never cross-site), unreadable by scripts.
-      'Set-Cookie': `${TOKEN_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Strict`,
     });
     createReadStream(file).pipe(response);
   }
@@ -202,10 +216,13 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   });
   const port = (server.address() as AddressInfo).port;
   origin = `http://127.0.0.1:${port}`;
-  hosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
+  host = `127.0.0.1:${port}`;
+  // Named by port: two bridges in one browser (cookies are not scoped by port) keep a session each.
+  sessionCookie = `closebook-session-${port}`;
 
   return {
     url: origin,
+    link: `${origin}/open?token=${linkCode}`,
     token,
     service,
     close: async () => {
@@ -221,49 +238,60 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   };
 }
 
-class BodyTooLarge extends Error {}
-
-function readBody(request: IncomingMessage, limit: number): Promise<string> {
-  return new Promise((resolvePromise, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        request.destroy();
-        reject(new BodyTooLarge());
-      } else chunks.push(chunk);
-    });
-    request.on('end', () => resolvePromise(Buffer.concat(chunks).toString('utf8')));
-    request.on('error', reject);
-  });
+/** A short plain answer: a refusal says why, and never carries a CORS header (another origin may not read it). */
+function refuse(response: ServerResponse, status: number, message: string): void {
+  response.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' });
+  response.end(`${message}\n`);
 }
 
-/** Passes a stream through until it exceeds `limit` bytes, then fails it. */
-function limited(limit: number): Transform {
+function tooLarge(response: ServerResponse, limit: number): void {
+  // Closed after the answer: a client that declared a body too large may still be sending it, and it is not read.
+  response.shouldKeepAlive = false;
+  const size = limit >= 2 ** 30 ? `${limit / 2 ** 30} GB` : limit >= 2 ** 20 ? `${Math.floor(limit / 2 ** 20)} MB` : `${limit} bytes`;
+  refuse(response, 413, `The request is larger than Closebook accepts (${size}).`);
+}
+
+/** Equal secrets, compared in constant time; a missing one is never equal. Lengths in bytes: a header may hold 'é'. */
+function same(given: string | null | undefined, expected: string | null): boolean {
+  if (typeof given !== 'string' || expected === null) return false;
+  const [a, b] = [Buffer.from(given), Buffer.from(expected)];
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * The request's body as text, or null when it is over `limit` bytes. The rest is read and dropped rather than the
+ * connection reset, so the client gets the 413.
+ */
+async function readBody(request: IncomingMessage, limit: number): Promise<string | null> {
+  const chunks: Buffer[] = [];
   let size = 0;
-  return new Transform({
+  for await (const chunk of request as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size <= limit) chunks.push(chunk);
+    else chunks.length = 0;
+  }
+  return size > limit ? null : Buffer.concat(chunks).toString('utf8');
+}
+
+/** Passes a stream through up to `limit` bytes and drops the rest (for the same reason); `over()` says if there was more. */
+function capped(limit: number): Transform & { over(): boolean } {
+  let size = 0;
+  const stream = new Transform({
     transform(chunk: Buffer, _encoding, callback) {
       size += chunk.length;
-      callback(size > limit ? new BodyTooLarge() : null, size > limit ? undefined : chunk);
+      callback(null, size > limit ? undefined : chunk);
     },
   });
+  return Object.assign(stream, { over: () => size > limit });
 }
 
-function originOf(url: string): string | undefined {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return 'invalid';
-  }
-}
-
-function cookie(request: IncomingMessage, name: string): string | undefined {
-  for (const part of String(request.headers.cookie ?? '').split(';')) {
-    const [key, ...value] = part.trim().split('=');
-    if (key === name) return value.join('=');
-  }
-  return undefined;
+/** Every value sent under `name`: a page of another loopback port can add a same-named cookie, which must not hide the real one. */
+function cookies(request: IncomingMessage, name: string): string[] {
+  return String(request.headers.cookie ?? '')
+    .split(';')
+    .map((part) => part.trim().split('='))
+    .filter(([key]) => key === name)
+    .map(([, ...value]) => value.join('='));
 }
 
 /** The uploaded file's own name (sent URI-encoded by the page) as one safe path segment; "upload" when there is none. */

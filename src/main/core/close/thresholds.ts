@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { z } from 'zod';
 import { CheckThresholds } from '../../../shared/schemas/month-close';
-import { readJsonFile, SerialQueue, writeJsonAtomic } from '../platform/atomic-file';
+import { readJsonFile, writeJsonAtomic } from '../platform/atomic-file';
+import { FileUpdates } from '../platform/file-lock';
 import { DEFAULT_THRESHOLDS } from './billing-checks';
 
 const ThresholdsFile = z.object({ version: z.literal(1), profiles: z.record(z.string(), CheckThresholds) });
@@ -9,10 +10,11 @@ const ThresholdsFile = z.object({ version: z.literal(1), profiles: z.record(z.st
 /** The check thresholds each profile set (a Broker's margins differ from another's), in `check-thresholds.json`. */
 export class ThresholdStore {
   private readonly path: string;
-  private readonly writes = new SerialQueue();
+  private readonly writes: FileUpdates;
 
   constructor(dataDir: string) {
     this.path = join(dataDir, 'check-thresholds.json');
+    this.writes = new FileUpdates(this.path);
   }
 
   async get(profileId: string): Promise<CheckThresholds> {

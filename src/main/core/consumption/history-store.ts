@@ -5,7 +5,8 @@ import { z } from 'zod';
 import { AppError } from '../../../shared/errors';
 import { Submission, SubmissionSummary } from '../../../shared/schemas/consumption';
 import { isGuid } from '../../../shared/schemas/common';
-import { readJsonFile, SerialQueue, writeJsonAtomic } from '../platform/atomic-file';
+import { readJsonFile, writeJsonAtomic } from '../platform/atomic-file';
+import { FileUpdates } from '../platform/file-lock';
 import { type Logger, silentLogger } from '../platform/ports';
 
 /**
@@ -48,12 +49,13 @@ export class FileSubmissionStore implements SubmissionStore {
   readonly dir: string;
   private readonly indexPath: string;
   private readonly legacyPath: string;
-  private readonly queue = new SerialQueue();
+  private readonly queue: FileUpdates;
   private opening: Promise<void> | null = null;
 
   constructor(dataDir: string, private readonly log: Logger = silentLogger) {
     this.dir = join(dataDir, 'consumption');
     this.indexPath = join(this.dir, 'index.json');
+    this.queue = new FileUpdates(this.indexPath); // the CLI submits batches beside the app
     this.legacyPath = join(dataDir, 'jobs', 'consumption-history.json');
   }
 

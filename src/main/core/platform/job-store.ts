@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { z } from 'zod';
-import { readJsonFile, SerialQueue, writeJsonAtomic } from './atomic-file';
+import { readJsonFile, writeJsonAtomic } from './atomic-file';
+import { FileUpdates } from './file-lock';
 
 /**
  * A small durable list of workflow records (report jobs): one JSON file, written atomically after every change,
@@ -9,11 +10,12 @@ import { readJsonFile, SerialQueue, writeJsonAtomic } from './atomic-file';
  */
 export class JobStore<T extends { id: string }> {
   private readonly path: string;
-  private readonly queue = new SerialQueue();
+  private readonly updates: FileUpdates;
   private readonly file: z.ZodType<{ jobs: T[] }>;
 
   constructor(dataDir: string, name: string, private readonly version: number, job: z.ZodType<T>, legacy: Record<number, z.ZodType<T, unknown>> = {}) {
     this.path = join(dataDir, 'jobs', `${name}.json`);
+    this.updates = new FileUpdates(this.path); // the app and the CLI both save report jobs
     const files = [version, ...Object.keys(legacy).map(Number)].map((fileVersion) =>
       z.object({ version: z.literal(fileVersion), jobs: z.array(fileVersion === version ? job : (legacy[fileVersion] as z.ZodType<T, unknown>)) }),
     );
@@ -45,7 +47,7 @@ export class JobStore<T extends { id: string }> {
   }
 
   private change(update: (jobs: T[]) => T[]): Promise<void> {
-    return this.queue.run(async () => {
+    return this.updates.run(async () => {
       const jobs = update(await this.list());
       await writeJsonAtomic(this.path, { version: this.version, jobs });
     });

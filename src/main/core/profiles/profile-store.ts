@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { z } from 'zod';
 import { Profile } from '../../../shared/schemas/profile';
-import { readJsonFile, SerialQueue, writeJsonAtomic } from '../platform/atomic-file';
+import { readJsonFile, writeJsonAtomic } from '../platform/atomic-file';
+import { FileUpdates } from '../platform/file-lock';
 
 const ProfilesFile = z.object({
   version: z.literal(1),
@@ -15,19 +16,23 @@ const EMPTY: ProfilesFile = { version: 1, activeProfileId: null, profiles: [] };
 /** Profiles without their secrets, in `profiles.json` in the data folder. Shared by the app and the CLI. */
 export class ProfileStore {
   private readonly path: string;
-  private readonly queue = new SerialQueue();
+  private readonly updates: FileUpdates;
 
   constructor(dataDir: string) {
     this.path = join(dataDir, 'profiles.json');
+    this.updates = new FileUpdates(this.path);
   }
 
   async read(): Promise<ProfilesFile> {
     return (await readJsonFile(this.path, ProfilesFile)) ?? structuredClone(EMPTY);
   }
 
-  /** Read-modify-write under one queue; a damaged file makes `read` throw, so it is never overwritten. */
+  /**
+   * Read-modify-write holding the file's lock (the CLI may add a profile while the app edits one); a damaged file
+   * makes `read` throw, so it is never overwritten.
+   */
   update(change: (file: ProfilesFile) => ProfilesFile | void): Promise<ProfilesFile> {
-    return this.queue.run(async () => {
+    return this.updates.run(async () => {
       const current = await this.read();
       const next = change(current) ?? current;
       await writeJsonAtomic(this.path, ProfilesFile.parse(next));

@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UiSettings } from '../../../shared/contract';
-import { SerialQueue, writeJsonAtomic } from '../platform/atomic-file';
+import { writeJsonAtomic } from '../platform/atomic-file';
+import { FileUpdates } from '../platform/file-lock';
 import type { Logger } from '../platform/ports';
 
 export const UI_SETTINGS_FILE = 'ui-settings.json';
@@ -13,10 +14,11 @@ export const UI_SETTINGS_FILE = 'ui-settings.json';
  */
 export class UiSettingsStore {
   private readonly path: string;
-  private readonly writes = new SerialQueue();
+  private readonly writes: FileUpdates;
 
   constructor(dataDir: string, private readonly log: Logger) {
     this.path = join(dataDir, UI_SETTINGS_FILE);
+    this.writes = new FileUpdates(this.path);
   }
 
   async get(): Promise<UiSettings> {

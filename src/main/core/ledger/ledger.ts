@@ -1,4 +1,5 @@
-import { chmod, mkdir, readdir, rm } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, chmod, mkdir, readdir, rm } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { type DuckDBAppender, type DuckDBConnection, DuckDBInstance, type DuckDBValue, listValue } from '@duckdb/node-api';
 import { AppError } from '../../../shared/errors';
@@ -66,14 +67,24 @@ export class Ledger {
     readonly memoryLimitMb: number,
     /** Where exports are written before they are moved to the user's path: the only other folder DuckDB may write. */
     readonly outputs: OutputFolder,
+    /** The data folder, when it is read-only: then every write is refused in words. */
+    private readonly readOnlyFolder: string | null = null,
   ) {}
 
   static async open(dataDir: string, log: Logger, options: LedgerOptions = {}): Promise<Ledger> {
     const dir = join(dataDir, 'ledger');
-    const temporary = join(dir, 'spill');
     const memoryLimitMb = options.memoryLimitMb ?? 512;
-    await mkdir(temporary, { recursive: true, mode: 0o700 });
-    await chmod(dir, 0o700);
+    const outputs = outputsFor(dataDir);
+    const readOnly = await isReadOnlyFolder(dataDir);
+    // A read-only data folder (a read-only disk or share) still opens: months can be listed, opened and exported,
+    // DuckDB spilling to the staging folder outside it; nothing can be saved.
+    const temporary = readOnly ? await outputs.folder() : join(dir, 'spill');
+    if (!readOnly) {
+      await mkdir(temporary, { recursive: true, mode: 0o700 });
+      await chmod(dir, 0o700);
+    } else if (!(await access(join(dir, LEDGER_FILE)).then(() => true, () => false))) {
+      throw new AppError('storage', `Closebook's data folder ${dataDir} is read-only and holds no saved months yet. Make it writable (or choose another data folder with CLOSEBOOK_DATA_DIR) to save months.`);
+    }
     let instance: DuckDBInstance;
     try {
       instance = await DuckDBInstance.create(join(dir, LEDGER_FILE), {
@@ -82,16 +93,16 @@ export class Ledger {
         temp_directory: temporary,
         autoinstall_known_extensions: 'false',
         autoload_known_extensions: 'false',
+        ...(readOnly ? { access_mode: 'READ_ONLY' } : {}),
       });
     } catch (error) {
       throw openError(error, join(dir, LEDGER_FILE));
     }
-    const outputs = outputsFor(dataDir);
     const writer = await instance.connect();
     await confine(writer, [dir, await outputs.folder()]);
-    const ledger = new Ledger(instance, writer, await instance.connect(), dir, memoryLimitMb, outputs);
+    const ledger = new Ledger(instance, writer, await instance.connect(), dir, memoryLimitMb, outputs, readOnly ? dataDir : null);
     await ledger.migrate(log);
-    await ledger.ownerOnly();
+    if (!readOnly) await ledger.ownerOnly();
     return ledger;
   }
 
@@ -141,13 +152,14 @@ export class Ledger {
     }
   }
 
-  /** Runs a statement outside any write transaction (COPY … TO, CHECKPOINT). */
+  /** Runs a statement outside any write transaction (COPY … TO, CHECKPOINT): in a read-only ledger too, as an export is no change. */
   async run(sql: string, params: LedgerValue[] = []): Promise<void> {
     await this.writes.run(() => this.writer.run(sql, bound(params)));
   }
 
   /** One write, all or nothing: committed when `work` resolves, rolled back when it throws. */
   write<T>(work: (transaction: LedgerTransaction) => Promise<T>): Promise<T> {
+    if (this.readOnlyFolder) return Promise.reject(readOnlyError(this.readOnlyFolder));
     return this.writes.run(async () => {
       await this.writer.run('BEGIN TRANSACTION');
       const appenders: DuckDBAppender[] = [];
@@ -220,11 +232,14 @@ export class Ledger {
   }
 
   private async migrate(log: Logger): Promise<void> {
-    await this.writer.run('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)');
+    if (!this.readOnlyFolder) await this.writer.run('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)');
     const [row] = (await (await this.writer.runAndReadAll('SELECT max(version) AS version FROM schema_version')).getRowObjectsJson()) as LedgerRow[];
     const current = Number(row?.version ?? 0);
     if (current > MIGRATIONS.length) {
       throw new AppError('storage', `The ledger was written by a newer Closebook (schema ${current}; this one knows ${MIGRATIONS.length}). Update Closebook to open it.`);
+    }
+    if (this.readOnlyFolder && current < MIGRATIONS.length) {
+      throw new AppError('storage', `The ledger in ${this.readOnlyFolder} was saved by an earlier Closebook and must be brought up to date once, which needs the data folder to be writable. Make it writable and open Closebook again.`);
     }
     for (let version = current + 1; version <= MIGRATIONS.length; version++) {
       await this.write(async (transaction) => {
@@ -251,6 +266,21 @@ async function confine(connection: DuckDBConnection, folders: string[]): Promise
   const list = folders.map((folder) => sqlPath(folder.endsWith(sep) ? folder : `${folder}${sep}`)).join(', ');
   await connection.run(`SET allowed_directories = [${list}]`);
   await connection.run('SET enable_external_access = false');
+}
+
+/** Can nothing be written in `folder`? (A read-only disk or share, or a folder this user may not write.) */
+async function isReadOnlyFolder(folder: string): Promise<boolean> {
+  try {
+    await access(folder, constants.W_OK);
+    return false;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'EROFS' || code === 'EACCES' || code === 'EPERM';
+  }
+}
+
+function readOnlyError(folder: string): AppError {
+  return new AppError('storage', `Closebook's data folder ${folder} is read-only: saved months can be listed, opened and exported, but nothing can be saved. Make the folder writable (or use another data folder) to save.`);
 }
 
 /** A file path as an SQL string literal (COPY and ATTACH take no bound parameters for paths). */

@@ -11,22 +11,19 @@ import { plainIssue, plainIssues } from './plain-issues';
  * file beside it, flush it to disk, then rename it over the original.
  */
 export async function writeFileAtomic(path: string, content: string | Uint8Array): Promise<void> {
-  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-  const handle = await open(temporary, 'w', 0o600);
   try {
-    await handle.writeFile(content);
-    await handle.sync();
-  } catch (error) {
-    await handle.close();
-    await rm(temporary, { force: true });
-    throw storageError(path, 'write', error);
-  }
-  await handle.close();
-  try {
+    await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+    const handle = await open(temporary, 'w', 0o600);
+    try {
+      await handle.writeFile(content);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
     await rename(temporary, path);
   } catch (error) {
-    await rm(temporary, { force: true });
+    await rm(temporary, { force: true }).catch(() => undefined);
     throw storageError(path, 'write', error);
   }
 }

@@ -15,6 +15,8 @@ const recorded = vi.hoisted(() => ({
   clipboard: [] as string[],
   printed: [] as unknown[],
   netFetches: [] as string[],
+  schemes: [] as unknown[],
+  protocolHandlers: new Map<string, (request: { url: string }) => Promise<Response>>(),
 }));
 
 vi.mock('electron', () => {
@@ -69,6 +71,10 @@ vi.mock('electron', () => {
       },
     },
     Menu: { setApplicationMenu: () => {}, buildFromTemplate: () => ({}) },
+    protocol: {
+      registerSchemesAsPrivileged: (schemes: unknown[]) => recorded.schemes.push(...schemes),
+      handle: (scheme: string, handler: (request: { url: string }) => Promise<Response>) => recorded.protocolHandlers.set(scheme, async (request) => handler(request)),
+    },
     session: {
       defaultSession: {
         setPermissionRequestHandler: (hook: typeof recorded.permissionHook) => (recorded.permissionHook = hook),
@@ -99,7 +105,7 @@ describe('the Electron main process', () => {
     const preferences = window.options.webPreferences as Record<string, unknown>;
     expect(preferences).toMatchObject({ contextIsolation: true, sandbox: true, nodeIntegration: false, webSecurity: true, webviewTag: false, allowRunningInsecureContent: false });
     expect(String(preferences.preload)).toMatch(/preload[\\/]index\.js$/);
-    expect(window.loaded).toMatch(/^file:.*renderer\/index\.html$/);
+    expect(window.loaded).toBe('app://closebook/index.html');
   });
 
   it('registers every contract channel over IPC', async () => {
@@ -157,10 +163,27 @@ describe('the Electron main process', () => {
     expect((window.options.webPreferences as Record<string, unknown>).devTools).toBe(false);
     const { rendererUrl } = await import('./window');
     const env = { ELECTRON_RENDERER_URL: 'http://localhost:5173/' };
-    expect(rendererUrl(true, env, '/app/out/renderer/index.html')).toBe('file:///app/out/renderer/index.html');
-    expect(rendererUrl(false, env, '/app/out/renderer/index.html')).toBe('http://localhost:5173/');
+    expect(rendererUrl(true, env)).toBe('app://closebook/index.html');
+    expect(rendererUrl(false, env)).toBe('http://localhost:5173/');
     // Even in development only a dev server on this machine.
-    expect(rendererUrl(false, { ELECTRON_RENDERER_URL: 'https://evil.example/' }, '/app/out/renderer/index.html')).toBe('file:///app/out/renderer/index.html');
+    expect(rendererUrl(false, { ELECTRON_RENDERER_URL: 'https://evil.example/' })).toBe('app://closebook/index.html');
+  });
+
+  it('serves the built renderer as app://closebook/ and nothing outside its folder', async () => {
+    await started();
+    expect(recorded.schemes).toEqual([{ scheme: 'app', privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
+    const serve = recorded.protocolHandlers.get('app')!;
+    recorded.netFetches.length = 0;
+    await serve({ url: 'app://closebook/index.html' }).catch(() => undefined); // the built file is absent here: what was asked for is what matters
+    expect(recorded.netFetches).toEqual([expect.stringMatching(/^file:\/\/.*[\\/]renderer[\\/]index\.html$/)]);
+    for (const outside of ['app://closebook/..%2fpreload%2findex.js', 'app://closebook/%2e%2e%2f%2e%2e%2fmain%2findex.js', 'app://elsewhere/index.html', 'file:///etc/passwd', 'app://closebook/%E0%A4%A']) {
+      expect((await serve({ url: outside })).status).toBe(404);
+    }
+    expect(recorded.netFetches).toHaveLength(1);
+    const { rendererFile } = await import('./window');
+    expect(rendererFile('app://closebook/assets/index.js', '/opt/out/renderer')).toBe('/opt/out/renderer/assets/index.js');
+    expect(rendererFile('app://closebook/../../etc/passwd', '/opt/out/renderer')).toBe('/opt/out/renderer/etc/passwd'); // the address itself stays at its root
+    expect(rendererFile('app://closebook/', '/opt/out/renderer')).toBeNull(); // the folder itself is no file
   });
 
   it('copies to the system clipboard and prints the window to a landscape A4 PDF, for its own window only', async () => {

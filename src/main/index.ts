@@ -1,12 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { app, BrowserWindow, clipboard, dialog, ipcMain, Menu, net, Notification, session, shell } from 'electron';
+import { pathToFileURL } from 'node:url';
+import { app, BrowserWindow, clipboard, dialog, ipcMain, Menu, net, Notification, protocol, session, shell } from 'electron';
 import { createFileLogger, createService, type DeliverFile, systemClock } from './core';
 import { forwardEvents, registerIpc } from './ipc';
 import { KeytarSecretStore } from './keychain';
 import { createDemoStarter } from './twin/demo';
-import { CONTENT_SECURITY_POLICY, hardenWebContents, mainWindowOptions, PRINT_TO_PDF_OPTIONS, rendererUrl } from './window';
+import { APP_SCHEME, APP_SCHEME_PRIVILEGES, CONTENT_SECURITY_POLICY, hardenWebContents, mainWindowOptions, PRINT_TO_PDF_OPTIONS, rendererFile, rendererUrl } from './window';
 
 /**
  * `--demo` (`npm run demo`): a throwaway data folder, removed when the app quits, so trying the demo never touches a
@@ -37,9 +38,17 @@ const deliverWithDialog: DeliverFile = async (suggestedName, kind, write) => {
 };
 
 
+// The renderer's own scheme must be known before the app is ready (see window.ts: why not file:).
+protocol.registerSchemesAsPrivileged([APP_SCHEME_PRIVILEGES]);
+
 /** Starts Closebook: one service, one window, IPC from that window only. */
 export async function startApp(): Promise<void> {
   await app.whenReady();
+  const rendererDir = join(__dirname, '../renderer');
+  protocol.handle(APP_SCHEME, (request) => {
+    const file = rendererFile(request.url, rendererDir);
+    return file ? net.fetch(pathToFileURL(file).toString()) : new Response('Not found', { status: 404 });
+  });
   const defaultSession = session.defaultSession;
   // Only OS notifications (report ready) may be asked for; camera, geolocation and the rest are refused.
   defaultSession.setPermissionRequestHandler((_contents, permission, callback) => callback(permission === 'notifications'));
@@ -83,7 +92,7 @@ export async function startApp(): Promise<void> {
       if (Notification.isSupported()) new Notification({ title, body }).show();
     },
   });
-  const trustedUrl = rendererUrl(app.isPackaged, process.env, join(__dirname, '../renderer/index.html'));
+  const trustedUrl = rendererUrl(app.isPackaged, process.env);
   registerIpc(ipcMain, service, trustedUrl, log);
   await service.start(); // report requests left running by the last session carry on
 

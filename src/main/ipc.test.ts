@@ -6,7 +6,7 @@ import { forwardEvents, isTrustedSender, registerIpc } from './ipc';
 
 vi.mock('electron', () => ({}));
 
-const TRUSTED = 'file:///opt/Closebook/resources/app.asar/out/renderer/index.html';
+const TRUSTED = 'app://closebook/index.html';
 type Handler = (event: unknown, input: unknown) => Promise<unknown>;
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -43,6 +43,9 @@ describe('IPC registration', () => {
     for (const event of [
       topFrame('https://evil.example/index.html'),
       topFrame('file:///tmp/other.html'),
+      topFrame('file:///opt/Closebook/resources/app.asar/out/renderer/index.html'), // the renderer is never trusted from file:
+      topFrame('app://elsewhere/index.html'),
+      topFrame('evil://closebook/index.html'), // a scheme URL does not know has origin "null", as app: has: not enough to compare
       { senderFrame: { url: TRUSTED, parent: {} } },
       { senderFrame: null },
     ]) {

@@ -17,8 +17,8 @@ export function isTrustedSender(event: Pick<IpcMainInvokeEvent, 'senderFrame'>, 
   try {
     const sender = new URL(frame.url);
     const trusted = new URL(trustedUrl);
-    if (trusted.protocol === 'file:') return sender.protocol === 'file:' && sender.pathname === trusted.pathname;
-    return sender.origin === trusted.origin;
+    // Scheme and host, not `origin`: for a scheme URL does not know (app:) that is "null" for every address alike.
+    return sender.protocol === trusted.protocol && sender.host === trusted.host;
   } catch {
     return false;
   }

@@ -10,7 +10,7 @@ async function builderBlock(name: string): Promise<Record<string, string>> {
 
 // The Electron binary cannot run here, so what is proven is the configuration electron-builder flips the fuses from.
 describe('the packaged app', () => {
-  it('sets the Electron fuses: no running as Node, no NODE_OPTIONS or --inspect, only the integrity-checked app.asar', async () => {
+  it('sets the Electron fuses: no running as Node, no NODE_OPTIONS or --inspect, only the integrity-checked app.asar, no extra file: privileges', async () => {
     expect(await builderBlock('electronFuses')).toEqual({
       runAsNode: 'false',
       enableCookieEncryption: 'true',
@@ -18,6 +18,7 @@ describe('the packaged app', () => {
       enableNodeCliInspectArguments: 'false',
       enableEmbeddedAsarIntegrityValidation: 'true',
       onlyLoadAppFromAsar: 'true',
+      grantFileProtocolExtraPrivileges: 'false',
     });
   });
 });

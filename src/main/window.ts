@@ -1,4 +1,4 @@
-import { pathToFileURL } from 'node:url';
+import { resolve, sep } from 'node:path';
 import type { BrowserWindowConstructorOptions, PrintToPDFOptions, WebContents } from 'electron';
 
 /**
@@ -68,20 +68,45 @@ export function hardenWebContents(contents: WebContents, trustedUrl: string, ope
 }
 
 /**
- * Where the renderer is loaded from: the built file — or, in development only, the dev server electron-vite names
- * in ELECTRON_RENDERER_URL (a packaged app ignores it: an environment variable must not point it at other code).
+ * The built renderer is served as app://closebook/… by the main process, not loaded from file:. Pages from file:
+ * get privileges no browser gives them (reading other local files among them); with the fuse
+ * grantFileProtocolExtraPrivileges off they get none, and a standard, secure scheme of the app's own gives the
+ * renderer what it needs (ES modules, 'self' in the CSP) and nothing more.
  */
-export function rendererUrl(packaged: boolean, env: Readonly<Record<string, string | undefined>>, builtFile: string): string {
+export const APP_SCHEME = 'app';
+const APP_HOST = 'closebook';
+export const APP_SCHEME_PRIVILEGES = { scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } };
+
+/**
+ * The file of the renderer folder an app:// address names, or null for any other address and for any path that
+ * would leave the folder (../, an encoded slash): the app protocol serves the built renderer and nothing else.
+ */
+export function rendererFile(url: string, rendererDir: string): string | null {
+  try {
+    const parsed = new URL(url);
+    if (parsed.protocol !== `${APP_SCHEME}:` || parsed.host !== APP_HOST) return null;
+    const file = resolve(rendererDir, `.${decodeURIComponent(parsed.pathname)}`);
+    return file.startsWith(`${resolve(rendererDir)}${sep}`) ? file : null;
+  } catch {
+    return null; // a malformed address or escape
+  }
+}
+
+/**
+ * Where the renderer is loaded from: the app's own scheme — or, in development only, the dev server electron-vite
+ * names in ELECTRON_RENDERER_URL (a packaged app ignores it: an environment variable must not point it at other code).
+ */
+export function rendererUrl(packaged: boolean, env: Readonly<Record<string, string | undefined>>): string {
   const dev = env.ELECTRON_RENDERER_URL;
   if (!packaged && dev) {
     try {
       const url = new URL(dev);
       if (url.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname)) return dev;
     } catch {
-      // not a URL: use the built file
+      // not a URL: use the built renderer
     }
   }
-  return pathToFileURL(builtFile).toString();
+  return `${APP_SCHEME}://${APP_HOST}/index.html`;
 }
 
 function isSameDocument(url: string, trustedUrl: string): boolean {

@@ -1,5 +1,6 @@
 import type { FileResult } from '../../../shared/contract';
 import { AppError } from '../../../shared/errors';
+import { BIDI_CONTROLS } from '../../../shared/file-names';
 import type { Ports } from './ports';
 import { outputsFor } from './output-file';
 
@@ -13,10 +14,10 @@ export const FILE_MIME_TYPES = {
 } as const;
 export type FileKind = keyof typeof FILE_MIME_TYPES;
 
-/** A file name any OS accepts: no path separators or reserved characters. */
+/** A file name any OS accepts and shows as it is: no path separators, reserved characters or invisible controls. */
 export function safeFileName(name: string): string {
   // eslint-disable-next-line no-control-regex -- control characters are exactly what must go
-  return name.replace(/[\\/:*?"<>|\u0000-\u001f]+/g, '-').replace(/\s+/g, ' ').trim().slice(0, 150) || 'Closebook';
+  return name.replace(BIDI_CONTROLS, '').replace(/[\\/:*?"<>|\u0000-\u001f\u007f]+/g, '-').replace(/\s+/g, ' ').trim().slice(0, 150) || 'Closebook';
 }
 
 /**

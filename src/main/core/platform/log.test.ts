@@ -43,6 +43,26 @@ describe('the log file', () => {
     expect(text).toContain('access_token=***&b=1');
   });
 
+  it('masks secrets at any depth, in JSON inside text, at the start of a string and inside URLs', async () => {
+    const dir = await temporaryDir();
+    cleanups.push(() => dir.remove());
+    const log = createFileLogger(dir.path, 'closebook', undefined, quiet);
+    log.warn('token request failed: {"access_token":"tok-1","token_type":"bearer","refresh_token":"tok-2"}', {
+      request: { form: { username: 'a', password: 'pw-3' }, headers: [{ Authorization: 'Basic abc' }] },
+      body: '{"error":"x","client_secret":"sec-4"}',
+      line: 'password=pw-5&grant_type=password',
+      url: 'https://finance:pw-6@billing.example.com/connect/token',
+      nested: { deeper: { apiSecret2: 'sec-7' } },
+    });
+    log.info('password=pw-8 was refused');
+    const text = await readFile(join(dir.path, 'logs', 'closebook.log'), 'utf8');
+    for (const secret of ['tok-1', 'tok-2', 'pw-3', 'abc', 'sec-4', 'pw-5', 'pw-6', 'sec-7', 'pw-8']) expect(text).not.toContain(secret);
+    expect(text).toContain('"token_type":"***"'); // a field named like a secret is masked, whatever it holds
+    expect(text).toContain('https://finance:***@billing.example.com/connect/token');
+    expect(text).toContain('grant_type=password'); // a value is not a secret for being the word
+    expect(text).toContain('"username":"a"');
+  });
+
   it('keeps logging to stderr when the log file cannot be written', async () => {
     const dir = await temporaryDir();
     cleanups.push(() => dir.remove());

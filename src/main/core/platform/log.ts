@@ -2,18 +2,30 @@ import { appendFileSync, chmodSync, mkdirSync, renameSync, statSync } from 'node
 import { join } from 'node:path';
 import type { Logger } from './ports';
 
-const SECRET_KEYS = /secret|password|token|authorization|cookie/i;
-/** A value that carries a credential whatever its key: a bearer token, Basic credentials, a token in a query. */
-const SECRET_VALUES = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+|([?&](access_token|token|password|client_secret)=)[^&\s"]+/gi;
+/** Names under which a secret travels: a detail's key, a JSON field, a query or form parameter. */
+const SECRET_NAME = String.raw`[\w-]*(?:secret|password|passwd|pwd|token|authorization|cookie|api[_-]?key)[\w-]*`;
+const SECRET_KEYS = new RegExp(`^${SECRET_NAME}$`, 'i');
 
-/** Details as they may be written: keys that look like secrets masked, credentials inside values masked too. */
+/**
+ * Credentials inside text, whatever carries them: a bearer token or Basic credentials; `name=value` in a query, a
+ * form body or at the very start of a string; a JSON field, as written or escaped inside another JSON string; the
+ * password of a URL (`https://user:password@host`).
+ */
+const SECRET_TEXT: [RegExp, string][] = [
+  [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, '$1 ***'],
+  [new RegExp(`(^|[?&\\s"';,])(${SECRET_NAME})=[^&\\s"';,]+`, 'gi'), '$1$2=***'],
+  [new RegExp(`"(${SECRET_NAME})"\\s*:\\s*"(?:[^"\\\\]|\\\\.)*"`, 'gi'), '"$1":"***"'],
+  [new RegExp(`\\\\"(${SECRET_NAME})\\\\"\\s*:\\s*\\\\"(?:[^"\\\\]|\\\\[^"])*\\\\"`, 'gi'), '\\"$1\\":\\"***\\"'],
+  [/\b([a-z][a-z0-9+.-]*:\/\/[^/\s:@]*):[^\s@]+@/gi, '$1:***@'], // to the @: a careless caller may not have encoded a / in it
+];
+
+const scrub = (text: string) => SECRET_TEXT.reduce((masked, [pattern, replacement]) => masked.replace(pattern, replacement), text);
+
+/** Details as they may be written: keys that look like secrets masked at any depth, credentials inside values masked too. */
 function safeDetails(details: Record<string, unknown> | undefined): string {
   if (!details) return '';
-  const safe = Object.fromEntries(Object.entries(details).map(([key, value]) => [key, SECRET_KEYS.test(key) ? '***' : value]));
-  return ` ${scrub(JSON.stringify(safe))}`;
+  return ` ${scrub(JSON.stringify(details, (key, value: unknown) => (key && SECRET_KEYS.test(key) ? '***' : value)))}`;
 }
-
-const scrub = (text: string) => text.replace(SECRET_VALUES, (_match, scheme: string | undefined, query: string | undefined) => (scheme ? `${scheme} ***` : `${query}***`));
 
 type Sink = (line: string) => void;
 

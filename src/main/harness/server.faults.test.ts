@@ -299,7 +299,7 @@ describe('browser bridge: hostile requests', () => {
     if (warnings.length) crashes.push(...warnings.map((warning) => `logged: ${warning}`));
 
     saveFigures(inject('faultFiguresDir'), {
-      boundary: '9 Browser bridge',
+      boundary: '12 Browser bridge',
       inputs,
       crashes: crashes.length + watch.failures.length,
       unclear: unclear.length,

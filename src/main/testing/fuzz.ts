@@ -431,7 +431,7 @@ export function readFigures(folder: string): FaultFigures[] {
     return [];
   }
   const figures = names.map((name) => JSON.parse(readFileSync(join(folder, name), 'utf8')) as FaultFigures);
-  return figures.sort((a, b) => a.boundary.localeCompare(b.boundary));
+  return figures.sort((a, b) => a.boundary.localeCompare(b.boundary, 'en', { numeric: true }));
 }
 
 /** The figures as one plain-text table with the seed, its notes and its examples beneath. */

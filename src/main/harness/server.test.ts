@@ -232,6 +232,7 @@ describe('uploads', () => {
     expect(uploadName(encodeURIComponent('../../etc/passwd'))).toBe('passwd');
     expect(uploadName(encodeURIComponent('C:\\Users\\me\\march.csv'))).toBe('march.csv');
     expect(uploadName(encodeURIComponent('..'))).toBe('upload');
+    expect(uploadName(encodeURIComponent('report\u202Ezg.json.exe'))).toBe('reportzg.json.exe');
     expect(uploadName('%E0%A4%A')).toBe('upload'); // not valid URI encoding
     expect(uploadName(undefined)).toBe('upload');
     expect(uploadName(encodeURIComponent(`a\u0000b\nc.csv`))).toBe('abc.csv');

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { dirname, extname, join, normalize, resolve, sep } from 'node:path';
 import { Transform } from 'node:stream';
 import { createService, type DeliverFile, dispatch, FILE_MIME_TYPES, type Logger, type Ports, type Service } from '../core';
+import { BIDI_CONTROLS } from '../../shared/file-names';
 import { CONTENT_SECURITY_POLICY } from '../window';
 
 export interface HarnessOptions {
@@ -304,6 +305,7 @@ export function uploadName(header: string | string[] | undefined): string {
   }
   const safe = name
     .replace(/^.*[\\/]/, '')
+    .replace(BIDI_CONTROLS, '') // a name that shows other than it is
     .split('')
     .filter((character) => character.charCodeAt(0) >= 0x20 && character.charCodeAt(0) !== 0x7f) // no control characters
     .join('')

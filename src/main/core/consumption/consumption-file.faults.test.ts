@@ -1,15 +1,21 @@
 import ExcelJS from 'exceljs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { validateRows } from '../../../shared/consumption-rows';
 import { CONSUMPTION_FIELDS, ParsedFile, PLAIN_HEADERS } from '../../../shared/schemas/consumption';
 import { FUZZ_SEED, Fuzz, preview, saveFigures, unclearReason, watchProcessFailures } from '../../testing/fuzz';
+import { fullMonthWorkbook, hostileWorkbooks } from '../../testing/hostile-workbooks';
 import { parseConsumptionFile } from './consumption-file';
 
 /**
  * Consumption files under fuzzing: about 1,000 CSV and XLSX files — odd delimiters and quotes, byte-order marks,
  * huge cells, formulas, binary junk, thousands of columns, cut or bit-flipped workbooks — read as the import screen
  * reads them, then checked row by row as before a submit. Each gives readable problems or valid rows; none throws,
- * hangs, or turns a value into `[object Object]`.
+ * hangs, or turns a value into `[object Object]`. Beside them, hostile workbooks (zip and XML bombs) are refused,
+ * and full-size months read, each within the time and memory a workbook may take.
  */
 
 const FILES = Number(process.env.CLOSEBOOK_FUZZ_CONSUMPTION_FILES ?? 1000);
@@ -18,6 +24,49 @@ const ANSWER_WITHIN_MS = 20_000;
 const watch = watchProcessFailures();
 const rejections = watch.failures;
 afterAll(() => watch.stop());
+
+/** The goal for any workbook up to 100 MB: read or refused within this time and peak memory (issue 17). */
+const WORKBOOK_WITHIN_MS = 10_000;
+const WORKBOOK_WITHIN_MB = 500;
+
+/** What each hostile or full-size workbook came to (for the figures). */
+const workbookRuns: { name: string; ms: number; cpuMs: number; peakMb: number; failure: string | null }[] = [];
+
+interface WorkbookRead {
+  ms: number;
+  cpuMs: number;
+  peakMb: number;
+  rows: number;
+  problems: string[];
+}
+
+/**
+ * Reads workbooks as the import does, one after another in a process of their own: for each, the time it took on the
+ * clock and in CPU, the process's peak memory while it was read (the peak is reset before each, after a garbage
+ * collection; Linux's getrusage would carry over this test's own), and what was read.
+ */
+function readInOwnProcess(paths: string[]): WorkbookRead[] {
+  const script = `
+    const { readFileSync, writeFileSync } = require('node:fs');
+    const { parseConsumptionFile } = require('./src/main/core/consumption/consumption-file');
+    (async () => {
+      const reads = [];
+      for (const path of JSON.parse(process.env.WORKBOOKS)) {
+        const bytes = readFileSync(path);
+        global.gc();
+        writeFileSync('/proc/self/clear_refs', '5');
+        const [started, cpu] = [performance.now(), process.cpuUsage()];
+        const parsed = await parseConsumptionFile(require('node:path').basename(path), bytes);
+        const [ms, used] = [performance.now() - started, process.cpuUsage(cpu)];
+        const peakKb = Number(/VmHWM:\\s*(\\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1]);
+        reads.push({ ms, cpuMs: (used.user + used.system) / 1000, peakMb: peakKb / 1024, rows: parsed.rows.length, problems: parsed.problems });
+      }
+      process.stdout.write(JSON.stringify(reads));
+    })();`;
+  const child = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', '-e', script], { cwd: process.cwd(), encoding: 'utf8', env: { ...process.env, WORKBOOKS: JSON.stringify(paths) }, timeout: 120_000 });
+  if (child.status !== 0) throw new Error(`the reading process ended with ${child.signal ?? child.status}: ${child.stderr.slice(-500)}`);
+  return JSON.parse(child.stdout) as WorkbookRead[];
+}
 
 const HEADERS = CONSUMPTION_FIELDS.map((field) => PLAIN_HEADERS[field]);
 const CELLS = ['', ' ', 'yes', 'no', 'maybe', 'TRUE', '0', '1', '-3', '12,5', '1 250,5', '1,250.5', '1e400', '-0', 'NaN', 'Infinity', '١٢٣', '0x10', '=1+1', '=HYPERLINK("https://evil.example","x")', '+cmd', '-2+3', '@SUM(A1)', '\t=1', '"', '""', '"a,b"', 'a"b', '\u0000', '\uFEFF', '\u202Eevil', 'ÅÄÖ', '9'.repeat(400), 'x'.repeat(5_000), '[object Object]', 'undefined'];
@@ -152,6 +201,33 @@ describe('consumption files: reading under malformed files', () => {
     expect(parsed.rows).toEqual((await parseConsumptionFile('plain.txt', new TextEncoder().encode(text))).rows);
   });
 
+  it(`refuses hostile workbooks within ${WORKBOOK_WITHIN_MS / 1000} s and ${WORKBOOK_WITHIN_MB} MB each, saying what is wrong, and still reads a full month`, () => {
+    // 10 MB bombs: shared strings by the million or of gigabytes (3 MB of them took 70 s and 1.6 GB, 10 MB ran out
+    // of memory), a cell or a sheet of gigabytes, a size that lies, 12,000 parts, XML nested millions deep; and
+    // 158 parts of 64 MB beside a valid sheet (18 MB of them blocked the main thread for over 150 s).
+    const folder = mkdtempSync(join(tmpdir(), 'closebook-hostile-'));
+    const books = [...hostileWorkbooks(10), { name: 'full-month.xlsx', what: 'a month of 50,000 rows in 25 columns, a million different texts', bytes: fullMonthWorkbook(), refusal: null }];
+    try {
+      const paths = books.map((book) => join(folder, book.name));
+      books.forEach((book, index) => writeFileSync(paths[index] as string, book.bytes));
+      const runs = readInOwnProcess(paths);
+      books.forEach((book, index) => {
+        const run = runs[index] as WorkbookRead;
+        const failures = [
+          ...(book.refusal ? (book.refusal.test(run.problems[0] ?? '') ? [] : [`not refused as expected: ${preview(run.problems, 300)}`]) : run.problems.length || run.rows === 0 ? [`not read: ${preview(run.problems, 300)}`] : []),
+          ...run.problems.map((problem) => unclearReason(problem, undefined, { maxLength: 300 })).filter((reason) => reason !== null),
+          // CPU time, which a machine busy with other work does not stretch as it does the clock's (in the figures).
+          ...(run.cpuMs > WORKBOOK_WITHIN_MS ? [`took ${(run.cpuMs / 1000).toFixed(1)} s of CPU`] : []),
+          ...(run.peakMb > WORKBOOK_WITHIN_MB ? [`peaked at ${Math.round(run.peakMb)} MB`] : []),
+        ];
+        workbookRuns.push({ name: book.name, ms: run.ms, cpuMs: run.cpuMs, peakMb: run.peakMb, failure: failures.length ? `${book.name} (${book.what}): ${failures.join('; ')}` : null });
+      });
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+    expect(workbookRuns.flatMap((run) => run.failure ?? [])).toEqual([]);
+  });
+
   it(`gives readable problems or valid rows for ${FILES} malformed CSV and XLSX files`, async () => {
     const fuzz = new Fuzz(FUZZ_SEED ^ 0xc0a5);
     const crashes: string[] = [];
@@ -237,17 +313,30 @@ describe('consumption files: reading under malformed files', () => {
       readRows += parsed.rows.length;
     }
     const seconds = (performance.now() - started) / 1000;
+    const workbookFailures = workbookRuns.flatMap((run) => run.failure ?? []);
+    const slowestWorkbook = workbookRuns.reduce((most, run) => (run.ms > most.ms ? run : most), { name: '', ms: 0, cpuMs: 0, peakMb: 0 });
+    const largestWorkbook = workbookRuns.reduce((most, run) => (run.peakMb > most.peakMb ? run : most), { name: '', ms: 0, cpuMs: 0, peakMb: 0 });
     saveFigures(inject('faultFiguresDir'), {
       boundary: '3 Consumption files',
-      inputs: FILES + 1,
-      crashes: crashes.length + rejections.length,
+      inputs: FILES + 1 + workbookRuns.length,
+      crashes: crashes.length + rejections.length + workbookFailures.length,
       unclear: unclear.length,
       damaged: 0,
       notes: [
         `${FILES - withProblems} read clean, ${withProblems} with problems (file or rows); ${readRows.toLocaleString('en')} rows read; ${seconds.toFixed(1)} s; slowest ${(slowest.ms / 1000).toFixed(2)} s (${slowest.what})`,
         'reading saves nothing, so nothing can be damaged; plus the empty .xlsx that used to hang',
+        ...(workbookRuns.length
+          ? [
+              `${workbookRuns.length} hostile and full-size workbooks, read in a process of their own (goal ${WORKBOOK_WITHIN_MS / 1000} s, ${WORKBOOK_WITHIN_MB} MB): slowest ${(slowestWorkbook.ms / 1000).toFixed(1)} s (${(slowestWorkbook.cpuMs / 1000).toFixed(1)} s of CPU; ${slowestWorkbook.name}), highest peak ${Math.round(largestWorkbook.peakMb)} MB (${largestWorkbook.name})`,
+            ]
+          : []),
       ],
-      examples: [...crashes.slice(0, 8).map((what) => `crash: ${what}`), ...rejections.slice(0, 4).map((reason) => `unhandled rejection or exception: ${reason instanceof Error ? reason.message : preview(reason)}`), ...unclear.slice(0, 8).map((what) => `unclear: ${what}`)],
+      examples: [
+        ...crashes.slice(0, 8).map((what) => `crash: ${what}`),
+        ...rejections.slice(0, 4).map((reason) => `unhandled rejection or exception: ${reason instanceof Error ? reason.message : preview(reason)}`),
+        ...workbookFailures.slice(0, 8).map((what) => `workbook past its bounds: ${what}`),
+        ...unclear.slice(0, 8).map((what) => `unclear: ${what}`),
+      ],
     });
     expect(crashes).toEqual([]);
     expect(rejections).toEqual([]);

@@ -1,12 +1,46 @@
 import ExcelJS from 'exceljs';
-import { Readable } from 'node:stream';
-import { inflateRawSync } from 'node:zlib';
 import Papa from 'papaparse';
 import { emptyRow, fieldForHeader, quoted, readQuantity } from '../../../shared/consumption-rows';
 import { CONSUMPTION_FIELDS, MAX_EXTRA_COLUMNS, PLAIN_HEADERS, type ConsumptionField, type InputRow, type ParsedFile } from '../../../shared/schemas/consumption';
+import { columnLetters, openXlsx, OversizedWorkbook, UnreadableWorkbook, type RowCells, type Workbook, type XlsxBounds } from './xlsx-reader';
 
 /** Rows past this are refused: a bulk file that large is almost surely the wrong file. */
 export const MAX_ROWS = 50_000;
+
+const MB = 1024 * 1024;
+
+/**
+ * How far a consumption workbook is read before it is refused, and why: any file is answered within 10 s and 500 MB,
+ * and a real month is never refused. A real month is at most MAX_ROWS rows of the 5 fields and the user's own columns
+ * (MAX_EXTRA_COLUMNS): 25 columns of about 45 bytes of sheet XML a cell (`<c r="Y50000" s="3" t="s"><v>1234</v></c>`),
+ * 56 MB of sheet; and, were every cell a different text, about as much again of shared strings. Reading costs about
+ * 30 ms a megabyte of XML and half a microsecond an element here, so the most these bounds allow takes about 3 s.
+ */
+const WORKBOOK_BOUNDS: XlsxBounds = {
+  // Excel writes a few parts per sheet and a few for the workbook: a large workbook has a few hundred.
+  parts: 10_000,
+  // The relationships (about 150 bytes a part) and the workbook (its sheets, and defined names: megabytes at most).
+  listBytes: 16 * MB,
+  // A real month with every cell a different text: 1.25 million strings, 60 MB (other sheets' text shares the part).
+  sharedBytes: 64 * MB,
+  sharedStrings: 2_000_000,
+  // A real month in 25 columns is 56 MB; the rest is room for more columns than are read, and styled empty cells.
+  sheetBytes: 96 * MB,
+  // Shared strings and sheet together: a real month at full width is about 120 MB.
+  totalBytes: 128 * MB,
+  // A real month is about 5 million elements (a row, each cell and its value; two for each shared string).
+  elements: 8_000_000,
+  // A cell holds at most 32,767 characters (Excel's limit), 164 KB of XML at worst (each one an escape such as &amp;).
+  betweenTags: 256 * 1024,
+  // A sheet's cells are 7 levels deep (worksheet, sheetData, row, c, is, r, t); extensions add a few.
+  depth: 64,
+};
+
+/**
+ * Text kept from a workbook's cells (the header and the columns read). Cells can repeat one shared string, so the
+ * XML's size does not bound it: as much as the largest CSV the import takes (64 MB of base64 is 48 MB of text).
+ */
+const MAX_READ_CHARACTERS = 48_000_000;
 
 /** A formula cell saved without its calculated value (by a program other than Excel). */
 interface UncalculatedCell {
@@ -15,20 +49,20 @@ interface UncalculatedCell {
   address: string;
 }
 
+/** A data row as text by column; `blank` when the reader kept only some columns and knows the row had no text. */
+interface Line {
+  row: number;
+  cells: string[];
+  blank?: boolean;
+}
+
 /**
- * Turns a header row and data rows (as text) into input rows, naming what is missing or ignored. `tooMany` says
- * the reader stopped at the cap; `uncalculated` cells are problems only in the columns Closebook reads.
+ * The columns a header row names: each field's first column, and the user's own columns with a title (a column
+ * without one has nothing to call it by), kept up to MAX_EXTRA_COLUMNS and the rest named as ignored.
  */
-function toRows(
-  fileName: string,
-  header: string[],
-  body: { row: number; cells: string[] }[],
-  base: Pick<ParsedFile, 'sheets' | 'sheet'>,
-  read: { tooMany?: boolean; uncalculated?: UncalculatedCell[] } = {},
-): ParsedFile {
+function headerColumns(header: string[]): { columns: Map<number, ConsumptionField>; extra: { index: number; title: string }[]; ignoredColumns: string[]; problems: string[] } {
   const problems: string[] = [];
   const columns = new Map<number, ConsumptionField>();
-  // The user's own columns are kept (shown, never sent); a column without a header has nothing to call it by.
   const extra: { index: number; title: string }[] = [];
   const ignoredColumns: string[] = [];
   header.forEach((title, index) => {
@@ -42,6 +76,15 @@ function toRows(
     if ([...columns.values()].includes(field)) problems.push(`The column ${quoted(title.trim())} appears twice; only the first is read.`);
     else columns.set(index, field);
   });
+  return { columns, extra, ignoredColumns, problems };
+}
+
+/**
+ * Turns a header row and data rows (as text) into input rows, naming what is missing or ignored. `tooMany` says
+ * the reader stopped at the cap; `uncalculated` cells are problems only in the columns Closebook reads.
+ */
+function toRows(fileName: string, header: string[], body: Line[], base: Pick<ParsedFile, 'sheets' | 'sheet'>, read: { tooMany?: boolean; uncalculated?: UncalculatedCell[] } = {}): ParsedFile {
+  const { columns, extra, ignoredColumns, problems } = headerColumns(header);
   const found = new Set(columns.values());
   for (const required of ['subscriptionId', 'quantity'] as const) {
     if (!found.has(required)) problems.push(`The header row has no "${PLAIN_HEADERS[required]}" column. Expected columns: ${CONSUMPTION_FIELDS.map((field) => PLAIN_HEADERS[field]).join(', ')}.`);
@@ -59,7 +102,7 @@ function toRows(
   const rows = problems.length
     ? []
     : body
-        .filter(({ cells }) => cells.some((cell) => cell.trim() !== ''))
+        .filter(({ cells, blank }) => !(blank ?? !cells.some((cell) => cell.trim() !== '')))
         .map(({ row, cells }) => {
           const input = emptyRow(row);
           for (const [index, field] of columns) input[field] = (cells[index] ?? '').trim();
@@ -93,125 +136,87 @@ function withDecimalPoint(input: InputRow): InputRow {
   return reading && 'quantity' in reading ? { ...input, quantity: String(reading.quantity) } : input;
 }
 
-/** A value as text; a formula Excel never calculated (no cached result) is `null`: it must not read as empty. */
-function cellText(value: ExcelJS.CellValue): string | null {
-  if (value === null || value === undefined) return '';
-  if (typeof value === 'number') return String(value);
-  if (typeof value === 'boolean') return value ? 'true' : 'false';
-  if (typeof value === 'string') return value;
-  if (value instanceof Date) return value.toISOString().slice(0, 10);
-  if (typeof value === 'object') {
-    if ('richText' in value) return value.richText.map((part) => part.text).join('');
-    if ('formula' in value || 'sharedFormula' in value) {
-      const result = (value as { result?: ExcelJS.CellValue }).result;
-      return result === undefined || result === null ? null : cellText(result);
-    }
-    if ('text' in value) return String(value.text);
-    if ('error' in value) return String(value.error);
-  }
-  return String(value);
-}
-
-/** The sheet read: its non-empty rows up to the cap, and its formula cells without a value. */
+/** The sheet read: its non-empty rows up to the cap (only the columns read), and its formula cells without a value. */
 interface ReadSheet {
   name: string;
-  lines: { row: number; cells: string[] }[];
+  lines: Line[];
   uncalculated: UncalculatedCell[];
   tooMany: boolean;
 }
 
 /**
- * An XLSX workbook: the named sheet, or the first; the first non-empty row is the header. Read as a stream and
- * stopped at the row cap, so a small file that unpacks into millions of rows cannot take the memory or the time.
+ * An XLSX workbook: the named sheet, or the first; the first non-empty row is the header. Read as a stream within
+ * WORKBOOK_BOUNDS and stopped at the row cap, so a small file that unpacks into millions of rows or gigabytes of
+ * text is refused in little time and memory, saying what is too large.
  */
 export async function parseConsumptionXlsx(fileName: string, bytes: Uint8Array, sheetName?: string): Promise<ParsedFile> {
-  const unreadable = { fileName, sheets: [], sheet: null, rows: [], problems: [`${fileName} is not a readable Excel workbook (.xlsx). Save it again from Excel, or export it as CSV.`], extraColumns: [], ignoredColumns: [] };
-  // The zip reader never settles on an empty stream: an empty file would leave the import waiting forever.
-  if (bytes.length === 0) return { ...unreadable, problems: [`${fileName} is empty (0 bytes).`] };
-  // The streaming zip reader never settles on some damaged files (a bit flipped in a compressed entry, a cut):
-  // the import would wait forever. The zip's own directory and checksums are checked first.
-  const zip = checkZip(bytes);
-  if (zip === 'damaged') return unreadable;
-  let read: ReadWorkbook;
+  const refused = (problem: string, sheets: string[] = [], sheet: string | null = null): ParsedFile => ({ fileName, sheets, sheet, rows: [], problems: [problem], extraColumns: [], ignoredColumns: [] });
+  const unreadable = (what?: string) => `${fileName} is not a readable Excel workbook (.xlsx)${what ? `: ${what}` : ''}. Save it again from Excel, or export it as CSV.`;
+  // What the reader refused the workbook for; anything else it threw still means the file cannot be read.
+  const refusal = (error: unknown, sheets?: string[], sheet?: string) =>
+    refused(error instanceof OversizedWorkbook ? error.message : unreadable(error instanceof UnreadableWorkbook ? error.message : undefined), sheets, sheet);
+  if (bytes.length === 0) return refused(`${fileName} is empty (0 bytes).`);
+  let workbook: Workbook;
   try {
-    read = await readStreaming(bytes, sheetName);
-  } catch {
-    // ExcelJS's streaming reader now and then fails on an intact workbook (a race in its zip stream, worst on files
-    // ExcelJS wrote itself, such as Closebook's template). The whole-file reader goes by the zip's directory and has
-    // no such race; it is used only when every entry was checked to be of a size it can hold.
-    if (zip !== 'checked') return unreadable;
-    try {
-      read = await readWhole(bytes, sheetName);
-    } catch {
-      return unreadable;
-    }
+    workbook = await openXlsx(bytes, WORKBOOK_BOUNDS);
+  } catch (error) {
+    return refusal(error);
   }
-  const { sheets, chosen } = read;
+  const { sheets } = workbook;
   // Every workbook Excel saves has a sheet: none at all means a cut or damaged file, not an empty workbook.
-  if (sheets.length === 0) return unreadable;
-  if (!chosen) {
-    return { fileName, sheets, sheet: null, rows: [], problems: [`${fileName} has no sheet ${quoted(sheetName ?? '')}.`], extraColumns: [], ignoredColumns: [] };
+  if (sheets.length === 0) return refused(unreadable('it has no worksheet'));
+  const name = sheetName ?? sheets[0];
+  if (name === undefined || !sheets.includes(name)) return refused(`${fileName} has no sheet ${quoted(sheetName ?? '')}.`, sheets);
+  const sheet: ReadSheet = { name, lines: [], uncalculated: [], tooMany: false };
+  try {
+    await workbook.readSheet(name, rowReader(sheet));
+  } catch (error) {
+    // With the sheets named, so that another can be picked.
+    return refusal(error, sheets, name);
   }
-  const [header, ...body] = chosen.lines;
-  const base = { sheets, sheet: chosen.name };
-  if (!header) return { fileName, ...base, rows: [], problems: [`The sheet "${chosen.name}" is empty.`], extraColumns: [], ignoredColumns: [] };
-  return toRows(fileName, header.cells, body, base, { tooMany: chosen.tooMany, uncalculated: chosen.uncalculated });
+  const [header, ...body] = sheet.lines;
+  const base = { sheets, sheet: name };
+  if (!header) return { fileName, ...base, rows: [], problems: [`The sheet ${quoted(name)} is empty.`], extraColumns: [], ignoredColumns: [] };
+  return toRows(fileName, header.cells, body, base, { tooMany: sheet.tooMany, uncalculated: sheet.uncalculated });
 }
 
-/** The names of a workbook's sheets, and the sheet chosen (the named one, or the first) as read. */
-interface ReadWorkbook {
-  sheets: string[];
-  chosen: ReadSheet | null;
-}
-
-/** Adds one row to the sheet read; false once past the cap (the rest need not be read). */
-function addRow(sheet: ReadSheet, row: ExcelJS.Row): boolean {
-  const cells: string[] = [];
-  row.eachCell({ includeEmpty: false }, (cell, column) => {
-    const text = cellText(cell.value);
-    if (text === null) sheet.uncalculated.push({ row: row.number, column: column - 1, address: cell.address });
-    cells[column - 1] = text ?? '';
-  });
-  if (!cells.some((cell) => cell !== undefined && cell !== '') && !sheet.uncalculated.some((cell) => cell.row === row.number)) return true;
-  // The header and one row past the cap are enough to say the file is too long.
-  if (sheet.lines.length > MAX_ROWS + 1) {
-    sheet.tooMany = true;
-    return false;
-  }
-  sheet.lines.push({ row: row.number, cells: Array.from(cells, (cell) => cell ?? '') });
-  return true;
-}
-
-async function readStreaming(bytes: Uint8Array, sheetName: string | undefined): Promise<ReadWorkbook> {
-  const sheets: string[] = [];
-  let chosen: ReadSheet | null = null;
-  const reader = new ExcelJS.stream.xlsx.WorkbookReader(Readable.from(Buffer.from(bytes)), { worksheets: 'emit', sharedStrings: 'cache', hyperlinks: 'ignore', styles: 'ignore', entries: 'ignore' });
-  for await (const worksheet of reader) {
-    const name = (worksheet as unknown as { name: string }).name;
-    sheets.push(name);
-    if (chosen || (sheetName !== undefined && name !== sheetName)) {
-      // ExcelJS may hold a sheet in a temporary file that it deletes once the next sheet is asked for: a sheet
-      // skipped unread was opened after that and failed where no one listened, crashing the process. One row
-      // read opens it in time (and the reader closes it).
-      for await (const _row of worksheet) break;
-      continue;
+/**
+ * Keeps a sheet's rows as they are read: non-empty ones, up to one past the cap; the header whole, then only the
+ * columns it names that are read (so a row's width costs nothing), within MAX_READ_CHARACTERS.
+ */
+function rowReader(sheet: ReadSheet): (row: number, cells: RowCells) => boolean {
+  let read: Set<number> | null = null;
+  let characters = 0;
+  return (row, cells) => {
+    // The reader leaves out empty cells; a formula without a value (null) is not empty.
+    if (cells.size === 0) return true;
+    // The header and one row past the cap are enough to say the file is too long.
+    if (sheet.lines.length > MAX_ROWS + 1) {
+      sheet.tooMany = true;
+      return false;
     }
-    const sheet: ReadSheet = { name, lines: [], uncalculated: [], tooMany: false };
-    for await (const row of worksheet) if (!addRow(sheet, row)) break;
-    chosen = sheet;
-  }
-  return { sheets, chosen };
-}
-
-async function readWhole(bytes: Uint8Array, sheetName: string | undefined): Promise<ReadWorkbook> {
-  const workbook = new ExcelJS.Workbook();
-  await workbook.xlsx.load(Buffer.from(bytes) as unknown as ArrayBuffer);
-  const sheets = workbook.worksheets.map((worksheet) => worksheet.name);
-  const worksheet = sheetName === undefined ? workbook.worksheets[0] : workbook.worksheets.find((candidate) => candidate.name === sheetName);
-  if (!worksheet) return { sheets, chosen: null };
-  const sheet: ReadSheet = { name: worksheet.name, lines: [], uncalculated: [], tooMany: false };
-  for (let number = 1; number <= worksheet.rowCount; number++) if (!addRow(sheet, worksheet.getRow(number))) break;
-  return { sheets, chosen: sheet };
+    const kept: string[] = [];
+    let blank = true;
+    for (const [column, cell] of cells) {
+      if (cell?.trim()) blank = false;
+      if (read && !read.has(column)) continue;
+      if (cell === null && read) sheet.uncalculated.push({ row, column, address: `${columnLetters(column)}${row}` });
+      kept[column] = cell ?? '';
+      characters += cell?.length ?? 0;
+    }
+    if (characters > MAX_READ_CHARACTERS) {
+      throw new OversizedWorkbook(`The sheet ${quoted(sheet.name)} holds more text than a consumption batch can (more than ${MAX_READ_CHARACTERS.toLocaleString('en')} characters in the columns Closebook reads). Split it into smaller files.`);
+    }
+    if (read) {
+      sheet.lines.push({ row, cells: kept, blank });
+    } else {
+      const header = Array.from(kept, (cell) => cell ?? '');
+      const { columns, extra } = headerColumns(header);
+      read = new Set([...columns.keys(), ...extra.map(({ index }) => index)]);
+      sheet.lines.push({ row, cells: header });
+    }
+    return true;
+  };
 }
 
 /** UTF-8, unless a byte-order mark says UTF-16 (Excel's "Unicode Text" is UTF-16 with a mark, tab-separated). */
@@ -219,78 +224,6 @@ function textEncoding(bytes: Uint8Array): string {
   if (bytes[0] === 0xff && bytes[1] === 0xfe) return 'utf-16le';
   if (bytes[0] === 0xfe && bytes[1] === 0xff) return 'utf-16be';
   return 'utf-8';
-}
-
-/** Entries larger than this are not inflated to check them (the reader stops at the row cap long before). */
-const CHECKED_ENTRY_BYTES = 64 * 1024 * 1024;
-
-/**
- * Whether a zip's directory, local headers and data agree: every entry where the directory puts it, under the same
- * name and method, inflating to the stated size and CRC-32. A zip64 file, and entries too large to inflate here, are
- * left to the reader ('partly-checked').
- */
-function checkZip(bytes: Uint8Array): 'checked' | 'partly-checked' | 'damaged' {
-  const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
-  let end = -1;
-  for (let at = data.length - 22; at >= Math.max(0, data.length - 22 - 0xffff); at--) {
-    if (data.readUInt32LE(at) === 0x06054b50) {
-      end = at;
-      break;
-    }
-  }
-  if (end < 0) return 'damaged';
-  const count = data.readUInt16LE(end + 10);
-  const directory = data.readUInt32LE(end + 16);
-  if (count === 0xffff || directory === 0xffffffff) return 'partly-checked';
-  let at = directory;
-  let checked: 'checked' | 'partly-checked' = 'checked';
-  for (let entry = 0; entry < count; entry++) {
-    if (at + 46 > data.length || data.readUInt32LE(at) !== 0x02014b50) return 'damaged';
-    const method = data.readUInt16LE(at + 10);
-    const crc = data.readUInt32LE(at + 16);
-    const compressed = data.readUInt32LE(at + 20);
-    const size = data.readUInt32LE(at + 24);
-    const nameLength = data.readUInt16LE(at + 28);
-    const local = data.readUInt32LE(at + 42);
-    const name = data.subarray(at + 46, at + 46 + nameLength);
-    at += 46 + nameLength + data.readUInt16LE(at + 30) + data.readUInt16LE(at + 32);
-    if (compressed === 0xffffffff || size === 0xffffffff || local === 0xffffffff) return 'partly-checked';
-    if (local + 30 > data.length || data.readUInt32LE(local) !== 0x04034b50 || data.readUInt16LE(local + 8) !== method) return 'damaged';
-    const localName = data.subarray(local + 30, local + 30 + data.readUInt16LE(local + 26));
-    if (!localName.equals(name)) return 'damaged';
-    // Without a data descriptor (flag bit 3) the streaming reader trusts the local header's sizes: they must agree.
-    if (!(data.readUInt16LE(local + 6) & 0x8) && (data.readUInt32LE(local + 14) !== crc || data.readUInt32LE(local + 18) !== compressed || data.readUInt32LE(local + 22) !== size)) return 'damaged';
-    const start = local + 30 + localName.length + data.readUInt16LE(local + 28);
-    if (start + compressed > data.length) return 'damaged';
-    if (size > CHECKED_ENTRY_BYTES) {
-      checked = 'partly-checked';
-      continue;
-    }
-    const stored = data.subarray(start, start + compressed);
-    let content: Buffer;
-    try {
-      if (method === 0) content = stored;
-      else if (method === 8) content = inflateRawSync(stored, { maxOutputLength: size + 1 });
-      else return 'damaged';
-    } catch {
-      return 'damaged';
-    }
-    if (content.length !== size || crc32(content) !== crc) return 'damaged';
-  }
-  return checked;
-}
-
-let crcTable: Uint32Array | null = null;
-
-function crc32(content: Uint8Array): number {
-  crcTable ??= Uint32Array.from({ length: 256 }, (_, index) => {
-    let value = index;
-    for (let bit = 0; bit < 8; bit++) value = value & 1 ? 0xedb88320 ^ (value >>> 1) : value >>> 1;
-    return value >>> 0;
-  });
-  let crc = 0xffffffff;
-  for (let index = 0; index < content.length; index++) crc = (crcTable[(crc ^ (content[index] as number)) & 0xff] as number) ^ (crc >>> 8);
-  return (crc ^ 0xffffffff) >>> 0;
 }
 
 export async function parseConsumptionFile(fileName: string, bytes: Uint8Array, sheetName?: string): Promise<ParsedFile> {

@@ -20,7 +20,8 @@ const LOCK_STALE_MS = 120_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function running(pid: number): boolean {
+/** Is `pid` a running process? (A lock or a staged file of a process that is gone belongs to no one.) */
+export function processRunning(pid: number): boolean {
   if (pid === process.pid) return true;
   try {
     process.kill(pid, 0);
@@ -36,7 +37,7 @@ async function removedIfStale(lockPath: string): Promise<{ removed: boolean; hol
   if (note === null) return { removed: false, holder: undefined }; // just released: try again at once
   const pid = Number(/^(\d+) /.exec(note)?.[1]);
   const age = Date.now() - ((await stat(lockPath).catch(() => null))?.mtimeMs ?? Date.now());
-  const stale = Number.isInteger(pid) ? !running(pid) || age > LOCK_STALE_MS : age > UNREADABLE_LOCK_STALE_MS;
+  const stale = Number.isInteger(pid) ? !processRunning(pid) || age > LOCK_STALE_MS : age > UNREADABLE_LOCK_STALE_MS;
   if (!stale || (await readFile(lockPath, 'utf8').catch(() => null)) !== note) return { removed: false, holder: Number.isInteger(pid) ? String(pid) : undefined };
   await rm(lockPath, { force: true });
   return { removed: true, holder: undefined };

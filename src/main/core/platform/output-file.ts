@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { Writable } from 'node:stream';
 import { AppError } from '../../../shared/errors';
 import { outputFailureMessage } from './file-errors';
+import { processRunning } from './file-lock';
 
 /**
  * Every file Closebook hands to a user (workbooks, CSV, Parquet, shared reports, failed rows, packs, backups) is
@@ -102,17 +103,6 @@ export class FileSink extends Writable {
       this.end(() => resolve());
     });
     this.check();
-  }
-}
-
-/** Is `pid` a running process? (A staged file of a process that is gone belongs to no write.) */
-function running(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
@@ -241,7 +231,7 @@ async function privateTemporaryFolder(): Promise<string> {
 async function sweep(folder: string): Promise<void> {
   for (const name of await readdir(folder).catch(() => [] as string[])) {
     const match = STAGED.exec(name);
-    if (!match || running(Number(match[1]))) continue;
+    if (!match || processRunning(Number(match[1]))) continue;
     const path = join(folder, name);
     if (match[3] === 'moving') {
       const beside = (await readFile(path, 'utf8').catch(() => '')).trim();

@@ -4,7 +4,7 @@ import { OrganizationInput, OrganizationSummary } from './schemas/organization';
 import { ConnectionTestResult, ProfilesState, ProfileView, SaveProfileInput } from './schemas/profile';
 import { ReportPeriod } from './schemas/billing-report';
 import { ConnectionTestProgress } from './connection-test-progress';
-import { InputRow, MAX_EXTRA_COLUMNS, ParsedFile, Submission, SubmissionSummary, SubscriptionNames } from './schemas/consumption';
+import { InputRow, MAX_CONSUMPTION_FILE_BYTES, MAX_EXTRA_COLUMNS, ParsedFile, Submission, SubmissionSummary, SubscriptionNames } from './schemas/consumption';
 import { ReportJob, ReportListing, ReportMeta } from './schemas/saved-report';
 import { CheckThresholds, MAX_REVIEWS_AT_ONCE, MonthCloseView, MonthComparison, MonthSummary, RatesView, ReviewState, Trends, TrendScope, TrendScopes } from './schemas/month-close';
 
@@ -309,7 +309,7 @@ export const channels = {
   /** Replaces the month's rates with a CSV file's (`currency,rate` lines, header optional, comma or semicolon); nothing is saved when a line is not usable. */
   'close:import-rates': { input: ReportRef.extend({ referenceCurrency: z.string().trim().min(1, 'is required').max(10), csv: z.string().max(1_000_000) }), output: RatesView },
   /** Reads a CSV or XLSX file the user picked (bytes as base64); `sheet` picks a sheet of a workbook. */
-  'consumption:parse': { input: z.object({ fileName: z.string().max(260), base64: z.string().max(64 * 1024 * 1024), sheet: z.string().max(100).optional() }), output: ParsedFile },
+  'consumption:parse': { input: z.object({ fileName: z.string().max(260), base64: z.string().max((MAX_CONSUMPTION_FILE_BYTES / 3) * 4), sheet: z.string().max(100).optional() }), output: ParsedFile },
   'consumption:template': { input: z.object({ format: z.enum(['xlsx', 'csv']) }), output: FileResult },
   /**
    * `confirmRepeat` is the user's explicit yes to sending a batch identical to one that may already have arrived;

@@ -18,6 +18,12 @@ export const CONSUMPTION_FIELDS = Object.keys(PLAIN_HEADERS) as ConsumptionField
 /** At most this many of the user's own columns are kept beside a batch (the rest are named as ignored). */
 export const MAX_EXTRA_COLUMNS = 20;
 
+/**
+ * The largest consumption file the app takes (sent to the main process as base64: 64 MB of it). A real month of 50,000
+ * rows with the user's own columns is a few megabytes of CSV; a workbook is read within bounds of its own.
+ */
+export const MAX_CONSUMPTION_FILE_BYTES = 48 * 1024 * 1024;
+
 /** A row as read from a file or typed into the grid: text per field, and where it came from. */
 export const InputRow = z.object({
   /** 1-based row number in the file (the header is row 1), or in the grid. */

@@ -8,6 +8,7 @@ import { validateRows } from '../../../shared/consumption-rows';
 import { CONSUMPTION_FIELDS, ParsedFile, PLAIN_HEADERS } from '../../../shared/schemas/consumption';
 import { FUZZ_SEED, Fuzz, preview, saveFigures, unclearReason, watchProcessFailures } from '../../testing/fuzz';
 import { fullMonthWorkbook, hostileWorkbooks } from '../../testing/hostile-workbooks';
+import { MAX_CONSUMPTION_FILE_BYTES } from '../../../shared/schemas/consumption';
 import { parseConsumptionFile } from './consumption-file';
 
 /**
@@ -206,7 +207,15 @@ describe('consumption files: reading under malformed files', () => {
     // of memory), a cell or a sheet of gigabytes, a size that lies, 12,000 parts, XML nested millions deep; and
     // 158 parts of 64 MB beside a valid sheet (18 MB of them blocked the main thread for over 150 s).
     const folder = mkdtempSync(join(tmpdir(), 'closebook-hostile-'));
-    const books = [...hostileWorkbooks(10), { name: 'full-month.xlsx', what: 'a month of 50,000 rows in 25 columns, a million different texts', bytes: fullMonthWorkbook(), refusal: null }];
+    // And two CSV files: 40 MB of one-character rows (800 times a batch: split whole into lines before, 490 MB) and
+    // one just over the size any consumption file may have.
+    const header = 'Subscription ID,Is add-on,Add-on ID,Quantity,Consumption ID\n';
+    const books = [
+      ...hostileWorkbooks(10),
+      { name: 'full-month.xlsx', what: 'a month of 50,000 rows in 25 columns, a million different texts', bytes: fullMonthWorkbook(), refusal: null },
+      { name: 'tiny-rows.csv', what: '40 MB of one-character rows', bytes: Buffer.from(header + 'a\n'.repeat(20 * 1024 * 1024)), refusal: /more than 50,000 rows/ },
+      { name: 'too-big.csv', what: 'a CSV over 48 MB', bytes: Buffer.from(header + 'x'.repeat(MAX_CONSUMPTION_FILE_BYTES)), refusal: /at most 48 MB/ },
+    ];
     try {
       const paths = books.map((book) => join(folder, book.name));
       books.forEach((book, index) => writeFileSync(paths[index] as string, book.bytes));

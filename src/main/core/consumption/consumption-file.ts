@@ -1,7 +1,7 @@
 import ExcelJS from 'exceljs';
 import Papa from 'papaparse';
 import { emptyRow, fieldForHeader, quoted, readQuantity } from '../../../shared/consumption-rows';
-import { CONSUMPTION_FIELDS, MAX_EXTRA_COLUMNS, PLAIN_HEADERS, type ConsumptionField, type InputRow, type ParsedFile } from '../../../shared/schemas/consumption';
+import { CONSUMPTION_FIELDS, MAX_CONSUMPTION_FILE_BYTES, MAX_EXTRA_COLUMNS, PLAIN_HEADERS, type ConsumptionField, type InputRow, type ParsedFile } from '../../../shared/schemas/consumption';
 import { columnLetters, openXlsx, OversizedWorkbook, UnreadableWorkbook, type RowCells, type Workbook, type XlsxBounds } from './xlsx-reader';
 
 /** Rows past this are refused: a bulk file that large is almost surely the wrong file. */
@@ -119,14 +119,38 @@ export function parseConsumptionCsv(fileName: string, text: string): ParsedFile 
   const firstLine = content.split(/\r?\n/, 1)[0] ?? '';
   const delimiter = (firstLine.match(/;/g)?.length ?? 0) > (firstLine.match(/,/g)?.length ?? 0) ? ';' : firstLine.includes('\t') && !firstLine.includes(',') ? '\t' : ',';
   const base = { sheets: [], sheet: null };
-  const parsed = Papa.parse<string[]>(content, { delimiter, skipEmptyLines: false });
-  const fatal = parsed.errors.find((error) => error.type === 'Quotes');
+  // Row by row, stopping once there are more rows with text than a batch may hold: a 48 MB file of tiny rows is
+  // never held as millions of arrays.
+  const lines: string[][] = [];
+  let filled = 0;
+  let tooMany = false;
+  let fatal: { row: number; message: string } | undefined;
+  Papa.parse<string[]>(content, {
+    delimiter,
+    skipEmptyLines: false,
+    fastMode: false, // the fast mode splits the whole text into lines before the first step
+    step: (result, parser) => {
+      const quotes = result.errors.find((error) => error.type === 'Quotes');
+      if (quotes) {
+        fatal = { row: lines.length, message: quotes.message };
+        parser.abort();
+        return;
+      }
+      if (result.data.some((cell) => cell.trim())) filled += 1;
+      if (filled > MAX_ROWS + 1) {
+        tooMany = true; // the header and MAX_ROWS rows, and one more
+        parser.abort();
+        return;
+      }
+      lines.push(result.data);
+    },
+  });
   if (fatal) {
-    return { fileName, ...base, rows: [], problems: [`Row ${(fatal.row ?? 0) + 1} has a quote that is never closed: ${fatal.message}. Check the file in a text editor.`], extraColumns: [], ignoredColumns: [] };
+    return { fileName, ...base, rows: [], problems: [`Row ${fatal.row + 1} has a quote that is never closed: ${fatal.message}. Check the file in a text editor.`], extraColumns: [], ignoredColumns: [] };
   }
-  const [header = [], ...body] = parsed.data;
+  const [header = [], ...body] = lines;
   if (header.every((cell) => !cell.trim())) return { fileName, ...base, rows: [], problems: [`${fileName} is empty or has no header row.`], extraColumns: [], ignoredColumns: [] };
-  const file = toRows(fileName, header, body.map((cells, index) => ({ row: index + 2, cells })), base);
+  const file = toRows(fileName, header, body.map((cells, index) => ({ row: index + 2, cells })), base, { tooMany });
   return delimiter === ';' ? { ...file, rows: file.rows.map(withDecimalPoint) } : file;
 }
 
@@ -228,8 +252,17 @@ function textEncoding(bytes: Uint8Array): string {
 
 export async function parseConsumptionFile(fileName: string, bytes: Uint8Array, sheetName?: string): Promise<ParsedFile> {
   if (/\.xlsx$/i.test(fileName)) return parseConsumptionXlsx(fileName, bytes, sheetName);
-  if (/\.(csv|txt|tsv)$/i.test(fileName)) return parseConsumptionCsv(fileName, new TextDecoder(textEncoding(bytes)).decode(bytes));
+  if (/\.(csv|txt|tsv)$/i.test(fileName)) {
+    if (bytes.length > MAX_CONSUMPTION_FILE_BYTES) return tooLarge(fileName, bytes.length);
+    return parseConsumptionCsv(fileName, new TextDecoder(textEncoding(bytes)).decode(bytes));
+  }
   return { fileName, sheets: [], sheet: null, rows: [], problems: [`${fileName}: Closebook reads consumption from .csv or .xlsx files.`], extraColumns: [], ignoredColumns: [] };
+}
+
+/** A CSV larger than any consumption batch can be, refused before it is read. */
+export function tooLarge(fileName: string, bytes: number): ParsedFile {
+  const size = (megabytes: number) => `${megabytes.toLocaleString('en', { maximumFractionDigits: 1 })} MB`;
+  return { fileName, sheets: [], sheet: null, rows: [], problems: [`${fileName} is ${size(bytes / MB)}; a consumption file can be at most ${size(MAX_CONSUMPTION_FILE_BYTES / MB)} (a batch holds at most ${MAX_ROWS.toLocaleString('en')} rows). Check it is the right file, or split it.`], extraColumns: [], ignoredColumns: [] };
 }
 
 const TEMPLATE_HEADERS = CONSUMPTION_FIELDS.map((field) => PLAIN_HEADERS[field]);

@@ -1,9 +1,9 @@
 import type { ServiceHandlers } from '../../../shared/contract';
 import type { Profile } from '../../../shared/schemas/profile';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { AppError } from '../../../shared/errors';
-import type { ParsedFile } from '../../../shared/schemas/consumption';
+import { MAX_CONSUMPTION_FILE_BYTES, type ParsedFile } from '../../../shared/schemas/consumption';
 import type { Connections } from '../profiles/connections';
 import type { Profiles } from '../profiles/profiles';
 import { getBulkConsumptionStatus, taskStatusUrl, type TaskStatus } from './consumption-api';
@@ -13,7 +13,7 @@ import { outputsFor } from '../platform/output-file';
 import type { Ports } from '../platform/ports';
 import { ConsumptionTasks } from './consumption-task';
 import { FileSubmissionStore } from './history-store';
-import { consumptionTemplateCsv, consumptionTemplateXlsx, parseConsumptionFile } from './consumption-file';
+import { consumptionTemplateCsv, consumptionTemplateXlsx, parseConsumptionFile, tooLarge } from './consumption-file';
 import { failedRowsCsv, failedRowsXlsx } from './failed-rows';
 import { subscriptionNames } from './subscription-names';
 import type { Ledger } from '../ledger/ledger';
@@ -78,6 +78,9 @@ export function createConsumption(ports: Ports, events: EventHub, profiles: Prof
     readFile: async (path, sheet) => {
       let bytes: Buffer;
       try {
+        // A CSV larger than any batch is refused before it is read into memory (a workbook is read within its own bounds).
+        const { size } = await stat(path);
+        if (!/\.xlsx$/i.test(path) && size > MAX_CONSUMPTION_FILE_BYTES) return tooLarge(basename(path), size);
         bytes = await readFile(path);
       } catch (error) {
         throw new AppError('validation', `${path} could not be read (${(error as NodeJS.ErrnoException).code ?? String(error)}).`);

@@ -136,6 +136,7 @@ export async function writeWorkbookFile<T>(outputs: OutputFolder, path: string, 
     const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: sink, useStyles: true, useSharedStrings: false });
     workbook.creator = 'Closebook';
     workbook.created = createdAt;
+    workbook.modified = createdAt; // else the moment exceljs was called: the same export would differ byte by byte
     const result = await build(workbook, sink);
     await Promise.race([workbook.commit(), sink.failure]);
     return result;

@@ -201,4 +201,52 @@ describe('report ingest into the ledger', () => {
       expect(await ledger.all('SELECT currency, customer_currency FROM services')).toEqual([{ currency: 'SEK', customer_currency: 'SEK' }]);
     });
   });
+
+  describe('hands an organization over in parts, whatever the order of its fields', () => {
+    const rows = async (ledger: Ledger, reportId: string) => ({
+      organizations: await ledger.all('SELECT org_no, entry_no, org_id, name, customer_number FROM organizations WHERE report_id = $1 ORDER BY org_no', [reportId]),
+      groups: await ledger.all('SELECT org_no, group_name FROM organization_groups WHERE report_id = $1 ORDER BY org_no, group_name', [reportId]),
+      services: await ledger.all('SELECT service_no, org_no, service_id, currency, customer_currency, stated_cost::VARCHAR AS cost, stated_sales::VARCHAR AS sales FROM services WHERE report_id = $1 ORDER BY service_no', [reportId]),
+      subscriptions: await ledger.all('SELECT subscription_no, service_no, org_no, subscription_id, stated_cost::VARCHAR AS cost FROM subscriptions WHERE report_id = $1 ORDER BY subscription_no', [reportId]),
+      lines: await ledger.all('SELECT line_no, subscription_no, service_no, org_no, product_id, cost::VARCHAR AS cost, currency, customer_currency, product_no FROM billing_lines WHERE report_id = $1 ORDER BY line_no', [reportId]),
+      totals: await ledgerSums(ledger, reportId),
+    });
+    /** Every object's list of children first, its own fields after (JSON's key order is free). */
+    const childrenFirst = (value: unknown): unknown => {
+      if (Array.isArray(value)) return value.map(childrenFirst);
+      if (!value || typeof value !== 'object') return value;
+      const entries = Object.entries(value).map(([key, item]) => [key, childrenFirst(item)] as const);
+      const lists = ['organizations', 'services', 'items', 'products'];
+      return Object.fromEntries([...entries.filter(([key]) => lists.includes(key)), ...entries.filter(([key]) => !lists.includes(key))]);
+    };
+
+    it("stores the same rows when a service's currencies, and every part's own fields, come after its children", async () => {
+      const { ledger } = await openLedger();
+      const entries = served(8, 11);
+      await ingestReport(ledger, identity(ID(201)), chunks(JSON.stringify({ status: 5, data: entries }), 500));
+      await ingestReport(ledger, identity(ID(202)), chunks(JSON.stringify({ data: childrenFirst(entries), status: 5 }), 500));
+      const [before, after] = [await rows(ledger, ID(201)), await rows(ledger, ID(202))];
+      expect(after.lines.length).toBeGreaterThan(50);
+      expect(after).toEqual(before);
+      expect(after.totals).toEqual(exactSums(entries));
+    });
+
+    it('names the path of a bad own field that comes after the lines, and stores nothing', async () => {
+      const { ledger } = await openLedger();
+      const entries = childrenFirst(served(6)) as ReturnType<typeof served>;
+      const entryNo = entries.length - 1;
+      const orgNo = entries[entryNo]!.organizations.length - 1;
+      (entries[entryNo]!.organizations[orgNo]!.services[0] as { currencyCode: string }).currencyCode = 'KRONOR';
+      await expect(ingestReport(ledger, identity(ID(203)), chunks(JSON.stringify({ status: 5, data: entries })))).rejects.toThrow(`at data.${entryNo}.organizations.${orgNo}.services.0.currencyCode, `);
+      expect(await ledger.all('SELECT * FROM billing_lines')).toEqual([]);
+    });
+
+    it('refuses a report cut short between two organizations (it was saved half before)', async () => {
+      const { ledger } = await openLedger();
+      const body = JSON.stringify({ status: 5, data: served(4) });
+      const cut = body.slice(0, body.indexOf(',{"name"', body.indexOf('"organizations"')));
+      await expect(ingestReport(ledger, identity(ID(204)), chunks(cut))).rejects.toThrow(/ends too early, as if cut short/);
+      expect(await ledger.all('SELECT * FROM reports')).toEqual([]);
+    });
+  });
 });

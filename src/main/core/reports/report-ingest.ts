@@ -6,7 +6,7 @@ import type { Ledger, LedgerTransaction, RowAppender } from '../ledger/ledger';
 import { AMOUNT, QUANTITY, searchText, UNIT_PRICE } from '../ledger/schema';
 import { plainIssues } from '../platform/plain-issues';
 import { ledgerDecimal } from './ledger-decimal';
-import { JsonNumber, type ReportShell, readBillingReport } from './report-reader';
+import { JsonNumber, type ReportLevel, type ReportShell, readBillingReport } from './report-reader';
 
 const Amount = ledgerDecimal(AMOUNT);
 const UnitPrice = ledgerDecimal(UNIT_PRICE);
@@ -15,49 +15,51 @@ const Quantity = ledgerDecimal(QUANTITY);
 const text = z.string().max(4_000, 'is longer than 4,000 characters').nullish().transform((value) => value ?? '');
 const Currency = z.string().trim().toUpperCase().pipe(CurrencyCode);
 
-/** One organization of the report as the service sends it (spec §2.3), checked before any of it is stored. */
+/**
+ * The report as the service sends it (spec §2.3), checked part by part before any of it is stored: a billing line
+ * whole, and an organization, service or subscription by its own fields (its list of children arrives in parts,
+ * so here it is only checked to be a list).
+ */
+const children = z.array(z.unknown());
+const WireLine = z.object({
+  productName: text,
+  productId: text,
+  itemCode: text,
+  quantity: Quantity,
+  resellerPricePerUnit: UnitPrice,
+  customerPricePerUnit: UnitPrice,
+  totalResellerPrice: Amount,
+  totalCustomerPrice: Amount,
+  itemDetails: text,
+});
+const WireSubscription = z.object({
+  itemName: text,
+  subscriptionId: text,
+  poNumber: text,
+  quantity: Quantity.nullish(),
+  totalResellerPrice: Amount,
+  totalCustomerPrice: Amount,
+  resellerPricePerUnit: UnitPrice.nullish(),
+  customerPricePerUnit: UnitPrice.nullish(),
+  products: children,
+});
+const WireService = z.object({
+  serviceName: text,
+  serviceId: text,
+  totalResellerPrice: Amount,
+  totalCustomerPrice: Amount,
+  currencyCode: Currency,
+  customerCurrencyCode: Currency.nullish(),
+  items: children,
+});
 const WireOrganization = z.object({
   name: text,
   customerNumber: text,
   orgId: text,
   organizationGroups: z.array(z.string().max(200)).nullish().transform((groups) => groups ?? []),
-  services: z.array(
-    z.object({
-      serviceName: text,
-      serviceId: text,
-      totalResellerPrice: Amount,
-      totalCustomerPrice: Amount,
-      currencyCode: Currency,
-      customerCurrencyCode: Currency.nullish(),
-      items: z.array(
-        z.object({
-          itemName: text,
-          subscriptionId: text,
-          poNumber: text,
-          quantity: Quantity.nullish(),
-          totalResellerPrice: Amount,
-          totalCustomerPrice: Amount,
-          resellerPricePerUnit: UnitPrice.nullish(),
-          customerPricePerUnit: UnitPrice.nullish(),
-          products: z.array(
-            z.object({
-              productName: text,
-              productId: text,
-              itemCode: text,
-              quantity: Quantity,
-              resellerPricePerUnit: UnitPrice,
-              customerPricePerUnit: UnitPrice,
-              totalResellerPrice: Amount,
-              totalCustomerPrice: Amount,
-              itemDetails: text,
-            }),
-          ),
-        }),
-      ),
-    }),
-  ),
+  services: children,
 });
-type WireOrganization = z.output<typeof WireOrganization>;
+const WIRE = { organization: WireOrganization, service: WireService, subscription: WireSubscription } as const;
 
 const Status = z.union([z.instanceof(JsonNumber), z.string()]).transform((value, context) => {
   const raw = typeof value === 'string' ? value.trim() : value.text;
@@ -68,7 +70,7 @@ const Status = z.union([z.instanceof(JsonNumber), z.string()]).transform((value,
   return Number(raw);
 });
 
-const WireEntry = z.object({ billingDate: text, billingContentStartDate: text, billingContentEndDate: text });
+const WireEntry = z.object({ billingDate: text, billingContentStartDate: text, billingContentEndDate: text, organizations: children.nullish() });
 
 /** Who a report is and where it came from; stored beside its rows. */
 export interface ReportIdentity {
@@ -101,8 +103,9 @@ class NotComplete extends Error {
 }
 
 /**
- * Streams a report body into the ledger in one transaction: each organization is checked and appended as it
- * arrives (memory stays flat), and the report is listed only when everything is in — a crash or a bad field
+ * Streams a report body into the ledger in one transaction: each line, and each organization, service and
+ * subscription by its own fields, is checked and appended as it arrives (memory stays flat, however large one
+ * organization is), and the report is listed only when everything is in — a crash or a bad field
  * leaves the ledger as it was. A body whose status is not "complete" stores nothing and says which status it had.
  */
 export async function ingestReport(
@@ -116,10 +119,14 @@ export async function ingestReport(
       const writer = await ReportWriter.start(transaction, identity.reportId);
       let reported = 0;
       const shell = await readBillingReport(body, {
-        organization: (entryNo, organization, path) => {
-          writer.organization(entryNo, parseOrEx(WireOrganization, organization, path));
+        children: (level, fields) => {
+          if (level === 'service') writer.serviceItems(fields);
+        },
+        line: (line, path) => {
+          writer.line(parseOrEx(WireLine, line, path));
           if (onLines && writer.counts.lines - reported >= LINES_PER_PROGRESS) onLines((reported = writer.counts.lines));
         },
+        end: (level, fields, path, entryNo) => writer.end(level, fields, path, entryNo),
       });
       // A file is named (or refused as no report file) first: a missing status is news only in a service's answer.
       const named = 'fromFile' in identity ? identity.fromFile(shell) : identity;
@@ -150,7 +157,8 @@ function entriesOf(shell: ReportShell): z.output<typeof WireEntry>[] {
     throw new AppError('bad-response', 'The service sent a billing report whose status says complete but whose data is empty. Nothing was saved; try again later.');
   }
   const count = Math.max(-1, ...shell.entries.keys()) + 1;
-  return Array.from({ length: count }, (_, index) => parseOrEx(WireEntry, shell.entries.get(index) ?? {}, `data.${index}`));
+  const list = shell.saved ? 'entries' : 'data';
+  return Array.from({ length: count }, (_, index) => parseOrEx(WireEntry, shell.entries.get(index) ?? {}, `${list}.${index}`));
 }
 
 /** In plain words; the report's only unions are its amounts and status (text, or a number as written). */
@@ -165,10 +173,22 @@ function parseOrEx<S extends z.ZodType>(schema: S, value: unknown, path: string)
   throw new AppError('bad-response', `The service sent a billing report that Closebook cannot read: at ${at}, ${message}. Nothing was saved; report it to the service if it repeats.`);
 }
 
-/** Appends a report's rows, numbering organizations, services, subscriptions and lines in the order received. */
+/**
+ * Appends a report's rows as its parts arrive, numbering organizations, services, subscriptions and lines in the
+ * order received. A line is appended at once with its service's currencies as read so far; a part's own row when
+ * the part is complete. A service whose currencies came only after its lines (JSON's key order is free) has its
+ * lines' currencies set from the service row once, at the end.
+ */
 class ReportWriter {
   readonly counts = { organizations: 0, services: 0, subscriptions: 0, lines: 0 };
   private readonly products = new Map<string, number>();
+  /** The parts being read: their numbers, given when first needed (a part's row is written at its end). */
+  private organizationNo = 0;
+  private serviceNo = 0;
+  private subscriptionNo = 0;
+  /** The current service's currencies as its lines were written, and how many lines it has. */
+  private service = { currency: '', customerCurrency: '', lines: 0 };
+  private currenciesLate = false;
 
   private constructor(
     private readonly transaction: LedgerTransaction,
@@ -188,33 +208,65 @@ class ReportWriter {
     return new ReportWriter(transaction, reportId, tables);
   }
 
-  organization(entryNo: number, organization: WireOrganization): void {
-    const { reportId, counts, tables } = this;
-    const orgNo = ++counts.organizations;
-    tables.organizations.row([reportId, orgNo, entryNo, organization.orgId, organization.name, organization.customerNumber, searchText([organization.name, organization.customerNumber, organization.orgId])]);
-    for (const group of new Set(organization.organizationGroups)) tables.organization_groups.row([reportId, orgNo, group]);
-    for (const service of organization.services) {
-      const serviceNo = ++counts.services;
+  /** Numbers the parts that enclose a line or part about to be written, outermost first, so numbers follow the report's order. */
+  private number(level: ReportLevel): void {
+    const { counts } = this;
+    if (this.organizationNo === 0) this.organizationNo = ++counts.organizations;
+    if (level === 'organization') return;
+    if (this.serviceNo === 0) {
+      this.serviceNo = ++counts.services;
+      this.service = { currency: '', customerCurrency: '', lines: 0 };
+    }
+    if (level === 'subscription' && this.subscriptionNo === 0) this.subscriptionNo = ++counts.subscriptions;
+  }
+
+  /** A service's items begin: its currencies as read so far (usually all of its fields) go with its lines. */
+  serviceItems(fields: Readonly<Record<string, unknown>>): void {
+    this.number('service');
+    if (this.service.lines > 0) return;
+    const currency = Currency.safeParse(fields.currencyCode);
+    const customerCurrency = Currency.safeParse(fields.customerCurrencyCode);
+    this.service.currency = currency.success ? currency.data : '';
+    this.service.customerCurrency = customerCurrency.success ? customerCurrency.data : this.service.currency;
+  }
+
+  line(line: z.output<typeof WireLine>): void {
+    this.number('subscription');
+    const { reportId, counts, service } = this;
+    service.lines++;
+    this.tables.billing_lines.row([
+      reportId, ++counts.lines, this.subscriptionNo, this.serviceNo, this.organizationNo, line.productId, line.productName, line.itemCode, line.quantity,
+      line.resellerPricePerUnit, line.customerPricePerUnit, line.totalResellerPrice, line.totalCustomerPrice, line.itemDetails,
+      service.currency, service.customerCurrency, this.productNo([line.productName, line.productId, line.itemCode, line.itemDetails]),
+    ]);
+  }
+
+  /** A part is complete: its own fields are checked and its row appended. */
+  end(level: ReportLevel, fields: unknown, path: string, entryNo: number): void {
+    const { reportId, tables } = this;
+    this.number(level);
+    if (level === 'subscription') {
+      const item = parseOrEx(WIRE.subscription, fields, path);
+      tables.subscriptions.row([
+        reportId, this.subscriptionNo, this.serviceNo, this.organizationNo, item.subscriptionId, item.itemName, item.poNumber, item.quantity ?? null,
+        item.totalResellerPrice, item.totalCustomerPrice, item.resellerPricePerUnit ?? null, item.customerPricePerUnit ?? null,
+        searchText([item.itemName, item.subscriptionId, item.poNumber]),
+      ]);
+      this.subscriptionNo = 0;
+    } else if (level === 'service') {
+      const service = parseOrEx(WIRE.service, fields, path);
       const customerCurrency = service.customerCurrencyCode ?? service.currencyCode;
       tables.services.row([
-        reportId, serviceNo, orgNo, service.serviceId, service.serviceName, service.currencyCode, customerCurrency, service.totalResellerPrice, service.totalCustomerPrice,
+        reportId, this.serviceNo, this.organizationNo, service.serviceId, service.serviceName, service.currencyCode, customerCurrency, service.totalResellerPrice, service.totalCustomerPrice,
         searchText([service.serviceName, service.serviceId]),
       ]);
-      for (const item of service.items) {
-        const subscriptionNo = ++counts.subscriptions;
-        tables.subscriptions.row([
-          reportId, subscriptionNo, serviceNo, orgNo, item.subscriptionId, item.itemName, item.poNumber, item.quantity ?? null,
-          item.totalResellerPrice, item.totalCustomerPrice, item.resellerPricePerUnit ?? null, item.customerPricePerUnit ?? null,
-          searchText([item.itemName, item.subscriptionId, item.poNumber]),
-        ]);
-        for (const line of item.products) {
-          tables.billing_lines.row([
-            reportId, ++counts.lines, subscriptionNo, serviceNo, orgNo, line.productId, line.productName, line.itemCode, line.quantity,
-            line.resellerPricePerUnit, line.customerPricePerUnit, line.totalResellerPrice, line.totalCustomerPrice, line.itemDetails,
-            service.currencyCode, customerCurrency, this.productNo([line.productName, line.productId, line.itemCode, line.itemDetails]),
-          ]);
-        }
-      }
+      if (this.service.lines > 0 && (this.service.currency !== service.currencyCode || this.service.customerCurrency !== customerCurrency)) this.currenciesLate = true;
+      this.serviceNo = 0;
+    } else {
+      const organization = parseOrEx(WIRE.organization, fields, path);
+      tables.organizations.row([reportId, this.organizationNo, entryNo, organization.orgId, organization.name, organization.customerNumber, searchText([organization.name, organization.customerNumber, organization.orgId])]);
+      for (const group of new Set(organization.organizationGroups)) tables.organization_groups.row([reportId, this.organizationNo, group]);
+      this.organizationNo = 0;
     }
   }
 
@@ -235,6 +287,14 @@ class ReportWriter {
     const billingEntries = await transaction.appender('billing_entries');
     entries.forEach((entry, entryNo) => billingEntries.row([reportId, entryNo, entry.billingDate, entry.billingContentStartDate, entry.billingContentEndDate]));
     for (const table of [...Object.values(this.tables), billingEntries]) table.flush();
+    if (this.currenciesLate) {
+      await transaction.run(
+        `UPDATE billing_lines SET currency = s.currency, customer_currency = s.customer_currency FROM services s
+         WHERE billing_lines.report_id = $1 AND s.report_id = $1 AND s.service_no = billing_lines.service_no
+           AND (billing_lines.currency <> s.currency OR billing_lines.customer_currency <> s.customer_currency)`,
+        [reportId],
+      );
+    }
     await transaction.run(
       `INSERT INTO reports VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
       [

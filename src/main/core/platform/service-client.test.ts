@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { Twin } from '../../testing/test-support';
 import { FakeClock, twinWithClient } from '../../testing/test-support';
-import { parseRetryAfter, ServiceClient } from './service-client';
+import { ANSWER_LIMITS, jsonDepthOver, parseRetryAfter, ServiceClient } from './service-client';
 
 let twin: Twin | undefined;
 afterEach(async () => {
@@ -209,6 +209,51 @@ describe('ServiceClient', () => {
     const controller = new AbortController();
     controller.abort();
     await expect(setup.client.request({ method: 'GET', target: orgsPath(setup.connection.resellerId), schema: anyJson, retry: 'safe', what: 'orgs', signal: controller.signal })).rejects.toMatchObject({ code: 'cancelled' });
+  });
+});
+
+describe('answers past ANSWER_LIMITS', () => {
+  /** A client whose service signs in, then answers every other request with `answer`. */
+  function hostileClient(answer: () => Response) {
+    const fetchImpl = async (url: string) => (url.endsWith('/connect/token') ? Response.json({ access_token: 't' }) : answer());
+    return new ServiceClient({ ...clientConnection, baseUrl: 'https://billing.example.com' }, { fetch: fetchImpl, clock: new FakeClock(), maxAttempts: 1 });
+  }
+  const list = { method: 'GET' as const, target: '/api/x', schema: anyJson, retry: 'safe' as const, what: 'the organization list' };
+  /** A body of `bytes` bytes made as it is read, never held whole. */
+  const long = (bytes: number) => {
+    const block = new TextEncoder().encode('x'.repeat(1024 * 1024));
+    let sent = 0;
+    return new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent === 0) controller.enqueue(new TextEncoder().encode('["'));
+        if (sent >= bytes) return controller.close();
+        sent += block.length;
+        controller.enqueue(block);
+      },
+    });
+  };
+
+  it('refuses an answer nested past 64 levels before parsing it, in words, and reads one at the bound', async () => {
+    for (const body of ['['.repeat(2_000_000) + ']'.repeat(2_000_000), `[{"a":${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}}]`]) {
+      const started = performance.now();
+      await expect(hostileClient(() => new Response(body)).request(list)).rejects.toThrow('The service sent the organization list nested deeper than 64 levels, more than Closebook reads.');
+      expect(performance.now() - started).toBeLessThan(2_000);
+    }
+    const atBound = `${'['.repeat(ANSWER_LIMITS.depth)}"[{"${']'.repeat(ANSWER_LIMITS.depth)}`; // brackets in a text do not count
+    expect((await hostileClient(() => new Response(atBound)).request(list)).data).toHaveLength(1);
+    expect(jsonDepthOver('{"a":"\\"}', 1)).toBe(false);
+    expect(jsonDepthOver('[[]]', 1)).toBe(true);
+  });
+
+  it('stops reading an answer past its size and refuses it; an error answer is read for its message only', async () => {
+    const started = performance.now();
+    await expect(hostileClient(() => new Response(long(ANSWER_LIMITS.answerBytes + 10 * 1024 * 1024))).request(list)).rejects.toThrow(`The service sent the organization list larger than 128 MB`);
+    const deepError = () => new Response(`{"message":"nope","x":${'['.repeat(100_000)}${']'.repeat(100_000)}}`, { status: 409 });
+    await expect(hostileClient(deepError).request(list)).rejects.toThrow(/^The service refused the change because it conflicts with existing data\.$/);
+    await expect(hostileClient(() => new Response(long(ANSWER_LIMITS.answerBytes), { status: 500 })).request(list)).rejects.toMatchObject({ code: 'service' });
+    expect(performance.now() - started).toBeLessThan(10_000);
+    const token = new ServiceClient({ ...clientConnection, baseUrl: 'https://billing.example.com' }, { fetch: async () => new Response(long(ANSWER_LIMITS.tokenBytes)), clock: new FakeClock(), maxAttempts: 1 });
+    await expect(token.signIn()).rejects.toThrow('The service sent a sign-in token larger than 1 MB');
   });
 });
 

@@ -82,6 +82,59 @@ export interface ServiceResponse<T> {
   data: T;
 }
 
+/**
+ * The most Closebook reads of one answer of the service. An answer read whole (all but the billing report) is
+ * refused past its size before it is parsed, and past its nesting before JSON.parse builds it, so a broken or
+ * hostile service is answered in time linear in what was read, never with "Maximum call stack size exceeded".
+ * The billing report is streamed: its own bounds are REPORT_LIMITS (report-reader.ts).
+ */
+export const ANSWER_LIMITS = {
+  /**
+   * Nesting, in objects and lists: the deepest answer the interface shows is the organization list in a paging
+   * envelope (envelope, list, organization, contact — 4 levels). 64, as for a report, leaves room for fields it does not show.
+   */
+  depth: 64,
+  /** The token answer: an access token (a JWT is a few KB) and a few fields. */
+  tokenBytes: 1024 * 1024,
+  /**
+   * Any other answer read whole. The largest a real one gets is the organization list: 50,000 organizations at
+   * about 1 KB each as JSON (the §2.1 fields and some not shown) is 50 MB; the failed records of a 50,000-row
+   * consumption batch are about half that. 128 MB is room for both.
+   */
+  answerBytes: 128 * 1024 * 1024,
+  /** An error answer: only its message and field errors are read, so the rest is not. */
+  errorBytes: 1024 * 1024,
+  /**
+   * A billing report as downloaded (to disk, before it is read): at REPORT_LIMITS.lines (5,000,000) and about 500
+   * bytes a line as the service writes them that is 2.5 GB; 8 GB leaves room for indentation.
+   */
+  reportBytes: 8 * 1024 * 1024 * 1024,
+} as const;
+
+const MB = (bytes: number) => `${(bytes / 1024 / 1024).toLocaleString('en')} MB`;
+
+/** An answer past a bound of ANSWER_LIMITS, in words. */
+function tooMuch(what: string, problem: string): AppError {
+  return new AppError('bad-response', `The service sent ${what} ${problem}, more than Closebook reads. Nothing was changed; report it to the service if it repeats.`);
+}
+
+/** The deepest nesting of objects and lists in a JSON text, stopping once past `limit`: one pass, strings skipped. */
+export function jsonDepthOver(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let at = 0; at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    if (inString) {
+      if (code === 0x5c) at++; // a backslash: the next character is escaped
+      else if (code === 0x22) inString = false;
+    } else if (code === 0x22) inString = true;
+    else if (code === 0x7b || code === 0x5b) {
+      if (++depth > limit) return true;
+    } else if (code === 0x7d || code === 0x5d) depth--;
+  }
+  return false;
+}
+
 const TokenResponse = z.object({
   access_token: z.string().min(1),
   expires_in: z.coerce.number().positive().optional(),
@@ -185,13 +238,14 @@ export class ServiceClient {
       },
       ...(spec.body === undefined ? {} : { body: JSON.stringify(spec.body) }),
     });
-    let { response, text } = await this.sendWithRetries(url, init, spec.retry, spec.signal, spec.onRetry);
+    let { response, text, cut } = await this.sendWithRetries(url, init, spec.retry, spec.signal, spec.onRetry);
     if (response.status === 401) {
       // The token may have expired early: ask for a new one once, then give up.
       this.token = null;
-      ({ response, text } = await this.sendWithRetries(url, init, spec.retry, spec.signal, spec.onRetry));
+      ({ response, text, cut } = await this.sendWithRetries(url, init, spec.retry, spec.signal, spec.onRetry));
     }
     if (!response.ok) throw errorForStatus(response.status, this.host, text);
+    if (cut && spec.schema !== null) throw tooMuch(spec.what, `larger than ${MB(ANSWER_LIMITS.answerBytes)}`);
     return { status: response.status, headers: response.headers, data: this.parseBody(text, spec.schema, spec.what) };
   }
 
@@ -246,7 +300,8 @@ export class ServiceClient {
     onRetry?: (notice: RetryNotice) => void,
     consume?: (body: AsyncIterable<Uint8Array>, info: BodyInfo) => Promise<T>,
     silenceMs = this.timeoutMs,
-  ): Promise<{ response: Response; text: string; consumed?: { value: T } }> {
+    maxBytes: number = ANSWER_LIMITS.answerBytes,
+  ): Promise<{ response: Response; text: string; cut: boolean; consumed?: { value: T } }> {
     for (let attempt = 1; ; attempt++) {
       const idle = new IdleTimeout(silenceMs);
       try {
@@ -263,7 +318,7 @@ export class ServiceClient {
         }
         if (consume && response.ok) {
           try {
-            return { response, text: '', consumed: { value: await consume(bodyChunks(response, idle), bodyInfo(response)) } };
+            return { response, text: '', cut: false, consumed: { value: await consume(bodyChunks(response, idle, ANSWER_LIMITS.reportBytes), bodyInfo(response)) } };
           } catch (error) {
             if (error instanceof AppError) throw error;
             const failure = this.classifyBodyFailure(error, retry, signal);
@@ -274,13 +329,13 @@ export class ServiceClient {
             throw failure;
           }
         }
-        const text = await this.readBody(response, idle, retry, signal);
+        const { text, cut } = await this.readBody(response, idle, retry, signal, response.ok ? maxBytes : ANSWER_LIMITS.errorBytes);
         const retryable = response.status === 429 || (retry === 'safe' && response.status >= 500);
         if (retryable && attempt < this.maxAttempts) {
           await this.backoff(attempt, response.headers.get('retry-after'), errorForStatus(response.status, this.host, text), signal, onRetry);
           continue;
         }
-        return { response, text };
+        return { response, text, cut };
       } finally {
         idle.clear();
       }
@@ -306,15 +361,33 @@ export class ServiceClient {
     return { error: appError, retryable: true };
   }
 
-  private async readBody(response: Response, idle: IdleTimeout, retry: 'safe' | 'unsafe', signal?: AbortSignal): Promise<string> {
+  /**
+   * A body read whole, up to `maxBytes`: past it reading stops and `cut` says so (an error answer is read for its
+   * message only; a success answer cut short is refused by the caller). An error answer nested past
+   * ANSWER_LIMITS.depth is not read at all: its message cannot be found in it.
+   */
+  private async readBody(response: Response, idle: IdleTimeout, retry: 'safe' | 'unsafe', signal: AbortSignal | undefined, maxBytes: number): Promise<{ text: string; cut: boolean }> {
+    let text = '';
+    let cut = false;
     try {
       const decoder = new TextDecoder();
-      let text = '';
-      for await (const chunk of bodyChunks(response, idle)) text += decoder.decode(chunk, { stream: true });
-      return text + decoder.decode();
+      let bytes = 0;
+      for await (const chunk of bodyChunks(response, idle)) {
+        const room = maxBytes - bytes;
+        bytes += chunk.byteLength;
+        if (chunk.byteLength > room) {
+          text += decoder.decode(chunk.subarray(0, room), { stream: true });
+          cut = true;
+          break; // ends the body's stream
+        }
+        text += decoder.decode(chunk, { stream: true });
+      }
+      text += decoder.decode();
     } catch (error) {
       throw this.classifyBodyFailure(error, retry, signal);
     }
+    if (!response.ok && jsonDepthOver(text, ANSWER_LIMITS.depth)) text = '';
+    return { text, cut };
   }
 
   /** A body cut off half-way: cancelled, "may have arrived" for a request that changes something, else a network error. */
@@ -326,6 +399,7 @@ export class ServiceClient {
 
   private parseBody<T>(text: string, schema: z.ZodType<T> | null, what: string): T {
     if (schema === null) return undefined as T;
+    if (jsonDepthOver(text, ANSWER_LIMITS.depth)) throw tooMuch(what, `nested deeper than ${ANSWER_LIMITS.depth} levels`);
     let json: unknown;
     try {
       // An empty body reaches the schema as undefined: a schema that allows it (a create whose reply is "not shown") passes.
@@ -389,7 +463,7 @@ export class ServiceClient {
       scope: 'api',
     });
     // Asking for a token changes nothing on the service, so it is safe to repeat.
-    const { response, text } = await this.sendWithRetries(
+    const { response, text, cut } = await this.sendWithRetries(
       this.resolve('/connect/token'),
       async () => ({
         method: 'POST',
@@ -399,6 +473,9 @@ export class ServiceClient {
       'safe',
       signal,
       onRetry,
+      undefined,
+      undefined,
+      ANSWER_LIMITS.tokenBytes,
     );
     if (response.status === 400 || response.status === 401 || response.status === 403) {
       throw new AppError(
@@ -407,6 +484,7 @@ export class ServiceClient {
       );
     }
     if (!response.ok) throw errorForStatus(response.status, this.host, text);
+    if (cut) throw tooMuch('a sign-in token', `larger than ${MB(ANSWER_LIMITS.tokenBytes)}`);
     const token = this.parseBody(text, TokenResponse, 'a sign-in token');
     const now = this.options.clock.now();
     // Renew a minute early (or at half-life for short tokens) so a long poll does not start with a dying token.
@@ -446,8 +524,9 @@ function bodyInfo(response: Response): BodyInfo {
   return { bytes: Number.isSafeInteger(length) && length > 0 && !encoded ? length : null };
 }
 
-async function* bodyChunks(response: Response, idle: IdleTimeout): AsyncGenerator<Uint8Array> {
+async function* bodyChunks(response: Response, idle: IdleTimeout, maxBytes = Number.POSITIVE_INFINITY): AsyncGenerator<Uint8Array> {
   if (!response.body) return;
+  let bytes = 0;
   const reader = response.body.getReader();
   const silence = new Promise<never>((_resolve, reject) => {
     const fail = () => reject(idle.signal.reason ?? new DOMException('No answer in time', 'TimeoutError'));
@@ -460,6 +539,8 @@ async function* bodyChunks(response: Response, idle: IdleTimeout): AsyncGenerato
       const { done, value } = await Promise.race([reader.read(), silence]);
       if (done) return;
       idle.touch();
+      bytes += value.byteLength;
+      if (bytes > maxBytes) throw tooMuch('a billing report', `larger than ${MB(maxBytes)}`);
       yield value;
     }
   } finally {

@@ -3,6 +3,7 @@ import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { AppError } from '../../../shared/errors';
 import { SerialQueue } from './atomic-file';
+import { fileFailure } from './file-errors';
 
 /**
  * The desktop app and the CLI share profiles, report jobs, settings, thresholds and the consumption history: two
@@ -62,7 +63,9 @@ export async function withFileLock<T>(file: string, work: () => Promise<T>): Pro
         await mkdir(dirname(lockPath), { recursive: true, mode: 0o700 });
         continue;
       }
-      if (code !== 'EEXIST') throw error;
+      if (code !== 'EEXIST') {
+        throw new AppError('storage', `Closebook could not change ${file} (${fileFailure(error).cause.toLowerCase()}). Check the disk has space and the folder is writable.`);
+      }
       const { removed, holder } = await removedIfStale(lockPath);
       if (removed) continue;
       if (Date.now() > deadline) {

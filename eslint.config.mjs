@@ -2,20 +2,24 @@ import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
-const electron = { name: 'electron', message: 'Only the Electron hosts (src/main/*.ts, src/preload) may import electron.' };
+const electron = { name: 'electron', message: 'Only the Electron host (src/main, src/preload) may import electron.' };
 const keytar = { name: 'keytar', message: 'Only src/main/keychain.ts may import keytar.' };
 const nodeBuiltins = ['fs', 'fs/promises', 'path', 'os', 'crypto', 'http', 'https', 'net', 'child_process', 'url', 'util', 'stream', 'buffer'].map((name) => ({
   name,
   message: 'This code also runs in the renderer: no Node modules.',
 }));
 
-const coreNoGlue = { group: ['**/keychain', '**/ipc', '**/window', '../index'], message: 'The core must not import the Electron glue.' };
-const coreNoTwin = { group: ['**/twin', '**/twin/**'], message: 'The core never imports the twin (core tests reach it through src/main/testing).' };
-const coreNoTesting = { group: ['**/testing', '**/testing/**'], message: 'The core must not import the test helpers (only its *.test.ts files may).' };
+const coreNoGlue = { group: ['@main/*', '**/keychain', '**/ipc', '**/window'], message: 'The core must not import the Electron host (src/main).' };
+const coreNoTwin = { group: ['@twin/*', '**/twin', '**/twin/**'], message: 'The core never imports the twin (core tests reach it through src/testing).' };
+const coreNoTesting = { group: ['@testing/*', '**/testing', '**/testing/**'], message: 'The core must not import the test helpers (only its *.test.ts files may).' };
 const hostFrontDoorOnly = {
-  group: ['**/core/*', '!**/core/index'],
-  message: "Hosts import the core only through its front door (core/index, e.g. '../core'); export what you need from there.",
+  group: ['@core/*', '**/core/*', '!**/core/index'],
+  message: "Hosts import the core only through its front door ('@core'); export what you need from there.",
 };
+/** Imports climb out of a folder at most once: further away, a module is named by its top folder (@core/…, @shared/…). */
+const noClimbing = { group: ['../../*'], message: 'Import by top folder (@core/…, @shared/…, @renderer/… as tsconfig.json names them) instead of climbing out with ../../.' };
+/** The sides' own code, which src/shared and the renderer never import. */
+const sides = ['@core', '@core/*', '@main/*', '@cli/*', '@harness/*', '@twin/*', '@testing/*', '**/main/**', '**/core/**'];
 
 export default tseslint.config(
   { ignores: ['out/**', 'dist/**', 'release/**', 'node_modules/**', 'coverage/**', 'test-results/**', 'playwright-report/**', '.tmp/**'] },
@@ -26,46 +30,47 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
       'no-console': 'error',
+      'no-restricted-imports': ['error', { patterns: [noClimbing] }],
     },
   },
   {
     // The core is the whole app under plain Node: no Electron, no keychain binding, no Electron glue, no twin.
-    files: ['src/main/core/**/*.ts'],
+    files: ['src/core/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { paths: [electron, keytar], patterns: [coreNoGlue, coreNoTwin, coreNoTesting] }],
+      'no-restricted-imports': ['error', { paths: [electron, keytar], patterns: [noClimbing, coreNoGlue, coreNoTwin, coreNoTesting] }],
     },
   },
   {
-    // The core's own unit tests may use the test helpers (src/main/testing), which wrap the twin; never the twin itself.
-    files: ['src/main/core/**/*.test.ts'],
+    // The core's own unit tests may use the test helpers (src/testing), which wrap the twin; never the twin itself.
+    files: ['src/core/**/*.test.ts'],
     rules: {
-      'no-restricted-imports': ['error', { paths: [electron, keytar], patterns: [coreNoGlue, coreNoTwin] }],
+      'no-restricted-imports': ['error', { paths: [electron, keytar], patterns: [noClimbing, coreNoGlue, coreNoTwin] }],
     },
   },
   {
-    // Hosts (Electron glue, CLI, browser test bridge, e2e tests, bench) use the core only through its front door,
-    // core/index. src/main/testing (test helpers) is not a host and may reach inside.
-    files: ['src/main/*.ts', 'src/main/cli/**/*.ts', 'src/main/harness/**/*.ts', 'tests/**/*.ts', 'bench/**/*.ts'],
+    // Hosts (the Electron main process, CLI, browser test bridge, e2e tests, bench) use the core only through its
+    // front door, '@core'. src/testing (test helpers) is not a host and may reach inside.
+    files: ['src/main/**/*.ts', 'src/cli/**/*.ts', 'src/harness/**/*.ts', 'tests/**/*.ts', 'bench/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [hostFrontDoorOnly] }],
+      'no-restricted-imports': ['error', { patterns: [noClimbing, hostFrontDoorOnly] }],
     },
   },
   {
     // The contract is imported by every side, the renderer included: no Node, no Electron.
     files: ['src/shared/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { paths: [electron, keytar, ...nodeBuiltins], patterns: [{ group: ['node:*'], message: 'src/shared runs in the renderer too: no Node modules.' }, { group: ['**/main/**', '**/renderer/**'], message: 'src/shared imports nothing from the sides.' }] }],
+      'no-restricted-imports': ['error', { paths: [electron, keytar, ...nodeBuiltins], patterns: [noClimbing, { group: ['node:*'], message: 'src/shared runs in the renderer too: no Node modules.' }, { group: [...sides, '@renderer/*', '**/renderer/**'], message: 'src/shared imports nothing from the sides.' }] }],
     },
   },
   {
     // The renderer talks only to the contract, through the bridge.
     files: ['src/renderer/**/*.{ts,tsx}'],
     rules: {
-      'no-restricted-imports': ['error', { paths: [electron, keytar, ...nodeBuiltins], patterns: [{ group: ['**/main/**', '**/preload/**'], message: 'The renderer must not import main-process code; use the bridge.' }, { group: ['node:*'], message: 'The renderer has no Node.' }] }],
+      'no-restricted-imports': ['error', { paths: [electron, keytar, ...nodeBuiltins], patterns: [noClimbing, { group: [...sides, '**/preload/**'], message: 'The renderer must not import main-process code; use the bridge.' }, { group: ['node:*'], message: 'The renderer has no Node.' }] }],
     },
   },
   {
-    files: ['src/main/cli/**/*.ts', 'scripts/**', 'bench/**', '.ci/**'],
+    files: ['src/cli/**/*.ts', 'scripts/**', 'bench/**', '.ci/**'],
     rules: { 'no-console': 'off' },
   },
   {

@@ -3,9 +3,12 @@ import { defineConfig } from 'vitest/config';
 // Three projects: 'unit' runs everywhere; 'keychain' needs a real Secret Service (CI starts gnome-keyring for it);
 // 'faults' is the seeded fuzz and fault suite (npm run test:faults), which prints its figures as one table.
 export default defineConfig({
+  // Imports by top folder (@core, @shared …), as tsconfig.json names them.
+  resolve: { tsconfigPaths: true },
   test: {
     projects: [
       {
+        extends: true,
         test: {
           name: 'unit',
           include: ['src/**/*.test.ts', 'src/**/*.test.tsx'],
@@ -15,16 +18,18 @@ export default defineConfig({
         },
       },
       {
+        extends: true,
         test: {
           name: 'faults',
           include: ['src/**/*.faults.test.ts'],
           environment: 'node',
-          globalSetup: ['src/main/testing/faults-setup.ts'],
+          globalSetup: ['src/testing/faults-setup.ts'],
           testTimeout: 150_000,
           hookTimeout: 60_000,
         },
       },
       {
+        extends: true,
         test: {
           name: 'keychain',
           include: ['src/**/*.keychain.test.ts'],

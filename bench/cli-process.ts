@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { DEMO_CREDENTIALS } from '../src/main/twin/credentials';
+import { DEMO_CREDENTIALS } from '@twin/credentials';
 
 /** The twin's report shape the benchmarks ask for: this many billing lines per organization. */
 export const LINES_PER_ORGANIZATION = 100;
-const ENTRY = join(process.cwd(), 'src', 'main', 'cli', 'index.ts');
+const ENTRY = join(process.cwd(), 'src', 'cli', 'index.ts');
 
 export interface Run {
   ms: number;

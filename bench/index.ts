@@ -6,10 +6,10 @@ import ExcelJS from 'exceljs';
 import Papa from 'papaparse';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { Money } from '../src/shared/money';
-import { createService } from '../src/main/core';
-import { inlineConnection, startSimulator } from '../src/main/testing/simulator';
-import { temporaryDir, testPorts } from '../src/main/testing/test-support';
+import { Money } from '@shared/money';
+import { createService } from '@core';
+import { inlineConnection, startSimulator } from '@testing/simulator';
+import { temporaryDir, testPorts } from '@testing/test-support';
 import { cli, LINES_PER_ORGANIZATION } from './cli-process';
 import { measureViewerInChromium } from './viewer-in-chromium';
 

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { inlineConnection, startSimulator } from '../src/main/testing/simulator';
+import { inlineConnection, startSimulator } from '@testing/simulator';
 import { cli, LINES_PER_ORGANIZATION } from './cli-process';
 
 /**

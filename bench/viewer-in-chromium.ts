@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { chromium } from '@playwright/test';
-import { MemorySecretStore, silentLogger, systemClock } from '../src/main/core';
-import { startHarness } from '../src/main/harness/server';
+import { silentLogger, systemClock } from '@core';
+import { MemorySecretStore } from '@testing/memory-secret-store';
+import { startHarness } from '@harness/server';
 
 export interface ViewerFigures {
   openMs: number;

@@ -2,9 +2,9 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { createService } from '../src/main/core';
-import { inlineConnection, startSimulator } from '../src/main/testing/simulator';
-import { testPorts } from '../src/main/testing/test-support';
+import { createService } from '@core';
+import { inlineConnection, startSimulator } from '@testing/simulator';
+import { testPorts } from '@testing/test-support';
 import { cli, LINES_PER_ORGANIZATION } from './cli-process';
 
 /**

@@ -18,7 +18,7 @@ if (binary && existsSync(binary)) {
 } else {
   console.log('The Electron binary is not installed here (run `npx install-electron` where its download host is reachable).');
   console.log('Opening Closebook in the browser instead: same app, same service code, secrets kept in memory only.');
-  const harness = spawn('npx', ['tsx', 'src/main/harness/index.ts', '--port', process.env.PORT ?? '5199'], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+  const harness = spawn('npx', ['tsx', 'src/harness/index.ts', '--port', process.env.PORT ?? '5199'], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
   harness.stdout.once('data', (data) => {
     const link = String(data).trim();
     console.log(`\n  Closebook is running. Open this link in your browser (Ctrl-C to stop):\n\n    ${link}\n`);

@@ -1,6 +1,6 @@
 import { tmpdir } from 'node:os';
 import { describe, expect, it, vi } from 'vitest';
-import { channelNames } from '../shared/contract';
+import { channelNames } from '@shared/contract';
 
 // Electron cannot run here, so the glue is proven against a recording double of the electron module.
 const recorded = vi.hoisted(() => ({

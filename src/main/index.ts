@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { app, BrowserWindow, clipboard, dialog, ipcMain, Menu, net, Notification, protocol, session, shell } from 'electron';
-import { createFileLogger, createService, type DeliverFile, systemClock } from './core';
+import { createFileLogger, createService, type DeliverFile, systemClock } from '@core';
 import { forwardEvents, registerIpc } from './ipc';
 import { KeytarSecretStore } from './keychain';
-import { createDemoStarter } from './twin/demo';
+import { createDemoStarter } from '@twin/demo';
 import { APP_SCHEME, APP_SCHEME_PRIVILEGES, CONTENT_SECURITY_POLICY, hardenWebContents, mainWindowOptions, PRINT_TO_PDF_OPTIONS, rendererFile, rendererUrl } from './window';
 
 /**

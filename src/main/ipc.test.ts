@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { channelNames, EVENT_PREFIX } from '../shared/contract';
-import { createService, silentLogger } from './core';
-import { testPorts } from './testing/test-support';
+import { channelNames, EVENT_PREFIX } from '@shared/contract';
+import { createService, silentLogger } from '@core';
+import { testPorts } from '@testing/test-support';
 import { forwardEvents, isTrustedSender, registerIpc } from './ipc';
 
 vi.mock('electron', () => ({}));

@@ -1,6 +1,6 @@
 import type { IpcMain, IpcMainInvokeEvent, WebContents } from 'electron';
-import { channelNames, EVENT_PREFIX, type Reply } from '../shared/contract';
-import { dispatch, type Logger, type Service } from './core';
+import { channelNames, EVENT_PREFIX, type Reply } from '@shared/contract';
+import { dispatch, type Logger, type Service } from '@core';
 
 const UNTRUSTED: Reply<never> = {
   ok: false,

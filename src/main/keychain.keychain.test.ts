@@ -4,8 +4,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import keytar from 'keytar';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createService } from './core';
-import { testPorts } from './testing/test-support';
+import { createService } from '@core';
+import { testPorts } from '@testing/test-support';
 import { KeytarSecretStore } from './keychain';
 
 // Runs against a real Secret Service (gnome-keyring in a private D-Bus session: scripts/with-keyring.sh).

@@ -1,5 +1,5 @@
-import { AppError } from '../shared/errors';
-import type { SecretStore } from './core';
+import { AppError } from '@shared/errors';
+import type { SecretStore } from '@core';
 
 /** Keychain service name; each profile's secrets sit under account = profile id. */
 export const KEYCHAIN_SERVICE = 'Closebook';

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { channelNames, type ClosebookBridge } from '../shared/contract';
+import { channelNames, type ClosebookBridge } from '@shared/contract';
 
 const exposed: Record<string, unknown> = {};
 const ipcRenderer = { invoke: vi.fn(async () => ({ ok: true, data: 'x' })), on: vi.fn(), removeListener: vi.fn() };

@@ -1,6 +1,6 @@
 import { contextBridge, ipcRenderer } from 'electron';
-import type { ClosebookBridge } from '../shared/contract';
-import { channelNames, EVENT_PREFIX, eventNames } from '../shared/contract';
+import type { ClosebookBridge } from '@shared/contract';
+import { channelNames, EVENT_PREFIX, eventNames } from '@shared/contract';
 
 const allowedChannels = new Set<string>(channelNames);
 const allowedEvents = new Set<string>(eventNames);

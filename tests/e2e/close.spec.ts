@@ -1,6 +1,6 @@
 import type { Locator, Page } from '@playwright/test';
-import { money } from '../../src/shared/money';
-import { startTwin } from '../../src/main/twin/server';
+import { money } from '@shared/money';
+import { startTwin } from '@twin/server';
 import { expect, test, type BridgeHost } from './fixtures';
 import { ClosebookPage, ReportsPage, SCREEN_SIZES, WIDE } from './pages';
 

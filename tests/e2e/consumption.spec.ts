@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Page } from '@playwright/test';
-import { generateOrganizations } from '../../src/main/twin/dataset';
-import { startTwin } from '../../src/main/twin/server';
+import { generateOrganizations } from '@twin/dataset';
+import { startTwin } from '@twin/server';
 import { expect, test } from './fixtures';
 import { ClosebookPage, SCREEN_SIZES, WIDE, NARROW } from './pages';
 

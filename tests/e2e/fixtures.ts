@@ -2,10 +2,11 @@ import { type BrowserContext, test as base } from '@playwright/test';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MemorySecretStore, silentLogger, systemClock } from '../../src/main/core';
-import { startHarness, type Harness } from '../../src/main/harness/server';
-import { createDemoStarter } from '../../src/main/twin/demo';
-import type { Twin, TwinOptions } from '../../src/main/twin/server';
+import { silentLogger, systemClock } from '@core';
+import { MemorySecretStore } from '@testing/memory-secret-store';
+import { startHarness, type Harness } from '@harness/server';
+import { createDemoStarter } from '@twin/demo';
+import type { Twin, TwinOptions } from '@twin/server';
 
 export interface BridgeHost {
   harness: Harness;

@@ -2,9 +2,9 @@ import { readFile } from 'node:fs/promises';
 import ExcelJS from 'exceljs';
 import Papa from 'papaparse';
 import type { Download, Locator, Page } from '@playwright/test';
-import type { InvoiceRow } from '../../src/shared/contract';
-import { roundToMinorUnit } from '../../src/shared/currency';
-import { Money, money } from '../../src/shared/money';
+import type { InvoiceRow } from '@shared/contract';
+import { roundToMinorUnit } from '@shared/currency';
+import { Money, money } from '@shared/money';
 import { expect, test, type BridgeHost } from './fixtures';
 import { ClosebookPage, SCREEN_SIZES, WIDE } from './pages';
 

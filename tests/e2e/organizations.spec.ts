@@ -1,6 +1,6 @@
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures';
-import { startTwin } from '../../src/main/twin/server';
+import { startTwin } from '@twin/server';
 import { ClosebookPage, NARROW, WIDE } from './pages';
 
 /** Screenshots at both sizes; at each, the page never scrolls sideways. */

@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import { startTwin } from '../../src/main/twin/server';
+import { startTwin } from '@twin/server';
 import { expect, test } from './fixtures';
 import { ClosebookPage, SCREEN_SIZES } from './pages';
 

@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import { startTwin, type Twin } from '../../src/main/twin/server';
+import { startTwin, type Twin } from '@twin/server';
 import { expect, test } from './fixtures';
 import { ClosebookPage, NARROW, WIDE } from './pages';
 

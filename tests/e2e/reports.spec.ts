@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import ExcelJS from 'exceljs';
 import type { Download, Page } from '@playwright/test';
-import { Money } from '../../src/shared/money';
-import { BillingEntry } from '../../src/shared/schemas/billing-report';
-import { startTwin } from '../../src/main/twin/server';
+import { Money } from '@shared/money';
+import { BillingEntry } from '@shared/schemas/billing-report';
+import { startTwin } from '@twin/server';
 import { expect, test } from './fixtures';
 import { ClosebookPage, NARROW, WIDE } from './pages';
 

@@ -1,4 +1,4 @@
-import type { FileResult } from '../../../shared/contract';
+import type { FileResult } from '@shared/contract';
 
 /** Turns a file the main process produced into what the user sees: a download in the browser, or where it was saved. */
 export function receiveFile(result: FileResult): string | null {

@@ -1,7 +1,7 @@
-import type { ClosebookBridge, EventName, EventPayload, Reply } from '../../../shared/contract';
+import type { ClosebookBridge, EventName, EventPayload, Reply } from '@shared/contract';
 
 /**
- * The browser test bridge: the same contract over HTTP to a host that runs the same service (src/main/harness).
+ * The browser test bridge: the same contract over HTTP to a host that runs the same service (src/harness).
  * Used by the end-to-end tests and for trying the UI where Electron cannot run; never shipped in the app.
  */
 export function createHttpBridge(origin: string): ClosebookBridge {

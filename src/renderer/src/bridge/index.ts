@@ -1,5 +1,5 @@
-import type { ChannelInput, ChannelName, ChannelOutput, ClosebookBridge } from '../../../shared/contract';
-import type { AppErrorShape } from '../../../shared/errors';
+import type { ChannelInput, ChannelName, ChannelOutput, ClosebookBridge } from '@shared/contract';
+import type { AppErrorShape } from '@shared/errors';
 import { createHttpBridge, uploadToHttpBridge } from './http';
 
 declare global {

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { formatDuration } from '../../../shared/report-progress';
+import { formatDuration } from '@shared/report-progress';
 import { useNow } from './use-now';
 
 /** A wait in words and figures: what is being done and, from the first second on, for how long. */

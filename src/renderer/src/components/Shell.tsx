@@ -1,5 +1,5 @@
 import { useEffect } from 'react';
-import type { ConnectionState } from '../../../shared/contract';
+import type { ConnectionState } from '@shared/contract';
 import { SCREENS, useActiveProfile, useAppStore } from '../stores/app-store';
 import { formatClock, formatDateTime } from './format-time';
 

@@ -59,4 +59,4 @@ export function isoDay(date: Date): string {
   return date.toISOString().slice(0, 10);
 }
 
-export { formatDuration } from '../../../shared/report-progress';
+export { formatDuration } from '@shared/report-progress';

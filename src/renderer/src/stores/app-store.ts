@@ -1,6 +1,6 @@
 import { create } from 'zustand';
-import type { AppInfo, ConnectionState } from '../../../shared/contract';
-import type { ProfilesState, ProfileView } from '../../../shared/schemas/profile';
+import type { AppInfo, ConnectionState } from '@shared/contract';
+import type { ProfilesState, ProfileView } from '@shared/schemas/profile';
 import { call, errorMessage } from '../bridge';
 
 export type Screen = 'reports' | 'consumption' | 'organizations' | 'profiles';

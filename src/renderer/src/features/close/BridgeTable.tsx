@@ -1,5 +1,5 @@
-import type { CurrencyBridge } from '../../../../shared/schemas/month-close';
-import { money } from '../../../../shared/money';
+import type { CurrencyBridge } from '@shared/schemas/month-close';
+import { money } from '@shared/money';
 import { amountText, currenciesOf, formatCount } from '../reports/format';
 import { NumberValue } from '../reports/NumberValue';
 import { bridgeAddsUp } from './change-list';

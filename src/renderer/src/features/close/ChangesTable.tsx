@@ -1,6 +1,6 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { memo, useEffect, useMemo, useRef, useState } from 'react';
-import type { MonthChange } from '../../../../shared/schemas/month-close';
+import type { MonthChange } from '@shared/schemas/month-close';
 import { amountText, currenciesOf, formatAmount, formatCount, quantityText, unitPriceText } from '../reports/format';
 import { NumberValue } from '../reports/NumberValue';
 import { CHANGE_KINDS, type ChangeFilter, type ChangeSort, type ChangeSortKey, effectOf, filterChanges, KIND_LABELS, kindCounts, LEVEL_LABELS, nextChangeSort, sortChanges } from './change-list';

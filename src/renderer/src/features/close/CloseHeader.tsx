@@ -1,6 +1,6 @@
-import type { ReportMeta } from '../../../../shared/schemas/saved-report';
-import type { MonthCloseView } from '../../../../shared/schemas/month-close';
-import { formatDateTime } from '../../components/format-time';
+import type { ReportMeta } from '@shared/schemas/saved-report';
+import type { MonthCloseView } from '@shared/schemas/month-close';
+import { formatDateTime } from '@renderer/components/format-time';
 import { formatCount } from '../reports/format';
 import { SEVERITIES, SEVERITY_LABELS } from './exception-list';
 import { monthLabel } from './month-label';

@@ -1,5 +1,5 @@
 import { useId, useState } from 'react';
-import type { ReportMeta } from '../../../../shared/schemas/saved-report';
+import type { ReportMeta } from '@shared/schemas/saved-report';
 import { formatCount } from '../reports/format';
 import { CloseHeader } from './CloseHeader';
 import { ComparePanel } from './ComparePanel';

@@ -1,7 +1,7 @@
 import { useId, useState } from 'react';
-import type { ReportMeta } from '../../../../shared/schemas/saved-report';
-import { ErrorNote } from '../../components/ErrorNote';
-import { formatDateTime } from '../../components/format-time';
+import type { ReportMeta } from '@shared/schemas/saved-report';
+import { ErrorNote } from '@renderer/components/ErrorNote';
+import { formatDateTime } from '@renderer/components/format-time';
 import { BridgeTable } from './BridgeTable';
 import { ChangesTable } from './ChangesTable';
 import { monthLabel } from './month-label';

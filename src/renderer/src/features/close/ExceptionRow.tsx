@@ -1,6 +1,6 @@
 import { memo, useId, useState } from 'react';
-import type { BillingException, Review, ReviewState } from '../../../../shared/schemas/month-close';
-import { formatDateTime } from '../../components/format-time';
+import type { BillingException, Review, ReviewState } from '@shared/schemas/month-close';
+import { formatDateTime } from '@renderer/components/format-time';
 import { placeOf, reviewStateOf } from './exception-list';
 
 /** What reviewing an exception asks of the screen: a state with a note (which may fail, e.g. the month was signed off meanwhile). */

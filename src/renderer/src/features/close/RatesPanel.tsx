@@ -1,8 +1,8 @@
 import { useCallback, useEffect, useId, useRef, useState } from 'react';
-import type { RatesView } from '../../../../shared/schemas/month-close';
-import { call, RequestError } from '../../bridge';
-import { ErrorNote } from '../../components/ErrorNote';
-import { useAction } from '../../components/use-action';
+import type { RatesView } from '@shared/schemas/month-close';
+import { call, RequestError } from '@renderer/bridge';
+import { ErrorNote } from '@renderer/components/ErrorNote';
+import { useAction } from '@renderer/components/use-action';
 import { amountText, currenciesOf, formatCount, percentText } from '../reports/format';
 import { NumberValue } from '../reports/NumberValue';
 import { convertedLabel, draftOf, MAX_RATES_FILE_BYTES, rateCurrencies, type RatesDraft, ratesToSave } from './rates-form';

@@ -1,7 +1,7 @@
 import { useState } from 'react';
-import type { MonthCloseView } from '../../../../shared/schemas/month-close';
-import type { ReportMeta } from '../../../../shared/schemas/saved-report';
-import { formatDateTime } from '../../components/format-time';
+import type { MonthCloseView } from '@shared/schemas/month-close';
+import type { ReportMeta } from '@shared/schemas/saved-report';
+import { formatDateTime } from '@renderer/components/format-time';
 import { formatCount } from '../reports/format';
 import { BridgeTable } from './BridgeTable';
 import { ChangesTable } from './ChangesTable';

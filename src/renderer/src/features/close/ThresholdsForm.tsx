@@ -1,8 +1,8 @@
 import { useId, useState } from 'react';
-import { CheckThresholds } from '../../../../shared/schemas/month-close';
-import { call } from '../../bridge';
-import { ErrorNote } from '../../components/ErrorNote';
-import { useAction } from '../../components/use-action';
+import { CheckThresholds } from '@shared/schemas/month-close';
+import { call } from '@renderer/bridge';
+import { ErrorNote } from '@renderer/components/ErrorNote';
+import { useAction } from '@renderer/components/use-action';
 import { formatCount } from '../reports/format';
 
 interface Props {

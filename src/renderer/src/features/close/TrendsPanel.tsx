@@ -1,8 +1,8 @@
 import { lazy, Suspense, useEffect, useRef, useState } from 'react';
-import type { Trends, TrendScope, TrendScopes } from '../../../../shared/schemas/month-close';
-import { call } from '../../bridge';
-import { ErrorNote } from '../../components/ErrorNote';
-import { useAction } from '../../components/use-action';
+import type { Trends, TrendScope, TrendScopes } from '@shared/schemas/month-close';
+import { call } from '@renderer/bridge';
+import { ErrorNote } from '@renderer/components/ErrorNote';
+import { useAction } from '@renderer/components/use-action';
 import { formatCount } from '../reports/format';
 import { scopeLabel } from './trends-chart';
 import { TopMovers } from './trends-movers';

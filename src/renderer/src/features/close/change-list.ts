@@ -1,6 +1,6 @@
-import { type Money, money } from '../../../../shared/money';
-import type { CurrencyBridge, MonthChange } from '../../../../shared/schemas/month-close';
-import { userLocale } from '../../components/format-time';
+import { type Money, money } from '@shared/money';
+import type { CurrencyBridge, MonthChange } from '@shared/schemas/month-close';
+import { userLocale } from '@renderer/components/format-time';
 
 export type ChangeKind = MonthChange['kind'];
 export const CHANGE_KINDS: readonly ChangeKind[] = ['new', 'lost', 'quantity', 'price', 'amount'];

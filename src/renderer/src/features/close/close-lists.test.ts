@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { BillingException, CurrencyBridge, MonthChange } from '../../../../shared/schemas/month-close';
+import type { BillingException, CurrencyBridge, MonthChange } from '@shared/schemas/month-close';
 import { bridgeAddsUp, effectOf, filterChanges, kindCounts, nextChangeSort, sortChanges } from './change-list';
 import { filterExceptions, groupByRule, placeOf, reviewCounts } from './exception-list';
 import { monthLabel } from './month-label';

@@ -1,5 +1,5 @@
-import type { BillingException, ReviewState, Severity } from '../../../../shared/schemas/month-close';
-import { userLocale } from '../../components/format-time';
+import type { BillingException, ReviewState, Severity } from '@shared/schemas/month-close';
+import { userLocale } from '@renderer/components/format-time';
 
 /** Which exceptions the list shows by their review: the open ones (the default), one review state, or all. */
 export type ReviewFilter = ReviewState | 'all';

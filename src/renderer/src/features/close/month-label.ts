@@ -1,4 +1,4 @@
-import { userLocale } from '../../components/format-time';
+import { userLocale } from '@renderer/components/format-time';
 
 const monthFormats = new Map<string, Intl.DateTimeFormat>();
 

@@ -1,4 +1,4 @@
-import type { ExchangeRate, RatesView } from '../../../../shared/schemas/month-close';
+import type { ExchangeRate, RatesView } from '@shared/schemas/month-close';
 
 /** The rates form as typed: the reference currency and a rate text per currency (empty: no rate). */
 export interface RatesDraft {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RatesView, TrendSeries } from '../../../../shared/schemas/month-close';
+import type { RatesView, TrendSeries } from '@shared/schemas/month-close';
 import { draftOf, ratesToSave } from './rates-form';
 import { chartRows, matchingChoices, periodLabel, scopeLabel } from './trends-chart';
 

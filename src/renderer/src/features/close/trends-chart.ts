@@ -1,5 +1,5 @@
-import type { TrendMonth, TrendPoint, TrendScope, TrendScopes, TrendSeries } from '../../../../shared/schemas/month-close';
-import { userLocale } from '../../components/format-time';
+import type { TrendMonth, TrendPoint, TrendScope, TrendScopes, TrendSeries } from '@shared/schemas/month-close';
+import { userLocale } from '@renderer/components/format-time';
 import { monthLabel } from './month-label';
 
 /*

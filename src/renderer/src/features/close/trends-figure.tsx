@@ -1,5 +1,5 @@
 import { CartesianGrid, Legend, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, type TooltipContentProps, XAxis, YAxis } from 'recharts';
-import type { TrendMonth, TrendSeries } from '../../../../shared/schemas/month-close';
+import type { TrendMonth, TrendSeries } from '@shared/schemas/month-close';
 import { AmountHeaderCells } from '../reports/AmountHeaderCells';
 import { amountText, formatAmount, formatCount, percentText } from '../reports/format';
 import { NumberValue } from '../reports/NumberValue';

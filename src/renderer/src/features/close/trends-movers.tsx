@@ -1,4 +1,4 @@
-import type { TopMover, Trends } from '../../../../shared/schemas/month-close';
+import type { TopMover, Trends } from '@shared/schemas/month-close';
 import { amountText, currenciesOf, type NumberText } from '../reports/format';
 import { NumberValue } from '../reports/NumberValue';
 import { monthLabel } from './month-label';

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import type { TrendScope, TrendScopes } from '../../../../shared/schemas/month-close';
+import type { TrendScope, TrendScopes } from '@shared/schemas/month-close';
 import { formatCount } from '../reports/format';
 import { CHOICES_LISTED, matchingChoices } from './trends-chart';
 

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { MonthCloseView, MonthComparison, MonthSummary, ReviewState } from '../../../../shared/schemas/month-close';
-import { call, errorMessage } from '../../bridge';
+import type { MonthCloseView, MonthComparison, MonthSummary, ReviewState } from '@shared/schemas/month-close';
+import { call, errorMessage } from '@renderer/bridge';
 
 /** Exceptions reviewed per request: few enough to show progress and stop soon, many enough to take one transaction each. */
 const REVIEWS_PER_CALL = 100;

@@ -1,4 +1,4 @@
-import type { Submission } from '../../../../shared/schemas/consumption';
+import type { Submission } from '@shared/schemas/consumption';
 import { BatchGrid } from './BatchGrid';
 import { useConsumption } from './consumption-store';
 import { NamesNote } from './NamesNote';

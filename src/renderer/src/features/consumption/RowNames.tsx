@@ -1,7 +1,7 @@
-import { periodInWords } from '../../../../shared/consumption-batch';
-import { parseYesNo } from '../../../../shared/consumption-rows';
-import { isGuid } from '../../../../shared/schemas/common';
-import type { InputRow, SubscriptionName } from '../../../../shared/schemas/consumption';
+import { periodInWords } from '@shared/consumption-batch';
+import { parseYesNo } from '@shared/consumption-rows';
+import { isGuid } from '@shared/schemas/common';
+import type { InputRow, SubscriptionName } from '@shared/schemas/consumption';
 
 /** Where the names come from, said when an id is not there. */
 export const NOT_IN_REPORTS = 'not in the saved reports of this profile';

@@ -1,10 +1,10 @@
 import { useState } from 'react';
-import { periodInWords, stateInWords } from '../../../../shared/consumption-batch';
-import type { Submission } from '../../../../shared/schemas/consumption';
-import { call } from '../../bridge';
-import { receiveFile } from '../../bridge/files';
-import { ErrorNote } from '../../components/ErrorNote';
-import { useAction } from '../../components/use-action';
+import { periodInWords, stateInWords } from '@shared/consumption-batch';
+import type { Submission } from '@shared/schemas/consumption';
+import { call } from '@renderer/bridge';
+import { receiveFile } from '@renderer/bridge/files';
+import { ErrorNote } from '@renderer/components/ErrorNote';
+import { useAction } from '@renderer/components/use-action';
 
 /** The task of the batch just sent (or picked from the history): its state in words, live, and what to do next. */
 export function SubmissionPanel({ submission, past = false }: { submission: Submission; past?: boolean }): React.JSX.Element {

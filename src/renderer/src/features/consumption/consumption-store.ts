@@ -1,9 +1,9 @@
 import { create } from 'zustand';
-import { lastUsageMonth, usagePeriod } from '../../../../shared/consumption-batch';
-import { emptyRow } from '../../../../shared/consumption-rows';
-import { isGuid } from '../../../../shared/schemas/common';
-import type { ConsumptionField, InputRow, ParsedFile, RowFailure, Submission, SubmissionSummary, SubscriptionName } from '../../../../shared/schemas/consumption';
-import { call, errorMessage, RequestError } from '../../bridge';
+import { lastUsageMonth, usagePeriod } from '@shared/consumption-batch';
+import { emptyRow } from '@shared/consumption-rows';
+import { isGuid } from '@shared/schemas/common';
+import type { ConsumptionField, InputRow, ParsedFile, RowFailure, Submission, SubmissionSummary, SubscriptionName } from '@shared/schemas/consumption';
+import { call, errorMessage, RequestError } from '@renderer/bridge';
 
 /** The batch being prepared: the one editable batch (every batch from the history opens read-only). */
 export interface Batch {

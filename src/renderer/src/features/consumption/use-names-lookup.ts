@@ -1,5 +1,5 @@
 import { useEffect } from 'react';
-import type { InputRow } from '../../../../shared/schemas/consumption';
+import type { InputRow } from '@shared/schemas/consumption';
 import { useConsumption } from './consumption-store';
 
 /** Typing settles before ids are looked up: a half-typed GUID is not one, and one lookup covers a paste. */

@@ -1,11 +1,11 @@
 import { useState } from 'react';
-import { fieldErrorsFromZod } from '../../../../shared/errors';
-import { OrganizationInput, type OrganizationSummary } from '../../../../shared/schemas/organization';
-import { call, RequestError } from '../../bridge';
-import { ErrorNote } from '../../components/ErrorNote';
-import { Field } from '../../components/Field';
-import { FormActions } from '../../components/FormActions';
-import { useAction } from '../../components/use-action';
+import { fieldErrorsFromZod } from '@shared/errors';
+import { OrganizationInput, type OrganizationSummary } from '@shared/schemas/organization';
+import { call, RequestError } from '@renderer/bridge';
+import { ErrorNote } from '@renderer/components/ErrorNote';
+import { Field } from '@renderer/components/Field';
+import { FormActions } from '@renderer/components/FormActions';
+import { useAction } from '@renderer/components/use-action';
 
 const FIELDS = [
   ['name', 'Name', true],

@@ -1,4 +1,4 @@
-import type { OrganizationSummary } from '../../../../shared/schemas/organization';
+import type { OrganizationSummary } from '@shared/schemas/organization';
 
 export type OrganizationSortKey = 'name' | 'customerNumber' | 'countryCode' | 'primaryDomain' | 'contactEmail';
 export interface OrganizationSort {

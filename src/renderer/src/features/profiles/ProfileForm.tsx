@@ -1,12 +1,12 @@
 import { useState } from 'react';
-import type { ProfileView } from '../../../../shared/schemas/profile';
-import { ProfileFields } from '../../../../shared/schemas/profile';
-import { fieldErrorsFromZod } from '../../../../shared/errors';
-import { call, RequestError } from '../../bridge';
-import { ErrorNote } from '../../components/ErrorNote';
-import { Field } from '../../components/Field';
-import { FormActions } from '../../components/FormActions';
-import { useAction } from '../../components/use-action';
+import type { ProfileView } from '@shared/schemas/profile';
+import { ProfileFields } from '@shared/schemas/profile';
+import { fieldErrorsFromZod } from '@shared/errors';
+import { call, RequestError } from '@renderer/bridge';
+import { ErrorNote } from '@renderer/components/ErrorNote';
+import { Field } from '@renderer/components/Field';
+import { FormActions } from '@renderer/components/FormActions';
+import { useAction } from '@renderer/components/use-action';
 
 interface Props {
   profile?: ProfileView | undefined;

@@ -1,11 +1,11 @@
 import { useEffect, useState } from 'react';
-import { type ConnectionTestProgress, describeConnectionTest } from '../../../../shared/connection-test-progress';
-import type { ProfileView } from '../../../../shared/schemas/profile';
-import { bridge, call, errorMessage } from '../../bridge';
-import { ErrorNote } from '../../components/ErrorNote';
-import { useAction } from '../../components/use-action';
-import { useNow } from '../../components/use-now';
-import { useAppStore } from '../../stores/app-store';
+import { type ConnectionTestProgress, describeConnectionTest } from '@shared/connection-test-progress';
+import type { ProfileView } from '@shared/schemas/profile';
+import { bridge, call, errorMessage } from '@renderer/bridge';
+import { ErrorNote } from '@renderer/components/ErrorNote';
+import { useAction } from '@renderer/components/use-action';
+import { useNow } from '@renderer/components/use-now';
+import { useAppStore } from '@renderer/stores/app-store';
 import { ProfileForm } from './ProfileForm';
 
 type TestState = { profileId: string; status: 'running'; progress: ConnectionTestProgress | null } | { profileId: string; status: 'ok' | 'failed'; message: string };

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import type { CurrencyTotalRow } from '../../../../shared/contract';
+import type { CurrencyTotalRow } from '@shared/contract';
 import { AmountHeaderCells } from './AmountHeaderCells';
 import { amountText, currenciesOf, formatCount, percentText } from './format';
 import { NumberValue } from './NumberValue';

@@ -1,10 +1,10 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useMemo, useRef, useState } from 'react';
-import type { InvoiceRow, InvoiceTotal } from '../../../../shared/contract';
-import type { ReportFilter } from '../../../../shared/report-filter';
-import { call } from '../../bridge';
-import { ErrorNote } from '../../components/ErrorNote';
-import { useAction } from '../../components/use-action';
+import type { InvoiceRow, InvoiceTotal } from '@shared/contract';
+import type { ReportFilter } from '@shared/report-filter';
+import { call } from '@renderer/bridge';
+import { ErrorNote } from '@renderer/components/ErrorNote';
+import { useAction } from '@renderer/components/use-action';
 import { amountText, formatCount } from './format';
 import { NumberValue } from './NumberValue';
 import { exactAmountText, FLAG_LABELS, invoiceTable, type InvoiceSortKey, sortInvoiceRows } from './invoicing-table';

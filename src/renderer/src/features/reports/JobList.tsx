@@ -1,8 +1,8 @@
 import { useState } from 'react';
-import { call, errorMessage } from '../../bridge';
-import { ErrorNote } from '../../components/ErrorNote';
-import { useNow } from '../../components/use-now';
-import { describeReportJob } from '../../../../shared/report-progress';
+import { call, errorMessage } from '@renderer/bridge';
+import { ErrorNote } from '@renderer/components/ErrorNote';
+import { useNow } from '@renderer/components/use-now';
+import { describeReportJob } from '@shared/report-progress';
 import { formatDuration } from './format';
 import { useReportJobs } from './report-jobs-store';
 

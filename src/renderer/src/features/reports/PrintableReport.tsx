@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
-import type { InvoiceRow, InvoiceTotal, TreeRow } from '../../../../shared/contract';
-import type { ReportFilter } from '../../../../shared/report-filter';
-import { call, errorMessage } from '../../bridge';
+import type { InvoiceRow, InvoiceTotal, TreeRow } from '@shared/contract';
+import type { ReportFilter } from '@shared/report-filter';
+import { call, errorMessage } from '@renderer/bridge';
 import { AmountHeaderCells } from './AmountHeaderCells';
 import { amountText, currenciesOf, formatCount, percentText } from './format';
 import { InvoiceTotalsTable } from './InvoicingView';

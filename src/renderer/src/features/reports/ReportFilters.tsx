@@ -1,4 +1,4 @@
-import type { ReportView } from '../../../../shared/contract';
+import type { ReportView } from '@shared/contract';
 import { COMMAND_KEY } from './use-report-shortcuts';
 import { formatCount } from './format';
 import type { ReportFilterState } from './use-report-data';

@@ -1,10 +1,10 @@
 import { useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
-import type { ReportColumn, ReportExpansion, ReportHierarchy, ReportSortInput, ReportView, TreeRow } from '../../../../shared/contract';
-import { bridge, call } from '../../bridge';
-import { receiveFile } from '../../bridge/files';
-import { ErrorNote } from '../../components/ErrorNote';
-import { formatDateTime } from '../../components/format-time';
-import { useAction } from '../../components/use-action';
+import type { ReportColumn, ReportExpansion, ReportHierarchy, ReportSortInput, ReportView, TreeRow } from '@shared/contract';
+import { bridge, call } from '@renderer/bridge';
+import { receiveFile } from '@renderer/bridge/files';
+import { ErrorNote } from '@renderer/components/ErrorNote';
+import { formatDateTime } from '@renderer/components/format-time';
+import { useAction } from '@renderer/components/use-action';
 import { CloseScreen } from '../close/CloseScreen';
 import type { ShowInReport } from '../close/ExceptionRow';
 import { CurrencyTotalsTable } from './CurrencyTotalsTable';

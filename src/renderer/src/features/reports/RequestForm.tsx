@@ -1,10 +1,10 @@
 import { useState } from 'react';
-import { ReportPeriod } from '../../../../shared/schemas/billing-report';
-import { fieldErrorsFromZod } from '../../../../shared/errors';
-import { call } from '../../bridge';
-import { ErrorNote } from '../../components/ErrorNote';
-import { useAction } from '../../components/use-action';
-import { useActiveProfile } from '../../stores/app-store';
+import { ReportPeriod } from '@shared/schemas/billing-report';
+import { fieldErrorsFromZod } from '@shared/errors';
+import { call } from '@renderer/bridge';
+import { ErrorNote } from '@renderer/components/ErrorNote';
+import { useAction } from '@renderer/components/use-action';
+import { useActiveProfile } from '@renderer/stores/app-store';
 import { lastMonth, monthPeriod } from './format';
 import { useReportJobs } from './report-jobs-store';
 

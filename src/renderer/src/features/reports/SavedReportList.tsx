@@ -1,10 +1,10 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { ReportListing, ReportMeta } from '../../../../shared/schemas/saved-report';
-import { call, uploadFile } from '../../bridge';
-import { receiveFile } from '../../bridge/files';
-import { ErrorNote } from '../../components/ErrorNote';
-import { formatDateTime } from '../../components/format-time';
-import { useAction } from '../../components/use-action';
+import type { ReportListing, ReportMeta } from '@shared/schemas/saved-report';
+import { call, uploadFile } from '@renderer/bridge';
+import { receiveFile } from '@renderer/bridge/files';
+import { ErrorNote } from '@renderer/components/ErrorNote';
+import { formatDateTime } from '@renderer/components/format-time';
+import { useAction } from '@renderer/components/use-action';
 import { useReportJobs } from './report-jobs-store';
 import { groupByProfile } from './saved-report-groups';
 

@@ -1,8 +1,8 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { memo, useCallback, useEffect, useId, useRef, useState } from 'react';
-import type { ReportColumn, ReportHierarchy, ReportSortInput, TreeRow } from '../../../../shared/contract';
+import type { ReportColumn, ReportHierarchy, ReportSortInput, TreeRow } from '@shared/contract';
 import { amountText, type ColumnSpec, currenciesOf, formatAmount, type NumberText, nameHeader, percentText, quantityText, unitPriceText } from './format';
-import { Pending } from '../../components/Pending';
+import { Pending } from '@renderer/components/Pending';
 import { NumberValue } from './NumberValue';
 import type { TreeSnapshot } from './tree-window-cache';
 

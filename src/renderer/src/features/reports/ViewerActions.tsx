@@ -1,12 +1,12 @@
 import { useCallback, useEffect, useState } from 'react';
 import { COMMAND_KEY } from './use-report-shortcuts';
 import { createPortal } from 'react-dom';
-import type { ChannelOutput } from '../../../../shared/contract';
-import type { ReportFilter } from '../../../../shared/report-filter';
-import { call } from '../../bridge';
-import { receiveFile } from '../../bridge/files';
-import { ErrorNote } from '../../components/ErrorNote';
-import { useAction } from '../../components/use-action';
+import type { ChannelOutput } from '@shared/contract';
+import type { ReportFilter } from '@shared/report-filter';
+import { call } from '@renderer/bridge';
+import { receiveFile } from '@renderer/bridge/files';
+import { ErrorNote } from '@renderer/components/ErrorNote';
+import { useAction } from '@renderer/components/use-action';
 import { formatCount } from './format';
 import { PrintableReport } from './PrintableReport';
 import './print.css';

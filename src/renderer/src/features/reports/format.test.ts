@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CurrencyTotalRow, TreeRow } from '../../../../shared/contract';
+import type { CurrencyTotalRow, TreeRow } from '@shared/contract';
 import { amountText, exactCell, formatCount, percentText, quantityText, totalsTable, treeRowsTable, unitPriceText, visibleColumns } from './format';
 
 // Intl's own characters: a no-break space groups thousands in sv-SE and sits before its % sign; its minus is U+2212.

@@ -1,10 +1,10 @@
-import type { CurrencyTotalRow, ReportColumn, ReportHierarchy, ReportSortInput, TreeRow } from '../../../../shared/contract';
-import { minorUnits } from '../../../../shared/currency';
-import { money } from '../../../../shared/money';
-import { isoDay, userLocale } from '../../components/format-time';
+import type { CurrencyTotalRow, ReportColumn, ReportHierarchy, ReportSortInput, TreeRow } from '@shared/contract';
+import { minorUnits } from '@shared/currency';
+import { money } from '@shared/money';
+import { isoDay, userLocale } from '@renderer/components/format-time';
 
 // Durations are formatted with every other time, in components/format-time.ts.
-export { formatDuration } from '../../components/format-time';
+export { formatDuration } from '@renderer/components/format-time';
 
 /*
  * One number style for the report screens. Amounts show the currency's minor unit (JPY 0, SEK 2), unit prices and

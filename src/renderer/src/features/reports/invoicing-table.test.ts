@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { InvoiceRow } from '../../../../shared/contract';
+import type { InvoiceRow } from '@shared/contract';
 import { exactAmountText, invoiceTable, sortInvoiceRows } from './invoicing-table';
 
 function row(organization: string, currency: string, amount: string, extra: Partial<InvoiceRow> = {}): InvoiceRow {

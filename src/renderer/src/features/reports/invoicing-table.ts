@@ -1,6 +1,6 @@
-import type { InvoiceFlag, InvoiceRow } from '../../../../shared/contract';
-import { money } from '../../../../shared/money';
-import { userLocale } from '../../components/format-time';
+import type { InvoiceFlag, InvoiceRow } from '@shared/contract';
+import { money } from '@shared/money';
+import { userLocale } from '@renderer/components/format-time';
 import { amountText, exactCell } from './format';
 
 export type InvoiceSortKey = 'customerNumber' | 'organization' | 'groups' | 'currency' | 'amount' | 'lines' | 'cost' | 'margin' | 'flags';

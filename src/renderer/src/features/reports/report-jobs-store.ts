@@ -1,6 +1,6 @@
 import { create } from 'zustand';
-import type { ReportJob } from '../../../../shared/schemas/saved-report';
-import { call } from '../../bridge';
+import type { ReportJob } from '@shared/schemas/saved-report';
+import { call } from '@renderer/bridge';
 
 interface ReportJobsState {
   /** Requests not yet saved, as the main process last told (each progress event is the whole job). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ReportListing } from '../../../../shared/schemas/saved-report';
+import type { ReportListing } from '@shared/schemas/saved-report';
 import { groupByProfile } from './saved-report-groups';
 
 const listing = (id: string, profileName: string, host: string, startDate: string, fetchedAt = '2026-11-07T00:00:00Z'): ReportListing => ({

@@ -1,4 +1,4 @@
-import type { ReportListing } from '../../../../shared/schemas/saved-report';
+import type { ReportListing } from '@shared/schemas/saved-report';
 
 export interface SavedReportGroup {
   key: string;

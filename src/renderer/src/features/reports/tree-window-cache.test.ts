@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ReportWindow, TreeRow } from '../../../../shared/contract';
+import type { ReportWindow, TreeRow } from '@shared/contract';
 import { stateKeyOf, type TreeQuery, TreeWindowCache, type TreeSnapshot } from './tree-window-cache';
 
 const base: TreeQuery = { reportId: 'r', filter: {}, sort: { key: 'label', direction: 'asc' }, expansion: { all: 'none', toggled: [] }, hierarchy: 'organization' };

@@ -1,4 +1,4 @@
-import type { ChannelInput, ReportExpansion, ReportHierarchy, ReportSortInput, ReportWindow, TreeRow } from '../../../../shared/contract';
+import type { ChannelInput, ReportExpansion, ReportHierarchy, ReportSortInput, ReportWindow, TreeRow } from '@shared/contract';
 
 export type ReportFilter = ChannelInput<'reports:totals'>['filter'];
 

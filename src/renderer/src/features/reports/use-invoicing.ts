@@ -1,8 +1,8 @@
 import { useCallback, useEffect, useState } from 'react';
 import { create } from 'zustand';
-import type { ChannelOutput } from '../../../../shared/contract';
-import type { ReportFilter } from '../../../../shared/report-filter';
-import { call, errorMessage } from '../../bridge';
+import type { ChannelOutput } from '@shared/contract';
+import type { ReportFilter } from '@shared/report-filter';
+import { call, errorMessage } from '@renderer/bridge';
 import type { InvoiceSort } from './invoicing-table';
 
 export type Invoicing = ChannelOutput<'reports:invoicing'>;

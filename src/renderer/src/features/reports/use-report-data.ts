@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { create } from 'zustand';
-import { type CurrencyTotalRow, DEFAULT_REPORT_COLUMNS, type TreeRow, type UiSettings } from '../../../../shared/contract';
-import { call, errorMessage } from '../../bridge';
+import { type CurrencyTotalRow, DEFAULT_REPORT_COLUMNS, type TreeRow, type UiSettings } from '@shared/contract';
+import { call, errorMessage } from '@renderer/bridge';
 import { LatestWhenIdle } from './latest-when-idle';
 import { type ReportFilter, type TreeQuery, TreeWindowCache, type TreeSnapshot } from './tree-window-cache';
 

@@ -1,0 +1,101 @@
+import { join } from 'node:path';
+import ExcelJS from 'exceljs';
+import { describe, expect, it } from 'vitest';
+import { Money } from '@shared/money';
+import { inlineConnection, runCli, useSimulator } from '@testing/cli-test-support';
+import { generateOrganizations } from '@twin/dataset';
+import { plantedChanges, type PlantedTarget } from '@twin/planted';
+import type { ChangeJson, ExceptionJson } from './close-commands';
+
+// The simulator's data set, rebuilt here from the same options: what it planted in November is known in advance.
+const ORGANIZATIONS = 20;
+const simulator = useSimulator(['--organizations', String(ORGANIZATIONS), '--report-ready-seconds', '1']);
+const cli = (args: string[]) => runCli(args, simulator.dataDir);
+const planted = plantedChanges({ seed: 42, organizations: generateOrganizations({ seed: 42, organizations: ORGANIZATIONS, linesPerOrganization: 10 }) }, '2026-11');
+
+function fetchMonth(from: string, to: string): string {
+  const fetched = cli(['report', 'fetch', '--from', from, '--to', to, '--poll-interval', '1', ...inlineConnection(simulator.baseUrl)]);
+  expect([fetched.code, fetched.stderr]).toEqual([0, expect.any(String)]);
+  return fetched.stdout.trim();
+}
+
+const on = (target: PlantedTarget | null) => ({ orgId: target?.orgId, subscriptionId: target?.subscriptionId });
+const onLine = (target: PlantedTarget | null) => ({ ...on(target), productId: target?.productId });
+
+describe('closebook reports compare, check and accept', () => {
+  it('reports each planted change and anomaly between two months of the twin, and exits 4 until every exception is accepted', async () => {
+    const october = fetchMonth('2026-10-01', '2026-10-31');
+    const november = fetchMonth('2026-11-01', '2026-11-30');
+
+    // compare: each planted change, and nothing for a subscription left alone.
+    const workbook = join(simulator.dataDir, 'november-vs-october.xlsx');
+    const compared = cli(['reports', 'compare', october, november, '--json', '--out', workbook]);
+    expect([compared.code, compared.stderr]).toEqual([0, expect.stringMatching(/^\d+ changes: .*\nWrote \d+ changes to .*november-vs-october\.xlsx\.\n$/)]);
+    const changes = JSON.parse(compared.stdout) as ChangeJson[];
+    const quantity = changes.find((change) => change.kind === 'quantity' && change.level === 'line' && change.productId === planted.quantityJump?.productId && change.subscriptionId === planted.quantityJump?.subscriptionId);
+    expect(quantity).toMatchObject({ ...onLine(planted.quantityJump), currency: expect.any(String) });
+    expect(new Money(quantity!.after!.quantity!).eq(new Money(quantity!.before!.quantity!).times(2))).toBe(true);
+    const price = changes.find((change) => change.kind === 'price' && change.subscriptionId === planted.unitPriceChange?.subscriptionId && change.productId === planted.unitPriceChange?.productId);
+    expect(price).toMatchObject({ ...onLine(planted.unitPriceChange), level: 'line', before: { quantity: price?.after?.quantity } });
+    expect(new Money(price!.after!.unitPrice!).gt(price!.before!.unitPrice!)).toBe(true);
+    expect(changes).toContainEqual(expect.objectContaining({ kind: 'new', level: 'subscription', ...on(planted.newSubscription), before: null }));
+    expect(changes).toContainEqual(expect.objectContaining({ kind: 'lost', level: 'subscription', ...on(planted.lostSubscription), after: null }));
+    expect(planted.unchanged).not.toBeNull();
+    expect(changes.filter((change) => change.subscriptionId === planted.unchanged?.subscriptionId)).toEqual([]);
+    const sheet = new ExcelJS.Workbook();
+    await sheet.xlsx.readFile(workbook);
+    const subscriptionIds: unknown[] = [];
+    sheet.getWorksheet('Changes')!.eachRow((row) => subscriptionIds.push(row.getCell(8).value));
+    expect(subscriptionIds).toEqual(expect.arrayContaining([planted.newSubscription?.subscriptionId, planted.lostSubscription?.subscriptionId]));
+
+    // One id: that month against the month before it; each currency's bridge adds up exactly.
+    const human = cli(['reports', 'compare', november]);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toContain(`Changes (${changes.length}):`);
+    const bridges = human.stdout.split('\n').flatMap((line) => {
+      const match = /^ {2}(\S+) {2}sales (\S+) → (\S+) \((\S+)\) = price (\S+), quantity (\S+), new\/lost (\S+), other (\S+)$/.exec(line);
+      return match ? [match.slice(1)] : [];
+    });
+    expect(bridges.length).toBeGreaterThanOrEqual(5); // five currencies, and the two-currency pairs
+    for (const [currency, before, after, change, ...effects] of bridges as string[][]) {
+      expect(new Money(after!).minus(before!).eq(change!), currency).toBe(true);
+      expect(effects.reduce((sum, effect) => sum.plus(effect), new Money(0)).eq(change!), currency).toBe(true);
+    }
+
+    // check: each planted anomaly, open, and exit 4.
+    const checked = cli(['reports', 'check', november, '--json']);
+    expect(checked.code).toBe(4);
+    const exceptions = JSON.parse(checked.stdout) as ExceptionJson[];
+    const open = { state: 'open', note: null };
+    expect(exceptions).toContainEqual(expect.objectContaining({ rule: 'negative-margin', severity: 'high', ...on(planted.negativeMargin), ...open }));
+    expect(exceptions).toContainEqual(expect.objectContaining({ rule: 'unbilled', ...on(planted.costWithoutSales), ...open }));
+    expect(exceptions).toContainEqual(expect.objectContaining({ rule: 'missing-customer-number', orgId: planted.missingCustomerNumber?.orgId, customerNumber: '', ...open }));
+    expect(exceptions).toContainEqual(expect.objectContaining({ rule: 'line-total-mismatch', ...onLine(planted.lineTotalMismatch), ...open }));
+    expect(exceptions).toContainEqual(expect.objectContaining({ rule: 'quantity-jump', ...onLine(planted.quantityJump) }));
+    expect(exceptions).toContainEqual(expect.objectContaining({ rule: 'missing-subscription', ...on(planted.lostSubscription) }));
+    expect(exceptions.filter((exception) => exception.subscriptionId === planted.unchanged?.subscriptionId)).toEqual([]);
+
+    // accept: the high ones first (then --fail-on high passes), then the rest, one marked resolved instead.
+    const high = exceptions.filter((exception) => exception.severity === 'high').map((exception) => exception.id);
+    const acceptedHigh = cli(['reports', 'accept', november, ...high, '--note', 'Checked with the account manager']);
+    expect([acceptedHigh.code, acceptedHigh.stdout]).toEqual([0, `${exceptions.length - high.length}\n`]);
+    expect(cli(['reports', 'check', november, '--fail-on', 'high']).code).toBe(0);
+    const rest = exceptions.filter((exception) => exception.severity !== 'high').map((exception) => exception.id);
+    const resolved = rest.pop()!;
+    expect(cli(['reports', 'accept', november, ...rest, '--note', 'Expected this month'])).toMatchObject({ code: 0, stdout: '1\n' });
+    expect(cli(['reports', 'accept', november, resolved, '--resolve'])).toMatchObject({ code: 0, stdout: '0\n' });
+    const done = cli(['reports', 'check', november, '--json']);
+    expect(done.code).toBe(0);
+    const note = (id: string) => (high.includes(id) ? ['accepted', 'Checked with the account manager'] : id === resolved ? ['resolved', ''] : ['accepted', 'Expected this month']);
+    expect((JSON.parse(done.stdout) as ExceptionJson[]).map((exception) => [exception.state, exception.note])).toEqual(exceptions.map((exception) => note(exception.id)));
+  }, 180_000);
+
+  it('refuses an unknown report, a bad --fail-on and an accept without a note with exit 1, saying why', () => {
+    for (const args of [['reports', 'compare', 'no-such-report'], ['reports', 'check', 'no-such-report'], ['reports', 'accept', 'no-such-report', 'rule|key', '--note', 'n']]) {
+      const refused = cli(args);
+      expect([refused.code, refused.stderr], args.join(' ')).toEqual([1, 'closebook: No saved report with id no-such-report. See: closebook reports list\n']);
+    }
+    expect(cli(['reports', 'check', 'x', '--fail-on', 'urgent'])).toMatchObject({ code: 1, stderr: expect.stringContaining('--fail-on must be high, medium or low') });
+    expect(cli(['reports', 'accept', 'x', 'rule|key'])).toMatchObject({ code: 1, stderr: expect.stringContaining('--note TEXT') });
+  }, 60_000);
+});

@@ -1,0 +1,260 @@
+import { resolve } from 'node:path';
+import { AppError } from '@shared/errors';
+import type { BillingException, CurrencyBridge, MonthChange, MonthCloseView, Severity } from '@shared/schemas/month-close';
+import type { CliContext } from './context';
+import { EXIT, parse, UsageError, withContext } from './context';
+
+/** `reports check` ends with this when exceptions at or above --fail-on are still open (for scripts and CI). */
+export const EXIT_OPEN_EXCEPTIONS = 4;
+
+/** The `reports` actions this module answers; the rest are report-commands.ts'. */
+export const CLOSE_ACTIONS = ['compare', 'check', 'accept'] as const;
+
+export function isCloseAction(action: string | undefined): boolean {
+  return (CLOSE_ACTIONS as readonly string[]).includes(action ?? '');
+}
+
+type LineValues = NonNullable<MonthChange['before']>;
+type Values = Omit<LineValues, 'quantity'> & { quantity: string | null };
+
+/** Where a change or an exception is: each level's name and id, null where the level does not apply. */
+interface PlaceJson {
+  organization: string;
+  customerNumber: string;
+  orgId: string | null;
+  service: string | null;
+  serviceId: string | null;
+  subscription: string | null;
+  subscriptionId: string | null;
+  product: string | null;
+  productId: string | null;
+}
+
+/**
+ * One change of `reports compare --json`, one object per change. Amounts are exact decimal strings; a field that does
+ * not apply at the change's level is null (a new organization has no subscriptionId or productId).
+ *
+ *   kind            "new" | "lost" | "quantity" | "price" | "amount"
+ *   level           "organization" | "service" | "subscription" | "line"
+ *   organization, customerNumber, orgId
+ *   service, serviceId, subscription, subscriptionId, product, productId   (null where they do not apply)
+ *   currency        "EUR", or "USD→SEK" when cost and sales are in two currencies (never added together)
+ *   before, after   { quantity, unitPrice, unitCost, cost, sales } or null (new: before is null; lost: after is
+ *                   null); quantity is null for a whole organization or service, a unit price null when it is mixed
+ *   effects         { price, quantity, newLost, other }: this change's part of the change in sales
+ */
+export interface ChangeJson extends PlaceJson {
+  kind: MonthChange['kind'];
+  level: MonthChange['level'];
+  currency: string;
+  before: Values | null;
+  after: Values | null;
+  effects: MonthChange['effects'];
+}
+
+/**
+ * One exception of `reports check --json`:
+ *   id              what `reports accept` takes (rule and entity keys, stable through a refetch)
+ *   rule, severity ("high" | "medium" | "low"), title, message
+ *   organization, customerNumber, orgId, service, serviceId, subscription, subscriptionId, product, productId,
+ *   currency        (null where they do not apply)
+ *   state           "open" | "accepted" | "resolved", with note, reviewedBy and reviewedAt (null while open)
+ */
+export interface ExceptionJson extends PlaceJson {
+  id: string;
+  rule: string;
+  severity: Severity;
+  title: string;
+  message: string;
+  currency: string | null;
+  state: 'open' | 'accepted' | 'resolved';
+  note: string | null;
+  reviewedBy: string | null;
+  reviewedAt: string | null;
+}
+
+function placeJson(place: Pick<MonthChange, 'organization' | 'customerNumber' | 'orgId' | 'service' | 'serviceId' | 'subscription' | 'subscriptionId' | 'product' | 'productId'>): PlaceJson {
+  return {
+    organization: place.organization,
+    customerNumber: place.customerNumber,
+    orgId: place.orgId || null,
+    service: place.service || null,
+    serviceId: place.serviceId,
+    subscription: place.subscription,
+    subscriptionId: place.subscriptionId,
+    product: place.product,
+    productId: place.productId,
+  };
+}
+
+const valuesOf = (values: LineValues | null): Values | null => values && { ...values, quantity: values.quantity === '' ? null : values.quantity };
+
+export function changeJson(change: MonthChange): ChangeJson {
+  return {
+    kind: change.kind,
+    level: change.level,
+    ...placeJson(change),
+    currency: change.currencyKey,
+    before: valuesOf(change.before),
+    after: valuesOf(change.after),
+    effects: change.effects,
+  };
+}
+
+export function exceptionJson(exception: BillingException): ExceptionJson {
+  return {
+    id: exception.id,
+    rule: exception.rule,
+    severity: exception.severity,
+    title: exception.title,
+    message: exception.message,
+    ...placeJson({ ...exception, service: exception.service ?? '' }),
+    currency: exception.currencyKey,
+    state: exception.review?.state ?? 'open',
+    note: exception.review?.note ?? null,
+    reviewedBy: exception.review?.reviewedBy ?? null,
+    reviewedAt: exception.review?.reviewedAt ?? null,
+  };
+}
+
+const signed = (value: string) => (value.startsWith('-') ? value : `+${value}`);
+
+/** A currency's sales bridge: before + price + quantity + new/lost + other = after, to the last decimal. */
+export function bridgeLine(bridge: CurrencyBridge): string {
+  const { price, quantity, newLost, other } = bridge.effects;
+  return `${bridge.currencyKey}  sales ${bridge.salesBefore} → ${bridge.salesAfter} (${signed(bridge.change)}) = price ${signed(price)}, quantity ${signed(quantity)}, new/lost ${signed(newLost)}, other ${signed(other)}`;
+}
+
+/** Where a change is: organization, then service, subscription and product as far as they apply. */
+function placeOf(change: MonthChange): string {
+  return [change.organization, change.service, change.subscription, change.product].filter(Boolean).join(' / ');
+}
+
+function valuesText(values: LineValues | null): string {
+  if (!values) return '—';
+  return [values.quantity ? `qty ${values.quantity}` : null, values.unitPrice ? `@ ${values.unitPrice}` : null, `sales ${values.sales}`, `cost ${values.cost}`].filter(Boolean).join(' ');
+}
+
+export function changeLine(change: MonthChange): string {
+  return `${change.kind.padEnd(8)} ${change.level.padEnd(12)} ${change.currencyKey.padEnd(7)} ${placeOf(change)}: ${valuesText(change.before)} → ${valuesText(change.after)}`;
+}
+
+export function exceptionLines(exception: BillingException): string {
+  const state = exception.review?.state ?? 'open';
+  const note = exception.review?.note ? `\n    note: ${exception.review.note} (${exception.review.reviewedBy})` : '';
+  return `${exception.severity.padEnd(6)} ${state.padEnd(8)} ${exception.rule.padEnd(22)} ${exception.organization}: ${exception.message}\n    id: ${exception.id}${note}`;
+}
+
+const SEVERITIES: Severity[] = ['high', 'medium', 'low'];
+
+/** Open exceptions at or above a severity. */
+export function openAtOrAbove(view: Pick<MonthCloseView, 'open'>, failOn: Severity): number {
+  return SEVERITIES.slice(0, SEVERITIES.indexOf(failOn) + 1).reduce((sum, severity) => sum + view.open[severity], 0);
+}
+
+const openSummary = (view: Pick<MonthCloseView, 'open'>) => {
+  const open = openAtOrAbove(view, 'low');
+  return `${open} exception${open === 1 ? '' : 's'} open (${view.open.high} high, ${view.open.medium} medium, ${view.open.low} low)`;
+};
+
+/** The saved reports' names and periods, and a plain refusal (exit 1) for an id that is not one of them. */
+async function savedReports(context: CliContext) {
+  const listings = await context.service.handlers['reports:list']({});
+  const names = new Map(listings.flatMap((listing) => (listing.state === 'ok' ? [[listing.meta.id, `${listing.meta.name} (${listing.meta.period.startDate}…${listing.meta.period.endDate})`] as const] : [])));
+  return {
+    nameOf: (id: string) => {
+      const name = names.get(id);
+      if (!name) throw new UsageError(`No saved report with id ${id}. See: closebook reports list`);
+      return name;
+    },
+  };
+}
+
+async function compareCommand(context: CliContext, ids: string[], values: { json: boolean; out?: string | undefined }): Promise<number> {
+  if (ids.length < 1 || ids.length > 2) throw new UsageError('Usage: reports compare [BEFORE-ID] AFTER-ID [--json] [--out FILE.xlsx] (one id: that month against the month before it)');
+  if (values.out && !/\.xlsx$/i.test(values.out)) throw new UsageError('--out must name an .xlsx file');
+  const { nameOf } = await savedReports(context);
+  for (const id of ids) nameOf(id);
+  const close = context.service.close;
+  const afterId = ids[ids.length - 1] as string;
+  const beforeId = ids.length === 2 ? (ids[0] as string) : await close.previousOf(afterId);
+  if (!beforeId) throw new UsageError(`There is no earlier month of this service in the ledger to compare ${nameOf(afterId)} with. Fetch or import last month first, or name both: reports compare BEFORE-ID AFTER-ID`);
+  const comparison = await close.compare(beforeId, afterId);
+  if (values.json) process.stdout.write(`${JSON.stringify(comparison.changes.map(changeJson), null, 2)}\n`);
+  else {
+    process.stdout.write(`${nameOf(afterId)} compared with ${nameOf(beforeId)}\n\nSales by currency (before + price + quantity + new/lost + other = after):\n`);
+    for (const bridge of comparison.bridges) process.stdout.write(`  ${bridgeLine(bridge)}\n`);
+    process.stdout.write(`\nChanges (${comparison.changes.length}):\n`);
+    for (const change of comparison.changes) process.stdout.write(`  ${changeLine(change)}\n`);
+  }
+  const kinds = new Map<string, number>();
+  for (const change of comparison.changes) kinds.set(change.kind, (kinds.get(change.kind) ?? 0) + 1);
+  process.stderr.write(`${comparison.changes.length} changes${kinds.size ? `: ${[...kinds].map(([kind, count]) => `${count} ${kind}`).join(', ')}` : ''}.\n`);
+  if (values.out) {
+    const written = await close.exportComparison(comparison, resolve(values.out));
+    process.stderr.write(`Wrote ${written.changes} changes to ${resolve(values.out)}.\n`);
+  }
+  return EXIT.ok;
+}
+
+function severityFlag(value: string | undefined): Severity {
+  const severity = value ?? 'low';
+  if (!(SEVERITIES as string[]).includes(severity)) throw new UsageError('--fail-on must be high, medium or low');
+  return severity as Severity;
+}
+
+async function checkCommand(context: CliContext, ids: string[], values: { json: boolean; 'fail-on'?: string | undefined }): Promise<number> {
+  const failOn = severityFlag(values['fail-on']);
+  if (ids.length !== 1) throw new UsageError('Usage: reports check ID [--json] [--fail-on high|medium|low]');
+  const reportId = ids[0] as string;
+  const name = (await savedReports(context)).nameOf(reportId);
+  const view = await context.service.close.check(reportId);
+  if (values.json) process.stdout.write(`${JSON.stringify(view.exceptions.map(exceptionJson), null, 2)}\n`);
+  else for (const exception of view.exceptions) process.stdout.write(`${exceptionLines(exception)}\n`);
+  const failing = openAtOrAbove(view, failOn);
+  const against = view.previousReportId ? '' : ' No earlier month is in the ledger, so the rules against last month were not run.';
+  process.stderr.write(`${name}: ${view.exceptions.length} exceptions, ${openSummary(view)}.${against}\n`);
+  if (failing > 0) process.stderr.write(`Accept each with a note (reports accept ${reportId} EXCEPTION-ID --note TEXT) or put it right and --resolve it.\n`);
+  return failing > 0 ? EXIT_OPEN_EXCEPTIONS : EXIT.ok;
+}
+
+async function acceptCommand(context: CliContext, ids: string[], values: { note?: string | undefined; resolve: boolean }): Promise<number> {
+  const [reportId, ...exceptionIds] = ids;
+  if (!reportId || exceptionIds.length === 0) throw new UsageError('Usage: reports accept ID EXCEPTION-ID… --note TEXT [--resolve] (the ids `reports check ID` prints)');
+  const note = values.note?.trim() ?? '';
+  if (!values.resolve && !note) throw new UsageError('Say why the exception is accepted: --note TEXT (or --resolve when it was put right).');
+  (await savedReports(context)).nameOf(reportId);
+  const close = context.service.close;
+  const known = new Set((await close.check(reportId)).exceptions.map((exception) => exception.id));
+  const unknown = exceptionIds.filter((id) => !known.has(id));
+  if (unknown.length) throw new UsageError(`No exception ${unknown.join(', ')} in report ${reportId}. See: closebook reports check ${reportId}`);
+  const done = await close.review(reportId, exceptionIds, values.resolve ? 'resolved' : 'accepted', note);
+  process.stdout.write(`${openAtOrAbove(done, 'low')}\n`);
+  process.stderr.write(`${values.resolve ? 'Resolved' : 'Accepted'} ${exceptionIds.length} exception${exceptionIds.length === 1 ? '' : 's'}; ${openSummary(done)}.\n`);
+  return EXIT.ok;
+}
+
+/**
+ * `reports compare [A] B [--json] [--out F.xlsx]`, `reports check ID [--json] [--fail-on high|medium|low]` and
+ * `reports accept ID EXCEPTION-ID… --note TEXT [--resolve]`: closing a month, offline, on the saved months.
+ */
+export async function closeCommand(args: string[]): Promise<number> {
+  const [action, ...rest] = args;
+  const { values, positionals } = parse(rest, {
+    out: { type: 'string' },
+    'fail-on': { type: 'string' },
+    note: { type: 'string' },
+    resolve: { type: 'boolean', default: false },
+  });
+  return withContext(values['data-dir'], async (context) => {
+    try {
+      if (action === 'compare') return await compareCommand(context, positionals, values);
+      if (action === 'check') return await checkCommand(context, positionals, values);
+      return await acceptCommand(context, positionals, values);
+    } catch (error) {
+      // A report deleted between the listing and the work is as unknown as one never saved.
+      if (error instanceof AppError && error.code === 'not-found') throw new UsageError(error.message);
+      throw error;
+    }
+  });
+}

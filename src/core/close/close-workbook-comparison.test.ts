@@ -1,0 +1,84 @@
+import { join } from 'node:path';
+import ExcelJS from 'exceljs';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { money } from '@shared/money';
+import { ledgerWithMonth, restateTotals, testIdentity } from '@testing/ledger-month';
+import { ingestReport } from '../reports/report-ingest';
+import { ReportLibrary } from '../reports/report-library';
+import { writeReportWorkbook } from '../reports/report-workbook';
+import { monthCloseSheets } from './close-workbook';
+import { testPorts } from '@testing/test-support';
+import { createClose } from './handlers';
+import { MonthClose } from './month-close';
+import { compareMonths } from './month-compare';
+
+// The real comparison, counted: a month's comparison is the largest thing its export computes.
+vi.mock('./month-compare', async (importOriginal) => {
+  const original = await importOriginal<typeof import('./month-compare')>();
+  return { ...original, compareMonths: vi.fn(original.compareMonths) };
+});
+
+const OCTOBER = '11111111-1111-4111-8111-000000000010';
+const NOVEMBER = '11111111-1111-4111-8111-000000000011';
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()?.();
+});
+
+/** October, and November with one line's unit price raised (a change, and an exception of the checks). */
+async function twoMonths() {
+  const month = await ledgerWithMonth({ reportId: OCTOBER, seed: 5, organizations: 10, linesPerOrganization: 6 });
+  cleanups.push(month.close);
+  const november = structuredClone(month.entries);
+  const product = november[0]?.organizations[0]?.services[0]?.items[0]?.products[0];
+  if (!product) throw new Error('the twin month has no line');
+  product.customerPricePerUnit = money(product.customerPricePerUnit).plus('1.5').toFixed();
+  product.totalCustomerPrice = money(product.customerPricePerUnit).times(product.quantity).toFixed(2);
+  restateTotals(november);
+  async function* body() {
+    yield JSON.stringify({ status: 5, data: november });
+  }
+  await ingestReport(month.ledger, testIdentity(NOVEMBER, { name: 'Billing 2026-11', period: { startDate: '2026-11-01', endDate: '2026-11-30' } }), body());
+  return { month, product };
+}
+
+describe("the workbook's month close", () => {
+  it('compares the month with the one before it once, for the checks and the Changes sheet alike', async () => {
+    const { month, product } = await twoMonths();
+    const close = new MonthClose(async () => month.ledger);
+    vi.mocked(compareMonths).mockClear();
+
+    const path = join(month.dir, 'november.xlsx');
+    await writeReportWorkbook(month.ledger, await new ReportLibrary(async () => month.ledger).meta(NOVEMBER), path, {
+      appVersion: '1.2.3',
+      exportedAt: new Date('2026-12-08T10:00:00Z'),
+      timeZone: 'Europe/Stockholm',
+      addSheets: monthCloseSheets(async () => month.ledger, (id, comparisonOf) => close.state(id, undefined, comparisonOf)),
+    });
+
+    expect(vi.mocked(compareMonths).mock.calls.map(([, beforeId, afterId]) => [beforeId, afterId])).toEqual([[OCTOBER, NOVEMBER]]);
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.readFile(path);
+    const column = (sheet: string, index: number) => (workbook.getWorksheet(sheet)?.getColumn(index).values ?? []).map(String);
+    // Both sheets come from that one comparison: the changed unit price is a change, and an exception of the checks.
+    expect(column('Changes', 2)).toContain('Product line');
+    expect(column('Changes', 9)).toContain(product.productName);
+    expect(column('Checks', 1)).toContain('unit-price-changed');
+  });
+
+  it('compares two months once for the Close screen: its Compare panel takes the comparison the checks made', async () => {
+    const { month } = await twoMonths();
+    const { ports, cleanup } = await testPorts();
+    cleanups.push(cleanup);
+    const { handlers } = createClose(ports, async () => month.ledger);
+    vi.mocked(compareMonths).mockClear();
+
+    const state = await handlers['close:state']({ reportId: NOVEMBER });
+    expect(state.exceptions.map((exception) => exception.rule)).toContain('unit-price-changed');
+    const shown = await handlers['close:compare']({ beforeId: OCTOBER, afterId: NOVEMBER });
+    expect(vi.mocked(compareMonths).mock.calls.map(([, beforeId, afterId]) => [beforeId, afterId])).toEqual([[OCTOBER, NOVEMBER]]);
+    // The same as a comparison made afresh.
+    const fresh = await compareMonths(month.ledger, OCTOBER, NOVEMBER);
+    expect(shown).toEqual({ ...fresh, changeCount: fresh.changes.length });
+  });
+});

@@ -1,0 +1,161 @@
+import { userInfo } from 'node:os';
+import type { ServiceHandlers } from '@shared/contract';
+import { AppError } from '@shared/errors';
+import { MAX_CHANGES_SHOWN, MAX_REVIEWS_AT_ONCE, type MonthCloseView, type MonthComparison } from '@shared/schemas/month-close';
+import type { Ledger } from '../ledger/ledger';
+import type { Ports } from '../ports/ports';
+import type { ConsumptionHistory } from './billing-checks';
+import { exportComparisonWorkbook, monthLabel } from './close-workbook';
+import { MonthClose } from './month-close';
+import { type ComparisonOf, compareMonths, type MonthComparison as FullComparison } from './month-compare';
+import { type Actor } from './month-review';
+import { monthOf, monthsOf, previousMonth } from './months';
+import { importRates, ratesView, setRates } from './rates';
+import { ThresholdStore } from './thresholds';
+import { trendScopes, trendsOf } from './trends';
+
+/** Pairs of months whose Compare panel is kept (each at most MAX_CHANGES_SHOWN changes). */
+const KEPT_COMPARISONS = 4;
+
+type CloseHandlers = Pick<ServiceHandlers, 'close:state' | 'close:review' | 'close:sign-off' | 'close:reopen' | 'close:compare' | 'close:months' | 'close:thresholds' | 'close:trend-scopes' | 'close:trends' | 'close:rates' | 'close:set-rates' | 'close:import-rates'>;
+
+/** What hosts may do beyond the contract: the CLI's `reports compare` and `reports check`, with every change and exception. */
+export interface CloseApi {
+  /** `afterId` compared with `beforeId`; with one id, that month with the month before it. */
+  compare(beforeId: string, afterId: string | null): Promise<FullComparison>;
+  /** The month before a report's (same service and reseller), or null. */
+  previousOf(reportId: string): Promise<string | null>;
+  /** `comparisonOf`: the month compared with the one before it, when the caller writes it too (the workbook's Changes). */
+  check(reportId: string, comparisonOf?: ComparisonOf): Promise<MonthCloseView>;
+  /** Gives each exception the same review (in parts of MAX_REVIEWS_AT_ONCE); the month as it is afterwards. */
+  review(reportId: string, exceptionIds: readonly string[], state: 'open' | 'accepted' | 'resolved', note: string): Promise<MonthCloseView>;
+  /** Writes a comparison (from `compare`) to `path` as a workbook: the Changes sheet and an About naming both months. */
+  exportComparison(comparison: FullComparison, path: string): Promise<{ changes: number }>;
+}
+
+export interface CloseModule {
+  handlers: CloseHandlers;
+  api: CloseApi;
+  /** Forgets kept checks (a report was saved or deleted, so "last month" may have changed). */
+  forget(): void;
+}
+
+/** The OS account the app runs as: recorded beside every review and sign-off (the attestation's "who"). */
+function osUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'unknown';
+  }
+}
+
+/**
+ * Closing a month: compare with last month, billing checks, their review, and the sign-off. `consumption` is the
+ * consumption history, for the rule that compares billed quantities with what Closebook submitted.
+ */
+export function createClose(ports: Ports, ledger: () => Promise<Ledger>, consumption: ConsumptionHistory | null = null): CloseModule {
+  const close = new MonthClose(ledger, consumption);
+  const thresholds = new ThresholdStore(ports.dataDir);
+  const profileOf = async (reportId: string) => String((await (await ledger()).all('SELECT profile_id FROM reports WHERE report_id = $1', [reportId]))[0]?.profile_id ?? '');
+  const actor = (name?: string): Actor => ({ name: name ?? osUser(), osUser: osUser(), at: new Date(ports.clock.now()).toISOString() });
+  // What the Compare panel shows of a pair of months (cut at MAX_CHANGES_SHOWN), kept from the comparison the checks
+  // make of the same two months: at a million lines each comparison takes half a minute, so it is made once for both.
+  // A saved report never changes (a refetch is a new report), so a pair's comparison stays true.
+  const shown = new Map<string, MonthComparison>();
+  const pairKey = (beforeId: string, afterId: string) => `${beforeId}|${afterId}`;
+  const keepShown = (beforeId: string, afterId: string, full: FullComparison): MonthComparison => {
+    const cut = { ...full, changes: full.changes.slice(0, MAX_CHANGES_SHOWN), changeCount: full.changes.length };
+    shown.delete(pairKey(beforeId, afterId));
+    shown.set(pairKey(beforeId, afterId), cut);
+    while (shown.size > KEPT_COMPARISONS) shown.delete(shown.keys().next().value as string);
+    return cut;
+  };
+  const comparedAndKept = (afterId: string): ComparisonOf => async (beforeId) => {
+    const full = await compareMonths(await ledger(), beforeId, afterId);
+    keepShown(beforeId, afterId, full);
+    return full;
+  };
+  const view = async (reportId: string, comparisonOf: ComparisonOf = comparedAndKept(reportId)): Promise<MonthCloseView> => {
+    const limits = await thresholds.get(await profileOf(reportId));
+    return { ...(await close.state(reportId, limits, comparisonOf)), thresholds: limits };
+  };
+  const pairOf = async (beforeId: string, afterId: string | null) => {
+    const opened = await ledger();
+    const after = afterId ?? beforeId;
+    const before = afterId ? beforeId : (await previousMonth(opened, await monthOf(opened, after)))?.reportId;
+    if (!before) throw new AppError('not-found', 'There is no earlier month of this service in the ledger to compare with. Fetch or import last month first.');
+    await monthOf(opened, before); // both exist
+    return { before, after };
+  };
+  const compare = async (beforeId: string, afterId: string | null) => {
+    const { before, after } = await pairOf(beforeId, afterId);
+    return compareMonths(await ledger(), before, after);
+  };
+
+  const handlers: CloseHandlers = {
+    'close:state': ({ reportId }) => view(reportId),
+    'close:review': async ({ reportId, exceptionIds, state, note }) => {
+      await close.setReview(reportId, exceptionIds, state, note, actor());
+      return view(reportId);
+    },
+    'close:sign-off': async ({ reportId, name }) => {
+      await close.signOff(reportId, actor(name), await thresholds.get(await profileOf(reportId)));
+      return view(reportId);
+    },
+    'close:reopen': async ({ reportId, reason }) => {
+      await close.reopen(reportId, reason, actor());
+      return view(reportId);
+    },
+    'close:compare': async ({ beforeId, afterId }): Promise<MonthComparison> => {
+      const { before, after } = await pairOf(beforeId, afterId);
+      return shown.get(pairKey(before, after)) ?? keepShown(before, after, await compareMonths(await ledger(), before, after));
+    },
+    'close:months': async ({ reportId }) => {
+      const opened = await ledger();
+      const months = await monthsOf(opened, await monthOf(opened, reportId));
+      const signed = new Set((await opened.all('SELECT DISTINCT report_id FROM sign_offs WHERE reopened_at IS NULL')).map((row) => String(row.report_id)));
+      const names = new Map((await opened.all('SELECT report_id, name FROM reports')).map((row) => [String(row.report_id), String(row.name)]));
+      return months.map((month) => ({ reportId: month.reportId, name: names.get(month.reportId) ?? '', period: { startDate: month.startDate, endDate: month.endDate }, fetchedAt: month.fetchedAt, signedOff: signed.has(month.reportId) }));
+    },
+    'close:thresholds': async ({ profileId, thresholds: wanted }) => {
+      const saved = wanted ? await thresholds.set(profileId, wanted) : await thresholds.get(profileId);
+      close.forget();
+      return saved;
+    },
+    'close:trend-scopes': async ({ reportId }) => trendScopes(await ledger(), reportId),
+    'close:trends': async ({ reportId, scope }) => trendsOf(await ledger(), reportId, scope),
+    'close:rates': async ({ reportId }) => ratesView(await ledger(), reportId),
+    // New rates can change what the margin checks can say, so kept checks are forgotten.
+    'close:set-rates': async ({ reportId, referenceCurrency, rates }) => {
+      const view = await setRates(await ledger(), reportId, referenceCurrency, rates);
+      close.forget();
+      return view;
+    },
+    'close:import-rates': async ({ reportId, referenceCurrency, csv }) => {
+      const view = await importRates(await ledger(), reportId, referenceCurrency, csv);
+      close.forget();
+      return view;
+    },
+  };
+  const api: CloseApi = {
+    compare,
+    previousOf: async (reportId) => {
+      const opened = await ledger();
+      return (await previousMonth(opened, await monthOf(opened, reportId)))?.reportId ?? null;
+    },
+    check: view,
+    review: async (reportId, exceptionIds, state, note) => {
+      let view: MonthCloseView | undefined;
+      for (let at = 0; at < exceptionIds.length; at += MAX_REVIEWS_AT_ONCE) view = await handlers['close:review']({ reportId, exceptionIds: exceptionIds.slice(at, at + MAX_REVIEWS_AT_ONCE), state, note });
+      if (!view) throw new AppError('validation', 'Name at least one exception to review.');
+      return view;
+    },
+    exportComparison: async (comparison, path) => {
+      const opened = await ledger();
+      return exportComparisonWorkbook(opened.outputs, comparison, path, {
+        before: await monthLabel(opened, comparison.beforeId), after: await monthLabel(opened, comparison.afterId), appVersion: ports.appVersion, exportedAt: new Date(ports.clock.now()),
+      });
+    },
+  };
+  return { handlers, api, forget: () => close.forget() };
+}

@@ -1,0 +1,114 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { money } from '@shared/money';
+import { ledgerWithMonth, type ServedEntries, testIdentity } from '@testing/ledger-month';
+import { ingestReport } from '../reports/report-ingest';
+import { compareMonths, type MonthChange } from './month-compare';
+
+type WireBillingEntry = ServedEntries[number];
+type WireItem = WireBillingEntry['organizations'][number]['services'][number]['items'][number];
+type WireProduct = WireItem['products'][number];
+
+const OCTOBER = '11111111-1111-4111-8111-000000000010';
+const NOVEMBER = '11111111-1111-4111-8111-000000000011';
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()?.();
+});
+
+/** Sets a product line's quantity or unit price and recomputes the totals above it, as the service would. */
+function reprice(item: WireItem, product: WireProduct, change: { quantity?: number; customerPricePerUnit?: string }) {
+  const places = product.customerPricePerUnit.split('.')[1]?.length ?? 2;
+  if (change.quantity !== undefined) product.quantity = change.quantity;
+  if (change.customerPricePerUnit !== undefined) product.customerPricePerUnit = change.customerPricePerUnit;
+  product.totalCustomerPrice = money(product.customerPricePerUnit).times(product.quantity).toFixed(places);
+  product.totalResellerPrice = money(product.resellerPricePerUnit).times(product.quantity).toFixed(places);
+  restate(item);
+}
+
+function restate(item: WireItem) {
+  item.totalCustomerPrice = item.products.reduce((sum, product) => sum.plus(product.totalCustomerPrice), money(0)).toFixed();
+  item.totalResellerPrice = item.products.reduce((sum, product) => sum.plus(product.totalResellerPrice), money(0)).toFixed();
+}
+
+/** October as the twin serves it, and November: the same month with planted changes (the caller plants them). */
+async function twoMonths(plant: (november: WireBillingEntry[]) => void) {
+  const month = await ledgerWithMonth({ reportId: OCTOBER, seed: 7, organizations: 12, linesPerOrganization: 8 });
+  cleanups.push(month.close);
+  const november = structuredClone(month.entries);
+  plant(november);
+  async function* body() {
+    yield JSON.stringify({ status: 5, data: november });
+  }
+  await ingestReport(month.ledger, testIdentity(NOVEMBER, { name: 'Billing 2026-11', period: { startDate: '2026-11-01', endDate: '2026-11-30' } }), body());
+  return { ledger: month.ledger, october: month.entries, november };
+}
+
+const items = (entries: WireBillingEntry[]) =>
+  entries.flatMap((entry) => entry.organizations.flatMap((organization) => organization.services.flatMap((service) => service.items.map((item) => ({ organization, service, item })))));
+
+describe('comparing two months', () => {
+  it('reports each planted change — quantity, unit price, new and lost subscription — and nothing for an unchanged subscription', async () => {
+    let planted: { quantity: WireItem; price: WireItem; lost: WireItem; added: WireItem; unchanged: WireItem } | undefined;
+    const { ledger } = await twoMonths((november) => {
+      const all = items(november).filter(({ service, item }) => service.items.length > 1 && item.products.length === 1 && service.currencyCode === service.customerCurrencyCode);
+      const [quantity, price, lost, unchanged] = all.slice(0, 4).map(({ item }) => item) as [WireItem, WireItem, WireItem, WireItem];
+      reprice(quantity, quantity.products[0] as WireProduct, { quantity: (quantity.products[0] as WireProduct).quantity + 3 });
+      reprice(price, price.products[0] as WireProduct, { customerPricePerUnit: money((price.products[0] as WireProduct).customerPricePerUnit).plus('1.25').toFixed() });
+      const lostService = all.find(({ item }) => item === lost)?.service;
+      lostService?.items.splice(lostService.items.indexOf(lost), 1);
+      const added = structuredClone(unchanged);
+      added.subscriptionId = '99999999-9999-4999-8999-999999999999';
+      added.itemName = 'Added this month';
+      all.find(({ item }) => item === unchanged)?.service.items.push(added);
+      planted = { quantity, price, lost, added, unchanged };
+    });
+    const { quantity, price, lost, added, unchanged } = planted!;
+    const comparison = await compareMonths(ledger, OCTOBER, NOVEMBER);
+    const of = (item: WireItem) => comparison.changes.filter((change) => change.subscriptionId === item.subscriptionId);
+
+    expect(of(quantity)).toEqual([expect.objectContaining({ kind: 'quantity', level: 'line' })]);
+    const [byQuantity] = of(quantity) as [MonthChange];
+    expect(money(byQuantity.after!.quantity).minus(byQuantity.before!.quantity).toFixed()).toBe('3');
+    expect(byQuantity.effects.quantity).toBe(money(3).times(byQuantity.before!.unitPrice!).toFixed());
+    expect(byQuantity.effects.price).toBe('0');
+
+    expect(of(price)).toEqual([expect.objectContaining({ kind: 'price', level: 'line' })]);
+    const [byPrice] = of(price) as [MonthChange];
+    expect(byPrice.effects.price).toBe(money('1.25').times(byPrice.after!.quantity).toFixed());
+
+    expect(of(lost)).toEqual([expect.objectContaining({ kind: 'lost', level: 'subscription', after: null })]);
+    expect(of(added)).toEqual([expect.objectContaining({ kind: 'new', level: 'subscription', before: null })]);
+    expect(of(unchanged)).toEqual([]);
+    expect(comparison.changes).toHaveLength(4);
+  });
+
+  it("splits each currency's change in sales into price, quantity, new/lost and other that add up exactly", async () => {
+    const { ledger } = await twoMonths((november) => {
+      for (const [index, { item }] of items(november).entries()) {
+        const product = item.products[0] as WireProduct;
+        if (index % 3 === 0) reprice(item, product, { quantity: product.quantity + 1, customerPricePerUnit: money(product.customerPricePerUnit).times('1.031').toFixed(4) });
+        if (index % 5 === 0) product.totalCustomerPrice = money(product.totalCustomerPrice).plus('0.01').toFixed(); // a total that is not q × p
+        if (index % 7 === 0) item.products.splice(0, 1);
+        restate(item);
+      }
+      const lostCustomer = november[0]?.organizations[0]?.orgId;
+      for (const entry of november) entry.organizations = entry.organizations.filter((organization) => organization.orgId !== lostCustomer);
+    });
+    const comparison = await compareMonths(ledger, OCTOBER, NOVEMBER);
+    expect(comparison.bridges.length).toBeGreaterThan(1);
+    for (const bridge of comparison.bridges) {
+      const { price, quantity, newLost, other } = bridge.effects;
+      expect(money(price).plus(quantity).plus(newLost).plus(other).toFixed(), bridge.currencyKey).toBe(bridge.change);
+      expect(money(bridge.salesAfter).minus(bridge.salesBefore).toFixed()).toBe(bridge.change);
+    }
+    expect(comparison.changes.some((change) => change.kind === 'lost' && change.level === 'organization')).toBe(true);
+    expect(comparison.bridges.some((bridge) => !money(bridge.effects.other).isZero())).toBe(true);
+  });
+
+  it('finds no change between a month and itself', async () => {
+    const { ledger } = await twoMonths(() => {});
+    const comparison = await compareMonths(ledger, OCTOBER, NOVEMBER);
+    expect(comparison.changes).toEqual([]);
+    for (const bridge of comparison.bridges) expect(bridge.change).toBe('0');
+  });
+});

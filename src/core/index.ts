@@ -1,0 +1,16 @@
+/**
+ * The core's front door: everything a host (Electron, the CLI, the browser test bridge, benchmarks and end-to-end
+ * tests) may use. Hosts import from here only (a lint rule holds them to it); the feature folders behind it are
+ * free to change shape.
+ */
+export { createService, type ProfilesApi, type Service } from './service';
+export type { CloseApi } from './close/handlers';
+export type { ConsumptionApi } from './consumption/handlers';
+export type { ReportsApi } from './reports/handlers';
+export { DEFAULT_ENV_PREFIX, type EphemeralProfileInput, type SecretSource } from './profiles/profiles';
+export { dispatch } from './runtime/dispatch';
+export { type Clock, type DemoService, type DemoServiceStarter, type FetchLike, type Logger, type Ports, type DeliverFile, type SecretStore, silentLogger, systemClock } from './ports/ports';
+export { createFileLogger, createStderrLogger } from './ports/log';
+export { defaultDataDir } from './ports/data-dir';
+export { FILE_MIME_TYPES } from './storage/files';
+export { SERVICE_POLL_FLOOR_MS } from './reports/report-job';

@@ -1,0 +1,345 @@
+import { constants } from 'node:fs';
+import { access, chmod, mkdir, readdir, rm } from 'node:fs/promises';
+import { join, sep } from 'node:path';
+import { type DuckDBAppender, type DuckDBConnection, DuckDBInstance, type DuckDBValue, listValue } from '@duckdb/node-api';
+import { AppError } from '@shared/errors';
+import { SerialQueue } from '../storage/atomic-file';
+import { isDiskFull } from '../storage/file-errors';
+import { type OutputFolder, outputsFor } from '../storage/output-file';
+import type { Logger } from '../ports/ports';
+import { APPENDED, type AppendedTable, MIGRATIONS } from './schema';
+
+/** A value bound to a query or appended to a row: text (VARCHAR, exact DECIMAL text), whole numbers, null, or a list of text. */
+export type LedgerValue = string | number | null | readonly string[];
+
+function bound(params: LedgerValue[]): DuckDBValue[] {
+  return params.map((value) => (Array.isArray(value) ? listValue(value) : value) as DuckDBValue);
+}
+/** A result row as JSON: DECIMAL and BIGINT come back as exact strings. */
+export type LedgerRow = Record<string, string | number | boolean | null>;
+
+export interface RowAppender {
+  row(values: LedgerValue[]): void;
+  /** Hands buffered rows to the transaction, so a query in it sees them. */
+  flush(): void;
+}
+
+/** What a write sees: statements, appenders and reads on the writing connection, inside one transaction. */
+export interface LedgerTransaction {
+  run(sql: string, params?: LedgerValue[]): Promise<void>;
+  all(sql: string, params?: LedgerValue[]): Promise<LedgerRow[]>;
+  appender(table: AppendedTable): Promise<RowAppender>;
+}
+
+/** A read in steps (Ledger.session): statements (temporary tables) and streamed results on one connection. */
+export interface LedgerSession {
+  run(sql: string, params?: LedgerValue[]): Promise<void>;
+  stream(sql: string, params?: LedgerValue[]): AsyncGenerator<LedgerRow[]>;
+}
+
+async function* streamRows(connection: DuckDBConnection, sql: string, params: LedgerValue[]): AsyncGenerator<LedgerRow[]> {
+  const result = await connection.stream(sql, bound(params));
+  for await (const rows of result.yieldRowObjectJson()) yield rows as LedgerRow[];
+}
+
+export interface LedgerOptions {
+  /** DuckDB's memory limit; its default (80 % of RAM) would break the memory goal of a 1,000,000-line month. */
+  memoryLimitMb?: number;
+  threads?: number;
+}
+
+export const LEDGER_FILE = 'closebook.duckdb';
+
+/**
+ * The ledger: one DuckDB file in `ledger/` in the data folder holding every saved month. One process may open it
+ * (DuckDB locks the file); a second one gets a clear refusal naming the first. Writes run one at a time, each in
+ * one transaction, so a crash leaves the previous state; reads run beside them on their own connection.
+ */
+export class Ledger {
+  private readonly writes = new SerialQueue();
+
+  private constructor(
+    private readonly instance: DuckDBInstance,
+    private readonly writer: DuckDBConnection,
+    private readonly reader: DuckDBConnection,
+    readonly dir: string,
+    /** What DuckDB may use: a read that works in steps sizes them by it. */
+    readonly memoryLimitMb: number,
+    /** Where exports are written before they are moved to the user's path: the only other folder DuckDB may write. */
+    readonly outputs: OutputFolder,
+    /** The data folder, when it is read-only: then every write is refused in words. */
+    private readonly readOnlyFolder: string | null = null,
+  ) {}
+
+  static async open(dataDir: string, log: Logger, options: LedgerOptions = {}): Promise<Ledger> {
+    const dir = join(dataDir, 'ledger');
+    const memoryLimitMb = options.memoryLimitMb ?? 512;
+    const outputs = outputsFor(dataDir);
+    const readOnly = await isReadOnlyFolder(dataDir);
+    // A read-only data folder (a read-only disk or share) still opens: months can be listed, opened and exported,
+    // DuckDB spilling to the staging folder outside it; nothing can be saved.
+    const temporary = readOnly ? await outputs.folder() : join(dir, 'spill');
+    if (!readOnly) {
+      await mkdir(temporary, { recursive: true, mode: 0o700 });
+      await chmod(dir, 0o700);
+    } else if (!(await access(join(dir, LEDGER_FILE)).then(() => true, () => false))) {
+      throw new AppError('storage', `Closebook's data folder ${dataDir} is read-only and holds no saved months yet. Make it writable (or choose another data folder with CLOSEBOOK_DATA_DIR) to save months.`);
+    }
+    let instance: DuckDBInstance;
+    try {
+      instance = await DuckDBInstance.create(join(dir, LEDGER_FILE), {
+        memory_limit: `${memoryLimitMb}MB`,
+        threads: String(options.threads ?? 2),
+        temp_directory: temporary,
+        autoinstall_known_extensions: 'false',
+        autoload_known_extensions: 'false',
+        ...(readOnly ? { access_mode: 'READ_ONLY' } : {}),
+      });
+    } catch (error) {
+      throw openError(error, join(dir, LEDGER_FILE));
+    }
+    const writer = await instance.connect();
+    await confine(writer, [dir, await outputs.folder()]);
+    const ledger = new Ledger(instance, writer, await instance.connect(), dir, memoryLimitMb, outputs, readOnly ? dataDir : null);
+    await ledger.migrate(log);
+    if (!readOnly) await ledger.ownerOnly();
+    return ledger;
+  }
+
+  /** Reads on the reading connection; it sees the last committed state, never a write in progress. */
+  async all(sql: string, params: LedgerValue[] = []): Promise<LedgerRow[]> {
+    const reader = await this.reader.runAndReadAll(sql, bound(params));
+    return (await reader.getRowObjectsJson()) as LedgerRow[];
+  }
+
+  /**
+   * Keeps a query's answer as a temporary table of the reading connection (`name` is the caller's, never user text),
+   * so later reads take slices of it instead of bringing every row into JavaScript. Gone when the ledger closes.
+   */
+  async keepTemporary(name: string, sql: string, params: LedgerValue[] = []): Promise<void> {
+    await this.reader.run(`CREATE OR REPLACE TEMP TABLE ${name} AS ${sql}`, bound(params));
+  }
+
+  async dropTemporary(name: string): Promise<void> {
+    await this.reader.run(`DROP TABLE IF EXISTS temp.${name}`);
+  }
+
+  /** Streams a large result in chunks (exports): memory stays flat whatever the number of rows. */
+  async *stream(sql: string, params: LedgerValue[] = []): AsyncGenerator<LedgerRow[]> {
+    const connection = await this.instance.connect();
+    try {
+      yield* streamRows(connection, sql, params);
+    } finally {
+      connection.closeSync();
+    }
+  }
+
+  /**
+   * Runs `work` on a connection of its own, for a read too large for one query within the memory limit: done in
+   * steps, kept in temporary tables that no other read sees and that go when the connection closes.
+   */
+  async session<T>(work: (session: LedgerSession) => Promise<T>): Promise<T> {
+    const connection = await this.instance.connect();
+    try {
+      return await work({
+        run: async (sql, params = []) => {
+          await connection.run(sql, bound(params));
+        },
+        stream: (sql, params = []) => streamRows(connection, sql, params),
+      });
+    } finally {
+      connection.closeSync();
+    }
+  }
+
+  /** Runs a statement outside any write transaction (COPY … TO, CHECKPOINT): in a read-only ledger too, as an export is no change. */
+  async run(sql: string, params: LedgerValue[] = []): Promise<void> {
+    await this.writes.run(() => this.writer.run(sql, bound(params)));
+  }
+
+  /** One write, all or nothing: committed when `work` resolves, rolled back when it throws. */
+  write<T>(work: (transaction: LedgerTransaction) => Promise<T>): Promise<T> {
+    if (this.readOnlyFolder) return Promise.reject(readOnlyError(this.readOnlyFolder));
+    return this.writes.run(async () => {
+      await this.writer.run('BEGIN TRANSACTION');
+      const appenders: DuckDBAppender[] = [];
+      const transaction: LedgerTransaction = {
+        run: async (sql, params = []) => {
+          await this.writer.run(sql, bound(params));
+        },
+        all: async (sql, params = []) => (await (await this.writer.runAndReadAll(sql, bound(params))).getRowObjectsJson()) as LedgerRow[],
+        appender: async (table) => {
+          const appender = await this.writer.createAppender(table);
+          appenders.push(appender);
+          const width = APPENDED[table].length;
+          return {
+            row: (values) => {
+              if (values.length !== width) throw new AppError('internal', `A ${table} row needs ${width} values, not ${values.length}.`);
+              for (const value of values) {
+                if (value === null) appender.appendNull();
+                else if (typeof value === 'number') appender.appendInteger(value);
+                else if (typeof value === 'string') appender.appendVarchar(value); // VARCHAR as is, DECIMAL from its exact text
+                else throw new AppError('internal', `A list cannot be appended to ${table}.`);
+              }
+              appender.endRow();
+            },
+            flush: () => appender.flushSync(),
+          };
+        },
+      };
+      try {
+        const result = await work(transaction);
+        for (const appender of appenders.splice(0)) appender.closeSync();
+        await this.writer.run('COMMIT');
+        return result;
+      } catch (error) {
+        for (const appender of appenders.splice(0)) {
+          try {
+            appender.closeSync();
+          } catch {
+            // the rollback below discards whatever it held
+          }
+        }
+        await this.writer.run('ROLLBACK').catch(() => undefined);
+        throw writeError(error, this.dir);
+      }
+    });
+  }
+
+  /**
+   * A consistent copy of the whole ledger in a new database file, made by the database (not a file copy, which
+   * could catch it mid-write) in the staging folder, and moved to `path` when complete.
+   */
+  async backup(path: string): Promise<void> {
+    await this.outputs.write(path, (partial) =>
+      this.writes.run(async () => {
+        try {
+          await this.writer.run(`ATTACH ${sqlPath(partial)} AS closebook_backup`);
+          const [main] = (await (await this.writer.runAndReadAll('SELECT current_database() AS name')).getRowObjectsJson()) as LedgerRow[];
+          await this.writer.run(`COPY FROM DATABASE "${String(main?.name).replaceAll('"', '""')}" TO closebook_backup`);
+        } finally {
+          await this.writer.run('DETACH DATABASE IF EXISTS closebook_backup').catch(() => undefined);
+          await rm(`${partial}.wal`, { force: true });
+        }
+      }),
+    );
+  }
+
+  close(): void {
+    this.reader.closeSync();
+    this.writer.closeSync();
+    this.instance.closeSync();
+  }
+
+  private async migrate(log: Logger): Promise<void> {
+    if (!this.readOnlyFolder) await this.writer.run('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)');
+    const [row] = (await (await this.writer.runAndReadAll('SELECT max(version) AS version FROM schema_version')).getRowObjectsJson()) as LedgerRow[];
+    const current = Number(row?.version ?? 0);
+    if (current > MIGRATIONS.length) {
+      throw new AppError('storage', `The ledger was written by a newer Closebook (schema ${current}; this one knows ${MIGRATIONS.length}). Update Closebook to open it.`);
+    }
+    if (this.readOnlyFolder && current < MIGRATIONS.length) {
+      throw new AppError('storage', `The ledger in ${this.readOnlyFolder} was saved by an earlier Closebook and must be brought up to date once, which needs the data folder to be writable. Make it writable and open Closebook again.`);
+    }
+    for (let version = current + 1; version <= MIGRATIONS.length; version++) {
+      await this.write(async (transaction) => {
+        for (const statement of MIGRATIONS[version - 1] as string[]) await transaction.run(statement);
+        await transaction.run('INSERT INTO schema_version VALUES ($1)', [version]);
+      });
+      log.info('ledger schema migrated', { version });
+    }
+  }
+
+  /** The database, its WAL and spill files hold the whole business: readable by this user only. */
+  private async ownerOnly(): Promise<void> {
+    for (const name of await readdir(this.dir)) {
+      if (name.startsWith(LEDGER_FILE)) await chmod(join(this.dir, name), 0o600).catch(() => undefined);
+    }
+  }
+}
+
+/**
+ * DuckDB may read and write files only in `folders` (the ledger's own and the staging folder): a query can then
+ * never reach another file, whatever text reaches it. Fixed for the life of the database: it cannot be undone.
+ */
+async function confine(connection: DuckDBConnection, folders: string[]): Promise<void> {
+  const list = folders.map((folder) => sqlPath(folder.endsWith(sep) ? folder : `${folder}${sep}`)).join(', ');
+  await connection.run(`SET allowed_directories = [${list}]`);
+  await connection.run('SET enable_external_access = false');
+}
+
+/** Can nothing be written in `folder`? (A read-only disk or share, or a folder this user may not write.) */
+async function isReadOnlyFolder(folder: string): Promise<boolean> {
+  try {
+    await access(folder, constants.W_OK);
+    return false;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'EROFS' || code === 'EACCES' || code === 'EPERM';
+  }
+}
+
+function readOnlyError(folder: string): AppError {
+  return new AppError('storage', `Closebook's data folder ${folder} is read-only: saved months can be listed, opened and exported, but nothing can be saved. Make the folder writable (or use another data folder) to save.`);
+}
+
+/** A file path as an SQL string literal (COPY and ATTACH take no bound parameters for paths). */
+export function sqlPath(path: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters have no place in a path given to SQL
+  if (/[\u0000-\u001f]/.test(path)) throw new AppError('validation', 'That file name contains control characters; choose another.');
+  return `'${path.replaceAll("'", "''")}'`;
+}
+
+/** A lock held by another process becomes a refusal that names it; anything else says the file is damaged. */
+/**
+ * A failed write in words the user can act on. The database reports a full disk as a failed file write; the
+ * transaction was rolled back, so the months saved before are whole and nothing of this one was kept.
+ */
+function writeError(error: unknown, dir: string): unknown {
+  if (isDiskFull(error)) {
+    return new AppError('storage', `The disk is full: the ledger at ${dir} could not save this. Nothing of it was kept and the months saved before are intact. Free some space on that disk and try again.`);
+  }
+  return error;
+}
+
+function openError(error: unknown, file: string): AppError {
+  const text = error instanceof Error ? error.message : String(error);
+  if (/lock/i.test(text)) {
+    const pid = /PID (\d+)/.exec(text)?.[1];
+    return new AppError(
+      'conflict',
+      `The ledger is in use by another Closebook process${pid ? ` (PID ${pid})` : ''} — the desktop app or another command. ` +
+        'Only one may write to it at a time: close the other one (or wait for it to finish) and try again.',
+    );
+  }
+  return new AppError('storage', `The ledger at ${file} cannot be opened (${text.split('\n')[0]}). Restore it from a backup (see README) or move it away to start a new one.`);
+}
+
+/**
+ * The ledger of one data folder, opened on first use (so a command that never touches it does not lock it) and
+ * kept open until `close`. A failed open is not remembered: the next use tries again (e.g. once the other
+ * process has let go).
+ */
+export class LedgerHandle {
+  private opening: Promise<Ledger> | null = null;
+
+  constructor(
+    private readonly dataDir: string,
+    private readonly log: Logger,
+    private readonly options: LedgerOptions = {},
+  ) {}
+
+  readonly get = (): Promise<Ledger> => {
+    this.opening ??= Ledger.open(this.dataDir, this.log, this.options).catch((error: unknown) => {
+      this.opening = null;
+      throw error;
+    });
+    return this.opening;
+  };
+
+  async close(): Promise<void> {
+    const opening = this.opening;
+    this.opening = null;
+    (await opening?.catch(() => null))?.close();
+  }
+}

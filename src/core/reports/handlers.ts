@@ -1,0 +1,166 @@
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { AppError } from '@shared/errors';
+import { isEmptyFilter, type ReportFilter } from '@shared/report-filter';
+import type { ReportJob, ReportMeta } from '@shared/schemas/saved-report';
+import type { Profile } from '@shared/schemas/profile';
+import type { ServiceHandlers } from '@shared/contract';
+import type { Ledger } from '../ledger/ledger';
+import type { EventHub } from '../runtime/event-hub';
+import { deliverFile } from '../storage/files';
+import type { Ports } from '../ports/ports';
+import type { Connections } from '../profiles/connections';
+import type { Profiles } from '../profiles/profiles';
+import { type ExportFormat, exportReport } from './report-export';
+import { exportGroupPacks, exportGroupPacksToFolder, type WrittenPack } from './report-group-packs';
+import { defaultReportName, pollInterval, ReportJobs, reportJobStore } from './report-job';
+import { importReportFile } from './report-import';
+import { invoicing } from './report-invoicing';
+import { ReportLibrary } from './report-library';
+import { writeSharedReport } from './report-share';
+import type { WorkbookAddition } from './report-workbook';
+import { migrateLegacyReports, type MigrationOutcome } from './report-migration';
+import { RECEIVED_DIR, ReportReceiver } from './report-receiver';
+import { LegacyReports } from './legacy-reports';
+import { ReportViewerQueries } from './report-viewer';
+
+type ReportHandlers = Pick<
+  ServiceHandlers,
+  'reports:request' | 'reports:jobs' | 'reports:cancel' | 'reports:retry' | 'reports:list' | 'reports:open' | 'reports:window' | 'reports:totals' | 'reports:invoicing' | 'reports:rename' | 'reports:delete' | 'reports:export' | 'reports:export-groups' | 'reports:share' | 'reports:import'
+>;
+
+/** What hosts may do with reports beyond the contract (the CLI waits on jobs and writes workbooks to paths). */
+export interface ReportsApi {
+  /** Report requests of a profile not yet saved (running, waiting or stopped). */
+  unfinished(profileId: string): Promise<ReportJob[]>;
+  /** Waits until the jobs end and returns each one's last state (done, failed or cancelled), in order. */
+  waitFor(jobIds: string[]): Promise<(ReportJob | undefined)[]>;
+  /** The interval Closebook actually polls a profile's service at (never under 30 s for a remote service). */
+  pollIntervalFor(profileId: string): Promise<number>;
+  /** Imports a report file from disk (the CLI's `reports import FILE`); returns its summary. */
+  importFile(path: string): Promise<ReportMeta>;
+  /** Writes a saved report (or what `filter` keeps) to `path` as .xlsx, .parquet or .csv, by its extension. */
+  exportReport(reportId: string, path: string, filter?: ReportFilter): Promise<{ lines: number }>;
+  /** One workbook per organization group (and the ungrouped) into `outDir`, made when missing. */
+  exportGroupPacks(reportId: string, outDir: string, filter?: ReportFilter): Promise<{ packs: WrittenPack[]; inSeveralGroups: number }>;
+}
+
+export interface ReportsModule {
+  handlers: ReportHandlers;
+  api: ReportsApi;
+  jobs: ReportJobs;
+  /** Moves reports saved before the ledger into it (once per run); the service starts it at start-up. */
+  migrated(): Promise<MigrationOutcome>;
+}
+
+
+/**
+ * Billing reports: the durable request jobs, the saved reports (usable offline), and their export. `addSheets`
+ * adds other features' sheets to an exported workbook (closing the month: Changes, Checks and the sign-off).
+ */
+export function createReports(ports: Ports, events: EventHub, profiles: Profiles, connections: Connections, ledger: () => Promise<Ledger>, addSheets?: WorkbookAddition): ReportsModule {
+  const getProfile = (profileId: string) => profiles.get(profileId);
+  const clientFor = (profile: Profile) => connections.clientFor(profile);
+  const wantedInterval = ports.pollIntervals?.reportMs;
+  const library = new ReportLibrary(ledger);
+  const viewer = new ReportViewerQueries(ledger, library);
+  const receiver = new ReportReceiver(ports.dataDir, ledger, (job) => defaultReportName(job.period, job.profileName), () => ports.clock.now());
+  let migration: Promise<MigrationOutcome> | null = null;
+  /** Reports saved before the ledger are moved into it once per run, before anything lists them. */
+  const migrated = () => {
+    migration ??= ledger().then((opened) => migrateLegacyReports(ports.dataDir, opened, ports.log, (done, total) => events.emit('reports:migration', { done, total })));
+    migration.catch(() => (migration = null));
+    return migration;
+  };
+  const jobs = new ReportJobs({
+    clock: ports.clock,
+    jobs: reportJobStore(ports.dataDir),
+    receiver,
+    events,
+    getProfile,
+    clientFor,
+    notify: ports.notify,
+    ...(wantedInterval === undefined ? {} : { pollIntervalMs: wantedInterval }),
+  });
+
+  const handlers: ReportHandlers = {
+    'reports:request': ({ profileId, period }) => jobs.request(profileId, period),
+    'reports:jobs': () => jobs.list(),
+    'reports:cancel': async ({ jobId }) => {
+      await jobs.cancel(jobId);
+      return {};
+    },
+    'reports:retry': ({ jobId }) => jobs.retry(jobId),
+    'reports:list': async () => {
+      const { damaged } = await migrated();
+      return [...(await library.list()).map((meta) => ({ state: 'ok' as const, meta })), ...damaged];
+    },
+    'reports:open': ({ reportId }) => viewer.view(reportId),
+    'reports:window': (request) => viewer.window(request),
+    'reports:totals': ({ reportId, filter }) => viewer.totals(reportId, filter),
+    'reports:invoicing': async ({ reportId, filter }) => {
+      await library.meta(reportId); // an unknown report is a clear not-found, not an empty list
+      return invoicing(await ledger(), reportId, filter);
+    },
+    'reports:rename': ({ reportId, name }) => library.rename(reportId, name),
+    'reports:delete': async ({ reportId }) => {
+      const { damaged } = await migrated();
+      if (damaged.some((listing) => listing.state === 'damaged' && listing.id === reportId)) {
+        await new LegacyReports(ports.dataDir).remove(reportId);
+        migration = null; // list again without it
+        return {};
+      }
+      const received = await library.delete(reportId);
+      viewer.forget(reportId);
+      if (received?.startsWith(`${RECEIVED_DIR}/`)) await rm(join(ports.dataDir, received), { force: true });
+      return {};
+    },
+    'reports:export': async ({ reportId, filter, format }) => {
+      const meta = await library.meta(reportId);
+      const scoped = filter && !isEmptyFilter(filter) ? filter : undefined;
+      // The whole report's line count is known; a filtered view's is not, so its progress counts lines only.
+      const onProgress = (lines: number) => events.emit('reports:export-progress', { reportId, lines, total: scoped ? null : meta.counts.lines });
+      return deliverFile(ports, `${meta.name}${scoped ? ' (view)' : ''}.${format}`, format, (path) =>
+        exportReport(ledger, reportId, format, path, { appVersion: ports.appVersion, exportedAt: new Date(ports.clock.now()), ...(scoped ? { filter: scoped } : {}), ...(addSheets ? { addSheets } : {}), onProgress }),
+      );
+    },
+    'reports:export-groups': async ({ reportId, filter }) => exportGroupPacks(ports, await ledger(), await library.meta(reportId), filter),
+    'reports:share': async ({ reportId }) => {
+      const meta = await library.meta(reportId);
+      return deliverFile(ports, `${meta.name}.closebook-report.json.gz`, 'json', async (path) => writeSharedReport(await ledger(), meta, path));
+    },
+    'reports:import': async ({ upload }) => {
+      const path = upload ? ports.uploadedFile?.(upload) : await ports.pickFile?.('report');
+      if (upload && !path) throw new AppError('not-found', 'The uploaded file is no longer there. Choose it again.');
+      if (!path) return null;
+      return library.meta(await importReportFile(await ledger(), path, new Date(ports.clock.now()).toISOString()));
+    },
+  };
+  const api: ReportsApi = {
+    importFile: async (path) => library.meta(await importReportFile(await ledger(), path, new Date(ports.clock.now()).toISOString())),
+    unfinished: async (profileId) => (await jobs.list()).filter((job) => job.profileId === profileId),
+    waitFor: async (jobIds) => {
+      await jobs.settled(jobIds);
+      return jobIds.map((id) => jobs.latest(id));
+    },
+    pollIntervalFor: async (profileId) => pollInterval(await clientFor(await getProfile(profileId)), wantedInterval, undefined),
+    exportReport: async (reportId, path, filter) => {
+      await library.meta(reportId);
+      if (filter?.group) {
+        const [member] = await (await ledger()).all('SELECT 1 AS found FROM organization_groups WHERE report_id = $1 AND group_name = $2 LIMIT 1', [reportId, filter.group]);
+        if (!member) throw new AppError('validation', `No organization in this report belongs to the group "${filter.group}".`);
+      }
+      const scoped = filter && !isEmptyFilter(filter) ? filter : undefined;
+      return exportReport(ledger, reportId, formatOf(path), path, { appVersion: ports.appVersion, exportedAt: new Date(ports.clock.now()), ...(scoped ? { filter: scoped } : {}), ...(addSheets ? { addSheets } : {}) });
+    },
+    exportGroupPacks: async (reportId, outDir, filter) => exportGroupPacksToFolder(ports, await ledger(), await library.meta(reportId), outDir, filter),
+  };
+  return { handlers, api, jobs, migrated };
+}
+
+/** The export format a path asks for, by its extension. */
+export function formatOf(path: string): ExportFormat {
+  const extension = path.toLowerCase().split('.').pop();
+  if (extension === 'xlsx' || extension === 'parquet' || extension === 'csv') return extension;
+  throw new AppError('validation', `${path} must end in .xlsx, .parquet or .csv (the export format is taken from it).`);
+}

@@ -1,0 +1,127 @@
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Money } from '@shared/money';
+import { ledgerWithMonth } from '@testing/ledger-month';
+import { queryParquet } from '@testing/parquet';
+import { exportReport, LINE_EXPORT_COLUMNS } from './report-export';
+import { exportLines, LINE_FIELDS } from './report-export-lines';
+
+const REPORT = '00000000-0000-4000-8000-000000000003';
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()?.();
+});
+
+async function setup() {
+  const month = await ledgerWithMonth({
+    reportId: REPORT, seed: 4, organizations: 20, linesPerOrganization: 6,
+    change: (entries) => {
+      entries[0]!.organizations[0]!.name = '=HYPERLINK("http://evil.example","click")';
+      const line = entries[0]!.organizations[1]!.services[0]!.items[0]!.products[0]!;
+      line.totalCustomerPrice = '-12.50';
+      line.productName = '-credit, "quoted"';
+    },
+  });
+  cleanups.push(month.close);
+  return { dir: month.dir, ledger: month.ledger, lines: month.lines.map(({ service, line }) => ({ service, product: line })) };
+}
+
+const options = { appVersion: 't', exportedAt: new Date('2026-11-08T00:00:00Z') };
+
+/** A minimal RFC 4180 reader for the test: quoted cells, doubled quotes, CRLF rows. */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let cell = '';
+  let quoted = false;
+  for (let at = 0; at < text.length; at++) {
+    const char = text[at] as string;
+    if (quoted && char === '"' && text[at + 1] === '"') {
+      cell += '"';
+      at++;
+    } else if (char === '"') quoted = !quoted;
+    else if (!quoted && char === ',') {
+      row.push(cell);
+      cell = '';
+    } else if (!quoted && char === '\r' && text[at + 1] === '\n') {
+      row.push(cell);
+      rows.push(row);
+      row = [];
+      cell = '';
+      at++;
+    } else cell += char;
+  }
+  return rows;
+}
+
+describe('exports from the ledger', () => {
+  it('writes CSV with a BOM, CRLF, fixed columns and exact point decimals; formula-leading text is escaped, negative amounts are not', async () => {
+    const { dir, ledger, lines } = await setup();
+    const path = join(dir, 'lines.csv');
+    expect(await exportReport(async () => ledger, REPORT, 'csv', path, options)).toEqual({ lines: lines.length });
+    const text = await readFile(path, 'utf8');
+    expect(text.startsWith('\uFEFF')).toBe(true);
+    const [header, ...rows] = parseCsv(text.slice(1));
+    expect(header).toEqual(LINE_EXPORT_COLUMNS.map(([name]) => name));
+    expect(rows).toHaveLength(lines.length);
+    const column = (name: string) => (header as string[]).indexOf(name);
+    expect(rows.some((row) => row[column('Organization')] === `'=HYPERLINK("http://evil.example","click")`)).toBe(true);
+    expect(rows.some((row) => row[column('Product')] === `'-credit, "quoted"`)).toBe(true);
+    expect(rows.some((row) => row[column('Sales')] === '-12.5')).toBe(true);
+    expect(rows.every((row) => row.every((cell) => !/^[=+@\t\r]/.test(cell) && !/^-[^\d]/.test(cell)))).toBe(true);
+    const exact = lines.reduce((sum, { product }) => sum.plus(String(product.totalCustomerPrice)), new Money(0));
+    expect(rows.reduce((sum, row) => sum.plus(row[column('Sales')] as string), new Money(0)).equals(exact)).toBe(true);
+  });
+
+  it('writes Parquet that DuckDB reads back with DECIMAL amounts and the same exact sums', async () => {
+    const { dir, ledger, lines } = await setup();
+    const path = join(dir, "month's lines.parquet");
+    expect(await exportReport(async () => ledger, REPORT, 'parquet', path, { ...options, filter: { currency: 'SEK' } })).toMatchObject({ lines: expect.any(Number) });
+    const [read] = await queryParquet(path, `SELECT count(*) AS n, sum("Sales")::VARCHAR AS sales, typeof(any_value("Sales")) AS type FROM file`);
+    const sek = lines.filter(({ service }) => service.currencyCode === 'SEK' && (service.customerCurrencyCode ?? 'SEK') === 'SEK');
+    expect(Number(read?.n)).toBe(sek.length);
+    expect(new Money(String(read?.sales)).equals(sek.reduce((sum, { product }) => sum.plus(String(product.totalCustomerPrice)), new Money(0)))).toBe(true);
+    expect(String(read?.type)).toMatch(/^DECIMAL/);
+  });
+
+  it('writes CSV and Parquet lines in the order of the workbook: by organization, service and subscription', async () => {
+    const { dir, ledger, lines } = await setup();
+    const expected: string[] = [];
+    for await (const batch of exportLines(ledger, REPORT)) for (const line of batch) expected.push(['org_name', 'subscription_id', 'product_id', 'sales'].map((field) => line[LINE_FIELDS.indexOf(field as (typeof LINE_FIELDS)[number])]).join('|'));
+    // (That order is checked in report-export-lines.test.ts; here, that it is not simply the report's.)
+    const products = (list: string[]) => list.map((line) => line.split('|')[2]);
+    expect(products(expected)).not.toEqual(lines.map(({ product }) => product.productId));
+
+    await exportReport(async () => ledger, REPORT, 'parquet', join(dir, 'lines.parquet'), options);
+    const parquet = await queryParquet(join(dir, 'lines.parquet'), `SELECT concat_ws('|', "Organization", "Subscription ID", "Product ID", "Sales"::VARCHAR) AS line FROM file`);
+    expect(parquet.map((row) => String(row.line))).toEqual(expected);
+
+    await exportReport(async () => ledger, REPORT, 'csv', join(dir, 'lines.csv'), options);
+    const [header, ...rows] = parseCsv((await readFile(join(dir, 'lines.csv'), 'utf8')).slice(1));
+    const column = (name: string) => (header as string[]).indexOf(name);
+    const csv = rows.map((row) => [row[column('Organization')]!.replace(/^'/, ''), row[column('Subscription ID')], row[column('Product ID')], row[column('Sales')]]);
+    expect(csv.map(([organization, subscription, product]) => `${organization}|${subscription}|${product}`)).toEqual(expected.map((line) => line.split('|').slice(0, 3).join('|')));
+  });
+
+  it('writes every format readable by its owner only, under any file name (a path never reaches SQL: DuckDB writes into the staging folder)', async () => {
+    const { dir, ledger, lines } = await setup();
+    for (const format of ['xlsx', 'parquet', 'csv'] as const) {
+      const path = join(dir, `month.${format}`);
+      expect(await exportReport(async () => ledger, REPORT, format, path, options)).toEqual({ lines: lines.length });
+      expect((await stat(path)).mode & 0o777).toBe(0o600);
+    }
+    expect(await exportReport(async () => ledger, REPORT, 'parquet', join(dir, "x'\n.parquet"), options)).toEqual({ lines: lines.length });
+    expect((await readdir(dir)).filter((name) => name.startsWith('month.') || name.startsWith('x')).sort()).toEqual(['month.csv', 'month.parquet', 'month.xlsx', "x'\n.parquet"]);
+  });
+
+  it('tells how far a workbook export got, batch by batch, up to every line', async () => {
+    const { dir, ledger, lines } = await setup();
+    const told: number[] = [];
+    const written = await exportReport(async () => ledger, REPORT, 'xlsx', join(dir, 'progress.xlsx'), { ...options, onProgress: (count) => told.push(count) });
+    expect(told.length).toBeGreaterThan(0);
+    expect(told).toEqual([...told].sort((a, b) => a - b));
+    expect(told.at(-1)).toBe(lines.length);
+    expect(written.lines).toBe(lines.length);
+  });
+});

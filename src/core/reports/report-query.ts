@@ -1,0 +1,66 @@
+import type { ReportFilter } from '@shared/report-filter';
+import type { LedgerValue } from '../ledger/ledger';
+
+/**
+ * The billing lines of one report with what the viewer and the exports show beside them, as one SQL source.
+ * `org_key` is the organization as the tree knows it (its id, or name and number when the id is missing);
+ * `currency_key` is "SEK", or "USD→SEK" when bought and sold in different currencies (never added together).
+ */
+/** An organization as the tree knows it: its id, or its name and number when the id is missing (`o` = organizations). */
+export const ORG_KEY = `CASE WHEN o.org_id <> '' THEN o.org_id ELSE o.name || '|' || o.customer_number END`;
+/**
+ * A service as the tree by service knows it, the same for every organization that has it (`s` = services): its id,
+ * or its name when the id is missing (marked apart, so a name never passes for an id).
+ */
+export const SERVICE_KEY = `CASE WHEN s.service_id <> '' THEN 'i' || s.service_id ELSE 'n' || s.service_name END`;
+/** "SEK", or "USD→SEK" (on a table with currency and customer_currency). */
+export const CURRENCY_KEY = `CASE WHEN currency = customer_currency THEN currency ELSE currency || '→' || customer_currency END`;
+
+export const REPORT_LINES = `
+  SELECT l.*, o.name AS org_name, o.customer_number, o.org_id, o.entry_no,
+    ${ORG_KEY} AS org_key,
+    CASE WHEN l.currency = l.customer_currency THEN l.currency ELSE l.currency || '→' || l.customer_currency END AS currency_key,
+    s.service_name, s.service_id, u.item_name, u.subscription_id, u.po_number, e.billing_date
+  FROM billing_lines l
+  JOIN organizations o ON o.report_id = l.report_id AND o.org_no = l.org_no
+  JOIN services s ON s.report_id = l.report_id AND s.service_no = l.service_no
+  JOIN subscriptions u ON u.report_id = l.report_id AND u.subscription_no = l.subscription_no
+  LEFT JOIN billing_entries e ON e.report_id = l.report_id AND e.entry_no = o.entry_no`;
+
+/**
+ * The condition on `billing_lines l` for the viewer's filter, with bound parameters only: nothing the user typed
+ * ever becomes SQL text ($1 is the report id). It touches the lines table alone — organizations, groups and
+ * services are matched in their own small tables first — so a keystroke scans one table once.
+ */
+export function lineFilter(reportId: string, filter: ReportFilter = {}): { where: string; params: LedgerValue[] } {
+  const params: LedgerValue[] = [reportId];
+  const bind = (value: LedgerValue) => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  const where = ['l.report_id = $1'];
+  if (filter.ungrouped) where.push('l.org_no NOT IN (SELECT org_no FROM organization_groups WHERE report_id = $1)');
+  if (filter.group) where.push(`l.org_no IN (SELECT org_no FROM organization_groups WHERE report_id = $1 AND group_name = ${bind(filter.group)})`);
+  if (filter.service) where.push(`l.service_no IN (SELECT service_no FROM services WHERE report_id = $1 AND service_name = ${bind(filter.service)})`);
+  if (filter.currency) {
+    const [currency = '', customerCurrency = currency] = filter.currency.split('→');
+    where.push(`l.currency = ${bind(currency)} AND l.customer_currency = ${bind(customerCurrency)}`);
+  }
+  const organization = filter.organization?.trim().toLowerCase();
+  if (organization) {
+    const value = bind(organization);
+    where.push(`l.org_no IN (SELECT org_no FROM organizations WHERE report_id = $1 AND (contains(lower(name), ${value}) OR contains(lower(customer_number), ${value})))`);
+  }
+  for (const word of filter.text?.trim().toLowerCase().split(/\s+/).filter(Boolean) ?? []) {
+    const value = bind(word);
+    const matching = (table: string, column: string) => `l.${column} IN (SELECT ${column} FROM ${table} WHERE report_id = $1 AND contains(search, ${value}))`;
+    where.push(`(${matching('products', 'product_no')} OR ${matching('subscriptions', 'subscription_no')} OR ${matching('services', 'service_no')} OR ${matching('organizations', 'org_no')})`);
+  }
+  return { where: where.join(' AND '), params };
+}
+
+/** A report's lines that pass the viewer's filter, with every column REPORT_LINES gives ($1 is the report id). */
+export function filteredLines(reportId: string, filter: ReportFilter = {}): { sql: string; params: LedgerValue[] } {
+  const { where, params } = lineFilter(reportId, filter);
+  return { sql: `${REPORT_LINES} WHERE ${where}`, params };
+}

@@ -1,0 +1,69 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ledgerWithMonth } from '@testing/ledger-month';
+import { KeptTopRows } from './viewer-top-rows';
+
+const REPORT = '00000000-0000-4000-8000-000000000001';
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()?.();
+});
+
+async function setup() {
+  const month = await ledgerWithMonth({ reportId: REPORT, seed: 14, organizations: 6, linesPerOrganization: 3 });
+  cleanups.push(month.close);
+  const { ledger } = month;
+  const kept = new KeptTopRows(async () => ledger, 2);
+  /** Top rows of one made-up filter: every organization with more than `min` lines. */
+  const query = (min: number) => () => ({
+    sql: `SELECT org_no AS key, count(*) AS lines, row_number() OVER (ORDER BY org_no) - 1 AS place FROM billing_lines WHERE report_id = $1 GROUP BY org_no HAVING count(*) > ${min}`,
+    params: [REPORT],
+  });
+  const tables = async () => (await ledger.all('SELECT table_name FROM duckdb_tables() WHERE temporary ORDER BY table_name')).map((row) => String(row.table_name));
+  const [size] = await ledger.all('SELECT count(DISTINCT org_no) AS organizations, count(*) AS lines FROM billing_lines WHERE report_id = $1', [REPORT]);
+  return { kept, query, tables, organizations: Number(size!.organizations), lines: Number(size!.lines) };
+}
+
+describe('kept top rows', () => {
+  it('makes the rows of a key once, and reads them again from the same table', async () => {
+    const { kept, query, tables, organizations, lines } = await setup();
+    const first = await kept.read('a', query(0), async (rows) => rows);
+    expect(first).toMatchObject({ count: organizations, lines });
+    expect(await kept.read('a', query(99), async (rows) => rows)).toEqual(first);
+    expect(await tables()).toEqual([first.table]);
+  });
+
+  it('never drops a table while a read of it is running, and drops it with the next one made once that read is done', async () => {
+    const { kept, query, tables, organizations } = await setup();
+    let release = () => undefined as void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await kept.read('a', query(0), async () => undefined);
+    const slow = kept.read('a', query(0), async (rows, ledger) => {
+      await held;
+      return ledger.all(`SELECT count(*) AS n FROM temp.${rows.table}`);
+    });
+    // Two more keys while 'a' is read: it is no longer kept, but still read.
+    const b = await kept.read('b', query(1), async (rows) => rows.table);
+    const c = await kept.read('c', query(2), async (rows) => rows.table);
+    expect(await tables()).toContain(b);
+    release();
+    expect(Number((await slow)[0]!.n)).toBe(organizations);
+    const d = await kept.read('d', query(3), async (rows) => rows.table);
+    expect((await tables()).sort()).toEqual([c, d].sort());
+  });
+
+  it('forgets the keys of a prefix: their tables go with the next one made', async () => {
+    const { kept, query, tables } = await setup();
+    await kept.read('r1|x', query(0), async () => undefined);
+    expect(kept.find('r1|')).toBe('r1|x');
+    kept.forget('r1|');
+    expect(kept.find('r1|')).toBeUndefined();
+    const other = await kept.read('r2|x', query(0), async (rows) => rows.table);
+    expect(await tables()).toEqual([other]);
+  });
+
+  it('tries again after a failed make', async () => {
+    const { kept, query, organizations } = await setup();
+    await expect(kept.read('a', () => ({ sql: 'SELECT * FROM no_such_table', params: [] }), async () => undefined)).rejects.toThrow();
+    expect((await kept.read('a', query(0), async (rows) => rows)).count).toBe(organizations);
+  });
+});

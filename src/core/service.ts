@@ -1,0 +1,91 @@
+import type { ServiceHandlers } from '@shared/contract';
+import type { ProfileFields } from '@shared/schemas/profile';
+import { monthCloseSheets } from './close/close-workbook';
+import { type CloseApi, createClose } from './close/handlers';
+import { type ConsumptionApi, createConsumption } from './consumption/handlers';
+import { createCopyPrint } from './copy-print/handlers';
+import { createOrganizations } from './organizations/handlers';
+import { LedgerHandle } from './ledger/ledger';
+import { tidyDataFolder } from './storage/data-folder';
+import { EventHub } from './runtime/event-hub';
+import { outputsFor } from './storage/output-file';
+import type { Ports } from './ports/ports';
+import { createProfiles } from './profiles/handlers';
+import type { EphemeralProfileInput, SecretSource } from './profiles/profiles';
+import { createReports, type ReportsApi } from './reports/handlers';
+import { createSettings } from './settings/handlers';
+
+/** What hosts may do with profiles beyond the contract: find one by name, or use a connection given in full. */
+export interface ProfilesApi {
+  findByName(name: string): Promise<(ProfileFields & { id: string }) | undefined>;
+  /** Registers a connection for this run (never saved); returns its profile id for the handlers. */
+  useEphemeral(fields: EphemeralProfileInput, secrets: SecretSource): string;
+  /** The service address a profile talks to (the demo's twin once started). */
+  serviceUrl(profileId: string): Promise<string>;
+}
+
+export interface Service {
+  /** One handler per contract channel: what the renderer (through IPC or the bridge) may ask. */
+  handlers: ServiceHandlers;
+  /** Progress and connection events, for every host to relay or print. */
+  events: Pick<EventHub, 'subscribe'>;
+  profiles: ProfilesApi;
+  reports: ReportsApi;
+  consumption: ConsumptionApi;
+  /** Closing a month: compare, checks, review (the CLI's `reports compare` and `reports check`). */
+  close: CloseApi;
+  /** The database of every saved month. */
+  ledger: { backup(path: string): Promise<void> };
+  /** Resumes unfinished workflows (report jobs, consumption tasks) saved by an earlier run. */
+  start(): Promise<void>;
+  /** Stops polling (the workflows stay saved and resume at the next start) and forgets held tokens. */
+  dispose(): Promise<void>;
+}
+
+/**
+ * The whole app without Electron, composed from its features. Electron's IPC, the browser test bridge and the CLI
+ * are thin hosts of this.
+ */
+export function createService(ports: Ports): Service {
+  const events = new EventHub();
+  const ledger = new LedgerHandle(ports.dataDir, ports.log);
+  const profiles = createProfiles(ports, events);
+  const consumption = createConsumption(ports, events, profiles.profiles, profiles.connections, ledger.get);
+  const close = createClose(ports, ledger.get, consumption.tasks);
+  // The report workbook gets the month close's sheets: Changes, Checks, and DRAFT or the sign-off in About.
+  const reports = createReports(ports, events, profiles.profiles, profiles.connections, ledger.get, monthCloseSheets(ledger.get, close.api.check));
+  const organizations = createOrganizations(profiles.connections);
+  const settings = createSettings(ports);
+  const copyPrint = createCopyPrint(ports);
+
+  return {
+    handlers: { ...profiles.handlers, ...organizations.handlers, ...reports.handlers, ...consumption.handlers, ...settings.handlers, ...copyPrint.handlers, ...close.handlers },
+    events,
+    profiles: {
+      findByName: (name) => profiles.profiles.findByName(name),
+      useEphemeral: (fields, secrets) => profiles.profiles.useEphemeral(fields, secrets).id,
+      serviceUrl: async (profileId) => (await profiles.profiles.connection(await profiles.profiles.get(profileId))).baseUrl,
+    },
+    reports: reports.api,
+    consumption: consumption.api,
+    close: close.api,
+    ledger: { backup: async (path) => (await ledger.get()).backup(path) },
+    start: async () => {
+      await tidyDataFolder(ports.dataDir, ports.clock.now(), ports.log);
+      // What a killed export left in the staging folder (and beside a user's file, by its note) goes now.
+      await outputsFor(ports.dataDir).folder().catch((error: unknown) => ports.log.warn('the staging folder could not be tidied', { error: error instanceof Error ? error.message : String(error) }));
+      await reports.migrated().catch((error: unknown) => ports.log.warn('saved reports could not be moved into the ledger yet', { error: error instanceof Error ? error.message : String(error) }));
+      // A damaged jobs or history folder must not keep the app from opening: what could not be resumed is logged and
+      // listed (as damaged) where the user sees it, and everything else still works.
+      const notResumed = (what: string) => (error: unknown) => ports.log.warn(`${what} could not be resumed`, { error: error instanceof Error ? error.message : String(error) });
+      await reports.jobs.resumeAll().catch(notResumed('report requests'));
+      await consumption.tasks.resumeAll().catch(notResumed('consumption tasks'));
+    },
+    dispose: async () => {
+      await reports.jobs.stopAll();
+      await consumption.tasks.stopAll();
+      profiles.connections.clear();
+      await ledger.close();
+    },
+  };
+}

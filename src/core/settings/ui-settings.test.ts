@@ -1,0 +1,65 @@
+import { readdir, readFile, writeFile, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DEFAULT_REPORT_COLUMNS } from '@shared/contract';
+import type { Logger } from '../ports/ports';
+import { temporaryDir } from '@testing/test-support';
+import { createSettings } from './handlers';
+import { UI_SETTINGS_FILE } from './ui-settings';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()?.();
+});
+
+async function settings() {
+  const dir = await temporaryDir();
+  cleanups.push(dir.remove);
+  const warnings: string[] = [];
+  const log: Logger = { info: () => {}, warn: (message) => warnings.push(message) };
+  const { handlers } = createSettings({ dataDir: dir.path, log });
+  const file = join(dir.path, UI_SETTINGS_FILE);
+  return { dir: dir.path, file, warnings, get: () => handlers['settings:get']({}), save: handlers['settings:save'] };
+}
+
+const DEFAULTS = { reportColumns: DEFAULT_REPORT_COLUMNS, reportHierarchy: 'organization' };
+
+describe('remembered screen settings', () => {
+  it('are the defaults until saved, then what was saved, in ui-settings.json in the data folder (written whole, no temporary file left)', async () => {
+    const { dir, file, get, save, warnings } = await settings();
+    expect(await get()).toEqual(DEFAULTS);
+    const chosen = { reportColumns: ['quantity', 'unitPrice', 'sales', 'poNumber'] as const, reportHierarchy: 'service' as const };
+    expect(await save({ ...chosen, reportColumns: [...chosen.reportColumns] })).toEqual(chosen);
+    expect(await get()).toEqual(chosen);
+    expect(JSON.parse(await readFile(file, 'utf8'))).toEqual(chosen);
+    expect(await readdir(dir)).toEqual([UI_SETTINGS_FILE]);
+    expect(warnings).toEqual([]);
+  });
+
+  it('give the defaults and a log warning for a damaged file, never an error; a valid field is kept', async () => {
+    const { file, get, warnings } = await settings();
+    await writeFile(file, '{"reportColumns": ["cost", ');
+    expect(await get()).toEqual(DEFAULTS);
+    await writeFile(file, JSON.stringify({ reportColumns: ['cost', 'no-such-column'], reportHierarchy: 'service' }));
+    expect(await get()).toEqual({ ...DEFAULTS, reportHierarchy: 'service' });
+    await writeFile(file, 'null');
+    expect(await get()).toEqual(DEFAULTS);
+    expect(warnings).toHaveLength(3);
+    expect(warnings[1]).toMatch(/damaged/);
+  });
+
+  it('give the defaults when the file cannot be read at all', async () => {
+    const { file, get, warnings } = await settings();
+    await mkdir(file); // a folder where the file should be
+    expect(await get()).toEqual(DEFAULTS);
+    expect(warnings).toEqual([expect.stringMatching(/could not read/)]);
+  });
+
+  it('drop fields Closebook does not know', async () => {
+    const { file, get, save } = await settings();
+    await writeFile(file, JSON.stringify({ reportColumns: ['cost'], reportHierarchy: 'service', theme: 'dark' }));
+    expect(await get()).toEqual({ reportColumns: ['cost'], reportHierarchy: 'service' });
+    await save({ ...(await get()), ...({ theme: 'dark' } as object) });
+    expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({ reportColumns: ['cost'], reportHierarchy: 'service' });
+  });
+});

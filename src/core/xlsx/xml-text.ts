@@ -1,0 +1,33 @@
+import { createRequire } from 'node:module';
+import { AppError } from '@shared/errors';
+
+/**
+ * Text as XML 1.0 can hold it. A workbook is XML: one character it forbids — a control character, U+FFFE or
+ * U+FFFF, half of a surrogate pair — and a reader gives up at that cell (LibreOffice silently cuts the sheet
+ * there). Control characters are dropped (they show nothing); the non-characters and lone surrogates become
+ * U+FFFD, the mark for "a character was here that could not be kept". Tab, line feed and carriage return stay.
+ */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what must go
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
+const NOT_A_CHARACTER = /[\uFFFE\uFFFF]|\p{Cs}/gu;
+// eslint-disable-next-line no-control-regex -- as above
+const NOT_XML = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\uFFFE\uFFFF]|\p{Cs}/u;
+
+export function xmlSafeText(text: string): string {
+  return NOT_XML.test(text) ? text.replace(CONTROL, '').replace(NOT_A_CHARACTER, '\uFFFD') : text;
+}
+
+/**
+ * exceljs writes every text of a workbook — cell values, sheet names, headers and footers — through one function,
+ * `utils.xmlEncode`, which escapes markup and drops control characters but lets U+FFFE, U+FFFF and lone surrogates
+ * through. Making it pass text through xmlSafeText first covers every string Closebook hands exceljs, whoever
+ * writes it; checked, so an exceljs that moved the function fails loudly instead of writing broken workbooks.
+ * Called before any workbook is made (it is idempotent).
+ */
+export function guardWorkbookText(): void {
+  const utils = createRequire(__filename)('exceljs/lib/utils/utils') as { xmlEncode?: ((text: string) => string) & { xmlSafe?: true } };
+  const encode = utils.xmlEncode;
+  if (typeof encode !== 'function') throw new AppError('internal', "The workbook cannot be written: the installed exceljs no longer has its text encoder. Reinstall Closebook's dependencies (npm ci).");
+  if (encode.xmlSafe) return;
+  utils.xmlEncode = Object.assign((text: string) => encode(xmlSafeText(text)), { xmlSafe: true as const });
+}

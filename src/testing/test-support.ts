@@ -1,0 +1,92 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startTwin, type Twin, type TwinOptions } from '@twin/server';
+import { type Connection, ServiceClient } from '@core/service-api/service-client';
+import type { Clock, Ports } from '@core/ports/ports';
+import { silentLogger } from '@core/ports/ports';
+import { MemorySecretStore } from './memory-secret-store';
+
+/** A clock for tests: sleeps are recorded and return at once, so waits and backoff are asserted, not endured. */
+export class FakeClock implements Clock {
+  readonly sleeps: number[] = [];
+  constructor(private time = Date.parse('2026-11-09T08:00:00Z')) {}
+  now(): number {
+    return this.time;
+  }
+  async sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) throw signal.reason ?? new DOMException('Aborted', 'AbortError');
+    this.sleeps.push(ms);
+    this.time += ms;
+  }
+}
+
+export async function temporaryDir(prefix = 'closebook-test-'): Promise<{ path: string; remove: () => Promise<void> }> {
+  const path = await mkdtemp(join(tmpdir(), prefix));
+  return { path, remove: () => rm(path, { recursive: true, force: true }) };
+}
+
+/** A twin plus a client signed in with its demo credentials. */
+export async function twinWithClient(options: TwinOptions = {}, clock: Clock = new FakeClock()): Promise<{ twin: Twin; client: ServiceClient; connection: Connection }> {
+  const twin = await startTwin({ reportReadyAfterMs: 0, reportReadyAfterPolls: 0, taskQueuedMs: 0, taskProcessingMs: 0, ...options });
+  const c = twin.credentials;
+  const connection: Connection = {
+    baseUrl: twin.baseUrl,
+    clientId: c.clientId,
+    username: c.username,
+    resellerId: c.resellerId,
+    sellerId: c.sellerId,
+    readSecrets: async () => ({ apiSecret: c.apiSecret, password: c.password }),
+  };
+  return { twin, connection, client: new ServiceClient(connection, { fetch: (input, init) => fetch(input, init), clock, timeoutMs: 5_000 }) };
+}
+
+/** Ports for a service under test: a temporary data folder, in-memory secrets, a fake clock, a demo twin on demand. */
+export async function testPorts(overrides: Partial<Ports> = {}): Promise<{ ports: Ports; secrets: MemorySecretStore; cleanup: () => Promise<void> }> {
+  const dir = await temporaryDir();
+  const secrets = new MemorySecretStore();
+  let twin: Twin | null = null;
+  const ports: Ports = {
+    dataDir: dir.path,
+    secrets,
+    fetch: (input, init) => fetch(input, init),
+    clock: new FakeClock(),
+    log: silentLogger,
+    startDemoService: async () => {
+      twin ??= await startTwin({ reportReadyAfterMs: 0, reportReadyAfterPolls: 0, taskQueuedMs: 0, taskProcessingMs: 0 });
+      return { baseUrl: twin.baseUrl, credentials: twin.credentials };
+    },
+    appVersion: '0.0.0-test',
+    host: 'cli',
+    ...overrides,
+  };
+  return {
+    ports,
+    secrets,
+    cleanup: async () => {
+      await twin?.close();
+      await dir.remove();
+    },
+  };
+}
+
+/** The address under which tests present a loopback twin as a remote service (so the 30 s floor applies). */
+export const REMOTE = 'https://billing.example.com';
+
+/** Makes the loopback twin look like a remote service, so the client applies the 30 s floor. */
+export function remoteFetch(twin: Twin, rewriteLocation = (location: string) => location.replace(twin.baseUrl, REMOTE)) {
+  return async (url: string, init?: RequestInit) => {
+    const response = await fetch(url.replace(REMOTE, twin.baseUrl), init);
+    const headers = new Headers(response.headers);
+    const location = headers.get('location');
+    if (location) headers.set('location', rewriteLocation(location));
+    return new Response(response.status === 201 || response.status === 204 ? null : await response.arrayBuffer(), { status: response.status, headers });
+  };
+}
+
+
+// The twin, for core unit tests: they reach it through this folder, never directly (the core never imports the twin).
+export { startTwin, type Twin, type TwinOptions } from '@twin/server';
+export { SeededRandom } from '@twin/random';
+export { buildBillingReport } from '@twin/billing-report';
+export { generateOrganizations } from '@twin/dataset';

@@ -5,11 +5,11 @@ import type { ReportPeriod } from '@shared/schemas/billing-report';
 import type { BillingException, MonthCloseView, Review, Severity } from '@shared/schemas/month-close';
 import type { Ledger } from '../ledger/ledger';
 import type { OutputFolder } from '../storage/output-file';
-import { cellNumber, DATETIME_FORMAT, moneyFormat, QUANTITY_FORMAT, styleOf, unitPriceFormat } from '../reports/number-formats';
 import {
-  type AboutRow, EXCEL_MAX_ROWS, letter, localTime, printSetup, SheetSeries, type Sheets, type WorkbookAddition, writeAboutRows, writeWorkbookFile,
-} from '../reports/report-workbook';
-import { type CellKind, rowXml, styleIndex } from '../reports/xlsx-row-xml';
+  type AboutRow, type CellKind, cellNumber, DATETIME_FORMAT, EXCEL_MAX_ROWS, letter, localTime, moneyFormat, printSetup, QUANTITY_FORMAT, rowXml, SheetSeries, type Sheets, styleIndex, styleOf,
+  unitPriceFormat, writeAboutRows, writeWorkbookFile,
+} from '../xlsx';
+import type { WorkbookAddition } from '../reports/report-workbook';
 import { type ComparisonOf, compareMonths, type MonthChange, type MonthComparison } from './month-compare';
 
 /** What the workbook shows of a month's close: its checks with their reviews, the sign-off, and the month before it. */

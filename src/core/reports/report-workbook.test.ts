@@ -8,11 +8,12 @@ import type { SavedReport } from '@shared/schemas/saved-report';
 import { Ledger } from '../ledger/ledger';
 import { silentLogger } from '../ports/ports';
 import { buildBillingReport, generateOrganizations, temporaryDir } from '@testing/test-support';
-import { cellLocalTime, moneyFormat } from './number-formats';
+import { cellLocalTime, moneyFormat, rowXml, SheetSeries } from '../xlsx';
 import { ingestReport } from './report-ingest';
 import { ReportLibrary } from './report-library';
-import { rowXml } from './xlsx-row-xml';
-import { BILLING_LINE_HEADERS, INVOICING_EXPLANATION, INVOICING_HEADERS, SheetSeries, type WorkbookOptions, writeReportWorkbook } from './report-workbook';
+import { type WorkbookOptions, writeReportWorkbook } from './report-workbook';
+import { BILLING_LINE_HEADERS } from './workbook/billing-lines-sheet';
+import { INVOICING_EXPLANATION, INVOICING_HEADERS } from './workbook/invoicing-sheet';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {

@@ -1,0 +1,59 @@
+import type ExcelJS from 'exceljs';
+import type { ReportFilter } from '@shared/report-filter';
+import type { Ledger } from '@core/ledger/ledger';
+import { FLAG_WORDS, invoicing } from '../report-invoicing';
+import { cellNumber, COUNT_FORMAT, moneyFormat, styleOf, TEXT_FORMAT } from '@core/xlsx/number-formats';
+import { SheetSeries, type Sheets } from '@core/xlsx/sheet-series';
+
+/** The `Invoicing` headers, exactly and in this order, for ERP import. */
+export const INVOICING_HEADERS = ['Customer number', 'Organization', 'Currency', 'Amount to invoice', 'Billing lines', 'Flags'] as const;
+
+export const INVOICING_EXPLANATION =
+  "Amount to invoice = exact sum of sales in the customer currency, rounded once to the currency's minor unit; amounts are net of tax; negative totals are credit notes.";
+
+/**
+ * What finance opens first and an ERP imports: one row per organization and customer currency with the amount to
+ * invoice (rounded once to the currency's minor unit, a number in the currency's format) and why it may need a
+ * look; totals per currency below a blank row. Cost and margin stay in Summary.
+ */
+export async function writeInvoicing(sheets: Sheets, ledger: Ledger, reportId: string, filter: ReportFilter | undefined): Promise<string[]> {
+  const widths = [16, 36, 10, 20, 13, 44];
+  const series = new SheetSeries(sheets, 'Invoicing', INVOICING_HEADERS.map((header, index) => ({ header, width: widths[index] as number })));
+  series.ensureStarted();
+  const { rows, totals } = await invoicing(ledger, reportId, filter);
+  for (const invoice of rows) {
+    const { row } = series.next();
+    const cells: [ExcelJS.CellValue, Partial<ExcelJS.Style> | null][] = [
+      [invoice.customerNumber || null, styleOf(TEXT_FORMAT)], // text: an ERP's customer number keeps its leading zeros
+      [invoice.organization, null],
+      [invoice.currency, null],
+      [cellNumber(invoice.amountToInvoice), styleOf(moneyFormat(invoice.currency))],
+      [invoice.lines, styleOf(COUNT_FORMAT)],
+      [invoice.flags.map((flag) => FLAG_WORDS[flag]).join('; '), null],
+    ];
+    cells.forEach(([value, style], index) => {
+      row.getCell(index + 1).value = value;
+      if (style) row.getCell(index + 1).style = style;
+    });
+    row.commit();
+  }
+  series.startTotals(totals.length);
+  for (const total of totals) {
+    const { row, rowNumber } = series.next();
+    const cells: [ExcelJS.CellValue, string | null][] = [
+      [`Total ${total.currency}`, null],
+      [{ formula: series.sumIfs(3, 3, rowNumber, 'COUNTIFS'), result: total.customers }, `#,##0 "customers"`],
+      [total.currency, null],
+      [{ formula: series.sumIfs(4, 3, rowNumber), result: cellNumber(total.amountToInvoice) }, moneyFormat(total.currency)],
+      [{ formula: series.sumIfs(5, 3, rowNumber), result: total.lines }, COUNT_FORMAT],
+      [null, null],
+    ];
+    cells.forEach(([value, numFmt], index) => {
+      row.getCell(index + 1).value = value;
+      row.getCell(index + 1).style = styleOf(numFmt, 'total');
+    });
+    row.commit();
+  }
+  series.commit();
+  return series.names;
+}

@@ -1,0 +1,38 @@
+import type { Ledger } from '@core/ledger/ledger';
+import { styleOf, TEXT_FORMAT } from '@core/xlsx/number-formats';
+import { type Column, SheetSeries, type Sheets } from '@core/xlsx/sheet-series';
+import { AMOUNT_COLUMNS, type Amounts, amountsOf, ORGANIZATIONS, PAIR, writeAmountCells, writeTotalRows } from './amounts';
+import type { Lines } from './lines';
+
+/** One row per organization, service and currency pair, in organization then service order; grand totals per pair. */
+export async function writeServices(sheets: Sheets, ledger: Ledger, lines: Lines, totals: Amounts[]): Promise<string[]> {
+  const labels: Column[] = [
+    { header: 'Organization', width: 36 }, { header: 'Customer number', width: 16 }, { header: 'Organization groups', width: 30 },
+    { header: 'Service', width: 34 }, { header: 'Service ID', width: 38 },
+  ];
+  const series = new SheetSeries(sheets, 'Services', [...labels, ...AMOUNT_COLUMNS]);
+  series.ensureStarted();
+  for await (const rows of ledger.stream(
+    `WITH ${ORGANIZATIONS}
+     SELECT a.currency, a.customer_currency, any_value(a.currency_key) AS currency_key, any_value(o.name) AS name, any_value(o.customer_number) AS customer_number,
+       coalesce(any_value(g.names), '') AS groups, s.service_name, s.service_id,
+       sum(a.cost)::VARCHAR AS cost, sum(a.sales)::VARCHAR AS sales, (sum(a.sales) - sum(a.cost))::VARCHAR AS margin
+     FROM (SELECT service_no, ${PAIR}, sum(cost) AS cost, sum(sales) AS sales FROM billing_lines l WHERE ${lines.where} GROUP BY ALL) a
+     JOIN services s ON s.report_id = $1 AND s.service_no = a.service_no
+     JOIN organization o ON o.org_no = s.org_no
+     LEFT JOIN organization_group_names g ON g.org_key = o.org_key
+     GROUP BY o.org_rank, o.org_key, s.service_id, s.service_name, a.currency, a.customer_currency
+     ORDER BY o.org_rank, lower(s.service_name), s.service_id, a.customer_currency, a.currency`,
+    lines.params,
+  )) {
+    for (const row of rows) {
+      const next = series.next().row;
+      next.getCell(2).style = styleOf(TEXT_FORMAT);
+      writeAmountCells(next, [String(row.name), String(row.customer_number), String(row.groups), String(row.service_name), String(row.service_id)], amountsOf(row));
+    }
+    await series.caughtUp();
+  }
+  writeTotalRows(series, labels.length, totals);
+  series.commit();
+  return series.names;
+}

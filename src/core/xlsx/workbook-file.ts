@@ -1,0 +1,46 @@
+import ExcelJS from 'exceljs';
+import type { FileSink, OutputFolder } from '../storage/output-file';
+import { guardWorkbookText } from './xml-text';
+
+/** Excel's last row; a sheet holds one header row and this many minus one data rows. */
+export const EXCEL_MAX_ROWS = 1_048_576;
+
+export type Writer = ExcelJS.stream.xlsx.WorkbookWriter;
+export type Sheet = ReturnType<Writer['addWorksheet']>;
+export type SheetOptions = Partial<ExcelJS.AddWorksheetOptions>;
+
+/**
+ * Every sheet prints the same way: landscape, as wide as one page, the header row on every page, and a footer
+ * with the report's name, the sheet and the page number. `&` starts a code in a footer, so the name's are doubled.
+ */
+export function printSetup(reportName: string): SheetOptions {
+  const name = reportName.replaceAll('&', '&&').slice(0, 120);
+  return {
+    pageSetup: {
+      orientation: 'landscape', fitToPage: true, fitToWidth: 1, fitToHeight: 0, printTitlesRow: '1:1',
+      margins: { left: 0.4, right: 0.4, top: 0.5, bottom: 0.6, header: 0.3, footer: 0.3 },
+    },
+    headerFooter: { oddFooter: `&L${name}&C&A&RPage &P of &N` },
+  } as SheetOptions;
+}
+
+/**
+ * A workbook written with exceljs's streaming writer into a file of the staging folder, moved to `path` once `build`
+ * has added its sheets and the file is complete. A write that fails (a full disk) ends `build` at its next row or
+ * wait (see Sheets.output) and the export with it: exceljs itself would wait for ever for the broken stream.
+ */
+export async function writeWorkbookFile<T>(outputs: OutputFolder, path: string, createdAt: Date, build: (workbook: Writer, output: OutputWatch) => Promise<T>): Promise<T> {
+  guardWorkbookText();
+  return outputs.writeStream(path, async (sink) => {
+    const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: sink, useStyles: true, useSharedStrings: false });
+    workbook.creator = 'Closebook';
+    workbook.created = createdAt;
+    workbook.modified = createdAt; // else the moment exceljs was called: the same export would differ byte by byte
+    const result = await build(workbook, sink);
+    await Promise.race([workbook.commit(), sink.failure]);
+    return result;
+  });
+}
+
+/** What a sheet writer asks of the file under it: has a write failed (check), and a promise that says when one does. */
+export type OutputWatch = Pick<FileSink, 'check' | 'failure'>;

@@ -1,7 +1,7 @@
 import type { CurrencyBridge } from '@shared/schemas/month-close';
 import { money } from '@shared/money';
-import { amountText, currenciesOf, formatCount } from '../reports/format';
-import { NumberValue } from '../reports/NumberValue';
+import { amountText, currenciesOf, formatCount } from '@renderer/components/format-number';
+import { NumberValue } from '@renderer/components/NumberValue';
 import { bridgeAddsUp } from './change-list';
 
 const EFFECTS: { key: keyof CurrencyBridge['effects']; label: string; hint: string }[] = [

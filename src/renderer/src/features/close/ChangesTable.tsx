@@ -1,8 +1,8 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { memo, useEffect, useMemo, useRef, useState } from 'react';
 import type { MonthChange } from '@shared/schemas/month-close';
-import { amountText, currenciesOf, formatAmount, formatCount, quantityText, unitPriceText } from '../reports/format';
-import { NumberValue } from '../reports/NumberValue';
+import { amountText, currenciesOf, formatAmount, formatCount, quantityText, unitPriceText } from '@renderer/components/format-number';
+import { NumberValue } from '@renderer/components/NumberValue';
 import { CHANGE_KINDS, type ChangeFilter, type ChangeSort, type ChangeSortKey, effectOf, filterChanges, KIND_LABELS, kindCounts, LEVEL_LABELS, nextChangeSort, sortChanges } from './change-list';
 import { OVERSCAN_ROWS, TABLE_HEADER_HEIGHT, TWO_LINE_ROW_HEIGHT } from '../reports/two-line-rows';
 

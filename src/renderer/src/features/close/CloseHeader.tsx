@@ -1,7 +1,7 @@
 import type { ReportMeta } from '@shared/schemas/saved-report';
 import type { MonthCloseView } from '@shared/schemas/month-close';
 import { formatDateTime } from '@renderer/components/format-time';
-import { formatCount } from '../reports/format';
+import { formatCount } from '@renderer/components/format-number';
 import { SEVERITIES, SEVERITY_LABELS } from './exception-list';
 import { monthLabel } from './month-label';
 

@@ -1,6 +1,6 @@
 import { useId, useState } from 'react';
 import type { ReportMeta } from '@shared/schemas/saved-report';
-import { formatCount } from '../reports/format';
+import { formatCount } from '@renderer/components/format-number';
 import { CloseHeader } from './CloseHeader';
 import { ComparePanel } from './ComparePanel';
 import { ExceptionsPanel } from './ExceptionsPanel';

@@ -3,8 +3,8 @@ import type { RatesView } from '@shared/schemas/month-close';
 import { call, RequestError } from '@renderer/bridge';
 import { ErrorNote } from '@renderer/components/ErrorNote';
 import { useAction } from '@renderer/components/use-action';
-import { amountText, currenciesOf, formatCount, percentText } from '../reports/format';
-import { NumberValue } from '../reports/NumberValue';
+import { amountText, currenciesOf, formatCount, percentText } from '@renderer/components/format-number';
+import { NumberValue } from '@renderer/components/NumberValue';
 import { convertedLabel, draftOf, MAX_RATES_FILE_BYTES, rateCurrencies, type RatesDraft, ratesToSave } from './rates-form';
 import './rates-panel.css';
 

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import type { MonthCloseView } from '@shared/schemas/month-close';
 import type { ReportMeta } from '@shared/schemas/saved-report';
 import { formatDateTime } from '@renderer/components/format-time';
-import { formatCount } from '../reports/format';
+import { formatCount } from '@renderer/components/format-number';
 import { BridgeTable } from './BridgeTable';
 import { ChangesTable } from './ChangesTable';
 import { monthLabel } from './month-label';

@@ -3,7 +3,7 @@ import { CheckThresholds } from '@shared/schemas/month-close';
 import { call } from '@renderer/bridge';
 import { ErrorNote } from '@renderer/components/ErrorNote';
 import { useAction } from '@renderer/components/use-action';
-import { formatCount } from '../reports/format';
+import { formatCount } from '@renderer/components/format-number';
 
 interface Props {
   profileId: string;

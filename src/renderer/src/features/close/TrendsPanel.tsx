@@ -3,7 +3,7 @@ import type { Trends, TrendScope, TrendScopes } from '@shared/schemas/month-clos
 import { call } from '@renderer/bridge';
 import { ErrorNote } from '@renderer/components/ErrorNote';
 import { useAction } from '@renderer/components/use-action';
-import { formatCount } from '../reports/format';
+import { formatCount } from '@renderer/components/format-number';
 import { scopeLabel } from './trends-chart';
 import { TopMovers } from './trends-movers';
 import { TrendScopePicker } from './trends-scope';

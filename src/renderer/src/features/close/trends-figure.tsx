@@ -1,8 +1,8 @@
 import { CartesianGrid, Legend, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, type TooltipContentProps, XAxis, YAxis } from 'recharts';
 import type { TrendMonth, TrendSeries } from '@shared/schemas/month-close';
-import { AmountHeaderCells } from '../reports/AmountHeaderCells';
-import { amountText, formatAmount, formatCount, percentText } from '../reports/format';
-import { NumberValue } from '../reports/NumberValue';
+import { AmountHeaderCells } from '@renderer/components/AmountHeaderCells';
+import { amountText, formatAmount, formatCount, percentText } from '@renderer/components/format-number';
+import { NumberValue } from '@renderer/components/NumberValue';
 import { monthLabel } from './month-label';
 import { axisTick, type ChartRow, chartRows, seriesTitle } from './trends-chart';
 

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import type { TrendScope, TrendScopes } from '@shared/schemas/month-close';
-import { formatCount } from '../reports/format';
+import { formatCount } from '@renderer/components/format-number';
 import { CHOICES_LISTED, matchingChoices } from './trends-chart';
 
 type Kind = TrendScope['kind'];

@@ -2,10 +2,10 @@ import { useEffect, useRef, useState } from 'react';
 import type { InvoiceRow, InvoiceTotal, TreeRow } from '@shared/contract';
 import type { ReportFilter } from '@shared/report-filter';
 import { call, errorMessage } from '@renderer/bridge';
-import { AmountHeaderCells } from './AmountHeaderCells';
-import { amountText, currenciesOf, formatCount, percentText } from './format';
+import { AmountHeaderCells } from '@renderer/components/AmountHeaderCells';
+import { amountText, currenciesOf, formatCount, percentText } from '@renderer/components/format-number';
 import { InvoiceTotalsTable } from './InvoicingView';
-import { NumberValue } from './NumberValue';
+import { NumberValue } from '@renderer/components/NumberValue';
 import { flagWords, sortInvoiceRows } from './invoicing-table';
 import { loadInvoicing, useInvoiceSort } from './use-invoicing';
 

@@ -1,6 +1,6 @@
 import type { ReportView } from '@shared/contract';
 import { COMMAND_KEY } from './use-report-shortcuts';
-import { formatCount } from './format';
+import { formatCount } from '@renderer/components/format-number';
 import type { ReportFilterState } from './use-report-data';
 
 interface Props {

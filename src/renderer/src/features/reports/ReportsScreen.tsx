@@ -7,7 +7,7 @@ import { Pending } from '@renderer/components/Pending';
 import { useAction } from '@renderer/components/use-action';
 import { SidePanelToggle, useSidePanel } from '@renderer/components/SidePanelToggle';
 import { useActiveProfile, useAppStore } from '@renderer/stores/app-store';
-import { formatCount } from './format';
+import { formatCount } from '@renderer/components/format-number';
 import { JobList } from './JobList';
 import { ReportViewer } from './ReportViewer';
 import { RequestForm } from './RequestForm';

@@ -1,9 +1,10 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { memo, useCallback, useEffect, useId, useRef, useState } from 'react';
 import type { ReportColumn, ReportHierarchy, ReportSortInput, TreeRow } from '@shared/contract';
-import { amountText, type ColumnSpec, currenciesOf, formatAmount, type NumberText, nameHeader, percentText, quantityText, unitPriceText } from './format';
+import { amountText, currenciesOf, formatAmount, type NumberText, percentText, quantityText, unitPriceText } from '@renderer/components/format-number';
+import { type ColumnSpec, nameHeader } from './format';
 import { Pending } from '@renderer/components/Pending';
-import { NumberValue } from './NumberValue';
+import { NumberValue } from '@renderer/components/NumberValue';
 import type { TreeSnapshot } from './tree-window-cache';
 
 type SortKey = ReportSortInput['key'];

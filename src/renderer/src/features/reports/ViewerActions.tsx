@@ -7,7 +7,7 @@ import { call } from '@renderer/bridge';
 import { receiveFile } from '@renderer/bridge/files';
 import { ErrorNote } from '@renderer/components/ErrorNote';
 import { useAction } from '@renderer/components/use-action';
-import { formatCount } from './format';
+import { formatCount } from '@renderer/components/format-number';
 import { PrintableReport } from './PrintableReport';
 import './print.css';
 

@@ -1,7 +1,7 @@
 import type { InvoiceFlag, InvoiceRow } from '@shared/contract';
 import { money } from '@shared/money';
 import { userLocale } from '@renderer/components/format-time';
-import { amountText, exactCell } from './format';
+import { amountText, exactCell } from '@renderer/components/format-number';
 
 export type InvoiceSortKey = 'customerNumber' | 'organization' | 'groups' | 'currency' | 'amount' | 'lines' | 'cost' | 'margin' | 'flags';
 export interface InvoiceSort {

@@ -1,4 +1,4 @@
-import type { NumberText } from './format';
+import type { NumberText } from './format-number';
 
 /**
  * A number with its decimal point in line with the column's (the pad is drawn by CSS, so it is never part of the

@@ -1,5 +1,5 @@
 import { AppError } from '@shared/errors';
-import { isTransient } from '../service-api/http-errors';
+import { isTransient } from '../service-api/retry';
 import type { Clock } from '../ports/ports';
 
 /** What a poll loop needs of a workflow record (a report job, a consumption task): which it is and when to ask next. */

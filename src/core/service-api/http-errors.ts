@@ -102,13 +102,7 @@ export function errorForStatus(status: number, host: string, bodyText: string): 
   return new AppError('service', `The service at ${host} answered with HTTP ${status}.${said}`);
 }
 
-const TRANSIENT_CODES = new Set(['network', 'timeout', 'service', 'rate-limited']);
 const OFFLINE_CODES = new Set(['network', 'timeout']);
-
-/** A failure worth waiting out: a workflow keeps its record and asks again later. */
-export function isTransient(error: unknown): error is AppError {
-  return error instanceof AppError && TRANSIENT_CODES.has(error.code);
-}
 
 /** The service could not be reached at all (as opposed to answering with an error). */
 export function isOffline(error: unknown): error is AppError {

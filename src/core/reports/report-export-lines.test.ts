@@ -4,7 +4,8 @@ import type { ReportFilter } from '@shared/report-filter';
 import { Ledger } from '../ledger/ledger';
 import { silentLogger } from '../ports/ports';
 import { buildBillingReport, generateOrganizations, temporaryDir } from '@testing/test-support';
-import { type ExportLine, exportLines, LINE_FIELDS } from './report-export-lines';
+import { LINE_FIELDS } from './billing-line-columns';
+import { type ExportLine, exportLines } from './report-export-lines';
 import { ingestReport } from './report-ingest';
 
 const REPORT = '00000000-0000-4000-8000-000000000005';

@@ -1,44 +1,10 @@
 import type { ReportFilter } from '@shared/report-filter';
-import type { Ledger } from '../ledger/ledger';
+import type { Ledger, LedgerValue } from '../ledger/ledger';
+import { BILLING_LINE_COLUMNS, FILE_COLUMNS } from './billing-line-columns';
 import { lineFilter, ORG_KEY } from './report-query';
 
-/**
- * One billing line as the workbook and the CSV write it, in the workbook's column order: text as sent, amounts
- * and quantities as exact decimal text, `margin` null where cost and sales are in different currencies.
- */
-export const LINE_FIELDS = [
-  'org_name', 'customer_number', 'org_id', 'organization_groups', 'service_name', 'service_id', 'item_name', 'subscription_id',
-  'po_number', 'product_name', 'product_id', 'item_code', 'quantity', 'cost_per_unit', 'sales_per_unit', 'cost', 'sales', 'margin',
-  'currency', 'customer_currency', 'billing_date', 'item_details',
-] as const;
-export type LineField = (typeof LINE_FIELDS)[number];
-/** Values by position in LINE_FIELDS. */
+/** Values by position in LINE_FIELDS (the catalogue's order): text as sent, amounts and quantities as exact decimal text. */
 export type ExportLine = (string | null)[];
-
-const SQL_OF: Record<LineField, string> = {
-  org_name: 'o.name',
-  customer_number: 'o.customer_number',
-  org_id: 'o.org_id',
-  organization_groups: "coalesce(g.names, '')",
-  service_name: 's.service_name',
-  service_id: 's.service_id',
-  item_name: 'u.item_name',
-  subscription_id: 'u.subscription_id',
-  po_number: 'u.po_number',
-  product_name: 'l.product_name',
-  product_id: 'l.product_id',
-  item_code: 'l.item_code',
-  quantity: 'l.quantity::VARCHAR',
-  cost_per_unit: 'l.cost_per_unit::VARCHAR',
-  sales_per_unit: 'l.sales_per_unit::VARCHAR',
-  cost: 'l.cost::VARCHAR',
-  sales: 'l.sales::VARCHAR',
-  margin: 'CASE WHEN l.currency = l.customer_currency THEN (l.sales - l.cost)::VARCHAR END',
-  currency: 'l.currency',
-  customer_currency: 'l.customer_currency',
-  billing_date: 'e.billing_date',
-  item_details: 'l.item_details',
-};
 
 /**
  * Each organization number of a report ($1) with its organization (ORG_KEY: one organization may appear in several
@@ -56,13 +22,6 @@ export const ORGANIZATION_ORDER = `
     WINDOW keyed AS (PARTITION BY org_key ORDER BY org_no))`;
 
 /**
- * The order billing lines are exported in (workbook, CSV, Parquet): by organization, service and subscription
- * (names in any case, ids keeping same-named ones apart), then as the report lists them. Unqualified names, for a
- * query over REPORT_LINES beside `org_rank` from ORGANIZATION_ORDER (exportLines sorts the same way on ranks).
- */
-export const LINE_ORDER = 'org_rank, lower(service_name), service_id, lower(item_name), subscription_id, line_no';
-
-/**
  * About this many lines per query: each batch is sorted on its own, so DuckDB's memory stays the same for any
  * report size. A batch's organizations are spread through the lines table, so each batch scans all of it: larger
  * batches are faster and hold more (at a million lines, 25,000 was the balance measured).
@@ -70,61 +29,31 @@ export const LINE_ORDER = 'org_rank, lower(service_name), service_id, lower(item
 export const LINE_WINDOW = 25_000;
 
 /**
- * Streams the lines of a report that pass the filter, in LINE_ORDER, in batches. Two things keep a million lines
- * fast and flat: the organizations are put in order first (a small table), and the lines are read a batch of
- * consecutive organizations at a time (never a sort of the whole month; an organization is never split, so its
- * lines sort together); and each line crosses from DuckDB as one JSON text (node-api reads every value
- * separately, and 22 values a line cost more than the whole workbook).
+ * Streams the lines of a report that pass the filter, in the order of orderedLines, in batches. Two things keep a
+ * million lines fast and flat: the organizations are put in order first (a small table), and the lines are read a
+ * batch of consecutive organizations at a time (never a sort of the whole month; an organization is never split,
+ * so its lines sort together); and each line crosses from DuckDB as one JSON text.
  */
 export async function* exportLines(ledger: Ledger, reportId: string, filter: ReportFilter = {}, window = LINE_WINDOW): AsyncGenerator<ExportLine[]> {
   const { where, params } = lineFilter(reportId, filter);
-  const organizations = await ledger.all(
-    `SELECT r.org_no, r.org_rank, a.lines
-     FROM (SELECT org_no, count(*) AS lines FROM billing_lines l WHERE ${where} GROUP BY org_no) a
-     JOIN (${ORGANIZATION_ORDER}) r ON r.org_no = a.org_no
-     ORDER BY r.org_rank, r.org_no`,
-    params,
-  );
+  const organizations = await rankedOrganizations(ledger, where, params);
   // Batches of consecutive organizations (all numbers of one organization together), about `window` lines each.
   const batches: { numbers: string[]; ranks: string[] }[] = [];
   let lines = 0;
   let previousRank = '';
   for (const organization of organizations) {
-    const rank = String(organization.org_rank);
+    const rank = organization.org_rank;
     let batch = batches.at(-1);
     if (!batch || (lines >= Math.max(1, window) && rank !== previousRank)) {
       batches.push((batch = { numbers: [], ranks: [] }));
       lines = 0;
     }
-    batch.numbers.push(String(organization.org_no));
+    batch.numbers.push(organization.org_no);
     batch.ranks.push(rank);
     lines += Number(organization.lines);
     previousRank = rank;
   }
-  const at = params.length;
-  const described = LINE_FIELDS.filter((field) => !/\bl\./.test(SQL_OF[field]));
-  // Everything a line shows beside its own columns, and its place in the order, per subscription of the batch's
-  // organizations (a few thousand rows): the lines join this one small table, which DuckDB hashes (joined one by
-  // one, it misjudged the filtered lines as the small side and hashed them at each join). Services and
-  // subscriptions are ranked here, so the lines sort on whole numbers (a third faster than on names).
-  const sql = `
-    WITH r AS (SELECT unnest($${at + 1}::INTEGER[]) AS org_no, unnest($${at + 2}::INTEGER[]) AS org_rank),
-      g AS (SELECT org_no, string_agg(group_name, ', ' ORDER BY group_name) AS names FROM organization_groups
-            WHERE report_id = $1 AND org_no IN (SELECT org_no FROM r) GROUP BY org_no),
-      s AS (SELECT service_no, service_name, service_id, dense_rank() OVER (ORDER BY lower(service_name), service_id) AS service_rank
-            FROM services WHERE report_id = $1 AND org_no IN (SELECT org_no FROM r)),
-      u AS (SELECT subscription_no, service_no, org_no, item_name, subscription_id, po_number,
-              dense_rank() OVER (ORDER BY lower(item_name), subscription_id) AS subscription_rank
-            FROM subscriptions WHERE report_id = $1 AND org_no IN (SELECT org_no FROM r)),
-      d AS (SELECT u.subscription_no, r.org_rank, s.service_rank, u.subscription_rank, ${described.map((field) => `${SQL_OF[field]} AS ${field}`).join(', ')}
-            FROM u JOIN s ON s.service_no = u.service_no JOIN r ON r.org_no = u.org_no
-            JOIN organizations o ON o.report_id = $1 AND o.org_no = u.org_no
-            LEFT JOIN billing_entries e ON e.report_id = $1 AND e.entry_no = o.entry_no
-            LEFT JOIN g ON g.org_no = u.org_no)
-    SELECT to_json([${LINE_FIELDS.map((field) => (described.includes(field) ? `d.${field}` : SQL_OF[field])).join(', ')}]) AS line
-    FROM billing_lines l JOIN d ON d.subscription_no = l.subscription_no
-    WHERE ${where}
-    ORDER BY d.org_rank, d.service_rank, d.subscription_rank, l.line_no`;
+  const sql = orderedLines(where, params.length, 'json');
   async function* batched() {
     for (const { numbers, ranks } of batches) for await (const rows of ledger.stream(sql, [...params, numbers, ranks])) yield rows;
   }
@@ -150,4 +79,56 @@ async function* oneAhead<T>(source: AsyncGenerator<T>): AsyncGenerator<T> {
     await next.catch(() => undefined);
     await source.return(undefined);
   }
+}
+
+/** The organizations that have lines passing the filter, in their order, with how many lines each. */
+export async function rankedOrganizations(ledger: Ledger, where: string, params: LedgerValue[]): Promise<{ org_no: string; org_rank: string; lines: string }[]> {
+  const rows = await ledger.all(
+    `SELECT r.org_no, r.org_rank, a.lines
+     FROM (SELECT org_no, count(*) AS lines FROM billing_lines l WHERE ${where} GROUP BY org_no) a
+     JOIN (${ORGANIZATION_ORDER}) r ON r.org_no = a.org_no
+     ORDER BY r.org_rank, r.org_no`,
+    params,
+  );
+  return rows.map((row) => ({ org_no: String(row.org_no), org_rank: String(row.org_rank), lines: String(row.lines) }));
+}
+
+/**
+ * The lines of some organizations (bound after the filter's `paramCount` parameters: their numbers and their
+ * ranks, as two lists) that pass the filter `where`, in the one order every export has: by organization, service
+ * and subscription (names in any case, ids keeping same-named ones apart), then as the report lists them. Each line
+ * is one JSON text of every catalogue column (`json`: node-api reads every value separately, and 22 values a line
+ * cost more than the whole workbook), or the file columns typed, named by their headers (`file`: Parquet).
+ *
+ * Everything a line shows beside its own columns, and its place in the order, is looked up per subscription of
+ * these organizations (a few thousand rows): the lines join this one small table, which DuckDB hashes (joined one
+ * by one, it misjudged the filtered lines as the small side and hashed them at each join). Services and
+ * subscriptions are ranked there, so the lines sort on whole numbers (a third faster than on names).
+ */
+export function orderedLines(where: string, paramCount: number, projection: 'json' | 'file'): string {
+  const ownColumn = (column: { sql: string }) => /\bl\./.test(column.sql);
+  const described = BILLING_LINE_COLUMNS.filter((column) => !ownColumn(column));
+  const value = (column: { field: string; sql: string }) => (ownColumn(column) ? column.sql : `d.${column.field}`);
+  const select =
+    projection === 'json'
+      ? `to_json([${BILLING_LINE_COLUMNS.map((column) => (column.kind === 'number' ? `(${value(column)})::VARCHAR` : value(column))).join(', ')}]) AS line`
+      : FILE_COLUMNS.map((column) => `${value(column)} AS "${column.file}"`).join(', ');
+  return `
+    WITH r AS (SELECT unnest($${paramCount + 1}::INTEGER[]) AS org_no, unnest($${paramCount + 2}::INTEGER[]) AS org_rank),
+      g AS (SELECT org_no, string_agg(group_name, ', ' ORDER BY group_name) AS names FROM organization_groups
+            WHERE report_id = $1 AND org_no IN (SELECT org_no FROM r) GROUP BY org_no),
+      s AS (SELECT service_no, service_name, service_id, dense_rank() OVER (ORDER BY lower(service_name), service_id) AS service_rank
+            FROM services WHERE report_id = $1 AND org_no IN (SELECT org_no FROM r)),
+      u AS (SELECT subscription_no, service_no, org_no, item_name, subscription_id, po_number,
+              dense_rank() OVER (ORDER BY lower(item_name), subscription_id) AS subscription_rank
+            FROM subscriptions WHERE report_id = $1 AND org_no IN (SELECT org_no FROM r)),
+      d AS (SELECT u.subscription_no, r.org_rank, s.service_rank, u.subscription_rank, ${described.map((column) => `${column.sql} AS ${column.field}`).join(', ')}
+            FROM u JOIN s ON s.service_no = u.service_no JOIN r ON r.org_no = u.org_no
+            JOIN organizations o ON o.report_id = $1 AND o.org_no = u.org_no
+            LEFT JOIN billing_entries e ON e.report_id = $1 AND e.entry_no = o.entry_no
+            LEFT JOIN g ON g.org_no = u.org_no)
+    SELECT ${select}
+    FROM billing_lines l JOIN d ON d.subscription_no = l.subscription_no
+    WHERE ${where}
+    ORDER BY d.org_rank, d.service_rank, d.subscription_rank, l.line_no`;
 }

@@ -12,8 +12,14 @@ import { cellLocalTime, moneyFormat, rowXml, SheetSeries } from '../xlsx';
 import { ingestReport } from './report-ingest';
 import { ReportLibrary } from './report-library';
 import { type WorkbookOptions, writeReportWorkbook } from './report-workbook';
-import { BILLING_LINE_HEADERS } from './workbook/billing-lines-sheet';
 import { INVOICING_EXPLANATION, INVOICING_HEADERS } from './workbook/invoicing-sheet';
+
+/** The `Billing lines` headers an ERP import expects, exactly and in this order (the catalogue must give these). */
+const BILLING_LINE_HEADERS = [
+  'Organization', 'Customer number', 'Org ID', 'Organization groups', 'Service', 'Service ID', 'Subscription', 'Subscription ID',
+  'PO number', 'Product', 'Product ID', 'Item code', 'Quantity', 'Reseller price per unit', 'Customer price per unit',
+  'Total reseller price', 'Total customer price', 'Margin', 'Currency', 'Customer currency', 'Billing date', 'Item details',
+];
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {

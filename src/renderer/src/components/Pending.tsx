@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { formatDuration } from '@shared/report-progress';
-import { useNow } from './use-now';
+import { useNow } from '@renderer/hooks/use-now';
 
 /** A wait in words and figures: what is being done and, from the first second on, for how long. */
 export function Pending({ what, className = 'empty' }: { what: string; className?: string }): React.JSX.Element {

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { useMediaQuery } from './use-media-query';
+import { useMediaQuery } from '@renderer/hooks/use-media-query';
 
 /**
  * A screen's side panel (a list, import and history) that steps aside while the main content is open in a window

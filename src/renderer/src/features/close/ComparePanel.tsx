@@ -12,10 +12,10 @@ import { useComparison, useMonths } from './use-month-close';
  * sales per currency, split into price, quantity, new/lost and other, and every change behind it.
  */
 export function ComparePanel({ meta, previousReportId }: { meta: ReportMeta; previousReportId: string | null }): React.JSX.Element {
-  const { months, error: monthsError } = useMonths(meta.id);
+  const { data: months, error: monthsError } = useMonths(meta.id);
   const [chosen, setChosen] = useState<string | null>(null);
   const beforeId = chosen ?? previousReportId;
-  const { comparison, error, loading, retry } = useComparison(beforeId, meta.id);
+  const { data: comparison, error, loading, retry } = useComparison(beforeId, meta.id);
   const selectId = useId();
   // Any other saved month may be compared with; another fetch of this same month is what a restatement shows.
   const others = (months ?? []).filter((month) => month.reportId !== meta.id);

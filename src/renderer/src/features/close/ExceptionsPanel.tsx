@@ -1,7 +1,7 @@
 import { useCallback, useMemo, useState } from 'react';
 import type { BillingException, MonthCloseView, ReviewState, Severity } from '@shared/schemas/month-close';
 import { ErrorNote } from '@renderer/components/ErrorNote';
-import { useAction } from '@renderer/components/use-action';
+import { useAction } from '@renderer/hooks/use-action';
 import { formatCount } from '@renderer/components/format-number';
 import { type ExceptionFilter, filterExceptions, groupByRule, REVIEW_LABELS, type ReviewFilter, reviewCounts, reviewStateOf, type RuleGroup, rulesOf, SEVERITIES, SEVERITY_LABELS } from './exception-list';
 import { ExceptionRow, NoteForm, type ShowInReport } from './ExceptionRow';

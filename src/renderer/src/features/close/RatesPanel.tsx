@@ -2,7 +2,7 @@ import { useCallback, useEffect, useId, useRef, useState } from 'react';
 import type { RatesView } from '@shared/schemas/month-close';
 import { call, RequestError } from '@renderer/bridge';
 import { ErrorNote } from '@renderer/components/ErrorNote';
-import { useAction } from '@renderer/components/use-action';
+import { useAction } from '@renderer/hooks/use-action';
 import { amountText, currenciesOf, formatCount, percentText } from '@renderer/components/format-number';
 import { NumberValue } from '@renderer/components/NumberValue';
 import { convertedLabel, draftOf, MAX_RATES_FILE_BYTES, rateCurrencies, type RatesDraft, ratesToSave } from './rates-form';

@@ -1,7 +1,7 @@
 import { useId, useState } from 'react';
 import type { MonthCloseView } from '@shared/schemas/month-close';
 import { ErrorNote } from '@renderer/components/ErrorNote';
-import { useAction } from '@renderer/components/use-action';
+import { useAction } from '@renderer/hooks/use-action';
 import { formatCount } from '@renderer/components/format-number';
 
 const NAME_KEY = 'closebook.sign-off-name';

@@ -2,7 +2,7 @@ import { useId, useState } from 'react';
 import { CheckThresholds } from '@shared/schemas/month-close';
 import { call } from '@renderer/bridge';
 import { ErrorNote } from '@renderer/components/ErrorNote';
-import { useAction } from '@renderer/components/use-action';
+import { useAction } from '@renderer/hooks/use-action';
 import { formatCount } from '@renderer/components/format-number';
 
 interface Props {

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { MonthCloseView, MonthComparison, MonthSummary, ReviewState } from '@shared/schemas/month-close';
 import { call, errorMessage } from '@renderer/bridge';
+import { type LatestAnswer, useChannelAnswer } from '@renderer/hooks/use-latest-answer';
 
 /** Exceptions reviewed per request: few enough to show progress and stop soon, many enough to take one transaction each. */
 const REVIEWS_PER_CALL = 100;
@@ -78,47 +79,12 @@ export function useMonthClose(reportId: string): MonthCloseState {
   return { view, loadError, reload, review, reviewMany, bulk, stop, signOff, reopen };
 }
 
-export interface ComparisonState {
-  months: MonthSummary[] | null;
-  comparison: MonthComparison | null;
-  error: string | null;
-  loading: boolean;
-  retry(): void;
-}
-
 /** The saved months of the report's service and reseller, oldest first. */
-export function useMonths(reportId: string): { months: MonthSummary[] | null; error: string | null } {
-  const [state, setState] = useState<{ months: MonthSummary[] | null; error: string | null }>({ months: null, error: null });
-  useEffect(() => {
-    let current = true;
-    call('close:months', { reportId }).then(
-      (months) => current && setState({ months, error: null }),
-      (failure: unknown) => current && setState({ months: null, error: errorMessage(failure) }),
-    );
-    return () => {
-      current = false;
-    };
-  }, [reportId]);
-  return state;
+export function useMonths(reportId: string): LatestAnswer<MonthSummary[]> {
+  return useChannelAnswer('close:months', { reportId });
 }
 
 /** `afterId` compared with `beforeId` (null: nothing to compare with); an answer for an older choice is dropped. */
-export function useComparison(beforeId: string | null, afterId: string): { comparison: MonthComparison | null; error: string | null; loading: boolean; retry(): void } {
-  const key = `${beforeId ?? ''}>${afterId}`;
-  const [state, setState] = useState<{ key: string; comparison: MonthComparison | null; error: string | null }>({ key: '', comparison: null, error: null });
-  const [attempt, setAttempt] = useState(0);
-  useEffect(() => {
-    if (!beforeId) return;
-    let current = true;
-    call('close:compare', { beforeId, afterId }).then(
-      (comparison) => current && setState({ key, comparison, error: null }),
-      (failure: unknown) => current && setState({ key, comparison: null, error: errorMessage(failure) }),
-    );
-    return () => {
-      current = false;
-    };
-  }, [beforeId, afterId, key, attempt]);
-  const retry = useCallback(() => setAttempt((n) => n + 1), []);
-  const mine = state.key === key;
-  return { comparison: mine ? state.comparison : null, error: mine ? state.error : null, loading: Boolean(beforeId) && !mine, retry };
+export function useComparison(beforeId: string | null, afterId: string): LatestAnswer<MonthComparison> {
+  return useChannelAnswer('close:compare', beforeId ? { beforeId, afterId } : null);
 }

@@ -2,7 +2,7 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { validateRows } from '@shared/consumption-rows';
 import { PLAIN_HEADERS, type ConsumptionField, type InputRow, type RowFailure } from '@shared/schemas/consumption';
-import { useElementWidth } from '@renderer/components/use-element-width';
+import { useElementWidth } from '@renderer/hooks/use-element-width';
 import { useConsumption } from './consumption-store';
 import { RowNames } from './RowNames';
 

@@ -4,7 +4,7 @@ import type { Submission } from '@shared/schemas/consumption';
 import { call } from '@renderer/bridge';
 import { receiveFile } from '@renderer/bridge/files';
 import { ErrorNote } from '@renderer/components/ErrorNote';
-import { useAction } from '@renderer/components/use-action';
+import { useAction } from '@renderer/hooks/use-action';
 
 /** The task of the batch just sent (or picked from the history): its state in words, live, and what to do next. */
 export function SubmissionPanel({ submission, past = false }: { submission: Submission; past?: boolean }): React.JSX.Element {

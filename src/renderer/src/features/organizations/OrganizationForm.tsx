@@ -5,7 +5,7 @@ import { call, RequestError } from '@renderer/bridge';
 import { ErrorNote } from '@renderer/components/ErrorNote';
 import { Field } from '@renderer/components/Field';
 import { FormActions } from '@renderer/components/FormActions';
-import { useAction } from '@renderer/components/use-action';
+import { useAction } from '@renderer/hooks/use-action';
 
 const FIELDS = [
   ['name', 'Name', true],

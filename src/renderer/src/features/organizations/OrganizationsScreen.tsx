@@ -2,7 +2,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { OrganizationSummary } from '@shared/schemas/organization';
 import { call } from '@renderer/bridge';
 import { ErrorNote } from '@renderer/components/ErrorNote';
-import { useAction } from '@renderer/components/use-action';
+import { useAction } from '@renderer/hooks/use-action';
 import { useActiveProfile, useAppStore } from '@renderer/stores/app-store';
 import { OrganizationForm } from './OrganizationForm';
 import { type OrganizationSort, type OrganizationSortKey, visibleOrganizations } from './organization-list';

@@ -3,8 +3,8 @@ import { type ConnectionTestProgress, describeConnectionTest } from '@shared/con
 import type { ProfileView } from '@shared/schemas/profile';
 import { bridge, call, errorMessage } from '@renderer/bridge';
 import { ErrorNote } from '@renderer/components/ErrorNote';
-import { useAction } from '@renderer/components/use-action';
-import { useNow } from '@renderer/components/use-now';
+import { useAction } from '@renderer/hooks/use-action';
+import { useNow } from '@renderer/hooks/use-now';
 import { useAppStore } from '@renderer/stores/app-store';
 import { ProfileForm } from './ProfileForm';
 

@@ -4,7 +4,7 @@ import type { InvoiceRow, InvoiceTotal } from '@shared/contract';
 import type { ReportFilter } from '@shared/report-filter';
 import { call } from '@renderer/bridge';
 import { ErrorNote } from '@renderer/components/ErrorNote';
-import { useAction } from '@renderer/components/use-action';
+import { useAction } from '@renderer/hooks/use-action';
 import { amountText, formatCount } from '@renderer/components/format-number';
 import { NumberValue } from '@renderer/components/NumberValue';
 import { exactAmountText, FLAG_LABELS, invoiceTable, type InvoiceSortKey, sortInvoiceRows } from './invoicing-table';

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { call, errorMessage } from '@renderer/bridge';
 import { ErrorNote } from '@renderer/components/ErrorNote';
-import { useNow } from '@renderer/components/use-now';
+import { useNow } from '@renderer/hooks/use-now';
 import { describeReportJob } from '@shared/report-progress';
 import { formatDuration } from './format';
 import { useReportJobs } from './report-jobs-store';

@@ -1,7 +1,8 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef } from 'react';
 import type { InvoiceRow, InvoiceTotal, TreeRow } from '@shared/contract';
 import type { ReportFilter } from '@shared/report-filter';
-import { call, errorMessage } from '@renderer/bridge';
+import { call } from '@renderer/bridge';
+import { useLatestAnswer } from '@renderer/hooks/use-latest-answer';
 import { AmountHeaderCells } from '@renderer/components/AmountHeaderCells';
 import { amountText, currenciesOf, formatCount, percentText } from '@renderer/components/format-number';
 import { InvoiceTotalsTable } from './InvoicingView';
@@ -118,31 +119,23 @@ type Printable = { kind: 'tree'; rows: TreeRow[] } | { kind: 'invoicing'; rows: 
  * headers repeat on each page. Rendered only while printing; `onReady` once its rows are in the document.
  */
 export function PrintableReport({ reportId, filter, mode, onReady, onError }: { reportId: string; filter: ReportFilter; mode: 'tree' | 'invoicing'; onReady: () => void; onError: (message: string) => void }): React.JSX.Element {
-  const [printable, setPrintable] = useState<Printable | null>(null);
   const callbacks = useRef({ onReady, onError });
   useEffect(() => {
     callbacks.current = { onReady, onError };
   });
 
-  const filterKey = JSON.stringify(filter);
-  useEffect(() => {
-    let current = true;
-    const scoped = JSON.parse(filterKey) as ReportFilter;
-    const load = async (): Promise<Printable> => {
-      if (mode === 'tree') return { kind: 'tree', rows: await organizationRows(reportId, scoped) };
-      const invoicing = await loadInvoicing(reportId, scoped);
-      // In the order the Invoicing view shows them.
-      return { kind: 'invoicing', rows: sortInvoiceRows(invoicing.rows, useInvoiceSort.getState().sort), totals: invoicing.totals };
-    };
-    load().then(
-      (loaded) => current && setPrintable(loaded),
-      (failure: unknown) => current && callbacks.current.onError(errorMessage(failure)),
-    );
-    return () => {
-      current = false;
-    };
-  }, [reportId, filterKey, mode]);
+  // The rows read last stay while another filter's are read: the printout never empties under the print dialog.
+  const answer = useLatestAnswer(JSON.stringify([reportId, filter, mode]), async (): Promise<Printable> => {
+    if (mode === 'tree') return { kind: 'tree', rows: await organizationRows(reportId, filter) };
+    const invoicing = await loadInvoicing(reportId, filter);
+    // In the order the Invoicing view shows them.
+    return { kind: 'invoicing', rows: sortInvoiceRows(invoicing.rows, useInvoiceSort.getState().sort), totals: invoicing.totals };
+  }, { keepPrevious: true });
+  const printable = answer.data;
 
+  useEffect(() => {
+    if (answer.error) callbacks.current.onError(answer.error);
+  }, [answer.error]);
   useEffect(() => {
     if (printable) callbacks.current.onReady();
   }, [printable]);

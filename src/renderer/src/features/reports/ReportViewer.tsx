@@ -4,7 +4,7 @@ import { bridge, call } from '@renderer/bridge';
 import { receiveFile } from '@renderer/bridge/files';
 import { ErrorNote } from '@renderer/components/ErrorNote';
 import { formatDateTime } from '@renderer/components/format-time';
-import { useAction } from '@renderer/components/use-action';
+import { useAction } from '@renderer/hooks/use-action';
 import { CloseScreen } from '../close/CloseScreen';
 import type { ShowInReport } from '../close/ExceptionRow';
 import { CurrencyTotalsTable } from './CurrencyTotalsTable';

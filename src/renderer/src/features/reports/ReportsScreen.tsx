@@ -4,7 +4,7 @@ import type { ReportMeta } from '@shared/schemas/saved-report';
 import { bridge, call } from '@renderer/bridge';
 import { ErrorNote } from '@renderer/components/ErrorNote';
 import { Pending } from '@renderer/components/Pending';
-import { useAction } from '@renderer/components/use-action';
+import { useAction } from '@renderer/hooks/use-action';
 import { SidePanelToggle, useSidePanel } from '@renderer/components/SidePanelToggle';
 import { useActiveProfile, useAppStore } from '@renderer/stores/app-store';
 import { formatCount } from '@renderer/components/format-number';

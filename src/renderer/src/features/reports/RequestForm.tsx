@@ -3,7 +3,7 @@ import { ReportPeriod } from '@shared/schemas/billing-report';
 import { fieldErrorsFromZod } from '@shared/errors';
 import { call } from '@renderer/bridge';
 import { ErrorNote } from '@renderer/components/ErrorNote';
-import { useAction } from '@renderer/components/use-action';
+import { useAction } from '@renderer/hooks/use-action';
 import { useActiveProfile } from '@renderer/stores/app-store';
 import { lastMonth, monthPeriod } from './format';
 import { useReportJobs } from './report-jobs-store';

@@ -4,7 +4,7 @@ import { call, uploadFile } from '@renderer/bridge';
 import { receiveFile } from '@renderer/bridge/files';
 import { ErrorNote } from '@renderer/components/ErrorNote';
 import { formatDateTime } from '@renderer/components/format-time';
-import { useAction } from '@renderer/components/use-action';
+import { useAction } from '@renderer/hooks/use-action';
 import { useReportJobs } from './report-jobs-store';
 import { groupByProfile } from './saved-report-groups';
 

@@ -6,7 +6,7 @@ import type { ReportFilter } from '@shared/report-filter';
 import { call } from '@renderer/bridge';
 import { receiveFile } from '@renderer/bridge/files';
 import { ErrorNote } from '@renderer/components/ErrorNote';
-import { useAction } from '@renderer/components/use-action';
+import { useAction } from '@renderer/hooks/use-action';
 import { formatCount } from '@renderer/components/format-number';
 import { PrintableReport } from './PrintableReport';
 import './print.css';

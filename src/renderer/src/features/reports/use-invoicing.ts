@@ -1,8 +1,8 @@
-import { useCallback, useEffect, useState } from 'react';
 import { create } from 'zustand';
 import type { ChannelOutput } from '@shared/contract';
 import type { ReportFilter } from '@shared/report-filter';
-import { call, errorMessage } from '@renderer/bridge';
+import { call } from '@renderer/bridge';
+import { type LatestAnswer, useLatestAnswer } from '@renderer/hooks/use-latest-answer';
 import type { InvoiceSort } from './invoicing-table';
 
 export type Invoicing = ChannelOutput<'reports:invoicing'>;
@@ -24,31 +24,9 @@ export function loadInvoicing(reportId: string, filter: ReportFilter): Promise<I
   return answer;
 }
 
-export interface InvoicingState {
-  data: Invoicing | null;
-  error: string | null;
-  retry(): void;
-}
-
-/** The Invoicing answer for `filter`; an answer for an older filter is dropped. */
-export function useInvoicing(reportId: string, filter: ReportFilter): InvoicingState {
-  const [state, setState] = useState<{ key: string; data: Invoicing | null; error: string | null }>({ key: '', data: null, error: null });
-  const [attempt, setAttempt] = useState(0);
-  const filterKey = JSON.stringify(filter);
-  const key = `${reportId}\n${filterKey}`;
-  useEffect(() => {
-    let current = true;
-    loadInvoicing(reportId, JSON.parse(filterKey) as ReportFilter).then(
-      (data) => current && setState({ key, data, error: null }),
-      (failure: unknown) => current && setState({ key, data: null, error: errorMessage(failure) }),
-    );
-    return () => {
-      current = false;
-    };
-  }, [reportId, filterKey, key, attempt]);
-  const retry = useCallback(() => setAttempt((n) => n + 1), []);
-  // Until the answer for this filter arrives, the rows of the last one are not shown as if they were its.
-  return state.key === key ? { data: state.data, error: state.error, retry } : { data: null, error: null, retry };
+/** The Invoicing answer for `filter`; an answer for an older filter is dropped, and never shown as if it were this one's. */
+export function useInvoicing(reportId: string, filter: ReportFilter): LatestAnswer<Invoicing> {
+  return useLatestAnswer(JSON.stringify([reportId, filter]), () => loadInvoicing(reportId, filter));
 }
 
 /** The Invoicing view's order, which the printout follows too. */

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { create } from 'zustand';
 import { type CurrencyTotalRow, DEFAULT_REPORT_COLUMNS, type TreeRow, type UiSettings } from '@shared/contract';
 import { call, errorMessage } from '@renderer/bridge';
+import { useChannelAnswer } from '@renderer/hooks/use-latest-answer';
 import { LatestWhenIdle } from './latest-when-idle';
 import { type ReportFilter, type TreeQuery, TreeWindowCache, type TreeSnapshot } from './tree-window-cache';
 
@@ -51,21 +52,10 @@ export interface CurrencyTotals {
   error: string | null;
 }
 
-/** Totals per currency of what the filter keeps; an answer for an older filter is dropped. */
+/** Totals per currency of what the filter keeps; the last totals stay while a new filter's are asked. */
 export function useCurrencyTotals(reportId: string, filter: ReportFilter): CurrencyTotals {
-  const [state, setState] = useState<CurrencyTotals>({ totals: null, error: null });
-  const filterKey = JSON.stringify(filter);
-  useEffect(() => {
-    let current = true;
-    call('reports:totals', { reportId, filter: JSON.parse(filterKey) as ReportFilter }).then(
-      (answer) => current && setState({ totals: answer.totals, error: null }),
-      (failure: unknown) => current && setState((previous) => ({ ...previous, error: errorMessage(failure) })),
-    );
-    return () => {
-      current = false;
-    };
-  }, [reportId, filterKey]);
-  return state;
+  const answer = useChannelAnswer('reports:totals', { reportId, filter }, { keepPrevious: true });
+  return { totals: answer.data?.totals ?? null, error: answer.error };
 }
 
 export interface ReportFilterState {

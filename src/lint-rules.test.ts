@@ -75,4 +75,9 @@ describe('architecture lint rules', () => {
     // The core's existing walls still hold in its tests.
     expect(await ruleIds("import { app } from 'electron';\nexport const x = app;\n", 'src/core/extra.test.ts')).toContain('no-restricted-imports');
   });
+
+  it('fail on a CLI command that calls a handler past the contract (context.call goes through dispatch)', async () => {
+    expect(await ruleIds("export const run = (context: any) => context.service.handlers['reports:list']({});\n", 'src/cli/extra.ts')).toContain('no-restricted-syntax');
+    expect(await ruleIds("export const run = (context: any) => context.call('reports:list', {});\n", 'src/cli/extra.ts')).not.toContain('no-restricted-syntax');
+  });
 });

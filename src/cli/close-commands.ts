@@ -159,7 +159,7 @@ const openSummary = (view: Pick<MonthCloseView, 'open'>) => {
 
 /** The saved reports' names and periods, and a plain refusal (exit 1) for an id that is not one of them. */
 async function savedReports(context: CliContext) {
-  const listings = await context.service.handlers['reports:list']({});
+  const listings = await context.call('reports:list', {});
   const names = new Map(listings.flatMap((listing) => (listing.state === 'ok' ? [[listing.meta.id, `${listing.meta.name} (${listing.meta.period.startDate}…${listing.meta.period.endDate})`] as const] : [])));
   return {
     nameOf: (id: string) => {

@@ -79,9 +79,9 @@ export async function profilesCommand(args: string[]): Promise<number> {
     'env-prefix': { type: 'string' },
   });
   return withContext(values['data-dir'], async (context) => {
-    const { handlers, profiles } = context.service;
+    const { profiles } = context.service;
     if (action === 'list') {
-      const state = await handlers['profiles:list']({});
+      const state = await context.call('profiles:list', {});
       if (values.json) process.stdout.write(`${JSON.stringify(state.profiles, null, 2)}\n`);
       else if (state.profiles.length === 0) process.stderr.write(`No profiles in ${context.dataDir}.\n`);
       else for (const profile of state.profiles) process.stdout.write(`${profile.name}\t${profile.kind === 'demo' ? '(demo)' : profile.baseUrl}\t${profile.username}\t${secretsWhere(profile)}\n`);
@@ -102,14 +102,14 @@ export async function profilesCommand(args: string[]): Promise<number> {
       if (!parsed.success) throw new UsageError(describeFlagErrors(parsed.error));
       if (parsed.data.secretsFromEnv) {
         // Nothing to store: the secrets are read from the environment each time the profile is used.
-        const saved = await context.service.handlers['profiles:save']({ fields: parsed.data });
+        const saved = await context.call('profiles:save', { fields: parsed.data });
         process.stdout.write(`${saved.id}\n`);
         const { prefix } = parsed.data.secretsFromEnv;
         process.stderr.write(`Profile "${saved.name}" saved; its secrets are read from ${prefix}_API_SECRET and ${prefix}_PASSWORD each time it is used, and never stored.\n`);
         return EXIT.ok;
       }
       const secrets = secretsFromEnvironment();
-      const saved = await context.service.handlers['profiles:save']({ fields: parsed.data, ...secrets });
+      const saved = await context.call('profiles:save', { fields: parsed.data, ...secrets });
       process.stdout.write(`${saved.id}\n`);
       process.stderr.write(`Profile "${saved.name}" saved; its secrets are in the OS keychain.\n`);
       return EXIT.ok;
@@ -119,7 +119,7 @@ export async function profilesCommand(args: string[]): Promise<number> {
       if (!name) throw new UsageError('Usage: profiles remove NAME');
       const profile = await profiles.findByName(name);
       if (!profile) throw new UsageError(`No profile named "${name}".`);
-      await handlers['profiles:delete']({ profileId: profile.id });
+      await context.call('profiles:delete', { profileId: profile.id });
       process.stderr.write(`Profile "${profile.name}" and its secrets removed.\n`);
       return EXIT.ok;
     }
@@ -133,7 +133,7 @@ export async function profilesCommand(args: string[]): Promise<number> {
         if (event === 'profiles:test-progress') process.stderr.write(`${describeConnectionTest(payload as ConnectionTestProgress, Date.now())}\n`);
       });
       try {
-        const result = await handlers['profiles:test']({ profileId: profile.id });
+        const result = await context.call('profiles:test', { profileId: profile.id });
         process.stdout.write(`Connected: ${result.organizationCount} organizations (${Math.round(result.elapsedMs)} ms).\n`);
       } finally {
         unsubscribe();
@@ -162,21 +162,20 @@ export async function organizationsCommand(args: string[]): Promise<number> {
   }
   return withContext(values['data-dir'], async (context) => {
     const profileId = await resolveProfileId(context, values);
-    const { handlers } = context.service;
     if (organization) {
       const number = organization.customerNumber;
       if (number) {
         // The service decides, but a finance user wants to know before a second customer gets the same number.
-        const taken = (await handlers['organizations:list']({ profileId })).find((existing) => existing.customerNumber?.toLowerCase() === number.toLowerCase());
+        const taken = (await context.call('organizations:list', { profileId })).find((existing) => existing.customerNumber?.toLowerCase() === number.toLowerCase());
         if (taken) process.stderr.write(`Warning: customer number ${number} is already used by "${taken.name}" (${taken.orgId}); the service may refuse it.\n`);
       }
-      const created = await handlers['organizations:create']({ profileId, organization });
+      const created = await context.call('organizations:create', { profileId, organization });
       if (values.json) process.stdout.write(`${JSON.stringify(created, null, 2)}\n`);
       else process.stdout.write(`${created.orgId}\n`);
       process.stderr.write(`Created "${created.name}".\n`);
       return EXIT.ok;
     }
-    const organizations = await handlers['organizations:list']({ profileId });
+    const organizations = await context.call('organizations:list', { profileId });
     if (values.json) process.stdout.write(`${JSON.stringify(organizations, null, 2)}\n`);
     else process.stdout.write(`${organizationTable(organizations)}\n`);
     process.stderr.write(`${organizations.length} organizations.\n`);

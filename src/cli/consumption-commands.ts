@@ -90,7 +90,7 @@ export async function consumptionCommand(args: string[]): Promise<number> {
         });
         let submission;
         try {
-          submission = await service.handlers['consumption:submit']({
+          submission = await context.call('consumption:submit', {
             profileId,
             fileName: parsed.fileName,
             rows: parsed.rows,
@@ -105,7 +105,7 @@ export async function consumptionCommand(args: string[]): Promise<number> {
         process.stdout.write(`${submission.taskId ?? ''}\n`);
         await service.consumption.waitFor([submission.id]);
         unsubscribe();
-        submission = await service.handlers['consumption:get']({ submissionId: submission.id });
+        submission = await context.call('consumption:get', { submissionId: submission.id });
         if (submission.state === 'Successful') return EXIT.ok;
         if (submission.state === 'Failed') {
           for (const failure of submission.failures) process.stderr.write(`${failure.row === null ? 'no matching row' : `row ${failure.row}`}: ${failure.errorMessage}\n`);
@@ -136,7 +136,7 @@ export async function consumptionCommand(args: string[]): Promise<number> {
 
   if (action === 'history') {
     return withContext(values['data-dir'], async (context: CliContext) => {
-      const history = await context.service.handlers['consumption:history']({});
+      const history = await context.call('consumption:history', {});
       if (values.json) process.stdout.write(`${JSON.stringify(history, null, 2)}\n`);
       else if (history.length === 0) process.stderr.write(`No consumption submissions in ${context.dataDir}.\n`);
       else for (const submission of history) process.stdout.write(`${historyLine(submission)}\n`);

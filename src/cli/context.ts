@@ -3,7 +3,8 @@ import type { z } from 'zod';
 import { AppError, type ErrorCode } from '@shared/errors';
 import { ProfileFields } from '@shared/schemas/profile';
 import { cliFetch } from './proxy';
-import { createService, createStderrLogger, DEFAULT_ENV_PREFIX, defaultDataDir, type Ports, type Service, systemClock } from '@core';
+import type { ChannelInput, ChannelName, ChannelOutput } from '@shared/contract';
+import { createService, createStderrLogger, DEFAULT_ENV_PREFIX, defaultDataDir, dispatch, type Ports, type Service, systemClock } from '@core';
 import { KeytarSecretStore } from '@main/keychain';
 import { createDemoStarter } from '@twin/demo';
 
@@ -19,18 +20,24 @@ export function exitCodeFor(code: ErrorCode): number {
 export interface CliContext {
   service: Service;
   dataDir: string;
+  /**
+   * Calls a contract channel as every host does: through dispatch, so the contract's schema checks the input and
+   * the output; a refusal is thrown as the AppError it carries (its code decides the exit code).
+   */
+  call<C extends ChannelName>(channel: C, input: ChannelInput<C>): Promise<ChannelOutput<C>>;
   close(): Promise<void>;
 }
 
 export function createCliContext(dataDir: string | undefined, pollIntervals?: Ports['pollIntervals']): CliContext {
   const demo = createDemoStarter();
   const directory = dataDir ?? defaultDataDir();
+  const log = createStderrLogger();
   const service = createService({
     dataDir: directory,
     secrets: new KeytarSecretStore(),
     fetch: cliFetch(),
     clock: systemClock,
-    log: createStderrLogger(),
+    log,
     startDemoService: demo.start,
     appVersion: process.env.npm_package_version ?? '0.0.0',
     host: 'cli',
@@ -44,6 +51,11 @@ export function createCliContext(dataDir: string | undefined, pollIntervals?: Po
   return {
     service,
     dataDir: directory,
+    call: async (channel, input) => {
+      const reply = await dispatch(service, channel, input, log);
+      if (!reply.ok) throw new AppError(reply.error.code, reply.error.message, reply.error.fields);
+      return reply.data as never;
+    },
     close: async () => {
       await service.dispose();
       await demo.stop();

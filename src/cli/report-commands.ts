@@ -82,7 +82,7 @@ export async function reportCommand(args: string[]): Promise<number> {
         process.stderr.write(`Polling every ${SERVICE_POLL_FLOOR_MS / 1000} s: the service asks clients to wait at least that long between polls.\n`);
       }
       if (period) {
-        const job = await service.handlers['reports:request']({ profileId, period });
+        const job = await context.call('reports:request', { profileId, period });
         return waitForJobs(context, [job.id], values.out);
       }
       const mine = await service.reports.unfinished(profileId);
@@ -90,7 +90,7 @@ export async function reportCommand(args: string[]): Promise<number> {
         process.stderr.write('No unfinished report requests for this profile.\n');
         return EXIT.ok;
       }
-      for (const job of mine) await service.handlers['reports:retry']({ jobId: job.id });
+      for (const job of mine) await context.call('reports:retry', { jobId: job.id });
       return waitForJobs(context, mine.map((job) => job.id), values.out);
     },
     pollSeconds === undefined ? undefined : { reportMs: pollSeconds * 1000 },
@@ -114,9 +114,9 @@ export async function reportsCommand(args: string[]): Promise<number> {
     text: { type: 'string' },
   });
   return withContext(values['data-dir'], async (context) => {
-    const { handlers, reports } = context.service;
+    const { reports } = context.service;
     if (action === 'list') {
-      const listings = await handlers['reports:list']({});
+      const listings = await context.call('reports:list', {});
       if (values.json) process.stdout.write(`${JSON.stringify(listings, null, 2)}\n`);
       for (const listing of values.json ? [] : listings) {
         if (listing.state === 'ok') {
@@ -161,9 +161,9 @@ export async function reportsCommand(args: string[]): Promise<number> {
       return EXIT.ok;
     }
     if (action === 'delete') {
-      const listings = await handlers['reports:list']({});
+      const listings = await context.call('reports:list', {});
       if (!listings.some((listing) => (listing.state === 'ok' ? listing.meta.id : listing.id) === id)) throw new UsageError(`No saved report with id ${id}.`);
-      await handlers['reports:delete']({ reportId: id });
+      await context.call('reports:delete', { reportId: id });
       process.stderr.write(`Deleted report ${id}.\n`);
       return EXIT.ok;
     }

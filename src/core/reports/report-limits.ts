@@ -1,8 +1,8 @@
 import { AppError } from '@shared/errors';
 
 /**
- * The bounds of one billing report and how a refusal is said, kept apart from the reader so that the service
- * client (which downloads the report) and the fault suite can name them without the reader's machinery.
+ * The bounds of one billing report and how a refusal of it is said: one place that both halves of the reader (the
+ * JSON grammar in report-tokens.ts, the report's parts in report-assembler.ts) check against.
  */
 
 /**

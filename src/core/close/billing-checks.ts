@@ -2,8 +2,9 @@ import { type Money, money } from '@shared/money';
 import type { BillingException as SharedException, CheckThresholds, Severity } from '@shared/schemas/month-close';
 import type { Submission, SubmissionSummary } from '@shared/schemas/consumption';
 import type { Ledger, LedgerRow } from '../ledger/ledger';
-import { CURRENCY_KEY, ORG_KEY } from '../reports/report-query';
+import { CURRENCY_KEY, currencyPairSql, ORG_KEY } from '../ledger/keys';
 import { type ComparisonOf, compareMonths, type MonthChange } from './month-compare';
+import { currenciesOf } from '@shared/model/currency-pair';
 
 export type { CheckThresholds, Severity } from '@shared/schemas/month-close';
 
@@ -53,8 +54,6 @@ const PER_SUBSCRIPTION = `
     sum(l.cost) AS cost, sum(l.sales) AS sales
   FROM billing_lines l WHERE l.report_id = $1 GROUP BY ALL`;
 
-/** "SEK", or "USD→SEK", of the table `alias` (several joined tables have currency columns). */
-const pairKey = (alias: string) => `CASE WHEN ${alias}.currency = ${alias}.customer_currency THEN ${alias}.currency ELSE ${alias}.currency || '→' || ${alias}.customer_currency END`;
 
 const amount = (value: unknown, currency: unknown) => `${money(String(value)).toFixed(2)} ${String(currency)}`;
 
@@ -157,14 +156,14 @@ async function statedTotals(ledger: Ledger, reportId: string): Promise<BillingEx
        FROM services s LEFT JOIN subscriptions u ON u.report_id = $1 AND u.service_no = s.service_no
        WHERE s.report_id = $1 GROUP BY s.service_no),
      line_sums AS (
-       SELECT l.subscription_no, sum(l.sales) AS summed, sum(l.cost) AS summed_cost, min(${pairKey('l')}) AS currency_key
+       SELECT l.subscription_no, sum(l.sales) AS summed, sum(l.cost) AS summed_cost, min(${currencyPairSql('l')}) AS currency_key
        FROM billing_lines l WHERE l.report_id = $1 GROUP BY l.subscription_no)
      SELECT * FROM (
        SELECT 'service' AS level, s.stated_sales::VARCHAR AS stated, t.summed::VARCHAR AS summed,
          s.stated_cost::VARCHAR AS stated_cost, t.summed_cost::VARCHAR AS summed_cost,
          o.name AS organization, o.org_id, o.customer_number, ${ORG_KEY} AS org_key,
          s.service_name AS service, s.service_id, s.service_no, NULL AS subscription, NULL AS subscription_id, NULL AS subscription_no,
-         ${pairKey('s')} AS currency_key
+         ${currencyPairSql('s')} AS currency_key
        FROM service_sums t JOIN services s ON s.report_id = $1 AND s.service_no = t.service_no
        JOIN organizations o ON o.report_id = $1 AND o.org_no = s.org_no
        WHERE s.stated_cost <> t.summed_cost OR s.stated_sales <> t.summed
@@ -181,7 +180,7 @@ async function statedTotals(ledger: Ledger, reportId: string): Promise<BillingEx
     [reportId],
   );
   return rows.map((row) => {
-    const [cost, sales] = String(row.currency_key).split('→') as [string, string?];
+    const { cost, sales } = currenciesOf(String(row.currency_key));
     const parts = [
       money(String(row.stated_cost)).eq(String(row.summed_cost)) ? null : `cost stated ${amount(row.stated_cost, cost)}, lines sum to ${amount(row.summed_cost, cost)}`,
       money(String(row.stated)).eq(String(row.summed)) ? null : `sales stated ${amount(row.stated, sales ?? cost)}, lines sum to ${amount(row.summed, sales ?? cost)}`,
@@ -222,7 +221,7 @@ async function lineRules(ledger: Ledger, reportId: string): Promise<BillingExcep
   const mismatched = await ledger.all(
     `SELECT a.line_no, a.product_id, a.product_name AS product, a.quantity::VARCHAR AS quantity, a.sales_per_unit::VARCHAR AS unit_price,
        a.cost_per_unit::VARCHAR AS unit_cost, a.sales::VARCHAR AS sales, a.cost::VARCHAR AS cost, a.currency, a.customer_currency,
-       ${pairKey('a')} AS currency_key,
+       ${currencyPairSql('a')} AS currency_key,
        abs(a.quantity::DECIMAL(38, 8) * a.sales_per_unit - a.sales) > ${TOLERANCE('a.sales')} AS sales_off,
        ${SUBSCRIPTION_NAMES}
      FROM billing_lines a ${SUBSCRIPTION_JOINS}
@@ -233,7 +232,7 @@ async function lineRules(ledger: Ledger, reportId: string): Promise<BillingExcep
   const duplicates = await ledger.all(
     `WITH twice AS (${REPEATED_FIELDS})
      SELECT min(a.line_no) AS line_no, count(*) AS copies, a.product_id, any_value(a.product_name) AS product, a.currency, a.customer_currency,
-       any_value(${pairKey('a')}) AS currency_key,
+       any_value(${currencyPairSql('a')}) AS currency_key,
        a.sales::VARCHAR AS sales, any_value(o.name) AS organization, any_value(o.org_id) AS org_id, any_value(o.customer_number) AS customer_number,
        ${ORG_KEY} AS org_key, any_value(s.service_name) AS service, any_value(s.service_id) AS service_id, min(s.service_no) AS service_no,
        any_value(u.item_name) AS subscription, u.subscription_id, min(u.subscription_no) AS subscription_no
@@ -324,7 +323,7 @@ async function consumptionDiffers(ledger: Ledger, reportId: string, consumption:
     `WITH single AS (
        SELECT lower(u.subscription_id) AS id FROM billing_lines l JOIN subscriptions u ON u.report_id = l.report_id AND u.subscription_no = l.subscription_no
        WHERE l.report_id = $1 AND list_contains($2, lower(u.subscription_id)) GROUP BY ALL HAVING count(*) = 1)
-     SELECT a.line_no, a.product_id, a.product_name AS product, a.quantity::VARCHAR AS quantity, ${pairKey('a')} AS currency_key, ${SUBSCRIPTION_NAMES}
+     SELECT a.line_no, a.product_id, a.product_name AS product, a.quantity::VARCHAR AS quantity, ${currencyPairSql('a')} AS currency_key, ${SUBSCRIPTION_NAMES}
      FROM billing_lines a ${SUBSCRIPTION_JOINS}
      WHERE a.report_id = $1 AND lower(u.subscription_id) IN (SELECT id FROM single)
      ORDER BY lower(o.name), org_key, u.subscription_id`,
@@ -357,7 +356,7 @@ function monthRules(changes: MonthChange[], thresholds: CheckThresholds): Billin
       product: change.product, product_id: change.productId, currency_key: change.currencyKey,
     };
     const keys = [row.org_key, change.serviceId ?? '', change.subscriptionId ?? '', change.productId ?? '', change.currencyKey];
-    const [costCurrency, salesCurrency = costCurrency] = change.currencyKey.split('→') as [string, string?];
+    const { cost: costCurrency, sales: salesCurrency } = currenciesOf(change.currencyKey);
     if (change.kind === 'lost') {
       const what = change.level === 'organization' ? `${change.organization} (the whole customer)` : change.level === 'service' ? `the service ${change.service}` : `the subscription ${change.subscription ?? change.product ?? ''}`;
       found.push(exceptionOf('missing-subscription', row, keys, `Billed last month and missing now: ${what}, ${amount(change.before?.sales ?? 0, salesCurrency)} last month.`, { path: [] }));

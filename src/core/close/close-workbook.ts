@@ -11,6 +11,7 @@ import {
 } from '../xlsx';
 import type { WorkbookAddition } from '../reports/report-workbook';
 import { type ComparisonOf, compareMonths, type MonthChange, type MonthComparison } from './month-compare';
+import { currenciesOf } from '@shared/model/currency-pair';
 
 /** What the workbook shows of a month's close: its checks with their reviews, the sign-off, and the month before it. */
 export type MonthCloseSheetsState = Pick<MonthCloseView, 'previousReportId' | 'exceptions' | 'open' | 'signOff' | 'restatement'>;
@@ -69,7 +70,7 @@ function changeStyles(workbook: Sheets['workbook']) {
   return (currencyKey: string): number[] => {
     let styles = byPair.get(currencyKey);
     if (!styles) {
-      const [costCurrency, salesCurrency = costCurrency] = currencyKey.split('→') as [string, string?];
+      const { cost: costCurrency, sales: salesCurrency } = currenciesOf(currencyKey);
       const [unitPrice, sales, cost] = [unitPriceFormat(salesCurrency), moneyFormat(salesCurrency), moneyFormat(costCurrency)].map((format) => styleIndex(workbook, styleOf(format), 'number'));
       const byHeader: Partial<Record<(typeof CHANGES_HEADERS)[number], number>> = {
         'Quantity before': quantity, 'Quantity after': quantity, 'Unit price before': unitPrice, 'Unit price after': unitPrice, 'Cost before': cost, 'Cost after': cost,
@@ -116,7 +117,7 @@ function writeBridgeRows(series: SheetSeries, comparison: MonthComparison) {
   const at = (header: (typeof CHANGES_HEADERS)[number]) => letter(COLUMN[header]);
   for (const bridge of comparison.bridges) {
     const { row, rowNumber } = series.next();
-    const salesCurrency = bridge.currencyKey.split('→').at(-1) as string;
+    const salesCurrency = currenciesOf(bridge.currencyKey).sales;
     const cell = (column: number, value: ExcelJS.CellValue, numFmt: string | null = null) => {
       row.getCell(column).value = value;
       row.getCell(column).style = styleOf(numFmt, 'total');

@@ -1,7 +1,8 @@
 import { type Money, money } from '@shared/money';
 import type { CurrencyBridge, MonthChange, MonthComparison as SharedComparison } from '@shared/schemas/month-close';
 import type { Ledger, LedgerRow, LedgerSession } from '../ledger/ledger';
-import { ORG_KEY } from '../reports/report-query';
+import { CURRENCY_KEY, ORG_KEY } from '../ledger/keys';
+import { currencyPairKey } from '@shared/model/currency-pair';
 
 export type { CurrencyBridge, MonthChange } from '@shared/schemas/month-close';
 type ChangeKind = MonthChange['kind'];
@@ -163,7 +164,7 @@ async function presenceOf(session: LedgerSession, beforeId: string, afterId: str
 /** Sales per currency pair in each month, from the totals kept at ingest. */
 async function salesBridges(ledger: Ledger, beforeId: string, afterId: string): Promise<Omit<CurrencyBridge, 'effects'>[]> {
   const rows = await ledger.all(
-    `SELECT CASE WHEN currency = customer_currency THEN currency ELSE currency || '→' || customer_currency END AS currency_key,
+    `SELECT ${CURRENCY_KEY} AS currency_key,
        coalesce(sum(sales) FILTER (WHERE report_id = $1), 0)::VARCHAR AS before, coalesce(sum(sales) FILTER (WHERE report_id = $2), 0)::VARCHAR AS after
      FROM report_totals WHERE report_id IN ($1, $2) GROUP BY currency_key ORDER BY currency_key`,
     [beforeId, afterId],
@@ -225,7 +226,7 @@ function lineChange(row: LedgerRow): MonthChange {
     subscriptionId: String(row.subscription_id),
     product: String(row.product),
     productId: String(row.product_id),
-    currencyKey: currency === customerCurrency ? currency : `${currency}→${customerCurrency}`,
+    currencyKey: currencyPairKey(currency, customerCurrency),
     before,
     after,
     effects: { price: effects.price.toFixed(), quantity: effects.quantity.toFixed(), newLost: effects.newLost.toFixed(), other: effects.other.toFixed() },

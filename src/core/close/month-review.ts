@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { AppError } from '@shared/errors';
 import type { Ledger } from '../ledger/ledger';
-import { ORG_KEY } from '../reports/report-query';
+import { ORG_KEY } from '../ledger/keys';
 import type { Review, ReviewState, SignOff } from '@shared/schemas/month-close';
 import type { MonthRef } from './months';
 

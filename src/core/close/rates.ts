@@ -5,6 +5,7 @@ import type { Ledger } from '../ledger/ledger';
 import { UNIT_PRICE } from '../ledger/schema';
 import { MonthReview } from './month-review';
 import { monthOf, type MonthRef } from './months';
+import { currencyPairKey } from '@shared/model/currency-pair';
 
 export type { ExchangeRate, RatesView } from '@shared/schemas/month-close';
 
@@ -176,7 +177,7 @@ export function convertTotals(totals: readonly PairTotal[], rates: MonthRates): 
   let sales = money(0);
   let included = 0;
   const pairs: ConvertedPair[] = totals.map((total) => {
-    const currencyKey = total.currency === total.customerCurrency ? total.currency : `${total.currency}→${total.customerCurrency}`;
+    const currencyKey = currencyPairKey(total.currency, total.customerCurrency);
     const native = { currencyKey, lines: total.lines, cost: money(total.cost).toFixed(), sales: money(total.sales).toFixed() };
     const costRate = rateOf.get(total.currency);
     const salesRate = rateOf.get(total.customerCurrency);

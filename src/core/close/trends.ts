@@ -1,8 +1,9 @@
 import { marginPercent, money } from '@shared/money';
 import type { TopMover, TrendMonth, TrendPoint, Trends, TrendScope, TrendScopes, TrendSeries } from '@shared/schemas/month-close';
 import type { Ledger, LedgerRow, LedgerValue } from '../ledger/ledger';
-import { ORG_KEY, SERVICE_KEY } from '../reports/report-query';
+import { ORG_KEY, SERVICE_KEY } from '../ledger/keys';
 import { monthOf, type MonthRef, monthsOf } from './months';
+import { currencyPairKey } from '@shared/model/currency-pair';
 
 export type { TopMover, Trends, TrendScope, TrendScopes, TrendSeries } from '@shared/schemas/month-close';
 
@@ -35,8 +36,6 @@ function scopedSums(scope: TrendScope, first: number, count: number, n: number):
     params: scope.kind === 'all' ? [] : [scope.key],
   };
 }
-
-const currencyKeyOf = (cost: string, sales: string) => (cost === sales ? cost : `${cost}→${sales}`);
 
 function point(lines: number, cost: string, sales: string, oneCurrency: boolean): TrendPoint {
   if (!oneCurrency) return { lines, cost, sales, margin: null, marginPercent: null };
@@ -84,7 +83,7 @@ function seriesOf(rows: LedgerRow[], ids: string[]): TrendSeries[] {
   for (const row of rows) {
     const cost = String(row.currency);
     const sales = String(row.customer_currency);
-    const key = currencyKeyOf(cost, sales);
+    const key = currencyPairKey(cost, sales);
     const pair = byPair.get(key) ?? { cost, sales, sums: new Map() };
     pair.sums.set(String(row.report_id), row);
     byPair.set(key, pair);
@@ -140,7 +139,7 @@ export async function topMovers(ledger: Ledger, beforeId: string, afterId: strin
     key: String(row.key),
     name: String(row.name),
     detail: String(row.detail ?? ''),
-    currencyKey: currencyKeyOf(String(row.currency), String(row.customer_currency)),
+    currencyKey: currencyPairKey(String(row.currency), String(row.customer_currency)),
     salesBefore: money(String(row.before)).toFixed(),
     salesAfter: money(String(row.after)).toFixed(),
     change: money(String(row.change)).toFixed(),

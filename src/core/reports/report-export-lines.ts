@@ -1,7 +1,8 @@
 import type { ReportFilter } from '@shared/report-filter';
 import type { Ledger, LedgerValue } from '../ledger/ledger';
 import { BILLING_LINE_COLUMNS, FILE_COLUMNS } from './billing-line-columns';
-import { lineFilter, ORG_KEY } from './report-query';
+import { ORG_KEY } from '../ledger/keys';
+import { lineFilter } from './report-query';
 
 /** Values by position in LINE_FIELDS (the catalogue's order): text as sent, amounts and quantities as exact decimal text. */
 export type ExportLine = (string | null)[];

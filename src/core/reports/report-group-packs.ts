@@ -7,7 +7,8 @@ import type { ReportMeta } from '@shared/schemas/saved-report';
 import type { Ledger } from '../ledger/ledger';
 import { deliverFile, safeFileName } from '../storage/files';
 import type { Ports } from '../ports/ports';
-import { lineFilter, ORG_KEY } from './report-query';
+import { ORG_KEY } from '../ledger/keys';
+import { lineFilter } from './report-query';
 import { writeReportWorkbook, type WorkbookOptions } from './report-workbook';
 
 /** The pack of the organizations that are in no group. */

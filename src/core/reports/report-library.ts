@@ -1,6 +1,7 @@
 import { AppError } from '@shared/errors';
 import { REPORT_SCHEMA_VERSION, type ReportMeta } from '@shared/schemas/saved-report';
 import type { Ledger, LedgerRow } from '../ledger/ledger';
+import { currencyPairKey, isSingleCurrency } from '@shared/model/currency-pair';
 
 /** Tables that hold a report's rows; a delete clears them all in one transaction. */
 const REPORT_TABLES = ['report_totals', 'billing_lines', 'products', 'subscriptions', 'services', 'organization_groups', 'organizations', 'billing_entries', 'reports'];
@@ -68,13 +69,8 @@ function toMeta(row: LedgerRow, totals: LedgerRow[]): ReportMeta {
       lines: Number(row.line_count),
     },
     totals: totals.map((total) => {
-      const single = total.currency === total.customer_currency;
-      return {
-        currency: single ? String(total.currency) : `${String(total.currency)}→${String(total.customer_currency)}`,
-        cost: String(total.cost),
-        sales: String(total.sales),
-        margin: single ? String(total.margin) : '',
-      };
+      const currency = currencyPairKey(String(total.currency), String(total.customer_currency));
+      return { currency, cost: String(total.cost), sales: String(total.sales), margin: isSingleCurrency(currency) ? String(total.margin) : '' };
     }),
   };
 }

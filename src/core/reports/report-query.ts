@@ -1,4 +1,6 @@
 import type { ReportFilter } from '@shared/report-filter';
+import { currenciesOf } from '@shared/model/currency-pair';
+import { currencyPairSql, ORG_KEY } from '../ledger/keys';
 import type { LedgerValue } from '../ledger/ledger';
 
 /**
@@ -6,20 +8,10 @@ import type { LedgerValue } from '../ledger/ledger';
  * `org_key` is the organization as the tree knows it (its id, or name and number when the id is missing);
  * `currency_key` is "SEK", or "USD→SEK" when bought and sold in different currencies (never added together).
  */
-/** An organization as the tree knows it: its id, or its name and number when the id is missing (`o` = organizations). */
-export const ORG_KEY = `CASE WHEN o.org_id <> '' THEN o.org_id ELSE o.name || '|' || o.customer_number END`;
-/**
- * A service as the tree by service knows it, the same for every organization that has it (`s` = services): its id,
- * or its name when the id is missing (marked apart, so a name never passes for an id).
- */
-export const SERVICE_KEY = `CASE WHEN s.service_id <> '' THEN 'i' || s.service_id ELSE 'n' || s.service_name END`;
-/** "SEK", or "USD→SEK" (on a table with currency and customer_currency). */
-export const CURRENCY_KEY = `CASE WHEN currency = customer_currency THEN currency ELSE currency || '→' || customer_currency END`;
-
 export const REPORT_LINES = `
   SELECT l.*, o.name AS org_name, o.customer_number, o.org_id, o.entry_no,
     ${ORG_KEY} AS org_key,
-    CASE WHEN l.currency = l.customer_currency THEN l.currency ELSE l.currency || '→' || l.customer_currency END AS currency_key,
+    ${currencyPairSql('l')} AS currency_key,
     s.service_name, s.service_id, u.item_name, u.subscription_id, u.po_number, e.billing_date
   FROM billing_lines l
   JOIN organizations o ON o.report_id = l.report_id AND o.org_no = l.org_no
@@ -43,8 +35,8 @@ export function lineFilter(reportId: string, filter: ReportFilter = {}): { where
   if (filter.group) where.push(`l.org_no IN (SELECT org_no FROM organization_groups WHERE report_id = $1 AND group_name = ${bind(filter.group)})`);
   if (filter.service) where.push(`l.service_no IN (SELECT service_no FROM services WHERE report_id = $1 AND service_name = ${bind(filter.service)})`);
   if (filter.currency) {
-    const [currency = '', customerCurrency = currency] = filter.currency.split('→');
-    where.push(`l.currency = ${bind(currency)} AND l.customer_currency = ${bind(customerCurrency)}`);
+    const { cost, sales } = currenciesOf(filter.currency);
+    where.push(`l.currency = ${bind(cost)} AND l.customer_currency = ${bind(sales)}`);
   }
   const organization = filter.organization?.trim().toLowerCase();
   if (organization) {

@@ -2,9 +2,11 @@ import type { CurrencyTotalRow, ReportExpansion, ReportHierarchy, ReportSortInpu
 import { marginPercent, type Money, money } from '@shared/money';
 import type { ReportFilter } from '@shared/report-filter';
 import type { Ledger, LedgerRow, LedgerValue } from '../ledger/ledger';
-import { CURRENCY_KEY, lineFilter, ORG_KEY, SERVICE_KEY } from './report-query';
+import { CURRENCY_KEY, ORG_KEY, SERVICE_KEY } from '../ledger/keys';
+import { lineFilter } from './report-query';
 import type { ReportLibrary } from './report-library';
 import { KeptTopRows, type TopRows } from './viewer-top-rows';
+import { isSingleCurrency, PAIR_ARROW } from '@shared/model/currency-pair';
 
 export interface WindowRequest {
   reportId: string;
@@ -38,8 +40,8 @@ const SORT_VALUE: Record<Exclude<ReportSortInput['key'], 'label'>, string> = {
   quantity: 'quantity',
   cost: 'cost',
   sales: 'sales',
-  margin: `CASE WHEN contains(currency_key, '→') THEN NULL ELSE sales - cost END`,
-  marginPercent: `CASE WHEN contains(currency_key, '→') OR sales = 0 THEN NULL ELSE (sales - cost) / sales END`,
+  margin: `CASE WHEN contains(currency_key, '${PAIR_ARROW}') THEN NULL ELSE sales - cost END`,
+  marginPercent: `CASE WHEN contains(currency_key, '${PAIR_ARROW}') OR sales = 0 THEN NULL ELSE (sales - cost) / sales END`,
 };
 
 /**
@@ -411,7 +413,7 @@ function totalsOf(tops: LedgerRow[]): { lineCount: number; totals: CurrencyTotal
 
 /** Margin and margin % where cost and sales are in one currency; null where they are not (never mixed). */
 function margins(currencyKey: string, cost: string, sales: string): { margin: string | null; marginPercent: string | null } {
-  if (currencyKey.includes('→')) return { margin: null, marginPercent: null };
+  if (!isSingleCurrency(currencyKey)) return { margin: null, marginPercent: null };
   const percent = marginPercent(money(cost), money(sales));
   return { margin: money(sales).minus(cost).toFixed(), marginPercent: percent === null ? null : percent.toFixed(2) };
 }

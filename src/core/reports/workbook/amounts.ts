@@ -2,7 +2,7 @@ import type ExcelJS from 'exceljs';
 import { marginPercent, money } from '@shared/money';
 import type { LedgerRow } from '@core/ledger/ledger';
 import { ORGANIZATION_ORDER } from '../report-export-lines';
-import { CURRENCY_KEY } from '../report-query';
+import { CURRENCY_KEY } from '@core/ledger/keys';
 import { cellNumber, moneyFormat, PERCENT_FORMAT, styleOf, TEXT_FORMAT } from '@core/xlsx/number-formats';
 import { type Column, letter, type SheetSeries } from '@core/xlsx/sheet-series';
 

@@ -1,6 +1,6 @@
 import type ExcelJS from 'exceljs';
 import type { Ledger, LedgerRow } from '@core/ledger/ledger';
-import { CURRENCY_KEY } from '../report-query';
+import { CURRENCY_KEY } from '@core/ledger/keys';
 import { styleOf, TEXT_FORMAT } from '@core/xlsx/number-formats';
 import { type Column, SheetSeries, type Sheets } from '@core/xlsx/sheet-series';
 import { AMOUNT_COLUMNS, type Amounts, amountsOf, ORGANIZATIONS, writeAmountCells, writeSubtotalRow, writeTotalRows } from './amounts';

@@ -1,0 +1,23 @@
+import { PAIR_ARROW } from '@shared/model/currency-pair';
+
+/**
+ * The keys the tree, the comparison and the checks all group by, as SQL over the ledger's tables — each written once.
+ */
+
+/** An organization as the tree knows it: its id, or its name and number when the id is missing (`o` = organizations). */
+export const ORG_KEY = `CASE WHEN o.org_id <> '' THEN o.org_id ELSE o.name || '|' || o.customer_number END`;
+
+/**
+ * A service as the tree by service knows it, the same for every organization that has it (`s` = services): its id,
+ * or its name when the id is missing (marked apart, so a name never passes for an id).
+ */
+export const SERVICE_KEY = `CASE WHEN s.service_id <> '' THEN 'i' || s.service_id ELSE 'n' || s.service_name END`;
+
+/** The currency-pair key (see shared/model/currency-pair.ts) of a row with currency and customer_currency (of `alias`). */
+export function currencyPairSql(alias?: string): string {
+  const [cost, sales] = alias ? [`${alias}.currency`, `${alias}.customer_currency`] : ['currency', 'customer_currency'];
+  return `CASE WHEN ${cost} = ${sales} THEN ${cost} ELSE ${cost} || '${PAIR_ARROW}' || ${sales} END`;
+}
+
+/** "SEK", or "USD→SEK" (on a table with currency and customer_currency). */
+export const CURRENCY_KEY = currencyPairSql();

@@ -19,6 +19,8 @@ const hostFrontDoorOnly = {
 /** Imports climb out of a folder at most once: further away, a module is named by its top folder (@core/…, @shared/…). */
 const noClimbing = { group: ['../../*'], message: 'Import by top folder (@core/…, @shared/…, @renderer/… as tsconfig.json names them) instead of climbing out with ../../.' };
 /** The sides' own code, which src/shared and the renderer never import. */
+/** The core's features, each behind its own index.ts (the folders beside them — ledger, storage, xlsx … — are what they share). */
+const CORE_FEATURES = ['close', 'consumption', 'copy-print', 'organizations', 'profiles', 'reports', 'settings'];
 const sides = ['@core', '@core/*', '@main/*', '@cli/*', '@harness/*', '@twin/*', '@testing/*', '**/main/**', '**/core/**'];
 
 export default tseslint.config(
@@ -40,6 +42,14 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { paths: [electron, keytar], patterns: [noClimbing, coreNoGlue, coreNoTwin, coreNoTesting] }],
     },
   },
+  ...CORE_FEATURES.map((feature) => ({
+    // A feature reaches another only through that one's index.ts: what it offers the others is said there.
+    files: [`src/core/${feature}/**/*.ts`],
+    ignores: ['src/core/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [electron, keytar], patterns: [noClimbing, coreNoGlue, coreNoTwin, coreNoTesting, { group: CORE_FEATURES.filter((other) => other !== feature).flatMap((other) => [`../${other}/*`, `@core/${other}/*`]), message: 'Features import each other only through their index.ts (e.g. ../reports); export what is needed there.' }] }],
+    },
+  })),
   {
     // The core's own unit tests may use the test helpers (src/testing), which wrap the twin; never the twin itself.
     files: ['src/core/**/*.test.ts'],

@@ -4,13 +4,12 @@
  * free to change shape.
  */
 export { createService, type ProfilesApi, type Service } from './service';
-export type { CloseApi } from './close/handlers';
-export type { ConsumptionApi } from './consumption/handlers';
-export type { ReportsApi } from './reports/handlers';
-export { DEFAULT_ENV_PREFIX, type EphemeralProfileInput, type SecretSource } from './profiles/profiles';
+export type { CloseApi } from './close';
+export type { ConsumptionApi } from './consumption';
+export { type ReportsApi, SERVICE_POLL_FLOOR_MS } from './reports';
+export { DEFAULT_ENV_PREFIX, type EphemeralProfileInput, type SecretSource } from './profiles';
 export { dispatch } from './runtime/dispatch';
 export { type Clock, type DemoService, type DemoServiceStarter, type FetchLike, type Logger, type Ports, type DeliverFile, type SecretStore, silentLogger, systemClock } from './ports/ports';
 export { createFileLogger, createStderrLogger } from './ports/log';
 export { defaultDataDir } from './ports/data-dir';
 export { FILE_MIME_TYPES } from './storage/files';
-export { SERVICE_POLL_FLOOR_MS } from './reports/report-job';

@@ -1,19 +1,17 @@
 import type { ServiceHandlers } from '@shared/contract';
 import type { ProfileFields } from '@shared/schemas/profile';
-import { monthCloseSheets } from './close/close-workbook';
-import { type CloseApi, createClose } from './close/handlers';
-import { type ConsumptionApi, createConsumption } from './consumption/handlers';
-import { createCopyPrint } from './copy-print/handlers';
-import { createOrganizations } from './organizations/handlers';
+import { type CloseApi, createClose, monthCloseSheets } from './close';
+import { type ConsumptionApi, createConsumption } from './consumption';
+import { createCopyPrint } from './copy-print';
+import { createOrganizations } from './organizations';
 import { LedgerHandle } from './ledger/ledger';
 import { tidyDataFolder } from './storage/data-folder';
 import { EventHub } from './runtime/event-hub';
 import { outputsFor } from './storage/output-file';
 import type { Ports } from './ports/ports';
-import { createProfiles } from './profiles/handlers';
-import type { EphemeralProfileInput, SecretSource } from './profiles/profiles';
-import { createReports, type ReportsApi } from './reports/handlers';
-import { createSettings } from './settings/handlers';
+import { createProfiles, type EphemeralProfileInput, type SecretSource } from './profiles';
+import { createReports, type ReportsApi } from './reports';
+import { createSettings } from './settings';
 
 /** What hosts may do with profiles beyond the contract: find one by name, or use a connection given in full. */
 export interface ProfilesApi {

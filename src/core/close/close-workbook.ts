@@ -9,7 +9,7 @@ import {
   type AboutRow, type CellKind, cellNumber, DATETIME_FORMAT, EXCEL_MAX_ROWS, letter, localTime, moneyFormat, printSetup, QUANTITY_FORMAT, rowXml, SheetSeries, type Sheets, styleIndex, styleOf,
   unitPriceFormat, writeAboutRows, writeWorkbookFile,
 } from '../xlsx';
-import type { WorkbookAddition } from '../reports/report-workbook';
+import type { WorkbookAddition } from '../reports';
 import { type ComparisonOf, compareMonths, type MonthChange, type MonthComparison } from './month-compare';
 import { currenciesOf } from '@shared/model/currency-pair';
 

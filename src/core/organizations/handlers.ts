@@ -1,5 +1,5 @@
 import type { ServiceHandlers } from '@shared/contract';
-import type { Connections } from '../profiles/connections';
+import type { Connections } from '../profiles';
 import { createOrganization, listOrganizations } from './organizations-api';
 
 type OrganizationHandlers = Pick<ServiceHandlers, 'organizations:list' | 'organizations:create'>;

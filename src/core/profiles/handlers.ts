@@ -3,7 +3,7 @@ import type { ServiceHandlers } from '@shared/contract';
 import type { EventHub } from '../runtime/event-hub';
 import type { Ports } from '../ports/ports';
 import type { RetryNotice } from '../service-api/service-client';
-import { listOrganizations } from '../organizations/organizations-api';
+import { listOrganizations } from '../organizations';
 import { Connections } from './connections';
 import { Profiles } from './profiles';
 

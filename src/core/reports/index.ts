@@ -1,0 +1,4 @@
+/** Billing reports: requested and watched, saved in the ledger, read in the viewer, shared and exported. */
+export { createReports, type ReportsApi, type ReportsModule } from './handlers';
+export type { WorkbookAddition, WorkbookAdditionResult } from './report-workbook';
+export { SERVICE_POLL_FLOOR_MS } from './report-job';

@@ -53,6 +53,30 @@ describe('billing checks', () => {
     expect(await runBillingChecks(ledger, NOVEMBER, OCTOBER)).toEqual([]);
   });
 
+  it('write amounts in a message to the minor unit of their currency: 3 places for KWD, none for JPY', async () => {
+    let planted: WireItem[] = [];
+    const { ledger } = await month((entries) => {
+      const [kwd, jpy] = plainItems(entries);
+      planted = [kwd!.item, jpy!.item];
+      for (const [{ organization, item }, currency] of [[kwd!, 'KWD'], [jpy!, 'JPY']] as const) {
+        const service = organization.services.find((candidate) => candidate.items.includes(item))!;
+        service.currencyCode = currency;
+        service.customerCurrencyCode = currency;
+        const product = item.products[0]!;
+        product.resellerPricePerUnit = '10.1234';
+        product.customerPricePerUnit = '9.5';
+        product.quantity = 1;
+        product.totalResellerPrice = '10.1234';
+        product.totalCustomerPrice = '9.5';
+      }
+      restateTotals(entries);
+    });
+    const exceptions = await runBillingChecks(ledger, NOVEMBER, OCTOBER);
+    const message = (item: WireItem) => exceptions.find((exception) => exception.rule === 'negative-margin' && exception.subscriptionId === item.subscriptionId)?.message;
+    expect(message(planted[0]!)).toBe('Sold below cost: sales 9.500 KWD, cost 10.123 KWD (margin -0.623 KWD).');
+    expect(message(planted[1]!)).toBe('Sold below cost: sales 10 JPY, cost 10 JPY (margin -1 JPY).');
+  });
+
   it('report each planted anomaly: below cost, cost with no sales, no customer number, a line total that is not quantity × unit price', async () => {
     let planted: Record<string, { organization: WireOrganization; item: WireItem }> = {};
     const { ledger } = await month((november) => {

@@ -5,6 +5,7 @@ import type { Ledger, LedgerRow } from '../ledger/ledger';
 import { CURRENCY_KEY, currencyPairSql, ORG_KEY } from '../ledger/keys';
 import { type ComparisonOf, compareMonths, type MonthChange } from './month-compare';
 import { currenciesOf } from '@shared/model/currency-pair';
+import { roundToMinorUnit } from '@shared/currency';
 
 export type { CheckThresholds, Severity } from '@shared/schemas/month-close';
 
@@ -55,7 +56,8 @@ const PER_SUBSCRIPTION = `
   FROM billing_lines l WHERE l.report_id = $1 GROUP BY ALL`;
 
 
-const amount = (value: unknown, currency: unknown) => `${money(String(value)).toFixed(2)} ${String(currency)}`;
+/** An amount in an exception's words, to its currency's minor unit (JPY 0 places, KWD 3). */
+const amount = (value: unknown, currency: unknown) => `${roundToMinorUnit(String(value), String(currency))} ${String(currency)}`;
 
 function exceptionOf(rule: RuleId, row: LedgerRow, keys: string[], message: string, extra: Partial<BillingException> = {}): BillingException {
   const text = (value: unknown) => (value === null || value === undefined ? null : String(value));

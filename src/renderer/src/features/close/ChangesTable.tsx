@@ -1,11 +1,9 @@
-import { useVirtualizer } from '@tanstack/react-virtual';
-import { memo, useEffect, useMemo, useRef, useState } from 'react';
+import { memo, useMemo, useState } from 'react';
 import type { MonthChange } from '@shared/schemas/month-close';
 import { amountText, currenciesOf, formatAmount, formatCount, quantityText, unitPriceText } from '@renderer/components/format-number';
 import { NumberValue } from '@renderer/components/NumberValue';
 import { CHANGE_KINDS, type ChangeFilter, type ChangeSort, type ChangeSortKey, effectOf, filterChanges, KIND_LABELS, kindCounts, LEVEL_LABELS, nextChangeSort, sortChanges } from './change-list';
-import { OVERSCAN_ROWS, TABLE_HEADER_HEIGHT, TWO_LINE_ROW_HEIGHT } from '../reports/two-line-rows';
-
+import { GridRow, HeaderCell, TWO_LINE_ROWS, useVirtualRows, VirtualGrid } from '@renderer/components/VirtualGrid';
 
 const COLUMNS: { key: ChangeSortKey; label: string; numeric?: boolean }[] = [
   { key: 'kind', label: 'Change' },
@@ -47,7 +45,7 @@ const ChangeRow = memo(function ChangeRow({ change, index, top }: { change: Mont
   const place = [change.service, change.subscription, change.product].filter(Boolean).join(' › ');
   const effect = effectOf(change).toFixed();
   return (
-    <div role="row" aria-rowindex={index + 2} className={`chg__row chg__row--${change.kind}`} style={{ transform: `translateY(${top}px)` }} data-testid="change-row" data-kind={change.kind}>
+    <GridRow index={index} top={top} className={`chg__row chg__row--${change.kind}`} data-testid="change-row" data-kind={change.kind}>
       <div role="gridcell">
         <span className={`kind kind--${change.kind}`}>{KIND_LABELS[change.kind]}</span>
       </div>
@@ -71,7 +69,7 @@ const ChangeRow = memo(function ChangeRow({ change, index, top }: { change: Mont
         <NumberValue value={amountText(effect, currency)} />
         <span className="ccy">{currency}</span>
       </div>
-    </div>
+    </GridRow>
   );
 });
 
@@ -91,12 +89,8 @@ export function ChangesTable({ changes, changeCount, label }: Props): React.JSX.
   const [sort, setSort] = useState<ChangeSort>({ key: 'organization', direction: 'asc' });
   const counts = useMemo(() => kindCounts(changes), [changes]);
   const rows = useMemo(() => sortChanges(filterChanges(changes, filter), sort), [changes, filter, sort]);
-  const scroller = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => TWO_LINE_ROW_HEIGHT, overscan: OVERSCAN_ROWS, scrollMargin: TABLE_HEADER_HEIGHT, scrollPaddingStart: TABLE_HEADER_HEIGHT });
-  useEffect(() => {
-    scroller.current?.scrollTo({ top: 0 });
-  }, [rows]);
-  const items = virtualizer.getVirtualItems();
+  // A new filter or order is a new list: it starts at its top.
+  const virtualRows = useVirtualRows(rows.length, TWO_LINE_ROWS, rows);
 
   return (
     <div className="changes">
@@ -121,30 +115,23 @@ export function ChangesTable({ changes, changeCount, label }: Props): React.JSX.
           The first {formatCount(changes.length)} of {formatCount(changeCount)} changes are shown here; the workbook's Changes sheet and the CLI (reports compare) have them all.
         </p>
       ) : null}
-      <div ref={scroller} className="chg" role="grid" aria-label={label} aria-rowcount={rows.length + 1}>
-        <div className="chg__row chg__row--head" role="row" aria-rowindex={1}>
-          {COLUMNS.map((column) => {
-            const sorted = sort.key === column.key;
-            return (
-              <div key={column.key} role="columnheader" className={column.numeric ? 'num' : undefined} aria-sort={sorted ? (sort.direction === 'asc' ? 'ascending' : 'descending') : 'none'}>
-                <button type="button" className="sort" onClick={() => setSort((current) => nextChangeSort(current, column.key))} title={column.numeric ? `Sort by ${column.label} (within each currency)` : `Sort by ${column.label}`}>
-                  <span className="head__label">{column.label}</span>
-                  <span className="sort__arrow" aria-hidden="true">
-                    {sorted ? (sort.direction === 'asc' ? '▲' : '▼') : ''}
-                  </span>
-                </button>
-              </div>
-            );
-          })}
-        </div>
-        <div className="chg__rows" role="rowgroup" style={{ height: virtualizer.getTotalSize() }}>
-          {items.map((item) => {
-            const change = rows[item.index]!;
-            return <ChangeRow key={item.key} change={change} index={item.index} top={item.start - TABLE_HEADER_HEIGHT} />;
-          })}
-        </div>
-        {rows.length === 0 ? <p className="empty chg__empty">{changes.length === 0 ? 'Nothing changed.' : 'No changes match these filters.'}</p> : null}
-      </div>
+      <VirtualGrid
+        rows={virtualRows}
+        block="chg"
+        label={label}
+        header={COLUMNS.map((column) => (
+          <HeaderCell
+            key={column.key}
+            label={column.label}
+            numeric={column.numeric}
+            direction={sort.key === column.key ? sort.direction : null}
+            onSort={() => setSort((current) => nextChangeSort(current, column.key))}
+            title={column.numeric ? `Sort by ${column.label} (within each currency)` : `Sort by ${column.label}`}
+          />
+        ))}
+        renderRow={(item, top) => <ChangeRow key={item.key} change={rows[item.index]!} index={item.index} top={top} />}
+        after={rows.length === 0 ? <p className="empty chg__empty">{changes.length === 0 ? 'Nothing changed.' : 'No changes match these filters.'}</p> : null}
+      />
     </div>
   );
 }

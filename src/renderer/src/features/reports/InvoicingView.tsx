@@ -1,5 +1,4 @@
-import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useMemo, useState } from 'react';
 import type { InvoiceRow, InvoiceTotal } from '@shared/contract';
 import type { ReportFilter } from '@shared/report-filter';
 import { call } from '@renderer/bridge';
@@ -9,8 +8,8 @@ import { amountText, formatCount } from '@renderer/components/format-number';
 import { NumberValue } from '@renderer/components/NumberValue';
 import { exactAmountText, FLAG_LABELS, invoiceTable, type InvoiceSortKey, sortInvoiceRows } from './invoicing-table';
 import { useInvoiceSort, useInvoicing } from './use-invoicing';
+import { GridRow, HeaderCell, TWO_LINE_ROWS, useVirtualRows, VirtualGrid } from '@renderer/components/VirtualGrid';
 import './invoicing.css';
-import { OVERSCAN_ROWS, TABLE_HEADER_HEIGHT, TWO_LINE_ROW_HEIGHT } from './two-line-rows';
 
 /** What `clipboard:copy-table` takes in one go (header row included). */
 const MAX_COPY_ROWS = 49_999;
@@ -94,14 +93,7 @@ function InvoiceRowView({ row, index, top, selected, onSelect }: RowProps): Reac
   const flagged = row.flags.length > 0;
   const groups = row.groups.join(', ');
   return (
-    <div
-      role="row"
-      aria-rowindex={index + 2}
-      aria-selected={selected}
-      data-testid="invoice-row"
-      className={`inv__row${flagged ? ' inv__row--flagged' : ''}${selected ? ' inv__row--selected' : ''}`}
-      style={{ transform: `translateY(${top}px)` }}
-    >
+    <GridRow index={index} top={top} aria-selected={selected} data-testid="invoice-row" className={`inv__row${flagged ? ' inv__row--flagged' : ''}${selected ? ' inv__row--selected' : ''}`}>
       <div role="gridcell" className="inv__select">
         {/* A checkbox's change comes from a click (or Space): the click says whether shift was held. */}
         <input type="checkbox" checked={selected} onChange={(event) => onSelect(index, row, (event.nativeEvent as MouseEvent).shiftKey === true)} aria-label={`Select ${row.organization} ${row.currency}`} />
@@ -141,7 +133,7 @@ function InvoiceRowView({ row, index, top, selected, onSelect }: RowProps): Reac
           </span>
         ))}
       </div>
-    </div>
+    </GridRow>
   );
 }
 
@@ -155,20 +147,8 @@ export function InvoicingView({ reportId, filter }: { reportId: string; filter: 
   const invoicing = useInvoicing(reportId, filter);
   const { sort, sortBy } = useInvoiceSort();
   const rows = useMemo(() => (invoicing.data ? sortInvoiceRows(invoicing.data.rows, sort) : []), [invoicing.data, sort]);
-  const scroller = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualizer({
-    count: rows.length,
-    getScrollElement: () => scroller.current,
-    estimateSize: () => TWO_LINE_ROW_HEIGHT,
-    overscan: OVERSCAN_ROWS,
-    scrollMargin: TABLE_HEADER_HEIGHT,
-    scrollPaddingStart: TABLE_HEADER_HEIGHT,
-  });
-
   // A new order or a new answer (another filter) is a new list: start at its top.
-  useEffect(() => {
-    scroller.current?.scrollTo({ top: 0 });
-  }, [rows]);
+  const virtualRows = useVirtualRows(rows.length, TWO_LINE_ROWS, rows);
 
   // Selection by key, so it survives a new sort; a new answer (another filter) starts empty.
   const [selection, setSelection] = useState<{ data: unknown; keys: Set<string>; anchor: string | null }>({ data: null, keys: new Set(), anchor: null });
@@ -198,7 +178,6 @@ export function InvoicingView({ reportId, filter }: { reportId: string; filter: 
     }, which);
   };
 
-  const items = virtualizer.getVirtualItems();
   return (
     <section className="invoicing" aria-label="Invoicing">
       <div className="invoicing__bar">
@@ -229,49 +208,48 @@ export function InvoicingView({ reportId, filter }: { reportId: string; filter: 
           </button>
         </div>
       ) : null}
-      <div ref={scroller} className="inv" role="grid" aria-label="Amounts to invoice" aria-rowcount={rows.length + 1} aria-multiselectable="true" aria-busy={invoicing.data === null && !invoicing.error}>
-        <div className="inv__row inv__row--head" role="row" aria-rowindex={1}>
-          <div role="columnheader" className="inv__select">
-            <input
-              type="checkbox"
-              aria-label="Select all rows"
-              checked={allSelected}
-              disabled={rows.length === 0}
-              onChange={() => setSelection({ data: invoicing.data, keys: allSelected ? new Set() : new Set(rows.map((row) => row.key)), anchor: null })}
-            />
-          </div>
-          {COLUMNS.map((column) => {
-            const sorted = sort.key === column.key;
-            return (
-              <div key={column.key} role="columnheader" className={column.numeric ? 'num' : undefined} aria-sort={sorted ? (sort.direction === 'asc' ? 'ascending' : 'descending') : 'none'}>
-                <button
-                  type="button"
-                  className="sort"
-                  onClick={() => sortBy(column.key)}
-                  title={column.numeric ? `Sort by ${column.label} (within each currency; n/a last)` : `Sort by ${column.label}`}
-                >
-                  {column.label}
-                  {/* The arrow takes its room always, so it never pushes the label out of its cell. */}
-                  <span className="sort__arrow" aria-hidden="true">
-                    {sorted ? (sort.direction === 'asc' ? '▲' : '▼') : ''}
-                  </span>
-                </button>
-              </div>
-            );
-          })}
-        </div>
-        <div className="inv__rows" role="rowgroup" style={{ height: virtualizer.getTotalSize() }}>
-          {items.map((item) => {
-            const row = rows[item.index]!;
-            return <InvoiceRowView key={row.key} row={row} index={item.index} top={item.start - TABLE_HEADER_HEIGHT} selected={selected.has(row.key)} onSelect={onSelect} />;
-          })}
-        </div>
-        {invoicing.data === null ? (
-          invoicing.error ? null : <p className="empty inv__empty">Loading the amounts to invoice…</p>
-        ) : rows.length === 0 ? (
-          <p className="empty inv__empty">No organizations match these filters.</p>
-        ) : null}
-      </div>
+      <VirtualGrid
+        rows={virtualRows}
+        block="inv"
+        label="Amounts to invoice"
+        aria-multiselectable="true"
+        aria-busy={invoicing.data === null && !invoicing.error}
+        header={
+          <>
+            <div role="columnheader" className="inv__select">
+              <input
+                type="checkbox"
+                aria-label="Select all rows"
+                checked={allSelected}
+                disabled={rows.length === 0}
+                onChange={() => setSelection({ data: invoicing.data, keys: allSelected ? new Set() : new Set(rows.map((row) => row.key)), anchor: null })}
+              />
+            </div>
+            {COLUMNS.map((column) => (
+              <HeaderCell
+                key={column.key}
+                label={column.label}
+                numeric={column.numeric}
+                direction={sort.key === column.key ? sort.direction : null}
+                onSort={() => sortBy(column.key)}
+                title={column.numeric ? `Sort by ${column.label} (within each currency; n/a last)` : `Sort by ${column.label}`}
+                plainLabel
+              />
+            ))}
+          </>
+        }
+        renderRow={(item, top) => {
+          const row = rows[item.index]!;
+          return <InvoiceRowView key={row.key} row={row} index={item.index} top={top} selected={selected.has(row.key)} onSelect={onSelect} />;
+        }}
+        after={
+          invoicing.data === null ? (
+            invoicing.error ? null : <p className="empty inv__empty">Loading the amounts to invoice…</p>
+          ) : rows.length === 0 ? (
+            <p className="empty inv__empty">No organizations match these filters.</p>
+          ) : null
+        }
+      />
     </section>
   );
 }

@@ -1,19 +1,19 @@
-import { useVirtualizer } from '@tanstack/react-virtual';
-import { memo, useCallback, useEffect, useId, useRef, useState } from 'react';
+import { memo, useCallback, useEffect, useId, useState } from 'react';
 import type { ReportColumn, ReportHierarchy, ReportSortInput, TreeRow } from '@shared/contract';
 import { amountText, currenciesOf, formatAmount, type NumberText, percentText, quantityText, unitPriceText } from '@renderer/components/format-number';
 import { type ColumnSpec, nameHeader } from './format';
 import { Pending } from '@renderer/components/Pending';
+import { GridRow, HeaderCell, type RowMetrics, useVirtualRows, VirtualGrid } from '@renderer/components/VirtualGrid';
 import { NumberValue } from '@renderer/components/NumberValue';
 import type { TreeSnapshot } from './tree-window-cache';
 
 type SortKey = ReportSortInput['key'];
 
-/** Every row is this tall (CSS agrees): with a fixed height the scroll height is known from the row count alone. */
-const ROW_HEIGHT = 26;
-const HEADER_HEIGHT = 28;
-/** Rows drawn beyond the edges of the view, so a short scroll never shows a gap. */
-const OVERSCAN_ROWS = 6;
+/**
+ * Every row is 26 px tall under a 28 px header (CSS agrees): with a fixed height the scroll height is known from the
+ * row count alone. Six rows are drawn beyond the edges of the view, so a short scroll never shows a gap.
+ */
+const TREE_ROWS: RowMetrics = { rowHeight: 26, headerHeight: 28, overscan: 6 };
 /** Rows asked for beyond the edges of the view, so windows arrive before they are scrolled into. */
 const PREFETCH_ROWS = 60;
 
@@ -61,38 +61,21 @@ interface Props {
   focusRow?: { index: number } | null;
 }
 
-function HeaderRow({ sort, onSort, columns, hierarchy }: Pick<Props, 'sort' | 'onSort' | 'columns' | 'hierarchy'>): React.JSX.Element {
+function HeaderCells({ sort, onSort, columns, hierarchy }: Pick<Props, 'sort' | 'onSort' | 'columns' | 'hierarchy'>): React.JSX.Element {
   const heads: { key: string; label: string; sortKey: SortKey | null; numeric: boolean }[] = [
     { key: 'label', label: nameHeader(hierarchy), sortKey: 'label', numeric: false },
     ...columns.map((column) => ({ key: column.key, label: column.label, sortKey: column.sortKey, numeric: column.kind !== 'text' })),
   ];
   return (
-    <div className="tree__row tree__row--head" role="row" aria-rowindex={1}>
-      {heads.map((head) => {
-        const sorted = head.sortKey !== null && sort.key === head.sortKey;
-        const className = head.numeric ? 'num' : undefined;
-        if (head.sortKey === null) {
-          return (
-            <div key={head.key} role="columnheader" className={className}>
-              <span className="head__label">{head.label}</span>
-            </div>
-          );
-        }
-        const sortKey = head.sortKey;
-        return (
-          <div key={head.key} role="columnheader" className={className} aria-sort={sorted ? (sort.direction === 'asc' ? 'ascending' : 'descending') : 'none'}>
-            {/* A button: click, Enter and Space all sort, and the tree's own keys stay off it. */}
-            <button type="button" className="sort" onClick={() => onSort(sortKey)} title={`Sort by ${head.label}`}>
-              <span className="head__label">{head.label}</span>
-              {/* A slot of its own, always there: the arrow never pushes the label or gets cut off. */}
-              <span className={`sort__arrow${sorted ? '' : ' sort__arrow--off'}`} aria-hidden="true">
-                {sorted ? (sort.direction === 'asc' ? '▲' : '▼') : '↕'}
-              </span>
-            </button>
-          </div>
-        );
-      })}
-    </div>
+    <>
+      {heads.map(({ key, label, sortKey, numeric }) =>
+        sortKey === null ? (
+          <HeaderCell key={key} label={label} numeric={numeric} />
+        ) : (
+          <HeaderCell key={key} label={label} numeric={numeric} direction={sort.key === sortKey ? sort.direction : null} onSort={() => onSort(sortKey)} title={`Sort by ${label}`} idleArrow="↕" />
+        ),
+      )}
+    </>
   );
 }
 
@@ -166,15 +149,14 @@ interface RowProps {
 const TreeRowView = memo(function TreeRowView({ id, row, index, top, active, selected, columns, onClickRow }: RowProps): React.JSX.Element {
   const classes = ['tree__row', `tree__row--${row.level}`, active ? 'tree__row--active' : '', selected ? 'tree__row--selected' : ''].filter(Boolean).join(' ');
   return (
-    <div
+    <GridRow
       id={id}
-      role="row"
-      aria-rowindex={index + 2}
+      index={index}
+      top={top}
       aria-level={row.depth + 1}
       aria-expanded={row.hasChildren ? row.expanded : undefined}
       aria-selected={selected}
       className={classes}
-      style={{ transform: `translateY(${top}px)` }}
       // Shift+click would otherwise select the page's text between the two rows.
       onMouseDown={(event) => event.shiftKey && event.preventDefault()}
       onClick={(event) => onClickRow(index, row, event.shiftKey ? 'range' : event.ctrlKey || event.metaKey ? 'toggle' : 'only')}
@@ -190,18 +172,18 @@ const TreeRowView = memo(function TreeRowView({ id, row, index, top, active, sel
       {columns.map((column) => (
         <Cell key={column.key} row={row} column={column} />
       ))}
-    </div>
+    </GridRow>
   );
 });
 
 /** A row whose window is still on its way: the same height, a light bar instead of text. */
 function PlaceholderRow({ index, top }: { index: number; top: number }): React.JSX.Element {
   return (
-    <div role="row" aria-rowindex={index + 2} aria-busy="true" className="tree__row tree__row--placeholder" style={{ transform: `translateY(${top}px)` }}>
+    <GridRow index={index} top={top} aria-busy="true" className="tree__row tree__row--placeholder">
       <div role="gridcell">
         <span className="placeholder-bar" />
       </div>
-    </div>
+    </GridRow>
   );
 }
 
@@ -232,20 +214,12 @@ function columnLayout(columns: readonly ColumnSpec[]): React.CSSProperties {
  * Click selects a row (and opens or closes it), Ctrl/⌘+click adds, Shift+click selects a range.
  */
 export function TreeTable({ snapshot, pendingWhat, columns, hierarchy, onWanted, onToggle, sort, onSort, selected, onSelect, onCopy, onClearSelection, resetKey, focusRow }: Props): React.JSX.Element {
-  const scroller = useRef<HTMLDivElement>(null);
   const idPrefix = useId();
   const [active, setActive] = useState(0);
   const rowCount = snapshot?.rowCount ?? 0;
-  const virtualizer = useVirtualizer({
-    count: rowCount,
-    getScrollElement: () => scroller.current,
-    estimateSize: () => ROW_HEIGHT,
-    overscan: OVERSCAN_ROWS,
-    // The header row sits above the rows inside the same scroller (sticky), so rows start below it.
-    scrollMargin: HEADER_HEIGHT,
-    scrollPaddingStart: HEADER_HEIGHT,
-  });
-  const items = virtualizer.getVirtualItems();
+  // A new filter or sort is a new list: start at its top (the window cache asks for the top one first).
+  const rows = useVirtualRows(rowCount, TREE_ROWS, resetKey);
+  const { scroller, virtualizer, items } = rows;
   const firstInView = items[0]?.index ?? 0;
   const lastInView = items.at(-1)?.index ?? 0;
 
@@ -253,16 +227,12 @@ export function TreeTable({ snapshot, pendingWhat, columns, hierarchy, onWanted,
     onWanted(firstInView - PREFETCH_ROWS, lastInView + PREFETCH_ROWS);
   }, [firstInView, lastInView, onWanted]);
 
-  // A new filter or sort is a new list: start at its top (the window cache asks for the top one first).
+  // The active row goes back to the top with the list.
   const [seenResetKey, setSeenResetKey] = useState(resetKey);
   if (seenResetKey !== resetKey) {
     setSeenResetKey(resetKey);
     setActive(0);
   }
-  useEffect(() => {
-    // In braces: newer Chromium returns a promise from scrollTo, and an effect may return only its cleanup.
-    scroller.current?.scrollTo({ top: 0 });
-  }, [resetKey]);
 
   useEffect(() => {
     if (!focusRow) return;
@@ -284,7 +254,7 @@ export function TreeTable({ snapshot, pendingWhat, columns, hierarchy, onWanted,
   const onKeyDown = (event: React.KeyboardEvent<HTMLDivElement>) => {
     // Keys on the header's sort buttons are theirs.
     if (event.target !== event.currentTarget || !snapshot || rowCount === 0) return;
-    const page = Math.max(1, Math.floor((scroller.current?.clientHeight ?? 0) / ROW_HEIGHT) - 2);
+    const page = Math.max(1, Math.floor((scroller.current?.clientHeight ?? 0) / TREE_ROWS.rowHeight) - 2);
     if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === 'c') {
       onCopy(activeRow);
       event.preventDefault();
@@ -351,42 +321,37 @@ export function TreeTable({ snapshot, pendingWhat, columns, hierarchy, onWanted,
   );
 
   return (
-    <div
-      ref={scroller}
-      className="tree"
+    <VirtualGrid
+      rows={rows}
+      block="tree"
       role="treegrid"
-      aria-label="Billing report"
+      label="Billing report"
       aria-multiselectable="true"
-      aria-rowcount={rowCount + 1}
       aria-activedescendant={activeRow ? `${idPrefix}-${activeIndex}` : undefined}
       aria-busy={snapshot === null}
       tabIndex={0}
       onKeyDown={onKeyDown}
       style={columnLayout(columns)}
-    >
-      <HeaderRow sort={sort} onSort={onSort} columns={columns} hierarchy={hierarchy} />
-      <div className="tree__rows" role="rowgroup" style={{ height: virtualizer.getTotalSize() }}>
-        {items.map((item) => {
-          const row = snapshot?.rowAt(item.index);
-          const top = item.start - HEADER_HEIGHT;
-          return row ? (
-            <TreeRowView
-              key={row.key}
-              id={`${idPrefix}-${item.index}`}
-              row={row}
-              index={item.index}
-              top={top}
-              active={item.index === activeIndex}
-              selected={selected.has(row.key)}
-              columns={columns}
-              onClickRow={clickRow}
-            />
-          ) : (
-            <PlaceholderRow key={`placeholder-${item.index}`} index={item.index} top={top} />
-          );
-        })}
-      </div>
-      {snapshot === null ? <Pending className="empty tree__empty" what={pendingWhat} /> : rowCount === 0 ? <p className="empty tree__empty">No billing lines match these filters.</p> : null}
-    </div>
+      header={<HeaderCells sort={sort} onSort={onSort} columns={columns} hierarchy={hierarchy} />}
+      renderRow={(item, top) => {
+        const row = snapshot?.rowAt(item.index);
+        return row ? (
+          <TreeRowView
+            key={row.key}
+            id={`${idPrefix}-${item.index}`}
+            row={row}
+            index={item.index}
+            top={top}
+            active={item.index === activeIndex}
+            selected={selected.has(row.key)}
+            columns={columns}
+            onClickRow={clickRow}
+          />
+        ) : (
+          <PlaceholderRow key={`placeholder-${item.index}`} index={item.index} top={top} />
+        );
+      }}
+      after={snapshot === null ? <Pending className="empty tree__empty" what={pendingWhat} /> : rowCount === 0 ? <p className="empty tree__empty">No billing lines match these filters.</p> : null}
+    />
   );
 }

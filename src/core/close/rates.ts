@@ -1,11 +1,12 @@
 import { AppError } from '@shared/errors';
-import { marginPercent, type Money, money } from '@shared/money';
+import { type Money, money } from '@shared/money';
 import type { ConvertedPair, ExchangeRate, RatesView } from '@shared/schemas/month-close';
 import type { Ledger } from '../ledger/ledger';
 import { UNIT_PRICE } from '../ledger/schema';
 import { MonthReview } from './month-review';
 import { monthOf, type MonthRef } from './months';
 import { currencyPairKey } from '@shared/model/currency-pair';
+import { marginOf } from '@shared/model/margin';
 
 export type { ExchangeRate, RatesView } from '@shared/schemas/month-close';
 
@@ -191,12 +192,11 @@ export function convertTotals(totals: readonly PairTotal[], rates: MonthRates): 
     included += 1;
     return { ...native, convertedCost: convertedCost.toFixed(), convertedSales: convertedSales.toFixed(), missing: [] };
   });
-  const percent = marginPercent(cost, sales);
   const currencies = [...new Set(totals.flatMap((total) => [total.currency, total.customerCurrency]))].sort();
   return {
     pairs,
     converted: reference
-      ? { cost: cost.toFixed(), sales: sales.toFixed(), margin: sales.minus(cost).toFixed(), marginPercent: percent === null ? null : percent.toFixed(2), pairsIncluded: included, pairsLeftOut: totals.length - included }
+      ? { cost: cost.toFixed(), sales: sales.toFixed(), ...marginOf(cost, sales), pairsIncluded: included, pairsLeftOut: totals.length - included }
       : null,
     missing: [...missing].sort(),
     currencies: currencies.map((currency) => ({ currency, rate: reference ? (rateOf.get(currency)?.toFixed() ?? null) : null })),

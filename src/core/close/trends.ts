@@ -1,9 +1,10 @@
-import { marginPercent, money } from '@shared/money';
+import { money } from '@shared/money';
 import type { TopMover, TrendMonth, TrendPoint, Trends, TrendScope, TrendScopes, TrendSeries } from '@shared/schemas/month-close';
 import type { Ledger, LedgerRow, LedgerValue } from '../ledger/ledger';
 import { ORG_KEY, SERVICE_KEY } from '../ledger/keys';
 import { monthOf, type MonthRef, monthsOf } from './months';
 import { currencyPairKey } from '@shared/model/currency-pair';
+import { marginOf } from '@shared/model/margin';
 
 export type { TopMover, Trends, TrendScope, TrendScopes, TrendSeries } from '@shared/schemas/month-close';
 
@@ -38,9 +39,7 @@ function scopedSums(scope: TrendScope, first: number, count: number, n: number):
 }
 
 function point(lines: number, cost: string, sales: string, oneCurrency: boolean): TrendPoint {
-  if (!oneCurrency) return { lines, cost, sales, margin: null, marginPercent: null };
-  const percent = marginPercent(money(cost), money(sales));
-  return { lines, cost, sales, margin: money(sales).minus(cost).toFixed(), marginPercent: percent === null ? null : percent.toFixed(2) };
+  return { lines, cost, sales, ...marginOf(cost, sales, oneCurrency) };
 }
 
 const toMonth = (month: MonthRef): TrendMonth => ({ reportId: month.reportId, period: { startDate: month.startDate, endDate: month.endDate }, fetchedAt: month.fetchedAt });

@@ -1,5 +1,5 @@
 import type { CurrencyTotalRow, ReportExpansion, ReportHierarchy, ReportSortInput, ReportView, ReportWindow, TreeRow } from '@shared/contract';
-import { marginPercent, type Money, money } from '@shared/money';
+import { type Money, money } from '@shared/money';
 import type { ReportFilter } from '@shared/report-filter';
 import type { Ledger, LedgerRow, LedgerValue } from '../ledger/ledger';
 import { CURRENCY_KEY, ORG_KEY, SERVICE_KEY } from '../ledger/keys';
@@ -7,6 +7,7 @@ import { lineFilter } from './report-query';
 import type { ReportLibrary } from './report-library';
 import { KeptTopRows, type TopRows } from './viewer-top-rows';
 import { isSingleCurrency, PAIR_ARROW } from '@shared/model/currency-pair';
+import { type Margin, marginOf } from '@shared/model/margin';
 
 export interface WindowRequest {
   reportId: string;
@@ -412,8 +413,6 @@ function totalsOf(tops: LedgerRow[]): { lineCount: number; totals: CurrencyTotal
 }
 
 /** Margin and margin % where cost and sales are in one currency; null where they are not (never mixed). */
-function margins(currencyKey: string, cost: string, sales: string): { margin: string | null; marginPercent: string | null } {
-  if (!isSingleCurrency(currencyKey)) return { margin: null, marginPercent: null };
-  const percent = marginPercent(money(cost), money(sales));
-  return { margin: money(sales).minus(cost).toFixed(), marginPercent: percent === null ? null : percent.toFixed(2) };
+function margins(currencyKey: string, cost: string, sales: string): Margin {
+  return marginOf(cost, sales, isSingleCurrency(currencyKey));
 }

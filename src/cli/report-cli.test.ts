@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
 import { Money } from '@shared/money';
-import type { BillingEntry } from '@shared/schemas/billing-report';
+import type { WireBillingEntry } from '@testing/test-support';
 import { inlineConnection, runCli, useSimulator } from '@testing/cli-test-support';
 
 const simulator = useSimulator(['--organizations', '20', '--report-ready-seconds', '1']);
@@ -35,7 +35,7 @@ describe('closebook report CLI', () => {
 
     // The served report, as received and kept (compressed) beside the ledger: what the workbook must add up to.
     const [received] = await readdir(join(simulator.dataDir, 'received'));
-    const served = JSON.parse(gunzipSync(await readFile(join(simulator.dataDir, 'received', received!))).toString('utf8')) as { data: BillingEntry[] };
+    const served = JSON.parse(gunzipSync(await readFile(join(simulator.dataDir, 'received', received!))).toString('utf8')) as { data: WireBillingEntry[] };
     const exact = new Map<string, InstanceType<typeof Money>>();
     for (const entry of served.data)
       for (const organization of entry.organizations)

@@ -1,4 +1,5 @@
-import { DECIMAL_PATTERN, isGuid } from './schemas/common';
+import { DECIMAL_PATTERN } from './model/decimal';
+import { isGuid } from './schemas/common';
 import { CONSUMPTION_FIELDS, PLAIN_HEADERS, type ConsumptionField, type ConsumptionRecord, type FailedRecord, type InputRow, type RowFailure, type RowProblem } from './schemas/consumption';
 
 export { PLAIN_HEADERS };

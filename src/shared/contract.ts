@@ -7,6 +7,7 @@ import { ConnectionTestProgress } from './connection-test-progress';
 import { InputRow, MAX_CONSUMPTION_FILE_BYTES, MAX_EXTRA_COLUMNS, ParsedFile, Submission, SubmissionSummary, SubscriptionNames } from './schemas/consumption';
 import { ReportJob, ReportListing, ReportMeta } from './schemas/saved-report';
 import { CheckThresholds, MAX_REVIEWS_AT_ONCE, MonthCloseView, MonthComparison, MonthSummary, RatesView, ReviewState, Trends, TrendScope, TrendScopes } from './schemas/month-close';
+import { DecimalText as Decimal } from './model/decimal';
 
 /**
  * THE IPC contract. Every request the renderer can make is a channel here with an input and an output schema;
@@ -52,7 +53,6 @@ export type ReportExpansion = z.infer<typeof ReportExpansion>;
 export const ReportHierarchy = z.enum(['organization', 'service']);
 export type ReportHierarchy = z.infer<typeof ReportHierarchy>;
 
-const Decimal = z.string();
 
 /** A file Closebook produced: saved where the user chose (desktop), or handed to the page as a download (browser). */
 export const FileResult = z.discriminatedUnion('kind', [

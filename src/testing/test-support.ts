@@ -88,5 +88,11 @@ export function remoteFetch(twin: Twin, rewriteLocation = (location: string) => 
 // The twin, for core unit tests: they reach it through this folder, never directly (the core never imports the twin).
 export { startTwin, type Twin, type TwinOptions } from '@twin/server';
 export { SeededRandom } from '@twin/random';
-export { buildBillingReport } from '@twin/billing-report';
+export { buildBillingReport, type WireBillingEntry } from '@twin/billing-report';
 export { generateOrganizations } from '@twin/dataset';
+
+/** A report file as Closebook saved it before the ledger (and as colleagues still share it): summary and entries. */
+export interface SavedReportFile {
+  meta: import('@shared/schemas/saved-report').ReportMeta;
+  entries: import('@twin/billing-report').WireBillingEntry[];
+}

@@ -1,5 +1,4 @@
-/** A plain decimal ("-12.50", "3"): a number in any spreadsheet, never a formula. */
-const PLAIN_NUMBER = /^-?\d+(?:\.\d+)?$/;
+import { PLAIN_DECIMAL } from '@shared/model/decimal';
 
 /**
  * CSV cells for every CSV Closebook writes (RFC 4180: quoted when needed, quotes doubled; also when a cell holds a
@@ -26,7 +25,7 @@ const CELL_START_THEN_FORMULA = /(^|[,;\t\r\n])( *)([=+\-@])/g;
  * in front. A number column passes only plain numbers through as they are; anything else in it is escaped like text.
  */
 export function formulaSafe(text: string, kind: 'text' | 'number'): string {
-  if (kind === 'number' && PLAIN_NUMBER.test(text)) return text;
+  if (kind === 'number' && PLAIN_DECIMAL.test(text)) return text;
   const escaped = text.replace(CELL_START_THEN_FORMULA, "$1$2'$3");
   return /^[\t\r]/.test(escaped) ? `'${escaped}` : escaped;
 }

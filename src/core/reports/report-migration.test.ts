@@ -1,10 +1,9 @@
 import { access, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SavedReport } from '@shared/schemas/saved-report';
 import { Ledger } from '../ledger/ledger';
 import { silentLogger } from '../ports/ports';
-import { temporaryDir } from '@testing/test-support';
+import { type SavedReportFile, temporaryDir } from '@testing/test-support';
 import { ReportLibrary } from './report-library';
 import { migrateLegacyReports } from './report-migration';
 
@@ -14,7 +13,7 @@ afterEach(async () => {
 });
 
 /** A report exactly as the version before the ledger saved it. */
-function report(id: string, name: string, sales: string): SavedReport {
+function report(id: string, name: string, sales: string): SavedReportFile {
   return {
     meta: {
       id, schemaVersion: 1, name, profileId: 'p', profileName: 'Prod', host: 'billing.example.com', period: { startDate: '2026-10-01', endDate: '2026-10-31' },
@@ -42,7 +41,7 @@ async function legacyFolder() {
   cleanups.push(() => dir.remove());
   const reports = join(dir.path, 'reports');
   await mkdir(reports);
-  const save = async (saved: SavedReport) => {
+  const save = async (saved: SavedReportFile) => {
     await writeFile(join(reports, `${saved.meta.id}.report.json`), JSON.stringify(saved));
     await writeFile(join(reports, `${saved.meta.id}.meta.json`), JSON.stringify(saved.meta));
   };

@@ -3,11 +3,9 @@ import ExcelJS from 'exceljs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Money } from '@shared/money';
 import type { ReportFilter } from '@shared/report-filter';
-import { BillingEntry } from '@shared/schemas/billing-report';
-import type { SavedReport } from '@shared/schemas/saved-report';
 import { Ledger } from '../ledger/ledger';
 import { silentLogger } from '../ports/ports';
-import { buildBillingReport, generateOrganizations, temporaryDir } from '@testing/test-support';
+import { buildBillingReport, generateOrganizations, type SavedReportFile, temporaryDir } from '@testing/test-support';
 import { cellLocalTime, moneyFormat, rowXml, SheetSeries } from '../xlsx';
 import { ingestReport } from './report-ingest';
 import { ReportLibrary } from './report-library';
@@ -26,11 +24,11 @@ afterEach(async () => {
   while (cleanups.length) await cleanups.pop()?.();
 });
 
-type Entries = SavedReport['entries'];
+type Entries = SavedReportFile['entries'];
 
-function sampleReport(inconsistentEvery = 0, change?: (entries: Entries) => void): SavedReport {
+function sampleReport(inconsistentEvery = 0, change?: (entries: Entries) => void): SavedReportFile {
   const organizations = generateOrganizations({ seed: 3, organizations: 30, linesPerOrganization: 8 });
-  const entries = BillingEntry.array().parse(buildBillingReport(organizations, '2026-10-01', '2026-10-31', { seed: 3, inconsistentEvery }));
+  const entries = buildBillingReport(organizations, '2026-10-01', '2026-10-31', { seed: 3, inconsistentEvery });
   change?.(entries);
   return {
     meta: {
@@ -50,7 +48,7 @@ function sampleReport(inconsistentEvery = 0, change?: (entries: Entries) => void
 }
 
 /** The report saved in a ledger of its own; `write` exports it (as often as asked) and reads the workbook back. */
-async function saved(report: SavedReport) {
+async function saved(report: SavedReportFile) {
   const dir = await temporaryDir();
   cleanups.push(() => dir.remove());
   const ledger = await Ledger.open(dir.path, silentLogger);
@@ -72,7 +70,7 @@ async function saved(report: SavedReport) {
   };
 }
 
-async function load(report: SavedReport, filter?: ReportFilter, maxRows?: number) {
+async function load(report: SavedReportFile, filter?: ReportFilter, maxRows?: number) {
   return (await saved(report))(filter, maxRows);
 }
 
@@ -126,11 +124,11 @@ function evaluate(workbook: ExcelJS.Workbook, sheet: ExcelJS.Worksheet, formula:
 }
 
 type Served = { organization: Entries[number]['organizations'][number]; service: Entries[number]['organizations'][number]['services'][number]; line: Entries[number]['organizations'][number]['services'][number]['items'][number]['products'][number] };
-const servedLines = (report: SavedReport): Served[] =>
+const servedLines = (report: SavedReportFile): Served[] =>
   report.entries.flatMap((entry) => entry.organizations.flatMap((organization) => organization.services.flatMap((service) => service.items.flatMap((item) => item.products.map((line) => ({ organization, service, line }))))));
 
 /** Exact sums of the report's own decimal strings, per "cost currency|sales currency". */
-function exactLineTotals(report: SavedReport) {
+function exactLineTotals(report: SavedReportFile) {
   const totals = new Map<string, { cost: InstanceType<typeof Money>; sales: InstanceType<typeof Money> }>();
   for (const { service, line } of servedLines(report)) {
     const key = `${service.currencyCode}|${service.customerCurrencyCode}`;

@@ -1,5 +1,6 @@
 import type ExcelJS from 'exceljs';
 import { AppError } from '@shared/errors';
+import { PLAIN_DECIMAL } from '@shared/model/decimal';
 import { xmlSafeText } from '../xlsx/xml-text';
 
 /**
@@ -63,8 +64,6 @@ function xmlText(text: string): string {
   return xmlSafeText(text).replace(MARKUP, (char) => ENTITIES[char] as string);
 }
 
-/** A plain decimal as the ledger writes it ("-12.500000"): a valid number literal in the sheet XML as it is. */
-const PLAIN_NUMBER = /^-?\d+(?:\.\d+)?$/;
 
 /** "2026-10-07T00:00:00" (no zone, as the service sends it) → Excel's serial day number, or null when not a date. */
 export function excelDate(value: string): number | null {
@@ -87,7 +86,7 @@ export function rowXml(rowNumber: number, values: readonly (string | null)[], ki
     const address = `${COLUMN_LETTERS[index]}${rowNumber}`;
     const style = styles[index] ? ` s="${styles[index]}"` : '';
     const kind = kinds[index];
-    if (kind === 'number' && PLAIN_NUMBER.test(value)) {
+    if (kind === 'number' && PLAIN_DECIMAL.test(value) /* a valid number literal in the sheet XML as it is */) {
       xml += `<c r="${address}"${style}><v>${value}</v></c>`;
       continue;
     }

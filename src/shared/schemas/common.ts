@@ -14,10 +14,6 @@ export function isGuid(value: string): boolean {
   return GUID_PATTERN.test(value.trim());
 }
 
-/** A plain decimal number as text ("1234.56", "-0.5", ".5"): a point for the decimals, no grouping, no exponent. */
-export const DECIMAL_PATTERN = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
-export const DecimalText = z.string().regex(DECIMAL_PATTERN, 'must be a decimal number like 1234.56');
-
 /** A three-letter ISO 4217 currency code, upper-case. */
 export const CurrencyCode = z.string().regex(/^[A-Z]{3}$/, 'must be a three-letter ISO 4217 currency code');
 

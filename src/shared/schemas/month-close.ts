@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { ReportPeriod } from './billing-report';
+import { DecimalText as Decimal } from '../model/decimal';
 
 /** Closing a month: compare, billing checks, review, sign-off, trends and rates — as the renderer and the CLI see them. */
 
-const Decimal = z.string();
 
 export const Severity = z.enum(['high', 'medium', 'low']);
 export type Severity = z.infer<typeof Severity>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ReportPeriod, StoredBillingEntry } from './billing-report';
+import { ReportPeriod } from './billing-report';
 
 export const REPORT_SCHEMA_VERSION = 1;
 
@@ -35,12 +35,6 @@ export const ReportMeta = z.object({
   importedFrom: z.string().max(300).optional(),
 });
 export type ReportMeta = z.infer<typeof ReportMeta>;
-
-export const SavedReport = z.object({
-  meta: ReportMeta,
-  entries: z.array(StoredBillingEntry),
-});
-export type SavedReport = z.infer<typeof SavedReport>;
 
 /** A listing entry: a readable report, or a damaged one with the reason (the others stay usable). */
 export const ReportListing = z.discriminatedUnion('state', [

@@ -8,6 +8,7 @@ import { InputRow, MAX_CONSUMPTION_FILE_BYTES, MAX_EXTRA_COLUMNS, ParsedFile, Su
 import { ReportJob, ReportListing, ReportMeta } from './schemas/saved-report';
 import { CheckThresholds, MAX_REVIEWS_AT_ONCE, MonthCloseView, MonthComparison, MonthSummary, RatesView, ReviewState, Trends, TrendScope, TrendScopes } from './schemas/month-close';
 import { DecimalText as Decimal } from './model/decimal';
+import { ReportFilterInput } from './report-filter';
 
 /**
  * THE IPC contract. Every request the renderer can make is a channel here with an input and an output schema;
@@ -20,15 +21,6 @@ const ReportRef = z.object({ reportId: z.string().uuid() });
 const JobRef = z.object({ jobId: z.string().uuid() });
 const Empty = z.object({});
 
-export const ReportFilterInput = z.object({
-  group: z.string().max(200).optional(),
-  organization: z.string().max(200).optional(),
-  service: z.string().max(200).optional(),
-  currency: z.string().max(20).optional(),
-  text: z.string().max(200).optional(),
-  /** Only organizations that belong to no organization group (the "Ungrouped" pack, the viewer's "No group"). */
-  ungrouped: z.boolean().optional(),
-});
 
 export const ReportSortInput = z.object({
   key: z.enum(['label', 'quantity', 'cost', 'sales', 'margin', 'marginPercent']),

@@ -1,6 +1,6 @@
 import type { CurrencyTotalRow, ReportExpansion, ReportHierarchy, ReportSortInput, ReportView, ReportWindow, TreeRow } from '@shared/contract';
 import { type Money, money } from '@shared/money';
-import type { ReportFilter } from '@shared/report-filter';
+import { filterIdentity, type ReportFilter } from '@shared/report-filter';
 import type { Ledger, LedgerRow, LedgerValue } from '../ledger/ledger';
 import { CURRENCY_KEY, ORG_KEY, SERVICE_KEY } from '../ledger/keys';
 import { lineFilter } from './report-query';
@@ -143,7 +143,7 @@ export class ReportViewerQueries {
 
   private tree(request: WindowRequest, tops: TopRows, ledger: Ledger): Promise<VisibleTree> {
     const { reportId, filter, sort, expansion, hierarchy = 'organization' } = request;
-    const key = `${reportId}|${JSON.stringify([hierarchy, filter, sort, expansion.all, [...expansion.toggled].sort()])}`;
+    const key = `${reportId}|${filterIdentity(filter)}|${JSON.stringify([hierarchy, sort, expansion.all, [...expansion.toggled].sort()])}`;
     let tree = this.trees.get(key);
     if (!tree) {
       tree = this.build(request, tops, ledger);
@@ -395,7 +395,7 @@ function remember<T>(cache: Map<string, Promise<T>>, key: string, value: Promise
 
 /** One key per report and filter, whatever the order or absence of the filter's fields. */
 function passKey(reportId: string, filter: ReportFilter): string {
-  return `${reportId}|${JSON.stringify([filter.group ?? '', filter.organization?.trim() ?? '', filter.service ?? '', filter.currency ?? '', filter.text?.trim() ?? '', filter.ungrouped === true])}`;
+  return `${reportId}|${filterIdentity(filter)}`;
 }
 
 /** Totals per currency pair from sums per currency pair (exact decimals, never across currencies), A→Z. */

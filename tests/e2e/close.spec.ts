@@ -73,12 +73,12 @@ test('close a month: compare with the one before, review the exceptions, sign of
     const state = await handlers['close:state']({ reportId: octoberId });
 
     const viewer = await reports.openNewest(OCTOBER);
-    const close = await reports.closeTheMonth(viewer);
+    const close = await viewer.closeTheMonth();
 
     // The header: the month, Draft, and what is open by severity (as the main process counts it).
-    await expect(close.getByRole('heading', { name: 'Close October 2026' })).toBeVisible();
-    await expect(close.getByTestId('close-state')).toHaveText('Draft');
-    const openCounts = close.getByTestId('open-counts');
+    await expect(close.heading('Close October 2026')).toBeVisible();
+    await expect(close.state).toHaveText('Draft');
+    const { openCounts } = close;
     await expect(openCounts).toContainText(`High ${state.open.high}`);
     await expect(openCounts).toContainText(`Medium ${state.open.medium}`);
     await expect(openCounts).toContainText(`Low ${state.open.low}`);
@@ -86,8 +86,8 @@ test('close a month: compare with the one before, review the exceptions, sign of
     expect(openTotal).toBeGreaterThan(3);
 
     // Exceptions first: grouped by rule, the high ones on top, each group saying what its rule means.
-    const table = close.getByRole('table', { name: 'Exceptions' });
-    await expect(table.getByTestId('exception-row')).toHaveCount(openTotal);
+    const table = close.exceptions;
+    await expect(close.exceptionRows()).toHaveCount(openTotal);
     const groupRules = await table.getByTestId('exception-group').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-rule')));
     const severityOf = new Map(state.exceptions.map((exception) => [exception.rule, exception.severity]));
     const ranks = groupRules.map((rule) => ['high', 'medium', 'low'].indexOf(severityOf.get(rule!)!));
@@ -100,22 +100,20 @@ test('close a month: compare with the one before, review the exceptions, sign of
     await expectLaidOut(page, 'exceptions', table);
 
     // Compare with the month before: the bridge per currency adds up, and each planted change is there.
-    await close.getByRole('tab', { name: 'Compare with last month' }).click();
+    await close.openTab('Compare with last month');
     const comparison = await handlers['close:compare']({ beforeId: septemberId, afterId: octoberId });
-    await expect(close.getByRole('combobox', { name: 'Compare October 2026 with' })).toHaveValue(septemberId);
-    const bridgeTable = close.getByRole('table', { name: 'Change in sales per currency' });
+    await expect(close.compareWith('October 2026')).toHaveValue(septemberId);
+    const bridgeTable = close.bridge();
     await expect(bridgeTable.getByTestId('bridge-row')).toHaveCount(comparison.bridges.length);
     for (const row of comparison.bridges) {
       const { price, quantity, newLost, other } = row.effects;
       expect(money(row.salesBefore).plus(price).plus(quantity).plus(newLost).plus(other).equals(row.salesAfter), `${row.currencyKey} adds up`).toBe(true);
-      const shown = bridgeTable.getByTestId('bridge-row').filter({ has: page.getByRole('rowheader', { name: row.currencyKey, exact: true }) });
-      await expect(shown.getByRole('cell').nth(5)).toHaveText(en(row.change));
-      await expect(shown.getByRole('cell').last()).toHaveText('✓');
+      const shown = close.bridgeRow(bridgeTable, row.currencyKey);
+      await expect(shown.cells.nth(5)).toHaveText(en(row.change));
+      await expect(shown.cells.last()).toHaveText('✓');
     }
-    const changes = close.getByRole('grid', { name: 'Changes', exact: true });
-    await expect(close.getByTestId('change-count')).toHaveText(`${comparison.changeCount} changes`);
-    const search = close.getByRole('searchbox', { name: 'Search changes' });
-    const kinds = close.getByRole('group', { name: 'Kind of change' });
+    const { changes, changeSearch: search } = close;
+    await expect(close.changeCount).toHaveText(`${comparison.changeCount} changes`);
     const plantedRows: [string, { subscription: string; product: string }][] = [
       ['New', planted.newSubscription!],
       ['Lost', planted.lostSubscription!],
@@ -123,128 +121,123 @@ test('close a month: compare with the one before, review the exceptions, sign of
       ['Quantity', planted.quantityJump!],
     ];
     for (const [kind, target] of plantedRows) {
-      await kinds.getByRole('button', { name: new RegExp(`^${kind} \\d`) }).click();
+      await close.kind(new RegExp(`^${kind} \\d`)).click();
       await search.fill(target.subscription);
       await expect(changes.getByTestId('change-row').filter({ hasText: target.product }).first(), `${kind}: ${target.subscription}`).toBeVisible();
     }
     // An unchanged subscription is in no change (the search may also find others whose names contain its name).
-    await kinds.getByRole('button', { name: /^All \d/ }).click();
+    await close.kind(/^All \d/).click();
     const unchanged = planted.unchanged!;
     await search.fill(unchanged.subscription);
-    await expect(close.getByTestId('change-count')).toHaveText(/ of /);
+    await expect(close.changeCount).toHaveText(/ of /);
     const places = await changes.getByTestId('change-row').evaluateAll((rows) => rows.map((row) => row.children[3]!.lastElementChild!.textContent));
     expect(places).not.toContain(unchanged.subscription);
     expect(places).not.toContain(`${unchanged.subscription} › ${unchanged.product}`);
     await search.fill('');
-    const effectHeader = changes.getByRole('columnheader', { name: 'Effect on sales' });
-    await effectHeader.getByRole('button').click();
+    const effectHeader = close.changeHeader('Effect on sales');
+    await close.sortButton(effectHeader).click();
     await expect(effectHeader).toHaveAttribute('aria-sort', 'descending');
     await expectLaidOut(page, 'compare', changes.getByTestId('change-row').first());
 
     // An exception opens its row in the report tree: the organization alone, the path open, the line selected.
-    await close.getByRole('tab', { name: /^Exceptions/ }).click();
+    await close.openTab('Exceptions');
     const mismatch = state.exceptions.find((exception) => exception.rule === 'line-total-mismatch')!;
-    await table.getByTestId('exception-row').filter({ hasText: mismatch.message }).getByRole('button', { name: 'Show in report' }).click();
-    const tree = viewer.getByRole('treegrid', { name: 'Billing report' });
-    await expect(tree.getByRole('row', { selected: true })).toContainText(mismatch.product!);
-    await expect(tree.getByRole('row', { selected: true })).toHaveAttribute('aria-level', '4');
-    await expect(viewer.getByRole('searchbox', { name: 'Organization', exact: true })).toHaveValue(mismatch.customerNumber);
-    await reports.closeTheMonth(viewer);
+    await close.exceptionButton('Show in report', { within: close.exceptionRows(mismatch.message) }).click();
+    await expect(viewer.selectedRows()).toContainText(mismatch.product!);
+    await expect(viewer.selectedRows()).toHaveAttribute('aria-level', '4');
+    await expect(viewer.searchbox('Organization', { exact: true })).toHaveValue(mismatch.customerNumber);
+    await viewer.closeTheMonth();
 
     // Thresholds per profile: a quantity may now rise 150 % before it is an exception, so the doubled one is not.
-    await close.getByRole('tab', { name: 'Thresholds' }).click();
-    const thresholds = close.getByRole('form', { name: 'Check thresholds' });
+    await close.openTab('Thresholds');
+    const { thresholds } = close;
     const jump = thresholds.getByLabel('Quantity jump');
     await expect(jump).toHaveValue(String(state.thresholds.quantityJumpPercent));
     await jump.fill('0');
-    await thresholds.getByRole('button', { name: 'Save thresholds' }).click();
-    await expect(thresholds.getByRole('alert')).toHaveText('Between 1 and 100,000');
+    await close.saveThresholds();
+    await expect(close.thresholdsMessage('alert')).toHaveText('Between 1 and 100,000');
     await jump.fill('150');
-    await thresholds.getByRole('button', { name: 'Save thresholds' }).click();
-    await expect(thresholds.getByRole('status')).toHaveText('Saved; the month was checked again.');
+    await close.saveThresholds();
+    await expect(close.thresholdsMessage('status')).toHaveText('Saved; the month was checked again.');
     expect(await handlers['close:thresholds']({ profileId })).toEqual({ ...state.thresholds, quantityJumpPercent: 150 });
-    await close.getByRole('tab', { name: /^Exceptions/ }).click();
+    await close.openTab('Exceptions');
     const jumps = state.exceptions.filter((exception) => exception.rule === 'quantity-jump').length;
     expect(jumps).toBe(1);
-    await expect(table.getByTestId('exception-row')).toHaveCount(openTotal - jumps);
-    await expect(table.locator('[data-testid=exception-group][data-rule=quantity-jump]')).toHaveCount(0);
+    await expect(close.exceptionRows()).toHaveCount(openTotal - jumps);
+    await expect(close.exceptionGroup('quantity-jump')).toHaveCount(0);
     let open = openTotal - jumps;
 
     // Accept one with a note (required), resolve a group at once and the rest one by one; sign-off waits until none is open.
-    const signOff = close.getByRole('button', { name: 'Sign off the month' });
-    await close.getByLabel('Sign off as').fill('Anna Berg');
+    const signOff = close.button('Sign off the month');
+    await close.root.getByLabel('Sign off as').fill('Anna Berg');
     await expect(signOff).toBeDisabled();
-    const negativeRow = table.getByTestId('exception-row').filter({ hasText: negative.message });
-    await negativeRow.getByRole('button', { name: 'Accept…' }).click();
-    const accept = table.getByRole('button', { name: 'Accept', exact: true });
+    const negativeRow = close.exceptionRows(negative.message);
+    await close.exceptionButton('Accept…', { within: negativeRow }).click();
+    const accept = close.exceptionButton('Accept', { exact: true });
     await expect(accept).toBeDisabled();
     await table.getByPlaceholder('A note is required').fill('Agreed Q4 discount, see the contract');
     await accept.click();
     await expect(negativeRow).toHaveCount(0);
     open -= 1;
     await expect(openCounts).toContainText(`High ${state.open.high - 1}`);
-    const stateFilter = close.getByRole('group', { name: 'Review state' });
-    await stateFilter.getByRole('button', { name: /^Accepted/ }).click();
-    const accepted = table.getByTestId('exception-row').filter({ hasText: negative.message });
+    await close.reviewFilter(/^Accepted/).click();
+    const accepted = close.exceptionRows(negative.message);
     await expect(accepted).toContainText('Accepted');
     await expect(accepted).toContainText('“Agreed Q4 discount, see the contract”');
     const reviewed = (await handlers['close:state']({ reportId: octoberId })).exceptions.find((exception) => exception.id === negative.id)!;
     expect(reviewed.review).toMatchObject({ state: 'accepted', note: 'Agreed Q4 discount, see the contract' });
 
-    await stateFilter.getByRole('button', { name: /^Open/ }).click();
-    const priceGroup = table.locator('[data-testid=exception-group][data-rule=unit-price-changed]');
+    await close.reviewFilter(/^Open/).click();
     const priceCount = state.exceptions.filter((exception) => exception.rule === 'unit-price-changed').length;
-    await priceGroup.getByRole('button', { name: `Resolve all ${priceCount} open` }).click();
+    await close.exceptionButton(`Resolve all ${priceCount} open`, { within: close.exceptionGroup('unit-price-changed') }).click();
     open -= priceCount;
-    await expect(table.getByTestId('exception-row')).toHaveCount(open);
+    await expect(close.exceptionRows()).toHaveCount(open);
     for (; open > 0; open -= 1) {
-      await table.getByTestId('exception-row').first().getByRole('button', { name: 'Resolve' }).click();
-      await expect(table.getByTestId('exception-row')).toHaveCount(open - 1);
+      await close.exceptionButton('Resolve', { within: close.exceptionRows().first() }).click();
+      await expect(close.exceptionRows()).toHaveCount(open - 1);
     }
     await expect(openCounts).toHaveText('No open exceptions');
     await signOff.click();
-    await expect(close.getByTestId('close-state')).toContainText('Signed off by Anna Berg at');
+    await expect(close.state).toContainText('Signed off by Anna Berg at');
     const signed = (await handlers['close:state']({ reportId: octoberId })).signOff!;
-    await expect(close.getByTestId('content-hash')).toHaveText(signed.contentHash);
+    await expect(close.root.getByTestId('content-hash')).toHaveText(signed.contentHash);
     expect(signed).toMatchObject({ reportId: octoberId, signedBy: 'Anna Berg' });
-    await stateFilter.getByRole('button', { name: /^All/ }).click();
-    await expect(table.getByRole('button', { name: 'Reopen' }).first()).toBeDisabled();
+    await close.reviewFilter(/^All/).click();
+    await expect(close.exceptionButton('Reopen').first()).toBeDisabled();
 
     // The service restates October; fetched again, the month says what changed since it was signed off.
     twin.restate('2026-10');
     await reports.requestMonth('2026-10');
     await reports.waitForSaved(3, 30_000);
-    const refetched = await reports.openNewest(OCTOBER);
-    const again = await reports.closeTheMonth(refetched);
-    const restated = again.getByTestId('restatement');
-    await expect(restated.getByRole('heading', { name: 'The service changed this month after it was signed off' })).toBeVisible();
-    await expect(again.getByTestId('close-state')).toContainText('(on another fetch)');
+    const again = await (await reports.openNewest(OCTOBER)).closeTheMonth();
+    const restated = again.restatement;
+    await expect(again.heading('The service changed this month after it was signed off', restated)).toBeVisible();
+    await expect(again.state).toContainText('(on another fetch)');
     const restatement = (await handlers['close:state']({ reportId: await newestReportId(bridge, '2026-10-01') })).restatement!;
     expect(restatement.hashChanged).toBe(true);
     // Only the currencies the restatement touched are listed.
     const touched = restatement.bridges.filter((row) => !money(row.change).isZero());
     expect(touched.length).toBeGreaterThan(0);
     await expect(restated.getByTestId('bridge-row')).toHaveCount(touched.length);
-    await restated.getByRole('button', { name: /^Show the \d+ changes?$/ }).click();
+    await again.button(/^Show the \d+ changes?$/, { within: restated }).click();
     await expect(restated.getByTestId('change-row').filter({ hasText: planted.restatement!.product }).first()).toBeVisible();
     await expectLaidOut(page, 'restatement', restated);
 
     // Reopened with a reason, the month is a draft again; the reviews carried over, so it can be signed off at once.
-    await again.getByRole('button', { name: 'Reopen…' }).click();
-    const reopen = again.getByRole('button', { name: 'Reopen the month' });
+    await again.button('Reopen…').click();
+    const reopen = again.button('Reopen the month');
     await expect(reopen).toBeDisabled();
-    await again.getByLabel('Why reopen?').fill('The service restated October: three more Teams licences');
+    await again.root.getByLabel('Why reopen?').fill('The service restated October: three more Teams licences');
     await reopen.click();
-    await expect(again.getByTestId('close-state')).toHaveText('Draft');
-    await expect(again.getByTestId('restatement')).toHaveCount(0);
-    await expect(again.getByTestId('open-counts')).toHaveText('No open exceptions');
-    await expect(again.getByLabel('Sign off as')).toHaveValue('Anna Berg');
-    await expect(again.getByRole('button', { name: 'Sign off the month' })).toBeEnabled();
+    await expect(again.state).toHaveText('Draft');
+    await expect(again.restatement).toHaveCount(0);
+    await expect(again.openCounts).toHaveText('No open exceptions');
+    await expect(again.root.getByLabel('Sign off as')).toHaveValue('Anna Berg');
+    await expect(again.button('Sign off the month')).toBeEnabled();
 
     // The earlier fetch of October says that a newer one replaced it.
-    await page.getByTestId('saved-report').filter({ hasText: OCTOBER }).nth(1).getByRole('button', { name: 'Open', exact: true }).click();
-    const older = await reports.closeTheMonth(page.getByRole('region', { name: /^Report / }));
-    await expect(older.getByTestId('close-state')).toHaveText('DraftSuperseded by a newer fetch');
+    const older = await (await reports.openNewest(OCTOBER, 1)).closeTheMonth();
+    await expect(older.state).toHaveText('DraftSuperseded by a newer fetch');
   } finally {
     await twin.close();
   }

@@ -3,6 +3,7 @@ import type { Page } from '@playwright/test';
 import { generateOrganizations } from '@twin/dataset';
 import { startTwin } from '@twin/server';
 import { expect, test } from './fixtures';
+import { ConsumptionPage } from './consumption-page';
 import { ClosebookPage, SCREEN_SIZES, WIDE, NARROW } from './pages';
 
 const UNKNOWN = '11111111-2222-4333-8444-555555555555';
@@ -21,12 +22,6 @@ async function meteredSubscriptions(twinUrl: string): Promise<MeteredSubscriptio
 
 async function twinState(twinUrl: string): Promise<{ savedConsumption: number; tasks: number }> {
   return (await (await fetch(`${twinUrl}/__twin/state`)).json()) as { savedConsumption: number; tasks: number };
-}
-
-/** Rows as a spreadsheet copies them: tab-separated, with their header row. */
-async function pasteRows(page: Page, lines: string[][]): Promise<void> {
-  await page.getByLabel('Pasted rows').fill(lines.map((cells) => cells.join('\t')).join('\n'));
-  await page.getByRole('button', { name: 'Read pasted rows' }).click();
 }
 
 /** Screenshots at both sizes; at each, a grid on screen shows every column without scrolling sideways. */
@@ -49,35 +44,35 @@ test('import with an invalid row, fix it, get Failed for an unknown subscription
   const [first, second] = metered;
 
   await app.nav('Consumption').click();
+  const screen = new ConsumptionPage(page);
   const csv = `Subscription ID;Is add-on;Add-on ID;Quantity;Customer\r\n${first!.subscriptionId};no;;12,5;Contoso\r\n${UNKNOWN};no;;3;Fabrikam\r\n${second!.subscriptionId};no;;abc;Tailspin\r\n`;
-  await page.getByLabel('Consumption file').setInputFiles({ name: 'march.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+  await screen.importFile('march.csv', csv);
 
   // The invalid row says what is wrong, beside it; nothing can be sent yet.
-  await expect(page.getByTestId('row-4-messages')).toHaveText('Quantity: "abc" is not a number.');
-  await expect(page.getByTestId('batch-status')).toHaveText('1 problem to fix before submitting');
-  await expect(page.getByRole('button', { name: 'Submit batch' })).toBeDisabled();
-  await page.getByRole('textbox', { name: 'Row 4 Quantity' }).fill('5');
-  await expect(page.getByTestId('row-4-messages')).toHaveCount(0);
-  await page.getByRole('button', { name: 'Submit batch' }).click();
+  await expect(screen.messages(4)).toHaveText('Quantity: "abc" is not a number.');
+  await expect(screen.batchStatus).toHaveText('1 problem to fix before submitting');
+  await expect(screen.submit).toBeDisabled();
+  await screen.cell(4, 'Quantity').fill('5');
+  await expect(screen.messages(4)).toHaveCount(0);
+  await screen.submit.click();
 
   // The service rejects the batch: the failure sits beside its row, and nothing was saved.
-  await expect(page.getByTestId('submission-state')).toHaveText('Failed — nothing was saved', { timeout: 30_000 });
-  await expect(page.getByTestId('row-3-messages')).toContainText(`Refused by the service: Subscription ${UNKNOWN} does not exist`);
-  await expect(page.getByTestId('nothing-saved')).toContainText('nothing of this batch was saved');
+  await expect(screen.submissionState).toHaveText('Failed — nothing was saved', { timeout: 30_000 });
+  await expect(screen.messages(3)).toContainText(`Refused by the service: Subscription ${UNKNOWN} does not exist`);
+  await expect(screen.nothingSaved).toContainText('nothing of this batch was saved');
   // The failed rows come back with the user's own column, to fix and send again.
-  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Failed rows to CSV' }).click()]);
+  const [download] = await Promise.all([page.waitForEvent('download'), screen.button('Failed rows to CSV').click()]);
   const failedRows = await readFile((await download.path()) as string, 'utf8');
   expect(failedRows).toContain('Row,Subscription ID,Is add-on,Add-on ID,Quantity,Consumption ID,Customer,Error');
   expect(failedRows).toContain(`3,${UNKNOWN},no,,3,,Fabrikam,Subscription ${UNKNOWN} does not exist`);
 
   // Fixed in place and sent again, whole.
-  await page.getByRole('textbox', { name: 'Row 3 Subscription ID' }).fill(metered[2]!.subscriptionId);
-  await page.getByRole('button', { name: 'Submit the whole batch again' }).click();
-  await expect(page.getByTestId('submission-state')).toHaveText('Successful', { timeout: 30_000 });
+  await screen.cell(3, 'Subscription ID').fill(metered[2]!.subscriptionId);
+  await screen.button('Submit the whole batch again').click();
+  await expect(screen.submissionState).toHaveText('Successful', { timeout: 30_000 });
 
-  const history = page.getByTestId('history-item');
-  await expect(history).toHaveCount(2);
-  await expect(page.getByTestId('history-state')).toHaveText(['Successful', 'Failed — nothing was saved']);
+  await expect(screen.history).toHaveCount(2);
+  await expect(screen.historyState).toHaveText(['Successful', 'Failed — nothing was saved']);
 });
 
 test.describe('names, own columns, decimal commas and the month', () => {
@@ -98,16 +93,17 @@ test.describe('names, own columns, decimal commas and the month', () => {
 
     // Names come from the saved reports of the profile: none yet, so the screen says so.
     await app.nav('Consumption').click();
-    await pasteRows(page, [
+    const screen = new ConsumptionPage(page);
+    await screen.paste([
       ['Subscription ID', 'Quantity'],
       [plain!.subscriptionId, '1'],
     ]);
-    await expect(page.getByTestId('row-2-names')).toHaveText('not in the saved reports of this profile');
-    await expect(page.getByTestId('names-note')).toContainText('No billing report of this profile is saved yet');
+    await expect(screen.names(2)).toHaveText('not in the saved reports of this profile');
+    await expect(screen.namesNote).toContainText('No billing report of this profile is saved yet');
 
     await app.requestReport(60_000);
     await app.nav('Consumption').click();
-    await pasteRows(page, [
+    await screen.paste([
       ['Customer', 'Subscription ID', 'Is add-on', 'Add-on ID', 'Quantity', 'Cost centre'],
       ['Contoso', plain!.subscriptionId, 'no', '', '12,5', 'CC-7'],
       ['Fabrikam', UNKNOWN, 'no', '', '1,234', 'CC-9'],
@@ -115,53 +111,52 @@ test.describe('names, own columns, decimal commas and the month', () => {
     ]);
 
     // Names beside the ids; an id no saved report has says so; an add-on says it is one, with its id.
-    await expect(page.getByTestId('row-2-names')).toContainText(organizationOf(plain!.subscriptionId));
-    await expect(page.getByTestId('row-2-names')).toContainText(plain!.itemName);
-    await expect(page.getByTestId('row-3-names')).toHaveText('not in the saved reports of this profile');
-    await expect(page.getByTestId('row-4-names')).toContainText(withAddon.itemName);
-    await expect(page.getByTestId('row-4-names')).toContainText(`add-on ${withAddon.addonIds[0]}`);
-    await expect(page.getByTestId('names-note')).toHaveCount(0);
+    await expect(screen.names(2)).toContainText(organizationOf(plain!.subscriptionId));
+    await expect(screen.names(2)).toContainText(plain!.itemName);
+    await expect(screen.names(3)).toHaveText('not in the saved reports of this profile');
+    await expect(screen.names(4)).toContainText(withAddon.itemName);
+    await expect(screen.names(4)).toContainText(`add-on ${withAddon.addonIds[0]}`);
+    await expect(screen.namesNote).toHaveCount(0);
 
     // The own columns are shown, marked as not sent.
-    const grid = page.getByRole('table', { name: 'Consumption rows' });
-    await expect(grid.getByRole('columnheader', { name: 'Customer not sent' })).toBeVisible();
-    await expect(grid.getByRole('columnheader', { name: 'Cost centre not sent' })).toBeVisible();
-    await expect(page.getByTestId('row-2-own-1')).toHaveText('Contoso');
-    await expect(page.getByTestId('row-2-own-2')).toHaveText('CC-7');
-    await expect(page.getByTestId('own-columns')).toHaveText('Your own columns, kept and shown but not sent: Customer, Cost centre');
+    await expect(screen.columnHeader('Customer not sent')).toBeVisible();
+    await expect(screen.columnHeader('Cost centre not sent')).toBeVisible();
+    await expect(screen.own(2, 1)).toHaveText('Contoso');
+    await expect(screen.own(2, 2)).toHaveText('CC-7');
+    await expect(screen.ownColumns).toHaveText('Your own columns, kept and shown but not sent: Customer, Cost centre');
 
     // 12,5 is a decimal comma; 1,234 could be a thousand, so it is refused, saying how to write it.
-    await expect(page.getByTestId('row-2-messages')).toHaveCount(0);
-    await expect(page.getByTestId('row-3-messages')).toHaveText('Quantity: "1,234" could be a thousand or a decimal: write 1234 for a whole number, or 1.234 with a decimal point.');
-    await page.getByRole('textbox', { name: 'Row 3 Quantity' }).fill('1.234');
-    await page.getByRole('textbox', { name: 'Row 3 Subscription ID' }).fill(other!.subscriptionId);
-    await expect(page.getByTestId('row-3-names')).toContainText(other!.itemName);
-    await expect(page.getByTestId('row-3-messages')).toHaveCount(0);
+    await expect(screen.messages(2)).toHaveCount(0);
+    await expect(screen.messages(3)).toHaveText('Quantity: "1,234" could be a thousand or a decimal: write 1234 for a whole number, or 1.234 with a decimal point.');
+    await screen.cell(3, 'Quantity').fill('1.234');
+    await screen.cell(3, 'Subscription ID').fill(other!.subscriptionId);
+    await expect(screen.names(3)).toContainText(other!.itemName);
+    await expect(screen.messages(3)).toHaveCount(0);
     await screenshots(page, 'names');
 
     // In a narrow window import and history step aside, and the own columns share one column, each value named.
     await page.setViewportSize(NARROW);
-    await expect(page.getByRole('region', { name: 'Import consumption' })).toBeHidden();
-    await expect(grid.getByRole('columnheader', { name: 'Your columns not sent' })).toBeVisible();
-    await expect(page.getByTestId('row-2-own-1')).toHaveText('Contoso');
-    await expect(page.getByTestId('row-2-own-2')).toBeInViewport();
-    await page.getByRole('button', { name: 'Show import and history' }).click();
-    await expect(page.getByRole('region', { name: 'Import consumption' })).toBeVisible();
-    await page.getByRole('button', { name: 'Hide import and history' }).click();
+    await expect(screen.importPanel).toBeHidden();
+    await expect(screen.columnHeader('Your columns not sent')).toBeVisible();
+    await expect(screen.own(2, 1)).toHaveText('Contoso');
+    await expect(screen.own(2, 2)).toBeInViewport();
+    await screen.button('Show import and history').click();
+    await expect(screen.importPanel).toBeVisible();
+    await screen.button('Hide import and history').click();
     await page.setViewportSize(WIDE);
 
     // The month the usage is for: last month unless chosen; kept with the batch and shown in the history.
-    const month = page.getByLabel('Usage month');
+    const month = screen.month;
     const today = new Date();
     const lastMonth = new Date(today.getFullYear(), today.getMonth() - 1, 1);
     await expect(month).toHaveValue(`${lastMonth.getFullYear()}-${String(lastMonth.getMonth() + 1).padStart(2, '0')}`);
     await month.fill('2025-11');
-    await expect(page.getByTestId('batch-status')).toHaveText('3 records ready · usage for November 2025');
+    await expect(screen.batchStatus).toHaveText('3 records ready · usage for November 2025');
     const before = await twinState(twinUrl);
-    await page.getByRole('button', { name: 'Submit batch' }).click();
-    await expect(page.getByTestId('submission-state')).toHaveText('Successful', { timeout: 30_000 });
-    await expect(page.getByTestId('submission-period')).toContainText('usage for November 2025');
-    await expect(page.getByTestId('history-period')).toHaveText('Usage for November 2025 · 3 records');
+    await screen.submit.click();
+    await expect(screen.submissionState).toHaveText('Successful', { timeout: 30_000 });
+    await expect(screen.submissionPeriod).toContainText('usage for November 2025');
+    await expect(screen.historyPeriod).toHaveText('Usage for November 2025 · 3 records');
     // Three records reached the service, none of the own columns.
     expect((await twinState(twinUrl)).savedConsumption).toBe(before.savedConsumption + 3);
   });
@@ -177,63 +172,64 @@ test.describe('a batch whose task takes a while', () => {
     const twinUrl = await bridge.twinUrl();
     const [first, second] = await meteredSubscriptions(twinUrl);
     await app.nav('Consumption').click();
-    await pasteRows(page, [
+    const screen = new ConsumptionPage(page);
+    await screen.paste([
       ['Subscription ID', 'Quantity', 'Note'],
       [first!.subscriptionId, '4', 'north'],
       [second!.subscriptionId, '7,25', 'south'],
     ]);
-    const submit = page.getByRole('button', { name: 'Submit batch' });
+    const submit = screen.submit;
     await submit.click();
 
     // While the service has the task, nothing of the batch can change, and it says why.
-    await expect(page.getByTestId('submission-state')).toHaveText('Queued at the service', { timeout: 10_000 });
-    await expect(page.getByTestId('batch-locked')).toContainText('Locked while the service works on this batch (queued at the service)');
-    await expect(page.getByRole('textbox', { name: 'Row 2 Quantity' })).toHaveCount(0);
-    await expect(page.getByRole('button', { name: 'Remove row 2' })).toHaveCount(0);
+    await expect(screen.submissionState).toHaveText('Queued at the service', { timeout: 10_000 });
+    await expect(screen.locked).toContainText('Locked while the service works on this batch (queued at the service)');
+    await expect(screen.cell(2, 'Quantity')).toHaveCount(0);
+    await expect(screen.button('Remove row 2')).toHaveCount(0);
     await expect(submit).toBeDisabled();
-    await expect(page.getByLabel('Usage month')).toBeDisabled();
+    await expect(screen.month).toBeDisabled();
     await screenshots(page, 'locked');
-    await expect(page.getByTestId('submission-state')).toHaveText('Processing', { timeout: 10_000 });
-    await expect(page.getByTestId('batch-locked')).toContainText('(processing)');
-    await expect(page.getByRole('textbox', { name: 'Row 2 Quantity' })).toHaveCount(0);
-    await expect(page.getByTestId('submission-state')).toHaveText('Successful', { timeout: 20_000 });
-    await expect(page.getByTestId('batch-locked')).toHaveCount(0);
-    await expect(page.getByRole('textbox', { name: 'Row 2 Quantity' })).toBeVisible();
+    await expect(screen.submissionState).toHaveText('Processing', { timeout: 10_000 });
+    await expect(screen.locked).toContainText('(processing)');
+    await expect(screen.cell(2, 'Quantity')).toHaveCount(0);
+    await expect(screen.submissionState).toHaveText('Successful', { timeout: 20_000 });
+    await expect(screen.locked).toHaveCount(0);
+    await expect(screen.cell(2, 'Quantity')).toBeVisible();
 
     // A past batch opens read-only, whatever its state: no cells to type in, no Submit.
-    await page.getByTestId('history-item').first().getByRole('button', { name: 'pasted rows.csv' }).click();
-    const past = page.getByRole('region', { name: 'Past batch', exact: true });
+    await screen.openPast('pasted rows.csv');
+    const past = screen.pastBatch;
     await expect(past).toContainText('read-only');
-    await expect(page.getByTestId('submission-state')).toHaveText('Successful');
-    await expect(page.getByRole('table', { name: 'Consumption rows' })).toContainText('7,25');
-    await expect(page.getByRole('textbox', { name: 'Row 3 Quantity' })).toHaveCount(0);
-    await expect(page.getByRole('button', { name: /^Submit/ })).toHaveCount(0);
-    await expect(page.getByTestId('row-3-own-1')).toHaveText('south');
+    await expect(screen.submissionState).toHaveText('Successful');
+    await expect(screen.grid).toContainText('7,25');
+    await expect(screen.cell(3, 'Quantity')).toHaveCount(0);
+    await expect(screen.button(/^Submit/)).toHaveCount(0);
+    await expect(screen.own(3, 1)).toHaveText('south');
     await screenshots(page, 'past');
 
     // Copied, it is a new batch to edit; sent unchanged, the repeat warning offers not to send.
-    await past.getByRole('button', { name: 'Copy to a new batch' }).click();
-    await expect(page.getByRole('region', { name: 'Past batch', exact: true })).toHaveCount(0);
-    await expect(page.getByTestId('submission')).toHaveCount(0);
-    await expect(page.getByRole('textbox', { name: 'Row 3 Quantity' })).toHaveValue('7,25');
-    await expect(page.getByTestId('row-3-own-1')).toHaveText('south');
+    await screen.button('Copy to a new batch', past).click();
+    await expect(screen.pastBatch).toHaveCount(0);
+    await expect(screen.submission).toHaveCount(0);
+    await expect(screen.cell(3, 'Quantity')).toHaveValue('7,25');
+    await expect(screen.own(3, 1)).toHaveText('south');
     const saved = (await twinState(twinUrl)).savedConsumption;
     await submit.click();
-    const question = page.getByRole('alertdialog', { name: 'Send this batch again?' });
+    const question = screen.repeatQuestion;
     await expect(question).toContainText('already submitted successfully');
     await screenshots(page, 'repeat');
-    await question.getByRole('button', { name: "Don't send" }).click();
+    await screen.answerRepeat("Don't send");
     await expect(question).toHaveCount(0);
     await expect(page.getByText('Nothing was sent.')).toBeVisible();
-    await expect(page.getByTestId('history-item')).toHaveCount(1);
+    await expect(screen.history).toHaveCount(1);
     expect(await twinState(twinUrl)).toMatchObject({ savedConsumption: saved, tasks: 1 });
 
     // Changed, it is another batch: sent without a question.
-    await page.getByRole('textbox', { name: 'Row 2 Quantity' }).fill('5');
+    await screen.cell(2, 'Quantity').fill('5');
     await submit.click();
-    await expect(page.getByTestId('submission-state')).toHaveText('Queued at the service', { timeout: 10_000 });
-    await expect(page.getByTestId('history-item')).toHaveCount(2);
-    await expect(page.getByTestId('history-state')).toHaveText(['Queued at the service', 'Successful']);
+    await expect(screen.submissionState).toHaveText('Queued at the service', { timeout: 10_000 });
+    await expect(screen.history).toHaveCount(2);
+    await expect(screen.historyState).toHaveText(['Queued at the service', 'Successful']);
   });
 });
 
@@ -246,37 +242,38 @@ test('sending the same batch twice asks first, and sends again only when told to
     await app.open(bridge.harness.url);
     const [first] = twin.organizations.flatMap((o) => o.services.flatMap((s) => s.subscriptions)).filter((s) => s.metered);
     await app.nav('Consumption').click();
+    const screen = new ConsumptionPage(page);
     const csv = Buffer.from(`Subscription ID,Quantity\n${first!.subscriptionId},2\n`);
-    await page.getByLabel('Consumption file').setInputFiles({ name: 'april.csv', mimeType: 'text/csv', buffer: csv });
-    await page.getByRole('button', { name: 'Submit batch' }).click();
-    await expect(page.getByTestId('submission-state')).toHaveText('Successful', { timeout: 30_000 });
+    await screen.importFile('april.csv', csv);
+    await screen.submit.click();
+    await expect(screen.submissionState).toHaveText('Successful', { timeout: 30_000 });
 
-    await page.getByLabel('Consumption file').setInputFiles({ name: 'april again.csv', mimeType: 'text/csv', buffer: csv });
-    await page.getByRole('button', { name: 'Submit batch' }).click();
-    const question = page.getByRole('alertdialog', { name: 'Send this batch again?' });
+    await screen.importFile('april again.csv', csv);
+    await screen.submit.click();
+    const question = screen.repeatQuestion;
     await expect(question).toContainText('already submitted successfully');
-    await expect(page.getByTestId('history-item')).toHaveCount(1);
-    await question.getByRole('button', { name: 'Send again' }).click();
-    await expect(page.getByTestId('history-item')).toHaveCount(2);
-    await expect(page.getByTestId('submission-state')).toHaveText('Successful', { timeout: 30_000 });
+    await expect(screen.history).toHaveCount(1);
+    await screen.answerRepeat('Send again');
+    await expect(screen.history).toHaveCount(2);
+    await expect(screen.submissionState).toHaveText('Successful', { timeout: 30_000 });
     expect(twin.savedConsumption()).toHaveLength(2);
 
     // A send whose answer is lost: the state says what it means, here and in the history.
     twin.faults.add({ kind: 'drop-after-processing', method: 'POST', path: 'bulkconsumptions' });
     const may = Buffer.from(`Subscription ID,Quantity\n${first!.subscriptionId},3\n`);
-    await page.getByLabel('Consumption file').setInputFiles({ name: 'may.csv', mimeType: 'text/csv', buffer: may });
-    await page.getByRole('button', { name: 'Submit batch' }).click();
-    await expect(page.getByTestId('submission-state')).toHaveText('Outcome unknown — may have arrived', { timeout: 30_000 });
-    await expect(page.getByTestId('history-state')).toHaveText(['Outcome unknown — may have arrived', 'Successful', 'Successful']);
-    expect((await page.getByRole('region', { name: 'Submission history' }).textContent()) ?? '').not.toMatch(RAW_STATES);
+    await screen.importFile('may.csv', may);
+    await screen.submit.click();
+    await expect(screen.submissionState).toHaveText('Outcome unknown — may have arrived', { timeout: 30_000 });
+    await expect(screen.historyState).toHaveText(['Outcome unknown — may have arrived', 'Successful', 'Successful']);
+    expect((await screen.historyPanel.textContent()) ?? '').not.toMatch(RAW_STATES);
 
     // Sending it again is asked first; "Don't send" sends nothing.
     const saved = twin.savedConsumption().length;
-    await page.getByRole('button', { name: 'Submit batch' }).click();
+    await screen.submit.click();
     await expect(question).toContainText('may have arrived');
-    await question.getByRole('button', { name: "Don't send" }).click();
+    await screen.answerRepeat("Don't send");
     await expect(question).toHaveCount(0);
-    await expect(page.getByTestId('history-item')).toHaveCount(3);
+    await expect(screen.history).toHaveCount(3);
     expect(twin.savedConsumption()).toHaveLength(saved);
   } finally {
     await twin.close();
@@ -289,23 +286,24 @@ test('a batch of 50,000 rows opens, is named and checks an edit in seconds; "Sho
   await app.startDemo();
   const metered = await meteredSubscriptions(await bridge.twinUrl());
   await app.nav('Consumption').click();
+  const screen = new ConsumptionPage(page);
   const lines = ['Subscription ID,Quantity,Customer'];
   for (let index = 0; index < 50_000; index++) {
     lines.push(`${metered[index]?.subscriptionId ?? crypto.randomUUID()},${index === 40_000 ? '"1,234"' : `${index % 7}.5`},C${index}`);
   }
   const started = Date.now();
-  await page.getByLabel('Consumption file').setInputFiles({ name: 'big.csv', mimeType: 'text/csv', buffer: Buffer.from(lines.join('\n')) });
-  await expect(page.getByTestId('row-2-own-1')).toHaveText('C0', { timeout: 60_000 });
+  await screen.importFile('big.csv', lines.join('\n'));
+  await expect(screen.own(2, 1)).toHaveText('C0', { timeout: 60_000 });
   // Only the rows in view are drawn; the names of all 50,000 ids come in one lookup.
-  await expect(page.getByTestId('row-2-names')).toHaveText('not in the saved reports of this profile');
+  await expect(screen.names(2)).toHaveText('not in the saved reports of this profile');
   const shown = Date.now() - started;
   expect(await page.locator('tr[data-row]').count()).toBeLessThan(100);
-  await expect(page.getByTestId('batch-status')).toHaveText('1 problem to fix before submitting');
-  await page.getByRole('button', { name: 'Show row 40002' }).click();
-  await expect(page.getByTestId('row-40002-messages')).toContainText('could be a thousand or a decimal');
+  await expect(screen.batchStatus).toHaveText('1 problem to fix before submitting');
+  await screen.button('Show row 40002').click();
+  await expect(screen.messages(40002)).toContainText('could be a thousand or a decimal');
   const edited = Date.now();
-  await page.getByRole('textbox', { name: 'Row 40002 Quantity' }).fill('1234');
-  await expect(page.getByTestId('batch-status')).toHaveText(/^50,000 records ready/);
+  await screen.cell(40002, 'Quantity').fill('1234');
+  await expect(screen.batchStatus).toHaveText(/^50,000 records ready/);
   const checked = Date.now() - edited;
   // About 4 s and 0.4 s here; drawing every row took 79 s and 55 s a keystroke.
   expect(shown).toBeLessThan(30_000);

@@ -7,29 +7,21 @@ import { roundToMinorUnit } from '@shared/currency';
 import { Money, money } from '@shared/money';
 import { expect, test, type BridgeHost } from './fixtures';
 import { ClosebookPage, SCREEN_SIZES, WIDE } from './pages';
+import { ViewerPage } from './viewer-page';
 
 // Copying writes to the clipboard and the test reads it back. Every fifth service states a total a cent off the
 // sum of its lines, so some rows carry a flag.
 test.use({ permissions: ['clipboard-read', 'clipboard-write'], twinOptions: { inconsistentEvery: 5 } });
 
 /** Requests a demo report, opens it and returns the viewer and the report's id. */
-async function openReport(page: Page, bridge: BridgeHost): Promise<{ viewer: Locator; reportId: string }> {
+async function openReport(page: Page, bridge: BridgeHost): Promise<{ viewer: ViewerPage; reportId: string }> {
   const app = new ClosebookPage(page);
   await app.open(bridge.harness.url);
   await app.startDemo();
   await app.requestReport(60_000);
-  await page.getByTestId('saved-report').getByRole('button', { name: 'Open', exact: true }).click();
-  const viewer = page.getByRole('region', { name: /^Report Billing / });
-  await expect(viewer.getByRole('treegrid', { name: 'Billing report' }).getByRole('row', { level: 1 }).first()).toBeVisible();
+  const viewer = await ViewerPage.openWithRows(page);
   const [listing] = await bridge.harness.service.handlers['reports:list']({});
   return { viewer, reportId: listing?.state === 'ok' ? listing.meta.id : '' };
-}
-
-async function showInvoicing(viewer: Locator): Promise<Locator> {
-  await viewer.getByRole('group', { name: 'View' }).getByRole('button', { name: 'Invoicing', exact: true }).click();
-  const grid = viewer.getByRole('grid', { name: 'Amounts to invoice' });
-  await expect(grid.getByTestId('invoice-row').first()).toBeVisible();
-  return grid;
 }
 
 /** The report's billing lines as the CSV export writes them: an account of the lines independent of the viewer's queries. */
@@ -72,7 +64,7 @@ const en = (amount: string, places = 2) => new Intl.NumberFormat('en-US', { mini
 test('Invoicing: one row per organization and customer currency, amounts equal to the lines, copied exactly, laid out at 1440 and 1024', async ({ page, bridge }) => {
   await page.setViewportSize(WIDE);
   const { viewer, reportId } = await openReport(page, bridge);
-  const grid = await showInvoicing(viewer);
+  const grid = await viewer.showInvoicing();
   const { rows, totals } = await bridge.harness.service.handlers['reports:invoicing']({ reportId, filter: {} });
 
   // Against the billing lines: one row per (organization, customer currency) that has lines, and its amount is
@@ -97,15 +89,15 @@ test('Invoicing: one row per organization and customer currency, amounts equal t
   // Flags in words, on the row they concern.
   const flagged = rows.find((row) => row.flags.includes('stated-total-differs'))!;
   expect(flagged).toBeDefined();
-  await viewer.getByRole('searchbox', { name: 'Organization', exact: true }).fill(flagged.customerNumber);
-  await expect(grid.getByTestId('invoice-row').filter({ hasText: flagged.customerNumber }).getByText('Stated total differs')).toBeVisible();
-  await viewer.getByRole('searchbox', { name: 'Organization', exact: true }).fill('');
+  await viewer.searchbox('Organization', { exact: true }).fill(flagged.customerNumber);
+  await expect(viewer.invoiceRows().filter({ hasText: flagged.customerNumber }).getByText('Stated total differs')).toBeVisible();
+  await viewer.searchbox('Organization', { exact: true }).fill('');
 
   // On screen: a row per Invoicing row, the totals per currency, and for the first rows the amount as computed above.
   await expect(grid).toHaveAttribute('aria-rowcount', String(rows.length + 1));
-  await expect(viewer.getByTestId('invoice-total')).toHaveCount(totals.length);
+  await expect(viewer.invoiceTotals.getByTestId('invoice-total')).toHaveCount(totals.length);
   const byCustomer = new Map(rows.map((row) => [`${row.customerNumber}|${row.currency}`, row]));
-  const shown = await grid.getByTestId('invoice-row').evaluateAll((elements) => elements.slice(0, 8).map((element) => [...element.children].map((cell) => cell.textContent ?? '')));
+  const shown = await viewer.invoiceRows().evaluateAll((elements) => elements.slice(0, 8).map((element) => [...element.children].map((cell) => cell.textContent ?? '')));
   expect(shown.length).toBe(8);
   for (const cells of shown) {
     const row = byCustomer.get(`${cells[1]}|${cells[4]}`)!;
@@ -114,8 +106,8 @@ test('Invoicing: one row per organization and customer currency, amounts equal t
   }
 
   // Copy all rows: header and one line per row, exact values (a point in en-US), no thousands separators.
-  await viewer.getByRole('button', { name: 'Copy all rows' }).click();
-  await expect(viewer.getByRole('status').filter({ hasText: `${rows.length} rows copied` })).toBeVisible();
+  await viewer.button('Copy all rows').click();
+  await expect(viewer.status(`${rows.length} rows copied`)).toBeVisible();
   const copied = (await page.evaluate(() => navigator.clipboard.readText())).split(/\r?\n/).map((line) => line.split('\t'));
   expect(copied[0]).toEqual(['Customer number', 'Organization', 'Groups', 'Currency', 'Amount to invoice', 'Billing lines', 'Cost', 'Margin', 'Flags']);
   expect(copied.length).toBe(rows.length + 1);
@@ -128,21 +120,21 @@ test('Invoicing: one row per organization and customer currency, amounts equal t
   }
 
   // Copy selected: two rows ticked, two rows on the clipboard.
-  const boxes = grid.getByTestId('invoice-row').getByRole('checkbox');
+  const boxes = viewer.invoiceCheckboxes();
   await boxes.nth(1).check();
   await boxes.nth(3).check();
-  await viewer.getByRole('button', { name: 'Copy 2 selected' }).click();
-  await expect(viewer.getByRole('status').filter({ hasText: '2 rows copied' })).toBeVisible();
+  await viewer.button('Copy 2 selected').click();
+  await expect(viewer.status('2 rows copied')).toBeVisible();
   expect((await page.evaluate(() => navigator.clipboard.readText())).split(/\r?\n/)).toHaveLength(3);
   // Shift-click ticks the run from the last row ticked: rows 3–5 join row 1.
   await boxes.nth(5).click({ modifiers: ['Shift'] });
-  await expect(viewer.getByRole('button', { name: 'Copy 4 selected' })).toBeEnabled();
+  await expect(viewer.button('Copy 4 selected')).toBeEnabled();
 
   // Sorting by amount: currencies grouped, amounts biggest first within each; the arrow stays inside its header.
-  const amountHeader = grid.getByRole('columnheader', { name: /^Amount to invoice/ });
-  await amountHeader.getByRole('button').click();
+  const amountHeader = viewer.invoiceHeaders(/^Amount to invoice/);
+  await viewer.sortButton(amountHeader).click();
   await expect(amountHeader).toHaveAttribute('aria-sort', 'descending');
-  const sorted = (await grid.getByTestId('invoice-row').evaluateAll((elements) => elements.map((element) => [element.children[4]!.textContent ?? '', element.children[5]!.textContent ?? '']))).map(
+  const sorted = (await viewer.invoiceRows().evaluateAll((elements) => elements.map((element) => [element.children[4]!.textContent ?? '', element.children[5]!.textContent ?? '']))).map(
     ([currency, amount]) => ({ currency: currency!, amount: Number(amount!.replace(/,/g, '')) }),
   );
   expect(sorted.length).toBeGreaterThan(5);
@@ -155,18 +147,18 @@ test('Invoicing: one row per organization and customer currency, amounts equal t
 
   for (const size of SCREEN_SIZES) {
     await page.setViewportSize(size);
-    await expect(grid.getByTestId('invoice-row').first()).toBeVisible();
+    await expect(viewer.invoiceRows().first()).toBeVisible();
     await page.screenshot({ path: `test-results/invoicing-${size.width}x${size.height}.png` });
     expect(await clippedCells(page), `clipped at ${size.width}`).toEqual([]);
     // Every column fits the window without scrolling sideways, and the amounts and headers are on screen.
     expect(await grid.evaluate((element) => element.scrollWidth - element.clientWidth), `sideways scroll at ${size.width}`).toBeLessThanOrEqual(0);
     const frame = (await grid.boundingBox())!;
     const visible = { x: 0, y: 0, width: Math.min(size.width, frame.x + frame.width), height: Math.min(size.height, frame.y + frame.height) };
-    for (const header of await grid.getByRole('columnheader').all()) await expectInside(header, visible, `header "${await header.textContent()}" at ${size.width}`);
-    const firstRow = grid.getByTestId('invoice-row').first();
-    for (const index of [4, 5, 7, 8]) await expectInside(firstRow.getByRole('gridcell').nth(index), visible, `cell ${index} of the first row at ${size.width}`);
-    await expectInside(viewer.getByRole('table', { name: 'Amounts to invoice per currency' }), { x: 0, y: 0, ...size }, `the invoicing totals at ${size.width}`);
-    await expectInside(viewer.getByRole('button', { name: 'Copy all rows' }), { x: 0, y: 0, ...size }, `the copy button at ${size.width}`);
+    for (const header of await viewer.invoiceHeaders().all()) await expectInside(header, visible, `header "${await header.textContent()}" at ${size.width}`);
+    const firstRow = viewer.invoiceRows().first();
+    for (const index of [4, 5, 7, 8]) await expectInside(viewer.gridCells(firstRow).nth(index), visible, `cell ${index} of the first row at ${size.width}`);
+    await expectInside(viewer.invoiceTotals, { x: 0, y: 0, ...size }, `the invoicing totals at ${size.width}`);
+    await expectInside(viewer.button('Copy all rows'), { x: 0, y: 0, ...size }, `the copy button at ${size.width}`);
   }
 });
 
@@ -185,22 +177,22 @@ test('prints the summary or the Invoicing rows, never the virtual list, and writ
 
   // Tree mode: every organization row (per currency) at summary level.
   const summary = await bridge.harness.service.handlers['reports:window']({ reportId, filter: {}, sort: { key: 'label', direction: 'asc' }, expansion: { all: 'none', toggled: [] }, hierarchy: 'organization', offset: 0, count: 1 });
-  await viewer.getByRole('button', { name: 'Print…' }).click();
+  await viewer.button('Print…').click();
   await expect.poll(printed).toBe(1);
-  const printable = page.getByTestId('printable-report');
+  const { printable } = viewer;
   // Print only: hidden on screen (so found by selector, not by role).
   await expect(printable.locator('table[aria-label="Organizations"] tbody tr')).toHaveCount(summary.rowCount);
   await expect(printable).toBeHidden();
 
   await page.emulateMedia({ media: 'print' });
   await page.screenshot({ path: 'test-results/invoicing-print-tree.png', fullPage: true });
-  await expect(printable.getByRole('table', { name: 'Organizations' })).toBeVisible();
-  await expect(viewer.getByRole('heading', { level: 2 })).toBeVisible();
-  await expect(viewer.getByRole('table', { name: 'Totals per currency' })).toBeVisible();
-  await expect(viewer.getByRole('search', { name: 'Report filters' })).toBeHidden();
-  await expect(viewer.getByRole('button', { name: 'Export workbook' })).toBeHidden();
-  await expect(page.getByRole('navigation', { name: 'Main' })).toBeHidden();
-  await expect(viewer.getByRole('treegrid', { name: 'Billing report' })).toBeHidden();
+  await expect(viewer.printTable('Organizations')).toBeVisible();
+  await expect(viewer.title).toBeVisible();
+  await expect(viewer.totals).toBeVisible();
+  await expect(viewer.filters).toBeHidden();
+  await expect(viewer.button('Export workbook')).toBeHidden();
+  await expect(new ClosebookPage(page).navigation).toBeHidden();
+  await expect(viewer.tree).toBeHidden();
   expect(await printable.locator('thead').evaluate((element) => getComputedStyle(element).display)).toBe('table-header-group');
   expect(await printable.locator('tbody tr').first().evaluate((element) => getComputedStyle(element).breakInside)).toBe('avoid');
   await page.emulateMedia({ media: 'screen' });
@@ -209,16 +201,16 @@ test('prints the summary or the Invoicing rows, never the virtual list, and writ
   await expect(printable).toHaveCount(0);
 
   // Invoicing mode: every Invoicing row, with the amounts to invoice per currency.
-  const grid = await showInvoicing(viewer);
+  const grid = await viewer.showInvoicing();
   const { rows } = await bridge.harness.service.handlers['reports:invoicing']({ reportId, filter: {} });
-  await viewer.getByRole('button', { name: 'Print…' }).click();
+  await viewer.button('Print…').click();
   await expect.poll(printed).toBe(2);
   await page.emulateMedia({ media: 'print' });
   await page.screenshot({ path: 'test-results/invoicing-print-invoicing.png', fullPage: true });
-  await expect(printable.getByRole('table', { name: 'Amounts to invoice', exact: true }).locator('tbody tr')).toHaveCount(rows.length);
-  await expect(printable.getByRole('table', { name: 'Amounts to invoice per currency' })).toBeVisible();
+  await expect(viewer.printTable('Amounts to invoice', { exact: true }).locator('tbody tr')).toHaveCount(rows.length);
+  await expect(viewer.printTable('Amounts to invoice per currency')).toBeVisible();
   await expect(grid).toBeHidden();
-  await expect(viewer.getByRole('button', { name: 'Copy all rows' })).toBeHidden();
+  await expect(viewer.button('Copy all rows')).toBeHidden();
   await page.emulateMedia({ media: 'screen' });
 
   // Workbooks per group: the bridge hands over one download per group (and one for the ungrouped, if any).
@@ -226,10 +218,10 @@ test('prints the summary or the Invoicing rows, never the virtual list, and writ
   const ungrouped = rows.some((row) => row.groups.length === 0);
   const downloads: Download[] = [];
   page.on('download', (download) => downloads.push(download));
-  await viewer.getByRole('button', { name: 'Workbooks per group…' }).click();
-  const result = viewer.getByRole('region', { name: 'Workbooks per group' });
+  await viewer.button('Workbooks per group…').click();
+  const result = viewer.packs;
   const packCount = groups.size + (ungrouped ? 1 : 0);
-  await expect(result.getByRole('status')).toHaveText(`${packCount} workbooks downloaded`);
+  await expect(viewer.packsStatus()).toHaveText(`${packCount} workbooks downloaded`);
   await expect(result.getByTestId('group-pack')).toHaveCount(packCount);
   await expect(result).toContainText('An organization in two groups appears in both packs.');
   await expect.poll(() => downloads.length).toBe(packCount);
@@ -237,7 +229,7 @@ test('prints the summary or the Invoicing rows, never the virtual list, and writ
 
   // One pack read back: its Invoicing sheet holds exactly the customers of its group.
   const [group] = [...groups].sort();
-  const pack = await result.getByTestId('group-pack').filter({ has: page.getByRole('cell', { name: group, exact: true }) }).getByRole('cell').nth(2).textContent();
+  const pack = await viewer.pack(group!).cells.nth(2).textContent();
   const download = downloads.find((candidate) => candidate.suggestedFilename() === pack)!;
   const workbook = new ExcelJS.Workbook();
   await workbook.xlsx.load((await readFile((await download.path()) as string)) as unknown as ArrayBuffer);

@@ -1,4 +1,5 @@
 import { expect, type Locator, type Page } from '@playwright/test';
+import { ViewerPage } from './viewer-page';
 
 /** The window sizes every screen is looked at in: a desktop, and the smallest Closebook is laid out for. */
 export const WIDE = { width: 1440, height: 900 };
@@ -9,8 +10,29 @@ export const SCREEN_SIZES = [WIDE, NARROW];
 export class ClosebookPage {
   constructor(readonly page: Page) {}
 
+  /** The main navigation. */
+  get navigation(): Locator {
+    return this.page.getByRole('navigation', { name: 'Main' });
+  }
+
   nav(name: 'Reports' | 'Consumption' | 'Organizations' | 'Profiles'): Locator {
-    return this.page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name });
+    return this.navigation.getByRole('button', { name });
+  }
+
+  /** A button anywhere on the page, by its name (a string matches a part of it). */
+  button(name: string | RegExp): Locator {
+    return this.page.getByRole('button', { name });
+  }
+
+  /** The link from the request form to the open report (shown once focused). */
+  get skipToReport(): Locator {
+    return this.page.getByRole('link', { name: 'Skip to the open report' });
+  }
+
+  /** With a report open in a narrow window the list of reports steps aside: shows it again if so. */
+  async showReportList(): Promise<void> {
+    const showList = this.button('Show the list of reports');
+    if (await showList.isVisible()) await showList.click();
   }
 
   async open(url: string): Promise<void> {
@@ -51,18 +73,11 @@ export class ReportsPage {
     await expect(this.page.getByTestId('saved-report')).toHaveCount(count, { timeout });
   }
 
-  /** Opens the newest saved report of a period ('YYYY-MM-DD – YYYY-MM-DD' as the list shows it) and returns the viewer. */
-  async openNewest(period: string): Promise<Locator> {
+  /** Opens the newest saved report of a period ('YYYY-MM-DD – YYYY-MM-DD' as the list shows it), or the `nth` newest, and returns the viewer. */
+  async openNewest(period: string, nth = 0): Promise<ViewerPage> {
     // The list is newest first.
-    await this.page.getByTestId('saved-report').filter({ hasText: period }).first().getByRole('button', { name: 'Open', exact: true }).click();
-    const viewer = this.page.getByRole('region', { name: /^Report / });
-    await viewer.getByRole('heading', { level: 2 }).waitFor();
+    const viewer = await ViewerPage.open(this.page, this.page.getByTestId('saved-report').filter({ hasText: period }).nth(nth));
+    await viewer.title.waitFor();
     return viewer;
-  }
-
-  /** Switches the open report's viewer to Close the month. */
-  async closeTheMonth(viewer: Locator): Promise<Locator> {
-    await viewer.getByRole('group', { name: 'View' }).getByRole('button', { name: 'Close the month', exact: true }).click();
-    return viewer.getByRole('region', { name: 'Close the month' });
   }
 }

@@ -2,6 +2,7 @@ import type { Page } from '@playwright/test';
 import { startTwin } from '@twin/server';
 import { expect, test } from './fixtures';
 import { ClosebookPage, SCREEN_SIZES } from './pages';
+import { ViewerPage } from './viewer-page';
 
 /** Holds every call of one bridge channel for `ms` before it goes through (a slow disk or a cold ledger). */
 async function slowChannel(page: Page, channel: string, ms: number): Promise<void> {
@@ -53,12 +54,12 @@ test('opening a saved report names it and its size, then says what the first row
 
   await slowChannel(page, 'reports:open', 2_000);
   await slowChannel(page, 'reports:window', 2_000);
-  await saved.getByRole('button', { name: 'Open', exact: true }).click();
+  const viewer = await ViewerPage.open(page, saved);
   const pending = page.getByTestId('pending');
   await expect(pending).toHaveText(`Opening ${name} — ${lines} billing lines`);
   await expect(pending).toHaveText(new RegExp(`^Opening ${name} — ${lines} billing lines \\(1 s\\)$`));
   await expect(pending).toHaveText(new RegExp(`^Adding up ${lines} billing lines( \\(\\d s\\))?$`));
   await expect(pending).toHaveText(new RegExp(`^Adding up ${lines} billing lines \\([1-9] s\\)$`));
-  await expect(page.getByRole('treegrid').getByRole('row').nth(1)).toBeVisible({ timeout: 15_000 });
+  await expect(viewer.tree.getByRole('row').nth(1)).toBeVisible({ timeout: 15_000 });
   await expect(pending).toHaveCount(0);
 });

@@ -2,6 +2,7 @@ import type { Page } from '@playwright/test';
 import { startTwin, type Twin } from '@twin/server';
 import { expect, test } from './fixtures';
 import { ClosebookPage, NARROW, WIDE } from './pages';
+import { ViewerPage } from './viewer-page';
 
 /** Longer than any the demo makes up, and first A→Z: it is the top row, where its ellipsis must not push an amount out. */
 const LONG_NAME = 'Aabenraa Offshore Engineering, Logistics and Consulting Group Holding ApS (publ)';
@@ -82,18 +83,17 @@ for (const size of [NARROW, WIDE]) {
       const app = new ClosebookPage(page);
       await app.open(bridge.harness.url);
       await app.requestReport(60_000);
-      await page.getByTestId('saved-report').getByRole('button', { name: 'Open', exact: true }).click();
-      const viewer = page.getByRole('region', { name: /^Report Billing / });
-      const tree = viewer.getByRole('treegrid', { name: 'Billing report' });
-      await viewer.getByRole('button', { name: 'Expand organizations' }).click();
+      const viewer = await ViewerPage.open(page);
+      const { tree } = viewer;
+      await viewer.expandOrganizations();
       // The long-named organization is the first row; its first service and subscription open, so every level shows.
-      const first = tree.getByRole('row', { level: 1 }).first();
+      const first = viewer.rows(1).first();
       await expect(first).toHaveAttribute('aria-expanded', 'true');
-      await expect(first.getByRole('gridcell').first()).toHaveAttribute('title', LONG_NAME);
-      await tree.getByRole('row', { level: 2 }).first().click();
-      await tree.getByRole('row', { level: 3 }).first().click();
-      await expect(tree.getByRole('row', { level: 4 }).first()).toBeVisible();
-      await expect(viewer.getByTestId('currency-total').first()).toBeVisible();
+      await expect(viewer.gridCells(first).first()).toHaveAttribute('title', LONG_NAME);
+      await viewer.rows(2).first().click();
+      await viewer.rows(3).first().click();
+      await expect(viewer.rows(4).first()).toBeVisible();
+      await expect(viewer.totals.getByTestId('currency-total').first()).toBeVisible();
       await page.screenshot({ path: `test-results/report-layout-${size.width}x${size.height}.png` });
 
       // The long name gives way (an ellipsis, the whole name in its tooltip); the amounts beside it do not.
@@ -105,7 +105,7 @@ for (const size of [NARROW, WIDE]) {
 
       expect(await layoutProblems(page)).toEqual([]);
       for (const column of ['Cost', 'Sales', 'Margin', 'Margin %']) {
-        const header = tree.getByRole('columnheader', { name: column, exact: true });
+        const header = viewer.columnHeader(column, { exact: true });
         const box = (await header.boundingBox())!;
         expect(box.x + box.width, `${column} on screen`).toBeLessThanOrEqual(size.width);
       }

@@ -3,6 +3,7 @@ import ExcelJS from 'exceljs';
 import type { Locator, Page } from '@playwright/test';
 import { expect, test } from './fixtures';
 import { ClosebookPage, SCREEN_SIZES, WIDE } from './pages';
+import { ViewerPage } from './viewer-page';
 
 // The functions given to page.evaluate run in Chromium, but this file compiles with Node's types (no DOM lib):
 // name the little of the DOM they use, for this module only.
@@ -114,20 +115,19 @@ test.describe('a 100,000-line report', () => {
           requestAnimationFrame(check);
         }),
     );
-    const viewer = page.getByRole('region', { name: /^Report Billing / });
-    const tree = viewer.getByRole('treegrid', { name: 'Billing report' });
-    const lineCount = viewer.getByTestId('line-count');
+    const viewer = new ViewerPage(page);
+    const { tree, lineCount } = viewer;
     // The twin draws its lines at random around 100 an organization: about 100,000 in all.
     await expect(lineCount).toHaveText(/^([\d,]+) of \1 billing lines$/);
     const all = lineCountOf(await lineCount.textContent()).total;
     expect(all).toBeGreaterThan(95_000);
-    await expect(viewer.getByTestId('currency-total').first()).toBeVisible();
+    await expect(viewer.totals.getByTestId('currency-total').first()).toBeVisible();
     print(`open ${all.toLocaleString('en')} lines (click → first rows painted): ${Math.round(openMs)} ms (goal ≤ 1,000 ms)`);
     await expectRowsBounded(page, 'opened');
 
     // The whole tree one level down, then to its end with the End key.
-    await viewer.getByRole('button', { name: 'Expand organizations' }).click();
-    await expect(tree.getByRole('row', { level: 2 }).first()).toBeVisible();
+    await viewer.expandOrganizations();
+    await expect(viewer.rows(2).first()).toBeVisible();
     const expandedRows = Number(await tree.getAttribute('aria-rowcount')) - 1;
     expect(expandedRows).toBeGreaterThan(1_000);
     await expectRowsBounded(page, `organizations expanded (${expandedRows.toLocaleString('en')} rows in the tree)`);
@@ -145,13 +145,13 @@ test.describe('a 100,000-line report', () => {
     await expectLastRowShown(tree);
     await expectRowsBounded(page, 'scrolled to the end');
     await expectPageNotScrolled(page);
-    await expectInViewport(page, tree.getByRole('row').first(), 'the column headers');
-    await expectInViewport(page, viewer.getByRole('search', { name: 'Report filters' }), 'the filters');
-    await expectInViewport(page, viewer.getByRole('table', { name: 'Totals per currency' }), 'the totals');
-    await expectInViewport(page, viewer.getByRole('button', { name: 'Export workbook' }), 'the export buttons');
+    await expectInViewport(page, viewer.headerRow(), 'the column headers');
+    await expectInViewport(page, viewer.filters, 'the filters');
+    await expectInViewport(page, viewer.totals, 'the totals');
+    await expectInViewport(page, viewer.button('Export workbook'), 'the export buttons');
 
     // Filter by text: keystroke → the input repainted, and last keystroke → the filtered rows painted.
-    const search = viewer.getByRole('searchbox', { name: 'Search text' });
+    const search = viewer.searchbox('Search text');
     await search.focus();
     await page.evaluate(() => {
       const state = window as unknown as { __keys: { down: number; painted: number }[]; __rowsPainted: number };
@@ -224,16 +224,16 @@ test.describe('a 100,000-line report', () => {
     ]);
     print(`main process alone, a new text filter (first window + totals): ${Math.round(performance.now() - started)} ms`);
 
-    await expect(tree.getByRole('row', { level: 2 }).first()).toBeVisible();
+    await expect(viewer.rows(2).first()).toBeVisible();
     await tree.focus();
     await page.keyboard.press('End');
     await expectLastRowShown(tree);
     await expectRowsBounded(page, 'filtered, at the end');
     await page.screenshot({ path: 'test-results/report-viewer-100k-filtered-end-1440x900.png' });
     expect(await clippedCells(page)).toEqual([]);
-    await expectInViewport(page, tree.getByRole('row').first(), 'the column headers (filtered)');
-    await expectInViewport(page, viewer.getByRole('search', { name: 'Report filters' }), 'the filters (filtered)');
-    await expectInViewport(page, viewer.getByRole('table', { name: 'Totals per currency' }), 'the totals (filtered)');
+    await expectInViewport(page, viewer.headerRow(), 'the column headers (filtered)');
+    await expectInViewport(page, viewer.filters, 'the filters (filtered)');
+    await expectInViewport(page, viewer.totals, 'the totals (filtered)');
     await expectPageNotScrolled(page);
 
     // Export the view: its billing lines are exactly the ones the count shows. While it runs, the button says how far
@@ -244,7 +244,7 @@ test.describe('a 100,000-line report', () => {
       const button = [...document.querySelectorAll('button')].find((element) => element.textContent === 'Export view')!;
       new MutationObserver(() => seen.push(button.textContent ?? '')).observe(button, { childList: true, characterData: true, subtree: true });
     });
-    const [download] = await Promise.all([page.waitForEvent('download', { timeout: 120_000 }), viewer.getByRole('button', { name: 'Export view' }).click()]);
+    const [download] = await Promise.all([page.waitForEvent('download', { timeout: 120_000 }), viewer.button('Export view').click()]);
     const exportTexts = await page.evaluate(() => (globalThis as unknown as { __exportTexts: string[] }).__exportTexts);
     expect(exportTexts.some((text) => /^Exporting: [\d,]+ lines$/.test(text)), exportTexts.join(' | ')).toBe(true);
     expect(download.suggestedFilename()).toMatch(/\(view\)\.xlsx$/);
@@ -288,24 +288,18 @@ for (const size of SCREEN_SIZES) {
     await app.startDemo();
     await app.requestReport(60_000);
     await expect(page.getByTestId('saved-report')).toHaveCount(1);
-    await page.getByTestId('saved-report').getByRole('button', { name: 'Open', exact: true }).click();
-    const viewer = page.getByRole('region', { name: /^Report Billing / });
-    const tree = viewer.getByRole('treegrid', { name: 'Billing report' });
-    await viewer.getByRole('button', { name: 'Expand organizations' }).click();
-    await expect(tree.getByRole('row', { level: 2 }).first()).toBeVisible();
-    // A service and a subscription open too, so every level is in the picture.
-    await tree.getByRole('row', { level: 2 }).first().click();
-    await tree.getByRole('row', { level: 3 }).first().click();
-    await expect(tree.getByRole('row', { level: 4 }).first()).toBeVisible();
+    const viewer = await ViewerPage.open(page);
+    // Organizations expanded, and a service and a subscription open too, so every level is in the picture.
+    await viewer.openEveryLevel();
     await page.screenshot({ path: `test-results/report-viewer-${size.width}x${size.height}.png` });
 
     expect(await clippedCells(page)).toEqual([]);
     await expectPageNotScrolled(page);
-    await expectInViewport(page, tree.getByRole('row').first(), 'the column headers');
-    await expectInViewport(page, viewer.getByRole('search', { name: 'Report filters' }), 'the filters');
-    await expectInViewport(page, viewer.getByRole('button', { name: 'Export view' }), 'the export buttons');
+    await expectInViewport(page, viewer.headerRow(), 'the column headers');
+    await expectInViewport(page, viewer.filters, 'the filters');
+    await expectInViewport(page, viewer.button('Export view'), 'the export buttons');
     // The tree fills the height left: its bottom edge is near the window's.
-    const treeBox = (await tree.boundingBox())!;
+    const treeBox = (await viewer.tree.boundingBox())!;
     expect(size.height - (treeBox.y + treeBox.height)).toBeLessThan(40);
   });
 }
@@ -321,11 +315,9 @@ test.describe('keys, sorting and stated totals', () => {
     await app.requestReport(60_000);
     await expect(page.getByTestId('saved-report')).toHaveCount(1);
     await watchRowCount(page);
-    await page.getByTestId('saved-report').getByRole('button', { name: 'Open', exact: true }).click();
-    const viewer = page.getByRole('region', { name: /^Report Billing / });
-    const tree = viewer.getByRole('treegrid', { name: 'Billing report' });
+    const viewer = await ViewerPage.openWithRows(page);
+    const { tree } = viewer;
     const active = tree.locator('.tree__row--active');
-    await expect(tree.getByRole('row', { level: 1 }).first()).toBeVisible();
 
     await tree.focus();
     await expect(active).toHaveAttribute('aria-rowindex', '2');
@@ -348,7 +340,7 @@ test.describe('keys, sorting and stated totals', () => {
     for (let i = 0; i < 40; i += 1) await page.keyboard.press('ArrowDown');
     await expect(active).toHaveAttribute('aria-rowindex', '45');
     const treeBox = (await tree.boundingBox())!;
-    const headerBox = (await tree.getByRole('row').first().boundingBox())!;
+    const headerBox = (await viewer.headerRow().boundingBox())!;
     const activeBox = (await active.boundingBox())!;
     expect(activeBox.y).toBeGreaterThanOrEqual(headerBox.y + headerBox.height - 1);
     expect(activeBox.y + activeBox.height).toBeLessThanOrEqual(treeBox.y + treeBox.height);
@@ -356,13 +348,13 @@ test.describe('keys, sorting and stated totals', () => {
     await expect(active).toHaveAttribute('aria-rowindex', '2');
 
     // Sorting from the keyboard: Enter, then Space, on a column header.
-    const costHeader = tree.getByRole('columnheader', { name: /^Cost/ });
-    await costHeader.getByRole('button').focus();
+    const costHeader = viewer.columnHeader(/^Cost/);
+    await viewer.sortButton(costHeader).focus();
     await page.keyboard.press('Enter');
     await expect(costHeader).toHaveAttribute('aria-sort', 'descending');
     // Money sorts within a currency: each currency group's costs run down (then up), whatever the other groups hold.
     const costs = async () =>
-      tree.getByRole('row', { level: 1 }).evaluateAll((rows) =>
+      viewer.rows(1).evaluateAll((rows) =>
         rows.map((row) => ({ group: row.querySelector('.tag')?.textContent ?? '', value: Number((row.children[2]?.textContent ?? '').replace(/[^\d.-]/g, '')) })),
       );
     // Only the rows in view are in the DOM: enough of them to see two groups.
@@ -373,7 +365,7 @@ test.describe('keys, sorting and stated totals', () => {
     await expect.poll(async () => inOrderWithinCurrency(await costsInView(), 'asc')).toBe(true);
 
     // Stated totals that differ from the sum below carry ⚠ with both figures.
-    await viewer.getByRole('button', { name: 'Expand organizations' }).click();
+    await viewer.expandOrganizations();
     const flag = tree.getByTestId('mismatch-flag').first();
     // Only the rows in view are in the DOM: scroll down until a flagged service is among them.
     const flagInView = async () => {
@@ -388,27 +380,19 @@ test.describe('keys, sorting and stated totals', () => {
   });
 });
 
-/** Opens the demo's report of last month (requested first) and returns the viewer and its tree. */
-async function openDemoReport(page: Page, url: string) {
+/** Opens the demo's report of last month (requested first) and returns its viewer, its first rows shown. */
+async function openDemoReport(page: Page, url: string): Promise<ViewerPage> {
   const app = new ClosebookPage(page);
   await app.open(url);
   await app.startDemo();
   await app.requestReport(60_000);
   await expect(page.getByTestId('saved-report')).toHaveCount(1);
-  return openSavedReport(page);
-}
-
-async function openSavedReport(page: Page) {
-  await page.getByTestId('saved-report').getByRole('button', { name: 'Open', exact: true }).click();
-  const viewer = page.getByRole('region', { name: /^Report Billing / });
-  const tree = viewer.getByRole('treegrid', { name: 'Billing report' });
-  await expect(tree.getByRole('row', { level: 1 }).first()).toBeVisible();
-  return { viewer, tree };
+  return ViewerPage.openWithRows(page);
 }
 
 test.describe('shortcuts', () => {
   test('Ctrl+F focuses the filter, Ctrl+E exports, Ctrl+P prints, and a skip link jumps from the request panel to the report', async ({ page, bridge }) => {
-    const { viewer } = await openDemoReport(page, bridge.harness.url);
+    const viewer = await openDemoReport(page, bridge.harness.url);
     // The browser's print dialog would block the test: count the calls instead.
     await page.evaluate(() => {
       const state = globalThis as unknown as { __printed: number; print: () => void };
@@ -417,40 +401,41 @@ test.describe('shortcuts', () => {
         state.__printed += 1;
       };
     });
-    await viewer.getByRole('treegrid', { name: 'Billing report' }).focus();
+    await viewer.tree.focus();
     await page.keyboard.press('Control+f');
-    await expect(viewer.getByRole('searchbox', { name: 'Search text' })).toBeFocused();
+    await expect(viewer.searchbox('Search text')).toBeFocused();
     const [download] = await Promise.all([page.waitForEvent('download'), page.keyboard.press('Control+e')]);
     expect(download.suggestedFilename()).toMatch(/\.xlsx$/);
     await page.keyboard.press('Control+p');
     await expect.poll(() => page.evaluate(() => (globalThis as unknown as { __printed: number }).__printed)).toBe(1);
 
     // From the request form, Tab reaches the skip link (shown once focused) and Enter lands on the report.
-    const showList = page.getByRole('button', { name: 'Show the list of reports' });
-    if (await showList.isVisible()) await showList.click();
-    await page.getByRole('button', { name: 'Request report' }).focus();
+    const app = new ClosebookPage(page);
+    await app.showReportList();
+    await app.button('Request report').focus();
     await page.keyboard.press('Tab');
-    const skip = page.getByRole('link', { name: 'Skip to the open report' });
+    const skip = app.skipToReport;
     await expect(skip).toBeFocused();
     await expect(skip).toBeInViewport();
     await page.keyboard.press('Enter');
-    await expect(viewer).toBeFocused();
+    await expect(viewer.root).toBeFocused();
   });
 });
 
 /** The column headers of the tree, by name. */
-async function headers(tree: Locator): Promise<string[]> {
-  return tree.getByRole('columnheader').evaluateAll((cells) => cells.map((cell) => cell.querySelector('.head__label')?.textContent ?? ''));
+async function headers(viewer: ViewerPage): Promise<string[]> {
+  return viewer.columnHeaders().evaluateAll((cells) => cells.map((cell) => cell.querySelector('.head__label')?.textContent ?? ''));
 }
 
 /** Every top-level row of the tree (scrolled through, as only the rows in view are in the DOM): its currency group and one column's text. */
-async function allTopRows(tree: Locator, column: number): Promise<{ group: string; text: string }[]> {
+async function allTopRows(viewer: ViewerPage, column: number): Promise<{ group: string; text: string }[]> {
+  const { tree } = viewer;
   const byIndex = new Map<number, { group: string; text: string }>();
   const { scrollHeight, clientHeight } = await tree.evaluate((element) => ({ scrollHeight: element.scrollHeight, clientHeight: element.clientHeight }));
   for (let top = 0; ; top += clientHeight - 60) {
     await tree.evaluate((element, y) => element.scrollTo({ top: y }), top);
     await expect(tree.locator('[role=row][aria-busy=true]')).toHaveCount(0);
-    const rows = await tree.getByRole('row', { level: 1 }).evaluateAll(
+    const rows = await viewer.rows(1).evaluateAll(
       (elements, at) => elements.map((row) => ({ index: Number(row.getAttribute('aria-rowindex')), group: row.querySelector('.tag')?.textContent ?? '', text: row.children[at]?.textContent ?? '' })),
       column,
     );
@@ -462,28 +447,27 @@ async function allTopRows(tree: Locator, column: number): Promise<{ group: strin
 
 test.describe('columns, hierarchy, sorting within a currency and the "No group" filter', () => {
   test('chooses columns and the hierarchy, and remembers both after a reload', async ({ page, bridge }) => {
-    const { viewer, tree } = await openDemoReport(page, bridge.harness.url);
-    expect(await headers(tree)).toEqual(['Organization › service', 'Quantity', 'Cost', 'Sales', 'Margin', 'Margin %']);
+    const viewer = await openDemoReport(page, bridge.harness.url);
+    expect(await headers(viewer)).toEqual(['Organization › service', 'Quantity', 'Cost', 'Sales', 'Margin', 'Margin %']);
 
     // Quantities only where they mean one thing: none on an organization, one on a billing line, with its unit price.
-    await viewer.getByRole('button', { name: 'Columns' }).click();
-    const chooser = viewer.getByRole('group', { name: 'Columns shown' });
-    await chooser.getByRole('checkbox', { name: 'Margin %' }).uncheck();
-    await chooser.getByRole('checkbox', { name: 'Unit price' }).check();
-    await chooser.getByRole('checkbox', { name: 'PO number' }).check();
-    await chooser.getByRole('checkbox', { name: 'Billing date' }).check();
-    await expect(chooser.getByRole('checkbox', { name: 'Organization › service' })).toBeDisabled();
+    await viewer.button('Columns').click();
+    await viewer.columnChoice('Margin %').uncheck();
+    await viewer.columnChoice('Unit price').check();
+    await viewer.columnChoice('PO number').check();
+    await viewer.columnChoice('Billing date').check();
+    await expect(viewer.columnChoice('Organization › service')).toBeDisabled();
     await page.keyboard.press('Escape');
-    await expect(chooser).toBeHidden();
+    await expect(viewer.columnChooser()).toBeHidden();
     const chosen = ['Organization › service', 'Quantity', 'Unit price', 'Cost', 'Sales', 'Margin', 'PO number', 'Billing date'];
-    expect(await headers(tree)).toEqual(chosen);
-    const organization = tree.getByRole('row', { level: 1 }).first();
+    expect(await headers(viewer)).toEqual(chosen);
+    const organization = viewer.rows(1).first();
     await organization.click();
-    await tree.getByRole('row', { level: 2 }).first().click();
-    await tree.getByRole('row', { level: 3 }).first().click();
-    const line = tree.getByRole('row', { level: 4 }).first();
+    await viewer.rows(2).first().click();
+    await viewer.rows(3).first().click();
+    const line = viewer.rows(4).first();
     await expect(line).toBeVisible();
-    const cells = (row: Locator) => row.getByRole('gridcell').allTextContents();
+    const cells = (row: Locator) => viewer.cells(row);
     const [, orgQuantity, orgUnitPrice] = await cells(organization);
     expect([orgQuantity, orgUnitPrice]).toEqual(['', '']);
     const [, lineQuantity, lineUnitPrice, , , , , lineBillingDate] = await cells(line);
@@ -492,40 +476,41 @@ test.describe('columns, hierarchy, sorting within a currency and the "No group" 
     expect(lineBillingDate).toMatch(/^\d{4}-\d{2}-\d{2}$/);
 
     // By service: services on top, the name column says so.
-    await viewer.getByRole('group', { name: 'Hierarchy' }).getByRole('button', { name: 'By service' }).click();
-    await expect(tree.getByRole('columnheader').first()).toHaveText(/^Service › organization/);
-    const services = await viewer.getByRole('combobox', { name: 'Service' }).locator('option').allTextContents();
-    await expect.poll(async () => services.includes((await tree.getByRole('row', { level: 1 }).first().locator('.tree__label').textContent()) ?? '')).toBe(true);
-    await tree.getByRole('row', { level: 1 }).first().click();
-    await expect(tree.getByRole('row', { level: 2 }).first().locator('.tree__detail')).toHaveText(/^C-\d+$/); // an organization, by its customer number
+    await viewer.hierarchy('By service').click();
+    await expect(viewer.columnHeaders().first()).toHaveText(/^Service › organization/);
+    const services = await viewer.combobox('Service').locator('option').allTextContents();
+    await expect.poll(async () => services.includes((await viewer.rows(1).first().locator('.tree__label').textContent()) ?? '')).toBe(true);
+    await viewer.rows(1).first().click();
+    await expect(viewer.rows(2).first().locator('.tree__detail')).toHaveText(/^C-\d+$/); // an organization, by its customer number
 
     await page.reload();
     await new ClosebookPage(page).nav('Reports').click();
-    const reopened = await openSavedReport(page);
-    await expect(reopened.viewer.getByRole('button', { name: 'By service' })).toHaveAttribute('aria-pressed', 'true');
-    expect(await headers(reopened.tree)).toEqual(['Service › organization', ...chosen.slice(1)]);
+    const reopened = await ViewerPage.openWithRows(page);
+    await expect(reopened.button('By service')).toHaveAttribute('aria-pressed', 'true');
+    expect(await headers(reopened)).toEqual(['Service › organization', ...chosen.slice(1)]);
   });
 
   test('sorts money within each currency with n/a last, both ways, and offers "No group"', async ({ page, bridge }) => {
-    const { viewer, tree } = await openDemoReport(page, bridge.harness.url);
-    const marginHeader = tree.getByRole('columnheader', { name: 'Margin', exact: true });
+    const viewer = await openDemoReport(page, bridge.harness.url);
+    const { tree } = viewer;
+    const marginHeader = viewer.columnHeader('Margin', { exact: true });
     // Unsorted headers show their arrow slot too.
     await expect(marginHeader.locator('.sort__arrow')).toHaveText('↕');
-    await marginHeader.getByRole('button').click();
+    await viewer.sortButton(marginHeader).click();
     await expect(marginHeader).toHaveAttribute('aria-sort', 'descending');
     await expect(marginHeader.locator('.sort__arrow')).toHaveText('▼');
     const margins = async () =>
-      (await allTopRows(tree, 4)).map((row) => ({ group: row.group, value: row.text === 'n/a' ? Number.NaN : Number(row.text.replace(/[^\d.-]/g, '')) }));
+      (await allTopRows(viewer, 4)).map((row) => ({ group: row.group, value: row.text === 'n/a' ? Number.NaN : Number(row.text.replace(/[^\d.-]/g, '')) }));
     const descending = await margins();
     expect(descending.some((row) => Number.isNaN(row.value))).toBe(true);
     expect(inOrderWithinCurrency(descending, 'desc')).toBe(true);
-    await marginHeader.getByRole('button').click();
+    await viewer.sortButton(marginHeader).click();
     await expect(marginHeader).toHaveAttribute('aria-sort', 'ascending');
     await expect.poll(async () => inOrderWithinCurrency(await margins(), 'asc')).toBe(true);
 
     // Every demo organization is in a group: "No group" keeps none.
-    await viewer.getByRole('combobox', { name: 'Organization group' }).selectOption({ label: 'No group' });
-    await expect(viewer.getByTestId('line-count')).toHaveText(/^0 of [\d,]+ billing lines$/);
+    await viewer.combobox('Organization group').selectOption({ label: 'No group' });
+    await expect(viewer.lineCount).toHaveText(/^0 of [\d,]+ billing lines$/);
     await expect(tree.getByText('No billing lines match these filters.')).toBeVisible();
   });
 });
@@ -535,22 +520,22 @@ test.describe('copying, in a Swedish locale and zone', () => {
 
   test('copies selected rows and the totals as exact values, and shows numbers and times the Swedish way', async ({ page, context, bridge }) => {
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: bridge.harness.url });
-    const { viewer, tree } = await openDemoReport(page, bridge.harness.url);
+    const viewer = await openDemoReport(page, bridge.harness.url);
+    const { tree } = viewer;
     // Closebook's own time in local time with the zone; numbers with decimal commas, Margin % too.
-    await expect(viewer.getByText(/fetched \d{4}-\d{2}-\d{2} \d{2}:\d{2} CES?T/)).toBeVisible();
-    const firstTotal = viewer.getByTestId('currency-total').first();
-    await expect(firstTotal.getByRole('cell').nth(3)).toHaveText(/^\d{1,3}(\s\d{3})*,\d{2}$/);
-    await expect(firstTotal.getByRole('cell').nth(5)).toHaveText(/^\d+,\d{2}\s%$/);
+    await expect(viewer.root.getByText(/fetched \d{4}-\d{2}-\d{2} \d{2}:\d{2} CES?T/)).toBeVisible();
+    await expect(viewer.totalCells(0).nth(3)).toHaveText(/^\d{1,3}(\s\d{3})*,\d{2}$/);
+    await expect(viewer.totalCells(0).nth(5)).toHaveText(/^\d+,\d{2}\s%$/);
 
     // Click, then Shift+click three rows down: four rows, in the tree's order.
-    const first = tree.getByRole('row', { level: 1 }).nth(0);
-    const fourth = tree.getByRole('row', { level: 1 }).nth(3);
+    const first = viewer.rows(1).nth(0);
+    const fourth = viewer.rows(1).nth(3);
     await first.click({ modifiers: ['Control'] });
     await fourth.click({ modifiers: ['Shift'] });
     await expect(tree.locator('[role=row][aria-selected=true]')).toHaveCount(4);
     const labels = await tree.locator('[role=row][aria-selected=true] .tree__label').allTextContents();
-    await viewer.getByRole('button', { name: 'Copy rows' }).click();
-    await expect(viewer.getByRole('status').filter({ hasText: 'Copied 4 rows' })).toBeVisible();
+    await viewer.button('Copy rows').click();
+    await expect(viewer.status('Copied 4 rows')).toBeVisible();
     const copied = (await page.evaluate(() => navigator.clipboard.readText())).trimEnd().split(/\r?\n/).map((line) => line.split('\t'));
     expect(copied[0]).toEqual(['Organization › service', 'Level', 'Detail', 'Cost currency', 'Sales currency', 'Quantity', 'Cost', 'Sales', 'Margin', 'Margin %']);
     expect(copied.slice(1).map((row) => row[0])).toEqual(labels);
@@ -561,16 +546,16 @@ test.describe('copying, in a Swedish locale and zone', () => {
     }
 
     // Ctrl+C on the tree copies too; Ctrl+click adds a row.
-    await tree.getByRole('row', { level: 1 }).nth(5).click({ modifiers: ['Control'] });
+    await viewer.rows(1).nth(5).click({ modifiers: ['Control'] });
     await tree.focus();
     await page.keyboard.press('Control+c');
-    await expect(viewer.getByRole('status').filter({ hasText: 'Copied 5 rows' })).toBeVisible();
+    await expect(viewer.status('Copied 5 rows')).toBeVisible();
     expect((await page.evaluate(() => navigator.clipboard.readText())).trimEnd().split(/\r?\n/)).toHaveLength(6);
 
-    await viewer.getByRole('button', { name: 'Copy totals' }).click();
+    await viewer.button('Copy totals').click();
     const totals = (await page.evaluate(() => navigator.clipboard.readText())).trimEnd().split(/\r?\n/).map((line) => line.split('\t'));
     expect(totals[0]).toEqual(['Cost currency', 'Sales currency', 'Lines', 'Cost', 'Sales', 'Margin', 'Margin %']);
-    expect(totals).toHaveLength((await viewer.getByTestId('currency-total').count()) + 1);
+    expect(totals).toHaveLength((await viewer.totals.getByTestId('currency-total').count()) + 1);
     expect(totals[1]![3]).toMatch(/^-?\d+(,\d+)?$/);
   });
 });

@@ -8,6 +8,7 @@ import type { WireBillingEntry } from '@twin/billing-report';
 import { startTwin } from '@twin/server';
 import { expect, test } from './fixtures';
 import { ClosebookPage, NARROW, WIDE } from './pages';
+import { ViewerPage } from './viewer-page';
 
 async function workbookFrom(download: Download): Promise<ExcelJS.Workbook> {
   const workbook = new ExcelJS.Workbook();
@@ -16,7 +17,7 @@ async function workbookFrom(download: Download): Promise<ExcelJS.Workbook> {
 }
 
 async function requestLastMonth(page: Page) {
-  await page.getByRole('button', { name: 'Request report' }).click();
+  await new ClosebookPage(page).button('Request report').click();
   await expect(page.getByTestId('report-job')).toBeVisible();
 }
 
@@ -58,23 +59,24 @@ test('request last month, watch it, read it by group, export the view and check 
   // In words and figures, never the service's raw status code.
   await expect(page.getByTestId('report-job')).toContainText(/Generating the report — checked \d+ times?, next check in \d+ s/);
   await expect(page.getByTestId('report-job')).not.toContainText(/status \d/);
-  await page.getByRole('button', { name: 'Open it' }).click();
+  await app.button('Open it').click();
 
-  const viewer = page.getByRole('region', { name: /^Report Billing / });
-  await expect(viewer.getByTestId('line-count')).toHaveText(/^([\d,]+) of \1 billing lines$/);
-  const all = Number((await viewer.getByTestId('line-count').textContent())?.split(' ')[0]?.replace(/,/g, ''));
-  await viewer.getByRole('combobox', { name: 'Organization group' }).selectOption('CC-100 Nordics');
-  await expect(viewer.getByTestId('line-count')).not.toHaveText(new RegExp(`^${all.toLocaleString('en')} of`));
-  const shown = Number((await viewer.getByTestId('line-count').textContent())?.split(' ')[0]?.replace(/,/g, ''));
+  const viewer = new ViewerPage(page);
+  const { lineCount } = viewer;
+  await expect(lineCount).toHaveText(/^([\d,]+) of \1 billing lines$/);
+  const all = Number((await lineCount.textContent())?.split(' ')[0]?.replace(/,/g, ''));
+  await viewer.combobox('Organization group').selectOption('CC-100 Nordics');
+  await expect(lineCount).not.toHaveText(new RegExp(`^${all.toLocaleString('en')} of`));
+  const shown = Number((await lineCount.textContent())?.split(' ')[0]?.replace(/,/g, ''));
   expect(shown).toBeGreaterThan(0);
   expect(shown).toBeLessThan(all);
 
   // Tree: organizations first; opening one shows its services.
-  const firstOrganization = viewer.getByRole('row', { level: 1 }).first();
+  const firstOrganization = viewer.rows(1).first();
   await firstOrganization.click();
-  await expect(viewer.getByRole('row', { level: 2 }).first()).toBeVisible();
+  await expect(viewer.rows(2).first()).toBeVisible();
 
-  const [download] = await Promise.all([page.waitForEvent('download'), viewer.getByRole('button', { name: 'Export view' }).click()]);
+  const [download] = await Promise.all([page.waitForEvent('download'), viewer.button('Export view').click()]);
   expect(download.suggestedFilename()).toMatch(/\(view\)\.xlsx$/);
   const workbook = await workbookFrom(download);
   const lines: ExcelJS.CellValue[][] = [];
@@ -142,17 +144,15 @@ test('opens and exports a saved report with the service gone', async ({ page, br
   await expect(page.getByTestId('connection-state')).toHaveText('Offline');
 
   await app.nav('Reports').click();
-  await page.getByTestId('saved-report').getByRole('button', { name: 'Open', exact: true }).click();
-  const viewer = page.getByRole('region', { name: /^Report Billing / });
-  await expect(viewer.getByTestId('currency-total').first()).toBeVisible();
-  const [download] = await Promise.all([page.waitForEvent('download'), viewer.getByRole('button', { name: 'Export workbook' }).click()]);
+  const viewer = await ViewerPage.open(page);
+  await expect(viewer.totals.getByTestId('currency-total').first()).toBeVisible();
+  const [download] = await Promise.all([page.waitForEvent('download'), viewer.button('Export workbook').click()]);
   const workbook = await workbookFrom(download);
   expect(workbook.getWorksheet('Billing lines')!.rowCount).toBeGreaterThan(100);
   expect(typeof workbook.getWorksheet('Billing lines')!.getRow(2).getCell(16).value).toBe('number');
 
   // Saved reports carry the profile in their name and are grouped by profile; an imported copy says where it came from.
-  const showList = page.getByRole('button', { name: 'Show the list of reports' });
-  if (await showList.isVisible()) await showList.click();
+  await app.showReportList();
   const group = page.getByRole('region', { name: `Reports of Production · ${new URL(twin.baseUrl).host}` });
   await expect(group.getByTestId('saved-report')).toHaveCount(1);
   await expect(group.getByTestId('saved-report').getByRole('button', { name: /^Billing \d{4}-\d{2} · Production$/ })).toBeVisible();

@@ -48,9 +48,9 @@ test('trends per currency with a chart and a table, top movers, and a converted 
   const listings = await handlers['reports:list']({});
   const octoberId = listings.flatMap((listing) => (listing.state === 'ok' && listing.meta.period.startDate === '2026-10-01' ? [listing.meta.id] : []))[0]!;
 
-  const close = await reports.closeTheMonth(await reports.openNewest(OCTOBER));
-  await close.getByRole('tab', { name: 'Trends' }).click();
-  const trends = close.getByRole('region', { name: 'Trends' });
+  const close = await (await reports.openNewest(OCTOBER)).closeTheMonth();
+  await close.openTab('Trends');
+  const { trends } = close;
 
   // One chart and one table per currency pair, the months oldest first, October marked, figures exact as the ledger sums them.
   const all = await handlers['close:trends']({ reportId: octoberId, scope: { kind: 'all' } });
@@ -61,7 +61,7 @@ test('trends per currency with a chart and a table, top movers, and a converted 
     const figure = figures.and(page.locator(`[data-currency="${series.currencyKey}"]`));
     await expect(figure.locator('.recharts-wrapper > svg')).toBeVisible();
     await expect(figure.locator('.recharts-line-curve')).toHaveCount(series.costCurrency === series.salesCurrency ? 3 : 2);
-    const rows = figure.getByRole('table').locator('tbody tr');
+    const rows = close.trendRows(figure);
     await expect(rows).toHaveCount(3);
     const october = series.points[2]!;
     await expect(rows.nth(2)).toContainText('this month');
@@ -70,8 +70,8 @@ test('trends per currency with a chart and a table, top movers, and a converted 
   }
 
   // The top movers: October against September, customers and services.
-  const movers = trends.getByRole('region', { name: 'Top movers' });
-  await expect(movers.getByRole('heading', { name: 'Top movers: October 2026 against September 2026' })).toBeVisible();
+  const movers = close.topMovers;
+  await expect(close.heading('Top movers: October 2026 against September 2026', movers)).toBeVisible();
   await expect(movers.getByTestId('mover')).toHaveCount(all.movers!.rows.length);
   for (const size of SCREEN_SIZES) {
     await page.setViewportSize(size);
@@ -86,38 +86,36 @@ test('trends per currency with a chart and a table, top movers, and a converted 
   // One organization group, picked from the searchable list.
   const scopes = await handlers['close:trend-scopes']({ reportId: octoberId });
   const group = scopes.groups[0]!;
-  await trends.getByRole('combobox', { name: 'Trend of' }).selectOption('group');
-  await trends.getByRole('searchbox', { name: 'Search groups' }).fill(group.label.slice(0, 4));
-  await trends.getByRole('combobox', { name: 'Choose group' }).selectOption(group.key);
+  await close.trendOfOne('group', group.label.slice(0, 4), group.key);
   await expect(trends.getByTestId('trend-scope')).toContainText(`Group: ${group.label}`);
   const grouped = await handlers['close:trends']({ reportId: octoberId, scope: { kind: 'group', key: group.key } });
   await expect(figures).toHaveCount(grouped.series.length);
   const first = grouped.series[0]!;
-  await expect(figures.first().getByRole('table').locator('tbody tr').nth(2).locator('td').nth(3)).toHaveText(en(first.points[2]!.sales));
+  await expect(close.trendRows(figures.first()).nth(2).locator('td').nth(3)).toHaveText(en(first.points[2]!.sales));
 
   // On paper: the charts and tables, no pickers.
   await page.emulateMedia({ media: 'print' });
-  await expect(trends.getByRole('combobox', { name: 'Trend of' })).toBeHidden();
+  await expect(close.trendOf).toBeHidden();
   await expect(figures.first().locator('.recharts-wrapper > svg')).toBeVisible();
   await page.screenshot({ path: 'test-results/trends-print.png', fullPage: true });
   await page.emulateMedia({ media: 'screen' });
 
   // Reference currency: a file with a decimal comma is refused naming its line; then rates for all but one currency.
-  await close.getByRole('tab', { name: 'Reference currency' }).click();
-  const rates = close.getByRole('region', { name: 'Reference currency' });
+  await close.openTab('Reference currency');
+  const { rates } = close;
   const { currencies } = await handlers['close:rates']({ reportId: octoberId });
   const others = currencies.map((entry) => entry.currency).filter((currency) => currency !== 'EUR');
   expect(others.length).toBeGreaterThan(1);
   await rates.getByLabel('Reference currency').fill('EUR');
   const file = rates.getByTestId('rates-file');
   await file.setInputFiles({ name: 'rates.csv', mimeType: 'text/csv', buffer: Buffer.from(`currency;rate\n${others[0]};0,5\n`) });
-  await expect(rates.getByRole('alert')).toContainText(`line 2 has the rate "0,5" with a decimal comma`);
+  await expect(close.ratesMessage('alert')).toContainText(`line 2 has the rate "0,5" with a decimal comma`);
   const [unrated, ...rated] = others as [string, ...string[]];
   await file.setInputFiles({ name: 'rates.csv', mimeType: 'text/csv', buffer: Buffer.from(rated.map((currency, index) => `${currency},0.${index + 1}234567`).join('\r\n')) });
-  await expect(rates.getByRole('status')).toHaveText(`Imported ${rated.length} rates from rates.csv.`);
+  await expect(close.ratesMessage('status')).toHaveText(`Imported ${rated.length} rates from rates.csv.`);
   const view = await handlers['close:rates']({ reportId: octoberId });
   const total = rates.getByTestId('converted-total');
-  await expect(total.getByRole('heading')).toHaveText("Converted to EUR at your rates (not the service's)");
+  await expect(close.heading(undefined, total)).toHaveText("Converted to EUR at your rates (not the service's)");
   await expect(total).toContainText(`Sales${en(view.converted!.sales)} EUR`);
   await expect(rates.getByTestId('rates-missing')).toContainText(`because ${unrated} has no rate`);
   // The native amounts stay, each in its own currency.

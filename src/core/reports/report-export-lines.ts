@@ -1,5 +1,6 @@
 import type { ReportFilter } from '@shared/report-filter';
 import type { Ledger, LedgerValue } from '../ledger/ledger';
+import { type Row, rowShape } from '../ledger/rows';
 import { BILLING_LINE_COLUMNS, FILE_COLUMNS } from './billing-line-columns';
 import { ORG_KEY } from '../ledger/keys';
 import { lineFilter } from './report-query';
@@ -51,14 +52,14 @@ export async function* exportLines(ledger: Ledger, reportId: string, filter: Rep
     }
     batch.numbers.push(organization.org_no);
     batch.ranks.push(rank);
-    lines += Number(organization.lines);
+    lines += organization.lines;
     previousRank = rank;
   }
   const sql = orderedLines(where, params.length, 'json');
   async function* batched() {
     for (const { numbers, ranks } of batches) for await (const rows of ledger.stream(sql, [...params, numbers, ranks])) yield rows;
   }
-  for await (const rows of oneAhead(batched())) yield rows.map((row) => JSON.parse(String(row.line)) as ExportLine);
+  for await (const rows of oneAhead(batched())) yield LINE_JSON.all(rows).map((row) => JSON.parse(row.line) as ExportLine);
 }
 
 /**
@@ -83,16 +84,20 @@ async function* oneAhead<T>(source: AsyncGenerator<T>): AsyncGenerator<T> {
 }
 
 /** The organizations that have lines passing the filter, in their order, with how many lines each. */
-export async function rankedOrganizations(ledger: Ledger, where: string, params: LedgerValue[]): Promise<{ org_no: string; org_rank: string; lines: string }[]> {
-  const rows = await ledger.all(
+export async function rankedOrganizations(ledger: Ledger, where: string, params: LedgerValue[]): Promise<Row<typeof RANKED.columns>[]> {
+  return RANKED.all(await ledger.all(
     `SELECT r.org_no, r.org_rank, a.lines
      FROM (SELECT org_no, count(*) AS lines FROM billing_lines l WHERE ${where} GROUP BY org_no) a
      JOIN (${ORGANIZATION_ORDER}) r ON r.org_no = a.org_no
      ORDER BY r.org_rank, r.org_no`,
     params,
-  );
-  return rows.map((row) => ({ org_no: String(row.org_no), org_rank: String(row.org_rank), lines: String(row.lines) }));
+  ));
 }
+
+/** An organization's number and rank (bound back into the next query as text lists) and how many lines it has. */
+const RANKED = rowShape({ org_no: 'text', org_rank: 'text', lines: 'int' });
+/** An exported line as DuckDB gives it: one JSON text (see orderedLines). */
+const LINE_JSON = rowShape({ line: 'text' });
 
 /**
  * The lines of some organizations (bound after the filter's `paramCount` parameters: their numbers and their

@@ -57,5 +57,5 @@ async function writeParquet(ledger: Ledger, reportId: string, path: string, filt
     // COPY takes no bound parameter for the path: sqlPath quotes it (the staging folder's own name); the filter's values stay bound.
     await ledger.run(`COPY (${ordered}) TO ${sqlPath(temporary)} (FORMAT PARQUET, COMPRESSION ZSTD)`, [...params, organizations.map((organization) => organization.org_no), organizations.map((organization) => organization.org_rank)]);
   });
-  return { lines: organizations.reduce((sum, organization) => sum + Number(organization.lines), 0) };
+  return { lines: organizations.reduce((sum, organization) => sum + organization.lines, 0) };
 }

@@ -2,7 +2,19 @@ import { once } from 'node:events';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import type { ReportMeta } from '@shared/schemas/saved-report';
-import type { Ledger, LedgerRow } from '../ledger/ledger';
+import type { Ledger } from '../ledger/ledger';
+import { type Row, rowShape } from '../ledger/rows';
+
+const GROUP_ROW = rowShape({ org_no: 'int', group_name: 'text' });
+const ENTRY_ROW = rowShape({ entry_no: 'int', billing_date: 'text?', content_start: 'text?', content_end: 'text?' });
+/** A billing line with the organization, service and subscription it belongs to (their own fields, as the file nests them). */
+const SHARE_ROW = rowShape({
+  org_no: 'int', name: 'text?', customer_number: 'text?', org_id: 'text?', service_no: 'int', service_name: 'text?', service_id: 'text?', s_cost: 'decimal?',
+  s_sales: 'decimal?', currency: 'text?', customer_currency: 'text?', subscription_no: 'int', item_name: 'text?', subscription_id: 'text?', po_number: 'text?',
+  u_quantity: 'decimal?', u_cost: 'decimal?', u_sales: 'decimal?', u_cost_per_unit: 'decimal?', u_sales_per_unit: 'decimal?', product_name: 'text?', product_id: 'text?',
+  item_code: 'text?', quantity: 'decimal?', cost_per_unit: 'decimal?', sales_per_unit: 'decimal?', cost: 'decimal?', sales: 'decimal?', item_details: 'text?',
+});
+type ShareRow = Row<typeof SHARE_ROW.columns>;
 
 /** A number the ledger gave as exact text, written as a JSON number literal (no float on the way). */
 const number = (value: unknown) => (value === null || value === undefined ? 'null' : String(value).replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, ''));
@@ -34,11 +46,11 @@ export async function writeSharedReport(ledger: Ledger, meta: ReportMeta, path: 
 
 /** The `{ meta, entries }` document, written in pieces by `write`. */
 async function writeEntries(ledger: Ledger, meta: ReportMeta, write: (chunk: string) => Promise<void>): Promise<void> {
-  const groups = new Map<string, string[]>();
-  for (const row of await ledger.all('SELECT org_no, group_name FROM organization_groups WHERE report_id = $1 ORDER BY org_no, group_name', [meta.id])) {
-    groups.set(String(row.org_no), [...(groups.get(String(row.org_no)) ?? []), String(row.group_name)]);
+  const groups = new Map<number, string[]>();
+  for (const row of GROUP_ROW.all(await ledger.all('SELECT org_no, group_name FROM organization_groups WHERE report_id = $1 ORDER BY org_no, group_name', [meta.id]))) {
+    groups.set(row.org_no, [...(groups.get(row.org_no) ?? []), row.group_name]);
   }
-  const entries = await ledger.all('SELECT entry_no, billing_date, content_start, content_end FROM billing_entries WHERE report_id = $1 ORDER BY entry_no', [meta.id]);
+  const entries = ENTRY_ROW.all(await ledger.all('SELECT entry_no, billing_date, content_start, content_end FROM billing_entries WHERE report_id = $1 ORDER BY entry_no', [meta.id]));
   await write(`{"meta":${JSON.stringify(meta)},"entries":[`);
   const open = { entry: -1, org: -1, service: -1, subscription: -1 };
   const close = async (level: 'entry' | 'org' | 'service' | 'subscription') => {
@@ -52,7 +64,7 @@ async function writeEntries(ledger: Ledger, meta: ReportMeta, write: (chunk: str
   for (const entry of entries) {
     await write(`${firstEntry ? '' : ','}{"billingDate":${text(entry.billing_date)},"billingContentStartDate":${text(entry.content_start)},"billingContentEndDate":${text(entry.content_end)},"organizations":[`);
     firstEntry = false;
-    open.entry = Number(entry.entry_no);
+    open.entry = entry.entry_no;
     let first = { org: true, service: true, subscription: true, line: true };
     for await (const rows of ledger.stream(
       `SELECT o.org_no, o.name, o.customer_number, o.org_id, s.service_no, s.service_name, s.service_id, s.stated_cost AS s_cost, s.stated_sales AS s_sales, s.currency,
@@ -64,26 +76,26 @@ async function writeEntries(ledger: Ledger, meta: ReportMeta, write: (chunk: str
        JOIN services s ON s.report_id = l.report_id AND s.service_no = l.service_no
        JOIN subscriptions u ON u.report_id = l.report_id AND u.subscription_no = l.subscription_no
        WHERE l.report_id = $1 AND o.entry_no = $2 ORDER BY l.org_no, l.service_no, l.subscription_no, l.line_no`,
-      [meta.id, Number(entry.entry_no)],
+      [meta.id, entry.entry_no],
     )) {
-      for (const row of rows) {
-        if (Number(row.org_no) !== open.org) {
+      for (const row of SHARE_ROW.all(rows)) {
+        if (row.org_no !== open.org) {
           await close('org');
-          await write(`${first.org ? '' : ','}${organizationStart(row, groups.get(String(row.org_no)) ?? [])}`);
+          await write(`${first.org ? '' : ','}${organizationStart(row, groups.get(row.org_no) ?? [])}`);
           Object.assign(first, { org: false, service: true });
-          open.org = Number(row.org_no);
+          open.org = row.org_no;
         }
-        if (Number(row.service_no) !== open.service) {
+        if (row.service_no !== open.service) {
           await close('service');
           await write(`${first.service ? '' : ','}${serviceStart(row)}`);
           Object.assign(first, { service: false, subscription: true });
-          open.service = Number(row.service_no);
+          open.service = row.service_no;
         }
-        if (Number(row.subscription_no) !== open.subscription) {
+        if (row.subscription_no !== open.subscription) {
           await close('subscription');
           await write(`${first.subscription ? '' : ','}${subscriptionStart(row)}`);
           Object.assign(first, { subscription: false, line: true });
-          open.subscription = Number(row.subscription_no);
+          open.subscription = row.subscription_no;
         }
         await write(`${first.line ? '' : ','}${line(row)}`);
         first.line = false;
@@ -95,19 +107,19 @@ async function writeEntries(ledger: Ledger, meta: ReportMeta, write: (chunk: str
   await write(']}');
 }
 
-function organizationStart(row: LedgerRow, groups: string[]): string {
+function organizationStart(row: ShareRow, groups: string[]): string {
   return `{"name":${text(row.name)},"customerNumber":${text(row.customer_number)},"orgId":${text(row.org_id)},"organizationGroups":${JSON.stringify(groups)},"services":[`;
 }
 
-function serviceStart(row: LedgerRow): string {
+function serviceStart(row: ShareRow): string {
   return `{"serviceName":${text(row.service_name)},"serviceId":${text(row.service_id)},"totalResellerPrice":${text(number(row.s_cost))},"totalCustomerPrice":${text(number(row.s_sales))},"currencyCode":${text(row.currency)},"customerCurrencyCode":${text(row.customer_currency)},"items":[`;
 }
 
-function subscriptionStart(row: LedgerRow): string {
+function subscriptionStart(row: ShareRow): string {
   const perUnit = (value: unknown) => (value === null ? 'null' : text(number(value)));
   return `{"itemName":${text(row.item_name)},"subscriptionId":${text(row.subscription_id)},"poNumber":${text(row.po_number)},"quantity":${number(row.u_quantity)},"totalResellerPrice":${text(number(row.u_cost))},"totalCustomerPrice":${text(number(row.u_sales))},"resellerPricePerUnit":${perUnit(row.u_cost_per_unit)},"customerPricePerUnit":${perUnit(row.u_sales_per_unit)},"products":[`;
 }
 
-function line(row: LedgerRow): string {
+function line(row: ShareRow): string {
   return `{"productName":${text(row.product_name)},"productId":${text(row.product_id)},"itemCode":${text(row.item_code)},"quantity":${number(row.quantity)},"resellerPricePerUnit":${text(number(row.cost_per_unit))},"customerPricePerUnit":${text(number(row.sales_per_unit))},"totalResellerPrice":${text(number(row.cost))},"totalCustomerPrice":${text(number(row.sales))},"itemDetails":${text(row.item_details)}}`;
 }

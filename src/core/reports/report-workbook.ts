@@ -6,7 +6,7 @@ import type { Sheets } from '../xlsx/sheet-series';
 import { EXCEL_MAX_ROWS, printSetup, writeWorkbookFile } from '../xlsx/workbook-file';
 import { lineFilter } from './report-query';
 import { writeAbout } from './workbook/about-sheet';
-import { amountsOf, PAIR, SUMS } from './workbook/amounts';
+import { AMOUNT_ROW, amountsOf, PAIR, SUMS } from './workbook/amounts';
 import { writeBillingLines } from './workbook/billing-lines-sheet';
 import { writeInvoicing } from './workbook/invoicing-sheet';
 import { writeOrganizationGroups } from './workbook/organization-groups-sheet';
@@ -49,7 +49,7 @@ export async function writeReportWorkbook(ledger: Ledger, meta: ReportMeta, path
   return writeWorkbookFile(ledger.outputs, path, options.exportedAt, async (workbook, output) => {
     const lines = lineFilter(meta.id, options.filter);
     const sheets: Sheets = { workbook, output, maxRows: Math.max(2, options.maxRows ?? EXCEL_MAX_ROWS), print: printSetup(meta.name) };
-    const totals = (await ledger.all(`SELECT ${PAIR}, ${SUMS} FROM billing_lines l WHERE ${lines.where} GROUP BY ALL ORDER BY currency_key`, lines.params)).map(amountsOf);
+    const totals = AMOUNT_ROW.all(await ledger.all(`SELECT ${PAIR}, ${SUMS} FROM billing_lines l WHERE ${lines.where} GROUP BY ALL ORDER BY currency_key`, lines.params)).map(amountsOf);
     const split = [
       await writeInvoicing(sheets, ledger, meta.id, options.filter),
       await writeSummary(sheets, ledger, lines, totals),

@@ -1,9 +1,9 @@
 import type ExcelJS from 'exceljs';
 import { marginPercent, money } from '@shared/money';
-import type { LedgerRow } from '@core/ledger/ledger';
+import { type Row, rowShape } from '@core/ledger/rows';
 import { ORGANIZATION_ORDER } from '../report-export-lines';
 import { CURRENCY_KEY } from '@core/ledger/keys';
-import { cellNumber, moneyFormat, PERCENT_FORMAT, styleOf, TEXT_FORMAT } from '@core/xlsx/number-formats';
+import { cellNumber, moneyFormat, PERCENT_FORMAT, styleOf } from '@core/xlsx/number-formats';
 import { type Column, letter, type SheetSeries } from '@core/xlsx/sheet-series';
 
 export interface Amounts {
@@ -21,15 +21,18 @@ export const PAIR = `currency, customer_currency, ${CURRENCY_KEY} AS currency_ke
 /** Exact sums as text from DuckDB (DECIMAL(38, 6)); margin only means something within one currency. */
 export const SUMS = `sum(cost)::VARCHAR AS cost, sum(sales)::VARCHAR AS sales, (sum(sales) - sum(cost))::VARCHAR AS margin`;
 
-export function amountsOf(row: LedgerRow): Amounts {
-  const single = row.currency === row.customer_currency;
+/** The columns PAIR and SUMS give a row, typed: what every amount row of Summary, Services and the totals holds. */
+export const AMOUNT_FIELDS = { currency: 'text', customer_currency: 'text', currency_key: 'text', cost: 'decimal', sales: 'decimal', margin: 'decimal' } as const;
+export const AMOUNT_ROW = rowShape(AMOUNT_FIELDS);
+
+export function amountsOf(row: Row<typeof AMOUNT_FIELDS>): Amounts {
   return {
-    currency: String(row.currency_key),
-    costCurrency: String(row.currency),
-    salesCurrency: String(row.customer_currency),
-    cost: String(row.cost),
-    sales: String(row.sales),
-    margin: single ? String(row.margin) : null,
+    currency: row.currency_key,
+    costCurrency: row.currency,
+    salesCurrency: row.customer_currency,
+    cost: row.cost,
+    sales: row.sales,
+    margin: row.currency === row.customer_currency ? row.margin : null,
   };
 }
 
@@ -56,34 +59,6 @@ export const ORGANIZATIONS = `
   organization_group_names AS (
     SELECT o.org_key, array_to_string(list_sort(list(DISTINCT g.group_name)), ', ') AS names
     FROM organization_groups g JOIN organization o ON o.org_no = g.org_no WHERE g.report_id = $1 GROUP BY o.org_key)`;
-
-/**
- * A customer's subtotal in one customer currency: sales always; cost (and margin) only where its rows share one
- * purchase currency (and it is the sales currency). The Currency cell stays empty, so the grand totals' SUMIFS
- * on it pass over subtotal rows.
- */
-export function writeSubtotalRow(series: SheetSeries, labelCount: number, mark: ReturnType<SheetSeries['mark']>, block: LedgerRow) {
-  const { row, rowNumber } = series.next();
-  const salesCurrency = String(block.customer_currency);
-  const costCurrency = block.block_one_cost_currency === true ? String(block.block_cost_currency) : null;
-  const [currencyAt, costAt, salesAt, marginAt, percentAt] = [1, 2, 3, 4, 5].map((offset) => labelCount + offset) as [number, number, number, number, number];
-  const cell = (column: number, value: ExcelJS.CellValue, numFmt: string | null = null) => {
-    row.getCell(column).value = value;
-    row.getCell(column).style = styleOf(numFmt, 'subtotal');
-  };
-  cell(1, `${String(block.name)} — ${salesCurrency} total`);
-  cell(2, String(block.customer_number), TEXT_FORMAT);
-  for (let column = 3; column <= currencyAt; column++) cell(column, null);
-  const subtotal = (column: number) => `SUBTOTAL(9,${series.rangesSince(mark, column)})`;
-  cell(salesAt, { formula: subtotal(salesAt), result: cellNumber(String(block.block_sales)) }, moneyFormat(salesCurrency));
-  cell(costAt, costCurrency ? { formula: subtotal(costAt), result: cellNumber(String(block.block_cost)) } : null, costCurrency ? moneyFormat(costCurrency) : null);
-  const margin = costCurrency === salesCurrency ? money(String(block.block_sales)).minus(String(block.block_cost)).toFixed() : null;
-  cell(marginAt, margin === null ? null : { formula: subtotal(marginAt), result: cellNumber(margin) }, margin === null ? null : moneyFormat(salesCurrency));
-  const percent = margin === null ? null : percentOf(String(block.block_cost), String(block.block_sales));
-  const [m, f] = [letter(marginAt), letter(salesAt)];
-  cell(percentAt, percent === null ? null : { formula: `IF(${f}${rowNumber}=0,"",${m}${rowNumber}/${f}${rowNumber})`, result: percent }, percent === null ? null : PERCENT_FORMAT);
-  row.commit();
-}
 
 /**
  * The grand total of each currency pair, below a blank row and outside the filter: SUMIFS on the Currency column

@@ -1,4 +1,7 @@
 import type { Ledger } from '@core/ledger/ledger';
+import { rowShape } from '@core/ledger/rows';
+
+const MEMBERSHIP_ROW = rowShape({ name: 'text?', customer_number: 'text?', org_id: 'text?', group_name: 'text?' });
 import { ORGANIZATION_ORDER } from '../report-export-lines';
 import { styleOf, TEXT_FORMAT } from '@core/xlsx/number-formats';
 import { SheetSeries, type Sheets } from '@core/xlsx/sheet-series';
@@ -22,10 +25,10 @@ export async function writeOrganizationGroups(sheets: Sheets, ledger: Ledger, li
      ORDER BY e.org_rank, g.group_name NULLS FIRST`,
     lines.params,
   )) {
-    for (const found of rows) {
+    for (const found of MEMBERSHIP_ROW.all(rows)) {
       const { row } = series.next();
       // No group is an empty cell: a pivot's "(blank)".
-      [found.name, found.customer_number, found.org_id, found.group_name].forEach((value, index) => (row.getCell(index + 1).value = value === null || value === '' ? null : String(value)));
+      [found.name, found.customer_number, found.org_id, found.group_name].forEach((value, index) => (row.getCell(index + 1).value = value || null));
       row.getCell(2).style = styleOf(TEXT_FORMAT);
       row.commit();
     }

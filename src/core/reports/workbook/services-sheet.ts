@@ -1,8 +1,11 @@
 import type { Ledger } from '@core/ledger/ledger';
+import { rowShape } from '@core/ledger/rows';
 import { styleOf, TEXT_FORMAT } from '@core/xlsx/number-formats';
 import { type Column, SheetSeries, type Sheets } from '@core/xlsx/sheet-series';
-import { AMOUNT_COLUMNS, type Amounts, amountsOf, ORGANIZATIONS, PAIR, writeAmountCells, writeTotalRows } from './amounts';
+import { AMOUNT_COLUMNS, AMOUNT_FIELDS, type Amounts, amountsOf, ORGANIZATIONS, PAIR, writeAmountCells, writeTotalRows } from './amounts';
 import type { Lines } from './lines';
+
+const SERVICE_ROW = rowShape({ ...AMOUNT_FIELDS, name: 'text', customer_number: 'text', groups: 'text', service_name: 'text', service_id: 'text' });
 
 /** One row per organization, service and currency pair, in organization then service order; grand totals per pair. */
 export async function writeServices(sheets: Sheets, ledger: Ledger, lines: Lines, totals: Amounts[]): Promise<string[]> {
@@ -25,10 +28,10 @@ export async function writeServices(sheets: Sheets, ledger: Ledger, lines: Lines
      ORDER BY o.org_rank, lower(s.service_name), s.service_id, a.customer_currency, a.currency`,
     lines.params,
   )) {
-    for (const row of rows) {
+    for (const row of SERVICE_ROW.all(rows)) {
       const next = series.next().row;
       next.getCell(2).style = styleOf(TEXT_FORMAT);
-      writeAmountCells(next, [String(row.name), String(row.customer_number), String(row.groups), String(row.service_name), String(row.service_id)], amountsOf(row));
+      writeAmountCells(next, [row.name, row.customer_number, row.groups, row.service_name, row.service_id], amountsOf(row));
     }
     await series.caughtUp();
   }

@@ -1,9 +1,11 @@
 import type ExcelJS from 'exceljs';
-import type { Ledger, LedgerRow } from '@core/ledger/ledger';
+import type { Ledger } from '@core/ledger/ledger';
+import { type Row, rowShape } from '@core/ledger/rows';
 import { CURRENCY_KEY } from '@core/ledger/keys';
-import { styleOf, TEXT_FORMAT } from '@core/xlsx/number-formats';
-import { type Column, SheetSeries, type Sheets } from '@core/xlsx/sheet-series';
-import { AMOUNT_COLUMNS, type Amounts, amountsOf, ORGANIZATIONS, writeAmountCells, writeSubtotalRow, writeTotalRows } from './amounts';
+import { money } from '@shared/money';
+import { cellNumber, moneyFormat, PERCENT_FORMAT, styleOf, TEXT_FORMAT } from '@core/xlsx/number-formats';
+import { type Column, letter, SheetSeries, type Sheets } from '@core/xlsx/sheet-series';
+import { AMOUNT_COLUMNS, AMOUNT_FIELDS, type Amounts, amountsOf, ORGANIZATIONS, percentOf, writeAmountCells, writeTotalRows } from './amounts';
 import type { Lines } from './lines';
 
 /**
@@ -11,11 +13,17 @@ import type { Lines } from './lines';
  * customer's rows of one customer currency are an outline group (level 1) closed by its subtotal row (SUBTOTAL(9, …),
  * so sums and the grand totals never count it twice). Grand totals per currency pair follow below a blank row.
  */
+const SUMMARY_ROW = rowShape({
+  ...AMOUNT_FIELDS, org_key: 'text', name: 'text', customer_number: 'text', groups: 'text',
+  block_cost: 'decimal', block_sales: 'decimal', block_one_cost_currency: 'bool', block_cost_currency: 'text',
+});
+type SummaryRow = Row<typeof SUMMARY_ROW.columns>;
+
 export async function writeSummary(sheets: Sheets, ledger: Ledger, lines: Lines, totals: Amounts[]): Promise<string[]> {
   const labels: Column[] = [{ header: 'Organization', width: 36 }, { header: 'Customer number', width: 16 }, { header: 'Organization groups', width: 36 }];
   const series = new SheetSeries(sheets, 'Summary', [...labels, ...AMOUNT_COLUMNS], { properties: { outlineLevelRow: 1, outlineProperties: { summaryBelow: true } } as ExcelJS.WorksheetProperties });
   series.ensureStarted();
-  let block = null as { key: string; mark: ReturnType<SheetSeries['mark']>; row: LedgerRow } | null;
+  let block = null as { key: string; mark: ReturnType<SheetSeries['mark']>; row: SummaryRow } | null;
   const closeBlock = () => {
     if (block) writeSubtotalRow(series, labels.length, block.mark, block.row);
     block = null;
@@ -35,8 +43,8 @@ export async function writeSummary(sheets: Sheets, ledger: Ledger, lines: Lines,
      ORDER BY o.org_rank, a.customer_currency, a.currency`,
     lines.params,
   )) {
-    for (const row of rows) {
-      const key = `${String(row.org_key)}|${String(row.customer_currency)}`;
+    for (const row of SUMMARY_ROW.all(rows)) {
+      const key = `${row.org_key}|${row.customer_currency}`;
       if (block?.key !== key) {
         closeBlock();
         block = { key, mark: series.mark(), row };
@@ -44,7 +52,7 @@ export async function writeSummary(sheets: Sheets, ledger: Ledger, lines: Lines,
       const next = series.next().row;
       next.outlineLevel = 1;
       next.getCell(2).style = styleOf(TEXT_FORMAT);
-      writeAmountCells(next, [String(row.name), String(row.customer_number), String(row.groups)], amountsOf(row));
+      writeAmountCells(next, [row.name, row.customer_number, row.groups], amountsOf(row));
     }
     await series.caughtUp();
   }
@@ -52,4 +60,32 @@ export async function writeSummary(sheets: Sheets, ledger: Ledger, lines: Lines,
   writeTotalRows(series, labels.length, totals);
   series.commit();
   return series.names;
+}
+
+/**
+ * A customer's subtotal in one customer currency: sales always; cost (and margin) only where its rows share one
+ * purchase currency (and it is the sales currency). The Currency cell stays empty, so the grand totals' SUMIFS
+ * on it pass over subtotal rows.
+ */
+function writeSubtotalRow(series: SheetSeries, labelCount: number, mark: ReturnType<SheetSeries['mark']>, block: SummaryRow) {
+  const { row, rowNumber } = series.next();
+  const salesCurrency = block.customer_currency;
+  const costCurrency = block.block_one_cost_currency ? block.block_cost_currency : null;
+  const [currencyAt, costAt, salesAt, marginAt, percentAt] = [1, 2, 3, 4, 5].map((offset) => labelCount + offset) as [number, number, number, number, number];
+  const cell = (column: number, value: ExcelJS.CellValue, numFmt: string | null = null) => {
+    row.getCell(column).value = value;
+    row.getCell(column).style = styleOf(numFmt, 'subtotal');
+  };
+  cell(1, `${block.name} — ${salesCurrency} total`);
+  cell(2, block.customer_number, TEXT_FORMAT);
+  for (let column = 3; column <= currencyAt; column++) cell(column, null);
+  const subtotal = (column: number) => `SUBTOTAL(9,${series.rangesSince(mark, column)})`;
+  cell(salesAt, { formula: subtotal(salesAt), result: cellNumber(block.block_sales) }, moneyFormat(salesCurrency));
+  cell(costAt, costCurrency ? { formula: subtotal(costAt), result: cellNumber(block.block_cost) } : null, costCurrency ? moneyFormat(costCurrency) : null);
+  const margin = costCurrency === salesCurrency ? money(block.block_sales).minus(block.block_cost).toFixed() : null;
+  cell(marginAt, margin === null ? null : { formula: subtotal(marginAt), result: cellNumber(margin) }, margin === null ? null : moneyFormat(salesCurrency));
+  const percent = margin === null ? null : percentOf(block.block_cost, block.block_sales);
+  const [m, f] = [letter(marginAt), letter(salesAt)];
+  cell(percentAt, percent === null ? null : { formula: `IF(${f}${rowNumber}=0,"",${m}${rowNumber}/${f}${rowNumber})`, result: percent }, percent === null ? null : PERCENT_FORMAT);
+  row.commit();
 }

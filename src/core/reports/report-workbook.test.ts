@@ -10,7 +10,7 @@ import { cellLocalTime, moneyFormat, rowXml, SheetSeries } from '../xlsx';
 import { ingestReport } from './report-ingest';
 import { ReportLibrary } from './report-library';
 import { type WorkbookOptions, writeReportWorkbook } from './report-workbook';
-import { INVOICING_EXPLANATION, INVOICING_HEADERS } from './workbook/invoicing-sheet';
+import { INVOICING_COLUMNS, INVOICING_EXPLANATION } from './workbook/invoicing-sheet';
 
 /** The `Billing lines` headers an ERP import expects, exactly and in this order (the catalogue must give these). */
 const BILLING_LINE_HEADERS = [
@@ -148,7 +148,7 @@ describe('the report workbook', () => {
     const workbook = await load(sampleReport());
     expect(workbook.worksheets.map((sheet) => sheet.name)).toEqual(['Invoicing', 'Summary', 'Services', 'Organization groups', 'Billing lines', 'About']);
     expect(rows(workbook.getWorksheet('Invoicing')!)[0]).toEqual(['Customer number', 'Organization', 'Currency', 'Amount to invoice', 'Billing lines', 'Flags']);
-    expect([...INVOICING_HEADERS]).toEqual(['Customer number', 'Organization', 'Currency', 'Amount to invoice', 'Billing lines', 'Flags']);
+    expect(INVOICING_COLUMNS.map((column) => column.header)).toEqual(['Customer number', 'Organization', 'Currency', 'Amount to invoice', 'Billing lines', 'Flags']);
     expect(rows(workbook.getWorksheet('Billing lines')!)[0]).toEqual([...BILLING_LINE_HEADERS]);
     expect(rows(workbook.getWorksheet('Summary')!)[0]).toEqual(['Organization', 'Customer number', 'Organization groups', 'Currency', 'Cost', 'Sales', 'Margin', 'Margin %']);
     expect(rows(workbook.getWorksheet('Services')!)[0]).toEqual(['Organization', 'Customer number', 'Organization groups', 'Service', 'Service ID', 'Currency', 'Cost', 'Sales', 'Margin', 'Margin %']);

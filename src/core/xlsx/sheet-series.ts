@@ -39,7 +39,7 @@ export class SheetSeries {
   constructor(
     private readonly sheets: Sheets,
     private readonly name: string,
-    private readonly columns: Column[],
+    private readonly columns: readonly Column[],
     private readonly options: SheetOptions = {},
   ) {}
 

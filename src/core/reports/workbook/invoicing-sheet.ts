@@ -1,12 +1,23 @@
 import type ExcelJS from 'exceljs';
+import type { InvoiceRow } from '@shared/contract';
 import type { ReportFilter } from '@shared/report-filter';
 import type { Ledger } from '@core/ledger/ledger';
 import { FLAG_WORDS, invoicing } from '../report-invoicing';
 import { cellNumber, COUNT_FORMAT, moneyFormat, styleOf, TEXT_FORMAT } from '@core/xlsx/number-formats';
 import { SheetSeries, type Sheets } from '@core/xlsx/sheet-series';
 
-/** The `Invoicing` headers, exactly and in this order, for ERP import. */
-export const INVOICING_HEADERS = ['Customer number', 'Organization', 'Currency', 'Amount to invoice', 'Billing lines', 'Flags'] as const;
+/**
+ * The `Invoicing` table, in its column order (fixed: an ERP imports it): each column's header, width, and its cell
+ * — value and style — for an invoice row. Customer numbers are text, so an ERP's keep their leading zeros.
+ */
+export const INVOICING_COLUMNS: { header: string; width: number; cell: (invoice: InvoiceRow) => [ExcelJS.CellValue, Partial<ExcelJS.Style> | null] }[] = [
+  { header: 'Customer number', width: 16, cell: (invoice) => [invoice.customerNumber || null, styleOf(TEXT_FORMAT)] },
+  { header: 'Organization', width: 36, cell: (invoice) => [invoice.organization, null] },
+  { header: 'Currency', width: 10, cell: (invoice) => [invoice.currency, null] },
+  { header: 'Amount to invoice', width: 20, cell: (invoice) => [cellNumber(invoice.amountToInvoice), styleOf(moneyFormat(invoice.currency))] },
+  { header: 'Billing lines', width: 13, cell: (invoice) => [invoice.lines, styleOf(COUNT_FORMAT)] },
+  { header: 'Flags', width: 44, cell: (invoice) => [invoice.flags.map((flag) => FLAG_WORDS[flag]).join('; '), null] },
+];
 
 export const INVOICING_EXPLANATION =
   "Amount to invoice = exact sum of sales in the customer currency, rounded once to the currency's minor unit; amounts are net of tax; negative totals are credit notes.";
@@ -17,21 +28,12 @@ export const INVOICING_EXPLANATION =
  * look; totals per currency below a blank row. Cost and margin stay in Summary.
  */
 export async function writeInvoicing(sheets: Sheets, ledger: Ledger, reportId: string, filter: ReportFilter | undefined): Promise<string[]> {
-  const widths = [16, 36, 10, 20, 13, 44];
-  const series = new SheetSeries(sheets, 'Invoicing', INVOICING_HEADERS.map((header, index) => ({ header, width: widths[index] as number })));
+  const series = new SheetSeries(sheets, 'Invoicing', INVOICING_COLUMNS);
   series.ensureStarted();
   const { rows, totals } = await invoicing(ledger, reportId, filter);
   for (const invoice of rows) {
     const { row } = series.next();
-    const cells: [ExcelJS.CellValue, Partial<ExcelJS.Style> | null][] = [
-      [invoice.customerNumber || null, styleOf(TEXT_FORMAT)], // text: an ERP's customer number keeps its leading zeros
-      [invoice.organization, null],
-      [invoice.currency, null],
-      [cellNumber(invoice.amountToInvoice), styleOf(moneyFormat(invoice.currency))],
-      [invoice.lines, styleOf(COUNT_FORMAT)],
-      [invoice.flags.map((flag) => FLAG_WORDS[flag]).join('; '), null],
-    ];
-    cells.forEach(([value, style], index) => {
+    INVOICING_COLUMNS.map((column) => column.cell(invoice)).forEach(([value, style], index) => {
       row.getCell(index + 1).value = value;
       if (style) row.getCell(index + 1).style = style;
     });

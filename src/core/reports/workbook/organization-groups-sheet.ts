@@ -2,6 +2,14 @@ import type { Ledger } from '@core/ledger/ledger';
 import { rowShape } from '@core/ledger/rows';
 
 const MEMBERSHIP_ROW = rowShape({ name: 'text?', customer_number: 'text?', org_id: 'text?', group_name: 'text?' });
+
+/** The `Organization groups` table: each column's header, width and field (no group is an empty cell: a pivot's "(blank)"). */
+const MEMBERSHIP_COLUMNS = [
+  { header: 'Organization', width: 36, field: 'name' },
+  { header: 'Customer number', width: 16, field: 'customer_number' },
+  { header: 'Org ID', width: 38, field: 'org_id' },
+  { header: 'Group', width: 30, field: 'group_name' },
+] as const;
 import { ORGANIZATION_ORDER } from '../report-export-lines';
 import { styleOf, TEXT_FORMAT } from '@core/xlsx/number-formats';
 import { SheetSeries, type Sheets } from '@core/xlsx/sheet-series';
@@ -13,7 +21,7 @@ import type { Lines } from './lines';
  * a pivot's "(blank)" is the ungrouped ones — per-group figures then add up to the whole.
  */
 export async function writeOrganizationGroups(sheets: Sheets, ledger: Ledger, lines: Lines): Promise<string[]> {
-  const series = new SheetSeries(sheets, 'Organization groups', [{ header: 'Organization', width: 36 }, { header: 'Customer number', width: 16 }, { header: 'Org ID', width: 38 }, { header: 'Group', width: 30 }]);
+  const series = new SheetSeries(sheets, 'Organization groups', MEMBERSHIP_COLUMNS);
   series.ensureStarted();
   for await (const rows of ledger.stream(
     `WITH organization AS (${ORGANIZATION_ORDER}),
@@ -27,8 +35,7 @@ export async function writeOrganizationGroups(sheets: Sheets, ledger: Ledger, li
   )) {
     for (const found of MEMBERSHIP_ROW.all(rows)) {
       const { row } = series.next();
-      // No group is an empty cell: a pivot's "(blank)".
-      [found.name, found.customer_number, found.org_id, found.group_name].forEach((value, index) => (row.getCell(index + 1).value = value || null));
+      MEMBERSHIP_COLUMNS.forEach((column, index) => (row.getCell(index + 1).value = found[column.field] || null));
       row.getCell(2).style = styleOf(TEXT_FORMAT);
       row.commit();
     }

@@ -7,12 +7,18 @@ import type { Lines } from './lines';
 
 const SERVICE_ROW = rowShape({ ...AMOUNT_FIELDS, name: 'text', customer_number: 'text', groups: 'text', service_name: 'text', service_id: 'text' });
 
+/** The `Services` table: these label columns, then the amount columns (AMOUNT_COLUMNS); each label's header, width and field. */
+const SERVICES_LABELS: (Column & { field: 'name' | 'customer_number' | 'groups' | 'service_name' | 'service_id' })[] = [
+  { header: 'Organization', width: 36, field: 'name' },
+  { header: 'Customer number', width: 16, field: 'customer_number' },
+  { header: 'Organization groups', width: 30, field: 'groups' },
+  { header: 'Service', width: 34, field: 'service_name' },
+  { header: 'Service ID', width: 38, field: 'service_id' },
+];
+
 /** One row per organization, service and currency pair, in organization then service order; grand totals per pair. */
 export async function writeServices(sheets: Sheets, ledger: Ledger, lines: Lines, totals: Amounts[]): Promise<string[]> {
-  const labels: Column[] = [
-    { header: 'Organization', width: 36 }, { header: 'Customer number', width: 16 }, { header: 'Organization groups', width: 30 },
-    { header: 'Service', width: 34 }, { header: 'Service ID', width: 38 },
-  ];
+  const labels = SERVICES_LABELS;
   const series = new SheetSeries(sheets, 'Services', [...labels, ...AMOUNT_COLUMNS]);
   series.ensureStarted();
   for await (const rows of ledger.stream(
@@ -31,7 +37,7 @@ export async function writeServices(sheets: Sheets, ledger: Ledger, lines: Lines
     for (const row of SERVICE_ROW.all(rows)) {
       const next = series.next().row;
       next.getCell(2).style = styleOf(TEXT_FORMAT);
-      writeAmountCells(next, [row.name, row.customer_number, row.groups, row.service_name, row.service_id], amountsOf(row));
+      writeAmountCells(next, labels.map((column) => row[column.field]), amountsOf(row));
     }
     await series.caughtUp();
   }

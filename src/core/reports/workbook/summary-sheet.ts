@@ -19,8 +19,15 @@ const SUMMARY_ROW = rowShape({
 });
 type SummaryRow = Row<typeof SUMMARY_ROW.columns>;
 
+/** The `Summary` table: these label columns, then the amount columns (AMOUNT_COLUMNS); each label's header, width and field. */
+const SUMMARY_LABELS: (Column & { field: 'name' | 'customer_number' | 'groups' })[] = [
+  { header: 'Organization', width: 36, field: 'name' },
+  { header: 'Customer number', width: 16, field: 'customer_number' },
+  { header: 'Organization groups', width: 36, field: 'groups' },
+];
+
 export async function writeSummary(sheets: Sheets, ledger: Ledger, lines: Lines, totals: Amounts[]): Promise<string[]> {
-  const labels: Column[] = [{ header: 'Organization', width: 36 }, { header: 'Customer number', width: 16 }, { header: 'Organization groups', width: 36 }];
+  const labels = SUMMARY_LABELS;
   const series = new SheetSeries(sheets, 'Summary', [...labels, ...AMOUNT_COLUMNS], { properties: { outlineLevelRow: 1, outlineProperties: { summaryBelow: true } } as ExcelJS.WorksheetProperties });
   series.ensureStarted();
   let block = null as { key: string; mark: ReturnType<SheetSeries['mark']>; row: SummaryRow } | null;
@@ -52,7 +59,7 @@ export async function writeSummary(sheets: Sheets, ledger: Ledger, lines: Lines,
       const next = series.next().row;
       next.outlineLevel = 1;
       next.getCell(2).style = styleOf(TEXT_FORMAT);
-      writeAmountCells(next, [row.name, row.customer_number, row.groups], amountsOf(row));
+      writeAmountCells(next, labels.map((column) => row[column.field]), amountsOf(row));
     }
     await series.caughtUp();
   }

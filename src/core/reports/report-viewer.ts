@@ -1,7 +1,8 @@
 import type { CurrencyTotalRow, ReportExpansion, ReportHierarchy, ReportSortInput, ReportView, ReportWindow, TreeRow } from '@shared/contract';
 import { type Money, money } from '@shared/money';
 import { filterIdentity, type ReportFilter } from '@shared/report-filter';
-import type { Ledger, LedgerRow, LedgerValue } from '../ledger/ledger';
+import type { Ledger, LedgerValue } from '../ledger/ledger';
+import { type Row, rowShape } from '../ledger/rows';
 import { CURRENCY_KEY, ORG_KEY, SERVICE_KEY } from '../ledger/keys';
 import { lineFilter } from './report-query';
 import type { ReportLibrary } from './report-library';
@@ -64,12 +65,25 @@ const DEFAULT_SORT: ReportSortInput = { key: 'label', direction: 'asc' };
 const CACHED_STATES = 6;
 
 /** The day of a date the service gave (`2026-10-07T00:00:00` → `2026-10-07`): the text cut, never shifted to a zone. */
-function dayOf(value: unknown): string | null {
-  const day = String(value ?? '').slice(0, 10);
+function dayOf(value: string | null): string | null {
+  const day = (value ?? '').slice(0, 10);
   return day === '' ? null : day;
 }
 
-const textOrNull = (value: unknown) => (value === null || value === undefined || value === '' ? null : String(value));
+const textOrNull = (value: string | null) => (value === null || value === '' ? null : value);
+
+/** What every row of the tree gives: a top row, a row of the second level, a subscription, a billing line. */
+const TREE_FIELDS = { key: 'text', currency_key: 'text', label: 'text?', detail: 'text?', lines: 'int', cost: 'decimal', sales: 'decimal' } as const;
+type TreeSourceRow = Row<typeof TREE_FIELDS>;
+const TOP_ROW = rowShape({ ...TREE_FIELDS, place: 'int' });
+const OPEN_TOP = rowShape({ place: 'int', key: 'text' });
+const SECOND_ROW = rowShape({ ...TREE_FIELDS, parent: 'text', service_nos: 'text', billing_date: 'text?' });
+const SUBSCRIPTION_ROW = rowShape({ ...TREE_FIELDS, parent: 'text', po: 'text?', quantity: 'decimal' });
+const LINE_ROW = rowShape({ ...TREE_FIELDS, parent: 'text', quantity: 'decimal', unit_cost: 'decimal', unit_price: 'decimal', billing_date: 'text?' });
+const CURRENCY_SUM = rowShape({ currency_key: 'text', lines: 'int', cost: 'decimal', sales: 'decimal' });
+const VALUE = rowShape({ value: 'text' });
+const SERVICE_STATED = rowShape({ no: 'text', stated_cost: 'decimal', stated_sales: 'decimal', sum_cost: 'decimal', sum_sales: 'decimal', differs: 'bool' });
+const SUBSCRIPTION_STATED = rowShape({ no: 'text', stated_cost: 'decimal', stated_sales: 'decimal', sum_cost: 'decimal', sum_sales: 'decimal' });
 
 /**
  * The viewer's answers, from SQL: the filter choices, totals per currency, and windows of the visible tree
@@ -95,7 +109,7 @@ export class ReportViewerQueries {
   async view(reportId: string): Promise<ReportView> {
     const meta = await this.library.meta(reportId);
     const ledger = await this.ledger();
-    const values = async (sql: string) => (await ledger.all(sql, [reportId])).map((row) => String(row.value));
+    const values = async (sql: string) => VALUE.all(await ledger.all(sql, [reportId])).map((row) => row.value);
     return {
       meta,
       groups: await values('SELECT DISTINCT group_name AS value FROM organization_groups WHERE report_id = $1 ORDER BY lower(group_name)'),
@@ -111,7 +125,7 @@ export class ReportViewerQueries {
     const prefix = `${passKey(reportId, filter)}|`;
     const key = this.tops.find(prefix) ?? topRowsKey(reportId, filter, 'organization', DEFAULT_SORT);
     return this.tops.read(key, () => topRowsQuery(reportId, filter, 'organization', DEFAULT_SORT), async (tops, ledger) =>
-      totalsOf(await ledger.all(`SELECT currency_key, sum(lines) AS lines, sum(cost) AS cost, sum(sales) AS sales FROM temp.${tops.table} GROUP BY currency_key`)),
+      totalsOf(CURRENCY_SUM.all(await ledger.all(`SELECT currency_key, sum(lines) AS lines, sum(cost) AS cost, sum(sales) AS sales FROM temp.${tops.table} GROUP BY currency_key`))),
     );
   }
 
@@ -161,11 +175,13 @@ export class ReportViewerQueries {
     const next = `$${params.length + 1}`;
     const sums = (by: string, quantities: boolean) => `(${lineSums(where, by, quantities)}) a`;
     /** One level of the tree from `rows` (with key, parent, …); `within` keeps only the children of open rows, as a hash semi-join. */
-    const level = (rows: string, quantities: boolean, open: string[] | null) =>
-      ledger.all(
-        `SELECT * FROM (${rows}) ${open ? `WHERE parent IN (SELECT unnest(${next}::VARCHAR[]))` : ''} ORDER BY ${orderBy(sort, quantities)}`,
-        open ? [...params, open] : params,
-      );
+    const level = async <S extends typeof SECOND_ROW | typeof SUBSCRIPTION_ROW>(shape: S, rows: string, quantities: boolean, open: string[] | null) =>
+      shape.all(
+        await ledger.all(
+          `SELECT * FROM (${rows}) ${open ? `WHERE parent IN (SELECT unnest(${next}::VARCHAR[]))` : ''} ORDER BY ${orderBy(sort, quantities)}`,
+          open ? [...params, open] : params,
+        ),
+      ) as ReturnType<S['all']>;
     const joinOrganizations = 'JOIN organizations o ON o.report_id = $1 AND o.org_no = a.org_no';
     const joinServices = 'JOIN services s ON s.report_id = $1 AND s.service_no = a.service_no';
 
@@ -174,10 +190,10 @@ export class ReportViewerQueries {
     const toggledTops = toggled.size ? `${allOpen ? 'NOT ' : ''}(key IN (SELECT unnest($1::VARCHAR[])))` : null;
     const openTops =
       allOpen || toggledTops
-        ? await ledger.all(`SELECT place, key FROM temp.${tops.table} ${toggledTops ? `WHERE ${toggledTops}` : ''} ORDER BY place`, toggledTops ? [[...toggled]] : [])
+        ? OPEN_TOP.all(await ledger.all(`SELECT place, key FROM temp.${tops.table} ${toggledTops ? `WHERE ${toggledTops}` : ''} ORDER BY place`, toggledTops ? [[...toggled]] : []))
         : [];
     // Every top row open: no need to name them.
-    const openNamed = allOpen && openTops.length === tops.count ? null : openTops.map((row) => String(row.key));
+    const openNamed = allOpen && openTops.length === tops.count ? null : openTops.map((row) => row.key);
     const byOrganization = hierarchy === 'organization';
     // The second level: services of an organization (each service number, with its billing date), or organizations
     // with a service (its numbers in every billing entry, merged). `service_nos` is what its subscriptions hang from.
@@ -185,6 +201,7 @@ export class ReportViewerQueries {
       ? []
       : byOrganization
         ? await level(
+            SECOND_ROW,
             `SELECT 's:' || a.service_no AS key, 'o:' || ${ORG_KEY} || '|' || a.currency_key AS parent, a.currency_key, s.service_name AS label, '' AS detail,
                a.service_no::VARCHAR AS service_nos, e.billing_date, a.lines, a.cost, a.sales
              FROM ${sums('service_no, org_no', false)} ${joinOrganizations} ${joinServices}
@@ -193,6 +210,7 @@ export class ReportViewerQueries {
             openNamed,
           )
         : await level(
+            SECOND_ROW,
             `SELECT key, any_value(parent) AS parent, currency_key, min(label) AS label, min(detail) AS detail,
                string_agg(service_no::VARCHAR, ',' ORDER BY service_no) AS service_nos, NULL AS billing_date, sum(lines) AS lines, sum(cost) AS cost, sum(sales) AS sales
              FROM (SELECT 'vo:' || a.currency_key || '|' || length(${SERVICE_KEY}) || '|' || ${SERVICE_KEY} || ${ORG_KEY} AS key,
@@ -202,19 +220,20 @@ export class ReportViewerQueries {
             false,
             openNamed,
           );
-    const openSeconds = seconds.filter((row) => toggled.has(String(row.key)));
-    const secondOfService = new Map<string, string>(seconds.flatMap((row) => String(row.service_nos).split(',').map((no) => [`s:${no}`, String(row.key)])));
+    const openSeconds = seconds.filter((row) => toggled.has(row.key));
+    const secondOfService = new Map<string, string>(seconds.flatMap((row) => row.service_nos.split(',').map((no) => [`s:${no}`, row.key])));
     const subscriptions = openSeconds.length
       ? await level(
+          SUBSCRIPTION_ROW,
           `SELECT 'u:' || a.subscription_no AS key, 's:' || a.service_no AS parent, a.currency_key, u.item_name AS label, u.po_number AS po, a.lines, a.quantity, a.cost, a.sales
            FROM ${sums('subscription_no, service_no', true)} JOIN subscriptions u ON u.report_id = $1 AND u.subscription_no = a.subscription_no`,
           true,
-          openSeconds.flatMap((row) => String(row.service_nos).split(',').map((no) => `s:${no}`)),
+          openSeconds.flatMap((row) => row.service_nos.split(',').map((no) => `s:${no}`)),
         )
       : [];
-    const openSubscriptions = subscriptions.map((row) => String(row.key)).filter((key) => toggled.has(key));
+    const openSubscriptions = subscriptions.map((row) => row.key).filter((key) => toggled.has(key));
     const lines = openSubscriptions.length
-      ? await ledger.all(
+      ? LINE_ROW.all(await ledger.all(
           `SELECT 'l:' || l.line_no AS key, 'u:' || l.subscription_no AS parent, ${CURRENCY_KEY} AS currency_key, l.product_name AS label, l.item_code AS detail,
              1 AS lines, l.quantity, l.cost_per_unit AS unit_cost, l.sales_per_unit AS unit_price, l.cost, l.sales, e.billing_date
            FROM billing_lines l JOIN organizations o ON o.report_id = $1 AND o.org_no = l.org_no
@@ -222,11 +241,11 @@ export class ReportViewerQueries {
            WHERE ${where} AND ('u:' || l.subscription_no) IN (SELECT unnest(${next}::VARCHAR[]))
            ORDER BY ${orderBy(sort, true)}`,
           [...params, openSubscriptions],
-        )
+        ))
       : [];
 
-    const childrenOf = (rows: LedgerRow[], parentOf: (row: LedgerRow) => string | undefined) => {
-      const map = new Map<string, LedgerRow[]>();
+    const childrenOf = <R>(rows: R[], parentOf: (row: R) => string | undefined) => {
+      const map = new Map<string, R[]>();
       for (const row of rows) {
         const parent = parentOf(row);
         if (parent === undefined) continue;
@@ -236,27 +255,27 @@ export class ReportViewerQueries {
       }
       return map;
     };
-    const secondsOf = childrenOf(seconds, (row) => String(row.parent));
-    const subscriptionsOf = childrenOf(subscriptions, (row) => secondOfService.get(String(row.parent)));
-    const linesOf = childrenOf(lines, (row) => String(row.parent));
+    const secondsOf = childrenOf(seconds, (row) => row.parent);
+    const subscriptionsOf = childrenOf(subscriptions, (row) => secondOfService.get(row.parent));
+    const linesOf = childrenOf(lines, (row) => row.parent);
     const open = openTops.map((top) => {
       const below: RawRow[] = [];
-      const push = (row: LedgerRow, level: TreeRow['level'], depth: number, open: boolean | null, fields: Partial<RawRow> = {}) => below.push(rawRow(row, level, depth, open, fields));
-      for (const second of secondsOf.get(String(top.key)) ?? []) {
-        const secondOpen = toggled.has(String(second.key));
-        push(second, byOrganization ? 'service' : 'organization', 1, secondOpen, { billingDate: dayOf(second.billing_date), mismatchOf: `s:${String(second.service_nos)}` });
+      const push = (row: TreeSourceRow, level: TreeRow['level'], depth: number, open: boolean | null, fields: Partial<RawRow> = {}) => below.push(rawRow(row, level, depth, open, fields));
+      for (const second of secondsOf.get(top.key) ?? []) {
+        const secondOpen = toggled.has(second.key);
+        push(second, byOrganization ? 'service' : 'organization', 1, secondOpen, { billingDate: dayOf(second.billing_date), mismatchOf: `s:${second.service_nos}` });
         if (!secondOpen) continue;
-        for (const subscription of subscriptionsOf.get(String(second.key)) ?? []) {
-          const subscriptionOpen = toggled.has(String(subscription.key));
+        for (const subscription of subscriptionsOf.get(second.key) ?? []) {
+          const subscriptionOpen = toggled.has(subscription.key);
           const poNumber = textOrNull(subscription.po);
-          push(subscription, 'subscription', 2, subscriptionOpen, { detail: '', quantity: String(subscription.quantity), poNumber, mismatchOf: String(subscription.key) });
+          push(subscription, 'subscription', 2, subscriptionOpen, { detail: '', quantity: subscription.quantity, poNumber, mismatchOf: subscription.key });
           if (!subscriptionOpen) continue;
-          for (const line of linesOf.get(String(subscription.key)) ?? []) {
-            push(line, 'line', 3, null, { quantity: String(line.quantity), unitCost: String(line.unit_cost), unitPrice: String(line.unit_price), poNumber, billingDate: dayOf(line.billing_date) });
+          for (const line of linesOf.get(subscription.key) ?? []) {
+            push(line, 'line', 3, null, { quantity: line.quantity, unitCost: line.unit_cost, unitPrice: line.unit_price, poNumber, billingDate: dayOf(line.billing_date) });
           }
         }
       }
-      return { at: Number(top.place), below };
+      return { at: top.place, below };
     });
     return { open, rowCount: open.reduce((sum, top) => sum + top.below.length, tops.count) };
   }
@@ -274,8 +293,8 @@ export class ReportViewerQueries {
     if (!services.length && !subscriptions.length) return found;
     const ledger = await this.ledger();
     if (services.length) {
-      const stated = new Map<string, LedgerRow>(
-        (
+      const stated = new Map(
+        SERVICE_STATED.all(
           await ledger.all(
             `SELECT s.service_no AS no, s.stated_cost::VARCHAR AS stated_cost, s.stated_sales::VARCHAR AS stated_sales,
                coalesce(sum(u.stated_cost), 0)::VARCHAR AS sum_cost, coalesce(sum(u.stated_sales), 0)::VARCHAR AS sum_sales,
@@ -285,17 +304,18 @@ export class ReportViewerQueries {
              GROUP BY s.service_no, s.stated_cost, s.stated_sales`,
             [reportId, services],
           )
-        ).map((row): [string, LedgerRow] => [String(row.no), row]),
+        ).map((row) => [row.no, row] as const),
       );
       for (const of of serviceRows) {
-        const members = of.slice(2).split(',').map((no) => stated.get(no)).filter((row): row is LedgerRow => row !== undefined);
-        if (!members.some((row) => row.differs === true)) continue;
-        const sum = (column: string) => (members.length === 1 ? String(members[0]![column]) : members.reduce((total, row) => total.plus(String(row[column])), money(0)).toFixed());
+        const members = of.slice(2).split(',').flatMap((no) => stated.get(no) ?? []);
+        if (!members.some((row) => row.differs)) continue;
+        type Sum = 'stated_cost' | 'stated_sales' | 'sum_cost' | 'sum_sales';
+        const sum = (column: Sum) => (members.length === 1 ? members[0]![column] : members.reduce((total, row) => total.plus(row[column]), money(0)).toFixed());
         found.set(of, { statedCost: sum('stated_cost'), statedSales: sum('stated_sales'), sumCost: sum('sum_cost'), sumSales: sum('sum_sales') });
       }
     }
     if (subscriptions.length) {
-      const result = await ledger.all(
+      const result = SUBSCRIPTION_STATED.all(await ledger.all(
         `SELECT u.subscription_no AS no, u.stated_cost::VARCHAR AS stated_cost, u.stated_sales::VARCHAR AS stated_sales,
            sum(l.cost)::VARCHAR AS sum_cost, sum(l.sales)::VARCHAR AS sum_sales
          FROM subscriptions u JOIN billing_lines l ON l.report_id = u.report_id AND l.subscription_no = u.subscription_no
@@ -303,9 +323,9 @@ export class ReportViewerQueries {
          GROUP BY u.subscription_no, u.stated_cost, u.stated_sales
          HAVING u.stated_cost <> sum(l.cost) OR u.stated_sales <> sum(l.sales)`,
         [reportId, subscriptions],
-      );
+      ));
       for (const row of result) {
-        found.set(`u:${String(row.no)}`, { statedCost: String(row.stated_cost), statedSales: String(row.stated_sales), sumCost: String(row.sum_cost), sumSales: String(row.sum_sales) });
+        found.set(`u:${row.no}`, { statedCost: row.stated_cost, statedSales: row.stated_sales, sumCost: row.sum_cost, sumSales: row.sum_sales });
       }
     }
     return found;
@@ -346,11 +366,11 @@ function topRowsQuery(reportId: string, filter: ReportFilter, hierarchy: ReportH
 }
 
 /** A visible row from its query row; `open` is null for a row with nothing below it. */
-function rawRow(row: LedgerRow, level: TreeRow['level'], depth: number, open: boolean | null, fields: Partial<RawRow> = {}): RawRow {
+function rawRow(row: TreeSourceRow, level: TreeRow['level'], depth: number, open: boolean | null, fields: Partial<RawRow> = {}): RawRow {
   return {
-    key: String(row.key), level, depth, label: String(row.label ?? ''), detail: String(row.detail ?? ''), currencyKey: String(row.currency_key),
-    hasChildren: open !== null, expanded: open === true, lines: Number(row.lines), quantity: null, unitCost: null, unitPrice: null, poNumber: null, billingDate: null,
-    cost: String(row.cost), sales: String(row.sales), mismatchOf: null, ...fields,
+    key: row.key, level, depth, label: row.label ?? '', detail: row.detail ?? '', currencyKey: row.currency_key,
+    hasChildren: open !== null, expanded: open === true, lines: row.lines, quantity: null, unitCost: null, unitPrice: null, poNumber: null, billingDate: null,
+    cost: row.cost, sales: row.sales, mismatchOf: null, ...fields,
   };
 }
 
@@ -378,8 +398,8 @@ async function sliceOf(tree: VisibleTree, tops: TopRows, ledger: Ledger, hierarc
   if (visible < end) addTops(nextTop, tops.count);
   const places = picked.filter((entry): entry is number => typeof entry === 'number');
   if (!places.length) return picked as RawRow[];
-  const read = await ledger.all(`SELECT * FROM temp.${tops.table} WHERE place BETWEEN $1 AND $2`, [places[0]!, places.at(-1)!]);
-  const byPlace = new Map(read.map((row) => [Number(row.place), row]));
+  const read = TOP_ROW.all(await ledger.all(`SELECT * FROM temp.${tops.table} WHERE place BETWEEN $1 AND $2`, [places[0]!, places.at(-1)!]));
+  const byPlace = new Map(read.map((row) => [row.place, row]));
   const open = new Set(tree.open.map((top) => top.at));
   const level = hierarchy === 'organization' ? 'organization' : 'service';
   return picked.map((entry) => (typeof entry === 'number' ? rawRow(byPlace.get(entry)!, level, 0, open.has(entry)) : entry));
@@ -399,12 +419,12 @@ function passKey(reportId: string, filter: ReportFilter): string {
 }
 
 /** Totals per currency pair from sums per currency pair (exact decimals, never across currencies), A→Z. */
-function totalsOf(tops: LedgerRow[]): { lineCount: number; totals: CurrencyTotalRow[] } {
+function totalsOf(tops: Row<typeof CURRENCY_SUM.columns>[]): { lineCount: number; totals: CurrencyTotalRow[] } {
   const sums = new Map<string, { lines: number; cost: Money; sales: Money }>();
   for (const row of tops) {
-    const key = String(row.currency_key);
+    const key = row.currency_key;
     const sum = sums.get(key) ?? { lines: 0, cost: money(0), sales: money(0) };
-    sums.set(key, { lines: sum.lines + Number(row.lines), cost: sum.cost.plus(String(row.cost)), sales: sum.sales.plus(String(row.sales)) });
+    sums.set(key, { lines: sum.lines + row.lines, cost: sum.cost.plus(row.cost), sales: sum.sales.plus(row.sales) });
   }
   const totals = [...sums.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))

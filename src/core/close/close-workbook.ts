@@ -12,6 +12,7 @@ import {
 import type { WorkbookAddition } from '../reports';
 import { type ComparisonOf, compareMonths, type MonthChange, type MonthComparison } from './month-compare';
 import { currenciesOf } from '@shared/model/currency-pair';
+import { labelRow } from './queries/months';
 
 /** What the workbook shows of a month's close: its checks with their reviews, the sign-off, and the month before it. */
 export type MonthCloseSheetsState = Pick<MonthCloseView, 'previousReportId' | 'exceptions' | 'open' | 'signOff' | 'restatement'>;
@@ -237,8 +238,8 @@ export function closeAboutRows(state: MonthCloseSheetsState, reportId: string, p
 
 /** A saved month's name, period and fetch time. */
 export async function monthLabel(ledger: Ledger, reportId: string): Promise<MonthLabel | null> {
-  const [row] = await ledger.all('SELECT name, period_start, period_end, fetched_at FROM reports WHERE report_id = $1', [reportId]);
-  return row ? { name: String(row.name), period: { startDate: String(row.period_start), endDate: String(row.period_end) }, fetchedAt: String(row.fetched_at) } : null;
+  const row = await labelRow(ledger, reportId);
+  return row ? { name: row.name, period: { startDate: row.period_start, endDate: row.period_end }, fetchedAt: row.fetched_at } : null;
 }
 
 /**

@@ -10,6 +10,8 @@ import { MonthClose } from './month-close';
 import { type ComparisonOf, compareMonths, type MonthComparison as FullComparison } from './month-compare';
 import { type Actor } from './month-review';
 import { monthOf, monthsOf, previousMonth } from './months';
+import { profileOfReport, reportNames } from './queries/months';
+import { signedReportIds } from './queries/reviews';
 import { importRates, ratesView, setRates } from './rates';
 import { ThresholdStore } from './thresholds';
 import { trendScopes, trendsOf } from './trends';
@@ -56,7 +58,7 @@ function osUser(): string {
 export function createClose(ports: Ports, ledger: () => Promise<Ledger>, consumption: ConsumptionHistory | null = null): CloseModule {
   const close = new MonthClose(ledger, consumption);
   const thresholds = new ThresholdStore(ports.dataDir);
-  const profileOf = async (reportId: string) => String((await (await ledger()).all('SELECT profile_id FROM reports WHERE report_id = $1', [reportId]))[0]?.profile_id ?? '');
+  const profileOf = async (reportId: string) => profileOfReport(await ledger(), reportId);
   const actor = (name?: string): Actor => ({ name: name ?? osUser(), osUser: osUser(), at: new Date(ports.clock.now()).toISOString() });
   // What the Compare panel shows of a pair of months (cut at MAX_CHANGES_SHOWN), kept from the comparison the checks
   // make of the same two months: at a million lines each comparison takes half a minute, so it is made once for both.
@@ -113,8 +115,8 @@ export function createClose(ports: Ports, ledger: () => Promise<Ledger>, consump
     'close:months': async ({ reportId }) => {
       const opened = await ledger();
       const months = await monthsOf(opened, await monthOf(opened, reportId));
-      const signed = new Set((await opened.all('SELECT DISTINCT report_id FROM sign_offs WHERE reopened_at IS NULL')).map((row) => String(row.report_id)));
-      const names = new Map((await opened.all('SELECT report_id, name FROM reports')).map((row) => [String(row.report_id), String(row.name)]));
+      const signed = await signedReportIds(opened);
+      const names = await reportNames(opened);
       return months.map((month) => ({ reportId: month.reportId, name: names.get(month.reportId) ?? '', period: { startDate: month.startDate, endDate: month.endDate }, fetchedAt: month.fetchedAt, signedOff: signed.has(month.reportId) }));
     },
     'close:thresholds': async ({ profileId, thresholds: wanted }) => {

@@ -5,6 +5,7 @@ import type { Ledger } from '../ledger/ledger';
 import { UNIT_PRICE } from '../ledger/schema';
 import { MonthReview } from './month-review';
 import { monthOf, type MonthRef } from './months';
+import { pairTotalRows, rateRows, replaceRates, reportCurrencies } from './queries/rates';
 import { currencyPairKey } from '@shared/model/currency-pair';
 import { marginOf } from '@shared/model/margin';
 
@@ -134,25 +135,16 @@ export function parseRatesCsv(text: string, referenceCurrency: string, monthCurr
   return validateRates(given, referenceCurrency, monthCurrencies);
 }
 
-const MONTH = 'host = $1 AND reseller_id = $2 AND period_start = $3 AND period_end = $4';
-const monthParams = (month: MonthRef) => [month.host, month.resellerId, month.startDate, month.endDate];
-
 /** The rates kept with a month (the reference currency's own row of 1 marks the choice and is left out). */
 export async function monthRates(ledger: Ledger, month: MonthRef): Promise<MonthRates> {
-  const rows = await ledger.all(`SELECT reference_currency, currency, rate::VARCHAR AS rate FROM month_rates WHERE ${MONTH} ORDER BY currency`, monthParams(month));
-  const referenceCurrency = rows[0] ? String(rows[0].reference_currency) : null;
-  return { referenceCurrency, rates: rows.filter((row) => row.currency !== referenceCurrency).map((row) => ({ currency: String(row.currency), rate: money(String(row.rate)).toFixed() })) };
+  const rows = await rateRows(ledger, month);
+  const referenceCurrency = rows[0]?.reference_currency ?? null;
+  return { referenceCurrency, rates: rows.filter((row) => row.currency !== referenceCurrency).map((row) => ({ currency: row.currency, rate: money(row.rate).toFixed() })) };
 }
 
 /** Replaces a month's rates (all or nothing); a null reference currency removes them. */
 export async function saveMonthRates(ledger: Ledger, month: MonthRef, referenceCurrency: string | null, rates: readonly ExchangeRate[]): Promise<void> {
-  await ledger.write(async (transaction) => {
-    await transaction.run(`DELETE FROM month_rates WHERE ${MONTH}`, monthParams(month));
-    if (referenceCurrency === null) return;
-    for (const { currency, rate } of [{ currency: referenceCurrency, rate: '1' }, ...rates]) {
-      await transaction.run('INSERT INTO month_rates VALUES ($1, $2, $3, $4, $5, $6, $7::DECIMAL(18, 8))', [...monthParams(month), referenceCurrency, currency, rate]);
-    }
-  });
+  await replaceRates(ledger, month, referenceCurrency, referenceCurrency === null ? [] : [{ currency: referenceCurrency, rate: '1' }, ...rates]);
 }
 
 /** A currency pair's native totals as the ledger summed them at ingest. */
@@ -207,10 +199,7 @@ export function convertTotals(totals: readonly PairTotal[], rates: MonthRates): 
 export async function ratesView(ledger: Ledger, reportId: string): Promise<RatesView> {
   const month = await monthOf(ledger, reportId);
   const rates = await monthRates(ledger, month);
-  const totals = await ledger.all(
-    `SELECT currency, customer_currency, line_count, cost::VARCHAR AS cost, sales::VARCHAR AS sales FROM report_totals WHERE report_id = $1 ORDER BY currency, customer_currency`,
-    [reportId],
-  );
+  const totals = await pairTotalRows(ledger, reportId);
   const signedOff = (await new MonthReview(async () => ledger).signOff(month)) !== null;
   return {
     reportId,
@@ -219,16 +208,10 @@ export async function ratesView(ledger: Ledger, reportId: string): Promise<Rates
     referenceCurrency: rates.referenceCurrency,
     rates: rates.rates,
     ...convertTotals(
-      totals.map((row) => ({ currency: String(row.currency), customerCurrency: String(row.customer_currency), lines: Number(row.line_count), cost: String(row.cost), sales: String(row.sales) })),
+      totals.map((row) => ({ currency: row.currency, customerCurrency: row.customer_currency, lines: row.line_count, cost: row.cost, sales: row.sales })),
       rates,
     ),
   };
-}
-
-/** The currencies a report's month bills in (purchase and customer). */
-async function currenciesOfReport(ledger: Ledger, reportId: string): Promise<Set<string>> {
-  const rows = await ledger.all('SELECT currency AS c FROM report_totals WHERE report_id = $1 UNION SELECT customer_currency FROM report_totals WHERE report_id = $1', [reportId]);
-  return new Set(rows.map((row) => String(row.c)));
 }
 
 /** Rates change only while the month is not signed off: the checks of a signed month were made with the rates it had. */
@@ -244,7 +227,7 @@ async function unlockedMonth(ledger: Ledger, reportId: string): Promise<MonthRef
 export async function setRates(ledger: Ledger, reportId: string, referenceCurrency: string | null, given: readonly ExchangeRate[]): Promise<RatesView> {
   const month = await unlockedMonth(ledger, reportId);
   const reference = referenceCurrency?.trim().toUpperCase() || null;
-  const rates = reference ? validateRates(given.map((entry, index) => ({ ...entry, where: `row ${index + 1}` })), reference, await currenciesOfReport(ledger, reportId)) : [];
+  const rates = reference ? validateRates(given.map((entry, index) => ({ ...entry, where: `row ${index + 1}` })), reference, await reportCurrencies(ledger, reportId)) : [];
   await saveMonthRates(ledger, month, reference, rates);
   return ratesView(ledger, reportId);
 }
@@ -253,7 +236,7 @@ export async function setRates(ledger: Ledger, reportId: string, referenceCurren
 export async function importRates(ledger: Ledger, reportId: string, referenceCurrency: string, csv: string): Promise<RatesView> {
   const month = await unlockedMonth(ledger, reportId);
   const reference = referenceCurrency.trim().toUpperCase();
-  const rates = parseRatesCsv(csv, reference, await currenciesOfReport(ledger, reportId));
+  const rates = parseRatesCsv(csv, reference, await reportCurrencies(ledger, reportId));
   await saveMonthRates(ledger, month, reference, rates);
   return ratesView(ledger, reportId);
 }

@@ -1,9 +1,17 @@
 import type { SubscriptionName, SubscriptionNames } from '@shared/schemas/consumption';
 import { isGuid } from '@shared/schemas/common';
 import type { Ledger } from '../ledger/ledger';
+import { rowShape } from '../ledger/rows';
 
 /** Products named per subscription: enough to recognise it, not a whole invoice. */
 const PRODUCTS_SHOWN = 3;
+
+const COUNT = rowShape({ reports: 'int' });
+
+/** A subscription as its newest saved report names it; `products` is a JSON list of names (null when it has no lines). */
+const NAMED = rowShape({
+  subscription_id: 'text', item_name: 'text', period_start: 'text', period_end: 'text', organization: 'text', customer_number: 'text', service_name: 'text', products: 'text?',
+});
 
 /** Whose saved reports count: one Broker (reseller) at one service, as months are kept. */
 export interface ReportsOf {
@@ -17,8 +25,8 @@ export interface ReportsOf {
  * Ids are matched without case; an id no saved report has is left out of `names`.
  */
 export async function subscriptionNames(ledger: Ledger, of: ReportsOf, subscriptionIds: string[]): Promise<SubscriptionNames> {
-  const [count] = await ledger.all('SELECT count(*)::INTEGER AS reports FROM reports WHERE host = $1 AND reseller_id = $2', [of.host, of.resellerId]);
-  const savedReports = Number(count?.reports ?? 0);
+  const [count] = COUNT.all(await ledger.all('SELECT count(*)::INTEGER AS reports FROM reports WHERE host = $1 AND reseller_id = $2', [of.host, of.resellerId]));
+  const savedReports = count?.reports ?? 0;
   // Only GUIDs can be subscription ids (and hold no comma, so they travel as one text: binding a list of 50,000 costs ~1 s).
   const wanted = [...new Set(subscriptionIds.map((id) => id.trim().toLowerCase()).filter(isGuid))];
   if (savedReports === 0 || wanted.length === 0) return { savedReports, names: [] };
@@ -33,7 +41,7 @@ export async function subscriptionNames(ledger: Ledger, of: ReportsOf, subscript
        JOIN wanted w ON w.id = lower(u.subscription_id)),
      picked AS (SELECT * FROM found WHERE newest = 1)
      SELECT p.subscription_id, p.item_name, p.period_start, p.period_end, o.name AS organization, o.customer_number, s.service_name,
-       list(DISTINCT l.product_name ORDER BY l.product_name) FILTER (WHERE l.product_name IS NOT NULL) AS products
+       to_json(list(DISTINCT l.product_name ORDER BY l.product_name) FILTER (WHERE l.product_name IS NOT NULL))::VARCHAR AS products
      FROM picked p
      JOIN organizations o ON o.report_id = p.report_id AND o.org_no = p.org_no
      JOIN services s ON s.report_id = p.report_id AND s.service_no = p.service_no
@@ -41,15 +49,15 @@ export async function subscriptionNames(ledger: Ledger, of: ReportsOf, subscript
      GROUP BY ALL`,
     [of.host, of.resellerId, wanted.join(',')],
   );
-  const names = rows.map(
+  const names = NAMED.all(rows).map(
     (row): SubscriptionName => ({
-      subscriptionId: String(row.subscription_id),
-      organization: String(row.organization),
-      customerNumber: String(row.customer_number),
-      subscription: String(row.item_name),
-      service: String(row.service_name),
-      products: (Array.isArray(row.products) ? (row.products as unknown[]).map(String) : []).slice(0, PRODUCTS_SHOWN),
-      period: { startDate: String(row.period_start), endDate: String(row.period_end) },
+      subscriptionId: row.subscription_id,
+      organization: row.organization,
+      customerNumber: row.customer_number,
+      subscription: row.item_name,
+      service: row.service_name,
+      products: (row.products === null ? [] : (JSON.parse(row.products) as string[])).slice(0, PRODUCTS_SHOWN),
+      period: { startDate: row.period_start, endDate: row.period_end },
     }),
   );
   return { savedReports, names };

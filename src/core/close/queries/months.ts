@@ -1,0 +1,60 @@
+import type { Ledger } from '@core/ledger/ledger';
+import { type Row, rowShape } from '@core/ledger/rows';
+import type { MonthRef } from '../months';
+
+/** A saved report as a month of one service and reseller (see months.ts). */
+const MONTH = rowShape({ report_id: 'text', host: 'text', reseller_id: 'text', period_start: 'text', period_end: 'text', fetched_at: 'text' });
+export type MonthRow = Row<typeof MONTH.columns>;
+const MONTH_COLUMNS = Object.keys(MONTH.columns).join(', ');
+
+/** What the month close keeps per month (reviews, sign-offs, rates) is keyed by these, bound as $1 … $4. */
+export const SAME_MONTH = 'host = $1 AND reseller_id = $2 AND period_start = $3 AND period_end = $4';
+export const monthParams = (month: MonthRef) => [month.host, month.resellerId, month.startDate, month.endDate];
+
+export async function monthRow(ledger: Ledger, reportId: string): Promise<MonthRow | undefined> {
+  return MONTH.all(await ledger.all(`SELECT ${MONTH_COLUMNS} FROM reports WHERE report_id = $1`, [reportId]))[0];
+}
+
+/** The newest version of the period that ends before `startDate`, at the same service and reseller. */
+export async function previousMonthRow(ledger: Ledger, month: Pick<MonthRef, 'host' | 'resellerId' | 'startDate'>): Promise<MonthRow | undefined> {
+  const rows = await ledger.all(
+    `SELECT ${MONTH_COLUMNS} FROM reports WHERE host = $1 AND reseller_id = $2 AND period_end < $3
+     ORDER BY period_start DESC, fetched_at DESC, report_id LIMIT 1`,
+    [month.host, month.resellerId, month.startDate],
+  );
+  return MONTH.all(rows)[0];
+}
+
+/** The newest version of each period of a service and reseller, oldest period first. */
+export async function newestMonthRows(ledger: Ledger, month: Pick<MonthRef, 'host' | 'resellerId'>): Promise<MonthRow[]> {
+  const rows = await ledger.all(
+    `SELECT ${MONTH_COLUMNS} FROM (
+       SELECT *, row_number() OVER (PARTITION BY period_start, period_end ORDER BY fetched_at DESC, report_id) AS version
+       FROM reports WHERE host = $1 AND reseller_id = $2)
+     WHERE version = 1 ORDER BY period_start, period_end`,
+    [month.host, month.resellerId],
+  );
+  return MONTH.all(rows);
+}
+
+const LABEL = rowShape({ name: 'text', period_start: 'text', period_end: 'text', fetched_at: 'text' });
+export type LabelRow = Row<typeof LABEL.columns>;
+
+/** A saved report's name, period and fetch time. */
+export async function labelRow(ledger: Ledger, reportId: string): Promise<LabelRow | undefined> {
+  return LABEL.all(await ledger.all('SELECT name, period_start, period_end, fetched_at FROM reports WHERE report_id = $1', [reportId]))[0];
+}
+
+const NAME = rowShape({ report_id: 'text', name: 'text' });
+
+/** Every saved report's name, by its id. */
+export async function reportNames(ledger: Ledger): Promise<Map<string, string>> {
+  return new Map(NAME.all(await ledger.all('SELECT report_id, name FROM reports')).map((row) => [row.report_id, row.name]));
+}
+
+const PROFILE = rowShape({ profile_id: 'text' });
+
+/** The profile a saved report was fetched with ('' when there is no such report). */
+export async function profileOfReport(ledger: Ledger, reportId: string): Promise<string> {
+  return PROFILE.all(await ledger.all('SELECT profile_id FROM reports WHERE report_id = $1', [reportId]))[0]?.profile_id ?? '';
+}

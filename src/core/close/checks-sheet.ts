@@ -1,0 +1,64 @@
+import type { BillingException, MonthCloseView, Review, Severity } from '@shared/schemas/month-close';
+import { DATETIME_FORMAT, localTime, rowXml, SheetSeries, type Sheets, styleIndex, styleOf } from '../xlsx';
+import { type CheckFormat, CHECKS_COLUMNS, columnNumbers } from './columns';
+
+/** What the workbook shows of a month's close: its checks with their reviews, the sign-off, and the month before it. */
+export type MonthCloseSheetsState = Pick<MonthCloseView, 'previousReportId' | 'exceptions' | 'open' | 'signOff' | 'restatement'>;
+
+const KINDS = CHECKS_COLUMNS.map((column) => column.kind);
+const COLUMN = columnNumbers(CHECKS_COLUMNS);
+
+export const plural = (count: number, word: string) => `${count.toLocaleString('en')} ${word}${count === 1 ? '' : 's'}`;
+
+const SEVERITY_RANK: Record<Severity, number> = { high: 0, medium: 1, low: 2 };
+const isOpen = (review: Review | null) => !review || review.state === 'open';
+
+/** Open exceptions first, each group by severity; otherwise in the checks' order (by organization). */
+export function checksOrder<T extends Pick<BillingException, 'severity' | 'review'>>(exceptions: T[]): T[] {
+  return exceptions
+    .map((exception, index) => ({ exception, index }))
+    .sort((a, b) => Number(!isOpen(a.exception.review)) - Number(!isOpen(b.exception.review)) || SEVERITY_RANK[a.exception.severity] - SEVERITY_RANK[b.exception.severity] || a.index - b.index)
+    .map(({ exception }) => exception);
+}
+
+export function countReviews(state: MonthCloseSheetsState) {
+  const counted = { open: 0, accepted: 0, resolved: 0 };
+  for (const exception of state.exceptions) counted[exception.review?.state ?? 'open']++;
+  return counted;
+}
+
+/**
+ * `Checks`: every exception with its evidence and review state, open ones first by severity; below a blank row,
+ * outside the filter, how many are open, accepted and resolved. Review times are Closebook's own, in local time.
+ */
+export async function writeChecksSheet(sheets: Sheets, state: MonthCloseSheetsState, timeZone: string | undefined): Promise<string[]> {
+  const zone = localTime(new Date(), timeZone)?.zone.split(',')[0] ?? 'local time';
+  const headers = CHECKS_COLUMNS.map(({ header, width, format }) => ({ header: format === 'datetime' ? `${header} (${zone})` : header, width }));
+  const series = new SheetSeries(sheets, 'Checks', headers);
+  series.ensureStarted();
+  const byFormat: Record<CheckFormat, number> = { datetime: styleIndex(sheets.workbook, styleOf(DATETIME_FORMAT), 'date'), text: 0 };
+  const styles = CHECKS_COLUMNS.map((column) => byFormat[column.format]);
+  const dates = new Map<string, number | null>();
+  const ordered = checksOrder(state.exceptions);
+  if (ordered.length === 0) series.nextXml((rowNumber) => rowXml(rowNumber, ['No exceptions: every check passed.'], ['text'], [0], dates));
+  for (const [index, exception] of ordered.entries()) {
+    const review = exception.review;
+    // A wall-clock time with no zone: the column header names it.
+    const reviewedAt = review ? (localTime(new Date(review.reviewedAt), timeZone)?.value.toISOString().slice(0, 19) ?? review.reviewedAt) : null;
+    const values = CHECKS_COLUMNS.map((column) => column.value({ exception, reviewedAt }));
+    series.nextXml((rowNumber) => rowXml(rowNumber, values, KINDS, styles, dates));
+    if (index % 5_000 === 4_999) await series.caughtUp();
+  }
+  await series.caughtUp();
+  series.startTotals(1);
+  const { row } = series.next();
+  const counted = countReviews(state);
+  row.getCell(1).value = 'Total';
+  row.getCell(COLUMN.message).value =
+    `${plural(state.exceptions.length, 'exception')}: ${counted.open.toLocaleString('en')} open (${state.open.high} high, ${state.open.medium} medium, ${state.open.low} low), ` +
+    `${counted.accepted.toLocaleString('en')} accepted, ${counted.resolved.toLocaleString('en')} resolved`;
+  for (let column = 1; column <= CHECKS_COLUMNS.length; column++) row.getCell(column).style = styleOf(null, 'total');
+  row.commit();
+  series.commit();
+  return series.names;
+}

@@ -10,13 +10,6 @@ export interface Invoicing {
   totals: InvoiceTotal[];
 }
 
-/** The flags in words, in the order they are listed (the workbook's Flags column, an ERP import's remark). */
-export const FLAG_WORDS: Record<InvoiceFlag, string> = {
-  credit: 'credit note',
-  'stated-total-differs': 'stated total differs from its lines',
-  'missing-customer-number': 'no customer number',
-};
-
 /**
  * What to invoice each organization, per customer currency, for the lines the filter keeps: the exact sum of its
  * sales in that currency over every service (a custom service bought in USD and sold in SEK included), rounded

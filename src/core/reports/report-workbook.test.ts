@@ -314,9 +314,9 @@ describe('the report workbook', () => {
 
     const [credit, noNumber, zeros] = report.entries[0]!.organizations;
     const flagsOf = (name: string) => body.filter((row) => row.getCell(2).value === name).map((row) => row.getCell(6).value);
-    expect(flagsOf(credit!.name)).toEqual(['credit note']);
+    expect(flagsOf(credit!.name)).toEqual(['Credit note']); // the screen's words (shared/model/invoice-flags.ts)
     expect(new Money(String(body.find((row) => row.getCell(2).value === credit!.name)!.getCell(4).value)).isNegative()).toBe(true);
-    expect(flagsOf(noNumber!.name)).toEqual(['no customer number']);
+    expect(flagsOf(noNumber!.name)).toEqual(['No customer number']);
     const zeroRow = body.find((row) => row.getCell(2).value === zeros!.name)!;
     expect(zeroRow.getCell(1).value).toBe('000123'); // text, leading zeros kept
     expect(zeroRow.getCell(1).numFmt).toBe('@');

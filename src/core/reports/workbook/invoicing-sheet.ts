@@ -2,7 +2,8 @@ import type ExcelJS from 'exceljs';
 import type { InvoiceRow } from '@shared/contract';
 import type { ReportFilter } from '@shared/report-filter';
 import type { Ledger } from '@core/ledger/ledger';
-import { FLAG_WORDS, invoicing } from '../report-invoicing';
+import { flagLabels } from '@shared/model/invoice-flags';
+import { invoicing } from '../report-invoicing';
 import { cellNumber, COUNT_FORMAT, moneyFormat, styleOf, TEXT_FORMAT } from '@core/xlsx/number-formats';
 import { SheetSeries, type Sheets } from '@core/xlsx/sheet-series';
 
@@ -16,7 +17,7 @@ export const INVOICING_COLUMNS: { header: string; width: number; cell: (invoice:
   { header: 'Currency', width: 10, cell: (invoice) => [invoice.currency, null] },
   { header: 'Amount to invoice', width: 20, cell: (invoice) => [cellNumber(invoice.amountToInvoice), styleOf(moneyFormat(invoice.currency))] },
   { header: 'Billing lines', width: 13, cell: (invoice) => [invoice.lines, styleOf(COUNT_FORMAT)] },
-  { header: 'Flags', width: 44, cell: (invoice) => [invoice.flags.map((flag) => FLAG_WORDS[flag]).join('; '), null] },
+  { header: 'Flags', width: 44, cell: (invoice) => [flagLabels(invoice.flags, '; '), null] },
 ];
 
 export const INVOICING_EXPLANATION =

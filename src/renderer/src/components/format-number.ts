@@ -109,9 +109,3 @@ export function exactCell(decimal: string | null, locale = userLocale): string {
   if (decimal === null) return '';
   return DECIMAL.test(decimal) ? decimal.replace('.', decimalSeparator(locale)) : decimal;
 }
-
-/** The purchase and the customer currency of a currency key ("SEK", or "USD→SEK"). */
-export function currenciesOf(currencyKey: string): { cost: string; sales: string } {
-  const [cost, sales = cost] = currencyKey.split('→') as [string, string?];
-  return { cost, sales };
-}

@@ -1,6 +1,7 @@
 import type { CurrencyBridge } from '@shared/schemas/month-close';
 import { money } from '@shared/money';
-import { amountText, currenciesOf, formatCount } from '@renderer/components/format-number';
+import { currenciesOf } from '@shared/model/currency-pair';
+import { amountText, formatCount } from '@renderer/components/format-number';
 import { NumberValue } from '@renderer/components/NumberValue';
 import { bridgeAddsUp } from './change-list';
 

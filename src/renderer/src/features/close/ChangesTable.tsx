@@ -1,6 +1,7 @@
 import { memo, useMemo, useState } from 'react';
 import type { MonthChange } from '@shared/schemas/month-close';
-import { amountText, currenciesOf, formatAmount, formatCount, quantityText, unitPriceText } from '@renderer/components/format-number';
+import { currenciesOf } from '@shared/model/currency-pair';
+import { amountText, formatAmount, formatCount, quantityText, unitPriceText } from '@renderer/components/format-number';
 import { NumberValue } from '@renderer/components/NumberValue';
 import { CHANGE_KINDS, type ChangeFilter, type ChangeSort, type ChangeSortKey, effectOf, filterChanges, KIND_LABELS, kindCounts, LEVEL_LABELS, nextChangeSort, sortChanges } from './change-list';
 import { GridRow, HeaderCell, TWO_LINE_ROWS, useVirtualRows, VirtualGrid } from '@renderer/components/VirtualGrid';

@@ -1,5 +1,6 @@
 import type { TopMover, Trends } from '@shared/schemas/month-close';
-import { amountText, currenciesOf, type NumberText } from '@renderer/components/format-number';
+import { currenciesOf } from '@shared/model/currency-pair';
+import { amountText, type NumberText } from '@renderer/components/format-number';
 import { NumberValue } from '@renderer/components/NumberValue';
 import { monthLabel } from './month-label';
 import { periodLabel } from './trends-chart';

@@ -1,7 +1,8 @@
 import { useEffect, useRef, useState } from 'react';
 import type { CurrencyTotalRow } from '@shared/contract';
 import { AmountHeaderCells } from '@renderer/components/AmountHeaderCells';
-import { amountText, currenciesOf, formatCount, percentText } from '@renderer/components/format-number';
+import { currenciesOf } from '@shared/model/currency-pair';
+import { amountText, formatCount, percentText } from '@renderer/components/format-number';
 import { NumberValue } from '@renderer/components/NumberValue';
 
 /** Whether the element's content is taller than the element (it scrolls), kept true to size as the window resizes. */

@@ -6,7 +6,8 @@ import { ErrorNote } from '@renderer/components/ErrorNote';
 import { useAction } from '@renderer/hooks/use-action';
 import { amountText, formatCount } from '@renderer/components/format-number';
 import { NumberValue } from '@renderer/components/NumberValue';
-import { exactAmountText, FLAG_LABELS, invoiceTable, type InvoiceSortKey, sortInvoiceRows } from './invoicing-table';
+import { INVOICE_FLAGS } from '@shared/model/invoice-flags';
+import { exactAmountText, invoiceTable, type InvoiceSortKey, sortInvoiceRows } from './invoicing-table';
 import { useInvoiceSort, useInvoicing } from './use-invoicing';
 import { GridRow, HeaderCell, TWO_LINE_ROWS, useVirtualRows, VirtualGrid } from '@renderer/components/VirtualGrid';
 import './invoicing.css';
@@ -26,11 +27,6 @@ const COLUMNS: { key: InvoiceSortKey; label: string; numeric?: boolean }[] = [
   { key: 'flags', label: 'Flags' },
 ];
 
-const FLAG_HINTS: Record<InvoiceRow['flags'][number], string> = {
-  credit: 'The amount is negative: a credit note, not an invoice.',
-  'stated-total-differs': 'A total the service stated differs from the sum of its billing lines; the amount is the sum of the lines.',
-  'missing-customer-number': 'The organization has no customer number: the ERP cannot match it.',
-};
 
 /** Amounts to invoice per currency: what the invoices of each currency add up to (never across currencies). */
 export function InvoiceTotalsTable({ totals }: { totals: InvoiceTotal[] | null }): React.JSX.Element {
@@ -126,10 +122,10 @@ function InvoiceRowView({ row, index, top, selected, onSelect }: RowProps): Reac
           </span>
         )}
       </div>
-      <div role="gridcell" className="inv__lines inv__flags" title={row.flags.map((flag) => `${FLAG_LABELS[flag]}: ${FLAG_HINTS[flag]}`).join('\n')}>
+      <div role="gridcell" className="inv__lines inv__flags" title={row.flags.map((flag) => `${INVOICE_FLAGS[flag].label}: ${INVOICE_FLAGS[flag].hint}`).join('\n')}>
         {row.flags.map((flag) => (
           <span key={flag} className={`inv__flag inv__flag--${flag}`}>
-            {FLAG_LABELS[flag]}
+            {INVOICE_FLAGS[flag].label}
           </span>
         ))}
       </div>

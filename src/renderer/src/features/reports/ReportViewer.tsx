@@ -19,6 +19,7 @@ import { useReportShortcuts } from './use-report-shortcuts';
 import { useRevealRow, useTreeSelection } from './use-tree-selection';
 import { ViewBar, type ViewMode } from './ViewBar';
 import { ViewerHeader } from './ViewerHeader';
+import { filterIdentity } from '@shared/report-filter';
 
 const ALL_CLOSED: ReportExpansion = { all: 'none', toggled: [] };
 /** How long "Copied 12 rows" stays. */
@@ -81,7 +82,7 @@ export function ReportViewer({ view }: { view: ReportView }): React.JSX.Element 
   const viewerRoot = useRef<HTMLElement>(null);
   useReportShortcuts(viewerRoot);
   // The selection belongs to one list: a new filter, sort or hierarchy starts without one.
-  const resetKey = JSON.stringify([filter.applied, sort, hierarchy]);
+  const resetKey = JSON.stringify([filterIdentity(filter.applied), sort, hierarchy]);
   const selection = useTreeSelection(resetKey, rowsIn, copying.setError);
   const { forgetAnchor } = selection;
   const { reveal, focusRow } = useRevealRow(snapshot, query, rowsIn, selection.selectOnly);

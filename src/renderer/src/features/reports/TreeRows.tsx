@@ -1,6 +1,7 @@
 import { memo } from 'react';
 import type { TreeRow } from '@shared/contract';
-import { amountText, currenciesOf, formatAmount, type NumberText, percentText, quantityText, unitPriceText } from '@renderer/components/format-number';
+import { currenciesOf } from '@shared/model/currency-pair';
+import { amountText, formatAmount, type NumberText, percentText, quantityText, unitPriceText } from '@renderer/components/format-number';
 import { NumberValue } from '@renderer/components/NumberValue';
 import { GridRow } from '@renderer/components/VirtualGrid';
 import type { ColumnSpec } from './format';

@@ -1,6 +1,7 @@
 import type { CurrencyTotalRow, ReportColumn, ReportHierarchy, ReportSortInput, TreeRow } from '@shared/contract';
 import { isoDay, userLocale } from '@renderer/components/format-time';
-import { currenciesOf, exactCell } from '@renderer/components/format-number';
+import { currenciesOf } from '@shared/model/currency-pair';
+import { exactCell } from '@renderer/components/format-number';
 
 // Durations are formatted with every other time, in components/format-time.ts.
 export { formatDuration } from '@renderer/components/format-time';

@@ -2,6 +2,7 @@ import type { InvoiceFlag, InvoiceRow } from '@shared/contract';
 import { money } from '@shared/money';
 import { userLocale } from '@renderer/components/format-time';
 import { amountText, exactCell } from '@renderer/components/format-number';
+import { flagLabels } from '@shared/model/invoice-flags';
 
 export type InvoiceSortKey = 'customerNumber' | 'organization' | 'groups' | 'currency' | 'amount' | 'lines' | 'cost' | 'margin' | 'flags';
 export interface InvoiceSort {
@@ -9,14 +10,8 @@ export interface InvoiceSort {
   direction: 'asc' | 'desc';
 }
 
-export const FLAG_LABELS: Record<InvoiceFlag, string> = {
-  credit: 'Credit note',
-  'stated-total-differs': 'Stated total differs',
-  'missing-customer-number': 'No customer number',
-};
-
 export function flagWords(flags: InvoiceFlag[]): string {
-  return flags.map((flag) => FLAG_LABELS[flag]).join(', ');
+  return flagLabels(flags);
 }
 
 const collator = new Intl.Collator(userLocale, { numeric: true, sensitivity: 'base' });

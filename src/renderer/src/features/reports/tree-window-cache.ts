@@ -1,6 +1,7 @@
-import type { ChannelInput, ReportExpansion, ReportHierarchy, ReportSortInput, ReportWindow, TreeRow } from '@shared/contract';
+import type { ReportExpansion, ReportHierarchy, ReportSortInput, ReportWindow, TreeRow } from '@shared/contract';
+import { filterIdentity, type ReportFilter } from '@shared/report-filter';
 
-export type ReportFilter = ChannelInput<'reports:totals'>['filter'];
+export type { ReportFilter } from '@shared/report-filter';
 
 /** Everything that decides which rows the tree shows, in which order. */
 export interface TreeQuery {
@@ -47,8 +48,7 @@ interface LoadedState {
 /** One string per tree state; the order of toggled keys does not matter. */
 export function stateKeyOf(query: TreeQuery): string {
   const { reportId, filter, sort, expansion, hierarchy } = query;
-  const definedFilter = Object.fromEntries(Object.entries(filter).filter(([, value]) => value !== undefined && value !== '' && value !== false));
-  return JSON.stringify([reportId, hierarchy, definedFilter, sort, expansion.all, [...expansion.toggled].sort()]);
+  return JSON.stringify([reportId, hierarchy, filterIdentity(filter), sort, expansion.all, [...expansion.toggled].sort()]);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { create } from 'zustand';
 import type { ChannelOutput } from '@shared/contract';
-import type { ReportFilter } from '@shared/report-filter';
+import { filterIdentity, type ReportFilter } from '@shared/report-filter';
 import { call } from '@renderer/bridge';
 import { type LatestAnswer, useLatestAnswer } from '@renderer/hooks/use-latest-answer';
 import type { InvoiceSort } from './invoicing-table';
@@ -12,7 +12,7 @@ let last: { key: string; answer: Promise<Invoicing> } | null = null;
 
 /** The Invoicing rows and totals of a report for a filter; asked once and shared by the view and the printout. */
 export function loadInvoicing(reportId: string, filter: ReportFilter): Promise<Invoicing> {
-  const key = JSON.stringify([reportId, filter]);
+  const key = `${reportId}|${filterIdentity(filter)}`;
   if (last?.key === key) return last.answer;
   const answer = call('reports:invoicing', { reportId, filter });
   const entry = { key, answer };

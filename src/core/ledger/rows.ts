@@ -4,12 +4,12 @@ import type { LedgerRow } from './ledger';
 /**
  * What a query's row holds, column by column, so each query states its row's shape once and the code beside it
  * reads typed fields instead of casting each value where it is used. DuckDB gives DECIMAL and BIGINT as exact text
- * (JSON rows): `decimal` stays that text (money is never a float), `int` is a count or a row number, `text` is text.
- * A `?` allows null.
+ * (JSON rows): `decimal` stays that text (money is never a float), `int` is a count or a row number, `ratio` a
+ * measure that is no money (a margin %, a median of margins), `text` is text. A `?` allows null.
  */
-export type ColumnKind = 'text' | 'text?' | 'int' | 'int?' | 'decimal' | 'decimal?' | 'bool';
+export type ColumnKind = 'text' | 'text?' | 'int' | 'int?' | 'ratio' | 'decimal' | 'decimal?' | 'bool';
 
-type Value<K extends ColumnKind> = K extends 'int' ? number : K extends 'int?' ? number | null : K extends 'bool' ? boolean : K extends `${string}?` ? string | null : string;
+type Value<K extends ColumnKind> = K extends 'int' | 'ratio' ? number : K extends 'int?' ? number | null : K extends 'bool' ? boolean : K extends `${string}?` ? string | null : string;
 
 export type Row<S extends Record<string, ColumnKind>> = { [Column in keyof S]: Value<S[Column]> };
 
@@ -28,7 +28,7 @@ function valueOf(kind: ColumnKind, value: LedgerRow[string] | undefined, column:
     throw new AppError('internal', `The ledger gave no ${column} where one must be. Please report this.`);
   }
   if (kind === 'bool') return value === true || value === 'true';
-  if (kind === 'int' || kind === 'int?') return Number(value);
+  if (kind === 'int' || kind === 'int?' || kind === 'ratio') return Number(value);
   return String(value);
 }
 

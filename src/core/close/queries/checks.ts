@@ -1,17 +1,11 @@
 import type { Ledger } from '@core/ledger/ledger';
 import { CURRENCY_KEY, currencyPairSql, ORG_KEY } from '@core/ledger/keys';
-import { type ColumnKind, type Row, rowShape } from '@core/ledger/rows';
+import { type Row, rowShape } from '@core/ledger/rows';
 
 /*
  * The billing checks' queries over one saved month (bound as $1), each row naming what its exception is about
  * (billing-checks.ts makes the exception).
  */
-
-/**
- * A DOUBLE (a margin %, a median): rows.ts has no kind of its own for it, and its `int` is read as Number(value),
- * which is what a double needs — written as `DOUBLE` here so no one takes a percent for a count.
- */
-const DOUBLE = 'int' as const satisfies ColumnKind;
 
 /** The subscription a row is about, by name and number (SUBSCRIPTION_NAMES over SUBSCRIPTION_JOINS). */
 const SUBSCRIPTION = {
@@ -54,7 +48,7 @@ export async function subscriptionSumRows(ledger: Ledger, reportId: string): Pro
 
 const OUTLIER = rowShape({
   org_key: 'text', organization: 'text', org_id: 'text', customer_number: 'text', service: 'text', service_id: 'text', service_no: 'int', currency_key: 'text',
-  percent: DOUBLE, median: DOUBLE, organizations: 'int',
+  percent: 'ratio', median: 'ratio', organizations: 'int',
 });
 export type OutlierRow = Row<typeof OUTLIER.columns>;
 

@@ -22,6 +22,7 @@ import { migrateLegacyReports, type MigrationOutcome } from './report-migration'
 import { RECEIVED_DIR, ReportReceiver } from './report-receiver';
 import { LegacyReports } from './legacy-reports';
 import { ReportViewerQueries } from './report-viewer';
+import { hasGroup } from './queries/library';
 
 type ReportHandlers = Pick<
   ServiceHandlers,
@@ -146,8 +147,7 @@ export function createReports(ports: Ports, events: EventHub, profiles: Profiles
     exportReport: async (reportId, path, filter) => {
       await library.meta(reportId);
       if (filter?.group) {
-        const [member] = await (await ledger()).all('SELECT 1 AS found FROM organization_groups WHERE report_id = $1 AND group_name = $2 LIMIT 1', [reportId, filter.group]);
-        if (!member) throw new AppError('validation', `No organization in this report belongs to the group "${filter.group}".`);
+        if (!(await hasGroup(await ledger(), reportId, filter.group))) throw new AppError('validation', `No organization in this report belongs to the group "${filter.group}".`);
       }
       const scoped = filter && !isEmptyFilter(filter) ? filter : undefined;
       return exportReport(ledger, reportId, formatOf(path), path, { appVersion: ports.appVersion, exportedAt: new Date(ports.clock.now()), ...(scoped ? { filter: scoped } : {}), ...(addSheets ? { addSheets } : {}) });

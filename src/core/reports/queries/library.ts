@@ -41,3 +41,8 @@ export async function deleteReport(ledger: Ledger, reportId: string): Promise<vo
     for (const table of REPORT_TABLES) await transaction.run(`DELETE FROM ${table} WHERE report_id = $1`, [reportId]);
   });
 }
+
+/** Does any organization of the report belong to the group? */
+export async function hasGroup(ledger: Ledger, reportId: string, group: string): Promise<boolean> {
+  return (await ledger.all('SELECT 1 AS found FROM organization_groups WHERE report_id = $1 AND group_name = $2 LIMIT 1', [reportId, group])).length > 0;
+}

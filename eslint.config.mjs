@@ -11,13 +11,19 @@ const nodeBuiltins = ['fs', 'fs/promises', 'path', 'os', 'crypto', 'http', 'http
 
 const coreNoGlue = { group: ['@main/*', '**/keychain', '**/ipc', '**/window'], message: 'The core must not import the Electron host (src/main).' };
 const coreNoTwin = { group: ['@twin/*', '**/twin', '**/twin/**'], message: 'The core never imports the twin (core tests reach it through src/testing).' };
-const coreNoTesting = { group: ['@testing/*', '**/testing', '**/testing/**'], message: 'The core must not import the test helpers (only its *.test.ts files may).' };
+const coreNoTesting = {
+  group: ['@testing/*', '**/testing', '**/testing/**'],
+  message: 'The core must not import the test helpers (only its *.test.ts files may).',
+};
 const hostFrontDoorOnly = {
   group: ['@core/*', '**/core/*', '!**/core/index'],
   message: "Hosts import the core only through its front door ('@core'); export what you need from there.",
 };
 /** Imports climb out of a folder at most once: further away, a module is named by its top folder (@core/…, @shared/…). */
-const noClimbing = { group: ['../../*'], message: 'Import by top folder (@core/…, @shared/…, @renderer/… as tsconfig.json names them) instead of climbing out with ../../.' };
+const noClimbing = {
+  group: ['../../*'],
+  message: 'Import by top folder (@core/…, @shared/…, @renderer/… as tsconfig.json names them) instead of climbing out with ../../.',
+};
 /** The sides' own code, which src/shared and the renderer never import. */
 /** The core's features, each behind its own index.ts (the folders beside them — ledger, storage, xlsx … — are what they share). */
 const CORE_FEATURES = ['close', 'consumption', 'copy-print', 'organizations', 'profiles', 'reports', 'settings'];
@@ -47,7 +53,22 @@ export default tseslint.config(
     files: [`src/core/${feature}/**/*.ts`],
     ignores: ['src/core/**/*.test.ts'],
     rules: {
-      'no-restricted-imports': ['error', { paths: [electron, keytar], patterns: [noClimbing, coreNoGlue, coreNoTwin, coreNoTesting, { group: CORE_FEATURES.filter((other) => other !== feature).flatMap((other) => [`../${other}/*`, `@core/${other}/*`]), message: 'Features import each other only through their index.ts (e.g. ../reports); export what is needed there.' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [electron, keytar],
+          patterns: [
+            noClimbing,
+            coreNoGlue,
+            coreNoTwin,
+            coreNoTesting,
+            {
+              group: CORE_FEATURES.filter((other) => other !== feature).flatMap((other) => [`../${other}/*`, `@core/${other}/*`]),
+              message: 'Features import each other only through their index.ts (e.g. ../reports); export what is needed there.',
+            },
+          ],
+        },
+      ],
     },
   })),
   {
@@ -69,14 +90,34 @@ export default tseslint.config(
     // The contract is imported by every side, the renderer included: no Node, no Electron.
     files: ['src/shared/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { paths: [electron, keytar, ...nodeBuiltins], patterns: [noClimbing, { group: ['node:*'], message: 'src/shared runs in the renderer too: no Node modules.' }, { group: [...sides, '@renderer/*', '**/renderer/**'], message: 'src/shared imports nothing from the sides.' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [electron, keytar, ...nodeBuiltins],
+          patterns: [
+            noClimbing,
+            { group: ['node:*'], message: 'src/shared runs in the renderer too: no Node modules.' },
+            { group: [...sides, '@renderer/*', '**/renderer/**'], message: 'src/shared imports nothing from the sides.' },
+          ],
+        },
+      ],
     },
   },
   {
     // The renderer talks only to the contract, through the bridge.
     files: ['src/renderer/**/*.{ts,tsx}'],
     rules: {
-      'no-restricted-imports': ['error', { paths: [electron, keytar, ...nodeBuiltins], patterns: [noClimbing, { group: [...sides, '**/preload/**'], message: 'The renderer must not import main-process code; use the bridge.' }, { group: ['node:*'], message: 'The renderer has no Node.' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [electron, keytar, ...nodeBuiltins],
+          patterns: [
+            noClimbing,
+            { group: [...sides, '**/preload/**'], message: 'The renderer must not import main-process code; use the bridge.' },
+            { group: ['node:*'], message: 'The renderer has no Node.' },
+          ],
+        },
+      ],
     },
   },
   {
@@ -84,7 +125,13 @@ export default tseslint.config(
     files: ['src/cli/**/*.ts'],
     ignores: ['src/cli/**/*.test.ts'],
     rules: {
-      'no-restricted-syntax': ['error', { selector: "MemberExpression[property.name='handlers']", message: "Call a channel with context.call('channel', input): the contract then checks its input, as it does for every host." }],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "MemberExpression[property.name='handlers']",
+          message: "Call a channel with context.call('channel', input): the contract then checks its input, as it does for every host.",
+        },
+      ],
     },
   },
   {

@@ -30,6 +30,7 @@ export function cli(args: string[], dataDir: string, options: { exitCodes?: numb
   });
   const ms = performance.now() - started;
   const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(result.stderr)?.[1];
-  if (exitCodes && !exitCodes.includes(result.status ?? -1)) throw new Error(`closebook ${args.join(' ')} failed (${result.status}): ${result.stderr.slice(-2000)}`);
+  if (exitCodes && !exitCodes.includes(result.status ?? -1))
+    throw new Error(`closebook ${args.join(' ')} failed (${result.status}): ${result.stderr.slice(-2000)}`);
   return { ms, peakRssMb: Number(rss) / 1024, stdout: result.stdout ?? '', stderr: result.stderr, status: result.status };
 }

@@ -14,11 +14,21 @@ import { cli, LINES_PER_ORGANIZATION } from './cli-process';
  */
 const LINES = Number(process.env.BENCH_LINES ?? 1_000_000);
 const dataDir = process.argv[2] ?? join(tmpdir(), `closebook-close-bench-${LINES}`);
-const MONTHS = [['2026-10-01', '2026-10-31'], ['2026-11-01', '2026-11-30']] as const;
+const MONTHS = [
+  ['2026-10-01', '2026-10-31'],
+  ['2026-11-01', '2026-11-30'],
+] as const;
 
 async function fetchMonths() {
   await mkdir(dataDir, { recursive: true });
-  const simulator = await startSimulator(['--organizations', String(Math.round(LINES / LINES_PER_ORGANIZATION)), '--lines-per-organization', String(LINES_PER_ORGANIZATION), '--report-ready-seconds', '1']);
+  const simulator = await startSimulator([
+    '--organizations',
+    String(Math.round(LINES / LINES_PER_ORGANIZATION)),
+    '--lines-per-organization',
+    String(LINES_PER_ORGANIZATION),
+    '--report-ready-seconds',
+    '1',
+  ]);
   try {
     for (const [from, to] of MONTHS) {
       const fetched = cli(['report', 'fetch', '--from', from, '--to', to, '--poll-interval', '1', ...inlineConnection(simulator.baseUrl)], dataDir);

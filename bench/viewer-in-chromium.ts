@@ -24,7 +24,15 @@ function median(values: number[]): number {
 export async function measureViewerInChromium(dataDir: string): Promise<ViewerFigures> {
   const harness = await startHarness({
     staticDir: join(process.cwd(), 'out', 'renderer'),
-    ports: { dataDir, secrets: new MemorySecretStore(), fetch: (input, init) => fetch(input, init), clock: systemClock, log: silentLogger, startDemoService: async () => Promise.reject(new Error('no demo in the benchmark')), appVersion: 'bench' },
+    ports: {
+      dataDir,
+      secrets: new MemorySecretStore(),
+      fetch: (input, init) => fetch(input, init),
+      clock: systemClock,
+      log: silentLogger,
+      startDemoService: async () => Promise.reject(new Error('no demo in the benchmark')),
+      appVersion: 'bench',
+    },
   });
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium' });
   try {
@@ -49,7 +57,10 @@ export async function measureViewerInChromium(dataDir: string): Promise<ViewerFi
       await filter.fill(text);
       const changed = await page
         .waitForFunction((previous) => document.querySelector('[data-testid="line-count"]')?.textContent !== previous, before, { timeout: 15_000 })
-        .then(() => true, () => false);
+        .then(
+          () => true,
+          () => false,
+        );
       if (!changed) continue; // same count by chance: no sample
       await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
       samples.push(Date.now() - started);

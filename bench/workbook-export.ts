@@ -19,9 +19,19 @@ const dataDir = process.argv[2] ?? join(tmpdir(), `closebook-bench-${LINES}`);
 async function main() {
   if (!existsSync(join(dataDir, 'ledger'))) {
     await mkdir(dataDir, { recursive: true });
-    const simulator = await startSimulator(['--organizations', String(Math.round(LINES / LINES_PER_ORGANIZATION)), '--lines-per-organization', String(LINES_PER_ORGANIZATION), '--report-ready-seconds', '1']);
+    const simulator = await startSimulator([
+      '--organizations',
+      String(Math.round(LINES / LINES_PER_ORGANIZATION)),
+      '--lines-per-organization',
+      String(LINES_PER_ORGANIZATION),
+      '--report-ready-seconds',
+      '1',
+    ]);
     try {
-      const fetched = cli(['report', 'fetch', '--from', '2026-10-01', '--to', '2026-10-31', '--poll-interval', '1', ...inlineConnection(simulator.baseUrl)], dataDir);
+      const fetched = cli(
+        ['report', 'fetch', '--from', '2026-10-01', '--to', '2026-10-31', '--poll-interval', '1', ...inlineConnection(simulator.baseUrl)],
+        dataDir,
+      );
       console.log(`fetched into ${dataDir} in ${(fetched.ms / 1000).toFixed(1)} s`);
     } finally {
       simulator.process.kill('SIGTERM');

@@ -21,9 +21,15 @@ describe('architecture lint rules', () => {
   });
 
   it('fail on a renderer file that imports main-process code or electron', async () => {
-    expect(await ruleIds("import { createService } from '@core/service';\nexport const x = createService;\n", 'src/renderer/src/bad.ts')).toContain('no-restricted-imports');
-    expect(await ruleIds("import { createService } from '../../../core/service';\nexport const x = createService;\n", 'src/renderer/src/bad.ts')).toContain('no-restricted-imports');
-    expect(await ruleIds("import { ipcRenderer } from 'electron';\nexport const x = ipcRenderer;\n", 'src/renderer/src/bad.ts')).toContain('no-restricted-imports');
+    expect(await ruleIds("import { createService } from '@core/service';\nexport const x = createService;\n", 'src/renderer/src/bad.ts')).toContain(
+      'no-restricted-imports',
+    );
+    expect(await ruleIds("import { createService } from '../../../core/service';\nexport const x = createService;\n", 'src/renderer/src/bad.ts')).toContain(
+      'no-restricted-imports',
+    );
+    expect(await ruleIds("import { ipcRenderer } from 'electron';\nexport const x = ipcRenderer;\n", 'src/renderer/src/bad.ts')).toContain(
+      'no-restricted-imports',
+    );
   });
 
   it('allow electron in the Electron host', async () => {
@@ -77,7 +83,9 @@ describe('architecture lint rules', () => {
   });
 
   it('fail on a CLI command that calls a handler past the contract (context.call goes through dispatch)', async () => {
-    expect(await ruleIds("export const run = (context: any) => context.service.handlers['reports:list']({});\n", 'src/cli/extra.ts')).toContain('no-restricted-syntax');
+    expect(await ruleIds("export const run = (context: any) => context.service.handlers['reports:list']({});\n", 'src/cli/extra.ts')).toContain(
+      'no-restricted-syntax',
+    );
     expect(await ruleIds("export const run = (context: any) => context.call('reports:list', {});\n", 'src/cli/extra.ts')).not.toContain('no-restricted-syntax');
   });
 

@@ -11,7 +11,10 @@ import type { ChangeJson, ExceptionJson } from './close-commands';
 const ORGANIZATIONS = 20;
 const simulator = useSimulator(['--organizations', String(ORGANIZATIONS), '--report-ready-seconds', '1']);
 const cli = (args: string[]) => runCli(args, simulator.dataDir);
-const planted = plantedChanges({ seed: 42, organizations: generateOrganizations({ seed: 42, organizations: ORGANIZATIONS, linesPerOrganization: 10 }) }, '2026-11');
+const planted = plantedChanges(
+  { seed: 42, organizations: generateOrganizations({ seed: 42, organizations: ORGANIZATIONS, linesPerOrganization: 10 }) },
+  '2026-11',
+);
 
 function fetchMonth(from: string, to: string): string {
   const fetched = cli(['report', 'fetch', '--from', from, '--to', to, '--poll-interval', '1', ...inlineConnection(simulator.baseUrl)]);
@@ -32,10 +35,19 @@ describe('closebook reports compare, check and accept', () => {
     const compared = cli(['reports', 'compare', october, november, '--json', '--out', workbook]);
     expect([compared.code, compared.stderr]).toEqual([0, expect.stringMatching(/^\d+ changes: .*\nWrote \d+ changes to .*november-vs-october\.xlsx\.\n$/)]);
     const changes = JSON.parse(compared.stdout) as ChangeJson[];
-    const quantity = changes.find((change) => change.kind === 'quantity' && change.level === 'line' && change.productId === planted.quantityJump?.productId && change.subscriptionId === planted.quantityJump?.subscriptionId);
+    const quantity = changes.find(
+      (change) =>
+        change.kind === 'quantity' &&
+        change.level === 'line' &&
+        change.productId === planted.quantityJump?.productId &&
+        change.subscriptionId === planted.quantityJump?.subscriptionId,
+    );
     expect(quantity).toMatchObject({ ...onLine(planted.quantityJump), currency: expect.any(String) });
     expect(new Money(quantity!.after!.quantity!).eq(new Money(quantity!.before!.quantity!).times(2))).toBe(true);
-    const price = changes.find((change) => change.kind === 'price' && change.subscriptionId === planted.unitPriceChange?.subscriptionId && change.productId === planted.unitPriceChange?.productId);
+    const price = changes.find(
+      (change) =>
+        change.kind === 'price' && change.subscriptionId === planted.unitPriceChange?.subscriptionId && change.productId === planted.unitPriceChange?.productId,
+    );
     expect(price).toMatchObject({ ...onLine(planted.unitPriceChange), level: 'line', before: { quantity: price?.after?.quantity } });
     expect(new Money(price!.after!.unitPrice!).gt(price!.before!.unitPrice!)).toBe(true);
     expect(changes).toContainEqual(expect.objectContaining({ kind: 'new', level: 'subscription', ...on(planted.newSubscription), before: null }));
@@ -69,7 +81,9 @@ describe('closebook reports compare, check and accept', () => {
     const open = { state: 'open', note: null };
     expect(exceptions).toContainEqual(expect.objectContaining({ rule: 'negative-margin', severity: 'high', ...on(planted.negativeMargin), ...open }));
     expect(exceptions).toContainEqual(expect.objectContaining({ rule: 'unbilled', ...on(planted.costWithoutSales), ...open }));
-    expect(exceptions).toContainEqual(expect.objectContaining({ rule: 'missing-customer-number', orgId: planted.missingCustomerNumber?.orgId, customerNumber: '', ...open }));
+    expect(exceptions).toContainEqual(
+      expect.objectContaining({ rule: 'missing-customer-number', orgId: planted.missingCustomerNumber?.orgId, customerNumber: '', ...open }),
+    );
     expect(exceptions).toContainEqual(expect.objectContaining({ rule: 'line-total-mismatch', ...onLine(planted.lineTotalMismatch), ...open }));
     expect(exceptions).toContainEqual(expect.objectContaining({ rule: 'quantity-jump', ...onLine(planted.quantityJump) }));
     expect(exceptions).toContainEqual(expect.objectContaining({ rule: 'missing-subscription', ...on(planted.lostSubscription) }));
@@ -86,16 +100,26 @@ describe('closebook reports compare, check and accept', () => {
     expect(cli(['reports', 'accept', november, resolved, '--resolve'])).toMatchObject({ code: 0, stdout: '0\n' });
     const done = cli(['reports', 'check', november, '--json']);
     expect(done.code).toBe(0);
-    const note = (id: string) => (high.includes(id) ? ['accepted', 'Checked with the account manager'] : id === resolved ? ['resolved', ''] : ['accepted', 'Expected this month']);
-    expect((JSON.parse(done.stdout) as ExceptionJson[]).map((exception) => [exception.state, exception.note])).toEqual(exceptions.map((exception) => note(exception.id)));
+    const note = (id: string) =>
+      high.includes(id) ? ['accepted', 'Checked with the account manager'] : id === resolved ? ['resolved', ''] : ['accepted', 'Expected this month'];
+    expect((JSON.parse(done.stdout) as ExceptionJson[]).map((exception) => [exception.state, exception.note])).toEqual(
+      exceptions.map((exception) => note(exception.id)),
+    );
   }, 180_000);
 
   it('refuses an unknown report, a bad --fail-on and an accept without a note with exit 1, saying why', () => {
-    for (const args of [['reports', 'compare', 'no-such-report'], ['reports', 'check', 'no-such-report'], ['reports', 'accept', 'no-such-report', 'rule|key', '--note', 'n']]) {
+    for (const args of [
+      ['reports', 'compare', 'no-such-report'],
+      ['reports', 'check', 'no-such-report'],
+      ['reports', 'accept', 'no-such-report', 'rule|key', '--note', 'n'],
+    ]) {
       const refused = cli(args);
       expect([refused.code, refused.stderr], args.join(' ')).toEqual([1, 'closebook: No saved report with id no-such-report. See: closebook reports list\n']);
     }
-    expect(cli(['reports', 'check', 'x', '--fail-on', 'urgent'])).toMatchObject({ code: 1, stderr: expect.stringContaining('--fail-on must be high, medium or low') });
+    expect(cli(['reports', 'check', 'x', '--fail-on', 'urgent'])).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('--fail-on must be high, medium or low'),
+    });
     expect(cli(['reports', 'accept', 'x', 'rule|key'])).toMatchObject({ code: 1, stderr: expect.stringContaining('--note TEXT') });
   }, 60_000);
 });

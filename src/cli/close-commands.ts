@@ -73,7 +73,9 @@ export interface ExceptionJson extends PlaceJson {
   reviewedAt: string | null;
 }
 
-function placeJson(place: Pick<MonthChange, 'organization' | 'customerNumber' | 'orgId' | 'service' | 'serviceId' | 'subscription' | 'subscriptionId' | 'product' | 'productId'>): PlaceJson {
+function placeJson(
+  place: Pick<MonthChange, 'organization' | 'customerNumber' | 'orgId' | 'service' | 'serviceId' | 'subscription' | 'subscriptionId' | 'product' | 'productId'>,
+): PlaceJson {
   return {
     organization: place.organization,
     customerNumber: place.customerNumber,
@@ -132,7 +134,9 @@ function placeOf(change: MonthChange): string {
 
 function valuesText(values: LineValues | null): string {
   if (!values) return '—';
-  return [values.quantity ? `qty ${values.quantity}` : null, values.unitPrice ? `@ ${values.unitPrice}` : null, `sales ${values.sales}`, `cost ${values.cost}`].filter(Boolean).join(' ');
+  return [values.quantity ? `qty ${values.quantity}` : null, values.unitPrice ? `@ ${values.unitPrice}` : null, `sales ${values.sales}`, `cost ${values.cost}`]
+    .filter(Boolean)
+    .join(' ');
 }
 
 export function changeLine(change: MonthChange): string {
@@ -160,7 +164,11 @@ const openSummary = (view: Pick<MonthCloseView, 'open'>) => {
 /** The saved reports' names and periods, and a plain refusal (exit 1) for an id that is not one of them. */
 async function savedReports(context: CliContext) {
   const listings = await context.call('reports:list', {});
-  const names = new Map(listings.flatMap((listing) => (listing.state === 'ok' ? [[listing.meta.id, `${listing.meta.name} (${listing.meta.period.startDate}…${listing.meta.period.endDate})`] as const] : [])));
+  const names = new Map(
+    listings.flatMap((listing) =>
+      listing.state === 'ok' ? [[listing.meta.id, `${listing.meta.name} (${listing.meta.period.startDate}…${listing.meta.period.endDate})`] as const] : [],
+    ),
+  );
   return {
     nameOf: (id: string) => {
       const name = names.get(id);
@@ -171,14 +179,18 @@ async function savedReports(context: CliContext) {
 }
 
 async function compareCommand(context: CliContext, ids: string[], values: { json: boolean; out?: string | undefined }): Promise<number> {
-  if (ids.length < 1 || ids.length > 2) throw new UsageError('Usage: reports compare [BEFORE-ID] AFTER-ID [--json] [--out FILE.xlsx] (one id: that month against the month before it)');
+  if (ids.length < 1 || ids.length > 2)
+    throw new UsageError('Usage: reports compare [BEFORE-ID] AFTER-ID [--json] [--out FILE.xlsx] (one id: that month against the month before it)');
   if (values.out && !/\.xlsx$/i.test(values.out)) throw new UsageError('--out must name an .xlsx file');
   const { nameOf } = await savedReports(context);
   for (const id of ids) nameOf(id);
   const close = context.service.close;
   const afterId = ids[ids.length - 1] as string;
   const beforeId = ids.length === 2 ? (ids[0] as string) : await close.previousOf(afterId);
-  if (!beforeId) throw new UsageError(`There is no earlier month of this service in the ledger to compare ${nameOf(afterId)} with. Fetch or import last month first, or name both: reports compare BEFORE-ID AFTER-ID`);
+  if (!beforeId)
+    throw new UsageError(
+      `There is no earlier month of this service in the ledger to compare ${nameOf(afterId)} with. Fetch or import last month first, or name both: reports compare BEFORE-ID AFTER-ID`,
+    );
   const comparison = await close.compare(beforeId, afterId);
   if (values.json) process.stdout.write(`${JSON.stringify(comparison.changes.map(changeJson), null, 2)}\n`);
   else {
@@ -220,7 +232,8 @@ async function checkCommand(context: CliContext, ids: string[], values: { json: 
 
 async function acceptCommand(context: CliContext, ids: string[], values: { note?: string | undefined; resolve: boolean }): Promise<number> {
   const [reportId, ...exceptionIds] = ids;
-  if (!reportId || exceptionIds.length === 0) throw new UsageError('Usage: reports accept ID EXCEPTION-ID… --note TEXT [--resolve] (the ids `reports check ID` prints)');
+  if (!reportId || exceptionIds.length === 0)
+    throw new UsageError('Usage: reports accept ID EXCEPTION-ID… --note TEXT [--resolve] (the ids `reports check ID` prints)');
   const note = values.note?.trim() ?? '';
   if (!values.resolve && !note) throw new UsageError('Say why the exception is accepted: --note TEXT (or --resolve when it was put right).');
   (await savedReports(context)).nameOf(reportId);
@@ -230,7 +243,9 @@ async function acceptCommand(context: CliContext, ids: string[], values: { note?
   if (unknown.length) throw new UsageError(`No exception ${unknown.join(', ')} in report ${reportId}. See: closebook reports check ${reportId}`);
   const done = await close.review(reportId, exceptionIds, values.resolve ? 'resolved' : 'accepted', note);
   process.stdout.write(`${openAtOrAbove(done, 'low')}\n`);
-  process.stderr.write(`${values.resolve ? 'Resolved' : 'Accepted'} ${exceptionIds.length} exception${exceptionIds.length === 1 ? '' : 's'}; ${openSummary(done)}.\n`);
+  process.stderr.write(
+    `${values.resolve ? 'Resolved' : 'Accepted'} ${exceptionIds.length} exception${exceptionIds.length === 1 ? '' : 's'}; ${openSummary(done)}.\n`,
+  );
   return EXIT.ok;
 }
 

@@ -45,7 +45,9 @@ export async function simulatorCommand(args: string[]): Promise<number> {
       `  seller id    ${c.sellerId}`,
       `Fault injection: POST ${twin.baseUrl}/__twin/faults with header x-twin-control: ${twin.controlToken}`,
       `Restate a month: POST ${twin.baseUrl}/__twin/restate {"period":"YYYY-MM"} with the same header`,
-      values['no-planted-changes'] ? 'Months differ only in usage (no planted changes).' : 'Each month has planted changes against the month before (turn off with --no-planted-changes).',
+      values['no-planted-changes']
+        ? 'Months differ only in usage (no planted changes).'
+        : 'Each month has planted changes against the month before (turn off with --no-planted-changes).',
       'Stop with Ctrl-C.',
       '',
     ].join('\n'),
@@ -84,7 +86,9 @@ export async function profilesCommand(args: string[]): Promise<number> {
       const state = await context.call('profiles:list', {});
       if (values.json) process.stdout.write(`${JSON.stringify(state.profiles, null, 2)}\n`);
       else if (state.profiles.length === 0) process.stderr.write(`No profiles in ${context.dataDir}.\n`);
-      else for (const profile of state.profiles) process.stdout.write(`${profile.name}\t${profile.kind === 'demo' ? '(demo)' : profile.baseUrl}\t${profile.username}\t${secretsWhere(profile)}\n`);
+      else
+        for (const profile of state.profiles)
+          process.stdout.write(`${profile.name}\t${profile.kind === 'demo' ? '(demo)' : profile.baseUrl}\t${profile.username}\t${secretsWhere(profile)}\n`);
       return EXIT.ok;
     }
     if (action === 'add') {
@@ -105,7 +109,9 @@ export async function profilesCommand(args: string[]): Promise<number> {
         const saved = await context.call('profiles:save', { fields: parsed.data });
         process.stdout.write(`${saved.id}\n`);
         const { prefix } = parsed.data.secretsFromEnv;
-        process.stderr.write(`Profile "${saved.name}" saved; its secrets are read from ${prefix}_API_SECRET and ${prefix}_PASSWORD each time it is used, and never stored.\n`);
+        process.stderr.write(
+          `Profile "${saved.name}" saved; its secrets are read from ${prefix}_API_SECRET and ${prefix}_PASSWORD each time it is used, and never stored.\n`,
+        );
         return EXIT.ok;
       }
       const secrets = secretsFromEnvironment();
@@ -140,7 +146,9 @@ export async function profilesCommand(args: string[]): Promise<number> {
       }
       return EXIT.ok;
     }
-    throw new UsageError('Usage: profiles list [--json] | profiles add --name N --base-url URL --client-id ID --username U --reseller-id GUID [--seller-id GUID] | profiles test NAME | profiles remove NAME');
+    throw new UsageError(
+      'Usage: profiles list [--json] | profiles add --name N --base-url URL --client-id ID --username U --reseller-id GUID [--seller-id GUID] | profiles test NAME | profiles remove NAME',
+    );
   });
 }
 
@@ -154,7 +162,8 @@ function organizationTable(organizations: OrganizationSummary[]): string {
 export async function organizationsCommand(args: string[]): Promise<number> {
   const [action, ...rest] = args;
   const { values } = parse(rest, { ...CONNECTION_OPTIONS, file: { type: 'string' } });
-  if (action !== 'list' && action !== 'create') throw new UsageError('Usage: orgs list [--json] | orgs create --file org.json (with --profile NAME or --base-url …)');
+  if (action !== 'list' && action !== 'create')
+    throw new UsageError('Usage: orgs list [--json] | orgs create --file org.json (with --profile NAME or --base-url …)');
   let organization: OrganizationInput | undefined;
   if (action === 'create') {
     if (!values.file) throw new UsageError('orgs create needs --file org.json (the fields of spec §2.1).');
@@ -166,7 +175,9 @@ export async function organizationsCommand(args: string[]): Promise<number> {
       const number = organization.customerNumber;
       if (number) {
         // The service decides, but a finance user wants to know before a second customer gets the same number.
-        const taken = (await context.call('organizations:list', { profileId })).find((existing) => existing.customerNumber?.toLowerCase() === number.toLowerCase());
+        const taken = (await context.call('organizations:list', { profileId })).find(
+          (existing) => existing.customerNumber?.toLowerCase() === number.toLowerCase(),
+        );
         if (taken) process.stderr.write(`Warning: customer number ${number} is already used by "${taken.name}" (${taken.orgId}); the service may refuse it.\n`);
       }
       const created = await context.call('organizations:create', { profileId, organization });
@@ -182,4 +193,3 @@ export async function organizationsCommand(args: string[]): Promise<number> {
     return EXIT.ok;
   });
 }
-

@@ -37,7 +37,17 @@ describe('closebook consumption CLI', () => {
     const valid = [`${plain.subscriptionId};no;;12,5`, `${withAddon.subscriptionId};yes;${withAddon.addonIds[0]};3`];
     const rejected = await csvFile('march.csv', [...valid, `${UNKNOWN};no;;7`]);
     const failedOut = join(simulator.dataDir, 'failed.xlsx');
-    const failed = cli(['consumption', 'submit', '--file', rejected, '--failed-out', failedOut, '--poll-interval', '0.2', ...inlineConnection(simulator.baseUrl)]);
+    const failed = cli([
+      'consumption',
+      'submit',
+      '--file',
+      rejected,
+      '--failed-out',
+      failedOut,
+      '--poll-interval',
+      '0.2',
+      ...inlineConnection(simulator.baseUrl),
+    ]);
     expect(failed.code).toBe(3);
     expect(failed.stderr).toMatch(/row 4: Subscription 11111111-2222-4333-8444-555555555555 does not exist/);
     expect(failed.stderr).toMatch(/Nothing of this batch was saved/);
@@ -49,7 +59,9 @@ describe('closebook consumption CLI', () => {
     expect(String(sheet.getRow(2).getCell(7).value)).toMatch(/does not exist/);
 
     const failedCsv = join(simulator.dataDir, 'failed.csv');
-    expect(cli(['consumption', 'submit', '--file', rejected, '--failed-out', failedCsv, '--poll-interval', '0.2', ...inlineConnection(simulator.baseUrl)]).code).toBe(3);
+    expect(
+      cli(['consumption', 'submit', '--file', rejected, '--failed-out', failedCsv, '--poll-interval', '0.2', ...inlineConnection(simulator.baseUrl)]).code,
+    ).toBe(3);
     expect(await readFile(failedCsv, 'utf8')).toContain('Row,Subscription ID,Is add-on,Add-on ID,Quantity,Consumption ID,Error');
 
     const fixed = await csvFile('march.csv', valid);
@@ -67,11 +79,20 @@ describe('closebook consumption CLI', () => {
     expect(history.map((entry) => entry.state)).toEqual(['Successful', 'Failed', 'Failed']);
 
     // The same records for another month are that month's usage: sent without --yes, and the history says which month.
-    expect(cli(['consumption', 'submit', '--file', fixed, '--period', '2026-13', ...inlineConnection(simulator.baseUrl)])).toMatchObject({ code: 1, stderr: expect.stringContaining('--period must be a month as YYYY-MM') });
-    expect(cli(['consumption', 'submit', '--file', fixed, '--period', '2026-02', '--poll-interval', '0.2', ...inlineConnection(simulator.baseUrl)]).code).toBe(0);
+    expect(cli(['consumption', 'submit', '--file', fixed, '--period', '2026-13', ...inlineConnection(simulator.baseUrl)])).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('--period must be a month as YYYY-MM'),
+    });
+    expect(cli(['consumption', 'submit', '--file', fixed, '--period', '2026-02', '--poll-interval', '0.2', ...inlineConnection(simulator.baseUrl)]).code).toBe(
+      0,
+    );
     const lines = cli(['consumption', 'history']).stdout.trim().split('\n');
     expect(lines[0]).toMatch(/Successful\s+February 2026\s+2 records\s+march\.csv/);
-    expect(lines.slice(1).map((line) => line.match(/Successful|Failed — nothing was saved/)?.[0])).toEqual(['Successful', 'Failed — nothing was saved', 'Failed — nothing was saved']);
+    expect(lines.slice(1).map((line) => line.match(/Successful|Failed — nothing was saved/)?.[0])).toEqual([
+      'Successful',
+      'Failed — nothing was saved',
+      'Failed — nothing was saved',
+    ]);
   }, 120_000);
 
   it('submit exits 1 naming the bad row and sends nothing', async () => {

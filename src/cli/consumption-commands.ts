@@ -86,7 +86,8 @@ export async function consumptionCommand(args: string[]): Promise<number> {
         const profileId = await resolveProfileId(context, values);
         const unsubscribe = service.events.subscribe((event, payload) => {
           const summary = payload as SubmissionSummary;
-          if (event === 'consumption:progress') process.stderr.write(`task ${summary.taskId ?? '(not yet)'}: ${stateInWords(summary)}${summary.message ? ` — ${summary.message}` : ''}\n`);
+          if (event === 'consumption:progress')
+            process.stderr.write(`task ${summary.taskId ?? '(not yet)'}: ${stateInWords(summary)}${summary.message ? ` — ${summary.message}` : ''}\n`);
         });
         let submission;
         try {
@@ -108,7 +109,8 @@ export async function consumptionCommand(args: string[]): Promise<number> {
         submission = await context.call('consumption:get', { submissionId: submission.id });
         if (submission.state === 'Successful') return EXIT.ok;
         if (submission.state === 'Failed') {
-          for (const failure of submission.failures) process.stderr.write(`${failure.row === null ? 'no matching row' : `row ${failure.row}`}: ${failure.errorMessage}\n`);
+          for (const failure of submission.failures)
+            process.stderr.write(`${failure.row === null ? 'no matching row' : `row ${failure.row}`}: ${failure.errorMessage}\n`);
           process.stderr.write('Nothing of this batch was saved by the service. Fix the rows and submit the whole file again.\n');
           if (failedOut) await writeFailedOut(context, submission.id, failedOut);
           return EXIT_TASK_FAILED;
@@ -128,7 +130,10 @@ export async function consumptionCommand(args: string[]): Promise<number> {
       if (values.json) process.stdout.write(`${JSON.stringify(status, null, 2)}\n`);
       else {
         process.stdout.write(`${status.message}\n`);
-        for (const failure of status.failedConsumptionRecords) process.stdout.write(`  ${failure.subscriptionId}${failure.addonId ? ` / ${failure.addonId}` : ''} (${failure.quantity ?? '?'}): ${failure.errorMessage}\n`);
+        for (const failure of status.failedConsumptionRecords)
+          process.stdout.write(
+            `  ${failure.subscriptionId}${failure.addonId ? ` / ${failure.addonId}` : ''} (${failure.quantity ?? '?'}): ${failure.errorMessage}\n`,
+          );
       }
       return status.message.toLowerCase() === 'failed' ? EXIT_TASK_FAILED : EXIT.ok;
     });
@@ -143,5 +148,7 @@ export async function consumptionCommand(args: string[]): Promise<number> {
       return EXIT.ok;
     });
   }
-  throw new UsageError('Usage: consumption validate --file F | submit --file F [--period YYYY-MM] [--failed-out F.xlsx|.csv] [--poll-interval S] [--yes] | status TASKID | history [--json]');
+  throw new UsageError(
+    'Usage: consumption validate --file F | submit --file F [--period YYYY-MM] [--failed-out F.xlsx|.csv] [--poll-interval S] [--yes] | status TASKID | history [--json]',
+  );
 }

@@ -102,7 +102,8 @@ export async function resolveProfileId(context: CliContext, flags: ConnectionFla
     if (!profile) throw new UsageError(`No profile named "${flags.profile}". See: closebook profiles list`);
     return profile.id;
   }
-  if (!flags['base-url']) throw new UsageError('Say which service to use: --profile NAME, or --base-url URL --client-id ID --username NAME --reseller-id GUID [--seller-id GUID].');
+  if (!flags['base-url'])
+    throw new UsageError('Say which service to use: --profile NAME, or --base-url URL --client-id ID --username NAME --reseller-id GUID [--seller-id GUID].');
   const parsed = ProfileFields.safeParse({
     name: 'inline',
     baseUrl: flags['base-url'],
@@ -120,7 +121,14 @@ export async function resolveProfileId(context: CliContext, flags: ConnectionFla
   }
 }
 
-const FLAG_NAMES: Record<string, string> = { baseUrl: '--base-url', clientId: '--client-id', username: '--username', resellerId: '--reseller-id', sellerId: '--seller-id', name: '--name' };
+const FLAG_NAMES: Record<string, string> = {
+  baseUrl: '--base-url',
+  clientId: '--client-id',
+  username: '--username',
+  resellerId: '--reseller-id',
+  sellerId: '--seller-id',
+  name: '--name',
+};
 
 export function describeFlagErrors(error: z.ZodError): string {
   return error.issues.map((issue) => `${FLAG_NAMES[String(issue.path[0])] ?? String(issue.path[0])} ${issue.message}`).join('; ');
@@ -150,7 +158,11 @@ export function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: s
   }
 }
 
-export async function withContext<T>(dataDir: string | undefined, run: (context: CliContext) => Promise<T>, pollIntervals?: Ports['pollIntervals']): Promise<T> {
+export async function withContext<T>(
+  dataDir: string | undefined,
+  run: (context: CliContext) => Promise<T>,
+  pollIntervals?: Ports['pollIntervals'],
+): Promise<T> {
   const context = createCliContext(dataDir, pollIntervals);
   try {
     return await run(context);

@@ -29,7 +29,9 @@ export async function readOrganizationFile(path: string): Promise<OrganizationIn
   const parsed = OrganizationInput.safeParse(isFlat(record) ? fromListed(record) : record);
   if (!parsed.success) for (const [field, message] of Object.entries(fieldErrorsFromZod(parsed.error))) problems.push(`${field}: ${message}`);
   if (problems.length > 0 || !parsed.success) {
-    throw new UsageError(`The organization in ${path} is not valid (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n${problems.map((problem) => `  ${problem}`).join('\n')}`);
+    throw new UsageError(
+      `The organization in ${path} is not valid (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n${problems.map((problem) => `  ${problem}`).join('\n')}`,
+    );
   }
   return parsed.data;
 }

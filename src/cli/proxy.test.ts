@@ -13,10 +13,13 @@ beforeAll(async () => {
   proxy = createServer((incoming, outgoing) => {
     seen.push(`${incoming.method} ${incoming.url}`);
     const target = new URL(incoming.url ?? '');
-    const forwarded = httpRequest({ host: target.hostname, port: target.port, path: `${target.pathname}${target.search}`, method: incoming.method, headers: incoming.headers }, (answer) => {
-      outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(outgoing);
-    });
+    const forwarded = httpRequest(
+      { host: target.hostname, port: target.port, path: `${target.pathname}${target.search}`, method: incoming.method, headers: incoming.headers },
+      (answer) => {
+        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(outgoing);
+      },
+    );
     incoming.pipe(forwarded);
   });
   proxy.on('connect', (incoming, socket, head) => {
@@ -35,14 +38,21 @@ afterAll(() => new Promise<void>((resolve) => proxy.close(() => resolve())));
 
 describe('the CLI behind a proxy', () => {
   it('sends its requests through HTTPS_PROXY / HTTP_PROXY, and straight to the hosts NO_PROXY names', async () => {
-    const through = await runCliAsync(['orgs', 'list', '--json', ...inlineConnection(simulator.baseUrl)], simulator.dataDir, { HTTP_PROXY: proxyUrl, HTTPS_PROXY: proxyUrl });
+    const through = await runCliAsync(['orgs', 'list', '--json', ...inlineConnection(simulator.baseUrl)], simulator.dataDir, {
+      HTTP_PROXY: proxyUrl,
+      HTTPS_PROXY: proxyUrl,
+    });
     expect(through.code).toBe(0);
     expect(JSON.parse(through.stdout)).toHaveLength(3);
     expect(seen.length).toBeGreaterThan(0);
     expect(seen.join('\n')).toContain(new URL(simulator.baseUrl).port);
 
     seen.length = 0;
-    const direct = await runCliAsync(['orgs', 'list', '--json', ...inlineConnection(simulator.baseUrl)], simulator.dataDir, { HTTP_PROXY: proxyUrl, HTTPS_PROXY: proxyUrl, NO_PROXY: '127.0.0.1' });
+    const direct = await runCliAsync(['orgs', 'list', '--json', ...inlineConnection(simulator.baseUrl)], simulator.dataDir, {
+      HTTP_PROXY: proxyUrl,
+      HTTPS_PROXY: proxyUrl,
+      NO_PROXY: '127.0.0.1',
+    });
     expect(direct.code).toBe(0);
     expect(seen).toEqual([]);
   }, 60_000);

@@ -25,7 +25,19 @@ async function billingLineCostSums(path: string) {
 describe('closebook report CLI', () => {
   it('fetches a report to a workbook whose per-currency totals equal the exact sums, then exports it again offline', async () => {
     const out = join(simulator.dataDir, 'october.xlsx');
-    const fetched = cli(['report', 'fetch', '--from', '2026-10-01', '--to', '2026-10-31', '--out', out, '--poll-interval', '1', ...inlineConnection(simulator.baseUrl)]);
+    const fetched = cli([
+      'report',
+      'fetch',
+      '--from',
+      '2026-10-01',
+      '--to',
+      '2026-10-31',
+      '--out',
+      out,
+      '--poll-interval',
+      '1',
+      ...inlineConnection(simulator.baseUrl),
+    ]);
     expect(fetched.code).toBe(0);
     const reportId = fetched.stdout.trim();
     expect(reportId).toMatch(/^[0-9a-f-]{36}$/);
@@ -64,7 +76,10 @@ describe('closebook report CLI', () => {
     expect(cli(['reports', 'export', reportId, '--out', grouped, '--group', 'No such group']).code).toBe(1);
 
     // The format follows --out's extension: Parquet and CSV hold every line; any other extension is refused.
-    const lines = served.data.reduce((n, entry) => n + entry.organizations.reduce((m, o) => m + o.services.reduce((k, s) => k + s.items.reduce((j, i) => j + i.products.length, 0), 0), 0), 0);
+    const lines = served.data.reduce(
+      (n, entry) => n + entry.organizations.reduce((m, o) => m + o.services.reduce((k, s) => k + s.items.reduce((j, i) => j + i.products.length, 0), 0), 0),
+      0,
+    );
     for (const name of ['october.parquet', 'october.csv']) {
       const exported = cli(['reports', 'export', reportId, '--out', join(simulator.dataDir, name)]);
       expect([exported.code, exported.stderr]).toEqual([0, `Wrote ${lines} billing lines to ${join(simulator.dataDir, name)}.\n`]);
@@ -79,11 +94,19 @@ describe('closebook report CLI', () => {
     const organizationsByGroup = new Map<string, Set<string>>();
     for (const organization of served.data.flatMap((entry) => entry.organizations))
       for (const name of organization.organizationGroups) organizationsByGroup.set(name, (organizationsByGroup.get(name) ?? new Set()).add(organization.orgId));
-    const printed = packs.stdout.trim().split('\n').map((line) => /^(.+) {2}(\d+) organizations? {2}(\d+) billing lines {2}(.+\.xlsx)$/.exec(line));
-    expect(printed.map((match) => [match?.[1], Number(match?.[2])]).sort()).toEqual([...organizationsByGroup].map(([name, members]) => [name, members.size]).sort());
+    const printed = packs.stdout
+      .trim()
+      .split('\n')
+      .map((line) => /^(.+) {2}(\d+) organizations? {2}(\d+) billing lines {2}(.+\.xlsx)$/.exec(line));
+    expect(printed.map((match) => [match?.[1], Number(match?.[2])]).sort()).toEqual(
+      [...organizationsByGroup].map(([name, members]) => [name, members.size]).sort(),
+    );
     expect((await readdir(packDir)).sort()).toEqual(printed.map((match) => match![4]!.slice(packDir.length + 1)).sort());
     expect(packs.stderr).toMatch(/\d+ organizations are in more than one group: each is in the pack of every group it belongs to/);
-    for (const refused of [['reports', 'export', 'no-such-report', '--per-group', '--out-dir', packDir], ['reports', 'export', reportId, '--per-group']]) {
+    for (const refused of [
+      ['reports', 'export', 'no-such-report', '--per-group', '--out-dir', packDir],
+      ['reports', 'export', reportId, '--per-group'],
+    ]) {
       expect(cli(refused).code).toBe(1);
     }
     expect(cli(['reports', 'export', 'no-such-report', '--per-group', '--out-dir', packDir]).stderr).toMatch(/No saved report with id no-such-report/);
@@ -96,8 +119,22 @@ describe('closebook report CLI', () => {
     const dataDir = join(simulator.dataDir, 'upgrade');
     await mkdir(join(dataDir, 'reports'), { recursive: true });
     const id = '55555555-5555-4555-8555-555555555555';
-    const meta = { id, schemaVersion: 1, name: 'Billing 2026-09', profileId: 'p', profileName: 'Prod', host: 'h', period: { startDate: '2026-09-01', endDate: '2026-09-30' }, fetchedAt: '2026-10-07T00:00:00.000Z', counts: { billingEntries: 1, organizations: 0, services: 0, subscriptions: 0, lines: 0 }, totals: [] };
-    await writeFile(join(dataDir, 'reports', `${id}.report.json`), JSON.stringify({ meta, entries: [{ billingDate: '2026-09-07T00:00:00', billingContentStartDate: '', billingContentEndDate: '', organizations: [] }] }));
+    const meta = {
+      id,
+      schemaVersion: 1,
+      name: 'Billing 2026-09',
+      profileId: 'p',
+      profileName: 'Prod',
+      host: 'h',
+      period: { startDate: '2026-09-01', endDate: '2026-09-30' },
+      fetchedAt: '2026-10-07T00:00:00.000Z',
+      counts: { billingEntries: 1, organizations: 0, services: 0, subscriptions: 0, lines: 0 },
+      totals: [],
+    };
+    await writeFile(
+      join(dataDir, 'reports', `${id}.report.json`),
+      JSON.stringify({ meta, entries: [{ billingDate: '2026-09-07T00:00:00', billingContentStartDate: '', billingContentEndDate: '', organizations: [] }] }),
+    );
     await writeFile(join(dataDir, 'reports', `${id}.meta.json`), JSON.stringify(meta));
     const listed = runCli(['reports', 'list', '--json'], dataDir);
     expect(listed.stderr).toContain('Moving saved reports into the ledger: 1 of 1');
@@ -109,8 +146,59 @@ describe('closebook report CLI', () => {
   it('imports a report file, refuses a bad one with exit 1 and one clear line, and deletes a damaged entry', async () => {
     const dataDir = join(simulator.dataDir, 'imports');
     await mkdir(dataDir, { recursive: true });
-    const entry = { billingDate: '2026-09-07T00:00:00', billingContentStartDate: '2026-09-01T00:00:00', billingContentEndDate: '2026-09-30T00:00:00', organizations: [{ orgId: 'o1', name: 'Acme', customerNumber: 'C-1', organizationGroups: [], services: [{ serviceId: 's1', name: 'Azure plan', currencyCode: 'EUR', totalResellerPrice: '10', totalCustomerPrice: '12', items: [{ subscriptionId: 'u1', name: 'Plan', totalResellerPrice: '10', totalCustomerPrice: '12', products: [{ productId: 'p1', name: 'VM', quantity: '1', resellerPricePerUnit: '10', customerPricePerUnit: '12', totalResellerPrice: '10', totalCustomerPrice: '12' }] }] }] }] };
-    const meta = { id: '77777777-7777-4777-8777-777777777777', schemaVersion: 1, name: 'Billing 2026-09', profileId: 'p', profileName: 'Prod', host: 'h', period: { startDate: '2026-09-01', endDate: '2026-09-30' }, fetchedAt: '2026-10-07T00:00:00.000Z', counts: { billingEntries: 1, organizations: 1, services: 1, subscriptions: 1, lines: 1 }, totals: [] };
+    const entry = {
+      billingDate: '2026-09-07T00:00:00',
+      billingContentStartDate: '2026-09-01T00:00:00',
+      billingContentEndDate: '2026-09-30T00:00:00',
+      organizations: [
+        {
+          orgId: 'o1',
+          name: 'Acme',
+          customerNumber: 'C-1',
+          organizationGroups: [],
+          services: [
+            {
+              serviceId: 's1',
+              name: 'Azure plan',
+              currencyCode: 'EUR',
+              totalResellerPrice: '10',
+              totalCustomerPrice: '12',
+              items: [
+                {
+                  subscriptionId: 'u1',
+                  name: 'Plan',
+                  totalResellerPrice: '10',
+                  totalCustomerPrice: '12',
+                  products: [
+                    {
+                      productId: 'p1',
+                      name: 'VM',
+                      quantity: '1',
+                      resellerPricePerUnit: '10',
+                      customerPricePerUnit: '12',
+                      totalResellerPrice: '10',
+                      totalCustomerPrice: '12',
+                    },
+                  ],
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    };
+    const meta = {
+      id: '77777777-7777-4777-8777-777777777777',
+      schemaVersion: 1,
+      name: 'Billing 2026-09',
+      profileId: 'p',
+      profileName: 'Prod',
+      host: 'h',
+      period: { startDate: '2026-09-01', endDate: '2026-09-30' },
+      fetchedAt: '2026-10-07T00:00:00.000Z',
+      counts: { billingEntries: 1, organizations: 1, services: 1, subscriptions: 1, lines: 1 },
+      totals: [],
+    };
     const shared = JSON.stringify({ meta, entries: [entry] });
     const good = join(dataDir, 'september.json');
     await writeFile(good, shared);

@@ -6,7 +6,6 @@ import type { ReportJob } from '@shared/schemas/saved-report';
 import { SERVICE_POLL_FLOOR_MS } from '@core';
 import { CONNECTION_OPTIONS, type CliContext, EXIT, parse, resolveProfileId, UsageError, withContext } from './context';
 
-
 /** One line per change of a request, in the app's words: "report 2026-10-01…2026-10-31: Downloading 38 MB (2 min 05 s)". */
 function progressLine(job: ReportJob): string {
   const message = job.message ? ` — ${job.message}` : '';
@@ -63,12 +62,20 @@ function seconds(value: unknown): number | undefined {
 /** `report fetch --from … --to … [--out F.xlsx] [--poll-interval S]` and `report resume`. */
 export async function reportCommand(args: string[]): Promise<number> {
   const [action, ...rest] = args;
-  const { values } = parse(rest, { ...CONNECTION_OPTIONS, from: { type: 'string' }, to: { type: 'string' }, out: { type: 'string' }, 'poll-interval': { type: 'string' } });
-  if (action !== 'fetch' && action !== 'resume') throw new UsageError('Usage: report fetch --from YYYY-MM-DD --to YYYY-MM-DD [--out FILE.xlsx] [--poll-interval SECONDS] | report resume');
+  const { values } = parse(rest, {
+    ...CONNECTION_OPTIONS,
+    from: { type: 'string' },
+    to: { type: 'string' },
+    out: { type: 'string' },
+    'poll-interval': { type: 'string' },
+  });
+  if (action !== 'fetch' && action !== 'resume')
+    throw new UsageError('Usage: report fetch --from YYYY-MM-DD --to YYYY-MM-DD [--out FILE.xlsx] [--poll-interval SECONDS] | report resume');
   let period: Period | undefined;
   if (action === 'fetch') {
     const parsed = ReportPeriod.safeParse({ startDate: values.from, endDate: values.to });
-    if (!parsed.success) throw new UsageError(parsed.error.issues.map((issue) => `--${issue.path[0] === 'startDate' ? 'from' : 'to'} ${issue.message}`).join('; '));
+    if (!parsed.success)
+      throw new UsageError(parsed.error.issues.map((issue) => `--${issue.path[0] === 'startDate' ? 'from' : 'to'} ${issue.message}`).join('; '));
     period = parsed.data;
   }
   if (values.out && !/\.(xlsx|parquet|csv)$/i.test(values.out)) throw new UsageError('--out must name an .xlsx, .parquet or .csv file');
@@ -91,7 +98,11 @@ export async function reportCommand(args: string[]): Promise<number> {
         return EXIT.ok;
       }
       for (const job of mine) await context.call('reports:retry', { jobId: job.id });
-      return waitForJobs(context, mine.map((job) => job.id), values.out);
+      return waitForJobs(
+        context,
+        mine.map((job) => job.id),
+        values.out,
+      );
     },
     pollSeconds === undefined ? undefined : { reportMs: pollSeconds * 1000 },
   );
@@ -122,7 +133,9 @@ export async function reportsCommand(args: string[]): Promise<number> {
         if (listing.state === 'ok') {
           const { meta } = listing;
           const totals = meta.totals.map((total) => `${total.currency} ${total.sales}`).join(', ');
-          process.stdout.write(`${meta.id}  ${meta.name}  ${meta.period.startDate}…${meta.period.endDate}  ${meta.profileName}  ${meta.counts.lines} lines  ${totals}\n`);
+          process.stdout.write(
+            `${meta.id}  ${meta.name}  ${meta.period.startDate}…${meta.period.endDate}  ${meta.profileName}  ${meta.counts.lines} lines  ${totals}\n`,
+          );
         } else process.stdout.write(`${listing.id}  DAMAGED  ${listing.reason}\n`);
       }
       if (!values.json && listings.length === 0) process.stderr.write(`No saved reports in ${context.dataDir}.\n`);
@@ -139,7 +152,8 @@ export async function reportsCommand(args: string[]): Promise<number> {
     const id = positionals[0];
     if (!id) throw new UsageError(`Usage: reports ${action ?? '<list|export|delete|import>'} ID`);
     if (action === 'export' && (values['per-group'] || values['out-dir'])) {
-      if (!values['per-group'] || !values['out-dir'] || values.out || values.group) throw new UsageError('Usage: reports export ID --per-group --out-dir DIR [--organization TEXT] [--service NAME] [--currency CODE] [--text TEXT]');
+      if (!values['per-group'] || !values['out-dir'] || values.out || values.group)
+        throw new UsageError('Usage: reports export ID --per-group --out-dir DIR [--organization TEXT] [--service NAME] [--currency CODE] [--text TEXT]');
       const outDir = resolve(values['out-dir']);
       const filter = { organization: values.organization, service: values.service, currency: values.currency, text: values.text };
       const { packs, inSeveralGroups } = await reports.exportGroupPacks(id, outDir, filter).catch((error: unknown) => {
@@ -147,9 +161,14 @@ export async function reportsCommand(args: string[]): Promise<number> {
       });
       for (const pack of packs) {
         const path = pack.file.kind === 'saved' ? pack.file.path : pack.fileName;
-        process.stdout.write(`${pack.group ?? 'Ungrouped (in no group)'}  ${pack.organizations} organization${pack.organizations === 1 ? '' : 's'}  ${pack.lines} billing lines  ${path}\n`);
+        process.stdout.write(
+          `${pack.group ?? 'Ungrouped (in no group)'}  ${pack.organizations} organization${pack.organizations === 1 ? '' : 's'}  ${pack.lines} billing lines  ${path}\n`,
+        );
       }
-      if (inSeveralGroups > 0) process.stderr.write(`${inSeveralGroups} organization${inSeveralGroups === 1 ? ' is' : 's are'} in more than one group: each is in the pack of every group it belongs to.\n`);
+      if (inSeveralGroups > 0)
+        process.stderr.write(
+          `${inSeveralGroups} organization${inSeveralGroups === 1 ? ' is' : 's are'} in more than one group: each is in the pack of every group it belongs to.\n`,
+        );
       process.stderr.write(`Wrote ${packs.length} workbooks, one per organization group, to ${outDir}.\n`);
       return EXIT.ok;
     }
@@ -167,7 +186,9 @@ export async function reportsCommand(args: string[]): Promise<number> {
       process.stderr.write(`Deleted report ${id}.\n`);
       return EXIT.ok;
     }
-    throw new UsageError('Usage: reports list [--json] | reports export ID --out FILE.xlsx|.parquet|.csv [--group NAME] | reports export ID --per-group --out-dir DIR | reports delete ID | reports import FILE');
+    throw new UsageError(
+      'Usage: reports list [--json] | reports export ID --out FILE.xlsx|.parquet|.csv [--group NAME] | reports export ID --per-group --out-dir DIR | reports delete ID | reports import FILE',
+    );
   });
 }
 

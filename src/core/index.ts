@@ -9,7 +9,18 @@ export type { ConsumptionApi } from './consumption';
 export { type ReportsApi, SERVICE_POLL_FLOOR_MS } from './reports';
 export { DEFAULT_ENV_PREFIX, type EphemeralProfileInput, type SecretSource } from './profiles';
 export { dispatch } from './runtime/dispatch';
-export { type Clock, type DemoService, type DemoServiceStarter, type FetchLike, type Logger, type Ports, type DeliverFile, type SecretStore, silentLogger, systemClock } from './ports/ports';
+export {
+  type Clock,
+  type DemoService,
+  type DemoServiceStarter,
+  type FetchLike,
+  type Logger,
+  type Ports,
+  type DeliverFile,
+  type SecretStore,
+  silentLogger,
+  systemClock,
+} from './ports/ports';
 export { createFileLogger, createStderrLogger } from './ports/log';
 export { defaultDataDir } from './ports/data-dir';
 export { FILE_MIME_TYPES } from './storage/files';

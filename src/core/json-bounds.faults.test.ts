@@ -46,7 +46,15 @@ beforeAll(async () => {
         const method = (init?.method ?? 'GET').toUpperCase();
         if (hostile && hostile.left > 0 && url.toLowerCase().includes(hostile.path.toLowerCase()) && method === hostile.method) {
           hostile.left -= 1;
-          return Promise.resolve(new Response(hostile.body(), { status: hostile.status, headers: { 'content-type': 'application/json', location: `${fixture.twin.baseUrl}/api/resellers/x/billing/reports/MonthlyBillingPerOrganizationAsync/gone` } }));
+          return Promise.resolve(
+            new Response(hostile.body(), {
+              status: hostile.status,
+              headers: {
+                'content-type': 'application/json',
+                location: `${fixture.twin.baseUrl}/api/resellers/x/billing/reports/MonthlyBillingPerOrganizationAsync/gone`,
+              },
+            }),
+          );
         }
         return fetch(url, init);
       },
@@ -144,7 +152,10 @@ function atSeededKey(fuzz: Fuzz, value: string): { text: string; key: string } {
 async function within<T>(work: Promise<T>, what: string, ms = 90_000): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([work, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not end within ${ms / 1000} s`)), ms)))]);
+    return await Promise.race([
+      work,
+      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not end within ${ms / 1000} s`)), ms))),
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -171,7 +182,10 @@ describe('deep and huge JSON: report files, the report reader and the service an
     const began = performance.now();
     let timer: NodeJS.Timeout | undefined;
     try {
-      await Promise.race([fixture.service.reports.importFile(path), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${withinMs / 1000} s`)), withinMs)))]);
+      await Promise.race([
+        fixture.service.reports.importFile(path),
+        new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${withinMs / 1000} s`)), withinMs))),
+      ]);
       accepted += 1;
       outcomes.push({ what, ms: performance.now() - began, ok: true, message: '', code: '' });
       if (expectRefusal) damaged.push(`${what}: imported, though it should be refused`);
@@ -186,7 +200,8 @@ describe('deep and huge JSON: report files, the report reader and the service an
       if (reason) unclear.push(`${what}: ${reason}: [${error.code}] ${preview(error.message, 300)}`);
       if (!error.message.includes(name)) unclear.push(`${what}: the message does not name the file: ${preview(error.message, 200)}`);
       if (/call stack|Maximum/i.test(error.message)) unclear.push(`${what}: ${preview(error.message, 200)}`);
-      if (expectRefusal && !expectRefusal.test(error.message)) unclear.push(`${what}: the message does not say ${expectRefusal}: ${preview(error.message, 300)}`);
+      if (expectRefusal && !expectRefusal.test(error.message))
+        unclear.push(`${what}: the message does not say ${expectRefusal}: ${preview(error.message, 300)}`);
     } finally {
       clearTimeout(timer);
     }
@@ -201,11 +216,19 @@ describe('deep and huge JSON: report files, the report reader and the service an
       for (const kind of ['array', 'object'] as const) {
         const value = nested(levels, kind);
         const seeded = atSeededKey(fuzz, value);
-        for (const [place, text] of [...PLACES.map((place) => [place, withValue(place, value)] as const), [`a seeded place (${seeded.key})`, seeded.text] as const]) {
+        for (const [place, text] of [
+          ...PLACES.map((place) => [place, withValue(place, value)] as const),
+          [`a seeded place (${seeded.key})`, seeded.text] as const,
+        ]) {
           const path = join(folder.path, `deep-${index++}.closebook-report.json.gz`);
           const bytes = gzipSync(text);
           await writeFile(path, bytes);
-          await importFile(path, `${levels.toLocaleString('en')} levels of ${kind}s in ${place} (${(bytes.length / 1024).toFixed(0)} KB of gzip)`, ANSWER_WITHIN_MS, /deeper than 64 levels/);
+          await importFile(
+            path,
+            `${levels.toLocaleString('en')} levels of ${kind}s in ${place} (${(bytes.length / 1024).toFixed(0)} KB of gzip)`,
+            ANSWER_WITHIN_MS,
+            /deeper than 64 levels/,
+          );
         }
       }
     }
@@ -219,14 +242,49 @@ describe('deep and huge JSON: report files, the report reader and the service an
   it('refuses a gzip bomb of nesting, a 5,000,000-entry list, a 100 MB text, a 10 MB number and megabytes of dates within 10 s, reading no more than the bound', async () => {
     const meta = JSON.stringify(JSON.parse(valid).meta);
     const files: [string, string, () => Generator<string>, RegExp][] = [
-      ['bomb.closebook-report.json.gz', '50,000,000 levels of arrays in a gzip', () => repeated(`{"meta":${meta},"entries":`, '[', 50_000_000, ''), /deeper than 64 levels \(at entries\.0\.0/],
+      [
+        'bomb.closebook-report.json.gz',
+        '50,000,000 levels of arrays in a gzip',
+        () => repeated(`{"meta":${meta},"entries":`, '[', 50_000_000, ''),
+        /deeper than 64 levels \(at entries\.0\.0/,
+      ],
       // Each entry with a date: before the bound they were all kept, then spread into one call ("Maximum call stack size exceeded").
-      ['entries.closebook-report.json.gz', 'a list of 5,000,000 dated entries', () => repeated(`{"meta":${meta},"entries":[{"billingDate":"2026-10-07T00:00:00"}`, ',{"billingDate":"2026-10-07T00:00:00"}', 4_999_999, ']}'), /more than 1,000 billing entries/],
-      ['text.closebook-report.json.gz', 'a text of 100 MB in an unknown field', () => repeated(`{"meta":${meta},"note":"`, 'x', 100_000_000, '","entries":[]}'), /text of more than 1,000,000 characters at note/],
-      ['name.closebook-report.json.gz', 'an organization name of 100 MB', () => repeated(valid.slice(0, valid.indexOf('"name":"', valid.indexOf('"organizations"')) + 8), 'y', 100_000_000, '"}]}]}'), /text of more than 1,000,000 characters at entries\.0\.organizations\.0\.name/],
-      ['number.closebook-report.json.gz', 'a number of 10 MB as an amount', () => repeated(valid.slice(0, valid.indexOf('"totalResellerPrice":') + 21), '9', 10_000_000, '}]}]}]}'), /number of more than 1,000 characters at entries\.0\.organizations\.0\.services\.0\.totalResellerPrice/],
-      ['dates.closebook-report.json.gz', '1,000 entries with dates of 100,000 characters', () => repeated(`{"meta":${meta},"entries":[{"billingDate":"${'x'.repeat(100_000)}"}`, `,{"billingDate":"${'x'.repeat(100_000)}"}`, 999, ']}'), /at entries\.0\.billingDate, is longer than 4,000 characters/],
-      ['key.closebook-report.json.gz', 'a field name of 10 MB', () => repeated(`{"meta":${meta},"`, 'k', 10_000_000, '":1,"entries":[]}'), /field name of more than 1,000,000 characters/],
+      [
+        'entries.closebook-report.json.gz',
+        'a list of 5,000,000 dated entries',
+        () => repeated(`{"meta":${meta},"entries":[{"billingDate":"2026-10-07T00:00:00"}`, ',{"billingDate":"2026-10-07T00:00:00"}', 4_999_999, ']}'),
+        /more than 1,000 billing entries/,
+      ],
+      [
+        'text.closebook-report.json.gz',
+        'a text of 100 MB in an unknown field',
+        () => repeated(`{"meta":${meta},"note":"`, 'x', 100_000_000, '","entries":[]}'),
+        /text of more than 1,000,000 characters at note/,
+      ],
+      [
+        'name.closebook-report.json.gz',
+        'an organization name of 100 MB',
+        () => repeated(valid.slice(0, valid.indexOf('"name":"', valid.indexOf('"organizations"')) + 8), 'y', 100_000_000, '"}]}]}'),
+        /text of more than 1,000,000 characters at entries\.0\.organizations\.0\.name/,
+      ],
+      [
+        'number.closebook-report.json.gz',
+        'a number of 10 MB as an amount',
+        () => repeated(valid.slice(0, valid.indexOf('"totalResellerPrice":') + 21), '9', 10_000_000, '}]}]}]}'),
+        /number of more than 1,000 characters at entries\.0\.organizations\.0\.services\.0\.totalResellerPrice/,
+      ],
+      [
+        'dates.closebook-report.json.gz',
+        '1,000 entries with dates of 100,000 characters',
+        () => repeated(`{"meta":${meta},"entries":[{"billingDate":"${'x'.repeat(100_000)}"}`, `,{"billingDate":"${'x'.repeat(100_000)}"}`, 999, ']}'),
+        /at entries\.0\.billingDate, is longer than 4,000 characters/,
+      ],
+      [
+        'key.closebook-report.json.gz',
+        'a field name of 10 MB',
+        () => repeated(`{"meta":${meta},"`, 'k', 10_000_000, '":1,"entries":[]}'),
+        /field name of more than 1,000,000 characters/,
+      ],
     ];
     for (const [name, what, parts, says] of files) {
       const path = join(folder.path, name);
@@ -239,7 +297,8 @@ describe('deep and huge JSON: report files, the report reader and the service an
   });
 
   it('imports an organization of 100,000 lines handed over in parts, with its services and subscriptions, and refuses one past the bound', async () => {
-    const line = (n: number) => `{"productName":"Seat","productId":"p${n % 7}","itemCode":"IC","quantity":1,"resellerPricePerUnit":"1.5","customerPricePerUnit":"2","totalResellerPrice":"1.5","totalCustomerPrice":"2","itemDetails":""}`;
+    const line = (n: number) =>
+      `{"productName":"Seat","productId":"p${n % 7}","itemCode":"IC","quantity":1,"resellerPricePerUnit":"1.5","customerPricePerUnit":"2","totalResellerPrice":"1.5","totalCustomerPrice":"2","itemDetails":""}`;
     const meta = JSON.parse(valid).meta as { period: unknown };
     const header = `{"meta":${JSON.stringify({ ...meta, id: '00000000-0000-4000-8000-00000000b16b', name: 'One big customer' })},"entries":[{"billingDate":"2026-10-07T00:00:00","organizations":[{"name":"Big","orgId":"big","services":[`;
     // Ten services of 100 subscriptions of 100 lines: the service's currency comes after its items in half of them.
@@ -260,7 +319,9 @@ describe('deep and huge JSON: report files, the report reader and the service an
     const path = join(folder.path, 'one-big-customer.closebook-report.json.gz');
     await gzipFile(path, body);
     await importFile(path, 'one organization of 100,000 lines in 10 services, half with their currency after their items', 30_000, null);
-    const listed = (await fixture.service.handlers['reports:list']({})).flatMap((listing) => (listing.state === 'ok' && listing.meta.name === 'One big customer' ? [listing.meta] : []));
+    const listed = (await fixture.service.handlers['reports:list']({})).flatMap((listing) =>
+      listing.state === 'ok' && listing.meta.name === 'One big customer' ? [listing.meta] : [],
+    );
     expect(listed[0]?.counts).toEqual({ billingEntries: 1, organizations: 1, services: 10, subscriptions: 1_000, lines: 100_000 });
     expect(listed[0]?.totals.map((total) => [total.currency, total.cost, total.sales])).toEqual([
       ['EUR', '75000.000000', '100000.000000'],
@@ -274,13 +335,47 @@ describe('deep and huge JSON: report files, the report reader and the service an
     const organization = (lines: number) => repeated('{"data":[{"organizations":[{"services":[{"items":[{"products":[{}', ',{}', lines - 1, ']}]}]}]}]}');
     const many = (unit: string, times: number, head: string, tail: string) => repeated(head, unit, times, tail);
     const cases: [string, () => Generator<string>, RegExp][] = [
-      [`one organization of ${(REPORT_LIMITS.linesPerOrganization + 1).toLocaleString('en')} lines`, () => organization(REPORT_LIMITS.linesPerOrganization + 1), /more than 1,000,000 billing lines in one organization \(at data\.0\.organizations\.0\)/],
-      [`${(REPORT_LIMITS.organizations + 1).toLocaleString('en')} organizations`, () => many(',{}', REPORT_LIMITS.organizations, '{"data":[{"organizations":[{}', ']}]}'), /more than 500,000 organizations/],
-      [`${(REPORT_LIMITS.lines + 1).toLocaleString('en')} lines in organizations of 100,000`, () => many(`]}]}]},{"services":[{"items":[{"products":[{}${',{}'.repeat(99_999)}`, 50, '{"data":[{"organizations":[{"services":[{"items":[{"products":[{}', ']}]}]}]}]}'), /more than 5,000,000 billing lines, more than Closebook reads in one report/],
-      [`${(REPORT_LIMITS.subscriptions + 1).toLocaleString('en')} subscriptions`, () => many(',{}', REPORT_LIMITS.subscriptions, '{"data":[{"organizations":[{"services":[{"items":[{}', ']}]}]}]}'), /more than 5,000,000 subscriptions/],
-      [`${(REPORT_LIMITS.groupsPerOrganization + 1).toLocaleString('en')} groups of one organization`, () => many(',"g"', REPORT_LIMITS.groupsPerOrganization, '{"data":[{"organizations":[{"organizationGroups":["g"', ']}]}]}'), /more than 1,000 groups for one organization \(at data\.0\.organizations\.0\.organizationGroups\)/],
-      [`a summary of ${(REPORT_LIMITS.metaValues + 1).toLocaleString('en')} values`, () => many(',1', REPORT_LIMITS.metaValues, '{"meta":{"counts":[1', ']},"entries":[]}'), /summary \("meta"\) of more than 10,000 values/],
-      [`a summary of ${(REPORT_LIMITS.metaCharacters + 1).toLocaleString('en')} characters`, () => once(`{"meta":{"name":"${'n'.repeat(REPORT_LIMITS.metaCharacters + 1)}"},"entries":[]}`), /summary \("meta"\) of more than 100,000 characters/],
+      [
+        `one organization of ${(REPORT_LIMITS.linesPerOrganization + 1).toLocaleString('en')} lines`,
+        () => organization(REPORT_LIMITS.linesPerOrganization + 1),
+        /more than 1,000,000 billing lines in one organization \(at data\.0\.organizations\.0\)/,
+      ],
+      [
+        `${(REPORT_LIMITS.organizations + 1).toLocaleString('en')} organizations`,
+        () => many(',{}', REPORT_LIMITS.organizations, '{"data":[{"organizations":[{}', ']}]}'),
+        /more than 500,000 organizations/,
+      ],
+      [
+        `${(REPORT_LIMITS.lines + 1).toLocaleString('en')} lines in organizations of 100,000`,
+        () =>
+          many(
+            `]}]}]},{"services":[{"items":[{"products":[{}${',{}'.repeat(99_999)}`,
+            50,
+            '{"data":[{"organizations":[{"services":[{"items":[{"products":[{}',
+            ']}]}]}]}]}',
+          ),
+        /more than 5,000,000 billing lines, more than Closebook reads in one report/,
+      ],
+      [
+        `${(REPORT_LIMITS.subscriptions + 1).toLocaleString('en')} subscriptions`,
+        () => many(',{}', REPORT_LIMITS.subscriptions, '{"data":[{"organizations":[{"services":[{"items":[{}', ']}]}]}]}'),
+        /more than 5,000,000 subscriptions/,
+      ],
+      [
+        `${(REPORT_LIMITS.groupsPerOrganization + 1).toLocaleString('en')} groups of one organization`,
+        () => many(',"g"', REPORT_LIMITS.groupsPerOrganization, '{"data":[{"organizations":[{"organizationGroups":["g"', ']}]}]}'),
+        /more than 1,000 groups for one organization \(at data\.0\.organizations\.0\.organizationGroups\)/,
+      ],
+      [
+        `a summary of ${(REPORT_LIMITS.metaValues + 1).toLocaleString('en')} values`,
+        () => many(',1', REPORT_LIMITS.metaValues, '{"meta":{"counts":[1', ']},"entries":[]}'),
+        /summary \("meta"\) of more than 10,000 values/,
+      ],
+      [
+        `a summary of ${(REPORT_LIMITS.metaCharacters + 1).toLocaleString('en')} characters`,
+        () => once(`{"meta":{"name":"${'n'.repeat(REPORT_LIMITS.metaCharacters + 1)}"},"entries":[]}`),
+        /summary \("meta"\) of more than 100,000 characters/,
+      ],
       ['the entries given twice', () => once('{"entries":[],"data":[]}'), /billing entries twice/],
       ['a report cut short after a whole organization', () => once('{"status":5,"data":[{"organizations":[{"services":[]}'), /ends too early/],
     ];
@@ -305,13 +400,20 @@ describe('deep and huge JSON: report files, the report reader and the service an
         const ms = performance.now() - began;
         if (!(error instanceof AppError)) crashes.push(`${what}: ${error instanceof Error ? error.message : String(error)}`);
         else {
-          outcomes.push({ what: `${what} (${lines.toLocaleString('en')} lines read, heap ${((heapPeak - heapBefore) / 1024 / 1024).toFixed(0)} MB above the start)`, ms, ok: false, message: error.message, code: error.code });
+          outcomes.push({
+            what: `${what} (${lines.toLocaleString('en')} lines read, heap ${((heapPeak - heapBefore) / 1024 / 1024).toFixed(0)} MB above the start)`,
+            ms,
+            ok: false,
+            message: error.message,
+            code: error.code,
+          });
           const reason = unclearReason(error.message, error.code);
           if (reason) unclear.push(`${what}: ${reason}: ${preview(error.message, 300)}`);
           if (!says.test(error.message)) unclear.push(`${what}: the message does not say ${says}: ${preview(error.message, 300)}`);
         }
         if (ms > BIG_WITHIN_MS) slow.push(`${what}: ${(ms / 1000).toFixed(1)} s`);
-        if (heapPeak - heapBefore > 128 * 1024 * 1024) damaged.push(`${what}: the heap grew by ${((heapPeak - heapBefore) / 1024 / 1024).toFixed(0)} MB while reading`);
+        if (heapPeak - heapBefore > 128 * 1024 * 1024)
+          damaged.push(`${what}: the heap grew by ${((heapPeak - heapBefore) / 1024 / 1024).toFixed(0)} MB while reading`);
       }
     }
     expect(crashes).toEqual([]);
@@ -326,7 +428,11 @@ describe('deep and huge JSON: report files, the report reader and the service an
     const bodies: { what: string; status: number; body: () => string | ReadableStream<Uint8Array> }[] = [
       { what: '2,000,000 levels of arrays', status: 200, body: () => nested(2_000_000, 'array') },
       { what: '2,000,000 levels of objects', status: 200, body: () => nested(2_000_000, 'object') },
-      { what: 'an answer of the right shape with 100,000 levels in an unknown field', status: 200, body: () => `{"access_token":"t","message":"Queued","taskId":"t1","status":0,"data":[{"orgId":"o","name":"n","x":${nested(100_000, 'array')}}]}` },
+      {
+        what: 'an answer of the right shape with 100,000 levels in an unknown field',
+        status: 200,
+        body: () => `{"access_token":"t","message":"Queued","taskId":"t1","status":0,"data":[{"orgId":"o","name":"n","x":${nested(100_000, 'array')}}]}`,
+      },
       { what: 'a text of 300 MB', status: 200, body: () => streamed('{"access_token":"', 'x', 300 * 1024 * 1024, '","data":[]}') },
       { what: 'HTTP 400 with 2,000,000 levels', status: 400, body: () => nested(2_000_000, 'object') },
       { what: 'HTTP 503 with 300 MB', status: 503, body: () => streamed('{"message":"', 'x', 300 * 1024 * 1024, '"}') },
@@ -334,11 +440,39 @@ describe('deep and huge JSON: report files, the report reader and the service an
     const calls: { channel: ChannelName; path: string; method: string; input: () => unknown }[] = [
       { channel: 'profiles:test', path: 'connect/token', method: 'POST', input: () => ({ profileId: fixture.profile.id }) },
       { channel: 'organizations:list', path: 'Organizations', method: 'GET', input: () => ({ profileId: fixture.profile.id }) },
-      { channel: 'reports:request', path: 'MonthlyBilling', method: 'POST', input: () => ({ profileId: fixture.profile.id, period: { startDate: '2026-07-01', endDate: '2026-07-31' } }) },
-      { channel: 'reports:request', path: 'MonthlyBilling', method: 'GET', input: () => ({ profileId: fixture.profile.id, period: { startDate: '2026-08-01', endDate: '2026-08-31' } }) },
+      {
+        channel: 'reports:request',
+        path: 'MonthlyBilling',
+        method: 'POST',
+        input: () => ({ profileId: fixture.profile.id, period: { startDate: '2026-07-01', endDate: '2026-07-31' } }),
+      },
+      {
+        channel: 'reports:request',
+        path: 'MonthlyBilling',
+        method: 'GET',
+        input: () => ({ profileId: fixture.profile.id, period: { startDate: '2026-08-01', endDate: '2026-08-31' } }),
+      },
       // Each batch differs (its quantities), so no repeat check stops it before it reaches the service.
-      { channel: 'consumption:submit', path: 'bulkconsumptions', method: 'POST', input: () => ({ profileId: fixture.profile.id, fileName: `hostile-${++batch}.csv`, rows: fixture.consumptionRows.map((row) => ({ ...row, quantity: `${batch}.${row.row}` })) }) },
-      { channel: 'consumption:submit', path: 'bulkconsumptions', method: 'GET', input: () => ({ profileId: fixture.profile.id, fileName: `hostile-${++batch}.csv`, rows: fixture.consumptionRows.map((row) => ({ ...row, quantity: `${batch}.${row.row}` })) }) },
+      {
+        channel: 'consumption:submit',
+        path: 'bulkconsumptions',
+        method: 'POST',
+        input: () => ({
+          profileId: fixture.profile.id,
+          fileName: `hostile-${++batch}.csv`,
+          rows: fixture.consumptionRows.map((row) => ({ ...row, quantity: `${batch}.${row.row}` })),
+        }),
+      },
+      {
+        channel: 'consumption:submit',
+        path: 'bulkconsumptions',
+        method: 'GET',
+        input: () => ({
+          profileId: fixture.profile.id,
+          fileName: `hostile-${++batch}.csv`,
+          rows: fixture.consumptionRows.map((row) => ({ ...row, quantity: `${batch}.${row.row}` })),
+        }),
+      },
     ];
     const before = await protectedState(fixture, service);
     for (const body of bodies) {
@@ -348,7 +482,10 @@ describe('deep and huge JSON: report files, the report reader and the service an
         const began = performance.now();
         let timer: NodeJS.Timeout | undefined;
         try {
-          const reply = await Promise.race([dispatch(service, call.channel, call.input(), fixture.ports.log), new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ANSWER_WITHIN_MS / 1000} s`)), ANSWER_WITHIN_MS)))]);
+          const reply = await Promise.race([
+            dispatch(service, call.channel, call.input(), fixture.ports.log),
+            new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ANSWER_WITHIN_MS / 1000} s`)), ANSWER_WITHIN_MS))),
+          ]);
           // The answer to the call; a report job or a batch then goes on in the background, retrying what is worth it.
           const ms = performance.now() - began;
           let message = '';
@@ -368,7 +505,8 @@ describe('deep and huge JSON: report files, the report reader and the service an
             const submission = await service.handlers['consumption:get']({ submissionId: id });
             message = submission.message ?? '';
             code = `batch ${submission.state}`;
-            if (call.method === 'POST' && body.status === 200 && (submission.state === 'error' || submission.state === 'sending')) damaged.push(`${what}: saved as "${submission.state}" though it may have arrived`);
+            if (call.method === 'POST' && body.status === 200 && (submission.state === 'error' || submission.state === 'sending'))
+              damaged.push(`${what}: saved as "${submission.state}" though it may have arrived`);
           }
           outcomes.push({ what, ms, ok: reply.ok, message, code });
           if (message) {
@@ -403,7 +541,16 @@ describe('deep and huge JSON: report files, the report reader and the service an
     await fixture.service.dispose();
     const ledger = await Ledger.open(fixture.ports.dataDir, silentLogger);
     try {
-      for (const table of ['billing_entries', 'organizations', 'organization_groups', 'services', 'subscriptions', 'billing_lines', 'products', 'report_totals']) {
+      for (const table of [
+        'billing_entries',
+        'organizations',
+        'organization_groups',
+        'services',
+        'subscriptions',
+        'billing_lines',
+        'products',
+        'report_totals',
+      ]) {
         const [row] = await ledger.all(`SELECT count(DISTINCT report_id) AS orphans FROM ${table} WHERE report_id NOT IN (SELECT report_id FROM reports)`);
         if (Number(row?.orphans) > 0) damaged.push(`${table} holds rows of ${row?.orphans} report(s) that are not saved`);
       }

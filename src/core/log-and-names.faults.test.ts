@@ -61,7 +61,8 @@ describe('the log and file names', () => {
     for (const name of names) {
       const safe = safeFileName(name);
       // eslint-disable-next-line no-control-regex -- what must not survive
-      if (/[\\/:*?"<>|\u0000-\u001f\u007f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/.test(safe) || safe.length > 150 || safe !== safe.trim() || safe === '') unsafe.push(`${preview(name)} → ${preview(safe)}`);
+      if (/[\\/:*?"<>|\u0000-\u001f\u007f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/.test(safe) || safe.length > 150 || safe !== safe.trim() || safe === '')
+        unsafe.push(`${preview(name)} → ${preview(safe)}`);
     }
     saveFigures(inject('faultFiguresDir'), {
       boundary: '11 Log lines and file names',
@@ -69,7 +70,9 @@ describe('the log and file names', () => {
       crashes: 0,
       unclear: 0,
       damaged: leaked.length + unsafe.length,
-      notes: [`${rounds} secrets in ${CARRIERS.length} ways into the log; ${names.length} hostile names given to files (damaged = a secret in the log, or a hidden or path character in a name)`],
+      notes: [
+        `${rounds} secrets in ${CARRIERS.length} ways into the log; ${names.length} hostile names given to files (damaged = a secret in the log, or a hidden or path character in a name)`,
+      ],
       examples: [...leaked.slice(0, 5), ...unsafe.slice(0, 5)],
     });
     expect(leaked).toEqual([]);

@@ -58,7 +58,10 @@ describe('network answers: the service misbehaving', () => {
       inputs += 1;
       let timer: NodeJS.Timeout | undefined;
       try {
-        const reply = await Promise.race([dispatch(service, channel, input, fixture().ports.log), new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ANSWER_WITHIN_MS / 1000} s`)), ANSWER_WITHIN_MS)))]);
+        const reply = await Promise.race([
+          dispatch(service, channel, input, fixture().ports.log),
+          new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ANSWER_WITHIN_MS / 1000} s`)), ANSWER_WITHIN_MS))),
+        ]);
         if (reply.ok) return { ok: true, data: reply.data };
         const error = AppErrorShape.parse(reply.error);
         const reason = unclearReason(error.message, error.code);
@@ -123,14 +126,19 @@ describe('network answers: the service misbehaving', () => {
         const { state, message } = submission.data as { state: string; message: string | null };
         count(`batch ${state}`);
         const cutOff = method === 'POST' && (fault.kind === 'drop' || fault.kind === 'drop-after-processing' || fault.kind === 'malformed');
-        if (cutOff && (state === 'error' || state === 'sending')) damaged.push(`${label}: saved as "${state}" though it may have arrived (it could be sent again without asking)`);
+        if (cutOff && (state === 'error' || state === 'sending'))
+          damaged.push(`${label}: saved as "${state}" though it may have arrived (it could be sent again without asking)`);
         if (message) {
           const reason = unclearReason(message, undefined);
           if (reason) unclear.push(`${label}: the batch says: ${reason}: ${preview(message, 300)}`);
         }
         if (state === 'outcome-unknown') {
           // The same batch again, without a yes: it must ask first.
-          const again = await call('consumption:submit', { profileId: profile.id, fileName: `batch-${batch} again.csv`, rows }, `${label}, sent again without confirming`);
+          const again = await call(
+            'consumption:submit',
+            { profileId: profile.id, fileName: `batch-${batch} again.csv`, rows },
+            `${label}, sent again without confirming`,
+          );
           if (again?.ok) damaged.push(`${label}: the same batch was sent again without asking`);
         }
       }
@@ -174,7 +182,12 @@ describe('network answers: the service misbehaving', () => {
         [...outcomes].map(([outcome, times]) => `${times} ${outcome}`).join(', '),
         'a service silent past the 30 s timeout is left to the service-client unit tests (30 s a case)',
       ],
-      examples: [...crashes.slice(0, 8).map((what) => `crash: ${what}`), ...rejections.slice(0, 4).map((reason) => `unhandled rejection or exception: ${reason instanceof Error ? reason.message : preview(reason)}`), ...unclear.slice(0, 8).map((what) => `unclear: ${what}`), ...damaged.slice(0, 8).map((what) => `damage: ${what}`)],
+      examples: [
+        ...crashes.slice(0, 8).map((what) => `crash: ${what}`),
+        ...rejections.slice(0, 4).map((reason) => `unhandled rejection or exception: ${reason instanceof Error ? reason.message : preview(reason)}`),
+        ...unclear.slice(0, 8).map((what) => `unclear: ${what}`),
+        ...damaged.slice(0, 8).map((what) => `damage: ${what}`),
+      ],
     });
     expect(crashes).toEqual([]);
     expect(rejections).toEqual([]);

@@ -49,17 +49,24 @@ const OUTPUTS: { name: string; write: (path: string) => Promise<unknown> }[] = [
   { name: 'xlsx', write: (path) => fixture.service.reports.exportReport(fixture.report.id, `${path}.xlsx`) },
   { name: 'csv', write: (path) => fixture.service.reports.exportReport(fixture.report.id, `${path}.csv`) },
   { name: 'parquet', write: (path) => fixture.service.reports.exportReport(fixture.report.id, `${path}.parquet`) },
-  { name: 'xlsx of a view (app)', write: (path) => viaChannel('reports:export', { reportId: fixture.report.id, format: 'xlsx', filter: { text: 'a' } }, `${path}.xlsx`) },
+  {
+    name: 'xlsx of a view (app)',
+    write: (path) => viaChannel('reports:export', { reportId: fixture.report.id, format: 'xlsx', filter: { text: 'a' } }, `${path}.xlsx`),
+  },
   { name: 'csv (app)', write: (path) => viaChannel('reports:export', { reportId: fixture.report.id, format: 'csv' }, `${path}.csv`) },
   { name: 'shared report (app)', write: (path) => viaChannel('reports:share', { reportId: fixture.report.id }, `${path}.closebook-report.json.gz`) },
-  { name: 'failed rows csv (app)', write: (path) => viaChannel('consumption:export-failed', { submissionId: fixture.submission.id, format: 'csv' }, `${path}.csv`) },
+  {
+    name: 'failed rows csv (app)',
+    write: (path) => viaChannel('consumption:export-failed', { submissionId: fixture.submission.id, format: 'csv' }, `${path}.csv`),
+  },
   { name: 'failed rows xlsx (CLI)', write: (path) => fixture.service.consumption.writeFailedRows(fixture.submission.id, `${path}.xlsx`) },
   { name: 'consumption template (app)', write: (path) => viaChannel('consumption:template', { format: 'xlsx' }, `${path}.xlsx`) },
   { name: 'PDF (app)', write: (path) => viaChannel('view:print-pdf', { fileName: 'October' }, `${path}.pdf`) },
   { name: 'group packs', write: (path) => fixture.service.reports.exportGroupPacks(fixture.report.id, path) },
   {
     name: 'comparison workbook',
-    write: async (path) => fixture.service.close.exportComparison(await fixture.service.close.compare(fixture.decoyReport.id, fixture.report.id), `${path}.xlsx`),
+    write: async (path) =>
+      fixture.service.close.exportComparison(await fixture.service.close.compare(fixture.decoyReport.id, fixture.report.id), `${path}.xlsx`),
   },
   { name: 'ledger backup', write: (path) => fixture.service.ledger.backup(`${path}.duckdb`) },
 ];
@@ -99,11 +106,19 @@ function injectDiskFull(step: (typeof STEPS)[number], laterWrite: number): () =>
 }
 
 /** Settles `work` or says it hung. */
-async function answer(work: Promise<unknown>): Promise<{ outcome: 'ok' } | { outcome: 'failed'; error: { code?: string; message?: string } } | { outcome: 'hung' }> {
+async function answer(
+  work: Promise<unknown>,
+): Promise<{ outcome: 'ok' } | { outcome: 'failed'; error: { code?: string; message?: string } } | { outcome: 'hung' }> {
   let timer: NodeJS.Timeout | undefined;
   const hung = new Promise<{ outcome: 'hung' }>((resolve) => (timer = setTimeout(() => resolve({ outcome: 'hung' }), ANSWER_WITHIN_MS)));
   try {
-    return await Promise.race([work.then(() => ({ outcome: 'ok' as const }), (error: { code?: string; message?: string }) => ({ outcome: 'failed' as const, error })), hung]);
+    return await Promise.race([
+      work.then(
+        () => ({ outcome: 'ok' as const }),
+        (error: { code?: string; message?: string }) => ({ outcome: 'failed' as const, error }),
+      ),
+      hung,
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -137,7 +152,8 @@ describe('a full disk at each step of every write', () => {
             if (didFire()) fired += 1;
             if (result.error.code !== 'storage') problems.crashes.push(`${what}: ${result.error.code ?? 'no code'}: ${result.error.message}`);
             const reason = unclearReason(result.error.message, result.error.code);
-            if (reason || !/^The disk is full \(the disk holding /.test(String(result.error.message))) problems.unclear.push(`${what}: ${reason ?? 'does not say the disk is full'}: ${result.error.message}`);
+            if (reason || !/^The disk is full \(the disk holding /.test(String(result.error.message)))
+              problems.unclear.push(`${what}: ${reason ?? 'does not say the disk is full'}: ${result.error.message}`);
             if (left.length) problems.damaged.push(`${what}: left ${left.join(', ')}`);
           }
           const staged = await readdir(staging).catch(() => []);
@@ -152,7 +168,9 @@ describe('a full disk at each step of every write', () => {
       crashes: problems.crashes.length,
       unclear: problems.unclear.length,
       damaged: problems.damaged.length,
-      notes: [`${OUTPUTS.length} kinds of file × ${STEPS.length} steps × ${ROUNDS} rounds; the full disk was reached in ${fired} (DuckDB writes Parquet and backups itself, so their open and write steps are not ours); ${seconds.toFixed(1)} s`],
+      notes: [
+        `${OUTPUTS.length} kinds of file × ${STEPS.length} steps × ${ROUNDS} rounds; the full disk was reached in ${fired} (DuckDB writes Parquet and backups itself, so their open and write steps are not ours); ${seconds.toFixed(1)} s`,
+      ],
       examples: [...problems.crashes.slice(0, 6), ...problems.unclear.slice(0, 6), ...problems.damaged.slice(0, 6)],
     });
     expect(problems.crashes).toEqual([]);
@@ -221,14 +239,21 @@ describe('a real full disk (a 1 MB tmpfs, filled)', () => {
       const twin = fixture.twin;
       const c = twin.credentials;
       const connection = ['--base-url', twin.baseUrl, '--client-id', c.clientId, '--username', c.username, '--reseller-id', c.resellerId];
-      const fetched = await runCliAsync(['report', 'fetch', '--from', '2026-08-01', '--to', '2026-08-31', '--poll-interval', '1', '--out', join(disk.path, 'august.xlsx'), ...connection], dataDir.path);
+      const fetched = await runCliAsync(
+        ['report', 'fetch', '--from', '2026-08-01', '--to', '2026-08-31', '--poll-interval', '1', '--out', join(disk.path, 'august.xlsx'), ...connection],
+        dataDir.path,
+      );
       expect(fetched.code).toBe(2);
-      expect(fetched.stderr.trim().split('\n').at(-1)).toBe(`closebook: The disk is full (the disk holding ${disk.path}): ${join(disk.path, 'august.xlsx')} could not be written. Nothing was saved there; free some space on that disk (or save somewhere else) and try again.`);
+      expect(fetched.stderr.trim().split('\n').at(-1)).toBe(
+        `closebook: The disk is full (the disk holding ${disk.path}): ${join(disk.path, 'august.xlsx')} could not be written. Nothing was saved there; free some space on that disk (or save somewhere else) and try again.`,
+      );
       const reportId = fetched.stdout.trim();
       for (const name of ['august.xlsx', 'august.csv']) {
         const exported = await runCliAsync(['reports', 'export', reportId, '--out', join(disk.path, name)], dataDir.path);
         expect(exported.code).toBe(2);
-        expect(exported.stderr.trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^closebook: The disk is full \\(the disk holding ${disk.path}\\): .*${name} could not be written\\.`))]);
+        expect(exported.stderr.trim().split('\n')).toEqual([
+          expect.stringMatching(new RegExp(`^closebook: The disk is full \\(the disk holding ${disk.path}\\): .*${name} could not be written\\.`)),
+        ]);
       }
       expect(await readdir(disk.path)).toEqual(['filler.keep']);
       expect(await readdir(join(dataDir.path, 'staging'))).toEqual([]);
@@ -248,7 +273,10 @@ describe('a real full disk (a 1 MB tmpfs, filled)', () => {
       await symlink(staging, join(dataDir.path, 'staging'));
       const outputs = new OutputFolder(dataDir.path);
       const result = await answer(outputs.writeBytes(join(target.path, 'x.csv'), Buffer.alloc(256 * 1024, 65)));
-      expect(result).toMatchObject({ outcome: 'failed', error: { message: expect.stringContaining(`The disk is full (the disk holding Closebook's data folder, ${dataDir.path})`) } });
+      expect(result).toMatchObject({
+        outcome: 'failed',
+        error: { message: expect.stringContaining(`The disk is full (the disk holding Closebook's data folder, ${dataDir.path})`) },
+      });
       expect(await readdir(target.path)).toEqual([]);
       expect(await readdir(staging)).toEqual([]);
       expect(await readFile(join(disk.path, 'filler.keep')).then((bytes) => bytes.length > 0)).toBe(true);

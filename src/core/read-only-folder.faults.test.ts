@@ -34,11 +34,15 @@ beforeAll(async () => {
     await dir.remove();
     return;
   }
-  service = createService({ ...fixture.ports, dataDir: mounted.path, deliver: async (fileName, _kind, write) => {
-    const path = join(exports.path, fileName);
-    await write(path);
-    return { kind: 'saved', path };
-  } });
+  service = createService({
+    ...fixture.ports,
+    dataDir: mounted.path,
+    deliver: async (fileName, _kind, write) => {
+      const path = join(exports.path, fileName);
+      await write(path);
+      return { kind: 'saved', path };
+    },
+  });
   exports = await temporaryDir('closebook-read-only-exports-');
   await service.start();
 });
@@ -66,8 +70,14 @@ describe('a read-only data folder', () => {
       ['consumption:history', {}],
       ['settings:get', {}],
       ['reports:open', { reportId }],
-      ['reports:window', { reportId, filter: {}, sort: { key: 'label', direction: 'asc' }, expansion: { all: 'organizations', toggled: [] }, offset: 0, count: 50 }],
-      ['reports:window', { reportId, filter: { text: 'a' }, sort: { key: 'sales', direction: 'desc' }, expansion: { all: 'none', toggled: [] }, offset: 0, count: 50 }],
+      [
+        'reports:window',
+        { reportId, filter: {}, sort: { key: 'label', direction: 'asc' }, expansion: { all: 'organizations', toggled: [] }, offset: 0, count: 50 },
+      ],
+      [
+        'reports:window',
+        { reportId, filter: { text: 'a' }, sort: { key: 'sales', direction: 'desc' }, expansion: { all: 'none', toggled: [] }, offset: 0, count: 50 },
+      ],
       ['reports:totals', { reportId, filter: {} }],
       ['reports:invoicing', { reportId, filter: {} }],
       ['reports:export', { reportId, format: 'xlsx' }],
@@ -89,7 +99,8 @@ describe('a read-only data folder', () => {
       if (answer.ok) failures.push(`${channel}: answered as done in a read-only folder`);
       else {
         const reason = unclearReason(answer.error.message, answer.error.code);
-        if (reason || !/read-only/.test(answer.error.message) || /EROFS|unexpected/i.test(answer.error.message)) unclear.push(`${channel}: ${reason ?? answer.error.message}`);
+        if (reason || !/read-only/.test(answer.error.message) || /EROFS|unexpected/i.test(answer.error.message))
+          unclear.push(`${channel}: ${reason ?? answer.error.message}`);
       }
     }
     const cli = await runCliAsync(['reports', 'export', reportId, '--out', join(exports.path, 'cli.xlsx')], mounted.path);
@@ -100,7 +111,9 @@ describe('a read-only data folder', () => {
       crashes: failures.length,
       unclear: unclear.length,
       damaged: 0,
-      notes: [`${reads.length} reads and exports through the app's channels and the CLI's export worked; ${changes.length} changes were refused in words (crashes = a read that failed)`],
+      notes: [
+        `${reads.length} reads and exports through the app's channels and the CLI's export worked; ${changes.length} changes were refused in words (crashes = a read that failed)`,
+      ],
       examples: [...failures, ...unclear],
     });
     expect(failures).toEqual([]);

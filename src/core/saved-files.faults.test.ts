@@ -108,7 +108,9 @@ function damage(fuzz: Fuzz, index: number, original: Buffer): { bytes: Uint8Arra
       return { bytes: new Uint8Array(original.length), what: 'zeros (a block never written)' };
     }
     default:
-      return fuzz.chance(0.3) ? { bytes: 'folder', what: 'a folder in its place' } : { bytes: encode(text.replace(/[{}[\],:]/, '')), what: 'one brace or comma lost' };
+      return fuzz.chance(0.3)
+        ? { bytes: 'folder', what: 'a folder in its place' }
+        : { bytes: encode(text.replace(/[{}[\],:]/, '')), what: 'one brace or comma lost' };
   }
 }
 
@@ -124,7 +126,10 @@ function parsesAsJson(text: string): boolean {
 async function within<T>(promise: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([promise, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ANSWER_WITHIN_MS / 1000} s`)), ANSWER_WITHIN_MS)))]);
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ANSWER_WITHIN_MS / 1000} s`)), ANSWER_WITHIN_MS))),
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -183,16 +188,35 @@ describe('saved files: damaged on disk', () => {
           failures.push(channel);
           const reason = unclearReason(error.message, error.code);
           if (reason) unclear.push(`${label}: ${channel}: ${reason}: [${error.code}] ${preview(error.message, 300)}`);
-          else if (error.code !== 'storage' || !error.message.includes(target.file.split('/').at(-1) as string)) unclear.push(`${label}: ${channel} failed without a storage message naming the file: [${error.code}] ${preview(error.message, 300)}`);
+          else if (error.code !== 'storage' || !error.message.includes(target.file.split('/').at(-1) as string))
+            unclear.push(`${label}: ${channel} failed without a storage message naming the file: [${error.code}] ${preview(error.message, 300)}`);
         }
         // A write that would replace the damaged file must be refused, not overwrite it.
         if (target.file === 'profiles.json') {
-          const saved = await dispatch(service, 'profiles:save', { fields: { name: `Added ${index}`, baseUrl: 'https://billing.example.com', clientId: 'c', username: 'u', resellerId: '7c9e6679-7425-40de-944b-e07fc1f90ae7' }, apiSecret: 's', password: 'p' }, fixture.ports.log);
-          if (!saved.ok && saved.error.code !== 'storage') unclear.push(`${label}: saving a profile failed with [${saved.error.code}] ${preview(saved.error.message, 200)}`);
+          const saved = await dispatch(
+            service,
+            'profiles:save',
+            {
+              fields: {
+                name: `Added ${index}`,
+                baseUrl: 'https://billing.example.com',
+                clientId: 'c',
+                username: 'u',
+                resellerId: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
+              },
+              apiSecret: 's',
+              password: 'p',
+            },
+            fixture.ports.log,
+          );
+          if (!saved.ok && saved.error.code !== 'storage')
+            unclear.push(`${label}: saving a profile failed with [${saved.error.code}] ${preview(saved.error.message, 200)}`);
           if (saved.ok && failures.includes('profiles:list')) damaged.push(`${label}: a profile was saved over a file the list refused to read`);
         }
         if (target.file.endsWith('report-jobs.json')) await dispatch(service, 'reports:cancel', { jobId: fuzz.random.guid() }, fixture.ports.log);
-        const state = failures.length ? null : await protectedState(fixture, service, { totals: false }).catch((error: unknown) => {
+        const state = failures.length
+          ? null
+          : await protectedState(fixture, service, { totals: false }).catch((error: unknown) => {
               damaged.push(`${label}: the saved state could not be read back: ${error instanceof Error ? error.message : String(error)}`);
               return null;
             });
@@ -211,7 +235,8 @@ describe('saved files: damaged on disk', () => {
           // Read without complaint: only right if the file was still whole (a damaged one read as empty loses it all).
           const text = bytes === 'folder' ? null : Buffer.from(bytes).toString('utf8');
           if (target.damaged === 'refused' && (text === null || !parsesAsJson(text))) damaged.push(`${label}: read as if it were empty or missing`);
-          if (target.file === 'profiles.json' && text?.includes(fixture.profile.id) && !state.profile) damaged.push(`${label}: the profile it still holds is no longer listed`);
+          if (target.file === 'profiles.json' && text?.includes(fixture.profile.id) && !state.profile)
+            damaged.push(`${label}: the profile it still holds is no longer listed`);
           // A damaged profiles.json that still reads may say other things about the profile; the rest is as before.
           for (const key of Object.keys(before) as (keyof typeof before)[]) {
             if (target.file === 'profiles.json' && (key === 'profile' || key === 'secret')) continue;
@@ -241,7 +266,12 @@ describe('saved files: damaged on disk', () => {
         `${TARGETS.map((target) => target.file).join(', ')} × ${CASES_PER_FILE}; ${[...outcomes].map(([outcome, times]) => `${times} ${outcome}`).join(', ')}; ${seconds.toFixed(1)} s`,
         'each case: a new service starts over the folder, reads what the first screens read, and tries a write',
       ],
-      examples: [...crashes.slice(0, 8).map((what) => `crash: ${what}`), ...rejections.slice(0, 4).map((reason) => `unhandled rejection or exception: ${reason instanceof Error ? reason.message : preview(reason)}`), ...unclear.slice(0, 8).map((what) => `unclear: ${what}`), ...damaged.slice(0, 8).map((what) => `damage: ${what}`)],
+      examples: [
+        ...crashes.slice(0, 8).map((what) => `crash: ${what}`),
+        ...rejections.slice(0, 4).map((reason) => `unhandled rejection or exception: ${reason instanceof Error ? reason.message : preview(reason)}`),
+        ...unclear.slice(0, 8).map((what) => `unclear: ${what}`),
+        ...damaged.slice(0, 8).map((what) => `damage: ${what}`),
+      ],
     });
     expect(crashes).toEqual([]);
     expect(rejections).toEqual([]);

@@ -45,8 +45,18 @@ describe('profiles', () => {
 
   it('needs both secrets for a new profile, and keeps the stored ones when an edit leaves them out', async () => {
     const { service, secrets } = await setup();
-    const fields = { name: 'P', baseUrl: 'https://billing.example.com', clientId: 'c', username: 'u', resellerId: '7c9e6679-7425-40de-944b-e07fc1f90ae7', sellerId: '' };
-    await expect(service.handlers['profiles:save']({ fields, apiSecret: 's' })).rejects.toMatchObject({ code: 'validation', fields: { password: 'is required' } });
+    const fields = {
+      name: 'P',
+      baseUrl: 'https://billing.example.com',
+      clientId: 'c',
+      username: 'u',
+      resellerId: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
+      sellerId: '',
+    };
+    await expect(service.handlers['profiles:save']({ fields, apiSecret: 's' })).rejects.toMatchObject({
+      code: 'validation',
+      fields: { password: 'is required' },
+    });
     const saved = await service.handlers['profiles:save']({ fields, apiSecret: 's', password: 'p' });
     await service.handlers['profiles:save']({ id: saved.id, fields: { ...fields, username: 'u2' }, password: 'p2' });
     expect(JSON.parse((await secrets.get(saved.id)) ?? '{}')).toEqual({ apiSecret: 's', password: 'p2' });
@@ -55,14 +65,30 @@ describe('profiles', () => {
 
   it('refuses a second profile with the same name', async () => {
     const { service } = await setup();
-    const fields = { name: 'Same', baseUrl: 'https://a.example.com', clientId: 'c', username: 'u', resellerId: '7c9e6679-7425-40de-944b-e07fc1f90ae7', sellerId: '' };
+    const fields = {
+      name: 'Same',
+      baseUrl: 'https://a.example.com',
+      clientId: 'c',
+      username: 'u',
+      resellerId: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
+      sellerId: '',
+    };
     await service.handlers['profiles:save']({ fields, apiSecret: 's', password: 'p' });
-    await expect(service.handlers['profiles:save']({ fields: { ...fields, name: 'same' }, apiSecret: 's', password: 'p' })).rejects.toMatchObject({ fields: { name: expect.any(String) } });
+    await expect(service.handlers['profiles:save']({ fields: { ...fields, name: 'same' }, apiSecret: 's', password: 'p' })).rejects.toMatchObject({
+      fields: { name: expect.any(String) },
+    });
   });
 
   it('refuses an http:// address for a remote service, and a saved one is refused when it is used, not lost', async () => {
     const { service, ports } = await setup();
-    const fields = { name: 'Clear', baseUrl: 'http://billing.example.com', clientId: 'c', username: 'u', resellerId: '7c9e6679-7425-40de-944b-e07fc1f90ae7', sellerId: '' };
+    const fields = {
+      name: 'Clear',
+      baseUrl: 'http://billing.example.com',
+      clientId: 'c',
+      username: 'u',
+      resellerId: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
+      sellerId: '',
+    };
     const refused = await dispatch(service, 'profiles:save', { fields, apiSecret: 's', password: 'p' }, silentLogger);
     expect(refused).toMatchObject({ ok: false, error: { code: 'validation', fields: { 'fields.baseUrl': expect.stringMatching(/https:\/\//) } } });
     // A profile saved before the rule: it still lists (to edit or delete it) but never connects in clear.
@@ -71,12 +97,22 @@ describe('profiles', () => {
     await writeFile(file, (await readFile(file, 'utf8')).replace('https://billing.example.com', 'http://billing.example.com'));
     const reread = createService(ports);
     expect((await reread.handlers['profiles:list']({})).profiles.map((profile) => profile.baseUrl)).toEqual(['http://billing.example.com']);
-    await expect(reread.handlers['organizations:list']({ profileId: saved.id })).rejects.toMatchObject({ code: 'validation', message: expect.stringMatching(/Edit the profile/) });
+    await expect(reread.handlers['organizations:list']({ profileId: saved.id })).rejects.toMatchObject({
+      code: 'validation',
+      message: expect.stringMatching(/Edit the profile/),
+    });
   });
 
   it('deletes the secrets with the profile', async () => {
     const { service, secrets } = await setup();
-    const fields = { name: 'Gone', baseUrl: 'https://a.example.com', clientId: 'c', username: 'u', resellerId: '7c9e6679-7425-40de-944b-e07fc1f90ae7', sellerId: '' };
+    const fields = {
+      name: 'Gone',
+      baseUrl: 'https://a.example.com',
+      clientId: 'c',
+      username: 'u',
+      resellerId: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
+      sellerId: '',
+    };
     const saved = await service.handlers['profiles:save']({ fields, apiSecret: 's', password: 'p' });
     const state = await service.handlers['profiles:delete']({ profileId: saved.id });
     expect(state.profiles).toHaveLength(0);
@@ -94,7 +130,14 @@ describe('profiles', () => {
       delete: async () => {},
     };
     const { service } = await setup({ secrets: broken });
-    const fields = { name: 'P', baseUrl: 'https://a.example.com', clientId: 'c', username: 'u', resellerId: '7c9e6679-7425-40de-944b-e07fc1f90ae7', sellerId: '' };
+    const fields = {
+      name: 'P',
+      baseUrl: 'https://a.example.com',
+      clientId: 'c',
+      username: 'u',
+      resellerId: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
+      sellerId: '',
+    };
     await expect(service.handlers['profiles:save']({ fields, apiSecret: 's', password: 'p' })).rejects.toMatchObject({ code: 'keychain-unavailable' });
     expect((await service.handlers['profiles:list']({})).profiles).toHaveLength(0);
     expect((await service.handlers['app:info']({})).keychainAvailable).toBe(false);
@@ -104,8 +147,18 @@ describe('profiles', () => {
     const { service, ports } = await setup();
     const path = join(ports.dataDir, 'profiles.json');
     await writeFile(path, '{"version":1,"profiles":[{"name":');
-    await expect(service.handlers['profiles:list']({})).rejects.toMatchObject({ code: 'storage', message: expect.stringContaining('profiles.json is damaged') });
-    const fields = { name: 'P', baseUrl: 'https://a.example.com', clientId: 'c', username: 'u', resellerId: '7c9e6679-7425-40de-944b-e07fc1f90ae7', sellerId: '' };
+    await expect(service.handlers['profiles:list']({})).rejects.toMatchObject({
+      code: 'storage',
+      message: expect.stringContaining('profiles.json is damaged'),
+    });
+    const fields = {
+      name: 'P',
+      baseUrl: 'https://a.example.com',
+      clientId: 'c',
+      username: 'u',
+      resellerId: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
+      sellerId: '',
+    };
     await expect(service.handlers['profiles:save']({ fields, apiSecret: 's', password: 'p' })).rejects.toMatchObject({ code: 'storage' });
     expect(await readFile(path, 'utf8')).toBe('{"version":1,"profiles":[{"name":');
   });
@@ -148,14 +201,20 @@ describe('profiles', () => {
     const { service } = await setup();
     const twin = await startTwin();
     const wrong = await twinProfile(service, twin, 'wrong-password');
-    await expect(service.handlers['profiles:test']({ profileId: wrong.id })).rejects.toMatchObject({ code: 'auth', message: expect.stringContaining('refused the credentials') });
+    await expect(service.handlers['profiles:test']({ profileId: wrong.id })).rejects.toMatchObject({
+      code: 'auth',
+      message: expect.stringContaining('refused the credentials'),
+    });
     await twin.close();
     const states: string[] = [];
     service.events.subscribe((event, payload) => {
       if (event === 'connection:state') states.push((payload as EventPayload<'connection:state'>).state);
     });
     await service.handlers['profiles:save']({ id: wrong.id, fields: { ...wrong, name: wrong.name }, password: twin.credentials.password });
-    await expect(service.handlers['profiles:test']({ profileId: wrong.id })).rejects.toMatchObject({ code: 'network', message: expect.stringContaining('Cannot reach the service') });
+    await expect(service.handlers['profiles:test']({ profileId: wrong.id })).rejects.toMatchObject({
+      code: 'network',
+      message: expect.stringContaining('Cannot reach the service'),
+    });
     // Each of the four attempts (three retried) tells the indicator, so it says "Offline" while the test still retries.
     expect(states).toEqual(['offline', 'offline', 'offline', 'offline']);
   });

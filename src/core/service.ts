@@ -57,7 +57,15 @@ export function createService(ports: Ports): Service {
   const copyPrint = createCopyPrint(ports);
 
   return {
-    handlers: { ...profiles.handlers, ...organizations.handlers, ...reports.handlers, ...consumption.handlers, ...settings.handlers, ...copyPrint.handlers, ...close.handlers },
+    handlers: {
+      ...profiles.handlers,
+      ...organizations.handlers,
+      ...reports.handlers,
+      ...consumption.handlers,
+      ...settings.handlers,
+      ...copyPrint.handlers,
+      ...close.handlers,
+    },
     events,
     profiles: {
       findByName: (name) => profiles.profiles.findByName(name),
@@ -71,11 +79,18 @@ export function createService(ports: Ports): Service {
     start: async () => {
       await tidyDataFolder(ports.dataDir, ports.clock.now(), ports.log);
       // What a killed export left in the staging folder (and beside a user's file, by its note) goes now.
-      await outputsFor(ports.dataDir).folder().catch((error: unknown) => ports.log.warn('the staging folder could not be tidied', { error: error instanceof Error ? error.message : String(error) }));
-      await reports.migrated().catch((error: unknown) => ports.log.warn('saved reports could not be moved into the ledger yet', { error: error instanceof Error ? error.message : String(error) }));
+      await outputsFor(ports.dataDir)
+        .folder()
+        .catch((error: unknown) => ports.log.warn('the staging folder could not be tidied', { error: error instanceof Error ? error.message : String(error) }));
+      await reports
+        .migrated()
+        .catch((error: unknown) =>
+          ports.log.warn('saved reports could not be moved into the ledger yet', { error: error instanceof Error ? error.message : String(error) }),
+        );
       // A damaged jobs or history folder must not keep the app from opening: what could not be resumed is logged and
       // listed (as damaged) where the user sees it, and everything else still works.
-      const notResumed = (what: string) => (error: unknown) => ports.log.warn(`${what} could not be resumed`, { error: error instanceof Error ? error.message : String(error) });
+      const notResumed = (what: string) => (error: unknown) =>
+        ports.log.warn(`${what} could not be resumed`, { error: error instanceof Error ? error.message : String(error) });
       await reports.jobs.resumeAll().catch(notResumed('report requests'));
       await consumption.tasks.resumeAll().catch(notResumed('consumption tasks'));
     },

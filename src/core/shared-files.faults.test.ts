@@ -53,10 +53,16 @@ describe('files shared by the app and the CLI', () => {
 
     // Eight `profiles add` at once (secrets from the environment: there is no keychain here).
     const connection = inlineConnection('https://billing.example.com');
-    const added = await Promise.all(Array.from({ length: 8 }, (_, index) => runCliAsync(['profiles', 'add', '--name', `Parallel ${index + 1}`, ...connection, '--secrets-from-env'], dataDir.path)));
+    const added = await Promise.all(
+      Array.from({ length: 8 }, (_, index) =>
+        runCliAsync(['profiles', 'add', '--name', `Parallel ${index + 1}`, ...connection, '--secrets-from-env'], dataDir.path),
+      ),
+    );
     inputs += added.length;
     const failedAdds = added.filter((result) => result.code !== 0).map((result) => result.stderr.trim());
-    const profiles = (JSON.parse(await readFile(join(dataDir.path, 'profiles.json'), 'utf8')) as { profiles: { name: string }[] }).profiles.map((profile) => profile.name).sort();
+    const profiles = (JSON.parse(await readFile(join(dataDir.path, 'profiles.json'), 'utf8')) as { profiles: { name: string }[] }).profiles
+      .map((profile) => profile.name)
+      .sort();
     const expected = Array.from({ length: 8 }, (_, index) => `Parallel ${index + 1}`).sort();
     if (JSON.stringify(profiles) !== JSON.stringify(expected)) lost.push(`profiles add ×8 kept ${profiles.length}: ${profiles.join(', ')}`);
 
@@ -66,7 +72,10 @@ describe('files shared by the app and the CLI', () => {
       const codes = await Promise.all(counts.map((count, writer) => updater(store, writer, count, fuzz.int(1, 1_000_000))));
       inputs += counts.reduce((sum, count) => sum + count, 0);
       if (codes.some((code) => code !== 0)) lost.push(`${store}: a writer failed (${codes.join(', ')})`);
-      const file = JSON.parse(await readFile(join(dataDir.path, store === 'jobs' ? 'jobs/race-jobs.json' : 'check-thresholds.json'), 'utf8')) as { jobs?: { id: string }[]; profiles?: Record<string, unknown> };
+      const file = JSON.parse(await readFile(join(dataDir.path, store === 'jobs' ? 'jobs/race-jobs.json' : 'check-thresholds.json'), 'utf8')) as {
+        jobs?: { id: string }[];
+        profiles?: Record<string, unknown>;
+      };
       const ids = new Set(store === 'jobs' ? (file.jobs ?? []).map((job) => job.id) : Object.keys(file.profiles ?? {}));
       const missing = counts.flatMap((count, writer) => Array.from({ length: count }, (_, index) => `w${writer}-${index}`)).filter((id) => !ids.has(id));
       if (missing.length) lost.push(`${store}: ${missing.length} of ${inputs} updates lost (${missing.slice(0, 5).join(', ')} …)`);
@@ -86,7 +95,9 @@ describe('files shared by the app and the CLI', () => {
       crashes: failedAdds.length,
       unclear: 0,
       damaged: lost.length,
-      notes: ['8 parallel `profiles add`; 4 processes updating report jobs and 4 thresholds at seeded pauses; a stale lock of a killed process (damaged = an update lost)'],
+      notes: [
+        '8 parallel `profiles add`; 4 processes updating report jobs and 4 thresholds at seeded pauses; a stale lock of a killed process (damaged = an update lost)',
+      ],
       examples: [...failedAdds.slice(0, 4), ...lost],
     });
     expect(failedAdds).toEqual([]);

@@ -47,7 +47,20 @@ function hostile(fuzz: Fuzz): string {
  * saves it as flat ODS; returns each file's content. One LibreOffice run for all the files, in a profile of its own.
  */
 function openInLibreOffice(files: string[], filter: string, outDir: string): Map<string, string> {
-  execFileSync('soffice', [`-env:UserInstallation=file://${join(work.path, 'lo-profile')}`, '--headless', `--infilter=${filter}`, '--convert-to', 'fods', '--outdir', outDir, ...files], { stdio: 'ignore', timeout: 120_000 });
+  execFileSync(
+    'soffice',
+    [
+      `-env:UserInstallation=file://${join(work.path, 'lo-profile')}`,
+      '--headless',
+      `--infilter=${filter}`,
+      '--convert-to',
+      'fods',
+      '--outdir',
+      outDir,
+      ...files,
+    ],
+    { stdio: 'ignore', timeout: 120_000 },
+  );
   return new Map(files.map((file) => [file, join(outDir, `${basename(file).replace(/\.[^.]+$/, '')}.fods`)]));
 }
 
@@ -61,7 +74,10 @@ describe.skipIf(!soffice)('files opened in LibreOffice', () => {
     const fuzz = new Fuzz(FUZZ_SEED ^ 0x5eed);
     const values: string[] = [];
     const month = await ledgerWithMonth({
-      reportId: REPORT, seed: 9, organizations: 12, linesPerOrganization: 4,
+      reportId: REPORT,
+      seed: 9,
+      organizations: 12,
+      linesPerOrganization: 4,
       change: (entries) => {
         for (const organization of entries.flatMap((entry) => entry.organizations)) {
           organization.name = hostile(fuzz);
@@ -88,8 +104,24 @@ describe.skipIf(!soffice)('files opened in LibreOffice', () => {
       values.push(...messages);
       const submission = {
         extraColumns: ['Customer'],
-        rows: messages.map((message, index) => ({ row: index + 2, subscriptionId: `sub-${index}`, isAddon: 'no', addonId: '', quantity: '1', consumptionId: '', extra: [hostile(fuzz)] })),
-        failures: messages.map((message, index) => ({ row: index + 2, errorMessage: message, subscriptionId: hostile(fuzz), isAddon: false, addonId: null, quantity: 1, consumptionId: null })),
+        rows: messages.map((message, index) => ({
+          row: index + 2,
+          subscriptionId: `sub-${index}`,
+          isAddon: 'no',
+          addonId: '',
+          quantity: '1',
+          consumptionId: '',
+          extra: [hostile(fuzz)],
+        })),
+        failures: messages.map((message, index) => ({
+          row: index + 2,
+          errorMessage: message,
+          subscriptionId: hostile(fuzz),
+          isAddon: false,
+          addonId: null,
+          quantity: 1,
+          consumptionId: null,
+        })),
       } as unknown as Submission;
       const failed = join(work.path, 'failed.csv');
       await writeFile(failed, failedRowsCsv(submission));
@@ -117,7 +149,9 @@ describe.skipIf(!soffice)('files opened in LibreOffice', () => {
         crashes: 0,
         unclear: 0,
         damaged: found.length,
-        notes: [`report CSV, failed-rows CSV and copied text, each opened with commas, semicolons and tabs: ${cells.toLocaleString('en')} cells read, ${found.length} formulas (damaged = a live formula)`],
+        notes: [
+          `report CSV, failed-rows CSV and copied text, each opened with commas, semicolons and tabs: ${cells.toLocaleString('en')} cells read, ${found.length} formulas (damaged = a live formula)`,
+        ],
         examples: found.slice(0, 8),
       });
       expect(found).toEqual([]);
@@ -129,7 +163,10 @@ describe.skipIf(!soffice)('files opened in LibreOffice', () => {
   it('opens every sheet of a workbook whole when names hold characters XML forbids', async () => {
     const fuzz = new Fuzz(FUZZ_SEED ^ 0x0c5);
     const month = await ledgerWithMonth({
-      reportId: REPORT, seed: 11, organizations: 10, linesPerOrganization: 3,
+      reportId: REPORT,
+      seed: 11,
+      organizations: 10,
+      linesPerOrganization: 3,
       change: (entries) => {
         for (const organization of entries.flatMap((entry) => entry.organizations)) {
           organization.name = `Org ${fuzz.pick(NOT_XML)} ${organization.name}`;
@@ -151,10 +188,13 @@ describe.skipIf(!soffice)('files opened in LibreOffice', () => {
       const cut: string[] = [];
       let rows = 0;
       for (const sheet of workbook.worksheets) {
-        const table = new RegExp(`<table:table table:name="${sheet.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"[^>]*>([\\s\\S]*?)</table:table>`).exec(fods)?.[1] ?? '';
+        const table =
+          new RegExp(`<table:table table:name="${sheet.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"[^>]*>([\\s\\S]*?)</table:table>`).exec(fods)?.[1] ?? '';
         // The last row LibreOffice holds text in, against the last row written (LibreOffice cuts a sheet at a bad character).
         const written = sheet.actualRowCount;
-        const read = [...table.matchAll(/<table:table-row[^>]*?(?:table:number-rows-repeated="(\d+)")?[^>]*>([\s\S]*?)<\/table:table-row>/g)].filter((row) => /<text:p>/.test(row[2] as string)).length;
+        const read = [...table.matchAll(/<table:table-row[^>]*?(?:table:number-rows-repeated="(\d+)")?[^>]*>([\s\S]*?)<\/table:table-row>/g)].filter((row) =>
+          /<text:p>/.test(row[2] as string),
+        ).length;
         rows += written;
         if (read < written) cut.push(`${sheet.name}: ${read} of ${written} rows`);
       }
@@ -164,7 +204,9 @@ describe.skipIf(!soffice)('files opened in LibreOffice', () => {
         crashes: 0,
         unclear: 0,
         damaged: cut.length,
-        notes: [`a workbook whose names hold ${NOT_XML.map((char) => `U+${char.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`).join(', ')}: ${workbook.worksheets.length} sheets, ${rows} rows read back by LibreOffice (damaged = a sheet cut short)`],
+        notes: [
+          `a workbook whose names hold ${NOT_XML.map((char) => `U+${char.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`).join(', ')}: ${workbook.worksheets.length} sheets, ${rows} rows read back by LibreOffice (damaged = a sheet cut short)`,
+        ],
         examples: cut,
       });
       expect(cut).toEqual([]);

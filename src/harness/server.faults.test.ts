@@ -139,8 +139,31 @@ describe('browser bridge: hostile requests', () => {
     const outcomes = new Map<number, number>();
     let inputs = 0;
 
-    const hosts = [`evil.example:${port}`, `localhost:${port}`, `LOCALHOST:${port}`, '127.0.0.1', `127.0.0.1:${port}.evil.example`, `[::1]:${port}`, '127.0.0.1:1', `127.0.0.1:${port}@evil.example`, `127.0.0.1:0${port}`, `127.0.0.1:${port}, evil.example`];
-    const origins: (string | undefined)[] = [undefined, `http://127.0.0.1:${Number(port) + 1}`, 'http://127.0.0.1:1', `http://localhost:${port}`, 'null', `${bridge.url}.evil.example`, `${bridge.url}/`, `HTTP://127.0.0.1:${port}`, `https://127.0.0.1:${port}`, 'http://evil.example', ''];
+    const hosts = [
+      `evil.example:${port}`,
+      `localhost:${port}`,
+      `LOCALHOST:${port}`,
+      '127.0.0.1',
+      `127.0.0.1:${port}.evil.example`,
+      `[::1]:${port}`,
+      '127.0.0.1:1',
+      `127.0.0.1:${port}@evil.example`,
+      `127.0.0.1:0${port}`,
+      `127.0.0.1:${port}, evil.example`,
+    ];
+    const origins: (string | undefined)[] = [
+      undefined,
+      `http://127.0.0.1:${Number(port) + 1}`,
+      'http://127.0.0.1:1',
+      `http://localhost:${port}`,
+      'null',
+      `${bridge.url}.evil.example`,
+      `${bridge.url}/`,
+      `HTTP://127.0.0.1:${port}`,
+      `https://127.0.0.1:${port}`,
+      'http://evil.example',
+      '',
+    ];
     const credentials: [string, Record<string, string>][] = [
       ['no credential', {}],
       ['a forged session', { Cookie: `${cookieName}=${fuzz.random.guid()}` }],
@@ -184,7 +207,8 @@ describe('browser bridge: hostile requests', () => {
         return;
       }
       outcomes.set(answer.status, (outcomes.get(answer.status) ?? 0) + 1);
-      if (answer.status >= 500 || warnings.length > before.warnings) crashes.push(`${test.label}: HTTP ${answer.status} ${preview(answer.body)} ${warnings.slice(before.warnings).join('; ')}`);
+      if (answer.status >= 500 || warnings.length > before.warnings)
+        crashes.push(`${test.label}: HTTP ${answer.status} ${preview(answer.body)} ${warnings.slice(before.warnings).join('; ')}`);
       else if (answer.status !== test.expect) (answer.status < 300 ? damaged : unclear).push(`${test.label}: HTTP ${answer.status}, expected ${test.expect}`);
       else if (answer.status >= 400) {
         const reason = unclearRefusal(answer);
@@ -219,7 +243,12 @@ describe('browser bridge: hostile requests', () => {
       const secFetch = fuzz.pick([undefined, undefined, 'same-origin', 'same-site', 'cross-site', 'none']);
       const goodCredential = fuzz.chance(0.55);
       const [credentialLabel, credential] = goodCredential ? fuzz.pick(valid) : fuzz.pick(credentials);
-      const headers: Record<string, string> = { Host: requestHost, ...credential, ...(origin !== undefined ? { Origin: origin } : {}), ...(secFetch ? { 'Sec-Fetch-Site': secFetch } : {}) };
+      const headers: Record<string, string> = {
+        Host: requestHost,
+        ...credential,
+        ...(origin !== undefined ? { Origin: origin } : {}),
+        ...(secFetch ? { 'Sec-Fetch-Site': secFetch } : {}),
+      };
       const fromOwnPage = origin !== undefined ? origin === bridge.url : secFetch === 'same-origin';
       const trusted = fromOwnPage && goodCredential;
 
@@ -232,23 +261,52 @@ describe('browser bridge: hostile requests', () => {
         const body = fuzz.chance(0.8) ? '{}' : JSON.stringify(fuzz.json(2));
         // A known channel with a valid input reaches its handler (other inputs are dispatch's own fault file).
         const reaches = body === '{}' && channel.includes(':') && channel !== 'no:such-channel';
-        test = { what: `invoke ${channel}`, method: 'POST', path: `/bridge/invoke/${encodeURIComponent(channel)}`, body, expect: trusted ? (json ? 200 : 415) : 403, ...(reaches ? { effect: 'call' as const } : {}) };
+        test = {
+          what: `invoke ${channel}`,
+          method: 'POST',
+          path: `/bridge/invoke/${encodeURIComponent(channel)}`,
+          body,
+          expect: trusted ? (json ? 200 : 415) : 403,
+          ...(reaches ? { effect: 'call' as const } : {}),
+        };
       } else if (route === 3) {
         const { url } = await template({ format: 'csv' });
         test = { what: 'a download', method: 'GET', path: url, expect: trusted ? 200 : 403, effect: 'download' };
       } else if (route === 4) {
-        test = { what: 'an unknown download', method: 'GET', path: `/bridge/files/${fuzz.pick([fuzz.random.guid(), '..%2f..%2fetc%2fpasswd', '', 'download-..%2f..%2findex.html'])}`, expect: trusted ? 404 : 403 };
+        test = {
+          what: 'an unknown download',
+          method: 'GET',
+          path: `/bridge/files/${fuzz.pick([fuzz.random.guid(), '..%2f..%2fetc%2fpasswd', '', 'download-..%2f..%2findex.html'])}`,
+          expect: trusted ? 404 : 403,
+        };
       } else if (route === 5) {
         test = { what: 'the event stream', method: 'GET', path: '/bridge/events', expect: trusted ? 200 : 403 };
       } else if (route === 6) {
         const bytes = fuzz.pick([0, 10, MAX_UPLOAD, MAX_UPLOAD + 1, 3 * MAX_UPLOAD]);
         headers['X-File-Name'] = fuzz.pick(['report.json', '..%2F..%2Fetc%2Fpasswd', '%zz', '%E0%A4%A', '', 'a%00b', '%2e%2e', 'r%C3%A9sum%C3%A9.json']);
-        test = { what: `an upload of ${bytes} bytes`, method: 'POST', path: '/bridge/upload', body: Buffer.alloc(bytes, 120), expect: trusted ? (bytes > MAX_UPLOAD ? 413 : 200) : 403, effect: 'upload' };
+        test = {
+          what: `an upload of ${bytes} bytes`,
+          method: 'POST',
+          path: '/bridge/upload',
+          body: Buffer.alloc(bytes, 120),
+          expect: trusted ? (bytes > MAX_UPLOAD ? 413 : 200) : 403,
+          effect: 'upload',
+        };
       } else if (route === 7) {
         test = { what: 'a preflight', method: 'OPTIONS', path: '/bridge/invoke/profiles:list', expect: trusted ? 404 : 403 };
         headers['Access-Control-Request-Method'] = 'POST';
       } else if (route === 8) {
-        const guess = fuzz.pick([code, code, bridge.token, `${code}x`, code.slice(1), Buffer.from(fuzz.string()).toString('base64url'), '', '%zz', `${code}&token=${code}`]);
+        const guess = fuzz.pick([
+          code,
+          code,
+          bridge.token,
+          `${code}x`,
+          code.slice(1),
+          Buffer.from(fuzz.string()).toString('base64url'),
+          '',
+          '%zz',
+          `${code}&token=${code}`,
+        ]);
         test = { what: 'the spent one-time link, or a guess', method: 'GET', path: `/open?token=${guess}`, expect: 403 };
       } else {
         test = { what: 'a file of the page', method: 'GET', path: fuzz.pick(['/', '/index.html', '/missing.js', '/..%2f..%2fetc%2fpasswd']), expect: 200 };
@@ -273,19 +331,53 @@ describe('browser bridge: hostile requests', () => {
     // the same 85 MB from a page that is not the bridge's.
     const own = { Host: host, Origin: bridge.url, Cookie: session };
     const huge = `{"x":"${'a'.repeat(85 * 1024 * 1024)}"}`;
-    await attempt({ label: 'an 85 MB call', method: 'POST', path: '/bridge/invoke/profiles:list', headers: { ...own, 'Content-Type': 'application/json' }, body: huge, expect: 413 });
-    await attempt({ label: 'an 85 MB call from another loopback port', method: 'POST', path: '/bridge/invoke/profiles:list', headers: { ...own, Origin: `http://127.0.0.1:${Number(port) + 1}`, 'Content-Type': 'application/json' }, body: huge, expect: 403 });
-    await attempt({ label: 'an upload streamed past its limit', method: 'POST', path: '/bridge/upload', headers: { ...own, 'Transfer-Encoding': 'chunked' }, body: Buffer.alloc(4 * MAX_UPLOAD, 120), expect: 413, effect: 'upload' });
+    await attempt({
+      label: 'an 85 MB call',
+      method: 'POST',
+      path: '/bridge/invoke/profiles:list',
+      headers: { ...own, 'Content-Type': 'application/json' },
+      body: huge,
+      expect: 413,
+    });
+    await attempt({
+      label: 'an 85 MB call from another loopback port',
+      method: 'POST',
+      path: '/bridge/invoke/profiles:list',
+      headers: { ...own, Origin: `http://127.0.0.1:${Number(port) + 1}`, 'Content-Type': 'application/json' },
+      body: huge,
+      expect: 403,
+    });
+    await attempt({
+      label: 'an upload streamed past its limit',
+      method: 'POST',
+      path: '/bridge/upload',
+      headers: { ...own, 'Transfer-Encoding': 'chunked' },
+      body: Buffer.alloc(4 * MAX_UPLOAD, 120),
+      expect: 413,
+      effect: 'upload',
+    });
     const rawCases: [string, string, RegExp][] = [
-      ['a call declaring 81 MB', `POST /bridge/invoke/profiles:list HTTP/1.1\r\nHost: ${host}\r\nOrigin: ${bridge.url}\r\nCookie: ${session}\r\nContent-Type: application/json\r\nContent-Length: ${81 * 1024 * 1024}\r\n\r\n{}`, / 413 /],
-      ['an upload declaring 3 GB', `POST /bridge/upload HTTP/1.1\r\nHost: ${host}\r\nOrigin: ${bridge.url}\r\nCookie: ${session}\r\nContent-Length: ${3 * 1024 ** 3}\r\n\r\nxx`, / 413 /],
+      [
+        'a call declaring 81 MB',
+        `POST /bridge/invoke/profiles:list HTTP/1.1\r\nHost: ${host}\r\nOrigin: ${bridge.url}\r\nCookie: ${session}\r\nContent-Type: application/json\r\nContent-Length: ${81 * 1024 * 1024}\r\n\r\n{}`,
+        / 413 /,
+      ],
+      [
+        'an upload declaring 3 GB',
+        `POST /bridge/upload HTTP/1.1\r\nHost: ${host}\r\nOrigin: ${bridge.url}\r\nCookie: ${session}\r\nContent-Length: ${3 * 1024 ** 3}\r\n\r\nxx`,
+        / 413 /,
+      ],
       ['HTTP/1.1 without Host', 'GET / HTTP/1.1\r\n\r\n', / 400 /],
       ['HTTP/1.0 without Host', 'GET / HTTP/1.0\r\n\r\n', / 421 /],
       ['two Host headers', `GET / HTTP/1.1\r\nHost: evil.example\r\nHost: ${host}\r\n\r\n`, / (400|421) /],
       ['an absolute URL', `GET http://${host}/bridge/events HTTP/1.1\r\nHost: ${host}\r\nCookie: ${session}\r\nOrigin: ${bridge.url}\r\n\r\n`, / 400 /],
       ['OPTIONS *', `OPTIONS * HTTP/1.1\r\nHost: ${host}\r\n\r\n`, / 400 /],
       ['a path without its slash', `GET bridge/events HTTP/1.1\r\nHost: ${host}\r\nCookie: ${session}\r\nOrigin: ${bridge.url}\r\n\r\n`, / 400 /],
-      ['a path that is two slashes', `GET //evil.example/bridge/events HTTP/1.1\r\nHost: ${host}\r\nCookie: ${session}\r\nOrigin: ${bridge.url}\r\n\r\n`, / 404 /],
+      [
+        'a path that is two slashes',
+        `GET //evil.example/bridge/events HTTP/1.1\r\nHost: ${host}\r\nCookie: ${session}\r\nOrigin: ${bridge.url}\r\n\r\n`,
+        / 404 /,
+      ],
     ];
     for (const [label, text, status] of rawCases) {
       inputs += 1;
@@ -306,7 +398,10 @@ describe('browser bridge: hostile requests', () => {
       damaged: damaged.length,
       notes: [
         `${REQUESTS} seeded requests (hosts, origins, Sec-Fetch-Site, credentials, routes, bad % escapes) in ${randomSeconds.toFixed(1)} s, then 3 bodies over the limit and ${rawCases.length} raw requests`,
-        [...outcomes].sort(([a], [b]) => a - b).map(([status, times]) => `${times} × ${status}`).join(', '),
+        [...outcomes]
+          .sort(([a], [b]) => a - b)
+          .map(([status, times]) => `${times} × ${status}`)
+          .join(', '),
       ],
       examples: [
         ...crashes.slice(0, 8).map((what) => `crash: ${what}`),

@@ -30,11 +30,14 @@ interface Answer {
 function send(bridge: Harness, path: string, options: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {}): Promise<Answer> {
   const { port } = new URL(bridge.url);
   return new Promise((resolvePromise, reject) => {
-    const request = httpRequest({ host: '127.0.0.1', port, path, method: options.method ?? 'GET', headers: { Host: `127.0.0.1:${port}`, ...options.headers } }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolvePromise({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString('utf8') }));
-    });
+    const request = httpRequest(
+      { host: '127.0.0.1', port, path, method: options.method ?? 'GET', headers: { Host: `127.0.0.1:${port}`, ...options.headers } },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolvePromise({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      },
+    );
     request.on('error', reject);
     request.end(options.body);
   });
@@ -72,7 +75,10 @@ describe('files handed to the page by the browser bridge', () => {
   it('come by a one-time URL as an attachment, never as bytes in the reply', async () => {
     const bridge = await harness();
     const reply = await invoke(bridge, 'consumption:template', { format: 'csv' });
-    expect(reply).toMatchObject({ ok: true, data: { kind: 'download', fileName: 'Consumption template.csv', url: expect.stringMatching(/^\/bridge\/files\/[0-9a-f-]{36}$/) } });
+    expect(reply).toMatchObject({
+      ok: true,
+      data: { kind: 'download', fileName: 'Consumption template.csv', url: expect.stringMatching(/^\/bridge\/files\/[0-9a-f-]{36}$/) },
+    });
     expect(Object.keys(reply.data).sort()).toEqual(['fileName', 'kind', 'url']);
 
     // As the page's download would come: no Origin on a same-origin GET, but the browser's Sec-Fetch-Site.
@@ -91,13 +97,16 @@ describe('files handed to the page by the browser bridge', () => {
   it('are refused to another page in the same browser', async () => {
     const bridge = await harness();
     const reply = await invoke(bridge, 'consumption:template', { format: 'xlsx' });
-    expect((await fetch(`${bridge.url}${reply.data.url}`, { headers: { Origin: 'http://evil.example', 'x-closebook-bridge': bridge.token } })).status).toBe(403);
+    expect((await fetch(`${bridge.url}${reply.data.url}`, { headers: { Origin: 'http://evil.example', 'x-closebook-bridge': bridge.token } })).status).toBe(
+      403,
+    );
   });
 });
 
 describe('the browser bridge itself', () => {
   const json = { 'Content-Type': 'application/json' };
-  const call = (bridge: Harness, headers: Record<string, string>, body = '{}') => send(bridge, '/bridge/invoke/profiles:list', { method: 'POST', headers: { ...json, ...headers }, body });
+  const call = (bridge: Harness, headers: Record<string, string>, body = '{}') =>
+    send(bridge, '/bridge/invoke/profiles:list', { method: 'POST', headers: { ...json, ...headers }, body });
 
   it('gives its token and session to no one who asks for the page (`curl /`)', async () => {
     const bridge = await harness();
@@ -169,7 +178,8 @@ describe('the browser bridge itself', () => {
         .end();
     });
     expect(events).toBe(200);
-    for (const site of ['same-site', 'cross-site', 'none']) expect((await send(bridge, '/bridge/events', { headers: { 'Sec-Fetch-Site': site, Cookie: cookie } })).status).toBe(403);
+    for (const site of ['same-site', 'cross-site', 'none'])
+      expect((await send(bridge, '/bridge/events', { headers: { 'Sec-Fetch-Site': site, Cookie: cookie } })).status).toBe(403);
     const refused = await call(bridge, { Origin: bridge.url });
     expect(refused.headers['content-type']).toMatch(/^text\/plain/);
     expect(refused.body).toMatch(/Open the link it printed at start, or restart it for a new one/);
@@ -179,7 +189,10 @@ describe('the browser bridge itself', () => {
     const bridge = await harness();
     const cookie = await signIn(bridge);
     const answers = [
-      await send(bridge, '/bridge/invoke/profiles:list', { method: 'OPTIONS', headers: { Origin: 'http://127.0.0.1:1', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type' } }),
+      await send(bridge, '/bridge/invoke/profiles:list', {
+        method: 'OPTIONS',
+        headers: { Origin: 'http://127.0.0.1:1', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type' },
+      }),
       await call(bridge, { Origin: 'http://127.0.0.1:1', Cookie: cookie }),
       await call(bridge, { Origin: bridge.url, Cookie: cookie }),
       await send(bridge, '/', { headers: { Origin: 'http://127.0.0.1:1' } }),
@@ -204,20 +217,30 @@ describe('the browser bridge itself', () => {
     const bridge = await harness({ maxUploadBytes: 1024 });
     const auth = { Origin: bridge.url, 'x-closebook-bridge': bridge.token };
     for (const path of ['/bridge/invoke/%zz', '/bridge/invoke/profiles%3Alist%', '/bridge/files/%E0%A4%A', '/%zz', '/bridge/upload%']) {
-      const answer = path.includes('invoke') ? await send(bridge, path, { method: 'POST', headers: { ...json, ...auth }, body: '{}' }) : await send(bridge, path, { headers: auth });
+      const answer = path.includes('invoke')
+        ? await send(bridge, path, { method: 'POST', headers: { ...json, ...auth }, body: '{}' })
+        : await send(bridge, path, { headers: auth });
       expect(answer.status, path).toBe(400);
       expect(answer.body).toMatch(/bad % escape/);
     }
     // 85 MB, as the page's fetch would send it (the limit is 80 MB).
-    const huge = await fetch(`${bridge.url}/bridge/invoke/profiles:list`, { method: 'POST', headers: { ...json, ...auth }, body: `{"x":"${'a'.repeat(85 * 1024 * 1024)}"}` });
+    const huge = await fetch(`${bridge.url}/bridge/invoke/profiles:list`, {
+      method: 'POST',
+      headers: { ...json, ...auth },
+      body: `{"x":"${'a'.repeat(85 * 1024 * 1024)}"}`,
+    });
     expect(huge.status).toBe(413);
     expect(await huge.text()).toMatch(/larger than Closebook accepts \(80 MB\)/);
     // Declared too large: answered at once, the body is not read.
     const { port } = new URL(bridge.url);
-    const declared = await raw(bridge, `POST /bridge/invoke/profiles:list HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nOrigin: ${bridge.url}\r\nx-closebook-bridge: ${bridge.token}\r\nContent-Type: application/json\r\nContent-Length: ${81 * 1024 * 1024}\r\n\r\n{}`);
+    const declared = await raw(
+      bridge,
+      `POST /bridge/invoke/profiles:list HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nOrigin: ${bridge.url}\r\nx-closebook-bridge: ${bridge.token}\r\nContent-Type: application/json\r\nContent-Length: ${81 * 1024 * 1024}\r\n\r\n{}`,
+    );
     expect(declared).toMatch(/^HTTP\/1\.1 413 [^]*larger than Closebook accepts \(80 MB\)/);
     // An upload streamed over its limit (no length given), and one just within it.
-    const upload = (bytes: number) => send(bridge, '/bridge/upload', { method: 'POST', headers: { ...auth, 'Transfer-Encoding': 'chunked' }, body: Buffer.alloc(bytes, 120) });
+    const upload = (bytes: number) =>
+      send(bridge, '/bridge/upload', { method: 'POST', headers: { ...auth, 'Transfer-Encoding': 'chunked' }, body: Buffer.alloc(bytes, 120) });
     const over = await upload(1025);
     expect(over.status).toBe(413);
     expect(over.body).toMatch(/larger than Closebook accepts \(1024 bytes\)/);
@@ -242,7 +265,17 @@ describe('uploads', () => {
 describe('copy and print in the browser bridge', () => {
   it('hands the copied text back to the page (it has no clipboard of its own) and refuses printing to PDF', async () => {
     const bridge = await harness();
-    expect(await invoke(bridge, 'clipboard:copy-table', { rows: [['Organization', 'Sales'], ['=cmd', '-12.50']] })).toEqual({ ok: true, data: { copied: false, text: "Organization\tSales\r\n'=cmd\t-12.50" } });
-    expect(await invoke(bridge, 'view:print-pdf', { fileName: 'Summary' })).toEqual({ ok: false, error: { code: 'internal', message: expect.stringMatching(/browser's Print/) } });
+    expect(
+      await invoke(bridge, 'clipboard:copy-table', {
+        rows: [
+          ['Organization', 'Sales'],
+          ['=cmd', '-12.50'],
+        ],
+      }),
+    ).toEqual({ ok: true, data: { copied: false, text: "Organization\tSales\r\n'=cmd\t-12.50" } });
+    expect(await invoke(bridge, 'view:print-pdf', { fileName: 'Summary' })).toEqual({
+      ok: false,
+      error: { code: 'internal', message: expect.stringMatching(/browser's Print/) },
+    });
   });
 });

@@ -101,7 +101,11 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     }
     if (request.method === 'GET' && path === '/open') return openSession(url, response);
     if (path.startsWith('/bridge/') && !trusted(request)) {
-      return refuse(response, 403, 'Closebook answers only its own page, in the browser that opened its one-time link. Open the link it printed at start, or restart it for a new one.');
+      return refuse(
+        response,
+        403,
+        'Closebook answers only its own page, in the browser that opened its one-time link. Open the link it printed at start, or restart it for a new one.',
+      );
     }
     if (request.method === 'POST' && path.startsWith('/bridge/invoke/')) {
       if (!String(request.headers['content-type']).startsWith('application/json')) return refuse(response, 415, 'A call must be sent as application/json.');
@@ -171,7 +175,11 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   /** The printed link: its code is exchanged once for a fresh session cookie, then the browser goes to `/` without it. */
   function openSession(url: URL, response: ServerResponse) {
     if (linkCode === null || !same(url.searchParams.get('token'), linkCode)) {
-      return refuse(response, 403, `This Closebook link works once and has been used. In the browser that opened it, go to ${origin}/ — or stop Closebook and start it again for a new link.`);
+      return refuse(
+        response,
+        403,
+        `This Closebook link works once and has been used. In the browser that opened it, go to ${origin}/ — or stop Closebook and start it again for a new link.`,
+      );
     }
     linkCode = null;
     session = randomBytes(24).toString('base64url');

@@ -73,7 +73,8 @@ vi.mock('electron', () => {
     Menu: { setApplicationMenu: () => {}, buildFromTemplate: () => ({}) },
     protocol: {
       registerSchemesAsPrivileged: (schemes: unknown[]) => recorded.schemes.push(...schemes),
-      handle: (scheme: string, handler: (request: { url: string }) => Promise<Response>) => recorded.protocolHandlers.set(scheme, async (request) => handler(request)),
+      handle: (scheme: string, handler: (request: { url: string }) => Promise<Response>) =>
+        recorded.protocolHandlers.set(scheme, async (request) => handler(request)),
     },
     session: {
       defaultSession: {
@@ -103,7 +104,14 @@ describe('the Electron main process', () => {
   it('opens one window with the security checklist: context isolation, sandbox, no Node', async () => {
     const window = await started();
     const preferences = window.options.webPreferences as Record<string, unknown>;
-    expect(preferences).toMatchObject({ contextIsolation: true, sandbox: true, nodeIntegration: false, webSecurity: true, webviewTag: false, allowRunningInsecureContent: false });
+    expect(preferences).toMatchObject({
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      webSecurity: true,
+      webviewTag: false,
+      allowRunningInsecureContent: false,
+    });
     expect(String(preferences.preload)).toMatch(/preload[\\/]index\.js$/);
     expect(window.loaded).toBe('app://closebook/index.html');
   });
@@ -152,9 +160,16 @@ describe('the Electron main process', () => {
   it('grants notifications only, in requests and in checks, and no devices', async () => {
     await started();
     const answers: Record<string, boolean> = {};
-    for (const permission of ['notifications', 'media', 'geolocation', 'clipboard-read']) recorded.permissionHook?.(null, permission, (granted) => (answers[permission] = granted));
+    for (const permission of ['notifications', 'media', 'geolocation', 'clipboard-read'])
+      recorded.permissionHook?.(null, permission, (granted) => (answers[permission] = granted));
     expect(answers).toEqual({ notifications: true, media: false, geolocation: false, 'clipboard-read': false });
-    expect(['notifications', 'media', 'hid', 'serial', 'clipboard-sanitized-write'].map((permission) => recorded.permissionCheck?.(null, permission))).toEqual([true, false, false, false, false]);
+    expect(['notifications', 'media', 'hid', 'serial', 'clipboard-sanitized-write'].map((permission) => recorded.permissionCheck?.(null, permission))).toEqual([
+      true,
+      false,
+      false,
+      false,
+      false,
+    ]);
     expect(recorded.devicePermission?.({ deviceType: 'usb' })).toBe(false);
   });
 
@@ -176,7 +191,13 @@ describe('the Electron main process', () => {
     recorded.netFetches.length = 0;
     await serve({ url: 'app://closebook/index.html' }).catch(() => undefined); // the built file is absent here: what was asked for is what matters
     expect(recorded.netFetches).toEqual([expect.stringMatching(/^file:\/\/.*[\\/]renderer[\\/]index\.html$/)]);
-    for (const outside of ['app://closebook/..%2fpreload%2findex.js', 'app://closebook/%2e%2e%2f%2e%2e%2fmain%2findex.js', 'app://elsewhere/index.html', 'file:///etc/passwd', 'app://closebook/%E0%A4%A']) {
+    for (const outside of [
+      'app://closebook/..%2fpreload%2findex.js',
+      'app://closebook/%2e%2e%2f%2e%2e%2fmain%2findex.js',
+      'app://elsewhere/index.html',
+      'file:///etc/passwd',
+      'app://closebook/%E0%A4%A',
+    ]) {
       expect((await serve({ url: outside })).status).toBe(404);
     }
     expect(recorded.netFetches).toHaveLength(1);
@@ -190,7 +211,14 @@ describe('the Electron main process', () => {
     const window = await started();
     const fromWindow = { senderFrame: { parent: null, url: window.loaded } };
     const invoke = (channel: string, input: unknown, event: unknown = fromWindow) => recorded.ipcHandlers.get(channel)!(event, input);
-    expect(await invoke('clipboard:copy-table', { rows: [['Organization', 'Sales'], ['=cmd', '-12.50']] })).toEqual({ ok: true, data: { copied: true } });
+    expect(
+      await invoke('clipboard:copy-table', {
+        rows: [
+          ['Organization', 'Sales'],
+          ['=cmd', '-12.50'],
+        ],
+      }),
+    ).toEqual({ ok: true, data: { copied: true } });
     expect(recorded.clipboard).toEqual(["Organization\tSales\r\n'=cmd\t-12.50"]);
     expect(await invoke('view:print-pdf', { fileName: 'Summary' })).toEqual({ ok: true, data: { kind: 'cancelled' } }); // printed; the save dialog was cancelled
     expect(recorded.printed).toEqual([{ landscape: true, pageSize: 'A4', printBackground: false }]);
@@ -202,7 +230,8 @@ describe('the Electron main process', () => {
   it("calls the service through Chromium's network stack (the system's proxy and certificate store), not Node's", async () => {
     const window = await started();
     const fromWindow = { senderFrame: { parent: null, url: window.loaded } };
-    const invoke = (channel: string, input: unknown) => recorded.ipcHandlers.get(channel)!(fromWindow, input) as Promise<{ ok: boolean; data: { id: string } & unknown[] }>;
+    const invoke = (channel: string, input: unknown) =>
+      recorded.ipcHandlers.get(channel)!(fromWindow, input) as Promise<{ ok: boolean; data: { id: string } & unknown[] }>;
     const demo = await invoke('demo:start', {});
     expect(demo.ok).toBe(true);
     const organizations = await invoke('organizations:list', { profileId: demo.data.id });

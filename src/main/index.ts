@@ -7,7 +7,16 @@ import { createFileLogger, createService, type DeliverFile, systemClock } from '
 import { forwardEvents, registerIpc } from './ipc';
 import { KeytarSecretStore } from './keychain';
 import { createDemoStarter } from '@twin/demo';
-import { APP_SCHEME, APP_SCHEME_PRIVILEGES, CONTENT_SECURITY_POLICY, hardenWebContents, mainWindowOptions, PRINT_TO_PDF_OPTIONS, rendererFile, rendererUrl } from './window';
+import {
+  APP_SCHEME,
+  APP_SCHEME_PRIVILEGES,
+  CONTENT_SECURITY_POLICY,
+  hardenWebContents,
+  mainWindowOptions,
+  PRINT_TO_PDF_OPTIONS,
+  rendererFile,
+  rendererUrl,
+} from './window';
 
 /**
  * `--demo` (`npm run demo`): a throwaway data folder, removed when the app quits, so trying the demo never touches a
@@ -36,7 +45,6 @@ const deliverWithDialog: DeliverFile = async (suggestedName, kind, write) => {
   await write(result.filePath);
   return { kind: 'saved', path: result.filePath };
 };
-
 
 // The renderer's own scheme must be known before the app is ready (see window.ts: why not file:).
 protocol.registerSchemesAsPrivileged([APP_SCHEME_PRIVILEGES]);

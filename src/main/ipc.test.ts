@@ -71,7 +71,11 @@ describe('IPC registration', () => {
     const emit = (event: 'connection:state', payload: unknown) => listener?.(event, payload);
     const sent: [string, unknown][] = [];
     let onDestroyed = () => {};
-    forwardEvents(service, { send: (channel: string, payload: unknown) => sent.push([channel, payload]), isDestroyed: () => false, once: (_: string, cb: () => void) => (onDestroyed = cb) } as never);
+    forwardEvents(service, {
+      send: (channel: string, payload: unknown) => sent.push([channel, payload]),
+      isDestroyed: () => false,
+      once: (_: string, cb: () => void) => (onDestroyed = cb),
+    } as never);
     const payload = { profileId: 'p', state: 'online' as const, at: 'now' };
     emit('connection:state', payload);
     onDestroyed();

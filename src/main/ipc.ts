@@ -4,7 +4,7 @@ import { dispatch, type Logger, type Service } from '@core';
 
 const UNTRUSTED: Reply<never> = {
   ok: false,
-  error: { code: 'untrusted-sender', message: 'This request did not come from Closebook\'s own window and was refused.' },
+  error: { code: 'untrusted-sender', message: "This request did not come from Closebook's own window and was refused." },
 };
 
 /**

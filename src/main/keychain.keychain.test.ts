@@ -28,16 +28,26 @@ describe('KeytarSecretStore on the OS keychain', () => {
     expect(await store.get('profile-a')).toBeNull();
   });
 
-  it('keeps a profile\'s secrets in the keychain under account = profile id, never in the profile file', async () => {
+  it("keeps a profile's secrets in the keychain under account = profile id, never in the profile file", async () => {
     const env = await testPorts({ secrets: new KeytarSecretStore(service) });
     cleanups.push(env.cleanup);
     const app = createService(env.ports);
     const saved = await app.handlers['profiles:save']({
-      fields: { name: 'Keychain', baseUrl: 'https://billing.example.com', clientId: 'c', username: 'u', resellerId: '7c9e6679-7425-40de-944b-e07fc1f90ae7', sellerId: '' },
+      fields: {
+        name: 'Keychain',
+        baseUrl: 'https://billing.example.com',
+        clientId: 'c',
+        username: 'u',
+        resellerId: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
+        sellerId: '',
+      },
       apiSecret: 'api-secret-in-keychain',
       password: 'password-in-keychain',
     });
-    expect(JSON.parse((await keytar.getPassword(service, saved.id)) ?? '{}')).toEqual({ apiSecret: 'api-secret-in-keychain', password: 'password-in-keychain' });
+    expect(JSON.parse((await keytar.getPassword(service, saved.id)) ?? '{}')).toEqual({
+      apiSecret: 'api-secret-in-keychain',
+      password: 'password-in-keychain',
+    });
     const file = await readFile(join(env.ports.dataDir, 'profiles.json'), 'utf8');
     expect(file).not.toMatch(/in-keychain/);
     expect((await app.handlers['profiles:list']({})).profiles[0]).toMatchObject({ hasApiSecret: true, hasPassword: true });

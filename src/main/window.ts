@@ -53,7 +53,12 @@ export const PRINT_TO_PDF_OPTIONS: PrintToPDFOptions = { landscape: true, pageSi
 export const EXTERNAL_LINKS: readonly string[] = [];
 
 /** No new windows, no navigation or redirect away from the app (in any frame), no webviews. */
-export function hardenWebContents(contents: WebContents, trustedUrl: string, openExternal: (url: string) => void, allowedLinks: readonly string[] = EXTERNAL_LINKS): void {
+export function hardenWebContents(
+  contents: WebContents,
+  trustedUrl: string,
+  openExternal: (url: string) => void,
+  allowedLinks: readonly string[] = EXTERNAL_LINKS,
+): void {
   contents.setWindowOpenHandler(({ url }) => {
     if (url.startsWith('https://') && allowedLinks.includes(url)) openExternal(url);
     return { action: 'deny' };

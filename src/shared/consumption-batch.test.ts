@@ -24,7 +24,15 @@ describe('a batch period', () => {
 describe('a submission state in words', () => {
   it('never shows a raw state code', () => {
     const words = SubmissionState.options.map((state) => stateInWords({ state, taskId: null }));
-    expect(words).toEqual(['Sending…', 'Outcome unknown — may have arrived', 'Queued at the service', 'Processing', 'Successful', 'Failed — nothing was saved', 'Error — not sent']);
+    expect(words).toEqual([
+      'Sending…',
+      'Outcome unknown — may have arrived',
+      'Queued at the service',
+      'Processing',
+      'Successful',
+      'Failed — nothing was saved',
+      'Error — not sent',
+    ]);
     // Once the service gave a task id the batch was sent: only the checking stopped.
     expect(stateInWords({ state: 'error', taskId: 't-1' })).toBe('Sent — checking stopped on an error');
   });

@@ -25,7 +25,8 @@ const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'Ju
 export function periodInWords(period: ReportPeriod): string {
   const month = period.startDate.slice(0, 7);
   const whole = usagePeriod(month);
-  if (whole && whole.startDate === period.startDate && whole.endDate === period.endDate) return `${MONTH_NAMES[Number(month.slice(5)) - 1]} ${month.slice(0, 4)}`;
+  if (whole && whole.startDate === period.startDate && whole.endDate === period.endDate)
+    return `${MONTH_NAMES[Number(month.slice(5)) - 1]} ${month.slice(0, 4)}`;
   return `${period.startDate} – ${period.endDate}`;
 }
 

@@ -5,7 +5,15 @@ import type { InputRow } from './schemas/consumption';
 const SUB = '3f2504e0-4f89-41d3-9a0c-0305e82c3301';
 const SUB2 = '6b1c3d2e-1111-4222-8333-944455556666';
 const ADDON = 'aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee';
-const row = (n: number, fields: Partial<Omit<InputRow, 'row'>>): InputRow => ({ row: n, subscriptionId: SUB, isAddon: 'no', addonId: '', quantity: '1', consumptionId: '', ...fields });
+const row = (n: number, fields: Partial<Omit<InputRow, 'row'>>): InputRow => ({
+  row: n,
+  subscriptionId: SUB,
+  isAddon: 'no',
+  addonId: '',
+  quantity: '1',
+  consumptionId: '',
+  ...fields,
+});
 
 describe('header matching', () => {
   it('takes the spec names and plain words in any case and spacing', () => {
@@ -31,7 +39,9 @@ describe('cell values', () => {
     };
     expect(['12.5', '12,5', '0,500', '1234,567', '1.234', '1,2345', '+3'].map((value) => read(value))).toEqual([12.5, 12.5, 0.5, 1234.567, 1.234, 1.2345, 3]);
     // Both marks: the right one is the decimal mark. The same mark more than once groups thousands.
-    expect(['1,250.75', '1.250,75', '1 250,5', "1'250.5", '1,234,567', '1.234.567', '1234.5'].map((value) => read(value))).toEqual([1250.75, 1250.75, 1250.5, 1250.5, 1234567, 1234567, 1234.5]);
+    expect(['1,250.75', '1.250,75', '1 250,5', "1'250.5", '1,234,567', '1.234.567', '1234.5'].map((value) => read(value))).toEqual([
+      1250.75, 1250.75, 1250.5, 1250.5, 1234567, 1234567, 1234.5,
+    ]);
     // A comma before exactly three digits could be either: refused, saying how to write each.
     expect(read('1,234')).toBe('"1,234" could be a thousand or a decimal: write 1234 for a whole number, or 1.234 with a decimal point.');
     expect(read('999,000')).toMatch(/write 999000 for a whole number, or 999.000/);
@@ -65,7 +75,17 @@ describe('validateRows', () => {
       row(9, { subscriptionId: SUB2, quantity: '' }),
       row(10, { subscriptionId: SUB2, quantity: '2', consumptionId: 'x' }),
     ]);
-    expect(problems.map((p) => `${p.row}:${p.field}`)).toEqual(['2:subscriptionId', '3:subscriptionId', '4:isAddon', '5:addonId', '6:addonId', '7:quantity', '8:quantity', '9:quantity', '10:consumptionId']);
+    expect(problems.map((p) => `${p.row}:${p.field}`)).toEqual([
+      '2:subscriptionId',
+      '3:subscriptionId',
+      '4:isAddon',
+      '5:addonId',
+      '6:addonId',
+      '7:quantity',
+      '8:quantity',
+      '9:quantity',
+      '10:consumptionId',
+    ]);
     expect(problems.find((p) => p.row === 5)?.message).toMatch(/required when Is add-on is yes/);
     expect(problems.find((p) => p.row === 6)?.message).toMatch(/Is add-on is no/);
     expect(problems.find((p) => p.row === 7)?.message).toMatch(/zero or more/);
@@ -73,7 +93,12 @@ describe('validateRows', () => {
   });
 
   it('flags the same subscription or add-on twice in one batch, pointing at the first', () => {
-    const { problems } = validateRows([row(2, {}), row(3, { subscriptionId: SUB.toUpperCase() }), row(4, { isAddon: 'yes', addonId: ADDON }), row(5, { isAddon: '1', addonId: ADDON })]);
+    const { problems } = validateRows([
+      row(2, {}),
+      row(3, { subscriptionId: SUB.toUpperCase() }),
+      row(4, { isAddon: 'yes', addonId: ADDON }),
+      row(5, { isAddon: '1', addonId: ADDON }),
+    ]);
     expect(problems.map((p) => [p.row, p.field, p.message])).toEqual([
       [3, 'subscriptionId', expect.stringContaining('already on row 2')],
       [5, 'addonId', expect.stringContaining('already on row 4')],
@@ -98,7 +123,12 @@ describe('validateRows', () => {
 });
 
 describe('joinFailures', () => {
-  const { records, recordRows } = validateRows([row(2, { quantity: '1' }), row(3, { subscriptionId: SUB2, quantity: '5' }), row(4, { isAddon: 'yes', addonId: ADDON, quantity: '2' }), row(5, { subscriptionId: SUB2, isAddon: 'yes', addonId: ADDON, quantity: '5' })]);
+  const { records, recordRows } = validateRows([
+    row(2, { quantity: '1' }),
+    row(3, { subscriptionId: SUB2, quantity: '5' }),
+    row(4, { isAddon: 'yes', addonId: ADDON, quantity: '2' }),
+    row(5, { subscriptionId: SUB2, isAddon: 'yes', addonId: ADDON, quantity: '5' }),
+  ]);
 
   it('puts each failure on the row it came from, by ids and quantity', () => {
     const joined = joinFailures(records, recordRows, [
@@ -112,7 +142,9 @@ describe('joinFailures', () => {
   });
 
   it('lists a failure that matches no row apart (row null)', () => {
-    const joined = joinFailures(records, recordRows, [{ errorMessage: 'who?', consumptionId: null, subscriptionId: '99999999-9999-4999-8999-999999999999', isAddon: false, addonId: null, quantity: 1 }]);
+    const joined = joinFailures(records, recordRows, [
+      { errorMessage: 'who?', consumptionId: null, subscriptionId: '99999999-9999-4999-8999-999999999999', isAddon: false, addonId: null, quantity: 1 },
+    ]);
     expect(joined).toEqual([{ row: null, errorMessage: 'who?', subscriptionId: '99999999-9999-4999-8999-999999999999', addonId: null, quantity: 1 }]);
   });
 });

@@ -1,6 +1,15 @@
 import { DECIMAL_PATTERN } from './model/decimal';
 import { isGuid } from './schemas/common';
-import { CONSUMPTION_FIELDS, PLAIN_HEADERS, type ConsumptionField, type ConsumptionRecord, type FailedRecord, type InputRow, type RowFailure, type RowProblem } from './schemas/consumption';
+import {
+  CONSUMPTION_FIELDS,
+  PLAIN_HEADERS,
+  type ConsumptionField,
+  type ConsumptionRecord,
+  type FailedRecord,
+  type InputRow,
+  type RowFailure,
+  type RowProblem,
+} from './schemas/consumption';
 
 export { PLAIN_HEADERS };
 
@@ -73,7 +82,9 @@ export function readQuantity(value: string, decimalComma = false): QuantityReadi
     } else if (GROUPED(',').test(text) || GROUPED('.').test(text)) {
       const marks = text.match(/[.,]/g) ?? [];
       if (marks.length === 1 && marks[0] === ',') {
-        return { problem: `${quoted(typed)} could be a thousand or a decimal: write ${text.replace(',', '')} for a whole number, or ${text.replace(',', '.')} with a decimal point.` };
+        return {
+          problem: `${quoted(typed)} could be a thousand or a decimal: write ${text.replace(',', '')} for a whole number, or ${text.replace(',', '.')} with a decimal point.`,
+        };
       }
       if (marks.length > 1) text = text.replace(/[.,]/g, '');
     } else text = text.replace(',', '.');
@@ -129,7 +140,11 @@ export function validateRows(rows: InputRow[]): ValidatedRows {
     if (problems.length === before) {
       const key = `${subscriptionId.toLowerCase()}|${isAddon ? addonId.toLowerCase() : ''}`;
       const first = seen.get(key);
-      if (first !== undefined) problem(isAddon ? 'addonId' : 'subscriptionId', `The same ${isAddon ? 'add-on' : 'subscription'} is already on row ${first}; one record each per batch.`);
+      if (first !== undefined)
+        problem(
+          isAddon ? 'addonId' : 'subscriptionId',
+          `The same ${isAddon ? 'add-on' : 'subscription'} is already on row ${first}; one record each per batch.`,
+        );
       else seen.set(key, input.row);
     }
     if (problems.length === before && isAddon !== undefined && quantity !== undefined) {
@@ -149,7 +164,13 @@ export function validateRows(rows: InputRow[]): ValidatedRows {
 /** The records as the service receives them, in a stable form for hashing. */
 export function canonicalRecords(records: ConsumptionRecord[]): string {
   return JSON.stringify(
-    records.map((record) => [record.subscriptionId.toLowerCase(), record.isAddon, record.addonId?.toLowerCase() ?? '', record.quantity, record.consumptionId?.toLowerCase() ?? '']),
+    records.map((record) => [
+      record.subscriptionId.toLowerCase(),
+      record.isAddon,
+      record.addonId?.toLowerCase() ?? '',
+      record.quantity,
+      record.consumptionId?.toLowerCase() ?? '',
+    ]),
   );
 }
 

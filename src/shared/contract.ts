@@ -6,7 +6,18 @@ import { ReportPeriod } from './schemas/billing-report';
 import { ConnectionTestProgress } from './connection-test-progress';
 import { InputRow, MAX_CONSUMPTION_FILE_BYTES, MAX_EXTRA_COLUMNS, ParsedFile, Submission, SubmissionSummary, SubscriptionNames } from './schemas/consumption';
 import { ReportJob, ReportListing, ReportMeta } from './schemas/saved-report';
-import { CheckThresholds, MAX_REVIEWS_AT_ONCE, MonthCloseView, MonthComparison, MonthSummary, RatesView, ReviewState, Trends, TrendScope, TrendScopes } from './schemas/month-close';
+import {
+  CheckThresholds,
+  MAX_REVIEWS_AT_ONCE,
+  MonthCloseView,
+  MonthComparison,
+  MonthSummary,
+  RatesView,
+  ReviewState,
+  Trends,
+  TrendScope,
+  TrendScopes,
+} from './schemas/month-close';
 import { DecimalText as Decimal } from './model/decimal';
 import { ReportFilterInput } from './report-filter';
 
@@ -20,7 +31,6 @@ const ProfileRef = z.object({ profileId: z.string().uuid() });
 const ReportRef = z.object({ reportId: z.string().uuid() });
 const JobRef = z.object({ jobId: z.string().uuid() });
 const Empty = z.object({});
-
 
 export const ReportSortInput = z.object({
   key: z.enum(['label', 'quantity', 'cost', 'sales', 'margin', 'marginPercent']),
@@ -44,7 +54,6 @@ export type ReportExpansion = z.infer<typeof ReportExpansion>;
  */
 export const ReportHierarchy = z.enum(['organization', 'service']);
 export type ReportHierarchy = z.infer<typeof ReportHierarchy>;
-
 
 /** A file Closebook produced: saved where the user chose (desktop), or handed to the page as a download (browser). */
 export const FileResult = z.discriminatedUnion('kind', [
@@ -174,7 +183,6 @@ export const GroupPack = z.object({
 });
 export type GroupPack = z.infer<typeof GroupPack>;
 
-
 /** The hosts the core runs in: the Electron app, the browser test bridge, the command line. */
 export const HostKind = z.enum(['electron', 'browser-bridge', 'cli']);
 export type HostKind = z.infer<typeof HostKind>;
@@ -231,13 +239,22 @@ export const channels = {
     output: ReportWindow,
   },
   /** Totals per currency of what the filter keeps. */
-  'reports:totals': { input: ReportRef.extend({ filter: ReportFilterInput }), output: z.object({ lineCount: z.number().int(), totals: z.array(CurrencyTotalRow) }) },
+  'reports:totals': {
+    input: ReportRef.extend({ filter: ReportFilterInput }),
+    output: z.object({ lineCount: z.number().int(), totals: z.array(CurrencyTotalRow) }),
+  },
   /** One row per organization per customer currency: the amount to invoice, for what the filter keeps. */
-  'reports:invoicing': { input: ReportRef.extend({ filter: ReportFilterInput }), output: z.object({ rows: z.array(InvoiceRow), totals: z.array(InvoiceTotal) }) },
+  'reports:invoicing': {
+    input: ReportRef.extend({ filter: ReportFilterInput }),
+    output: z.object({ rows: z.array(InvoiceRow), totals: z.array(InvoiceTotal) }),
+  },
   'reports:rename': { input: ReportRef.extend({ name: z.string().trim().min(1, 'is required').max(120) }), output: ReportMeta },
   'reports:delete': { input: ReportRef, output: Empty },
   /** The Excel workbook; with a filter, only what the view shows. */
-  'reports:export': { input: ReportRef.extend({ filter: ReportFilterInput.optional(), format: z.enum(['xlsx', 'parquet', 'csv']).default('xlsx') }), output: FileResult },
+  'reports:export': {
+    input: ReportRef.extend({ filter: ReportFilterInput.optional(), format: z.enum(['xlsx', 'parquet', 'csv']).default('xlsx') }),
+    output: FileResult,
+  },
   /**
    * One workbook per organization group (and one for the ungrouped), of what the filter keeps: into a folder the
    * user picks (desktop), or as downloads (browser). `folder` is null and `packs` empty when the user cancelled.
@@ -272,7 +289,11 @@ export const channels = {
    * review. Refused while the month is signed off.
    */
   'close:review': {
-    input: ReportRef.extend({ exceptionIds: z.array(z.string().min(1).max(2000)).min(1).max(MAX_REVIEWS_AT_ONCE), state: ReviewState, note: z.string().max(2000) }),
+    input: ReportRef.extend({
+      exceptionIds: z.array(z.string().min(1).max(2000)).min(1).max(MAX_REVIEWS_AT_ONCE),
+      state: ReviewState,
+      note: z.string().max(2000),
+    }),
     output: MonthCloseView,
   },
   /** Signs the month off by the typed name (and the OS user) when nothing is open. */
@@ -299,9 +320,15 @@ export const channels = {
     output: RatesView,
   },
   /** Replaces the month's rates with a CSV file's (`currency,rate` lines, header optional, comma or semicolon); nothing is saved when a line is not usable. */
-  'close:import-rates': { input: ReportRef.extend({ referenceCurrency: z.string().trim().min(1, 'is required').max(10), csv: z.string().max(1_000_000) }), output: RatesView },
+  'close:import-rates': {
+    input: ReportRef.extend({ referenceCurrency: z.string().trim().min(1, 'is required').max(10), csv: z.string().max(1_000_000) }),
+    output: RatesView,
+  },
   /** Reads a CSV or XLSX file the user picked (bytes as base64); `sheet` picks a sheet of a workbook. */
-  'consumption:parse': { input: z.object({ fileName: z.string().max(260), base64: z.string().max((MAX_CONSUMPTION_FILE_BYTES / 3) * 4), sheet: z.string().max(100).optional() }), output: ParsedFile },
+  'consumption:parse': {
+    input: z.object({ fileName: z.string().max(260), base64: z.string().max((MAX_CONSUMPTION_FILE_BYTES / 3) * 4), sheet: z.string().max(100).optional() }),
+    output: ParsedFile,
+  },
   'consumption:template': { input: z.object({ format: z.enum(['xlsx', 'csv']) }), output: FileResult },
   /**
    * `confirmRepeat` is the user's explicit yes to sending a batch identical to one that may already have arrived;

@@ -15,7 +15,14 @@ export type ReportFilter = z.input<typeof ReportFilterInput>;
 
 /** What a filter keeps, as its parts the queries read: text trimmed, absent and empty alike. */
 function normalized(filter: ReportFilter) {
-  return [filter.group ?? '', filter.organization?.trim() ?? '', filter.service ?? '', filter.currency ?? '', filter.text?.trim() ?? '', filter.ungrouped === true] as const;
+  return [
+    filter.group ?? '',
+    filter.organization?.trim() ?? '',
+    filter.service ?? '',
+    filter.currency ?? '',
+    filter.text?.trim() ?? '',
+    filter.ungrouped === true,
+  ] as const;
 }
 
 export function isEmptyFilter(filter: ReportFilter): boolean {

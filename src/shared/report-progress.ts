@@ -28,7 +28,9 @@ export function describeReportJob(job: ReportJob, now: number): string {
   const next = job.nextPollAt ? `next check in ${formatDuration(Date.parse(job.nextPollAt) - now)}` : '';
   switch (job.state) {
     case 'waiting':
-      return job.lastStatus === null ? `Requested — ${next ? `first check in ${formatDuration(Date.parse(job.nextPollAt as string) - now)}` : 'waiting for the first check'}` : `Generating the report — ${checked}${next ? `, ${next}` : ''}`;
+      return job.lastStatus === null
+        ? `Requested — ${next ? `first check in ${formatDuration(Date.parse(job.nextPollAt as string) - now)}` : 'waiting for the first check'}`
+        : `Generating the report — ${checked}${next ? `, ${next}` : ''}`;
     case 'polling':
       if (!job.transfer?.bytes) return `Checking with the service (check ${(job.polls + 1).toLocaleString('en')})`;
       return `Downloading ${formatBytes(job.transfer.bytes)}${job.transfer.totalBytes ? ` of ${formatBytes(job.transfer.totalBytes)}` : ''}`;

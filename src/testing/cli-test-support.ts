@@ -6,7 +6,13 @@ import { temporaryDir } from './test-support';
 
 export { inlineConnection, startSimulator } from './simulator';
 
-const cliEnvironment = (dataDir: string, env: Record<string, string>) => ({ PATH: process.env.PATH ?? '', HOME: dataDir, CLOSEBOOK_API_SECRET: DEMO_CREDENTIALS.apiSecret, CLOSEBOOK_PASSWORD: DEMO_CREDENTIALS.password, ...env });
+const cliEnvironment = (dataDir: string, env: Record<string, string>) => ({
+  PATH: process.env.PATH ?? '',
+  HOME: dataDir,
+  CLOSEBOOK_API_SECRET: DEMO_CREDENTIALS.apiSecret,
+  CLOSEBOOK_PASSWORD: DEMO_CREDENTIALS.password,
+  ...env,
+});
 
 /** Runs one CLI command to its end with the demo secrets in the environment (overridable). */
 export function runCli(args: string[], dataDir: string, env: Record<string, string> = {}) {
@@ -15,7 +21,11 @@ export function runCli(args: string[], dataDir: string, env: Record<string, stri
 }
 
 /** runCli without blocking this process: for a test that serves the CLI something itself (a proxy, a fake service). */
-export function runCliAsync(args: string[], dataDir: string, env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runCliAsync(
+  args: string[],
+  dataDir: string,
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(TSX, [ENTRY, ...args, '--data-dir', dataDir], { env: cliEnvironment(dataDir, env), timeout: 120_000 });
     let stdout = '';

@@ -37,7 +37,8 @@ export function unclearReason(message: unknown, code?: string, options: { input?
   }
   if (/\n\s+at /.test(message) || /^\s{4}at /m.test(message)) return 'contains a stack frame';
   // The schema library's own wording: a bare "Invalid input" (a union) or a JavaScript type ("received JsonNumber").
-  if (/\bInvalid input\b|\breceived (NaN|Infinity|[A-Z]\w+)\b|\bexpected (string|number|object|array|boolean), received\b/.test(message)) return 'raw schema wording';
+  if (/\bInvalid input\b|\breceived (NaN|Infinity|[A-Z]\w+)\b|\bexpected (string|number|object|array|boolean), received\b/.test(message))
+    return 'raw schema wording';
   if (code === 'internal' && GENERIC_INTERNAL.test(message)) return 'the generic internal error';
   return null;
 }
@@ -77,8 +78,11 @@ export function preview(value: unknown, max = 160): string {
     if (typeof item === 'bigint') return write(`${item}n`);
     if (item === null || typeof item !== 'object') return write(String(item));
     if (depth > 12) return write('…');
-    if (item instanceof Date || item instanceof RegExp || item instanceof Error || ArrayBuffer.isView(item) || item instanceof Map || item instanceof Set) return write(`${item.constructor.name}(…)`);
-    const entries: [string | null, unknown][] = Array.isArray(item) ? Array.from(item.slice(0, 20), (child): [null, unknown] => [null, child]) : Object.entries(item).slice(0, 20);
+    if (item instanceof Date || item instanceof RegExp || item instanceof Error || ArrayBuffer.isView(item) || item instanceof Map || item instanceof Set)
+      return write(`${item.constructor.name}(…)`);
+    const entries: [string | null, unknown][] = Array.isArray(item)
+      ? Array.from(item.slice(0, 20), (child): [null, unknown] => [null, child])
+      : Object.entries(item).slice(0, 20);
     if (!write(Array.isArray(item) ? '[' : '{')) return false;
     for (const [index, [key, child]] of entries.entries()) {
       if (index > 0 && !write(',')) return false;
@@ -141,7 +145,7 @@ const HOSTILE_STRINGS: readonly string[] = [
   '${process.exit()}',
   '{{7*7}}',
   '=HYPERLINK("https://evil.example","x")',
-  '+cmd|\' /C calc\'!A0',
+  "+cmd|' /C calc'!A0",
   '-2+3',
   '@SUM(1)',
   '\t=1',
@@ -175,10 +179,51 @@ const HOSTILE_STRINGS: readonly string[] = [
 
 /** Numbers that are not what a field expects: negative, fractional, past safe integers, NaN and the infinities. */
 const HOSTILE_NUMBERS: readonly number[] = [
-  -1, -0, 0, 0.5, -0.5, 1e-320, 2 ** 31, -(2 ** 31), 2 ** 53 + 2, -(2 ** 53) - 2, 1e308, -1e308, Number.MAX_VALUE, Number.MIN_VALUE, Number.EPSILON, NaN, Infinity, -Infinity, 10_000_001, 501, 1e21,
+  -1,
+  -0,
+  0,
+  0.5,
+  -0.5,
+  1e-320,
+  2 ** 31,
+  -(2 ** 31),
+  2 ** 53 + 2,
+  -(2 ** 53) - 2,
+  1e308,
+  -1e308,
+  Number.MAX_VALUE,
+  Number.MIN_VALUE,
+  Number.EPSILON,
+  NaN,
+  Infinity,
+  -Infinity,
+  10_000_001,
+  501,
+  1e21,
 ];
 
-const KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'then', 'length', '', ' ', 'id', 'profileId', 'reportId', 'ok', 'data', '0', '-1', '\u0000', 'é', 'a.b', '$ref'];
+const KEYS = [
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'valueOf',
+  'then',
+  'length',
+  '',
+  ' ',
+  'id',
+  'profileId',
+  'reportId',
+  'ok',
+  'data',
+  '0',
+  '-1',
+  '\u0000',
+  'é',
+  'a.b',
+  '$ref',
+];
 
 /** Seeded generator of hostile values, huge strings and mutations of a valid input. */
 export class Fuzz {
@@ -227,7 +272,11 @@ export class Fuzz {
       case 2:
         return Array.from({ length: this.int(0, 40) }, () => String.fromCharCode(this.int(32, 126))).join('');
       case 3:
-        return Array.from({ length: this.int(1, 20) }, () => String.fromCodePoint(this.pick([this.int(0, 0x2ff), this.int(0x590, 0x6ff), this.int(0x1f300, 0x1faff), this.int(0xd800, 0xdfff), this.int(0xe000, 0xffff)]))).join('');
+        return Array.from({ length: this.int(1, 20) }, () =>
+          String.fromCodePoint(
+            this.pick([this.int(0, 0x2ff), this.int(0x590, 0x6ff), this.int(0x1f300, 0x1faff), this.int(0xd800, 0xdfff), this.int(0xe000, 0xffff)]),
+          ),
+        ).join('');
       default:
         return `${this.pick(HOSTILE_STRINGS)}${this.pick(HOSTILE_STRINGS)}`;
     }
@@ -265,8 +314,10 @@ export class Fuzz {
   /** An object with hostile keys (a real own `__proto__` key among them, as JSON.parse makes it). */
   object(depth = 2): Record<string, unknown> {
     const object: Record<string, unknown> = {};
-    for (let index = this.int(0, 4); index > 0; index--) Object.defineProperty(object, this.pick(KEYS), { value: this.json(depth), enumerable: true, configurable: true, writable: true });
-    if (this.chance(0.2)) return JSON.parse(`{"__proto__": {"polluted": true, "ok": true}, "constructor": {"prototype": {"polluted": true}}}`) as Record<string, unknown>;
+    for (let index = this.int(0, 4); index > 0; index--)
+      Object.defineProperty(object, this.pick(KEYS), { value: this.json(depth), enumerable: true, configurable: true, writable: true });
+    if (this.chance(0.2))
+      return JSON.parse(`{"__proto__": {"polluted": true, "ok": true}, "constructor": {"prototype": {"polluted": true}}}`) as Record<string, unknown>;
     return object;
   }
 
@@ -374,7 +425,11 @@ export class Fuzz {
     if (operation === 6 && typeof current === 'string') return set(current.slice(0, this.int(0, current.length)), 'text cut');
     if (operation === 7) return set(this.deep(this.int(50, 5_000)), 'deep nesting');
     if (operation === 8 && typeof current === 'number') return set(String(current), 'number as text');
-    if (operation === 9 && Array.isArray(current)) return set(Array.from({ length: this.int(0, 3) }, () => structuredClone(current[0] ?? null)), 'array resized');
+    if (operation === 9 && Array.isArray(current))
+      return set(
+        Array.from({ length: this.int(0, 3) }, () => structuredClone(current[0] ?? null)),
+        'array resized',
+      );
     if (operation === 10) return set(this.value(2), 'any value');
     if (operation === 11) return set(this.json(2), 'any JSON');
     return set(this.string(), 'hostile text');
@@ -438,12 +493,27 @@ export function readFigures(folder: string): FaultFigures[] {
 export function figuresTable(figures: FaultFigures[], seed = FUZZ_SEED): string {
   const header = ['Boundary', 'Inputs', 'Crashes', 'Unclear', 'Damaged'];
   const rows = figures.map((row) => [row.boundary, row.inputs.toLocaleString('en'), String(row.crashes), String(row.unclear), String(row.damaged)]);
-  const total = figures.reduce((sum, row) => ({ inputs: sum.inputs + row.inputs, crashes: sum.crashes + row.crashes, unclear: sum.unclear + row.unclear, damaged: sum.damaged + row.damaged }), { inputs: 0, crashes: 0, unclear: 0, damaged: 0 });
+  const total = figures.reduce(
+    (sum, row) => ({
+      inputs: sum.inputs + row.inputs,
+      crashes: sum.crashes + row.crashes,
+      unclear: sum.unclear + row.unclear,
+      damaged: sum.damaged + row.damaged,
+    }),
+    { inputs: 0, crashes: 0, unclear: 0, damaged: 0 },
+  );
   rows.push(['Total', total.inputs.toLocaleString('en'), String(total.crashes), String(total.unclear), String(total.damaged)]);
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] as string).length)));
-  const line = (cells: string[]) => `| ${cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] as number) : cell.padStart(widths[column] as number))).join(' | ')} |`;
+  const line = (cells: string[]) =>
+    `| ${cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] as number) : cell.padStart(widths[column] as number))).join(' | ')} |`;
   const rule = `|${widths.map((width, column) => (column === 0 ? '-'.repeat(width + 2) : `${'-'.repeat(width + 1)}:`)).join('|')}|`;
-  const out = [`Fault and fuzz figures (seed ${seed}; CLOSEBOOK_FUZZ_SEED=<n> to try another)`, line(header), rule, ...rows.slice(0, -1).map(line), line(rows.at(-1) as string[])];
+  const out = [
+    `Fault and fuzz figures (seed ${seed}; CLOSEBOOK_FUZZ_SEED=<n> to try another)`,
+    line(header),
+    rule,
+    ...rows.slice(0, -1).map(line),
+    line(rows.at(-1) as string[]),
+  ];
   for (const row of figures) {
     for (const note of row.notes ?? []) out.push(`  ${row.boundary}: ${note}`);
     for (const example of row.examples ?? []) out.push(`  ${row.boundary} ✗ ${example}`);

@@ -67,13 +67,21 @@ export function zipOf(parts: ZipPart[]): Buffer {
  * unpacks to about `size.inflated` bytes. Each megabyte of units is compressed once and its blocks repeated (a full
  * flush makes them independent), so a 10 MB part unpacks to gigabytes without this machine ever holding them.
  */
-export function repeated(head: string, unit: string, tail: string, size: { deflated: number } | { inflated: number }): { data: Buffer; size: number; crc?: number } {
+export function repeated(
+  head: string,
+  unit: string,
+  tail: string,
+  size: { deflated: number } | { inflated: number },
+): { data: Buffer; size: number; crc?: number } {
   const flushed = (text: string) => deflateRawSync(Buffer.from(text), { finishFlush: constants.Z_FULL_FLUSH });
   const block = unit.repeat(Math.max(1, Math.floor((1024 * 1024) / Buffer.byteLength(unit))));
   const start = flushed(head);
   const middle = flushed(block);
   const end = deflateRawSync(Buffer.from(tail));
-  const blocks = 'deflated' in size ? (size.deflated - start.length - end.length) / middle.length : (size.inflated - Buffer.byteLength(head) - Buffer.byteLength(tail)) / Buffer.byteLength(block);
+  const blocks =
+    'deflated' in size
+      ? (size.deflated - start.length - end.length) / middle.length
+      : (size.inflated - Buffer.byteLength(head) - Buffer.byteLength(tail)) / Buffer.byteLength(block);
   const times = Math.max(1, Math.round(blocks));
   const inflated = Buffer.byteLength(head) + times * Buffer.byteLength(block) + Buffer.byteLength(tail);
   // The checksum of what unpacks to a few hundred megabytes, which a reader may read whole; a bomb's is left 0.
@@ -94,7 +102,8 @@ const XML = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n';
 
 /** The start of a sheet with the consumption header in row 1 (shared strings 0 and 1 when `shared`, else inline). */
 export function sheetHead(shared: boolean): string {
-  const cell = (ref: string, index: number, text: string) => (shared ? `<c r="${ref}" t="s"><v>${index}</v></c>` : `<c r="${ref}" t="inlineStr"><is><t>${text}</t></is></c>`);
+  const cell = (ref: string, index: number, text: string) =>
+    shared ? `<c r="${ref}" t="s"><v>${index}</v></c>` : `<c r="${ref}" t="inlineStr"><is><t>${text}</t></is></c>`;
   return `${XML}<worksheet xmlns="${MAIN}"><sheetData><row r="1">${cell('A1', 0, 'Subscription ID')}${cell('B1', 1, 'Quantity')}</row>`;
 }
 export const SHEET_TAIL = '</sheetData></worksheet>';
@@ -105,10 +114,22 @@ export const SHARED_TAIL = '</sst>';
 export function workbookOf(sheet: Omit<ZipPart, 'name'>, shared?: Omit<ZipPart, 'name'>, extra: ZipPart[] = []): Buffer {
   const sharedRel = shared ? `<Relationship Id="rId2" Type="${TYPE}/sharedStrings" Target="sharedStrings.xml"/>` : '';
   return zipOf([
-    { name: '[Content_Types].xml', content: `${XML}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/><Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>${shared ? '<Override PartName="/xl/sharedStrings.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sharedStrings+xml"/>' : ''}</Types>` },
-    { name: '_rels/.rels', content: `${XML}<Relationships xmlns="${RELS}"><Relationship Id="rId1" Type="${TYPE}/officeDocument" Target="xl/workbook.xml"/></Relationships>` },
-    { name: 'xl/workbook.xml', content: `${XML}<workbook xmlns="${MAIN}" xmlns:r="${TYPE}"><sheets><sheet name="Consumption" sheetId="1" r:id="rId1"/></sheets></workbook>` },
-    { name: 'xl/_rels/workbook.xml.rels', content: `${XML}<Relationships xmlns="${RELS}"><Relationship Id="rId1" Type="${TYPE}/worksheet" Target="worksheets/sheet1.xml"/>${sharedRel}</Relationships>` },
+    {
+      name: '[Content_Types].xml',
+      content: `${XML}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/><Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>${shared ? '<Override PartName="/xl/sharedStrings.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sharedStrings+xml"/>' : ''}</Types>`,
+    },
+    {
+      name: '_rels/.rels',
+      content: `${XML}<Relationships xmlns="${RELS}"><Relationship Id="rId1" Type="${TYPE}/officeDocument" Target="xl/workbook.xml"/></Relationships>`,
+    },
+    {
+      name: 'xl/workbook.xml',
+      content: `${XML}<workbook xmlns="${MAIN}" xmlns:r="${TYPE}"><sheets><sheet name="Consumption" sheetId="1" r:id="rId1"/></sheets></workbook>`,
+    },
+    {
+      name: 'xl/_rels/workbook.xml.rels',
+      content: `${XML}<Relationships xmlns="${RELS}"><Relationship Id="rId1" Type="${TYPE}/worksheet" Target="worksheets/sheet1.xml"/>${sharedRel}</Relationships>`,
+    },
     ...(shared ? [{ name: 'xl/sharedStrings.xml', ...shared }] : []),
     { name: 'xl/worksheets/sheet1.xml', ...sheet },
     ...extra,
@@ -164,25 +185,44 @@ export function hostileWorkbooks(megabytes = 10): HostileWorkbook[] {
     {
       name: 'long-sheet.xlsx',
       what: 'a sheet with 100 MB after its cells',
-      bytes: workbookOf({ deflated: repeated(`${sheetHead(true)}</sheetData>`, `<extLst>${'x'.repeat(1000)}</extLst>`, '</worksheet>', { inflated: 100 * MB }) }, shared('')),
+      bytes: workbookOf(
+        { deflated: repeated(`${sheetHead(true)}</sheetData>`, `<extLst>${'x'.repeat(1000)}</extLst>`, '</worksheet>', { inflated: 100 * MB }) },
+        shared(''),
+      ),
       refusal: /^The sheet "Consumption" is larger than a consumption file can be \(more than 96 MB unpacked\)/,
     },
     {
       name: 'past-the-total.xlsx',
       what: '60 MB of shared strings and 70 MB of sheet, each within its own bound',
-      bytes: workbookOf({ deflated: repeated(`${sheetHead(true)}</sheetData>`, `<extLst>${'x'.repeat(1000)}</extLst>`, '</worksheet>', { inflated: 70 * MB }) }, { deflated: repeated(SHARED_HEAD, `<si><t>${'x'.repeat(100)}</t></si>`, SHARED_TAIL, { inflated: 60 * MB }) }),
+      bytes: workbookOf(
+        { deflated: repeated(`${sheetHead(true)}</sheetData>`, `<extLst>${'x'.repeat(1000)}</extLst>`, '</worksheet>', { inflated: 70 * MB }) },
+        { deflated: repeated(SHARED_HEAD, `<si><t>${'x'.repeat(100)}</t></si>`, SHARED_TAIL, { inflated: 60 * MB }) },
+      ),
       refusal: /^The parts of the workbook that Closebook reads unpack to more than 128 MB/,
     },
     {
       name: 'enormous-cell.xlsx',
       what: `one cell of gigabytes of text (${megabytes} MB)`,
-      bytes: workbookOf({ deflated: repeated(`${sheetHead(true)}<row r="2"><c r="A2" t="inlineStr"><is><t>`, 'z'.repeat(1024), `</t></is></c></row>${SHEET_TAIL}`, deflated) }, shared('')),
+      bytes: workbookOf(
+        { deflated: repeated(`${sheetHead(true)}<row r="2"><c r="A2" t="inlineStr"><is><t>`, 'z'.repeat(1024), `</t></is></c></row>${SHEET_TAIL}`, deflated) },
+        shared(''),
+      ),
       refusal: /^The sheet "Consumption" holds more than 256 KB of text in one piece/,
     },
     {
       name: 'many-attributes.xlsx',
       what: `a tag with millions of attributes (${megabytes} MB)`,
-      bytes: workbookOf({ deflated: repeated(`${sheetHead(true)}<row r="2"`, Array.from({ length: 100_000 }, (_, index) => ` a${index}=""`).join(''), `/>${SHEET_TAIL}`, deflated) }, shared('')),
+      bytes: workbookOf(
+        {
+          deflated: repeated(
+            `${sheetHead(true)}<row r="2"`,
+            Array.from({ length: 100_000 }, (_, index) => ` a${index}=""`).join(''),
+            `/>${SHEET_TAIL}`,
+            deflated,
+          ),
+        },
+        shared(''),
+      ),
       refusal: /^The sheet "Consumption" holds more than 256 KB of text in one piece/,
     },
     {
@@ -200,26 +240,51 @@ export function hostileWorkbooks(megabytes = 10): HostileWorkbook[] {
     {
       name: 'many-big-parts.xlsx',
       what: `a valid sheet beside ${bigParts.toLocaleString('en')} parts of 64 MB each, never read (${megabytes} MB)`,
-      bytes: workbookOf(oneRow, shared(''), Array.from({ length: bigParts }, (_, index) => ({ name: `xl/media/image${index + 1}.png`, deflated: image }))),
+      bytes: workbookOf(
+        oneRow,
+        shared(''),
+        Array.from({ length: bigParts }, (_, index) => ({ name: `xl/media/image${index + 1}.png`, deflated: image })),
+      ),
       refusal: null,
     },
     {
       name: 'far-column.xlsx',
       what: 'about 45,000 rows with a cell in the last column, XFD',
-      bytes: workbookOf({ deflated: repeated(sheetHead(true).replace('r="B1"', 'r="XFD1"'), `<row><c r="A2" t="inlineStr"><is><t>${SUB}</t></is></c><c r="XFD2"><v>1</v></c></row>`, SHEET_TAIL, { inflated: 4 * MB }) }, shared('')),
+      bytes: workbookOf(
+        {
+          deflated: repeated(
+            sheetHead(true).replace('r="B1"', 'r="XFD1"'),
+            `<row><c r="A2" t="inlineStr"><is><t>${SUB}</t></is></c><c r="XFD2"><v>1</v></c></row>`,
+            SHEET_TAIL,
+            { inflated: 4 * MB },
+          ),
+        },
+        shared(''),
+      ),
       refusal: null,
     },
     {
       name: 'many-parts.xlsx',
       what: '12,000 parts',
-      bytes: workbookOf(oneRow, shared(''), Array.from({ length: 12_000 }, (_, index) => ({ name: `xl/p${index}.xml`, content: '' }))),
+      bytes: workbookOf(
+        oneRow,
+        shared(''),
+        Array.from({ length: 12_000 }, (_, index) => ({ name: `xl/p${index}.xml`, content: '' })),
+      ),
       refusal: /^The workbook has 12,006 parts; a workbook has a few hundred/,
     },
     {
       name: 'one-string-everywhere.xlsx',
       what: 'one shared string of 30,000 characters in 25 columns of 50,000 rows (37 billion characters as rows)',
       bytes: workbookOf(
-        { deflated: repeated(sheetHead(true).replace(/<\/row>$/, `${Array.from({ length: 23 }, (_, column) => `<c t="s"><v>${column + 3}</v></c>`).join('')}</row>`), `<row>${'<c t="s"><v>2</v></c>'.repeat(25)}</row>`, SHEET_TAIL, { inflated: 30 * MB }) },
+        {
+          deflated: repeated(
+            sheetHead(true).replace(/<\/row>$/, `${Array.from({ length: 23 }, (_, column) => `<c t="s"><v>${column + 3}</v></c>`).join('')}</row>`),
+            `<row>${'<c t="s"><v>2</v></c>'.repeat(25)}</row>`,
+            SHEET_TAIL,
+            { inflated: 30 * MB },
+          ),
+        },
         shared(`<si><t>${'w'.repeat(30_000)}</t></si>${Array.from({ length: 23 }, (_, column) => `<si><t>Own ${column + 1}</t></si>`).join('')}`),
       ),
       refusal: /^The sheet "Consumption" holds more text than a consumption batch can/,
@@ -228,7 +293,9 @@ export function hostileWorkbooks(megabytes = 10): HostileWorkbook[] {
       name: 'entities.xlsx',
       what: 'a document type declaring entities that expand (billion laughs)',
       bytes: workbookOf(
-        { content: `${XML}<!DOCTYPE worksheet [<!ENTITY a "${'a'.repeat(100)}"><!ENTITY b "${'&a;'.repeat(10)}"><!ENTITY c "${'&b;'.repeat(10)}">]>${sheetHead(true).slice(XML.length)}<row r="2"><c r="A2" t="inlineStr"><is><t>&c;</t></is></c></row>${SHEET_TAIL}` },
+        {
+          content: `${XML}<!DOCTYPE worksheet [<!ENTITY a "${'a'.repeat(100)}"><!ENTITY b "${'&a;'.repeat(10)}"><!ENTITY c "${'&b;'.repeat(10)}">]>${sheetHead(true).slice(XML.length)}<row r="2"><c r="A2" t="inlineStr"><is><t>&c;</t></is></c></row>${SHEET_TAIL}`,
+        },
         shared(''),
       ),
       refusal: /not a readable Excel workbook \(\.xlsx\): its part "xl\/worksheets\/sheet1\.xml" declares a document type/,
@@ -251,11 +318,15 @@ export function fullMonthWorkbook(rows = 50_000): Buffer {
   const letters = (index: number) => (index < 26 ? String.fromCharCode(65 + index) : `A${String.fromCharCode(65 + index - 26)}`);
   const strings: string[] = [...columns, 'no'];
   const cell = (ref: string, text: string) => `<c r="${ref}" s="1" t="s"><v>${strings.push(text) - 1}</v></c>`;
-  const sheet: string[] = [`${XML}<worksheet xmlns="${MAIN}"><sheetData><row r="1">${columns.map((_, index) => `<c r="${letters(index)}1" t="s"><v>${index}</v></c>`).join('')}</row>`];
+  const sheet: string[] = [
+    `${XML}<worksheet xmlns="${MAIN}"><sheetData><row r="1">${columns.map((_, index) => `<c r="${letters(index)}1" t="s"><v>${index}</v></c>`).join('')}</row>`,
+  ];
   for (let row = 2; row <= rows + 1; row++) {
     const id = `3f2504e0-4f89-41d3-9a0c-${row.toString(16).padStart(12, '0')}`;
     const own = Array.from({ length: 20 }, (_, index) => cell(`${letters(index + 5)}${row}`, `Customer ${row} note ${index}`)).join('');
-    sheet.push(`<row r="${row}" spans="1:25">${cell(`A${row}`, id)}<c r="B${row}" t="s"><v>${columns.length}</v></c><c r="D${row}" s="2"><v>${(row % 400) / 4}</v></c>${own}</row>`);
+    sheet.push(
+      `<row r="${row}" spans="1:25">${cell(`A${row}`, id)}<c r="B${row}" t="s"><v>${columns.length}</v></c><c r="D${row}" s="2"><v>${(row % 400) / 4}</v></c>${own}</row>`,
+    );
   }
   sheet.push(SHEET_TAIL);
   const shared = `${XML}<sst xmlns="${MAIN}" count="${strings.length}" uniqueCount="${strings.length}">${strings.map((text) => `<si><t>${text}</t></si>`).join('')}${SHARED_TAIL}`;

@@ -23,8 +23,18 @@ export function restateTotals(entries: ServedEntries): void {
 /** The identity a test month is saved under; override what a test cares about. */
 export function testIdentity(reportId: string, change: Partial<ReportIdentity> = {}): ReportIdentity {
   return {
-    reportId, jobId: null, name: 'Billing 2026-10', profileId: 'p', profileName: 'Prod', host: 'billing.example.com', resellerId: 'r',
-    period: { startDate: '2026-10-01', endDate: '2026-10-31' }, fetchedAt: '2026-11-07T08:00:00.000Z', source: 'service', sourceFile: null, ...change,
+    reportId,
+    jobId: null,
+    name: 'Billing 2026-10',
+    profileId: 'p',
+    profileName: 'Prod',
+    host: 'billing.example.com',
+    resellerId: 'r',
+    period: { startDate: '2026-10-01', endDate: '2026-10-31' },
+    fetchedAt: '2026-11-07T08:00:00.000Z',
+    source: 'service',
+    sourceFile: null,
+    ...change,
   };
 }
 
@@ -32,16 +42,31 @@ export function testIdentity(reportId: string, change: Partial<ReportIdentity> =
  * A ledger in a temporary folder holding one twin month (optionally changed before it is "served"), for the
  * tests of what reads the ledger: the viewer, exports, sharing. `close` closes it and removes the folder.
  */
-export async function ledgerWithMonth(options: { reportId: string; seed: number; organizations: number; linesPerOrganization: number; change?: (entries: ServedEntries) => void }) {
+export async function ledgerWithMonth(options: {
+  reportId: string;
+  seed: number;
+  organizations: number;
+  linesPerOrganization: number;
+  change?: (entries: ServedEntries) => void;
+}) {
   const dir = await temporaryDir();
   const ledger = await Ledger.open(dir.path, silentLogger);
-  const entries = buildBillingReport(generateOrganizations({ seed: options.seed, organizations: options.organizations, linesPerOrganization: options.linesPerOrganization }), '2026-10-01', '2026-10-31', { seed: options.seed });
+  const entries = buildBillingReport(
+    generateOrganizations({ seed: options.seed, organizations: options.organizations, linesPerOrganization: options.linesPerOrganization }),
+    '2026-10-01',
+    '2026-10-31',
+    { seed: options.seed },
+  );
   options.change?.(entries);
   async function* body() {
     yield JSON.stringify({ status: 5, data: entries });
   }
   await ingestReport(ledger, testIdentity(options.reportId), body());
-  const lines = entries.flatMap((entry) => entry.organizations.flatMap((organization) => organization.services.flatMap((service) => service.items.flatMap((item) => item.products.map((line) => ({ organization, service, item, line }))))));
+  const lines = entries.flatMap((entry) =>
+    entry.organizations.flatMap((organization) =>
+      organization.services.flatMap((service) => service.items.flatMap((item) => item.products.map((line) => ({ organization, service, item, line })))),
+    ),
+  );
   return {
     dir: dir.path,
     ledger,

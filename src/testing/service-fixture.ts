@@ -66,7 +66,14 @@ export function serviceFixtureForFile(): { fixture: () => ServiceFixture; reject
 }
 
 export async function serviceFixture(options: { ports?: Partial<Ports>; organizations?: number; linesPerOrganization?: number } = {}): Promise<ServiceFixture> {
-  const twin = await startTwin({ organizations: options.organizations ?? 6, linesPerOrganization: options.linesPerOrganization ?? 4, reportReadyAfterMs: 0, reportReadyAfterPolls: 0, taskQueuedMs: 0, taskProcessingMs: 0 });
+  const twin = await startTwin({
+    organizations: options.organizations ?? 6,
+    linesPerOrganization: options.linesPerOrganization ?? 4,
+    reportReadyAfterMs: 0,
+    reportReadyAfterPolls: 0,
+    taskQueuedMs: 0,
+    taskProcessingMs: 0,
+  });
   const files = await temporaryDir('closebook-fault-files-');
   const uploads = new Map<string, string>();
   const warnings: ServiceFixture['warnings'] = [];
@@ -111,8 +118,17 @@ export async function serviceFixture(options: { ports?: Partial<Ports>; organiza
   const report = await savedReport(service, profile.id, { startDate: '2026-10-01', endDate: '2026-10-31' });
   const decoyReport = await savedReport(service, decoyProfile.id, { startDate: '2026-09-01', endDate: '2026-09-30' });
 
-  const metered = twin.organizations.flatMap((organization) => organization.services.flatMap((use) => use.subscriptions)).filter((subscription) => subscription.metered);
-  const consumptionRows: InputRow[] = metered.slice(0, 3).map((subscription, index) => ({ row: index + 2, subscriptionId: subscription.subscriptionId, isAddon: 'no', addonId: '', quantity: `${index + 1}.5`, consumptionId: '' }));
+  const metered = twin.organizations
+    .flatMap((organization) => organization.services.flatMap((use) => use.subscriptions))
+    .filter((subscription) => subscription.metered);
+  const consumptionRows: InputRow[] = metered.slice(0, 3).map((subscription, index) => ({
+    row: index + 2,
+    subscriptionId: subscription.subscriptionId,
+    isAddon: 'no',
+    addonId: '',
+    quantity: `${index + 1}.5`,
+    consumptionId: '',
+  }));
   if (consumptionRows.length === 0) throw new Error('the twin has no metered subscription');
   const sent = await service.handlers['consumption:submit']({ profileId: profile.id, fileName: 'october.csv', rows: consumptionRows });
   await service.consumption.waitFor([sent.id]);
@@ -166,14 +182,20 @@ async function savedReport(service: Service, profileId: string, period: { startD
   const job = await service.handlers['reports:request']({ profileId, period });
   const [done] = await service.reports.waitFor([job.id]);
   if (!done?.reportId) throw new Error(`the fixture's report request ended ${done?.state}: ${done?.message}`);
-  return (await service.handlers['reports:list']({})).flatMap((listing) => (listing.state === 'ok' && listing.meta.id === done.reportId ? [listing.meta] : []))[0] as ReportMeta;
+  return (await service.handlers['reports:list']({})).flatMap((listing) =>
+    listing.state === 'ok' && listing.meta.id === done.reportId ? [listing.meta] : [],
+  )[0] as ReportMeta;
 }
 
 /**
  * The protected state as the service reads it, to compare before and after a run of faults. `totals` adds the
  * report's totals recomputed by the ledger (a query of ~50 ms on a cold ledger; its listed totals come anyway).
  */
-export async function protectedState(fixture: Pick<ServiceFixture, 'profile' | 'report' | 'submission' | 'secrets'>, service: Service, options: { totals?: boolean } = {}) {
+export async function protectedState(
+  fixture: Pick<ServiceFixture, 'profile' | 'report' | 'submission' | 'secrets'>,
+  service: Service,
+  options: { totals?: boolean } = {},
+) {
   const profiles = await service.handlers['profiles:list']({});
   const listings = await service.handlers['reports:list']({});
   const report = listings.flatMap((listing) => (listing.state === 'ok' && listing.meta.id === fixture.report.id ? [listing.meta] : []))[0] ?? null;

@@ -18,6 +18,16 @@ export async function startSimulator(args: string[] = []): Promise<{ baseUrl: st
 }
 
 export function inlineConnection(baseUrl: string): string[] {
-  return ['--base-url', baseUrl, '--client-id', DEMO_CREDENTIALS.clientId, '--username', DEMO_CREDENTIALS.username, '--reseller-id', DEMO_CREDENTIALS.resellerId, '--seller-id', DEMO_CREDENTIALS.sellerId];
+  return [
+    '--base-url',
+    baseUrl,
+    '--client-id',
+    DEMO_CREDENTIALS.clientId,
+    '--username',
+    DEMO_CREDENTIALS.username,
+    '--reseller-id',
+    DEMO_CREDENTIALS.resellerId,
+    '--seller-id',
+    DEMO_CREDENTIALS.sellerId,
+  ];
 }
-

@@ -27,7 +27,10 @@ export async function temporaryDir(prefix = 'closebook-test-'): Promise<{ path: 
 }
 
 /** A twin plus a client signed in with its demo credentials. */
-export async function twinWithClient(options: TwinOptions = {}, clock: Clock = new FakeClock()): Promise<{ twin: Twin; client: ServiceClient; connection: Connection }> {
+export async function twinWithClient(
+  options: TwinOptions = {},
+  clock: Clock = new FakeClock(),
+): Promise<{ twin: Twin; client: ServiceClient; connection: Connection }> {
   const twin = await startTwin({ reportReadyAfterMs: 0, reportReadyAfterPolls: 0, taskQueuedMs: 0, taskProcessingMs: 0, ...options });
   const c = twin.credentials;
   const connection: Connection = {
@@ -83,7 +86,6 @@ export function remoteFetch(twin: Twin, rewriteLocation = (location: string) => 
     return new Response(response.status === 201 || response.status === 204 ? null : await response.arrayBuffer(), { status: response.status, headers });
   };
 }
-
 
 // The twin, for core unit tests: they reach it through this folder, never directly (the core never imports the twin).
 export { startTwin, type Twin, type TwinOptions } from '@twin/server';

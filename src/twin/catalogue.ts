@@ -91,17 +91,75 @@ export const SERVICES: ServiceTemplate[] = [
 export const ADDON_NAMES = ['Extra storage', 'Priority support', 'Advanced threat protection', 'Archive'];
 
 export const ORGANIZATION_WORDS = {
-  first: ['Nordic', 'Baltic', 'Fjord', 'Aurora', 'Granite', 'Harbor', 'Juniper', 'Kestrel', 'Lumen', 'Meridian', 'Northwind', 'Oak', 'Pine', 'Quarry', 'Riverside', 'Summit', 'Tundra', 'Vista', 'Willow', 'Zephyr'],
-  second: ['Logistics', 'Dental', 'Architects', 'Bakery', 'Consulting', 'Engineering', 'Foods', 'Health', 'Legal', 'Marine', 'Media', 'Motors', 'Retail', 'Robotics', 'Shipping', 'Studios', 'Systems', 'Textiles', 'Timber', 'Travel'],
+  first: [
+    'Nordic',
+    'Baltic',
+    'Fjord',
+    'Aurora',
+    'Granite',
+    'Harbor',
+    'Juniper',
+    'Kestrel',
+    'Lumen',
+    'Meridian',
+    'Northwind',
+    'Oak',
+    'Pine',
+    'Quarry',
+    'Riverside',
+    'Summit',
+    'Tundra',
+    'Vista',
+    'Willow',
+    'Zephyr',
+  ],
+  second: [
+    'Logistics',
+    'Dental',
+    'Architects',
+    'Bakery',
+    'Consulting',
+    'Engineering',
+    'Foods',
+    'Health',
+    'Legal',
+    'Marine',
+    'Media',
+    'Motors',
+    'Retail',
+    'Robotics',
+    'Shipping',
+    'Studios',
+    'Systems',
+    'Textiles',
+    'Timber',
+    'Travel',
+  ],
   suffix: ['AB', 'AS', 'ApS', 'Oy', 'GmbH', 'BV', 'Ltd', 'Inc'],
 };
 
 export const COST_CENTRES = ['CC-100 Nordics', 'CC-200 Enterprise', 'CC-300 Public sector', 'CC-400 SMB'];
 export const ACCOUNT_MANAGERS = ['AM Anna Berg', 'AM Jonas Lund', 'AM Sofie Dahl', 'AM Mikko Virtanen', 'AM Emma Holm'];
 export const CITIES: Record<Currency, { city: string; country: string }[]> = {
-  EUR: [{ city: 'Helsinki', country: 'FI' }, { city: 'Amsterdam', country: 'NL' }, { city: 'Berlin', country: 'DE' }],
-  SEK: [{ city: 'Stockholm', country: 'SE' }, { city: 'Göteborg', country: 'SE' }],
-  NOK: [{ city: 'Oslo', country: 'NO' }, { city: 'Bergen', country: 'NO' }],
-  DKK: [{ city: 'København', country: 'DK' }, { city: 'Aarhus', country: 'DK' }],
-  USD: [{ city: 'Boston', country: 'US' }, { city: 'Seattle', country: 'US' }],
+  EUR: [
+    { city: 'Helsinki', country: 'FI' },
+    { city: 'Amsterdam', country: 'NL' },
+    { city: 'Berlin', country: 'DE' },
+  ],
+  SEK: [
+    { city: 'Stockholm', country: 'SE' },
+    { city: 'Göteborg', country: 'SE' },
+  ],
+  NOK: [
+    { city: 'Oslo', country: 'NO' },
+    { city: 'Bergen', country: 'NO' },
+  ],
+  DKK: [
+    { city: 'København', country: 'DK' },
+    { city: 'Aarhus', country: 'DK' },
+  ],
+  USD: [
+    { city: 'Boston', country: 'US' },
+    { city: 'Seattle', country: 'US' },
+  ],
 };

@@ -30,7 +30,8 @@ export function readConsumptionBody(body: unknown): { records: WireConsumptionRe
     const r = (record ?? {}) as Record<string, unknown>;
     if (typeof r.subscriptionId !== 'string') (errors[`ConsumptionRecords[${index}].SubscriptionId`] ??= []).push('The SubscriptionId field is required.');
     if (typeof r.isAddon !== 'boolean') (errors[`ConsumptionRecords[${index}].IsAddon`] ??= []).push('The IsAddon field is required.');
-    if (typeof r.quantity !== 'number' || !Number.isFinite(r.quantity)) (errors[`ConsumptionRecords[${index}].Quantity`] ??= []).push('The Quantity field is required.');
+    if (typeof r.quantity !== 'number' || !Number.isFinite(r.quantity))
+      (errors[`ConsumptionRecords[${index}].Quantity`] ??= []).push('The Quantity field is required.');
   });
   return Object.keys(errors).length ? { errors } : { records: raw as WireConsumptionRecord[] };
 }

@@ -76,7 +76,10 @@ export function generateOrganizations(options: DatasetOptions): TwinOrganization
     let name = `${random.pick(ORGANIZATION_WORDS.first)} ${random.pick(ORGANIZATION_WORDS.second)} ${random.pick(ORGANIZATION_WORDS.suffix)}`;
     if (usedNames.has(name)) name = `${name} ${index + 1}`;
     usedNames.add(name);
-    const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+    const slug = name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '');
     const place = random.pick(CITIES[currency]);
     const organization: TwinOrganization = {
       orgId: random.guid(),
@@ -93,7 +96,12 @@ export function generateOrganizations(options: DatasetOptions): TwinOrganization
         cellPhone: `+${random.int(10, 99)} ${random.int(1000000, 9999999)}`,
       },
       notificationEmail: `billing@${slug}.example`,
-      address: { street: `${random.pick(['Main', 'Harbour', 'Station', 'Mill'])} Street ${random.int(1, 120)}`, postalCode: String(random.int(10000, 99999)), city: place.city, countryCode: place.country },
+      address: {
+        street: `${random.pick(['Main', 'Harbour', 'Station', 'Mill'])} Street ${random.int(1, 120)}`,
+        postalCode: String(random.int(10000, 99999)),
+        city: place.city,
+        countryCode: place.country,
+      },
       primaryDomain: `${slug}.example`,
       services: [],
     };

@@ -28,7 +28,11 @@ async function fetchMonth(twin: Twin, month: string): Promise<WireBillingEntry[]
   const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
   const [year, number] = month.split('-').map(Number) as [number, number];
   const endDate = new Date(Date.UTC(year, number, 0)).toISOString().slice(0, 10);
-  const start = await fetch(`${twin.baseUrl}/api/resellers/${c.resellerId}/billing/reports/MonthlyBillingPerOrganizationAsync`, { method: 'POST', headers, body: JSON.stringify({ startDate: `${month}-01`, endDate }) });
+  const start = await fetch(`${twin.baseUrl}/api/resellers/${c.resellerId}/billing/reports/MonthlyBillingPerOrganizationAsync`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ startDate: `${month}-01`, endDate }),
+  });
   const body = (await (await fetch(start.headers.get('location') ?? '', { headers })).json()) as { status: number; data: WireBillingEntry[] };
   expect(body.status).toBe(5);
   return body.data;
@@ -45,7 +49,8 @@ function linesOf(entries: WireBillingEntry[]): Map<string, Line> {
   const lines = new Map<string, Line>();
   for (const organization of entries.flatMap((entry) => entry.organizations))
     for (const service of organization.services)
-      for (const item of service.items) for (const line of item.products) lines.set(`${item.subscriptionId}|${line.productId}`, { organization, subscriptionId: item.subscriptionId, line });
+      for (const item of service.items)
+        for (const line of item.products) lines.set(`${item.subscriptionId}|${line.productId}`, { organization, subscriptionId: item.subscriptionId, line });
   return lines;
 }
 
@@ -62,7 +67,9 @@ describe("the twin's months", () => {
     for (const [key, before] of october) {
       const after = (november.get(key) as Line).line;
       expect([after.resellerPricePerUnit, after.customerPricePerUnit], key).toEqual([before.line.resellerPricePerUnit, before.line.customerPricePerUnit]);
-      expect(after.totalCustomerPrice).toBe(new Money(after.customerPricePerUnit).times(after.quantity).toFixed(after.totalCustomerPrice.split('.')[1]?.length ?? 2));
+      expect(after.totalCustomerPrice).toBe(
+        new Money(after.customerPricePerUnit).times(after.quantity).toFixed(after.totalCustomerPrice.split('.')[1]?.length ?? 2),
+      );
       if (!metered(before.line)) expect(after.quantity, key).toBe(before.line.quantity);
       else if (before.line.quantity > 0) {
         // Both months are within ±10 % of the usual usage, so one is within 0.9/1.1 … 1.1/0.9 of the other.
@@ -89,7 +96,9 @@ describe("the twin's months", () => {
     const [was, is] = [subscriptionsOf(october), subscriptionsOf(november)];
     expect([...is].filter((id) => !was.has(id))).toEqual([planted.newSubscription?.subscriptionId]);
     expect([...was].filter((id) => !is.has(id))).toEqual([planted.lostSubscription?.subscriptionId]);
-    expect([...november.values()].filter((line) => line.subscriptionId === planted.newSubscription?.subscriptionId).map((line) => line.line.productId)).toEqual([planted.newSubscription?.productId]);
+    expect([...november.values()].filter((line) => line.subscriptionId === planted.newSubscription?.subscriptionId).map((line) => line.line.productId)).toEqual(
+      [planted.newSubscription?.productId],
+    );
 
     // Kept changes: a unit price raised 5 %, a quantity doubled.
     const price = [october.get(keyOf(planted.unitPriceChange))!.line, november.get(keyOf(planted.unitPriceChange))!.line] as const;
@@ -100,7 +109,8 @@ describe("the twin's months", () => {
 
     // Anomalies of this month.
     const subscriptionLines = (id: string | undefined) => [...november.values()].filter((line) => line.subscriptionId === id).map((line) => line.line);
-    const sum = (lines: WireProduct[], field: 'totalCustomerPrice' | 'totalResellerPrice') => lines.reduce((total, line) => total.plus(line[field]), new Money(0));
+    const sum = (lines: WireProduct[], field: 'totalCustomerPrice' | 'totalResellerPrice') =>
+      lines.reduce((total, line) => total.plus(line[field]), new Money(0));
     const belowCost = subscriptionLines(planted.negativeMargin?.subscriptionId);
     expect(sum(belowCost, 'totalCustomerPrice').lt(sum(belowCost, 'totalResellerPrice'))).toBe(true);
     const unbilled = subscriptionLines(planted.costWithoutSales?.subscriptionId);
@@ -110,18 +120,35 @@ describe("the twin's months", () => {
     const noNumber = [...november.values()].filter((line) => line.organization.orgId === planted.missingCustomerNumber?.orgId);
     expect(noNumber.length).toBeGreaterThan(0);
     expect(noNumber.every((line) => line.organization.customerNumber === '')).toBe(true);
-    expect([...november.values()].every((line) => line.organization.customerNumber !== '' || line.organization.orgId === planted.missingCustomerNumber?.orgId)).toBe(true);
-    expect([...october.values()].find((line) => line.organization.orgId === planted.missingCustomerNumber?.orgId)?.organization.customerNumber).toMatch(/^C-\d+$/);
+    expect(
+      [...november.values()].every((line) => line.organization.customerNumber !== '' || line.organization.orgId === planted.missingCustomerNumber?.orgId),
+    ).toBe(true);
+    expect([...october.values()].find((line) => line.organization.orgId === planted.missingCustomerNumber?.orgId)?.organization.customerNumber).toMatch(
+      /^C-\d+$/,
+    );
 
     // Every other licence line is the same as last month, but where last month's anomalies were put right.
     const explained = new Set(
-      [planted.unitPriceChange, planted.quantityJump, planted.negativeMargin, planted.costWithoutSales, planted.lineTotalMismatch, previous.negativeMargin, previous.costWithoutSales, previous.lineTotalMismatch].map(
-        (target) => target?.subscriptionId,
-      ),
+      [
+        planted.unitPriceChange,
+        planted.quantityJump,
+        planted.negativeMargin,
+        planted.costWithoutSales,
+        planted.lineTotalMismatch,
+        previous.negativeMargin,
+        previous.costWithoutSales,
+        previous.lineTotalMismatch,
+      ].map((target) => target?.subscriptionId),
     );
     const moved = [...november].filter(([key, after]) => {
       const before = october.get(key)?.line;
-      return before && !metered(after.line) && (before.quantity !== after.line.quantity || before.totalCustomerPrice !== after.line.totalCustomerPrice || before.totalResellerPrice !== after.line.totalResellerPrice);
+      return (
+        before &&
+        !metered(after.line) &&
+        (before.quantity !== after.line.quantity ||
+          before.totalCustomerPrice !== after.line.totalCustomerPrice ||
+          before.totalResellerPrice !== after.line.totalResellerPrice)
+      );
     });
     expect(moved.filter(([, line]) => !explained.has(line.subscriptionId))).toEqual([]);
     expect(moved.length).toBeGreaterThanOrEqual(5);

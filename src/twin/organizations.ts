@@ -31,7 +31,8 @@ export function validateNewOrganization(body: unknown, existing: TwinOrganizatio
   const address = (input.address ?? {}) as Record<string, unknown>;
   if (!text(input.name)) add('Name', 'The Name field is required.');
   if (!EMAIL.test(text(contact.email))) add('Contact.Email', 'The Email field is not a valid e-mail address.');
-  if (text(input.notificationEmail) && !EMAIL.test(text(input.notificationEmail))) add('NotificationEmail', 'The NotificationEmail field is not a valid e-mail address.');
+  if (text(input.notificationEmail) && !EMAIL.test(text(input.notificationEmail)))
+    add('NotificationEmail', 'The NotificationEmail field is not a valid e-mail address.');
   if (!/^[A-Z]{2}$/.test(text(address.countryCode))) add('Address.CountryCode', 'CountryCode must be a two-letter ISO 3166 code.');
   if (text(input.primaryDomain) && !DOMAIN.test(text(input.primaryDomain))) add('PrimaryDomain', 'PrimaryDomain is not a valid domain name.');
   const customerNumber = text(input.customerNumber);

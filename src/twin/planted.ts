@@ -100,7 +100,9 @@ interface KeptChanges {
 }
 
 function touchedBy(kept: KeptChanges): Set<string> {
-  return new Set([kept.added, kept.lost, kept.price?.slot ?? null, kept.quantity?.slot ?? null].flatMap((slot) => (slot ? [slot.subscription.subscriptionId] : [])));
+  return new Set(
+    [kept.added, kept.lost, kept.price?.slot ?? null, kept.quantity?.slot ?? null].flatMap((slot) => (slot ? [slot.subscription.subscriptionId] : [])),
+  );
 }
 
 const lineKey = (subscriptionId: string, productId: string) => `${subscriptionId}|${productId}`;
@@ -166,7 +168,10 @@ class Planter {
   }
 
   private alive(state: State): Slot[] {
-    return [...this.baseSlots.filter((slot) => !state.lost.has(slot.subscription.subscriptionId)), ...state.addedSlots.filter((slot) => !state.lost.has(slot.subscription.subscriptionId))];
+    return [
+      ...this.baseSlots.filter((slot) => !state.lost.has(slot.subscription.subscriptionId)),
+      ...state.addedSlots.filter((slot) => !state.lost.has(slot.subscription.subscriptionId)),
+    ];
   }
 
   private build(month: number, plant: boolean): MonthPlan {
@@ -198,7 +203,10 @@ class Planter {
         negativeMargin: target(anomalies.negativeMargin),
         costWithoutSales: target(anomalies.costWithoutSales),
         lineTotalMismatch: target(anomalies.lineTotalMismatch),
-        missingCustomerNumber: anomalies.missingCustomerNumber && { orgId: anomalies.missingCustomerNumber.orgId, organization: anomalies.missingCustomerNumber.name },
+        missingCustomerNumber: anomalies.missingCustomerNumber && {
+          orgId: anomalies.missingCustomerNumber.orgId,
+          organization: anomalies.missingCustomerNumber.name,
+        },
         restatement: target(anomalies.restatement),
         unchanged: target(unchanged),
       },
@@ -217,7 +225,8 @@ class Planter {
   private keptChanges(month: number, state: State): KeptChanges {
     const random = new SeededRandom(mixSeed(this.dataset.seed, 7, month));
     const alive = this.alive(state);
-    const liveCount = (use: TwinServiceUse) => [...use.subscriptions, ...(state.added.get(use) ?? [])].filter((subscription) => !state.lost.has(subscription.subscriptionId)).length;
+    const liveCount = (use: TwinServiceUse) =>
+      [...use.subscriptions, ...(state.added.get(use) ?? [])].filter((subscription) => !state.lost.has(subscription.subscriptionId)).length;
     const taken = new Set<string>();
     const free = (slot: Slot) => !taken.has(slot.subscription.subscriptionId);
     const take = (slot: Slot | null) => {

@@ -19,16 +19,25 @@ async function signIn(t: Twin): Promise<string> {
 }
 
 function api(t: Twin, token: string, path: string, init: RequestInit = {}) {
-  return fetch(`${t.baseUrl}${path}`, { ...init, headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'application/json' } });
+  return fetch(`${t.baseUrl}${path}`, {
+    ...init,
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'application/json' },
+  });
 }
 
 describe('the service twin', () => {
   it('checks the Basic credentials and the form fields of a token request', async () => {
     twin = await startTwin();
     const c = twin.credentials;
-    const form = (overrides: Record<string, string>) => new URLSearchParams({ client_id: c.clientId, grant_type: 'password', username: c.username, password: c.password, scope: 'api', ...overrides }).toString();
+    const form = (overrides: Record<string, string>) =>
+      new URLSearchParams({ client_id: c.clientId, grant_type: 'password', username: c.username, password: c.password, scope: 'api', ...overrides }).toString();
     const basic = (secret: string) => `Basic ${Buffer.from(`${c.clientId}:${secret}`).toString('base64')}`;
-    const post = (authorization: string, body: string) => fetch(`${twin?.baseUrl}/connect/token`, { method: 'POST', headers: { Authorization: authorization, 'Content-Type': 'application/x-www-form-urlencoded' }, body });
+    const post = (authorization: string, body: string) =>
+      fetch(`${twin?.baseUrl}/connect/token`, {
+        method: 'POST',
+        headers: { Authorization: authorization, 'Content-Type': 'application/x-www-form-urlencoded' },
+        body,
+      });
     expect((await post(basic('wrong'), form({}))).status).toBe(401);
     expect((await post(basic(c.apiSecret), form({ password: 'wrong' }))).status).toBe(400);
     expect((await post(basic(c.apiSecret), form({ grant_type: 'client_credentials' }))).status).toBe(400);
@@ -70,12 +79,17 @@ describe('the service twin', () => {
     expect(start.headers.get('content-length')).toBe('0');
     const location = start.headers.get('location') ?? '';
     expect(location.startsWith(`${twin.baseUrl}/api/resellers/${twin.credentials.resellerId}/billing/reports/MonthlyBillingPerOrganizationAsync/`)).toBe(true);
-    const poll = async () => (await fetch(location, { headers: { Authorization: `Bearer ${token}` } })).json() as Promise<{ status: number; data: unknown[] | null }>;
+    const poll = async () =>
+      (await fetch(location, { headers: { Authorization: `Bearer ${token}` } })).json() as Promise<{ status: number; data: unknown[] | null }>;
     expect(await poll()).toEqual({ status: 0, data: null });
     expect(await poll()).toEqual({ status: 0, data: null });
     const done = await poll();
     expect(done.status).toBe(5);
-    const entries = done.data as { billingDate: string; billingContentStartDate: string; organizations: { services: { currencyCode: string; customerCurrencyCode: string }[] }[] }[];
+    const entries = done.data as {
+      billingDate: string;
+      billingContentStartDate: string;
+      organizations: { services: { currencyCode: string; customerCurrencyCode: string }[] }[];
+    }[];
     expect(entries.map((entry) => entry.billingDate)).toEqual(['2026-10-01T00:00:00', '2026-10-07T00:00:00']);
     expect(entries[0]?.billingContentStartDate).toBe('2026-10-01T00:00:00');
     const services = entries.flatMap((entry) => entry.organizations.flatMap((o) => o.services));
@@ -85,8 +99,14 @@ describe('the service twin', () => {
   it('uses both shapes the spec allows: status as a string and the result wrapped in an array', async () => {
     twin = await startTwin({ reportReadyAfterMs: 0, reportReadyAfterPolls: 0, reportShape: 'wrapped', statusType: 'string' });
     const token = await signIn(twin);
-    const start = await api(twin, token, `/api/resellers/${twin.credentials.resellerId}/billing/reports/MonthlyBillingPerOrganizationAsync`, { method: 'POST', body: JSON.stringify({ startDate: '2026-10-01', endDate: '2026-10-31' }) });
-    const body = (await (await fetch(start.headers.get('location') ?? '', { headers: { Authorization: `Bearer ${token}` } })).json()) as { status: string; data: unknown[] }[];
+    const start = await api(twin, token, `/api/resellers/${twin.credentials.resellerId}/billing/reports/MonthlyBillingPerOrganizationAsync`, {
+      method: 'POST',
+      body: JSON.stringify({ startDate: '2026-10-01', endDate: '2026-10-31' }),
+    });
+    const body = (await (await fetch(start.headers.get('location') ?? '', { headers: { Authorization: `Bearer ${token}` } })).json()) as {
+      status: string;
+      data: unknown[];
+    }[];
     expect(Array.isArray(body)).toBe(true);
     expect(body[0]?.status).toBe('5');
   });
@@ -94,8 +114,15 @@ describe('the service twin', () => {
   it('keeps every stated total equal to the exact sum of its parts, with 2–4 decimal places', async () => {
     twin = await startTwin({ reportReadyAfterMs: 0, reportReadyAfterPolls: 0, reportShape: 'bare' });
     const token = await signIn(twin);
-    const start = await api(twin, token, `/api/resellers/${twin.credentials.resellerId}/billing/reports/MonthlyBillingPerOrganizationAsync`, { method: 'POST', body: JSON.stringify({ startDate: '2026-10-01', endDate: '2026-10-31' }) });
-    const { data } = (await (await fetch(start.headers.get('location') ?? '', { headers: { Authorization: `Bearer ${token}` } })).json()) as { data: { organizations: { services: { totalResellerPrice: string; items: { totalResellerPrice: string; products: { totalResellerPrice: string }[] }[] }[] }[] }[] };
+    const start = await api(twin, token, `/api/resellers/${twin.credentials.resellerId}/billing/reports/MonthlyBillingPerOrganizationAsync`, {
+      method: 'POST',
+      body: JSON.stringify({ startDate: '2026-10-01', endDate: '2026-10-31' }),
+    });
+    const { data } = (await (await fetch(start.headers.get('location') ?? '', { headers: { Authorization: `Bearer ${token}` } })).json()) as {
+      data: {
+        organizations: { services: { totalResellerPrice: string; items: { totalResellerPrice: string; products: { totalResellerPrice: string }[] }[] }[] }[];
+      }[];
+    };
     const { Money } = await import('@shared/money');
     for (const service of data.flatMap((e) => e.organizations.flatMap((o) => o.services))) {
       expect(service.totalResellerPrice).toMatch(/^\d+\.\d{2,4}$/);
@@ -111,11 +138,17 @@ describe('the service twin', () => {
     twin = await startTwin();
     const token = await signIn(twin);
     const path = `/api/resellers/${twin.credentials.resellerId}/Organizations`;
-    const bad = await api(twin, token, path, { method: 'POST', body: JSON.stringify({ name: '', contact: { email: 'nope' }, address: { countryCode: 'Sweden' }, customerNumber: 'C-10001' }) });
+    const bad = await api(twin, token, path, {
+      method: 'POST',
+      body: JSON.stringify({ name: '', contact: { email: 'nope' }, address: { countryCode: 'Sweden' }, customerNumber: 'C-10001' }),
+    });
     expect(bad.status).toBe(400);
     const problem = (await bad.json()) as { errors: Record<string, string[]> };
     expect(Object.keys(problem.errors).sort()).toEqual(['Address.CountryCode', 'Contact.Email', 'CustomerNumber', 'Name']);
-    const good = await api(twin, token, path, { method: 'POST', body: JSON.stringify({ name: 'Fresh AB', contact: { email: 'it@fresh.example' }, address: { countryCode: 'SE' } }) });
+    const good = await api(twin, token, path, {
+      method: 'POST',
+      body: JSON.stringify({ name: 'Fresh AB', contact: { email: 'it@fresh.example' }, address: { countryCode: 'SE' } }),
+    });
     expect(good.status).toBe(201);
     const list = (await (await api(twin, token, path)).json()) as { name: string }[];
     expect(list.some((o) => o.name === 'Fresh AB')).toBe(true);
@@ -137,12 +170,19 @@ describe('the service twin', () => {
       { subscriptionId: metered.subscriptionId, isAddon: false, quantity: 12.5 },
       { subscriptionId: metered.subscriptionId, isAddon: true, addonId: metered.addons[0]?.addonId, quantity: 3 },
     ];
-    const post = await api(twin, token, `/api/sellers/${twin.credentials.sellerId}/services/bulkconsumptions`, { method: 'POST', body: JSON.stringify({ consumptionRecords: records }) });
+    const post = await api(twin, token, `/api/sellers/${twin.credentials.sellerId}/services/bulkconsumptions`, {
+      method: 'POST',
+      body: JSON.stringify({ consumptionRecords: records }),
+    });
     expect(post.status).toBe(202);
     const { taskId, message } = (await post.json()) as { taskId: string; message: string };
     expect(message).toMatch(/queued/i);
     expect(post.headers.get('location')).toBe(`${twin.baseUrl}/api/sellers/${twin.credentials.sellerId}/services/bulkconsumptions/${taskId}`);
-    const state = async () => (await (await api(twin as Twin, token, `/api/sellers/${twin?.credentials.sellerId}/services/bulkconsumptions/${taskId}`)).json()) as { message: string; failedConsumptionRecords: unknown[] };
+    const state = async () =>
+      (await (await api(twin as Twin, token, `/api/sellers/${twin?.credentials.sellerId}/services/bulkconsumptions/${taskId}`)).json()) as {
+        message: string;
+        failedConsumptionRecords: unknown[];
+      };
     expect((await state()).message).toBe('Queued');
     now = 1500;
     expect((await state()).message).toBe('Processing');
@@ -164,9 +204,15 @@ describe('the service twin', () => {
       { subscriptionId: metered.subscriptionId, isAddon: false, addonId: metered.addons[0]?.addonId, quantity: 4 },
       { subscriptionId: metered.subscriptionId, isAddon: true, addonId: unknown, quantity: 5 },
     ];
-    const post = await api(twin, token, `/api/sellers/${twin.credentials.sellerId}/services/bulkconsumptions`, { method: 'POST', body: JSON.stringify({ consumptionRecords: records }) });
+    const post = await api(twin, token, `/api/sellers/${twin.credentials.sellerId}/services/bulkconsumptions`, {
+      method: 'POST',
+      body: JSON.stringify({ consumptionRecords: records }),
+    });
     const { taskId } = (await post.json()) as { taskId: string };
-    const result = (await (await api(twin, token, `/api/sellers/${twin.credentials.sellerId}/services/bulkconsumptions/${taskId}`)).json()) as { message: string; failedConsumptionRecords: { errorMessage: string; quantity: number }[] };
+    const result = (await (await api(twin, token, `/api/sellers/${twin.credentials.sellerId}/services/bulkconsumptions/${taskId}`)).json()) as {
+      message: string;
+      failedConsumptionRecords: { errorMessage: string; quantity: number }[];
+    };
     expect(result.message).toBe('Failed');
     expect(result.failedConsumptionRecords.map((r) => r.quantity)).toEqual([2, 3, 4, 5]);
     expect(result.failedConsumptionRecords[0]?.errorMessage).toMatch(/does not exist for seller/);
@@ -210,13 +256,20 @@ describe('the service twin', () => {
   it('restates a month on a control request with its token, and answers a bad body with 400', async () => {
     twin = await startTwin({ reportReadyAfterMs: 0, reportReadyAfterPolls: 0, reportShape: 'bare', statusType: 'number', organizations: 20 });
     const token = await signIn(twin);
-    const restate = (body: string, headers: Record<string, string> = { 'x-twin-control': (twin as Twin).controlToken }) => fetch(`${(twin as Twin).baseUrl}/__twin/restate`, { method: 'POST', headers, body });
+    const restate = (body: string, headers: Record<string, string> = { 'x-twin-control': (twin as Twin).controlToken }) =>
+      fetch(`${(twin as Twin).baseUrl}/__twin/restate`, { method: 'POST', headers, body });
     const line = async () => {
-      const start = await api(twin as Twin, token, `/api/resellers/${twin?.credentials.resellerId}/billing/reports/MonthlyBillingPerOrganizationAsync`, { method: 'POST', body: JSON.stringify({ startDate: '2026-11-01', endDate: '2026-11-30' }) });
-      const { data } = (await (await fetch(start.headers.get('location') ?? '', { headers: { Authorization: `Bearer ${token}` } })).json()) as { data: { organizations: { services: { items: { subscriptionId: string; products: { productId: string; quantity: number }[] }[] }[] }[] }[] };
+      const start = await api(twin as Twin, token, `/api/resellers/${twin?.credentials.resellerId}/billing/reports/MonthlyBillingPerOrganizationAsync`, {
+        method: 'POST',
+        body: JSON.stringify({ startDate: '2026-11-01', endDate: '2026-11-30' }),
+      });
+      const { data } = (await (await fetch(start.headers.get('location') ?? '', { headers: { Authorization: `Bearer ${token}` } })).json()) as {
+        data: { organizations: { services: { items: { subscriptionId: string; products: { productId: string; quantity: number }[] }[] }[] }[] }[];
+      };
       const target = (twin as Twin).plantedChanges('2026-11').restatement;
       const items = data.flatMap((entry) => entry.organizations.flatMap((o) => o.services.flatMap((s) => s.items)));
-      return items.find((item) => item.subscriptionId === target?.subscriptionId)?.products.find((product) => product.productId === target?.productId)?.quantity;
+      return items.find((item) => item.subscriptionId === target?.subscriptionId)?.products.find((product) => product.productId === target?.productId)
+        ?.quantity;
     };
     const before = await line();
     expect(before).toBeGreaterThan(0);

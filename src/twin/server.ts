@@ -144,7 +144,8 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
   function reportResponse(job: ReportJob, overrideStatus?: number | string): unknown {
     job.polls++;
     const ready = now() - job.createdAt >= (options.reportReadyAfterMs ?? 5000) && job.polls > (options.reportReadyAfterPolls ?? 1);
-    if (ready && !job.data) job.data = buildBillingReport(organizations, job.startDate, job.endDate, { seed, inconsistentEvery: options.inconsistentEvery ?? 0, plant, restated });
+    if (ready && !job.data)
+      job.data = buildBillingReport(organizations, job.startDate, job.endDate, { seed, inconsistentEvery: options.inconsistentEvery ?? 0, plant, restated });
     const numericStatus = overrideStatus ?? (ready ? 5 : 0);
     const statusType = options.statusType ?? 'alternate';
     const asString = statusType === 'string' || (statusType === 'alternate' && job.sequence % 2 === 0);
@@ -201,7 +202,11 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
         if (Object.keys(errors).length) throw problem(400, 'One or more validation errors occurred.', errors);
         const organization: TwinOrganization = { ...(input as TwinOrganization), orgId: randomUUID(), organizationGroups: [], services: [], currency: 'EUR' };
         createdOrganizations.push(organization);
-        return { status: 201, body: organizationRecord(organization), headers: { Location: `${baseUrl}/api/resellers/${credentials.resellerId}/Organizations/${organization.orgId}` } };
+        return {
+          status: 201,
+          body: organizationRecord(organization),
+          headers: { Location: `${baseUrl}/api/resellers/${credentials.resellerId}/Organizations/${organization.orgId}` },
+        };
       }
     }
 
@@ -216,10 +221,20 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
         if (!end.success) errors.EndDate = ['EndDate must be a date (YYYY-MM-DD).'];
         if (start.success && end.success && start.data > end.data) errors.EndDate = ['EndDate must not be before StartDate.'];
         if (Object.keys(errors).length) throw problem(400, 'One or more validation errors occurred.', errors);
-        const job: ReportJob = { id: randomUUID(), sequence: reportSequence++, startDate: start.data as string, endDate: end.data as string, createdAt: now(), polls: 0 };
+        const job: ReportJob = {
+          id: randomUUID(),
+          sequence: reportSequence++,
+          startDate: start.data as string,
+          endDate: end.data as string,
+          createdAt: now(),
+          polls: 0,
+        };
         reports.set(job.id, job);
         // Spec §4.2: 201, empty body, absolute location.
-        return { status: 201, headers: { Location: `${baseUrl}/api/resellers/${credentials.resellerId}/billing/reports/MonthlyBillingPerOrganizationAsync/${job.id}` } };
+        return {
+          status: 201,
+          headers: { Location: `${baseUrl}/api/resellers/${credentials.resellerId}/billing/reports/MonthlyBillingPerOrganizationAsync/${job.id}` },
+        };
       }
       if (method === 'GET' && reportPath[1]) {
         const job = reports.get(reportPath[1]);
@@ -235,7 +250,13 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
         const read = readConsumptionBody(json());
         if ('errors' in read) throw problem(400, 'One or more validation errors occurred.', read.errors);
         const taskId = randomUUID();
-        tasks.set(taskId, { taskId, createdAt: now(), records: read.records, failed: findFailedRecords(read.records, subscriptions, savedIds, credentials.sellerId), saved: false });
+        tasks.set(taskId, {
+          taskId,
+          createdAt: now(),
+          records: read.records,
+          failed: findFailedRecords(read.records, subscriptions, savedIds, credentials.sellerId),
+          saved: false,
+        });
         return {
           status: 202,
           body: { message: 'Bulk consumption task accepted and queued.', taskId },
@@ -260,7 +281,8 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
       if (request.method !== 'POST') return { status: 405, body: { title: 'Use POST.' } };
       const given = Buffer.from(String(request.headers['x-twin-control'] ?? ''));
       const expected = Buffer.from(controlToken);
-      if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { status: 403, body: { title: "The twin's controls need its per-run token in x-twin-control." } };
+      if (given.length !== expected.length || !timingSafeEqual(given, expected))
+        return { status: 403, body: { title: "The twin's controls need its per-run token in x-twin-control." } };
       let json: unknown;
       try {
         json = JSON.parse(body || '{}');
@@ -283,11 +305,13 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
     if (path === '/__twin/subscriptions') {
       return {
         status: 200,
-        body: [...subscriptions.values()].filter((subscription) => subscription.metered).map((subscription) => ({
-          subscriptionId: subscription.subscriptionId,
-          itemName: subscription.itemName,
-          addonIds: subscription.addons.map((addon) => addon.addonId),
-        })),
+        body: [...subscriptions.values()]
+          .filter((subscription) => subscription.metered)
+          .map((subscription) => ({
+            subscriptionId: subscription.subscriptionId,
+            itemName: subscription.itemName,
+            addonIds: subscription.addons.map((addon) => addon.addonId),
+          })),
       };
     }
     if (path === '/__twin/state') return { status: 200, body: { savedConsumption: saved.length, tasks: tasks.size, reports: reports.size } };

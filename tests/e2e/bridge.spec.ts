@@ -15,7 +15,9 @@ test('the printed link opens the app once, keeps no token in the address bar, an
     const app = new ClosebookPage(page);
     await app.startDemo(); // channel calls and the event stream work with the session
     const cookies = await page.context().cookies();
-    expect(cookies.map(({ name, httpOnly, sameSite, path }) => ({ name, httpOnly, sameSite, path }))).toEqual([{ name: `closebook-session-${new URL(url).port}`, httpOnly: true, sameSite: 'Strict', path: '/' }]);
+    expect(cookies.map(({ name, httpOnly, sameSite, path }) => ({ name, httpOnly, sameSite, path }))).toEqual([
+      { name: `closebook-session-${new URL(url).port}`, httpOnly: true, sameSite: 'Strict', path: '/' },
+    ]);
     expect([host.harness.token, new URL(link).searchParams.get('token')]).not.toContain(cookies[0]?.value);
 
     // Another browser (or someone who found the link in a history or a terminal) gets a page that says what to do.
@@ -27,7 +29,11 @@ test('the printed link opens the app once, keeps no token in the address bar, an
     // And the app's page, which anyone may load, calls nothing for it, and says why.
     await stranger.goto(url);
     await expect(stranger.getByText('Open the link it printed at start, or restart it for a new one.').first()).toBeVisible();
-    expect(await stranger.evaluate(async () => (await fetch('/bridge/invoke/app:info', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' })).status)).toBe(403);
+    expect(
+      await stranger.evaluate(
+        async () => (await fetch('/bridge/invoke/app:info', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' })).status,
+      ),
+    ).toBe(403);
     await other.close();
   } finally {
     await host.stop();
@@ -37,7 +43,9 @@ test('the printed link opens the app once, keeps no token in the address bar, an
 test("a page of another loopback port shares the browser's cookies, yet can call, read and spend nothing", async ({ page }) => {
   const host = await startBridge();
   // A page served from another port on the same address: to the browser, the same site (cookies go along).
-  const hostile: Server = createServer((_request, response) => response.writeHead(200, { 'Content-Type': 'text/html' }).end('<!doctype html><title>Another local page</title>'));
+  const hostile: Server = createServer((_request, response) =>
+    response.writeHead(200, { 'Content-Type': 'text/html' }).end('<!doctype html><title>Another local page</title>'),
+  );
   await new Promise<void>((resolve) => hostile.listen(0, '127.0.0.1', resolve));
   try {
     const { url, link, service } = host.harness;
@@ -51,7 +59,11 @@ test("a page of another loopback port shares the browser's cookies, yet can call
     expect((await page.context().cookies(hostileUrl)).map((cookie) => cookie.name)).toContain(`closebook-session-${new URL(url).port}`);
     const results = await attacker.evaluate(
       async ({ bridge, file }) => {
-        const outcome = (promise: Promise<unknown>) => promise.then((value) => String(value), () => 'failed');
+        const outcome = (promise: Promise<unknown>) =>
+          promise.then(
+            (value) => String(value),
+            () => 'failed',
+          );
         // A request no CORS rule stops, with no Referer either: only Sec-Fetch-Site says where it comes from.
         await new Promise((resolve) => {
           const image = new Image();
@@ -60,8 +72,19 @@ test("a page of another loopback port shares the browser's cookies, yet can call
           image.src = `${bridge}${file}`;
         });
         return {
-          read: await outcome(fetch(`${bridge}/bridge/invoke/profiles:list`, { method: 'POST', credentials: 'include', headers: { 'Content-Type': 'application/json' }, body: '{}' }).then((response) => response.text())),
-          blind: await outcome(fetch(`${bridge}/bridge/invoke/demo:start`, { method: 'POST', mode: 'no-cors', credentials: 'include', body: '{}' }).then((response) => response.type)),
+          read: await outcome(
+            fetch(`${bridge}/bridge/invoke/profiles:list`, {
+              method: 'POST',
+              credentials: 'include',
+              headers: { 'Content-Type': 'application/json' },
+              body: '{}',
+            }).then((response) => response.text()),
+          ),
+          blind: await outcome(
+            fetch(`${bridge}/bridge/invoke/demo:start`, { method: 'POST', mode: 'no-cors', credentials: 'include', body: '{}' }).then(
+              (response) => response.type,
+            ),
+          ),
           events: await new Promise<string>((resolve) => {
             const source = new EventSource(`${bridge}/bridge/events`, { withCredentials: true });
             source.onopen = () => resolve('open');

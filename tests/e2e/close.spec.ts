@@ -6,7 +6,8 @@ import { ClosebookPage, ReportsPage, SCREEN_SIZES, WIDE } from './pages';
 
 const OCTOBER = '2026-10-01 – 2026-10-31';
 
-const en = (amount: string) => new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(amount as Intl.StringNumericLiteral);
+const en = (amount: string) =>
+  new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(amount as Intl.StringNumericLiteral);
 
 async function newestReportId(bridge: BridgeHost, startDate: string): Promise<string> {
   const listings = await bridge.harness.service.handlers['reports:list']({});
@@ -29,14 +30,18 @@ async function layoutProblems(page: Page): Promise<string[]> {
       return box.left >= -0.5 && box.right <= window.innerWidth + 0.5;
     };
     if (close.scrollWidth > close.clientWidth + 1) problems.push(`the screen scrolls sideways (${close.scrollWidth} > ${close.clientWidth})`);
-    for (const grid of close.querySelectorAll('[role=grid]')) if (grid.scrollWidth > grid.clientWidth + 1) problems.push(`${grid.getAttribute('aria-label')} scrolls sideways`);
-    const cells = close.querySelectorAll('table[aria-label] td, table[aria-label] th[scope=col], [role=grid] [role=columnheader], [role=grid] .head__label, [role=grid] .num > *, .chg__side > span');
+    for (const grid of close.querySelectorAll('[role=grid]'))
+      if (grid.scrollWidth > grid.clientWidth + 1) problems.push(`${grid.getAttribute('aria-label')} scrolls sideways`);
+    const cells = close.querySelectorAll(
+      'table[aria-label] td, table[aria-label] th[scope=col], [role=grid] [role=columnheader], [role=grid] .head__label, [role=grid] .num > *, .chg__side > span',
+    );
     for (const cell of cells) {
       if (cell.closest('.exc-table') && !cell.matches('th')) continue; // exception text wraps by design
       if (cell.scrollWidth > cell.clientWidth + 1) problems.push(`clipped: ${cell.textContent}`);
     }
     for (const element of close.querySelectorAll('button, [role=columnheader], table th[scope=col], input, select')) {
-      if ((element as HTMLElement).offsetParent !== null && !onScreen(element)) problems.push(`off screen: ${element.textContent || element.getAttribute('aria-label')}`);
+      if ((element as HTMLElement).offsetParent !== null && !onScreen(element))
+        problems.push(`off screen: ${element.textContent || element.getAttribute('aria-label')}`);
     }
     return problems;
   });
@@ -92,7 +97,15 @@ test('close a month: compare with the one before, review the exceptions, sign of
     const severityOf = new Map(state.exceptions.map((exception) => [exception.rule, exception.severity]));
     const ranks = groupRules.map((rule) => ['high', 'medium', 'low'].indexOf(severityOf.get(rule!)!));
     expect(ranks).toEqual([...ranks].sort((a, b) => a - b));
-    for (const rule of ['negative-margin', 'unbilled', 'missing-customer-number', 'line-total-mismatch', 'missing-subscription', 'quantity-jump', 'unit-price-changed']) {
+    for (const rule of [
+      'negative-margin',
+      'unbilled',
+      'missing-customer-number',
+      'line-total-mismatch',
+      'missing-subscription',
+      'quantity-jump',
+      'unit-price-changed',
+    ]) {
       expect(groupRules, `${rule} found`).toContain(rule);
     }
     const negative = state.exceptions.find((exception) => exception.rule === 'negative-margin')!;

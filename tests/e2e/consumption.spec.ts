@@ -30,13 +30,19 @@ async function screenshots(page: Page, name: string): Promise<void> {
     await page.setViewportSize(size);
     await page.screenshot({ path: `test-results/consumption-${name}-${size.width}x${size.height}.png` });
     for (const grid of await page.locator('.batch').all()) {
-      expect(await grid.evaluate((element) => element.scrollWidth - element.clientWidth), `${name}: the grid scrolls sideways at ${size.width}×${size.height}`).toBeLessThanOrEqual(0);
+      expect(
+        await grid.evaluate((element) => element.scrollWidth - element.clientWidth),
+        `${name}: the grid scrolls sideways at ${size.width}×${size.height}`,
+      ).toBeLessThanOrEqual(0);
     }
   }
   await page.setViewportSize(WIDE);
 }
 
-test('import with an invalid row, fix it, get Failed for an unknown subscription, fix in place, resubmit, Successful, both in history', async ({ page, bridge }) => {
+test('import with an invalid row, fix it, get Failed for an unknown subscription, fix in place, resubmit, Successful, both in history', async ({
+  page,
+  bridge,
+}) => {
   const app = new ClosebookPage(page);
   await app.open(bridge.harness.url);
   await app.startDemo();
@@ -89,7 +95,9 @@ test.describe('names, own columns, decimal commas and the month', () => {
     const withAddon = metered.find((subscription) => subscription.addonIds.length > 0)!;
     const [plain, other] = metered.filter((subscription) => subscription !== withAddon);
     const organizationOf = (subscriptionId: string) =>
-      generateOrganizations(twin).find((organization) => organization.services.some((use) => use.subscriptions.some((subscription) => subscription.subscriptionId === subscriptionId)))!.name;
+      generateOrganizations(twin).find((organization) =>
+        organization.services.some((use) => use.subscriptions.some((subscription) => subscription.subscriptionId === subscriptionId)),
+      )!.name;
 
     // Names come from the saved reports of the profile: none yet, so the screen says so.
     await app.nav('Consumption').click();
@@ -127,7 +135,9 @@ test.describe('names, own columns, decimal commas and the month', () => {
 
     // 12,5 is a decimal comma; 1,234 could be a thousand, so it is refused, saying how to write it.
     await expect(screen.messages(2)).toHaveCount(0);
-    await expect(screen.messages(3)).toHaveText('Quantity: "1,234" could be a thousand or a decimal: write 1234 for a whole number, or 1.234 with a decimal point.');
+    await expect(screen.messages(3)).toHaveText(
+      'Quantity: "1,234" could be a thousand or a decimal: write 1234 for a whole number, or 1.234 with a decimal point.',
+    );
     await screen.cell(3, 'Quantity').fill('1.234');
     await screen.cell(3, 'Subscription ID').fill(other!.subscriptionId);
     await expect(screen.names(3)).toContainText(other!.itemName);

@@ -31,10 +31,19 @@ export async function startBridge(twinOptions: TwinOptions = {}, context?: Brows
     const harness = await startHarness({
       ...(port ? { port } : {}),
       staticDir: join(process.cwd(), 'out', 'renderer'),
-      ports: { dataDir, secrets, fetch: (input, init) => fetch(input, init), clock: systemClock, log: silentLogger, startDemoService: demo.start, appVersion: '0.0.0-e2e' },
+      ports: {
+        dataDir,
+        secrets,
+        fetch: (input, init) => fetch(input, init),
+        clock: systemClock,
+        log: silentLogger,
+        startDemoService: demo.start,
+        appVersion: '0.0.0-e2e',
+      },
     });
     // The context's request shares its cookie jar: the session cookie the link sets is the page's.
-    if (context && !(await context.request.get(harness.link, { maxRedirects: 0 })).headers()['set-cookie']) throw new Error('The bridge gave no session for its link.');
+    if (context && !(await context.request.get(harness.link, { maxRedirects: 0 })).headers()['set-cookie'])
+      throw new Error('The bridge gave no session for its link.');
     return harness;
   };
   const host = {

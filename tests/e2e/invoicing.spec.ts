@@ -59,9 +59,13 @@ async function expectInside(locator: Locator, frame: { x: number; y: number; wid
   expect(box!.y + box!.height, `${what} bottom`).toBeLessThanOrEqual(frame.y + frame.height + 0.5);
 }
 
-const en = (amount: string, places = 2) => new Intl.NumberFormat('en-US', { minimumFractionDigits: places, maximumFractionDigits: places }).format(amount as Intl.StringNumericLiteral);
+const en = (amount: string, places = 2) =>
+  new Intl.NumberFormat('en-US', { minimumFractionDigits: places, maximumFractionDigits: places }).format(amount as Intl.StringNumericLiteral);
 
-test('Invoicing: one row per organization and customer currency, amounts equal to the lines, copied exactly, laid out at 1440 and 1024', async ({ page, bridge }) => {
+test('Invoicing: one row per organization and customer currency, amounts equal to the lines, copied exactly, laid out at 1440 and 1024', async ({
+  page,
+  bridge,
+}) => {
   await page.setViewportSize(WIDE);
   const { viewer, reportId } = await openReport(page, bridge);
   const grid = await viewer.showInvoicing();
@@ -97,7 +101,9 @@ test('Invoicing: one row per organization and customer currency, amounts equal t
   await expect(grid).toHaveAttribute('aria-rowcount', String(rows.length + 1));
   await expect(viewer.invoiceTotals.getByTestId('invoice-total')).toHaveCount(totals.length);
   const byCustomer = new Map(rows.map((row) => [`${row.customerNumber}|${row.currency}`, row]));
-  const shown = await viewer.invoiceRows().evaluateAll((elements) => elements.slice(0, 8).map((element) => [...element.children].map((cell) => cell.textContent ?? '')));
+  const shown = await viewer
+    .invoiceRows()
+    .evaluateAll((elements) => elements.slice(0, 8).map((element) => [...element.children].map((cell) => cell.textContent ?? '')));
   expect(shown.length).toBe(8);
   for (const cells of shown) {
     const row = byCustomer.get(`${cells[1]}|${cells[4]}`)!;
@@ -134,9 +140,11 @@ test('Invoicing: one row per organization and customer currency, amounts equal t
   const amountHeader = viewer.invoiceHeaders(/^Amount to invoice/);
   await viewer.sortButton(amountHeader).click();
   await expect(amountHeader).toHaveAttribute('aria-sort', 'descending');
-  const sorted = (await viewer.invoiceRows().evaluateAll((elements) => elements.map((element) => [element.children[4]!.textContent ?? '', element.children[5]!.textContent ?? '']))).map(
-    ([currency, amount]) => ({ currency: currency!, amount: Number(amount!.replace(/,/g, '')) }),
-  );
+  const sorted = (
+    await viewer
+      .invoiceRows()
+      .evaluateAll((elements) => elements.map((element) => [element.children[4]!.textContent ?? '', element.children[5]!.textContent ?? '']))
+  ).map(([currency, amount]) => ({ currency: currency!, amount: Number(amount!.replace(/,/g, '')) }));
   expect(sorted.length).toBeGreaterThan(5);
   sorted.forEach((entry, i) => {
     const before = sorted[i - 1];
@@ -176,7 +184,15 @@ test('prints the summary or the Invoicing rows, never the virtual list, and writ
   const printed = () => page.evaluate(() => (window as unknown as { __printed: number }).__printed);
 
   // Tree mode: every organization row (per currency) at summary level.
-  const summary = await bridge.harness.service.handlers['reports:window']({ reportId, filter: {}, sort: { key: 'label', direction: 'asc' }, expansion: { all: 'none', toggled: [] }, hierarchy: 'organization', offset: 0, count: 1 });
+  const summary = await bridge.harness.service.handlers['reports:window']({
+    reportId,
+    filter: {},
+    sort: { key: 'label', direction: 'asc' },
+    expansion: { all: 'none', toggled: [] },
+    hierarchy: 'organization',
+    offset: 0,
+    count: 1,
+  });
   await viewer.button('Print…').click();
   await expect.poll(printed).toBe(1);
   const { printable } = viewer;
@@ -194,7 +210,12 @@ test('prints the summary or the Invoicing rows, never the virtual list, and writ
   await expect(new ClosebookPage(page).navigation).toBeHidden();
   await expect(viewer.tree).toBeHidden();
   expect(await printable.locator('thead').evaluate((element) => getComputedStyle(element).display)).toBe('table-header-group');
-  expect(await printable.locator('tbody tr').first().evaluate((element) => getComputedStyle(element).breakInside)).toBe('avoid');
+  expect(
+    await printable
+      .locator('tbody tr')
+      .first()
+      .evaluate((element) => getComputedStyle(element).breakInside),
+  ).toBe('avoid');
   await page.emulateMedia({ media: 'screen' });
   // The dialog closed: the print-only rows go.
   await page.evaluate(() => window.dispatchEvent(new Event('afterprint')));

@@ -8,7 +8,10 @@ async function screenshots(page: Page, name: string): Promise<void> {
   for (const size of [NARROW, WIDE]) {
     await page.setViewportSize(size);
     await page.screenshot({ path: `test-results/organizations-${name}-${size.width}x${size.height}.png` });
-    expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth), `${name} scrolls sideways at ${size.width}`).toBeLessThanOrEqual(0);
+    expect(
+      await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth),
+      `${name} scrolls sideways at ${size.width}`,
+    ).toBeLessThanOrEqual(0);
   }
 }
 

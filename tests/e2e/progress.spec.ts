@@ -22,7 +22,10 @@ test('a connection test says which step it is on and for how long: signing in, w
     const app = new ClosebookPage(page);
     await app.open(bridge.harness.url);
     await app.nav('Profiles').click();
-    await page.getByRole('row', { name: /Production/ }).getByRole('button', { name: 'Test connection' }).click();
+    await page
+      .getByRole('row', { name: /Production/ })
+      .getByRole('button', { name: 'Test connection' })
+      .click();
     const status = page.getByTestId('connection-test');
     await expect(status).toHaveText(/^Signing in — trying again in [0-3] s \(attempt 2 of 4; \d+ s so far\)/);
     await expect(status).toContainText('503');

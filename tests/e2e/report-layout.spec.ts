@@ -66,7 +66,8 @@ async function layoutProblems(page: Page): Promise<Problem[]> {
       const cell = code.closest('[role=gridcell]')!;
       if (!inView(cell)) continue;
       const box = code.getBoundingClientRect();
-      if (!inside(box, cell.getBoundingClientRect()) || !inside(box, screen) || box.width === 0) problems.push({ what: 'currency code hidden', text: cell.textContent ?? '' });
+      if (!inside(box, cell.getBoundingClientRect()) || !inside(box, screen) || box.width === 0)
+        problems.push({ what: 'currency code hidden', text: cell.textContent ?? '' });
       if (!/^[A-Z]{3}$/.test(code.textContent ?? '')) problems.push({ what: 'not a currency code', text: code.textContent ?? '' });
     }
     return problems;
@@ -100,7 +101,9 @@ for (const size of [NARROW, WIDE]) {
       const name = first.locator('.tree__label');
       expect(await name.evaluate((element) => element.scrollWidth > element.clientWidth)).toBe(true);
       // Seven digits and more are on screen, each with its currency code.
-      const large = await tree.locator('[role=gridcell].num').evaluateAll((cells) => cells.map((cell) => cell.textContent ?? '').filter((text) => /\d{1,3}(?:\D\d{3}){2}\D\d{2}[A-Z]{3}$/.test(text)));
+      const large = await tree
+        .locator('[role=gridcell].num')
+        .evaluateAll((cells) => cells.map((cell) => cell.textContent ?? '').filter((text) => /\d{1,3}(?:\D\d{3}){2}\D\d{2}[A-Z]{3}$/.test(text)));
       expect(large.length, 'amounts of a million or more').toBeGreaterThan(0);
 
       expect(await layoutProblems(page)).toEqual([]);

@@ -184,7 +184,9 @@ test.describe('a 100,000-line report', () => {
     expect(filtered.shown).toBeGreaterThan(0);
     expect(filtered.shown).toBeLessThan(all);
     print(`typing "storage": keystroke → input painted ${Math.round(Math.max(...typing.echoes))} ms at worst (goal ≤ 50 ms)`);
-    print(`typing "storage": last keystroke → filtered rows painted ${Math.round(typing.lastKeyToRows)} ms (includes the 30 ms typing pause) → ${filtered.shown.toLocaleString('en')} lines`);
+    print(
+      `typing "storage": last keystroke → filtered rows painted ${Math.round(typing.lastKeyToRows)} ms (includes the 30 ms typing pause) → ${filtered.shown.toLocaleString('en')} lines`,
+    );
     expect(Math.max(...typing.echoes)).toBeLessThan(250);
     await expectRowsBounded(page, 'filtered by text');
 
@@ -219,7 +221,15 @@ test.describe('a 100,000-line report', () => {
     const filter = { text: 'hot lrs' };
     const started = performance.now();
     await Promise.all([
-      bridge.harness.service.handlers['reports:window']({ reportId, filter, sort: { key: 'label', direction: 'asc' }, expansion: { all: 'organizations', toggled: [] }, hierarchy: 'organization', offset: 0, count: 200 }),
+      bridge.harness.service.handlers['reports:window']({
+        reportId,
+        filter,
+        sort: { key: 'label', direction: 'asc' },
+        expansion: { all: 'organizations', toggled: [] },
+        hierarchy: 'organization',
+        offset: 0,
+        count: 200,
+      }),
       bridge.harness.service.handlers['reports:totals']({ reportId, filter }),
     ]);
     print(`main process alone, a new text filter (first window + totals): ${Math.round(performance.now() - started)} ms`);
@@ -246,7 +256,10 @@ test.describe('a 100,000-line report', () => {
     });
     const [download] = await Promise.all([page.waitForEvent('download', { timeout: 120_000 }), viewer.button('Export view').click()]);
     const exportTexts = await page.evaluate(() => (globalThis as unknown as { __exportTexts: string[] }).__exportTexts);
-    expect(exportTexts.some((text) => /^Exporting: [\d,]+ lines$/.test(text)), exportTexts.join(' | ')).toBe(true);
+    expect(
+      exportTexts.some((text) => /^Exporting: [\d,]+ lines$/.test(text)),
+      exportTexts.join(' | '),
+    ).toBe(true);
     expect(download.suggestedFilename()).toMatch(/\(view\)\.xlsx$/);
     await expectRowsBounded(page, 'exported the view');
     const workbook = new ExcelJS.Workbook();
@@ -274,7 +287,11 @@ function inOrderWithinCurrency(rows: { group: string; value: number }[], directi
 /** Cells whose text is cut off (wider than the cell): amounts, currency codes and headers must never be. */
 async function clippedCells(page: Page): Promise<string[]> {
   return page.evaluate(() =>
-    [...document.querySelectorAll('[role=treegrid] [role=columnheader], [role=treegrid] [role=gridcell].num, [aria-label="Totals per currency"] td, [aria-label="Totals per currency"] th')]
+    [
+      ...document.querySelectorAll(
+        '[role=treegrid] [role=columnheader], [role=treegrid] [role=gridcell].num, [aria-label="Totals per currency"] td, [aria-label="Totals per currency"] th',
+      ),
+    ]
       .filter((cell) => cell.scrollWidth > cell.clientWidth + 1)
       .map((cell) => cell.textContent ?? ''),
   );
@@ -355,7 +372,10 @@ test.describe('keys, sorting and stated totals', () => {
     // Money sorts within a currency: each currency group's costs run down (then up), whatever the other groups hold.
     const costs = async () =>
       viewer.rows(1).evaluateAll((rows) =>
-        rows.map((row) => ({ group: row.querySelector('.tag')?.textContent ?? '', value: Number((row.children[2]?.textContent ?? '').replace(/[^\d.-]/g, '')) })),
+        rows.map((row) => ({
+          group: row.querySelector('.tag')?.textContent ?? '',
+          value: Number((row.children[2]?.textContent ?? '').replace(/[^\d.-]/g, '')),
+        })),
       );
     // Only the rows in view are in the DOM: enough of them to see two groups.
     const costsInView = async () => (await costs()).slice(0, 20);
@@ -375,7 +395,10 @@ test.describe('keys, sorting and stated totals', () => {
     };
     await expect.poll(flagInView, { timeout: 30_000 }).toBe(true);
     await expect(flag).toBeVisible();
-    await expect(flag).toHaveAttribute('title', /^Stated total differs from the sum of its subscriptions: cost stated [\d,.]+, sum [\d,.]+; sales stated [\d,.]+, sum [\d,.]+\. Closebook shows the sum of the lines\.$/);
+    await expect(flag).toHaveAttribute(
+      'title',
+      /^Stated total differs from the sum of its subscriptions: cost stated [\d,.]+, sum [\d,.]+; sales stated [\d,.]+, sum [\d,.]+\. Closebook shows the sum of the lines\.$/,
+    );
     await expectRowsBounded(page, 'small report, expanded');
   });
 });
@@ -436,7 +459,12 @@ async function allTopRows(viewer: ViewerPage, column: number): Promise<{ group: 
     await tree.evaluate((element, y) => element.scrollTo({ top: y }), top);
     await expect(tree.locator('[role=row][aria-busy=true]')).toHaveCount(0);
     const rows = await viewer.rows(1).evaluateAll(
-      (elements, at) => elements.map((row) => ({ index: Number(row.getAttribute('aria-rowindex')), group: row.querySelector('.tag')?.textContent ?? '', text: row.children[at]?.textContent ?? '' })),
+      (elements, at) =>
+        elements.map((row) => ({
+          index: Number(row.getAttribute('aria-rowindex')),
+          group: row.querySelector('.tag')?.textContent ?? '',
+          text: row.children[at]?.textContent ?? '',
+        })),
       column,
     );
     for (const row of rows) byIndex.set(row.index, { group: row.group, text: row.text });
@@ -536,8 +564,22 @@ test.describe('copying, in a Swedish locale and zone', () => {
     const labels = await tree.locator('[role=row][aria-selected=true] .tree__label').allTextContents();
     await viewer.button('Copy rows').click();
     await expect(viewer.status('Copied 4 rows')).toBeVisible();
-    const copied = (await page.evaluate(() => navigator.clipboard.readText())).trimEnd().split(/\r?\n/).map((line) => line.split('\t'));
-    expect(copied[0]).toEqual(['Organization › service', 'Level', 'Detail', 'Cost currency', 'Sales currency', 'Quantity', 'Cost', 'Sales', 'Margin', 'Margin %']);
+    const copied = (await page.evaluate(() => navigator.clipboard.readText()))
+      .trimEnd()
+      .split(/\r?\n/)
+      .map((line) => line.split('\t'));
+    expect(copied[0]).toEqual([
+      'Organization › service',
+      'Level',
+      'Detail',
+      'Cost currency',
+      'Sales currency',
+      'Quantity',
+      'Cost',
+      'Sales',
+      'Margin',
+      'Margin %',
+    ]);
     expect(copied.slice(1).map((row) => row[0])).toEqual(labels);
     for (const row of copied.slice(1)) {
       expect(row[3]).toMatch(/^[A-Z]{3}$/);
@@ -546,14 +588,20 @@ test.describe('copying, in a Swedish locale and zone', () => {
     }
 
     // Ctrl+C on the tree copies too; Ctrl+click adds a row.
-    await viewer.rows(1).nth(5).click({ modifiers: ['Control'] });
+    await viewer
+      .rows(1)
+      .nth(5)
+      .click({ modifiers: ['Control'] });
     await tree.focus();
     await page.keyboard.press('Control+c');
     await expect(viewer.status('Copied 5 rows')).toBeVisible();
     expect((await page.evaluate(() => navigator.clipboard.readText())).trimEnd().split(/\r?\n/)).toHaveLength(6);
 
     await viewer.button('Copy totals').click();
-    const totals = (await page.evaluate(() => navigator.clipboard.readText())).trimEnd().split(/\r?\n/).map((line) => line.split('\t'));
+    const totals = (await page.evaluate(() => navigator.clipboard.readText()))
+      .trimEnd()
+      .split(/\r?\n/)
+      .map((line) => line.split('\t'));
     expect(totals[0]).toEqual(['Cost currency', 'Sales currency', 'Lines', 'Cost', 'Sales', 'Margin', 'Margin %']);
     expect(totals).toHaveLength((await viewer.totals.getByTestId('currency-total').count()) + 1);
     expect(totals[1]![3]).toMatch(/^-?\d+(,\d+)?$/);

@@ -93,7 +93,8 @@ test('request last month, watch it, read it by group, export the view and check 
 
   const totals: { currency: string; result: number }[] = [];
   workbook.getWorksheet('Summary')!.eachRow((row) => {
-    if (String(row.getCell(1).value).startsWith('Total ')) totals.push({ currency: String(row.getCell(4).value), result: (row.getCell(5).value as { result: number }).result });
+    if (String(row.getCell(1).value).startsWith('Total '))
+      totals.push({ currency: String(row.getCell(4).value), result: (row.getCell(5).value as { result: number }).result });
   });
   expect(totals.length).toBe(exact.size);
   for (const total of totals) {
@@ -157,7 +158,9 @@ test('opens and exports a saved report with the service gone', async ({ page, br
   await expect(group.getByTestId('saved-report')).toHaveCount(1);
   await expect(group.getByTestId('saved-report').getByRole('button', { name: /^Billing \d{4}-\d{2} · Production$/ })).toBeVisible();
   const [shared] = await Promise.all([page.waitForEvent('download'), group.getByRole('button', { name: 'Share file' }).click()]);
-  await page.getByLabel('Import report file').setInputFiles({ name: shared.suggestedFilename(), mimeType: 'application/gzip', buffer: await readFile((await shared.path()) as string) });
+  await page
+    .getByLabel('Import report file')
+    .setInputFiles({ name: shared.suggestedFilename(), mimeType: 'application/gzip', buffer: await readFile((await shared.path()) as string) });
   await expect(group.getByTestId('saved-report')).toHaveCount(2);
   await expect(group.getByTestId('saved-report').filter({ hasText: `imported from ${shared.suggestedFilename()}` })).toHaveCount(1);
 });

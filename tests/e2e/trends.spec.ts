@@ -7,7 +7,8 @@ const OCTOBER = '2026-10-01 – 2026-10-31';
 // The demo service answers at once, with a dozen organizations: three months fetch in seconds.
 test.use({ twinOptions: { reportReadyAfterMs: 300, reportReadyAfterPolls: 1, organizations: 12 } });
 
-const en = (amount: string) => new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(amount as Intl.StringNumericLiteral);
+const en = (amount: string) =>
+  new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(amount as Intl.StringNumericLiteral);
 
 /** Everything the strict Content-Security-Policy refused, and every uncaught error, while the test ran. */
 function watchForRefusals(page: Page): string[] {
@@ -26,7 +27,9 @@ async function scrollsSideways(page: Page): Promise<string | false> {
     if (!close) return 'no Close screen';
     if (close.scrollWidth <= close.clientWidth + 1) return false;
     const right = close.getBoundingClientRect().right;
-    const wide = [...close.querySelectorAll('*')].filter((element) => element.getBoundingClientRect().right > right + 1).map((element) => `${element.tagName}.${element.getAttribute('class') ?? ''} ${Math.round(element.getBoundingClientRect().right - right)}px`);
+    const wide = [...close.querySelectorAll('*')]
+      .filter((element) => element.getBoundingClientRect().right > right + 1)
+      .map((element) => `${element.tagName}.${element.getAttribute('class') ?? ''} ${Math.round(element.getBoundingClientRect().right - right)}px`);
     return `${close.scrollWidth} > ${close.clientWidth}: ${wide.slice(0, 6).join(', ')}`;
   });
 }
@@ -111,7 +114,11 @@ test('trends per currency with a chart and a table, top movers, and a converted 
   await file.setInputFiles({ name: 'rates.csv', mimeType: 'text/csv', buffer: Buffer.from(`currency;rate\n${others[0]};0,5\n`) });
   await expect(close.ratesMessage('alert')).toContainText(`line 2 has the rate "0,5" with a decimal comma`);
   const [unrated, ...rated] = others as [string, ...string[]];
-  await file.setInputFiles({ name: 'rates.csv', mimeType: 'text/csv', buffer: Buffer.from(rated.map((currency, index) => `${currency},0.${index + 1}234567`).join('\r\n')) });
+  await file.setInputFiles({
+    name: 'rates.csv',
+    mimeType: 'text/csv',
+    buffer: Buffer.from(rated.map((currency, index) => `${currency},0.${index + 1}234567`).join('\r\n')),
+  });
   await expect(close.ratesMessage('status')).toHaveText(`Imported ${rated.length} rates from rates.csv.`);
   const view = await handlers['close:rates']({ reportId: octoberId });
   const total = rates.getByTestId('converted-total');

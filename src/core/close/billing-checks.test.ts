@@ -36,7 +36,9 @@ function plainItems(entries: WireBillingEntry[]): { organization: WireOrganizati
   const found: { organization: WireOrganization; item: WireItem }[] = [];
   for (const organization of entries.flatMap((entry) => entry.organizations)) {
     if (seen.has(organization.orgId)) continue;
-    const service = organization.services.find((candidate) => candidate.currencyCode === candidate.customerCurrencyCode && candidate.items.some((item) => item.products.length === 1));
+    const service = organization.services.find(
+      (candidate) => candidate.currencyCode === candidate.customerCurrencyCode && candidate.items.some((item) => item.products.length === 1),
+    );
     const item = service?.items.find((candidate) => candidate.products.length === 1);
     if (!item) continue;
     seen.add(organization.orgId);
@@ -45,7 +47,8 @@ function plainItems(entries: WireBillingEntry[]): { organization: WireOrganizati
   return found;
 }
 
-const rulesOf = (exceptions: BillingException[], subscriptionId: string) => exceptions.filter((exception) => exception.subscriptionId === subscriptionId).map((exception) => exception.rule);
+const rulesOf = (exceptions: BillingException[], subscriptionId: string) =>
+  exceptions.filter((exception) => exception.subscriptionId === subscriptionId).map((exception) => exception.rule);
 
 describe('billing checks', () => {
   it('find nothing in a month that follows the spec and matches the month before', async () => {
@@ -58,7 +61,10 @@ describe('billing checks', () => {
     const { ledger } = await month((entries) => {
       const [kwd, jpy] = plainItems(entries);
       planted = [kwd!.item, jpy!.item];
-      for (const [{ organization, item }, currency] of [[kwd!, 'KWD'], [jpy!, 'JPY']] as const) {
+      for (const [{ organization, item }, currency] of [
+        [kwd!, 'KWD'],
+        [jpy!, 'JPY'],
+      ] as const) {
         const service = organization.services.find((candidate) => candidate.items.includes(item))!;
         service.currencyCode = currency;
         service.customerCurrencyCode = currency;
@@ -72,7 +78,8 @@ describe('billing checks', () => {
       restateTotals(entries);
     });
     const exceptions = await runBillingChecks(ledger, NOVEMBER, OCTOBER);
-    const message = (item: WireItem) => exceptions.find((exception) => exception.rule === 'negative-margin' && exception.subscriptionId === item.subscriptionId)?.message;
+    const message = (item: WireItem) =>
+      exceptions.find((exception) => exception.rule === 'negative-margin' && exception.subscriptionId === item.subscriptionId)?.message;
     expect(message(planted[0]!)).toBe('Sold below cost: sales 9.500 KWD, cost 10.123 KWD (margin -0.623 KWD).');
     expect(message(planted[1]!)).toBe('Sold below cost: sales 10 JPY, cost 10 JPY (margin -1 JPY).');
   });
@@ -88,7 +95,8 @@ describe('billing checks', () => {
       line(unbilled!.item).totalCustomerPrice = '0.00';
       line(mismatch!.item).totalCustomerPrice = money(line(mismatch!.item).totalCustomerPrice).plus('0.01').toFixed(2);
       duplicate!.item.products.push(structuredClone(line(duplicate!.item)));
-      for (const organization of november.flatMap((entry) => entry.organizations)) if (organization.orgId === noNumber!.organization.orgId) organization.customerNumber = '';
+      for (const organization of november.flatMap((entry) => entry.organizations))
+        if (organization.orgId === noNumber!.organization.orgId) organization.customerNumber = '';
       restateTotals(november);
       planted = { belowCost: belowCost!, unbilled: unbilled!, mismatch: mismatch!, duplicate: duplicate!, noNumber: noNumber! };
     });
@@ -99,7 +107,13 @@ describe('billing checks', () => {
     expect(rulesOf(exceptions, planted.duplicate!.item.subscriptionId)).toEqual(['duplicate-line']);
     const noNumber = exceptions.filter((exception) => exception.rule === 'missing-customer-number');
     expect(noNumber.map((exception) => exception.orgId)).toEqual([planted.noNumber!.organization.orgId]);
-    expect(exceptions.map((exception) => exception.rule).sort()).toEqual(['duplicate-line', 'line-total-mismatch', 'missing-customer-number', 'negative-margin', 'unbilled']);
+    expect(exceptions.map((exception) => exception.rule).sort()).toEqual([
+      'duplicate-line',
+      'line-total-mismatch',
+      'missing-customer-number',
+      'negative-margin',
+      'unbilled',
+    ]);
     // Exceptions first by severity, each with words, and a path the viewer can open to its row.
     expect(exceptions.map((exception) => exception.severity)).toEqual(['high', 'high', 'high', 'high', 'low']);
     const belowCost = exceptions.find((exception) => exception.rule === 'negative-margin')!;
@@ -117,7 +131,8 @@ describe('billing checks', () => {
       line(jump).quantity = line(jump).quantity * 3;
       line(jump).totalCustomerPrice = money(line(jump).customerPricePerUnit).times(line(jump).quantity).toFixed();
       line(jump).totalResellerPrice = money(line(jump).resellerPricePerUnit).times(line(jump).quantity).toFixed();
-      for (const service of november.flatMap((entry) => entry.organizations.flatMap((organization) => organization.services))) service.items = service.items.filter((item) => item !== missing);
+      for (const service of november.flatMap((entry) => entry.organizations.flatMap((organization) => organization.services)))
+        service.items = service.items.filter((item) => item !== missing);
       restateTotals(november);
       planted = { price, jump, missing };
     });
@@ -137,7 +152,8 @@ describe('billing checks', () => {
       for (const organization of november.flatMap((entry) => entry.organizations)) {
         for (const service of organization.services.filter((candidate) => candidate.currencyCode === candidate.customerCurrencyCode)) {
           const key = `${service.serviceName}|${service.currencyCode}`;
-          if (!users.get(key)?.some((user) => user.organization.orgId === organization.orgId)) users.set(key, [...(users.get(key) ?? []), { organization, item: service.items[0]! }]);
+          if (!users.get(key)?.some((user) => user.organization.orgId === organization.orgId))
+            users.set(key, [...(users.get(key) ?? []), { organization, item: service.items[0]! }]);
         }
       }
       const [[, common = []] = []] = [...users.entries()].filter(([, list]) => list.length >= 6);
@@ -157,7 +173,9 @@ describe('billing checks', () => {
     expect(outliers[0]!.message).toMatch(/^Margin \d+\.\d % on .*, where its usual margin this month is [\d.]+ % \(median of \d+ organizations in \w{3}\)\.$/);
     const statedRules = exceptions.filter((exception) => exception.rule === 'stated-total-differs');
     // The subscription's own stated total, and its service's (which no longer equals the sum of its subscriptions).
-    expect(statedRules.map((exception) => exception.subscriptionId)).toEqual([null, planted!.stated.subscriptionId].filter((id) => statedRules.length === 2 || id !== null));
+    expect(statedRules.map((exception) => exception.subscriptionId)).toEqual(
+      [null, planted!.stated.subscriptionId].filter((id) => statedRules.length === 2 || id !== null),
+    );
     expect(statedRules.every((exception) => /sales stated [\d.]+ \w{3}, lines sum to [\d.]+ \w{3}/.test(exception.message))).toBe(true);
     expect(exceptions.map((exception) => exception.rule).filter((rule) => rule !== 'stated-total-differs')).toEqual(['margin-outlier']);
   });
@@ -188,7 +206,12 @@ describe('billing checks', () => {
     expect(found.message).toBe(
       `${(differs.products[0] as WireItem['products'][number]).productName}: billed quantity ${billed(differs)}, but Closebook submitted ${money(billed(differs)).plus('1.5').toFixed()} for 2026-11-01 – 2026-11-30 (batch a.csv).`,
     );
-    expect(found.path).toEqual([expect.stringMatching(/^o:/), expect.stringMatching(/^s:\d+$/), expect.stringMatching(/^u:\d+$/), expect.stringMatching(/^l:\d+$/)]);
+    expect(found.path).toEqual([
+      expect.stringMatching(/^o:/),
+      expect.stringMatching(/^s:\d+$/),
+      expect.stringMatching(/^u:\d+$/),
+      expect.stringMatching(/^l:\d+$/),
+    ]);
     expect(await runBillingChecks(ledger, NOVEMBER, OCTOBER)).toEqual([]); // without the history, nothing
   });
 
@@ -214,8 +237,23 @@ function record(item: WireItem, quantity: number): Submission['records'][number]
 function batch(fileName: string, state: Submission['state'], period: Submission['period'], records: Submission['records']): Submission {
   const id = `33333333-3333-4333-8333-${String(++batches).padStart(12, '0')}`;
   return {
-    id, profileId: 'p', profileName: 'Prod', fileName, contentHash: id, ...(period ? { period } : {}), rows: [], records, taskId: id, statusUrl: null, state, message: null,
-    failures: [], createdAt: '2026-12-01T09:00:00.000Z', updatedAt: '2026-12-01T09:05:00.000Z', polls: 1, nextPollAt: null,
+    id,
+    profileId: 'p',
+    profileName: 'Prod',
+    fileName,
+    contentHash: id,
+    ...(period ? { period } : {}),
+    rows: [],
+    records,
+    taskId: id,
+    statusUrl: null,
+    state,
+    message: null,
+    failures: [],
+    createdAt: '2026-12-01T09:00:00.000Z',
+    updatedAt: '2026-12-01T09:05:00.000Z',
+    polls: 1,
+    nextPollAt: null,
   };
 }
 

@@ -6,7 +6,14 @@ import { type ComparisonOf, compareMonths, type MonthChange } from './month-comp
 import { currenciesOf } from '@shared/model/currency-pair';
 import { roundToMinorUnit } from '@shared/currency';
 import {
-  billedOnceRows, duplicateLineRows, marginOutlierRows, mismatchedLineRows, noCustomerNumberRows, reportRow, statedTotalRows, subscriptionSumRows,
+  billedOnceRows,
+  duplicateLineRows,
+  marginOutlierRows,
+  mismatchedLineRows,
+  noCustomerNumberRows,
+  reportRow,
+  statedTotalRows,
+  subscriptionSumRows,
 } from './queries/checks';
 
 export type { CheckThresholds, Severity } from '@shared/schemas/month-close';
@@ -15,19 +22,44 @@ export type { CheckThresholds, Severity } from '@shared/schemas/month-close';
 export const RULES = {
   'negative-margin': { severity: 'high', title: 'Sold below cost', explanation: 'The sales of a subscription are less than what it cost this month.' },
   unbilled: { severity: 'high', title: 'Cost with no sales', explanation: 'The Broker paid for a subscription that is not billed to the customer.' },
-  'sales-without-cost': { severity: 'medium', title: 'Sales with no cost', explanation: 'A subscription is billed to the customer but cost nothing: a missing vendor charge, or a price set by hand.' },
+  'sales-without-cost': {
+    severity: 'medium',
+    title: 'Sales with no cost',
+    explanation: 'A subscription is billed to the customer but cost nothing: a missing vendor charge, or a price set by hand.',
+  },
   'margin-outlier': {
     severity: 'medium',
     title: 'Margin far from usual',
-    explanation: "The margin % of a customer's service is far from that service's usual margin this month (the median over at least 5 organizations, per currency).",
+    explanation:
+      "The margin % of a customer's service is far from that service's usual margin this month (the median over at least 5 organizations, per currency).",
   },
   'unit-price-changed': { severity: 'low', title: 'Unit price changed', explanation: 'A product costs or sells at another unit price than last month.' },
   'quantity-jump': { severity: 'medium', title: 'Quantity jump', explanation: 'A product’s quantity rose more than the threshold since last month.' },
-  'missing-subscription': { severity: 'medium', title: 'Billed last month, missing now', explanation: 'A subscription (or a whole service or customer) billed last month has no billing lines this month.' },
-  'stated-total-differs': { severity: 'medium', title: 'Stated total differs', explanation: 'A total the service states differs from the exact sum of the lines below it; Closebook uses the sum of the lines.' },
-  'line-total-mismatch': { severity: 'high', title: 'Line total ≠ quantity × unit price', explanation: 'A billing line’s total is not its quantity times its unit price (half a unit in the total’s last decimal place is allowed).' },
-  'missing-customer-number': { severity: 'high', title: 'No customer number', explanation: 'The organization has no customer number, so its invoice cannot be matched to the ERP.' },
-  'duplicate-line': { severity: 'low', title: 'The same billing line twice', explanation: 'Two billing lines are identical in every field (same subscription, product, quantity, prices, totals, details and billing date).' },
+  'missing-subscription': {
+    severity: 'medium',
+    title: 'Billed last month, missing now',
+    explanation: 'A subscription (or a whole service or customer) billed last month has no billing lines this month.',
+  },
+  'stated-total-differs': {
+    severity: 'medium',
+    title: 'Stated total differs',
+    explanation: 'A total the service states differs from the exact sum of the lines below it; Closebook uses the sum of the lines.',
+  },
+  'line-total-mismatch': {
+    severity: 'high',
+    title: 'Line total ≠ quantity × unit price',
+    explanation: 'A billing line’s total is not its quantity times its unit price (half a unit in the total’s last decimal place is allowed).',
+  },
+  'missing-customer-number': {
+    severity: 'high',
+    title: 'No customer number',
+    explanation: 'The organization has no customer number, so its invoice cannot be matched to the ERP.',
+  },
+  'duplicate-line': {
+    severity: 'low',
+    title: 'The same billing line twice',
+    explanation: 'Two billing lines are identical in every field (same subscription, product, quantity, prices, totals, details and billing date).',
+  },
   'consumption-differs': {
     severity: 'medium',
     title: 'Billed quantity ≠ submitted consumption',
@@ -144,7 +176,9 @@ async function lineRules(ledger: Ledger, reportId: string): Promise<BillingExcep
   const duplicates = await duplicateLineRows(ledger, reportId);
   return [
     ...mismatched.map((row) => {
-      const [field, total, unit, currency] = row.sales_off ? ['sales', row.sales, row.unit_price, row.customer_currency] : ['cost', row.cost, row.unit_cost, row.currency];
+      const [field, total, unit, currency] = row.sales_off
+        ? ['sales', row.sales, row.unit_price, row.customer_currency]
+        : ['cost', row.cost, row.unit_cost, row.currency];
       const exact = money(row.quantity).times(unit);
       return exceptionOf(
         'line-total-mismatch',
@@ -184,7 +218,10 @@ async function countedBatches(consumption: ConsumptionHistory): Promise<(Submiss
 /** Changes when a counted batch is added or changes: part of the key the checks of a month are kept under. */
 export async function consumptionVersion(consumption: ConsumptionHistory | null): Promise<string> {
   if (!consumption) return '';
-  return (await countedBatches(consumption)).map((batch) => `${batch.id}@${batch.updatedAt}`).sort().join(',');
+  return (await countedBatches(consumption))
+    .map((batch) => `${batch.id}@${batch.updatedAt}`)
+    .sort()
+    .join(',');
 }
 
 /**
@@ -237,21 +274,46 @@ function monthRules(changes: MonthChange[], thresholds: CheckThresholds): Billin
   const found: BillingException[] = [];
   for (const change of changes) {
     const subject: Subject = {
-      organization: change.organization, org_id: change.orgId, customer_number: change.customerNumber, org_key: change.orgId || `${change.organization}|${change.customerNumber}`,
-      service: change.service || null, service_id: change.serviceId, subscription: change.subscription, subscription_id: change.subscriptionId,
-      product: change.product, product_id: change.productId, currency_key: change.currencyKey,
+      organization: change.organization,
+      org_id: change.orgId,
+      customer_number: change.customerNumber,
+      org_key: change.orgId || `${change.organization}|${change.customerNumber}`,
+      service: change.service || null,
+      service_id: change.serviceId,
+      subscription: change.subscription,
+      subscription_id: change.subscriptionId,
+      product: change.product,
+      product_id: change.productId,
+      currency_key: change.currencyKey,
     };
     const keys = [subject.org_key, change.serviceId ?? '', change.subscriptionId ?? '', change.productId ?? '', change.currencyKey];
     const { cost: costCurrency, sales: salesCurrency } = currenciesOf(change.currencyKey);
     if (change.kind === 'lost') {
-      const what = change.level === 'organization' ? `${change.organization} (the whole customer)` : change.level === 'service' ? `the service ${change.service}` : `the subscription ${change.subscription ?? change.product ?? ''}`;
-      found.push(exceptionOf('missing-subscription', subject, keys, `Billed last month and missing now: ${what}, ${amount(change.before?.sales ?? '0', salesCurrency)} last month.`, { path: [] }));
+      const what =
+        change.level === 'organization'
+          ? `${change.organization} (the whole customer)`
+          : change.level === 'service'
+            ? `the service ${change.service}`
+            : `the subscription ${change.subscription ?? change.product ?? ''}`;
+      found.push(
+        exceptionOf(
+          'missing-subscription',
+          subject,
+          keys,
+          `Billed last month and missing now: ${what}, ${amount(change.before?.sales ?? '0', salesCurrency)} last month.`,
+          { path: [] },
+        ),
+      );
     }
     if (!change.before || !change.after) continue;
     if (change.before.unitPrice !== change.after.unitPrice || change.before.unitCost !== change.after.unitCost) {
       const moved = [
-        change.before.unitCost !== change.after.unitCost ? `cost per unit ${change.before.unitCost ?? 'mixed'} → ${change.after.unitCost ?? 'mixed'} ${costCurrency}` : null,
-        change.before.unitPrice !== change.after.unitPrice ? `price per unit ${change.before.unitPrice ?? 'mixed'} → ${change.after.unitPrice ?? 'mixed'} ${salesCurrency}` : null,
+        change.before.unitCost !== change.after.unitCost
+          ? `cost per unit ${change.before.unitCost ?? 'mixed'} → ${change.after.unitCost ?? 'mixed'} ${costCurrency}`
+          : null,
+        change.before.unitPrice !== change.after.unitPrice
+          ? `price per unit ${change.before.unitPrice ?? 'mixed'} → ${change.after.unitPrice ?? 'mixed'} ${salesCurrency}`
+          : null,
       ].filter(Boolean);
       found.push(exceptionOf('unit-price-changed', subject, keys, `${change.product ?? ''}: ${moved.join('; ')} since last month.`, { path: [] }));
     }
@@ -259,7 +321,13 @@ function monthRules(changes: MonthChange[], thresholds: CheckThresholds): Billin
     const after = money(change.after.quantity);
     if (before.gt(0) && after.gt(before.times(1 + thresholds.quantityJumpPercent / 100))) {
       found.push(
-        exceptionOf('quantity-jump', subject, keys, `${change.product ?? ''}: quantity ${before.toFixed()} → ${after.toFixed()} (+${after.minus(before).dividedBy(before).times(100).toFixed(0)} %) since last month.`, { path: [] }),
+        exceptionOf(
+          'quantity-jump',
+          subject,
+          keys,
+          `${change.product ?? ''}: quantity ${before.toFixed()} → ${after.toFixed()} (+${after.minus(before).dividedBy(before).times(100).toFixed(0)} %) since last month.`,
+          { path: [] },
+        ),
       );
     }
   }
@@ -288,5 +356,7 @@ export async function runBillingChecks(
     ...(consumption ? await consumptionDiffers(ledger, reportId, consumption) : []),
   ];
   const rank: Record<Severity, number> = { high: 0, medium: 1, low: 2 };
-  return found.sort((a, b) => rank[a.severity] - rank[b.severity] || a.organization.toLowerCase().localeCompare(b.organization.toLowerCase()) || a.id.localeCompare(b.id));
+  return found.sort(
+    (a, b) => rank[a.severity] - rank[b.severity] || a.organization.toLowerCase().localeCompare(b.organization.toLowerCase()) || a.id.localeCompare(b.id),
+  );
 }

@@ -15,7 +15,9 @@ function changeStyles(workbook: Sheets['workbook']) {
     let styles = byPair.get(currencyKey);
     if (!styles) {
       const { cost: costCurrency, sales: salesCurrency } = currenciesOf(currencyKey);
-      const [unitPrice, sales, cost] = [unitPriceFormat(salesCurrency), moneyFormat(salesCurrency), moneyFormat(costCurrency)].map((format) => styleIndex(workbook, styleOf(format), 'number'));
+      const [unitPrice, sales, cost] = [unitPriceFormat(salesCurrency), moneyFormat(salesCurrency), moneyFormat(costCurrency)].map((format) =>
+        styleIndex(workbook, styleOf(format), 'number'),
+      );
       const byFormat: Record<ChangeFormat, number> = { quantity, 'unit-sales': unitPrice as number, sales: sales as number, cost: cost as number, text: 0 };
       styles = CHANGES_COLUMNS.map((column) => byFormat[column.format]);
       byPair.set(currencyKey, styles);
@@ -32,7 +34,11 @@ function changeStyles(workbook: Sheets['workbook']) {
  * listed), and sales after is the sum across the row, so the bridge adds up in Excel too.
  */
 export async function writeChangesSheet(sheets: Sheets, comparison: MonthComparison | null, noComparison: string): Promise<string[]> {
-  const series = new SheetSeries(sheets, 'Changes', CHANGES_COLUMNS.map(({ header, width }) => ({ header, width })));
+  const series = new SheetSeries(
+    sheets,
+    'Changes',
+    CHANGES_COLUMNS.map(({ header, width }) => ({ header, width })),
+  );
   series.ensureStarted();
   if (!comparison) {
     series.nextXml((rowNumber) => rowXml(rowNumber, [noComparison], ['text'], [0], new Map()));

@@ -17,7 +17,12 @@ const isOpen = (review: Review | null) => !review || review.state === 'open';
 export function checksOrder<T extends Pick<BillingException, 'severity' | 'review'>>(exceptions: T[]): T[] {
   return exceptions
     .map((exception, index) => ({ exception, index }))
-    .sort((a, b) => Number(!isOpen(a.exception.review)) - Number(!isOpen(b.exception.review)) || SEVERITY_RANK[a.exception.severity] - SEVERITY_RANK[b.exception.severity] || a.index - b.index)
+    .sort(
+      (a, b) =>
+        Number(!isOpen(a.exception.review)) - Number(!isOpen(b.exception.review)) ||
+        SEVERITY_RANK[a.exception.severity] - SEVERITY_RANK[b.exception.severity] ||
+        a.index - b.index,
+    )
     .map(({ exception }) => exception);
 }
 

@@ -53,7 +53,10 @@ describe("the workbook's month close", () => {
       appVersion: '1.2.3',
       exportedAt: new Date('2026-12-08T10:00:00Z'),
       timeZone: 'Europe/Stockholm',
-      addSheets: monthCloseSheets(async () => month.ledger, (id, comparisonOf) => close.state(id, undefined, comparisonOf)),
+      addSheets: monthCloseSheets(
+        async () => month.ledger,
+        (id, comparisonOf) => close.state(id, undefined, comparisonOf),
+      ),
     });
 
     expect(vi.mocked(compareMonths).mock.calls.map(([, beforeId, afterId]) => [beforeId, afterId])).toEqual([[OCTOBER, NOVEMBER]]);

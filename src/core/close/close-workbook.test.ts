@@ -25,13 +25,51 @@ type WireProduct = WireItem['products'][number];
 
 /** The sheets' headers, written out rather than imported from columns.ts, so that a changed header fails here. */
 const CHANGES_HEADERS = [
-  'Kind', 'Level', 'Organization', 'Customer number', 'Org ID', 'Service', 'Subscription', 'Subscription ID', 'Product', 'Product ID', 'Currency',
-  'Quantity before', 'Unit price before', 'Sales before', 'Quantity after', 'Unit price after', 'Sales after',
-  'Change in sales', 'Price effect', 'Quantity effect', 'New/lost effect', 'Other effect', 'Cost before', 'Cost after',
+  'Kind',
+  'Level',
+  'Organization',
+  'Customer number',
+  'Org ID',
+  'Service',
+  'Subscription',
+  'Subscription ID',
+  'Product',
+  'Product ID',
+  'Currency',
+  'Quantity before',
+  'Unit price before',
+  'Sales before',
+  'Quantity after',
+  'Unit price after',
+  'Sales after',
+  'Change in sales',
+  'Price effect',
+  'Quantity effect',
+  'New/lost effect',
+  'Other effect',
+  'Cost before',
+  'Cost after',
 ];
 const CHECKS_HEADERS = [
-  'Rule', 'Severity', 'Title', 'Message', 'Organization', 'Customer number', 'Org ID', 'Service', 'Service ID', 'Subscription', 'Subscription ID',
-  'Product', 'Product ID', 'Currency', 'Review state', 'Note', 'Reviewed by', 'Reviewed at (Europe/Stockholm)', 'Exception ID',
+  'Rule',
+  'Severity',
+  'Title',
+  'Message',
+  'Organization',
+  'Customer number',
+  'Org ID',
+  'Service',
+  'Service ID',
+  'Subscription',
+  'Subscription ID',
+  'Product',
+  'Product ID',
+  'Currency',
+  'Review state',
+  'Note',
+  'Reviewed by',
+  'Reviewed at (Europe/Stockholm)',
+  'Exception ID',
 ];
 
 const OCTOBER = '11111111-1111-4111-8111-000000000010';
@@ -51,13 +89,17 @@ function reprice(product: WireProduct, change: { quantity?: number; customerPric
   product.totalResellerPrice = money(product.resellerPricePerUnit).times(product.quantity).toFixed(places);
 }
 
-const pairOf = (service: WireService) => (service.currencyCode === (service.customerCurrencyCode ?? service.currencyCode) ? service.currencyCode : `${service.currencyCode}→${service.customerCurrencyCode}`);
+const pairOf = (service: WireService) =>
+  service.currencyCode === (service.customerCurrencyCode ?? service.currencyCode)
+    ? service.currencyCode
+    : `${service.currencyCode}→${service.customerCurrencyCode}`;
 
 /** Exact sales per currency pair of a month as served, summed from its lines (independently of the ledger). */
 function salesByPair(entries: WireBillingEntry[]): Map<string, Money> {
   const sums = new Map<string, Money>();
   for (const service of entries.flatMap((entry) => entry.organizations.flatMap((organization) => organization.services))) {
-    for (const line of service.items.flatMap((item) => item.products)) sums.set(pairOf(service), (sums.get(pairOf(service)) ?? money(0)).plus(line.totalCustomerPrice));
+    for (const line of service.items.flatMap((item) => item.products))
+      sums.set(pairOf(service), (sums.get(pairOf(service)) ?? money(0)).plus(line.totalCustomerPrice));
   }
   return sums;
 }
@@ -87,10 +129,18 @@ async function twoMonths() {
     ),
   );
   const quantity = all.find(({ item }) => (item.products[0] as WireProduct).quantity >= 10)!;
-  const [price, lost, unchanged] = all.filter((candidate) => candidate.organization.orgId !== quantity.organization.orgId).map(({ item }) => item) as [WireItem, WireItem, WireItem];
+  const [price, lost, unchanged] = all.filter((candidate) => candidate.organization.orgId !== quantity.organization.orgId).map(({ item }) => item) as [
+    WireItem,
+    WireItem,
+    WireItem,
+  ];
   const before = structuredClone(quantity.item.products[0] as WireProduct);
   reprice(quantity.item.products[0] as WireProduct, { quantity: before.quantity + 3 });
-  reprice(price.products[0] as WireProduct, { customerPricePerUnit: money((price.products[0] as WireProduct).customerPricePerUnit).plus('1.25').toFixed() });
+  reprice(price.products[0] as WireProduct, {
+    customerPricePerUnit: money((price.products[0] as WireProduct).customerPricePerUnit)
+      .plus('1.25')
+      .toFixed(),
+  });
   const lostService = all.find(({ item }) => item === lost)!.service;
   lostService.items.splice(lostService.items.indexOf(lost), 1);
   const added = structuredClone(unchanged);
@@ -119,7 +169,10 @@ async function exported(ledger: Ledger, dir: string, reportId: string, close: Mo
     appVersion: '1.2.3',
     exportedAt: new Date('2026-12-08T10:00:00Z'),
     timeZone: 'Europe/Stockholm',
-    addSheets: monthCloseSheets(async () => ledger, (id) => close.state(id)),
+    addSheets: monthCloseSheets(
+      async () => ledger,
+      (id) => close.state(id),
+    ),
     ...options,
   });
   const workbook = new ExcelJS.Workbook();
@@ -149,7 +202,8 @@ function evaluate(sheet: ExcelJS.Worksheet, formula: string): Money {
     const [, column, first, last, criteria, criterion] = sumifs as unknown as [string, string, string, string, string, string];
     const wanted = sheet.getCell(criterion).value;
     let total = sum;
-    for (let row = Number(first); row <= Number(last); row++) if (sheet.getCell(`${criteria}${row}`).value === wanted) total = total.plus(exact(sheet.getCell(`${column}${row}`).value));
+    for (let row = Number(first); row <= Number(last); row++)
+      if (sheet.getCell(`${criteria}${row}`).value === wanted) total = total.plus(exact(sheet.getCell(`${column}${row}`).value));
     return total;
   }, money(0));
 }
@@ -160,7 +214,16 @@ describe('the month close in the report workbook', () => {
   it('has a Changes sheet: one row per planted change with its exact values, and per currency a sales bridge that adds up', async () => {
     const { ledger, dir, close, october, november, planted } = await twoMonths();
     const workbook = await exported(ledger, dir, NOVEMBER, close);
-    expect(workbook.worksheets.map((sheet) => sheet.name)).toEqual(['Invoicing', 'Summary', 'Services', 'Organization groups', 'Billing lines', 'Changes', 'Checks', 'About']);
+    expect(workbook.worksheets.map((sheet) => sheet.name)).toEqual([
+      'Invoicing',
+      'Summary',
+      'Services',
+      'Organization groups',
+      'Billing lines',
+      'Changes',
+      'Checks',
+      'About',
+    ]);
     const sheet = workbook.getWorksheet('Changes')!;
     const all = rows(sheet);
     expect(all[0]).toEqual(CHANGES_HEADERS);
@@ -175,12 +238,30 @@ describe('the month close in the report workbook', () => {
     const quantityEffect = money(3).times(before.customerPricePerUnit);
     expect(of(item)).toEqual([
       [
-        'Quantity changed', 'Product line', FORMULA_NAME, organization.customerNumber, organization.orgId, service.serviceName, item.itemName, item.subscriptionId,
-        after.productName, after.productId, service.currencyCode,
-        before.quantity, decimalCell(before.customerPricePerUnit), decimalCell(before.totalCustomerPrice),
-        after.quantity, decimalCell(after.customerPricePerUnit), decimalCell(after.totalCustomerPrice),
-        decimalCell(change), 0, decimalCell(quantityEffect), 0, decimalCell(change.minus(quantityEffect)),
-        decimalCell(before.totalResellerPrice), decimalCell(after.totalResellerPrice),
+        'Quantity changed',
+        'Product line',
+        FORMULA_NAME,
+        organization.customerNumber,
+        organization.orgId,
+        service.serviceName,
+        item.itemName,
+        item.subscriptionId,
+        after.productName,
+        after.productId,
+        service.currencyCode,
+        before.quantity,
+        decimalCell(before.customerPricePerUnit),
+        decimalCell(before.totalCustomerPrice),
+        after.quantity,
+        decimalCell(after.customerPricePerUnit),
+        decimalCell(after.totalCustomerPrice),
+        decimalCell(change),
+        0,
+        decimalCell(quantityEffect),
+        0,
+        decimalCell(change.minus(quantityEffect)),
+        decimalCell(before.totalResellerPrice),
+        decimalCell(after.totalResellerPrice),
       ],
     ]);
     // Money is a number in its currency's format; a formula-like name is text, never a formula.
@@ -244,14 +325,33 @@ describe('the month close in the report workbook', () => {
     expect(open.map((row) => rank[String(row[1])])).toEqual(open.map((row) => rank[String(row[1])]).sort());
     const accepted = data.at(-1)!;
     expect(accepted).toEqual([
-      'missing-customer-number', 'high', RULES['missing-customer-number'].title, noNumber.message, planted.noNumber.name, null, planted.noNumber.orgId,
-      null, null, null, null, null, null, null, 'accepted', 'Number added in the ERP.', 'Maria Lind', new Date(Date.UTC(2026, 11, 8, 10, 30)), noNumber.id,
+      'missing-customer-number',
+      'high',
+      RULES['missing-customer-number'].title,
+      noNumber.message,
+      planted.noNumber.name,
+      null,
+      planted.noNumber.orgId,
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+      'accepted',
+      'Number added in the ERP.',
+      'Maria Lind',
+      new Date(Date.UTC(2026, 11, 8, 10, 30)),
+      noNumber.id,
     ]);
     const missing = data.find((row) => row[0] === 'missing-subscription')!;
     expect(missing.slice(1, 2)).toEqual(['medium']);
     expect(missing[10]).toBe(planted.lost.subscriptionId);
     expect(String(missing[3])).toMatch(/^Billed last month and missing now: /);
-    expect(all.at(-1)![3]).toBe(`${found.length} exceptions: ${found.length - 1} open (${data.filter((row) => row[1] === 'high').length - 1} high, ${data.filter((row) => row[1] === 'medium').length} medium, ${data.filter((row) => row[1] === 'low').length} low), 1 accepted, 0 resolved`);
+    expect(all.at(-1)![3]).toBe(
+      `${found.length} exceptions: ${found.length - 1} open (${data.filter((row) => row[1] === 'high').length - 1} high, ${data.filter((row) => row[1] === 'medium').length} medium, ${data.filter((row) => row[1] === 'low').length} low), 1 accepted, 0 resolved`,
+    );
     expect(about(draft).get('Month close')).toBe(`DRAFT — not signed off (${found.length - 1} exceptions open)`);
     expect(about(draft).get('Changes: compared with')).toBe('Billing 2026-10 (2026-10-01 – 2026-10-31)');
     expect(about(draft).has('Content hash (SHA-256 of the lines)')).toBe(false);
@@ -269,7 +369,10 @@ describe('the month close in the report workbook', () => {
   it('says in one row that there is nothing to compare with when the month has no earlier month', async () => {
     const { ledger, dir, close } = await twoMonths();
     const workbook = await exported(ledger, dir, OCTOBER, close);
-    expect(rows(workbook.getWorksheet('Changes')!)).toEqual([CHANGES_HEADERS, [expect.stringMatching(/^No earlier month of this service and reseller is in the ledger/)]]);
+    expect(rows(workbook.getWorksheet('Changes')!)).toEqual([
+      CHANGES_HEADERS,
+      [expect.stringMatching(/^No earlier month of this service and reseller is in the ledger/)],
+    ]);
     expect(about(workbook).get('Changes: compared with')).toBe('No earlier month of this service and reseller in the ledger');
   });
 
@@ -284,10 +387,14 @@ describe('the month close in the report workbook', () => {
 
   it('still exports the report when the checks cannot be run, and says so in About', async () => {
     const { ledger, dir } = await twoMonths();
-    const failing = { state: async () => Promise.reject(new Error('Out of Memory Error: could not allocate block\nPossible solutions: …')) } as unknown as MonthClose;
+    const failing = {
+      state: async () => Promise.reject(new Error('Out of Memory Error: could not allocate block\nPossible solutions: …')),
+    } as unknown as MonthClose;
     const workbook = await exported(ledger, dir, NOVEMBER, failing);
     expect(workbook.worksheets.map((sheet) => sheet.name)).toEqual(['Invoicing', 'Summary', 'Services', 'Organization groups', 'Billing lines', 'About']);
-    expect(about(workbook).get('Month close')).toBe('Not known: the checks could not be run (Out of Memory Error: could not allocate block), so Changes and Checks are not in this export.');
+    expect(about(workbook).get('Month close')).toBe(
+      'Not known: the checks could not be run (Out of Memory Error: could not allocate block), so Changes and Checks are not in this export.',
+    );
   });
 
   it('continues Changes on the next sheet when one is full, and the bridge still sums the rows of every sheet', async () => {
@@ -316,14 +423,27 @@ describe('exporting a comparison', () => {
     const path = join(dir, 'compare.xlsx');
     const before = { name: 'Billing 2026-10', period: { startDate: '2026-10-01', endDate: '2026-10-31' }, fetchedAt: '2026-11-07T08:00:00.000Z' };
     const after = { name: 'Billing 2026-11', period: { startDate: '2026-11-01', endDate: '2026-11-30' }, fetchedAt: '2026-12-07T08:00:00.000Z' };
-    expect(await exportComparisonWorkbook(ledger.outputs, comparison, path, { before, after, exportedAt: new Date('2026-12-08T10:00:00Z'), timeZone: 'Europe/Stockholm', appVersion: '1.2.3' })).toEqual({ changes: 4 });
+    expect(
+      await exportComparisonWorkbook(ledger.outputs, comparison, path, {
+        before,
+        after,
+        exportedAt: new Date('2026-12-08T10:00:00Z'),
+        timeZone: 'Europe/Stockholm',
+        appVersion: '1.2.3',
+      }),
+    ).toEqual({ changes: 4 });
     expect((await stat(path)).mode & 0o777).toBe(0o600);
     expect((await readdir(dir)).filter((name) => name.includes('compare'))).toEqual(['compare.xlsx']); // no temporary file left
     const workbook = new ExcelJS.Workbook();
     await workbook.xlsx.readFile(path);
     expect(workbook.worksheets.map((sheet) => sheet.name)).toEqual(['Changes', 'About']);
     const changes = workbook.getWorksheet('Changes')!;
-    expect(rows(changes).slice(1, filterEnd(changes)).map((row) => row[7]).sort()).toEqual(comparison.changes.map((change) => change.subscriptionId).sort());
+    expect(
+      rows(changes)
+        .slice(1, filterEnd(changes))
+        .map((row) => row[7])
+        .sort(),
+    ).toEqual(comparison.changes.map((change) => change.subscriptionId).sort());
     const names = about(workbook);
     expect(names.get('Before')).toBe('Billing 2026-10 (2026-10-01 – 2026-10-31)');
     expect(names.get('After')).toBe('Billing 2026-11 (2026-11-01 – 2026-11-30)');
@@ -340,9 +460,23 @@ describe('the app and the CLI', () => {
     const id = '33333333-3333-4333-8333-000000000001';
     const { item, before } = planted.quantity;
     await new FileSubmissionStore(dir).put({
-      id, profileId: 'p', profileName: 'Prod', fileName: 'november.csv', contentHash: id, period: { startDate: '2026-11-01', endDate: '2026-11-30' }, rows: [],
-      records: [{ subscriptionId: item.subscriptionId, isAddon: false, quantity: before.quantity }], taskId: id, statusUrl: null, state: 'Successful', message: null,
-      failures: [], createdAt: '2026-12-01T09:00:00.000Z', updatedAt: '2026-12-01T09:05:00.000Z', polls: 1, nextPollAt: null,
+      id,
+      profileId: 'p',
+      profileName: 'Prod',
+      fileName: 'november.csv',
+      contentHash: id,
+      period: { startDate: '2026-11-01', endDate: '2026-11-30' },
+      rows: [],
+      records: [{ subscriptionId: item.subscriptionId, isAddon: false, quantity: before.quantity }],
+      taskId: id,
+      statusUrl: null,
+      state: 'Successful',
+      message: null,
+      failures: [],
+      createdAt: '2026-12-01T09:00:00.000Z',
+      updatedAt: '2026-12-01T09:05:00.000Z',
+      polls: 1,
+      nextPollAt: null,
     });
     const env = await testPorts({ dataDir: dir });
     cleanups.push(env.cleanup);

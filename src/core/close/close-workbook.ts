@@ -24,7 +24,13 @@ export const CHANGE_EXPLANATION =
 const describeMonth = (month: MonthLabel) => `${month.name} (${month.period.startDate} – ${month.period.endDate})`;
 
 /** The month close's rows of About: DRAFT or who signed it off, when, and its content hash; what Changes compares with. */
-export function closeAboutRows(state: MonthCloseSheetsState, reportId: string, previous: MonthLabel | null, timeZone: string | undefined, wholeReport: boolean): AboutRow[] {
+export function closeAboutRows(
+  state: MonthCloseSheetsState,
+  reportId: string,
+  previous: MonthLabel | null,
+  timeZone: string | undefined,
+  wholeReport: boolean,
+): AboutRow[] {
   const rows: AboutRow[] = [];
   const open = state.open.high + state.open.medium + state.open.low;
   const signOff = state.signOff;
@@ -74,7 +80,10 @@ export async function monthLabel(ledger: Ledger, reportId: string): Promise<Mont
  * and Changes writes it. It is held in memory (month-compare.ts): its size grows with the number of changed
  * product lines, not with the report's lines; the sheets are streamed.
  */
-export function monthCloseSheets(ledger: () => Promise<Ledger>, stateOf: (reportId: string, comparisonOf: ComparisonOf) => Promise<MonthCloseSheetsState>): WorkbookAddition {
+export function monthCloseSheets(
+  ledger: () => Promise<Ledger>,
+  stateOf: (reportId: string, comparisonOf: ComparisonOf) => Promise<MonthCloseSheetsState>,
+): WorkbookAddition {
   return async (sheets, meta, options) => {
     const opened = await ledger();
     const comparisons = new Map<string, Promise<MonthComparison>>();
@@ -88,7 +97,15 @@ export function monthCloseSheets(ledger: () => Promise<Ledger>, stateOf: (report
       state = await stateOf(meta.id, comparisonOf);
     } catch (error) {
       // The report's own sheets come first: a month the checks cannot be run on still exports.
-      return { split: [], about: [{ values: ['Month close', `Not known: the checks could not be run (${reasonOf(error)}), so Changes and Checks are not in this export.`], look: 'header' }] };
+      return {
+        split: [],
+        about: [
+          {
+            values: ['Month close', `Not known: the checks could not be run (${reasonOf(error)}), so Changes and Checks are not in this export.`],
+            look: 'header',
+          },
+        ],
+      };
     }
     const wholeReport = !options.filter || isEmptyFilter(options.filter);
     const previous = state.previousReportId ? await monthLabel(opened, state.previousReportId) : null;
@@ -128,7 +145,12 @@ export interface ComparisonWorkbookOptions {
  * `reports compare A B --out F.xlsx`: the Changes sheet of one month against another, and a small About naming
  * both months. Written through the staging folder (output-file.ts): complete at `path`, or not there at all.
  */
-export async function exportComparisonWorkbook(outputs: OutputFolder, comparison: MonthComparison, path: string, options: ComparisonWorkbookOptions = {}): Promise<{ changes: number }> {
+export async function exportComparisonWorkbook(
+  outputs: OutputFolder,
+  comparison: MonthComparison,
+  path: string,
+  options: ComparisonWorkbookOptions = {},
+): Promise<{ changes: number }> {
   const exportedAt = options.exportedAt ?? new Date();
   const title = options.after && options.before ? `${options.after.name} compared with ${options.before.name}` : 'Month comparison';
   await writeWorkbookFile(outputs, path, exportedAt, async (workbook, output) => {
@@ -143,7 +165,9 @@ export async function exportComparisonWorkbook(outputs: OutputFolder, comparison
       { values: ['Before', month(options.before, comparison.beforeId)] },
       { values: ['After', month(options.after, comparison.afterId)] },
       { values: ['Changes', comparison.changes.length] },
-      ...(names.length > 1 ? [{ values: ['Changes sheets', `${names.join(', ')}: more rows than one Excel sheet holds, so they continue on the next sheet.`] }] : []),
+      ...(names.length > 1
+        ? [{ values: ['Changes sheets', `${names.join(', ')}: more rows than one Excel sheet holds, so they continue on the next sheet.`] }]
+        : []),
       { values: ['How the change in sales is split', CHANGE_EXPLANATION] },
       { values: [`Exported at (${exported?.zone ?? 'unknown'})`, exported?.value ?? ''] },
       ...(options.appVersion ? [{ values: ['Closebook version', options.appVersion] }] : []),

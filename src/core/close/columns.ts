@@ -17,8 +17,19 @@ export interface SheetColumn<T, F extends string> {
 
 const blankIfEmpty = (value: string | null | undefined) => (value === null || value === undefined || value === '' ? null : value);
 
-const KIND_WORDS: Record<MonthChange['kind'], string> = { new: 'New', lost: 'Lost', quantity: 'Quantity changed', price: 'Unit price changed', amount: 'Amount changed' };
-const LEVEL_WORDS: Record<MonthChange['level'], string> = { organization: 'Organization', service: 'Service', subscription: 'Subscription', line: 'Product line' };
+const KIND_WORDS: Record<MonthChange['kind'], string> = {
+  new: 'New',
+  lost: 'Lost',
+  quantity: 'Quantity changed',
+  price: 'Unit price changed',
+  amount: 'Amount changed',
+};
+const LEVEL_WORDS: Record<MonthChange['level'], string> = {
+  organization: 'Organization',
+  service: 'Service',
+  subscription: 'Subscription',
+  line: 'Product line',
+};
 
 /**
  * How Changes formats a column: a quantity, an amount or unit price in the change's sales currency (`sales`,
@@ -40,14 +51,35 @@ export const CHANGES_COLUMNS = [
   { key: 'productId', header: 'Product ID', width: 38, kind: 'text', format: 'text', value: (change) => blankIfEmpty(change.productId) },
   { key: 'currency', header: 'Currency', width: 10, kind: 'text', format: 'text', value: (change) => change.currencyKey },
   { key: 'quantityBefore', header: 'Quantity before', width: 14, kind: 'number', format: 'quantity', value: (change) => blankIfEmpty(change.before?.quantity) },
-  { key: 'unitPriceBefore', header: 'Unit price before', width: 16, kind: 'number', format: 'unit-sales', value: (change) => blankIfEmpty(change.before?.unitPrice) },
+  {
+    key: 'unitPriceBefore',
+    header: 'Unit price before',
+    width: 16,
+    kind: 'number',
+    format: 'unit-sales',
+    value: (change) => blankIfEmpty(change.before?.unitPrice),
+  },
   { key: 'salesBefore', header: 'Sales before', width: 18, kind: 'number', format: 'sales', value: (change) => blankIfEmpty(change.before?.sales) },
   { key: 'quantityAfter', header: 'Quantity after', width: 14, kind: 'number', format: 'quantity', value: (change) => blankIfEmpty(change.after?.quantity) },
-  { key: 'unitPriceAfter', header: 'Unit price after', width: 16, kind: 'number', format: 'unit-sales', value: (change) => blankIfEmpty(change.after?.unitPrice) },
+  {
+    key: 'unitPriceAfter',
+    header: 'Unit price after',
+    width: 16,
+    kind: 'number',
+    format: 'unit-sales',
+    value: (change) => blankIfEmpty(change.after?.unitPrice),
+  },
   { key: 'salesAfter', header: 'Sales after', width: 18, kind: 'number', format: 'sales', value: (change) => blankIfEmpty(change.after?.sales) },
   {
-    key: 'change', header: 'Change in sales', width: 18, kind: 'number', format: 'sales',
-    value: (change) => money(change.after?.sales ?? 0).minus(change.before?.sales ?? 0).toFixed(),
+    key: 'change',
+    header: 'Change in sales',
+    width: 18,
+    kind: 'number',
+    format: 'sales',
+    value: (change) =>
+      money(change.after?.sales ?? 0)
+        .minus(change.before?.sales ?? 0)
+        .toFixed(),
   },
   { key: 'priceEffect', header: 'Price effect', width: 16, kind: 'number', format: 'sales', value: (change) => change.effects.price },
   { key: 'quantityEffect', header: 'Quantity effect', width: 16, kind: 'number', format: 'sales', value: (change) => change.effects.quantity },
@@ -75,7 +107,14 @@ export const CHECKS_COLUMNS = [
   { key: 'title', header: 'Title', width: 30, kind: 'text', format: 'text', value: ({ exception }) => exception.title },
   { key: 'message', header: 'Message', width: 70, kind: 'text', format: 'text', value: ({ exception }) => exception.message },
   { key: 'organization', header: 'Organization', width: 34, kind: 'text', format: 'text', value: ({ exception }) => exception.organization },
-  { key: 'customerNumber', header: 'Customer number', width: 16, kind: 'text', format: 'text', value: ({ exception }) => blankIfEmpty(exception.customerNumber) },
+  {
+    key: 'customerNumber',
+    header: 'Customer number',
+    width: 16,
+    kind: 'text',
+    format: 'text',
+    value: ({ exception }) => blankIfEmpty(exception.customerNumber),
+  },
   { key: 'orgId', header: 'Org ID', width: 38, kind: 'text', format: 'text', value: ({ exception }) => blankIfEmpty(exception.orgId) },
   { key: 'service', header: 'Service', width: 30, kind: 'text', format: 'text', value: ({ exception }) => exception.service },
   { key: 'serviceId', header: 'Service ID', width: 38, kind: 'text', format: 'text', value: ({ exception }) => exception.serviceId },

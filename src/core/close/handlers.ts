@@ -19,7 +19,21 @@ import { trendScopes, trendsOf } from './trends';
 /** Pairs of months whose Compare panel is kept (each at most MAX_CHANGES_SHOWN changes). */
 const KEPT_COMPARISONS = 4;
 
-type CloseHandlers = Pick<ServiceHandlers, 'close:state' | 'close:review' | 'close:sign-off' | 'close:reopen' | 'close:compare' | 'close:months' | 'close:thresholds' | 'close:trend-scopes' | 'close:trends' | 'close:rates' | 'close:set-rates' | 'close:import-rates'>;
+type CloseHandlers = Pick<
+  ServiceHandlers,
+  | 'close:state'
+  | 'close:review'
+  | 'close:sign-off'
+  | 'close:reopen'
+  | 'close:compare'
+  | 'close:months'
+  | 'close:thresholds'
+  | 'close:trend-scopes'
+  | 'close:trends'
+  | 'close:rates'
+  | 'close:set-rates'
+  | 'close:import-rates'
+>;
 
 /** What hosts may do beyond the contract: the CLI's `reports compare` and `reports check`, with every change and exception. */
 export interface CloseApi {
@@ -72,11 +86,13 @@ export function createClose(ports: Ports, ledger: () => Promise<Ledger>, consump
     while (shown.size > KEPT_COMPARISONS) shown.delete(shown.keys().next().value as string);
     return cut;
   };
-  const comparedAndKept = (afterId: string): ComparisonOf => async (beforeId) => {
-    const full = await compareMonths(await ledger(), beforeId, afterId);
-    keepShown(beforeId, afterId, full);
-    return full;
-  };
+  const comparedAndKept =
+    (afterId: string): ComparisonOf =>
+    async (beforeId) => {
+      const full = await compareMonths(await ledger(), beforeId, afterId);
+      keepShown(beforeId, afterId, full);
+      return full;
+    };
   const view = async (reportId: string, comparisonOf: ComparisonOf = comparedAndKept(reportId)): Promise<MonthCloseView> => {
     const limits = await thresholds.get(await profileOf(reportId));
     return { ...(await close.state(reportId, limits, comparisonOf)), thresholds: limits };
@@ -117,7 +133,13 @@ export function createClose(ports: Ports, ledger: () => Promise<Ledger>, consump
       const months = await monthsOf(opened, await monthOf(opened, reportId));
       const signed = await signedReportIds(opened);
       const names = await reportNames(opened);
-      return months.map((month) => ({ reportId: month.reportId, name: names.get(month.reportId) ?? '', period: { startDate: month.startDate, endDate: month.endDate }, fetchedAt: month.fetchedAt, signedOff: signed.has(month.reportId) }));
+      return months.map((month) => ({
+        reportId: month.reportId,
+        name: names.get(month.reportId) ?? '',
+        period: { startDate: month.startDate, endDate: month.endDate },
+        fetchedAt: month.fetchedAt,
+        signedOff: signed.has(month.reportId),
+      }));
     },
     'close:thresholds': async ({ profileId, thresholds: wanted }) => {
       const saved = wanted ? await thresholds.set(profileId, wanted) : await thresholds.get(profileId);
@@ -148,14 +170,18 @@ export function createClose(ports: Ports, ledger: () => Promise<Ledger>, consump
     check: view,
     review: async (reportId, exceptionIds, state, note) => {
       let view: MonthCloseView | undefined;
-      for (let at = 0; at < exceptionIds.length; at += MAX_REVIEWS_AT_ONCE) view = await handlers['close:review']({ reportId, exceptionIds: exceptionIds.slice(at, at + MAX_REVIEWS_AT_ONCE), state, note });
+      for (let at = 0; at < exceptionIds.length; at += MAX_REVIEWS_AT_ONCE)
+        view = await handlers['close:review']({ reportId, exceptionIds: exceptionIds.slice(at, at + MAX_REVIEWS_AT_ONCE), state, note });
       if (!view) throw new AppError('validation', 'Name at least one exception to review.');
       return view;
     },
     exportComparison: async (comparison, path) => {
       const opened = await ledger();
       return exportComparisonWorkbook(opened.outputs, comparison, path, {
-        before: await monthLabel(opened, comparison.beforeId), after: await monthLabel(opened, comparison.afterId), appVersion: ports.appVersion, exportedAt: new Date(ports.clock.now()),
+        before: await monthLabel(opened, comparison.beforeId),
+        after: await monthLabel(opened, comparison.afterId),
+        appVersion: ports.appVersion,
+        exportedAt: new Date(ports.clock.now()),
       });
     },
   };

@@ -30,7 +30,9 @@ async function months() {
   const november = structuredClone(october.entries);
   const organization = november[0]!.organizations[0]!;
   for (const entry of november) for (const candidate of entry.organizations) if (candidate.orgId === organization.orgId) candidate.customerNumber = '';
-  const item = november.flatMap((entry) => entry.organizations.flatMap((o) => o.services.filter((s) => s.currencyCode === s.customerCurrencyCode).flatMap((s) => s.items)))[3]!;
+  const item = november.flatMap((entry) =>
+    entry.organizations.flatMap((o) => o.services.filter((s) => s.currencyCode === s.customerCurrencyCode).flatMap((s) => s.items)),
+  )[3]!;
   for (const line of item.products) {
     line.customerPricePerUnit = money(line.resellerPricePerUnit).minus('0.5').toFixed();
     line.totalCustomerPrice = money(line.customerPricePerUnit).times(line.quantity).toFixed();
@@ -50,7 +52,11 @@ describe('closing a month', () => {
     // The price cut is also a unit price change since October.
     expect(state.exceptions.map((exception) => exception.rule).sort()).toEqual(['missing-customer-number', 'negative-margin', 'unit-price-changed']);
     expect(state.open).toEqual({ high: 2, medium: 0, low: 1 });
-    const [first, second, third] = state.exceptions as [(typeof state.exceptions)[number], (typeof state.exceptions)[number], (typeof state.exceptions)[number]];
+    const [first, second, third] = state.exceptions as [
+      (typeof state.exceptions)[number],
+      (typeof state.exceptions)[number],
+      (typeof state.exceptions)[number],
+    ];
     await close.setReview(NOVEMBER, [third.id], 'accepted', 'Promotion.', actor());
 
     await expect(close.setReview(NOVEMBER, [first.id], 'accepted', ' ', actor())).rejects.toMatchObject({ code: 'validation' });
@@ -63,7 +69,10 @@ describe('closing a month', () => {
     const after = await close.state(NOVEMBER);
     expect(after.signOff).toEqual(signed);
     expect(after.exceptions.map((exception) => exception.review?.state).sort()).toEqual(['accepted', 'accepted', 'resolved']);
-    await expect(close.setReview(NOVEMBER, [first.id], 'open', '', actor())).rejects.toMatchObject({ code: 'conflict', message: expect.stringMatching(/locked/) });
+    await expect(close.setReview(NOVEMBER, [first.id], 'open', '', actor())).rejects.toMatchObject({
+      code: 'conflict',
+      message: expect.stringMatching(/locked/),
+    });
 
     await expect(close.reopen(NOVEMBER, '', actor())).rejects.toMatchObject({ code: 'validation' });
     await close.reopen(NOVEMBER, 'The vendor restated the month.', actor());
@@ -92,12 +101,17 @@ describe('closing a month', () => {
 
   it('keeps reviews through a refetch of the month, and shows what the service changed since sign-off', async () => {
     const { ledger, november, close } = await months();
-    for (const exception of (await close.state(NOVEMBER)).exceptions) await close.setReview(NOVEMBER, [exception.id], 'accepted', 'Checked with the account manager.', actor());
+    for (const exception of (await close.state(NOVEMBER)).exceptions)
+      await close.setReview(NOVEMBER, [exception.id], 'accepted', 'Checked with the account manager.', actor());
     const signed = await close.signOff(NOVEMBER, actor());
 
     const restated = structuredClone(november);
     // A small change of quantity (no new exception), in a line of its own.
-    const line = restated.flatMap((entry) => entry.organizations.flatMap((o) => o.services.flatMap((s) => s.items.filter((item) => item.products.length === 1).map((item) => item.products[0]!)))).find((candidate) => candidate.quantity >= 20)!;
+    const line = restated
+      .flatMap((entry) =>
+        entry.organizations.flatMap((o) => o.services.flatMap((s) => s.items.filter((item) => item.products.length === 1).map((item) => item.products[0]!))),
+      )
+      .find((candidate) => candidate.quantity >= 20)!;
     line.quantity += 1;
     line.totalCustomerPrice = money(line.customerPricePerUnit).times(line.quantity).toFixed();
     line.totalResellerPrice = money(line.resellerPricePerUnit).times(line.quantity).toFixed();
@@ -113,9 +127,15 @@ describe('closing a month', () => {
     await save(ledger, NOVEMBER_AGAIN, restated, '2026-12-09T08:00:00.000Z');
 
     const again = await close.state(NOVEMBER_AGAIN);
-    expect(again.exceptions.map((exception) => [exception.rule, exception.review?.state])).toEqual((await close.state(NOVEMBER)).exceptions.map((exception) => [exception.rule, "accepted"]));
+    expect(again.exceptions.map((exception) => [exception.rule, exception.review?.state])).toEqual(
+      (await close.state(NOVEMBER)).exceptions.map((exception) => [exception.rule, 'accepted']),
+    );
     expect(again.signOff).toEqual(signed);
-    expect(again.restatement).toMatchObject({ signedReportId: NOVEMBER, hashChanged: true, changes: [expect.objectContaining({ kind: 'quantity', productId: line.productId })] });
+    expect(again.restatement).toMatchObject({
+      signedReportId: NOVEMBER,
+      hashChanged: true,
+      changes: [expect.objectContaining({ kind: 'quantity', productId: line.productId })],
+    });
     expect((await close.state(NOVEMBER)).superseded).toBe(true);
     expect(again.superseded).toBe(false);
   });

@@ -1,5 +1,13 @@
 import type { Ledger } from '../ledger/ledger';
-import { type BillingException, type CheckThresholds, type ConsumptionHistory, consumptionVersion, DEFAULT_THRESHOLDS, runBillingChecks, type Severity } from './billing-checks';
+import {
+  type BillingException,
+  type CheckThresholds,
+  type ConsumptionHistory,
+  consumptionVersion,
+  DEFAULT_THRESHOLDS,
+  runBillingChecks,
+  type Severity,
+} from './billing-checks';
 import { type ComparisonOf, compareMonths, type CurrencyBridge, type MonthChange } from './month-compare';
 import { type Actor, contentHashOf, MonthReview, type Review, type ReviewState, type SignOff } from './month-review';
 import { monthOf, monthsOf, previousMonth } from './months';
@@ -49,10 +57,23 @@ export class MonthClose {
     let restatement: MonthCloseState['restatement'] = null;
     if (signOff && signOff.reportId !== reportId) {
       const comparison = await compareMonths(ledger, signOff.reportId, reportId);
-      restatement = { signedReportId: signOff.reportId, hashChanged: (await contentHashOf(ledger, reportId)) !== signOff.contentHash, changes: comparison.changes, bridges: comparison.bridges };
+      restatement = {
+        signedReportId: signOff.reportId,
+        hashChanged: (await contentHashOf(ledger, reportId)) !== signOff.contentHash,
+        changes: comparison.changes,
+        bridges: comparison.bridges,
+      };
     }
     const newest = (await monthsOf(ledger, month)).find((candidate) => candidate.startDate === month.startDate && candidate.endDate === month.endDate);
-    return { reportId, previousReportId: previous?.reportId ?? null, exceptions: reviewed, open, signOff, restatement, superseded: newest?.reportId !== reportId };
+    return {
+      reportId,
+      previousReportId: previous?.reportId ?? null,
+      exceptions: reviewed,
+      open,
+      signOff,
+      restatement,
+      superseded: newest?.reportId !== reportId,
+    };
   }
 
   async setReview(reportId: string, exceptionIds: readonly string[], state: ReviewState, note: string, actor: Actor): Promise<Review[]> {

@@ -44,16 +44,24 @@ async function twoMonths(plant: (november: WireBillingEntry[]) => void) {
 }
 
 const items = (entries: WireBillingEntry[]) =>
-  entries.flatMap((entry) => entry.organizations.flatMap((organization) => organization.services.flatMap((service) => service.items.map((item) => ({ organization, service, item })))));
+  entries.flatMap((entry) =>
+    entry.organizations.flatMap((organization) => organization.services.flatMap((service) => service.items.map((item) => ({ organization, service, item })))),
+  );
 
 describe('comparing two months', () => {
   it('reports each planted change — quantity, unit price, new and lost subscription — and nothing for an unchanged subscription', async () => {
     let planted: { quantity: WireItem; price: WireItem; lost: WireItem; added: WireItem; unchanged: WireItem } | undefined;
     const { ledger } = await twoMonths((november) => {
-      const all = items(november).filter(({ service, item }) => service.items.length > 1 && item.products.length === 1 && service.currencyCode === service.customerCurrencyCode);
+      const all = items(november).filter(
+        ({ service, item }) => service.items.length > 1 && item.products.length === 1 && service.currencyCode === service.customerCurrencyCode,
+      );
       const [quantity, price, lost, unchanged] = all.slice(0, 4).map(({ item }) => item) as [WireItem, WireItem, WireItem, WireItem];
       reprice(quantity, quantity.products[0] as WireProduct, { quantity: (quantity.products[0] as WireProduct).quantity + 3 });
-      reprice(price, price.products[0] as WireProduct, { customerPricePerUnit: money((price.products[0] as WireProduct).customerPricePerUnit).plus('1.25').toFixed() });
+      reprice(price, price.products[0] as WireProduct, {
+        customerPricePerUnit: money((price.products[0] as WireProduct).customerPricePerUnit)
+          .plus('1.25')
+          .toFixed(),
+      });
       const lostService = all.find(({ item }) => item === lost)?.service;
       lostService?.items.splice(lostService.items.indexOf(lost), 1);
       const added = structuredClone(unchanged);
@@ -86,7 +94,8 @@ describe('comparing two months', () => {
     const { ledger } = await twoMonths((november) => {
       for (const [index, { item }] of items(november).entries()) {
         const product = item.products[0] as WireProduct;
-        if (index % 3 === 0) reprice(item, product, { quantity: product.quantity + 1, customerPricePerUnit: money(product.customerPricePerUnit).times('1.031').toFixed(4) });
+        if (index % 3 === 0)
+          reprice(item, product, { quantity: product.quantity + 1, customerPricePerUnit: money(product.customerPricePerUnit).times('1.031').toFixed(4) });
         if (index % 5 === 0) product.totalCustomerPrice = money(product.totalCustomerPrice).plus('0.01').toFixed(); // a total that is not q × p
         if (index % 7 === 0) item.products.splice(0, 1);
         restate(item);

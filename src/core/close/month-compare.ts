@@ -47,7 +47,12 @@ export async function compareMonths(ledger: Ledger, beforeId: string, afterId: s
         lineChanges.push({ change, keys: isNewOrLost(change) ? keysOf(row) : null });
       }
     }
-    return presenceOf(session, beforeId, afterId, lineChanges.flatMap(({ keys }) => (keys ? [keys] : [])));
+    return presenceOf(
+      session,
+      beforeId,
+      afterId,
+      lineChanges.flatMap(({ keys }) => (keys ? [keys] : [])),
+    );
   });
   const bridges = await salesBridges(ledger, beforeId, afterId);
   return {
@@ -55,7 +60,10 @@ export async function compareMonths(ledger: Ledger, beforeId: string, afterId: s
     afterId,
     bridges: bridges.map((bridge) => {
       const effects = effectsByCurrency.get(bridge.currencyKey) ?? ZERO_EFFECTS();
-      return { ...bridge, effects: { price: effects.price.toFixed(), quantity: effects.quantity.toFixed(), newLost: effects.newLost.toFixed(), other: effects.other.toFixed() } };
+      return {
+        ...bridge,
+        effects: { price: effects.price.toFixed(), quantity: effects.quantity.toFixed(), newLost: effects.newLost.toFixed(), other: effects.other.toFixed() },
+      };
     }),
     changes: rollUpNewAndLost(lineChanges, presence),
   };
@@ -77,7 +85,13 @@ function keysOf(row: PresentRow | NamedChangeRow): Keys {
   const pair = `${row.currency}|${row.customer_currency}`;
   // An organization is new or lost as a whole; a service or subscription that moved to another currency pair is
   // lost in the old pair and new in the other (amounts in two currencies are never compared).
-  return { org: row.org_key, service: `${row.org_key}|${row.service_id}|${pair}`, subscription: `${row.subscription_id}|${pair}`, pair, subscriptionId: row.subscription_id };
+  return {
+    org: row.org_key,
+    service: `${row.org_key}|${row.service_id}|${pair}`,
+    subscription: `${row.subscription_id}|${pair}`,
+    pair,
+    subscriptionId: row.subscription_id,
+  };
 }
 
 /**
@@ -88,7 +102,13 @@ async function presenceOf(session: LedgerSession, beforeId: string, afterId: str
   const before = new Set<string>();
   const after = new Set<string>();
   if (newOrLost.length === 0) return { before, after };
-  const rows = presentKeys(session, beforeId, afterId, [...new Set(newOrLost.map((keys) => keys.org))], [...new Set(newOrLost.map((keys) => keys.subscriptionId))]);
+  const rows = presentKeys(
+    session,
+    beforeId,
+    afterId,
+    [...new Set(newOrLost.map((keys) => keys.org))],
+    [...new Set(newOrLost.map((keys) => keys.subscriptionId))],
+  );
   for await (const chunk of rows) {
     for (const row of chunk) {
       const keys = keysOf(row);
@@ -114,7 +134,13 @@ function valuesOf(row: NamedChangeRow, month: 0 | 1): LineValues | null {
   const [quantity, cost, sales] = [row[`q${month}`], row[`c${month}`], row[`s${month}`]];
   if (quantity === null || cost === null || sales === null) return null;
   const text = (value: string | null) => (value === null ? null : money(value).toFixed());
-  return { quantity: money(quantity).toFixed(), unitPrice: text(row[`p${month}`]), unitCost: text(row[`k${month}`]), cost: money(cost).toFixed(), sales: money(sales).toFixed() };
+  return {
+    quantity: money(quantity).toFixed(),
+    unitPrice: text(row[`p${month}`]),
+    unitCost: text(row[`k${month}`]),
+    cost: money(cost).toFixed(),
+    sales: money(sales).toFixed(),
+  };
 }
 
 /** One compare key's change, with its sales effects. */
@@ -173,7 +199,13 @@ function rollUpNewAndLost(lines: { change: MonthChange; keys: Keys | null }[], p
       continue;
     }
     const other = change.kind === 'new' ? presence.before : presence.after;
-    const level: ChangeLevel = !other.has(`o:${keys.org}`) ? 'organization' : !other.has(`s:${keys.service}`) ? 'service' : !other.has(`u:${keys.subscription}`) ? 'subscription' : 'line';
+    const level: ChangeLevel = !other.has(`o:${keys.org}`)
+      ? 'organization'
+      : !other.has(`s:${keys.service}`)
+        ? 'service'
+        : !other.has(`u:${keys.subscription}`)
+          ? 'subscription'
+          : 'line';
     if (level === 'line') {
       result.push(change);
       continue;
@@ -192,7 +224,10 @@ function rollUpNewAndLost(lines: { change: MonthChange; keys: Keys | null }[], p
         after: change.after && { ...change.after, unitPrice: null, unitCost: null, quantity: level === 'subscription' ? change.after.quantity : '' },
       };
       rolled.set(key, first);
-      covered.set(first, { subscriptions: new Map([[change.subscriptionId ?? '', change.subscription]]), products: new Map([[change.productId ?? '', change.product]]) });
+      covered.set(first, {
+        subscriptions: new Map([[change.subscriptionId ?? '', change.subscription]]),
+        products: new Map([[change.productId ?? '', change.product]]),
+      });
       result.push(first);
       continue;
     }
@@ -200,7 +235,12 @@ function rollUpNewAndLost(lines: { change: MonthChange; keys: Keys | null }[], p
     covered.get(existing)?.products.set(change.productId ?? '', change.product);
     const add = (into: LineValues | null, values: LineValues | null): LineValues | null =>
       into && values
-        ? { ...into, cost: money(into.cost).plus(values.cost).toFixed(), sales: money(into.sales).plus(values.sales).toFixed(), quantity: level === 'subscription' ? money(into.quantity).plus(values.quantity).toFixed() : '' }
+        ? {
+            ...into,
+            cost: money(into.cost).plus(values.cost).toFixed(),
+            sales: money(into.sales).plus(values.sales).toFixed(),
+            quantity: level === 'subscription' ? money(into.quantity).plus(values.quantity).toFixed() : '',
+          }
         : into;
     existing.before = add(existing.before, change.before);
     existing.after = add(existing.after, change.after);

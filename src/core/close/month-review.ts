@@ -25,7 +25,10 @@ export class MonthReview {
   async reviews(month: MonthRef): Promise<Map<string, Review>> {
     const rows = await reviewRows(await this.ledger(), month);
     return new Map(
-      rows.map((row) => [row.exception_id, { exceptionId: row.exception_id, state: row.state as ReviewState, note: row.note, reviewedBy: row.reviewed_by, reviewedAt: row.reviewed_at }]),
+      rows.map((row) => [
+        row.exception_id,
+        { exceptionId: row.exception_id, state: row.state as ReviewState, note: row.note, reviewedBy: row.reviewed_by, reviewedAt: row.reviewed_at },
+      ]),
     );
   }
 
@@ -37,8 +40,10 @@ export class MonthReview {
 
   /** Gives each exception the same review (and a line each in the log), all or none. */
   async review(month: MonthRef, exceptionIds: readonly string[], state: ReviewState, note: string, actor: Actor): Promise<Review[]> {
-    if (await this.signOff(month)) throw new AppError('conflict', 'This month is signed off, so its reviews are locked. Reopen it (with a reason) to change them.');
-    if (state === 'accepted' && !note.trim()) throw new AppError('validation', 'Say why the exception is accepted: a note is required.', { note: 'is required to accept' });
+    if (await this.signOff(month))
+      throw new AppError('conflict', 'This month is signed off, so its reviews are locked. Reopen it (with a reason) to change them.');
+    if (state === 'accepted' && !note.trim())
+      throw new AppError('validation', 'Say why the exception is accepted: a note is required.', { note: 'is required to accept' });
     const ledger = await this.ledger();
     const ids = [...new Set(exceptionIds)];
     await ledger.write(async (transaction) => {
@@ -53,11 +58,23 @@ export class MonthReview {
   /** Signs the month off as `reportId`'s content; refused while an exception is open. */
   async sign(month: MonthRef, reportId: string, openExceptions: number, actor: Actor): Promise<SignOff> {
     if (!actor.name.trim()) throw new AppError('validation', 'Type your name to sign the month off.', { name: 'is required' });
-    if (openExceptions > 0) throw new AppError('conflict', `${openExceptions} exception${openExceptions === 1 ? ' is' : 's are'} still open: accept (with a note) or resolve each before signing off.`);
+    if (openExceptions > 0)
+      throw new AppError(
+        'conflict',
+        `${openExceptions} exception${openExceptions === 1 ? ' is' : 's are'} still open: accept (with a note) or resolve each before signing off.`,
+      );
     if (await this.signOff(month)) throw new AppError('conflict', 'This month is already signed off.');
     const ledger = await this.ledger();
     const contentHash = await contentHashOf(ledger, reportId);
-    await ledger.write((transaction) => insertSignOff(transaction, month, { report_id: reportId, content_hash: contentHash, signed_by: actor.name.trim(), os_user: actor.osUser, signed_at: actor.at }));
+    await ledger.write((transaction) =>
+      insertSignOff(transaction, month, {
+        report_id: reportId,
+        content_hash: contentHash,
+        signed_by: actor.name.trim(),
+        os_user: actor.osUser,
+        signed_at: actor.at,
+      }),
+    );
     return { reportId, contentHash, signedBy: actor.name.trim(), osUser: actor.osUser, signedAt: actor.at };
   }
 

@@ -17,7 +17,14 @@ export interface MonthRef {
 }
 
 function toRef(row: MonthRow): MonthRef {
-  return { reportId: row.report_id, host: row.host, resellerId: row.reseller_id, startDate: row.period_start, endDate: row.period_end, fetchedAt: row.fetched_at };
+  return {
+    reportId: row.report_id,
+    host: row.host,
+    resellerId: row.reseller_id,
+    startDate: row.period_start,
+    endDate: row.period_end,
+    fetchedAt: row.fetched_at,
+  };
 }
 
 export async function monthOf(ledger: Ledger, reportId: string): Promise<MonthRef> {

@@ -36,8 +36,12 @@ describe('reading a rates file', () => {
   });
 
   it('names the line of a decimal comma, in a semicolon file and in a comma file', () => {
-    expect(refusal(() => parseRatesCsv('currency;rate\nUSD;0.92\nSEK;0,0874', 'EUR'))).toContain('line 3 has the rate "0,0874" with a decimal comma; write it with a decimal point (0.0874)');
-    expect(refusal(() => parseRatesCsv('USD,0.92\n\nSEK,0,0874', 'EUR'))).toContain('line 3 has 3 fields; a line is currency,rate (if 0,0874 is one rate, write it with a decimal point: 0.0874)');
+    expect(refusal(() => parseRatesCsv('currency;rate\nUSD;0.92\nSEK;0,0874', 'EUR'))).toContain(
+      'line 3 has the rate "0,0874" with a decimal comma; write it with a decimal point (0.0874)',
+    );
+    expect(refusal(() => parseRatesCsv('USD,0.92\n\nSEK,0,0874', 'EUR'))).toContain(
+      'line 3 has 3 fields; a line is currency,rate (if 0,0874 is one rate, write it with a decimal point: 0.0874)',
+    );
   });
 
   it('refuses codes that are not ISO 4217, rates that are not positive decimals, and says how many problems there are', () => {
@@ -54,7 +58,9 @@ describe('reading a rates file', () => {
 
   it('refuses a currency twice, naming both lines, and a reference currency at another rate than 1', () => {
     expect(refusal(() => parseRatesCsv('USD,0.92\nSEK,0.087\nusd,0.93', 'EUR'))).toContain('line 3 repeats USD, already given on line 1');
-    expect(refusal(() => parseRatesCsv('USD,0.92\nEUR,1.1', 'EUR'))).toContain('line 2 gives EUR the rate 1.1, but EUR is the reference currency: its rate is 1');
+    expect(refusal(() => parseRatesCsv('USD,0.92\nEUR,1.1', 'EUR'))).toContain(
+      'line 2 gives EUR the rate 1.1, but EUR is the reference currency: its rate is 1',
+    );
   });
 
   it('refuses an empty file, and a line with one field', () => {
@@ -77,7 +83,13 @@ describe('the converted total', () => {
   ];
 
   it('converts each pair whose currencies have rates, exactly, and sums them exactly', () => {
-    const view = convertTotals(totals, { referenceCurrency: 'EUR', rates: [{ currency: 'SEK', rate: '0.08741234' }, { currency: 'USD', rate: '0.92140001' }] });
+    const view = convertTotals(totals, {
+      referenceCurrency: 'EUR',
+      rates: [
+        { currency: 'SEK', rate: '0.08741234' },
+        { currency: 'USD', rate: '0.92140001' },
+      ],
+    });
     // SEK: 1000.10 × 0.08741234 = 87.421081234, 1234.57 × 0.08741234 = 107.9166525938; USD 10.01 × 0.92140001 = 9.2232141001; 130 SEK = 11.3636042
     expect(view.pairs.map((pair) => [pair.currencyKey, pair.convertedCost, pair.convertedSales])).toEqual([
       ['EUR', '100', '120.5'],
@@ -85,13 +97,28 @@ describe('the converted total', () => {
       ['USD→SEK', '9.2232141001', '11.3636042'],
       ['NOK', null, null],
     ]);
-    expect(view.converted).toEqual({ cost: '196.6442953341', sales: '239.7802567938', margin: '43.1359614597', marginPercent: '17.99', pairsIncluded: 3, pairsLeftOut: 1 });
+    expect(view.converted).toEqual({
+      cost: '196.6442953341',
+      sales: '239.7802567938',
+      margin: '43.1359614597',
+      marginPercent: '17.99',
+      pairsIncluded: 3,
+      pairsLeftOut: 1,
+    });
   });
 
   it('lists a currency without a rate, leaves its pairs out and keeps the native amounts', () => {
     const view = convertTotals(totals, { referenceCurrency: 'EUR', rates: [{ currency: 'SEK', rate: '0.0874' }] });
     expect(view.missing).toEqual(['NOK', 'USD']);
-    expect(view.pairs.find((pair) => pair.currencyKey === 'USD→SEK')).toEqual({ currencyKey: 'USD→SEK', lines: 1, cost: '10.01', sales: '130', convertedCost: null, convertedSales: null, missing: ['USD'] });
+    expect(view.pairs.find((pair) => pair.currencyKey === 'USD→SEK')).toEqual({
+      currencyKey: 'USD→SEK',
+      lines: 1,
+      cost: '10.01',
+      sales: '130',
+      convertedCost: null,
+      convertedSales: null,
+      missing: ['USD'],
+    });
     expect(view.converted).toMatchObject({ cost: '187.40874', sales: '228.401418', pairsIncluded: 2, pairsLeftOut: 2 });
     expect(view.currencies).toEqual([
       { currency: 'EUR', rate: '1' },
@@ -159,7 +186,11 @@ describe('rates kept with the month', () => {
 
   it('locks the rates while the month is signed off', async () => {
     const { ledger } = await month();
-    await new MonthReview(async () => ledger).sign(await monthOf(ledger, OCTOBER), OCTOBER, 0, { name: 'Eva Lind', osUser: 'eva', at: '2026-11-08T08:00:00.000Z' });
+    await new MonthReview(async () => ledger).sign(await monthOf(ledger, OCTOBER), OCTOBER, 0, {
+      name: 'Eva Lind',
+      osUser: 'eva',
+      at: '2026-11-08T08:00:00.000Z',
+    });
     expect((await ratesView(ledger, OCTOBER)).signedOff).toBe(true);
     await expect(setRates(ledger, OCTOBER, 'EUR', [])).rejects.toThrow('This month is signed off, so its rates are locked');
   });

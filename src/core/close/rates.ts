@@ -50,7 +50,8 @@ function rateProblem(text: string): string | null {
   if (!DECIMAL_POINT.test(text)) return `has the rate "${text}", which is not a decimal number like 1.0934`;
   const [whole = '', fraction = ''] = text.split('.');
   if (money(text).isZero()) return 'has the rate 0; a rate must be more than 0';
-  if (fraction.replace(/0+$/, '').length > UNIT_PRICE.scale) return `has the rate ${text} with more than ${UNIT_PRICE.scale} decimal places; Closebook keeps ${UNIT_PRICE.scale} and does not round`;
+  if (fraction.replace(/0+$/, '').length > UNIT_PRICE.scale)
+    return `has the rate ${text} with more than ${UNIT_PRICE.scale} decimal places; Closebook keeps ${UNIT_PRICE.scale} and does not round`;
   if (whole.replace(/^0+/, '').length > INTEGER_DIGITS) return `has the rate ${text}, too large (more than ${INTEGER_DIGITS} digits before the decimal point)`;
   return null;
 }
@@ -73,7 +74,10 @@ export function validateRates(given: readonly GivenRate[], referenceCurrency: st
   const seen = new Map<string, string>();
   const rates: ExchangeRate[] = [];
   const referenceProblem = currencyProblem(referenceCurrency, monthCurrencies);
-  if (referenceProblem) throw new AppError('validation', `The reference currency ${referenceProblem.replace(/^has /, 'is ')}.`, { referenceCurrency: referenceProblem.replace(/^has /, 'is ') });
+  if (referenceProblem)
+    throw new AppError('validation', `The reference currency ${referenceProblem.replace(/^has /, 'is ')}.`, {
+      referenceCurrency: referenceProblem.replace(/^has /, 'is '),
+    });
   for (const entry of given) {
     const currency = entry.currency.trim().toUpperCase();
     const rate = entry.rate.trim();
@@ -81,7 +85,9 @@ export function validateRates(given: readonly GivenRate[], referenceCurrency: st
       currencyProblem(currency, monthCurrencies) ??
       rateProblem(rate) ??
       (seen.has(currency) ? `repeats ${currency}, already given on ${seen.get(currency)}` : null) ??
-      (currency === referenceCurrency && !money(rate).equals(1) ? `gives ${currency} the rate ${rate}, but ${currency} is the reference currency: its rate is 1` : null);
+      (currency === referenceCurrency && !money(rate).equals(1)
+        ? `gives ${currency} the rate ${rate}, but ${currency} is the reference currency: its rate is 1`
+        : null);
     if (problem) {
       problems.push(`${entry.where} ${problem}`);
       fields[`rates.${currency || entry.where}`] = problem.replace(/^has /, 'is ');
@@ -94,7 +100,11 @@ export function validateRates(given: readonly GivenRate[], referenceCurrency: st
   if (problems.length) {
     const shown = problems.slice(0, PROBLEMS_SHOWN).join('; ');
     const more = problems.length > PROBLEMS_SHOWN ? `; and ${problems.length - PROBLEMS_SHOWN} more` : '';
-    throw new AppError('validation', `${problems.length === 1 ? 'A rate is' : `${problems.length} rates are`} not usable, so nothing was saved: ${shown}${more}.`, fields);
+    throw new AppError(
+      'validation',
+      `${problems.length === 1 ? 'A rate is' : `${problems.length} rates are`} not usable, so nothing was saved: ${shown}${more}.`,
+      fields,
+    );
   }
   return rates.sort((a, b) => (a.currency < b.currency ? -1 : 1));
 }
@@ -102,7 +112,12 @@ export function validateRates(given: readonly GivenRate[], referenceCurrency: st
 /** Splits a CSV line on its separator (a semicolon when the line has one, else a comma), unquoting "fields". */
 function fieldsOf(line: string): string[] {
   const separator = line.includes(';') ? ';' : ',';
-  return line.split(separator).map((field) => field.trim().replace(/^"(.*)"$/, '$1').trim());
+  return line.split(separator).map((field) =>
+    field
+      .trim()
+      .replace(/^"(.*)"$/, '$1')
+      .trim(),
+  );
 }
 
 /**
@@ -125,11 +140,16 @@ export function parseRatesCsv(text: string, referenceCurrency: string, monthCurr
     if (fields.length === 1) problems.push(`line ${index + 1} has one field ("${line.trim()}"); a line is currency,rate`);
     else if (extra.some((field) => field !== '')) {
       const decimalComma = fields.length === 3 && /^\d+$/.test(rate) && /^\d+$/.test(extra[0] ?? '');
-      problems.push(`line ${index + 1} has ${fields.length} fields; a line is currency,rate${decimalComma ? ` (if ${rate},${extra[0]} is one rate, write it with a decimal point: ${rate}.${extra[0]})` : ''}`);
+      problems.push(
+        `line ${index + 1} has ${fields.length} fields; a line is currency,rate${decimalComma ? ` (if ${rate},${extra[0]} is one rate, write it with a decimal point: ${rate}.${extra[0]})` : ''}`,
+      );
     } else given.push({ currency, rate, where: `line ${index + 1}` });
   });
   if (problems.length) {
-    throw new AppError('validation', `The rates file is not usable, so nothing was saved: ${problems.slice(0, PROBLEMS_SHOWN).join('; ')}${problems.length > PROBLEMS_SHOWN ? `; and ${problems.length - PROBLEMS_SHOWN} more` : ''}.`);
+    throw new AppError(
+      'validation',
+      `The rates file is not usable, so nothing was saved: ${problems.slice(0, PROBLEMS_SHOWN).join('; ')}${problems.length > PROBLEMS_SHOWN ? `; and ${problems.length - PROBLEMS_SHOWN} more` : ''}.`,
+    );
   }
   if (!given.length) throw new AppError('validation', 'The rates file has no rates: write one currency,rate per line, e.g. USD,0.9214.');
   return validateRates(given, referenceCurrency, monthCurrencies);
@@ -139,7 +159,10 @@ export function parseRatesCsv(text: string, referenceCurrency: string, monthCurr
 export async function monthRates(ledger: Ledger, month: MonthRef): Promise<MonthRates> {
   const rows = await rateRows(ledger, month);
   const referenceCurrency = rows[0]?.reference_currency ?? null;
-  return { referenceCurrency, rates: rows.filter((row) => row.currency !== referenceCurrency).map((row) => ({ currency: row.currency, rate: money(row.rate).toFixed() })) };
+  return {
+    referenceCurrency,
+    rates: rows.filter((row) => row.currency !== referenceCurrency).map((row) => ({ currency: row.currency, rate: money(row.rate).toFixed() })),
+  };
 }
 
 /** Replaces a month's rates (all or nothing); a null reference currency removes them. */
@@ -227,7 +250,13 @@ async function unlockedMonth(ledger: Ledger, reportId: string): Promise<MonthRef
 export async function setRates(ledger: Ledger, reportId: string, referenceCurrency: string | null, given: readonly ExchangeRate[]): Promise<RatesView> {
   const month = await unlockedMonth(ledger, reportId);
   const reference = referenceCurrency?.trim().toUpperCase() || null;
-  const rates = reference ? validateRates(given.map((entry, index) => ({ ...entry, where: `row ${index + 1}` })), reference, await reportCurrencies(ledger, reportId)) : [];
+  const rates = reference
+    ? validateRates(
+        given.map((entry, index) => ({ ...entry, where: `row ${index + 1}` })),
+        reference,
+        await reportCurrencies(ledger, reportId),
+      )
+    : [];
   await saveMonthRates(ledger, month, reference, rates);
   return ratesView(ledger, reportId);
 }

@@ -58,9 +58,11 @@ function organization(name: string, orgId: string, groups: string[], services: W
   return { name, customerNumber: `C-${orgId}`, orgId, organizationGroups: groups, services };
 }
 
-const alpha = (sales: string, cost = '10', name = 'Alpha AB') => organization(name, 'alpha', ['Nordics'], [service('Microsoft 365', 'm365', 'SEK', 'SEK', [{ cost, sales }])]);
+const alpha = (sales: string, cost = '10', name = 'Alpha AB') =>
+  organization(name, 'alpha', ['Nordics'], [service('Microsoft 365', 'm365', 'SEK', 'SEK', [{ cost, sales }])]);
 const beta = (sales: string, cost = '5') => organization('Beta GmbH', 'beta', ['DACH'], [service('Azure', 'azure', 'EUR', 'EUR', [{ cost, sales }])]);
-const gamma = (sales: string, groups: string[] = []) => organization('Gamma Oy', 'gamma', groups, [service('Microsoft 365', 'm365', 'USD', 'SEK', [{ cost: '1', sales }])]);
+const gamma = (sales: string, groups: string[] = []) =>
+  organization('Gamma Oy', 'gamma', groups, [service('Microsoft 365', 'm365', 'USD', 'SEK', [{ cost: '1', sales }])]);
 
 const ids = {
   august: '22222222-2222-4222-8222-000000000008',
@@ -80,7 +82,11 @@ async function save(reportId: string, month: string, fetchedAt: string, organiza
   async function* body() {
     yield JSON.stringify({ status: 5, data: entries });
   }
-  await ingestReport(ledger, testIdentity(reportId, { name: `Billing ${month}`, resellerId, period: { startDate: `${month}-01`, endDate }, fetchedAt }), body());
+  await ingestReport(
+    ledger,
+    testIdentity(reportId, { name: `Billing ${month}`, resellerId, period: { startDate: `${month}-01`, endDate }, fetchedAt }),
+    body(),
+  );
 }
 
 beforeAll(async () => {
@@ -94,13 +100,20 @@ beforeAll(async () => {
   await save(ids.september, '2026-09', '2026-10-05T08:00:00.000Z', [alpha('999'), beta('60'), gamma('31')]);
   // September fetched again later: the service restated Alpha. Only this fetch counts.
   await save(ids.septemberRefetch, '2026-09', '2026-10-20T08:00:00.000Z', [alpha('120.20'), beta('60'), gamma('31')]);
-  await save(ids.october, '2026-10', '2026-11-05T08:00:00.000Z', [alpha('0.1', '0.05', 'Alpha Group AB'), beta('40.25'), gamma('45', ['Nordics']), organization('Delta AS', 'delta', [], [service('Azure', 'azure', 'EUR', 'EUR', [{ cost: '1', sales: '7' }])]), organization('Epsilon Oy', 'epsilon', [], [service('Azure', 'azure', 'EUR', 'EUR', [{ cost: '1', sales: '3' }])])]);
+  await save(ids.october, '2026-10', '2026-11-05T08:00:00.000Z', [
+    alpha('0.1', '0.05', 'Alpha Group AB'),
+    beta('40.25'),
+    gamma('45', ['Nordics']),
+    organization('Delta AS', 'delta', [], [service('Azure', 'azure', 'EUR', 'EUR', [{ cost: '1', sales: '7' }])]),
+    organization('Epsilon Oy', 'epsilon', [], [service('Azure', 'azure', 'EUR', 'EUR', [{ cost: '1', sales: '3' }])]),
+  ]);
   // Another reseller at the same service: never part of these trends.
   await save(ids.otherReseller, '2026-10', '2026-11-05T08:00:00.000Z', [alpha('5000')], 'someone-else');
 });
 afterAll(() => removeDir());
 
-const salesOf = (series: TrendSeries[] | undefined, currencyKey: string) => series?.find((entry) => entry.currencyKey === currencyKey)?.points.map((point) => point.sales);
+const salesOf = (series: TrendSeries[] | undefined, currencyKey: string) =>
+  series?.find((entry) => entry.currencyKey === currencyKey)?.points.map((point) => point.sales);
 
 describe('trends over the months of a reseller', () => {
   it('gives one series per currency pair over every month, the newest fetch of a refetched month counting once', async () => {
@@ -124,7 +137,9 @@ describe('trends over the months of a reseller', () => {
 
   it('keeps a customer, a service and an organization group apart, with zero where the scope billed nothing', async () => {
     const customer = await trendsOf(ledger, ids.october, { kind: 'organization', key: 'delta' });
-    expect(customer.series.map((entry) => [entry.currencyKey, entry.points.map((point) => `${point.lines}:${point.sales}`)])).toEqual([['EUR', ['0:0', '0:0', '1:7']]]);
+    expect(customer.series.map((entry) => [entry.currencyKey, entry.points.map((point) => `${point.lines}:${point.sales}`)])).toEqual([
+      ['EUR', ['0:0', '0:0', '1:7']],
+    ]);
 
     const m365 = await trendsOf(ledger, ids.october, { kind: 'service', key: 'im365' });
     expect(m365.series.map((entry) => entry.currencyKey)).toEqual(['SEK', 'USD→SEK']);
@@ -139,13 +154,28 @@ describe('trends over the months of a reseller', () => {
 
   it('sums exactly, to the last decimal a double would lose', async () => {
     const exact = '22222222-2222-4222-8222-000000000077';
-    const azure = service('Azure', 'azure', 'EUR', 'EUR', [{ cost: '0.1', sales: '1234567890.123456' }, { cost: '0.2', sales: '0.000003' }]);
-    await save(exact, '2026-10', '2026-11-06T08:00:00.000Z', [organization('Big AB', 'big', [], [azure, service('Backup', 'backup', 'EUR', 'EUR', [{ cost: '0.6', sales: '1' }])])], 'exact');
+    const azure = service('Azure', 'azure', 'EUR', 'EUR', [
+      { cost: '0.1', sales: '1234567890.123456' },
+      { cost: '0.2', sales: '0.000003' },
+    ]);
+    await save(
+      exact,
+      '2026-10',
+      '2026-11-06T08:00:00.000Z',
+      [organization('Big AB', 'big', [], [azure, service('Backup', 'backup', 'EUR', 'EUR', [{ cost: '0.6', sales: '1' }])])],
+      'exact',
+    );
     // Summed per service first, then over the scope: both sums must be exact (0.1 + 0.2 and 0.3 + 0.6 are not, as doubles).
     const cases = [
       [{ kind: 'all' }, { lines: 3, cost: '0.9', sales: '1234567891.123459', margin: '1234567890.223459' }],
-      [{ kind: 'organization', key: 'big' }, { lines: 3, cost: '0.9', sales: '1234567891.123459' }],
-      [{ kind: 'service', key: 'iazure' }, { lines: 2, cost: '0.3', sales: '1234567890.123459' }],
+      [
+        { kind: 'organization', key: 'big' },
+        { lines: 3, cost: '0.9', sales: '1234567891.123459' },
+      ],
+      [
+        { kind: 'service', key: 'iazure' },
+        { lines: 2, cost: '0.3', sales: '1234567890.123459' },
+      ],
     ] as const;
     for (const [scope, expected] of cases) {
       expect((await trendsOf(ledger, exact, scope)).series[0]?.points[0], scope.kind).toMatchObject(expected);
@@ -166,7 +196,8 @@ describe('trends over the months of a reseller', () => {
 });
 
 describe('top movers', () => {
-  const brief = (movers: TopMover[] | undefined) => (movers ?? []).map((mover) => `${mover.level} ${mover.name} ${mover.currencyKey} ${mover.salesBefore}→${mover.salesAfter} ${mover.change} ${mover.status}`);
+  const brief = (movers: TopMover[] | undefined) =>
+    (movers ?? []).map((mover) => `${mover.level} ${mover.name} ${mover.currencyKey} ${mover.salesBefore}→${mover.salesAfter} ${mover.change} ${mover.status}`);
 
   it('ranks organizations and services by their change in sales per currency pair, new ones included', async () => {
     const { movers } = await trendsOf(ledger, ids.october, { kind: 'all' });
@@ -185,9 +216,15 @@ describe('top movers', () => {
   it('keeps the largest rises and falls of each currency pair, within the scope', async () => {
     const scoped = await topMovers(ledger, ids.septemberRefetch, ids.october, { kind: 'group', key: 'Nordics' });
     // Gamma was not in Nordics in September: within the group it is new in October.
-    expect(brief(scoped.filter((mover) => mover.level === 'organization'))).toEqual(['organization Alpha Group AB SEK 120.2→0.1 -120.1 changed', 'organization Gamma Oy USD→SEK 0→45 45 new']);
+    expect(brief(scoped.filter((mover) => mover.level === 'organization'))).toEqual([
+      'organization Alpha Group AB SEK 120.2→0.1 -120.1 changed',
+      'organization Gamma Oy USD→SEK 0→45 45 new',
+    ]);
     const one = await topMovers(ledger, ids.septemberRefetch, ids.october, { kind: 'all' }, 1);
-    expect(brief(one.filter((mover) => mover.level === 'organization' && mover.currencyKey === 'EUR'))).toEqual(['organization Delta AS EUR 0→7 7 new', 'organization Beta GmbH EUR 60→40.25 -19.75 changed']);
+    expect(brief(one.filter((mover) => mover.level === 'organization' && mover.currencyKey === 'EUR'))).toEqual([
+      'organization Delta AS EUR 0→7 7 new',
+      'organization Beta GmbH EUR 60→40.25 -19.75 changed',
+    ]);
   });
 
   it('says lost when an organization billed nothing this month', async () => {
@@ -199,7 +236,13 @@ describe('top movers', () => {
 describe('trend scopes', () => {
   it('offers every organization, service and group of the reseller, named as the newest month names them', async () => {
     const scopes = await trendScopes(ledger, ids.august);
-    expect(scopes.organizations.map((choice) => `${choice.key} ${choice.label} ${choice.detail}`)).toEqual(['alpha Alpha Group AB C-alpha', 'beta Beta GmbH C-beta', 'delta Delta AS C-delta', 'epsilon Epsilon Oy C-epsilon', 'gamma Gamma Oy C-gamma']);
+    expect(scopes.organizations.map((choice) => `${choice.key} ${choice.label} ${choice.detail}`)).toEqual([
+      'alpha Alpha Group AB C-alpha',
+      'beta Beta GmbH C-beta',
+      'delta Delta AS C-delta',
+      'epsilon Epsilon Oy C-epsilon',
+      'gamma Gamma Oy C-gamma',
+    ]);
     expect(scopes.services.map((choice) => `${choice.key} ${choice.label}`)).toEqual(['iazure Azure', 'im365 Microsoft 365']);
     expect(scopes.groups.map((choice) => choice.key)).toEqual(['DACH', 'Nordics']);
   });

@@ -15,7 +15,11 @@ function point(lines: number, cost: string, sales: string, oneCurrency: boolean)
   return { lines, cost, sales, ...marginOf(cost, sales, oneCurrency) };
 }
 
-const toMonth = (month: MonthRef): TrendMonth => ({ reportId: month.reportId, period: { startDate: month.startDate, endDate: month.endDate }, fetchedAt: month.fetchedAt });
+const toMonth = (month: MonthRef): TrendMonth => ({
+  reportId: month.reportId,
+  period: { startDate: month.startDate, endDate: month.endDate },
+  fetchedAt: month.fetchedAt,
+});
 
 /**
  * Sales, cost and margin of a scope in every month of the report's service and reseller (the newest fetch of each
@@ -30,7 +34,8 @@ export async function trendsOf(ledger: Ledger, reportId: string, scope: TrendSco
   const currentIndex = months.findIndex((month) => month.startDate === report.startDate && month.endDate === report.endDate);
   const before = currentIndex > 0 ? months[currentIndex - 1] : undefined;
   const after = months[currentIndex];
-  const movers = before && after ? { before: toMonth(before), after: toMonth(after), rows: await topMovers(ledger, before.reportId, after.reportId, scope) } : null;
+  const movers =
+    before && after ? { before: toMonth(before), after: toMonth(after), rows: await topMovers(ledger, before.reportId, after.reportId, scope) } : null;
   return { scope, months: months.map(toMonth), currentIndex, series, movers };
 }
 

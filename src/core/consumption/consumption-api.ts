@@ -7,7 +7,10 @@ const Accepted = z.object({ message: z.string().nullish(), taskId: z.string().mi
 
 const TaskStatus = z.object({
   message: z.string(),
-  failedConsumptionRecords: z.array(FailedRecord).nullish().transform((records) => records ?? []),
+  failedConsumptionRecords: z
+    .array(FailedRecord)
+    .nullish()
+    .transform((records) => records ?? []),
 });
 export type TaskStatus = z.output<typeof TaskStatus>;
 
@@ -15,7 +18,9 @@ export type TaskStatus = z.output<typeof TaskStatus>;
 export function bulkConsumptionPath(client: ServiceClient): string {
   const { sellerId } = client.connection;
   if (!sellerId) {
-    throw new AppError('validation', 'This profile has no seller ID, which consumption needs. Add it in Profiles (or --seller-id on the command line).', { sellerId: 'is required for consumption' });
+    throw new AppError('validation', 'This profile has no seller ID, which consumption needs. Add it in Profiles (or --seller-id on the command line).', {
+      sellerId: 'is required for consumption',
+    });
   }
   return `/api/sellers/${encodeURIComponent(sellerId)}/services/bulkconsumptions`;
 }
@@ -61,7 +66,12 @@ export function taskStatusUrl(client: ServiceClient, taskId: string): string {
   return client.resolve(`${bulkConsumptionPath(client)}/${encodeURIComponent(taskId)}`);
 }
 
-export async function getBulkConsumptionStatus(client: ServiceClient, statusUrl: string, signal?: AbortSignal, onRetry?: (notice: RetryNotice) => void): Promise<TaskStatus> {
+export async function getBulkConsumptionStatus(
+  client: ServiceClient,
+  statusUrl: string,
+  signal?: AbortSignal,
+  onRetry?: (notice: RetryNotice) => void,
+): Promise<TaskStatus> {
   const response = await client.request({
     method: 'GET',
     target: statusUrl,

@@ -64,18 +64,66 @@ function readInOwnProcess(paths: string[]): WorkbookRead[] {
       }
       process.stdout.write(JSON.stringify(reads));
     })();`;
-  const child = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', '-e', script], { cwd: process.cwd(), encoding: 'utf8', env: { ...process.env, WORKBOOKS: JSON.stringify(paths) }, timeout: 120_000 });
+  const child = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', '-e', script], {
+    cwd: process.cwd(),
+    encoding: 'utf8',
+    env: { ...process.env, WORKBOOKS: JSON.stringify(paths) },
+    timeout: 120_000,
+  });
   if (child.status !== 0) throw new Error(`the reading process ended with ${child.signal ?? child.status}: ${child.stderr.slice(-500)}`);
   return JSON.parse(child.stdout) as WorkbookRead[];
 }
 
 const HEADERS = CONSUMPTION_FIELDS.map((field) => PLAIN_HEADERS[field]);
-const CELLS = ['', ' ', 'yes', 'no', 'maybe', 'TRUE', '0', '1', '-3', '12,5', '1 250,5', '1,250.5', '1e400', '-0', 'NaN', 'Infinity', '١٢٣', '0x10', '=1+1', '=HYPERLINK("https://evil.example","x")', '+cmd', '-2+3', '@SUM(A1)', '\t=1', '"', '""', '"a,b"', 'a"b', '\u0000', '\uFEFF', '\u202Eevil', 'ÅÄÖ', '9'.repeat(400), 'x'.repeat(5_000), '[object Object]', 'undefined'];
+const CELLS = [
+  '',
+  ' ',
+  'yes',
+  'no',
+  'maybe',
+  'TRUE',
+  '0',
+  '1',
+  '-3',
+  '12,5',
+  '1 250,5',
+  '1,250.5',
+  '1e400',
+  '-0',
+  'NaN',
+  'Infinity',
+  '١٢٣',
+  '0x10',
+  '=1+1',
+  '=HYPERLINK("https://evil.example","x")',
+  '+cmd',
+  '-2+3',
+  '@SUM(A1)',
+  '\t=1',
+  '"',
+  '""',
+  '"a,b"',
+  'a"b',
+  '\u0000',
+  '\uFEFF',
+  '\u202Eevil',
+  'ÅÄÖ',
+  '9'.repeat(400),
+  'x'.repeat(5_000),
+  '[object Object]',
+  'undefined',
+];
 
 function fileRows(fuzz: Fuzz, rows: number): string[][] {
   return Array.from({ length: rows }, () => {
     const addon = fuzz.chance(0.3);
-    const valid = [fuzz.random.guid(), addon ? 'yes' : 'no', addon ? fuzz.random.guid() : '', String(fuzz.int(0, 5000) / 4), fuzz.chance(0.1) ? fuzz.random.guid() : ''];
+    const valid = [
+      fuzz.random.guid(),
+      addon ? 'yes' : 'no',
+      addon ? fuzz.random.guid() : '',
+      String(fuzz.int(0, 5000) / 4),
+      fuzz.chance(0.1) ? fuzz.random.guid() : '',
+    ];
     // Most rows keep their values; some take a hostile cell in one column.
     if (fuzz.chance(0.3)) valid[fuzz.int(0, valid.length - 1)] = fuzz.chance(0.7) ? fuzz.pick(CELLS) : fuzz.string();
     return valid;
@@ -101,7 +149,12 @@ function csvFile(fuzz: Fuzz, index: number): { bytes: Uint8Array; what: string; 
     }
     case 2: {
       const bom = fuzz.int(0, 2);
-      if (bom === 2) return { bytes: new Uint8Array(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')])), what: 'UTF-16 with its byte-order mark', text };
+      if (bom === 2)
+        return {
+          bytes: new Uint8Array(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')])),
+          what: 'UTF-16 with its byte-order mark',
+          text,
+        };
       text = `${'\uFEFF'.repeat(bom + 1)}${text}`;
       return { bytes: encode(text), what: `${bom + 1} byte-order mark(s)`, text };
     }
@@ -132,7 +185,18 @@ function csvFile(fuzz: Fuzz, index: number): { bytes: Uint8Array; what: string; 
       return { bytes: encode(text.slice(0, at)), what: `cut at ${at}`, text: text.slice(0, at) };
     }
     case 8: {
-      const contents = ['', '\n', '\uFEFF', ',,,,\n,,,', HEADERS.join(','), `${HEADERS.join(',')}\n\n\n`, `${HEADERS.join(',')},${HEADERS.join(',')}\n1,2,3,4,5,6,7,8,9,10\n`, 'Subscription ID\nonly,one,column\n', '"unclosed\n', `${'\n'.repeat(5000)}${HEADERS.join(',')}`];
+      const contents = [
+        '',
+        '\n',
+        '\uFEFF',
+        ',,,,\n,,,',
+        HEADERS.join(','),
+        `${HEADERS.join(',')}\n\n\n`,
+        `${HEADERS.join(',')},${HEADERS.join(',')}\n1,2,3,4,5,6,7,8,9,10\n`,
+        'Subscription ID\nonly,one,column\n',
+        '"unclosed\n',
+        `${'\n'.repeat(5000)}${HEADERS.join(',')}`,
+      ];
       text = fuzz.pick(contents);
       return { bytes: encode(text), what: `the text ${preview(text, 50)}`, text };
     }
@@ -187,7 +251,9 @@ describe('consumption files: reading under malformed files', () => {
 
   it('reads a workbook whose sheets come before its shared strings, skipping sheets, without a crash (50 times)', async () => {
     // ExcelJS keeps such sheets in temporary files; a skipped one used to fail to open after its file was deleted.
-    const three = await workbook(['Notes', 'Second', 'Third'].map((name) => ({ name, rows: [HEADERS, ['3f2504e0-4f89-41d3-9a0c-0305e82c3301', 'no', '', '1', '']] })));
+    const three = await workbook(
+      ['Notes', 'Second', 'Third'].map((name) => ({ name, rows: [HEADERS, ['3f2504e0-4f89-41d3-9a0c-0305e82c3301', 'no', '', '1', '']] })),
+    );
     const before = rejections.length;
     for (let round = 0; round < 50; round++) expect((await parseConsumptionFile('three.xlsx', three, round % 2 ? 'Third' : undefined)).problems).toEqual([]);
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -213,7 +279,12 @@ describe('consumption files: reading under malformed files', () => {
     const books = [
       ...hostileWorkbooks(10),
       { name: 'full-month.xlsx', what: 'a month of 50,000 rows in 25 columns, a million different texts', bytes: fullMonthWorkbook(), refusal: null },
-      { name: 'tiny-rows.csv', what: '40 MB of one-character rows', bytes: Buffer.from(header + 'a\n'.repeat(20 * 1024 * 1024)), refusal: /more than 50,000 rows/ },
+      {
+        name: 'tiny-rows.csv',
+        what: '40 MB of one-character rows',
+        bytes: Buffer.from(header + 'a\n'.repeat(20 * 1024 * 1024)),
+        refusal: /more than 50,000 rows/,
+      },
       { name: 'too-big.csv', what: 'a CSV over 48 MB', bytes: Buffer.from(header + 'x'.repeat(MAX_CONSUMPTION_FILE_BYTES)), refusal: /at most 48 MB/ },
     ];
     try {
@@ -223,13 +294,25 @@ describe('consumption files: reading under malformed files', () => {
       books.forEach((book, index) => {
         const run = runs[index] as WorkbookRead;
         const failures = [
-          ...(book.refusal ? (book.refusal.test(run.problems[0] ?? '') ? [] : [`not refused as expected: ${preview(run.problems, 300)}`]) : run.problems.length || run.rows === 0 ? [`not read: ${preview(run.problems, 300)}`] : []),
+          ...(book.refusal
+            ? book.refusal.test(run.problems[0] ?? '')
+              ? []
+              : [`not refused as expected: ${preview(run.problems, 300)}`]
+            : run.problems.length || run.rows === 0
+              ? [`not read: ${preview(run.problems, 300)}`]
+              : []),
           ...run.problems.map((problem) => unclearReason(problem, undefined, { maxLength: 300 })).filter((reason) => reason !== null),
           // CPU time, which a machine busy with other work does not stretch as it does the clock's (in the figures).
           ...(run.cpuMs > WORKBOOK_WITHIN_MS ? [`took ${(run.cpuMs / 1000).toFixed(1)} s of CPU`] : []),
           ...(run.peakMb > WORKBOOK_WITHIN_MB ? [`peaked at ${Math.round(run.peakMb)} MB`] : []),
         ];
-        workbookRuns.push({ name: book.name, ms: run.ms, cpuMs: run.cpuMs, peakMb: run.peakMb, failure: failures.length ? `${book.name} (${book.what}): ${failures.join('; ')}` : null });
+        workbookRuns.push({
+          name: book.name,
+          ms: run.ms,
+          cpuMs: run.cpuMs,
+          peakMb: run.peakMb,
+          failure: failures.length ? `${book.name} (${book.what}): ${failures.join('; ')}` : null,
+        });
       });
     } finally {
       rmSync(folder, { recursive: true, force: true });
@@ -245,10 +328,15 @@ describe('consumption files: reading under malformed files', () => {
     let readRows = 0;
     let slowest = { ms: 0, what: '' };
     const started = performance.now();
-    const valid = fileRows(fuzz, 30).map((cells) => cells.map((cell, column) => (column === 0 || column === 2 || column === 4 ? (cell && fuzz.random.guid()) : cell)));
+    const valid = fileRows(fuzz, 30).map((cells) =>
+      cells.map((cell, column) => (column === 0 || column === 2 || column === 4 ? cell && fuzz.random.guid() : cell)),
+    );
     const bases = [
       await workbook([{ name: 'Consumption', rows: [HEADERS, ...valid] }]),
-      await workbook([{ name: 'Notes', rows: [['read me']] }, { name: 'März ✓ \u202E', rows: [HEADERS, ...valid.slice(0, 5)] }]),
+      await workbook([
+        { name: 'Notes', rows: [['read me']] },
+        { name: 'März ✓ \u202E', rows: [HEADERS, ...valid.slice(0, 5)] },
+      ]),
       await workbook([{ name: 'Wide', rows: [[...HEADERS, ...Array.from({ length: 2000 }, (_, column) => `c${column}`)], ...valid.slice(0, 3)] }]),
     ];
 
@@ -269,13 +357,25 @@ describe('consumption files: reading under malformed files', () => {
           file = { bytes, what: `a workbook with ${flips} bits flipped`, text: '' };
         } else if (kind === 2) {
           const cells = Array.from({ length: fuzz.int(1, 8) }, () => hostileCell(fuzz));
-          const rows = [HEADERS, ...valid.slice(0, 4).map((row) => row.map((cell, column) => (fuzz.chance(0.3) ? (cells[column % cells.length] ?? cell) : cell)))];
-          file = { bytes: await workbook([{ name: 'Sheet1', rows }]), what: `a workbook with hostile cells ${preview(cells, 120)}`, text: JSON.stringify(cells) };
+          const rows = [
+            HEADERS,
+            ...valid.slice(0, 4).map((row) => row.map((cell, column) => (fuzz.chance(0.3) ? (cells[column % cells.length] ?? cell) : cell))),
+          ];
+          file = {
+            bytes: await workbook([{ name: 'Sheet1', rows }]),
+            what: `a workbook with hostile cells ${preview(cells, 120)}`,
+            text: JSON.stringify(cells),
+          };
         } else if (kind === 3) {
           const csv = csvFile(fuzz, index);
           file = { ...csv, what: `a CSV named .xlsx (${csv.what})` };
         } else {
-          file = { bytes: base, what: 'a valid workbook, with a sheet asked for', text: '', sheet: fuzz.pick(['Consumption', 'Notes', 'März ✓ \u202E', 'missing', '', fuzz.string()]) };
+          file = {
+            bytes: base,
+            what: 'a valid workbook, with a sheet asked for',
+            text: '',
+            sheet: fuzz.pick(['Consumption', 'Notes', 'März ✓ \u202E', 'missing', '', fuzz.string()]),
+          };
         }
       } else {
         name = `file-${index}${fuzz.pick(['.csv', '.CSV', '.txt', '.tsv', '.csv'])}`;
@@ -313,12 +413,15 @@ describe('consumption files: reading under malformed files', () => {
         if (reason) unclear.push(`${name}, ${file.what}: ${reason}: ${preview(message, 300)}`);
       }
       for (const problem of checked.problems) {
-        if (problem.row < 0 || !(problem.field === 'file' || (CONSUMPTION_FIELDS as string[]).includes(problem.field))) unclear.push(`${name}, ${file.what}: a problem at row ${problem.row}, field ${problem.field}`);
+        if (problem.row < 0 || !(problem.field === 'file' || (CONSUMPTION_FIELDS as string[]).includes(problem.field)))
+          unclear.push(`${name}, ${file.what}: a problem at row ${problem.row}, field ${problem.field}`);
       }
       const cells = parsed.rows.flatMap((row) => CONSUMPTION_FIELDS.map((field) => row[field]));
-      if (cells.some((cell) => cell.includes('[object Object]')) && !file.text.includes('[object Object]')) unclear.push(`${name}, ${file.what}: a cell read as [object Object]`);
+      if (cells.some((cell) => cell.includes('[object Object]')) && !file.text.includes('[object Object]'))
+        unclear.push(`${name}, ${file.what}: a cell read as [object Object]`);
       if (messages.length) withProblems += 1;
-      else if (checked.records.length !== parsed.rows.length) crashes.push(`${name}, ${file.what}: no problems, but ${checked.records.length} records from ${parsed.rows.length} rows`);
+      else if (checked.records.length !== parsed.rows.length)
+        crashes.push(`${name}, ${file.what}: no problems, but ${checked.records.length} records from ${parsed.rows.length} rows`);
       readRows += parsed.rows.length;
     }
     const seconds = (performance.now() - started) / 1000;

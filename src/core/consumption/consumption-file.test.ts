@@ -87,7 +87,11 @@ describe('XLSX import', () => {
   it('reads the first sheet, or the one picked, with numbers and booleans as cells', async () => {
     const bytes = await workbook({
       Notes: [['nothing here']],
-      March: [['Subscription ID', 'Is add-on', 'Add-on ID', 'Quantity'], [SUB, true, ADDON, 12.5], [SUB, false, null, 3]],
+      March: [
+        ['Subscription ID', 'Is add-on', 'Add-on ID', 'Quantity'],
+        [SUB, true, ADDON, 12.5],
+        [SUB, false, null, 3],
+      ],
     });
     const first = await parseConsumptionXlsx('m.xlsx', bytes);
     expect(first.sheets).toEqual(['Notes', 'March']);
@@ -143,8 +147,15 @@ describe('XLSX import', () => {
     // Closebook's own, and these are read the same every time.
     const bytes = await workbook({
       Notes: [['nothing here']],
-      March: [['Subscription ID', 'Is add-on', 'Add-on ID', 'Quantity', 'Customer'], [SUB, true, ADDON, 12.5, 'Contoso'], [SUB, false, null, 3, 'Fabrikam']],
-      Formulas: [['Subscription ID', 'Quantity'], [SUB, { formula: 'A9*2' }]],
+      March: [
+        ['Subscription ID', 'Is add-on', 'Add-on ID', 'Quantity', 'Customer'],
+        [SUB, true, ADDON, 12.5, 'Contoso'],
+        [SUB, false, null, 3, 'Fabrikam'],
+      ],
+      Formulas: [
+        ['Subscription ID', 'Quantity'],
+        [SUB, { formula: 'A9*2' }],
+      ],
     });
     const big: unknown[][] = [['Subscription ID', 'Quantity']];
     for (let index = 0; index < 60_000; index++) big.push([SUB, 1]);
@@ -160,7 +171,9 @@ describe('XLSX import', () => {
       expect((await parseConsumptionXlsx('m.xlsx', bytes, 'Formulas')).problems[0]).toMatch(/^Cell B2 holds a formula/);
       expect((await parseConsumptionXlsx('m.xlsx', bytes, 'April')).problems).toEqual(['m.xlsx has no sheet "April".']);
       expect((await parseConsumptionXlsx('t.xlsx', template)).problems).toEqual(['t.xlsx has a header row but no consumption rows.']);
-      expect((await parseConsumptionXlsx('big.xlsx', tooLong)).problems).toEqual(['The file has more than 50,000 rows; Closebook takes at most 50,000 in one batch. Split it into smaller files.']);
+      expect((await parseConsumptionXlsx('big.xlsx', tooLong)).problems).toEqual([
+        'The file has more than 50,000 rows; Closebook takes at most 50,000 in one batch. Split it into smaller files.',
+      ]);
     }
     expect((await parseConsumptionXlsx('x.xlsx', bytes.slice(0, bytes.length - 40))).problems[0]).toMatch(/not a readable Excel workbook/);
   });
@@ -183,13 +196,24 @@ describe('XLSX import', () => {
   });
 
   it('says what is wrong with a damaged workbook, and with an .xls or a workbook with a password', async () => {
-    const bytes = Buffer.from(await workbook({ March: [['Subscription ID', 'Quantity'], [SUB, 1]] }));
+    const bytes = Buffer.from(
+      await workbook({
+        March: [
+          ['Subscription ID', 'Quantity'],
+          [SUB, 1],
+        ],
+      }),
+    );
     const sheetAt = bytes.indexOf('xl/worksheets/sheet1.xml') + 'xl/worksheets/sheet1.xml'.length;
     const flipped = Buffer.from(bytes);
     flipped[sheetAt + 40] = (flipped[sheetAt + 40] as number) ^ 0x10;
-    expect((await parseConsumptionXlsx('flip.xlsx', flipped)).problems[0]).toMatch(/^flip\.xlsx is not a readable Excel workbook \(\.xlsx\): its part "xl\/worksheets\/sheet1\.xml" (does not match its checksum|does not unpack|is not well-formed XML)/);
+    expect((await parseConsumptionXlsx('flip.xlsx', flipped)).problems[0]).toMatch(
+      /^flip\.xlsx is not a readable Excel workbook \(\.xlsx\): its part "xl\/worksheets\/sheet1\.xml" (does not match its checksum|does not unpack|is not well-formed XML)/,
+    );
     const xls = Buffer.concat([Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]), Buffer.alloc(512)]);
-    expect((await parseConsumptionXlsx('old.xlsx', xls)).problems).toEqual(['old.xlsx is not a readable Excel workbook (.xlsx): it is an older Excel file (.xls) or has a password to open it. Save it again from Excel, or export it as CSV.']);
+    expect((await parseConsumptionXlsx('old.xlsx', xls)).problems).toEqual([
+      'old.xlsx is not a readable Excel workbook (.xlsx): it is an older Excel file (.xls) or has a password to open it. Save it again from Excel, or export it as CSV.',
+    ]);
   });
 
   it('makes templates whose headers read back as every field', async () => {
@@ -203,7 +227,32 @@ describe('XLSX import', () => {
 describe('malformed files', () => {
   it('turns 1,000 generated malformed files into clear problems or valid rows, never a crash', async () => {
     const random = new SeededRandom(20261122);
-    const pieces = ['Subscription ID', 'Quantity', 'Is add-on', 'Add-on ID', 'junk', SUB, ADDON, 'yes', 'maybe', '12,5', '-3', '"', '""', ';', ',', '\t', '\n', '\r\n', '\uFEFF', '\u0000', '=cmd()', 'ÅÄÖ', '9'.repeat(400), ' '];
+    const pieces = [
+      'Subscription ID',
+      'Quantity',
+      'Is add-on',
+      'Add-on ID',
+      'junk',
+      SUB,
+      ADDON,
+      'yes',
+      'maybe',
+      '12,5',
+      '-3',
+      '"',
+      '""',
+      ';',
+      ',',
+      '\t',
+      '\n',
+      '\r\n',
+      '\uFEFF',
+      '\u0000',
+      '=cmd()',
+      'ÅÄÖ',
+      '9'.repeat(400),
+      ' ',
+    ];
     let withProblems = 0;
     for (let file = 0; file < 1000; file++) {
       const length = random.int(0, 60);

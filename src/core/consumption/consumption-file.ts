@@ -1,7 +1,15 @@
 import ExcelJS from 'exceljs';
 import Papa from 'papaparse';
 import { emptyRow, fieldForHeader, quoted, readQuantity } from '@shared/consumption-rows';
-import { CONSUMPTION_FIELDS, MAX_CONSUMPTION_FILE_BYTES, MAX_EXTRA_COLUMNS, PLAIN_HEADERS, type ConsumptionField, type InputRow, type ParsedFile } from '@shared/schemas/consumption';
+import {
+  CONSUMPTION_FIELDS,
+  MAX_CONSUMPTION_FILE_BYTES,
+  MAX_EXTRA_COLUMNS,
+  PLAIN_HEADERS,
+  type ConsumptionField,
+  type InputRow,
+  type ParsedFile,
+} from '@shared/schemas/consumption';
 import { columnLetters, openXlsx, OversizedWorkbook, UnreadableWorkbook, type RowCells, type Workbook, type XlsxBounds } from './xlsx-reader';
 
 /** Rows past this are refused: a bulk file that large is almost surely the wrong file. */
@@ -60,7 +68,12 @@ interface Line {
  * The columns a header row names: each field's first column, and the user's own columns with a title (a column
  * without one has nothing to call it by), kept up to MAX_EXTRA_COLUMNS and the rest named as ignored.
  */
-function headerColumns(header: string[]): { columns: Map<number, ConsumptionField>; extra: { index: number; title: string }[]; ignoredColumns: string[]; problems: string[] } {
+function headerColumns(header: string[]): {
+  columns: Map<number, ConsumptionField>;
+  extra: { index: number; title: string }[];
+  ignoredColumns: string[];
+  problems: string[];
+} {
   const problems: string[] = [];
   const columns = new Map<number, ConsumptionField>();
   const extra: { index: number; title: string }[] = [];
@@ -83,18 +96,32 @@ function headerColumns(header: string[]): { columns: Map<number, ConsumptionFiel
  * Turns a header row and data rows (as text) into input rows, naming what is missing or ignored. `tooMany` says
  * the reader stopped at the cap; `uncalculated` cells are problems only in the columns Closebook reads.
  */
-function toRows(fileName: string, header: string[], body: Line[], base: Pick<ParsedFile, 'sheets' | 'sheet'>, read: { tooMany?: boolean; uncalculated?: UncalculatedCell[] } = {}): ParsedFile {
+function toRows(
+  fileName: string,
+  header: string[],
+  body: Line[],
+  base: Pick<ParsedFile, 'sheets' | 'sheet'>,
+  read: { tooMany?: boolean; uncalculated?: UncalculatedCell[] } = {},
+): ParsedFile {
   const { columns, extra, ignoredColumns, problems } = headerColumns(header);
   const found = new Set(columns.values());
   for (const required of ['subscriptionId', 'quantity'] as const) {
-    if (!found.has(required)) problems.push(`The header row has no "${PLAIN_HEADERS[required]}" column. Expected columns: ${CONSUMPTION_FIELDS.map((field) => PLAIN_HEADERS[field]).join(', ')}.`);
+    if (!found.has(required))
+      problems.push(
+        `The header row has no "${PLAIN_HEADERS[required]}" column. Expected columns: ${CONSUMPTION_FIELDS.map((field) => PLAIN_HEADERS[field]).join(', ')}.`,
+      );
   }
   if (read.tooMany || body.length > MAX_ROWS) {
-    problems.push(`The file has ${read.tooMany ? 'more than ' : ''}${(read.tooMany ? MAX_ROWS : body.length).toLocaleString('en')} rows; Closebook takes at most ${MAX_ROWS.toLocaleString('en')} in one batch. Split it into smaller files.`);
+    problems.push(
+      `The file has ${read.tooMany ? 'more than ' : ''}${(read.tooMany ? MAX_ROWS : body.length).toLocaleString('en')} rows; Closebook takes at most ${MAX_ROWS.toLocaleString('en')} in one batch. Split it into smaller files.`,
+    );
   }
   const uncalculated = (read.uncalculated ?? []).filter((cell) => columns.has(cell.column));
   if (uncalculated.length) {
-    const named = uncalculated.slice(0, 5).map((cell) => cell.address).join(', ');
+    const named = uncalculated
+      .slice(0, 5)
+      .map((cell) => cell.address)
+      .join(', ');
     problems.push(
       `${uncalculated.length === 1 ? `Cell ${named} holds a formula` : `Cells ${named}${uncalculated.length > 5 ? ` and ${uncalculated.length - 5} more` : ''} hold formulas`} saved without a calculated value. Open the file in Excel and save it again, or paste the values instead of the formulas.`,
     );
@@ -117,7 +144,8 @@ function toRows(fileName: string, header: string[], body: Line[], base: Pick<Par
 export function parseConsumptionCsv(fileName: string, text: string): ParsedFile {
   const content = text.replace(/^\uFEFF/, '');
   const firstLine = content.split(/\r?\n/, 1)[0] ?? '';
-  const delimiter = (firstLine.match(/;/g)?.length ?? 0) > (firstLine.match(/,/g)?.length ?? 0) ? ';' : firstLine.includes('\t') && !firstLine.includes(',') ? '\t' : ',';
+  const delimiter =
+    (firstLine.match(/;/g)?.length ?? 0) > (firstLine.match(/,/g)?.length ?? 0) ? ';' : firstLine.includes('\t') && !firstLine.includes(',') ? '\t' : ',';
   const base = { sheets: [], sheet: null };
   // Row by row, stopping once there are more rows with text than a batch may hold: a 48 MB file of tiny rows is
   // never held as millions of arrays.
@@ -146,11 +174,25 @@ export function parseConsumptionCsv(fileName: string, text: string): ParsedFile 
     },
   });
   if (fatal) {
-    return { fileName, ...base, rows: [], problems: [`Row ${fatal.row + 1} has a quote that is never closed: ${fatal.message}. Check the file in a text editor.`], extraColumns: [], ignoredColumns: [] };
+    return {
+      fileName,
+      ...base,
+      rows: [],
+      problems: [`Row ${fatal.row + 1} has a quote that is never closed: ${fatal.message}. Check the file in a text editor.`],
+      extraColumns: [],
+      ignoredColumns: [],
+    };
   }
   const [header = [], ...body] = lines;
-  if (header.every((cell) => !cell.trim())) return { fileName, ...base, rows: [], problems: [`${fileName} is empty or has no header row.`], extraColumns: [], ignoredColumns: [] };
-  const file = toRows(fileName, header, body.map((cells, index) => ({ row: index + 2, cells })), base, { tooMany });
+  if (header.every((cell) => !cell.trim()))
+    return { fileName, ...base, rows: [], problems: [`${fileName} is empty or has no header row.`], extraColumns: [], ignoredColumns: [] };
+  const file = toRows(
+    fileName,
+    header,
+    body.map((cells, index) => ({ row: index + 2, cells })),
+    base,
+    { tooMany },
+  );
   return delimiter === ';' ? { ...file, rows: file.rows.map(withDecimalPoint) } : file;
 }
 
@@ -174,8 +216,17 @@ interface ReadSheet {
  * text is refused in little time and memory, saying what is too large.
  */
 export async function parseConsumptionXlsx(fileName: string, bytes: Uint8Array, sheetName?: string): Promise<ParsedFile> {
-  const refused = (problem: string, sheets: string[] = [], sheet: string | null = null): ParsedFile => ({ fileName, sheets, sheet, rows: [], problems: [problem], extraColumns: [], ignoredColumns: [] });
-  const unreadable = (what?: string) => `${fileName} is not a readable Excel workbook (.xlsx)${what ? `: ${what}` : ''}. Save it again from Excel, or export it as CSV.`;
+  const refused = (problem: string, sheets: string[] = [], sheet: string | null = null): ParsedFile => ({
+    fileName,
+    sheets,
+    sheet,
+    rows: [],
+    problems: [problem],
+    extraColumns: [],
+    ignoredColumns: [],
+  });
+  const unreadable = (what?: string) =>
+    `${fileName} is not a readable Excel workbook (.xlsx)${what ? `: ${what}` : ''}. Save it again from Excel, or export it as CSV.`;
   // What the reader refused the workbook for; anything else it threw still means the file cannot be read.
   const refusal = (error: unknown, sheets?: string[], sheet?: string) =>
     refused(error instanceof OversizedWorkbook ? error.message : unreadable(error instanceof UnreadableWorkbook ? error.message : undefined), sheets, sheet);
@@ -229,7 +280,9 @@ function rowReader(sheet: ReadSheet): (row: number, cells: RowCells) => boolean 
       characters += cell?.length ?? 0;
     }
     if (characters > MAX_READ_CHARACTERS) {
-      throw new OversizedWorkbook(`The sheet ${quoted(sheet.name)} holds more text than a consumption batch can (more than ${MAX_READ_CHARACTERS.toLocaleString('en')} characters in the columns Closebook reads). Split it into smaller files.`);
+      throw new OversizedWorkbook(
+        `The sheet ${quoted(sheet.name)} holds more text than a consumption batch can (more than ${MAX_READ_CHARACTERS.toLocaleString('en')} characters in the columns Closebook reads). Split it into smaller files.`,
+      );
     }
     if (read) {
       sheet.lines.push({ row, cells: kept, blank });
@@ -256,13 +309,31 @@ export async function parseConsumptionFile(fileName: string, bytes: Uint8Array, 
     if (bytes.length > MAX_CONSUMPTION_FILE_BYTES) return tooLarge(fileName, bytes.length);
     return parseConsumptionCsv(fileName, new TextDecoder(textEncoding(bytes)).decode(bytes));
   }
-  return { fileName, sheets: [], sheet: null, rows: [], problems: [`${fileName}: Closebook reads consumption from .csv or .xlsx files.`], extraColumns: [], ignoredColumns: [] };
+  return {
+    fileName,
+    sheets: [],
+    sheet: null,
+    rows: [],
+    problems: [`${fileName}: Closebook reads consumption from .csv or .xlsx files.`],
+    extraColumns: [],
+    ignoredColumns: [],
+  };
 }
 
 /** A CSV larger than any consumption batch can be, refused before it is read. */
 export function tooLarge(fileName: string, bytes: number): ParsedFile {
   const size = (megabytes: number) => `${megabytes.toLocaleString('en', { maximumFractionDigits: 1 })} MB`;
-  return { fileName, sheets: [], sheet: null, rows: [], problems: [`${fileName} is ${size(bytes / MB)}; a consumption file can be at most ${size(MAX_CONSUMPTION_FILE_BYTES / MB)} (a batch holds at most ${MAX_ROWS.toLocaleString('en')} rows). Check it is the right file, or split it.`], extraColumns: [], ignoredColumns: [] };
+  return {
+    fileName,
+    sheets: [],
+    sheet: null,
+    rows: [],
+    problems: [
+      `${fileName} is ${size(bytes / MB)}; a consumption file can be at most ${size(MAX_CONSUMPTION_FILE_BYTES / MB)} (a batch holds at most ${MAX_ROWS.toLocaleString('en')} rows). Check it is the right file, or split it.`,
+    ],
+    extraColumns: [],
+    ignoredColumns: [],
+  };
 }
 
 const TEMPLATE_HEADERS = CONSUMPTION_FIELDS.map((field) => PLAIN_HEADERS[field]);

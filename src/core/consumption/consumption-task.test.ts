@@ -25,7 +25,14 @@ async function setup(twinOptions: Parameters<typeof startTwin>[0] = {}, changeAn
     await dir.remove();
   });
   const c = twin.credentials;
-  const connection: Connection = { baseUrl: REMOTE, clientId: c.clientId, username: c.username, resellerId: c.resellerId, sellerId: c.sellerId, readSecrets: async () => ({ apiSecret: c.apiSecret, password: c.password }) };
+  const connection: Connection = {
+    baseUrl: REMOTE,
+    clientId: c.clientId,
+    username: c.username,
+    resellerId: c.resellerId,
+    sellerId: c.sellerId,
+    readSecrets: async () => ({ apiSecret: c.apiSecret, password: c.password }),
+  };
   const fetch = remoteFetch(twin);
   const client = new ServiceClient(connection, { fetch: changeAnswer ? async (input, init) => changeAnswer(await fetch(input, init)) : fetch, clock });
   const profile = { id: '11111111-1111-4111-8111-111111111111', name: 'Prod', kind: 'service' as const, createdAt: '', updatedAt: '', ...connection };
@@ -33,7 +40,8 @@ async function setup(twinOptions: Parameters<typeof startTwin>[0] = {}, changeAn
   const progress: SubmissionSummary[] = [];
   events.subscribe((event, payload) => event === 'consumption:progress' && progress.push(payload as SubmissionSummary));
   const store = new FileSubmissionStore(dir.path);
-  const make = (using: SubmissionStore = store) => new ConsumptionTasks({ clock, store: using, events, getProfile: async () => profile, clientFor: async () => client });
+  const make = (using: SubmissionStore = store) =>
+    new ConsumptionTasks({ clock, store: using, events, getProfile: async () => profile, clientFor: async () => client });
   return { twin, clock, dir, store, progress, profile, tasks: make(), make };
 }
 
@@ -79,7 +87,11 @@ describe('consumption task', () => {
     expect(env.twin.savedConsumption()).toHaveLength(0);
     expect(failedRowsCsv(failed)).toContain(`4,${UNKNOWN},no,,1,,`);
 
-    const fixed = await env.tasks.submit(env.profile.id, 'march.csv', batch.filter((row) => row.row !== 4));
+    const fixed = await env.tasks.submit(
+      env.profile.id,
+      'march.csv',
+      batch.filter((row) => row.row !== 4),
+    );
     await env.tasks.settled();
     expect((await env.tasks.get(fixed.id)).state).toBe('Successful');
     expect(env.twin.savedConsumption()).toHaveLength(2);
@@ -97,13 +109,16 @@ describe('consumption task', () => {
     const batch = rows(env.twin);
     await env.tasks.submit(env.profile.id, 'a.csv', batch);
     await env.tasks.settled();
-    await expect(env.tasks.submit(env.profile.id, 'copy of a.csv', batch)).rejects.toMatchObject({ code: 'conflict', message: expect.stringMatching(/already submitted successfully on \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC \(task /) });
+    await expect(env.tasks.submit(env.profile.id, 'copy of a.csv', batch)).rejects.toMatchObject({
+      code: 'conflict',
+      message: expect.stringMatching(/already submitted successfully on \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC \(task /),
+    });
     const again = await env.tasks.submit(env.profile.id, 'copy of a.csv', batch, { confirmRepeat: true });
     await env.tasks.settled();
     expect((await env.tasks.get(again.id)).state).toBe('Successful');
   });
 
-  it('asks again only for the same period: the same quantities for another month are that month\'s usage', async () => {
+  it("asks again only for the same period: the same quantities for another month are that month's usage", async () => {
     const env = await setup({ taskQueuedMs: 0, taskProcessingMs: 0 });
     const batch = rows(env.twin);
     const october = { startDate: '2026-10-01', endDate: '2026-10-31' };
@@ -138,8 +153,14 @@ describe('consumption task', () => {
       ['Fabrikam', ''],
     ]);
     expect(JSON.stringify(env.twin.savedConsumption())).not.toMatch(/Contoso|Fabrikam|CC-1/);
-    for (const record of env.twin.savedConsumption()) expect(Object.keys(record).sort()).toEqual(expect.arrayContaining(['isAddon', 'quantity', 'subscriptionId']));
-    expect(env.twin.savedConsumption().flatMap(Object.keys).filter((key) => !['subscriptionId', 'isAddon', 'addonId', 'quantity', 'consumptionId'].includes(key))).toEqual([]);
+    for (const record of env.twin.savedConsumption())
+      expect(Object.keys(record).sort()).toEqual(expect.arrayContaining(['isAddon', 'quantity', 'subscriptionId']));
+    expect(
+      env.twin
+        .savedConsumption()
+        .flatMap(Object.keys)
+        .filter((key) => !['subscriptionId', 'isAddon', 'addonId', 'quantity', 'consumptionId'].includes(key)),
+    ).toEqual([]);
   });
 
   it('marks a send whose answer was lost as "outcome unknown", and never sends it again without a yes', async () => {
@@ -148,7 +169,10 @@ describe('consumption task', () => {
     const batch = rows(env.twin);
     const lost = await env.tasks.submit(env.profile.id, 'a.csv', batch);
     expect(lost).toMatchObject({ state: 'outcome-unknown', taskId: null, message: expect.stringContaining('cannot tell whether the service received it') });
-    await expect(env.tasks.submit(env.profile.id, 'a.csv', batch)).rejects.toMatchObject({ code: 'conflict', message: expect.stringContaining('may have arrived') });
+    await expect(env.tasks.submit(env.profile.id, 'a.csv', batch)).rejects.toMatchObject({
+      code: 'conflict',
+      message: expect.stringContaining('may have arrived'),
+    });
   });
 
   it('keeps an accepted batch whose status points at another host as "outcome unknown" with its task id, never a plain error', async () => {
@@ -164,7 +188,10 @@ describe('consumption task', () => {
     expect(sent).toMatchObject({ state: 'outcome-unknown', taskId: expect.stringMatching(/\S/), statusUrl: expect.stringContaining(REMOTE) });
     expect(sent.message).toMatch(/accepted this batch as task .*elsewhere\.example\.net/);
     // Sending it again needs the user's yes, as for any batch that may have arrived.
-    await expect(env.tasks.submit(env.profile.id, 'a.csv', batch)).rejects.toMatchObject({ code: 'conflict', message: expect.stringContaining('may have arrived') });
+    await expect(env.tasks.submit(env.profile.id, 'a.csv', batch)).rejects.toMatchObject({
+      code: 'conflict',
+      message: expect.stringContaining('may have arrived'),
+    });
     // Checking the task at the service's own address finds the result.
     await env.tasks.resume(sent.id);
     await env.tasks.settled();
@@ -182,7 +209,10 @@ describe('consumption task', () => {
 
   it('submits nothing while a row is invalid, naming the rows', async () => {
     const env = await setup();
-    await expect(env.tasks.submit(env.profile.id, 'bad.csv', rows(env.twin, [{ subscriptionId: 'nope' }]))).rejects.toMatchObject({ code: 'validation', fields: { 'row.4.subscriptionId': expect.any(String) } });
+    await expect(env.tasks.submit(env.profile.id, 'bad.csv', rows(env.twin, [{ subscriptionId: 'nope' }]))).rejects.toMatchObject({
+      code: 'validation',
+      fields: { 'row.4.subscriptionId': expect.any(String) },
+    });
     expect(await env.tasks.history()).toEqual([]);
   });
 
@@ -226,9 +256,13 @@ describe('consumption task', () => {
       store: env.store,
       events: new EventHub(),
       getProfile: async () => ({ ...env.profile, sellerId: '' }),
-      clientFor: async (profile) => new ServiceClient({ ...profile, readSecrets: async () => ({ apiSecret: 'x', password: 'y' }) }, { fetch: remoteFetch(env.twin), clock: env.clock }),
+      clientFor: async (profile) =>
+        new ServiceClient({ ...profile, readSecrets: async () => ({ apiSecret: 'x', password: 'y' }) }, { fetch: remoteFetch(env.twin), clock: env.clock }),
     });
-    await expect(tasks.submit(env.profile.id, 'a.csv', rows(env.twin))).rejects.toMatchObject({ code: 'validation', message: expect.stringContaining('no seller ID') });
+    await expect(tasks.submit(env.profile.id, 'a.csv', rows(env.twin))).rejects.toMatchObject({
+      code: 'validation',
+      message: expect.stringContaining('no seller ID'),
+    });
     expect(await tasks.history()).toEqual([]);
   });
 });

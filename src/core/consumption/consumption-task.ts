@@ -29,7 +29,9 @@ export interface SubmitOptions {
 
 /** The rows as kept: each with as many of the user's own values as there are named columns (none without any). */
 function keptRows(rows: InputRow[], extraColumns: number): InputRow[] {
-  return rows.map(({ extra, ...row }) => (extraColumns && extra ? { ...row, extra: Array.from({ length: extraColumns }, (_, index) => extra[index] ?? '') } : row));
+  return rows.map(({ extra, ...row }) =>
+    extraColumns && extra ? { ...row, extra: Array.from({ length: extraColumns }, (_, index) => extra[index] ?? '') } : row,
+  );
 }
 
 export interface ConsumptionDeps {
@@ -57,7 +59,11 @@ export class ConsumptionTasks {
       poll: (submission, signal) => this.poll(submission, signal),
       keep: async (submission, error) => {
         const client = await this.client(submission);
-        return this.save({ ...submission, message: `${error.message} Closebook keeps checking.`, nextPollAt: this.after(this.pollDelay(submission.polls, client.isLoopback)) });
+        return this.save({
+          ...submission,
+          message: `${error.message} Closebook keeps checking.`,
+          nextPollAt: this.after(this.pollDelay(submission.polls, client.isLoopback)),
+        });
       },
       stop: async (submission, error) => {
         await this.save({ ...submission, state: 'error', nextPollAt: null, message: `${error.message} Use "Check again" to retry.` });
@@ -77,15 +83,24 @@ export class ConsumptionTasks {
     if (problems.length) {
       const fields = Object.fromEntries(problems.map((problem) => [`row.${problem.row}.${problem.field}`, problem.message]));
       const first = problems[0] as (typeof problems)[number];
-      throw new AppError('validation', `Nothing was sent: ${problems.length} problem${problems.length === 1 ? '' : 's'} to fix first (row ${first.row}: ${first.message})`, fields);
+      throw new AppError(
+        'validation',
+        `Nothing was sent: ${problems.length} problem${problems.length === 1 ? '' : 's'} to fix first (row ${first.row}: ${first.message})`,
+        fields,
+      );
     }
     const contentHash = createHash('sha256').update(canonicalRecords(records)).digest('hex');
     const period = options.period ?? (usagePeriod(lastUsageMonth(new Date(this.deps.clock.now()))) as ReportPeriod);
     if (!options.confirmRepeat) {
       // The same records for another month are that month's usage, not a repeat; a batch saved without a period may be either.
-      const samePeriod = (earlier: SubmissionSummary) => !earlier.period || (earlier.period.startDate === period.startDate && earlier.period.endDate === period.endDate);
+      const samePeriod = (earlier: SubmissionSummary) =>
+        !earlier.period || (earlier.period.startDate === period.startDate && earlier.period.endDate === period.endDate);
       const earlier = (await this.deps.store.summaries()).find(
-        (s) => s.profileId === profileId && s.contentHash === contentHash && samePeriod(s) && ['Successful', 'outcome-unknown', 'sending', ...ACTIVE].includes(s.state),
+        (s) =>
+          s.profileId === profileId &&
+          s.contentHash === contentHash &&
+          samePeriod(s) &&
+          ['Successful', 'outcome-unknown', 'sending', ...ACTIVE].includes(s.state),
       );
       if (earlier) {
         // The core does not know the user's zone, so the time says its own (the history shows it in local time).
@@ -96,7 +111,10 @@ export class ConsumptionTasks {
             : earlier.state === 'outcome-unknown'
               ? `was sent on ${when}, but the connection broke, so it may have arrived`
               : `is being processed (sent ${when})`;
-        throw new AppError('conflict', `This exact batch for ${periodInWords(period)} ${reason}. Sending it again may count the consumption twice; confirm only if that is what you want.`);
+        throw new AppError(
+          'conflict',
+          `This exact batch for ${periodInWords(period)} ${reason}. Sending it again may count the consumption twice; confirm only if that is what you want.`,
+        );
       }
     }
     const extraColumns = options.extraColumns ?? [];
@@ -169,7 +187,11 @@ export class ConsumptionTasks {
   async resumeAll(): Promise<void> {
     for (const submission of await this.deps.store.list()) {
       if (submission.state === 'sending') {
-        await this.save({ ...submission, state: 'outcome-unknown', message: 'Closebook stopped while sending this batch, so it cannot tell whether the service received it. Check the service before sending it again.' });
+        await this.save({
+          ...submission,
+          state: 'outcome-unknown',
+          message: 'Closebook stopped while sending this batch, so it cannot tell whether the service received it. Check the service before sending it again.',
+        });
       } else if (ACTIVE.includes(submission.state) && submission.statusUrl) this.loops.start(submission);
     }
   }
@@ -179,7 +201,10 @@ export class ConsumptionTasks {
     const submission = await this.get(id);
     if (submission.state === 'Successful' || submission.state === 'Failed') {
       // The service's answer is final: checking again must not make a finished batch look queued.
-      throw new AppError('validation', `This batch already ${submission.state === 'Successful' ? 'succeeded' : 'failed'}: there is nothing left to check. To send it again, copy it to a new batch.`);
+      throw new AppError(
+        'validation',
+        `This batch already ${submission.state === 'Successful' ? 'succeeded' : 'failed'}: there is nothing left to check. To send it again, copy it to a new batch.`,
+      );
     }
     if (!submission.statusUrl) throw new AppError('validation', 'This batch never got a task from the service, so there is nothing to check.');
     const resumed = await this.save({ ...submission, state: ACTIVE.includes(submission.state) ? submission.state : 'Queued', nextPollAt: this.after(0) });
@@ -201,10 +226,16 @@ export class ConsumptionTasks {
     const polls = submission.polls + 1;
     const state = (['Queued', 'Processing', 'Successful', 'Failed'] as const).find((known) => known.toLowerCase() === status.message.trim().toLowerCase());
     if (state === 'Queued' || state === 'Processing') {
-      return { job: await this.save({ ...submission, state, polls, message: null, nextPollAt: this.after(this.pollDelay(polls, client.isLoopback)) }), done: false };
+      return {
+        job: await this.save({ ...submission, state, polls, message: null, nextPollAt: this.after(this.pollDelay(polls, client.isLoopback)) }),
+        done: false,
+      };
     }
     if (state === 'Successful') {
-      return { job: await this.save({ ...submission, state, polls, nextPollAt: null, message: `All ${submission.records.length} records were submitted.` }), done: true };
+      return {
+        job: await this.save({ ...submission, state, polls, nextPollAt: null, message: `All ${submission.records.length} records were submitted.` }),
+        done: true,
+      };
     }
     if (state === 'Failed') {
       const recordRows = submission.rows.map((row) => row.row);
@@ -219,7 +250,10 @@ export class ConsumptionTasks {
       });
       return { job: failed, done: true };
     }
-    throw new AppError('bad-response', `The service answered the task status "${status.message}", which Closebook does not know (Queued, Processing, Successful or Failed). Check the task ${submission.taskId} in the service.`);
+    throw new AppError(
+      'bad-response',
+      `The service answered the task status "${status.message}", which Closebook does not know (Queued, Processing, Successful or Failed). Check the task ${submission.taskId} in the service.`,
+    );
   }
 
   private async client(submission: Submission): Promise<ServiceClient> {

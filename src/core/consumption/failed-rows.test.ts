@@ -10,13 +10,24 @@ describe('failed rows as CSV', () => {
     const submission = {
       rows: [{ row: 2, subscriptionId: SUBSCRIPTION, isAddon: 'no', addonId: '', quantity: '3', consumptionId: '' }],
       failures: [
-        { row: 2, errorMessage: '=HYPERLINK("http://evil.example","Fix here")', subscriptionId: SUBSCRIPTION, isAddon: false, addonId: null, quantity: 3, consumptionId: null },
+        {
+          row: 2,
+          errorMessage: '=HYPERLINK("http://evil.example","Fix here")',
+          subscriptionId: SUBSCRIPTION,
+          isAddon: false,
+          addonId: null,
+          quantity: 3,
+          consumptionId: null,
+        },
         { row: null, errorMessage: '@SUM(1+1)', subscriptionId: '+cmd|calc', isAddon: false, addonId: null, quantity: 1, consumptionId: null },
       ],
     } as unknown as Submission;
     const csv = failedRowsCsv(submission);
     expect(csv.startsWith('\uFEFF')).toBe(true);
-    const cells = csv.slice(1).split('\r\n').flatMap((line) => line.split(','));
+    const cells = csv
+      .slice(1)
+      .split('\r\n')
+      .flatMap((line) => line.split(','));
     expect(cells.filter((cell) => /^"?[=+\-@\t\r]/.test(cell))).toEqual([]);
     expect(csv).toContain(`"'=HYPERLINK(""http://evil.example""`);
     expect(csv).toContain(`'@SUM(1+1)`);
@@ -26,7 +37,17 @@ describe('failed rows as CSV', () => {
   it('keeps a quantity a number, even a negative one the service echoes back', () => {
     const submission = {
       rows: [],
-      failures: [{ row: null, errorMessage: 'Quantity must not be negative', subscriptionId: SUBSCRIPTION, isAddon: false, addonId: null, quantity: -2.5, consumptionId: null }],
+      failures: [
+        {
+          row: null,
+          errorMessage: 'Quantity must not be negative',
+          subscriptionId: SUBSCRIPTION,
+          isAddon: false,
+          addonId: null,
+          quantity: -2.5,
+          consumptionId: null,
+        },
+      ],
     } as unknown as Submission;
     const [, line] = failedRowsCsv(submission).split('\r\n');
     expect(line).toBe(`,${SUBSCRIPTION},no,,-2.5,,Quantity must not be negative`);
@@ -36,7 +57,9 @@ describe('failed rows as CSV', () => {
     const submission = {
       extraColumns: ['Customer', '=Cost centre'],
       rows: [{ row: 2, subscriptionId: SUBSCRIPTION, isAddon: 'no', addonId: '', quantity: '12,5', consumptionId: '', extra: ['Contoso, Inc.', '=1+1'] }],
-      failures: [{ row: 2, errorMessage: 'Unknown subscription', subscriptionId: SUBSCRIPTION, isAddon: false, addonId: null, quantity: 12.5, consumptionId: null }],
+      failures: [
+        { row: 2, errorMessage: 'Unknown subscription', subscriptionId: SUBSCRIPTION, isAddon: false, addonId: null, quantity: 12.5, consumptionId: null },
+      ],
     } as unknown as Submission;
     const [header, line] = failedRowsCsv(submission).slice(1).split('\r\n');
     expect(header).toBe(`Row,Subscription ID,Is add-on,Add-on ID,Quantity,Consumption ID,Customer,'=Cost centre,Error`);
@@ -44,7 +67,17 @@ describe('failed rows as CSV', () => {
     const workbook = new ExcelJS.Workbook();
     await workbook.xlsx.load((await failedRowsXlsx(submission)) as unknown as ArrayBuffer);
     const sheet = workbook.getWorksheet('Failed records')!;
-    expect((sheet.getRow(1).values as unknown[]).slice(1)).toEqual(['Row', 'Subscription ID', 'Is add-on', 'Add-on ID', 'Quantity', 'Consumption ID', 'Customer', '=Cost centre', 'Error']);
+    expect((sheet.getRow(1).values as unknown[]).slice(1)).toEqual([
+      'Row',
+      'Subscription ID',
+      'Is add-on',
+      'Add-on ID',
+      'Quantity',
+      'Consumption ID',
+      'Customer',
+      '=Cost centre',
+      'Error',
+    ]);
     // Text stays text in the workbook: a value that looks like a formula is not one.
     expect((sheet.getRow(2).values as unknown[]).slice(7)).toEqual(['Contoso, Inc.', '=1+1', 'Unknown subscription']);
   });

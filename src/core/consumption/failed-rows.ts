@@ -34,16 +34,25 @@ export function failedRowTable(submission: Submission): (string | number)[][] {
 const kindAt = (index: number): 'number' | 'text' => (index === 0 || index === QUANTITY_AT ? 'number' : 'text');
 
 export function failedRowsCsv(submission: Submission): string {
-  return CSV_BOM + [headersOf(submission), ...failedRowTable(submission)].map((cells, line) => csvLine(cells.map((cell, index) => csvCell(cell, line === 0 ? 'text' : kindAt(index))))).join('');
+  return (
+    CSV_BOM +
+    [headersOf(submission), ...failedRowTable(submission)]
+      .map((cells, line) => csvLine(cells.map((cell, index) => csvCell(cell, line === 0 ? 'text' : kindAt(index)))))
+      .join('')
+  );
 }
 
 export async function failedRowsXlsx(submission: Submission): Promise<Buffer> {
   guardWorkbookText(); // the file's own values and the service's messages may hold what XML cannot
   const workbook = new ExcelJS.Workbook();
   const sheet = workbook.addWorksheet('Failed records');
-  sheet.columns = headersOf(submission).map((header, index) => ({ header, width: header === 'Error' ? 70 : index < FIELD_HEADERS.length && header.endsWith('ID') ? 40 : index < FIELD_HEADERS.length ? 12 : 20 }));
+  sheet.columns = headersOf(submission).map((header, index) => ({
+    header,
+    width: header === 'Error' ? 70 : index < FIELD_HEADERS.length && header.endsWith('ID') ? 40 : index < FIELD_HEADERS.length ? 12 : 20,
+  }));
   sheet.getRow(1).font = { bold: true };
   sheet.views = [{ state: 'frozen', ySplit: 1 }];
-  for (const values of failedRowTable(submission)) sheet.addRow(values.map((value, index) => (index === QUANTITY_AT && value !== '' && !Number.isNaN(Number(value)) ? Number(value) : value)));
+  for (const values of failedRowTable(submission))
+    sheet.addRow(values.map((value, index) => (index === QUANTITY_AT && value !== '' && !Number.isNaN(Number(value)) ? Number(value) : value)));
   return Buffer.from(await workbook.xlsx.writeBuffer());
 }

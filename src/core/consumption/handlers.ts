@@ -19,7 +19,14 @@ import type { Ledger } from '../ledger/ledger';
 
 type ConsumptionHandlers = Pick<
   ServiceHandlers,
-  'consumption:parse' | 'consumption:template' | 'consumption:submit' | 'consumption:history' | 'consumption:get' | 'consumption:resume' | 'consumption:export-failed' | 'consumption:names'
+  | 'consumption:parse'
+  | 'consumption:template'
+  | 'consumption:submit'
+  | 'consumption:history'
+  | 'consumption:get'
+  | 'consumption:resume'
+  | 'consumption:export-failed'
+  | 'consumption:names'
 >;
 
 /** What hosts may do with consumption beyond the contract (the CLI reads files by path and waits on tasks). */
@@ -44,12 +51,25 @@ export interface ConsumptionModule {
  * Metered consumption: import, submit and watch the all-or-nothing task, the failures by row, the history; names
  * beside the ids from the saved reports in the ledger.
  */
-export function createConsumption(ports: Ports, events: EventHub, profiles: Profiles, connections: Connections, ledger: () => Promise<Ledger>): ConsumptionModule {
+export function createConsumption(
+  ports: Ports,
+  events: EventHub,
+  profiles: Profiles,
+  connections: Connections,
+  ledger: () => Promise<Ledger>,
+): ConsumptionModule {
   const getProfile = (profileId: string) => profiles.get(profileId);
   const clientFor = (profile: Profile) => connections.clientFor(profile);
   const pollEvery = ports.pollIntervals?.consumptionMs;
   const store = new FileSubmissionStore(ports.dataDir, ports.log);
-  const tasks = new ConsumptionTasks({ clock: ports.clock, store, events, getProfile, clientFor, ...(pollEvery === undefined ? {} : { pollDelay: () => pollEvery }) });
+  const tasks = new ConsumptionTasks({
+    clock: ports.clock,
+    store,
+    events,
+    getProfile,
+    clientFor,
+    ...(pollEvery === undefined ? {} : { pollDelay: () => pollEvery }),
+  });
   const handlers: ConsumptionHandlers = {
     'consumption:parse': ({ fileName, base64, sheet }) => parseConsumptionFile(fileName, Buffer.from(base64, 'base64'), sheet),
     'consumption:template': async ({ format }) =>
@@ -57,7 +77,11 @@ export function createConsumption(ports: Ports, events: EventHub, profiles: Prof
         ? deliverBytes(ports, 'Consumption template.csv', 'csv', Buffer.from(consumptionTemplateCsv()))
         : deliverBytes(ports, 'Consumption template.xlsx', 'xlsx', await consumptionTemplateXlsx()),
     'consumption:submit': ({ profileId, fileName, rows, confirmRepeat, period, extraColumns }) =>
-      tasks.submit(profileId, fileName, rows, { ...(confirmRepeat ? { confirmRepeat } : {}), ...(period ? { period } : {}), ...(extraColumns ? { extraColumns } : {}) }),
+      tasks.submit(profileId, fileName, rows, {
+        ...(confirmRepeat ? { confirmRepeat } : {}),
+        ...(period ? { period } : {}),
+        ...(extraColumns ? { extraColumns } : {}),
+      }),
     // The saved reports of the same service and reseller the profile connects to, as reports are saved under.
     'consumption:names': async ({ profileId, subscriptionIds }) => {
       const { connection } = await clientFor(await getProfile(profileId));
@@ -70,7 +94,9 @@ export function createConsumption(ports: Ports, events: EventHub, profiles: Prof
     'consumption:export-failed': async ({ submissionId, format }) => {
       const submission = await tasks.get(submissionId);
       const name = `Failed records ${submission.fileName.replace(/\.[^.]+$/, '')}`;
-      return format === 'csv' ? deliverBytes(ports, `${name}.csv`, 'csv', Buffer.from(failedRowsCsv(submission))) : deliverBytes(ports, `${name}.xlsx`, 'xlsx', await failedRowsXlsx(submission));
+      return format === 'csv'
+        ? deliverBytes(ports, `${name}.csv`, 'csv', Buffer.from(failedRowsCsv(submission)))
+        : deliverBytes(ports, `${name}.xlsx`, 'xlsx', await failedRowsXlsx(submission));
     },
   };
   const api: ConsumptionApi = {

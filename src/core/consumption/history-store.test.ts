@@ -55,8 +55,20 @@ async function writeLegacy(dir: string, jobs: Submission[]): Promise<string> {
   return text;
 }
 
-const queued = submission(A, 1, { state: 'Queued', taskId: 'task-1', statusUrl: '/v1/bulkconsumptions/task-1', message: 'Accepted', nextPollAt: '2026-11-01T09:00:03.000Z' });
-const successful = submission(B, 2, { state: 'Successful', taskId: 'task-2', statusUrl: '/v1/bulkconsumptions/task-2', polls: 3, message: 'All 1 records were submitted.' });
+const queued = submission(A, 1, {
+  state: 'Queued',
+  taskId: 'task-1',
+  statusUrl: '/v1/bulkconsumptions/task-1',
+  message: 'Accepted',
+  nextPollAt: '2026-11-01T09:00:03.000Z',
+});
+const successful = submission(B, 2, {
+  state: 'Successful',
+  taskId: 'task-2',
+  statusUrl: '/v1/bulkconsumptions/task-2',
+  polls: 3,
+  message: 'All 1 records were submitted.',
+});
 
 describe('consumption history store', () => {
   it('puts, gets and lists whole submissions, and summarizes them from the index alone', async () => {
@@ -70,7 +82,13 @@ describe('consumption history store', () => {
     expect(await store.get('../jobs/consumption-history')).toBeUndefined();
     expect((await store.list()).map((s) => s.id)).toEqual([A, B]);
     const index = JSON.parse(await readFile(indexOf(dir), 'utf8'));
-    expect(index).toMatchObject({ version: 2, submissions: [{ id: A, profileId: 'p1', contentHash: 'hash-1', state: 'sending' }, { id: B, state: 'Failed', failureCount: 1 }] });
+    expect(index).toMatchObject({
+      version: 2,
+      submissions: [
+        { id: A, profileId: 'p1', contentHash: 'hash-1', state: 'sending' },
+        { id: B, state: 'Failed', failureCount: 1 },
+      ],
+    });
     expect(index.submissions[0]).not.toHaveProperty('rows');
     // the summaries come from the index: they survive the submission files being unreadable
     await writeFile(fileOf(dir, A), 'not json');

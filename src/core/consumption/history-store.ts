@@ -52,7 +52,10 @@ export class FileSubmissionStore implements SubmissionStore {
   private readonly queue: FileUpdates;
   private opening: Promise<void> | null = null;
 
-  constructor(dataDir: string, private readonly log: Logger = silentLogger) {
+  constructor(
+    dataDir: string,
+    private readonly log: Logger = silentLogger,
+  ) {
     this.dir = join(dataDir, 'consumption');
     this.indexPath = join(this.dir, 'index.json');
     this.queue = new FileUpdates(this.indexPath); // the CLI submits batches beside the app
@@ -85,7 +88,8 @@ export class FileSubmissionStore implements SubmissionStore {
   }
 
   put(submission: Submission): Promise<void> {
-    if (!isGuid(submission.id) || submission.id !== submission.id.trim()) return Promise.reject(new AppError('internal', `A submission id must be a UUID, not "${submission.id}".`));
+    if (!isGuid(submission.id) || submission.id !== submission.id.trim())
+      return Promise.reject(new AppError('internal', `A submission id must be a UUID, not "${submission.id}".`));
     return this.locked(async () => {
       await writeJsonAtomic(this.submissionPath(submission.id), submission, { compact: true });
       const entries = await this.readIndex();
@@ -107,10 +111,12 @@ export class FileSubmissionStore implements SubmissionStore {
 
   /** Migrates and reconciles once per store; a failure (a damaged old file) is retried at the next call. */
   private open(): Promise<void> {
-    this.opening ??= this.queue.run(() => this.migrateAndReconcile()).catch((error: unknown) => {
-      this.opening = null;
-      throw error;
-    });
+    this.opening ??= this.queue
+      .run(() => this.migrateAndReconcile())
+      .catch((error: unknown) => {
+        this.opening = null;
+        throw error;
+      });
     return this.opening;
   }
 
@@ -132,7 +138,10 @@ export class FileSubmissionStore implements SubmissionStore {
     if (legacy) {
       const kept = await this.freePath(`${this.legacyPath}.migrated`);
       await rename(this.legacyPath, kept).catch((error: unknown) => {
-        throw new AppError('storage', `Closebook imported ${this.legacyPath} but could not rename it (${(error as NodeJS.ErrnoException).code ?? reasonOf(error)}); it will try again. Check the folder is writable.`);
+        throw new AppError(
+          'storage',
+          `Closebook imported ${this.legacyPath} but could not rename it (${(error as NodeJS.ErrnoException).code ?? reasonOf(error)}); it will try again. Check the folder is writable.`,
+        );
       });
       this.log.info('Consumption history moved to one file per submission', { from: this.legacyPath, keptAs: kept, submissions: legacy.jobs.length });
     }
@@ -193,7 +202,10 @@ export class FileSubmissionStore implements SubmissionStore {
       return (await readdir(this.dir)).flatMap((name) => (name.endsWith('.json') && isGuid(name.slice(0, -5)) ? [name.slice(0, -5)] : []));
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw new AppError('storage', `Closebook could not read the folder ${this.dir} (${(error as NodeJS.ErrnoException).code ?? reasonOf(error)}). Check the folder is readable.`);
+      throw new AppError(
+        'storage',
+        `Closebook could not read the folder ${this.dir} (${(error as NodeJS.ErrnoException).code ?? reasonOf(error)}). Check the folder is readable.`,
+      );
     }
   }
 
@@ -201,7 +213,10 @@ export class FileSubmissionStore implements SubmissionStore {
   private async readSubmission(id: string): Promise<Submission | null> {
     const submission = await readJsonFile(this.submissionPath(id), Submission);
     if (submission && submission.id !== id) {
-      throw new AppError('storage', `${id}.json is damaged (it holds the submission ${submission.id}). Closebook left it as it is at ${this.submissionPath(id)}; restore it from a backup or remove it.`);
+      throw new AppError(
+        'storage',
+        `${id}.json is damaged (it holds the submission ${submission.id}). Closebook left it as it is at ${this.submissionPath(id)}; restore it from a backup or remove it.`,
+      );
     }
     return submission;
   }

@@ -22,7 +22,9 @@ async function save(ledger: Ledger, reportId: string, entries: ServedEntries, ch
 }
 
 function subscriptionsOf(entries: ServedEntries) {
-  return entries.flatMap((entry) => entry.organizations.flatMap((organization) => organization.services.flatMap((service) => service.items.map((item) => ({ organization, service, item })))));
+  return entries.flatMap((entry) =>
+    entry.organizations.flatMap((organization) => organization.services.flatMap((service) => service.items.map((item) => ({ organization, service, item })))),
+  );
 }
 
 /** October, then November with one organization renamed; and the same November of another reseller, renamed otherwise. */
@@ -37,7 +39,11 @@ async function months(options: { organizations: number; linesPerOrganization: nu
   };
   const november = { period: { startDate: '2026-11-01', endDate: '2026-11-30' }, fetchedAt: '2026-12-07T08:00:00.000Z' };
   await save(october.ledger, NOVEMBER, renamed(october.entries, 'Renamed in November AB'), november);
-  await save(october.ledger, OTHER_RESELLER, renamed(october.entries, 'Another reseller’s customer'), { ...november, resellerId: 'another', fetchedAt: '2026-12-08T08:00:00.000Z' });
+  await save(october.ledger, OTHER_RESELLER, renamed(october.entries, 'Another reseller’s customer'), {
+    ...november,
+    resellerId: 'another',
+    fetchedAt: '2026-12-08T08:00:00.000Z',
+  });
   return { ...october, first: first! };
 }
 
@@ -65,7 +71,10 @@ describe('names beside consumption ids', () => {
 
   it('finds nothing in the reports of another service or reseller, and says how many reports there are', async () => {
     const { ledger, first } = await months({ organizations: 2, linesPerOrganization: 2 });
-    expect(await subscriptionNames(ledger, { host: 'other.example.com', resellerId: 'r' }, [first.item.subscriptionId])).toEqual({ savedReports: 0, names: [] });
+    expect(await subscriptionNames(ledger, { host: 'other.example.com', resellerId: 'r' }, [first.item.subscriptionId])).toEqual({
+      savedReports: 0,
+      names: [],
+    });
     const another = await subscriptionNames(ledger, { host: PROFILE.host, resellerId: 'another' }, [first.item.subscriptionId]);
     expect(another.savedReports).toBe(1);
     expect(another.names[0]?.organization).toBe('Another reseller’s customer');

@@ -10,7 +10,14 @@ const COUNT = rowShape({ reports: 'int' });
 
 /** A subscription as its newest saved report names it; `products` is a JSON list of names (null when it has no lines). */
 const NAMED = rowShape({
-  subscription_id: 'text', item_name: 'text', period_start: 'text', period_end: 'text', organization: 'text', customer_number: 'text', service_name: 'text', products: 'text?',
+  subscription_id: 'text',
+  item_name: 'text',
+  period_start: 'text',
+  period_end: 'text',
+  organization: 'text',
+  customer_number: 'text',
+  service_name: 'text',
+  products: 'text?',
 });
 
 /** Whose saved reports count: one Broker (reseller) at one service, as months are kept. */
@@ -25,7 +32,9 @@ export interface ReportsOf {
  * Ids are matched without case; an id no saved report has is left out of `names`.
  */
 export async function subscriptionNames(ledger: Ledger, of: ReportsOf, subscriptionIds: string[]): Promise<SubscriptionNames> {
-  const [count] = COUNT.all(await ledger.all('SELECT count(*)::INTEGER AS reports FROM reports WHERE host = $1 AND reseller_id = $2', [of.host, of.resellerId]));
+  const [count] = COUNT.all(
+    await ledger.all('SELECT count(*)::INTEGER AS reports FROM reports WHERE host = $1 AND reseller_id = $2', [of.host, of.resellerId]),
+  );
   const savedReports = count?.reports ?? 0;
   // Only GUIDs can be subscription ids (and hold no comma, so they travel as one text: binding a list of 50,000 costs ~1 s).
   const wanted = [...new Set(subscriptionIds.map((id) => id.trim().toLowerCase()).filter(isGuid))];
@@ -49,16 +58,14 @@ export async function subscriptionNames(ledger: Ledger, of: ReportsOf, subscript
      GROUP BY ALL`,
     [of.host, of.resellerId, wanted.join(',')],
   );
-  const names = NAMED.all(rows).map(
-    (row): SubscriptionName => ({
-      subscriptionId: row.subscription_id,
-      organization: row.organization,
-      customerNumber: row.customer_number,
-      subscription: row.item_name,
-      service: row.service_name,
-      products: (row.products === null ? [] : (JSON.parse(row.products) as string[])).slice(0, PRODUCTS_SHOWN),
-      period: { startDate: row.period_start, endDate: row.period_end },
-    }),
-  );
+  const names = NAMED.all(rows).map((row): SubscriptionName => ({
+    subscriptionId: row.subscription_id,
+    organization: row.organization,
+    customerNumber: row.customer_number,
+    subscription: row.item_name,
+    service: row.service_name,
+    products: (row.products === null ? [] : (JSON.parse(row.products) as string[])).slice(0, PRODUCTS_SHOWN),
+    period: { startDate: row.period_start, endDate: row.period_end },
+  }));
   return { savedReports, names };
 }

@@ -32,7 +32,9 @@ export class OversizedWorkbook extends Error {}
 
 /** A size in words: 256 KB, 96 MB. */
 export function sizeText(bytes: number): string {
-  return bytes < 1024 * 1024 ? `${Math.round(bytes / 1024).toLocaleString('en')} KB` : `${(bytes / 1024 / 1024).toLocaleString('en', { maximumFractionDigits: 1 })} MB`;
+  return bytes < 1024 * 1024
+    ? `${Math.round(bytes / 1024).toLocaleString('en')} KB`
+    : `${(bytes / 1024 / 1024).toLocaleString('en', { maximumFractionDigits: 1 })} MB`;
 }
 
 /** What to do with a workbook that is too large for the reader. */

@@ -31,18 +31,24 @@ export async function openXlsx(bytes: Uint8Array, bounds: XlsxBounds): Promise<W
   const workbookRels = await relationships(zip, workbookPath, bounds);
   const sheets: { name: string; path: string }[] = [];
   if (!zip.has(workbookPath)) throw new UnreadableWorkbook(`it has no workbook part (${quoted(workbookPath)})`);
-  await parseXml(zip, workbookPath, bounds, { what: "The workbook's list of sheets", cap: bounds.listBytes, advice: SAVE_ALONE }, {
-    open(name, attributes) {
-      if (name !== 'sheet') return;
-      const id = Object.entries(attributes).find(([key]) => key.endsWith(':id'))?.[1];
-      const rel = id === undefined ? undefined : workbookRels.get(id);
-      // Only worksheets whose part is there: chart sheets and dangling entries hold no cells to read.
-      if (rel?.type.endsWith('/worksheet') && zip.has(rel.target)) sheets.push({ name: attributes.name ?? '', path: rel.target });
+  await parseXml(
+    zip,
+    workbookPath,
+    bounds,
+    { what: "The workbook's list of sheets", cap: bounds.listBytes, advice: SAVE_ALONE },
+    {
+      open(name, attributes) {
+        if (name !== 'sheet') return;
+        const id = Object.entries(attributes).find(([key]) => key.endsWith(':id'))?.[1];
+        const rel = id === undefined ? undefined : workbookRels.get(id);
+        // Only worksheets whose part is there: chart sheets and dangling entries hold no cells to read.
+        if (rel?.type.endsWith('/worksheet') && zip.has(rel.target)) sheets.push({ name: attributes.name ?? '', path: rel.target });
+      },
+      close(name) {
+        if (name === 'sheets') this.done = true;
+      },
     },
-    close(name) {
-      if (name === 'sheets') this.done = true;
-    },
-  });
+  );
   const sharedPath = [...workbookRels.values()].find((rel) => rel.type.endsWith('/sharedStrings'))?.target;
   let shared: string[] | undefined;
   return {
@@ -67,13 +73,19 @@ async function relationships(zip: Zip, source: string, bounds: XlsxBounds): Prom
   const path = source ? posix.join(folder, '_rels', `${posix.basename(source)}.rels`) : '_rels/.rels';
   const found = new Map<string, Relationship>();
   if (!zip.has(path)) return found;
-  await parseXml(zip, path, bounds, { what: `The workbook's list of parts ${quoted(path)}`, cap: bounds.listBytes, advice: SAVE_ALONE }, {
-    open(name, attributes) {
-      const { Id: id, Type: type, Target: target, TargetMode: mode } = attributes;
-      if (name !== 'Relationship' || !id || !type || !target || mode === 'External') return;
-      found.set(id, { type, target: target.startsWith('/') ? posix.normalize(target.slice(1)) : posix.join(folder === '.' ? '' : folder, target) });
+  await parseXml(
+    zip,
+    path,
+    bounds,
+    { what: `The workbook's list of parts ${quoted(path)}`, cap: bounds.listBytes, advice: SAVE_ALONE },
+    {
+      open(name, attributes) {
+        const { Id: id, Type: type, Target: target, TargetMode: mode } = attributes;
+        if (name !== 'Relationship' || !id || !type || !target || mode === 'External') return;
+        found.set(id, { type, target: target.startsWith('/') ? posix.normalize(target.slice(1)) : posix.join(folder === '.' ? '' : folder, target) });
+      },
     },
-  });
+  );
   return found;
 }
 
@@ -83,24 +95,32 @@ async function sharedStrings(zip: Zip, path: string, bounds: XlsxBounds): Promis
   let text = '';
   let inText = false;
   let phonetic = 0;
-  await parseXml(zip, path, bounds, { what, cap: bounds.sharedBytes, advice: SAVE_ALONE }, {
-    open(name) {
-      if (name === 'si') text = '';
-      else if (name === 'rPh') phonetic++;
-      // The text is in <t>, whole or in rich-text runs; a phonetic guide (<rPh>) is not part of it.
-      else if (name === 't') inText = phonetic === 0;
+  await parseXml(
+    zip,
+    path,
+    bounds,
+    { what, cap: bounds.sharedBytes, advice: SAVE_ALONE },
+    {
+      open(name) {
+        if (name === 'si') text = '';
+        else if (name === 'rPh') phonetic++;
+        // The text is in <t>, whole or in rich-text runs; a phonetic guide (<rPh>) is not part of it.
+        else if (name === 't') inText = phonetic === 0;
+      },
+      text(value) {
+        if (inText) text += value;
+      },
+      close(name) {
+        if (name === 't') inText = false;
+        else if (name === 'rPh') phonetic--;
+        else if (name === 'si' && strings.push(text) > bounds.sharedStrings) {
+          throw new OversizedWorkbook(
+            `${what} has more than ${bounds.sharedStrings.toLocaleString('en')} pieces, more than a consumption file can have. ${SAVE_ALONE}`,
+          );
+        }
+      },
     },
-    text(value) {
-      if (inText) text += value;
-    },
-    close(name) {
-      if (name === 't') inText = false;
-      else if (name === 'rPh') phonetic--;
-      else if (name === 'si' && strings.push(text) > bounds.sharedStrings) {
-        throw new OversizedWorkbook(`${what} has more than ${bounds.sharedStrings.toLocaleString('en')} pieces, more than a consumption file can have. ${SAVE_ALONE}`);
-      }
-    },
-  });
+  );
   return strings;
 }
 
@@ -112,7 +132,13 @@ interface Cell {
   inline: string | null;
 }
 
-async function sheetRows(zip: Zip, sheet: { name: string; path: string }, shared: string[], bounds: XlsxBounds, onRow: (row: number, cells: RowCells) => boolean): Promise<void> {
+async function sheetRows(
+  zip: Zip,
+  sheet: { name: string; path: string },
+  shared: string[],
+  bounds: XlsxBounds,
+  onRow: (row: number, cells: RowCells) => boolean,
+): Promise<void> {
   let inData = false;
   let row: RowCells | null = null;
   let rowNumber = 0;
@@ -121,42 +147,48 @@ async function sheetRows(zip: Zip, sheet: { name: string; path: string }, shared
   let collect: 'value' | 'inline' | null = null;
   let phonetic = 0;
   const advice = 'Delete the empty rows and columns around its data, or export it as CSV.';
-  await parseXml(zip, sheet.path, bounds, { what: `The sheet ${quoted(sheet.name)}`, cap: bounds.sheetBytes, advice }, {
-    open(name, attributes) {
-      if (name === 'sheetData') inData = true;
-      else if (name === 'row' && inData) {
-        // Row and cell references may be left out: then each follows the one before.
-        rowNumber = attributes.r === undefined ? rowNumber + 1 : rowOf(attributes.r);
-        row = new Map();
-        column = 0;
-      } else if (name === 'c' && row) {
-        column = attributes.r === undefined ? column + 1 : columnOf(attributes.r);
-        cell = { type: attributes.t ?? 'n', formula: false, value: null, inline: null };
-      } else if (!cell) return;
-      else if (name === 'f') cell.formula = true;
-      else if (name === 'v') {
-        cell.value = '';
-        collect = 'value';
-      } else if (name === 'is') cell.inline = '';
-      else if (name === 'rPh') phonetic++;
-      else if (name === 't' && cell.inline !== null && phonetic === 0) collect = 'inline';
+  await parseXml(
+    zip,
+    sheet.path,
+    bounds,
+    { what: `The sheet ${quoted(sheet.name)}`, cap: bounds.sheetBytes, advice },
+    {
+      open(name, attributes) {
+        if (name === 'sheetData') inData = true;
+        else if (name === 'row' && inData) {
+          // Row and cell references may be left out: then each follows the one before.
+          rowNumber = attributes.r === undefined ? rowNumber + 1 : rowOf(attributes.r);
+          row = new Map();
+          column = 0;
+        } else if (name === 'c' && row) {
+          column = attributes.r === undefined ? column + 1 : columnOf(attributes.r);
+          cell = { type: attributes.t ?? 'n', formula: false, value: null, inline: null };
+        } else if (!cell) return;
+        else if (name === 'f') cell.formula = true;
+        else if (name === 'v') {
+          cell.value = '';
+          collect = 'value';
+        } else if (name === 'is') cell.inline = '';
+        else if (name === 'rPh') phonetic++;
+        else if (name === 't' && cell.inline !== null && phonetic === 0) collect = 'inline';
+      },
+      text(value) {
+        if (collect && cell) cell[collect] += value;
+      },
+      close(name) {
+        if (name === 'v' || name === 't') collect = null;
+        else if (name === 'rPh') phonetic--;
+        else if (name === 'c' && row && cell) {
+          const text = cellText(cell, shared);
+          if (text !== '') row.set(column - 1, text);
+          cell = null;
+        } else if (name === 'row' && row) {
+          if (!onRow(rowNumber, row)) this.stop = true;
+          row = null;
+        } else if (name === 'sheetData') this.done = true;
+      },
     },
-    text(value) {
-      if (collect && cell) cell[collect] += value;
-    },
-    close(name) {
-      if (name === 'v' || name === 't') collect = null;
-      else if (name === 'rPh') phonetic--;
-      else if (name === 'c' && row && cell) {
-        const text = cellText(cell, shared);
-        if (text !== '') row.set(column - 1, text);
-        cell = null;
-      } else if (name === 'row' && row) {
-        if (!onRow(rowNumber, row)) this.stop = true;
-        row = null;
-      } else if (name === 'sheetData') this.done = true;
-    },
-  });
+  );
 }
 
 /**

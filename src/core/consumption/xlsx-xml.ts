@@ -42,7 +42,9 @@ export async function parseXml(zip: Zip, path: string, bounds: XlsxBounds, limit
   parser.on('opentag', (tag) => {
     if (++depth > bounds.depth) throw new UnreadableWorkbook(`its part ${quoted(path)} is nested more than ${bounds.depth} levels deep`);
     if (++zip.elements > bounds.elements) {
-      throw new OversizedWorkbook(`${limit.what} is larger than a consumption file can be (more than ${bounds.elements.toLocaleString('en')} cells, rows and other pieces read). ${limit.advice}`);
+      throw new OversizedWorkbook(
+        `${limit.what} is larger than a consumption file can be (more than ${bounds.elements.toLocaleString('en')} cells, rows and other pieces read). ${limit.advice}`,
+      );
     }
     if (!visitor.done && !visitor.stop) visitor.open(local(tag.name), tag.attributes as Record<string, string>);
   });
@@ -71,7 +73,9 @@ export async function parseXml(zip: Zip, path: string, bounds: XlsxBounds, limit
       while (lastTag + bounds.betweenTags < end) {
         const at = chunk.lastIndexOf(0x3c, lastTag + bounds.betweenTags - read);
         if (at < 0 || read + at <= lastTag) {
-          throw new OversizedWorkbook(`${limit.what} holds more than ${sizeText(bounds.betweenTags)} of text in one piece, more than any cell can hold (32,767 characters). Save it again from Excel, or export it as CSV.`);
+          throw new OversizedWorkbook(
+            `${limit.what} holds more than ${sizeText(bounds.betweenTags)} of text in one piece, more than any cell can hold (32,767 characters). Save it again from Excel, or export it as CSV.`,
+          );
         }
         lastTag = read + at;
       }
@@ -86,6 +90,10 @@ export async function parseXml(zip: Zip, path: string, bounds: XlsxBounds, limit
     parser.close();
   } catch (error) {
     if (error instanceof UnreadableWorkbook || error instanceof OversizedWorkbook) throw error;
-    throw new UnreadableWorkbook(`its part ${quoted(path)} is not well-formed XML (${String((error as Error).message).slice(0, 80).replace(/\.$/, '')})`);
+    throw new UnreadableWorkbook(
+      `its part ${quoted(path)} is not well-formed XML (${String((error as Error).message)
+        .slice(0, 80)
+        .replace(/\.$/, '')})`,
+    );
   }
 }

@@ -69,7 +69,9 @@ export class Zip {
       at = this.offset(data.readBigUInt64LE(record + 48));
     }
     if (count > bounds.parts) {
-      throw new OversizedWorkbook(`The workbook has ${count.toLocaleString('en')} parts; a workbook has a few hundred, and a consumption file at most ${bounds.parts.toLocaleString('en')}. ${SAVE_ALONE}`);
+      throw new OversizedWorkbook(
+        `The workbook has ${count.toLocaleString('en')} parts; a workbook has a few hundred, and a consumption file at most ${bounds.parts.toLocaleString('en')}. ${SAVE_ALONE}`,
+      );
     }
     for (let index = 0; index < count; index++) {
       if (at + 46 > data.length || data.readUInt32LE(at) !== 0x02014b50) throw damagedDirectory();
@@ -106,7 +108,12 @@ export class Zip {
     const { data } = this;
     const local = entry.localHeader;
     const part = `its part ${quoted(entry.name)}`;
-    if (local + 30 > data.length || data.readUInt32LE(local) !== 0x04034b50 || data.toString('utf8', local + 30, local + 30 + data.readUInt16LE(local + 26)) !== entry.name) throw new UnreadableWorkbook(`${part} is not where its zip directory says`);
+    if (
+      local + 30 > data.length ||
+      data.readUInt32LE(local) !== 0x04034b50 ||
+      data.toString('utf8', local + 30, local + 30 + data.readUInt16LE(local + 26)) !== entry.name
+    )
+      throw new UnreadableWorkbook(`${part} is not where its zip directory says`);
     const start = local + 30 + data.readUInt16LE(local + 26) + data.readUInt16LE(local + 28);
     if (start + entry.compressedSize > data.length) throw new UnreadableWorkbook(`${part} is cut short`);
     if (entry.method !== 0 && entry.method !== 8) throw new UnreadableWorkbook(`${part} is compressed in a way Excel never uses`);
@@ -121,10 +128,13 @@ export class Zip {
         const bytes = chunk as Buffer;
         unpacked += bytes.length;
         this.unpacked += bytes.length;
-        if (unpacked > entry.size) throw new UnreadableWorkbook(`${part} unpacks to more than the ${entry.size.toLocaleString('en')} bytes its zip directory states`);
+        if (unpacked > entry.size)
+          throw new UnreadableWorkbook(`${part} unpacks to more than the ${entry.size.toLocaleString('en')} bytes its zip directory states`);
         if (unpacked > cap) throw new OversizedWorkbook(tooLarge);
         if (this.unpacked > this.bounds.totalBytes) {
-          throw new OversizedWorkbook(`The parts of the workbook that Closebook reads unpack to more than ${sizeText(this.bounds.totalBytes)}, more than a consumption file can be. ${SAVE_ALONE}`);
+          throw new OversizedWorkbook(
+            `The parts of the workbook that Closebook reads unpack to more than ${sizeText(this.bounds.totalBytes)}, more than a consumption file can be. ${SAVE_ALONE}`,
+          );
         }
         crc = crc32(bytes, crc);
         yield bytes;
@@ -135,7 +145,10 @@ export class Zip {
     } finally {
       inflate?.destroy();
     }
-    if (unpacked !== entry.size) throw new UnreadableWorkbook(`${part} unpacks to ${unpacked.toLocaleString('en')} bytes, not the ${entry.size.toLocaleString('en')} its zip directory states`);
+    if (unpacked !== entry.size)
+      throw new UnreadableWorkbook(
+        `${part} unpacks to ${unpacked.toLocaleString('en')} bytes, not the ${entry.size.toLocaleString('en')} its zip directory states`,
+      );
     if (crc !== entry.crc) throw new UnreadableWorkbook(`${part} does not match its checksum`);
   }
 

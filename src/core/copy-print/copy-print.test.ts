@@ -19,7 +19,13 @@ async function handlersWith(overrides: Partial<Ports>) {
 
 describe('copying a table', () => {
   it('is tab-separated with CRLF between rows; tabs and line breaks inside a cell become spaces', () => {
-    expect(tableText([['Organization', 'Sales'], ['Contoso\tAB', '1147433.0305'], ['two\r\nlines', '0']])).toBe('Organization\tSales\r\nContoso AB\t1147433.0305\r\ntwo lines\t0');
+    expect(
+      tableText([
+        ['Organization', 'Sales'],
+        ['Contoso\tAB', '1147433.0305'],
+        ['two\r\nlines', '0'],
+      ]),
+    ).toBe('Organization\tSales\r\nContoso AB\t1147433.0305\r\ntwo lines\t0');
   });
 
   it('escapes text Excel would run as a formula, but leaves plain numbers (negative ones too) as numbers', () => {
@@ -33,11 +39,25 @@ describe('copying a table', () => {
   it('goes to the host clipboard when there is one, and back to the page when there is none', async () => {
     const written: string[] = [];
     const desktop = await handlersWith({ writeClipboard: (text) => written.push(text) });
-    expect(await desktop.handlers['clipboard:copy-table']({ rows: [['a', '=1'], ['b', '2']] })).toEqual({ copied: true });
+    expect(
+      await desktop.handlers['clipboard:copy-table']({
+        rows: [
+          ['a', '=1'],
+          ['b', '2'],
+        ],
+      }),
+    ).toEqual({ copied: true });
     expect(written).toEqual(["a\t'=1\r\nb\t2"]);
 
     const browser = await handlersWith({});
-    expect(await browser.handlers['clipboard:copy-table']({ rows: [['a', '=1'], ['b', '2']] })).toEqual({ copied: false, text: "a\t'=1\r\nb\t2" });
+    expect(
+      await browser.handlers['clipboard:copy-table']({
+        rows: [
+          ['a', '=1'],
+          ['b', '2'],
+        ],
+      }),
+    ).toEqual({ copied: false, text: "a\t'=1\r\nb\t2" });
   });
 });
 
@@ -53,7 +73,10 @@ describe('printing the window to PDF', () => {
       return { kind: 'saved', path: savedTo };
     };
     const { ports, handlers } = await handlersWith({ deliver, printToPdf: async () => (order.push('print'), pdf) });
-    expect(await handlers['view:print-pdf']({ fileName: 'Billing 2026-10: Invoicing' })).toEqual({ kind: 'saved', path: join(ports.dataDir, 'Billing 2026-10- Invoicing.pdf') });
+    expect(await handlers['view:print-pdf']({ fileName: 'Billing 2026-10: Invoicing' })).toEqual({
+      kind: 'saved',
+      path: join(ports.dataDir, 'Billing 2026-10- Invoicing.pdf'),
+    });
     expect(order).toEqual(['print', 'deliver pdf Billing 2026-10- Invoicing.pdf']);
     expect(await readFile(savedTo, 'utf8')).toBe('%PDF-1.7 test');
     expect(await handlers['view:print-pdf']({ fileName: 'Summary.PDF' })).toMatchObject({ path: join(ports.dataDir, 'Summary.PDF') });
@@ -61,6 +84,9 @@ describe('printing the window to PDF', () => {
 
   it("is refused where the host cannot print, pointing to the browser's print", async () => {
     const { handlers } = await handlersWith({ deliver: async () => ({ kind: 'cancelled' }) });
-    await expect(handlers['view:print-pdf']({ fileName: 'Summary' })).rejects.toMatchObject({ code: 'internal', message: expect.stringMatching(/browser's Print/) });
+    await expect(handlers['view:print-pdf']({ fileName: 'Summary' })).rejects.toMatchObject({
+      code: 'internal',
+      message: expect.stringMatching(/browser's Print/),
+    });
   });
 });

@@ -16,13 +16,19 @@ afterEach(async () => {
 
 const ID = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 const served = (organizations: number, linesPerOrganization: number) =>
-  JSON.stringify({ status: 5, data: buildBillingReport(generateOrganizations({ seed: 3, organizations, linesPerOrganization }), '2026-10-01', '2026-10-31', { seed: 3 }) });
+  JSON.stringify({
+    status: 5,
+    data: buildBillingReport(generateOrganizations({ seed: 3, organizations, linesPerOrganization }), '2026-10-01', '2026-10-31', { seed: 3 }),
+  });
 
 async function* chunks(text: string, size = 64 * 1024): AsyncGenerator<string> {
   for (let at = 0; at < text.length; at += size) yield text.slice(at, at + size);
 }
 
-const totals = (ledger: Ledger) => ledger.all(`SELECT report_id, currency, customer_currency, line_count::INTEGER AS lines, cost::VARCHAR AS cost, sales::VARCHAR AS sales FROM report_totals ORDER BY ALL`);
+const totals = (ledger: Ledger) =>
+  ledger.all(
+    `SELECT report_id, currency, customer_currency, line_count::INTEGER AS lines, cost::VARCHAR AS cost, sales::VARCHAR AS sales FROM report_totals ORDER BY ALL`,
+  );
 
 /** A small RAM disk of its own (tmpfs), so "the disk is full" is the real thing; needs mount rights (CI runs as root). */
 function mountSmallDisk(path: string, megabytes: number): boolean {

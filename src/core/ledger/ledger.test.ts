@@ -24,7 +24,9 @@ describe('the ledger', () => {
     cleanups.push(() => ledger.close());
     expect((await stat(join(dir, 'ledger'))).mode & 0o777).toBe(0o700);
     expect((await stat(join(dir, 'ledger', 'closebook.duckdb'))).mode & 0o777).toBe(0o600);
-    const types = await ledger.all(`SELECT DISTINCT data_type FROM information_schema.columns WHERE column_name IN ('cost', 'sales', 'quantity', 'stated_cost', 'cost_per_unit')`);
+    const types = await ledger.all(
+      `SELECT DISTINCT data_type FROM information_schema.columns WHERE column_name IN ('cost', 'sales', 'quantity', 'stated_cost', 'cost_per_unit')`,
+    );
     expect(types.every((row) => String(row.data_type).startsWith('DECIMAL'))).toBe(true);
   });
 
@@ -78,7 +80,7 @@ describe('the ledger', () => {
     await writeFile(outside, 'a\n1\n');
     await expect(ledger.all('SELECT * FROM read_csv($1)', [outside])).rejects.toThrow(/disabled by configuration/);
     await expect(ledger.run(`COPY (SELECT 1 AS a) TO ${sqlPath(join(dir, 'escaped.csv'))}`)).rejects.toThrow(/disabled by configuration/);
-    await expect(ledger.run("SET enable_external_access = true")).rejects.toThrow(/Cannot enable external access/);
+    await expect(ledger.run('SET enable_external_access = true')).rejects.toThrow(/Cannot enable external access/);
     const staged = join(await ledger.outputs.folder(), 'allowed.csv');
     await ledger.run(`COPY (SELECT 1 AS a) TO ${sqlPath(staged)}`);
     expect(await readdir(dir)).not.toContain('escaped.csv');

@@ -82,8 +82,16 @@ export class Ledger {
     if (!readOnly) {
       await mkdir(temporary, { recursive: true, mode: 0o700 });
       await chmod(dir, 0o700);
-    } else if (!(await access(join(dir, LEDGER_FILE)).then(() => true, () => false))) {
-      throw new AppError('storage', `Closebook's data folder ${dataDir} is read-only and holds no saved months yet. Make it writable (or choose another data folder with CLOSEBOOK_DATA_DIR) to save months.`);
+    } else if (
+      !(await access(join(dir, LEDGER_FILE)).then(
+        () => true,
+        () => false,
+      ))
+    ) {
+      throw new AppError(
+        'storage',
+        `Closebook's data folder ${dataDir} is read-only and holds no saved months yet. Make it writable (or choose another data folder with CLOSEBOOK_DATA_DIR) to save months.`,
+      );
     }
     let instance: DuckDBInstance;
     try {
@@ -178,7 +186,8 @@ export class Ledger {
               for (const value of values) {
                 if (value === null) appender.appendNull();
                 else if (typeof value === 'number') appender.appendInteger(value);
-                else if (typeof value === 'string') appender.appendVarchar(value); // VARCHAR as is, DECIMAL from its exact text
+                else if (typeof value === 'string')
+                  appender.appendVarchar(value); // VARCHAR as is, DECIMAL from its exact text
                 else throw new AppError('internal', `A list cannot be appended to ${table}.`);
               }
               appender.endRow();
@@ -236,10 +245,16 @@ export class Ledger {
     const [row] = (await (await this.writer.runAndReadAll('SELECT max(version) AS version FROM schema_version')).getRowObjectsJson()) as LedgerRow[];
     const current = Number(row?.version ?? 0);
     if (current > MIGRATIONS.length) {
-      throw new AppError('storage', `The ledger was written by a newer Closebook (schema ${current}; this one knows ${MIGRATIONS.length}). Update Closebook to open it.`);
+      throw new AppError(
+        'storage',
+        `The ledger was written by a newer Closebook (schema ${current}; this one knows ${MIGRATIONS.length}). Update Closebook to open it.`,
+      );
     }
     if (this.readOnlyFolder && current < MIGRATIONS.length) {
-      throw new AppError('storage', `The ledger in ${this.readOnlyFolder} was saved by an earlier Closebook and must be brought up to date once, which needs the data folder to be writable. Make it writable and open Closebook again.`);
+      throw new AppError(
+        'storage',
+        `The ledger in ${this.readOnlyFolder} was saved by an earlier Closebook and must be brought up to date once, which needs the data folder to be writable. Make it writable and open Closebook again.`,
+      );
     }
     for (let version = current + 1; version <= MIGRATIONS.length; version++) {
       await this.write(async (transaction) => {
@@ -280,7 +295,10 @@ async function isReadOnlyFolder(folder: string): Promise<boolean> {
 }
 
 function readOnlyError(folder: string): AppError {
-  return new AppError('storage', `Closebook's data folder ${folder} is read-only: saved months can be listed, opened and exported, but nothing can be saved. Make the folder writable (or use another data folder) to save.`);
+  return new AppError(
+    'storage',
+    `Closebook's data folder ${folder} is read-only: saved months can be listed, opened and exported, but nothing can be saved. Make the folder writable (or use another data folder) to save.`,
+  );
 }
 
 /** A file path as an SQL string literal (COPY and ATTACH take no bound parameters for paths). */
@@ -297,7 +315,10 @@ export function sqlPath(path: string): string {
  */
 function writeError(error: unknown, dir: string): unknown {
   if (isDiskFull(error)) {
-    return new AppError('storage', `The disk is full: the ledger at ${dir} could not save this. Nothing of it was kept and the months saved before are intact. Free some space on that disk and try again.`);
+    return new AppError(
+      'storage',
+      `The disk is full: the ledger at ${dir} could not save this. Nothing of it was kept and the months saved before are intact. Free some space on that disk and try again.`,
+    );
   }
   return error;
 }
@@ -312,7 +333,10 @@ function openError(error: unknown, file: string): AppError {
         'Only one may write to it at a time: close the other one (or wait for it to finish) and try again.',
     );
   }
-  return new AppError('storage', `The ledger at ${file} cannot be opened (${text.split('\n')[0]}). Restore it from a backup (see README) or move it away to start a new one.`);
+  return new AppError(
+    'storage',
+    `The ledger at ${file} cannot be opened (${text.split('\n')[0]}). Restore it from a backup (see README) or move it away to start a new one.`,
+  );
 }
 
 /**

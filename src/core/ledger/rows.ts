@@ -9,7 +9,15 @@ import type { LedgerRow } from './ledger';
  */
 export type ColumnKind = 'text' | 'text?' | 'int' | 'int?' | 'ratio' | 'decimal' | 'decimal?' | 'bool';
 
-type Value<K extends ColumnKind> = K extends 'int' | 'ratio' ? number : K extends 'int?' ? number | null : K extends 'bool' ? boolean : K extends `${string}?` ? string | null : string;
+type Value<K extends ColumnKind> = K extends 'int' | 'ratio'
+  ? number
+  : K extends 'int?'
+    ? number | null
+    : K extends 'bool'
+      ? boolean
+      : K extends `${string}?`
+        ? string | null
+        : string;
 
 export type Row<S extends Record<string, ColumnKind>> = { [Column in keyof S]: Value<S[Column]> };
 

@@ -19,4 +19,7 @@ export function searchText(parts: string[]): string {
 /** The tables ingest appends to, and their column order (the appender fills columns in table order): from their declarations. */
 const APPENDED_TABLES = ['organizations', 'organization_groups', 'services', 'subscriptions', 'billing_lines', 'products', 'billing_entries'] as const;
 export type AppendedTable = (typeof APPENDED_TABLES)[number];
-export const APPENDED = Object.fromEntries(APPENDED_TABLES.map((table) => [table, Object.keys(MONTH_TABLES[table])])) as unknown as Record<AppendedTable, readonly string[]>;
+export const APPENDED = Object.fromEntries(APPENDED_TABLES.map((table) => [table, Object.keys(MONTH_TABLES[table])])) as unknown as Record<
+  AppendedTable,
+  readonly string[]
+>;

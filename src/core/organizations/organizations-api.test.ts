@@ -13,10 +13,16 @@ afterEach(async () => {
 
 /** A client whose fetch answers from a function, to meet record shapes our twin does not send. */
 function clientAnswering(answer: () => Response) {
-  const fetchImpl = async (url: string) =>
-    url.endsWith('/connect/token') ? new Response(JSON.stringify({ access_token: 't' }), { status: 200 }) : answer();
+  const fetchImpl = async (url: string) => (url.endsWith('/connect/token') ? new Response(JSON.stringify({ access_token: 't' }), { status: 200 }) : answer());
   return new ServiceClient(
-    { baseUrl: 'https://billing.example.com', clientId: 'c', username: 'u', resellerId: '7c9e6679-7425-40de-944b-e07fc1f90ae7', sellerId: '', readSecrets: async () => ({ apiSecret: 's', password: 'p' }) },
+    {
+      baseUrl: 'https://billing.example.com',
+      clientId: 'c',
+      username: 'u',
+      resellerId: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
+      sellerId: '',
+      readSecrets: async () => ({ apiSecret: 's', password: 'p' }),
+    },
     { fetch: fetchImpl, clock: new FakeClock() },
   );
 }
@@ -31,10 +37,16 @@ describe('organizations', () => {
   });
 
   it('accepts a list bare or in a paging envelope, and an id under orgId or id', async () => {
-    const records = [{ id: 'a1', name: 'Alpha' }, { orgId: 'b2', name: 'Beta', address: { countryCode: 'NO' } }];
+    const records = [
+      { id: 'a1', name: 'Alpha' },
+      { orgId: 'b2', name: 'Beta', address: { countryCode: 'NO' } },
+    ];
     for (const body of [records, { data: records }, { items: records }, { value: records }]) {
       const list = await listOrganizations(clientAnswering(() => new Response(JSON.stringify(body))));
-      expect(list).toEqual([{ orgId: 'a1', name: 'Alpha' }, { orgId: 'b2', name: 'Beta', countryCode: 'NO' }]);
+      expect(list).toEqual([
+        { orgId: 'a1', name: 'Alpha' },
+        { orgId: 'b2', name: 'Beta', countryCode: 'NO' },
+      ]);
     }
   });
 
@@ -46,15 +58,23 @@ describe('organizations', () => {
   });
 
   it('takes a create answered with an empty body and a Location header', async () => {
-    const client = clientAnswering(() => new Response(null, { status: 201, headers: { Location: 'https://billing.example.com/api/resellers/x/Organizations/new-id' } }));
-    const created = await createOrganization(client, OrganizationInput.parse({ name: 'Empty Body AB', contact: { email: 'it@empty.example' }, address: { countryCode: 'SE' } }));
+    const client = clientAnswering(
+      () => new Response(null, { status: 201, headers: { Location: 'https://billing.example.com/api/resellers/x/Organizations/new-id' } }),
+    );
+    const created = await createOrganization(
+      client,
+      OrganizationInput.parse({ name: 'Empty Body AB', contact: { email: 'it@empty.example' }, address: { countryCode: 'SE' } }),
+    );
     expect(created).toMatchObject({ orgId: 'new-id', name: 'Empty Body AB', countryCode: 'SE', contactEmail: 'it@empty.example' });
   });
 
   it('maps the service field errors onto the form fields', async () => {
     const setup = await twinWithClient();
     twin = setup.twin;
-    const error = await createOrganization(setup.client, OrganizationInput.parse({ name: 'Dup AB', customerNumber: 'C-10001', contact: { email: 'it@dup.example' }, address: { countryCode: 'SE' } })).catch((e: unknown) => e);
+    const error = await createOrganization(
+      setup.client,
+      OrganizationInput.parse({ name: 'Dup AB', customerNumber: 'C-10001', contact: { email: 'it@dup.example' }, address: { countryCode: 'SE' } }),
+    ).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'validation', fields: { customerNumber: expect.stringContaining('already used') } });
     expect((error as Error).message).toContain('Customer number C-10001 is already used');
   });

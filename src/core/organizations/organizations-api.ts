@@ -2,7 +2,10 @@ import { z } from 'zod';
 import type { OrganizationInput, OrganizationSummary } from '@shared/schemas/organization';
 import type { RetryNotice, ServiceClient } from '../service-api/service-client';
 
-const text = z.string().nullish().transform((value) => (value ? value : undefined));
+const text = z
+  .string()
+  .nullish()
+  .transform((value) => (value ? value : undefined));
 
 /**
  * The organization record the service returns is "not shown" in the spec. We accept the id under `orgId`, `id`

@@ -50,7 +50,12 @@ export const LOG_FILE_LIMIT = { bytes: 1024 * 1024, kept: 3 };
  * can be sent a log that never grows without bound). Lines carry a UTC timestamp; secrets are masked as on stderr.
  * A log file that cannot be written never stops the app: the line still goes to stderr.
  */
-export function createFileLogger(dataDir: string, prefix = 'closebook', limit = LOG_FILE_LIMIT, stderr: Sink = (line) => process.stderr.write(`${line}\n`)): Logger {
+export function createFileLogger(
+  dataDir: string,
+  prefix = 'closebook',
+  limit = LOG_FILE_LIMIT,
+  stderr: Sink = (line) => process.stderr.write(`${line}\n`),
+): Logger {
   const dir = join(dataDir, 'logs');
   const file = join(dir, 'closebook.log');
   let broken = false;

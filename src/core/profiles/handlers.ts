@@ -7,7 +7,10 @@ import { listOrganizations } from '../organizations';
 import { Connections } from './connections';
 import { Profiles } from './profiles';
 
-type ProfileHandlers = Pick<ServiceHandlers, 'app:info' | 'profiles:list' | 'profiles:save' | 'profiles:delete' | 'profiles:set-active' | 'profiles:test' | 'demo:start'>;
+type ProfileHandlers = Pick<
+  ServiceHandlers,
+  'app:info' | 'profiles:list' | 'profiles:save' | 'profiles:delete' | 'profiles:set-active' | 'profiles:test' | 'demo:start'
+>;
 
 export interface ProfilesModule {
   handlers: ProfileHandlers;
@@ -57,8 +60,10 @@ export function createProfiles(ports: Ports, events: EventHub): ProfilesModule {
         const startedAt = new Date(started).toISOString();
         const tell = (step: ConnectionTestProgress['step'], retry?: ConnectionTestProgress['retry']) =>
           events.emit('profiles:test-progress', { profileId, step, startedAt, ...(retry ? { retry } : {}) });
-        const retriesOf = (step: ConnectionTestProgress['step']) => ({ attempt, attempts, delayMs, reason }: RetryNotice) =>
-          tell(step, { attempt: attempt + 1, attempts, at: new Date(ports.clock.now() + delayMs).toISOString(), reason });
+        const retriesOf =
+          (step: ConnectionTestProgress['step']) =>
+          ({ attempt, attempts, delayMs, reason }: RetryNotice) =>
+            tell(step, { attempt: attempt + 1, attempts, at: new Date(ports.clock.now() + delayMs).toISOString(), reason });
         client.signOut(); // a test proves the credentials, so never reuse a held token
         tell('signing-in');
         await client.signIn({ onRetry: retriesOf('signing-in') });

@@ -67,7 +67,10 @@ export class Profiles {
     const { apiSecret, password } = this.environmentSecrets(prefix);
     if (!apiSecret || !password) {
       const missing = [!apiSecret && `${prefix}_API_SECRET`, !password && `${prefix}_PASSWORD`].filter(Boolean).join(' and ');
-      throw new AppError('auth', `This profile reads its secrets from the environment, and ${missing} ${missing.includes(' and ') ? 'are' : 'is'} not set. Set them where Closebook is started (secrets are never taken as flags or stored) and try again.`);
+      throw new AppError(
+        'auth',
+        `This profile reads its secrets from the environment, and ${missing} ${missing.includes(' and ') ? 'are' : 'is'} not set. Set them where Closebook is started (secrets are never taken as flags or stored) and try again.`,
+      );
     }
     return { apiSecret, password };
   }
@@ -94,7 +97,8 @@ export class Profiles {
     const profileKind = existing?.kind ?? kind;
     if (profileKind === 'service' && !input.fields.secretsFromEnv) await this.saveSecrets(id, input, !existing || Boolean(existing.secretsFromEnv));
     // Moving a profile to the environment leaves no copy of its secrets behind in the keychain.
-    if (profileKind === 'service' && input.fields.secretsFromEnv && existing && !existing.secretsFromEnv) await this.ports.secrets.delete(id).catch(() => undefined);
+    if (profileKind === 'service' && input.fields.secretsFromEnv && existing && !existing.secretsFromEnv)
+      await this.ports.secrets.delete(id).catch(() => undefined);
 
     const now = new Date(this.ports.clock.now()).toISOString();
     const profile: Profile = { ...input.fields, id, kind: profileKind, createdAt: existing?.createdAt ?? now, updatedAt: now };
@@ -158,9 +162,13 @@ export class Profiles {
     }
     const address = BaseUrl.safeParse(profile.baseUrl);
     if (!address.success) {
-      throw new AppError('validation', `The profile "${profile.name}" cannot connect: its service address ${address.error.issues[0]?.message ?? 'is not valid'}. Edit the profile.`, {
-        baseUrl: address.error.issues[0]?.message ?? 'is not valid',
-      });
+      throw new AppError(
+        'validation',
+        `The profile "${profile.name}" cannot connect: its service address ${address.error.issues[0]?.message ?? 'is not valid'}. Edit the profile.`,
+        {
+          baseUrl: address.error.issues[0]?.message ?? 'is not valid',
+        },
+      );
     }
     const source = this.secretSource(profile);
     return {

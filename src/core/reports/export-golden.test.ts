@@ -32,8 +32,15 @@ beforeAll(async () => {
   dataDir = env.ports.dataDir;
   service = createService(env.ports);
   const c = twin.credentials;
-  const profile = await service.handlers['profiles:save']({ fields: { name: 'Golden', baseUrl: REMOTE, clientId: c.clientId, username: c.username, resellerId: c.resellerId, sellerId: c.sellerId }, apiSecret: c.apiSecret, password: c.password });
-  for (const period of [{ startDate: '2026-09-01', endDate: '2026-09-30' }, { startDate: '2026-10-01', endDate: '2026-10-31' }]) {
+  const profile = await service.handlers['profiles:save']({
+    fields: { name: 'Golden', baseUrl: REMOTE, clientId: c.clientId, username: c.username, resellerId: c.resellerId, sellerId: c.sellerId },
+    apiSecret: c.apiSecret,
+    password: c.password,
+  });
+  for (const period of [
+    { startDate: '2026-09-01', endDate: '2026-09-30' },
+    { startDate: '2026-10-01', endDate: '2026-10-31' },
+  ]) {
     const job = await service.handlers['reports:request']({ profileId: profile.id, period });
     const [done] = await service.reports.waitFor([job.id]);
     october = done?.reportId ?? '';

@@ -26,7 +26,21 @@ import { hasGroup } from './queries/library';
 
 type ReportHandlers = Pick<
   ServiceHandlers,
-  'reports:request' | 'reports:jobs' | 'reports:cancel' | 'reports:retry' | 'reports:list' | 'reports:open' | 'reports:window' | 'reports:totals' | 'reports:invoicing' | 'reports:rename' | 'reports:delete' | 'reports:export' | 'reports:export-groups' | 'reports:share' | 'reports:import'
+  | 'reports:request'
+  | 'reports:jobs'
+  | 'reports:cancel'
+  | 'reports:retry'
+  | 'reports:list'
+  | 'reports:open'
+  | 'reports:window'
+  | 'reports:totals'
+  | 'reports:invoicing'
+  | 'reports:rename'
+  | 'reports:delete'
+  | 'reports:export'
+  | 'reports:export-groups'
+  | 'reports:share'
+  | 'reports:import'
 >;
 
 /** What hosts may do with reports beyond the contract (the CLI waits on jobs and writes workbooks to paths). */
@@ -53,22 +67,35 @@ export interface ReportsModule {
   migrated(): Promise<MigrationOutcome>;
 }
 
-
 /**
  * Billing reports: the durable request jobs, the saved reports (usable offline), and their export. `addSheets`
  * adds other features' sheets to an exported workbook (closing the month: Changes, Checks and the sign-off).
  */
-export function createReports(ports: Ports, events: EventHub, profiles: Profiles, connections: Connections, ledger: () => Promise<Ledger>, addSheets?: WorkbookAddition): ReportsModule {
+export function createReports(
+  ports: Ports,
+  events: EventHub,
+  profiles: Profiles,
+  connections: Connections,
+  ledger: () => Promise<Ledger>,
+  addSheets?: WorkbookAddition,
+): ReportsModule {
   const getProfile = (profileId: string) => profiles.get(profileId);
   const clientFor = (profile: Profile) => connections.clientFor(profile);
   const wantedInterval = ports.pollIntervals?.reportMs;
   const library = new ReportLibrary(ledger);
   const viewer = new ReportViewerQueries(ledger, library);
-  const receiver = new ReportReceiver(ports.dataDir, ledger, (job) => defaultReportName(job.period, job.profileName), () => ports.clock.now());
+  const receiver = new ReportReceiver(
+    ports.dataDir,
+    ledger,
+    (job) => defaultReportName(job.period, job.profileName),
+    () => ports.clock.now(),
+  );
   let migration: Promise<MigrationOutcome> | null = null;
   /** Reports saved before the ledger are moved into it once per run, before anything lists them. */
   const migrated = () => {
-    migration ??= ledger().then((opened) => migrateLegacyReports(ports.dataDir, opened, ports.log, (done, total) => events.emit('reports:migration', { done, total })));
+    migration ??= ledger().then((opened) =>
+      migrateLegacyReports(ports.dataDir, opened, ports.log, (done, total) => events.emit('reports:migration', { done, total })),
+    );
     migration.catch(() => (migration = null));
     return migration;
   };
@@ -121,7 +148,13 @@ export function createReports(ports: Ports, events: EventHub, profiles: Profiles
       // The whole report's line count is known; a filtered view's is not, so its progress counts lines only.
       const onProgress = (lines: number) => events.emit('reports:export-progress', { reportId, lines, total: scoped ? null : meta.counts.lines });
       return deliverFile(ports, `${meta.name}${scoped ? ' (view)' : ''}.${format}`, format, (path) =>
-        exportReport(ledger, reportId, format, path, { appVersion: ports.appVersion, exportedAt: new Date(ports.clock.now()), ...(scoped ? { filter: scoped } : {}), ...(addSheets ? { addSheets } : {}), onProgress }),
+        exportReport(ledger, reportId, format, path, {
+          appVersion: ports.appVersion,
+          exportedAt: new Date(ports.clock.now()),
+          ...(scoped ? { filter: scoped } : {}),
+          ...(addSheets ? { addSheets } : {}),
+          onProgress,
+        }),
       );
     },
     'reports:export-groups': async ({ reportId, filter }) => exportGroupPacks(ports, await ledger(), await library.meta(reportId), filter),
@@ -147,10 +180,16 @@ export function createReports(ports: Ports, events: EventHub, profiles: Profiles
     exportReport: async (reportId, path, filter) => {
       await library.meta(reportId);
       if (filter?.group) {
-        if (!(await hasGroup(await ledger(), reportId, filter.group))) throw new AppError('validation', `No organization in this report belongs to the group "${filter.group}".`);
+        if (!(await hasGroup(await ledger(), reportId, filter.group)))
+          throw new AppError('validation', `No organization in this report belongs to the group "${filter.group}".`);
       }
       const scoped = filter && !isEmptyFilter(filter) ? filter : undefined;
-      return exportReport(ledger, reportId, formatOf(path), path, { appVersion: ports.appVersion, exportedAt: new Date(ports.clock.now()), ...(scoped ? { filter: scoped } : {}), ...(addSheets ? { addSheets } : {}) });
+      return exportReport(ledger, reportId, formatOf(path), path, {
+        appVersion: ports.appVersion,
+        exportedAt: new Date(ports.clock.now()),
+        ...(scoped ? { filter: scoped } : {}),
+        ...(addSheets ? { addSheets } : {}),
+      });
     },
     exportGroupPacks: async (reportId, outDir, filter) => exportGroupPacksToFolder(ports, await ledger(), await library.meta(reportId), outDir, filter),
   };

@@ -33,10 +33,13 @@ export function ledgerDecimal(bounds: { precision: number; scale: number }) {
     const integer = digits.slice(0, point).replace(/^0+/, '');
     const decimals = digits.slice(point).replace(/0+$/, '');
     if (isNumber && `${integer}${decimals}`.replace(/^0+/, '').length > MAX_NUMBER_DIGITS) {
-      return fail(`has more than ${MAX_NUMBER_DIGITS} significant digits as a JSON number, so it may already have been rounded; the service must send it as text`);
+      return fail(
+        `has more than ${MAX_NUMBER_DIGITS} significant digits as a JSON number, so it may already have been rounded; the service must send it as text`,
+      );
     }
     if (decimals.length > bounds.scale) return fail(`has ${decimals.length} decimal places; Closebook keeps at most ${bounds.scale} and refuses to round`);
-    if (integer.length > bounds.precision - bounds.scale) return fail(`is too large (more than ${bounds.precision - bounds.scale} digits before the decimal point)`);
+    if (integer.length > bounds.precision - bounds.scale)
+      return fail(`is too large (more than ${bounds.precision - bounds.scale} digits before the decimal point)`);
     const canonical = `${integer || '0'}${decimals ? `.${decimals}` : ''}`;
     return sign === '-' && canonical !== '0' ? `-${canonical}` : canonical;
   });

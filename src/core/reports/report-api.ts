@@ -21,7 +21,10 @@ export async function startBillingReport(client: ServiceClient, period: ReportPe
   });
   const location = response.headers.get('location');
   if (!location) {
-    throw new AppError('bad-response', `The service accepted the report request (HTTP ${response.status}) but did not say where the report will be (no location header). Try again; report it to the service if it repeats.`);
+    throw new AppError(
+      'bad-response',
+      `The service accepted the report request (HTTP ${response.status}) but did not say where the report will be (no location header). Try again; report it to the service if it repeats.`,
+    );
   }
   return client.resolveLocation(location);
 }

@@ -186,7 +186,8 @@ export class ReportAssembler extends ReportTokens {
       case 'organization':
       case 'service':
       case 'subscription':
-        if (OWN_FIELDS[role].has(key as string) || key === CHILDREN[role] || (role === 'organization' && key === 'organizationGroups')) (parent.value as Record<string, unknown>)[key as string] = value;
+        if (OWN_FIELDS[role].has(key as string) || key === CHILDREN[role] || (role === 'organization' && key === 'organizationGroups'))
+          (parent.value as Record<string, unknown>)[key as string] = value;
         break;
       case 'line':
         if (OWN_FIELDS.line.has(key as string)) (parent.value as Record<string, unknown>)[key as string] = value;
@@ -218,23 +219,30 @@ export class ReportAssembler extends ReportTokens {
     const { counts } = this;
     switch (level) {
       case 'entries':
-        if (index >= REPORT_LIMITS.entries) throw pastLimit(`holds more than ${countText(REPORT_LIMITS.entries)} billing entries; a month has one per billing date`);
+        if (index >= REPORT_LIMITS.entries)
+          throw pastLimit(`holds more than ${countText(REPORT_LIMITS.entries)} billing entries; a month has one per billing date`);
         if (list.segment === 'entries') this.shell.saved = true;
         break;
       case 'organization':
-        if (++counts.organizations > REPORT_LIMITS.organizations) throw pastLimit(`holds more than ${countText(REPORT_LIMITS.organizations)} organizations, more than Closebook reads in one report`);
+        if (++counts.organizations > REPORT_LIMITS.organizations)
+          throw pastLimit(`holds more than ${countText(REPORT_LIMITS.organizations)} organizations, more than Closebook reads in one report`);
         counts.organizationLines = 0;
         break;
       case 'service':
-        if (++counts.services > REPORT_LIMITS.services) throw pastLimit(`holds more than ${countText(REPORT_LIMITS.services)} services, more than Closebook reads in one report`);
+        if (++counts.services > REPORT_LIMITS.services)
+          throw pastLimit(`holds more than ${countText(REPORT_LIMITS.services)} services, more than Closebook reads in one report`);
         break;
       case 'subscription':
-        if (++counts.subscriptions > REPORT_LIMITS.subscriptions) throw pastLimit(`holds more than ${countText(REPORT_LIMITS.subscriptions)} subscriptions, more than Closebook reads in one report`);
+        if (++counts.subscriptions > REPORT_LIMITS.subscriptions)
+          throw pastLimit(`holds more than ${countText(REPORT_LIMITS.subscriptions)} subscriptions, more than Closebook reads in one report`);
         break;
       case 'line':
-        if (++counts.lines > REPORT_LIMITS.lines) throw pastLimit(`holds more than ${countText(REPORT_LIMITS.lines)} billing lines, more than Closebook reads in one report; request a shorter period`);
+        if (++counts.lines > REPORT_LIMITS.lines)
+          throw pastLimit(`holds more than ${countText(REPORT_LIMITS.lines)} billing lines, more than Closebook reads in one report; request a shorter period`);
         if (++counts.organizationLines > REPORT_LIMITS.linesPerOrganization) {
-          throw pastLimit(`holds more than ${countText(REPORT_LIMITS.linesPerOrganization)} billing lines in one organization (at ${this.organizationPath}), more than Closebook reads for one customer`);
+          throw pastLimit(
+            `holds more than ${countText(REPORT_LIMITS.linesPerOrganization)} billing lines in one organization (at ${this.organizationPath}), more than Closebook reads for one customer`,
+          );
         }
         break;
     }
@@ -250,7 +258,8 @@ export class ReportAssembler extends ReportTokens {
 
   /** A value of the summary: its numbers are counts, not money, so they are read as plain numbers. */
   private metaValue(parent: Frame, item: unknown): void {
-    if (++this.counts.metaValues > REPORT_LIMITS.metaValues) throw pastLimit(`holds a summary ("meta") of more than ${countText(REPORT_LIMITS.metaValues)} values; a summary has about 50`);
+    if (++this.counts.metaValues > REPORT_LIMITS.metaValues)
+      throw pastLimit(`holds a summary ("meta") of more than ${countText(REPORT_LIMITS.metaValues)} values; a summary has about 50`);
     if (typeof item === 'string') this.metaCharacters(item.length);
     const value = plainNumber(item);
     if (parent.isList) (parent.value as unknown[]).push(value);
@@ -258,7 +267,8 @@ export class ReportAssembler extends ReportTokens {
   }
 
   private metaCharacters(characters: number): void {
-    if ((this.counts.metaCharacters += characters) > REPORT_LIMITS.metaCharacters) throw pastLimit(`holds a summary ("meta") of more than ${countText(REPORT_LIMITS.metaCharacters)} characters; a summary has about 2,000`);
+    if ((this.counts.metaCharacters += characters) > REPORT_LIMITS.metaCharacters)
+      throw pastLimit(`holds a summary ("meta") of more than ${countText(REPORT_LIMITS.metaCharacters)} characters; a summary has about 2,000`);
   }
 }
 

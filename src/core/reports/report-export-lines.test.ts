@@ -27,7 +27,19 @@ async function setup() {
   async function* body() {
     yield JSON.stringify({ status: 5, data: entries });
   }
-  const identity = { reportId: REPORT, jobId: null, name: 'Billing 2026-10', profileId: 'p', profileName: 'P', host: 'h', resellerId: 'r', period: { startDate: '2026-10-01', endDate: '2026-10-31' }, fetchedAt: '2026-11-07T00:00:00Z', source: 'service' as const, sourceFile: null };
+  const identity = {
+    reportId: REPORT,
+    jobId: null,
+    name: 'Billing 2026-10',
+    profileId: 'p',
+    profileName: 'P',
+    host: 'h',
+    resellerId: 'r',
+    period: { startDate: '2026-10-01', endDate: '2026-10-31' },
+    fetchedAt: '2026-11-07T00:00:00Z',
+    source: 'service' as const,
+    sourceFile: null,
+  };
   await ingestReport(ledger, identity, body());
   return { ledger, entries };
 }
@@ -47,7 +59,9 @@ const at = (line: ExportLine, field: (typeof LINE_FIELDS)[number]) => line[LINE_
 function linesInExportOrder(entries: Awaited<ReturnType<typeof setup>>['entries']) {
   const served = entries.flatMap((entry) =>
     entry.organizations.flatMap((organization) =>
-      organization.services.flatMap((service) => service.items.flatMap((item) => item.products.map((product) => ({ entry, organization, service, item, product })))),
+      organization.services.flatMap((service) =>
+        service.items.flatMap((item) => item.products.map((product) => ({ entry, organization, service, item, product }))),
+      ),
     ),
   );
   const keyOf = (organization: (typeof served)[number]['organization']) => organization.orgId || `${organization.name}|${organization.customerNumber}`;
@@ -56,14 +70,15 @@ function linesInExportOrder(entries: Awaited<ReturnType<typeof setup>>['entries'
   const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
   return served
     .map((line, index) => ({ line, index }))
-    .sort(({ line: a, index: i }, { line: b, index: j }) =>
-      compare(firstName.get(keyOf(a.organization))!.toLowerCase(), firstName.get(keyOf(b.organization))!.toLowerCase()) ||
-      compare(keyOf(a.organization), keyOf(b.organization)) ||
-      compare(a.service.serviceName.toLowerCase(), b.service.serviceName.toLowerCase()) ||
-      compare(a.service.serviceId, b.service.serviceId) ||
-      compare(a.item.itemName.toLowerCase(), b.item.itemName.toLowerCase()) ||
-      compare(a.item.subscriptionId, b.item.subscriptionId) ||
-      i - j,
+    .sort(
+      ({ line: a, index: i }, { line: b, index: j }) =>
+        compare(firstName.get(keyOf(a.organization))!.toLowerCase(), firstName.get(keyOf(b.organization))!.toLowerCase()) ||
+        compare(keyOf(a.organization), keyOf(b.organization)) ||
+        compare(a.service.serviceName.toLowerCase(), b.service.serviceName.toLowerCase()) ||
+        compare(a.service.serviceId, b.service.serviceId) ||
+        compare(a.item.itemName.toLowerCase(), b.item.itemName.toLowerCase()) ||
+        compare(a.item.subscriptionId, b.item.subscriptionId) ||
+        i - j,
     )
     .map(({ line }) => line);
 }
@@ -79,19 +94,34 @@ describe('the exported billing lines', () => {
       const customerCurrency = service.customerCurrencyCode ?? service.currencyCode;
       expect(line).toHaveLength(LINE_FIELDS.length);
       expect([at(line, 'org_name'), at(line, 'customer_number'), at(line, 'org_id'), at(line, 'service_name'), at(line, 'service_id')]).toEqual([
-        organization.name, organization.customerNumber, organization.orgId, service.serviceName, service.serviceId,
+        organization.name,
+        organization.customerNumber,
+        organization.orgId,
+        service.serviceName,
+        service.serviceId,
       ]);
-      expect([at(line, 'item_name'), at(line, 'subscription_id'), at(line, 'po_number'), at(line, 'product_name'), at(line, 'product_id'), at(line, 'item_code'), at(line, 'item_details')]).toEqual([
-        item.itemName, item.subscriptionId, item.poNumber, product.productName, product.productId, product.itemCode, product.itemDetails,
-      ]);
+      expect([
+        at(line, 'item_name'),
+        at(line, 'subscription_id'),
+        at(line, 'po_number'),
+        at(line, 'product_name'),
+        at(line, 'product_id'),
+        at(line, 'item_code'),
+        at(line, 'item_details'),
+      ]).toEqual([item.itemName, item.subscriptionId, item.poNumber, product.productName, product.productId, product.itemCode, product.itemDetails]);
       expect(at(line, 'organization_groups')).toBe([...new Set(organization.organizationGroups)].sort().join(', '));
-      expect([at(line, 'currency'), at(line, 'customer_currency'), at(line, 'billing_date')]).toEqual([service.currencyCode, customerCurrency, entry.billingDate]);
+      expect([at(line, 'currency'), at(line, 'customer_currency'), at(line, 'billing_date')]).toEqual([
+        service.currencyCode,
+        customerCurrency,
+        entry.billingDate,
+      ]);
       expect(new Money(at(line, 'cost') as string).eq(String(product.totalResellerPrice))).toBe(true);
       expect(new Money(at(line, 'sales') as string).eq(String(product.totalCustomerPrice))).toBe(true);
       expect(new Money(at(line, 'quantity') as string).eq(String(product.quantity))).toBe(true);
       expect(new Money(at(line, 'cost_per_unit') as string).eq(String(product.resellerPricePerUnit))).toBe(true);
       const margin = at(line, 'margin');
-      if (service.currencyCode === customerCurrency) expect(new Money(margin as string).eq(new Money(String(product.totalCustomerPrice)).minus(String(product.totalResellerPrice)))).toBe(true);
+      if (service.currencyCode === customerCurrency)
+        expect(new Money(margin as string).eq(new Money(String(product.totalCustomerPrice)).minus(String(product.totalResellerPrice)))).toBe(true);
       else expect(margin).toBeNull(); // never a margin across two currencies
     });
   });

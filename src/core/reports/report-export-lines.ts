@@ -85,13 +85,15 @@ async function* oneAhead<T>(source: AsyncGenerator<T>): AsyncGenerator<T> {
 
 /** The organizations that have lines passing the filter, in their order, with how many lines each. */
 export async function rankedOrganizations(ledger: Ledger, where: string, params: LedgerValue[]): Promise<Row<typeof RANKED.columns>[]> {
-  return RANKED.all(await ledger.all(
-    `SELECT r.org_no, r.org_rank, a.lines
+  return RANKED.all(
+    await ledger.all(
+      `SELECT r.org_no, r.org_rank, a.lines
      FROM (SELECT org_no, count(*) AS lines FROM billing_lines l WHERE ${where} GROUP BY org_no) a
      JOIN (${ORGANIZATION_ORDER}) r ON r.org_no = a.org_no
      ORDER BY r.org_rank, r.org_no`,
-    params,
-  ));
+      params,
+    ),
+  );
 }
 
 /** An organization's number and rank (bound back into the next query as text lists) and how many lines it has. */

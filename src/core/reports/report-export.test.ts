@@ -16,7 +16,10 @@ afterEach(async () => {
 
 async function setup() {
   const month = await ledgerWithMonth({
-    reportId: REPORT, seed: 4, organizations: 20, linesPerOrganization: 6,
+    reportId: REPORT,
+    seed: 4,
+    organizations: 20,
+    linesPerOrganization: 6,
     change: (entries) => {
       entries[0]!.organizations[0]!.name = '=HYPERLINK("http://evil.example","click")';
       const line = entries[0]!.organizations[1]!.services[0]!.items[0]!.products[0]!;
@@ -65,8 +68,26 @@ describe('exports from the ledger', () => {
     expect(text.startsWith('\uFEFF')).toBe(true);
     const [header, ...rows] = parseCsv(text.slice(1));
     expect(header).toEqual([
-      'Organization', 'Customer number', 'Org ID', 'Service', 'Service ID', 'Subscription', 'Subscription ID', 'PO number', 'Product', 'Product ID', 'Item code',
-      'Quantity', 'Reseller price per unit', 'Customer price per unit', 'Cost', 'Sales', 'Currency', 'Customer currency', 'Billing date', 'Item details',
+      'Organization',
+      'Customer number',
+      'Org ID',
+      'Service',
+      'Service ID',
+      'Subscription',
+      'Subscription ID',
+      'PO number',
+      'Product',
+      'Product ID',
+      'Item code',
+      'Quantity',
+      'Reseller price per unit',
+      'Customer price per unit',
+      'Cost',
+      'Sales',
+      'Currency',
+      'Customer currency',
+      'Billing date',
+      'Item details',
     ]);
     expect(rows).toHaveLength(lines.length);
     const column = (name: string) => (header as string[]).indexOf(name);
@@ -81,7 +102,9 @@ describe('exports from the ledger', () => {
   it('writes Parquet that DuckDB reads back with DECIMAL amounts and the same exact sums', async () => {
     const { dir, ledger, lines } = await setup();
     const path = join(dir, "month's lines.parquet");
-    expect(await exportReport(async () => ledger, REPORT, 'parquet', path, { ...options, filter: { currency: 'SEK' } })).toMatchObject({ lines: expect.any(Number) });
+    expect(await exportReport(async () => ledger, REPORT, 'parquet', path, { ...options, filter: { currency: 'SEK' } })).toMatchObject({
+      lines: expect.any(Number),
+    });
     const [read] = await queryParquet(path, `SELECT count(*) AS n, sum("Sales")::VARCHAR AS sales, typeof(any_value("Sales")) AS type FROM file`);
     const sek = lines.filter(({ service }) => service.currencyCode === 'SEK' && (service.customerCurrencyCode ?? 'SEK') === 'SEK');
     expect(Number(read?.n)).toBe(sek.length);
@@ -92,20 +115,34 @@ describe('exports from the ledger', () => {
   it('writes CSV and Parquet lines in the order of the workbook: by organization, service and subscription', async () => {
     const { dir, ledger, lines } = await setup();
     const expected: string[] = [];
-    for await (const batch of exportLines(ledger, REPORT)) for (const line of batch) expected.push(['org_name', 'subscription_id', 'product_id', 'sales'].map((field) => line[LINE_FIELDS.indexOf(field as (typeof LINE_FIELDS)[number])]).join('|'));
+    for await (const batch of exportLines(ledger, REPORT))
+      for (const line of batch)
+        expected.push(
+          ['org_name', 'subscription_id', 'product_id', 'sales'].map((field) => line[LINE_FIELDS.indexOf(field as (typeof LINE_FIELDS)[number])]).join('|'),
+        );
     // (That order is checked in report-export-lines.test.ts; here, that it is not simply the report's.)
     const products = (list: string[]) => list.map((line) => line.split('|')[2]);
     expect(products(expected)).not.toEqual(lines.map(({ product }) => product.productId));
 
     await exportReport(async () => ledger, REPORT, 'parquet', join(dir, 'lines.parquet'), options);
-    const parquet = await queryParquet(join(dir, 'lines.parquet'), `SELECT concat_ws('|', "Organization", "Subscription ID", "Product ID", "Sales"::VARCHAR) AS line FROM file`);
+    const parquet = await queryParquet(
+      join(dir, 'lines.parquet'),
+      `SELECT concat_ws('|', "Organization", "Subscription ID", "Product ID", "Sales"::VARCHAR) AS line FROM file`,
+    );
     expect(parquet.map((row) => String(row.line))).toEqual(expected);
 
     await exportReport(async () => ledger, REPORT, 'csv', join(dir, 'lines.csv'), options);
     const [header, ...rows] = parseCsv((await readFile(join(dir, 'lines.csv'), 'utf8')).slice(1));
     const column = (name: string) => (header as string[]).indexOf(name);
-    const csv = rows.map((row) => [row[column('Organization')]!.replace(/^'/, ''), row[column('Subscription ID')], row[column('Product ID')], row[column('Sales')]]);
-    expect(csv.map(([organization, subscription, product]) => `${organization}|${subscription}|${product}`)).toEqual(expected.map((line) => line.split('|').slice(0, 3).join('|')));
+    const csv = rows.map((row) => [
+      row[column('Organization')]!.replace(/^'/, ''),
+      row[column('Subscription ID')],
+      row[column('Product ID')],
+      row[column('Sales')],
+    ]);
+    expect(csv.map(([organization, subscription, product]) => `${organization}|${subscription}|${product}`)).toEqual(
+      expected.map((line) => line.split('|').slice(0, 3).join('|')),
+    );
   });
 
   it('writes every format readable by its owner only, under any file name (a path never reaches SQL: DuckDB writes into the staging folder)', async () => {
@@ -116,7 +153,12 @@ describe('exports from the ledger', () => {
       expect((await stat(path)).mode & 0o777).toBe(0o600);
     }
     expect(await exportReport(async () => ledger, REPORT, 'parquet', join(dir, "x'\n.parquet"), options)).toEqual({ lines: lines.length });
-    expect((await readdir(dir)).filter((name) => name.startsWith('month.') || name.startsWith('x')).sort()).toEqual(['month.csv', 'month.parquet', 'month.xlsx', "x'\n.parquet"]);
+    expect((await readdir(dir)).filter((name) => name.startsWith('month.') || name.startsWith('x')).sort()).toEqual([
+      'month.csv',
+      'month.parquet',
+      'month.xlsx',
+      "x'\n.parquet",
+    ]);
   });
 
   it('tells how far a workbook export got, batch by batch, up to every line', async () => {

@@ -10,7 +10,13 @@ import { writeReportWorkbook, type WorkbookOptions } from './report-workbook';
 export type ExportFormat = 'xlsx' | 'parquet' | 'csv';
 
 /** Writes a saved report (or what the filter keeps) to `path` in one format; returns the number of lines written. */
-export async function exportReport(ledger: () => Promise<Ledger>, reportId: string, format: ExportFormat, path: string, options: WorkbookOptions): Promise<{ lines: number }> {
+export async function exportReport(
+  ledger: () => Promise<Ledger>,
+  reportId: string,
+  format: ExportFormat,
+  path: string,
+  options: WorkbookOptions,
+): Promise<{ lines: number }> {
   const opened = await ledger();
   const meta = await new ReportLibrary(ledger).meta(reportId);
   if (format === 'xlsx') return writeReportWorkbook(opened, meta, path, options);
@@ -37,7 +43,8 @@ async function writeCsv(ledger: Ledger, reportId: string, path: string, filter?:
     await sink.put(CSV_BOM + csvLine(FILE_COLUMNS.map((column) => csvCell(column.file))));
     for await (const batch of exportLines(ledger, reportId, filter)) {
       let chunk = '';
-      for (const line of batch) chunk += csvLine(FILE_FIELDS.map(([index, kind]) => (kind === 'number' ? csvCell(plainDecimal(line[index]), 'number') : csvCell(line[index]))));
+      for (const line of batch)
+        chunk += csvLine(FILE_FIELDS.map(([index, kind]) => (kind === 'number' ? csvCell(plainDecimal(line[index]), 'number') : csvCell(line[index]))));
       lines += batch.length;
       await sink.put(chunk);
     }
@@ -55,7 +62,11 @@ async function writeParquet(ledger: Ledger, reportId: string, path: string, filt
   const ordered = orderedLines(where, params.length, 'file');
   await ledger.outputs.write(path, async (temporary) => {
     // COPY takes no bound parameter for the path: sqlPath quotes it (the staging folder's own name); the filter's values stay bound.
-    await ledger.run(`COPY (${ordered}) TO ${sqlPath(temporary)} (FORMAT PARQUET, COMPRESSION ZSTD)`, [...params, organizations.map((organization) => organization.org_no), organizations.map((organization) => organization.org_rank)]);
+    await ledger.run(`COPY (${ordered}) TO ${sqlPath(temporary)} (FORMAT PARQUET, COMPRESSION ZSTD)`, [
+      ...params,
+      organizations.map((organization) => organization.org_no),
+      organizations.map((organization) => organization.org_rank),
+    ]);
   });
   return { lines: organizations.reduce((sum, organization) => sum + organization.lines, 0) };
 }

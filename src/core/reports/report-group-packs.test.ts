@@ -16,7 +16,16 @@ afterEach(async () => {
 });
 
 /** Groups by the organization's position in the month: two account managers differing only in case, a cost centre with a slash, two without a group. */
-const GROUPS_BY_POSITION: string[][] = [['Jane Doe'], ['jane doe'], ['Jane Doe', 'CC-100/Nordics'], [], [], ['CC-100/Nordics'], ['CC-100/Nordics'], ['CC-100/Nordics']];
+const GROUPS_BY_POSITION: string[][] = [
+  ['Jane Doe'],
+  ['jane doe'],
+  ['Jane Doe', 'CC-100/Nordics'],
+  [],
+  [],
+  ['CC-100/Nordics'],
+  ['CC-100/Nordics'],
+  ['CC-100/Nordics'],
+];
 
 function assignGroups(groups: (position: number) => string[]) {
   return (entries: ServedEntries) => {
@@ -30,7 +39,13 @@ function assignGroups(groups: (position: number) => string[]) {
 }
 
 async function month(groups: (position: number) => string[] = (position) => GROUPS_BY_POSITION[position] ?? []) {
-  const made = await ledgerWithMonth({ reportId: REPORT, seed: 9, organizations: GROUPS_BY_POSITION.length, linesPerOrganization: 3, change: assignGroups(groups) });
+  const made = await ledgerWithMonth({
+    reportId: REPORT,
+    seed: 9,
+    organizations: GROUPS_BY_POSITION.length,
+    linesPerOrganization: 3,
+    change: assignGroups(groups),
+  });
   cleanups.push(made.close);
   const orgIds = [...new Set(made.entries.flatMap((entry) => entry.organizations.map((organization) => organization.orgId)))];
   const meta = await new ReportLibrary(async () => made.ledger).meta(REPORT);
@@ -88,14 +103,19 @@ describe('per-group workbook packs', () => {
     const plan = await planGroupPacks(ledger, meta, { currency });
     expect(plan.packs.length).toBeGreaterThan(2);
     expect(await planGroupPacks(ledger, meta, { group: 'Jane Doe', currency })).toEqual(plan);
-    expect(plan.packs.map((pack) => pack.filter)).toEqual(plan.packs.map((pack) => (pack.group === null ? { currency, ungrouped: true } : { currency, group: pack.group })));
+    expect(plan.packs.map((pack) => pack.filter)).toEqual(
+      plan.packs.map((pack) => (pack.group === null ? { currency, ungrouped: true } : { currency, group: pack.group })),
+    );
   });
 
   it('refuses a report whose organizations are in no group, before asking for a folder', async () => {
     const { ledger, meta, ports } = await month(() => []);
     let asked = false;
     const refused = exportGroupPacks({ ...ports, pickFolder: async () => ((asked = true), '/nowhere') }, ledger, meta);
-    await expect(refused).rejects.toMatchObject({ code: 'validation', message: expect.stringMatching(/No organization in this report belongs to an organization group/) });
+    await expect(refused).rejects.toMatchObject({
+      code: 'validation',
+      message: expect.stringMatching(/No organization in this report belongs to an organization group/),
+    });
     expect(asked).toBe(false);
   });
 
@@ -105,7 +125,9 @@ describe('per-group workbook packs', () => {
     await mkdir(join(folder, 'Billing 2026-10 — Jane Doe.xlsx'), { recursive: true }); // the second pack cannot take its place
     const failure = await exportGroupPacksToFolder(ports, ledger, meta, folder).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(AppError);
-    expect((failure as AppError).message).toMatch(/^A folder is in its place \(.*packs\): .*Billing 2026-10 — Jane Doe\.xlsx could not be written\. Nothing was saved there; .* The 1 of 4 packs before it were written to .*packs: Billing 2026-10 — CC-100-Nordics\.xlsx\.$/);
+    expect((failure as AppError).message).toMatch(
+      /^A folder is in its place \(.*packs\): .*Billing 2026-10 — Jane Doe\.xlsx could not be written\. Nothing was saved there; .* The 1 of 4 packs before it were written to .*packs: Billing 2026-10 — CC-100-Nordics\.xlsx\.$/,
+    );
     expect((await readdir(folder)).sort()).toEqual(['Billing 2026-10 — CC-100-Nordics.xlsx', 'Billing 2026-10 — Jane Doe.xlsx']);
   });
 
@@ -123,7 +145,9 @@ describe('per-group workbook packs', () => {
     };
     const answer = await exportGroupPacks({ ...ports, deliver }, ledger, meta);
     expect(answer.folder).toBeNull();
-    expect(answer.packs.map((pack) => pack.file)).toEqual(delivered.map((_, index) => expect.objectContaining({ kind: 'download', url: `/bridge/files/${index + 1}` })));
+    expect(answer.packs.map((pack) => pack.file)).toEqual(
+      delivered.map((_, index) => expect.objectContaining({ kind: 'download', url: `/bridge/files/${index + 1}` })),
+    );
     expect(delivered).toEqual(answer.packs.map((pack) => `xlsx:${pack.fileName}`));
     expect(await orgIdsIn(join(dir, 'download-3'))).toHaveLength(2); // the Ungrouped pack, written where the host said
   });
@@ -132,7 +156,11 @@ describe('per-group workbook packs', () => {
 describe('pack file names', () => {
   it('are safe, unique on case-insensitive disks, and keep their extension when long', () => {
     expect(packFileNames('Billing 2026-10', ['A', 'a', 'A', 'Ungrouped', 'x:y'])).toEqual([
-      'Billing 2026-10 — A.xlsx', 'Billing 2026-10 — a (2).xlsx', 'Billing 2026-10 — A (3).xlsx', 'Billing 2026-10 — Ungrouped.xlsx', 'Billing 2026-10 — x-y.xlsx',
+      'Billing 2026-10 — A.xlsx',
+      'Billing 2026-10 — a (2).xlsx',
+      'Billing 2026-10 — A (3).xlsx',
+      'Billing 2026-10 — Ungrouped.xlsx',
+      'Billing 2026-10 — x-y.xlsx',
     ]);
     const long = packFileNames('R', ['g'.repeat(300), 'G'.repeat(300)]);
     expect(long.every((name) => name.endsWith('.xlsx') && name.length <= 150)).toBe(true);

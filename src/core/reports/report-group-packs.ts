@@ -47,25 +47,39 @@ export async function planGroupPacks(ledger: Ledger, meta: Pick<ReportMeta, 'id'
   // Kept organizations first (one pass over the lines); groups and names then come from their small tables.
   const kept = `WITH kept AS (SELECT DISTINCT l.org_no FROM billing_lines l WHERE ${where}),
     orgs AS (SELECT k.org_no, ${ORG_KEY} AS org_key FROM kept k JOIN organizations o ON o.report_id = $1 AND o.org_no = k.org_no)`;
-  const groups = GROUP_COUNT.all(await ledger.all(
-    `${kept} SELECT g.group_name, count(DISTINCT orgs.org_key) AS organizations FROM orgs
+  const groups = GROUP_COUNT.all(
+    await ledger.all(
+      `${kept} SELECT g.group_name, count(DISTINCT orgs.org_key) AS organizations FROM orgs
      JOIN organization_groups g ON g.report_id = $1 AND g.org_no = orgs.org_no
      GROUP BY g.group_name ORDER BY lower(g.group_name), g.group_name`,
-    params,
-  ));
+      params,
+    ),
+  );
   if (groups.length === 0) {
-    throw new AppError('validation', `No organization in ${isEmptyFilter(common) ? 'this report' : 'this view of the report'} belongs to an organization group, so there are no per-group packs to make. Export the whole report instead.`);
+    throw new AppError(
+      'validation',
+      `No organization in ${isEmptyFilter(common) ? 'this report' : 'this view of the report'} belongs to an organization group, so there are no per-group packs to make. Export the whole report instead.`,
+    );
   }
-  const [counts] = GROUPING_COUNTS.all(await ledger.all(
-    `${kept}, grouping AS (SELECT orgs.org_key, count(DISTINCT g.group_name) AS groups FROM orgs
+  const [counts] = GROUPING_COUNTS.all(
+    await ledger.all(
+      `${kept}, grouping AS (SELECT orgs.org_key, count(DISTINCT g.group_name) AS groups FROM orgs
        LEFT JOIN organization_groups g ON g.report_id = $1 AND g.org_no = orgs.org_no GROUP BY orgs.org_key)
      SELECT count(*) FILTER (WHERE groups = 0) AS ungrouped, count(*) FILTER (WHERE groups > 1) AS several FROM grouping`,
-    params,
-  ));
+      params,
+    ),
+  );
   const ungrouped = counts?.ungrouped ?? 0;
-  const wanted: Omit<PlannedPack, 'fileName'>[] = groups.map((row) => ({ group: row.group_name, organizations: row.organizations, filter: { ...common, group: row.group_name } }));
+  const wanted: Omit<PlannedPack, 'fileName'>[] = groups.map((row) => ({
+    group: row.group_name,
+    organizations: row.organizations,
+    filter: { ...common, group: row.group_name },
+  }));
   if (ungrouped > 0) wanted.push({ group: null, organizations: ungrouped, filter: { ...common, ungrouped: true } });
-  const names = packFileNames(meta.name, wanted.map((pack) => pack.group ?? UNGROUPED_PACK_NAME));
+  const names = packFileNames(
+    meta.name,
+    wanted.map((pack) => pack.group ?? UNGROUPED_PACK_NAME),
+  );
   return { packs: wanted.map((pack, index) => ({ ...pack, fileName: names[index] as string })), inSeveralGroups: counts?.several ?? 0 };
 }
 
@@ -89,7 +103,11 @@ export function packFileNames(reportName: string, groups: string[]): string[] {
  * Writes the packs one after another through `write` (each written atomically: complete or not at all). When one
  * fails, those already written stay, and the error says which they are and which pack failed.
  */
-export async function writeGroupPacks(packs: PlannedPack[], write: (pack: PlannedPack) => Promise<{ file: FileResult; lines: number }>, where = ''): Promise<WrittenPack[]> {
+export async function writeGroupPacks(
+  packs: PlannedPack[],
+  write: (pack: PlannedPack) => Promise<{ file: FileResult; lines: number }>,
+  where = '',
+): Promise<WrittenPack[]> {
   const written: WrittenPack[] = [];
   for (const pack of packs) {
     try {
@@ -99,7 +117,8 @@ export async function writeGroupPacks(packs: PlannedPack[], write: (pack: Planne
       const reason = error instanceof Error ? error.message : String(error);
       const names = written.map((done) => done.fileName);
       const listed = names.length > 3 ? `${names.slice(0, 3).join(', ')} and ${names.length - 3} more` : names.join(', ');
-      const before = written.length === 0 ? 'No pack was written.' : `The ${written.length} of ${packs.length} packs before it were written${where}: ${listed}.`;
+      const before =
+        written.length === 0 ? 'No pack was written.' : `The ${written.length} of ${packs.length} packs before it were written${where}: ${listed}.`;
       throw new AppError(error instanceof AppError ? error.code : 'storage', `${reason.replace(/\.?$/, '.')} ${before}`);
     }
   }
@@ -107,7 +126,13 @@ export async function writeGroupPacks(packs: PlannedPack[], write: (pack: Planne
 }
 
 /** Writes every pack into `folder` (which must exist), each as `<folder>/<fileName>`; a file of the same name is replaced. */
-export function writeGroupPacksInto(ledger: Ledger, meta: ReportMeta, plan: PackPlan, folder: string, options: Omit<WorkbookOptions, 'filter'>): Promise<WrittenPack[]> {
+export function writeGroupPacksInto(
+  ledger: Ledger,
+  meta: ReportMeta,
+  plan: PackPlan,
+  folder: string,
+  options: Omit<WorkbookOptions, 'filter'>,
+): Promise<WrittenPack[]> {
   return writeGroupPacks(
     plan.packs,
     async (pack) => {
@@ -145,7 +170,13 @@ export async function exportGroupPacks(ports: Ports, ledger: Ledger, meta: Repor
 }
 
 /** The CLI's `reports export ID --per-group --out-dir DIR`: every pack into `folder`, made when missing. */
-export async function exportGroupPacksToFolder(ports: Ports, ledger: Ledger, meta: ReportMeta, folder: string, filter?: ReportFilter): Promise<{ packs: WrittenPack[]; inSeveralGroups: number }> {
+export async function exportGroupPacksToFolder(
+  ports: Ports,
+  ledger: Ledger,
+  meta: ReportMeta,
+  folder: string,
+  filter?: ReportFilter,
+): Promise<{ packs: WrittenPack[]; inSeveralGroups: number }> {
   const plan = await planGroupPacks(ledger, meta, filter);
   const made = await mkdir(folder, { recursive: true });
   try {

@@ -65,7 +65,11 @@ function variant(fuzz: Fuzz, index: number): { bytes: Uint8Array; what: string; 
   const gzip = (content: string | Uint8Array) => new Uint8Array(gzipSync(content));
   const plain = (content: string) => new TextEncoder().encode(content);
   const compressed = fuzz.chance(0.5);
-  const pack = (content: string, what: string) => ({ bytes: compressed ? gzip(content) : plain(content), what: `${compressed ? 'gzip' : 'plain'} ${what}`, text: content });
+  const pack = (content: string, what: string) => ({
+    bytes: compressed ? gzip(content) : plain(content),
+    what: `${compressed ? 'gzip' : 'plain'} ${what}`,
+    text: content,
+  });
   switch (index % 12) {
     case 0: {
       const at = fuzz.int(0, text.length - 1);
@@ -88,7 +92,10 @@ function variant(fuzz: Fuzz, index: number): { bytes: Uint8Array; what: string; 
       try {
         return pack(JSON.stringify(input), change);
       } catch {
-        return pack(text.replace('"itemDetails":""', `"itemDetails":${'['.repeat(20_000)}${']'.repeat(20_000)}`), `${change} (too deep for JSON.stringify: 20,000 levels written instead)`);
+        return pack(
+          text.replace('"itemDetails":""', `"itemDetails":${'['.repeat(20_000)}${']'.repeat(20_000)}`),
+          `${change} (too deep for JSON.stringify: 20,000 levels written instead)`,
+        );
       }
     }
     case 5:
@@ -120,7 +127,12 @@ function variant(fuzz: Fuzz, index: number): { bytes: Uint8Array; what: string; 
       const choice = fuzz.int(0, 5);
       const bom = '\uFEFF';
       const contents = [`${bom}${text}`, `${bom}${bom}${text}`, `${text}\n\n  `, `${text}{}`, `[${text},${text}]`, `[${text}]`];
-      return pack(contents[choice] as string, ['a byte-order mark', 'two byte-order marks', 'trailing whitespace', 'trailing data', 'two results in an array', 'one result in an array'][choice] as string);
+      return pack(
+        contents[choice] as string,
+        ['a byte-order mark', 'two byte-order marks', 'trailing whitespace', 'trailing data', 'two results in an array', 'one result in an array'][
+          choice
+        ] as string,
+      );
     }
     case 9: {
       const choice = fuzz.int(0, 7);
@@ -139,7 +151,21 @@ function variant(fuzz: Fuzz, index: number): { bytes: Uint8Array; what: string; 
       return { bytes, what };
     }
     case 10: {
-      const contents = ['', ' ', '\n', 'null', '[]', '{}', '""', '0', '{"meta":null,"entries":null}', '{"meta":{},"entries":[]}', '{"status":5,"data":[]}', '{"entries":[{"organizations":[{}]}]}', `{"meta":${JSON.stringify(JSON.parse(text).meta)},"entries":[]}`];
+      const contents = [
+        '',
+        ' ',
+        '\n',
+        'null',
+        '[]',
+        '{}',
+        '""',
+        '0',
+        '{"meta":null,"entries":null}',
+        '{"meta":{},"entries":[]}',
+        '{"status":5,"data":[]}',
+        '{"entries":[{"organizations":[{}]}]}',
+        `{"meta":${JSON.stringify(JSON.parse(text).meta)},"entries":[]}`,
+      ];
       const content = fuzz.pick(contents);
       return pack(content, `the text ${preview(content, 40)}`);
     }
@@ -150,10 +176,18 @@ function variant(fuzz: Fuzz, index: number): { bytes: Uint8Array; what: string; 
       if (at < 0) return pack(text, 'unchanged');
       // Huge values are rare: the reader streams every character (~1 s a megabyte on a busy CI machine).
       const roll = fuzz.int(0, 99);
-      const value = roll < 8 ? JSON.stringify(fuzz.hugeString().replace(/[^ -~\u00a0-\uffff]|["\\]/g, 'x')) : roll < 50 ? JSON.stringify('y'.repeat(4_001)) : `${'['.repeat(5000)}1${']'.repeat(5000)}`;
+      const value =
+        roll < 8
+          ? JSON.stringify(fuzz.hugeString().replace(/[^ -~\u00a0-\uffff]|["\\]/g, 'x'))
+          : roll < 50
+            ? JSON.stringify('y'.repeat(4_001))
+            : `${'['.repeat(5000)}1${']'.repeat(5000)}`;
       const end = text.indexOf('"', text.indexOf('"', at + key.length) + 1) + 1;
       const content = `${text.slice(0, at + key.length)}${value}${text.slice(end)}`;
-      return { bytes: compressed ? gzip(content) : plain(content), what: `${compressed ? 'gzip' : 'plain'} ${key} given ${value.length.toLocaleString('en')} characters` };
+      return {
+        bytes: compressed ? gzip(content) : plain(content),
+        what: `${compressed ? 'gzip' : 'plain'} ${key} given ${value.length.toLocaleString('en')} characters`,
+      };
     }
   }
 }
@@ -161,7 +195,10 @@ function variant(fuzz: Fuzz, index: number): { bytes: Uint8Array; what: string; 
 async function importWithin(path: string): Promise<{ ok: true } | { ok: false; error: unknown }> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    await Promise.race([fixture.service.reports.importFile(path), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ANSWER_WITHIN_MS / 1000} s`)), ANSWER_WITHIN_MS)))]);
+    await Promise.race([
+      fixture.service.reports.importFile(path),
+      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ANSWER_WITHIN_MS / 1000} s`)), ANSWER_WITHIN_MS))),
+    ]);
     return { ok: true };
   } catch (error) {
     return { ok: false, error };
@@ -231,13 +268,23 @@ describe('report files: import under malformed files', () => {
     const damaged = listed.filter((listing) => listing.state !== 'ok');
     if (damaged.length) damage.push(`${damaged.length} reports listed as damaged`);
     const after = await protectedState(fixture, service);
-    if (JSON.stringify(after.report) !== JSON.stringify(before.report) || JSON.stringify(after.totals) !== JSON.stringify(before.totals)) damage.push('the saved report changed');
+    if (JSON.stringify(after.report) !== JSON.stringify(before.report) || JSON.stringify(after.totals) !== JSON.stringify(before.totals))
+      damage.push('the saved report changed');
     // No rows of a refused file anywhere in the ledger: every table's reports are listed ones.
     await fixture.restart();
     await fixture.service.dispose();
     const ledger = await Ledger.open(fixture.ports.dataDir, silentLogger);
     try {
-      for (const table of ['billing_entries', 'organizations', 'organization_groups', 'services', 'subscriptions', 'billing_lines', 'products', 'report_totals']) {
+      for (const table of [
+        'billing_entries',
+        'organizations',
+        'organization_groups',
+        'services',
+        'subscriptions',
+        'billing_lines',
+        'products',
+        'report_totals',
+      ]) {
         const [row] = await ledger.all(`SELECT count(DISTINCT report_id) AS orphans FROM ${table} WHERE report_id NOT IN (SELECT report_id FROM reports)`);
         if (Number(row?.orphans) > 0) damage.push(`${table} holds rows of ${row?.orphans} report(s) that are not saved`);
       }
@@ -255,7 +302,12 @@ describe('report files: import under malformed files', () => {
         `${accepted} imported, ${FILES - accepted} refused (${[...refusedFor].map(([code, count]) => `${count} ${code}`).join(', ')}); ${seconds.toFixed(1)} s; slowest ${(slowest.ms / 1000).toFixed(2)} s (${slowest.what})`,
         'plus the 100,000-place amount (refused within 10 s) and the valid file with a byte-order mark, plain and gzip (imported)',
       ],
-      examples: [...crashes.slice(0, 8).map((what) => `crash: ${what}`), ...rejections.slice(0, 4).map((reason) => `unhandled rejection or exception: ${reason instanceof Error ? reason.message : preview(reason)}`), ...unclear.slice(0, 8).map((what) => `unclear: ${what}`), ...damage.map((what) => `damage: ${what}`)],
+      examples: [
+        ...crashes.slice(0, 8).map((what) => `crash: ${what}`),
+        ...rejections.slice(0, 4).map((reason) => `unhandled rejection or exception: ${reason instanceof Error ? reason.message : preview(reason)}`),
+        ...unclear.slice(0, 8).map((what) => `unclear: ${what}`),
+        ...damage.map((what) => `damage: ${what}`),
+      ],
     });
     expect(crashes).toEqual([]);
     expect(rejections).toEqual([]);

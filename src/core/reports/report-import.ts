@@ -28,7 +28,13 @@ async function isGzip(path: string): Promise<boolean> {
  */
 function fileContent(path: string, gzip: boolean): AsyncIterable<Uint8Array> {
   const file = createReadStream(path).on('error', () => undefined);
-  return gzip ? pipeline(file, createGunzip().on('error', () => undefined), () => undefined) : file;
+  return gzip
+    ? pipeline(
+        file,
+        createGunzip().on('error', () => undefined),
+        () => undefined,
+      )
+    : file;
 }
 
 /**
@@ -61,7 +67,20 @@ export async function importReportFile(ledger: Ledger, path: string, importedAt:
             throw new AppError('validation', `${fileName} is not a Closebook report file: ${why}.`);
           }
           const { name, profileId, profileName, host, period, fetchedAt } = meta.data;
-          return { reportId, jobId: null, name, profileId, profileName, host, resellerId: '', period, fetchedAt: fetchedAt || importedAt, source: 'import', sourceFile: null, importedFrom: fileName };
+          return {
+            reportId,
+            jobId: null,
+            name,
+            profileId,
+            profileName,
+            host,
+            resellerId: '',
+            period,
+            fetchedAt: fetchedAt || importedAt,
+            source: 'import',
+            sourceFile: null,
+            importedFrom: fileName,
+          };
         },
       },
       source,

@@ -42,9 +42,15 @@ function exactSums(entries: ReturnType<typeof served>) {
           for (const line of item.products) {
             const key = `${service.currencyCode}|${service.customerCurrencyCode ?? service.currencyCode}`;
             const sum = sums.get(key) ?? { cost: new Money(0), sales: new Money(0), lines: 0 };
-            sums.set(key, { cost: sum.cost.plus(String(line.totalResellerPrice)), sales: sum.sales.plus(String(line.totalCustomerPrice)), lines: sum.lines + 1 });
+            sums.set(key, {
+              cost: sum.cost.plus(String(line.totalResellerPrice)),
+              sales: sum.sales.plus(String(line.totalCustomerPrice)),
+              lines: sum.lines + 1,
+            });
           }
-  return [...sums.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([key, sum]) => ({ key, lines: sum.lines, cost: sum.cost.toFixed(6), sales: sum.sales.toFixed(6) }));
+  return [...sums.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([key, sum]) => ({ key, lines: sum.lines, cost: sum.cost.toFixed(6), sales: sum.sales.toFixed(6) }));
 }
 
 async function ledgerSums(ledger: Ledger, reportId: string) {
@@ -69,8 +75,14 @@ describe('report ingest into the ledger', () => {
   it('accepts both shapes, a status sent as text, unknown fields, and a byte-order mark', async () => {
     const { ledger } = await openLedger();
     const entries = served(5);
-    const odd = entries.map((entry) => ({ ...entry, extra: { nested: [1, 2] }, organizations: entry.organizations.map((o) => ({ ...o, somethingNew: true })) }));
-    expect(await ingestReport(ledger, identity(ID(2)), chunks(`\uFEFF${JSON.stringify([{ data: odd, status: '5', more: null }])}`, 50))).toMatchObject({ complete: true });
+    const odd = entries.map((entry) => ({
+      ...entry,
+      extra: { nested: [1, 2] },
+      organizations: entry.organizations.map((o) => ({ ...o, somethingNew: true })),
+    }));
+    expect(await ingestReport(ledger, identity(ID(2)), chunks(`\uFEFF${JSON.stringify([{ data: odd, status: '5', more: null }])}`, 50))).toMatchObject({
+      complete: true,
+    });
     expect(await ledgerSums(ledger, ID(2))).toEqual(exactSums(entries));
   });
 
@@ -87,7 +99,8 @@ describe('report ingest into the ledger', () => {
     await expect(ingestReport(ledger, identity(ID(4)), chunks(JSON.stringify({ status: 5, data: entries })))).rejects.toThrow(
       new RegExp(`at data\\.${entries.length - 1}\\.organizations\\.3\\.services\\.0\\.totalResellerPrice, must be a decimal number`),
     );
-    for (const table of ['reports', 'organizations', 'services', 'billing_lines', 'report_totals']) expect(await ledger.all(`SELECT * FROM ${table}`)).toEqual([]);
+    for (const table of ['reports', 'organizations', 'services', 'billing_lines', 'report_totals'])
+      expect(await ledger.all(`SELECT * FROM ${table}`)).toEqual([]);
   });
 
   it('refuses hostile decimals at once instead of rounding them: 100,000 decimal places, 400 digits, a JSON number past double precision', async () => {
@@ -111,7 +124,9 @@ describe('report ingest into the ledger', () => {
     const lines = organization.services.flatMap((service) => service.items.flatMap((item) => item.products));
     expect(lines.length).toBeGreaterThan(1);
     let seen = 0;
-    const patched = body.replace(/"totalCustomerPrice":"[^"]*"/g, (match) => (match && organization ? `"totalCustomerPrice":${seen++ % 2 ? '0.2' : '0.1'}` : match));
+    const patched = body.replace(/"totalCustomerPrice":"[^"]*"/g, (match) =>
+      match && organization ? `"totalCustomerPrice":${seen++ % 2 ? '0.2' : '0.1'}` : match,
+    );
     await ingestReport(ledger, identity(ID(9)), chunks(patched));
     const [pair] = await ledger.all(`SELECT sum(sales)::VARCHAR AS sales, count(*) AS n FROM billing_lines WHERE report_id = $1 AND line_no <= 2`, [ID(9)]);
     expect(pair?.sales).toBe('0.300000');
@@ -154,23 +169,69 @@ describe('report ingest into the ledger', () => {
   });
 
   describe('reads every shape the service may send (spec §2.3)', () => {
-    const line = { productName: 'P', productId: 'p1', itemCode: 'IC', quantity: 2, resellerPricePerUnit: '1.5', customerPricePerUnit: '2.0', totalResellerPrice: '3.00', totalCustomerPrice: '4.00', itemDetails: '' };
+    const line = {
+      productName: 'P',
+      productId: 'p1',
+      itemCode: 'IC',
+      quantity: 2,
+      resellerPricePerUnit: '1.5',
+      customerPricePerUnit: '2.0',
+      totalResellerPrice: '3.00',
+      totalCustomerPrice: '4.00',
+      itemDetails: '',
+    };
     const entry = () => ({
-      billingDate: '2026-10-07T00:00:00', billingContentStartDate: '2026-10-01T00:00:00', billingContentEndDate: '2026-10-31T00:00:00',
-      organizations: [{ name: 'Org', customerNumber: 'C-1', orgId: 'o1', organizationGroups: ['G'], services: [{ serviceName: 'S', serviceId: 's1', totalResellerPrice: '3.00', totalCustomerPrice: '4.00', currencyCode: 'SEK', customerCurrencyCode: 'SEK', items: [{ itemName: 'I', subscriptionId: 'i1', poNumber: '', quantity: 2, totalResellerPrice: '3.00', totalCustomerPrice: '4.00', resellerPricePerUnit: '1.5', customerPricePerUnit: '2.0', products: [{ ...line }] }] }] }],
+      billingDate: '2026-10-07T00:00:00',
+      billingContentStartDate: '2026-10-01T00:00:00',
+      billingContentEndDate: '2026-10-31T00:00:00',
+      organizations: [
+        {
+          name: 'Org',
+          customerNumber: 'C-1',
+          orgId: 'o1',
+          organizationGroups: ['G'],
+          services: [
+            {
+              serviceName: 'S',
+              serviceId: 's1',
+              totalResellerPrice: '3.00',
+              totalCustomerPrice: '4.00',
+              currencyCode: 'SEK',
+              customerCurrencyCode: 'SEK',
+              items: [
+                {
+                  itemName: 'I',
+                  subscriptionId: 'i1',
+                  poNumber: '',
+                  quantity: 2,
+                  totalResellerPrice: '3.00',
+                  totalCustomerPrice: '4.00',
+                  resellerPricePerUnit: '1.5',
+                  customerPricePerUnit: '2.0',
+                  products: [{ ...line }],
+                },
+              ],
+            },
+          ],
+        },
+      ],
     });
     let n = 100;
     const ingest = async (ledger: Ledger, body: unknown) => ingestReport(ledger, identity(ID(++n)), chunks(JSON.stringify(body), 7));
 
     it('a running report: status 0 with null or no data, as number or string, bare or wrapped', async () => {
       const { ledger } = await openLedger();
-      for (const body of [{ status: 0, data: null }, { status: '0', data: null }, [{ status: 0, data: null }], { status: 0 }]) expect(await ingest(ledger, body)).toEqual({ complete: false, status: 0 });
+      for (const body of [{ status: 0, data: null }, { status: '0', data: null }, [{ status: 0, data: null }], { status: 0 }])
+        expect(await ingest(ledger, body)).toEqual({ complete: false, status: 0 });
     });
 
     it('a complete report in both shapes, money kept exactly as sent', async () => {
       const { ledger } = await openLedger();
-      for (const body of [{ status: 5, data: [entry()] }, [{ status: '5', data: [entry()] }]]) expect(await ingest(ledger, body)).toMatchObject({ complete: true, status: 5, lines: 1 });
-      expect(await ledger.all('SELECT DISTINCT cost::VARCHAR AS cost, cost_per_unit::VARCHAR AS unit FROM billing_lines')).toEqual([{ cost: '3.000000', unit: '1.50000000' }]);
+      for (const body of [{ status: 5, data: [entry()] }, [{ status: '5', data: [entry()] }]])
+        expect(await ingest(ledger, body)).toMatchObject({ complete: true, status: 5, lines: 1 });
+      expect(await ledger.all('SELECT DISTINCT cost::VARCHAR AS cost, cost_per_unit::VARCHAR AS unit FROM billing_lines')).toEqual([
+        { cost: '3.000000', unit: '1.50000000' },
+      ]);
     });
 
     it('an unknown status passes through for the job to handle, storing nothing', async () => {
@@ -182,7 +243,9 @@ describe('report ingest into the ledger', () => {
       const { ledger } = await openLedger();
       const bad = entry();
       (bad.organizations[0]!.services[0]!.items[0]!.products[0] as Record<string, unknown>).totalCustomerPrice = '12,50';
-      await expect(ingest(ledger, { status: 5, data: [bad] })).rejects.toThrow('at data.0.organizations.0.services.0.items.0.products.0.totalCustomerPrice, must be a decimal number');
+      await expect(ingest(ledger, { status: 5, data: [bad] })).rejects.toThrow(
+        'at data.0.organizations.0.services.0.items.0.products.0.totalCustomerPrice, must be a decimal number',
+      );
     });
 
     it('refuses a complete status with no data, a status that is not a number, and two results', async () => {
@@ -204,11 +267,22 @@ describe('report ingest into the ledger', () => {
 
   describe('hands an organization over in parts, whatever the order of its fields', () => {
     const rows = async (ledger: Ledger, reportId: string) => ({
-      organizations: await ledger.all('SELECT org_no, entry_no, org_id, name, customer_number FROM organizations WHERE report_id = $1 ORDER BY org_no', [reportId]),
+      organizations: await ledger.all('SELECT org_no, entry_no, org_id, name, customer_number FROM organizations WHERE report_id = $1 ORDER BY org_no', [
+        reportId,
+      ]),
       groups: await ledger.all('SELECT org_no, group_name FROM organization_groups WHERE report_id = $1 ORDER BY org_no, group_name', [reportId]),
-      services: await ledger.all('SELECT service_no, org_no, service_id, currency, customer_currency, stated_cost::VARCHAR AS cost, stated_sales::VARCHAR AS sales FROM services WHERE report_id = $1 ORDER BY service_no', [reportId]),
-      subscriptions: await ledger.all('SELECT subscription_no, service_no, org_no, subscription_id, stated_cost::VARCHAR AS cost FROM subscriptions WHERE report_id = $1 ORDER BY subscription_no', [reportId]),
-      lines: await ledger.all('SELECT line_no, subscription_no, service_no, org_no, product_id, cost::VARCHAR AS cost, currency, customer_currency, product_no FROM billing_lines WHERE report_id = $1 ORDER BY line_no', [reportId]),
+      services: await ledger.all(
+        'SELECT service_no, org_no, service_id, currency, customer_currency, stated_cost::VARCHAR AS cost, stated_sales::VARCHAR AS sales FROM services WHERE report_id = $1 ORDER BY service_no',
+        [reportId],
+      ),
+      subscriptions: await ledger.all(
+        'SELECT subscription_no, service_no, org_no, subscription_id, stated_cost::VARCHAR AS cost FROM subscriptions WHERE report_id = $1 ORDER BY subscription_no',
+        [reportId],
+      ),
+      lines: await ledger.all(
+        'SELECT line_no, subscription_no, service_no, org_no, product_id, cost::VARCHAR AS cost, currency, customer_currency, product_no FROM billing_lines WHERE report_id = $1 ORDER BY line_no',
+        [reportId],
+      ),
       totals: await ledgerSums(ledger, reportId),
     });
     /** Every object's list of children first, its own fields after (JSON's key order is free). */
@@ -237,7 +311,9 @@ describe('report ingest into the ledger', () => {
       const entryNo = entries.length - 1;
       const orgNo = entries[entryNo]!.organizations.length - 1;
       (entries[entryNo]!.organizations[orgNo]!.services[0] as { currencyCode: string }).currencyCode = 'KRONOR';
-      await expect(ingestReport(ledger, identity(ID(203)), chunks(JSON.stringify({ status: 5, data: entries })))).rejects.toThrow(`at data.${entryNo}.organizations.${orgNo}.services.0.currencyCode, `);
+      await expect(ingestReport(ledger, identity(ID(203)), chunks(JSON.stringify({ status: 5, data: entries })))).rejects.toThrow(
+        `at data.${entryNo}.organizations.${orgNo}.services.0.currencyCode, `,
+      );
       expect(await ledger.all('SELECT * FROM billing_lines')).toEqual([]);
     });
 

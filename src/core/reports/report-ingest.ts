@@ -12,7 +12,11 @@ const Amount = ledgerDecimal(AMOUNT);
 const UnitPrice = ledgerDecimal(UNIT_PRICE);
 const Quantity = ledgerDecimal(QUANTITY);
 /** Names and ids: text as sent; absent or null reads as empty; capped so one hostile value cannot fill the ledger. */
-const text = z.string().max(4_000, 'is longer than 4,000 characters').nullish().transform((value) => value ?? '');
+const text = z
+  .string()
+  .max(4_000, 'is longer than 4,000 characters')
+  .nullish()
+  .transform((value) => value ?? '');
 const Currency = z.string().trim().toUpperCase().pipe(CurrencyCode);
 
 /**
@@ -56,7 +60,10 @@ const WireOrganization = z.object({
   name: text,
   customerNumber: text,
   orgId: text,
-  organizationGroups: z.array(z.string().max(200)).nullish().transform((groups) => groups ?? []),
+  organizationGroups: z
+    .array(z.string().max(200))
+    .nullish()
+    .transform((groups) => groups ?? []),
   services: children,
 });
 const WIRE = { organization: WireOrganization, service: WireService, subscription: WireSubscription } as const;
@@ -148,13 +155,17 @@ export async function ingestReport(
 
 function statusOf(shell: ReportShell): number {
   if (shell.status === undefined && shell.saved) return REPORT_COMPLETE; // a saved report is complete by definition
-  if (shell.status === undefined) throw new AppError('bad-response', 'The service sent a billing report without a status. Nothing was saved; report it to the service if it repeats.');
+  if (shell.status === undefined)
+    throw new AppError('bad-response', 'The service sent a billing report without a status. Nothing was saved; report it to the service if it repeats.');
   return parseOrEx(Status, shell.status, 'status');
 }
 
 function entriesOf(shell: ReportShell): z.output<typeof WireEntry>[] {
   if (shell.data !== 'array') {
-    throw new AppError('bad-response', 'The service sent a billing report whose status says complete but whose data is empty. Nothing was saved; try again later.');
+    throw new AppError(
+      'bad-response',
+      'The service sent a billing report whose status says complete but whose data is empty. Nothing was saved; try again later.',
+    );
   }
   const count = Math.max(-1, ...shell.entries.keys()) + 1;
   const list = shell.saved ? 'entries' : 'data';
@@ -170,7 +181,10 @@ function parseOrEx<S extends z.ZodType>(schema: S, value: unknown, path: string)
   if (parsed.success) return parsed.data;
   const { where, message } = describeIssue(parsed.error);
   const at = where === 'top level' ? path : `${path}.${where}`;
-  throw new AppError('bad-response', `The service sent a billing report that Closebook cannot read: at ${at}, ${message}. Nothing was saved; report it to the service if it repeats.`);
+  throw new AppError(
+    'bad-response',
+    `The service sent a billing report that Closebook cannot read: at ${at}, ${message}. Nothing was saved; report it to the service if it repeats.`,
+  );
 }
 
 /**
@@ -235,9 +249,23 @@ class ReportWriter {
     const { reportId, counts, service } = this;
     service.lines++;
     this.tables.billing_lines.row([
-      reportId, ++counts.lines, this.subscriptionNo, this.serviceNo, this.organizationNo, line.productId, line.productName, line.itemCode, line.quantity,
-      line.resellerPricePerUnit, line.customerPricePerUnit, line.totalResellerPrice, line.totalCustomerPrice, line.itemDetails,
-      service.currency, service.customerCurrency, this.productNo([line.productName, line.productId, line.itemCode, line.itemDetails]),
+      reportId,
+      ++counts.lines,
+      this.subscriptionNo,
+      this.serviceNo,
+      this.organizationNo,
+      line.productId,
+      line.productName,
+      line.itemCode,
+      line.quantity,
+      line.resellerPricePerUnit,
+      line.customerPricePerUnit,
+      line.totalResellerPrice,
+      line.totalCustomerPrice,
+      line.itemDetails,
+      service.currency,
+      service.customerCurrency,
+      this.productNo([line.productName, line.productId, line.itemCode, line.itemDetails]),
     ]);
   }
 
@@ -248,8 +276,18 @@ class ReportWriter {
     if (level === 'subscription') {
       const item = parseOrEx(WIRE.subscription, fields, path);
       tables.subscriptions.row([
-        reportId, this.subscriptionNo, this.serviceNo, this.organizationNo, item.subscriptionId, item.itemName, item.poNumber, item.quantity ?? null,
-        item.totalResellerPrice, item.totalCustomerPrice, item.resellerPricePerUnit ?? null, item.customerPricePerUnit ?? null,
+        reportId,
+        this.subscriptionNo,
+        this.serviceNo,
+        this.organizationNo,
+        item.subscriptionId,
+        item.itemName,
+        item.poNumber,
+        item.quantity ?? null,
+        item.totalResellerPrice,
+        item.totalCustomerPrice,
+        item.resellerPricePerUnit ?? null,
+        item.customerPricePerUnit ?? null,
         searchText([item.itemName, item.subscriptionId, item.poNumber]),
       ]);
       this.subscriptionNo = 0;
@@ -257,14 +295,31 @@ class ReportWriter {
       const service = parseOrEx(WIRE.service, fields, path);
       const customerCurrency = service.customerCurrencyCode ?? service.currencyCode;
       tables.services.row([
-        reportId, this.serviceNo, this.organizationNo, service.serviceId, service.serviceName, service.currencyCode, customerCurrency, service.totalResellerPrice, service.totalCustomerPrice,
+        reportId,
+        this.serviceNo,
+        this.organizationNo,
+        service.serviceId,
+        service.serviceName,
+        service.currencyCode,
+        customerCurrency,
+        service.totalResellerPrice,
+        service.totalCustomerPrice,
         searchText([service.serviceName, service.serviceId]),
       ]);
-      if (this.service.lines > 0 && (this.service.currency !== service.currencyCode || this.service.customerCurrency !== customerCurrency)) this.currenciesLate = true;
+      if (this.service.lines > 0 && (this.service.currency !== service.currencyCode || this.service.customerCurrency !== customerCurrency))
+        this.currenciesLate = true;
       this.serviceNo = 0;
     } else {
       const organization = parseOrEx(WIRE.organization, fields, path);
-      tables.organizations.row([reportId, this.organizationNo, entryNo, organization.orgId, organization.name, organization.customerNumber, searchText([organization.name, organization.customerNumber, organization.orgId])]);
+      tables.organizations.row([
+        reportId,
+        this.organizationNo,
+        entryNo,
+        organization.orgId,
+        organization.name,
+        organization.customerNumber,
+        searchText([organization.name, organization.customerNumber, organization.orgId]),
+      ]);
       for (const group of new Set(organization.organizationGroups)) tables.organization_groups.row([reportId, this.organizationNo, group]);
       this.organizationNo = 0;
     }
@@ -295,14 +350,26 @@ class ReportWriter {
         [reportId],
       );
     }
-    await transaction.run(
-      `INSERT INTO reports VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
-      [
-        reportId, identity.jobId, identity.name, identity.profileId, identity.profileName, identity.host, identity.resellerId,
-        identity.period.startDate, identity.period.endDate, identity.fetchedAt, identity.source, identity.sourceFile,
-        entries.length, counts.organizations, counts.services, counts.subscriptions, counts.lines, identity.importedFrom ?? null,
-      ],
-    );
+    await transaction.run(`INSERT INTO reports VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`, [
+      reportId,
+      identity.jobId,
+      identity.name,
+      identity.profileId,
+      identity.profileName,
+      identity.host,
+      identity.resellerId,
+      identity.period.startDate,
+      identity.period.endDate,
+      identity.fetchedAt,
+      identity.source,
+      identity.sourceFile,
+      entries.length,
+      counts.organizations,
+      counts.services,
+      counts.subscriptions,
+      counts.lines,
+      identity.importedFrom ?? null,
+    ]);
     await transaction.run(
       `INSERT INTO report_totals
        SELECT report_id, currency, customer_currency, count(*), sum(cost), sum(sales) FROM billing_lines WHERE report_id = $1 GROUP BY ALL`,

@@ -100,7 +100,11 @@ describe('the invoicing query', () => {
     const mine = rows.filter((row) => row.key.startsWith(`${organization.orgId}|`));
     expect(mine).toHaveLength(1);
     const expected = expectedInvoices(
-      entries.flatMap((entry) => entry.organizations.flatMap((o) => o.services.flatMap((service) => service.items.flatMap((item) => item.products.map((line) => ({ organization: o, service, item, line })))))),
+      entries.flatMap((entry) =>
+        entry.organizations.flatMap((o) =>
+          o.services.flatMap((service) => service.items.flatMap((item) => item.products.map((line) => ({ organization: o, service, item, line })))),
+        ),
+      ),
     ).get(mine[0]!.key)!;
     expect(mine[0]!.lines).toBe(expected.lines);
     expect(mine[0]!.amountToInvoice).toBe(cents(expected.sales));
@@ -112,7 +116,8 @@ describe('the invoicing query', () => {
       for (const entry of served) {
         for (const organization of entry.organizations.filter((candidate) => candidate.orgId === credit!.orgId)) {
           for (const service of organization.services) {
-            for (const item of service.items) for (const line of item.products) line.totalCustomerPrice = new Money(line.totalCustomerPrice).negated().toFixed();
+            for (const item of service.items)
+              for (const line of item.products) line.totalCustomerPrice = new Money(line.totalCustomerPrice).negated().toFixed();
             for (const item of service.items) item.totalCustomerPrice = new Money(item.totalCustomerPrice).negated().toFixed();
             service.totalCustomerPrice = new Money(service.totalCustomerPrice).negated().toFixed();
           }
@@ -140,12 +145,30 @@ describe('the invoicing query', () => {
     });
     const product = lines.find((served) => served.item.products.length > 1)!.line.productName.toLowerCase();
     const haystack = (l: Served) =>
-      [l.organization.name, l.organization.customerNumber, l.organization.orgId, l.service.serviceName, l.service.serviceId, l.item.itemName, l.item.subscriptionId, l.item.poNumber, l.line.productName, l.line.productId, l.line.itemCode, l.line.itemDetails].join(' ').toLowerCase();
+      [
+        l.organization.name,
+        l.organization.customerNumber,
+        l.organization.orgId,
+        l.service.serviceName,
+        l.service.serviceId,
+        l.item.itemName,
+        l.item.subscriptionId,
+        l.item.poNumber,
+        l.line.productName,
+        l.line.productId,
+        l.line.itemCode,
+        l.line.itemDetails,
+      ]
+        .join(' ')
+        .toLowerCase();
     const matchesText = (l: Served) => product.split(/\s+/).every((word) => haystack(l).includes(word));
     const cases: [ReportFilter, (line: Served) => boolean][] = [
       [{ currency: 'USD→SEK' }, (l) => l.service.currencyCode === 'USD' && customerCurrency(l.service) === 'SEK'],
       [{ ungrouped: true }, (l) => l.organization.organizationGroups.length === 0],
-      [{ group: lines[5]!.organization.organizationGroups[0]! }, (l) => l.organization.organizationGroups.includes(lines[5]!.organization.organizationGroups[0]!)],
+      [
+        { group: lines[5]!.organization.organizationGroups[0]! },
+        (l) => l.organization.organizationGroups.includes(lines[5]!.organization.organizationGroups[0]!),
+      ],
       [{ text: product }, matchesText],
     ];
     // The text keeps some lines of a subscription and not others.

@@ -51,5 +51,10 @@ function invoiceTotals(rows: InvoiceRow[]): InvoiceTotal[] {
   }
   return [...totals.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([currency, total]) => ({ currency, customers: total.customers, lines: total.lines, amountToInvoice: roundToMinorUnit(total.amount.toFixed(), currency) }));
+    .map(([currency, total]) => ({
+      currency,
+      customers: total.customers,
+      lines: total.lines,
+      amountToInvoice: roundToMinorUnit(total.amount.toFixed(), currency),
+    }));
 }

@@ -29,7 +29,9 @@ class StoppedClock extends FakeClock {
   }
 }
 
-async function setup(options: { clock?: Clock; twin?: Parameters<typeof startTwin>[0]; rewriteLocation?: (location: string) => string; baseUrl?: string } = {}) {
+async function setup(
+  options: { clock?: Clock; twin?: Parameters<typeof startTwin>[0]; rewriteLocation?: (location: string) => string; baseUrl?: string } = {},
+) {
   const clock = options.clock ?? new FakeClock();
   const twin = await startTwin({ reportReadyAfterMs: 120_000, reportReadyAfterPolls: 0, now: () => clock.now(), ...options.twin });
   const dir = await temporaryDir();
@@ -38,7 +40,14 @@ async function setup(options: { clock?: Clock; twin?: Parameters<typeof startTwi
     await dir.remove();
   });
   const c = twin.credentials;
-  const connection: Connection = { baseUrl: options.baseUrl ?? REMOTE, clientId: c.clientId, username: c.username, resellerId: c.resellerId, sellerId: c.sellerId, readSecrets: async () => ({ apiSecret: c.apiSecret, password: c.password }) };
+  const connection: Connection = {
+    baseUrl: options.baseUrl ?? REMOTE,
+    clientId: c.clientId,
+    username: c.username,
+    resellerId: c.resellerId,
+    sellerId: c.sellerId,
+    readSecrets: async () => ({ apiSecret: c.apiSecret, password: c.password }),
+  };
   const client = new ServiceClient(connection, { fetch: remoteFetch(twin, options.rewriteLocation), clock });
   const profile = { id: '11111111-1111-4111-8111-111111111111', name: 'Prod', kind: 'service' as const, createdAt: '', updatedAt: '', ...connection };
   const events = new EventHub();
@@ -48,7 +57,12 @@ async function setup(options: { clock?: Clock; twin?: Parameters<typeof startTwi
   const ledger = new LedgerHandle(dir.path, silentLogger);
   cleanups.push(() => ledger.close());
   const reports = new ReportLibrary(ledger.get);
-  const receiver = new ReportReceiver(dir.path, ledger.get, (job) => defaultReportName(job.period), () => clock.now());
+  const receiver = new ReportReceiver(
+    dir.path,
+    ledger.get,
+    (job) => defaultReportName(job.period),
+    () => clock.now(),
+  );
   const makeJobs = (jobClock: Clock = clock) =>
     new ReportJobs({ clock: jobClock, jobs: jobStore, receiver, events, getProfile: async () => profile, clientFor: async () => client });
   return { twin, clock, dir, client, profile, progress, jobStore, reports, jobs: makeJobs(), makeJobs };
@@ -102,7 +116,9 @@ describe('report job', () => {
     const stopped = new StoppedClock();
     const env = await setup({ clock: stopped });
     const job = await env.jobs.request(env.profile.id, PERIOD);
-    const onDisk = JSON.parse(await readFile(join(env.dir.path, 'jobs', 'report-jobs.json'), 'utf8')) as { jobs: { id: string; location: string; polls: number }[] };
+    const onDisk = JSON.parse(await readFile(join(env.dir.path, 'jobs', 'report-jobs.json'), 'utf8')) as {
+      jobs: { id: string; location: string; polls: number }[];
+    };
     expect(onDisk.jobs).toEqual([expect.objectContaining({ id: job.id, location: job.location, polls: 0 })]);
     await env.jobs.stopAll(); // the app closes
 
@@ -118,7 +134,18 @@ describe('report job', () => {
   it('resumes a job saved by the first version of the jobs file (no state), and saves it in the new version', async () => {
     const env = await setup();
     const location = await startBillingReport(env.client, PERIOD);
-    const v1 = { id: '33333333-3333-4333-8333-333333333333', profileId: env.profile.id, profileName: 'Prod', period: PERIOD, location, startedAt: new Date(env.clock.now()).toISOString(), polls: 1, lastStatus: 0, nextPollAt: null, error: null };
+    const v1 = {
+      id: '33333333-3333-4333-8333-333333333333',
+      profileId: env.profile.id,
+      profileName: 'Prod',
+      period: PERIOD,
+      location,
+      startedAt: new Date(env.clock.now()).toISOString(),
+      polls: 1,
+      lastStatus: 0,
+      nextPollAt: null,
+      error: null,
+    };
     const stopped = { ...v1, id: '44444444-4444-4444-8444-444444444444', error: 'The service answered report status 3.' };
     await mkdir(join(env.dir.path, 'jobs'), { recursive: true });
     await writeFile(join(env.dir.path, 'jobs', 'report-jobs.json'), JSON.stringify({ version: 1, jobs: [v1, stopped] }));
@@ -150,8 +177,13 @@ describe('report job', () => {
     const done = env.progress.filter((p) => p.id === job.id).at(-1);
     expect(done).toMatchObject({ state: 'done', reportId: expect.any(String) });
     const [listing] = await env.reports.list();
-    expect(listing?.counts.lines).toBe(data.flatMap((e) => e.organizations.flatMap((o) => o.services.flatMap((s) => s.items.flatMap((i) => i.products)))).length);
-    expect(env.progress.filter((p) => p.id === other.id).at(-1)).toMatchObject({ state: 'failed', message: expect.stringContaining('no longer has this report') });
+    expect(listing?.counts.lines).toBe(
+      data.flatMap((e) => e.organizations.flatMap((o) => o.services.flatMap((s) => s.items.flatMap((i) => i.products)))).length,
+    );
+    expect(env.progress.filter((p) => p.id === other.id).at(-1)).toMatchObject({
+      state: 'failed',
+      message: expect.stringContaining('no longer has this report'),
+    });
   });
 
   it('cancels: the job is gone and nothing is saved', async () => {
@@ -214,7 +246,10 @@ describe('report job', () => {
   it('sends no request when its job could not be saved (a data folder it cannot write), and says so', async () => {
     const env = await setup();
     await writeFile(join(env.dir.path, 'jobs'), 'a file where the jobs folder should be'); // unwritable, even for root
-    await expect(env.jobs.request(env.profile.id, PERIOD)).rejects.toMatchObject({ code: 'storage', message: expect.stringMatching(/did not ask the service.*writable/) });
+    await expect(env.jobs.request(env.profile.id, PERIOD)).rejects.toMatchObject({
+      code: 'storage',
+      message: expect.stringMatching(/did not ask the service.*writable/),
+    });
     const twinState = (await (await fetch(`${env.twin.baseUrl}/__twin/state`)).json()) as { reports: number };
     expect(twinState.reports).toBe(0);
   });

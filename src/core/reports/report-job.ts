@@ -71,7 +71,11 @@ export class ReportJobs {
       poll: (job, signal) => this.poll(job, signal),
       keep: async (job, error) => {
         const client = await this.client(job);
-        return this.update(job, { state: 'retrying', message: `${error.message} Closebook keeps the request and tries again.`, nextPollAt: this.after(this.interval(client)) });
+        return this.update(job, {
+          state: 'retrying',
+          message: `${error.message} Closebook keeps the request and tries again.`,
+          nextPollAt: this.after(this.interval(client)),
+        });
       },
       stop: async (job, error) => {
         await this.update(job, { state: 'failed', message: error.message, nextPollAt: null });
@@ -150,7 +154,8 @@ export class ReportJobs {
     const client = await this.client(initial);
     const job = { ...initial, state: 'polling' as const };
     this.emit(job);
-    const onRetry = (notice: RetryNotice) => this.emit({ ...job, state: 'retrying', message: `${notice.reason} Retrying in ${Math.round(notice.delayMs / 1000)} s.` });
+    const onRetry = (notice: RetryNotice) =>
+      this.emit({ ...job, state: 'retrying', message: `${notice.reason} Retrying in ${Math.round(notice.delayMs / 1000)} s.` });
     const outcome = await this.deps.receiver.receive(job, client, {
       signal,
       onRetry,
@@ -166,7 +171,10 @@ export class ReportJobs {
       await this.deps.jobs.remove(job.id);
       const done: ReportJob = { ...answered, state: 'done', nextPollAt: null, reportId: outcome.reportId };
       this.emit(done);
-      this.deps.notify?.('Billing report ready', `${defaultReportName(job.period, job.profileName)} (${outcome.lines.toLocaleString('en')} billing lines) is saved and can be opened offline.`);
+      this.deps.notify?.(
+        'Billing report ready',
+        `${defaultReportName(job.period, job.profileName)} (${outcome.lines.toLocaleString('en')} billing lines) is saved and can be opened offline.`,
+      );
       return { job: done, done: true };
     }
     throw new AppError(

@@ -11,7 +11,12 @@ export class ReportLibrary {
   /** Every saved report, newest first. */
   async list(): Promise<ReportMeta[]> {
     const { reports, totals } = await allReports(await this.ledger());
-    return reports.map((report) => toMeta(report, totals.filter((total) => total.report_id === report.report_id)));
+    return reports.map((report) =>
+      toMeta(
+        report,
+        totals.filter((total) => total.report_id === report.report_id),
+      ),
+    );
   }
 
   async meta(reportId: string): Promise<ReportMeta> {
@@ -46,7 +51,13 @@ function toMeta(row: ReportRow, totals: TotalRow[]): ReportMeta {
     period: { startDate: row.period_start, endDate: row.period_end },
     fetchedAt: row.fetched_at,
     ...(row.imported_from ? { importedFrom: row.imported_from } : {}),
-    counts: { billingEntries: row.entry_count, organizations: row.organization_count, services: row.service_count, subscriptions: row.subscription_count, lines: row.line_count },
+    counts: {
+      billingEntries: row.entry_count,
+      organizations: row.organization_count,
+      services: row.service_count,
+      subscriptions: row.subscription_count,
+      lines: row.line_count,
+    },
     totals: totals.map((total) => {
       const currency = currencyPairKey(total.currency, total.customer_currency);
       return { currency, cost: total.cost, sales: total.sales, margin: isSingleCurrency(currency) ? total.margin : '' };

@@ -16,8 +16,15 @@ afterEach(async () => {
 function report(id: string, name: string, sales: string): SavedReportFile {
   return {
     meta: {
-      id, schemaVersion: 1, name, profileId: 'p', profileName: 'Prod', host: 'billing.example.com', period: { startDate: '2026-10-01', endDate: '2026-10-31' },
-      fetchedAt: `2026-11-0${id.charAt(0)}T09:00:00.000Z`, counts: { billingEntries: 1, organizations: 1, services: 1, subscriptions: 1, lines: 1 },
+      id,
+      schemaVersion: 1,
+      name,
+      profileId: 'p',
+      profileName: 'Prod',
+      host: 'billing.example.com',
+      period: { startDate: '2026-10-01', endDate: '2026-10-31' },
+      fetchedAt: `2026-11-0${id.charAt(0)}T09:00:00.000Z`,
+      counts: { billingEntries: 1, organizations: 1, services: 1, subscriptions: 1, lines: 1 },
       totals: [{ currency: 'SEK', cost: '1.10', sales, margin: '' }],
     },
     entries: [
@@ -25,7 +32,49 @@ function report(id: string, name: string, sales: string): SavedReportFile {
         billingDate: '2026-10-07T00:00:00',
         billingContentStartDate: '',
         billingContentEndDate: '',
-        organizations: [{ name: 'O', customerNumber: 'C', orgId: 'o', organizationGroups: ['Team A'], services: [{ serviceName: 'S', serviceId: 's', totalResellerPrice: '1.10', totalCustomerPrice: sales, currencyCode: 'SEK', customerCurrencyCode: 'SEK', items: [{ itemName: 'I', subscriptionId: 'i', poNumber: '', quantity: 1, totalResellerPrice: '1.10', totalCustomerPrice: sales, resellerPricePerUnit: '1.10', customerPricePerUnit: sales, products: [{ productName: 'P', productId: 'p', itemCode: 'c', quantity: 1, resellerPricePerUnit: '1.10', customerPricePerUnit: sales, totalResellerPrice: '1.10', totalCustomerPrice: sales, itemDetails: '' }] }] }] }],
+        organizations: [
+          {
+            name: 'O',
+            customerNumber: 'C',
+            orgId: 'o',
+            organizationGroups: ['Team A'],
+            services: [
+              {
+                serviceName: 'S',
+                serviceId: 's',
+                totalResellerPrice: '1.10',
+                totalCustomerPrice: sales,
+                currencyCode: 'SEK',
+                customerCurrencyCode: 'SEK',
+                items: [
+                  {
+                    itemName: 'I',
+                    subscriptionId: 'i',
+                    poNumber: '',
+                    quantity: 1,
+                    totalResellerPrice: '1.10',
+                    totalCustomerPrice: sales,
+                    resellerPricePerUnit: '1.10',
+                    customerPricePerUnit: sales,
+                    products: [
+                      {
+                        productName: 'P',
+                        productId: 'p',
+                        itemCode: 'c',
+                        quantity: 1,
+                        resellerPricePerUnit: '1.10',
+                        customerPricePerUnit: sales,
+                        totalResellerPrice: '1.10',
+                        totalCustomerPrice: sales,
+                        itemDetails: '',
+                      },
+                    ],
+                  },
+                ],
+              },
+            ],
+          },
+        ],
       },
     ],
   };

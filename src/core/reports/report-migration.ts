@@ -18,7 +18,12 @@ export interface MigrationOutcome {
  * either in the ledger or still waiting (and a report already in the ledger is not added twice): running it
  * again carries on. Nothing is deleted.
  */
-export async function migrateLegacyReports(dataDir: string, ledger: Ledger, log: Logger, onProgress?: (done: number, total: number) => void): Promise<MigrationOutcome> {
+export async function migrateLegacyReports(
+  dataDir: string,
+  ledger: Ledger,
+  log: Logger,
+  onProgress?: (done: number, total: number) => void,
+): Promise<MigrationOutcome> {
   const legacy = new LegacyReports(dataDir);
   const listings = await legacy.list();
   const waiting = listings.flatMap((listing) => (listing.state === 'ok' ? [listing.meta] : []));
@@ -32,8 +37,17 @@ export async function migrateLegacyReports(dataDir: string, ledger: Ledger, log:
         await ingestReport(
           ledger,
           {
-            reportId: meta.id, jobId: null, name: meta.name, profileId: meta.profileId, profileName: meta.profileName, host: meta.host, resellerId: '',
-            period: meta.period, fetchedAt: meta.fetchedAt, source: 'migrated', sourceFile: `reports/migrated/${meta.id}.report.json`,
+            reportId: meta.id,
+            jobId: null,
+            name: meta.name,
+            profileId: meta.profileId,
+            profileName: meta.profileName,
+            host: meta.host,
+            resellerId: '',
+            period: meta.period,
+            fetchedAt: meta.fetchedAt,
+            source: 'migrated',
+            sourceFile: `reports/migrated/${meta.id}.report.json`,
           },
           createReadStream(legacy.reportPath(meta.id)),
         );

@@ -38,8 +38,27 @@ export const ENTRY_FIELDS = new Set(['billingDate', 'billingContentStartDate', '
 export const OWN_FIELDS: Record<ReportLevel | 'line', Set<string>> = {
   organization: new Set(['name', 'customerNumber', 'orgId']),
   service: new Set(['serviceName', 'serviceId', 'totalResellerPrice', 'totalCustomerPrice', 'currencyCode', 'customerCurrencyCode']),
-  subscription: new Set(['itemName', 'subscriptionId', 'poNumber', 'quantity', 'totalResellerPrice', 'totalCustomerPrice', 'resellerPricePerUnit', 'customerPricePerUnit']),
-  line: new Set(['productName', 'productId', 'itemCode', 'quantity', 'resellerPricePerUnit', 'customerPricePerUnit', 'totalResellerPrice', 'totalCustomerPrice', 'itemDetails']),
+  subscription: new Set([
+    'itemName',
+    'subscriptionId',
+    'poNumber',
+    'quantity',
+    'totalResellerPrice',
+    'totalCustomerPrice',
+    'resellerPricePerUnit',
+    'customerPricePerUnit',
+  ]),
+  line: new Set([
+    'productName',
+    'productId',
+    'itemCode',
+    'quantity',
+    'resellerPricePerUnit',
+    'customerPricePerUnit',
+    'totalResellerPrice',
+    'totalCustomerPrice',
+    'itemDetails',
+  ]),
 };
 /** Each part's list of children (its key, which is also the role of that list). */
 export const CHILDREN = { organization: 'services', service: 'items', subscription: 'products' } as const;

@@ -41,12 +41,16 @@ export function lineFilter(reportId: string, filter: ReportFilter = {}): { where
   const organization = filter.organization?.trim().toLowerCase();
   if (organization) {
     const value = bind(organization);
-    where.push(`l.org_no IN (SELECT org_no FROM organizations WHERE report_id = $1 AND (contains(lower(name), ${value}) OR contains(lower(customer_number), ${value})))`);
+    where.push(
+      `l.org_no IN (SELECT org_no FROM organizations WHERE report_id = $1 AND (contains(lower(name), ${value}) OR contains(lower(customer_number), ${value})))`,
+    );
   }
   for (const word of filter.text?.trim().toLowerCase().split(/\s+/).filter(Boolean) ?? []) {
     const value = bind(word);
     const matching = (table: string, column: string) => `l.${column} IN (SELECT ${column} FROM ${table} WHERE report_id = $1 AND contains(search, ${value}))`;
-    where.push(`(${matching('products', 'product_no')} OR ${matching('subscriptions', 'subscription_no')} OR ${matching('services', 'service_no')} OR ${matching('organizations', 'org_no')})`);
+    where.push(
+      `(${matching('products', 'product_no')} OR ${matching('subscriptions', 'subscription_no')} OR ${matching('services', 'service_no')} OR ${matching('organizations', 'org_no')})`,
+    );
   }
   return { where: where.join(' AND '), params };
 }

@@ -55,7 +55,10 @@ export async function readBillingReport(source: AsyncIterable<Uint8Array | strin
   } catch (error) {
     if (error instanceof AppError) throw error;
     const reason = readFailure(error, offset);
-    throw new AppError('bad-response', `The billing report is not readable JSON (${reason}). Nothing was saved; try again, and report it to the service if it repeats.`);
+    throw new AppError(
+      'bad-response',
+      `The billing report is not readable JSON (${reason}). Nothing was saved; try again, and report it to the service if it repeats.`,
+    );
   }
   return assembler.shell;
 }
@@ -63,7 +66,7 @@ export async function readBillingReport(source: AsyncIterable<Uint8Array | strin
 /** What went wrong reading, in words: zlib and the JSON tokenizer speak of their own states and token types. */
 function readFailure(error: unknown, offset: number): string {
   if (error instanceof BrokenJson) return error.message;
-  const message = error instanceof Error ? error.message.split('\n')[0] ?? '' : String(error);
+  const message = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
   const code = String((error as NodeJS.ErrnoException | null)?.code);
   if (/^Z_/.test(code)) return 'the compressed data is damaged or cut short';
   if (code === 'ERR_ENCODING_INVALID_ENCODED_DATA') return 'it is not UTF-8 text';

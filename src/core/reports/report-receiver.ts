@@ -88,7 +88,13 @@ export class ReportReceiver {
     const file = this.fileOf(job.id);
     if (!(await stat(file).catch(() => null))) {
       try {
-        await client.download({ target: job.location, what: 'the billing report', signal: options.signal, onRetry: options.onRetry, into: (body, info) => writeCompressed(counted(body, options.onDownloading && ((bytes) => options.onDownloading?.(bytes, info.bytes))), file) });
+        await client.download({
+          target: job.location,
+          what: 'the billing report',
+          signal: options.signal,
+          onRetry: options.onRetry,
+          into: (body, info) => writeCompressed(counted(body, options.onDownloading && ((bytes) => options.onDownloading?.(bytes, info.bytes))), file),
+        });
       } catch (error) {
         if (error instanceof AppError && error.code === 'not-found') {
           throw new AppError('not-found', 'The service no longer has this report (its address answers HTTP 404). Request the month again.');
@@ -104,8 +110,16 @@ export class ReportReceiver {
       outcome = await ingestReport(
         ledger,
         {
-          reportId, jobId: job.id, name: this.name(job), profileId: job.profileId, profileName: job.profileName, host: new URL(client.connection.baseUrl).host,
-          resellerId: client.connection.resellerId, period: job.period, fetchedAt: new Date(this.now()).toISOString(), source: 'service',
+          reportId,
+          jobId: job.id,
+          name: this.name(job),
+          profileId: job.profileId,
+          profileName: job.profileName,
+          host: new URL(client.connection.baseUrl).host,
+          resellerId: client.connection.resellerId,
+          period: job.period,
+          fetchedAt: new Date(this.now()).toISOString(),
+          source: 'service',
           sourceFile: `${RECEIVED_DIR}/${job.id}.json.gz`,
         },
         readCompressed(file, (bytes) => (read = bytes)),

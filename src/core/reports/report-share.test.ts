@@ -49,13 +49,29 @@ describe('sharing and importing a saved report', () => {
     const { dir, ledger } = await setup();
     const legacy = join(dir, 'old.json');
     const entries = buildBillingReport(generateOrganizations({ seed: 9, organizations: 3, linesPerOrganization: 2 }), '2026-09-01', '2026-09-30', { seed: 9 });
-    const meta = { id: REPORT, schemaVersion: 1, name: 'Billing 2026-09', profileId: 'p', profileName: 'Prod', host: 'h', period: { startDate: '2026-09-01', endDate: '2026-09-30' }, fetchedAt: '2026-10-07T00:00:00.000Z', counts: { billingEntries: 0, organizations: 0, services: 0, subscriptions: 0, lines: 0 }, totals: [] };
+    const meta = {
+      id: REPORT,
+      schemaVersion: 1,
+      name: 'Billing 2026-09',
+      profileId: 'p',
+      profileName: 'Prod',
+      host: 'h',
+      period: { startDate: '2026-09-01', endDate: '2026-09-30' },
+      fetchedAt: '2026-10-07T00:00:00.000Z',
+      counts: { billingEntries: 0, organizations: 0, services: 0, subscriptions: 0, lines: 0 },
+      totals: [],
+    };
     await writeFile(legacy, JSON.stringify({ meta, entries }));
     const id = await importReportFile(ledger, legacy, '2026-11-20T00:00:00.000Z');
-    expect((await new ReportLibrary(async () => ledger).meta(id)).counts.lines).toBe(entries.flatMap((e) => e.organizations.flatMap((o) => o.services.flatMap((s) => s.items.flatMap((i) => i.products)))).length);
+    expect((await new ReportLibrary(async () => ledger).meta(id)).counts.lines).toBe(
+      entries.flatMap((e) => e.organizations.flatMap((o) => o.services.flatMap((s) => s.items.flatMap((i) => i.products)))).length,
+    );
     const notReport = join(dir, 'service.json');
     await writeFile(notReport, JSON.stringify({ status: 5, data: entries }));
-    await expect(importReportFile(ledger, notReport, '')).rejects.toMatchObject({ code: 'validation', message: expect.stringContaining('is not a Closebook report file') });
+    await expect(importReportFile(ledger, notReport, '')).rejects.toMatchObject({
+      code: 'validation',
+      message: expect.stringContaining('is not a Closebook report file'),
+    });
     const garbage = join(dir, 'garbage.json');
     await writeFile(garbage, '{"meta": {"id": 1}, "entries": [');
     await expect(importReportFile(ledger, garbage, '')).rejects.toMatchObject({ code: 'validation', message: expect.stringContaining('garbage.json') });

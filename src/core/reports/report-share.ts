@@ -9,15 +9,45 @@ const GROUP_ROW = rowShape({ org_no: 'int', group_name: 'text' });
 const ENTRY_ROW = rowShape({ entry_no: 'int', billing_date: 'text?', content_start: 'text?', content_end: 'text?' });
 /** A billing line with the organization, service and subscription it belongs to (their own fields, as the file nests them). */
 const SHARE_ROW = rowShape({
-  org_no: 'int', name: 'text?', customer_number: 'text?', org_id: 'text?', service_no: 'int', service_name: 'text?', service_id: 'text?', s_cost: 'decimal?',
-  s_sales: 'decimal?', currency: 'text?', customer_currency: 'text?', subscription_no: 'int', item_name: 'text?', subscription_id: 'text?', po_number: 'text?',
-  u_quantity: 'decimal?', u_cost: 'decimal?', u_sales: 'decimal?', u_cost_per_unit: 'decimal?', u_sales_per_unit: 'decimal?', product_name: 'text?', product_id: 'text?',
-  item_code: 'text?', quantity: 'decimal?', cost_per_unit: 'decimal?', sales_per_unit: 'decimal?', cost: 'decimal?', sales: 'decimal?', item_details: 'text?',
+  org_no: 'int',
+  name: 'text?',
+  customer_number: 'text?',
+  org_id: 'text?',
+  service_no: 'int',
+  service_name: 'text?',
+  service_id: 'text?',
+  s_cost: 'decimal?',
+  s_sales: 'decimal?',
+  currency: 'text?',
+  customer_currency: 'text?',
+  subscription_no: 'int',
+  item_name: 'text?',
+  subscription_id: 'text?',
+  po_number: 'text?',
+  u_quantity: 'decimal?',
+  u_cost: 'decimal?',
+  u_sales: 'decimal?',
+  u_cost_per_unit: 'decimal?',
+  u_sales_per_unit: 'decimal?',
+  product_name: 'text?',
+  product_id: 'text?',
+  item_code: 'text?',
+  quantity: 'decimal?',
+  cost_per_unit: 'decimal?',
+  sales_per_unit: 'decimal?',
+  cost: 'decimal?',
+  sales: 'decimal?',
+  item_details: 'text?',
 });
 type ShareRow = Row<typeof SHARE_ROW.columns>;
 
 /** A number the ledger gave as exact text, written as a JSON number literal (no float on the way). */
-const number = (value: unknown) => (value === null || value === undefined ? 'null' : String(value).replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, ''));
+const number = (value: unknown) =>
+  value === null || value === undefined
+    ? 'null'
+    : String(value)
+        .replace(/(\.\d*?)0+$/, '$1')
+        .replace(/\.$/, '');
 const text = (value: unknown) => JSON.stringify(value === null || value === undefined ? '' : String(value));
 
 /**
@@ -47,10 +77,14 @@ export async function writeSharedReport(ledger: Ledger, meta: ReportMeta, path: 
 /** The `{ meta, entries }` document, written in pieces by `write`. */
 async function writeEntries(ledger: Ledger, meta: ReportMeta, write: (chunk: string) => Promise<void>): Promise<void> {
   const groups = new Map<number, string[]>();
-  for (const row of GROUP_ROW.all(await ledger.all('SELECT org_no, group_name FROM organization_groups WHERE report_id = $1 ORDER BY org_no, group_name', [meta.id]))) {
+  for (const row of GROUP_ROW.all(
+    await ledger.all('SELECT org_no, group_name FROM organization_groups WHERE report_id = $1 ORDER BY org_no, group_name', [meta.id]),
+  )) {
     groups.set(row.org_no, [...(groups.get(row.org_no) ?? []), row.group_name]);
   }
-  const entries = ENTRY_ROW.all(await ledger.all('SELECT entry_no, billing_date, content_start, content_end FROM billing_entries WHERE report_id = $1 ORDER BY entry_no', [meta.id]));
+  const entries = ENTRY_ROW.all(
+    await ledger.all('SELECT entry_no, billing_date, content_start, content_end FROM billing_entries WHERE report_id = $1 ORDER BY entry_no', [meta.id]),
+  );
   await write(`{"meta":${JSON.stringify(meta)},"entries":[`);
   const open = { entry: -1, org: -1, service: -1, subscription: -1 };
   const close = async (level: 'entry' | 'org' | 'service' | 'subscription') => {
@@ -62,7 +96,9 @@ async function writeEntries(ledger: Ledger, meta: ReportMeta, write: (chunk: str
   };
   let firstEntry = true;
   for (const entry of entries) {
-    await write(`${firstEntry ? '' : ','}{"billingDate":${text(entry.billing_date)},"billingContentStartDate":${text(entry.content_start)},"billingContentEndDate":${text(entry.content_end)},"organizations":[`);
+    await write(
+      `${firstEntry ? '' : ','}{"billingDate":${text(entry.billing_date)},"billingContentStartDate":${text(entry.content_start)},"billingContentEndDate":${text(entry.content_end)},"organizations":[`,
+    );
     firstEntry = false;
     open.entry = entry.entry_no;
     let first = { org: true, service: true, subscription: true, line: true };

@@ -22,8 +22,21 @@ export class ExactNumberTokenizer extends Tokenizer {
 
 /** What a container is to the reader: a part of the report, a value being kept, or one skipped. */
 export type Role =
-  | 'wrapper' | 'report' | 'entries' | 'entry' | 'organizations' | 'organization' | 'services' | 'service' | 'items' | 'subscription' | 'products' | 'line'
-  | 'groups' | 'meta' | 'skip';
+  | 'wrapper'
+  | 'report'
+  | 'entries'
+  | 'entry'
+  | 'organizations'
+  | 'organization'
+  | 'services'
+  | 'service'
+  | 'items'
+  | 'subscription'
+  | 'products'
+  | 'line'
+  | 'groups'
+  | 'meta'
+  | 'skip';
 
 /** Where in its container the reader is, as JSON's grammar goes. */
 const enum At {
@@ -149,11 +162,20 @@ export abstract class ReportTokens {
   /** Opens a container in `parent` as `role`, refused past REPORT_LIMITS.depth. */
   protected push(parent: Frame | undefined, role: Role, isList: boolean, path: string, value: Frame['value'] = null): Frame {
     if (this.frames.length >= REPORT_LIMITS.depth) {
-      throw pastLimit(`nests values deeper than ${REPORT_LIMITS.depth} levels (at ${this.pathOf(this.slotName(parent)) || 'its start'}); a billing report needs 12`);
+      throw pastLimit(
+        `nests values deeper than ${REPORT_LIMITS.depth} levels (at ${this.pathOf(this.slotName(parent)) || 'its start'}); a billing report needs 12`,
+      );
     }
     const frame: Frame = {
-      role, isList, at: isList ? At.ValueOrEnd : At.KeyOrEnd, key: '', index: 0, segment: this.slotName(parent) ?? '', path,
-      entryNo: parent?.entryNo ?? 0, value,
+      role,
+      isList,
+      at: isList ? At.ValueOrEnd : At.KeyOrEnd,
+      key: '',
+      index: 0,
+      segment: this.slotName(parent) ?? '',
+      path,
+      entryNo: parent?.entryNo ?? 0,
+      value,
     };
     this.frames.push(frame);
     return frame;
@@ -196,7 +218,9 @@ export abstract class ReportTokens {
     if (text.length <= REPORT_LIMITS.textCharacters) return;
     const key = ReportTokens.readingKey(frame);
     const where = this.pathOf(key ? null : this.slotName(frame));
-    throw pastLimit(`holds ${key ? 'a field name' : 'a text'} of more than ${countText(REPORT_LIMITS.textCharacters)} characters${where ? ` at ${where}` : ''}`);
+    throw pastLimit(
+      `holds ${key ? 'a field name' : 'a text'} of more than ${countText(REPORT_LIMITS.textCharacters)} characters${where ? ` at ${where}` : ''}`,
+    );
   }
 
   private checkNumber(text: string, frame: Frame | undefined): void {

@@ -20,7 +20,13 @@ async function setup() {
 }
 
 const request = (change: Partial<WindowRequest> = {}): WindowRequest => ({
-  reportId: REPORT, filter: {}, sort: { key: 'label', direction: 'asc' }, expansion: { all: 'none', toggled: [] }, offset: 0, count: 500, ...change,
+  reportId: REPORT,
+  filter: {},
+  sort: { key: 'label', direction: 'asc' },
+  expansion: { all: 'none', toggled: [] },
+  offset: 0,
+  count: 500,
+  ...change,
 });
 
 describe('viewer window queries', () => {
@@ -33,7 +39,14 @@ describe('viewer window queries', () => {
     const names = window.rows.map((row) => row.label.toLowerCase());
     expect(names).toEqual([...names].sort());
     const first = window.rows[0]!;
-    const expected = lines.filter((l) => l.organization.name === first.label && first.currencyKey === (l.service.currencyCode === (l.service.customerCurrencyCode ?? l.service.currencyCode) ? l.service.currencyCode : `${l.service.currencyCode}→${l.service.customerCurrencyCode}`));
+    const expected = lines.filter(
+      (l) =>
+        l.organization.name === first.label &&
+        first.currencyKey ===
+          (l.service.currencyCode === (l.service.customerCurrencyCode ?? l.service.currencyCode)
+            ? l.service.currencyCode
+            : `${l.service.currencyCode}→${l.service.customerCurrencyCode}`),
+    );
     expect(new Money(first.sales).equals(expected.reduce((sum, l) => sum.plus(String(l.line.totalCustomerPrice)), new Money(0)))).toBe(true);
     expect(first.lines).toBe(expected.length);
   });
@@ -46,7 +59,22 @@ describe('viewer window queries', () => {
     // Every word must appear somewhere on the line's path: organization, service, subscription or the line itself.
     const words = [lines[3]!.line.productName.split(' ')[0]!.toLowerCase(), lines[3]!.organization.name.split(' ')[0]!.toLowerCase()];
     const haystack = (l: (typeof lines)[number]) =>
-      [l.organization.name, l.organization.customerNumber, l.organization.orgId, l.service.serviceName, l.service.serviceId, l.item.itemName, l.item.subscriptionId, l.item.poNumber, l.line.productName, l.line.productId, l.line.itemCode, l.line.itemDetails].join(' ').toLowerCase();
+      [
+        l.organization.name,
+        l.organization.customerNumber,
+        l.organization.orgId,
+        l.service.serviceName,
+        l.service.serviceId,
+        l.item.itemName,
+        l.item.subscriptionId,
+        l.item.poNumber,
+        l.line.productName,
+        l.line.productId,
+        l.line.itemCode,
+        l.line.itemDetails,
+      ]
+        .join(' ')
+        .toLowerCase();
     const texted = await viewer.window(request({ filter: { text: words.join(' ') } }));
     expect(texted.lineCount).toBe(lines.filter((l) => words.every((word) => haystack(l).includes(word))).length);
     expect(texted.lineCount).toBeGreaterThan(0);
@@ -107,9 +135,15 @@ describe('viewer window queries', () => {
       const sums = new Map<string, { lines: number; cost: InstanceType<typeof Money>; sales: InstanceType<typeof Money> }>();
       for (const l of month.lines.filter(keep)) {
         const sum = sums.get(keyOf(l)) ?? { lines: 0, cost: new Money(0), sales: new Money(0) };
-        sums.set(keyOf(l), { lines: sum.lines + 1, cost: sum.cost.plus(String(l.line.totalResellerPrice)), sales: sum.sales.plus(String(l.line.totalCustomerPrice)) });
+        sums.set(keyOf(l), {
+          lines: sum.lines + 1,
+          cost: sum.cost.plus(String(l.line.totalResellerPrice)),
+          sales: sum.sales.plus(String(l.line.totalCustomerPrice)),
+        });
       }
-      return [...sums.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([currencyKey, sum]) => ({ currencyKey, lines: sum.lines, cost: sum.cost.toFixed(6), sales: sum.sales.toFixed(6) }));
+      return [...sums.entries()]
+        .sort(([a], [b]) => (a < b ? -1 : 1))
+        .map(([currencyKey, sum]) => ({ currencyKey, lines: sum.lines, cost: sum.cost.toFixed(6), sales: sum.sales.toFixed(6) }));
     };
     const cases: [ReportFilter, (l: (typeof month.lines)[number]) => boolean][] = [
       [{}, () => true],
@@ -140,7 +174,10 @@ const exact = (value: string | number) => new Money(value).toFixed();
  */
 async function markedMonth() {
   const month = await ledgerWithMonth({
-    reportId: REPORT, seed: 21, organizations: 24, linesPerOrganization: 6,
+    reportId: REPORT,
+    seed: 21,
+    organizations: 24,
+    linesPerOrganization: 6,
     change: (entries) => {
       const services = entries.flatMap((entry) => entry.organizations.flatMap((organization) => organization.services));
       services[0]!.totalResellerPrice = new Money(services[0]!.totalResellerPrice).plus(1).toFixed(2);
@@ -157,7 +194,9 @@ async function markedMonth() {
   });
   cleanups.push(month.close);
   const lines = month.entries.flatMap((entry) =>
-    entry.organizations.flatMap((organization) => organization.services.flatMap((service) => service.items.flatMap((item) => item.products.map((line) => ({ entry, organization, service, item, line }))))),
+    entry.organizations.flatMap((organization) =>
+      organization.services.flatMap((service) => service.items.flatMap((item) => item.products.map((line) => ({ entry, organization, service, item, line })))),
+    ),
   );
   return { viewer: new ReportViewerQueries(async () => month.ledger, new ReportLibrary(async () => month.ledger)), lines };
 }
@@ -203,17 +242,29 @@ describe('viewer tree by service', () => {
     const { viewer, lines } = await markedMonth();
     const rows = await wholeTree(viewer, { hierarchy: 'service' });
     expect(new Set(rows.map((row) => row.key)).size).toBe(rows.length);
-    expect(rows.map((row) => `${row.depth}:${row.level}`).filter((value, index, all) => all.indexOf(value) === index).sort()).toEqual(['0:service', '1:organization', '2:subscription', '3:line']);
+    expect(
+      rows
+        .map((row) => `${row.depth}:${row.level}`)
+        .filter((value, index, all) => all.indexOf(value) === index)
+        .sort(),
+    ).toEqual(['0:service', '1:organization', '2:subscription', '3:line']);
 
     const expected = new Map<string, { label: string; lines: number; cost: Money; sales: Money; organizations: Set<string> }>();
     for (const l of lines) {
       const key = `${l.service.serviceId}|${currencyKeyOf(l)}`;
       const sum = expected.get(key) ?? { label: l.service.serviceName, lines: 0, cost: new Money(0), sales: new Money(0), organizations: new Set<string>() };
-      expected.set(key, { ...sum, lines: sum.lines + 1, cost: sum.cost.plus(l.line.totalResellerPrice), sales: sum.sales.plus(l.line.totalCustomerPrice), organizations: sum.organizations.add(l.organization.orgId) });
+      expected.set(key, {
+        ...sum,
+        lines: sum.lines + 1,
+        cost: sum.cost.plus(l.line.totalResellerPrice),
+        sales: sum.sales.plus(l.line.totalCustomerPrice),
+        organizations: sum.organizations.add(l.organization.orgId),
+      });
     }
     const tops = siblingGroups(rows)[0]!;
     expect(tops.every((row) => row.level === 'service')).toBe(true);
-    const summary = (label: string, currencyKey: string, lines: number, cost: string | Money, sales: string | Money) => `${label}|${currencyKey}|${lines}|${exact(cost.toString())}|${exact(sales.toString())}`;
+    const summary = (label: string, currencyKey: string, lines: number, cost: string | Money, sales: string | Money) =>
+      `${label}|${currencyKey}|${lines}|${exact(cost.toString())}|${exact(sales.toString())}`;
     expect(tops.map((row) => summary(row.label, row.currencyKey, row.lines, row.cost, row.sales)).sort()).toEqual(
       [...expected.entries()].map(([key, sum]) => summary(sum.label, key.split('|')[1]!, sum.lines, sum.cost, sum.sales)).sort(),
     );
@@ -241,13 +292,16 @@ describe('viewer tree by service', () => {
     expect((await viewer.totals(REPORT, {})).totals.map((total) => [total.currencyKey, exact(total.sales)])).toEqual(perCurrency(tops));
   });
 
-  it('keeps its keys whatever the sort, and never answers one arrangement from the other\'s cache', async () => {
+  it("keeps its keys whatever the sort, and never answers one arrangement from the other's cache", async () => {
     const { viewer } = await markedMonth();
     const byLabel = await wholeTree(viewer, { hierarchy: 'service' });
     const bySales = await wholeTree(viewer, { hierarchy: 'service', sort: { key: 'sales', direction: 'desc' } });
     expect(bySales.map((row) => row.key).sort()).toEqual(byLabel.map((row) => row.key).sort());
     const service = byLabel.find((row) => row.level === 'service')!;
-    const opened = await allRows(viewer, request({ hierarchy: 'service', sort: { key: 'cost', direction: 'asc' }, expansion: { all: 'none', toggled: [service.key] } }));
+    const opened = await allRows(
+      viewer,
+      request({ hierarchy: 'service', sort: { key: 'cost', direction: 'asc' }, expansion: { all: 'none', toggled: [service.key] } }),
+    );
     expect(opened.find((row) => row.key === service.key)).toMatchObject({ expanded: true, label: service.label, sales: service.sales });
     expect(opened.filter((row) => row.depth === 1).length).toBeGreaterThan(0);
 
@@ -259,9 +313,10 @@ describe('viewer tree by service', () => {
     expect((await viewer.window(request(state))).rows.map((row) => row.key)).toEqual(organizations.rows.map((row) => row.key));
   });
 
-  it('flags stated totals that differ from the sum below in both arrangements: the organization rows under a service carry its service\'s flag', async () => {
+  it("flags stated totals that differ from the sum below in both arrangements: the organization rows under a service carry its service's flag", async () => {
     const { viewer } = await markedMonth();
-    const flagged = (rows: TreeRow[]) => rows.filter((row) => row.mismatch).map((row) => ({ level: row.level, label: row.label, currencyKey: row.currencyKey, mismatch: row.mismatch }));
+    const flagged = (rows: TreeRow[]) =>
+      rows.filter((row) => row.mismatch).map((row) => ({ level: row.level, label: row.label, currencyKey: row.currencyKey, mismatch: row.mismatch }));
     const byOrganization = await wholeTree(viewer);
     const byService = await wholeTree(viewer, { hierarchy: 'service' });
     const service = flagged(byOrganization).find((row) => row.level === 'service')!;
@@ -288,7 +343,10 @@ describe('viewer row fields', () => {
         expect(subscription.quantity).not.toBeNull();
         expect(new Money(subscription.quantity!).equals(group.reduce((sum, row) => sum.plus(row.quantity!), new Money(0)))).toBe(true);
       }
-      const shown = rows.filter((row) => row.level === 'line').map((row) => `${row.label}|${exact(row.quantity!)}|${exact(row.sales)}`).sort();
+      const shown = rows
+        .filter((row) => row.level === 'line')
+        .map((row) => `${row.label}|${exact(row.quantity!)}|${exact(row.sales)}`)
+        .sort();
       expect(shown).toEqual(lines.map((l) => `${l.line.productName}|${exact(l.line.quantity)}|${exact(l.line.totalCustomerPrice)}`).sort());
     }
   });
@@ -300,26 +358,77 @@ describe('viewer row fields', () => {
     const day = (value: string) => value.slice(0, 10);
     expect(lines.some((l) => l.item.poNumber === '')).toBe(true);
     expect(lines.some((l) => l.item.poNumber !== '')).toBe(true);
-    const lineRow = (row: TreeRow) => JSON.stringify([row.label, row.detail, exact(row.unitCost!), exact(row.unitPrice!), row.poNumber, row.billingDate, exact(row.sales)]);
-    expect(rows.filter((row) => row.level === 'line').map(lineRow).sort()).toEqual(
-      lines.map((l) => JSON.stringify([l.line.productName, l.line.itemCode, exact(l.line.resellerPricePerUnit), exact(l.line.customerPricePerUnit), po(l.item.poNumber), day(l.entry.billingDate), exact(l.line.totalCustomerPrice)])).sort(),
+    const lineRow = (row: TreeRow) =>
+      JSON.stringify([row.label, row.detail, exact(row.unitCost!), exact(row.unitPrice!), row.poNumber, row.billingDate, exact(row.sales)]);
+    expect(
+      rows
+        .filter((row) => row.level === 'line')
+        .map(lineRow)
+        .sort(),
+    ).toEqual(
+      lines
+        .map((l) =>
+          JSON.stringify([
+            l.line.productName,
+            l.line.itemCode,
+            exact(l.line.resellerPricePerUnit),
+            exact(l.line.customerPricePerUnit),
+            po(l.item.poNumber),
+            day(l.entry.billingDate),
+            exact(l.line.totalCustomerPrice),
+          ]),
+        )
+        .sort(),
     );
     expect(rows.find((row) => row.level === 'line')!.billingDate).toMatch(/^2026-10-\d\d$/);
     const subscriptionRow = (row: TreeRow) => JSON.stringify([row.label, row.detail, row.poNumber, row.billingDate, row.unitCost, row.unitPrice]);
-    const subscriptions = new Map(lines.map((l) => [l.item.subscriptionId + l.entry.billingDate, JSON.stringify([l.item.itemName, '', po(l.item.poNumber), null, null, null])]));
-    expect(rows.filter((row) => row.level === 'subscription').map(subscriptionRow).sort()).toEqual([...subscriptions.values()].sort());
-    const services = new Map(lines.map((l) => [`${l.organization.orgId}|${l.service.serviceId}|${l.entry.billingDate}`, JSON.stringify([l.service.serviceName, '', null, day(l.entry.billingDate), null, null])]));
-    expect(rows.filter((row) => row.level === 'service').map(subscriptionRow).sort()).toEqual([...services.values()].sort());
+    const subscriptions = new Map(
+      lines.map((l) => [l.item.subscriptionId + l.entry.billingDate, JSON.stringify([l.item.itemName, '', po(l.item.poNumber), null, null, null])]),
+    );
+    expect(
+      rows
+        .filter((row) => row.level === 'subscription')
+        .map(subscriptionRow)
+        .sort(),
+    ).toEqual([...subscriptions.values()].sort());
+    const services = new Map(
+      lines.map((l) => [
+        `${l.organization.orgId}|${l.service.serviceId}|${l.entry.billingDate}`,
+        JSON.stringify([l.service.serviceName, '', null, day(l.entry.billingDate), null, null]),
+      ]),
+    );
+    expect(
+      rows
+        .filter((row) => row.level === 'service')
+        .map(subscriptionRow)
+        .sort(),
+    ).toEqual([...services.values()].sort());
     const organizations = rows.filter((row) => row.level === 'organization');
     expect(organizations.every((row) => row.poNumber === null && row.billingDate === null && row.unitCost === null && row.unitPrice === null)).toBe(true);
-    expect(organizations.map((row) => row.detail)).toEqual(organizations.map((row) => lines.find((l) => l.organization.name === row.label)!.organization.customerNumber));
+    expect(organizations.map((row) => row.detail)).toEqual(
+      organizations.map((row) => lines.find((l) => l.organization.name === row.label)!.organization.customerNumber),
+    );
 
     const byService = await wholeTree(viewer, { hierarchy: 'service' });
-    expect(byService.filter((row) => row.level === 'service').every((row) => row.billingDate === null && row.detail === '' && row.poNumber === null)).toBe(true);
+    expect(byService.filter((row) => row.level === 'service').every((row) => row.billingDate === null && row.detail === '' && row.poNumber === null)).toBe(
+      true,
+    );
     const underService = byService.filter((row) => row.level === 'organization');
     expect(underService.every((row) => row.billingDate === null && row.poNumber === null)).toBe(true);
-    expect(underService.map((row) => row.detail)).toEqual(underService.map((row) => lines.find((l) => l.organization.name === row.label)!.organization.customerNumber));
-    expect(byService.filter((row) => row.level === 'line').map(lineRow).sort()).toEqual(rows.filter((row) => row.level === 'line').map(lineRow).sort());
+    expect(underService.map((row) => row.detail)).toEqual(
+      underService.map((row) => lines.find((l) => l.organization.name === row.label)!.organization.customerNumber),
+    );
+    expect(
+      byService
+        .filter((row) => row.level === 'line')
+        .map(lineRow)
+        .sort(),
+    ).toEqual(
+      rows
+        .filter((row) => row.level === 'line')
+        .map(lineRow)
+        .sort(),
+    );
   });
 });
 
@@ -356,7 +465,9 @@ describe('viewer sorting', () => {
         }
       }
     }
-    const unsold = (await wholeTree(viewer, { sort: { key: 'marginPercent', direction: 'desc' } })).filter((row) => row.marginPercent === null && !row.currencyKey.includes('→'));
+    const unsold = (await wholeTree(viewer, { sort: { key: 'marginPercent', direction: 'desc' } })).filter(
+      (row) => row.marginPercent === null && !row.currencyKey.includes('→'),
+    );
     expect(unsold.length).toBeGreaterThan(0);
   });
 
@@ -366,7 +477,10 @@ describe('viewer sorting', () => {
       for (const direction of ['asc', 'desc'] as const) {
         const rows = await wholeTree(viewer, { hierarchy, sort: { key: 'quantity', direction } });
         const groups = siblingGroups(rows);
-        expectRankedWithinCurrency(groups.filter((list) => list[0]!.quantity !== null), { key: 'quantity', direction });
+        expectRankedWithinCurrency(
+          groups.filter((list) => list[0]!.quantity !== null),
+          { key: 'quantity', direction },
+        );
         for (const group of groups.filter((list) => list[0]!.quantity === null)) {
           const names = group.map((row) => row.label.toLowerCase());
           expect(names).toEqual([...names].sort());

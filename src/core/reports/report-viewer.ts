@@ -124,18 +124,29 @@ export class ReportViewerQueries {
     // here, they are still kept when read below, so the query for the default ones is then not run.
     const prefix = `${passKey(reportId, filter)}|`;
     const key = this.tops.find(prefix) ?? topRowsKey(reportId, filter, 'organization', DEFAULT_SORT);
-    return this.tops.read(key, () => topRowsQuery(reportId, filter, 'organization', DEFAULT_SORT), async (tops, ledger) =>
-      totalsOf(CURRENCY_SUM.all(await ledger.all(`SELECT currency_key, sum(lines) AS lines, sum(cost) AS cost, sum(sales) AS sales FROM temp.${tops.table} GROUP BY currency_key`))),
+    return this.tops.read(
+      key,
+      () => topRowsQuery(reportId, filter, 'organization', DEFAULT_SORT),
+      async (tops, ledger) =>
+        totalsOf(
+          CURRENCY_SUM.all(
+            await ledger.all(`SELECT currency_key, sum(lines) AS lines, sum(cost) AS cost, sum(sales) AS sales FROM temp.${tops.table} GROUP BY currency_key`),
+          ),
+        ),
     );
   }
 
   async window(request: WindowRequest): Promise<ReportWindow> {
     const { reportId, filter, sort, hierarchy = 'organization', offset, count } = request;
     // Started before anything is awaited, so totals asked for in the same breath find these top rows and share them.
-    const answer = this.tops.read(topRowsKey(reportId, filter, hierarchy, sort), () => topRowsQuery(reportId, filter, hierarchy, sort), async (tops, ledger) => {
-      const tree = await this.tree(request, tops, ledger);
-      return { tree, lineCount: tops.lines, slice: await sliceOf(tree, tops, ledger, hierarchy, offset, count) };
-    });
+    const answer = this.tops.read(
+      topRowsKey(reportId, filter, hierarchy, sort),
+      () => topRowsQuery(reportId, filter, hierarchy, sort),
+      async (tops, ledger) => {
+        const tree = await this.tree(request, tops, ledger);
+        return { tree, lineCount: tops.lines, slice: await sliceOf(tree, tops, ledger, hierarchy, offset, count) };
+      },
+    );
     answer.catch(() => undefined); // awaited below, unless the report is gone
     const meta = await this.library.meta(reportId);
     const { tree, lineCount, slice } = await answer;
@@ -145,7 +156,11 @@ export class ReportViewerQueries {
       lineCount,
       totalLines: meta.counts.lines,
       offset,
-      rows: slice.map(({ mismatchOf, ...row }) => ({ ...row, ...margins(row.currencyKey, row.cost, row.sales), mismatch: mismatchOf ? (mismatches.get(mismatchOf) ?? null) : null })),
+      rows: slice.map(({ mismatchOf, ...row }) => ({
+        ...row,
+        ...margins(row.currencyKey, row.cost, row.sales),
+        mismatch: mismatchOf ? (mismatches.get(mismatchOf) ?? null) : null,
+      })),
     };
   }
 
@@ -190,7 +205,12 @@ export class ReportViewerQueries {
     const toggledTops = toggled.size ? `${allOpen ? 'NOT ' : ''}(key IN (SELECT unnest($1::VARCHAR[])))` : null;
     const openTops =
       allOpen || toggledTops
-        ? OPEN_TOP.all(await ledger.all(`SELECT place, key FROM temp.${tops.table} ${toggledTops ? `WHERE ${toggledTops}` : ''} ORDER BY place`, toggledTops ? [[...toggled]] : []))
+        ? OPEN_TOP.all(
+            await ledger.all(
+              `SELECT place, key FROM temp.${tops.table} ${toggledTops ? `WHERE ${toggledTops}` : ''} ORDER BY place`,
+              toggledTops ? [[...toggled]] : [],
+            ),
+          )
         : [];
     // Every top row open: no need to name them.
     const openNamed = allOpen && openTops.length === tops.count ? null : openTops.map((row) => row.key);
@@ -233,15 +253,17 @@ export class ReportViewerQueries {
       : [];
     const openSubscriptions = subscriptions.map((row) => row.key).filter((key) => toggled.has(key));
     const lines = openSubscriptions.length
-      ? LINE_ROW.all(await ledger.all(
-          `SELECT 'l:' || l.line_no AS key, 'u:' || l.subscription_no AS parent, ${CURRENCY_KEY} AS currency_key, l.product_name AS label, l.item_code AS detail,
+      ? LINE_ROW.all(
+          await ledger.all(
+            `SELECT 'l:' || l.line_no AS key, 'u:' || l.subscription_no AS parent, ${CURRENCY_KEY} AS currency_key, l.product_name AS label, l.item_code AS detail,
              1 AS lines, l.quantity, l.cost_per_unit AS unit_cost, l.sales_per_unit AS unit_price, l.cost, l.sales, e.billing_date
            FROM billing_lines l JOIN organizations o ON o.report_id = $1 AND o.org_no = l.org_no
            LEFT JOIN billing_entries e ON e.report_id = $1 AND e.entry_no = o.entry_no
            WHERE ${where} AND ('u:' || l.subscription_no) IN (SELECT unnest(${next}::VARCHAR[]))
            ORDER BY ${orderBy(sort, true)}`,
-          [...params, openSubscriptions],
-        ))
+            [...params, openSubscriptions],
+          ),
+        )
       : [];
 
     const childrenOf = <R>(rows: R[], parentOf: (row: R) => string | undefined) => {
@@ -260,10 +282,14 @@ export class ReportViewerQueries {
     const linesOf = childrenOf(lines, (row) => row.parent);
     const open = openTops.map((top) => {
       const below: RawRow[] = [];
-      const push = (row: TreeSourceRow, level: TreeRow['level'], depth: number, open: boolean | null, fields: Partial<RawRow> = {}) => below.push(rawRow(row, level, depth, open, fields));
+      const push = (row: TreeSourceRow, level: TreeRow['level'], depth: number, open: boolean | null, fields: Partial<RawRow> = {}) =>
+        below.push(rawRow(row, level, depth, open, fields));
       for (const second of secondsOf.get(top.key) ?? []) {
         const secondOpen = toggled.has(second.key);
-        push(second, byOrganization ? 'service' : 'organization', 1, secondOpen, { billingDate: dayOf(second.billing_date), mismatchOf: `s:${second.service_nos}` });
+        push(second, byOrganization ? 'service' : 'organization', 1, secondOpen, {
+          billingDate: dayOf(second.billing_date),
+          mismatchOf: `s:${second.service_nos}`,
+        });
         if (!secondOpen) continue;
         for (const subscription of subscriptionsOf.get(second.key) ?? []) {
           const subscriptionOpen = toggled.has(subscription.key);
@@ -271,7 +297,13 @@ export class ReportViewerQueries {
           push(subscription, 'subscription', 2, subscriptionOpen, { detail: '', quantity: subscription.quantity, poNumber, mismatchOf: subscription.key });
           if (!subscriptionOpen) continue;
           for (const line of linesOf.get(subscription.key) ?? []) {
-            push(line, 'line', 3, null, { quantity: line.quantity, unitCost: line.unit_cost, unitPrice: line.unit_price, poNumber, billingDate: dayOf(line.billing_date) });
+            push(line, 'line', 3, null, {
+              quantity: line.quantity,
+              unitCost: line.unit_cost,
+              unitPrice: line.unit_price,
+              poNumber,
+              billingDate: dayOf(line.billing_date),
+            });
           }
         }
       }
@@ -303,11 +335,14 @@ export class ReportViewerQueries {
              WHERE s.report_id = $1 AND list_contains($2, s.service_no::VARCHAR)
              GROUP BY s.service_no, s.stated_cost, s.stated_sales`,
             [reportId, services],
-          )
+          ),
         ).map((row) => [row.no, row] as const),
       );
       for (const of of serviceRows) {
-        const members = of.slice(2).split(',').flatMap((no) => stated.get(no) ?? []);
+        const members = of
+          .slice(2)
+          .split(',')
+          .flatMap((no) => stated.get(no) ?? []);
         if (!members.some((row) => row.differs)) continue;
         type Sum = 'stated_cost' | 'stated_sales' | 'sum_cost' | 'sum_sales';
         const sum = (column: Sum) => (members.length === 1 ? members[0]![column] : members.reduce((total, row) => total.plus(row[column]), money(0)).toFixed());
@@ -315,15 +350,17 @@ export class ReportViewerQueries {
       }
     }
     if (subscriptions.length) {
-      const result = SUBSCRIPTION_STATED.all(await ledger.all(
-        `SELECT u.subscription_no AS no, u.stated_cost::VARCHAR AS stated_cost, u.stated_sales::VARCHAR AS stated_sales,
+      const result = SUBSCRIPTION_STATED.all(
+        await ledger.all(
+          `SELECT u.subscription_no AS no, u.stated_cost::VARCHAR AS stated_cost, u.stated_sales::VARCHAR AS stated_sales,
            sum(l.cost)::VARCHAR AS sum_cost, sum(l.sales)::VARCHAR AS sum_sales
          FROM subscriptions u JOIN billing_lines l ON l.report_id = u.report_id AND l.subscription_no = u.subscription_no
          WHERE u.report_id = $1 AND list_contains($2, u.subscription_no::VARCHAR)
          GROUP BY u.subscription_no, u.stated_cost, u.stated_sales
          HAVING u.stated_cost <> sum(l.cost) OR u.stated_sales <> sum(l.sales)`,
-        [reportId, subscriptions],
-      ));
+          [reportId, subscriptions],
+        ),
+      );
       for (const row of result) {
         found.set(`u:${row.no}`, { statedCost: row.stated_cost, statedSales: row.stated_sales, sumCost: row.sum_cost, sumSales: row.sum_sales });
       }
@@ -354,8 +391,16 @@ function topRowsQuery(reportId: string, filter: ReportFilter, hierarchy: ReportH
   const { where, params } = lineFilter(reportId, filter);
   const [by, named, join] =
     hierarchy === 'organization'
-      ? ['org_no', `'o:' || ${ORG_KEY} || '|' || a.currency_key AS key, o.name AS label, o.customer_number AS detail`, 'JOIN organizations o ON o.report_id = $1 AND o.org_no = a.org_no']
-      : ['service_no', `'v:' || a.currency_key || '|' || ${SERVICE_KEY} AS key, s.service_name AS label, '' AS detail`, 'JOIN services s ON s.report_id = $1 AND s.service_no = a.service_no'];
+      ? [
+          'org_no',
+          `'o:' || ${ORG_KEY} || '|' || a.currency_key AS key, o.name AS label, o.customer_number AS detail`,
+          'JOIN organizations o ON o.report_id = $1 AND o.org_no = a.org_no',
+        ]
+      : [
+          'service_no',
+          `'v:' || a.currency_key || '|' || ${SERVICE_KEY} AS key, s.service_name AS label, '' AS detail`,
+          'JOIN services s ON s.report_id = $1 AND s.service_no = a.service_no',
+        ];
   return {
     sql: `SELECT *, row_number() OVER (ORDER BY ${orderBy(sort, false)}) - 1 AS place FROM (
         SELECT key, currency_key, min(label) AS label, min(detail) AS detail, sum(lines) AS lines, sum(cost) AS cost, sum(sales) AS sales
@@ -368,9 +413,24 @@ function topRowsQuery(reportId: string, filter: ReportFilter, hierarchy: ReportH
 /** A visible row from its query row; `open` is null for a row with nothing below it. */
 function rawRow(row: TreeSourceRow, level: TreeRow['level'], depth: number, open: boolean | null, fields: Partial<RawRow> = {}): RawRow {
   return {
-    key: row.key, level, depth, label: row.label ?? '', detail: row.detail ?? '', currencyKey: row.currency_key,
-    hasChildren: open !== null, expanded: open === true, lines: row.lines, quantity: null, unitCost: null, unitPrice: null, poNumber: null, billingDate: null,
-    cost: row.cost, sales: row.sales, mismatchOf: null, ...fields,
+    key: row.key,
+    level,
+    depth,
+    label: row.label ?? '',
+    detail: row.detail ?? '',
+    currencyKey: row.currency_key,
+    hasChildren: open !== null,
+    expanded: open === true,
+    lines: row.lines,
+    quantity: null,
+    unitCost: null,
+    unitPrice: null,
+    poNumber: null,
+    billingDate: null,
+    cost: row.cost,
+    sales: row.sales,
+    mismatchOf: null,
+    ...fields,
   };
 }
 
@@ -428,7 +488,13 @@ function totalsOf(tops: Row<typeof CURRENCY_SUM.columns>[]): { lineCount: number
   }
   const totals = [...sums.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([currencyKey, sum]) => ({ currencyKey, lines: sum.lines, cost: sum.cost.toFixed(6), sales: sum.sales.toFixed(6), ...margins(currencyKey, sum.cost.toFixed(6), sum.sales.toFixed(6)) }));
+    .map(([currencyKey, sum]) => ({
+      currencyKey,
+      lines: sum.lines,
+      cost: sum.cost.toFixed(6),
+      sales: sum.sales.toFixed(6),
+      ...margins(currencyKey, sum.cost.toFixed(6), sum.sales.toFixed(6)),
+    }));
   return { lineCount: totals.reduce((total, row) => total + row.lines, 0), totals };
 }
 

@@ -14,9 +14,28 @@ import { INVOICING_COLUMNS, INVOICING_EXPLANATION } from './workbook/invoicing-s
 
 /** The `Billing lines` headers an ERP import expects, exactly and in this order (the catalogue must give these). */
 const BILLING_LINE_HEADERS = [
-  'Organization', 'Customer number', 'Org ID', 'Organization groups', 'Service', 'Service ID', 'Subscription', 'Subscription ID',
-  'PO number', 'Product', 'Product ID', 'Item code', 'Quantity', 'Reseller price per unit', 'Customer price per unit',
-  'Total reseller price', 'Total customer price', 'Margin', 'Currency', 'Customer currency', 'Billing date', 'Item details',
+  'Organization',
+  'Customer number',
+  'Org ID',
+  'Organization groups',
+  'Service',
+  'Service ID',
+  'Subscription',
+  'Subscription ID',
+  'PO number',
+  'Product',
+  'Product ID',
+  'Item code',
+  'Quantity',
+  'Reseller price per unit',
+  'Customer price per unit',
+  'Total reseller price',
+  'Total customer price',
+  'Margin',
+  'Currency',
+  'Customer currency',
+  'Billing date',
+  'Item details',
 ];
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -57,12 +76,33 @@ async function saved(report: SavedReportFile) {
   async function* body() {
     yield JSON.stringify({ status: 5, data: report.entries });
   }
-  await ingestReport(ledger, { reportId: meta.id, jobId: null, name: meta.name, profileId: meta.profileId, profileName: meta.profileName, host: meta.host, resellerId: 'r', period: meta.period, fetchedAt: meta.fetchedAt, source: 'service', sourceFile: null }, body());
+  await ingestReport(
+    ledger,
+    {
+      reportId: meta.id,
+      jobId: null,
+      name: meta.name,
+      profileId: meta.profileId,
+      profileName: meta.profileName,
+      host: meta.host,
+      resellerId: 'r',
+      period: meta.period,
+      fetchedAt: meta.fetchedAt,
+      source: 'service',
+      sourceFile: null,
+    },
+    body(),
+  );
   let exports = 0;
   return async (filter?: ReportFilter, maxRows?: number, more: Partial<WorkbookOptions> = {}) => {
     const path = join(dir.path, `out-${++exports}.xlsx`);
     await writeReportWorkbook(ledger, await new ReportLibrary(async () => ledger).meta(meta.id), path, {
-      appVersion: '1.2.3', exportedAt: new Date('2026-11-08T10:00:00Z'), timeZone: 'Europe/Stockholm', ...(filter ? { filter } : {}), ...(maxRows ? { maxRows } : {}), ...more,
+      appVersion: '1.2.3',
+      exportedAt: new Date('2026-11-08T10:00:00Z'),
+      timeZone: 'Europe/Stockholm',
+      ...(filter ? { filter } : {}),
+      ...(maxRows ? { maxRows } : {}),
+      ...more,
     });
     const workbook = new ExcelJS.Workbook();
     await workbook.xlsx.readFile(path);
@@ -111,7 +151,9 @@ function evaluate(workbook: ExcelJS.Workbook, sheet: ExcelJS.Worksheet, formula:
     if (name === 'SUBTOTAL') {
       expect(args[0]).toBe('9');
       const cells = args.slice(1).flatMap(cellsOf);
-      const nested = cells.filter((cell) => typeof cell.value === 'object' && cell.value !== null && 'formula' in cell.value && /SUBTOTAL/.test(String(cell.value.formula)));
+      const nested = cells.filter(
+        (cell) => typeof cell.value === 'object' && cell.value !== null && 'formula' in cell.value && /SUBTOTAL/.test(String(cell.value.formula)),
+      );
       expect(nested).toEqual([]); // a customer subtotal never sums another
       return cells.reduce((total, cell) => (cell.value === null ? total : total.plus(exactOf(cell.value))), sum);
     }
@@ -123,9 +165,17 @@ function evaluate(workbook: ExcelJS.Workbook, sheet: ExcelJS.Worksheet, formula:
   }, new Money(0));
 }
 
-type Served = { organization: Entries[number]['organizations'][number]; service: Entries[number]['organizations'][number]['services'][number]; line: Entries[number]['organizations'][number]['services'][number]['items'][number]['products'][number] };
+type Served = {
+  organization: Entries[number]['organizations'][number];
+  service: Entries[number]['organizations'][number]['services'][number];
+  line: Entries[number]['organizations'][number]['services'][number]['items'][number]['products'][number];
+};
 const servedLines = (report: SavedReportFile): Served[] =>
-  report.entries.flatMap((entry) => entry.organizations.flatMap((organization) => organization.services.flatMap((service) => service.items.flatMap((item) => item.products.map((line) => ({ organization, service, line }))))));
+  report.entries.flatMap((entry) =>
+    entry.organizations.flatMap((organization) =>
+      organization.services.flatMap((service) => service.items.flatMap((item) => item.products.map((line) => ({ organization, service, line })))),
+    ),
+  );
 
 /** Exact sums of the report's own decimal strings, per "cost currency|sales currency". */
 function exactLineTotals(report: SavedReportFile) {
@@ -147,11 +197,45 @@ describe('the report workbook', () => {
   it('has Invoicing first, then Summary, Services, Organization groups, Billing lines and About, with the exact headers in order', async () => {
     const workbook = await load(sampleReport());
     expect(workbook.worksheets.map((sheet) => sheet.name)).toEqual(['Invoicing', 'Summary', 'Services', 'Organization groups', 'Billing lines', 'About']);
-    expect(rows(workbook.getWorksheet('Invoicing')!)[0]).toEqual(['Customer number', 'Organization', 'Currency', 'Amount to invoice', 'Billing lines', 'Flags']);
-    expect(INVOICING_COLUMNS.map((column) => column.header)).toEqual(['Customer number', 'Organization', 'Currency', 'Amount to invoice', 'Billing lines', 'Flags']);
+    expect(rows(workbook.getWorksheet('Invoicing')!)[0]).toEqual([
+      'Customer number',
+      'Organization',
+      'Currency',
+      'Amount to invoice',
+      'Billing lines',
+      'Flags',
+    ]);
+    expect(INVOICING_COLUMNS.map((column) => column.header)).toEqual([
+      'Customer number',
+      'Organization',
+      'Currency',
+      'Amount to invoice',
+      'Billing lines',
+      'Flags',
+    ]);
     expect(rows(workbook.getWorksheet('Billing lines')!)[0]).toEqual([...BILLING_LINE_HEADERS]);
-    expect(rows(workbook.getWorksheet('Summary')!)[0]).toEqual(['Organization', 'Customer number', 'Organization groups', 'Currency', 'Cost', 'Sales', 'Margin', 'Margin %']);
-    expect(rows(workbook.getWorksheet('Services')!)[0]).toEqual(['Organization', 'Customer number', 'Organization groups', 'Service', 'Service ID', 'Currency', 'Cost', 'Sales', 'Margin', 'Margin %']);
+    expect(rows(workbook.getWorksheet('Summary')!)[0]).toEqual([
+      'Organization',
+      'Customer number',
+      'Organization groups',
+      'Currency',
+      'Cost',
+      'Sales',
+      'Margin',
+      'Margin %',
+    ]);
+    expect(rows(workbook.getWorksheet('Services')!)[0]).toEqual([
+      'Organization',
+      'Customer number',
+      'Organization groups',
+      'Service',
+      'Service ID',
+      'Currency',
+      'Cost',
+      'Sales',
+      'Margin',
+      'Margin %',
+    ]);
     expect(rows(workbook.getWorksheet('Organization groups')!)[0]).toEqual(['Organization', 'Customer number', 'Org ID', 'Group']);
   });
 
@@ -184,7 +268,10 @@ describe('the report workbook', () => {
     const report = sampleReport();
     const workbook = await load(report);
     const exact = exactLineTotals(report);
-    for (const [name, currencyColumn] of [['Summary', 4], ['Services', 6]] as const) {
+    for (const [name, currencyColumn] of [
+      ['Summary', 4],
+      ['Services', 6],
+    ] as const) {
       const sheet = workbook.getWorksheet(name)!;
       const totals = totalRows(sheet);
       expect(totals).toHaveLength(exact.size);
@@ -196,7 +283,10 @@ describe('the report workbook', () => {
         const currency = String(row.getCell(currencyColumn).value);
         const expected = exact.get(pairKey(currency))!;
         const [cost, sales, margin] = [1, 2, 3].map((offset) => row.getCell(currencyColumn + offset));
-        for (const [cell, want] of [[cost!, expected.cost], [sales!, expected.sales]] as const) {
+        for (const [cell, want] of [
+          [cost!, expected.cost],
+          [sales!, expected.sales],
+        ] as const) {
           const { formula, result } = cell.value as { formula: string; result: number };
           expect(formula).toMatch(/^SUMIFS\(/);
           expect(new Money(String(result)).eq(want)).toBe(true);
@@ -205,7 +295,8 @@ describe('the report workbook', () => {
           expect(cell.border?.top?.style).toBe('thin');
         }
         expect(row.getCell(1).font?.bold).toBe(true);
-        if (currency.includes('→')) expect(margin!.value ?? null).toBeNull(); // never a margin across two currencies
+        if (currency.includes('→'))
+          expect(margin!.value ?? null).toBeNull(); // never a margin across two currencies
         else expect(exactOf(margin!.value).eq(expected.sales.minus(expected.cost))).toBe(true);
       }
     }
@@ -273,7 +364,8 @@ describe('the report workbook', () => {
         for (const organization of entry.organizations) {
           if (organization.orgId === credit!.orgId) {
             for (const service of organization.services) {
-              for (const item of service.items) for (const line of item.products) line.totalCustomerPrice = new Money(line.totalCustomerPrice).negated().toFixed();
+              for (const item of service.items)
+                for (const line of item.products) line.totalCustomerPrice = new Money(line.totalCustomerPrice).negated().toFixed();
               for (const item of service.items) item.totalCustomerPrice = new Money(item.totalCustomerPrice).negated().toFixed();
               service.totalCustomerPrice = new Money(service.totalCustomerPrice).negated().toFixed();
             }
@@ -376,7 +468,9 @@ describe('the report workbook', () => {
         sheet.eachRow((row) => {
           if (row.number === 1) return;
           const kind = row.number > end ? 'total' : row.getCell(1).font?.bold ? 'subtotal' : 'data';
-          row.eachCell((cell) => looks.push(`${kind} ${cell.address} ${cell.numFmt ?? ''} bold=${cell.font?.bold === true} top=${cell.border?.top?.style ?? ''}`));
+          row.eachCell((cell) =>
+            looks.push(`${kind} ${cell.address} ${cell.numFmt ?? ''} bold=${cell.font?.bold === true} top=${cell.border?.top?.style ?? ''}`),
+          );
         });
         return looks;
       });
@@ -414,7 +508,9 @@ describe('the report workbook', () => {
     const lines = rows(workbook.getWorksheet('Billing lines')!).slice(1);
     expect(lines.length).toBeGreaterThan(0);
     expect(lines.every((row) => String(row[3]).split(', ').includes(group))).toBe(true);
-    const invoiced = rows(workbook.getWorksheet('Invoicing')!).slice(1).filter((row) => !String(row[0]).startsWith('Total '));
+    const invoiced = rows(workbook.getWorksheet('Invoicing')!)
+      .slice(1)
+      .filter((row) => !String(row[0]).startsWith('Total '));
     expect(new Set(invoiced.map((row) => row[1]))).toEqual(new Set(lines.map((row) => row[0])));
     const about = rows(workbook.getWorksheet('About')!);
     expect(about.find((row) => row[0] === 'Scope')?.[1]).toBe(`Filtered view: group "${group}"`);
@@ -434,8 +530,14 @@ describe('the report workbook', () => {
   });
 
   it('names a zone with its offset at that instant (summer time, west of UTC)', () => {
-    expect(cellLocalTime(new Date('2026-07-01T10:00:00Z'), 'Europe/Stockholm')).toEqual({ value: new Date('2026-07-01T12:00:00Z'), zone: 'Europe/Stockholm, UTC+02:00' });
-    expect(cellLocalTime(new Date('2026-11-08T10:00:00Z'), 'America/New_York')).toEqual({ value: new Date('2026-11-08T05:00:00Z'), zone: 'America/New_York, UTC-05:00' });
+    expect(cellLocalTime(new Date('2026-07-01T10:00:00Z'), 'Europe/Stockholm')).toEqual({
+      value: new Date('2026-07-01T12:00:00Z'),
+      zone: 'Europe/Stockholm, UTC+02:00',
+    });
+    expect(cellLocalTime(new Date('2026-11-08T10:00:00Z'), 'America/New_York')).toEqual({
+      value: new Date('2026-11-08T05:00:00Z'),
+      zone: 'America/New_York, UTC-05:00',
+    });
     expect(cellLocalTime(new Date('2026-11-08T10:00:00Z'), 'Asia/Kolkata').zone).toBe('Asia/Kolkata, UTC+05:30');
   });
 
@@ -521,7 +623,10 @@ describe('the report workbook', () => {
     expect(names[names.indexOf('Extra') - 1]).toMatch(/^Billing lines/);
     expect(rows(workbook.getWorksheet('Extra (2)')!).at(-1)).toEqual(['Billing 2026-10 150']);
     const about = rows(workbook.getWorksheet('About')!);
-    expect(about.slice(1, 3)).toEqual([['Period', '2026-10-01 – 2026-10-31'], ['Month close', 'DRAFT — not signed off (2 exceptions open)']]);
+    expect(about.slice(1, 3)).toEqual([
+      ['Period', '2026-10-01 – 2026-10-31'],
+      ['Month close', 'DRAFT — not signed off (2 exceptions open)'],
+    ]);
     expect(workbook.getWorksheet('About')!.getCell('B3').font?.bold).toBe(true);
     expect(about.find((row) => row[0] === 'Extra sheets')?.[1]).toMatch(/^Extra, Extra \(2\): more rows than one Excel sheet holds/);
   });

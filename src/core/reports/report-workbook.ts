@@ -49,7 +49,9 @@ export async function writeReportWorkbook(ledger: Ledger, meta: ReportMeta, path
   return writeWorkbookFile(ledger.outputs, path, options.exportedAt, async (workbook, output) => {
     const lines = lineFilter(meta.id, options.filter);
     const sheets: Sheets = { workbook, output, maxRows: Math.max(2, options.maxRows ?? EXCEL_MAX_ROWS), print: printSetup(meta.name) };
-    const totals = AMOUNT_ROW.all(await ledger.all(`SELECT ${PAIR}, ${SUMS} FROM billing_lines l WHERE ${lines.where} GROUP BY ALL ORDER BY currency_key`, lines.params)).map(amountsOf);
+    const totals = AMOUNT_ROW.all(
+      await ledger.all(`SELECT ${PAIR}, ${SUMS} FROM billing_lines l WHERE ${lines.where} GROUP BY ALL ORDER BY currency_key`, lines.params),
+    ).map(amountsOf);
     const split = [
       await writeInvoicing(sheets, ledger, meta.id, options.filter),
       await writeSummary(sheets, ledger, lines, totals),
@@ -60,7 +62,15 @@ export async function writeReportWorkbook(ledger: Ledger, meta: ReportMeta, path
     split.push(billingLines.sheets);
     const added = options.addSheets ? await options.addSheets(sheets, meta, options) : { split: [], about: [] };
     split.push(...added.split);
-    writeAbout(sheets, meta, totals, billingLines.lines, split.filter((names) => names.length > 1), added.about, options);
+    writeAbout(
+      sheets,
+      meta,
+      totals,
+      billingLines.lines,
+      split.filter((names) => names.length > 1),
+      added.about,
+      options,
+    );
     return { lines: billingLines.lines };
   });
 }

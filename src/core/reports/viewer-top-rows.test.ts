@@ -18,7 +18,8 @@ async function setup() {
     sql: `SELECT org_no AS key, count(*) AS lines, row_number() OVER (ORDER BY org_no) - 1 AS place FROM billing_lines WHERE report_id = $1 GROUP BY org_no HAVING count(*) > ${min}`,
     params: [REPORT],
   });
-  const tables = async () => (await ledger.all('SELECT table_name FROM duckdb_tables() WHERE temporary ORDER BY table_name')).map((row) => String(row.table_name));
+  const tables = async () =>
+    (await ledger.all('SELECT table_name FROM duckdb_tables() WHERE temporary ORDER BY table_name')).map((row) => String(row.table_name));
   const [size] = await ledger.all('SELECT count(DISTINCT org_no) AS organizations, count(*) AS lines FROM billing_lines WHERE report_id = $1', [REPORT]);
   return { kept, query, tables, organizations: Number(size!.organizations), lines: Number(size!.lines) };
 }
@@ -63,7 +64,13 @@ describe('kept top rows', () => {
 
   it('tries again after a failed make', async () => {
     const { kept, query, organizations } = await setup();
-    await expect(kept.read('a', () => ({ sql: 'SELECT * FROM no_such_table', params: [] }), async () => undefined)).rejects.toThrow();
+    await expect(
+      kept.read(
+        'a',
+        () => ({ sql: 'SELECT * FROM no_such_table', params: [] }),
+        async () => undefined,
+      ),
+    ).rejects.toThrow();
     expect((await kept.read('a', query(0), async (rows) => rows)).count).toBe(organizations);
   });
 });

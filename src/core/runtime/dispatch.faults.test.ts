@@ -35,8 +35,18 @@ function validInputs(f: ServiceFixture): Record<ChannelName, unknown[]> {
   const fields = { name: 'Fuzzed', baseUrl: f.twin.baseUrl, clientId: c.clientId, username: c.username, resellerId: c.resellerId, sellerId: c.sellerId };
   const period = { startDate: '2026-08-01', endDate: '2026-08-31' };
   const filter = { group: 'Nordics', organization: 'a', service: 'Microsoft 365', currency: 'SEK', text: 'licence', ungrouped: false };
-  const window = { reportId: f.report.id, filter: {}, sort: { key: 'cost', direction: 'desc' }, expansion: { all: 'organizations', toggled: ['o:1'] }, hierarchy: 'service', offset: 0, count: 50 };
-  const csv = Buffer.from(`Subscription ID,Is add-on,Quantity\n${f.consumptionRows.map((row) => `${row.subscriptionId},no,${row.quantity}`).join('\n')}\n`).toString('base64');
+  const window = {
+    reportId: f.report.id,
+    filter: {},
+    sort: { key: 'cost', direction: 'desc' },
+    expansion: { all: 'organizations', toggled: ['o:1'] },
+    hierarchy: 'service',
+    offset: 0,
+    count: 50,
+  };
+  const csv = Buffer.from(
+    `Subscription ID,Is add-on,Quantity\n${f.consumptionRows.map((row) => `${row.subscriptionId},no,${row.quantity}`).join('\n')}\n`,
+  ).toString('base64');
   return {
     'app:info': [{}],
     'profiles:list': [{}],
@@ -52,7 +62,14 @@ function validInputs(f: ServiceFixture): Record<ChannelName, unknown[]> {
     'organizations:create': [
       {
         profileId: f.profile.id,
-        organization: { name: 'Fuzz AB', registrationNumber: '556677-8899', contact: { name: 'Eva', email: 'eva@fuzz.example' }, customerNumber: 'C-1', address: { street: 'Gatan 1', postalCode: '111 22', city: 'Stockholm', countryCode: 'SE' }, primaryDomain: 'fuzz.example' },
+        organization: {
+          name: 'Fuzz AB',
+          registrationNumber: '556677-8899',
+          contact: { name: 'Eva', email: 'eva@fuzz.example' },
+          customerNumber: 'C-1',
+          address: { street: 'Gatan 1', postalCode: '111 22', city: 'Stockholm', countryCode: 'SE' },
+          primaryDomain: 'fuzz.example',
+        },
       },
     ],
     'reports:request': [{ profileId: f.profile.id, period }],
@@ -61,9 +78,18 @@ function validInputs(f: ServiceFixture): Record<ChannelName, unknown[]> {
     'reports:retry': [{ jobId: f.report.id }],
     'reports:list': [{}],
     'reports:open': [{ reportId: f.report.id }],
-    'reports:window': [window, { ...window, filter, sort: { key: 'label', direction: 'asc' }, expansion: { all: 'none', toggled: [] }, hierarchy: 'organization', offset: 10 }],
-    'reports:totals': [{ reportId: f.report.id, filter: {} }, { reportId: f.report.id, filter }],
-    'reports:invoicing': [{ reportId: f.report.id, filter: {} }, { reportId: f.report.id, filter }],
+    'reports:window': [
+      window,
+      { ...window, filter, sort: { key: 'label', direction: 'asc' }, expansion: { all: 'none', toggled: [] }, hierarchy: 'organization', offset: 10 },
+    ],
+    'reports:totals': [
+      { reportId: f.report.id, filter: {} },
+      { reportId: f.report.id, filter },
+    ],
+    'reports:invoicing': [
+      { reportId: f.report.id, filter: {} },
+      { reportId: f.report.id, filter },
+    ],
     'reports:rename': [{ reportId: f.decoyReport.id, name: 'Renamed by the fuzz' }],
     'reports:delete': [{ reportId: f.decoyReport.id }],
     'reports:export': [
@@ -74,7 +100,14 @@ function validInputs(f: ServiceFixture): Record<ChannelName, unknown[]> {
     'reports:export-groups': [{ reportId: f.report.id }, { reportId: f.report.id, filter }],
     'reports:share': [{ reportId: f.report.id }],
     'reports:import': [{}, { upload: 'shared-report' }, { upload: 'garbage' }, { upload: 'gone' }],
-    'clipboard:copy-table': [{ rows: [['Organization', 'Sales'], ['=HYPERLINK("x")', '12.50']] }],
+    'clipboard:copy-table': [
+      {
+        rows: [
+          ['Organization', 'Sales'],
+          ['=HYPERLINK("x")', '12.50'],
+        ],
+      },
+    ],
     'view:print-pdf': [{ fileName: 'October view' }],
     'settings:get': [{}],
     'settings:save': [{ reportColumns: ['quantity', 'cost', 'poNumber'], reportHierarchy: 'service' }],
@@ -86,17 +119,29 @@ function validInputs(f: ServiceFixture): Record<ChannelName, unknown[]> {
     'close:months': [{ reportId: f.report.id }],
     'close:thresholds': [{ profileId: f.profile.id }, { profileId: f.profile.id, thresholds: { marginDeviationPoints: 15, quantityJumpPercent: 200 } }],
     'close:trend-scopes': [{ reportId: f.report.id }],
-    'close:trends': [{ reportId: f.report.id, scope: { kind: 'all' } }, { reportId: f.report.id, scope: { kind: 'group', key: 'Nordics' } }],
+    'close:trends': [
+      { reportId: f.report.id, scope: { kind: 'all' } },
+      { reportId: f.report.id, scope: { kind: 'group', key: 'Nordics' } },
+    ],
     'close:rates': [{ reportId: f.report.id }],
-    'close:set-rates': [{ reportId: f.report.id, referenceCurrency: 'EUR', rates: [{ currency: 'SEK', rate: '0.0874' }] }, { reportId: f.report.id, referenceCurrency: null, rates: [] }],
+    'close:set-rates': [
+      { reportId: f.report.id, referenceCurrency: 'EUR', rates: [{ currency: 'SEK', rate: '0.0874' }] },
+      { reportId: f.report.id, referenceCurrency: null, rates: [] },
+    ],
     'close:import-rates': [{ reportId: f.report.id, referenceCurrency: 'EUR', csv: 'currency;rate\nSEK;0.0874\nUSD;0.9214\n' }],
-    'consumption:parse': [{ fileName: 'october.csv', base64: csv }, { fileName: 'october.xlsx', base64: csv, sheet: 'Sheet1' }],
+    'consumption:parse': [
+      { fileName: 'october.csv', base64: csv },
+      { fileName: 'october.xlsx', base64: csv, sheet: 'Sheet1' },
+    ],
     'consumption:template': [{ format: 'csv' }, { format: 'xlsx' }],
     'consumption:submit': [{ profileId: f.profile.id, fileName: 'october.csv', rows: f.consumptionRows, confirmRepeat: true }],
     'consumption:history': [{}],
     'consumption:get': [{ submissionId: f.submission.id }],
     'consumption:resume': [{ submissionId: f.submission.id }],
-    'consumption:export-failed': [{ submissionId: f.submission.id, format: 'csv' }, { submissionId: f.submission.id, format: 'xlsx' }],
+    'consumption:export-failed': [
+      { submissionId: f.submission.id, format: 'csv' },
+      { submissionId: f.submission.id, format: 'xlsx' },
+    ],
     'consumption:names': [{ profileId: f.profile.id, subscriptionIds: f.consumptionRows.map((row) => row.subscriptionId) }],
   };
 }
@@ -104,7 +149,15 @@ function validInputs(f: ServiceFixture): Record<ChannelName, unknown[]> {
 /** Ids a mutation may swap in: the fixture's (of every kind, in variants) — only the decoys' for destructive channels. */
 function idPool(f: ServiceFixture, fuzz: Fuzz, destructive: boolean): string[] {
   const mine = destructive ? [f.decoyProfile.id, f.decoyReport.id] : [f.profile.id, f.report.id, f.submission.id, f.decoyProfile.id, f.decoyReport.id];
-  return [...mine, ...mine.map((id) => id.toUpperCase()), ...mine.map((id) => ` ${id}\n`), fuzz.random.guid(), fuzz.random.guid(), '00000000-0000-0000-0000-000000000000', 'not-a-uuid'];
+  return [
+    ...mine,
+    ...mine.map((id) => id.toUpperCase()),
+    ...mine.map((id) => ` ${id}\n`),
+    fuzz.random.guid(),
+    fuzz.random.guid(),
+    '00000000-0000-0000-0000-000000000000',
+    'not-a-uuid',
+  ];
 }
 
 interface Finding {
@@ -174,14 +227,35 @@ describe('IPC: dispatch under malformed input', () => {
       if (message.length > 300) over300 += 1;
       const reason = unclearReason(message, code, { input: [channel, input] });
       if (reason) {
-        const logged = fixture().warnings.slice(warningsBefore).map((warning) => `${warning.message} ${preview(warning.details, 300)}`).join('; ');
+        const logged = fixture()
+          .warnings.slice(warningsBefore)
+          .map((warning) => `${warning.message} ${preview(warning.details, 300)}`)
+          .join('; ');
         unclear.push({ channel: name, input: label, outcome: `${reason}: [${code}] ${preview(message, 300)}${logged ? ` — log: ${logged}` : ''}` });
       }
     }
 
     const started = performance.now();
     // Channel names themselves: not strings, prototype keys, near misses.
-    for (const channel of [undefined, null, 0, {}, [], 'constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf', 'shell:exec', 'PROFILES:LIST', ' profiles:list', 'profiles:list\u0000', 'reports:*', Symbol('x'), 10n]) {
+    for (const channel of [
+      undefined,
+      null,
+      0,
+      {},
+      [],
+      'constructor',
+      '__proto__',
+      'toString',
+      'hasOwnProperty',
+      'valueOf',
+      'shell:exec',
+      'PROFILES:LIST',
+      ' profiles:list',
+      'profiles:list\u0000',
+      'reports:*',
+      Symbol('x'),
+      10n,
+    ]) {
       await attempt(channel, {}, `channel ${preview(channel)}`);
     }
     for (let index = 0; index < 100; index++) await attempt(fuzz.value(2), fuzz.value(2), 'any channel, any input');
@@ -202,7 +276,12 @@ describe('IPC: dispatch under malformed input', () => {
         } else {
           // Past its cap of accepted inputs, a channel gets mutations its contract refuses (redrawn up to 4 times).
           let mutation = fuzz.mutate(fuzz.pick(valid), ids);
-          for (let redraw = 0; redraw < 4 && (passed.get(channel) ?? 0) >= ACCEPTED_PER_CHANNEL && channels[channel].input.safeParse(mutation.input).success; redraw++) mutation = fuzz.mutate(fuzz.pick(valid), ids);
+          for (
+            let redraw = 0;
+            redraw < 4 && (passed.get(channel) ?? 0) >= ACCEPTED_PER_CHANNEL && channels[channel].input.safeParse(mutation.input).success;
+            redraw++
+          )
+            mutation = fuzz.mutate(fuzz.pick(valid), ids);
           await attempt(channel, mutation.input, `valid but ${mutation.change} → ${preview(mutation.input)}`);
         }
       }
@@ -233,7 +312,8 @@ describe('IPC: dispatch under malformed input', () => {
     }
     const after = await protectedState(fixture(), service);
     for (const key of Object.keys(before) as (keyof typeof before)[]) {
-      if (JSON.stringify(after[key]) !== JSON.stringify(before[key])) damage.push(`the protected ${key} changed: ${preview(before[key], 200)} → ${preview(after[key], 200)}`);
+      if (JSON.stringify(after[key]) !== JSON.stringify(before[key]))
+        damage.push(`the protected ${key} changed: ${preview(before[key], 200)} → ${preview(after[key], 200)}`);
     }
     // And after a restart over the same folder.
     const restarted = await fixture().restart();
@@ -260,7 +340,11 @@ describe('IPC: dispatch under malformed input', () => {
       notes: [
         `${channelNames.length} channels × ${INPUTS_PER_CHANNEL} inputs, plus ${(tried.get('(bad channel)') ?? 0).toLocaleString('en')} with bad channel names; ${[...passed.values()].reduce((sum, count) => sum + count, 0).toLocaleString('en')} got past the input check into a handler; ${fuzzSeconds.toFixed(1)} s`,
         `no channel skipped; requests to hosts other than this machine: ${fixture().refusedRequests()} refused by the suite's network port (never sent); destructive channels (${[...DESTRUCTIVE].join(', ')}) aimed at a decoy profile and report`,
-        `slowest channels: ${[...spent].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([channel, ms]) => `${channel} ${(ms / 1000).toFixed(1)} s`).join(', ')}`,
+        `slowest channels: ${[...spent]
+          .sort((a, b) => b[1] - a[1])
+          .slice(0, 5)
+          .map(([channel, ms]) => `${channel} ${(ms / 1000).toFixed(1)} s`)
+          .join(', ')}`,
         `longest error message: ${longest.length} characters (${longest.channel}); ${over300} over 300 characters`,
       ],
       examples,

@@ -35,7 +35,14 @@ export async function dispatch(service: Service, channel: unknown, rawInput: unk
  */
 function unknownChannel(channel: unknown): string {
   if (typeof channel !== 'string') {
-    const kind = channel === undefined || channel === null ? 'none' : Array.isArray(channel) ? 'a list' : typeof channel === 'object' ? 'an object' : `a ${typeof channel}`;
+    const kind =
+      channel === undefined || channel === null
+        ? 'none'
+        : Array.isArray(channel)
+          ? 'a list'
+          : typeof channel === 'object'
+            ? 'an object'
+            : `a ${typeof channel}`;
     return `Unknown request: a request names its channel as text, and this one gave ${kind}.`;
   }
   const name = channel.length > 60 ? `${channel.slice(0, 57)}…` : channel;

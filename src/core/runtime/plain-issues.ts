@@ -1,6 +1,14 @@
 import type { z } from 'zod';
 
-const KINDS: Record<string, string> = { string: 'text', number: 'a number', int: 'a whole number', boolean: 'true or false', object: 'an object', array: 'a list', bigint: 'a whole number' };
+const KINDS: Record<string, string> = {
+  string: 'text',
+  number: 'a number',
+  int: 'a whole number',
+  boolean: 'true or false',
+  object: 'an object',
+  array: 'a list',
+  bigint: 'a whole number',
+};
 
 /**
  * A zod error map in plain words, for what crosses a boundary (IPC input, files): zod's own wording names
@@ -13,7 +21,8 @@ export const plainIssues: z.core.$ZodErrorMap = (issue) => {
   if (issue.code === 'invalid_union') {
     const firsts = issue.errors.map((alternative) => alternative[0]);
     // Each alternative a type ("text or a number"); otherwise the first alternative's own message says what fits.
-    if (firsts.length && firsts.every((first) => first?.code === 'invalid_type')) return `must be ${[...new Set(firsts.map((first) => KINDS[(first as { expected: string }).expected] ?? (first as { expected: string }).expected))].join(' or ')}`;
+    if (firsts.length && firsts.every((first) => first?.code === 'invalid_type'))
+      return `must be ${[...new Set(firsts.map((first) => KINDS[(first as { expected: string }).expected] ?? (first as { expected: string }).expected))].join(' or ')}`;
     return firsts[0]?.message;
   }
   return undefined;

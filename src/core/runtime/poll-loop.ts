@@ -73,7 +73,10 @@ export class PollLoops<J extends Scheduled> {
       }
     } catch (error) {
       if (signal.aborted || (error instanceof AppError && error.code === 'cancelled')) return;
-      const stopped = error instanceof AppError ? error : new AppError('internal', `Closebook could not carry on (${error instanceof Error ? error.message : String(error)}).`);
+      const stopped =
+        error instanceof AppError
+          ? error
+          : new AppError('internal', `Closebook could not carry on (${error instanceof Error ? error.message : String(error)}).`);
       await this.workflow.stop(job, stopped).catch(() => undefined);
     }
   }

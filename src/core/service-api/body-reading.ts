@@ -46,7 +46,10 @@ const MB = (bytes: number) => `${(bytes / 1024 / 1024).toLocaleString('en')} MB`
 
 /** An answer past a bound of ANSWER_LIMITS, in words. */
 function pastLimit(what: string, problem: string): AppError {
-  return new AppError('bad-response', `The service sent ${what} ${problem}, more than Closebook reads. Nothing was changed; report it to the service if it repeats.`);
+  return new AppError(
+    'bad-response',
+    `The service sent ${what} ${problem}, more than Closebook reads. Nothing was changed; report it to the service if it repeats.`,
+  );
 }
 
 /** An answer past its size bound, in words: `what` names it ("a sign-in token"). */
@@ -61,7 +64,8 @@ export function jsonDepthOver(text: string, limit: number): boolean {
   for (let at = 0; at < text.length; at++) {
     const code = text.charCodeAt(at);
     if (inString) {
-      if (code === 0x5c) at++; // a backslash: the next character is escaped
+      if (code === 0x5c)
+        at++; // a backslash: the next character is escaped
       else if (code === 0x22) inString = false;
     } else if (code === 0x22) inString = true;
     else if (code === 0x7b || code === 0x5b) {

@@ -23,10 +23,7 @@ export function isAbortError(error: unknown): boolean {
 }
 
 export function unreachable(host: string): AppError {
-  return new AppError(
-    'network',
-    `Cannot reach the service at ${host}. Check your network connection (or VPN) and try again.`,
-  );
+  return new AppError('network', `Cannot reach the service at ${host}. Check your network connection (or VPN) and try again.`);
 }
 
 export function timedOut(host: string, seconds: number): AppError {
@@ -83,10 +80,7 @@ export function errorForStatus(status: number, host: string, bodyText: string): 
     return new AppError('auth', `The service no longer accepts this sign-in.${said} Check the profile's credentials and try again.`);
   }
   if (status === 403) {
-    return new AppError(
-      'auth',
-      `The service refused access (HTTP 403).${said} Check that the reseller ID and seller ID in the profile belong to this user.`,
-    );
+    return new AppError('auth', `The service refused access (HTTP 403).${said} Check that the reseller ID and seller ID in the profile belong to this user.`);
   }
   if (status === 404) {
     return new AppError('not-found', `The service does not know this address (HTTP 404).${said} Check the base URL and IDs in the profile.`);

@@ -83,7 +83,12 @@ export class RetryLoop {
         }
         if (consume && response.ok) {
           try {
-            return { response, text: '', cut: false, consumed: { value: await consume(bodyChunks(response, idle, ANSWER_LIMITS.reportBytes), bodyInfo(response)) } };
+            return {
+              response,
+              text: '',
+              cut: false,
+              consumed: { value: await consume(bodyChunks(response, idle, ANSWER_LIMITS.reportBytes), bodyInfo(response)) },
+            };
           } catch (error) {
             if (error instanceof AppError) throw error;
             const failure = this.bodyFailure(error, retry, signal);

@@ -10,7 +10,14 @@ afterEach(async () => {
   twin = undefined;
 });
 
-const clientConnection = { baseUrl: '', clientId: 'c', username: 'u', resellerId: 'r', sellerId: 's', readSecrets: async () => ({ apiSecret: 'a', password: 'p' }) };
+const clientConnection = {
+  baseUrl: '',
+  clientId: 'c',
+  username: 'u',
+  resellerId: 'r',
+  sellerId: 's',
+  readSecrets: async () => ({ apiSecret: 'a', password: 'p' }),
+};
 const orgsPath = (resellerId: string) => `/api/resellers/${resellerId}/Organizations`;
 const anyJson = z.array(z.unknown());
 
@@ -55,7 +62,8 @@ describe('ServiceClient', () => {
     twin = setup.twin;
     const { calls, fetchImpl } = recordingFetch();
     const client = new ServiceClient(setup.connection, { fetch: fetchImpl, clock: new FakeClock() });
-    for (let i = 0; i < 3; i++) await client.request({ method: 'GET', target: orgsPath(setup.connection.resellerId), schema: anyJson, retry: 'safe', what: 'orgs' });
+    for (let i = 0; i < 3; i++)
+      await client.request({ method: 'GET', target: orgsPath(setup.connection.resellerId), schema: anyJson, retry: 'safe', what: 'orgs' });
     expect(calls.filter((call) => call.url.endsWith('/connect/token'))).toHaveLength(1);
   });
 
@@ -75,14 +83,21 @@ describe('ServiceClient', () => {
     const setup = await twinWithClient();
     twin = setup.twin;
     twin.faults.add({ kind: 'status', status: 401, path: 'Organizations', times: 2 });
-    await expect(setup.client.request({ method: 'GET', target: orgsPath(setup.connection.resellerId), schema: anyJson, retry: 'safe', what: 'orgs' })).rejects.toMatchObject({ code: 'auth' });
+    await expect(
+      setup.client.request({ method: 'GET', target: orgsPath(setup.connection.resellerId), schema: anyJson, retry: 'safe', what: 'orgs' }),
+    ).rejects.toMatchObject({ code: 'auth' });
   });
 
   it('says the credentials were refused when the password is wrong', async () => {
     const setup = await twinWithClient();
     twin = setup.twin;
-    const client = new ServiceClient({ ...setup.connection, readSecrets: async () => ({ apiSecret: 'demo-api-secret', password: 'wrong' }) }, { fetch, clock: new FakeClock() });
-    const error = await client.request({ method: 'GET', target: orgsPath(setup.connection.resellerId), schema: anyJson, retry: 'safe', what: 'orgs' }).catch((e: unknown) => e);
+    const client = new ServiceClient(
+      { ...setup.connection, readSecrets: async () => ({ apiSecret: 'demo-api-secret', password: 'wrong' }) },
+      { fetch, clock: new FakeClock() },
+    );
+    const error = await client
+      .request({ method: 'GET', target: orgsPath(setup.connection.resellerId), schema: anyJson, retry: 'safe', what: 'orgs' })
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'auth' });
     expect(String((error as Error).message)).toMatch(/refused the credentials/);
   });
@@ -94,7 +109,14 @@ describe('ServiceClient', () => {
     twin.faults.add({ kind: 'status', status: 500, path: 'Organizations' });
     twin.faults.add({ kind: 'status', status: 429, path: 'Organizations', retryAfterSeconds: 7 });
     const notices: number[] = [];
-    const result = await setup.client.request({ method: 'GET', target: orgsPath(setup.connection.resellerId), schema: anyJson, retry: 'safe', what: 'orgs', onRetry: (n) => notices.push(n.delayMs) });
+    const result = await setup.client.request({
+      method: 'GET',
+      target: orgsPath(setup.connection.resellerId),
+      schema: anyJson,
+      retry: 'safe',
+      what: 'orgs',
+      onRetry: (n) => notices.push(n.delayMs),
+    });
     expect(result.data.length).toBeGreaterThan(0);
     expect(clock.sleeps).toEqual([1000, 7000]);
     expect(notices).toEqual([1000, 7000]);
@@ -105,7 +127,9 @@ describe('ServiceClient', () => {
     const setup = await twinWithClient({}, clock);
     twin = setup.twin;
     twin.faults.add({ kind: 'drop', path: 'Organizations', times: 10 });
-    await expect(setup.client.request({ method: 'GET', target: orgsPath(setup.connection.resellerId), schema: anyJson, retry: 'safe', what: 'orgs' })).rejects.toMatchObject({ code: 'network' });
+    await expect(
+      setup.client.request({ method: 'GET', target: orgsPath(setup.connection.resellerId), schema: anyJson, retry: 'safe', what: 'orgs' }),
+    ).rejects.toMatchObject({ code: 'network' });
     expect(clock.sleeps).toEqual([1000, 2000, 4000]);
   });
 
@@ -114,11 +138,20 @@ describe('ServiceClient', () => {
     const setup = await twinWithClient({}, clock);
     twin = setup.twin;
     twin.faults.add({ kind: 'drop-after-processing', path: 'Organizations', method: 'POST' });
-    const before = (await setup.client.request({ method: 'GET', target: orgsPath(setup.connection.resellerId), schema: anyJson, retry: 'safe', what: 'orgs' })).data.length;
+    const before = (await setup.client.request({ method: 'GET', target: orgsPath(setup.connection.resellerId), schema: anyJson, retry: 'safe', what: 'orgs' }))
+      .data.length;
     await expect(
-      setup.client.request({ method: 'POST', target: orgsPath(setup.connection.resellerId), body: { name: 'Once Only AB', contact: { email: 'a@once.example' }, address: { countryCode: 'SE' } }, schema: null, retry: 'unsafe', what: 'org' }),
+      setup.client.request({
+        method: 'POST',
+        target: orgsPath(setup.connection.resellerId),
+        body: { name: 'Once Only AB', contact: { email: 'a@once.example' }, address: { countryCode: 'SE' } },
+        schema: null,
+        retry: 'unsafe',
+        what: 'org',
+      }),
     ).rejects.toMatchObject({ code: 'outcome-unknown' });
-    const after = (await setup.client.request({ method: 'GET', target: orgsPath(setup.connection.resellerId), schema: anyJson, retry: 'safe', what: 'orgs' })).data.length;
+    const after = (await setup.client.request({ method: 'GET', target: orgsPath(setup.connection.resellerId), schema: anyJson, retry: 'safe', what: 'orgs' }))
+      .data.length;
     expect(after).toBe(before + 1); // it did arrive, exactly once
     expect(clock.sleeps).toEqual([]);
   });
@@ -137,12 +170,16 @@ describe('ServiceClient', () => {
     const setup = await twinWithClient();
     twin = setup.twin;
     twin.faults.add({ kind: 'malformed', path: 'Organizations' });
-    await expect(setup.client.request({ method: 'GET', target: orgsPath(setup.connection.resellerId), schema: anyJson, retry: 'safe', what: 'the organization list' })).rejects.toMatchObject({
+    await expect(
+      setup.client.request({ method: 'GET', target: orgsPath(setup.connection.resellerId), schema: anyJson, retry: 'safe', what: 'the organization list' }),
+    ).rejects.toMatchObject({
       code: 'bad-response',
       message: expect.stringMatching(/organization list.*not JSON/),
     });
     const shape = z.array(z.object({ name: z.number() }));
-    await expect(setup.client.request({ method: 'GET', target: orgsPath(setup.connection.resellerId), schema: shape, retry: 'safe', what: 'the organization list' })).rejects.toMatchObject({
+    await expect(
+      setup.client.request({ method: 'GET', target: orgsPath(setup.connection.resellerId), schema: shape, retry: 'safe', what: 'the organization list' }),
+    ).rejects.toMatchObject({
       code: 'bad-response',
       message: expect.stringContaining('at 0.name'),
     });
@@ -153,7 +190,9 @@ describe('ServiceClient', () => {
     twin = setup.twin;
     twin.faults.add({ kind: 'slow', delayMs: 1500, path: 'Organizations', times: 5 });
     const client = new ServiceClient(setup.connection, { fetch, clock: new FakeClock(), timeoutMs: 200, maxAttempts: 2 });
-    await expect(client.request({ method: 'GET', target: orgsPath(setup.connection.resellerId), schema: anyJson, retry: 'safe', what: 'orgs' })).rejects.toMatchObject({ code: 'timeout' });
+    await expect(
+      client.request({ method: 'GET', target: orgsPath(setup.connection.resellerId), schema: anyJson, retry: 'safe', what: 'orgs' }),
+    ).rejects.toMatchObject({ code: 'timeout' });
   });
 
   it('downloads a body that trickles in for longer than the timeout, and times out only when it goes silent', async () => {
@@ -178,9 +217,17 @@ describe('ServiceClient', () => {
       for await (const chunk of body) text += new TextDecoder().decode(chunk);
       return text;
     };
-    const tokenFirst = (answer: () => Promise<Response>) => async (url: string, init?: RequestInit) => (url.endsWith('/connect/token') ? fetch(url, init) : answer());
-    const slowButSteady = new ServiceClient(setup.connection, { fetch: tokenFirst(trickle(-1)), clock: new FakeClock(), downloadTimeoutMs: 250, maxAttempts: 1 });
-    await expect(slowButSteady.download({ target: '/report', what: 'the report', into: collect })).resolves.toBe('chunk 0;chunk 1;chunk 2;chunk 3;chunk 4;chunk 5;');
+    const tokenFirst = (answer: () => Promise<Response>) => async (url: string, init?: RequestInit) =>
+      url.endsWith('/connect/token') ? fetch(url, init) : answer();
+    const slowButSteady = new ServiceClient(setup.connection, {
+      fetch: tokenFirst(trickle(-1)),
+      clock: new FakeClock(),
+      downloadTimeoutMs: 250,
+      maxAttempts: 1,
+    });
+    await expect(slowButSteady.download({ target: '/report', what: 'the report', into: collect })).resolves.toBe(
+      'chunk 0;chunk 1;chunk 2;chunk 3;chunk 4;chunk 5;',
+    );
     const silent = new ServiceClient(setup.connection, { fetch: tokenFirst(trickle(3)), clock: new FakeClock(), downloadTimeoutMs: 250, maxAttempts: 1 });
     await expect(silent.download({ target: '/report', what: 'the report', into: collect })).rejects.toMatchObject({ code: 'timeout' });
   });
@@ -190,12 +237,14 @@ describe('ServiceClient', () => {
     twin = setup.twin;
     const { calls, fetchImpl } = recordingFetch();
     const client = new ServiceClient(setup.connection, { fetch: fetchImpl, clock: new FakeClock() });
-    await expect(client.request({ method: 'GET', target: 'http://127.0.0.2:9/api/x', schema: null, retry: 'safe', what: 'x' })).rejects.toMatchObject({ code: 'forbidden-origin' });
+    await expect(client.request({ method: 'GET', target: 'http://127.0.0.2:9/api/x', schema: null, retry: 'safe', what: 'x' })).rejects.toMatchObject({
+      code: 'forbidden-origin',
+    });
     expect(calls).toHaveLength(0);
     expect(client.resolve(`${twin.baseUrl}/api/y`)).toBe(`${twin.baseUrl}/api/y`);
   });
 
-  it('reads a location header absolute or relative by HTTP rules, and only on the profile\'s origin', () => {
+  it("reads a location header absolute or relative by HTTP rules, and only on the profile's origin", () => {
     const client = new ServiceClient({ ...clientConnection, baseUrl: 'https://billing.example.com/broker' }, { fetch, clock: new FakeClock() });
     expect(client.resolveLocation('https://billing.example.com/api/r/1')).toBe('https://billing.example.com/api/r/1');
     expect(client.resolveLocation('/api/r/1')).toBe('https://billing.example.com/api/r/1');
@@ -208,7 +257,16 @@ describe('ServiceClient', () => {
     twin = setup.twin;
     const controller = new AbortController();
     controller.abort();
-    await expect(setup.client.request({ method: 'GET', target: orgsPath(setup.connection.resellerId), schema: anyJson, retry: 'safe', what: 'orgs', signal: controller.signal })).rejects.toMatchObject({ code: 'cancelled' });
+    await expect(
+      setup.client.request({
+        method: 'GET',
+        target: orgsPath(setup.connection.resellerId),
+        schema: anyJson,
+        retry: 'safe',
+        what: 'orgs',
+        signal: controller.signal,
+      }),
+    ).rejects.toMatchObject({ code: 'cancelled' });
   });
 });
 
@@ -236,7 +294,9 @@ describe('answers past ANSWER_LIMITS', () => {
   it('refuses an answer nested past 64 levels before parsing it, in words, and reads one at the bound', async () => {
     for (const body of ['['.repeat(2_000_000) + ']'.repeat(2_000_000), `[{"a":${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}}]`]) {
       const started = performance.now();
-      await expect(hostileClient(() => new Response(body)).request(list)).rejects.toThrow('The service sent the organization list nested deeper than 64 levels, more than Closebook reads.');
+      await expect(hostileClient(() => new Response(body)).request(list)).rejects.toThrow(
+        'The service sent the organization list nested deeper than 64 levels, more than Closebook reads.',
+      );
       expect(performance.now() - started).toBeLessThan(2_000);
     }
     const atBound = `${'['.repeat(ANSWER_LIMITS.depth)}"[{"${']'.repeat(ANSWER_LIMITS.depth)}`; // brackets in a text do not count
@@ -247,12 +307,17 @@ describe('answers past ANSWER_LIMITS', () => {
 
   it('stops reading an answer past its size and refuses it; an error answer is read for its message only', async () => {
     const started = performance.now();
-    await expect(hostileClient(() => new Response(long(ANSWER_LIMITS.answerBytes + 10 * 1024 * 1024))).request(list)).rejects.toThrow(`The service sent the organization list larger than 128 MB`);
+    await expect(hostileClient(() => new Response(long(ANSWER_LIMITS.answerBytes + 10 * 1024 * 1024))).request(list)).rejects.toThrow(
+      `The service sent the organization list larger than 128 MB`,
+    );
     const deepError = () => new Response(`{"message":"nope","x":${'['.repeat(100_000)}${']'.repeat(100_000)}}`, { status: 409 });
     await expect(hostileClient(deepError).request(list)).rejects.toThrow(/^The service refused the change because it conflicts with existing data\.$/);
     await expect(hostileClient(() => new Response(long(ANSWER_LIMITS.answerBytes), { status: 500 })).request(list)).rejects.toMatchObject({ code: 'service' });
     expect(performance.now() - started).toBeLessThan(10_000);
-    const token = new ServiceClient({ ...clientConnection, baseUrl: 'https://billing.example.com' }, { fetch: async () => new Response(long(ANSWER_LIMITS.tokenBytes)), clock: new FakeClock(), maxAttempts: 1 });
+    const token = new ServiceClient(
+      { ...clientConnection, baseUrl: 'https://billing.example.com' },
+      { fetch: async () => new Response(long(ANSWER_LIMITS.tokenBytes)), clock: new FakeClock(), maxAttempts: 1 },
+    );
     await expect(token.signIn()).rejects.toThrow('The service sent a sign-in token larger than 1 MB');
   });
 });

@@ -115,7 +115,7 @@ export class ServiceClient {
         throw new AppError(
           'forbidden-origin',
           `The service pointed Closebook at ${url.origin}, which is not the profile's service (${this.origin}). ` +
-            'Closebook did not follow it, so your sign-in was not sent there. Check the profile\'s base URL.',
+            "Closebook did not follow it, so your sign-in was not sent there. Check the profile's base URL.",
         );
       }
       return url.toString();
@@ -184,7 +184,9 @@ export class ServiceClient {
       headers: { Authorization: `Bearer ${await this.auth.token(spec.signal)}`, Accept: 'application/json' },
     });
     const silenceMs = this.options.downloadTimeoutMs ?? 120_000;
-    const answer = await this.signedIn(() => this.loop.send(url, init, { retry: 'safe', signal: spec.signal, onRetry: spec.onRetry, consume: spec.into, silenceMs }));
+    const answer = await this.signedIn(() =>
+      this.loop.send(url, init, { retry: 'safe', signal: spec.signal, onRetry: spec.onRetry, consume: spec.into, silenceMs }),
+    );
     if (!answer.response.ok || answer.consumed === undefined) throw errorForStatus(answer.response.status, this.host, answer.text);
     return answer.consumed.value;
   }

@@ -71,10 +71,7 @@ export class SignIn {
       { retry: 'safe', signal, onRetry, maxBytes: ANSWER_LIMITS.tokenBytes },
     );
     if (response.status === 400 || response.status === 401 || response.status === 403) {
-      throw new AppError(
-        'auth',
-        `The service refused the credentials for ${username}. Check the client ID, API secret, username and password in the profile.`,
-      );
+      throw new AppError('auth', `The service refused the credentials for ${username}. Check the client ID, API secret, username and password in the profile.`);
     }
     if (!response.ok) throw errorForStatus(response.status, this.service.host, text);
     if (cut) throw largerThan('a sign-in token', ANSWER_LIMITS.tokenBytes);

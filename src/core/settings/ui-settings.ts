@@ -16,7 +16,10 @@ export class UiSettingsStore {
   private readonly path: string;
   private readonly writes: FileUpdates;
 
-  constructor(dataDir: string, private readonly log: Logger) {
+  constructor(
+    dataDir: string,
+    private readonly log: Logger,
+  ) {
     this.path = join(dataDir, UI_SETTINGS_FILE);
     this.writes = new FileUpdates(this.path);
   }

@@ -49,7 +49,10 @@ export async function readJsonFile<T>(path: string, schema: z.ZodType<T>): Promi
   try {
     json = JSON.parse(text.replace(/^\uFEFF/, '')); // a byte-order mark: the file was saved by hand in an editor
   } catch {
-    throw new AppError('storage', `${basename(path)} is damaged (not valid JSON). Closebook left it as it is at ${path}; restore it from a backup or remove it.`);
+    throw new AppError(
+      'storage',
+      `${basename(path)} is damaged (not valid JSON). Closebook left it as it is at ${path}; restore it from a backup or remove it.`,
+    );
   }
   const parsed = schema.safeParse(json, { error: plainIssues });
   if (!parsed.success) {

@@ -30,7 +30,9 @@ describe('tidying the data folder at start', () => {
     for (const file of [files.staleJob, files.stalePart, files.staleProfiles, files.real, files.lookalike]) await utimes(file, old, old);
 
     const { removed } = await tidyDataFolder(dir.path, now, silentLogger);
-    expect(removed.sort()).toEqual([join('jobs', 'report-jobs.json.0123456789ab.tmp'), 'profiles.json.abcdefabcdef.tmp', join('received', 'job.json.gz.part')].sort());
+    expect(removed.sort()).toEqual(
+      [join('jobs', 'report-jobs.json.0123456789ab.tmp'), 'profiles.json.abcdefabcdef.tmp', join('received', 'job.json.gz.part')].sort(),
+    );
     for (const kept of [files.fresh, files.real, files.lookalike]) expect((await stat(kept)).isFile()).toBe(true);
     for (const folder of ['jobs', 'received']) expect((await stat(join(dir.path, folder))).mode & 0o777).toBe(0o700);
   });

@@ -39,7 +39,8 @@ async function removedIfStale(lockPath: string): Promise<{ removed: boolean; hol
   const pid = Number(/^(\d+) /.exec(note)?.[1]);
   const age = Date.now() - ((await stat(lockPath).catch(() => null))?.mtimeMs ?? Date.now());
   const stale = Number.isInteger(pid) ? !processRunning(pid) || age > LOCK_STALE_MS : age > UNREADABLE_LOCK_STALE_MS;
-  if (!stale || (await readFile(lockPath, 'utf8').catch(() => null)) !== note) return { removed: false, holder: Number.isInteger(pid) ? String(pid) : undefined };
+  if (!stale || (await readFile(lockPath, 'utf8').catch(() => null)) !== note)
+    return { removed: false, holder: Number.isInteger(pid) ? String(pid) : undefined };
   await rm(lockPath, { force: true });
   return { removed: true, holder: undefined };
 }
@@ -64,12 +65,18 @@ export async function withFileLock<T>(file: string, work: () => Promise<T>): Pro
         continue;
       }
       if (code !== 'EEXIST') {
-        throw new AppError('storage', `Closebook could not change ${file} (${fileFailure(error).cause.toLowerCase()}). Check the disk has space and the folder is writable.`);
+        throw new AppError(
+          'storage',
+          `Closebook could not change ${file} (${fileFailure(error).cause.toLowerCase()}). Check the disk has space and the folder is writable.`,
+        );
       }
       const { removed, holder } = await removedIfStale(lockPath);
       if (removed) continue;
       if (Date.now() > deadline) {
-        throw new AppError('conflict', `${basename(file)} is being changed by another Closebook process${holder ? ` (PID ${holder})` : ''} and has been for ${WAIT_FOR_LOCK_MS / 1000} s. Try again; if it repeats, close other Closebook windows and commands, or remove ${lockPath} when none runs.`);
+        throw new AppError(
+          'conflict',
+          `${basename(file)} is being changed by another Closebook process${holder ? ` (PID ${holder})` : ''} and has been for ${WAIT_FOR_LOCK_MS / 1000} s. Try again; if it repeats, close other Closebook windows and commands, or remove ${lockPath} when none runs.`,
+        );
       }
       await sleep(2 + Math.random() * 8 * Math.min(attempt + 1, 8));
     }

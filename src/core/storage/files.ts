@@ -16,8 +16,15 @@ export type FileKind = keyof typeof FILE_MIME_TYPES;
 
 /** A file name any OS accepts and shows as it is: no path separators, reserved characters or invisible controls. */
 export function safeFileName(name: string): string {
-  // eslint-disable-next-line no-control-regex -- control characters are exactly what must go
-  return name.replace(BIDI_CONTROLS, '').replace(/[\\/:*?"<>|\u0000-\u001f\u007f]+/g, '-').replace(/\s+/g, ' ').trim().slice(0, 150) || 'Closebook';
+  return (
+    name
+      .replace(BIDI_CONTROLS, '')
+      // eslint-disable-next-line no-control-regex -- control characters are exactly what must go
+      .replace(/[\\/:*?"<>|\u0000-\u001f\u007f]+/g, '-')
+      .replace(/\s+/g, ' ')
+      .trim()
+      .slice(0, 150) || 'Closebook'
+  );
 }
 
 /**
@@ -26,7 +33,11 @@ export function safeFileName(name: string): string {
  * through the staging folder (output-file.ts).
  */
 export function deliverFile(ports: Ports, fileName: string, kind: FileKind, write: (path: string) => Promise<unknown>): Promise<FileResult> {
-  if (!ports.deliver) throw new AppError('internal', 'This Closebook host cannot hand files to a user (it has no save dialog or download folder). Use the command line with --out.');
+  if (!ports.deliver)
+    throw new AppError(
+      'internal',
+      'This Closebook host cannot hand files to a user (it has no save dialog or download folder). Use the command line with --out.',
+    );
   return ports.deliver(safeFileName(fileName), kind, async (path) => {
     await write(path);
   });

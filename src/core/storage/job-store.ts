@@ -13,7 +13,13 @@ export class JobStore<T extends { id: string }> {
   private readonly updates: FileUpdates;
   private readonly file: z.ZodType<{ jobs: T[] }>;
 
-  constructor(dataDir: string, name: string, private readonly version: number, job: z.ZodType<T>, legacy: Record<number, z.ZodType<T, unknown>> = {}) {
+  constructor(
+    dataDir: string,
+    name: string,
+    private readonly version: number,
+    job: z.ZodType<T>,
+    legacy: Record<number, z.ZodType<T, unknown>> = {},
+  ) {
     this.path = join(dataDir, 'jobs', `${name}.json`);
     this.updates = new FileUpdates(this.path); // the app and the CLI both save report jobs
     const files = [version, ...Object.keys(legacy).map(Number)].map((fileVersion) =>

@@ -93,10 +93,21 @@ describe('files handed to the user', () => {
           producer = 'stopped';
         }
       });
-      const outcome = await Promise.race([writing.then(() => 'resolved', (error: unknown) => error), new Promise((resolve) => setTimeout(() => resolve('hung'), 10_000))]);
+      const outcome = await Promise.race([
+        writing.then(
+          () => 'resolved',
+          (error: unknown) => error,
+        ),
+        new Promise((resolve) => setTimeout(() => resolve('hung'), 10_000)),
+      ]);
       await new Promise((resolve) => setTimeout(resolve, 50));
       expect(producer).not.toBe('writing'); // the loop that writes was stopped too, not left waiting for ever
-      expect(outcome).toMatchObject({ code: 'storage', message: expect.stringMatching(/^The disk is full \(the disk holding .+\): .*October\.xlsx could not be written\. Nothing was saved there; free some space/) });
+      expect(outcome).toMatchObject({
+        code: 'storage',
+        message: expect.stringMatching(
+          /^The disk is full \(the disk holding .+\): .*October\.xlsx could not be written\. Nothing was saved there; free some space/,
+        ),
+      });
       expect(await readFile(target, 'utf8')).toBe('old');
       expect(await leftIn(userDir)).toEqual(['October.xlsx']);
       expect(await leftIn(await outputs.folder())).toEqual([]);
@@ -106,7 +117,9 @@ describe('files handed to the user', () => {
   it('names the data folder when the staging disk is the one that is full, and the user’s folder when the move fails', async () => {
     const { dataDir, userDir, outputs } = await folders();
     vi.spyOn(outputIo, 'write').mockRejectedValueOnce(diskFull());
-    await expect(outputs.writeBytes(join(userDir, 'a.csv'), 'x')).rejects.toMatchObject({ message: expect.stringContaining(`the disk holding Closebook's data folder, ${dataDir}`) });
+    await expect(outputs.writeBytes(join(userDir, 'a.csv'), 'x')).rejects.toMatchObject({
+      message: expect.stringContaining(`the disk holding Closebook's data folder, ${dataDir}`),
+    });
     vi.spyOn(outputIo, 'rename').mockRejectedValueOnce(diskFull());
     await expect(outputs.writeBytes(join(userDir, 'b.csv'), 'x')).rejects.toMatchObject({ message: expect.stringContaining(`the disk holding ${userDir}`) });
   });

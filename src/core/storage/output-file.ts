@@ -22,7 +22,7 @@ import { processRunning } from './file-lock';
 export const outputIo = {
   open: (path: string, flags: string, mode?: number) => open(path, flags, mode),
   write: async (handle: FileHandle, chunk: Uint8Array) => {
-    for (let at = 0; at < chunk.length; ) at += (await handle.write(chunk, at, chunk.length - at)).bytesWritten;
+    for (let at = 0; at < chunk.length;) at += (await handle.write(chunk, at, chunk.length - at)).bytesWritten;
   },
   sync: (handle: FileHandle) => handle.sync(),
   rename: (from: string, to: string) => rename(from, to),
@@ -222,7 +222,10 @@ async function privateTemporaryFolder(): Promise<string> {
   await mkdir(folder, { recursive: true, mode: 0o700 });
   const info = await lstat(folder);
   if (!info.isDirectory() || (process.getuid && info.uid !== process.getuid()) || (info.mode & 0o077) !== 0) {
-    throw new AppError('storage', `Closebook's data folder is read-only and ${folder} belongs to someone else, so there is nowhere to prepare the file. Make the data folder writable, or remove ${folder}.`);
+    throw new AppError(
+      'storage',
+      `Closebook's data folder is read-only and ${folder} belongs to someone else, so there is nowhere to prepare the file. Make the data folder writable, or remove ${folder}.`,
+    );
   }
   return folder;
 }

@@ -29,7 +29,8 @@ interface SheetInternals {
 }
 
 function internals<T>(value: unknown, check: (value: T) => boolean, what: string): T {
-  if (!check(value as T)) throw new AppError('internal', `The workbook cannot be written: the installed exceljs no longer has ${what}. Reinstall Closebook's dependencies (npm ci).`);
+  if (!check(value as T))
+    throw new AppError('internal', `The workbook cannot be written: the installed exceljs no longer has ${what}. Reinstall Closebook's dependencies (npm ci).`);
   return value as T;
 }
 
@@ -49,12 +50,19 @@ export function styleIndex(workbook: WorkbookWriter, style: Partial<ExcelJS.Styl
  * empties one shift at a time (minutes).
  */
 export function writeRowsXml(sheet: WorksheetWriter, xml: string, lastRow: number): void {
-  const writer = internals<SheetInternals>(sheet, (value) => typeof value.stream?.write === 'function' && Array.isArray(value._rows) && typeof value._rowZero === 'number', 'a sheet stream');
+  const writer = internals<SheetInternals>(
+    sheet,
+    (value) => typeof value.stream?.write === 'function' && Array.isArray(value._rows) && typeof value._rowZero === 'number',
+    'a sheet stream',
+  );
   writer.stream.write(xml);
   if (writer._rows.length === 0) writer._rowZero = lastRow + 1;
 }
 
-const COLUMN_LETTERS = Array.from({ length: 26 * 27 }, (_, index) => (index < 26 ? '' : String.fromCharCode(64 + Math.floor(index / 26))) + String.fromCharCode(65 + (index % 26)));
+const COLUMN_LETTERS = Array.from(
+  { length: 26 * 27 },
+  (_, index) => (index < 26 ? '' : String.fromCharCode(64 + Math.floor(index / 26))) + String.fromCharCode(65 + (index % 26)),
+);
 
 /** What XML must escape; what it cannot hold at all is made safe by xmlSafeText. */
 const MARKUP = /[<>&'"]/g;
@@ -63,7 +71,6 @@ const ENTITIES: Record<string, string> = { '<': '&lt;', '>': '&gt;', '&': '&amp;
 function xmlText(text: string): string {
   return xmlSafeText(text).replace(MARKUP, (char) => ENTITIES[char] as string);
 }
-
 
 /** "2026-10-07T00:00:00" (no zone, as the service sends it) → Excel's serial day number, or null when not a date. */
 export function excelDate(value: string): number | null {
@@ -78,7 +85,13 @@ export function excelDate(value: string): number | null {
  * One row's XML. `values` are the ledger's text (null = empty cell); `styles[i]` is the style index of column i
  * (0 = none). A number or date that does not read as one is written as text rather than as a broken cell.
  */
-export function rowXml(rowNumber: number, values: readonly (string | null)[], kinds: readonly CellKind[], styles: readonly number[], dates: Map<string, number | null>): string {
+export function rowXml(
+  rowNumber: number,
+  values: readonly (string | null)[],
+  kinds: readonly CellKind[],
+  styles: readonly number[],
+  dates: Map<string, number | null>,
+): string {
   let xml = `<row r="${rowNumber}" spans="1:${values.length}" x14ac:dyDescent="0.25">`;
   for (let index = 0; index < values.length; index++) {
     const value = values[index];

@@ -88,7 +88,11 @@ export class SheetSeries {
     this.lastData.forEach((last, index) => {
       if (last < 2) return;
       const range = (at: number) => `${this.prefix(index)}${letter(at)}2:${letter(at)}${last}`;
-      parts.push(kind === 'SUMIFS' ? `SUMIFS(${range(column)},${range(criteria)},${letter(criteria)}${rowNumber})` : `COUNTIFS(${range(criteria)},${letter(criteria)}${rowNumber})`);
+      parts.push(
+        kind === 'SUMIFS'
+          ? `SUMIFS(${range(column)},${range(criteria)},${letter(criteria)}${rowNumber})`
+          : `COUNTIFS(${range(criteria)},${letter(criteria)}${rowNumber})`,
+      );
     });
     return parts.join('+') || '0';
   }

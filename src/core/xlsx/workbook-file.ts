@@ -17,7 +17,11 @@ export function printSetup(reportName: string): SheetOptions {
   const name = reportName.replaceAll('&', '&&').slice(0, 120);
   return {
     pageSetup: {
-      orientation: 'landscape', fitToPage: true, fitToWidth: 1, fitToHeight: 0, printTitlesRow: '1:1',
+      orientation: 'landscape',
+      fitToPage: true,
+      fitToWidth: 1,
+      fitToHeight: 0,
+      printTitlesRow: '1:1',
       margins: { left: 0.4, right: 0.4, top: 0.5, bottom: 0.6, header: 0.3, footer: 0.3 },
     },
     headerFooter: { oddFooter: `&L${name}&C&A&RPage &P of &N` },
@@ -29,7 +33,12 @@ export function printSetup(reportName: string): SheetOptions {
  * has added its sheets and the file is complete. A write that fails (a full disk) ends `build` at its next row or
  * wait (see Sheets.output) and the export with it: exceljs itself would wait for ever for the broken stream.
  */
-export async function writeWorkbookFile<T>(outputs: OutputFolder, path: string, createdAt: Date, build: (workbook: Writer, output: OutputWatch) => Promise<T>): Promise<T> {
+export async function writeWorkbookFile<T>(
+  outputs: OutputFolder,
+  path: string,
+  createdAt: Date,
+  build: (workbook: Writer, output: OutputWatch) => Promise<T>,
+): Promise<T> {
   guardWorkbookText();
   return outputs.writeStream(path, async (sink) => {
     const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: sink, useStyles: true, useSharedStrings: false });

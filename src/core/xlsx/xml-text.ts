@@ -27,7 +27,11 @@ export function xmlSafeText(text: string): string {
 export function guardWorkbookText(): void {
   const utils = createRequire(__filename)('exceljs/lib/utils/utils') as { xmlEncode?: ((text: string) => string) & { xmlSafe?: true } };
   const encode = utils.xmlEncode;
-  if (typeof encode !== 'function') throw new AppError('internal', "The workbook cannot be written: the installed exceljs no longer has its text encoder. Reinstall Closebook's dependencies (npm ci).");
+  if (typeof encode !== 'function')
+    throw new AppError(
+      'internal',
+      "The workbook cannot be written: the installed exceljs no longer has its text encoder. Reinstall Closebook's dependencies (npm ci).",
+    );
   if (encode.xmlSafe) return;
   utils.xmlEncode = Object.assign((text: string) => encode(xmlSafeText(text)), { xmlSafe: true as const });
 }

@@ -33,10 +33,7 @@ export const DomainName = z
   .string()
   .trim()
   .toLowerCase()
-  .regex(
-    /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/,
-    'must be a domain name like contoso.com',
-  );
+  .regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, 'must be a domain name like contoso.com');
 
 /** Two-letter ISO 3166-1 alpha-2 code; accepted in any case, kept upper-case. */
 export const CountryCode = z

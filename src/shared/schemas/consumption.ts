@@ -63,12 +63,30 @@ export type ParsedFile = z.infer<typeof ParsedFile>;
 
 /** A failed record (spec §2.5), tolerant of absent optional fields. */
 export const FailedRecord = z.object({
-  errorMessage: z.string().nullish().transform((value) => value ?? 'No reason given by the service'),
-  consumptionId: z.string().nullish().transform((value) => value ?? null),
-  subscriptionId: z.string().nullish().transform((value) => value ?? ''),
-  isAddon: z.boolean().nullish().transform((value) => value ?? false),
-  addonId: z.string().nullish().transform((value) => value ?? null),
-  quantity: z.number().nullish().transform((value) => value ?? null),
+  errorMessage: z
+    .string()
+    .nullish()
+    .transform((value) => value ?? 'No reason given by the service'),
+  consumptionId: z
+    .string()
+    .nullish()
+    .transform((value) => value ?? null),
+  subscriptionId: z
+    .string()
+    .nullish()
+    .transform((value) => value ?? ''),
+  isAddon: z
+    .boolean()
+    .nullish()
+    .transform((value) => value ?? false),
+  addonId: z
+    .string()
+    .nullish()
+    .transform((value) => value ?? null),
+  quantity: z
+    .number()
+    .nullish()
+    .transform((value) => value ?? null),
 });
 export type FailedRecord = z.output<typeof FailedRecord>;
 

@@ -4,7 +4,6 @@ import { DecimalText as Decimal } from '../model/decimal';
 
 /** Closing a month: compare, billing checks, review, sign-off, trends and rates — as the renderer and the CLI see them. */
 
-
 export const Severity = z.enum(['high', 'medium', 'low']);
 export type Severity = z.infer<typeof Severity>;
 
@@ -135,7 +134,13 @@ export const TrendMonth = z.object({ reportId: z.string(), period: ReportPeriod,
 export type TrendMonth = z.infer<typeof TrendMonth>;
 
 /** A month of a series: cost in the pair's purchase currency, sales in its customer currency; margin only when they are one. */
-export const TrendPoint = z.object({ lines: z.number().int().nonnegative(), cost: Decimal, sales: Decimal, margin: Decimal.nullable(), marginPercent: Decimal.nullable() });
+export const TrendPoint = z.object({
+  lines: z.number().int().nonnegative(),
+  cost: Decimal,
+  sales: Decimal,
+  margin: Decimal.nullable(),
+  marginPercent: Decimal.nullable(),
+});
 export type TrendPoint = z.infer<typeof TrendPoint>;
 
 /** One currency pair over the months: `points[i]` is `months[i]` (zero where the scope had no lines in it that month). */
@@ -204,7 +209,14 @@ export const RatesView = z.object({
   pairs: z.array(ConvertedPair),
   /** The exact sum of the converted pairs; null without a reference currency. */
   converted: z
-    .object({ cost: Decimal, sales: Decimal, margin: Decimal, marginPercent: Decimal.nullable(), pairsIncluded: z.number().int(), pairsLeftOut: z.number().int() })
+    .object({
+      cost: Decimal,
+      sales: Decimal,
+      margin: Decimal,
+      marginPercent: Decimal.nullable(),
+      pairsIncluded: z.number().int(),
+      pairsLeftOut: z.number().int(),
+    })
     .nullable(),
   /** Currencies of the month without a rate: the pairs that use them are left out of the converted total. */
   missing: z.array(z.string()),

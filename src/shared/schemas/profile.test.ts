@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { BaseUrl, ProfileFields } from './profile';
 
-const fields = { name: 'P', baseUrl: 'https://billing.example.com', clientId: 'c', username: 'u', resellerId: '7c9e6679-7425-40de-944b-e07fc1f90ae7', sellerId: '' };
+const fields = {
+  name: 'P',
+  baseUrl: 'https://billing.example.com',
+  clientId: 'c',
+  username: 'u',
+  resellerId: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
+  sellerId: '',
+};
 
 describe("a profile's service address", () => {
   it('takes https anywhere and plain http only on this machine', () => {
@@ -24,7 +31,12 @@ describe("a profile's service address", () => {
 
   it('limits the length of every field', () => {
     const huge = 'x'.repeat(5 * 1024 * 1024);
-    for (const [field, value] of [['name', huge], ['clientId', huge], ['username', huge], ['baseUrl', `https://e.com/${huge}`]] as const) {
+    for (const [field, value] of [
+      ['name', huge],
+      ['clientId', huge],
+      ['username', huge],
+      ['baseUrl', `https://e.com/${huge}`],
+    ] as const) {
       const result = ProfileFields.safeParse({ ...fields, [field]: value });
       expect(result.success, field).toBe(false);
       expect(result.error?.issues[0]?.message).toMatch(/at most/);

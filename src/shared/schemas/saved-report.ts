@@ -86,4 +86,10 @@ export type ReportJob = z.infer<typeof ReportJob>;
 /** A job as the first version saved it (no state; `error` set when it stopped): read once, then saved as a ReportJob. */
 export const ReportJobV1 = ReportJob.omit({ updatedAt: true, state: true, message: true, reportId: true })
   .extend({ error: z.string().nullable() })
-  .transform(({ error, ...job }): ReportJob => ({ ...job, updatedAt: job.startedAt, state: error === null ? 'waiting' : 'failed', message: error, reportId: null }));
+  .transform(({ error, ...job }): ReportJob => ({
+    ...job,
+    updatedAt: job.startedAt,
+    state: error === null ? 'waiting' : 'failed',
+    message: error,
+    reportId: null,
+  }));

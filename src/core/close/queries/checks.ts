@@ -9,8 +9,16 @@ import { type Row, rowShape } from '@core/ledger/rows';
 
 /** The subscription a row is about, by name and number (SUBSCRIPTION_NAMES over SUBSCRIPTION_JOINS). */
 const SUBSCRIPTION = {
-  organization: 'text', org_id: 'text', customer_number: 'text', org_key: 'text', service: 'text', service_id: 'text', service_no: 'int',
-  subscription: 'text', subscription_id: 'text', subscription_no: 'int',
+  organization: 'text',
+  org_id: 'text',
+  customer_number: 'text',
+  org_key: 'text',
+  service: 'text',
+  service_id: 'text',
+  service_no: 'int',
+  subscription: 'text',
+  subscription_id: 'text',
+  subscription_no: 'int',
 } as const;
 const SUBSCRIPTION_NAMES = `
   o.name AS organization, o.org_id, o.customer_number, ${ORG_KEY} AS org_key, s.service_name AS service, s.service_id, s.service_no,
@@ -27,7 +35,15 @@ const PER_SUBSCRIPTION = `
     sum(l.cost) AS cost, sum(l.sales) AS sales
   FROM billing_lines l WHERE l.report_id = $1 GROUP BY ALL`;
 
-const SUBSCRIPTION_SUMS = rowShape({ ...SUBSCRIPTION, currency: 'text', customer_currency: 'text', currency_key: 'text', cost: 'decimal', sales: 'decimal', rule: 'text' });
+const SUBSCRIPTION_SUMS = rowShape({
+  ...SUBSCRIPTION,
+  currency: 'text',
+  customer_currency: 'text',
+  currency_key: 'text',
+  cost: 'decimal',
+  sales: 'decimal',
+  rule: 'text',
+});
 export type SubscriptionSumRow = Row<typeof SUBSCRIPTION_SUMS.columns>;
 
 /** Subscriptions sold below cost, with cost and no sales, or with sales and no cost, each with its `rule`. */
@@ -47,8 +63,17 @@ export async function subscriptionSumRows(ledger: Ledger, reportId: string): Pro
 }
 
 const OUTLIER = rowShape({
-  org_key: 'text', organization: 'text', org_id: 'text', customer_number: 'text', service: 'text', service_id: 'text', service_no: 'int', currency_key: 'text',
-  percent: 'ratio', median: 'ratio', organizations: 'int',
+  org_key: 'text',
+  organization: 'text',
+  org_id: 'text',
+  customer_number: 'text',
+  service: 'text',
+  service_id: 'text',
+  service_no: 'int',
+  currency_key: 'text',
+  percent: 'ratio',
+  median: 'ratio',
+  organizations: 'int',
 });
 export type OutlierRow = Row<typeof OUTLIER.columns>;
 
@@ -79,9 +104,22 @@ export async function marginOutlierRows(ledger: Ledger, reportId: string, deviat
 }
 
 const STATED = rowShape({
-  level: 'text', stated: 'decimal', summed: 'decimal', stated_cost: 'decimal', summed_cost: 'decimal',
-  organization: 'text', org_id: 'text', customer_number: 'text', org_key: 'text', service: 'text', service_id: 'text', service_no: 'int',
-  subscription: 'text?', subscription_id: 'text?', subscription_no: 'int?', currency_key: 'text',
+  level: 'text',
+  stated: 'decimal',
+  summed: 'decimal',
+  stated_cost: 'decimal',
+  summed_cost: 'decimal',
+  organization: 'text',
+  org_id: 'text',
+  customer_number: 'text',
+  org_key: 'text',
+  service: 'text',
+  service_id: 'text',
+  service_no: 'int',
+  subscription: 'text?',
+  subscription_id: 'text?',
+  subscription_no: 'int?',
+  currency_key: 'text',
 });
 export type StatedRow = Row<typeof STATED.columns>;
 
@@ -132,8 +170,19 @@ const TOLERANCE = (column: string) =>
         WHEN ${column} * 10000 = trunc(${column} * 10000) THEN 0.00005 WHEN ${column} * 100000 = trunc(${column} * 100000) THEN 0.000005 ELSE 0.0000005 END`;
 
 const MISMATCHED = rowShape({
-  ...SUBSCRIPTION, line_no: 'int', product_id: 'text', product: 'text', quantity: 'decimal', unit_price: 'decimal', unit_cost: 'decimal', sales: 'decimal', cost: 'decimal',
-  currency: 'text', customer_currency: 'text', currency_key: 'text', sales_off: 'bool',
+  ...SUBSCRIPTION,
+  line_no: 'int',
+  product_id: 'text',
+  product: 'text',
+  quantity: 'decimal',
+  unit_price: 'decimal',
+  unit_cost: 'decimal',
+  sales: 'decimal',
+  cost: 'decimal',
+  currency: 'text',
+  customer_currency: 'text',
+  currency_key: 'text',
+  sales_off: 'bool',
 });
 export type MismatchedRow = Row<typeof MISMATCHED.columns>;
 
@@ -171,7 +220,15 @@ const REPEATED_FIELDS = `
   SELECT line_no FROM hashed WHERE fields IN (SELECT fields FROM hashed GROUP BY fields HAVING count(*) > 1)`;
 
 const DUPLICATE = rowShape({
-  ...SUBSCRIPTION, line_no: 'int', copies: 'int', product_id: 'text', product: 'text', currency: 'text', customer_currency: 'text', currency_key: 'text', sales: 'decimal',
+  ...SUBSCRIPTION,
+  line_no: 'int',
+  copies: 'int',
+  product_id: 'text',
+  product: 'text',
+  currency: 'text',
+  customer_currency: 'text',
+  currency_key: 'text',
+  sales: 'decimal',
 });
 export type DuplicateRow = Row<typeof DUPLICATE.columns>;
 

@@ -10,20 +10,27 @@ const LINES = rowShape({ lines: 'int' });
 
 /** How many billing lines the two months have together. */
 export async function linesOfMonths(ledger: Ledger, beforeId: string, afterId: string): Promise<number> {
-  return LINES.all(await ledger.all('SELECT coalesce(sum(line_count), 0) AS lines FROM reports WHERE report_id IN ($1, $2)', [beforeId, afterId]))[0]?.lines ?? 0;
+  return (
+    LINES.all(await ledger.all('SELECT coalesce(sum(line_count), 0) AS lines FROM reports WHERE report_id IN ($1, $2)', [beforeId, afterId]))[0]?.lines ?? 0
+  );
 }
 
 /** `fn(column)` over one month's lines of a compare key: month 1 is the report bound as $1 (before), 2 as $2 (after). */
 const inMonth = (fn: string, column: string, month: 1 | 2) => `${fn}(${column}) FILTER (WHERE l.report_id = $${month})`;
 
 /** A unit price or cost of one month: the one all its lines have, or NULL when they differ. */
-const unitOf = (column: string, month: 1 | 2) => `CASE WHEN ${inMonth('min', column, month)} = ${inMonth('max', column, month)} THEN ${inMonth('min', column, month)} END`;
+const unitOf = (column: string, month: 1 | 2) =>
+  `CASE WHEN ${inMonth('min', column, month)} = ${inMonth('max', column, month)} THEN ${inMonth('min', column, month)} END`;
 
 /** One month's sums, unit price and cost, and one of its lines, as q0, c0, s0, p0, k0, line0 (before) or q1 … line1 (after). */
 const monthColumns = (month: 1 | 2) =>
   [
-    `${inMonth('sum', 'l.quantity', month)} AS q${month - 1}`, `${inMonth('sum', 'l.cost', month)} AS c${month - 1}`, `${inMonth('sum', 'l.sales', month)} AS s${month - 1}`,
-    `${unitOf('l.sales_per_unit', month)} AS p${month - 1}`, `${unitOf('l.cost_per_unit', month)} AS k${month - 1}`, `${inMonth('min', 'l.line_no', month)} AS line${month - 1}`,
+    `${inMonth('sum', 'l.quantity', month)} AS q${month - 1}`,
+    `${inMonth('sum', 'l.cost', month)} AS c${month - 1}`,
+    `${inMonth('sum', 'l.sales', month)} AS s${month - 1}`,
+    `${unitOf('l.sales_per_unit', month)} AS p${month - 1}`,
+    `${unitOf('l.cost_per_unit', month)} AS k${month - 1}`,
+    `${inMonth('min', 'l.line_no', month)} AS line${month - 1}`,
   ].join(', ');
 
 /**
@@ -49,9 +56,28 @@ export async function keepChangedKeys(session: LedgerSession, beforeId: string, 
 }
 
 const NAMED_CHANGE = rowShape({
-  org_key: 'text', service_id: 'text', subscription_id: 'text', product_id: 'text', currency: 'text', customer_currency: 'text',
-  organization: 'text', customer_number: 'text', org_id: 'text', service: 'text', subscription: 'text', product: 'text',
-  q0: 'decimal?', c0: 'decimal?', s0: 'decimal?', p0: 'decimal?', k0: 'decimal?', q1: 'decimal?', c1: 'decimal?', s1: 'decimal?', p1: 'decimal?', k1: 'decimal?',
+  org_key: 'text',
+  service_id: 'text',
+  subscription_id: 'text',
+  product_id: 'text',
+  currency: 'text',
+  customer_currency: 'text',
+  organization: 'text',
+  customer_number: 'text',
+  org_id: 'text',
+  service: 'text',
+  subscription: 'text',
+  product: 'text',
+  q0: 'decimal?',
+  c0: 'decimal?',
+  s0: 'decimal?',
+  p0: 'decimal?',
+  k0: 'decimal?',
+  q1: 'decimal?',
+  c1: 'decimal?',
+  s1: 'decimal?',
+  p1: 'decimal?',
+  k1: 'decimal?',
 });
 export type NamedChangeRow = Row<typeof NAMED_CHANGE.columns>;
 
@@ -89,7 +115,13 @@ export type PresentRow = Row<typeof PRESENT.columns>;
  * The organizations, services and subscriptions (per currency pair) each month has of those named: the
  * organizations by their key, the subscriptions by their id. Streamed, in batches.
  */
-export async function* presentKeys(session: LedgerSession, beforeId: string, afterId: string, orgKeys: string[], subscriptionIds: string[]): AsyncGenerator<PresentRow[]> {
+export async function* presentKeys(
+  session: LedgerSession,
+  beforeId: string,
+  afterId: string,
+  orgKeys: string[],
+  subscriptionIds: string[],
+): AsyncGenerator<PresentRow[]> {
   const batches = session.stream(
     `SELECT DISTINCT l.report_id, ${ORG_KEY} AS org_key, s.service_id, u.subscription_id, l.currency, l.customer_currency
      FROM billing_lines l

@@ -10,16 +10,28 @@ export type RateRow = Row<typeof RATE.columns>;
 
 /** The rates kept with a month, the reference currency's own row of 1 among them. */
 export async function rateRows(ledger: Ledger, month: MonthRef): Promise<RateRow[]> {
-  return RATE.all(await ledger.all(`SELECT reference_currency, currency, rate::VARCHAR AS rate FROM month_rates WHERE ${SAME_MONTH} ORDER BY currency`, monthParams(month)));
+  return RATE.all(
+    await ledger.all(`SELECT reference_currency, currency, rate::VARCHAR AS rate FROM month_rates WHERE ${SAME_MONTH} ORDER BY currency`, monthParams(month)),
+  );
 }
 
 /** Replaces a month's rates (the reference currency's own among them) in one transaction; none removes them. */
-export async function replaceRates(ledger: Ledger, month: MonthRef, referenceCurrency: string | null, rates: readonly { currency: string; rate: string }[]): Promise<void> {
+export async function replaceRates(
+  ledger: Ledger,
+  month: MonthRef,
+  referenceCurrency: string | null,
+  rates: readonly { currency: string; rate: string }[],
+): Promise<void> {
   await ledger.write(async (transaction) => {
     await transaction.run(`DELETE FROM month_rates WHERE ${SAME_MONTH}`, monthParams(month));
     if (referenceCurrency === null) return;
     for (const { currency, rate } of rates) {
-      await transaction.run('INSERT INTO month_rates VALUES ($1, $2, $3, $4, $5, $6, $7::DECIMAL(18, 8))', [...monthParams(month), referenceCurrency, currency, rate]);
+      await transaction.run('INSERT INTO month_rates VALUES ($1, $2, $3, $4, $5, $6, $7::DECIMAL(18, 8))', [
+        ...monthParams(month),
+        referenceCurrency,
+        currency,
+        rate,
+      ]);
     }
   });
 }
@@ -40,6 +52,9 @@ const CURRENCY = rowShape({ currency: 'text' });
 
 /** The currencies a report bills in (purchase and customer). */
 export async function reportCurrencies(ledger: Ledger, reportId: string): Promise<Set<string>> {
-  const rows = await ledger.all('SELECT currency FROM report_totals WHERE report_id = $1 UNION SELECT customer_currency FROM report_totals WHERE report_id = $1', [reportId]);
+  const rows = await ledger.all(
+    'SELECT currency FROM report_totals WHERE report_id = $1 UNION SELECT customer_currency FROM report_totals WHERE report_id = $1',
+    [reportId],
+  );
   return new Set(CURRENCY.all(rows).map((row) => row.currency));
 }

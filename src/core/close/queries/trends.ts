@@ -59,7 +59,17 @@ const LEVELS = {
 } as const;
 
 const MOVER = rowShape({
-  level: 'text', key: 'text', currency: 'text', customer_currency: 'text', name: 'text', detail: 'text?', before: 'decimal', after: 'decimal', change: 'decimal', lines_before: 'int', lines_after: 'int',
+  level: 'text',
+  key: 'text',
+  currency: 'text',
+  customer_currency: 'text',
+  name: 'text',
+  detail: 'text?',
+  before: 'decimal',
+  after: 'decimal',
+  change: 'decimal',
+  lines_before: 'int',
+  lines_after: 'int',
 });
 export type MoverRow = Row<typeof MOVER.columns>;
 
@@ -107,6 +117,8 @@ export async function scopeChoiceRows(ledger: Ledger, ids: string[]): Promise<Re
       `SELECT ${SERVICE_KEY} AS key, arg_max(s.service_name, r.period_start) AS label, '' AS detail
        FROM services s JOIN reports r USING (report_id) WHERE list_contains($1, s.report_id) GROUP BY key ORDER BY lower(label), key`,
     ),
-    groups: await choices(`SELECT DISTINCT group_name AS key, group_name AS label, '' AS detail FROM organization_groups WHERE list_contains($1, report_id) ORDER BY lower(label), key`),
+    groups: await choices(
+      `SELECT DISTINCT group_name AS key, group_name AS label, '' AS detail FROM organization_groups WHERE list_contains($1, report_id) ORDER BY lower(label), key`,
+    ),
   };
 }

@@ -19,5 +19,5 @@ export const MONTH_CLOSE: string[] = [
   `CREATE TABLE month_rates (
     host VARCHAR NOT NULL, reseller_id VARCHAR NOT NULL, period_start VARCHAR NOT NULL, period_end VARCHAR NOT NULL,
     reference_currency VARCHAR NOT NULL, currency VARCHAR NOT NULL, rate ${PRICE} NOT NULL,
-    PRIMARY KEY (host, reseller_id, period_start, period_end, currency))`
+    PRIMARY KEY (host, reseller_id, period_start, period_end, currency))`,
 ];

@@ -5,8 +5,17 @@ import { ORGANIZATION_ORDER } from '../report-export-lines';
 import { lineFilter } from '../report-query';
 
 const INVOICE = rowShape({
-  org_key: 'text', name: 'text', customer_number: 'text', org_id: 'text', groups: 'text', currency: 'text', lines: 'int', sales: 'decimal', margin: 'decimal?',
-  differs: 'bool', costs: 'text',
+  org_key: 'text',
+  name: 'text',
+  customer_number: 'text',
+  org_id: 'text',
+  groups: 'text',
+  currency: 'text',
+  lines: 'int',
+  sales: 'decimal',
+  margin: 'decimal?',
+  differs: 'bool',
+  costs: 'text',
 });
 export type InvoiceQueryRow = Row<typeof INVOICE.columns>;
 
@@ -26,8 +35,9 @@ export async function invoiceRows(ledger: Ledger, reportId: string, filter: Repo
          sum(cost) AS all_cost, sum(sales) AS all_sales
        FROM (SELECT subscription_no, cost, sales, (${where}) AS kept FROM billing_lines l WHERE l.report_id = $1)
        GROUP BY subscription_no HAVING bool_or(kept)`;
-  return INVOICE.all(await ledger.all(
-    `WITH per_subscription AS (${perSubscription}),
+  return INVOICE.all(
+    await ledger.all(
+      `WITH per_subscription AS (${perSubscription}),
      per_service AS (
        SELECT u.service_no, sum(p.lines) AS lines, sum(p.cost) AS cost, sum(p.sales) AS sales,
          bool_or(u.stated_cost <> p.all_cost OR u.stated_sales <> p.all_sales) AS subscription_differs
@@ -61,6 +71,7 @@ export async function invoiceRows(ledger: Ledger, reportId: string, filter: Repo
        to_json(i.costs)::VARCHAR AS costs
      FROM per_invoice i JOIN organization_info n ON n.org_key = i.org_key
      ORDER BY n.org_rank, i.customer_currency`,
-    params,
-  ));
+      params,
+    ),
+  );
 }

@@ -2,15 +2,46 @@ import type { Ledger } from '@core/ledger/ledger';
 import { type Row, rowShape } from '@core/ledger/rows';
 
 /** Tables that hold a report's rows; a delete clears them all in one transaction. */
-const REPORT_TABLES = ['report_totals', 'billing_lines', 'products', 'subscriptions', 'services', 'organization_groups', 'organizations', 'billing_entries', 'reports'];
+const REPORT_TABLES = [
+  'report_totals',
+  'billing_lines',
+  'products',
+  'subscriptions',
+  'services',
+  'organization_groups',
+  'organizations',
+  'billing_entries',
+  'reports',
+];
 
 const REPORT = rowShape({
-  report_id: 'text', name: 'text', profile_id: 'text', profile_name: 'text', host: 'text', period_start: 'text', period_end: 'text', fetched_at: 'text',
-  imported_from: 'text?', source_file: 'text?', entry_count: 'int', organization_count: 'int', service_count: 'int', subscription_count: 'int', line_count: 'int',
+  report_id: 'text',
+  name: 'text',
+  profile_id: 'text',
+  profile_name: 'text',
+  host: 'text',
+  period_start: 'text',
+  period_end: 'text',
+  fetched_at: 'text',
+  imported_from: 'text?',
+  source_file: 'text?',
+  entry_count: 'int',
+  organization_count: 'int',
+  service_count: 'int',
+  subscription_count: 'int',
+  line_count: 'int',
 });
 export type ReportRow = Row<typeof REPORT.columns>;
 
-const TOTAL = rowShape({ report_id: 'text', currency: 'text', customer_currency: 'text', line_count: 'int', cost: 'decimal', sales: 'decimal', margin: 'decimal' });
+const TOTAL = rowShape({
+  report_id: 'text',
+  currency: 'text',
+  customer_currency: 'text',
+  line_count: 'int',
+  cost: 'decimal',
+  sales: 'decimal',
+  margin: 'decimal',
+});
 export type TotalRow = Row<typeof TOTAL.columns>;
 
 const REPORT_COLUMNS = Object.keys(REPORT.columns).join(', ');
@@ -28,7 +59,10 @@ export async function allReports(ledger: Ledger): Promise<{ reports: ReportRow[]
 export async function oneReport(ledger: Ledger, reportId: string): Promise<{ report: ReportRow; totals: TotalRow[] } | null> {
   const [report] = REPORT.all(await ledger.all(`SELECT ${REPORT_COLUMNS} FROM reports WHERE report_id = $1`, [reportId]));
   if (!report) return null;
-  return { report, totals: TOTAL.all(await ledger.all(`SELECT ${TOTAL_COLUMNS} FROM report_totals WHERE report_id = $1 ORDER BY currency, customer_currency`, [reportId])) };
+  return {
+    report,
+    totals: TOTAL.all(await ledger.all(`SELECT ${TOTAL_COLUMNS} FROM report_totals WHERE report_id = $1 ORDER BY currency, customer_currency`, [reportId])),
+  };
 }
 
 export async function renameReport(ledger: Ledger, reportId: string, name: string): Promise<void> {

@@ -12,7 +12,6 @@ export const MARGIN_EXPLANATION =
   'Margin % = margin ÷ sales. Where a service is bought in one currency and sold in another (e.g. USD→SEK), no margin is given: ' +
   'amounts in different currencies are never added or subtracted.';
 
-
 function describeFilter(filter: ReportFilter | undefined): string {
   if (!filter || isEmptyFilter(filter)) return 'Whole report';
   const parts = [
@@ -49,7 +48,10 @@ export function writeAbout(sheets: Sheets, meta: ReportMeta, totals: Amounts[], 
     { values: ['Billing lines in report', meta.counts.lines] },
     { values: ['Billing lines exported', lines] },
     ...split.map((names) => ({
-      values: [`${names[0]} sheets`, `${names.join(', ')}: more rows than one Excel sheet holds (${perSheet.toLocaleString('en')}), so they continue on the next sheet.`],
+      values: [
+        `${names[0]} sheets`,
+        `${names.join(', ')}: more rows than one Excel sheet holds (${perSheet.toLocaleString('en')}), so they continue on the next sheet.`,
+      ],
     })),
     { values: ['How the amount to invoice is computed', INVOICING_EXPLANATION] },
     { values: ['How margin is computed', MARGIN_EXPLANATION] },
@@ -59,7 +61,13 @@ export function writeAbout(sheets: Sheets, meta: ReportMeta, totals: Amounts[], 
   let rowNumber = writeAboutRows(worksheet, rows);
   for (const total of totals) {
     const row = worksheet.getRow(rowNumber++);
-    row.values = ['', total.currency, cellNumber(total.cost), cellNumber(total.sales), total.margin === null ? 'n/a (two currencies)' : cellNumber(total.margin)];
+    row.values = [
+      '',
+      total.currency,
+      cellNumber(total.cost),
+      cellNumber(total.sales),
+      total.margin === null ? 'n/a (two currencies)' : cellNumber(total.margin),
+    ];
     row.getCell(3).style = styleOf(moneyFormat(total.costCurrency));
     row.getCell(4).style = styleOf(moneyFormat(total.salesCurrency));
     if (total.margin !== null) row.getCell(5).style = styleOf(moneyFormat(total.costCurrency));

@@ -22,7 +22,14 @@ export const PAIR = `currency, customer_currency, ${CURRENCY_KEY} AS currency_ke
 export const SUMS = `sum(cost)::VARCHAR AS cost, sum(sales)::VARCHAR AS sales, (sum(sales) - sum(cost))::VARCHAR AS margin`;
 
 /** The columns PAIR and SUMS give a row, typed: what every amount row of Summary, Services and the totals holds. */
-export const AMOUNT_FIELDS = { currency: 'text', customer_currency: 'text', currency_key: 'text', cost: 'decimal', sales: 'decimal', margin: 'decimal' } as const;
+export const AMOUNT_FIELDS = {
+  currency: 'text',
+  customer_currency: 'text',
+  currency_key: 'text',
+  cost: 'decimal',
+  sales: 'decimal',
+  margin: 'decimal',
+} as const;
 export const AMOUNT_ROW = rowShape(AMOUNT_FIELDS);
 
 export function amountsOf(row: Row<typeof AMOUNT_FIELDS>): Amounts {
@@ -80,8 +87,16 @@ export function writeTotalRows(series: SheetSeries, labelCount: number, totals: 
     cell(salesAt, { formula: series.sumIfs(salesAt, currencyAt, rowNumber), result: cellNumber(total.sales) }, moneyFormat(total.salesCurrency));
     const [c, f, m] = [letter(costAt), letter(salesAt), letter(marginAt)];
     const percent = total.margin === null ? null : percentOf(total.cost, total.sales);
-    cell(marginAt, total.margin === null ? null : { formula: `${f}${rowNumber}-${c}${rowNumber}`, result: cellNumber(total.margin) }, total.margin === null ? null : moneyFormat(total.currency));
-    cell(percentAt, percent === null ? null : { formula: `IF(${f}${rowNumber}=0,"",${m}${rowNumber}/${f}${rowNumber})`, result: percent }, percent === null ? null : PERCENT_FORMAT);
+    cell(
+      marginAt,
+      total.margin === null ? null : { formula: `${f}${rowNumber}-${c}${rowNumber}`, result: cellNumber(total.margin) },
+      total.margin === null ? null : moneyFormat(total.currency),
+    );
+    cell(
+      percentAt,
+      percent === null ? null : { formula: `IF(${f}${rowNumber}=0,"",${m}${rowNumber}/${f}${rowNumber})`, result: percent },
+      percent === null ? null : PERCENT_FORMAT,
+    );
     row.commit();
   }
 }

@@ -17,10 +17,21 @@ function lineStyles(workbook: Writer) {
     const key = `${currency}|${customerCurrency}`;
     let styles = byPair.get(key);
     if (!styles) {
-      const [unitCost, unitSales, cost, sales] = [unitPriceFormat(currency), unitPriceFormat(customerCurrency), moneyFormat(currency), moneyFormat(customerCurrency)].map((format) =>
-        styleIndex(workbook, styleOf(format), 'number'),
-      );
-      const byFormat: Record<LineFormat, number> = { quantity, 'unit-cost': unitCost as number, 'unit-sales': unitSales as number, cost: cost as number, sales: sales as number, date, text: 0 };
+      const [unitCost, unitSales, cost, sales] = [
+        unitPriceFormat(currency),
+        unitPriceFormat(customerCurrency),
+        moneyFormat(currency),
+        moneyFormat(customerCurrency),
+      ].map((format) => styleIndex(workbook, styleOf(format), 'number'));
+      const byFormat: Record<LineFormat, number> = {
+        quantity,
+        'unit-cost': unitCost as number,
+        'unit-sales': unitSales as number,
+        cost: cost as number,
+        sales: sales as number,
+        date,
+        text: 0,
+      };
       styles = BILLING_LINE_COLUMNS.map((column) => byFormat[column.sheet.format]);
       byPair.set(key, styles);
     }
@@ -29,8 +40,18 @@ function lineStyles(workbook: Writer) {
 }
 
 /** Streams the lines into "Billing lines", "Billing lines (2)" …; returns how many and in which sheets. */
-export async function writeBillingLines(sheets: Sheets, ledger: Ledger, reportId: string, filter: ReportFilter | undefined, onProgress?: (lines: number) => void): Promise<{ lines: number; sheets: string[] }> {
-  const series = new SheetSeries(sheets, 'Billing lines', BILLING_LINE_COLUMNS.map((column) => ({ header: column.sheet.header, width: column.sheet.width })));
+export async function writeBillingLines(
+  sheets: Sheets,
+  ledger: Ledger,
+  reportId: string,
+  filter: ReportFilter | undefined,
+  onProgress?: (lines: number) => void,
+): Promise<{ lines: number; sheets: string[] }> {
+  const series = new SheetSeries(
+    sheets,
+    'Billing lines',
+    BILLING_LINE_COLUMNS.map((column) => ({ header: column.sheet.header, width: column.sheet.width })),
+  );
   series.ensureStarted();
   const stylesOf = lineStyles(sheets.workbook);
   const dates = new Map<string, number | null>();

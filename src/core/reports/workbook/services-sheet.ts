@@ -37,7 +37,11 @@ export async function writeServices(sheets: Sheets, ledger: Ledger, lines: Lines
     for (const row of SERVICE_ROW.all(rows)) {
       const next = series.next().row;
       next.getCell(2).style = styleOf(TEXT_FORMAT);
-      writeAmountCells(next, labels.map((column) => row[column.field]), amountsOf(row));
+      writeAmountCells(
+        next,
+        labels.map((column) => row[column.field]),
+        amountsOf(row),
+      );
     }
     await series.caughtUp();
   }

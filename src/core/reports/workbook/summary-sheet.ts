@@ -14,8 +14,15 @@ import type { Lines } from './lines';
  * so sums and the grand totals never count it twice). Grand totals per currency pair follow below a blank row.
  */
 const SUMMARY_ROW = rowShape({
-  ...AMOUNT_FIELDS, org_key: 'text', name: 'text', customer_number: 'text', groups: 'text',
-  block_cost: 'decimal', block_sales: 'decimal', block_one_cost_currency: 'bool', block_cost_currency: 'text',
+  ...AMOUNT_FIELDS,
+  org_key: 'text',
+  name: 'text',
+  customer_number: 'text',
+  groups: 'text',
+  block_cost: 'decimal',
+  block_sales: 'decimal',
+  block_one_cost_currency: 'bool',
+  block_cost_currency: 'text',
 });
 type SummaryRow = Row<typeof SUMMARY_ROW.columns>;
 
@@ -28,7 +35,9 @@ const SUMMARY_LABELS: (Column & { field: 'name' | 'customer_number' | 'groups' }
 
 export async function writeSummary(sheets: Sheets, ledger: Ledger, lines: Lines, totals: Amounts[]): Promise<string[]> {
   const labels = SUMMARY_LABELS;
-  const series = new SheetSeries(sheets, 'Summary', [...labels, ...AMOUNT_COLUMNS], { properties: { outlineLevelRow: 1, outlineProperties: { summaryBelow: true } } as ExcelJS.WorksheetProperties });
+  const series = new SheetSeries(sheets, 'Summary', [...labels, ...AMOUNT_COLUMNS], {
+    properties: { outlineLevelRow: 1, outlineProperties: { summaryBelow: true } } as ExcelJS.WorksheetProperties,
+  });
   series.ensureStarted();
   let block = null as { key: string; mark: ReturnType<SheetSeries['mark']>; row: SummaryRow } | null;
   const closeBlock = () => {
@@ -59,7 +68,11 @@ export async function writeSummary(sheets: Sheets, ledger: Ledger, lines: Lines,
       const next = series.next().row;
       next.outlineLevel = 1;
       next.getCell(2).style = styleOf(TEXT_FORMAT);
-      writeAmountCells(next, labels.map((column) => row[column.field]), amountsOf(row));
+      writeAmountCells(
+        next,
+        labels.map((column) => row[column.field]),
+        amountsOf(row),
+      );
     }
     await series.caughtUp();
   }
@@ -93,6 +106,10 @@ function writeSubtotalRow(series: SheetSeries, labelCount: number, mark: ReturnT
   cell(marginAt, margin === null ? null : { formula: subtotal(marginAt), result: cellNumber(margin) }, margin === null ? null : moneyFormat(salesCurrency));
   const percent = margin === null ? null : percentOf(block.block_cost, block.block_sales);
   const [m, f] = [letter(marginAt), letter(salesAt)];
-  cell(percentAt, percent === null ? null : { formula: `IF(${f}${rowNumber}=0,"",${m}${rowNumber}/${f}${rowNumber})`, result: percent }, percent === null ? null : PERCENT_FORMAT);
+  cell(
+    percentAt,
+    percent === null ? null : { formula: `IF(${f}${rowNumber}=0,"",${m}${rowNumber}/${f}${rowNumber})`, result: percent },
+    percent === null ? null : PERCENT_FORMAT,
+  );
   row.commit();
 }

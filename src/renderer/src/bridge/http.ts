@@ -26,7 +26,8 @@ export function createHttpBridge(origin: string): ClosebookBridge {
           body: JSON.stringify(input ?? {}),
         });
         // A refusal (no session in this browser, a body too large) comes as a short plain message.
-        if (!response.ok) return { ok: false, error: { code: response.status === 403 ? 'untrusted-sender' : 'internal', message: (await response.text()).trim() } };
+        if (!response.ok)
+          return { ok: false, error: { code: response.status === 403 ? 'untrusted-sender' : 'internal', message: (await response.text()).trim() } };
         return (await response.json()) as Reply<never>;
       } catch {
         return { ok: false, error: { code: 'network', message: 'The Closebook bridge is not running. Restart it and reload the page.' } };
@@ -44,7 +45,11 @@ export function createHttpBridge(origin: string): ClosebookBridge {
 
 /** Sends a file's bytes to the browser bridge (for an import) and returns the id it is kept under. */
 export async function uploadToHttpBridge(origin: string, file: File): Promise<string> {
-  const response = await fetch(`${origin}/bridge/upload`, { method: 'POST', headers: { 'Content-Type': 'application/octet-stream', 'X-File-Name': encodeURIComponent(file.name) }, body: file });
+  const response = await fetch(`${origin}/bridge/upload`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/octet-stream', 'X-File-Name': encodeURIComponent(file.name) },
+    body: file,
+  });
   if (!response.ok) throw new Error(`The file could not be handed to Closebook: ${(await response.text()).trim()}`);
   return ((await response.json()) as { upload: string }).upload;
 }

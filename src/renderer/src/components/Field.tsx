@@ -14,13 +14,29 @@ interface FieldProps {
 }
 
 /** A labelled input with its error beside it, announced to screen readers. */
-export function Field({ label, value, onChange, error, type = 'text', required, placeholder, hint, autoComplete = 'off', name }: FieldProps): React.JSX.Element {
+export function Field({
+  label,
+  value,
+  onChange,
+  error,
+  type = 'text',
+  required,
+  placeholder,
+  hint,
+  autoComplete = 'off',
+  name,
+}: FieldProps): React.JSX.Element {
   const id = useId();
   return (
     <div className={`field${error ? ' field--invalid' : ''}`}>
       <label htmlFor={id}>
         {label}
-        {required ? <span className="required" aria-hidden="true"> *</span> : null}
+        {required ? (
+          <span className="required" aria-hidden="true">
+            {' '}
+            *
+          </span>
+        ) : null}
       </label>
       <input
         id={id}

@@ -1,5 +1,15 @@
 /** Two or more buttons of which one is on (a view, a hierarchy): a group named `label`, each button pressed or not. */
-export function Segmented<T extends string>({ label, value, choices, onChange }: { label: string; value: T; choices: { value: T; label: string }[]; onChange: (value: T) => void }): React.JSX.Element {
+export function Segmented<T extends string>({
+  label,
+  value,
+  choices,
+  onChange,
+}: {
+  label: string;
+  value: T;
+  choices: { value: T; label: string }[];
+  onChange: (value: T) => void;
+}): React.JSX.Element {
   return (
     <div className="segmented" role="group" aria-label={label}>
       {choices.map((choice) => (

@@ -39,7 +39,12 @@ function ProfileSwitcher(): React.JSX.Element {
   return (
     <label className="profile-switcher">
       <span>Profile</span>
-      <select value={activeProfileId ?? ''} onChange={(event) => void setActiveProfile(event.target.value)} disabled={profiles.length === 0} aria-label="Active profile">
+      <select
+        value={activeProfileId ?? ''}
+        onChange={(event) => void setActiveProfile(event.target.value)}
+        disabled={profiles.length === 0}
+        aria-label="Active profile"
+      >
         {profiles.length === 0 ? <option value="">No profiles yet</option> : null}
         {profiles.map((profile) => (
           <option key={profile.id} value={profile.id}>

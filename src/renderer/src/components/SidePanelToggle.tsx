@@ -13,7 +13,15 @@ export function useSidePanel(roomQuery: string, contentOpen: boolean): { shown: 
 }
 
 /** The link that shows or hides a side panel (`controls` is the panel's id). */
-export function SidePanelToggle({ panel, controls, what }: { panel: { shown: boolean; toggle: () => void }; controls: string; what: string }): React.JSX.Element {
+export function SidePanelToggle({
+  panel,
+  controls,
+  what,
+}: {
+  panel: { shown: boolean; toggle: () => void };
+  controls: string;
+  what: string;
+}): React.JSX.Element {
   return (
     <button type="button" className="link" aria-controls={controls} aria-expanded={panel.shown} onClick={panel.toggle}>
       {panel.shown ? `Hide ${what}` : `Show ${what}`}

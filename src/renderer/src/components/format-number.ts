@@ -49,7 +49,11 @@ function exactPlaces(decimal: string): number {
 
 /** The locale's decimal separator ("," in sv-SE). */
 export function decimalSeparator(locale = userLocale): string {
-  return numberFormat(locale, {}).formatToParts(1.5).find((part) => part.type === 'decimal')?.value ?? '.';
+  return (
+    numberFormat(locale, {})
+      .formatToParts(1.5)
+      .find((part) => part.type === 'decimal')?.value ?? '.'
+  );
 }
 
 /** `decimal` at `places` fraction digits (grouped), padded to `alignTo`, with the exact value as title when that rounds it. */
@@ -57,7 +61,8 @@ function numberText(decimal: string, places: number, alignTo: number, locale: st
   if (!DECIMAL.test(decimal)) return { text: decimal, pad: '', title: undefined };
   const text = formatDecimal(numberFormat(locale, { minimumFractionDigits: places, maximumFractionDigits: places }), decimal);
   const needed = exactPlaces(decimal);
-  const title = needed > places ? `${formatDecimal(numberFormat(locale, { minimumFractionDigits: needed, maximumFractionDigits: needed }), decimal)}${suffix}` : undefined;
+  const title =
+    needed > places ? `${formatDecimal(numberFormat(locale, { minimumFractionDigits: needed, maximumFractionDigits: needed }), decimal)}${suffix}` : undefined;
   const pad = places >= alignTo ? '' : `${places === 0 ? decimalSeparator(locale) : ''}${'0'.repeat(alignTo - places)}`;
   return { text, pad, title };
 }
@@ -92,7 +97,10 @@ export function percentText(percent: string, locale = userLocale): NumberText {
   const places = 2;
   const text = formatDecimal(numberFormat(locale, { style: 'percent', minimumFractionDigits: places, maximumFractionDigits: places }), fraction);
   const needed = exactPlaces(percent);
-  const title = needed > places ? formatDecimal(numberFormat(locale, { style: 'percent', minimumFractionDigits: needed, maximumFractionDigits: needed }), fraction) : undefined;
+  const title =
+    needed > places
+      ? formatDecimal(numberFormat(locale, { style: 'percent', minimumFractionDigits: needed, maximumFractionDigits: needed }), fraction)
+      : undefined;
   return { text, pad: '', title };
 }
 

@@ -23,7 +23,15 @@ function dateTimeFormat({ locale = userLocale, timeZone }: TimeFormatOptions): I
   let format = dateTimeFormats.get(key);
   if (!format) {
     // Numeric day, hour and minute, and the zone by name: "2026-11-23 20:15 CET" (sv-SE), "23/11/2026, 20:15 CET" (en-GB).
-    format = new Intl.DateTimeFormat(locale, { year: 'numeric', month: '2-digit', day: '2-digit', hour: 'numeric', minute: '2-digit', timeZoneName: 'short', ...(timeZone ? { timeZone } : {}) });
+    format = new Intl.DateTimeFormat(locale, {
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: 'numeric',
+      minute: '2-digit',
+      timeZoneName: 'short',
+      ...(timeZone ? { timeZone } : {}),
+    });
     dateTimeFormats.set(key, format);
   }
   return format;
@@ -48,7 +56,11 @@ export function formatClock(iso: string, options: TimeFormatOptions = {}): strin
   const key = `${options.locale ?? userLocale}|${options.timeZone ?? ''}`;
   let format = clockFormats.get(key);
   if (!format) {
-    format = new Intl.DateTimeFormat(options.locale ?? userLocale, { hour: 'numeric', minute: '2-digit', ...(options.timeZone ? { timeZone: options.timeZone } : {}) });
+    format = new Intl.DateTimeFormat(options.locale ?? userLocale, {
+      hour: 'numeric',
+      minute: '2-digit',
+      ...(options.timeZone ? { timeZone: options.timeZone } : {}),
+    });
     clockFormats.set(key, format);
   }
   return format.format(time);

@@ -18,8 +18,16 @@ describe('askOnce', () => {
   it('hands over the answer, or the failure in words', async () => {
     const outcomes: Record<string, Outcome<string>> = {};
     const words = (failure: unknown) => (failure as Error).message;
-    askOnce(() => Promise.resolve('rows'), (outcome) => (outcomes.answered = outcome), words);
-    askOnce(() => Promise.reject(new Error('the ledger is busy')), (outcome) => (outcomes.rejected = outcome), words);
+    askOnce(
+      () => Promise.resolve('rows'),
+      (outcome) => (outcomes.answered = outcome),
+      words,
+    );
+    askOnce(
+      () => Promise.reject(new Error('the ledger is busy')),
+      (outcome) => (outcomes.rejected = outcome),
+      words,
+    );
     askOnce(
       () => {
         throw new Error('no such report');
@@ -35,9 +43,17 @@ describe('askOnce', () => {
     const first = deferred<string>();
     const second = deferred<string>();
     const outcomes: Outcome<string>[] = [];
-    const cancelFirst = askOnce(() => first.promise, (outcome) => outcomes.push(outcome), String);
+    const cancelFirst = askOnce(
+      () => first.promise,
+      (outcome) => outcomes.push(outcome),
+      String,
+    );
     cancelFirst(); // the view asked for another input
-    askOnce(() => second.promise, (outcome) => outcomes.push(outcome), String);
+    askOnce(
+      () => second.promise,
+      (outcome) => outcomes.push(outcome),
+      String,
+    );
     second.resolve('new');
     first.resolve('old'); // late, for the older input
     await settled();

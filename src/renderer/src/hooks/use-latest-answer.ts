@@ -35,7 +35,11 @@ export function useLatestAnswer<T>(key: string | null, load: () => Promise<T>, {
 }
 
 /** useLatestAnswer for one channel of the contract; `input` null: nothing to ask yet. Equal inputs are one key. */
-export function useChannelAnswer<C extends ChannelName>(channel: C, input: ChannelInput<C> | null, options?: LatestAnswerOptions): LatestAnswer<ChannelOutput<C>> {
+export function useChannelAnswer<C extends ChannelName>(
+  channel: C,
+  input: ChannelInput<C> | null,
+  options?: LatestAnswerOptions,
+): LatestAnswer<ChannelOutput<C>> {
   const key = input === null ? null : JSON.stringify([channel, input]);
   return useLatestAnswer(key, () => call(channel, input as ChannelInput<C>), options);
 }

@@ -16,9 +16,23 @@ const EFFECTS: { key: keyof CurrencyBridge['effects']; label: string; hint: stri
  * The change in sales per currency, split so it adds up exactly: sales before + price + quantity + new/lost +
  * other = sales after (in the customer currency; currencies are never added together).
  */
-export function BridgeTable({ bridges, label, beforeLabel, afterLabel, onlyChanged = false }: { bridges: CurrencyBridge[]; label: string; beforeLabel: string; afterLabel: string; onlyChanged?: boolean }): React.JSX.Element {
+export function BridgeTable({
+  bridges,
+  label,
+  beforeLabel,
+  afterLabel,
+  onlyChanged = false,
+}: {
+  bridges: CurrencyBridge[];
+  label: string;
+  beforeLabel: string;
+  afterLabel: string;
+  onlyChanged?: boolean;
+}): React.JSX.Element {
   // A restatement usually touches one or two currencies: the untouched ones are counted, not listed.
-  const shown = onlyChanged ? bridges.filter((bridge) => !money(bridge.change).isZero() || Object.values(bridge.effects).some((effect) => !money(effect).isZero())) : bridges;
+  const shown = onlyChanged
+    ? bridges.filter((bridge) => !money(bridge.change).isZero() || Object.values(bridge.effects).some((effect) => !money(effect).isZero()))
+    : bridges;
   const same = bridges.length - shown.length;
   return (
     <>
@@ -69,7 +83,10 @@ export function BridgeTable({ bridges, label, beforeLabel, afterLabel, onlyChang
                     <NumberValue value={amountText(bridge.salesAfter, currency)} />
                     <span className="ccy">{currency}</span>
                   </td>
-                  <td className={addsUp ? 'bridge__check' : 'bridge__check bridge__check--off'} title={addsUp ? 'Before + every effect = after, to the last decimal' : 'The parts do not add up to the change'}>
+                  <td
+                    className={addsUp ? 'bridge__check' : 'bridge__check bridge__check--off'}
+                    title={addsUp ? 'Before + every effect = after, to the last decimal' : 'The parts do not add up to the change'}
+                  >
                     {addsUp ? '✓' : '≠'}
                   </td>
                 </tr>

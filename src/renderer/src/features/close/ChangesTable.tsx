@@ -3,7 +3,19 @@ import type { MonthChange } from '@shared/schemas/month-close';
 import { currenciesOf } from '@shared/model/currency-pair';
 import { amountText, formatAmount, formatCount, quantityText, unitPriceText } from '@renderer/components/format-number';
 import { NumberValue } from '@renderer/components/NumberValue';
-import { CHANGE_KINDS, type ChangeFilter, type ChangeSort, type ChangeSortKey, effectOf, filterChanges, KIND_LABELS, kindCounts, LEVEL_LABELS, nextChangeSort, sortChanges } from './change-list';
+import {
+  CHANGE_KINDS,
+  type ChangeFilter,
+  type ChangeSort,
+  type ChangeSortKey,
+  effectOf,
+  filterChanges,
+  KIND_LABELS,
+  kindCounts,
+  LEVEL_LABELS,
+  nextChangeSort,
+  sortChanges,
+} from './change-list';
 import { GridRow, HeaderCell, TWO_LINE_ROWS, useVirtualRows, VirtualGrid } from '@renderer/components/VirtualGrid';
 
 const COLUMNS: { key: ChangeSortKey; label: string; numeric?: boolean }[] = [
@@ -101,19 +113,34 @@ export function ChangesTable({ changes, changeCount, label }: Props): React.JSX.
             All <span className="segmented__count">{formatCount(changes.length)}</span>
           </button>
           {CHANGE_KINDS.map((kind) => (
-            <button key={kind} type="button" aria-pressed={filter.kind === kind} onClick={() => setFilter((current) => ({ ...current, kind }))} disabled={counts[kind] === 0 && filter.kind !== kind}>
+            <button
+              key={kind}
+              type="button"
+              aria-pressed={filter.kind === kind}
+              onClick={() => setFilter((current) => ({ ...current, kind }))}
+              disabled={counts[kind] === 0 && filter.kind !== kind}
+            >
               {KIND_LABELS[kind]} <span className="segmented__count">{formatCount(counts[kind])}</span>
             </button>
           ))}
         </div>
-        <input type="search" aria-label="Search changes" placeholder="Organization, cust. no., product…" value={filter.text ?? ''} onChange={(event) => setFilter((current) => ({ ...current, text: event.target.value }))} />
+        <input
+          type="search"
+          aria-label="Search changes"
+          placeholder="Organization, cust. no., product…"
+          value={filter.text ?? ''}
+          onChange={(event) => setFilter((current) => ({ ...current, text: event.target.value }))}
+        />
         <span className="count" data-testid="change-count">
-          {rows.length === changes.length ? `${formatCount(rows.length)} ${changes.length === 1 ? 'change' : 'changes'}` : `${formatCount(rows.length)} of ${formatCount(changes.length)} changes`}
+          {rows.length === changes.length
+            ? `${formatCount(rows.length)} ${changes.length === 1 ? 'change' : 'changes'}`
+            : `${formatCount(rows.length)} of ${formatCount(changes.length)} changes`}
         </span>
       </div>
       {changeCount > changes.length ? (
         <p className="hint" role="note">
-          The first {formatCount(changes.length)} of {formatCount(changeCount)} changes are shown here; the workbook's Changes sheet and the CLI (reports compare) have them all.
+          The first {formatCount(changes.length)} of {formatCount(changeCount)} changes are shown here; the workbook's Changes sheet and the CLI (reports
+          compare) have them all.
         </p>
       ) : null}
       <VirtualGrid

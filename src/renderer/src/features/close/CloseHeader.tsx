@@ -53,9 +53,7 @@ export function CloseHeader({ meta, view, children }: { meta: ReportMeta; view: 
   return (
     <div className="close__head">
       <div className="close__title">
-        <h3>
-          Close {monthLabel(meta.period)}
-        </h3>
+        <h3>Close {monthLabel(meta.period)}</h3>
         <div className="close__status">
           {view ? (
             <>
@@ -68,7 +66,9 @@ export function CloseHeader({ meta, view, children }: { meta: ReportMeta; view: 
         </div>
         <p className="muted close__fetch">
           {meta.profileName} · fetched {formatDateTime(meta.fetchedAt)}
-          {view ? ` · ${view.previousReportId ? 'checked against the month before' : 'no earlier month in the ledger: checks against last month are skipped'}` : ''}
+          {view
+            ? ` · ${view.previousReportId ? 'checked against the month before' : 'no earlier month in the ledger: checks against last month are skipped'}`
+            : ''}
         </p>
       </div>
       {children}

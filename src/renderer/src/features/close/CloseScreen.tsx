@@ -37,7 +37,9 @@ export function CloseScreen({ meta, onShowInReport }: { meta: ReportMeta; onShow
   return (
     <section className="close" aria-label="Close the month">
       <CloseHeader meta={meta} view={view}>
-        {view ? <SignOffBox key={view.signOff?.signedAt ?? 'draft'} view={view} openCount={openCount} onSignOff={close.signOff} onReopen={close.reopen} /> : null}
+        {view ? (
+          <SignOffBox key={view.signOff?.signedAt ?? 'draft'} view={view} openCount={openCount} onSignOff={close.signOff} onReopen={close.reopen} />
+        ) : null}
       </CloseHeader>
       {close.loadError ? (
         <div className="error-note" role="alert">
@@ -50,7 +52,15 @@ export function CloseScreen({ meta, onShowInReport }: { meta: ReportMeta; onShow
       {view ? <RestatementPanel meta={meta} view={view} /> : null}
       <div className="close__tabs" role="tablist" aria-label="Close the month">
         {tabs.map((entry) => (
-          <button key={entry.id} type="button" role="tab" id={`${ids}-${entry.id}`} aria-selected={tab === entry.id} aria-controls={`${ids}-panel`} onClick={() => setTab(entry.id)}>
+          <button
+            key={entry.id}
+            type="button"
+            role="tab"
+            id={`${ids}-${entry.id}`}
+            aria-selected={tab === entry.id}
+            aria-controls={`${ids}-panel`}
+            onClick={() => setTab(entry.id)}
+          >
             {entry.label}
           </button>
         ))}
@@ -61,7 +71,9 @@ export function CloseScreen({ meta, onShowInReport }: { meta: ReportMeta; onShow
         {view && tab === 'compare' ? <ComparePanel meta={meta} previousReportId={view.previousReportId} /> : null}
         {tab === 'trends' ? <TrendsPanel reportId={meta.id} /> : null}
         {tab === 'rates' ? <RatesPanel reportId={meta.id} /> : null}
-        {view && tab === 'thresholds' ? <ThresholdsForm profileId={meta.profileId} profileName={meta.profileName} thresholds={view.thresholds} onSaved={close.reload} /> : null}
+        {view && tab === 'thresholds' ? (
+          <ThresholdsForm profileId={meta.profileId} profileName={meta.profileName} thresholds={view.thresholds} onSaved={close.reload} />
+        ) : null}
       </div>
     </section>
   );

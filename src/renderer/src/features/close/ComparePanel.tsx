@@ -28,7 +28,13 @@ export function ComparePanel({ meta, previousReportId }: { meta: ReportMeta; pre
     <div className="compare">
       <div className="close-bar">
         <label htmlFor={selectId}>Compare {afterLabel} with</label>
-        <select id={selectId} className="close-bar__month" value={beforeId ?? ''} onChange={(event) => setChosen(event.target.value || null)} disabled={others.length === 0}>
+        <select
+          id={selectId}
+          className="close-bar__month"
+          value={beforeId ?? ''}
+          onChange={(event) => setChosen(event.target.value || null)}
+          disabled={others.length === 0}
+        >
           {beforeId ? null : <option value="">Choose a month</option>}
           {others.map((month) => (
             <option key={month.reportId} value={month.reportId}>
@@ -39,7 +45,9 @@ export function ComparePanel({ meta, previousReportId }: { meta: ReportMeta; pre
         {samePeriod ? <span className="hint">Another fetch of the same month: this shows what the service changed between the two.</span> : null}
       </div>
       <ErrorNote message={monthsError} />
-      {months && others.length === 0 ? <p className="empty">There is no other month of this service in the ledger yet. Fetch or import last month to compare with it.</p> : null}
+      {months && others.length === 0 ? (
+        <p className="empty">There is no other month of this service in the ledger yet. Fetch or import last month to compare with it.</p>
+      ) : null}
       {error ? (
         <div className="error-note" role="alert">
           The months could not be compared: {error}{' '}
@@ -51,7 +59,9 @@ export function ComparePanel({ meta, previousReportId }: { meta: ReportMeta; pre
       {loading ? <p className="empty">Comparing…</p> : null}
       {comparison ? (
         <>
-          <h4 className="close__subhead">Sales, {beforeLabel} to {afterLabel}, per currency</h4>
+          <h4 className="close__subhead">
+            Sales, {beforeLabel} to {afterLabel}, per currency
+          </h4>
           <BridgeTable bridges={comparison.bridges} label="Change in sales per currency" beforeLabel={beforeLabel} afterLabel={afterLabel} />
           <ChangesTable changes={comparison.changes} changeCount={comparison.changeCount} label="Changes" />
         </>

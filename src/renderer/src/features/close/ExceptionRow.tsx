@@ -25,7 +25,19 @@ function ReviewCell({ review }: { review: Review | null }): React.JSX.Element {
 }
 
 /** The note an acceptance needs, in the row's own second line. */
-export function NoteForm({ label, submitLabel, busy, onSubmit, onCancel }: { label: string; submitLabel: string; busy: boolean; onSubmit: (note: string) => void; onCancel: () => void }): React.JSX.Element {
+export function NoteForm({
+  label,
+  submitLabel,
+  busy,
+  onSubmit,
+  onCancel,
+}: {
+  label: string;
+  submitLabel: string;
+  busy: boolean;
+  onSubmit: (note: string) => void;
+  onCancel: () => void;
+}): React.JSX.Element {
   const [note, setNote] = useState('');
   const id = useId();
   return (
@@ -87,15 +99,30 @@ export const ExceptionRow = memo(function ExceptionRow({ exception, locked, busy
           <div className="exc__buttons">
             {state === 'open' ? (
               <>
-                <button type="button" onClick={() => setAccepting(true)} disabled={disabled || accepting} title={locked ? LOCKED : 'Accept it as it is, with a note saying why'}>
+                <button
+                  type="button"
+                  onClick={() => setAccepting(true)}
+                  disabled={disabled || accepting}
+                  title={locked ? LOCKED : 'Accept it as it is, with a note saying why'}
+                >
                   Accept…
                 </button>
-                <button type="button" onClick={() => void onReview(exception, 'resolved', '')} disabled={disabled} title={locked ? LOCKED : 'It was wrong and is put right (e.g. corrected in the ERP)'}>
+                <button
+                  type="button"
+                  onClick={() => void onReview(exception, 'resolved', '')}
+                  disabled={disabled}
+                  title={locked ? LOCKED : 'It was wrong and is put right (e.g. corrected in the ERP)'}
+                >
                   Resolve
                 </button>
               </>
             ) : (
-              <button type="button" onClick={() => void onReview(exception, 'open', '')} disabled={disabled} title={locked ? LOCKED : 'Open it again (the review is kept in the log)'}>
+              <button
+                type="button"
+                onClick={() => void onReview(exception, 'open', '')}
+                disabled={disabled}
+                title={locked ? LOCKED : 'Open it again (the review is kept in the log)'}
+              >
                 Reopen
               </button>
             )}

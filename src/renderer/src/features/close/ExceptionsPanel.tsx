@@ -3,7 +3,19 @@ import type { BillingException, MonthCloseView, ReviewState, Severity } from '@s
 import { ErrorNote } from '@renderer/components/ErrorNote';
 import { useAction } from '@renderer/hooks/use-action';
 import { formatCount } from '@renderer/components/format-number';
-import { type ExceptionFilter, filterExceptions, groupByRule, REVIEW_LABELS, type ReviewFilter, reviewCounts, reviewStateOf, type RuleGroup, rulesOf, SEVERITIES, SEVERITY_LABELS } from './exception-list';
+import {
+  type ExceptionFilter,
+  filterExceptions,
+  groupByRule,
+  REVIEW_LABELS,
+  type ReviewFilter,
+  reviewCounts,
+  reviewStateOf,
+  type RuleGroup,
+  rulesOf,
+  SEVERITIES,
+  SEVERITY_LABELS,
+} from './exception-list';
 import { ExceptionRow, NoteForm, type ShowInReport } from './ExceptionRow';
 import type { MonthCloseState } from './use-month-close';
 
@@ -18,7 +30,19 @@ interface Props {
   onShow: ShowInReport;
 }
 
-function GroupHeader({ group, shownOpen, locked, busy, onBulk }: { group: RuleGroup; shownOpen: number; locked: boolean; busy: boolean; onBulk: (group: RuleGroup, state: ReviewState, note: string) => void }): React.JSX.Element {
+function GroupHeader({
+  group,
+  shownOpen,
+  locked,
+  busy,
+  onBulk,
+}: {
+  group: RuleGroup;
+  shownOpen: number;
+  locked: boolean;
+  busy: boolean;
+  onBulk: (group: RuleGroup, state: ReviewState, note: string) => void;
+}): React.JSX.Element {
   const [accepting, setAccepting] = useState(false);
   const all = shownOpen === group.exceptions.length ? 'all ' : '';
   return (
@@ -32,10 +56,12 @@ function GroupHeader({ group, shownOpen, locked, busy, onBulk }: { group: RuleGr
           {shownOpen > 1 && !locked ? (
             <span className="exc-group__bulk">
               <button type="button" onClick={() => setAccepting(true)} disabled={busy || accepting}>
-                Accept {all}{formatCount(shownOpen)} open…
+                Accept {all}
+                {formatCount(shownOpen)} open…
               </button>
               <button type="button" onClick={() => onBulk(group, 'resolved', '')} disabled={busy}>
-                Resolve {all}{formatCount(shownOpen)} open
+                Resolve {all}
+                {formatCount(shownOpen)} open
               </button>
             </span>
           ) : null}
@@ -101,7 +127,11 @@ export function ExceptionsPanel({ view, close, onShow }: Props): React.JSX.Eleme
             </button>
           ))}
         </div>
-        <select aria-label="Severity" value={filter.severity ?? ''} onChange={(event) => change({ severity: (event.target.value || undefined) as Severity | undefined })}>
+        <select
+          aria-label="Severity"
+          value={filter.severity ?? ''}
+          onChange={(event) => change({ severity: (event.target.value || undefined) as Severity | undefined })}
+        >
           <option value="">All severities</option>
           {SEVERITIES.map((severity) => (
             <option key={severity} value={severity}>
@@ -117,7 +147,13 @@ export function ExceptionsPanel({ view, close, onShow }: Props): React.JSX.Eleme
             </option>
           ))}
         </select>
-        <input type="search" aria-label="Search exceptions" placeholder="Organization, cust. no., product…" value={filter.text ?? ''} onChange={(event) => change({ text: event.target.value })} />
+        <input
+          type="search"
+          aria-label="Search exceptions"
+          placeholder="Organization, cust. no., product…"
+          value={filter.text ?? ''}
+          onChange={(event) => change({ text: event.target.value })}
+        />
         {close.bulk ? (
           <span className="close-bar__progress" role="status">
             Reviewing {formatCount(close.bulk.done)} of {formatCount(close.bulk.total)}…{' '}
@@ -160,7 +196,11 @@ export function ExceptionsPanel({ view, close, onShow }: Props): React.JSX.Eleme
                 {rest > 0 ? (
                   <tr>
                     <td colSpan={4}>
-                      <button type="button" className="link" onClick={() => setShownPerGroup((current) => ({ ...current, [group.rule]: limit + ROWS_PER_GROUP * 5 }))}>
+                      <button
+                        type="button"
+                        className="link"
+                        onClick={() => setShownPerGroup((current) => ({ ...current, [group.rule]: limit + ROWS_PER_GROUP * 5 }))}
+                      >
                         Show {formatCount(Math.min(rest, ROWS_PER_GROUP * 5))} more of {formatCount(rest)}
                       </button>
                     </td>

@@ -90,7 +90,8 @@ function ConvertedTotal({ view }: { view: RatesView }): React.JSX.Element | null
       </dl>
       {view.missing.length ? (
         <p className="warn-text" data-testid="rates-missing">
-          Not in this total: {formatCount(total.pairsLeftOut)} of {formatCount(total.pairsIncluded + total.pairsLeftOut)} currency groups, because {view.missing.join(', ')} {view.missing.length === 1 ? 'has' : 'have'} no rate.
+          Not in this total: {formatCount(total.pairsLeftOut)} of {formatCount(total.pairsIncluded + total.pairsLeftOut)} currency groups, because{' '}
+          {view.missing.join(', ')} {view.missing.length === 1 ? 'has' : 'have'} no rate.
         </p>
       ) : (
         <p className="muted">Every currency of the month has a rate. The amounts billed are the native ones above.</p>
@@ -159,7 +160,8 @@ export function RatesPanel({ reportId }: { reportId: string }): React.JSX.Elemen
     void run(async () => {
       setNotice(null);
       if (!reference) throw new Error('Choose the reference currency before importing rates.');
-      if (file.size > MAX_RATES_FILE_BYTES) throw new Error(`${file.name} is ${formatCount(file.size)} bytes; a rates file is at most ${formatCount(MAX_RATES_FILE_BYTES)}.`);
+      if (file.size > MAX_RATES_FILE_BYTES)
+        throw new Error(`${file.name} is ${formatCount(file.size)} bytes; a rates file is at most ${formatCount(MAX_RATES_FILE_BYTES)}.`);
       const answer = await call('close:import-rates', { reportId, referenceCurrency: reference, csv: await file.text() });
       show(answer, `Imported ${formatCount(answer.rates.length)} rates from ${file.name}.`);
     }, 'import');
@@ -170,7 +172,8 @@ export function RatesPanel({ reportId }: { reportId: string }): React.JSX.Elemen
     <section className="rates" aria-label="Reference currency">
       <h3>Reference currency</h3>
       <p className="muted">
-        Optional: with your own exchange rates this month's totals are also shown converted to one currency, for an overview. The amounts billed stay in their own currencies.
+        Optional: with your own exchange rates this month's totals are also shown converted to one currency, for an overview. The amounts billed stay in their
+        own currencies.
       </p>
       {locked ? <p className="warn-text">The month is signed off, so its rates are locked. Reopen it to change them.</p> : null}
       <form
@@ -231,7 +234,12 @@ export function RatesPanel({ reportId }: { reportId: string }): React.JSX.Elemen
           <button type="submit" disabled={locked || action.busy}>
             Save rates
           </button>
-          <button type="button" disabled={locked || action.busy} onClick={() => fileInput.current?.click()} title="A CSV with currency,rate per line (header optional; comma or semicolon; decimal point). It replaces this month's rates.">
+          <button
+            type="button"
+            disabled={locked || action.busy}
+            onClick={() => fileInput.current?.click()}
+            title="A CSV with currency,rate per line (header optional; comma or semicolon; decimal point). It replaces this month's rates."
+          >
             Import CSV…
           </button>
           <input

@@ -31,10 +31,16 @@ export function RestatementPanel({ meta, view }: { meta: ReportMeta; view: Month
       <h3 id="restated-title">The service changed this month after it was signed off</h3>
       <p>
         {month} was {signed} on an earlier fetch. This fetch ({formatDateTime(meta.fetchedAt)}) differs from it
-        {count ? `: ${formatCount(count)} ${count === 1 ? 'change' : 'changes'}` : ' (the lines differ, the amounts compared per product do not)'}. To sign off these figures, reopen the month with a reason, review, and sign
-        off again.
+        {count ? `: ${formatCount(count)} ${count === 1 ? 'change' : 'changes'}` : ' (the lines differ, the amounts compared per product do not)'}. To sign off
+        these figures, reopen the month with a reason, review, and sign off again.
       </p>
-      <BridgeTable bridges={restatement.bridges} label="What the service changed, per currency" beforeLabel="as signed off" afterLabel="as fetched now" onlyChanged />
+      <BridgeTable
+        bridges={restatement.bridges}
+        label="What the service changed, per currency"
+        beforeLabel="as signed off"
+        afterLabel="as fetched now"
+        onlyChanged
+      />
       {count ? (
         <>
           <button type="button" className="link restated__toggle" aria-expanded={open} onClick={() => setOpen(!open)}>

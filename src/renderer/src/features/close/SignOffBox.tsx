@@ -68,7 +68,14 @@ export function SignOffBox({ view, openCount, onSignOff, onReopen }: Props): Rea
             <label htmlFor={reasonId} className="muted">
               Why reopen?
             </label>
-            <input id={reasonId} value={reason} onChange={(event) => setReason(event.target.value)} placeholder="e.g. credit note from the service" maxLength={2000} autoFocus />
+            <input
+              id={reasonId}
+              value={reason}
+              onChange={(event) => setReason(event.target.value)}
+              placeholder="e.g. credit note from the service"
+              maxLength={2000}
+              autoFocus
+            />
             <button type="submit" className="primary" disabled={!reason.trim() || action.busy}>
               {action.busy ? 'Reopening…' : 'Reopen the month'}
             </button>
@@ -77,7 +84,11 @@ export function SignOffBox({ view, openCount, onSignOff, onReopen }: Props): Rea
             </button>
           </form>
         ) : (
-          <button type="button" onClick={() => setReopening(true)} title="Reviews are locked while the month is signed off; reopening unlocks them and is logged with your reason">
+          <button
+            type="button"
+            onClick={() => setReopening(true)}
+            title="Reviews are locked while the month is signed off; reopening unlocks them and is logged with your reason"
+          >
             Reopen…
           </button>
         )}

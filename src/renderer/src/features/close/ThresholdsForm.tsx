@@ -20,13 +20,35 @@ function rangeError(text: string, min: number, max: number): string | undefined 
   return value < min || value > max ? `Between ${min} and ${formatCount(max)}` : undefined;
 }
 
-function NumberField({ label, hint, value, onChange, error, unit }: { label: string; hint: string; value: string; onChange: (value: string) => void; error: string | undefined; unit: string }): React.JSX.Element {
+function NumberField({
+  label,
+  hint,
+  value,
+  onChange,
+  error,
+  unit,
+}: {
+  label: string;
+  hint: string;
+  value: string;
+  onChange: (value: string) => void;
+  error: string | undefined;
+  unit: string;
+}): React.JSX.Element {
   const id = useId();
   return (
     <div className={`field${error ? ' field--invalid' : ''}`}>
       <label htmlFor={id}>{label}</label>
       <span className="thresholds__input">
-        <input id={id} type="number" inputMode="decimal" value={value} onChange={(event) => onChange(event.target.value)} aria-invalid={Boolean(error)} aria-describedby={`${id}-hint`} />
+        <input
+          id={id}
+          type="number"
+          inputMode="decimal"
+          value={value}
+          onChange={(event) => onChange(event.target.value)}
+          aria-invalid={Boolean(error)}
+          aria-describedby={`${id}-hint`}
+        />
         <span className="muted">{unit}</span>
       </span>
       {error ? (
@@ -67,7 +89,9 @@ export function ThresholdsForm({ profileId, profileName, thresholds, onSaved }: 
   return (
     <form className="thresholds panel" aria-label="Check thresholds" onSubmit={(event) => void save(event)} noValidate>
       <h4>Check thresholds for {profileName || 'this profile'}</h4>
-      <p className="muted">They apply to every month fetched with this profile. Saving checks this month again with them; reviews already made stay with their exceptions.</p>
+      <p className="muted">
+        They apply to every month fetched with this profile. Saving checks this month again with them; reviews already made stay with their exceptions.
+      </p>
       <div className="thresholds__fields">
         <NumberField
           label="Margin deviation"
@@ -77,7 +101,14 @@ export function ThresholdsForm({ profileId, profileName, thresholds, onSaved }: 
           onChange={setMargin}
           error={errors.marginDeviationPoints}
         />
-        <NumberField label="Quantity jump" unit="%" hint="A product's quantity rising more than this since last month is an exception." value={jump} onChange={setJump} error={errors.quantityJumpPercent} />
+        <NumberField
+          label="Quantity jump"
+          unit="%"
+          hint="A product's quantity rising more than this since last month is an exception."
+          value={jump}
+          onChange={setJump}
+          error={errors.quantityJumpPercent}
+        />
       </div>
       <div className="form__actions">
         <button type="submit" className="primary" disabled={action.busy}>

@@ -35,12 +35,16 @@ export function TrendsPanel({ reportId }: { reportId: string }): React.JSX.Eleme
       </header>
       <p className="trends__scope" data-testid="trend-scope">
         <strong>{scopeLabel(shown?.scope ?? scope, scopes.data)}</strong>
-        {shown ? <span className="muted"> · {formatCount(shown.months.length)} months in the ledger (the newest fetch of each) · every currency on its own</span> : null}
+        {shown ? (
+          <span className="muted"> · {formatCount(shown.months.length)} months in the ledger (the newest fetch of each) · every currency on its own</span>
+        ) : null}
       </p>
       <ErrorNote message={trends.error ?? scopes.error} />
       {shown && shown.series.length === 0 ? <p className="empty">Nothing billed in any month for this choice.</p> : null}
       <Suspense fallback={<p className="muted">Loading the charts…</p>}>
-        {shown?.series.map((series) => <TrendFigure key={series.currencyKey} months={shown.months} series={series} currentIndex={shown.currentIndex} />)}
+        {shown?.series.map((series) => (
+          <TrendFigure key={series.currencyKey} months={shown.months} series={series} currentIndex={shown.currentIndex} />
+        ))}
       </Suspense>
       {shown ? <TopMovers movers={shown.movers} /> : trends.loading ? <p className="muted">Loading trends…</p> : null}
     </section>

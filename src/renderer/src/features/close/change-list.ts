@@ -5,7 +5,12 @@ import { userLocale } from '@renderer/components/format-time';
 export type ChangeKind = MonthChange['kind'];
 export const CHANGE_KINDS: readonly ChangeKind[] = ['new', 'lost', 'quantity', 'price', 'amount'];
 export const KIND_LABELS: Record<ChangeKind, string> = { new: 'New', lost: 'Lost', quantity: 'Quantity', price: 'Unit price', amount: 'Amount' };
-export const LEVEL_LABELS: Record<MonthChange['level'], string> = { organization: 'Organization', service: 'Service', subscription: 'Subscription', line: 'Product' };
+export const LEVEL_LABELS: Record<MonthChange['level'], string> = {
+  organization: 'Organization',
+  service: 'Service',
+  subscription: 'Subscription',
+  line: 'Product',
+};
 
 export interface ChangeFilter {
   kind?: ChangeKind | undefined;
@@ -37,7 +42,9 @@ export function filterChanges(changes: readonly MonthChange[], filter: ChangeFil
   return changes.filter((change) => {
     if (filter.kind && change.kind !== filter.kind) return false;
     if (!text) return true;
-    return [change.organization, change.customerNumber, change.service, change.subscription, change.product].some((value) => value?.toLowerCase().includes(text));
+    return [change.organization, change.customerNumber, change.service, change.subscription, change.product].some((value) =>
+      value?.toLowerCase().includes(text),
+    );
   });
 }
 
@@ -73,7 +80,12 @@ function textOf(change: MonthChange, key: ChangeSortKey): string {
  */
 export function sortChanges(changes: readonly MonthChange[], sort: ChangeSort): MonthChange[] {
   const sign = sort.direction === 'asc' ? 1 : -1;
-  const keyed = changes.map((change, index) => ({ change, index, amount: MONEY_KEYS.has(sort.key) ? amountOf(change, sort.key) : null, text: textOf(change, sort.key) }));
+  const keyed = changes.map((change, index) => ({
+    change,
+    index,
+    amount: MONEY_KEYS.has(sort.key) ? amountOf(change, sort.key) : null,
+    text: textOf(change, sort.key),
+  }));
   keyed.sort((a, b) => {
     if (MONEY_KEYS.has(sort.key)) {
       const pair = collator.compare(a.change.currencyKey, b.change.currencyKey);
@@ -102,5 +114,8 @@ export function nextChangeSort(current: ChangeSort, key: ChangeSortKey): ChangeS
 /** Sales before + price + quantity + new/lost + other = sales after, exactly: the bridge's promise, checked on screen. */
 export function bridgeAddsUp(bridge: CurrencyBridge): boolean {
   const { price, quantity, newLost, other } = bridge.effects;
-  return money(bridge.salesBefore).plus(price).plus(quantity).plus(newLost).plus(other).equals(bridge.salesAfter) && money(bridge.salesAfter).minus(bridge.salesBefore).equals(bridge.change);
+  return (
+    money(bridge.salesBefore).plus(price).plus(quantity).plus(newLost).plus(other).equals(bridge.salesAfter) &&
+    money(bridge.salesAfter).minus(bridge.salesBefore).equals(bridge.change)
+  );
 }

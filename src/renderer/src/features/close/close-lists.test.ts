@@ -83,10 +83,29 @@ const values = (sales: string) => ({ quantity: '1', unitPrice: sales, unitCost: 
 
 describe('the changes table', () => {
   const changes = [
-    change({ kind: 'price', organization: 'Beta', before: values('10'), after: values('12.5'), effects: { price: '2.5', quantity: '0', newLost: '0', other: '0' } }),
-    change({ kind: 'new', organization: 'alpha', level: 'organization', after: values('100'), effects: { price: '0', quantity: '0', newLost: '100', other: '0' } }),
+    change({
+      kind: 'price',
+      organization: 'Beta',
+      before: values('10'),
+      after: values('12.5'),
+      effects: { price: '2.5', quantity: '0', newLost: '0', other: '0' },
+    }),
+    change({
+      kind: 'new',
+      organization: 'alpha',
+      level: 'organization',
+      after: values('100'),
+      effects: { price: '0', quantity: '0', newLost: '100', other: '0' },
+    }),
     change({ kind: 'lost', organization: 'Gamma', currencyKey: 'EUR', before: values('7'), effects: { price: '0', quantity: '0', newLost: '-7', other: '0' } }),
-    change({ kind: 'quantity', organization: 'Delta', product: 'Seats', before: values('3'), after: values('3.0000001'), effects: { price: '0', quantity: '0.0000001', newLost: '0', other: '0' } }),
+    change({
+      kind: 'quantity',
+      organization: 'Delta',
+      product: 'Seats',
+      before: values('3'),
+      after: values('3.0000001'),
+      effects: { price: '0', quantity: '0.0000001', newLost: '0', other: '0' },
+    }),
   ];
 
   it('the effect is the sum of the split, exactly', () => {
@@ -117,7 +136,13 @@ describe('the changes table', () => {
   });
 
   it('a bridge adds up only when before + every effect is after, to the last decimal', () => {
-    const bridge: CurrencyBridge = { currencyKey: 'SEK', salesBefore: '100', salesAfter: '112.0001', change: '12.0001', effects: { price: '5', quantity: '10', newLost: '-3', other: '0.0001' } };
+    const bridge: CurrencyBridge = {
+      currencyKey: 'SEK',
+      salesBefore: '100',
+      salesAfter: '112.0001',
+      change: '12.0001',
+      effects: { price: '5', quantity: '10', newLost: '-3', other: '0.0001' },
+    };
     expect(bridgeAddsUp(bridge)).toBe(true);
     expect(bridgeAddsUp({ ...bridge, effects: { ...bridge.effects, other: '0' } })).toBe(false);
     expect(bridgeAddsUp({ ...bridge, change: '12' })).toBe(false);

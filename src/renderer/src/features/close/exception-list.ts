@@ -29,7 +29,10 @@ export function reviewCounts(exceptions: readonly BillingException[]): Record<Re
 }
 
 function searchable(exception: BillingException): string {
-  return [exception.organization, exception.customerNumber, exception.service, exception.subscription, exception.product, exception.message, exception.title].filter(Boolean).join('\n').toLowerCase();
+  return [exception.organization, exception.customerNumber, exception.service, exception.subscription, exception.product, exception.message, exception.title]
+    .filter(Boolean)
+    .join('\n')
+    .toLowerCase();
 }
 
 export function filterExceptions(exceptions: readonly BillingException[], filter: ExceptionFilter): BillingException[] {
@@ -69,7 +72,8 @@ export function groupByRule(exceptions: readonly BillingException[]): RuleGroup[
     group.exceptions.push(exception);
   }
   const rank = (severity: Severity) => SEVERITIES.indexOf(severity);
-  for (const group of groups.values()) group.exceptions.sort((a, b) => collator.compare(a.organization, b.organization) || collator.compare(a.message, b.message));
+  for (const group of groups.values())
+    group.exceptions.sort((a, b) => collator.compare(a.organization, b.organization) || collator.compare(a.message, b.message));
   return [...groups.values()].sort((a, b) => rank(a.severity) - rank(b.severity) || collator.compare(a.title, b.title));
 }
 

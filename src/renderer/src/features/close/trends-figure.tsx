@@ -23,8 +23,12 @@ function ExactTooltip({ active, payload, series }: TooltipContentProps & { serie
   return (
     <div className="trend-tooltip">
       <strong>{row.month}</strong>
-      <div>Sales {formatAmount(point.sales, series.salesCurrency)} {series.salesCurrency}</div>
-      <div>Cost {formatAmount(point.cost, series.costCurrency)} {series.costCurrency}</div>
+      <div>
+        Sales {formatAmount(point.sales, series.salesCurrency)} {series.salesCurrency}
+      </div>
+      <div>
+        Cost {formatAmount(point.cost, series.costCurrency)} {series.costCurrency}
+      </div>
       {point.margin !== null ? (
         <div>
           Margin {formatAmount(point.margin, series.salesCurrency)} {series.salesCurrency}
@@ -57,14 +61,40 @@ function TrendChart({ months, series, currentIndex }: { months: readonly TrendMo
     />
   );
   return (
-    <div className="trend-chart" role="img" aria-label={`Chart of sales, cost${twoCurrencies ? '' : ' and margin'} per month, ${seriesTitle(series)}; the table below has the figures.`}>
+    <div
+      className="trend-chart"
+      role="img"
+      aria-label={`Chart of sales, cost${twoCurrencies ? '' : ' and margin'} per month, ${seriesTitle(series)}; the table below has the figures.`}
+    >
       <ResponsiveContainer width="100%" height={CHART_HEIGHT} initialDimension={{ width: 720, height: CHART_HEIGHT }}>
         <LineChart data={rows} accessibilityLayer={false} margin={{ top: 20, right: twoCurrencies ? 8 : 24, bottom: 0, left: 8 }}>
           <CartesianGrid className="trend-grid" strokeDasharray="3 3" vertical={false} />
           <XAxis dataKey="month" tickLine={false} padding={{ left: 24, right: 24 }} />
-          <YAxis yAxisId="sales" tickFormatter={(value: number) => axisTick(value)} width={56} label={twoCurrencies ? { value: series.salesCurrency, angle: -90, position: 'insideLeft' } : undefined} />
-          {twoCurrencies ? <YAxis yAxisId="cost" orientation="right" tickFormatter={(value: number) => axisTick(value)} width={56} label={{ value: series.costCurrency, angle: 90, position: 'insideRight' }} /> : null}
-          {current ? <ReferenceLine x={current} yAxisId="sales" className="trend-current" stroke="#5d6677" strokeDasharray="1 3" label={{ value: 'This month', position: 'top' }} /> : null}
+          <YAxis
+            yAxisId="sales"
+            tickFormatter={(value: number) => axisTick(value)}
+            width={56}
+            label={twoCurrencies ? { value: series.salesCurrency, angle: -90, position: 'insideLeft' } : undefined}
+          />
+          {twoCurrencies ? (
+            <YAxis
+              yAxisId="cost"
+              orientation="right"
+              tickFormatter={(value: number) => axisTick(value)}
+              width={56}
+              label={{ value: series.costCurrency, angle: 90, position: 'insideRight' }}
+            />
+          ) : null}
+          {current ? (
+            <ReferenceLine
+              x={current}
+              yAxisId="sales"
+              className="trend-current"
+              stroke="#5d6677"
+              strokeDasharray="1 3"
+              label={{ value: 'This month', position: 'top' }}
+            />
+          ) : null}
           <Tooltip content={(props: TooltipContentProps) => <ExactTooltip {...props} series={series} />} isAnimationActive={false} />
           <Legend itemSorter={null} />
           {line('sales', 'sales')}
@@ -90,7 +120,11 @@ function TrendTable({ months, series, currentIndex }: { months: readonly TrendMo
         {series.points.map((point, index) => {
           const month = months[index] as TrendMonth;
           return (
-            <tr key={month.reportId} className={index === currentIndex ? 'trend-table__current' : undefined} aria-current={index === currentIndex ? 'date' : undefined}>
+            <tr
+              key={month.reportId}
+              className={index === currentIndex ? 'trend-table__current' : undefined}
+              aria-current={index === currentIndex ? 'date' : undefined}
+            >
               <td>
                 {monthLabel(month.period)}
                 {index === currentIndex ? <span className="tag">this month</span> : null}

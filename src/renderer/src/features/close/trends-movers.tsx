@@ -17,7 +17,19 @@ function signedAmountText(change: string, currency: string): NumberText {
 }
 
 /** The largest rises and falls in sales of one level (customers or services), per currency pair. */
-function MoversTable({ rows, title, name, before, after }: { rows: TopMover[]; title: string; name: string; before: string; after: string }): React.JSX.Element {
+function MoversTable({
+  rows,
+  title,
+  name,
+  before,
+  after,
+}: {
+  rows: TopMover[];
+  title: string;
+  name: string;
+  before: string;
+  after: string;
+}): React.JSX.Element {
   return (
     <table className="grid movers__table" aria-label={`${title} with the largest change in sales`}>
       <thead>

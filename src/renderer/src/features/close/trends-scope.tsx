@@ -16,7 +16,15 @@ const KINDS: { kind: Kind; label: string; noun: string; plural: 'organizations' 
  * Which trend to show: everything, or one customer, service or group, picked from a list that typing narrows (by name
  * or customer number). A scope is chosen only once its entry is picked; until then the last one stays on screen.
  */
-export function TrendScopePicker({ scopes, scope, onChange }: { scopes: TrendScopes | null; scope: TrendScope; onChange: (scope: TrendScope) => void }): React.JSX.Element {
+export function TrendScopePicker({
+  scopes,
+  scope,
+  onChange,
+}: {
+  scopes: TrendScopes | null;
+  scope: TrendScope;
+  onChange: (scope: TrendScope) => void;
+}): React.JSX.Element {
   const [kind, setKind] = useState<Kind>(scope.kind);
   const [text, setText] = useState('');
   useEffect(() => setKind(scope.kind), [scope.kind]);
@@ -42,8 +50,19 @@ export function TrendScopePicker({ scopes, scope, onChange }: { scopes: TrendSco
       </select>
       {spec.plural ? (
         <>
-          <input type="search" aria-label={`Search ${spec.noun}s`} placeholder={spec.kind === 'organization' ? 'Name or customer number…' : `Search ${spec.noun}s…`} value={text} onChange={(event) => setText(event.target.value)} />
-          <select aria-label={`Choose ${spec.noun}`} value={chosen} disabled={!scopes} onChange={(event) => event.target.value && onChange({ kind: kind as Exclude<Kind, 'all'>, key: event.target.value })}>
+          <input
+            type="search"
+            aria-label={`Search ${spec.noun}s`}
+            placeholder={spec.kind === 'organization' ? 'Name or customer number…' : `Search ${spec.noun}s…`}
+            value={text}
+            onChange={(event) => setText(event.target.value)}
+          />
+          <select
+            aria-label={`Choose ${spec.noun}`}
+            value={chosen}
+            disabled={!scopes}
+            onChange={(event) => event.target.value && onChange({ kind: kind as Exclude<Kind, 'all'>, key: event.target.value })}
+          >
             <option value="" disabled>
               {scopes ? `Choose a ${spec.noun} (${formatCount(matches.length)} of ${formatCount(choices.length)})` : 'Loading…'}
             </option>

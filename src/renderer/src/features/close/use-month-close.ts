@@ -49,7 +49,11 @@ export function useMonthClose(reportId: string): MonthCloseState {
   }, [reportId]);
   useEffect(() => void reload(), [reload]);
 
-  const review = useCallback(async (exceptionId: string, state: ReviewState, note: string) => setView(await call('close:review', { reportId, exceptionIds: [exceptionId], state, note })), [reportId]);
+  const review = useCallback(
+    async (exceptionId: string, state: ReviewState, note: string) =>
+      setView(await call('close:review', { reportId, exceptionIds: [exceptionId], state, note })),
+    [reportId],
+  );
 
   const reviewMany = useCallback(
     async (exceptionIds: readonly string[], state: ReviewState, note: string) => {

@@ -91,7 +91,12 @@ export function BatchGrid({ rows, showRow = null, extraColumns, failures, readOn
 
   return (
     <div ref={scroller} className={`table-scroll batch${readOnly ? ' batch--read-only' : ''}`}>
-      <table className="grid" aria-label="Consumption rows" aria-readonly={readOnly} style={{ minWidth: `${MIN_WIDTH + (stackOwn ? STACKED_OWN_WIDTH : OWN_COLUMN_WIDTH * extraColumns.length)}px` }}>
+      <table
+        className="grid"
+        aria-label="Consumption rows"
+        aria-readonly={readOnly}
+        style={{ minWidth: `${MIN_WIDTH + (stackOwn ? STACKED_OWN_WIDTH : OWN_COLUMN_WIDTH * extraColumns.length)}px` }}
+      >
         <colgroup>
           <col className="col-row" />
           <col className="col-remove" />
@@ -99,11 +104,7 @@ export function BatchGrid({ rows, showRow = null, extraColumns, failures, readOn
           {COLUMNS.slice(1).map((column) => (
             <col key={column} className={`col-${column}`} />
           ))}
-          {stackOwn ? (
-            <col className="col-extra-stacked" />
-          ) : (
-            extraColumns.map((column, index) => <col key={`${index}-${column}`} className="col-extra" />)
-          )}
+          {stackOwn ? <col className="col-extra-stacked" /> : extraColumns.map((column, index) => <col key={`${index}-${column}`} className="col-extra" />)}
         </colgroup>
         <thead ref={head}>
           <tr>
@@ -116,12 +117,19 @@ export function BatchGrid({ rows, showRow = null, extraColumns, failures, readOn
               <th key={column}>{PLAIN_HEADERS[column]}</th>
             ))}
             {stackOwn ? (
-              <th className="extra-header" title={`Your own columns (${extraColumns.join(', ')}): kept with the batch and in the failed rows, never sent to the service`}>
+              <th
+                className="extra-header"
+                title={`Your own columns (${extraColumns.join(', ')}): kept with the batch and in the failed rows, never sent to the service`}
+              >
                 Your columns <span className="header-note">not sent</span>
               </th>
             ) : (
               extraColumns.map((column, index) => (
-                <th key={`${index}-${column}`} className="extra-header" title="Your own column: kept with the batch and in the failed rows, never sent to the service">
+                <th
+                  key={`${index}-${column}`}
+                  className="extra-header"
+                  title="Your own column: kept with the batch and in the failed rows, never sent to the service"
+                >
                   {column} <span className="header-note">not sent</span>
                 </th>
               ))
@@ -156,7 +164,13 @@ export function BatchGrid({ rows, showRow = null, extraColumns, failures, readOn
                 <td className="num">{row.row}</td>
                 <td>
                   {readOnly ? null : (
-                    <button type="button" className="link danger" aria-label={`Remove row ${row.row}`} title="Remove this row" onClick={() => removeRow(row.row)}>
+                    <button
+                      type="button"
+                      className="link danger"
+                      aria-label={`Remove row ${row.row}`}
+                      title="Remove this row"
+                      onClick={() => removeRow(row.row)}
+                    >
                       ✕
                     </button>
                   )}
@@ -174,13 +188,19 @@ export function BatchGrid({ rows, showRow = null, extraColumns, failures, readOn
                   <td className="cell-text--extra">
                     {extraColumns.map((column, index) => (
                       <div key={`${index}-${column}`} className="cell-text own-stacked" title={`${column}: ${row.extra?.[index] ?? ''}`}>
-                        <span className="own-stacked__name">{column}:</span> <span data-testid={`row-${row.row}-own-${index + 1}`}>{row.extra?.[index] ?? ''}</span>
+                        <span className="own-stacked__name">{column}:</span>{' '}
+                        <span data-testid={`row-${row.row}-own-${index + 1}`}>{row.extra?.[index] ?? ''}</span>
                       </div>
                     ))}
                   </td>
                 ) : (
                   extraColumns.map((column, index) => (
-                    <td key={`${index}-${column}`} className="cell-text cell-text--extra" title={row.extra?.[index]} data-testid={`row-${row.row}-own-${index + 1}`}>
+                    <td
+                      key={`${index}-${column}`}
+                      className="cell-text cell-text--extra"
+                      title={row.extra?.[index]}
+                      data-testid={`row-${row.row}-own-${index + 1}`}
+                    >
                       {row.extra?.[index] ?? ''}
                     </td>
                   ))

@@ -30,7 +30,25 @@ function toBase64(bytes: Uint8Array): string {
 export function ConsumptionScreen(): React.JSX.Element {
   const profile = useActiveProfile();
   const go = useAppStore((state) => state.go);
-  const { batch, submission, opened, history, failure, repeatWarning, notice: batchNotice, busy, load, newBatch, setMonth, submit, dontSend, refreshHistory, openPast, applyProgress, forgetNames } = useConsumption();
+  const {
+    batch,
+    submission,
+    opened,
+    history,
+    failure,
+    repeatWarning,
+    notice: batchNotice,
+    busy,
+    load,
+    newBatch,
+    setMonth,
+    submit,
+    dontSend,
+    refreshHistory,
+    openPast,
+    applyProgress,
+    forgetNames,
+  } = useConsumption();
   const fileInput = useRef<HTMLInputElement>(null);
   const [pasted, setPasted] = useState('');
   const [notice, setNotice] = useState<string | null>(null);
@@ -79,9 +97,7 @@ export function ConsumptionScreen(): React.JSX.Element {
     <section className="screen consumption" aria-labelledby="consumption-title">
       <div className="screen__header">
         <h1 id="consumption-title">Consumption</h1>
-        {batch || opened ? (
-          <SidePanelToggle panel={side} controls="consumption-side" what="import and history" />
-        ) : null}
+        {batch || opened ? <SidePanelToggle panel={side} controls="consumption-side" what="import and history" /> : null}
       </div>
       <div className={`reports__layout${sideShown ? '' : ' reports__layout--list-hidden'}`}>
         {/* Hidden, not removed: pasted text and the file input keep their state. */}
@@ -96,10 +112,17 @@ export function ConsumptionScreen(): React.JSX.Element {
                 Type rows
               </button>
             </div>
-            <input ref={fileInput} type="file" hidden accept=".csv,.txt,.xlsx" aria-label="Consumption file" onChange={(event) => void openFile(event.target.files?.[0])} />
+            <input
+              ref={fileInput}
+              type="file"
+              hidden
+              accept=".csv,.txt,.xlsx"
+              aria-label="Consumption file"
+              onChange={(event) => void openFile(event.target.files?.[0])}
+            />
             <p className="hint">
-              Columns: {CONSUMPTION_FIELDS.map((field) => PLAIN_HEADERS[field]).join(', ')} (any case; the spec's names work too). Your own columns (a customer, a cost centre) are kept
-              and shown, never sent. Quantities: 12.5 or 12,5; write 1234 or 1.234, not the ambiguous 1,234.
+              Columns: {CONSUMPTION_FIELDS.map((field) => PLAIN_HEADERS[field]).join(', ')} (any case; the spec's names work too). Your own columns (a customer,
+              a cost centre) are kept and shown, never sent. Quantities: 12.5 or 12,5; write 1234 or 1.234, not the ambiguous 1,234.
             </p>
             <div className="toolbar">
               <span className="muted">Template:</span>
@@ -114,7 +137,11 @@ export function ConsumptionScreen(): React.JSX.Element {
               <span>Or paste rows (with their header row) from a spreadsheet</span>
               <textarea aria-label="Pasted rows" rows={3} value={pasted} onChange={(event) => setPasted(event.target.value)} />
             </label>
-            <button type="button" disabled={!pasted.trim()} onClick={() => void load('pasted rows.csv', toBase64(new TextEncoder().encode(pasted))).then(() => setPasted(''))}>
+            <button
+              type="button"
+              disabled={!pasted.trim()}
+              onClick={() => void load('pasted rows.csv', toBase64(new TextEncoder().encode(pasted))).then(() => setPasted(''))}
+            >
               Read pasted rows
             </button>
             {notice ? <p className="notice">{notice}</p> : null}
@@ -162,12 +189,24 @@ export function ConsumptionScreen(): React.JSX.Element {
                     </h2>
                     <label className="usage-month">
                       Usage for{' '}
-                      <input type="month" aria-label="Usage month" value={batch.month} disabled={running} required onChange={(event) => setMonth(event.target.value)} />
+                      <input
+                        type="month"
+                        aria-label="Usage month"
+                        value={batch.month}
+                        disabled={running}
+                        required
+                        onChange={(event) => setMonth(event.target.value)}
+                      />
                     </label>
                     {batch.sheets.length > 1 && batch.base64 ? (
                       <label>
                         Sheet{' '}
-                        <select value={batch.sheet ?? ''} aria-label="Sheet" disabled={running} onChange={(event) => void load(batch.fileName, batch.base64 as string, event.target.value)}>
+                        <select
+                          value={batch.sheet ?? ''}
+                          aria-label="Sheet"
+                          disabled={running}
+                          onChange={(event) => void load(batch.fileName, batch.base64 as string, event.target.value)}
+                        >
                           {batch.sheets.map((sheet) => (
                             <option key={sheet}>{sheet}</option>
                           ))}
@@ -186,24 +225,37 @@ export function ConsumptionScreen(): React.JSX.Element {
                   {batch.ignoredColumns.length ? <p className="muted">Ignored columns (more than Closebook keeps): {batch.ignoredColumns.join(', ')}</p> : null}
                   {running && submission ? (
                     <p className="lock-note" role="status" data-testid="batch-locked">
-                      Locked while the service works on this batch ({stateInWords(submission).toLowerCase()}): it cannot be changed or sent again until the task ends.
+                      Locked while the service works on this batch ({stateInWords(submission).toLowerCase()}): it cannot be changed or sent again until the task
+                      ends.
                     </p>
                   ) : null}
                   <NamesNote hasProfile={Boolean(profile)} />
-                  {!batch.fileProblems.length ? <BatchGrid rows={batch.rows} showRow={showRow} extraColumns={batch.extraColumns} failures={failures} readOnly={running} /> : null}
+                  {!batch.fileProblems.length ? (
+                    <BatchGrid rows={batch.rows} showRow={showRow} extraColumns={batch.extraColumns} failures={failures} readOnly={running} />
+                  ) : null}
                   <div className="submit-bar">
                     <span>
                       <span data-testid="batch-status" className={validation?.problems.length || !period ? 'warn-text' : 'muted'}>
                         {status}
                       </span>
                       {firstProblem ? (
-                        <button type="button" className="link" onClick={() => setShowRow((shown) => ({ row: firstProblem.row, request: (shown?.request ?? 0) + 1 }))}>
+                        <button
+                          type="button"
+                          className="link"
+                          onClick={() => setShowRow((shown) => ({ row: firstProblem.row, request: (shown?.request ?? 0) + 1 }))}
+                        >
                           Show row {firstProblem.row}
                         </button>
                       ) : null}
                     </span>
                     {profile ? (
-                      <button type="button" className="primary" disabled={!canSubmit} title={running ? 'The task of this batch is still running' : undefined} onClick={() => void submit(profile.id)}>
+                      <button
+                        type="button"
+                        className="primary"
+                        disabled={!canSubmit}
+                        title={running ? 'The task of this batch is still running' : undefined}
+                        onClick={() => void submit(profile.id)}
+                      >
                         {busy ? 'Submitting…' : submission?.state === 'Failed' ? 'Submit the whole batch again' : 'Submit batch'}
                       </button>
                     ) : (

@@ -38,7 +38,12 @@ export function PastBatch({ submission, draftRows }: { submission: Submission; d
       <section className="panel" aria-label="Rows of the past batch">
         {submission.extraColumns?.length ? <p className="muted">Your own columns, kept but not sent: {submission.extraColumns.join(', ')}</p> : null}
         <NamesNote hasProfile />
-        <BatchGrid rows={submission.rows} extraColumns={submission.extraColumns ?? []} failures={submission.state === 'Failed' ? submission.failures : []} readOnly />
+        <BatchGrid
+          rows={submission.rows}
+          extraColumns={submission.extraColumns ?? []}
+          failures={submission.state === 'Failed' ? submission.failures : []}
+          readOnly
+        />
       </section>
     </>
   );

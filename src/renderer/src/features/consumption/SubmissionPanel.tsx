@@ -12,7 +12,8 @@ export function SubmissionPanel({ submission, past = false }: { submission: Subm
   const { run, error: failure } = useAction();
   const unmatched = submission.failures.filter((item) => item.row === null);
 
-  const exportFailed = (format: 'xlsx' | 'csv') => run(async () => setNotice(receiveFile(await call('consumption:export-failed', { submissionId: submission.id, format }))));
+  const exportFailed = (format: 'xlsx' | 'csv') =>
+    run(async () => setNotice(receiveFile(await call('consumption:export-failed', { submissionId: submission.id, format }))));
 
   return (
     <section className={`panel submission submission--${submission.state}`} aria-label="Submission" data-testid="submission">
@@ -22,15 +23,27 @@ export function SubmissionPanel({ submission, past = false }: { submission: Subm
           {' '}
           · usage for {submission.period ? periodInWords(submission.period) : 'no month given'}
         </span>
-        <span className="muted"> · {submission.records.length} records from {submission.fileName}</span>
+        <span className="muted">
+          {' '}
+          · {submission.records.length} records from {submission.fileName}
+        </span>
         {submission.taskId ? <span className="muted mono"> · task {submission.taskId}</span> : null}
       </div>
-      {submission.message && submission.state !== 'Failed' ? <p className={submission.state === 'Successful' ? 'notice' : submission.state === 'Queued' || submission.state === 'Processing' ? 'muted' : 'job__error'}>{submission.message}</p> : null}
+      {submission.message && submission.state !== 'Failed' ? (
+        <p
+          className={submission.state === 'Successful' ? 'notice' : submission.state === 'Queued' || submission.state === 'Processing' ? 'muted' : 'job__error'}
+        >
+          {submission.message}
+        </p>
+      ) : null}
       {submission.state === 'Failed' ? (
         <>
           <p className="warn-text" data-testid="nothing-saved">
-            The service rejected {submission.failures.length} of {submission.records.length} records, so nothing of this batch was saved (a batch is all or nothing).{' '}
-            {past ? 'To fix it, copy it to a new batch, fix or remove the rows marked below, and submit it again.' : 'Fix or remove the rows marked below, then submit the whole batch again.'}
+            The service rejected {submission.failures.length} of {submission.records.length} records, so nothing of this batch was saved (a batch is all or
+            nothing).{' '}
+            {past
+              ? 'To fix it, copy it to a new batch, fix or remove the rows marked below, and submit it again.'
+              : 'Fix or remove the rows marked below, then submit the whole batch again.'}
           </p>
           {unmatched.length ? (
             <div className="unmatched" aria-label="Failures with no matching row">
@@ -46,8 +59,12 @@ export function SubmissionPanel({ submission, past = false }: { submission: Subm
             </div>
           ) : null}
           <div className="toolbar">
-            <button type="button" onClick={() => void exportFailed('xlsx')}>Failed rows to Excel</button>
-            <button type="button" onClick={() => void exportFailed('csv')}>Failed rows to CSV</button>
+            <button type="button" onClick={() => void exportFailed('xlsx')}>
+              Failed rows to Excel
+            </button>
+            <button type="button" onClick={() => void exportFailed('csv')}>
+              Failed rows to CSV
+            </button>
           </div>
         </>
       ) : null}
@@ -56,7 +73,11 @@ export function SubmissionPanel({ submission, past = false }: { submission: Subm
           Check again
         </button>
       ) : null}
-      {notice ? <p className="notice" role="status">{notice}</p> : null}
+      {notice ? (
+        <p className="notice" role="status">
+          {notice}
+        </p>
+      ) : null}
       <ErrorNote message={failure} />
     </section>
   );

@@ -63,7 +63,17 @@ interface ConsumptionState {
 }
 
 function draft(fields: Pick<Batch, 'fileName' | 'rows'> & Partial<Batch>): Batch {
-  return { sheets: [], sheet: null, extraColumns: [], fileProblems: [], ignoredColumns: [], base64: null, month: lastUsageMonth(new Date()), copiedFailures: [], ...fields };
+  return {
+    sheets: [],
+    sheet: null,
+    extraColumns: [],
+    fileProblems: [],
+    ignoredColumns: [],
+    base64: null,
+    month: lastUsageMonth(new Date()),
+    copiedFailures: [],
+    ...fields,
+  };
 }
 
 function batchFrom(parsed: ParsedFile, base64: string, month?: string): Batch {
@@ -177,14 +187,19 @@ export const useConsumption = create<ConsumptionState>((set, get) => {
     },
     applyProgress: (summary) => {
       const { submission, opened } = get();
-      for (const [key, current] of [['submission', submission], ['opened', opened]] as const) {
+      for (const [key, current] of [
+        ['submission', submission],
+        ['opened', opened],
+      ] as const) {
         if (current?.id !== summary.id) continue;
         // A final state brings failures (and rows are unchanged): fetch the whole submission once.
         if (summary.state === 'Failed' || summary.state === 'Successful') {
           void call('consumption:get', { submissionId: summary.id }).then((whole) => set((state) => (state[key]?.id === whole.id ? { [key]: whole } : {})));
         } else set({ [key]: { ...current, ...summary } });
       }
-      set((state) => ({ history: [summary, ...state.history.filter((item) => item.id !== summary.id)].sort((a, b) => b.createdAt.localeCompare(a.createdAt)) }));
+      set((state) => ({
+        history: [summary, ...state.history.filter((item) => item.id !== summary.id)].sort((a, b) => b.createdAt.localeCompare(a.createdAt)),
+      }));
     },
     lookUpNames: async (profileId, subscriptionIds) => {
       if (get().namesProfileId !== profileId) {

@@ -10,7 +10,14 @@ export function useNamesLookup(profileId: string | null, rows: InputRow[]): void
   const lookUpNames = useConsumption((state) => state.lookUpNames);
   useEffect(() => {
     if (!profileId || rows.length === 0) return undefined;
-    const timer = setTimeout(() => void lookUpNames(profileId, rows.map((row) => row.subscriptionId)), SETTLE_MS);
+    const timer = setTimeout(
+      () =>
+        void lookUpNames(
+          profileId,
+          rows.map((row) => row.subscriptionId),
+        ),
+      SETTLE_MS,
+    );
     return () => clearTimeout(timer);
   }, [profileId, rows, lookUpNames]);
 }

@@ -41,10 +41,23 @@ function toBody(values: Record<FieldKey, string>): unknown {
  * Creates an organization. Checked here first (required: name, contact e-mail, country — see README), then by
  * the service, whose field errors land beside the same fields.
  */
-export function OrganizationForm({ profileId, onCreated, onCancel }: { profileId: string; onCreated: (organization: OrganizationSummary) => void; onCancel: () => void }): React.JSX.Element {
+export function OrganizationForm({
+  profileId,
+  onCreated,
+  onCancel,
+}: {
+  profileId: string;
+  onCreated: (organization: OrganizationSummary) => void;
+  onCancel: () => void;
+}): React.JSX.Element {
   const [values, setValues] = useState(() => Object.fromEntries(FIELDS.map(([key]) => [key, ''])) as Record<FieldKey, string>);
   const [errors, setErrors] = useState<Record<string, string>>({});
-  const { run, busy: saving, error: failure, setError } = useAction({
+  const {
+    run,
+    busy: saving,
+    error: failure,
+    setError,
+  } = useAction({
     onError: (error) => {
       if (error instanceof RequestError) setErrors(error.fields);
     },

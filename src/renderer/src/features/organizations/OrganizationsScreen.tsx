@@ -69,7 +69,13 @@ export function OrganizationsScreen(): React.JSX.Element {
       <div className="screen__header">
         <h1 id="organizations-title">Organizations</h1>
         <div className="toolbar">
-          <input type="search" placeholder="Search name, customer number, domain…" value={query} onChange={(event) => setQuery(event.target.value)} aria-label="Search organizations" />
+          <input
+            type="search"
+            placeholder="Search name, customer number, domain…"
+            value={query}
+            onChange={(event) => setQuery(event.target.value)}
+            aria-label="Search organizations"
+          />
           <span className="count" data-testid="organization-count">
             {organizations ? `${rows.length} of ${organizations.length} organizations` : loading ? 'Loading…' : ''}
           </span>

@@ -13,7 +13,14 @@ export function visibleOrganizations(organizations: OrganizationSummary[], query
   const words = query.trim().toLowerCase().split(/\s+/).filter(Boolean);
   const matches = words.length
     ? organizations.filter((organization) => {
-        const haystack = [organization.name, organization.customerNumber, organization.primaryDomain, organization.contactEmail, organization.city, ...(organization.organizationGroups ?? [])]
+        const haystack = [
+          organization.name,
+          organization.customerNumber,
+          organization.primaryDomain,
+          organization.contactEmail,
+          organization.city,
+          ...(organization.organizationGroups ?? []),
+        ]
           .filter(Boolean)
           .join(' ')
           .toLowerCase();

@@ -23,7 +23,14 @@ const EMPTY = { name: '', baseUrl: '', clientId: 'ro.customer.client', username:
 export function ProfileForm({ profile, onSaved, onCancel }: Props): React.JSX.Element {
   const [fields, setFields] = useState(() =>
     profile
-      ? { name: profile.name, baseUrl: profile.baseUrl, clientId: profile.clientId, username: profile.username, resellerId: profile.resellerId, sellerId: profile.sellerId }
+      ? {
+          name: profile.name,
+          baseUrl: profile.baseUrl,
+          clientId: profile.clientId,
+          username: profile.username,
+          resellerId: profile.resellerId,
+          sellerId: profile.sellerId,
+        }
       : EMPTY,
   );
   // A profile for a machine with no keychain reads its secrets from two environment variables at each use.
@@ -32,7 +39,12 @@ export function ProfileForm({ profile, onSaved, onCancel }: Props): React.JSX.El
   const [password, setPassword] = useState('');
   const [errors, setErrors] = useState<Record<string, string>>({});
   // The service's field messages land beside the same fields.
-  const { run, busy: saving, error: failure, clearError } = useAction({
+  const {
+    run,
+    busy: saving,
+    error: failure,
+    clearError,
+  } = useAction({
     onError: (error) => {
       if (error instanceof RequestError) setErrors(error.fields);
     },
@@ -63,13 +75,22 @@ export function ProfileForm({ profile, onSaved, onCancel }: Props): React.JSX.El
     });
   };
 
-  const secretHint = (isSet: boolean | undefined) => (isSet ? 'Stored in the OS keychain. Leave empty to keep it.' : 'Stored in the OS keychain, never in a file.');
+  const secretHint = (isSet: boolean | undefined) =>
+    isSet ? 'Stored in the OS keychain. Leave empty to keep it.' : 'Stored in the OS keychain, never in a file.';
   return (
     <form className="panel form" onSubmit={(event) => void submit(event)} aria-label={isNew ? 'New profile' : `Edit profile ${profile.name}`} noValidate>
       <h2>{isNew ? 'New profile' : `Edit ${profile.name}`}</h2>
       <div className="form__grid">
         <Field label="Name" value={fields.name} onChange={update('name')} error={errors.name} required placeholder="Production" />
-        <Field label="Base URL" type="url" value={fields.baseUrl} onChange={update('baseUrl')} error={errors.baseUrl} required placeholder="https://billing.example.com" />
+        <Field
+          label="Base URL"
+          type="url"
+          value={fields.baseUrl}
+          onChange={update('baseUrl')}
+          error={errors.baseUrl}
+          required
+          placeholder="https://billing.example.com"
+        />
         <Field label="Client ID" value={fields.clientId} onChange={update('clientId')} error={errors.clientId} required />
         <Field label="Username" value={fields.username} onChange={update('username')} error={errors.username} required autoComplete="username" />
         <Field label="Reseller ID" value={fields.resellerId} onChange={update('resellerId')} error={errors.resellerId} required placeholder="GUID" />
@@ -80,14 +101,32 @@ export function ProfileForm({ profile, onSaved, onCancel }: Props): React.JSX.El
             <input type="radio" name="secrets" checked={envPrefix === null} onChange={() => setEnvPrefix(null)} /> In the OS keychain
           </label>
           <label>
-            <input type="radio" name="secrets" checked={envPrefix !== null} onChange={() => setEnvPrefix(profile?.secretsFromEnv?.prefix ?? 'CLOSEBOOK')} /> From the environment, each time
-            (for a machine with no keychain; never stored)
+            <input type="radio" name="secrets" checked={envPrefix !== null} onChange={() => setEnvPrefix(profile?.secretsFromEnv?.prefix ?? 'CLOSEBOOK')} />{' '}
+            From the environment, each time (for a machine with no keychain; never stored)
           </label>
         </fieldset>
         {envPrefix === null ? (
           <>
-            <Field label="API secret" type="password" value={apiSecret} onChange={setApiSecret} error={errors.apiSecret} required={isNew} hint={secretHint(profile?.hasApiSecret)} autoComplete="new-password" />
-            <Field label="Password" type="password" value={password} onChange={setPassword} error={errors.password} required={isNew} hint={secretHint(profile?.hasPassword)} autoComplete="new-password" />
+            <Field
+              label="API secret"
+              type="password"
+              value={apiSecret}
+              onChange={setApiSecret}
+              error={errors.apiSecret}
+              required={isNew}
+              hint={secretHint(profile?.hasApiSecret)}
+              autoComplete="new-password"
+            />
+            <Field
+              label="Password"
+              type="password"
+              value={password}
+              onChange={setPassword}
+              error={errors.password}
+              required={isNew}
+              hint={secretHint(profile?.hasPassword)}
+              autoComplete="new-password"
+            />
           </>
         ) : (
           <Field

@@ -8,7 +8,8 @@ import { useNow } from '@renderer/hooks/use-now';
 import { useAppStore } from '@renderer/stores/app-store';
 import { ProfileForm } from './ProfileForm';
 
-type TestState = { profileId: string; status: 'running'; progress: ConnectionTestProgress | null } | { profileId: string; status: 'ok' | 'failed'; message: string };
+type TestState =
+  { profileId: string; status: 'running'; progress: ConnectionTestProgress | null } | { profileId: string; status: 'ok' | 'failed'; message: string };
 
 /** Connection profiles: add, edit, delete, test; and the way into demo mode. */
 export function ProfilesScreen(): React.JSX.Element {
@@ -74,8 +75,8 @@ export function ProfilesScreen(): React.JSX.Element {
         <div className="panel welcome">
           <h2>Welcome to Closebook</h2>
           <p>
-            Connect to your billing service with a profile, or try Closebook first on the built-in demo service: it has made-up organizations, a monthly
-            billing report and metered subscriptions, and needs no account.
+            Connect to your billing service with a profile, or try Closebook first on the built-in demo service: it has made-up organizations, a monthly billing
+            report and metered subscriptions, and needs no account.
           </p>
           <div className="form__actions">
             <button type="button" className="primary" onClick={() => void startDemo()} disabled={startingDemo}>
@@ -134,7 +135,12 @@ export function ProfilesScreen(): React.JSX.Element {
                       Use
                     </button>
                   ) : null}
-                  <button type="button" className="link" onClick={() => void testConnection(profile)} disabled={test?.profileId === profile.id && test.status === 'running'}>
+                  <button
+                    type="button"
+                    className="link"
+                    onClick={() => void testConnection(profile)}
+                    disabled={test?.profileId === profile.id && test.status === 'running'}
+                  >
                     Test connection
                   </button>
                   {profile.kind === 'service' ? (
@@ -182,7 +188,12 @@ function SecretsWhere({ profile }: { profile: ProfileView }): React.JSX.Element 
     return (
       <span title={`Read from ${prefix}_API_SECRET and ${prefix}_PASSWORD each time the profile is used; never stored.`}>
         Secrets from the environment
-        {ready ? null : <span className="warn-text"> — {prefix}_API_SECRET and {prefix}_PASSWORD are not set where Closebook was started</span>}
+        {ready ? null : (
+          <span className="warn-text">
+            {' '}
+            — {prefix}_API_SECRET and {prefix}_PASSWORD are not set where Closebook was started
+          </span>
+        )}
       </span>
     );
   }

@@ -3,7 +3,15 @@ import type { ReportColumn, ReportHierarchy } from '@shared/contract';
 import { nameHeader, REPORT_COLUMNS } from './format';
 
 /** The columns beside the name, as checkboxes in a small popover (the name column always shows). */
-export function ColumnChooser({ chosen, hierarchy, onChange }: { chosen: readonly ReportColumn[]; hierarchy: ReportHierarchy; onChange: (columns: ReportColumn[]) => void }): React.JSX.Element {
+export function ColumnChooser({
+  chosen,
+  hierarchy,
+  onChange,
+}: {
+  chosen: readonly ReportColumn[];
+  hierarchy: ReportHierarchy;
+  onChange: (columns: ReportColumn[]) => void;
+}): React.JSX.Element {
   const [open, setOpen] = useState(false);
   const box = useRef<HTMLDivElement>(null);
   const button = useRef<HTMLButtonElement>(null);

@@ -24,7 +24,15 @@ function useOverflowing(ref: React.RefObject<HTMLElement | null>): boolean {
 const DIFFERENT_CURRENCIES = 'Cost and sales are in different currencies';
 
 /** Totals per currency group of what the filters keep (never added across currencies), and a button to copy them. */
-export function CurrencyTotalsTable({ totals, onCopy, copying }: { totals: CurrencyTotalRow[] | null; onCopy: () => void; copying: boolean }): React.JSX.Element {
+export function CurrencyTotalsTable({
+  totals,
+  onCopy,
+  copying,
+}: {
+  totals: CurrencyTotalRow[] | null;
+  onCopy: () => void;
+  copying: boolean;
+}): React.JSX.Element {
   const scroller = useRef<HTMLDivElement>(null);
   // The box holds a few rows so the tree keeps its room; say so when more groups are below.
   const overflowing = useOverflowing(scroller);

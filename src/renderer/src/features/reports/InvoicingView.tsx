@@ -27,7 +27,6 @@ const COLUMNS: { key: InvoiceSortKey; label: string; numeric?: boolean }[] = [
   { key: 'flags', label: 'Flags' },
 ];
 
-
 /** Amounts to invoice per currency: what the invoices of each currency add up to (never across currencies). */
 export function InvoiceTotalsTable({ totals }: { totals: InvoiceTotal[] | null }): React.JSX.Element {
   return (
@@ -89,10 +88,21 @@ function InvoiceRowView({ row, index, top, selected, onSelect }: RowProps): Reac
   const flagged = row.flags.length > 0;
   const groups = row.groups.join(', ');
   return (
-    <GridRow index={index} top={top} aria-selected={selected} data-testid="invoice-row" className={`inv__row${flagged ? ' inv__row--flagged' : ''}${selected ? ' inv__row--selected' : ''}`}>
+    <GridRow
+      index={index}
+      top={top}
+      aria-selected={selected}
+      data-testid="invoice-row"
+      className={`inv__row${flagged ? ' inv__row--flagged' : ''}${selected ? ' inv__row--selected' : ''}`}
+    >
       <div role="gridcell" className="inv__select">
         {/* A checkbox's change comes from a click (or Space): the click says whether shift was held. */}
-        <input type="checkbox" checked={selected} onChange={(event) => onSelect(index, row, (event.nativeEvent as MouseEvent).shiftKey === true)} aria-label={`Select ${row.organization} ${row.currency}`} />
+        <input
+          type="checkbox"
+          checked={selected}
+          onChange={(event) => onSelect(index, row, (event.nativeEvent as MouseEvent).shiftKey === true)}
+          aria-label={`Select ${row.organization} ${row.currency}`}
+        />
       </div>
       <div role="gridcell" title={row.customerNumber}>
         {row.customerNumber || <span className="muted">none</span>}
@@ -104,10 +114,16 @@ function InvoiceRowView({ row, index, top, selected, onSelect }: RowProps): Reac
         {row.groups.length ? row.groups.map((group) => <span key={group}>{group}</span>) : <span className="muted">no group</span>}
       </div>
       <div role="gridcell">{row.currency}</div>
-      <div role="gridcell" className={`num inv__amount${row.flags.includes('credit') ? ' inv__amount--credit' : ''}`} title={`Exact sum ${exactAmountText(row.exactAmount, row.currency)}, rounded once to the currency's minor unit`}>
+      <div
+        role="gridcell"
+        className={`num inv__amount${row.flags.includes('credit') ? ' inv__amount--credit' : ''}`}
+        title={`Exact sum ${exactAmountText(row.exactAmount, row.currency)}, rounded once to the currency's minor unit`}
+      >
         <NumberValue value={amountText(row.amountToInvoice, row.currency)} />
       </div>
-      <div role="gridcell" className="num">{formatCount(row.lines)}</div>
+      <div role="gridcell" className="num">
+        {formatCount(row.lines)}
+      </div>
       <div role="gridcell" className="num">
         <CostLines row={row} />
       </div>
@@ -122,7 +138,11 @@ function InvoiceRowView({ row, index, top, selected, onSelect }: RowProps): Reac
           </span>
         )}
       </div>
-      <div role="gridcell" className="inv__lines inv__flags" title={row.flags.map((flag) => `${INVOICE_FLAGS[flag].label}: ${INVOICE_FLAGS[flag].hint}`).join('\n')}>
+      <div
+        role="gridcell"
+        className="inv__lines inv__flags"
+        title={row.flags.map((flag) => `${INVOICE_FLAGS[flag].label}: ${INVOICE_FLAGS[flag].hint}`).join('\n')}
+      >
         {row.flags.map((flag) => (
           <span key={flag} className={`inv__flag inv__flag--${flag}`}>
             {INVOICE_FLAGS[flag].label}
@@ -166,7 +186,10 @@ export function InvoicingView({ reportId, filter }: { reportId: string; filter: 
     setCopied(null);
     const chosen = which === 'all' ? rows : rows.filter((row) => selected.has(row.key));
     void copying.run(async () => {
-      if (chosen.length > MAX_COPY_ROWS) throw new Error(`${formatCount(chosen.length)} rows are more than one copy takes (${formatCount(MAX_COPY_ROWS)}): filter the view, or export the workbook.`);
+      if (chosen.length > MAX_COPY_ROWS)
+        throw new Error(
+          `${formatCount(chosen.length)} rows are more than one copy takes (${formatCount(MAX_COPY_ROWS)}): filter the view, or export the workbook.`,
+        );
       const answer = await call('clipboard:copy-table', { rows: invoiceTable(chosen) });
       // The browser bridge has no clipboard of its own: it hands back the (escaped) text for the page to write.
       if (!answer.copied) await navigator.clipboard.writeText(answer.text ?? '');
@@ -187,7 +210,9 @@ export function InvoicingView({ reportId, filter }: { reportId: string; filter: 
               Copy all rows
             </button>
           </div>
-          <p className="muted">Amounts to invoice are the exact sums of the sales in each currency, rounded once to its minor unit; the full sum is in the tooltip.</p>
+          <p className="muted">
+            Amounts to invoice are the exact sums of the sales in each currency, rounded once to its minor unit; the full sum is in the tooltip.
+          </p>
           {copied ? (
             <p className="notice" role="status">
               {copied}
@@ -240,7 +265,9 @@ export function InvoicingView({ reportId, filter }: { reportId: string; filter: 
         }}
         after={
           invoicing.data === null ? (
-            invoicing.error ? null : <p className="empty inv__empty">Loading the amounts to invoice…</p>
+            invoicing.error ? null : (
+              <p className="empty inv__empty">Loading the amounts to invoice…</p>
+            )
           ) : rows.length === 0 ? (
             <p className="empty inv__empty">No organizations match these filters.</p>
           ) : null

@@ -6,7 +6,6 @@ import { describeReportJob } from '@shared/report-progress';
 import { formatDuration } from './format';
 import { useReportJobs } from './report-jobs-store';
 
-
 /** Report requests in flight: what the service said last, how long, and when Closebook asks next. */
 export function JobList(): React.JSX.Element | null {
   const jobs = useReportJobs((state) => state.jobs);

@@ -119,19 +119,35 @@ type Printable = { kind: 'tree'; rows: TreeRow[] } | { kind: 'invoicing'; rows: 
  * in view exist), but every organization row at summary level (tree) or every Invoicing row, as plain tables whose
  * headers repeat on each page. Rendered only while printing; `onReady` once its rows are in the document.
  */
-export function PrintableReport({ reportId, filter, mode, onReady, onError }: { reportId: string; filter: ReportFilter; mode: 'tree' | 'invoicing'; onReady: () => void; onError: (message: string) => void }): React.JSX.Element {
+export function PrintableReport({
+  reportId,
+  filter,
+  mode,
+  onReady,
+  onError,
+}: {
+  reportId: string;
+  filter: ReportFilter;
+  mode: 'tree' | 'invoicing';
+  onReady: () => void;
+  onError: (message: string) => void;
+}): React.JSX.Element {
   const callbacks = useRef({ onReady, onError });
   useEffect(() => {
     callbacks.current = { onReady, onError };
   });
 
   // The rows read last stay while another filter's are read: the printout never empties under the print dialog.
-  const answer = useLatestAnswer(JSON.stringify([reportId, filter, mode]), async (): Promise<Printable> => {
-    if (mode === 'tree') return { kind: 'tree', rows: await organizationRows(reportId, filter) };
-    const invoicing = await loadInvoicing(reportId, filter);
-    // In the order the Invoicing view shows them.
-    return { kind: 'invoicing', rows: sortInvoiceRows(invoicing.rows, useInvoiceSort.getState().sort), totals: invoicing.totals };
-  }, { keepPrevious: true });
+  const answer = useLatestAnswer(
+    JSON.stringify([reportId, filter, mode]),
+    async (): Promise<Printable> => {
+      if (mode === 'tree') return { kind: 'tree', rows: await organizationRows(reportId, filter) };
+      const invoicing = await loadInvoicing(reportId, filter);
+      // In the order the Invoicing view shows them.
+      return { kind: 'invoicing', rows: sortInvoiceRows(invoicing.rows, useInvoiceSort.getState().sort), totals: invoicing.totals };
+    },
+    { keepPrevious: true },
+  );
   const printable = answer.data;
 
   useEffect(() => {

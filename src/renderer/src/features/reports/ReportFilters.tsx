@@ -13,7 +13,21 @@ interface Props {
 /** The group choice for organizations in no group; a NUL cannot be in a group's name, so it never meets a real one. */
 const NO_GROUP = '\u0000no-group';
 
-function Choice({ label, all, value, choices, extra, onChange }: { label: string; all: string; value: string | undefined; choices: string[]; extra?: { value: string; label: string }; onChange: (value: string) => void }): React.JSX.Element {
+function Choice({
+  label,
+  all,
+  value,
+  choices,
+  extra,
+  onChange,
+}: {
+  label: string;
+  all: string;
+  value: string | undefined;
+  choices: string[];
+  extra?: { value: string; label: string };
+  onChange: (value: string) => void;
+}): React.JSX.Element {
   return (
     <select aria-label={label} value={value ?? ''} onChange={(event) => onChange(event.target.value)}>
       <option value="">{all}</option>
@@ -40,10 +54,24 @@ export function ReportFilters({ view, filter, lineCount }: Props): React.JSX.Ele
         extra={{ value: NO_GROUP, label: 'No group' }}
         onChange={(value) => change(value === NO_GROUP ? { group: '', ungrouped: true } : { group: value, ungrouped: false }, false)}
       />
-      <input type="search" aria-label="Organization" placeholder="Organization or cust. no." value={draft.organization ?? ''} onChange={(event) => change({ organization: event.target.value }, true)} />
+      <input
+        type="search"
+        aria-label="Organization"
+        placeholder="Organization or cust. no."
+        value={draft.organization ?? ''}
+        onChange={(event) => change({ organization: event.target.value }, true)}
+      />
       <Choice label="Service" all="All services" value={draft.service} choices={view.services} onChange={(value) => change({ service: value }, false)} />
       <Choice label="Currency" all="All currencies" value={draft.currency} choices={view.currencies} onChange={(value) => change({ currency: value }, false)} />
-      <input type="search" aria-label="Search text" data-shortcut="filter" title={`Filter by text (${COMMAND_KEY}F)`} placeholder="Product, code, PO, id…" value={draft.text ?? ''} onChange={(event) => change({ text: event.target.value }, true)} />
+      <input
+        type="search"
+        aria-label="Search text"
+        data-shortcut="filter"
+        title={`Filter by text (${COMMAND_KEY}F)`}
+        placeholder="Product, code, PO, id…"
+        value={draft.text ?? ''}
+        onChange={(event) => change({ text: event.target.value }, true)}
+      />
       {filtered ? (
         <button type="button" className="link" onClick={clear}>
           Clear filters

@@ -64,7 +64,10 @@ export function ReportViewer({ view }: { view: ReportView }): React.JSX.Element 
   const hierarchy = settings.reportHierarchy;
   const columns = useMemo(() => visibleColumns(settings.reportColumns), [settings.reportColumns]);
   // Until the remembered hierarchy is known, asking for a tree could ask for the wrong one.
-  const query = useMemo<TreeQuery | null>(() => (settingsReady ? { reportId, filter: filter.applied, sort, expansion, hierarchy } : null), [settingsReady, reportId, filter.applied, sort, expansion, hierarchy]);
+  const query = useMemo<TreeQuery | null>(
+    () => (settingsReady ? { reportId, filter: filter.applied, sort, expansion, hierarchy } : null),
+    [settingsReady, reportId, filter.applied, sort, expansion, hierarchy],
+  );
   const tree = useTreeWindows(query);
   const totals = useCurrencyTotals(reportId, filter.applied);
   const exporting = useAction();
@@ -147,7 +150,9 @@ export function ReportViewer({ view }: { view: ReportView }): React.JSX.Element 
           {notice}
         </p>
       ) : null}
-      {mode === 'close' ? null : <ReportFilters view={view} filter={filter} lineCount={snapshot ? { shown: snapshot.lineCount, total: snapshot.totalLines } : null} />}
+      {mode === 'close' ? null : (
+        <ReportFilters view={view} filter={filter} lineCount={snapshot ? { shown: snapshot.lineCount, total: snapshot.totalLines } : null} />
+      )}
       <ViewBar
         mode={mode}
         onMode={setMode}

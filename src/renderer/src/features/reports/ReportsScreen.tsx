@@ -46,9 +46,7 @@ export function ReportsScreen(): React.JSX.Element {
     <section className="screen reports" aria-labelledby="reports-title">
       <div className="screen__header">
         <h1 id="reports-title">Reports</h1>
-        {report ? (
-          <SidePanelToggle panel={list} controls="reports-side" what="the list of reports" />
-        ) : null}
+        {report ? <SidePanelToggle panel={list} controls="reports-side" what="the list of reports" /> : null}
       </div>
       <div className={`reports__layout${listShown ? '' : ' reports__layout--list-hidden'}`}>
         {/* Hidden, not removed: the request form and the saved list keep their state. */}
@@ -101,7 +99,9 @@ export function ReportsScreen(): React.JSX.Element {
           <ErrorNote message={failure} />
           {opening ? <Pending what={openingWhat} /> : null}
           {report && !opening ? <ReportViewer key={report.meta.id} view={report} /> : null}
-          {!report && !opening && !failure ? <p className="empty">Open a saved report to read it by organization, service, subscription and billing line.</p> : null}
+          {!report && !opening && !failure ? (
+            <p className="empty">Open a saved report to read it by organization, service, subscription and billing line.</p>
+          ) : null}
         </div>
       </div>
     </section>

@@ -47,18 +47,30 @@ export function RequestForm(): React.JSX.Element {
         </label>
         <label className="field">
           <span>From</span>
-          <input type="date" aria-label="From" value={period.startDate} onChange={(event) => setPeriod((current) => ({ ...current, startDate: event.target.value }))} />
+          <input
+            type="date"
+            aria-label="From"
+            value={period.startDate}
+            onChange={(event) => setPeriod((current) => ({ ...current, startDate: event.target.value }))}
+          />
         </label>
         <label className="field">
           <span>To</span>
-          <input type="date" aria-label="To" value={period.endDate} onChange={(event) => setPeriod((current) => ({ ...current, endDate: event.target.value }))} />
+          <input
+            type="date"
+            aria-label="To"
+            value={period.endDate}
+            onChange={(event) => setPeriod((current) => ({ ...current, endDate: event.target.value }))}
+          />
           {errors.endDate ? <span className="field__error">{errors.endDate}</span> : null}
         </label>
         <button type="submit" className="primary" disabled={busy || !profile}>
           {busy ? 'Requesting…' : 'Request report'}
         </button>
       </div>
-      <p className="hint">Billing data lands on days 6–8 of each month. Generation takes minutes; you can close Closebook meanwhile — the request carries on when you reopen it.</p>
+      <p className="hint">
+        Billing data lands on days 6–8 of each month. Generation takes minutes; you can close Closebook meanwhile — the request carries on when you reopen it.
+      </p>
       <ErrorNote message={error} />
     </form>
   );

@@ -55,10 +55,21 @@ export function SavedReportList({ openId, onOpen, onDeleted }: Props): React.JSX
         <button type="button" className="link" onClick={() => (uploadFile ? fileInput.current?.click() : importReport())}>
           Import…
         </button>
-        <input ref={fileInput} type="file" accept=".json,.gz,application/json,application/gzip" hidden aria-label="Import report file" onChange={(event) => event.target.files?.[0] && importReport(event.target.files[0])} />
+        <input
+          ref={fileInput}
+          type="file"
+          accept=".json,.gz,application/json,application/gzip"
+          hidden
+          aria-label="Import report file"
+          onChange={(event) => event.target.files?.[0] && importReport(event.target.files[0])}
+        />
       </div>
       <ErrorNote message={failure} />
-      {notice ? <p className="notice" role="status">{notice}</p> : null}
+      {notice ? (
+        <p className="notice" role="status">
+          {notice}
+        </p>
+      ) : null}
       {listings && listings.length === 0 ? <p className="empty">No saved reports yet. Request one above; it is saved here and opens offline.</p> : null}
       {groupByProfile(listings ?? []).map((group) => (
         <section key={group.key} className="report-group" aria-label={`Reports of ${group.title}`}>
@@ -70,7 +81,16 @@ export function SavedReportList({ openId, onOpen, onDeleted }: Props): React.JSX
                   <div className="report-item__name">Damaged report</div>
                   <div className="report-item__detail">{listing.reason}</div>
                   <div className="report-item__actions">
-                    <button type="button" className="link danger" onClick={() => void act(async () => { await call('reports:delete', { reportId: listing.id }); onDeleted(listing.id); })}>
+                    <button
+                      type="button"
+                      className="link danger"
+                      onClick={() =>
+                        void act(async () => {
+                          await call('reports:delete', { reportId: listing.id });
+                          onDeleted(listing.id);
+                        })
+                      }
+                    >
                       Remove
                     </button>
                   </div>
@@ -87,9 +107,18 @@ export function SavedReportList({ openId, onOpen, onDeleted }: Props): React.JSX
                         });
                       }}
                     >
-                      <input aria-label="Report name" value={renaming.name} autoFocus onChange={(event) => setRenaming({ id: renaming.id, name: event.target.value })} />
-                      <button type="submit" className="link">Save</button>
-                      <button type="button" className="link" onClick={() => setRenaming(null)}>Cancel</button>
+                      <input
+                        aria-label="Report name"
+                        value={renaming.name}
+                        autoFocus
+                        onChange={(event) => setRenaming({ id: renaming.id, name: event.target.value })}
+                      />
+                      <button type="submit" className="link">
+                        Save
+                      </button>
+                      <button type="button" className="link" onClick={() => setRenaming(null)}>
+                        Cancel
+                      </button>
                     </form>
                   ) : (
                     <button type="button" className="report-item__name link" onClick={() => onOpen(listing.meta)}>
@@ -97,7 +126,8 @@ export function SavedReportList({ openId, onOpen, onDeleted }: Props): React.JSX
                     </button>
                   )}
                   <div className="report-item__detail">
-                    {listing.meta.period.startDate} – {listing.meta.period.endDate} · {listing.meta.counts.lines.toLocaleString()} lines · fetched {formatDateTime(listing.meta.fetchedAt)}
+                    {listing.meta.period.startDate} – {listing.meta.period.endDate} · {listing.meta.counts.lines.toLocaleString()} lines · fetched{' '}
+                    {formatDateTime(listing.meta.fetchedAt)}
                     {listing.meta.importedFrom ? (
                       <>
                         {' · '}
@@ -108,18 +138,42 @@ export function SavedReportList({ openId, onOpen, onDeleted }: Props): React.JSX
                     ) : null}
                   </div>
                   <div className="report-item__actions">
-                    <button type="button" className="link" onClick={() => onOpen(listing.meta)}>Open</button>
-                    <button type="button" className="link" onClick={() => setRenaming({ id: listing.meta.id, name: listing.meta.name })}>Rename</button>
-                    <button type="button" className="link" onClick={() => void act(async () => setNotice(receiveFile(await call('reports:share', { reportId: listing.meta.id }))))}>Share file</button>
+                    <button type="button" className="link" onClick={() => onOpen(listing.meta)}>
+                      Open
+                    </button>
+                    <button type="button" className="link" onClick={() => setRenaming({ id: listing.meta.id, name: listing.meta.name })}>
+                      Rename
+                    </button>
+                    <button
+                      type="button"
+                      className="link"
+                      onClick={() => void act(async () => setNotice(receiveFile(await call('reports:share', { reportId: listing.meta.id }))))}
+                    >
+                      Share file
+                    </button>
                     {confirmDelete === listing.meta.id ? (
                       <>
-                        <button type="button" className="link danger" onClick={() => void act(async () => { setConfirmDelete(null); await call('reports:delete', { reportId: listing.meta.id }); onDeleted(listing.meta.id); })}>
+                        <button
+                          type="button"
+                          className="link danger"
+                          onClick={() =>
+                            void act(async () => {
+                              setConfirmDelete(null);
+                              await call('reports:delete', { reportId: listing.meta.id });
+                              onDeleted(listing.meta.id);
+                            })
+                          }
+                        >
                           Delete for good
                         </button>
-                        <button type="button" className="link" onClick={() => setConfirmDelete(null)}>Keep</button>
+                        <button type="button" className="link" onClick={() => setConfirmDelete(null)}>
+                          Keep
+                        </button>
                       </>
                     ) : (
-                      <button type="button" className="link danger" onClick={() => setConfirmDelete(listing.meta.id)}>Delete</button>
+                      <button type="button" className="link danger" onClick={() => setConfirmDelete(listing.meta.id)}>
+                        Delete
+                      </button>
                     )}
                   </div>
                 </li>

@@ -92,7 +92,9 @@ export const TreeRowView = memo(function TreeRowView({ id, row, index, top, acti
       onClick={(event) => onClickRow(index, row, event.shiftKey ? 'range' : event.ctrlKey || event.metaKey ? 'toggle' : 'only')}
     >
       <div role="gridcell" className="tree__name" style={{ paddingLeft: 8 + row.depth * 18 }} title={row.label}>
-        <span className="tree__toggle" aria-hidden="true">{row.hasChildren ? (row.expanded ? '▾' : '▸') : ''}</span>
+        <span className="tree__toggle" aria-hidden="true">
+          {row.hasChildren ? (row.expanded ? '▾' : '▸') : ''}
+        </span>
         <span className="tree__label">{row.label || '(no name)'}</span>
         {row.detail ? <span className="tree__detail">{row.detail}</span> : null}
         {/* The top rows are one per currency group: say which. */}

@@ -68,7 +68,15 @@ function HeaderCells({ sort, onSort, columns, hierarchy }: Pick<Props, 'sort' | 
         sortKey === null ? (
           <HeaderCell key={key} label={label} numeric={numeric} />
         ) : (
-          <HeaderCell key={key} label={label} numeric={numeric} direction={sort.key === sortKey ? sort.direction : null} onSort={() => onSort(sortKey)} title={`Sort by ${label}`} idleArrow="↕" />
+          <HeaderCell
+            key={key}
+            label={label}
+            numeric={numeric}
+            direction={sort.key === sortKey ? sort.direction : null}
+            onSort={() => onSort(sortKey)}
+            title={`Sort by ${label}`}
+            idleArrow="↕"
+          />
         ),
       )}
     </>
@@ -101,7 +109,22 @@ function columnLayout(columns: readonly ColumnSpec[]): React.CSSProperties {
  * to the parent), Enter toggles; Space selects, Shift+↑/↓ extends, Ctrl/⌘+C copies, Esc clears the selection.
  * Click selects a row (and opens or closes it), Ctrl/⌘+click adds, Shift+click selects a range.
  */
-export function TreeTable({ snapshot, pendingWhat, columns, hierarchy, onWanted, onToggle, sort, onSort, selected, onSelect, onCopy, onClearSelection, resetKey, focusRow }: Props): React.JSX.Element {
+export function TreeTable({
+  snapshot,
+  pendingWhat,
+  columns,
+  hierarchy,
+  onWanted,
+  onToggle,
+  sort,
+  onSort,
+  selected,
+  onSelect,
+  onCopy,
+  onClearSelection,
+  resetKey,
+  focusRow,
+}: Props): React.JSX.Element {
   const idPrefix = useId();
   const [active, setActive] = useState(0);
   const rowCount = snapshot?.rowCount ?? 0;
@@ -239,7 +262,13 @@ export function TreeTable({ snapshot, pendingWhat, columns, hierarchy, onWanted,
           <PlaceholderRow key={`placeholder-${item.index}`} index={item.index} top={top} />
         );
       }}
-      after={snapshot === null ? <Pending className="empty tree__empty" what={pendingWhat} /> : rowCount === 0 ? <p className="empty tree__empty">No billing lines match these filters.</p> : null}
+      after={
+        snapshot === null ? (
+          <Pending className="empty tree__empty" what={pendingWhat} />
+        ) : rowCount === 0 ? (
+          <p className="empty tree__empty">No billing lines match these filters.</p>
+        ) : null
+      }
     />
   );
 }

@@ -33,7 +33,19 @@ interface Props {
 }
 
 /** The bar above the viewer's body: which view, and for the tree its hierarchy, columns, expansion and copying. */
-export function ViewBar({ mode, onMode, hierarchy, onHierarchy, columns, onColumns, onOpenAll, selectedCount, copying, onCopyRows, status }: Props): React.JSX.Element {
+export function ViewBar({
+  mode,
+  onMode,
+  hierarchy,
+  onHierarchy,
+  columns,
+  onColumns,
+  onOpenAll,
+  selectedCount,
+  copying,
+  onCopyRows,
+  status,
+}: Props): React.JSX.Element {
   return (
     <div className="viewbar">
       <Segmented label="View" value={mode} choices={VIEWS} onChange={onMode} />
@@ -47,7 +59,12 @@ export function ViewBar({ mode, onMode, hierarchy, onHierarchy, columns, onColum
           <button type="button" className="link" onClick={() => onOpenAll('none')}>
             Collapse all
           </button>
-          <button type="button" onClick={onCopyRows} disabled={selectedCount === 0 || copying} title="The selected rows as exact values, to paste into a spreadsheet (Ctrl/⌘+C)">
+          <button
+            type="button"
+            onClick={onCopyRows}
+            disabled={selectedCount === 0 || copying}
+            title="The selected rows as exact values, to paste into a spreadsheet (Ctrl/⌘+C)"
+          >
             Copy rows
           </button>
           {selectedCount > 0 ? <span className="muted">{formatCount(selectedCount)} selected</span> : null}

@@ -14,7 +14,8 @@ import './print.css';
 /** The desktop app prints to a PDF itself (Electron's printToPDF); the browser bridge has the browser's own print. */
 const desktop = Boolean(window.closebook);
 
-const PACKS_HINT = 'One workbook per organization group, and one for the organizations in no group ("Ungrouped"). An organization in two groups is in both packs.';
+const PACKS_HINT =
+  'One workbook per organization group, and one for the organizations in no group ("Ungrouped"). An organization in two groups is in both packs.';
 
 type GroupPacks = ChannelOutput<'reports:export-groups'>;
 
@@ -51,7 +52,17 @@ function PacksResult({ result }: { result: GroupPacks }): React.JSX.Element {
  * first (never the virtual list on screen), then the desktop app saves the window as a PDF and the browser opens its
  * print dialog. Workbooks per group: one workbook per organization group, into a folder (desktop) or as downloads.
  */
-export function ViewerActions({ reportId, reportName, filter, mode }: { reportId: string; reportName: string; filter: ReportFilter; mode: 'tree' | 'invoicing' }): React.JSX.Element | null {
+export function ViewerActions({
+  reportId,
+  reportName,
+  filter,
+  mode,
+}: {
+  reportId: string;
+  reportName: string;
+  filter: ReportFilter;
+  mode: 'tree' | 'invoicing';
+}): React.JSX.Element | null {
   const action = useAction();
   const [printing, setPrinting] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
@@ -80,9 +91,7 @@ export function ViewerActions({ reportId, reportName, filter, mode }: { reportId
       setTimeout(() => window.print());
       return;
     }
-    void action
-      .run(async () => setNotice(receiveFile(await call('view:print-pdf', { fileName: reportName }))), 'print')
-      .finally(() => setPrinting(false));
+    void action.run(async () => setNotice(receiveFile(await call('view:print-pdf', { fileName: reportName }))), 'print').finally(() => setPrinting(false));
   }, [action, reportName]);
   const printFailed = useCallback(
     (message: string) => {

@@ -51,12 +51,18 @@ export function ViewerHeader({ view, onExport, exporting, filter, mode }: Props)
         <h2>{meta.name}</h2>
         <div className="muted">
           {/* The period is days as the service gives them; only Closebook's own fetch time is local, with its zone. */}
-          {meta.period.startDate} – {meta.period.endDate} · {meta.profileName} ({meta.host}) · fetched {formatDateTime(meta.fetchedAt)} · {formatCount(meta.counts.organizations)} organizations ·{' '}
-          {formatCount(meta.counts.lines)} billing lines
+          {meta.period.startDate} – {meta.period.endDate} · {meta.profileName} ({meta.host}) · fetched {formatDateTime(meta.fetchedAt)} ·{' '}
+          {formatCount(meta.counts.organizations)} organizations · {formatCount(meta.counts.lines)} billing lines
         </div>
       </div>
       <div className="toolbar">
-        <button type="button" data-shortcut="export" onClick={() => onExport('all')} disabled={exporting !== null} title={`Export the whole report to Excel (${COMMAND_KEY}E)`}>
+        <button
+          type="button"
+          data-shortcut="export"
+          onClick={() => onExport('all')}
+          disabled={exporting !== null}
+          title={`Export the whole report to Excel (${COMMAND_KEY}E)`}
+        >
           {exporting === 'all' ? exportingWords(progress) : 'Export workbook'}
         </button>
         <button type="button" onClick={() => onExport('view')} disabled={exporting !== null || !filtered} title="Only what the filters show">

@@ -64,7 +64,12 @@ export function totalsTable(totals: readonly CurrencyTotalRow[], locale = userLo
   const header = ['Cost currency', 'Sales currency', 'Lines', 'Cost', 'Sales', 'Margin', 'Margin %'];
   const body = totals.map((total) => {
     const currencies = currenciesOf(total.currencyKey);
-    return [currencies.cost, currencies.sales, String(total.lines), ...[total.cost, total.sales, total.margin, total.marginPercent].map((value) => exactCell(value, locale))];
+    return [
+      currencies.cost,
+      currencies.sales,
+      String(total.lines),
+      ...[total.cost, total.sales, total.margin, total.marginPercent].map((value) => exactCell(value, locale)),
+    ];
   });
   return [header, ...body];
 }

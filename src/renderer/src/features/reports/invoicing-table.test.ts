@@ -44,7 +44,12 @@ describe('sorting invoicing rows', () => {
 
   it('compares costs only among rows with the same purchase currencies', () => {
     const costs = [
-      row('a', 'SEK', '1', { costs: [{ currency: 'SEK', amount: '5' }, { currency: 'USD', amount: '1' }] }),
+      row('a', 'SEK', '1', {
+        costs: [
+          { currency: 'SEK', amount: '5' },
+          { currency: 'USD', amount: '1' },
+        ],
+      }),
       row('b', 'SEK', '1', { costs: [{ currency: 'SEK', amount: '900' }] }),
       row('c', 'SEK', '1', { costs: [{ currency: 'SEK', amount: '20' }] }),
     ];
@@ -62,7 +67,10 @@ describe('invoicing rows as a table to paste', () => {
     row('Acme', 'SEK', '1234567.50', {
       exactAmount: '1234567.4951',
       groups: ['CC-100 Nordics', 'AM Anna Berg'],
-      costs: [{ currency: 'SEK', amount: '812.4035' }, { currency: 'USD', amount: '95.1' }],
+      costs: [
+        { currency: 'SEK', amount: '812.4035' },
+        { currency: 'USD', amount: '95.1' },
+      ],
       margin: null,
       flags: ['credit', 'missing-customer-number'],
       lines: 12,

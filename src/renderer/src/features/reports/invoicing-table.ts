@@ -76,7 +76,11 @@ function compareText(a: InvoiceRow, b: InvoiceRow, key: InvoiceSortKey): number 
 
 /** Ties read in a stable, familiar order: organization, then currency. */
 function tieBreak(a: InvoiceRow, b: InvoiceRow): number {
-  return collator.compare(a.organization, b.organization) || (a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : 0) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+  return (
+    collator.compare(a.organization, b.organization) ||
+    (a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : 0) ||
+    (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)
+  );
 }
 
 /**

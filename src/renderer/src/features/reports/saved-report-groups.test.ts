@@ -4,7 +4,18 @@ import { groupByProfile } from './saved-report-groups';
 
 const listing = (id: string, profileName: string, host: string, startDate: string, fetchedAt = '2026-11-07T00:00:00Z'): ReportListing => ({
   state: 'ok',
-  meta: { id, schemaVersion: 1, name: id, profileId: profileName, profileName, host, period: { startDate, endDate: startDate }, fetchedAt, counts: { billingEntries: 0, organizations: 0, services: 0, subscriptions: 0, lines: 0 }, totals: [] },
+  meta: {
+    id,
+    schemaVersion: 1,
+    name: id,
+    profileId: profileName,
+    profileName,
+    host,
+    period: { startDate, endDate: startDate },
+    fetchedAt,
+    counts: { billingEntries: 0, organizations: 0, services: 0, subscriptions: 0, lines: 0 },
+    totals: [],
+  },
 });
 
 describe('saved reports by profile', () => {

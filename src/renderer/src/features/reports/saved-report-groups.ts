@@ -27,7 +27,9 @@ export function groupByProfile(listings: ReportListing[]): SavedReportGroup[] {
     groups.set(key, group);
   }
   const byPeriod = (a: ReportListing, b: ReportListing) =>
-    a.state === 'ok' && b.state === 'ok' ? b.meta.period.startDate.localeCompare(a.meta.period.startDate) || b.meta.fetchedAt.localeCompare(a.meta.fetchedAt) : 0;
+    a.state === 'ok' && b.state === 'ok'
+      ? b.meta.period.startDate.localeCompare(a.meta.period.startDate) || b.meta.fetchedAt.localeCompare(a.meta.fetchedAt)
+      : 0;
   const sorted = [...groups.values()].sort((a, b) => a.title.localeCompare(b.title)).map((group) => ({ ...group, listings: group.listings.sort(byPeriod) }));
   return damaged.length ? [...sorted, { key: 'damaged', title: 'Could not be read', listings: damaged }] : sorted;
 }

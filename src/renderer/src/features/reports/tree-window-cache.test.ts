@@ -2,12 +2,35 @@ import { describe, expect, it } from 'vitest';
 import type { ReportWindow, TreeRow } from '@shared/contract';
 import { stateKeyOf, type TreeQuery, TreeWindowCache, type TreeSnapshot } from './tree-window-cache';
 
-const base: TreeQuery = { reportId: 'r', filter: {}, sort: { key: 'label', direction: 'asc' }, expansion: { all: 'none', toggled: [] }, hierarchy: 'organization' };
+const base: TreeQuery = {
+  reportId: 'r',
+  filter: {},
+  sort: { key: 'label', direction: 'asc' },
+  expansion: { all: 'none', toggled: [] },
+  hierarchy: 'organization',
+};
 
 function row(label: string): TreeRow {
   return {
-    key: label, level: 'organization', depth: 0, label, detail: '', currencyKey: 'SEK', hasChildren: true, expanded: false, lines: 1,
-    quantity: '1', unitCost: null, unitPrice: null, poNumber: null, billingDate: null, cost: '1', sales: '2', margin: '1', marginPercent: '50.00', mismatch: null,
+    key: label,
+    level: 'organization',
+    depth: 0,
+    label,
+    detail: '',
+    currencyKey: 'SEK',
+    hasChildren: true,
+    expanded: false,
+    lines: 1,
+    quantity: '1',
+    unitCost: null,
+    unitPrice: null,
+    poNumber: null,
+    billingDate: null,
+    cost: '1',
+    sales: '2',
+    margin: '1',
+    marginPercent: '50.00',
+    mismatch: null,
   };
 }
 
@@ -16,7 +39,9 @@ function fakeWindows(rowCount: number) {
   const pending: { request: TreeQuery & { offset: number; count: number }; release: () => void; fail: (error: Error) => void }[] = [];
   const fetchWindow = (request: TreeQuery & { offset: number; count: number }) =>
     new Promise<ReportWindow>((resolve, reject) => {
-      const rows = Array.from({ length: Math.max(0, Math.min(request.count, rowCount - request.offset)) }, (_, i) => row(`${request.filter.text ?? ''}#${request.offset + i}`));
+      const rows = Array.from({ length: Math.max(0, Math.min(request.count, rowCount - request.offset)) }, (_, i) =>
+        row(`${request.filter.text ?? ''}#${request.offset + i}`),
+      );
       pending.push({ request, release: () => resolve({ rowCount, lineCount: rowCount, totalLines: rowCount, offset: request.offset, rows }), fail: reject });
     });
   return { fetchWindow, pending };
@@ -28,7 +53,12 @@ function setup(rowCount = 1_000, options = {}) {
   const fake = fakeWindows(rowCount);
   const snapshots: TreeSnapshot[] = [];
   const errors: unknown[] = [];
-  const cache = new TreeWindowCache(fake.fetchWindow, (snapshot) => snapshots.push(snapshot), (error) => errors.push(error), { pageSize: 100, ...options });
+  const cache = new TreeWindowCache(
+    fake.fetchWindow,
+    (snapshot) => snapshots.push(snapshot),
+    (error) => errors.push(error),
+    { pageSize: 100, ...options },
+  );
   return { cache, snapshots, errors, pending: fake.pending, latest: () => snapshots.at(-1) };
 }
 
@@ -180,7 +210,9 @@ describe('TreeWindowCache', () => {
   });
 
   it('treats the order of toggled keys and empty filter fields as the same state', () => {
-    expect(stateKeyOf({ ...base, filter: { text: '', ungrouped: false }, expansion: { all: 'none', toggled: ['b', 'a'] } })).toBe(stateKeyOf({ ...base, expansion: { all: 'none', toggled: ['a', 'b'] } }));
+    expect(stateKeyOf({ ...base, filter: { text: '', ungrouped: false }, expansion: { all: 'none', toggled: ['b', 'a'] } })).toBe(
+      stateKeyOf({ ...base, expansion: { all: 'none', toggled: ['a', 'b'] } }),
+    );
     expect(stateKeyOf({ ...base, filter: { ungrouped: true } })).not.toBe(stateKeyOf(base));
   });
 });

@@ -86,7 +86,7 @@ export class TreeWindowCache {
     if (stateKey === this.stateKey) return;
     // The viewer goes back to the top on a new filter, sort or hierarchy (not on opening rows): ask for the top first.
     const previous = this.query;
-    if (previous && (stateKeyOf({ ...previous, expansion: query.expansion }) !== stateKeyOf(query))) {
+    if (previous && stateKeyOf({ ...previous, expansion: query.expansion }) !== stateKeyOf(query)) {
       this.wanted = { start: 0, end: this.wanted.end - this.wanted.start };
     }
     this.query = query;

@@ -35,6 +35,9 @@ export const useInvoiceSort = create<{ sort: InvoiceSort; sortBy(key: InvoiceSor
   sortBy: (key) =>
     set(({ sort }) => ({
       // Names read best A→Z; amounts and counts biggest first.
-      sort: sort.key === key ? { key, direction: sort.direction === 'asc' ? 'desc' : 'asc' } : { key, direction: ['amount', 'cost', 'margin', 'lines', 'flags'].includes(key) ? 'desc' : 'asc' },
+      sort:
+        sort.key === key
+          ? { key, direction: sort.direction === 'asc' ? 'desc' : 'asc' }
+          : { key, direction: ['amount', 'cost', 'margin', 'lines', 'flags'].includes(key) ? 'desc' : 'asc' },
     })),
 }));

@@ -32,7 +32,11 @@ export interface TreeSelection {
  * range reads the rows between from the cache (or asks for them, when scrolled far away); a newer pick drops the
  * answer of an older one. `onError` hears what cannot be selected.
  */
-export function useTreeSelection(resetKey: string, rowsIn: (start: number, end: number) => Promise<TreeRow[]>, onError: (message: string) => void): TreeSelection {
+export function useTreeSelection(
+  resetKey: string,
+  rowsIn: (start: number, end: number) => Promise<TreeRow[]>,
+  onError: (message: string) => void,
+): TreeSelection {
   const [selection, setSelection] = useState<{ resetKey: string; rows: Map<string, Picked> }>({ resetKey, rows: new Map() });
   const picked = useMemo(() => (selection.resetKey === resetKey ? selection.rows : new Map<string, Picked>()), [selection, resetKey]);
   const keys = useMemo(() => new Set(picked.keys()), [picked]);
@@ -50,7 +54,9 @@ export function useTreeSelection(resetKey: string, rowsIn: (start: number, end: 
           return;
         }
         rowsIn(start, end).then(
-          (rows) => read === rangeRead.current && setSelection({ resetKey, rows: new Map(rows.map((candidate, at) => [candidate.key, { row: candidate, index: start + at }])) }),
+          (rows) =>
+            read === rangeRead.current &&
+            setSelection({ resetKey, rows: new Map(rows.map((candidate, at) => [candidate.key, { row: candidate, index: start + at }])) }),
           (failure: unknown) => onError(failure instanceof Error ? failure.message : String(failure)),
         );
         return;
@@ -105,10 +111,13 @@ export function useRevealRow(
       return;
     }
     // Not among the rows fetched so far: read the (one organization's) tree until it turns up.
-    rowsIn(0, Math.min(snapshot.rowCount, MAX_COPY_ROWS) - 1).then((rows) => {
-      const at = rows.findIndex((candidate) => candidate.key === revealing);
-      if (at >= 0) select(at, rows[at]!);
-    }, () => undefined);
+    rowsIn(0, Math.min(snapshot.rowCount, MAX_COPY_ROWS) - 1).then(
+      (rows) => {
+        const at = rows.findIndex((candidate) => candidate.key === revealing);
+        if (at >= 0) select(at, rows[at]!);
+      },
+      () => undefined,
+    );
   }, [revealing, snapshot, query, rowsIn, selectOnly]);
   return { reveal: setRevealing, focusRow };
 }

@@ -38,6 +38,8 @@ const LEVEL_WORDS: Record<MonthChange['level'], string> = {
 export type ChangeFormat = 'quantity' | 'unit-sales' | 'sales' | 'cost' | 'text';
 
 /** `Changes`: one row per change since the month before, in this column order. */
+// A table: one column a line reads best.
+// prettier-ignore
 export const CHANGES_COLUMNS = [
   { key: 'kind', header: 'Kind', width: 18, kind: 'text', format: 'text', value: (change) => KIND_WORDS[change.kind] },
   { key: 'level', header: 'Level', width: 14, kind: 'text', format: 'text', value: (change) => LEVEL_WORDS[change.level] },
@@ -51,35 +53,14 @@ export const CHANGES_COLUMNS = [
   { key: 'productId', header: 'Product ID', width: 38, kind: 'text', format: 'text', value: (change) => blankIfEmpty(change.productId) },
   { key: 'currency', header: 'Currency', width: 10, kind: 'text', format: 'text', value: (change) => change.currencyKey },
   { key: 'quantityBefore', header: 'Quantity before', width: 14, kind: 'number', format: 'quantity', value: (change) => blankIfEmpty(change.before?.quantity) },
-  {
-    key: 'unitPriceBefore',
-    header: 'Unit price before',
-    width: 16,
-    kind: 'number',
-    format: 'unit-sales',
-    value: (change) => blankIfEmpty(change.before?.unitPrice),
-  },
+  { key: 'unitPriceBefore', header: 'Unit price before', width: 16, kind: 'number', format: 'unit-sales', value: (change) => blankIfEmpty(change.before?.unitPrice) },
   { key: 'salesBefore', header: 'Sales before', width: 18, kind: 'number', format: 'sales', value: (change) => blankIfEmpty(change.before?.sales) },
   { key: 'quantityAfter', header: 'Quantity after', width: 14, kind: 'number', format: 'quantity', value: (change) => blankIfEmpty(change.after?.quantity) },
-  {
-    key: 'unitPriceAfter',
-    header: 'Unit price after',
-    width: 16,
-    kind: 'number',
-    format: 'unit-sales',
-    value: (change) => blankIfEmpty(change.after?.unitPrice),
-  },
+  { key: 'unitPriceAfter', header: 'Unit price after', width: 16, kind: 'number', format: 'unit-sales', value: (change) => blankIfEmpty(change.after?.unitPrice) },
   { key: 'salesAfter', header: 'Sales after', width: 18, kind: 'number', format: 'sales', value: (change) => blankIfEmpty(change.after?.sales) },
   {
-    key: 'change',
-    header: 'Change in sales',
-    width: 18,
-    kind: 'number',
-    format: 'sales',
-    value: (change) =>
-      money(change.after?.sales ?? 0)
-        .minus(change.before?.sales ?? 0)
-        .toFixed(),
+    key: 'change', header: 'Change in sales', width: 18, kind: 'number', format: 'sales',
+    value: (change) => money(change.after?.sales ?? 0).minus(change.before?.sales ?? 0).toFixed(),
   },
   { key: 'priceEffect', header: 'Price effect', width: 16, kind: 'number', format: 'sales', value: (change) => change.effects.price },
   { key: 'quantityEffect', header: 'Quantity effect', width: 16, kind: 'number', format: 'sales', value: (change) => change.effects.quantity },
@@ -101,20 +82,15 @@ export interface CheckRow {
 export type CheckFormat = 'datetime' | 'text';
 
 /** `Checks`: every exception with its evidence and review, in this column order. */
+// A table: one column a line reads best.
+// prettier-ignore
 export const CHECKS_COLUMNS = [
   { key: 'rule', header: 'Rule', width: 22, kind: 'text', format: 'text', value: ({ exception }) => exception.rule },
   { key: 'severity', header: 'Severity', width: 10, kind: 'text', format: 'text', value: ({ exception }) => exception.severity },
   { key: 'title', header: 'Title', width: 30, kind: 'text', format: 'text', value: ({ exception }) => exception.title },
   { key: 'message', header: 'Message', width: 70, kind: 'text', format: 'text', value: ({ exception }) => exception.message },
   { key: 'organization', header: 'Organization', width: 34, kind: 'text', format: 'text', value: ({ exception }) => exception.organization },
-  {
-    key: 'customerNumber',
-    header: 'Customer number',
-    width: 16,
-    kind: 'text',
-    format: 'text',
-    value: ({ exception }) => blankIfEmpty(exception.customerNumber),
-  },
+  { key: 'customerNumber', header: 'Customer number', width: 16, kind: 'text', format: 'text', value: ({ exception }) => blankIfEmpty(exception.customerNumber) },
   { key: 'orgId', header: 'Org ID', width: 38, kind: 'text', format: 'text', value: ({ exception }) => blankIfEmpty(exception.orgId) },
   { key: 'service', header: 'Service', width: 30, kind: 'text', format: 'text', value: ({ exception }) => exception.service },
   { key: 'serviceId', header: 'Service ID', width: 38, kind: 'text', format: 'text', value: ({ exception }) => exception.serviceId },

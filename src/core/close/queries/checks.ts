@@ -8,18 +8,10 @@ import { type Row, rowShape } from '@core/ledger/rows';
  */
 
 /** The subscription a row is about, by name and number (SUBSCRIPTION_NAMES over SUBSCRIPTION_JOINS). */
-const SUBSCRIPTION = {
-  organization: 'text',
-  org_id: 'text',
-  customer_number: 'text',
-  org_key: 'text',
-  service: 'text',
-  service_id: 'text',
-  service_no: 'int',
-  subscription: 'text',
-  subscription_id: 'text',
-  subscription_no: 'int',
-} as const;
+/** The organization a row is about (ORGANIZATION_NAMES), and the service and subscription under it (SUBSCRIPTION_NAMES). */
+const ORGANIZATION_FIELDS = { org_key: 'text', organization: 'text', org_id: 'text', customer_number: 'text' } as const;
+const SERVICE_FIELDS = { ...ORGANIZATION_FIELDS, service: 'text', service_id: 'text', service_no: 'int' } as const;
+const SUBSCRIPTION = { ...SERVICE_FIELDS, subscription: 'text', subscription_id: 'text', subscription_no: 'int' } as const;
 const SUBSCRIPTION_NAMES = `
   o.name AS organization, o.org_id, o.customer_number, ${ORG_KEY} AS org_key, s.service_name AS service, s.service_id, s.service_no,
   u.item_name AS subscription, u.subscription_id, u.subscription_no`;
@@ -63,13 +55,7 @@ export async function subscriptionSumRows(ledger: Ledger, reportId: string): Pro
 }
 
 const OUTLIER = rowShape({
-  org_key: 'text',
-  organization: 'text',
-  org_id: 'text',
-  customer_number: 'text',
-  service: 'text',
-  service_id: 'text',
-  service_no: 'int',
+  ...SERVICE_FIELDS,
   currency_key: 'text',
   percent: 'ratio',
   median: 'ratio',
@@ -109,13 +95,7 @@ const STATED = rowShape({
   summed: 'decimal',
   stated_cost: 'decimal',
   summed_cost: 'decimal',
-  organization: 'text',
-  org_id: 'text',
-  customer_number: 'text',
-  org_key: 'text',
-  service: 'text',
-  service_id: 'text',
-  service_no: 'int',
+  ...SERVICE_FIELDS,
   subscription: 'text?',
   subscription_id: 'text?',
   subscription_no: 'int?',
@@ -252,7 +232,7 @@ export async function duplicateLineRows(ledger: Ledger, reportId: string): Promi
   return DUPLICATE.all(rows);
 }
 
-const ORGANIZATION = rowShape({ org_key: 'text', organization: 'text', org_id: 'text', customer_number: 'text' });
+const ORGANIZATION = rowShape(ORGANIZATION_FIELDS);
 export type OrganizationRow = Row<typeof ORGANIZATION.columns>;
 
 /** Organizations with no customer number. */

@@ -3,7 +3,7 @@ import { marginPercent, money } from '@shared/money';
 import { type Row, rowShape } from '@core/ledger/rows';
 import { ORGANIZATION_ORDER } from '../report-export-lines';
 import { CURRENCY_KEY } from '@core/ledger/keys';
-import { cellNumber, moneyFormat, PERCENT_FORMAT, styleOf } from '@core/xlsx/number-formats';
+import { cellNumber, moneyFormat, PERCENT_FORMAT, styleOf, TEXT_FORMAT } from '@core/xlsx/number-formats';
 import { type Column, letter, type SheetSeries } from '@core/xlsx/sheet-series';
 
 export interface Amounts {
@@ -120,4 +120,14 @@ export function writeAmountCells(row: ExcelJS.Row, labels: string[], amounts: Am
     }
   }
   row.commit();
+}
+
+/** A data row of Summary or Services: its label columns (the customer number, second, as text), then its amounts. */
+export function writeAmountRow<F extends string>(next: ExcelJS.Row, labels: readonly { field: F }[], row: Record<F, string> & Row<typeof AMOUNT_FIELDS>): void {
+  next.getCell(2).style = styleOf(TEXT_FORMAT); // an ERP's customer number keeps its leading zeros
+  writeAmountCells(
+    next,
+    labels.map((column) => row[column.field]),
+    amountsOf(row),
+  );
 }

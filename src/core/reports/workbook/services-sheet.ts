@@ -1,8 +1,7 @@
 import type { Ledger } from '@core/ledger/ledger';
 import { rowShape } from '@core/ledger/rows';
-import { styleOf, TEXT_FORMAT } from '@core/xlsx/number-formats';
 import { type Column, SheetSeries, type Sheets } from '@core/xlsx/sheet-series';
-import { AMOUNT_COLUMNS, AMOUNT_FIELDS, type Amounts, amountsOf, ORGANIZATIONS, PAIR, writeAmountCells, writeTotalRows } from './amounts';
+import { AMOUNT_COLUMNS, AMOUNT_FIELDS, type Amounts, ORGANIZATIONS, PAIR, writeAmountRow, writeTotalRows } from './amounts';
 import type { Lines } from './lines';
 
 const SERVICE_ROW = rowShape({ ...AMOUNT_FIELDS, name: 'text', customer_number: 'text', groups: 'text', service_name: 'text', service_id: 'text' });
@@ -36,12 +35,7 @@ export async function writeServices(sheets: Sheets, ledger: Ledger, lines: Lines
   )) {
     for (const row of SERVICE_ROW.all(rows)) {
       const next = series.next().row;
-      next.getCell(2).style = styleOf(TEXT_FORMAT);
-      writeAmountCells(
-        next,
-        labels.map((column) => row[column.field]),
-        amountsOf(row),
-      );
+      writeAmountRow(next, labels, row);
     }
     await series.caughtUp();
   }

@@ -5,7 +5,7 @@ import { CURRENCY_KEY } from '@core/ledger/keys';
 import { money } from '@shared/money';
 import { cellNumber, moneyFormat, PERCENT_FORMAT, styleOf, TEXT_FORMAT } from '@core/xlsx/number-formats';
 import { type Column, letter, SheetSeries, type Sheets } from '@core/xlsx/sheet-series';
-import { AMOUNT_COLUMNS, AMOUNT_FIELDS, type Amounts, amountsOf, ORGANIZATIONS, percentOf, writeAmountCells, writeTotalRows } from './amounts';
+import { AMOUNT_COLUMNS, AMOUNT_FIELDS, type Amounts, ORGANIZATIONS, percentOf, writeAmountRow, writeTotalRows } from './amounts';
 import type { Lines } from './lines';
 
 /**
@@ -67,12 +67,7 @@ export async function writeSummary(sheets: Sheets, ledger: Ledger, lines: Lines,
       }
       const next = series.next().row;
       next.outlineLevel = 1;
-      next.getCell(2).style = styleOf(TEXT_FORMAT);
-      writeAmountCells(
-        next,
-        labels.map((column) => row[column.field]),
-        amountsOf(row),
-      );
+      writeAmountRow(next, labels, row);
     }
     await series.caughtUp();
   }

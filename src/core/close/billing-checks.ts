@@ -1,3 +1,4 @@
+import { organizationTreeKey, treeKey } from '@shared/model/tree-keys';
 import { type Money, money } from '@shared/money';
 import type { BillingException as SharedException, CheckThresholds, Severity } from '@shared/schemas/month-close';
 import type { Submission, SubmissionSummary } from '@shared/schemas/consumption';
@@ -102,10 +103,10 @@ const amount = (value: Money | string, currency: string) => `${roundToMinorUnit(
 function exceptionOf(rule: RuleId, subject: Subject, keys: string[], message: string, extra: Partial<BillingException> = {}): BillingException {
   const known = <T>(value: T | null | undefined): value is T => value !== null && value !== undefined;
   // Where the exception is in the report's tree: its organization in its currency pair, then as deep as it is known.
-  const path = [`o:${subject.org_key}|${subject.currency_key ?? ''}`];
-  if (known(subject.service_no)) path.push(`s:${subject.service_no}`);
-  if (known(subject.subscription_no)) path.push(`u:${subject.subscription_no}`);
-  if (known(subject.line_no)) path.push(`l:${subject.line_no}`);
+  const path = [organizationTreeKey(subject.org_key, subject.currency_key ?? '')];
+  if (known(subject.service_no)) path.push(treeKey('service', subject.service_no));
+  if (known(subject.subscription_no)) path.push(treeKey('subscription', subject.subscription_no));
+  if (known(subject.line_no)) path.push(treeKey('line', subject.line_no));
   return {
     id: [rule, ...keys].join('|'),
     rule,

@@ -1,8 +1,12 @@
+import { TREE_LEVEL } from '@shared/model/tree-keys';
 import { type Money, money } from '@shared/money';
 import type { CurrencyBridge, MonthChange, MonthComparison as SharedComparison } from '@shared/schemas/month-close';
 import type { Ledger, LedgerSession } from '../ledger/ledger';
 import { currencyPairKey } from '@shared/model/currency-pair';
 import { bridgeRows, keepChangedKeys, linesOfMonths, namedChanges, type NamedChangeRow, presentKeys, type PresentRow } from './queries/compare';
+
+/** A month has an organization, service or subscription (by its keys): named by the tree's level letters. */
+const presenceKey = (level: 'organization' | 'service' | 'subscription', id: string) => `${TREE_LEVEL[level]}:${id}`;
 
 export type { CurrencyBridge, MonthChange } from '@shared/schemas/month-close';
 type ChangeKind = MonthChange['kind'];
@@ -113,7 +117,7 @@ async function presenceOf(session: LedgerSession, beforeId: string, afterId: str
     for (const row of chunk) {
       const keys = keysOf(row);
       const set = row.report_id === beforeId ? before : after;
-      set.add(`o:${keys.org}`).add(`s:${keys.service}`).add(`u:${keys.subscription}`);
+      set.add(presenceKey('organization', keys.org)).add(presenceKey('service', keys.service)).add(presenceKey('subscription', keys.subscription));
     }
   }
   return { before, after };
@@ -199,11 +203,11 @@ function rollUpNewAndLost(lines: { change: MonthChange; keys: Keys | null }[], p
       continue;
     }
     const other = change.kind === 'new' ? presence.before : presence.after;
-    const level: ChangeLevel = !other.has(`o:${keys.org}`)
+    const level: ChangeLevel = !other.has(presenceKey('organization', keys.org))
       ? 'organization'
-      : !other.has(`s:${keys.service}`)
+      : !other.has(presenceKey('service', keys.service))
         ? 'service'
-        : !other.has(`u:${keys.subscription}`)
+        : !other.has(presenceKey('subscription', keys.subscription))
           ? 'subscription'
           : 'line';
     if (level === 'line') {

@@ -1,4 +1,5 @@
 import { PAIR_ARROW } from '@shared/model/currency-pair';
+import { TREE_LEVEL, type TreeLevel } from '@shared/model/tree-keys';
 
 /**
  * The keys the tree, the comparison and the checks all group by, as SQL over the ledger's tables — each written once.
@@ -21,3 +22,8 @@ export function currencyPairSql(alias?: string): string {
 
 /** "SEK", or "USD→SEK" (on a table with currency and customer_currency). */
 export const CURRENCY_KEY = currencyPairSql();
+
+/** A tree row's key in SQL (see shared/model/tree-keys.ts): the level's letter before `id`, an SQL expression. */
+export function treeKeySql(level: TreeLevel, id: string): string {
+  return `'${TREE_LEVEL[level]}:' || ${id}`;
+}

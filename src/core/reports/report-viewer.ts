@@ -3,7 +3,8 @@ import { type Money, money } from '@shared/money';
 import { filterIdentity, type ReportFilter } from '@shared/report-filter';
 import type { Ledger, LedgerValue } from '../ledger/ledger';
 import { type Row, rowShape } from '../ledger/rows';
-import { CURRENCY_KEY, ORG_KEY, SERVICE_KEY } from '../ledger/keys';
+import { CURRENCY_KEY, ORG_KEY, SERVICE_KEY, treeKeySql } from '../ledger/keys';
+import { treeKey, treeKeyId } from '@shared/model/tree-keys';
 import { lineFilter } from './report-query';
 import type { ReportLibrary } from './report-library';
 import { KeptTopRows, type TopRows } from './viewer-top-rows';
@@ -222,7 +223,7 @@ export class ReportViewerQueries {
       : byOrganization
         ? await level(
             SECOND_ROW,
-            `SELECT 's:' || a.service_no AS key, 'o:' || ${ORG_KEY} || '|' || a.currency_key AS parent, a.currency_key, s.service_name AS label, '' AS detail,
+            `SELECT ${treeKeySql('service', 'a.service_no')} AS key, ${treeKeySql('organization', `${ORG_KEY} || '|' || a.currency_key`)} AS parent, a.currency_key, s.service_name AS label, '' AS detail,
                a.service_no::VARCHAR AS service_nos, e.billing_date, a.lines, a.cost, a.sales
              FROM ${sums('service_no, org_no', false)} ${joinOrganizations} ${joinServices}
              LEFT JOIN billing_entries e ON e.report_id = $1 AND e.entry_no = o.entry_no`,
@@ -233,33 +234,33 @@ export class ReportViewerQueries {
             SECOND_ROW,
             `SELECT key, any_value(parent) AS parent, currency_key, min(label) AS label, min(detail) AS detail,
                string_agg(service_no::VARCHAR, ',' ORDER BY service_no) AS service_nos, NULL AS billing_date, sum(lines) AS lines, sum(cost) AS cost, sum(sales) AS sales
-             FROM (SELECT 'vo:' || a.currency_key || '|' || length(${SERVICE_KEY}) || '|' || ${SERVICE_KEY} || ${ORG_KEY} AS key,
-                     'v:' || a.currency_key || '|' || ${SERVICE_KEY} AS parent, a.currency_key, o.name AS label, o.customer_number AS detail, a.service_no, a.lines, a.cost, a.sales
+             FROM (SELECT ${treeKeySql('organizationUnderService', `a.currency_key || '|' || length(${SERVICE_KEY}) || '|' || ${SERVICE_KEY} || ${ORG_KEY}`)} AS key,
+                     ${treeKeySql('serviceTop', `a.currency_key || '|' || ${SERVICE_KEY}`)} AS parent, a.currency_key, o.name AS label, o.customer_number AS detail, a.service_no, a.lines, a.cost, a.sales
                    FROM ${sums('service_no, org_no', false)} ${joinOrganizations} ${joinServices})
              GROUP BY key, currency_key`,
             false,
             openNamed,
           );
     const openSeconds = seconds.filter((row) => toggled.has(row.key));
-    const secondOfService = new Map<string, string>(seconds.flatMap((row) => row.service_nos.split(',').map((no) => [`s:${no}`, row.key])));
+    const secondOfService = new Map<string, string>(seconds.flatMap((row) => row.service_nos.split(',').map((no) => [treeKey('service', no), row.key])));
     const subscriptions = openSeconds.length
       ? await level(
           SUBSCRIPTION_ROW,
-          `SELECT 'u:' || a.subscription_no AS key, 's:' || a.service_no AS parent, a.currency_key, u.item_name AS label, u.po_number AS po, a.lines, a.quantity, a.cost, a.sales
+          `SELECT ${treeKeySql('subscription', 'a.subscription_no')} AS key, ${treeKeySql('service', 'a.service_no')} AS parent, a.currency_key, u.item_name AS label, u.po_number AS po, a.lines, a.quantity, a.cost, a.sales
            FROM ${sums('subscription_no, service_no', true)} JOIN subscriptions u ON u.report_id = $1 AND u.subscription_no = a.subscription_no`,
           true,
-          openSeconds.flatMap((row) => row.service_nos.split(',').map((no) => `s:${no}`)),
+          openSeconds.flatMap((row) => row.service_nos.split(',').map((no) => treeKey('service', no))),
         )
       : [];
     const openSubscriptions = subscriptions.map((row) => row.key).filter((key) => toggled.has(key));
     const lines = openSubscriptions.length
       ? LINE_ROW.all(
           await ledger.all(
-            `SELECT 'l:' || l.line_no AS key, 'u:' || l.subscription_no AS parent, ${CURRENCY_KEY} AS currency_key, l.product_name AS label, l.item_code AS detail,
+            `SELECT ${treeKeySql('line', 'l.line_no')} AS key, ${treeKeySql('subscription', 'l.subscription_no')} AS parent, ${CURRENCY_KEY} AS currency_key, l.product_name AS label, l.item_code AS detail,
              1 AS lines, l.quantity, l.cost_per_unit AS unit_cost, l.sales_per_unit AS unit_price, l.cost, l.sales, e.billing_date
            FROM billing_lines l JOIN organizations o ON o.report_id = $1 AND o.org_no = l.org_no
            LEFT JOIN billing_entries e ON e.report_id = $1 AND e.entry_no = o.entry_no
-           WHERE ${where} AND ('u:' || l.subscription_no) IN (SELECT unnest(${next}::VARCHAR[]))
+           WHERE ${where} AND (${treeKeySql('subscription', 'l.subscription_no')}) IN (SELECT unnest(${next}::VARCHAR[]))
            ORDER BY ${orderBy(sort, true)}`,
             [...params, openSubscriptions],
           ),
@@ -288,7 +289,7 @@ export class ReportViewerQueries {
         const secondOpen = toggled.has(second.key);
         push(second, byOrganization ? 'service' : 'organization', 1, secondOpen, {
           billingDate: dayOf(second.billing_date),
-          mismatchOf: `s:${second.service_nos}`,
+          mismatchOf: treeKey('service', second.service_nos),
         });
         if (!secondOpen) continue;
         for (const subscription of subscriptionsOf.get(second.key) ?? []) {
@@ -318,9 +319,9 @@ export class ReportViewerQueries {
    * several billing entries — is flagged when any of them differs, with their sums), a subscription against its lines.
    */
   private async mismatches(reportId: string, rows: RawRow[]): Promise<Map<string, TreeRow['mismatch']>> {
-    const serviceRows = [...new Set(rows.map((row) => row.mismatchOf).filter((of) => of?.startsWith('s:')))] as string[];
-    const services = [...new Set(serviceRows.flatMap((of) => of.slice(2).split(',')))];
-    const subscriptions = rows.filter((row) => row.mismatchOf?.startsWith('u:')).map((row) => row.mismatchOf!.slice(2));
+    const serviceRows = [...new Set(rows.flatMap((row) => (row.mismatchOf && treeKeyId('service', row.mismatchOf) !== null ? [row.mismatchOf] : [])))];
+    const services = [...new Set(serviceRows.flatMap((of) => (treeKeyId('service', of) ?? '').split(',')))];
+    const subscriptions = rows.flatMap((row) => (row.mismatchOf ? (treeKeyId('subscription', row.mismatchOf) ?? []) : []));
     const found = new Map<string, TreeRow['mismatch']>();
     if (!services.length && !subscriptions.length) return found;
     const ledger = await this.ledger();
@@ -339,10 +340,7 @@ export class ReportViewerQueries {
         ).map((row) => [row.no, row] as const),
       );
       for (const of of serviceRows) {
-        const members = of
-          .slice(2)
-          .split(',')
-          .flatMap((no) => stated.get(no) ?? []);
+        const members = (treeKeyId('service', of) ?? '').split(',').flatMap((no) => stated.get(no) ?? []);
         if (!members.some((row) => row.differs)) continue;
         type Sum = 'stated_cost' | 'stated_sales' | 'sum_cost' | 'sum_sales';
         const sum = (column: Sum) => (members.length === 1 ? members[0]![column] : members.reduce((total, row) => total.plus(row[column]), money(0)).toFixed());
@@ -362,7 +360,12 @@ export class ReportViewerQueries {
         ),
       );
       for (const row of result) {
-        found.set(`u:${row.no}`, { statedCost: row.stated_cost, statedSales: row.stated_sales, sumCost: row.sum_cost, sumSales: row.sum_sales });
+        found.set(treeKey('subscription', row.no), {
+          statedCost: row.stated_cost,
+          statedSales: row.stated_sales,
+          sumCost: row.sum_cost,
+          sumSales: row.sum_sales,
+        });
       }
     }
     return found;
@@ -393,12 +396,12 @@ function topRowsQuery(reportId: string, filter: ReportFilter, hierarchy: ReportH
     hierarchy === 'organization'
       ? [
           'org_no',
-          `'o:' || ${ORG_KEY} || '|' || a.currency_key AS key, o.name AS label, o.customer_number AS detail`,
+          `${treeKeySql('organization', `${ORG_KEY} || '|' || a.currency_key`)} AS key, o.name AS label, o.customer_number AS detail`,
           'JOIN organizations o ON o.report_id = $1 AND o.org_no = a.org_no',
         ]
       : [
           'service_no',
-          `'v:' || a.currency_key || '|' || ${SERVICE_KEY} AS key, s.service_name AS label, '' AS detail`,
+          `${treeKeySql('serviceTop', `a.currency_key || '|' || ${SERVICE_KEY}`)} AS key, s.service_name AS label, '' AS detail`,
           'JOIN services s ON s.report_id = $1 AND s.service_no = a.service_no',
         ];
   return {

@@ -1,12 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createStderrLogger, systemClock } from '@core';
 import { MemorySecretStore } from '@testing/memory-secret-store';
 import { KeytarSecretStore } from '@main/keychain';
 import { createDemoStarter } from '@twin/demo';
 import { startHarness } from './server';
+import { BUILT_RENDERER_DIR } from './static-dir';
 
 /**
  * Runs the renderer in a browser against the real service code: `npm run harness -- [--port N] [--data-dir DIR]
@@ -19,7 +20,7 @@ async function main() {
     options: {
       port: { type: 'string', default: '0' },
       'data-dir': { type: 'string' },
-      'static-dir': { type: 'string', default: resolve(__dirname, '../../../out/renderer') },
+      'static-dir': { type: 'string', default: BUILT_RENDERER_DIR },
       keychain: { type: 'boolean', default: false },
     },
   });

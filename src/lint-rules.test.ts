@@ -91,10 +91,10 @@ describe('architecture lint rules', () => {
 
   it('fail on a feature that reaches into another feature past its index.ts', async () => {
     const use = (from: string) => `import { lineFilter } from '${from}';\nexport const x = lineFilter;\n`;
-    expect(await ruleIds(use('../reports/report-query'), 'src/core/close/extra.ts')).toContain('no-restricted-imports');
-    expect(await ruleIds(use('@core/reports/report-query'), 'src/core/consumption/extra.ts')).toContain('no-restricted-imports');
+    expect(await ruleIds(use('../reports/queries/lines'), 'src/core/close/extra.ts')).toContain('no-restricted-imports');
+    expect(await ruleIds(use('@core/reports/queries/lines'), 'src/core/consumption/extra.ts')).toContain('no-restricted-imports');
     expect(await ruleIds(use('../reports'), 'src/core/close/extra.ts')).toEqual([]);
     expect(await ruleIds(use('../ledger/keys'), 'src/core/close/extra.ts')).toEqual([]); // what features share is not a feature
-    expect(await ruleIds(use('./report-query'), 'src/core/reports/extra.ts')).toEqual([]);
+    expect(await ruleIds(use('./queries/lines'), 'src/core/reports/extra.ts')).toEqual([]);
   });
 });

@@ -6,7 +6,7 @@ import { ledgerWithMonth } from '@testing/ledger-month';
 import { queryParquet } from '@testing/parquet';
 import { LINE_FIELDS } from './billing-line-columns';
 import { exportReport } from './report-export';
-import { exportLines } from './report-export-lines';
+import { exportLines } from './queries/export-lines';
 
 const REPORT = '00000000-0000-4000-8000-000000000003';
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -120,7 +120,7 @@ describe('exports from the ledger', () => {
         expected.push(
           ['org_name', 'subscription_id', 'product_id', 'sales'].map((field) => line[LINE_FIELDS.indexOf(field as (typeof LINE_FIELDS)[number])]).join('|'),
         );
-    // (That order is checked in report-export-lines.test.ts; here, that it is not simply the report's.)
+    // (That order is checked in queries/export-lines.test.ts; here, that it is not simply the report's.)
     const products = (list: string[]) => list.map((line) => line.split('|')[2]);
     expect(products(expected)).not.toEqual(lines.map(({ product }) => product.productId));
 

@@ -2,9 +2,9 @@ import type { ReportFilter } from '@shared/report-filter';
 import { type Ledger, sqlPath } from '../ledger/ledger';
 import { CSV_BOM, csvCell, csvLine } from '../formats/csv';
 import { FILE_COLUMNS, LINE_FIELDS } from './billing-line-columns';
-import { exportLines, orderedLines, rankedOrganizations } from './report-export-lines';
+import { exportLines, orderedLines, rankedOrganizations } from './queries/export-lines';
 import { ReportLibrary } from './report-library';
-import { lineFilter } from './report-query';
+import { lineFilter } from './queries/lines';
 import { writeReportWorkbook, type WorkbookOptions } from './report-workbook';
 
 export type ExportFormat = 'xlsx' | 'parquet' | 'csv';

@@ -8,7 +8,7 @@ import type { Ledger } from '../ledger/ledger';
 import { deliverFile, safeFileName } from '../storage/files';
 import type { Ports } from '../ports/ports';
 import { ORG_KEY } from '../ledger/keys';
-import { lineFilter } from './report-query';
+import { lineFilter } from './queries/lines';
 import { writeReportWorkbook, type WorkbookOptions } from './report-workbook';
 import { rowShape } from '../ledger/rows';
 

@@ -5,6 +5,7 @@ import type { Ledger } from '../ledger/ledger';
 import type { Logger } from '../ports/ports';
 import { LegacyReports } from './legacy-reports';
 import { ingestReport } from './report-ingest';
+import { isSaved } from './queries/library';
 
 export interface MigrationOutcome {
   migrated: number;
@@ -31,7 +32,7 @@ export async function migrateLegacyReports(
   let migrated = 0;
   let processed = 0;
   for (const meta of waiting) {
-    const [present] = await ledger.all('SELECT 1 AS present FROM reports WHERE report_id = $1', [meta.id]);
+    const present = await isSaved(ledger, meta.id);
     try {
       if (!present) {
         await ingestReport(

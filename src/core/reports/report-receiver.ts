@@ -10,6 +10,7 @@ import type { ReportJob } from '@shared/schemas/saved-report';
 import type { Ledger } from '../ledger/ledger';
 import type { RetryNotice, ServiceClient } from '../service-api/service-client';
 import { type IngestOutcome, ingestReport } from './report-ingest';
+import { reportOfJob } from './queries/library';
 
 /** Where the report bodies are kept as received (compressed), for audit and to share. */
 export const RECEIVED_DIR = 'received';
@@ -83,8 +84,8 @@ export class ReportReceiver {
     },
   ): Promise<ReceiveOutcome> {
     const ledger = await this.ledger();
-    const [saved] = await ledger.all('SELECT report_id, line_count FROM reports WHERE job_id = $1', [job.id]);
-    if (saved) return { complete: true, reportId: String(saved.report_id), lines: Number(saved.line_count) };
+    const saved = await reportOfJob(ledger, job.id);
+    if (saved) return { complete: true, ...saved };
     const file = this.fileOf(job.id);
     if (!(await stat(file).catch(() => null))) {
       try {

@@ -1,15 +1,24 @@
 import type { CurrencyTotalRow, ReportExpansion, ReportHierarchy, ReportSortInput, ReportView, ReportWindow, TreeRow } from '@shared/contract';
 import { type Money, money } from '@shared/money';
 import { filterIdentity, type ReportFilter } from '@shared/report-filter';
-import type { Ledger, LedgerValue } from '../ledger/ledger';
-import { type Row, rowShape } from '../ledger/rows';
-import { CURRENCY_KEY, ORG_KEY, SERVICE_KEY, treeKeySql } from '../ledger/keys';
 import { treeKey, treeKeyId } from '@shared/model/tree-keys';
-import { lineFilter } from './report-query';
+import { isSingleCurrency } from '@shared/model/currency-pair';
+import { type Margin, marginOf } from '@shared/model/margin';
+import type { Ledger } from '@core/ledger/ledger';
 import type { ReportLibrary } from './report-library';
 import { KeptTopRows, type TopRows } from './viewer-top-rows';
-import { isSingleCurrency, PAIR_ARROW } from '@shared/model/currency-pair';
-import { type Margin, marginOf } from '@shared/model/margin';
+import {
+  type CurrencySum,
+  currencySums,
+  filterChoices,
+  openTopRows,
+  statedServiceSums,
+  subscriptionsUnlikeTheirLines,
+  topRowsBetween,
+  topRowsQuery,
+  treeLevels,
+  type TreeSourceRow,
+} from './queries/viewer';
 
 export interface WindowRequest {
   reportId: string;
@@ -38,28 +47,6 @@ interface VisibleTree {
   rowCount: number;
 }
 
-/** What a money or quantity sort ranks by; NULL where the row has none (margin between two currencies, margin % without sales). */
-const SORT_VALUE: Record<Exclude<ReportSortInput['key'], 'label'>, string> = {
-  quantity: 'quantity',
-  cost: 'cost',
-  sales: 'sales',
-  margin: `CASE WHEN contains(currency_key, '${PAIR_ARROW}') THEN NULL ELSE sales - cost END`,
-  marginPercent: `CASE WHEN contains(currency_key, '${PAIR_ARROW}') OR sales = 0 THEN NULL ELSE (sales - cost) / sales END`,
-};
-
-/**
- * The order of siblings. Amounts of two currencies are never ranked against each other: rows go by currency (A→Z,
- * whichever the direction), by the value inside it, and rows without a value last. A level without quantities
- * (`quantities` false) sorted by quantity goes by name.
- */
-function orderBy(sort: ReportSortInput, quantities: boolean): string {
-  const byLabel = (direction: ReportSortInput['direction']) => `lower(label) ${direction === 'asc' ? 'ASC' : 'DESC'}, currency_key, key`;
-  if (sort.key === 'label') return byLabel(sort.direction);
-  if (sort.key === 'quantity' && !quantities) return byLabel('asc');
-  const value = SORT_VALUE[sort.key];
-  return `(${value}) IS NULL, currency_key, ${value} ${sort.direction === 'asc' ? 'ASC' : 'DESC'}, lower(label), key`;
-}
-
 const DEFAULT_SORT: ReportSortInput = { key: 'label', direction: 'asc' };
 
 /** How many visible-tree states are kept per process: the last few filters a user flips between. */
@@ -72,19 +59,6 @@ function dayOf(value: string | null): string | null {
 }
 
 const textOrNull = (value: string | null) => (value === null || value === '' ? null : value);
-
-/** What every row of the tree gives: a top row, a row of the second level, a subscription, a billing line. */
-const TREE_FIELDS = { key: 'text', currency_key: 'text', label: 'text?', detail: 'text?', lines: 'int', cost: 'decimal', sales: 'decimal' } as const;
-type TreeSourceRow = Row<typeof TREE_FIELDS>;
-const TOP_ROW = rowShape({ ...TREE_FIELDS, place: 'int' });
-const OPEN_TOP = rowShape({ place: 'int', key: 'text' });
-const SECOND_ROW = rowShape({ ...TREE_FIELDS, parent: 'text', service_nos: 'text', billing_date: 'text?' });
-const SUBSCRIPTION_ROW = rowShape({ ...TREE_FIELDS, parent: 'text', po: 'text?', quantity: 'decimal' });
-const LINE_ROW = rowShape({ ...TREE_FIELDS, parent: 'text', quantity: 'decimal', unit_cost: 'decimal', unit_price: 'decimal', billing_date: 'text?' });
-const CURRENCY_SUM = rowShape({ currency_key: 'text', lines: 'int', cost: 'decimal', sales: 'decimal' });
-const VALUE = rowShape({ value: 'text' });
-const SERVICE_STATED = rowShape({ no: 'text', stated_cost: 'decimal', stated_sales: 'decimal', sum_cost: 'decimal', sum_sales: 'decimal', differs: 'bool' });
-const SUBSCRIPTION_STATED = rowShape({ no: 'text', stated_cost: 'decimal', stated_sales: 'decimal', sum_cost: 'decimal', sum_sales: 'decimal' });
 
 /**
  * The viewer's answers, from SQL: the filter choices, totals per currency, and windows of the visible tree
@@ -109,14 +83,7 @@ export class ReportViewerQueries {
 
   async view(reportId: string): Promise<ReportView> {
     const meta = await this.library.meta(reportId);
-    const ledger = await this.ledger();
-    const values = async (sql: string) => VALUE.all(await ledger.all(sql, [reportId])).map((row) => row.value);
-    return {
-      meta,
-      groups: await values('SELECT DISTINCT group_name AS value FROM organization_groups WHERE report_id = $1 ORDER BY lower(group_name)'),
-      services: await values('SELECT DISTINCT service_name AS value FROM services WHERE report_id = $1 ORDER BY lower(service_name)'),
-      currencies: await values(`SELECT DISTINCT ${CURRENCY_KEY} AS value FROM services WHERE report_id = $1 ORDER BY value`),
-    };
+    return { meta, ...(await filterChoices(await this.ledger(), reportId)) };
   }
 
   async totals(reportId: string, filter: ReportFilter): Promise<{ lineCount: number; totals: CurrencyTotalRow[] }> {
@@ -128,12 +95,7 @@ export class ReportViewerQueries {
     return this.tops.read(
       key,
       () => topRowsQuery(reportId, filter, 'organization', DEFAULT_SORT),
-      async (tops, ledger) =>
-        totalsOf(
-          CURRENCY_SUM.all(
-            await ledger.all(`SELECT currency_key, sum(lines) AS lines, sum(cost) AS cost, sum(sales) AS sales FROM temp.${tops.table} GROUP BY currency_key`),
-          ),
-        ),
+      async (tops, ledger) => totalsOf(await currencySums(ledger, tops.table)),
     );
   }
 
@@ -186,86 +148,21 @@ export class ReportViewerQueries {
   }
 
   private async build({ reportId, filter, sort, expansion, hierarchy = 'organization' }: WindowRequest, tops: TopRows, ledger: Ledger): Promise<VisibleTree> {
-    const { where, params } = lineFilter(reportId, filter);
+    const levels = treeLevels(ledger, reportId, filter, sort);
     const toggled = new Set(expansion.toggled);
-    const next = `$${params.length + 1}`;
-    const sums = (by: string, quantities: boolean) => `(${lineSums(where, by, quantities)}) a`;
-    /** One level of the tree from `rows` (with key, parent, …); `within` keeps only the children of open rows, as a hash semi-join. */
-    const level = async <S extends typeof SECOND_ROW | typeof SUBSCRIPTION_ROW>(shape: S, rows: string, quantities: boolean, open: string[] | null) =>
-      shape.all(
-        await ledger.all(
-          `SELECT * FROM (${rows}) ${open ? `WHERE parent IN (SELECT unnest(${next}::VARCHAR[]))` : ''} ORDER BY ${orderBy(sort, quantities)}`,
-          open ? [...params, open] : params,
-        ),
-      ) as ReturnType<S['all']>;
-    const joinOrganizations = 'JOIN organizations o ON o.report_id = $1 AND o.org_no = a.org_no';
-    const joinServices = 'JOIN services s ON s.report_id = $1 AND s.service_no = a.service_no';
-
     const allOpen = expansion.all === 'organizations';
-    // The open top rows and their places: all but the toggled ones, or the toggled ones (none asked, none read).
-    const toggledTops = toggled.size ? `${allOpen ? 'NOT ' : ''}(key IN (SELECT unnest($1::VARCHAR[])))` : null;
-    const openTops =
-      allOpen || toggledTops
-        ? OPEN_TOP.all(
-            await ledger.all(
-              `SELECT place, key FROM temp.${tops.table} ${toggledTops ? `WHERE ${toggledTops}` : ''} ORDER BY place`,
-              toggledTops ? [[...toggled]] : [],
-            ),
-          )
-        : [];
+    const openTops = await openTopRows(ledger, tops.table, allOpen, [...toggled]);
     // Every top row open: no need to name them.
     const openNamed = allOpen && openTops.length === tops.count ? null : openTops.map((row) => row.key);
     const byOrganization = hierarchy === 'organization';
-    // The second level: services of an organization (each service number, with its billing date), or organizations
-    // with a service (its numbers in every billing entry, merged). `service_nos` is what its subscriptions hang from.
-    const seconds = !openTops.length
-      ? []
-      : byOrganization
-        ? await level(
-            SECOND_ROW,
-            `SELECT ${treeKeySql('service', 'a.service_no')} AS key, ${treeKeySql('organization', `${ORG_KEY} || '|' || a.currency_key`)} AS parent, a.currency_key, s.service_name AS label, '' AS detail,
-               a.service_no::VARCHAR AS service_nos, e.billing_date, a.lines, a.cost, a.sales
-             FROM ${sums('service_no, org_no', false)} ${joinOrganizations} ${joinServices}
-             LEFT JOIN billing_entries e ON e.report_id = $1 AND e.entry_no = o.entry_no`,
-            false,
-            openNamed,
-          )
-        : await level(
-            SECOND_ROW,
-            `SELECT key, any_value(parent) AS parent, currency_key, min(label) AS label, min(detail) AS detail,
-               string_agg(service_no::VARCHAR, ',' ORDER BY service_no) AS service_nos, NULL AS billing_date, sum(lines) AS lines, sum(cost) AS cost, sum(sales) AS sales
-             FROM (SELECT ${treeKeySql('organizationUnderService', `a.currency_key || '|' || length(${SERVICE_KEY}) || '|' || ${SERVICE_KEY} || ${ORG_KEY}`)} AS key,
-                     ${treeKeySql('serviceTop', `a.currency_key || '|' || ${SERVICE_KEY}`)} AS parent, a.currency_key, o.name AS label, o.customer_number AS detail, a.service_no, a.lines, a.cost, a.sales
-                   FROM ${sums('service_no, org_no', false)} ${joinOrganizations} ${joinServices})
-             GROUP BY key, currency_key`,
-            false,
-            openNamed,
-          );
+    const seconds = !openTops.length ? [] : byOrganization ? await levels.servicesOfOrganizations(openNamed) : await levels.organizationsOfServices(openNamed);
     const openSeconds = seconds.filter((row) => toggled.has(row.key));
     const secondOfService = new Map<string, string>(seconds.flatMap((row) => row.service_nos.split(',').map((no) => [treeKey('service', no), row.key])));
     const subscriptions = openSeconds.length
-      ? await level(
-          SUBSCRIPTION_ROW,
-          `SELECT ${treeKeySql('subscription', 'a.subscription_no')} AS key, ${treeKeySql('service', 'a.service_no')} AS parent, a.currency_key, u.item_name AS label, u.po_number AS po, a.lines, a.quantity, a.cost, a.sales
-           FROM ${sums('subscription_no, service_no', true)} JOIN subscriptions u ON u.report_id = $1 AND u.subscription_no = a.subscription_no`,
-          true,
-          openSeconds.flatMap((row) => row.service_nos.split(',').map((no) => treeKey('service', no))),
-        )
+      ? await levels.subscriptions(openSeconds.flatMap((row) => row.service_nos.split(',').map((no) => treeKey('service', no))))
       : [];
     const openSubscriptions = subscriptions.map((row) => row.key).filter((key) => toggled.has(key));
-    const lines = openSubscriptions.length
-      ? LINE_ROW.all(
-          await ledger.all(
-            `SELECT ${treeKeySql('line', 'l.line_no')} AS key, ${treeKeySql('subscription', 'l.subscription_no')} AS parent, ${CURRENCY_KEY} AS currency_key, l.product_name AS label, l.item_code AS detail,
-             1 AS lines, l.quantity, l.cost_per_unit AS unit_cost, l.sales_per_unit AS unit_price, l.cost, l.sales, e.billing_date
-           FROM billing_lines l JOIN organizations o ON o.report_id = $1 AND o.org_no = l.org_no
-           LEFT JOIN billing_entries e ON e.report_id = $1 AND e.entry_no = o.entry_no
-           WHERE ${where} AND (${treeKeySql('subscription', 'l.subscription_no')}) IN (SELECT unnest(${next}::VARCHAR[]))
-           ORDER BY ${orderBy(sort, true)}`,
-            [...params, openSubscriptions],
-          ),
-        )
-      : [];
+    const lines = openSubscriptions.length ? await levels.lines(openSubscriptions) : [];
 
     const childrenOf = <R>(rows: R[], parentOf: (row: R) => string | undefined) => {
       const map = new Map<string, R[]>();
@@ -326,19 +223,7 @@ export class ReportViewerQueries {
     if (!services.length && !subscriptions.length) return found;
     const ledger = await this.ledger();
     if (services.length) {
-      const stated = new Map(
-        SERVICE_STATED.all(
-          await ledger.all(
-            `SELECT s.service_no AS no, s.stated_cost::VARCHAR AS stated_cost, s.stated_sales::VARCHAR AS stated_sales,
-               coalesce(sum(u.stated_cost), 0)::VARCHAR AS sum_cost, coalesce(sum(u.stated_sales), 0)::VARCHAR AS sum_sales,
-               s.stated_cost <> coalesce(sum(u.stated_cost), 0) OR s.stated_sales <> coalesce(sum(u.stated_sales), 0) AS differs
-             FROM services s LEFT JOIN subscriptions u ON u.report_id = s.report_id AND u.service_no = s.service_no
-             WHERE s.report_id = $1 AND list_contains($2, s.service_no::VARCHAR)
-             GROUP BY s.service_no, s.stated_cost, s.stated_sales`,
-            [reportId, services],
-          ),
-        ).map((row) => [row.no, row] as const),
-      );
+      const stated = new Map((await statedServiceSums(ledger, reportId, services)).map((row) => [row.no, row] as const));
       for (const of of serviceRows) {
         const members = (treeKeyId('service', of) ?? '').split(',').flatMap((no) => stated.get(no) ?? []);
         if (!members.some((row) => row.differs)) continue;
@@ -348,17 +233,7 @@ export class ReportViewerQueries {
       }
     }
     if (subscriptions.length) {
-      const result = SUBSCRIPTION_STATED.all(
-        await ledger.all(
-          `SELECT u.subscription_no AS no, u.stated_cost::VARCHAR AS stated_cost, u.stated_sales::VARCHAR AS stated_sales,
-           sum(l.cost)::VARCHAR AS sum_cost, sum(l.sales)::VARCHAR AS sum_sales
-         FROM subscriptions u JOIN billing_lines l ON l.report_id = u.report_id AND l.subscription_no = u.subscription_no
-         WHERE u.report_id = $1 AND list_contains($2, u.subscription_no::VARCHAR)
-         GROUP BY u.subscription_no, u.stated_cost, u.stated_sales
-         HAVING u.stated_cost <> sum(l.cost) OR u.stated_sales <> sum(l.sales)`,
-          [reportId, subscriptions],
-        ),
-      );
+      const result = await subscriptionsUnlikeTheirLines(ledger, reportId, subscriptions);
       for (const row of result) {
         found.set(treeKey('subscription', row.no), {
           statedCost: row.stated_cost,
@@ -372,45 +247,9 @@ export class ReportViewerQueries {
   }
 }
 
-/**
- * The lines that pass the filter (`where`) summed by `by` and currency pair, on the lines table alone; grouped by
- * the two currency columns, so the pair's name is put together once per group rather than once per line.
- */
-function lineSums(where: string, by: string, quantities: boolean): string {
-  return `SELECT ${by}, ${CURRENCY_KEY} AS currency_key, count(*) AS lines, ${quantities ? 'sum(quantity) AS quantity, ' : ''}sum(cost) AS cost, sum(sales) AS sales
-    FROM billing_lines l WHERE ${where} GROUP BY ${by}, currency, customer_currency`;
-}
-
 /** Where the top rows of a filter, an arrangement and a sort are kept. */
 function topRowsKey(reportId: string, filter: ReportFilter, hierarchy: ReportHierarchy, sort: ReportSortInput): string {
   return `${passKey(reportId, filter)}|${hierarchy}|${sort.key} ${sort.direction}`;
-}
-
-/**
- * The top rows of a filter in an arrangement and a sort, each with its place (`place`, from 0): organizations (merged over the
- * billing entries they appear in) or services (merged over every organization), per currency pair.
- */
-function topRowsQuery(reportId: string, filter: ReportFilter, hierarchy: ReportHierarchy, sort: ReportSortInput): { sql: string; params: LedgerValue[] } {
-  const { where, params } = lineFilter(reportId, filter);
-  const [by, named, join] =
-    hierarchy === 'organization'
-      ? [
-          'org_no',
-          `${treeKeySql('organization', `${ORG_KEY} || '|' || a.currency_key`)} AS key, o.name AS label, o.customer_number AS detail`,
-          'JOIN organizations o ON o.report_id = $1 AND o.org_no = a.org_no',
-        ]
-      : [
-          'service_no',
-          `${treeKeySql('serviceTop', `a.currency_key || '|' || ${SERVICE_KEY}`)} AS key, s.service_name AS label, '' AS detail`,
-          'JOIN services s ON s.report_id = $1 AND s.service_no = a.service_no',
-        ];
-  return {
-    sql: `SELECT *, row_number() OVER (ORDER BY ${orderBy(sort, false)}) - 1 AS place FROM (
-        SELECT key, currency_key, min(label) AS label, min(detail) AS detail, sum(lines) AS lines, sum(cost) AS cost, sum(sales) AS sales
-        FROM (SELECT ${named}, a.currency_key, a.lines, a.cost, a.sales FROM (${lineSums(where, by, false)}) a ${join})
-        GROUP BY key, currency_key)`,
-    params,
-  };
 }
 
 /** A visible row from its query row; `open` is null for a row with nothing below it. */
@@ -461,7 +300,7 @@ async function sliceOf(tree: VisibleTree, tops: TopRows, ledger: Ledger, hierarc
   if (visible < end) addTops(nextTop, tops.count);
   const places = picked.filter((entry): entry is number => typeof entry === 'number');
   if (!places.length) return picked as RawRow[];
-  const read = TOP_ROW.all(await ledger.all(`SELECT * FROM temp.${tops.table} WHERE place BETWEEN $1 AND $2`, [places[0]!, places.at(-1)!]));
+  const read = await topRowsBetween(ledger, tops.table, places[0]!, places.at(-1)!);
   const byPlace = new Map(read.map((row) => [row.place, row]));
   const open = new Set(tree.open.map((top) => top.at));
   const level = hierarchy === 'organization' ? 'organization' : 'service';
@@ -482,7 +321,7 @@ function passKey(reportId: string, filter: ReportFilter): string {
 }
 
 /** Totals per currency pair from sums per currency pair (exact decimals, never across currencies), A→Z. */
-function totalsOf(tops: Row<typeof CURRENCY_SUM.columns>[]): { lineCount: number; totals: CurrencyTotalRow[] } {
+function totalsOf(tops: CurrencySum[]): { lineCount: number; totals: CurrencyTotalRow[] } {
   const sums = new Map<string, { lines: number; cost: Money; sales: Money }>();
   for (const row of tops) {
     const key = row.currency_key;

@@ -4,7 +4,7 @@ import type { Ledger } from '../ledger/ledger';
 import type { AboutRow } from '../xlsx/about';
 import type { Sheets } from '../xlsx/sheet-series';
 import { EXCEL_MAX_ROWS, printSetup, writeWorkbookFile } from '../xlsx/workbook-file';
-import { lineFilter } from './report-query';
+import { lineFilter } from './queries/lines';
 import { writeAbout } from './workbook/about-sheet';
 import { AMOUNT_ROW, amountsOf, PAIR, SUMS } from './workbook/amounts';
 import { writeBillingLines } from './workbook/billing-lines-sheet';

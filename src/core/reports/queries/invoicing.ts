@@ -1,8 +1,8 @@
 import { isEmptyFilter, type ReportFilter } from '@shared/report-filter';
 import type { Ledger } from '@core/ledger/ledger';
 import { type Row, rowShape } from '@core/ledger/rows';
-import { ORGANIZATION_ORDER } from '../report-export-lines';
-import { lineFilter } from '../report-query';
+import { ORGANIZATION_ORDER } from './export-lines';
+import { lineFilter } from './lines';
 
 const INVOICE = rowShape({
   org_key: 'text',

@@ -80,3 +80,16 @@ export async function deleteReport(ledger: Ledger, reportId: string): Promise<vo
 export async function hasGroup(ledger: Ledger, reportId: string, group: string): Promise<boolean> {
   return (await ledger.all('SELECT 1 AS found FROM organization_groups WHERE report_id = $1 AND group_name = $2 LIMIT 1', [reportId, group])).length > 0;
 }
+
+const SAVED_JOB = rowShape({ report_id: 'text', line_count: 'int' });
+
+/** The report a report job saved, if it got that far: a job resumed after its report was saved does not save it twice. */
+export async function reportOfJob(ledger: Ledger, jobId: string): Promise<{ reportId: string; lines: number } | null> {
+  const [saved] = SAVED_JOB.all(await ledger.all('SELECT report_id, line_count FROM reports WHERE job_id = $1', [jobId]));
+  return saved ? { reportId: saved.report_id, lines: saved.line_count } : null;
+}
+
+/** Is a report of this id in the ledger? */
+export async function isSaved(ledger: Ledger, reportId: string): Promise<boolean> {
+  return (await ledger.all('SELECT 1 AS present FROM reports WHERE report_id = $1', [reportId])).length > 0;
+}

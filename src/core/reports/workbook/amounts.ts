@@ -1,7 +1,7 @@
 import type ExcelJS from 'exceljs';
 import { marginPercent, money } from '@shared/money';
 import { type Row, rowShape } from '@core/ledger/rows';
-import { ORGANIZATION_ORDER } from '../report-export-lines';
+import { ORGANIZATION_ORDER } from '../queries/export-lines';
 import { CURRENCY_KEY } from '@core/ledger/keys';
 import { cellNumber, moneyFormat, PERCENT_FORMAT, styleOf, TEXT_FORMAT } from '@core/xlsx/number-formats';
 import { type Column, letter, type SheetSeries } from '@core/xlsx/sheet-series';

@@ -2,7 +2,7 @@ import type { ReportFilter } from '@shared/report-filter';
 import type { Ledger } from '@core/ledger/ledger';
 import { DATE_FORMAT, moneyFormat, QUANTITY_FORMAT, rowXml, SheetSeries, type Sheets, styleIndex, styleOf, unitPriceFormat, type Writer } from '@core/xlsx';
 import { BILLING_LINE_COLUMNS, LINE_FIELDS, type LineFormat } from '../billing-line-columns';
-import { exportLines } from '../report-export-lines';
+import { exportLines } from '../queries/export-lines';
 
 const KINDS = BILLING_LINE_COLUMNS.map((column) => column.kind);
 const CURRENCY = LINE_FIELDS.indexOf('currency');

@@ -3,6 +3,7 @@ import type { InvoiceRow } from '@shared/contract';
 import type { ReportFilter } from '@shared/report-filter';
 import type { Ledger } from '@core/ledger/ledger';
 import { flagLabels } from '@shared/model/invoice-flags';
+import { INVOICING_HEADERS as HEADER } from '@shared/model/invoicing-columns';
 import { invoicing } from '../report-invoicing';
 import { cellNumber, COUNT_FORMAT, moneyFormat, styleOf, TEXT_FORMAT } from '@core/xlsx/number-formats';
 import { SheetSeries, type Sheets } from '@core/xlsx/sheet-series';
@@ -12,12 +13,12 @@ import { SheetSeries, type Sheets } from '@core/xlsx/sheet-series';
  * — value and style — for an invoice row. Customer numbers are text, so an ERP's keep their leading zeros.
  */
 export const INVOICING_COLUMNS: { header: string; width: number; cell: (invoice: InvoiceRow) => [ExcelJS.CellValue, Partial<ExcelJS.Style> | null] }[] = [
-  { header: 'Customer number', width: 16, cell: (invoice) => [invoice.customerNumber || null, styleOf(TEXT_FORMAT)] },
-  { header: 'Organization', width: 36, cell: (invoice) => [invoice.organization, null] },
-  { header: 'Currency', width: 10, cell: (invoice) => [invoice.currency, null] },
-  { header: 'Amount to invoice', width: 20, cell: (invoice) => [cellNumber(invoice.amountToInvoice), styleOf(moneyFormat(invoice.currency))] },
-  { header: 'Billing lines', width: 13, cell: (invoice) => [invoice.lines, styleOf(COUNT_FORMAT)] },
-  { header: 'Flags', width: 44, cell: (invoice) => [flagLabels(invoice.flags, '; '), null] },
+  { header: HEADER.customerNumber, width: 16, cell: (invoice) => [invoice.customerNumber || null, styleOf(TEXT_FORMAT)] },
+  { header: HEADER.organization, width: 36, cell: (invoice) => [invoice.organization, null] },
+  { header: HEADER.currency, width: 10, cell: (invoice) => [invoice.currency, null] },
+  { header: HEADER.amount, width: 20, cell: (invoice) => [cellNumber(invoice.amountToInvoice), styleOf(moneyFormat(invoice.currency))] },
+  { header: HEADER.lines, width: 13, cell: (invoice) => [invoice.lines, styleOf(COUNT_FORMAT)] },
+  { header: HEADER.flags, width: 44, cell: (invoice) => [flagLabels(invoice.flags, '; '), null] },
 ];
 
 export const INVOICING_EXPLANATION =

@@ -10,7 +10,7 @@ const MEMBERSHIP_COLUMNS = [
   { header: 'Org ID', width: 38, field: 'org_id' },
   { header: 'Group', width: 30, field: 'group_name' },
 ] as const;
-import { ORGANIZATION_ORDER } from '../report-export-lines';
+import { ORGANIZATION_ORDER } from '../queries/export-lines';
 import { styleOf, TEXT_FORMAT } from '@core/xlsx/number-formats';
 import { SheetSeries, type Sheets } from '@core/xlsx/sheet-series';
 import type { Lines } from './lines';

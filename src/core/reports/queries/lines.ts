@@ -1,7 +1,7 @@
 import type { ReportFilter } from '@shared/report-filter';
 import { currenciesOf } from '@shared/model/currency-pair';
-import { currencyPairSql, ORG_KEY } from '../ledger/keys';
-import type { LedgerValue } from '../ledger/ledger';
+import { currencyPairSql, ORG_KEY } from '@core/ledger/keys';
+import type { LedgerValue } from '@core/ledger/ledger';
 
 /**
  * The billing lines of one report with what the viewer and the exports show beside them, as one SQL source.

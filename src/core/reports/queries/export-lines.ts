@@ -1,9 +1,9 @@
 import type { ReportFilter } from '@shared/report-filter';
-import type { Ledger, LedgerValue } from '../ledger/ledger';
-import { type Row, rowShape } from '../ledger/rows';
-import { BILLING_LINE_COLUMNS, FILE_COLUMNS } from './billing-line-columns';
-import { ORG_KEY } from '../ledger/keys';
-import { lineFilter } from './report-query';
+import type { Ledger, LedgerValue } from '@core/ledger/ledger';
+import { type Row, rowShape } from '@core/ledger/rows';
+import { BILLING_LINE_COLUMNS, FILE_COLUMNS } from '../billing-line-columns';
+import { ORG_KEY } from '@core/ledger/keys';
+import { lineFilter } from './lines';
 
 /** Values by position in LINE_FIELDS (the catalogue's order): text as sent, amounts and quantities as exact decimal text. */
 export type ExportLine = (string | null)[];

@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Money } from '@shared/money';
 import type { ReportFilter } from '@shared/report-filter';
-import { Ledger } from '../ledger/ledger';
-import { silentLogger } from '../ports/ports';
+import { Ledger } from '@core/ledger/ledger';
+import { silentLogger } from '@core/ports/ports';
 import { buildBillingReport, generateOrganizations, temporaryDir } from '@testing/test-support';
-import { LINE_FIELDS } from './billing-line-columns';
-import { type ExportLine, exportLines } from './report-export-lines';
-import { ingestReport } from './report-ingest';
+import { LINE_FIELDS } from '../billing-line-columns';
+import { type ExportLine, exportLines } from './export-lines';
+import { ingestReport } from '../report-ingest';
 
 const REPORT = '00000000-0000-4000-8000-000000000005';
 const cleanups: (() => Promise<void> | void)[] = [];

@@ -1,0 +1,217 @@
+import type { ReportHierarchy, ReportSortInput } from '@shared/contract';
+import type { ReportFilter } from '@shared/report-filter';
+import { PAIR_ARROW } from '@shared/model/currency-pair';
+import type { Ledger, LedgerValue } from '@core/ledger/ledger';
+import { type Row, rowShape } from '@core/ledger/rows';
+import { CURRENCY_KEY, ORG_KEY, SERVICE_KEY, treeKeySql } from '@core/ledger/keys';
+import { lineFilter } from './lines';
+
+/** What a money or quantity sort ranks by; NULL where the row has none (margin between two currencies, margin % without sales). */
+const SORT_VALUE: Record<Exclude<ReportSortInput['key'], 'label'>, string> = {
+  quantity: 'quantity',
+  cost: 'cost',
+  sales: 'sales',
+  margin: `CASE WHEN contains(currency_key, '${PAIR_ARROW}') THEN NULL ELSE sales - cost END`,
+  marginPercent: `CASE WHEN contains(currency_key, '${PAIR_ARROW}') OR sales = 0 THEN NULL ELSE (sales - cost) / sales END`,
+};
+
+/**
+ * The order of siblings. Amounts of two currencies are never ranked against each other: rows go by currency (A→Z,
+ * whichever the direction), by the value inside it, and rows without a value last. A level without quantities
+ * (`quantities` false) sorted by quantity goes by name.
+ */
+function orderBy(sort: ReportSortInput, quantities: boolean): string {
+  const byLabel = (direction: ReportSortInput['direction']) => `lower(label) ${direction === 'asc' ? 'ASC' : 'DESC'}, currency_key, key`;
+  if (sort.key === 'label') return byLabel(sort.direction);
+  if (sort.key === 'quantity' && !quantities) return byLabel('asc');
+  const value = SORT_VALUE[sort.key];
+  return `(${value}) IS NULL, currency_key, ${value} ${sort.direction === 'asc' ? 'ASC' : 'DESC'}, lower(label), key`;
+}
+
+/** What every row of the tree gives: a top row, a row of the second level, a subscription, a billing line. */
+const TREE_FIELDS = { key: 'text', currency_key: 'text', label: 'text?', detail: 'text?', lines: 'int', cost: 'decimal', sales: 'decimal' } as const;
+export type TreeSourceRow = Row<typeof TREE_FIELDS>;
+const TOP_ROW = rowShape({ ...TREE_FIELDS, place: 'int' });
+const OPEN_TOP = rowShape({ place: 'int', key: 'text' });
+const SECOND_ROW = rowShape({ ...TREE_FIELDS, parent: 'text', service_nos: 'text', billing_date: 'text?' });
+const SUBSCRIPTION_ROW = rowShape({ ...TREE_FIELDS, parent: 'text', po: 'text?', quantity: 'decimal' });
+const LINE_ROW = rowShape({ ...TREE_FIELDS, parent: 'text', quantity: 'decimal', unit_cost: 'decimal', unit_price: 'decimal', billing_date: 'text?' });
+const CURRENCY_SUM = rowShape({ currency_key: 'text', lines: 'int', cost: 'decimal', sales: 'decimal' });
+const VALUE = rowShape({ value: 'text' });
+const SERVICE_STATED = rowShape({ no: 'text', stated_cost: 'decimal', stated_sales: 'decimal', sum_cost: 'decimal', sum_sales: 'decimal', differs: 'bool' });
+const SUBSCRIPTION_STATED = rowShape({ no: 'text', stated_cost: 'decimal', stated_sales: 'decimal', sum_cost: 'decimal', sum_sales: 'decimal' });
+
+export type TopRow = Row<typeof TOP_ROW.columns>;
+export type SecondRow = Row<typeof SECOND_ROW.columns>;
+export type SubscriptionRow = Row<typeof SUBSCRIPTION_ROW.columns>;
+export type LineRow = Row<typeof LINE_ROW.columns>;
+export type CurrencySum = Row<typeof CURRENCY_SUM.columns>;
+export type StatedSums = Row<typeof SUBSCRIPTION_STATED.columns>;
+export type ServiceStatedSums = Row<typeof SERVICE_STATED.columns>;
+
+/** The filter's choices: the report's organization groups, services and currency pairs. */
+export async function filterChoices(ledger: Ledger, reportId: string): Promise<{ groups: string[]; services: string[]; currencies: string[] }> {
+  const values = async (sql: string) => VALUE.all(await ledger.all(sql, [reportId])).map((row) => row.value);
+  return {
+    groups: await values('SELECT DISTINCT group_name AS value FROM organization_groups WHERE report_id = $1 ORDER BY lower(group_name)'),
+    services: await values('SELECT DISTINCT service_name AS value FROM services WHERE report_id = $1 ORDER BY lower(service_name)'),
+    currencies: await values(`SELECT DISTINCT ${CURRENCY_KEY} AS value FROM services WHERE report_id = $1 ORDER BY value`),
+  };
+}
+
+/**
+ * The lines that pass the filter (`where`) summed by `by` and currency pair, on the lines table alone; grouped by
+ * the two currency columns, so the pair's name is put together once per group rather than once per line.
+ */
+function lineSums(where: string, by: string, quantities: boolean): string {
+  return `SELECT ${by}, ${CURRENCY_KEY} AS currency_key, count(*) AS lines, ${quantities ? 'sum(quantity) AS quantity, ' : ''}sum(cost) AS cost, sum(sales) AS sales
+    FROM billing_lines l WHERE ${where} GROUP BY ${by}, currency, customer_currency`;
+}
+
+/**
+ * The top rows of a filter in an arrangement and a sort, each with its place (`place`, from 0): organizations (merged over the
+ * billing entries they appear in) or services (merged over every organization), per currency pair.
+ */
+export function topRowsQuery(
+  reportId: string,
+  filter: ReportFilter,
+  hierarchy: ReportHierarchy,
+  sort: ReportSortInput,
+): { sql: string; params: LedgerValue[] } {
+  const { where, params } = lineFilter(reportId, filter);
+  const [by, named, join] =
+    hierarchy === 'organization'
+      ? [
+          'org_no',
+          `${treeKeySql('organization', `${ORG_KEY} || '|' || a.currency_key`)} AS key, o.name AS label, o.customer_number AS detail`,
+          'JOIN organizations o ON o.report_id = $1 AND o.org_no = a.org_no',
+        ]
+      : [
+          'service_no',
+          `${treeKeySql('serviceTop', `a.currency_key || '|' || ${SERVICE_KEY}`)} AS key, s.service_name AS label, '' AS detail`,
+          'JOIN services s ON s.report_id = $1 AND s.service_no = a.service_no',
+        ];
+  return {
+    sql: `SELECT *, row_number() OVER (ORDER BY ${orderBy(sort, false)}) - 1 AS place FROM (
+        SELECT key, currency_key, min(label) AS label, min(detail) AS detail, sum(lines) AS lines, sum(cost) AS cost, sum(sales) AS sales
+        FROM (SELECT ${named}, a.currency_key, a.lines, a.cost, a.sales FROM (${lineSums(where, by, false)}) a ${join})
+        GROUP BY key, currency_key)`,
+    params,
+  };
+}
+
+/** Sums per currency pair of a kept table of top rows (`temp.<table>`). */
+export async function currencySums(ledger: Ledger, table: string): Promise<CurrencySum[]> {
+  return CURRENCY_SUM.all(
+    await ledger.all(`SELECT currency_key, sum(lines) AS lines, sum(cost) AS cost, sum(sales) AS sales FROM temp.${table} GROUP BY currency_key`),
+  );
+}
+
+/** The kept top rows with places `from … to` (both included). */
+export async function topRowsBetween(ledger: Ledger, table: string, from: number, to: number): Promise<TopRow[]> {
+  return TOP_ROW.all(await ledger.all(`SELECT * FROM temp.${table} WHERE place BETWEEN $1 AND $2`, [from, to]));
+}
+
+/** The open top rows and their places: every one but `toggled` (`allOpen`), or `toggled` alone (none asked, none read). */
+export async function openTopRows(ledger: Ledger, table: string, allOpen: boolean, toggled: string[]): Promise<{ place: number; key: string }[]> {
+  if (!allOpen && !toggled.length) return [];
+  const where = toggled.length ? `WHERE ${allOpen ? 'NOT ' : ''}(key IN (SELECT unnest($1::VARCHAR[])))` : '';
+  return OPEN_TOP.all(await ledger.all(`SELECT place, key FROM temp.${table} ${where} ORDER BY place`, toggled.length ? [toggled] : []));
+}
+
+/**
+ * The levels below the top rows of one filter and sort. Each reads only the children of `open` (a hash semi-join on
+ * their keys), or of every row when `open` is null.
+ */
+export function treeLevels(ledger: Ledger, reportId: string, filter: ReportFilter, sort: ReportSortInput) {
+  const { where, params } = lineFilter(reportId, filter);
+  const next = `$${params.length + 1}`;
+  const sums = (by: string, quantities: boolean) => `(${lineSums(where, by, quantities)}) a`;
+  const joinOrganizations = 'JOIN organizations o ON o.report_id = $1 AND o.org_no = a.org_no';
+  const joinServices = 'JOIN services s ON s.report_id = $1 AND s.service_no = a.service_no';
+  const level = async <S extends typeof SECOND_ROW | typeof SUBSCRIPTION_ROW>(shape: S, rows: string, quantities: boolean, open: string[] | null) =>
+    shape.all(
+      await ledger.all(
+        `SELECT * FROM (${rows}) ${open ? `WHERE parent IN (SELECT unnest(${next}::VARCHAR[]))` : ''} ORDER BY ${orderBy(sort, quantities)}`,
+        open ? [...params, open] : params,
+      ),
+    ) as ReturnType<S['all']>;
+  return {
+    /** Services of an organization (each service number, with its billing date): `service_nos` is what its subscriptions hang from. */
+    servicesOfOrganizations: (open: string[] | null): Promise<SecondRow[]> =>
+      level(
+        SECOND_ROW,
+        `SELECT ${treeKeySql('service', 'a.service_no')} AS key, ${treeKeySql('organization', `${ORG_KEY} || '|' || a.currency_key`)} AS parent, a.currency_key, s.service_name AS label, '' AS detail,
+           a.service_no::VARCHAR AS service_nos, e.billing_date, a.lines, a.cost, a.sales
+         FROM ${sums('service_no, org_no', false)} ${joinOrganizations} ${joinServices}
+         LEFT JOIN billing_entries e ON e.report_id = $1 AND e.entry_no = o.entry_no`,
+        false,
+        open,
+      ),
+    /** Organizations with a service: its service numbers in every billing entry, merged. */
+    organizationsOfServices: (open: string[] | null): Promise<SecondRow[]> =>
+      level(
+        SECOND_ROW,
+        `SELECT key, any_value(parent) AS parent, currency_key, min(label) AS label, min(detail) AS detail,
+           string_agg(service_no::VARCHAR, ',' ORDER BY service_no) AS service_nos, NULL AS billing_date, sum(lines) AS lines, sum(cost) AS cost, sum(sales) AS sales
+         FROM (SELECT ${treeKeySql('organizationUnderService', `a.currency_key || '|' || length(${SERVICE_KEY}) || '|' || ${SERVICE_KEY} || ${ORG_KEY}`)} AS key,
+                 ${treeKeySql('serviceTop', `a.currency_key || '|' || ${SERVICE_KEY}`)} AS parent, a.currency_key, o.name AS label, o.customer_number AS detail, a.service_no, a.lines, a.cost, a.sales
+               FROM ${sums('service_no, org_no', false)} ${joinOrganizations} ${joinServices})
+         GROUP BY key, currency_key`,
+        false,
+        open,
+      ),
+    /** The subscriptions of the open service numbers (`s:` keys). */
+    subscriptions: (openServices: string[]): Promise<SubscriptionRow[]> =>
+      level(
+        SUBSCRIPTION_ROW,
+        `SELECT ${treeKeySql('subscription', 'a.subscription_no')} AS key, ${treeKeySql('service', 'a.service_no')} AS parent, a.currency_key, u.item_name AS label, u.po_number AS po, a.lines, a.quantity, a.cost, a.sales
+         FROM ${sums('subscription_no, service_no', true)} JOIN subscriptions u ON u.report_id = $1 AND u.subscription_no = a.subscription_no`,
+        true,
+        openServices,
+      ),
+    /** The billing lines of the open subscriptions (`u:` keys). */
+    lines: async (openSubscriptions: string[]): Promise<LineRow[]> =>
+      LINE_ROW.all(
+        await ledger.all(
+          `SELECT ${treeKeySql('line', 'l.line_no')} AS key, ${treeKeySql('subscription', 'l.subscription_no')} AS parent, ${CURRENCY_KEY} AS currency_key, l.product_name AS label, l.item_code AS detail,
+             1 AS lines, l.quantity, l.cost_per_unit AS unit_cost, l.sales_per_unit AS unit_price, l.cost, l.sales, e.billing_date
+           FROM billing_lines l JOIN organizations o ON o.report_id = $1 AND o.org_no = l.org_no
+           LEFT JOIN billing_entries e ON e.report_id = $1 AND e.entry_no = o.entry_no
+           WHERE ${where} AND (${treeKeySql('subscription', 'l.subscription_no')}) IN (SELECT unnest(${next}::VARCHAR[]))
+           ORDER BY ${orderBy(sort, true)}`,
+          [...params, openSubscriptions],
+        ),
+      ),
+  };
+}
+
+/** Services' stated totals beside the exact sums of their subscriptions' stated totals, and whether they differ. */
+export async function statedServiceSums(ledger: Ledger, reportId: string, serviceNos: string[]): Promise<ServiceStatedSums[]> {
+  return SERVICE_STATED.all(
+    await ledger.all(
+      `SELECT s.service_no AS no, s.stated_cost::VARCHAR AS stated_cost, s.stated_sales::VARCHAR AS stated_sales,
+         coalesce(sum(u.stated_cost), 0)::VARCHAR AS sum_cost, coalesce(sum(u.stated_sales), 0)::VARCHAR AS sum_sales,
+         s.stated_cost <> coalesce(sum(u.stated_cost), 0) OR s.stated_sales <> coalesce(sum(u.stated_sales), 0) AS differs
+       FROM services s LEFT JOIN subscriptions u ON u.report_id = s.report_id AND u.service_no = s.service_no
+       WHERE s.report_id = $1 AND list_contains($2, s.service_no::VARCHAR)
+       GROUP BY s.service_no, s.stated_cost, s.stated_sales`,
+      [reportId, serviceNos],
+    ),
+  );
+}
+
+/** The subscriptions whose stated totals differ from the exact sums of their lines. */
+export async function subscriptionsUnlikeTheirLines(ledger: Ledger, reportId: string, subscriptionNos: string[]): Promise<StatedSums[]> {
+  return SUBSCRIPTION_STATED.all(
+    await ledger.all(
+      `SELECT u.subscription_no AS no, u.stated_cost::VARCHAR AS stated_cost, u.stated_sales::VARCHAR AS stated_sales,
+         sum(l.cost)::VARCHAR AS sum_cost, sum(l.sales)::VARCHAR AS sum_sales
+       FROM subscriptions u JOIN billing_lines l ON l.report_id = u.report_id AND l.subscription_no = u.subscription_no
+       WHERE u.report_id = $1 AND list_contains($2, u.subscription_no::VARCHAR)
+       GROUP BY u.subscription_no, u.stated_cost, u.stated_sales
+       HAVING u.stated_cost <> sum(l.cost) OR u.stated_sales <> sum(l.sales)`,
+      [reportId, subscriptionNos],
+    ),
+  );
+}

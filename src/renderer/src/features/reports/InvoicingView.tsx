@@ -7,7 +7,8 @@ import { useAction } from '@renderer/hooks/use-action';
 import { amountText, formatCount } from '@renderer/components/format-number';
 import { NumberValue } from '@renderer/components/NumberValue';
 import { INVOICE_FLAGS } from '@shared/model/invoice-flags';
-import { exactAmountText, invoiceTable, type InvoiceSortKey, sortInvoiceRows } from './invoicing-table';
+import { INVOICING_HEADERS, INVOICING_SCREEN_ORDER, NUMERIC_INVOICING_COLUMNS } from '@shared/model/invoicing-columns';
+import { exactAmountText, invoiceTable, sortInvoiceRows } from './invoicing-table';
 import { useInvoiceSort, useInvoicing } from './use-invoicing';
 import { GridRow, HeaderCell, TWO_LINE_ROWS, useVirtualRows, VirtualGrid } from '@renderer/components/VirtualGrid';
 import './invoicing.css';
@@ -15,17 +16,7 @@ import './invoicing.css';
 /** What `clipboard:copy-table` takes in one go (header row included). */
 const MAX_COPY_ROWS = 49_999;
 
-const COLUMNS: { key: InvoiceSortKey; label: string; numeric?: boolean }[] = [
-  { key: 'customerNumber', label: 'Customer number' },
-  { key: 'organization', label: 'Organization' },
-  { key: 'groups', label: 'Groups' },
-  { key: 'currency', label: 'Currency' },
-  { key: 'amount', label: 'Amount to invoice', numeric: true },
-  { key: 'lines', label: 'Billing lines', numeric: true },
-  { key: 'cost', label: 'Cost', numeric: true },
-  { key: 'margin', label: 'Margin', numeric: true },
-  { key: 'flags', label: 'Flags' },
-];
+const COLUMNS = INVOICING_SCREEN_ORDER.map((key) => ({ key, label: INVOICING_HEADERS[key], numeric: NUMERIC_INVOICING_COLUMNS.has(key) }));
 
 /** Amounts to invoice per currency: what the invoices of each currency add up to (never across currencies). */
 export function InvoiceTotalsTable({ totals }: { totals: InvoiceTotal[] | null }): React.JSX.Element {
@@ -34,10 +25,10 @@ export function InvoiceTotalsTable({ totals }: { totals: InvoiceTotal[] | null }
       <table className="grid inv-totals__table" aria-label="Amounts to invoice per currency" aria-busy={totals === null}>
         <thead>
           <tr>
-            <th>Currency</th>
-            <th className="num">Amount to invoice</th>
+            <th>{INVOICING_HEADERS.currency}</th>
+            <th className="num">{INVOICING_HEADERS.amount}</th>
             <th className="num">Customers</th>
-            <th className="num">Billing lines</th>
+            <th className="num">{INVOICING_HEADERS.lines}</th>
           </tr>
         </thead>
         <tbody>

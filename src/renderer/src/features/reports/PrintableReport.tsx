@@ -5,6 +5,7 @@ import { call } from '@renderer/bridge';
 import { useLatestAnswer } from '@renderer/hooks/use-latest-answer';
 import { AmountHeaderCells } from '@renderer/components/AmountHeaderCells';
 import { currenciesOf } from '@shared/model/currency-pair';
+import { INVOICING_HEADERS, INVOICING_SCREEN_ORDER, NUMERIC_INVOICING_COLUMNS } from '@shared/model/invoicing-columns';
 import { amountText, formatCount, percentText } from '@renderer/components/format-number';
 import { InvoiceTotalsTable } from './InvoicingView';
 import { NumberValue } from '@renderer/components/NumberValue';
@@ -73,15 +74,11 @@ function InvoicingTable({ rows }: { rows: InvoiceRow[] }): React.JSX.Element {
     <table className="print-table" aria-label="Amounts to invoice">
       <thead>
         <tr>
-          <th>Customer number</th>
-          <th>Organization</th>
-          <th>Groups</th>
-          <th>Currency</th>
-          <th className="num">Amount to invoice</th>
-          <th className="num">Billing lines</th>
-          <th className="num">Cost</th>
-          <th className="num">Margin</th>
-          <th>Flags</th>
+          {INVOICING_SCREEN_ORDER.map((column) => (
+            <th key={column} className={NUMERIC_INVOICING_COLUMNS.has(column) ? 'num' : undefined}>
+              {INVOICING_HEADERS[column]}
+            </th>
+          ))}
         </tr>
       </thead>
       <tbody>

@@ -3,8 +3,10 @@ import { money } from '@shared/money';
 import { userLocale } from '@renderer/components/format-time';
 import { amountText, exactCell } from '@renderer/components/format-number';
 import { flagLabels } from '@shared/model/invoice-flags';
+import { INVOICING_HEADERS, INVOICING_SCREEN_ORDER, type InvoicingColumn } from '@shared/model/invoicing-columns';
 
-export type InvoiceSortKey = 'customerNumber' | 'organization' | 'groups' | 'currency' | 'amount' | 'lines' | 'cost' | 'margin' | 'flags';
+/** Every column of the Invoicing view sorts it. */
+export type InvoiceSortKey = InvoicingColumn;
 export interface InvoiceSort {
   key: InvoiceSortKey;
   direction: 'asc' | 'desc';
@@ -110,25 +112,26 @@ export function exactAmountText(decimal: string, currency: string, locale = user
   return shown.title ?? `${shown.text} ${currency}`;
 }
 
-export const INVOICE_TABLE_HEADER = ['Customer number', 'Organization', 'Groups', 'Currency', 'Amount to invoice', 'Billing lines', 'Cost', 'Margin', 'Flags'];
-
 /**
  * Invoicing rows as the cells of a table to paste into a spreadsheet: exact values with the locale's decimal
  * separator and no thousands separators. Cost is one text cell per row (one amount per purchase currency).
  */
 export function invoiceTable(rows: readonly InvoiceRow[], locale = userLocale): string[][] {
   return [
-    INVOICE_TABLE_HEADER,
-    ...rows.map((row) => [
-      row.customerNumber,
-      row.organization,
-      row.groups.join('; '),
-      row.currency,
-      exactCell(row.amountToInvoice, locale),
-      String(row.lines),
-      row.costs.map((cost) => `${exactCell(cost.amount, locale)} ${cost.currency}`).join('; '),
-      exactCell(row.margin, locale),
-      flagWords(row.flags),
-    ]),
+    INVOICING_SCREEN_ORDER.map((column) => INVOICING_HEADERS[column]),
+    ...rows.map((row) => {
+      const cells: Record<InvoicingColumn, string> = {
+        customerNumber: row.customerNumber,
+        organization: row.organization,
+        groups: row.groups.join('; '),
+        currency: row.currency,
+        amount: exactCell(row.amountToInvoice, locale),
+        lines: String(row.lines),
+        cost: row.costs.map((cost) => `${exactCell(cost.amount, locale)} ${cost.currency}`).join('; '),
+        margin: exactCell(row.margin, locale),
+        flags: flagWords(row.flags),
+      };
+      return INVOICING_SCREEN_ORDER.map((column) => cells[column]);
+    }),
   ];
 }

@@ -1,4 +1,4 @@
-import ExcelJS from 'exceljs';
+import { smallWorkbook } from '@core/xlsx';
 import Papa from 'papaparse';
 import { emptyRow, fieldForHeader, quoted, readQuantity } from '@shared/consumption-rows';
 import {
@@ -342,21 +342,20 @@ export function consumptionTemplateCsv(): string {
   return `${TEMPLATE_HEADERS.join(',')}\r\n`;
 }
 
-export async function consumptionTemplateXlsx(): Promise<Buffer> {
-  const workbook = new ExcelJS.Workbook();
-  const sheet = workbook.addWorksheet('Consumption');
-  sheet.columns = TEMPLATE_HEADERS.map((header) => ({ header, width: header.endsWith('ID') ? 40 : 14 }));
-  sheet.getRow(1).font = { bold: true };
-  sheet.views = [{ state: 'frozen', ySplit: 1 }];
-  const help = workbook.addWorksheet('How to fill in');
-  help.columns = [{ width: 18 }, { width: 90 }];
-  [
-    [PLAIN_HEADERS.subscriptionId, 'Required. The metered subscription (a GUID).'],
-    [PLAIN_HEADERS.isAddon, 'yes/no (also true/false or 1/0). Yes when the record is for an add-on of the subscription.'],
-    [PLAIN_HEADERS.addonId, 'Required when Is add-on is yes; must be empty when it is no.'],
-    [PLAIN_HEADERS.quantity, 'Required. A number, zero or more (decimals allowed).'],
-    [PLAIN_HEADERS.consumptionId, 'Leave empty for new consumption; the id of an existing record to correct it.'],
-    ['', 'One record per subscription or add-on per batch. If one record fails, the service saves none of the batch.'],
-  ].forEach((values) => help.addRow(values));
-  return Buffer.from(await workbook.xlsx.writeBuffer());
+export function consumptionTemplateXlsx(): Promise<Buffer> {
+  return smallWorkbook([
+    { name: 'Consumption', columns: TEMPLATE_HEADERS.map((header) => ({ header, width: header.endsWith('ID') ? 40 : 14 })), rows: [] },
+    {
+      name: 'How to fill in',
+      columns: [{ width: 18 }, { width: 90 }],
+      rows: [
+        [PLAIN_HEADERS.subscriptionId, 'Required. The metered subscription (a GUID).'],
+        [PLAIN_HEADERS.isAddon, 'yes/no (also true/false or 1/0). Yes when the record is for an add-on of the subscription.'],
+        [PLAIN_HEADERS.addonId, 'Required when Is add-on is yes; must be empty when it is no.'],
+        [PLAIN_HEADERS.quantity, 'Required. A number, zero or more (decimals allowed).'],
+        [PLAIN_HEADERS.consumptionId, 'Leave empty for new consumption; the id of an existing record to correct it.'],
+        ['', 'One record per subscription or add-on per batch. If one record fails, the service saves none of the batch.'],
+      ],
+    },
+  ]);
 }

@@ -1,7 +1,6 @@
-import ExcelJS from 'exceljs';
 import type { Submission } from '@shared/schemas/consumption';
 import { CSV_BOM, csvCell, csvLine } from '../formats/csv';
-import { guardWorkbookText } from '../xlsx/xml-text';
+import { smallWorkbook } from '@core/xlsx';
 
 const FIELD_HEADERS = ['Row', 'Subscription ID', 'Is add-on', 'Add-on ID', 'Quantity', 'Consumption ID'];
 const QUANTITY_AT = FIELD_HEADERS.indexOf('Quantity');
@@ -42,17 +41,17 @@ export function failedRowsCsv(submission: Submission): string {
   );
 }
 
-export async function failedRowsXlsx(submission: Submission): Promise<Buffer> {
-  guardWorkbookText(); // the file's own values and the service's messages may hold what XML cannot
-  const workbook = new ExcelJS.Workbook();
-  const sheet = workbook.addWorksheet('Failed records');
-  sheet.columns = headersOf(submission).map((header, index) => ({
-    header,
-    width: header === 'Error' ? 70 : index < FIELD_HEADERS.length && header.endsWith('ID') ? 40 : index < FIELD_HEADERS.length ? 12 : 20,
-  }));
-  sheet.getRow(1).font = { bold: true };
-  sheet.views = [{ state: 'frozen', ySplit: 1 }];
-  for (const values of failedRowTable(submission))
-    sheet.addRow(values.map((value, index) => (index === QUANTITY_AT && value !== '' && !Number.isNaN(Number(value)) ? Number(value) : value)));
-  return Buffer.from(await workbook.xlsx.writeBuffer());
+export function failedRowsXlsx(submission: Submission): Promise<Buffer> {
+  return smallWorkbook([
+    {
+      name: 'Failed records',
+      columns: headersOf(submission).map((header, index) => ({
+        header,
+        width: header === 'Error' ? 70 : index < FIELD_HEADERS.length && header.endsWith('ID') ? 40 : index < FIELD_HEADERS.length ? 12 : 20,
+      })),
+      rows: failedRowTable(submission).map((values) =>
+        values.map((value, index) => (index === QUANTITY_AT && value !== '' && !Number.isNaN(Number(value)) ? Number(value) : value)),
+      ),
+    },
+  ]);
 }

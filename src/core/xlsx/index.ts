@@ -8,4 +8,5 @@ export * from './number-formats';
 export { type CellKind, excelDate, rowXml, styleIndex, writeRowsXml } from './row-xml';
 export { type Column, letter, SheetSeries, type Sheets } from './sheet-series';
 export { EXCEL_MAX_ROWS, type OutputWatch, printSetup, type Sheet, type SheetOptions, type Writer, writeWorkbookFile } from './workbook-file';
+export { type SmallSheet, smallWorkbook } from './small-workbook';
 export { guardWorkbookText, xmlSafeText } from './xml-text';

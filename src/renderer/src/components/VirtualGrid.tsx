@@ -1,11 +1,13 @@
 import { type VirtualItem, type Virtualizer, useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useRef } from 'react';
+import './virtual-grid.css';
 
 /*
  * The virtual grid every long table uses (the report tree, Invoicing, the month's changes): one scroller whose
  * header row sticks to its top, rows of one fixed height placed absolutely, and in the DOM only the rows in view and a
- * few around them, so the layout holds at 100,000 rows. Each table keeps its own CSS block (`tree`, `inv`, `chg`):
- * the grid is `<block>`, its rows `<block>__row`, the header `<block>__row--head`, the rows' box `<block>__rows`.
+ * few around them, so the layout holds at 100,000 rows. What they share is the `vgrid` block (virtual-grid.css); each
+ * table adds a block of its own (`tree`, `inv`, `chg`): the grid is `<block>`, its rows `<block>__row`, the header
+ * `<block>__row--head`, the rows' box `<block>__rows`.
  */
 
 /** Every row is `rowHeight` tall under a header `headerHeight` tall (the table's CSS agrees); `overscan` rows are drawn beyond the view each way. */
@@ -63,11 +65,11 @@ interface GridProps extends Omit<React.HTMLAttributes<HTMLDivElement>, 'role' | 
 export function VirtualGrid({ rows, block, role = 'grid', label, header, renderRow, after, ...attributes }: GridProps): React.JSX.Element {
   const { scroller, virtualizer, items, metrics } = rows;
   return (
-    <div ref={scroller} className={block} role={role} aria-label={label} aria-rowcount={virtualizer.options.count + 1} {...attributes}>
-      <div className={`${block}__row ${block}__row--head`} role="row" aria-rowindex={1}>
+    <div ref={scroller} className={`vgrid ${block}`} role={role} aria-label={label} aria-rowcount={virtualizer.options.count + 1} {...attributes}>
+      <div className={`vgrid__row vgrid__row--head ${block}__row ${block}__row--head`} role="row" aria-rowindex={1}>
         {header}
       </div>
-      <div className={`${block}__rows`} role="rowgroup" style={{ height: virtualizer.getTotalSize() }}>
+      <div className={`vgrid__rows ${block}__rows`} role="rowgroup" style={{ height: virtualizer.getTotalSize() }}>
         {items.map((item) => renderRow(item, item.start - metrics.headerHeight))}
       </div>
       {after}
@@ -83,9 +85,9 @@ interface GridRowProps extends Omit<React.HTMLAttributes<HTMLDivElement>, 'role'
 }
 
 /** One row of a virtual grid, in its place. */
-export function GridRow({ index, top, children, ...attributes }: GridRowProps): React.JSX.Element {
+export function GridRow({ index, top, children, className, ...attributes }: GridRowProps): React.JSX.Element {
   return (
-    <div role="row" aria-rowindex={index + 2} style={{ transform: `translateY(${top}px)` }} {...attributes}>
+    <div role="row" aria-rowindex={index + 2} style={{ transform: `translateY(${top}px)` }} className={`vgrid__row ${className ?? ''}`} {...attributes}>
       {children}
     </div>
   );

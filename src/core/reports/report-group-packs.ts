@@ -7,13 +7,8 @@ import type { ReportMeta } from '@shared/schemas/saved-report';
 import type { Ledger } from '../ledger/ledger';
 import { deliverFile, safeFileName } from '../storage/files';
 import type { Ports } from '../ports/ports';
-import { ORG_KEY } from '../ledger/keys';
-import { lineFilter } from './queries/lines';
+import { groupMembership } from './queries/group-packs';
 import { writeReportWorkbook, type WorkbookOptions } from './report-workbook';
-import { rowShape } from '../ledger/rows';
-
-const GROUP_COUNT = rowShape({ group_name: 'text', organizations: 'int' });
-const GROUPING_COUNTS = rowShape({ ungrouped: 'int', several: 'int' });
 
 /** The pack of the organizations that are in no group. */
 const UNGROUPED_PACK_NAME = 'Ungrouped';
@@ -43,33 +38,13 @@ export type WrittenPack = GroupPack & { lines: number };
  */
 export async function planGroupPacks(ledger: Ledger, meta: Pick<ReportMeta, 'id' | 'name'>, filter: ReportFilter = {}): Promise<PackPlan> {
   const { group: _group, ungrouped: _ungrouped, ...common } = filter;
-  const { where, params } = lineFilter(meta.id, common);
-  // Kept organizations first (one pass over the lines); groups and names then come from their small tables.
-  const kept = `WITH kept AS (SELECT DISTINCT l.org_no FROM billing_lines l WHERE ${where}),
-    orgs AS (SELECT k.org_no, ${ORG_KEY} AS org_key FROM kept k JOIN organizations o ON o.report_id = $1 AND o.org_no = k.org_no)`;
-  const groups = GROUP_COUNT.all(
-    await ledger.all(
-      `${kept} SELECT g.group_name, count(DISTINCT orgs.org_key) AS organizations FROM orgs
-     JOIN organization_groups g ON g.report_id = $1 AND g.org_no = orgs.org_no
-     GROUP BY g.group_name ORDER BY lower(g.group_name), g.group_name`,
-      params,
-    ),
-  );
+  const { groups, ungrouped, several } = await groupMembership(ledger, meta.id, common);
   if (groups.length === 0) {
     throw new AppError(
       'validation',
       `No organization in ${isEmptyFilter(common) ? 'this report' : 'this view of the report'} belongs to an organization group, so there are no per-group packs to make. Export the whole report instead.`,
     );
   }
-  const [counts] = GROUPING_COUNTS.all(
-    await ledger.all(
-      `${kept}, grouping AS (SELECT orgs.org_key, count(DISTINCT g.group_name) AS groups FROM orgs
-       LEFT JOIN organization_groups g ON g.report_id = $1 AND g.org_no = orgs.org_no GROUP BY orgs.org_key)
-     SELECT count(*) FILTER (WHERE groups = 0) AS ungrouped, count(*) FILTER (WHERE groups > 1) AS several FROM grouping`,
-      params,
-    ),
-  );
-  const ungrouped = counts?.ungrouped ?? 0;
   const wanted: Omit<PlannedPack, 'fileName'>[] = groups.map((row) => ({
     group: row.group_name,
     organizations: row.organizations,
@@ -80,7 +55,7 @@ export async function planGroupPacks(ledger: Ledger, meta: Pick<ReportMeta, 'id'
     meta.name,
     wanted.map((pack) => pack.group ?? UNGROUPED_PACK_NAME),
   );
-  return { packs: wanted.map((pack, index) => ({ ...pack, fileName: names[index] as string })), inSeveralGroups: counts?.several ?? 0 };
+  return { packs: wanted.map((pack, index) => ({ ...pack, fileName: names[index] as string })), inSeveralGroups: several };
 }
 
 /**

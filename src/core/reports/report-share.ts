@@ -2,44 +2,8 @@ import { once } from 'node:events';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import type { ReportMeta } from '@shared/schemas/saved-report';
-import type { Ledger } from '../ledger/ledger';
-import { type Row, rowShape } from '../ledger/rows';
-
-const GROUP_ROW = rowShape({ org_no: 'int', group_name: 'text' });
-const ENTRY_ROW = rowShape({ entry_no: 'int', billing_date: 'text?', content_start: 'text?', content_end: 'text?' });
-/** A billing line with the organization, service and subscription it belongs to (their own fields, as the file nests them). */
-const SHARE_ROW = rowShape({
-  org_no: 'int',
-  name: 'text?',
-  customer_number: 'text?',
-  org_id: 'text?',
-  service_no: 'int',
-  service_name: 'text?',
-  service_id: 'text?',
-  s_cost: 'decimal?',
-  s_sales: 'decimal?',
-  currency: 'text?',
-  customer_currency: 'text?',
-  subscription_no: 'int',
-  item_name: 'text?',
-  subscription_id: 'text?',
-  po_number: 'text?',
-  u_quantity: 'decimal?',
-  u_cost: 'decimal?',
-  u_sales: 'decimal?',
-  u_cost_per_unit: 'decimal?',
-  u_sales_per_unit: 'decimal?',
-  product_name: 'text?',
-  product_id: 'text?',
-  item_code: 'text?',
-  quantity: 'decimal?',
-  cost_per_unit: 'decimal?',
-  sales_per_unit: 'decimal?',
-  cost: 'decimal?',
-  sales: 'decimal?',
-  item_details: 'text?',
-});
-type ShareRow = Row<typeof SHARE_ROW.columns>;
+import type { Ledger } from '@core/ledger/ledger';
+import { billingEntries, groupsByOrganization, linesOfEntry, type ShareRow } from './queries/share';
 
 /** A number the ledger gave as exact text, written as a JSON number literal (no float on the way). */
 const number = (value: unknown) =>
@@ -76,15 +40,8 @@ export async function writeSharedReport(ledger: Ledger, meta: ReportMeta, path: 
 
 /** The `{ meta, entries }` document, written in pieces by `write`. */
 async function writeEntries(ledger: Ledger, meta: ReportMeta, write: (chunk: string) => Promise<void>): Promise<void> {
-  const groups = new Map<number, string[]>();
-  for (const row of GROUP_ROW.all(
-    await ledger.all('SELECT org_no, group_name FROM organization_groups WHERE report_id = $1 ORDER BY org_no, group_name', [meta.id]),
-  )) {
-    groups.set(row.org_no, [...(groups.get(row.org_no) ?? []), row.group_name]);
-  }
-  const entries = ENTRY_ROW.all(
-    await ledger.all('SELECT entry_no, billing_date, content_start, content_end FROM billing_entries WHERE report_id = $1 ORDER BY entry_no', [meta.id]),
-  );
+  const groups = await groupsByOrganization(ledger, meta.id);
+  const entries = await billingEntries(ledger, meta.id);
   await write(`{"meta":${JSON.stringify(meta)},"entries":[`);
   const open = { entry: -1, org: -1, service: -1, subscription: -1 };
   const close = async (level: 'entry' | 'org' | 'service' | 'subscription') => {
@@ -102,19 +59,8 @@ async function writeEntries(ledger: Ledger, meta: ReportMeta, write: (chunk: str
     firstEntry = false;
     open.entry = entry.entry_no;
     let first = { org: true, service: true, subscription: true, line: true };
-    for await (const rows of ledger.stream(
-      `SELECT o.org_no, o.name, o.customer_number, o.org_id, s.service_no, s.service_name, s.service_id, s.stated_cost AS s_cost, s.stated_sales AS s_sales, s.currency,
-         s.customer_currency, u.subscription_no, u.item_name, u.subscription_id, u.po_number, u.quantity AS u_quantity, u.stated_cost AS u_cost, u.stated_sales AS u_sales,
-         u.cost_per_unit AS u_cost_per_unit, u.sales_per_unit AS u_sales_per_unit, l.product_name, l.product_id, l.item_code, l.quantity, l.cost_per_unit, l.sales_per_unit,
-         l.cost, l.sales, l.item_details
-       FROM billing_lines l
-       JOIN organizations o ON o.report_id = l.report_id AND o.org_no = l.org_no
-       JOIN services s ON s.report_id = l.report_id AND s.service_no = l.service_no
-       JOIN subscriptions u ON u.report_id = l.report_id AND u.subscription_no = l.subscription_no
-       WHERE l.report_id = $1 AND o.entry_no = $2 ORDER BY l.org_no, l.service_no, l.subscription_no, l.line_no`,
-      [meta.id, entry.entry_no],
-    )) {
-      for (const row of SHARE_ROW.all(rows)) {
+    for await (const rows of linesOfEntry(ledger, meta.id, entry.entry_no)) {
+      for (const row of rows) {
         if (row.org_no !== open.org) {
           await close('org');
           await write(`${first.org ? '' : ','}${organizationStart(row, groups.get(row.org_no) ?? [])}`);

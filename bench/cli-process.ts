@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { DEMO_CREDENTIALS } from '@twin/credentials';
+import { CLI } from '@testing/simulator';
 
 /** The twin's report shape the benchmarks ask for: this many billing lines per organization. */
 export const LINES_PER_ORGANIZATION = 100;
-const ENTRY = join(process.cwd(), 'src', 'cli', 'index.ts');
 
 export interface Run {
   ms: number;
@@ -22,7 +22,7 @@ export interface Run {
 export function cli(args: string[], dataDir: string, options: { exitCodes?: number[] | null; stdout?: boolean } = {}): Run {
   const exitCodes = options.exitCodes === undefined ? [0] : options.exitCodes;
   const started = performance.now();
-  const result = spawnSync('/usr/bin/time', ['-v', process.execPath, '--import', 'tsx', ENTRY, ...args, '--data-dir', dataDir], {
+  const result = spawnSync('/usr/bin/time', ['-v', ...CLI, ...args, '--data-dir', dataDir], {
     encoding: 'utf8',
     stdio: ['ignore', options.stdout === false ? 'ignore' : 'pipe', 'pipe'],
     maxBuffer: 64 * 1024 * 1024,
@@ -33,4 +33,28 @@ export function cli(args: string[], dataDir: string, options: { exitCodes?: numb
   if (exitCodes && !exitCodes.includes(result.status ?? -1))
     throw new Error(`closebook ${args.join(' ')} failed (${result.status}): ${result.stderr.slice(-2000)}`);
   return { ms, peakRssMb: Number(rss) / 1024, stdout: result.stdout ?? '', stderr: result.stderr, status: result.status };
+}
+
+/** Compiles the CLI (out/cli/closebook.cjs) as `npm run build` does: the benchmark runs what users run. */
+export function buildCli(): void {
+  const build = spawnSync(process.execPath, [join(process.cwd(), 'scripts', 'build-cli.mjs')], { encoding: 'utf8' });
+  if (build.status !== 0) throw new Error(`The CLI did not compile: ${build.stderr}`);
+}
+
+/** The median wall time of `runs` runs of a process, in ms. */
+function medianMs(command: readonly string[], runs: number): number {
+  const times: number[] = [];
+  for (let run = 0; run < runs; run++) {
+    const started = performance.now();
+    const result = spawnSync(command[0] as string, command.slice(1), { stdio: 'ignore' });
+    times.push(performance.now() - started);
+    if (result.status !== 0) throw new Error(`${command.join(' ')} failed (${result.status})`);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(runs / 2)] as number;
+}
+
+/** The CLI's start-up: a command that does nothing (`help`), and its floor, a bare Node process, medians of `runs`. */
+export function startUp(runs = 21): { helpMs: number; nodeMs: number } {
+  return { helpMs: medianMs([...CLI, 'help'], runs), nodeMs: medianMs([process.execPath, '-e', '0'], runs) };
 }

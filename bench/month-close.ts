@@ -3,7 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { inlineConnection, startSimulator } from '@testing/simulator';
-import { cli, LINES_PER_ORGANIZATION } from './cli-process';
+import { buildCli, cli, LINES_PER_ORGANIZATION } from './cli-process';
 
 /**
  * `npx tsx bench/month-close.ts [DIR]`: closing a month at BENCH_LINES billing lines (1,000,000 unless set) — two
@@ -48,6 +48,7 @@ function step(label: string, args: string[], exitCodes: number[] = [0]) {
 }
 
 async function main() {
+  buildCli();
   if (!existsSync(join(dataDir, 'ledger'))) await fetchMonths();
   const listed = JSON.parse(cli(['reports', 'list', '--json'], dataDir).stdout) as { meta: { id: string; period: { startDate: string } } }[];
   const november = listed.find((listing) => listing.meta.period.startDate === MONTHS[1][0])?.meta.id as string;

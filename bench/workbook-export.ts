@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { createService } from '@core';
 import { inlineConnection, startSimulator } from '@testing/simulator';
 import { testPorts } from '@testing/test-support';
-import { cli, LINES_PER_ORGANIZATION } from './cli-process';
+import { buildCli, cli, LINES_PER_ORGANIZATION } from './cli-process';
 
 /**
  * `npx tsx bench/workbook-export.ts [DIR]`: the xlsx export and the invoicing query alone, at BENCH_LINES billing
@@ -17,6 +17,7 @@ const LINES = Number(process.env.BENCH_LINES ?? 1_000_000);
 const dataDir = process.argv[2] ?? join(tmpdir(), `closebook-bench-${LINES}`);
 
 async function main() {
+  buildCli();
   if (!existsSync(join(dataDir, 'ledger'))) {
     await mkdir(dataDir, { recursive: true });
     const simulator = await startSimulator([

@@ -1,21 +1,15 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { z } from 'zod';
-import { AppError, type ErrorCode } from '@shared/errors';
+import { AppError } from '@shared/errors';
 import { ProfileFields } from '@shared/schemas/profile';
 import { cliFetch } from './proxy';
 import type { ChannelInput, ChannelName, ChannelOutput } from '@shared/contract';
 import { createService, createStderrLogger, DEFAULT_ENV_PREFIX, defaultDataDir, dispatch, type Ports, type Service, systemClock } from '@core';
 import { KeytarSecretStore } from '@main/keychain';
 import { createDemoStarter } from '@twin/demo';
+import { UsageError } from './exit';
 
-/** Exit codes: 0 done; 1 usage or validation; 2 authentication, network or service (see README). */
-export const EXIT = { ok: 0, usage: 1, service: 2 } as const;
-
-export class UsageError extends Error {}
-
-export function exitCodeFor(code: ErrorCode): number {
-  return code === 'validation' ? EXIT.usage : EXIT.service;
-}
+export { EXIT, exitCodeFor, fail, UsageError } from './exit';
 
 export interface CliContext {
   service: Service;
@@ -132,19 +126,6 @@ const FLAG_NAMES: Record<string, string> = {
 
 export function describeFlagErrors(error: z.ZodError): string {
   return error.issues.map((issue) => `${FLAG_NAMES[String(issue.path[0])] ?? String(issue.path[0])} ${issue.message}`).join('; ');
-}
-
-export function fail(error: unknown): number {
-  if (error instanceof UsageError) {
-    process.stderr.write(`closebook: ${error.message}\n`);
-    return EXIT.usage;
-  }
-  if (error instanceof AppError) {
-    process.stderr.write(`closebook: ${error.message}\n`);
-    return exitCodeFor(error.code);
-  }
-  process.stderr.write(`closebook: unexpected error: ${error instanceof Error ? error.message : String(error)}\n`);
-  return EXIT.service;
 }
 
 const COMMON = { 'data-dir': { type: 'string' }, json: { type: 'boolean', default: false } } as const;

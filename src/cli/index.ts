@@ -1,8 +1,4 @@
-import { organizationsCommand, profilesCommand, simulatorCommand } from './commands';
-import { closeCommand, isCloseAction } from './close-commands';
-import { EXIT, fail } from './context';
-import { consumptionCommand } from './consumption-commands';
-import { ledgerCommand, reportCommand, reportsCommand } from './report-commands';
+import { EXIT } from './exit-codes';
 
 const USAGE = `Closebook command line (the same core as the app)
 
@@ -35,14 +31,23 @@ Exit codes: 0 done, 1 usage or validation error, 2 authentication, network or se
 3 the consumption task Failed, 4 billing exceptions still open (reports check).
 `;
 
-const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
-  simulator: simulatorCommand,
-  profiles: profilesCommand,
-  orgs: organizationsCommand,
-  report: reportCommand,
-  reports: (args) => (isCloseAction(args[0]) ? closeCommand(args) : reportsCommand(args)),
-  consumption: consumptionCommand,
-  ledger: ledgerCommand,
+type Command = (args: string[]) => Promise<number>;
+
+/**
+ * Each command's code is loaded when that command runs: `help` and a mistyped name load no core, database,
+ * workbook or keychain code, and return in the time Node takes to start.
+ */
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  simulator: async () => (await import('./commands')).simulatorCommand,
+  profiles: async () => (await import('./commands')).profilesCommand,
+  orgs: async () => (await import('./commands')).organizationsCommand,
+  report: async () => (await import('./report-commands')).reportCommand,
+  reports: async () => {
+    const [close, reports] = await Promise.all([import('./close-commands'), import('./report-commands')]);
+    return (args) => (close.isCloseAction(args[0]) ? close.closeCommand(args) : reports.reportsCommand(args));
+  },
+  consumption: async () => (await import('./consumption-commands')).consumptionCommand,
+  ledger: async () => (await import('./report-commands')).ledgerCommand,
 };
 
 /** Runs one command and returns its exit code; every failure is one line on stderr. */
@@ -52,20 +57,16 @@ export async function runCli(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return name ? EXIT.ok : EXIT.usage;
   }
-  const command = COMMANDS[name];
-  if (!command) {
+  const load = COMMANDS[name];
+  if (!load) {
     process.stderr.write(`closebook: unknown command "${name}". Run: npm run cli -- help\n`);
     return EXIT.usage;
   }
   try {
-    return await command(args);
+    return await (
+      await load()
+    )(args);
   } catch (error) {
-    return fail(error);
+    return (await import('./exit')).fail(error);
   }
-}
-
-if (require.main === module) {
-  void runCli(process.argv.slice(2)).then((code) => {
-    process.exitCode = code;
-  });
 }

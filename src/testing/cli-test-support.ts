@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { afterAll, beforeAll } from 'vitest';
 import { DEMO_CREDENTIALS } from '@twin/credentials';
-import { ENTRY, startSimulator, TSX } from './simulator';
+import { CLI, startSimulator } from './simulator';
 import { temporaryDir } from './test-support';
 
 export { inlineConnection, startSimulator } from './simulator';
@@ -16,7 +16,7 @@ const cliEnvironment = (dataDir: string, env: Record<string, string>) => ({
 
 /** Runs one CLI command to its end with the demo secrets in the environment (overridable). */
 export function runCli(args: string[], dataDir: string, env: Record<string, string> = {}) {
-  const result = spawnSync(TSX, [ENTRY, ...args, '--data-dir', dataDir], { encoding: 'utf8', env: cliEnvironment(dataDir, env), timeout: 120_000 });
+  const result = spawnSync(CLI[0], [CLI[1], ...args, '--data-dir', dataDir], { encoding: 'utf8', env: cliEnvironment(dataDir, env), timeout: 120_000 });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -27,7 +27,7 @@ export function runCliAsync(
   env: Record<string, string> = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(TSX, [ENTRY, ...args, '--data-dir', dataDir], { env: cliEnvironment(dataDir, env), timeout: 120_000 });
+    const child = spawn(CLI[0], [CLI[1], ...args, '--data-dir', dataDir], { env: cliEnvironment(dataDir, env), timeout: 120_000 });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));

@@ -3,13 +3,16 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { DEMO_CREDENTIALS } from '@twin/credentials';
 
-// The CLI is run as users run it: `npm run --silent cli -- …` is `tsx src/cli/index.ts …`.
+/** tsx, for a test that runs a script of TypeScript in a process of its own. */
 export const TSX = join(process.cwd(), 'node_modules', '.bin', 'tsx');
-export const ENTRY = join(process.cwd(), 'src', 'cli', 'index.ts');
+/** The compiled command line, as `npm run cli -- …` runs it (built by each test project's global setup). */
+export const CLI_BUNDLE = join(process.cwd(), 'out', 'cli', 'closebook.cjs');
+/** How a test starts the CLI: Node and the compiled CLI, then the command's arguments. */
+export const CLI = [process.execPath, CLI_BUNDLE] as const;
 
 /** Starts `simulator` and resolves with the base URL it prints first. */
 export async function startSimulator(args: string[] = []): Promise<{ baseUrl: string; process: ChildProcess }> {
-  const child = spawn(TSX, [ENTRY, 'simulator', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(CLI[0], [CLI[1], 'simulator', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   const firstLine = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout as NodeJS.ReadableStream }).once('line', resolve);
     child.once('exit', (code) => reject(new Error(`simulator exited with ${code}`)));

@@ -1,0 +1,6 @@
+import { runCli } from './index';
+
+// The command line's entry: `npm run cli -- …` runs it from its compiled bundle (out/cli/closebook.cjs).
+void runCli(process.argv.slice(2)).then((code) => {
+  process.exitCode = code;
+});

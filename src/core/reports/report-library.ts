@@ -1,7 +1,7 @@
 import { AppError } from '@shared/errors';
 import { REPORT_SCHEMA_VERSION, type ReportMeta } from '@shared/schemas/saved-report';
 import type { Ledger } from '../ledger/ledger';
-import { allReports, deleteReport, oneReport, renameReport, type ReportRow, type TotalRow } from './queries/library';
+import { allReports, deleteReport, lineCountOf, oneReport, renameReport, type ReportRow, type TotalRow } from './queries/library';
 import { currencyPairKey, isSingleCurrency } from '@shared/model/currency-pair';
 
 /** The saved months in the ledger: listing, summaries, renames and deletes. */
@@ -21,8 +21,15 @@ export class ReportLibrary {
 
   async meta(reportId: string): Promise<ReportMeta> {
     const found = await oneReport(await this.ledger(), reportId);
-    if (!found) throw new AppError('not-found', 'That saved report no longer exists.');
+    if (!found) throw notFound();
     return toMeta(found.report, found.totals);
+  }
+
+  /** A report's number of billing lines (what the viewer asks at every keystroke: one small read, not the whole summary). */
+  async lineCount(reportId: string): Promise<number> {
+    const lines = await lineCountOf(await this.ledger(), reportId);
+    if (lines === null) throw notFound();
+    return lines;
   }
 
   async rename(reportId: string, name: string): Promise<ReportMeta> {
@@ -39,6 +46,8 @@ export class ReportLibrary {
     return found?.report.source_file || null;
   }
 }
+
+const notFound = () => new AppError('not-found', 'That saved report no longer exists.');
 
 function toMeta(row: ReportRow, totals: TotalRow[]): ReportMeta {
   return {

@@ -9,7 +9,6 @@ import type { ReportLibrary } from './report-library';
 import { KeptTopRows, type TopRows } from './viewer-top-rows';
 import {
   type CurrencySum,
-  currencySums,
   filterChoices,
   openTopRows,
   statedServiceSums,
@@ -87,7 +86,7 @@ export class ReportViewerQueries {
   }
 
   async totals(reportId: string, filter: ReportFilter): Promise<{ lineCount: number; totals: CurrencyTotalRow[] }> {
-    await this.library.meta(reportId);
+    await this.library.lineCount(reportId);
     // Any arrangement and sort of this filter's top rows will do (a window usually asked for it a moment ago); found
     // here, they are still kept when read below, so the query for the default ones is then not run.
     const prefix = `${passKey(reportId, filter)}|`;
@@ -95,7 +94,7 @@ export class ReportViewerQueries {
     return this.tops.read(
       key,
       () => topRowsQuery(reportId, filter, 'organization', DEFAULT_SORT),
-      async (tops, ledger) => totalsOf(await currencySums(ledger, tops.table)),
+      async (tops) => totalsOf(tops.sums),
     );
   }
 
@@ -111,13 +110,13 @@ export class ReportViewerQueries {
       },
     );
     answer.catch(() => undefined); // awaited below, unless the report is gone
-    const meta = await this.library.meta(reportId);
+    const totalLines = await this.library.lineCount(reportId);
     const { tree, lineCount, slice } = await answer;
     const mismatches = await this.mismatches(reportId, slice);
     return {
       rowCount: tree.rowCount,
       lineCount,
-      totalLines: meta.counts.lines,
+      totalLines,
       offset,
       rows: slice.map(({ mismatchOf, ...row }) => ({
         ...row,

@@ -13,9 +13,9 @@ async function setup() {
   cleanups.push(month.close);
   const { ledger } = month;
   const kept = new KeptTopRows(async () => ledger, 2);
-  /** Top rows of one made-up filter: every organization with more than `min` lines. */
+  /** Top rows of one made-up filter: every organization (per currency pair) with more than `min` lines. */
   const query = (min: number) => () => ({
-    sql: `SELECT org_no AS key, count(*) AS lines, row_number() OVER (ORDER BY org_no) - 1 AS place FROM billing_lines WHERE report_id = $1 GROUP BY org_no HAVING count(*) > ${min}`,
+    sql: `SELECT org_no AS key, currency || '→' || customer_currency AS currency_key, count(*) AS lines, sum(cost) AS cost, sum(sales) AS sales, row_number() OVER (ORDER BY org_no) - 1 AS place FROM billing_lines WHERE report_id = $1 GROUP BY org_no, currency, customer_currency HAVING count(*) > ${min}`,
     params: [REPORT],
   });
   const tables = async () =>

@@ -1,10 +1,15 @@
-import type { Ledger, LedgerValue } from '../ledger/ledger';
+import type { Ledger, LedgerValue } from '@core/ledger/ledger';
+import { type CurrencySum, currencySums } from './queries/viewer';
 
-/** The top rows of one filter, arrangement and sort, kept in the ledger: `place` is each row's place (0-based). */
+/**
+ * The top rows of one filter, arrangement and sort, kept in the ledger (`place` is each row's place, 0-based), with
+ * their sums per currency pair — read once when they are made, as the window's line count and the totals need them.
+ */
 export interface TopRows {
   table: string;
   count: number;
   lines: number;
+  sums: CurrencySum[];
 }
 
 interface Kept {
@@ -73,8 +78,8 @@ export class KeptTopRows {
     // A table that cannot be dropped is left to go with the connection: this read need not fail for it.
     for (const name of this.unused.splice(0)) await ledger.dropTemporary(name).catch(() => undefined);
     await ledger.keepTemporary(table, sql, params);
-    const [size] = await ledger.all(`SELECT count(*) AS count, coalesce(sum(lines), 0) AS lines FROM temp.${table}`);
-    return { table, count: Number(size?.count ?? 0), lines: Number(size?.lines ?? 0) };
+    const sums = await currencySums(ledger, table);
+    return { table, sums, count: sums.reduce((total, sum) => total + sum.tops, 0), lines: sums.reduce((total, sum) => total + sum.lines, 0) };
   }
 
   private evict(key: string): void {

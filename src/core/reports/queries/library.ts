@@ -89,6 +89,14 @@ export async function reportOfJob(ledger: Ledger, jobId: string): Promise<{ repo
   return saved ? { reportId: saved.report_id, lines: saved.line_count } : null;
 }
 
+const LINE_COUNT = rowShape({ line_count: 'int' });
+
+/** A report's number of billing lines; null when there is no report of that id. One small read, for every keystroke. */
+export async function lineCountOf(ledger: Ledger, reportId: string): Promise<number | null> {
+  const [report] = LINE_COUNT.all(await ledger.all('SELECT line_count FROM reports WHERE report_id = $1', [reportId]));
+  return report ? report.line_count : null;
+}
+
 /** Is a report of this id in the ledger? */
 export async function isSaved(ledger: Ledger, reportId: string): Promise<boolean> {
   return (await ledger.all('SELECT 1 AS present FROM reports WHERE report_id = $1', [reportId])).length > 0;

@@ -36,7 +36,7 @@ const OPEN_TOP = rowShape({ place: 'int', key: 'text' });
 const SECOND_ROW = rowShape({ ...TREE_FIELDS, parent: 'text', service_nos: 'text', billing_date: 'text?' });
 const SUBSCRIPTION_ROW = rowShape({ ...TREE_FIELDS, parent: 'text', po: 'text?', quantity: 'decimal' });
 const LINE_ROW = rowShape({ ...TREE_FIELDS, parent: 'text', quantity: 'decimal', unit_cost: 'decimal', unit_price: 'decimal', billing_date: 'text?' });
-const CURRENCY_SUM = rowShape({ currency_key: 'text', lines: 'int', cost: 'decimal', sales: 'decimal' });
+const CURRENCY_SUM = rowShape({ currency_key: 'text', tops: 'int', lines: 'int', cost: 'decimal', sales: 'decimal' });
 const VALUE = rowShape({ value: 'text' });
 const SERVICE_STATED = rowShape({ no: 'text', stated_cost: 'decimal', stated_sales: 'decimal', sum_cost: 'decimal', sum_sales: 'decimal', differs: 'bool' });
 const SUBSCRIPTION_STATED = rowShape({ no: 'text', stated_cost: 'decimal', stated_sales: 'decimal', sum_cost: 'decimal', sum_sales: 'decimal' });
@@ -100,10 +100,12 @@ export function topRowsQuery(
   };
 }
 
-/** Sums per currency pair of a kept table of top rows (`temp.<table>`). */
+/** Sums per currency pair of a kept table of top rows (`temp.<table>`): how many top rows, lines, cost and sales. */
 export async function currencySums(ledger: Ledger, table: string): Promise<CurrencySum[]> {
   return CURRENCY_SUM.all(
-    await ledger.all(`SELECT currency_key, sum(lines) AS lines, sum(cost) AS cost, sum(sales) AS sales FROM temp.${table} GROUP BY currency_key`),
+    await ledger.all(
+      `SELECT currency_key, count(*) AS tops, sum(lines) AS lines, sum(cost) AS cost, sum(sales) AS sales FROM temp.${table} GROUP BY currency_key`,
+    ),
   );
 }
 

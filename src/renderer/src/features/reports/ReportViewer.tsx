@@ -151,7 +151,11 @@ export function ReportViewer({ view }: { view: ReportView }): React.JSX.Element 
         </p>
       ) : null}
       {mode === 'close' ? null : (
-        <ReportFilters view={view} filter={filter} lineCount={snapshot ? { shown: snapshot.lineCount, total: snapshot.totalLines } : null} />
+        <ReportFilters
+          view={view}
+          filter={filter}
+          lineCount={snapshot ? { shown: snapshot.lineCount, total: snapshot.totalLines, forText: snapshot.filter.text ?? '' } : null}
+        />
       )}
       <ViewBar
         mode={mode}

@@ -18,6 +18,8 @@ export type FetchWindow = (request: TreeQuery & { offset: number; count: number 
 /** What the viewer draws: the counts of one tree state and the rows of it fetched so far. */
 export interface TreeSnapshot {
   stateKey: string;
+  /** The filter these rows answer. */
+  filter: ReportFilter;
   rowCount: number;
   lineCount: number;
   totalLines: number;
@@ -39,6 +41,7 @@ export interface TreeWindowCacheOptions {
 interface LoadedState {
   generation: number;
   stateKey: string;
+  filter: ReportFilter;
   rowCount: number;
   lineCount: number;
   totalLines: number;
@@ -172,7 +175,7 @@ export class TreeWindowCache {
     const pages = new Map(this.current()?.pages ?? []);
     pages.set(offset, window.rows);
     this.evictFarPages(pages, offset);
-    this.loaded = { generation, stateKey, rowCount: window.rowCount, lineCount: window.lineCount, totalLines: window.totalLines, pages };
+    this.loaded = { generation, stateKey, filter: query.filter, rowCount: window.rowCount, lineCount: window.lineCount, totalLines: window.totalLines, pages };
     this.onChange(this.snapshot(this.loaded));
     this.fill(); // the view may have moved while this answer was on its way
   }
@@ -188,6 +191,7 @@ export class TreeWindowCache {
     const { pageSize } = this;
     return {
       stateKey: state.stateKey,
+      filter: state.filter,
       rowCount: state.rowCount,
       lineCount: state.lineCount,
       totalLines: state.totalLines,

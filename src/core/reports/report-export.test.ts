@@ -5,7 +5,7 @@ import { Money } from '@shared/money';
 import { ledgerWithMonth } from '@testing/ledger-month';
 import { queryParquet } from '@testing/parquet';
 import { LINE_FIELDS } from './billing-line-columns';
-import { exportReport } from './report-export';
+import { exportReport, writeParquet } from './report-export';
 import { exportLines } from './queries/export-lines';
 
 const REPORT = '00000000-0000-4000-8000-000000000003';
@@ -130,6 +130,14 @@ describe('exports from the ledger', () => {
       `SELECT concat_ws('|', "Organization", "Subscription ID", "Product ID", "Sales"::VARCHAR) AS line FROM file`,
     );
     expect(parquet.map((row) => String(row.line))).toEqual(expected);
+    // In parts of about six lines (one or two organizations each), joined in their order; no part left behind.
+    await expect(writeParquet(ledger, REPORT, join(dir, 'parts.parquet'), undefined, 6)).resolves.toEqual({ lines: expected.length });
+    const parts = await queryParquet(
+      join(dir, 'parts.parquet'),
+      `SELECT concat_ws('|', "Organization", "Subscription ID", "Product ID", "Sales"::VARCHAR) AS line FROM file`,
+    );
+    expect(parts.map((row) => String(row.line))).toEqual(expected);
+    expect(await readdir(await ledger.outputs.folder())).toEqual([]);
 
     await exportReport(async () => ledger, REPORT, 'csv', join(dir, 'lines.csv'), options);
     const [header, ...rows] = parseCsv((await readFile(join(dir, 'lines.csv'), 'utf8')).slice(1));

@@ -1,8 +1,9 @@
+import { rm } from 'node:fs/promises';
 import type { ReportFilter } from '@shared/report-filter';
 import { type Ledger, sqlPath } from '../ledger/ledger';
 import { CSV_BOM, csvCell, csvLine } from '../formats/csv';
 import { FILE_COLUMNS, LINE_FIELDS } from './billing-line-columns';
-import { exportLines, orderedLines, rankedOrganizations } from './queries/export-lines';
+import { exportLines, orderedLines, organizationBatches, rankedOrganizations } from './queries/export-lines';
 import { ReportLibrary } from './report-library';
 import { lineFilter } from './queries/lines';
 import { writeReportWorkbook, type WorkbookOptions } from './report-workbook';
@@ -53,20 +54,34 @@ async function writeCsv(ledger: Ledger, reportId: string, path: string, filter?:
 }
 
 /**
- * Parquet for BI tools and warehouses, written by DuckDB itself (amounts stay DECIMAL in the file): the file columns
- * in the order every export has — the same query as the CSV's, over all the filter's organizations at once.
+ * About this many lines go into each part of a Parquet export. Sorting a whole month at once does not fit the
+ * ledger's memory at 1,000,000 lines (DuckDB ran out of its 512 MB and the export failed), so the lines are put in
+ * order a batch of consecutive organizations at a time (as exportLines does), each batch written to a part in the
+ * staging folder, and the parts joined in order into the one file. Measured at 1,000,000 lines: 200,000 a part
+ * took 5.0 s and 1.18 GB peak, 100,000 7.1 s and 985 MB, 50,000 7.4 s and 810 MB, 25,000 9.7 s and 705 MB.
  */
-async function writeParquet(ledger: Ledger, reportId: string, path: string, filter?: ReportFilter): Promise<{ lines: number }> {
+const PARQUET_WINDOW = 50_000;
+
+/**
+ * Parquet for BI tools and warehouses, written by DuckDB itself (amounts stay DECIMAL in the file): the file columns
+ * in the order every export has — the same query as the CSV's.
+ */
+export async function writeParquet(ledger: Ledger, reportId: string, path: string, filter?: ReportFilter, window = PARQUET_WINDOW): Promise<{ lines: number }> {
   const { where, params } = lineFilter(reportId, filter);
   const organizations = await rankedOrganizations(ledger, where, params);
   const ordered = orderedLines(where, params.length, 'file');
+  // No organization: one empty batch still writes a file with the columns and no rows.
+  const batches = organizations.length ? organizationBatches(organizations, window) : [{ numbers: [], ranks: [] }];
   await ledger.outputs.write(path, async (temporary) => {
-    // COPY takes no bound parameter for the path: sqlPath quotes it (the staging folder's own name); the filter's values stay bound.
-    await ledger.run(`COPY (${ordered}) TO ${sqlPath(temporary)} (FORMAT PARQUET, COMPRESSION ZSTD)`, [
-      ...params,
-      organizations.map((organization) => organization.org_no),
-      organizations.map((organization) => organization.org_rank),
-    ]);
+    const parts = batches.map((_, index) => `${temporary}.part-${index}.parquet`);
+    try {
+      for (const [index, batch] of batches.entries())
+        await ledger.run(`COPY (${ordered}) TO ${sqlPath(parts[index] as string)} (FORMAT PARQUET, COMPRESSION ZSTD)`, [...params, batch.numbers, batch.ranks]);
+      // The parts read in their order (DuckDB keeps the order of the files and of each file's rows) into the one file.
+      await ledger.run(`COPY (SELECT * FROM read_parquet([${parts.map(sqlPath).join(', ')}])) TO ${sqlPath(temporary)} (FORMAT PARQUET, COMPRESSION ZSTD)`);
+    } finally {
+      await Promise.all(parts.map((part) => rm(part, { force: true })));
+    }
   });
   return { lines: organizations.reduce((sum, organization) => sum + organization.lines, 0) };
 }

@@ -38,23 +38,7 @@ export const LINE_WINDOW = 25_000;
  */
 export async function* exportLines(ledger: Ledger, reportId: string, filter: ReportFilter = {}, window = LINE_WINDOW): AsyncGenerator<ExportLine[]> {
   const { where, params } = lineFilter(reportId, filter);
-  const organizations = await rankedOrganizations(ledger, where, params);
-  // Batches of consecutive organizations (all numbers of one organization together), about `window` lines each.
-  const batches: { numbers: string[]; ranks: string[] }[] = [];
-  let lines = 0;
-  let previousRank = '';
-  for (const organization of organizations) {
-    const rank = organization.org_rank;
-    let batch = batches.at(-1);
-    if (!batch || (lines >= Math.max(1, window) && rank !== previousRank)) {
-      batches.push((batch = { numbers: [], ranks: [] }));
-      lines = 0;
-    }
-    batch.numbers.push(organization.org_no);
-    batch.ranks.push(rank);
-    lines += organization.lines;
-    previousRank = rank;
-  }
+  const batches = organizationBatches(await rankedOrganizations(ledger, where, params), window);
   const sql = orderedLines(where, params.length, 'json');
   async function* batched() {
     for (const { numbers, ranks } of batches) for await (const rows of ledger.stream(sql, [...params, numbers, ranks])) yield rows;
@@ -83,8 +67,31 @@ async function* oneAhead<T>(source: AsyncGenerator<T>): AsyncGenerator<T> {
   }
 }
 
+/**
+ * Consecutive organizations (every number of one organization together, so its lines sort together) in batches of
+ * about `window` lines: their numbers and ranks, as orderedLines takes them.
+ */
+export function organizationBatches(organizations: RankedOrganization[], window: number): { numbers: string[]; ranks: string[] }[] {
+  const batches: { numbers: string[]; ranks: string[] }[] = [];
+  let lines = 0;
+  let previousRank = '';
+  for (const organization of organizations) {
+    const rank = organization.org_rank;
+    let batch = batches.at(-1);
+    if (!batch || (lines >= Math.max(1, window) && rank !== previousRank)) {
+      batches.push((batch = { numbers: [], ranks: [] }));
+      lines = 0;
+    }
+    batch.numbers.push(organization.org_no);
+    batch.ranks.push(rank);
+    lines += organization.lines;
+    previousRank = rank;
+  }
+  return batches;
+}
+
 /** The organizations that have lines passing the filter, in their order, with how many lines each. */
-export async function rankedOrganizations(ledger: Ledger, where: string, params: LedgerValue[]): Promise<Row<typeof RANKED.columns>[]> {
+export async function rankedOrganizations(ledger: Ledger, where: string, params: LedgerValue[]): Promise<RankedOrganization[]> {
   return RANKED.all(
     await ledger.all(
       `SELECT r.org_no, r.org_rank, a.lines
@@ -98,6 +105,7 @@ export async function rankedOrganizations(ledger: Ledger, where: string, params:
 
 /** An organization's number and rank (bound back into the next query as text lists) and how many lines it has. */
 const RANKED = rowShape({ org_no: 'text', org_rank: 'text', lines: 'int' });
+export type RankedOrganization = Row<typeof RANKED.columns>;
 /** An exported line as DuckDB gives it: one JSON text (see orderedLines). */
 const LINE_JSON = rowShape({ line: 'text' });
 

@@ -4,6 +4,7 @@ import { type Row, rowShape } from '@core/ledger/rows';
 import { BILLING_LINE_COLUMNS, FILE_COLUMNS } from '../billing-line-columns';
 import { ORG_KEY } from '@core/ledger/keys';
 import { lineFilter } from './lines';
+import { csvCellSql } from '@core/formats/csv-sql';
 
 /** Values by position in LINE_FIELDS (the catalogue's order): text as sent, amounts and quantities as exact decimal text. */
 export type ExportLine = (string | null)[];
@@ -37,13 +38,29 @@ export const LINE_WINDOW = 25_000;
  * so its lines sort together); and each line crosses from DuckDB as one JSON text.
  */
 export async function* exportLines(ledger: Ledger, reportId: string, filter: ReportFilter = {}, window = LINE_WINDOW): AsyncGenerator<ExportLine[]> {
+  for await (const rows of linesInOrder(ledger, reportId, filter, 'json', window)) yield LINE_JSON.all(rows).map((row) => JSON.parse(row.line) as ExportLine);
+}
+
+/**
+ * The CSV file's lines of a report that pass the filter, in export order and in batches, each line one text made by
+ * DuckDB: the file columns, text escaped against formulas and quoted as csvCell does, amounts as plain decimals
+ * (csvSql). Nothing but the finished line crosses into JavaScript.
+ */
+export async function* csvLines(ledger: Ledger, reportId: string, filter: ReportFilter = {}, window = LINE_WINDOW): AsyncGenerator<string[]> {
+  // Each line comes with a character in front, taken off here: DuckDB's Node client decodes text as a TextDecoder
+  // does, dropping one leading byte-order mark — an organization's name may begin with one.
+  for await (const rows of linesInOrder(ledger, reportId, filter, 'csv', window)) yield LINE_JSON.all(rows).map((row) => row.line.slice(1));
+}
+
+/** The rows of orderedLines for every batch of the filter's organizations, one batch ahead. */
+async function* linesInOrder(ledger: Ledger, reportId: string, filter: ReportFilter, projection: 'json' | 'csv', window: number) {
   const { where, params } = lineFilter(reportId, filter);
   const batches = organizationBatches(await rankedOrganizations(ledger, where, params), window);
-  const sql = orderedLines(where, params.length, 'json');
+  const sql = orderedLines(where, params.length, projection);
   async function* batched() {
     for (const { numbers, ranks } of batches) for await (const rows of ledger.stream(sql, [...params, numbers, ranks])) yield rows;
   }
-  for await (const rows of oneAhead(batched())) yield LINE_JSON.all(rows).map((row) => JSON.parse(row.line) as ExportLine);
+  yield* oneAhead(batched());
 }
 
 /**
@@ -106,7 +123,7 @@ export async function rankedOrganizations(ledger: Ledger, where: string, params:
 /** An organization's number and rank (bound back into the next query as text lists) and how many lines it has. */
 const RANKED = rowShape({ org_no: 'text', org_rank: 'text', lines: 'int' });
 export type RankedOrganization = Row<typeof RANKED.columns>;
-/** An exported line as DuckDB gives it: one JSON text (see orderedLines). */
+/** An exported line as DuckDB gives it: one text, JSON or a CSV line (see orderedLines). */
 const LINE_JSON = rowShape({ line: 'text' });
 
 /**
@@ -114,21 +131,24 @@ const LINE_JSON = rowShape({ line: 'text' });
  * ranks, as two lists) that pass the filter `where`, in the one order every export has: by organization, service
  * and subscription (names in any case, ids keeping same-named ones apart), then as the report lists them. Each line
  * is one JSON text of every catalogue column (`json`: node-api reads every value separately, and 22 values a line
- * cost more than the whole workbook), or the file columns typed, named by their headers (`file`: Parquet).
+ * cost more than the whole workbook), one CSV line of the file columns (`csv`), or the file columns typed, named by
+ * their headers (`file`: Parquet).
  *
  * Everything a line shows beside its own columns, and its place in the order, is looked up per subscription of
  * these organizations (a few thousand rows): the lines join this one small table, which DuckDB hashes (joined one
  * by one, it misjudged the filtered lines as the small side and hashed them at each join). Services and
  * subscriptions are ranked there, so the lines sort on whole numbers (a third faster than on names).
  */
-export function orderedLines(where: string, paramCount: number, projection: 'json' | 'file'): string {
+export function orderedLines(where: string, paramCount: number, projection: 'json' | 'csv' | 'file'): string {
   const ownColumn = (column: { sql: string }) => /\bl\./.test(column.sql);
   const described = BILLING_LINE_COLUMNS.filter((column) => !ownColumn(column));
   const value = (column: { field: string; sql: string }) => (ownColumn(column) ? column.sql : `d.${column.field}`);
   const select =
     projection === 'json'
       ? `to_json([${BILLING_LINE_COLUMNS.map((column) => (column.kind === 'number' ? `(${value(column)})::VARCHAR` : value(column))).join(', ')}]) AS line`
-      : FILE_COLUMNS.map((column) => `${value(column)} AS "${column.file}"`).join(', ');
+      : projection === 'csv'
+        ? `'|' || ${FILE_COLUMNS.map((column) => csvCellSql(value(column), column.kind === 'number' ? 'number' : 'text')).join(" || ',' || ")} AS line`
+        : FILE_COLUMNS.map((column) => `${value(column)} AS "${column.file}"`).join(', ');
   return `
     WITH r AS (SELECT unnest($${paramCount + 1}::INTEGER[]) AS org_no, unnest($${paramCount + 2}::INTEGER[]) AS org_rank),
       g AS (SELECT org_no, string_agg(group_name, ', ' ORDER BY group_name) AS names FROM organization_groups

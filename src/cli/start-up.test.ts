@@ -38,9 +38,13 @@ describe('the compiled CLI starts without loading what the command does not use'
     expect(typo.packages).toEqual([]);
   });
 
-  it('a command that reads the ledger loads DuckDB (so the list above is the real one)', () => {
+  it('a command that reads the ledger loads DuckDB (so the list above is the real one), and no workbook code until a workbook is written', () => {
     const list = run(['reports', 'list', '--data-dir', join(folder, 'data')]);
     expect(list.status).toBe(0);
     expect(list.packages).toContain('@duckdb/node-api');
+    expect(list.packages).not.toContain('exceljs');
+    const validate = run(['consumption', 'validate', '--file', join(folder, 'missing.xlsx'), '--data-dir', join(folder, 'data')]);
+    expect(validate.status).toBe(1); // no such file: said in words, and still no workbook written
+    expect(validate.packages).not.toContain('exceljs');
   });
 });

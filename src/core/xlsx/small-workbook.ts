@@ -1,4 +1,4 @@
-import ExcelJS from 'exceljs';
+import type ExcelJS from 'exceljs';
 import { guardWorkbookText } from './xml-text';
 
 /** A sheet of a small workbook: its columns (a header and a width; no header for a sheet of notes) and its rows. */
@@ -15,7 +15,9 @@ export interface SmallSheet {
  */
 export async function smallWorkbook(sheets: SmallSheet[]): Promise<Buffer> {
   guardWorkbookText(); // the rows may hold a user's own values and a service's messages
-  const workbook = new ExcelJS.Workbook();
+  // Loaded when a workbook is written: a command or a window that writes none starts without exceljs and its zip code.
+  const { default: exceljs } = await import('exceljs');
+  const workbook = new exceljs.Workbook();
   workbook.creator = 'Closebook';
   for (const { name, columns, rows } of sheets) {
     const sheet = workbook.addWorksheet(name);

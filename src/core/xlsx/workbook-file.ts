@@ -1,4 +1,4 @@
-import ExcelJS from 'exceljs';
+import type ExcelJS from 'exceljs';
 import type { FileSink, OutputFolder } from '../storage/output-file';
 import { guardWorkbookText } from './xml-text';
 
@@ -41,7 +41,9 @@ export async function writeWorkbookFile<T>(
 ): Promise<T> {
   guardWorkbookText();
   return outputs.writeStream(path, async (sink) => {
-    const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: sink, useStyles: true, useSharedStrings: false });
+    // Loaded when a workbook is written: a command or a window that writes none starts without exceljs and its zip code.
+    const { default: exceljs } = await import('exceljs');
+    const workbook = new exceljs.stream.xlsx.WorkbookWriter({ stream: sink, useStyles: true, useSharedStrings: false });
     workbook.creator = 'Closebook';
     workbook.created = createdAt;
     workbook.modified = createdAt; // else the moment exceljs was called: the same export would differ byte by byte

@@ -74,7 +74,7 @@ export class RetryLoop {
         try {
           response = await this.fetchOnce(url, await init(), idle, signal);
         } catch (error) {
-          const failure = this.sendFailure(error, retry, signal);
+          const failure = this.sendFailure(error, retry, silenceMs, signal);
           if (failure.retryable && attempt < maxAttempts) {
             await this.backoff(attempt, undefined, failure.error, signal, onRetry);
             continue;
@@ -91,7 +91,7 @@ export class RetryLoop {
             };
           } catch (error) {
             if (error instanceof AppError) throw error;
-            const failure = this.bodyFailure(error, retry, signal);
+            const failure = this.bodyFailure(error, retry, silenceMs, signal);
             if (attempt < maxAttempts) {
               await this.backoff(attempt, undefined, failure, signal, onRetry);
               continue;
@@ -103,7 +103,7 @@ export class RetryLoop {
         try {
           body = await readWhole(response, idle, response.ok ? maxBytes : ANSWER_LIMITS.errorBytes);
         } catch (error) {
-          throw this.bodyFailure(error, retry, signal);
+          throw this.bodyFailure(error, retry, silenceMs, signal);
         }
         const retryable = response.status === 429 || (retry === 'safe' && response.status >= 500);
         if (retryable && attempt < maxAttempts) {
@@ -128,24 +128,25 @@ export class RetryLoop {
   }
 
   /** No answer came: cancelled, "may have arrived" for a request that changes something, else a network error. */
-  private sendFailure(error: unknown, retry: 'safe' | 'unsafe', signal?: AbortSignal): { error: AppError; retryable: boolean } {
+  private sendFailure(error: unknown, retry: 'safe' | 'unsafe', silenceMs: number, signal?: AbortSignal): { error: AppError; retryable: boolean } {
     if (signal?.aborted) return { error: new AppError('cancelled', 'Cancelled.'), retryable: false };
     if (error instanceof AppError) return { error, retryable: false };
     const neverSent = requestNeverSent(error);
     if (retry === 'unsafe' && !neverSent) return { error: outcomeUnknown(this.policy.host), retryable: false };
-    return { error: this.networkFailure(error), retryable: true };
+    return { error: this.networkFailure(error, silenceMs), retryable: true };
   }
 
   /** A body cut off half-way: cancelled, "may have arrived" for a request that changes something, else a network error. */
-  private bodyFailure(error: unknown, retry: 'safe' | 'unsafe', signal?: AbortSignal): AppError {
+  private bodyFailure(error: unknown, retry: 'safe' | 'unsafe', silenceMs: number, signal?: AbortSignal): AppError {
     if (signal?.aborted) return new AppError('cancelled', 'Cancelled.');
     if (retry === 'unsafe') return outcomeUnknown(this.policy.host);
-    return this.networkFailure(error);
+    return this.networkFailure(error, silenceMs);
   }
 
-  private networkFailure(error: unknown): AppError {
-    const { host, timeoutMs } = this.policy;
-    return isAbortError(error) ? timedOut(host, Math.round(timeoutMs / 1000)) : unreachable(host);
+  /** `silenceMs`: the silence this request waited out (a download waits longer than a call), as the message says. */
+  private networkFailure(error: unknown, silenceMs: number): AppError {
+    const { host } = this.policy;
+    return isAbortError(error) ? timedOut(host, silenceMs >= 1000 ? Math.round(silenceMs / 1000) : silenceMs / 1000) : unreachable(host);
   }
 
   private async backoff(

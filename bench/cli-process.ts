@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { DEMO_CREDENTIALS } from '@twin/credentials';
-import { CLI } from '@testing/simulator';
+import { CLI, inlineConnection, startSimulator } from '@testing/simulator';
 
 /** The twin's report shape the benchmarks ask for: this many billing lines per organization. */
 export const LINES_PER_ORGANIZATION = 100;
@@ -57,4 +57,16 @@ function medianMs(command: readonly string[], runs: number): number {
 /** The CLI's start-up: a command that does nothing (`help`), and its floor, a bare Node process, medians of `runs`. */
 export function startUp(runs = 21): { helpMs: number; nodeMs: number } {
   return { helpMs: medianMs([...CLI, 'help'], runs), nodeMs: medianMs([process.execPath, '-e', '0'], runs) };
+}
+
+/** The service twin a benchmark fetches from: about `lines` billing lines a month, reports ready after a second. */
+export function startBenchTwin(lines: number): ReturnType<typeof startSimulator> {
+  const organizations = Math.round(lines / LINES_PER_ORGANIZATION);
+  return startSimulator(['--organizations', String(organizations), '--lines-per-organization', String(LINES_PER_ORGANIZATION), '--report-ready-seconds', '1']);
+}
+
+/** `report fetch` of one month from the twin at `baseUrl` into `dataDir`: the run, and the saved report's id (its last line). */
+export function fetchMonth(baseUrl: string, dataDir: string, from: string, to: string): Run & { reportId: string } {
+  const run = cli(['report', 'fetch', '--from', from, '--to', to, '--poll-interval', '1', ...inlineConnection(baseUrl)], dataDir);
+  return { ...run, reportId: run.stdout.trim().split('\n').at(-1) as string };
 }

@@ -8,9 +8,8 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Money } from '@shared/money';
 import { createService } from '@core';
-import { inlineConnection, startSimulator } from '@testing/simulator';
 import { temporaryDir, testPorts } from '@testing/test-support';
-import { buildCli, cli, LINES_PER_ORGANIZATION, startUp } from './cli-process';
+import { buildCli, cli, fetchMonth, LINES_PER_ORGANIZATION, startBenchTwin, startUp } from './cli-process';
 import { measureViewerInChromium } from './viewer-in-chromium';
 
 /**
@@ -84,22 +83,12 @@ const row = (label: string, figure: string, goal: string, met: boolean | null) =
 async function benchSize(lines: number): Promise<Record<string, unknown>> {
   const organizations = Math.round(lines / LINES_PER_ORGANIZATION);
   const dir = await temporaryDir('closebook-bench-');
-  const simulator = await startSimulator([
-    '--organizations',
-    String(organizations),
-    '--lines-per-organization',
-    String(LINES_PER_ORGANIZATION),
-    '--report-ready-seconds',
-    '1',
-  ]);
+  const simulator = await startBenchTwin(lines);
   const big = lines >= 1_000_000;
   try {
     console.log(`\n== ${lines.toLocaleString('en')} billing lines (${organizations.toLocaleString('en')} organizations) ==`);
-    const fetched = cli(
-      ['report', 'fetch', '--from', '2026-10-01', '--to', '2026-10-31', '--poll-interval', '1', ...inlineConnection(simulator.baseUrl)],
-      dir.path,
-    );
-    const reportId = fetched.stdout.trim().split('\n').at(-1) as string;
+    const fetched = fetchMonth(simulator.baseUrl, dir.path, '2026-10-01', '2026-10-31');
+    const { reportId } = fetched;
     row(
       'fetch + save (CLI process)',
       `${(fetched.ms / 1000).toFixed(1)} s, ${fetched.peakRssMb.toFixed(0)} MB peak`,
@@ -177,11 +166,7 @@ async function benchSize(lines: number): Promise<Record<string, unknown>> {
     row('workbook totals = served lines', workbookExact ? 'exact' : 'DIFFER', 'exact', workbookExact);
 
     // Closing the month: November beside October, compared, checked, and its workbook with Changes and Checks.
-    const november = cli(
-      ['report', 'fetch', '--from', '2026-11-01', '--to', '2026-11-30', '--poll-interval', '1', ...inlineConnection(simulator.baseUrl)],
-      dir.path,
-    );
-    const novemberId = november.stdout.trim().split('\n').at(-1) as string;
+    const novemberId = fetchMonth(simulator.baseUrl, dir.path, '2026-11-01', '2026-11-30').reportId;
     const closeStep = (label: string, args: string[], goal: { ms: number; mb: number }, exitCodes = [0]) => {
       const run = cli(args, dir.path, { exitCodes, stdout: false });
       row(

@@ -2,8 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { inlineConnection, startSimulator } from '@testing/simulator';
-import { buildCli, cli, LINES_PER_ORGANIZATION } from './cli-process';
+import { buildCli, cli, fetchMonth, startBenchTwin } from './cli-process';
 
 /**
  * `npx tsx bench/month-close.ts [DIR]`: closing a month at BENCH_LINES billing lines (1,000,000 unless set) — two
@@ -21,17 +20,10 @@ const MONTHS = [
 
 async function fetchMonths() {
   await mkdir(dataDir, { recursive: true });
-  const simulator = await startSimulator([
-    '--organizations',
-    String(Math.round(LINES / LINES_PER_ORGANIZATION)),
-    '--lines-per-organization',
-    String(LINES_PER_ORGANIZATION),
-    '--report-ready-seconds',
-    '1',
-  ]);
+  const simulator = await startBenchTwin(LINES);
   try {
     for (const [from, to] of MONTHS) {
-      const fetched = cli(['report', 'fetch', '--from', from, '--to', to, '--poll-interval', '1', ...inlineConnection(simulator.baseUrl)], dataDir);
+      const fetched = fetchMonth(simulator.baseUrl, dataDir, from, to);
       console.log(`fetched ${from} into ${dataDir} in ${(fetched.ms / 1000).toFixed(1)} s`);
     }
   } finally {

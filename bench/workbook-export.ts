@@ -3,9 +3,8 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { createService } from '@core';
-import { inlineConnection, startSimulator } from '@testing/simulator';
 import { testPorts } from '@testing/test-support';
-import { buildCli, cli, LINES_PER_ORGANIZATION } from './cli-process';
+import { buildCli, cli, fetchMonth, startBenchTwin } from './cli-process';
 
 /**
  * `npx tsx bench/workbook-export.ts [DIR]`: the xlsx export and the invoicing query alone, at BENCH_LINES billing
@@ -20,19 +19,9 @@ async function main() {
   buildCli();
   if (!existsSync(join(dataDir, 'ledger'))) {
     await mkdir(dataDir, { recursive: true });
-    const simulator = await startSimulator([
-      '--organizations',
-      String(Math.round(LINES / LINES_PER_ORGANIZATION)),
-      '--lines-per-organization',
-      String(LINES_PER_ORGANIZATION),
-      '--report-ready-seconds',
-      '1',
-    ]);
+    const simulator = await startBenchTwin(LINES);
     try {
-      const fetched = cli(
-        ['report', 'fetch', '--from', '2026-10-01', '--to', '2026-10-31', '--poll-interval', '1', ...inlineConnection(simulator.baseUrl)],
-        dataDir,
-      );
+      const fetched = fetchMonth(simulator.baseUrl, dataDir, '2026-10-01', '2026-10-31');
       console.log(`fetched into ${dataDir} in ${(fetched.ms / 1000).toFixed(1)} s`);
     } finally {
       simulator.process.kill('SIGTERM');

@@ -177,10 +177,12 @@ async function benchSize(lines: number): Promise<Record<string, unknown>> {
       );
       return { seconds: +(run.ms / 1000).toFixed(1), peakRssMb: +run.peakRssMb.toFixed(0) };
     };
+    // The first check compares the months and runs the checks, and keeps both in the ledger; later ones read them.
+    // Exit 4: the month has open exceptions (the twin plants some).
     const close = {
-      compare: closeStep('compare with October (CLI)', ['reports', 'compare', novemberId], { ms: 5000, mb: 1000 }),
-      // Exit 4: the month has open exceptions (the twin plants some).
-      check: closeStep("November's checks (CLI)", ['reports', 'check', novemberId], { ms: 5000, mb: 1000 }, [0, 4]),
+      check: closeStep("November's checks, first (CLI)", ['reports', 'check', novemberId], { ms: 5000, mb: 1000 }, [0, 4]),
+      checkKept: closeStep("November's checks, kept (CLI)", ['reports', 'check', novemberId], { ms: 5000, mb: 1000 }, [0, 4]),
+      compare: closeStep('compare with October, every change listed (CLI)', ['reports', 'compare', novemberId], { ms: 5000, mb: 1000 }),
       xlsx: closeStep('xlsx with Changes and Checks (CLI)', ['reports', 'export', novemberId, '--out', join(dir.path, 'november.xlsx')], {
         ms: 60_000,
         mb: 700,

@@ -1,13 +1,14 @@
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { copyFile, mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { buildCli, cli, fetchMonth, startBenchTwin } from './cli-process';
 
 /**
  * `npx tsx bench/month-close.ts [DIR]`: closing a month at BENCH_LINES billing lines (1,000,000 unless set) — two
- * consecutive twin months (October and November, with the twin's planted changes), then `reports compare`,
- * `reports check` and the xlsx export of November (with its Changes and Checks sheets), each as its own CLI process
+ * consecutive twin months (October and November, with the twin's planted changes), then `reports compare` and
+ * `reports check` (first with nothing kept, then reading what the first kept) and the xlsx export of November (with
+ * its Changes and Checks sheets), each as its own CLI process
  * under /usr/bin/time (wall time, peak RSS). The months are fetched into DIR once and kept, so runs before and after
  * a change measure the same ledger.
  */
@@ -31,6 +32,16 @@ async function fetchMonths() {
   }
 }
 
+/** The ledger as fetched, before any step kept a comparison or checks in it (the content hashes are taken at fetch). */
+const ledgerFile = join(dataDir, 'ledger', 'closebook.duckdb');
+const asFetched = join(dataDir, 'ledger-as-fetched.duckdb');
+
+/** Puts the ledger back as it was fetched, so the next step makes the comparison and the checks afresh. */
+async function forgetKept() {
+  await rm(`${ledgerFile}.wal`, { force: true });
+  await copyFile(asFetched, ledgerFile);
+}
+
 /** One step as its own CLI process: its figures and what it said last, or that it failed and why (a miss is printed, not hidden). */
 function step(label: string, args: string[], exitCodes: number[] = [0]) {
   const run = cli(args, dataDir, { exitCodes: null, stdout: false });
@@ -41,12 +52,20 @@ function step(label: string, args: string[], exitCodes: number[] = [0]) {
 
 async function main() {
   buildCli();
-  if (!existsSync(join(dataDir, 'ledger'))) await fetchMonths();
+  if (!existsSync(join(dataDir, 'ledger'))) {
+    await fetchMonths();
+    await copyFile(ledgerFile, asFetched);
+  }
+  if (!existsSync(asFetched)) throw new Error(`${dataDir} was fetched by an earlier bench and has no copy as fetched: remove it to fetch again.`);
   const listed = JSON.parse(cli(['reports', 'list', '--json'], dataDir).stdout) as { meta: { id: string; period: { startDate: string } } }[];
   const november = listed.find((listing) => listing.meta.period.startDate === MONTHS[1][0])?.meta.id as string;
-  step('reports compare (November against October)', ['reports', 'compare', november]);
+  await forgetKept();
+  step('reports compare, first (November against October, every change listed)', ['reports', 'compare', november]);
+  step('reports compare, kept', ['reports', 'compare', november]);
+  await forgetKept();
   // Exit 4: the month has open exceptions (the twin plants some).
-  step('reports check (November)', ['reports', 'check', november], [0, 4]);
+  step('reports check, first (compares the months too)', ['reports', 'check', november], [0, 4]);
+  step('reports check, kept', ['reports', 'check', november], [0, 4]);
   step('xlsx export of November', ['reports', 'export', november, '--out', join(dataDir, 'november.xlsx')]);
 }
 

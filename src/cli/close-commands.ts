@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { AppError } from '@shared/errors';
-import type { BillingException, CurrencyBridge, MonthChange, MonthCloseView, Severity } from '@shared/schemas/month-close';
+import { type BillingException, type CurrencyBridge, MonthChange, type MonthCloseView, type Severity } from '@shared/schemas/month-close';
 import type { CliContext } from './context';
 import { EXIT, parse, UsageError, withContext } from './context';
 
@@ -178,6 +178,11 @@ async function savedReports(context: CliContext) {
   };
 }
 
+/** Writes to standard output, waiting while its buffer is full (a long listing stays within memory). */
+async function writeOut(text: string): Promise<void> {
+  if (!process.stdout.write(text)) await new Promise((resolve) => process.stdout.once('drain', resolve));
+}
+
 async function compareCommand(context: CliContext, ids: string[], values: { json: boolean; out?: string | undefined }): Promise<number> {
   if (ids.length < 1 || ids.length > 2)
     throw new UsageError('Usage: reports compare [BEFORE-ID] AFTER-ID [--json] [--out FILE.xlsx] (one id: that month against the month before it)');
@@ -192,16 +197,24 @@ async function compareCommand(context: CliContext, ids: string[], values: { json
       `There is no earlier month of this service in the ledger to compare ${nameOf(afterId)} with. Fetch or import last month first, or name both: reports compare BEFORE-ID AFTER-ID`,
     );
   const comparison = await close.compare(beforeId, afterId);
-  if (values.json) process.stdout.write(`${JSON.stringify(comparison.changes.map(changeJson), null, 2)}\n`);
-  else {
-    process.stdout.write(`${nameOf(afterId)} compared with ${nameOf(beforeId)}\n\nSales by currency (before + price + quantity + new/lost + other = after):\n`);
-    for (const bridge of comparison.bridges) process.stdout.write(`  ${bridgeLine(bridge)}\n`);
-    process.stdout.write(`\nChanges (${comparison.changes.length}):\n`);
-    for (const change of comparison.changes) process.stdout.write(`  ${changeLine(change)}\n`);
+  if (values.json) {
+    // The array written as JSON.stringify(changes, null, 2) would, a batch at a time: a month can have hundreds of thousands.
+    let first = true;
+    await writeOut(comparison.changeCount ? '[\n' : '[]\n');
+    for await (const batch of comparison.batches()) {
+      const items = batch.map((change) => JSON.stringify(changeJson(change), null, 2).replace(/^/gm, '  '));
+      await writeOut(`${first ? '' : ',\n'}${items.join(',\n')}`);
+      first = false;
+    }
+    if (comparison.changeCount) await writeOut('\n]\n');
+  } else {
+    await writeOut(`${nameOf(afterId)} compared with ${nameOf(beforeId)}\n\nSales by currency (before + price + quantity + new/lost + other = after):\n`);
+    for (const bridge of comparison.bridges) await writeOut(`  ${bridgeLine(bridge)}\n`);
+    await writeOut(`\nChanges (${comparison.changeCount}):\n`);
+    for await (const batch of comparison.batches()) await writeOut(batch.map((change) => `  ${changeLine(change)}\n`).join(''));
   }
-  const kinds = new Map<string, number>();
-  for (const change of comparison.changes) kinds.set(change.kind, (kinds.get(change.kind) ?? 0) + 1);
-  process.stderr.write(`${comparison.changes.length} changes${kinds.size ? `: ${[...kinds].map(([kind, count]) => `${count} ${kind}`).join(', ')}` : ''}.\n`);
+  const kinds = MonthChange.shape.kind.options.flatMap((kind) => (comparison.kinds[kind] ? [`${comparison.kinds[kind]} ${kind}`] : []));
+  process.stderr.write(`${comparison.changeCount} changes${kinds.length ? `: ${kinds.join(', ')}` : ''}.\n`);
   if (values.out) {
     const written = await close.exportComparison(comparison, resolve(values.out));
     process.stderr.write(`Wrote ${written.changes} changes to ${resolve(values.out)}.\n`);

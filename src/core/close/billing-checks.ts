@@ -3,7 +3,7 @@ import { type Money, money } from '@shared/money';
 import type { BillingException as SharedException, CheckThresholds, Severity } from '@shared/schemas/month-close';
 import type { Submission, SubmissionSummary } from '@shared/schemas/consumption';
 import type { Ledger } from '../ledger/ledger';
-import { type ComparisonOf, compareMonths, type MonthChange } from './month-compare';
+import { compareMonths, type MonthChange } from './month-compare';
 import { currenciesOf } from '@shared/model/currency-pair';
 import { roundToMinorUnit } from '@shared/currency';
 import {
@@ -270,7 +270,7 @@ async function consumptionDiffers(ledger: Ledger, reportId: string, consumption:
   });
 }
 
-/** Rules against last month: unit price changes, quantity jumps, and what was billed then and is missing now. */
+/** Rules against last month (over the changes that may break one): unit price changes, quantity jumps, and what was billed then and is missing now. */
 function monthRules(changes: MonthChange[], thresholds: CheckThresholds): BillingException[] {
   const found: BillingException[] = [];
   for (const change of changes) {
@@ -337,7 +337,7 @@ function monthRules(changes: MonthChange[], thresholds: CheckThresholds): Billin
 
 /**
  * Every check over one saved month (and, where a rule needs it, the month before), exceptions first: high before
- * medium before low, then by organization. `comparisonOf` gives the month compared with the one before it.
+ * medium before low, then by organization.
  */
 export async function runBillingChecks(
   ledger: Ledger,
@@ -345,7 +345,6 @@ export async function runBillingChecks(
   previousId: string | null,
   thresholds: CheckThresholds = DEFAULT_THRESHOLDS,
   consumption: ConsumptionHistory | null = null,
-  comparisonOf: ComparisonOf = (beforeId) => compareMonths(ledger, beforeId, reportId),
 ): Promise<BillingException[]> {
   const found = [
     ...(await customerNumbers(ledger, reportId)),
@@ -353,7 +352,7 @@ export async function runBillingChecks(
     ...(await lineRules(ledger, reportId)),
     ...(await statedTotals(ledger, reportId)),
     ...(await marginOutliers(ledger, reportId, thresholds)),
-    ...(previousId ? monthRules((await comparisonOf(previousId)).changes, thresholds) : []),
+    ...(previousId ? monthRules(await (await compareMonths(ledger, previousId, reportId)).ruleChanges(thresholds.quantityJumpPercent), thresholds) : []),
     ...(consumption ? await consumptionDiffers(ledger, reportId, consumption) : []),
   ];
   const rank: Record<Severity, number> = { high: 0, medium: 1, low: 2 };

@@ -47,9 +47,8 @@ export async function writeChangesSheet(sheets: Sheets, comparison: MonthCompari
   }
   const stylesOf = changeStyles(sheets.workbook);
   const dates = new Map<string, number | null>();
-  const BATCH = 5_000;
-  for (let start = 0; start < comparison.changes.length; start += BATCH) {
-    for (const change of comparison.changes.slice(start, start + BATCH)) {
+  for await (const batch of comparison.batches()) {
+    for (const change of batch) {
       const styles = stylesOf(change.currencyKey);
       const values = CHANGES_COLUMNS.map((column) => column.value(change));
       series.nextXml((rowNumber) => rowXml(rowNumber, values, KINDS, styles, dates));

@@ -11,12 +11,14 @@ import { testPorts } from '@testing/test-support';
 import { createClose } from './handlers';
 import { MonthClose } from './month-close';
 import { compareMonths } from './month-compare';
+import { keepComparison } from './queries/compare';
 
-// The real comparison, counted: a month's comparison is the largest thing its export computes.
-vi.mock('./month-compare', async (importOriginal) => {
-  const original = await importOriginal<typeof import('./month-compare')>();
-  return { ...original, compareMonths: vi.fn(original.compareMonths) };
+// The real comparison, counted where it is made: a month's comparison is the largest thing its close computes.
+vi.mock('./queries/compare', async (importOriginal) => {
+  const original = await importOriginal<typeof import('./queries/compare')>();
+  return { ...original, keepComparison: vi.fn(original.keepComparison) };
 });
+const made = () => vi.mocked(keepComparison).mock.calls.map(([, beforeId, afterId]) => [beforeId, afterId]);
 
 const OCTOBER = '11111111-1111-4111-8111-000000000010';
 const NOVEMBER = '11111111-1111-4111-8111-000000000011';
@@ -46,7 +48,7 @@ describe("the workbook's month close", () => {
   it('compares the month with the one before it once, for the checks and the Changes sheet alike', async () => {
     const { month, product } = await twoMonths();
     const close = new MonthClose(async () => month.ledger);
-    vi.mocked(compareMonths).mockClear();
+    vi.mocked(keepComparison).mockClear();
 
     const path = join(month.dir, 'november.xlsx');
     await writeReportWorkbook(month.ledger, await new ReportLibrary(async () => month.ledger).meta(NOVEMBER), path, {
@@ -55,11 +57,11 @@ describe("the workbook's month close", () => {
       timeZone: 'Europe/Stockholm',
       addSheets: monthCloseSheets(
         async () => month.ledger,
-        (id, comparisonOf) => close.state(id, undefined, comparisonOf),
+        (id) => close.state(id),
       ),
     });
 
-    expect(vi.mocked(compareMonths).mock.calls.map(([, beforeId, afterId]) => [beforeId, afterId])).toEqual([[OCTOBER, NOVEMBER]]);
+    expect(made()).toEqual([[OCTOBER, NOVEMBER]]);
     const workbook = new ExcelJS.Workbook();
     await workbook.xlsx.readFile(path);
     const column = (sheet: string, index: number) => (workbook.getWorksheet(sheet)?.getColumn(index).values ?? []).map(String);
@@ -69,19 +71,27 @@ describe("the workbook's month close", () => {
     expect(column('Checks', 1)).toContain('unit-price-changed');
   });
 
-  it('compares two months once for the Close screen: its Compare panel takes the comparison the checks made', async () => {
+  it('compares two months once for the Close screen: its Compare panel reads the comparison the checks made and kept', async () => {
     const { month } = await twoMonths();
     const { ports, cleanup } = await testPorts();
     cleanups.push(cleanup);
     const { handlers } = createClose(ports, async () => month.ledger);
-    vi.mocked(compareMonths).mockClear();
+    vi.mocked(keepComparison).mockClear();
 
     const state = await handlers['close:state']({ reportId: NOVEMBER });
     expect(state.exceptions.map((exception) => exception.rule)).toContain('unit-price-changed');
     const shown = await handlers['close:compare']({ beforeId: OCTOBER, afterId: NOVEMBER });
-    expect(vi.mocked(compareMonths).mock.calls.map(([, beforeId, afterId]) => [beforeId, afterId])).toEqual([[OCTOBER, NOVEMBER]]);
-    // The same as a comparison made afresh.
-    const fresh = await compareMonths(month.ledger, OCTOBER, NOVEMBER);
-    expect(shown).toEqual({ ...fresh, changeCount: fresh.changes.length });
+    expect(made()).toEqual([[OCTOBER, NOVEMBER]]);
+    // The same as the comparison kept, read whole.
+    const kept = await compareMonths(month.ledger, OCTOBER, NOVEMBER);
+    expect(made()).toHaveLength(1);
+    expect(shown).toEqual({
+      beforeId: OCTOBER,
+      afterId: NOVEMBER,
+      bridges: kept.bridges,
+      changeCount: kept.changeCount,
+      changes: await kept.changes(0, kept.changeCount),
+    });
+    expect(shown.changes.length).toBeGreaterThan(0);
   });
 });

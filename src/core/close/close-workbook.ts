@@ -6,7 +6,7 @@ import { type AboutRow, EXCEL_MAX_ROWS, localTime, printSetup, type Sheets, writ
 import type { WorkbookAddition } from '../reports';
 import { writeChangesSheet } from './changes-sheet';
 import { countReviews, type MonthCloseSheetsState, plural, writeChecksSheet } from './checks-sheet';
-import { type ComparisonOf, compareMonths, type MonthComparison } from './month-compare';
+import { compareMonths, type MonthComparison } from './month-compare';
 import { labelRow } from './queries/months';
 
 /** A saved month as the workbook names it. */
@@ -76,25 +76,15 @@ export async function monthLabel(ledger: Ledger, reportId: string): Promise<Mont
  * export of part of a report (a filter, a group pack) gets the About rows only: the changes and exceptions are
  * the whole month's.
  *
- * The comparison is made once and handed to both sheets' sources: the checks' rules against last month read it,
- * and Changes writes it. It is held in memory (month-compare.ts): its size grows with the number of changed
- * product lines, not with the report's lines; the sheets are streamed.
+ * The comparison is made once and kept in the ledger (month-compare.ts): the checks' rules against last month read
+ * the changes they look at, and Changes streams every change in batches.
  */
-export function monthCloseSheets(
-  ledger: () => Promise<Ledger>,
-  stateOf: (reportId: string, comparisonOf: ComparisonOf) => Promise<MonthCloseSheetsState>,
-): WorkbookAddition {
+export function monthCloseSheets(ledger: () => Promise<Ledger>, stateOf: (reportId: string) => Promise<MonthCloseSheetsState>): WorkbookAddition {
   return async (sheets, meta, options) => {
     const opened = await ledger();
-    const comparisons = new Map<string, Promise<MonthComparison>>();
-    const comparisonOf: ComparisonOf = (beforeId) => {
-      let comparison = comparisons.get(beforeId);
-      if (!comparison) comparisons.set(beforeId, (comparison = compareMonths(opened, beforeId, meta.id)));
-      return comparison;
-    };
     let state: MonthCloseSheetsState;
     try {
-      state = await stateOf(meta.id, comparisonOf);
+      state = await stateOf(meta.id);
     } catch (error) {
       // The report's own sheets come first: a month the checks cannot be run on still exports.
       return {
@@ -115,7 +105,7 @@ export function monthCloseSheets(
     let noComparison = 'No earlier month of this service and reseller is in the ledger, so there is nothing to compare with. Fetch or import last month first.';
     if (state.previousReportId) {
       try {
-        comparison = await comparisonOf(state.previousReportId);
+        comparison = await compareMonths(opened, state.previousReportId, meta.id);
       } catch (error) {
         noComparison = `The comparison with ${previous ? describeMonth(previous) : 'the month before'} could not be made: ${reasonOf(error)}.`;
       }
@@ -164,7 +154,7 @@ export async function exportComparisonWorkbook(
       { values: ['Comparison', title], look: 'header' },
       { values: ['Before', month(options.before, comparison.beforeId)] },
       { values: ['After', month(options.after, comparison.afterId)] },
-      { values: ['Changes', comparison.changes.length] },
+      { values: ['Changes', comparison.changeCount] },
       ...(names.length > 1
         ? [{ values: ['Changes sheets', `${names.join(', ')}: more rows than one Excel sheet holds, so they continue on the next sheet.`] }]
         : []),
@@ -175,5 +165,5 @@ export async function exportComparisonWorkbook(
     writeAboutRows(worksheet, rows);
     worksheet.commit();
   });
-  return { changes: comparison.changes.length };
+  return { changes: comparison.changeCount };
 }

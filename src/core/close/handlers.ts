@@ -1,13 +1,13 @@
 import { userInfo } from 'node:os';
 import type { ServiceHandlers } from '@shared/contract';
 import { AppError } from '@shared/errors';
-import { MAX_CHANGES_SHOWN, MAX_REVIEWS_AT_ONCE, type MonthCloseView, type MonthComparison } from '@shared/schemas/month-close';
+import { MAX_CHANGES_SHOWN, MAX_REVIEWS_AT_ONCE, type MonthCloseView, type MonthComparison as ShownComparison } from '@shared/schemas/month-close';
 import type { Ledger } from '../ledger/ledger';
 import type { Ports } from '../ports/ports';
 import type { ConsumptionHistory } from './billing-checks';
 import { exportComparisonWorkbook, monthLabel } from './close-workbook';
 import { MonthClose } from './month-close';
-import { type ComparisonOf, compareMonths, type MonthComparison as FullComparison } from './month-compare';
+import { compareMonths, type MonthComparison } from './month-compare';
 import { type Actor } from './month-review';
 import { monthOf, monthsOf, previousMonth } from './months';
 import { profileOfReport, reportNames } from './queries/months';
@@ -15,9 +15,6 @@ import { signedReportIds } from './queries/reviews';
 import { importRates, ratesView, setRates } from './rates';
 import { ThresholdStore } from './thresholds';
 import { trendScopes, trendsOf } from './trends';
-
-/** Pairs of months whose Compare panel is kept (each at most MAX_CHANGES_SHOWN changes). */
-const KEPT_COMPARISONS = 4;
 
 type CloseHandlers = Pick<
   ServiceHandlers,
@@ -38,22 +35,19 @@ type CloseHandlers = Pick<
 /** What hosts may do beyond the contract: the CLI's `reports compare` and `reports check`, with every change and exception. */
 export interface CloseApi {
   /** `afterId` compared with `beforeId`; with one id, that month with the month before it. */
-  compare(beforeId: string, afterId: string | null): Promise<FullComparison>;
+  compare(beforeId: string, afterId: string | null): Promise<MonthComparison>;
   /** The month before a report's (same service and reseller), or null. */
   previousOf(reportId: string): Promise<string | null>;
-  /** `comparisonOf`: the month compared with the one before it, when the caller writes it too (the workbook's Changes). */
-  check(reportId: string, comparisonOf?: ComparisonOf): Promise<MonthCloseView>;
+  check(reportId: string): Promise<MonthCloseView>;
   /** Gives each exception the same review (in parts of MAX_REVIEWS_AT_ONCE); the month as it is afterwards. */
   review(reportId: string, exceptionIds: readonly string[], state: 'open' | 'accepted' | 'resolved', note: string): Promise<MonthCloseView>;
   /** Writes a comparison (from `compare`) to `path` as a workbook: the Changes sheet and an About naming both months. */
-  exportComparison(comparison: FullComparison, path: string): Promise<{ changes: number }>;
+  exportComparison(comparison: MonthComparison, path: string): Promise<{ changes: number }>;
 }
 
 export interface CloseModule {
   handlers: CloseHandlers;
   api: CloseApi;
-  /** Forgets kept checks (a report was saved or deleted, so "last month" may have changed). */
-  forget(): void;
 }
 
 /** The OS account the app runs as: recorded beside every review and sign-off (the attestation's "who"). */
@@ -74,28 +68,9 @@ export function createClose(ports: Ports, ledger: () => Promise<Ledger>, consump
   const thresholds = new ThresholdStore(ports.dataDir);
   const profileOf = async (reportId: string) => profileOfReport(await ledger(), reportId);
   const actor = (name?: string): Actor => ({ name: name ?? osUser(), osUser: osUser(), at: new Date(ports.clock.now()).toISOString() });
-  // What the Compare panel shows of a pair of months (cut at MAX_CHANGES_SHOWN), kept from the comparison the checks
-  // make of the same two months: at a million lines each comparison takes half a minute, so it is made once for both.
-  // A saved report never changes (a refetch is a new report), so a pair's comparison stays true.
-  const shown = new Map<string, MonthComparison>();
-  const pairKey = (beforeId: string, afterId: string) => `${beforeId}|${afterId}`;
-  const keepShown = (beforeId: string, afterId: string, full: FullComparison): MonthComparison => {
-    const cut = { ...full, changes: full.changes.slice(0, MAX_CHANGES_SHOWN), changeCount: full.changes.length };
-    shown.delete(pairKey(beforeId, afterId));
-    shown.set(pairKey(beforeId, afterId), cut);
-    while (shown.size > KEPT_COMPARISONS) shown.delete(shown.keys().next().value as string);
-    return cut;
-  };
-  const comparedAndKept =
-    (afterId: string): ComparisonOf =>
-    async (beforeId) => {
-      const full = await compareMonths(await ledger(), beforeId, afterId);
-      keepShown(beforeId, afterId, full);
-      return full;
-    };
-  const view = async (reportId: string, comparisonOf: ComparisonOf = comparedAndKept(reportId)): Promise<MonthCloseView> => {
+  const view = async (reportId: string): Promise<MonthCloseView> => {
     const limits = await thresholds.get(await profileOf(reportId));
-    return { ...(await close.state(reportId, limits, comparisonOf)), thresholds: limits };
+    return { ...(await close.state(reportId, limits)), thresholds: limits };
   };
   const pairOf = async (beforeId: string, afterId: string | null) => {
     const opened = await ledger();
@@ -124,9 +99,11 @@ export function createClose(ports: Ports, ledger: () => Promise<Ledger>, consump
       await close.reopen(reportId, reason, actor());
       return view(reportId);
     },
-    'close:compare': async ({ beforeId, afterId }): Promise<MonthComparison> => {
-      const { before, after } = await pairOf(beforeId, afterId);
-      return shown.get(pairKey(before, after)) ?? keepShown(before, after, await compareMonths(await ledger(), before, after));
+    // The comparison is kept in the ledger (the checks made it already, as a rule): the panel shows its first changes.
+    'close:compare': async ({ beforeId, afterId }): Promise<ShownComparison> => {
+      const comparison = await compare(beforeId, afterId);
+      const { beforeId: before, afterId: after, bridges, changeCount } = comparison;
+      return { beforeId: before, afterId: after, bridges, changeCount, changes: await comparison.changes(0, MAX_CHANGES_SHOWN) };
     },
     'close:months': async ({ reportId }) => {
       const opened = await ledger();
@@ -142,24 +119,13 @@ export function createClose(ports: Ports, ledger: () => Promise<Ledger>, consump
       }));
     },
     'close:thresholds': async ({ profileId, thresholds: wanted }) => {
-      const saved = wanted ? await thresholds.set(profileId, wanted) : await thresholds.get(profileId);
-      close.forget();
-      return saved;
+      return wanted ? thresholds.set(profileId, wanted) : thresholds.get(profileId);
     },
     'close:trend-scopes': async ({ reportId }) => trendScopes(await ledger(), reportId),
     'close:trends': async ({ reportId, scope }) => trendsOf(await ledger(), reportId, scope),
     'close:rates': async ({ reportId }) => ratesView(await ledger(), reportId),
-    // New rates can change what the margin checks can say, so kept checks are forgotten.
-    'close:set-rates': async ({ reportId, referenceCurrency, rates }) => {
-      const view = await setRates(await ledger(), reportId, referenceCurrency, rates);
-      close.forget();
-      return view;
-    },
-    'close:import-rates': async ({ reportId, referenceCurrency, csv }) => {
-      const view = await importRates(await ledger(), reportId, referenceCurrency, csv);
-      close.forget();
-      return view;
-    },
+    'close:set-rates': async ({ reportId, referenceCurrency, rates }) => setRates(await ledger(), reportId, referenceCurrency, rates),
+    'close:import-rates': async ({ reportId, referenceCurrency, csv }) => importRates(await ledger(), reportId, referenceCurrency, csv),
   };
   const api: CloseApi = {
     compare,
@@ -185,5 +151,5 @@ export function createClose(ports: Ports, ledger: () => Promise<Ledger>, consump
       });
     },
   };
-  return { handlers, api, forget: () => close.forget() };
+  return { handlers, api };
 }

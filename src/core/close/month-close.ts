@@ -1,4 +1,9 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { BillingException as BillingExceptionSchema } from '@shared/schemas/month-close';
 import type { Ledger } from '../ledger/ledger';
+import { KEPT_TABLES } from '../ledger/migrations/004-kept-comparisons';
+import { keepExceptions, keptExceptionsRow } from './queries/kept-checks';
 import {
   type BillingException,
   type CheckThresholds,
@@ -8,8 +13,10 @@ import {
   runBillingChecks,
   type Severity,
 } from './billing-checks';
-import { type ComparisonOf, compareMonths, type CurrencyBridge, type MonthChange } from './month-compare';
-import { type Actor, contentHashOf, MonthReview, type Review, type ReviewState, type SignOff } from './month-review';
+import { MAX_CHANGES_SHOWN } from '@shared/schemas/month-close';
+import { compareMonths, type CurrencyBridge, type MonthChange } from './month-compare';
+import { contentHashOf, keptContentHash } from '../reports';
+import { type Actor, MonthReview, type Review, type ReviewState, type SignOff } from './month-review';
 import { monthOf, monthsOf, previousMonth } from './months';
 
 export interface ReviewedException extends BillingException {
@@ -23,18 +30,35 @@ export interface MonthCloseState {
   open: Record<Severity, number>;
   signOff: SignOff | null;
   /** Set when the month was signed off on another fetch of it: what the service changed since the sign-off. */
-  restatement: { signedReportId: string; hashChanged: boolean; changes: MonthChange[]; bridges: CurrencyBridge[] } | null;
+  /** Its changes are the first MAX_CHANGES_SHOWN of `changeCount`. */
+  restatement: { signedReportId: string; hashChanged: boolean; changes: MonthChange[]; changeCount: number; bridges: CurrencyBridge[] } | null;
   /** True when this report is not the newest fetch of its month. */
   superseded: boolean;
 }
 
+/** What a kept check was found by: a change to the rules gives every month a new key. */
+const RULES_VERSION = 1;
+
+/** How many months' checks stay kept (each a report, the month before it, thresholds and consumption). */
+const KEPT_CHECKS = 16;
+
+const KeptExceptions = z.array(BillingExceptionSchema.omit({ review: true }).extend({ rule: z.string() }));
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Closing a month: its exceptions with their reviews, the review itself, and the sign-off. The checks are run
- * once per report and thresholds and kept (a million lines take a few seconds); reviews are read fresh each time.
+ * once and kept in the ledger (a million lines take seconds); reviews are read fresh each time.
  */
 export class MonthClose {
   private readonly review: MonthReview;
-  private readonly checked = new Map<string, Promise<BillingException[]>>();
+  private readonly checking = new Map<string, Promise<BillingException[]>>();
 
   constructor(
     private readonly ledger: () => Promise<Ledger>,
@@ -43,12 +67,11 @@ export class MonthClose {
     this.review = new MonthReview(ledger);
   }
 
-  /** `comparisonOf`: the month compared with the one before it, when the caller needs it too (an export). */
-  async state(reportId: string, thresholds: CheckThresholds = DEFAULT_THRESHOLDS, comparisonOf?: ComparisonOf): Promise<MonthCloseState> {
+  async state(reportId: string, thresholds: CheckThresholds = DEFAULT_THRESHOLDS): Promise<MonthCloseState> {
     const ledger = await this.ledger();
     const month = await monthOf(ledger, reportId);
     const previous = await previousMonth(ledger, month);
-    const exceptions = await this.exceptions(reportId, previous?.reportId ?? null, thresholds, comparisonOf);
+    const exceptions = await this.exceptions(reportId, previous?.reportId ?? null, thresholds);
     const reviews = await this.review.reviews(month);
     const reviewed = exceptions.map((exception) => ({ ...exception, review: reviews.get(exception.id) ?? null }));
     const open: Record<Severity, number> = { high: 0, medium: 0, low: 0 };
@@ -60,7 +83,8 @@ export class MonthClose {
       restatement = {
         signedReportId: signOff.reportId,
         hashChanged: (await contentHashOf(ledger, reportId)) !== signOff.contentHash,
-        changes: comparison.changes,
+        changes: await comparison.changes(0, MAX_CHANGES_SHOWN),
+        changeCount: comparison.changeCount,
         bridges: comparison.bridges,
       };
     }
@@ -94,20 +118,34 @@ export class MonthClose {
     return this.review.log(await monthOf(await this.ledger(), reportId));
   }
 
-  /** Forgets kept checks of a report (deleted, or its month got a newer fetch that changes "last month"). */
-  forget(reportId?: string): void {
-    for (const key of this.checked.keys()) if (!reportId || key.startsWith(`${reportId}|`) || key.includes(`|${reportId}|`)) this.checked.delete(key);
+  /**
+   * The month's exceptions: kept in the ledger under a key of everything the checks read — both months' reports
+   * and content hashes, the thresholds, the consumption batches counted and the rules' version — so they are
+   * found once; a change to any of them is another key. Two callers asking at once wait for the same checks.
+   */
+  private async exceptions(reportId: string, previousId: string | null, thresholds: CheckThresholds): Promise<BillingException[]> {
+    const ledger = await this.ledger();
+    const months = [reportId, await keptContentHash(ledger, reportId), previousId, previousId && (await keptContentHash(ledger, previousId))];
+    const inputs = [RULES_VERSION, ...months, thresholds.marginDeviationPoints, thresholds.quantityJumpPercent, await consumptionVersion(this.consumption)];
+    const key = createHash('sha256').update(JSON.stringify(inputs)).digest('hex');
+    let found = this.checking.get(key);
+    if (!found) {
+      found = this.keptOrChecked(ledger, key, () => runBillingChecks(ledger, reportId, previousId, thresholds, this.consumption));
+      this.checking.set(key, found);
+      void found.finally(() => this.checking.delete(key)).catch(() => undefined);
+    }
+    return found;
   }
 
-  private async exceptions(reportId: string, previousId: string | null, thresholds: CheckThresholds, comparisonOf?: ComparisonOf): Promise<BillingException[]> {
-    // A consumption batch that succeeds (or is given a period) changes what the consumption rule finds.
-    const key = `${reportId}|${previousId ?? ''}|${thresholds.marginDeviationPoints}|${thresholds.quantityJumpPercent}|${await consumptionVersion(this.consumption)}`;
-    let found = this.checked.get(key);
-    if (!found) {
-      found = this.ledger().then((ledger) => runBillingChecks(ledger, reportId, previousId, thresholds, this.consumption, comparisonOf));
-      found.catch(() => this.checked.delete(key));
-      this.checked.set(key, found);
+  private async keptOrChecked(ledger: Ledger, key: string, check: () => Promise<BillingException[]>): Promise<BillingException[]> {
+    const kept = await keptExceptionsRow(ledger, key);
+    if (kept !== undefined) {
+      const parsed = KeptExceptions.safeParse(parseJson(kept));
+      if (parsed.success) return parsed.data as BillingException[];
+      // Kept results are derived: a damaged one is found again (and replaced) rather than shown.
     }
+    const found = await check();
+    await ledger.derive(KEPT_TABLES, (transaction) => keepExceptions(transaction, key, JSON.stringify(found), new Date().toISOString(), KEPT_CHECKS));
     return found;
   }
 }

@@ -1,9 +1,9 @@
-import { createHash } from 'node:crypto';
 import { AppError } from '@shared/errors';
 import type { Ledger } from '../ledger/ledger';
 import type { Review, ReviewState, SignOff } from '@shared/schemas/month-close';
 import type { MonthRef } from './months';
-import { canonicalLines, insertSignOff, logReview, logRows, reopenSignOff, replaceReview, reviewRows, signOffRow } from './queries/reviews';
+import { contentHashOf } from '../reports';
+import { insertSignOff, logReview, logRows, reopenSignOff, replaceReview, reviewRows, signOffRow } from './queries/reviews';
 
 export type { Review, ReviewState, SignOff } from '@shared/schemas/month-close';
 
@@ -93,16 +93,4 @@ export class MonthReview {
     const rows = await logRows(await this.ledger(), month);
     return rows.map((row) => ({ exceptionId: row.exception_id, action: row.action, note: row.note, by: row.by_name, osUser: row.os_user, at: row.logged_at }));
   }
-}
-
-/**
- * SHA-256 over a canonical form of a report's lines: each line's identity and values as text, in the compare key's
- * order — the same lines give the same hash whatever order the service sent them in or how the file was saved.
- */
-export async function contentHashOf(ledger: Ledger, reportId: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const lines of canonicalLines(ledger, reportId)) {
-    for (const line of lines) hash.update(`${line}\n`);
-  }
-  return hash.digest('hex');
 }

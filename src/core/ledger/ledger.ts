@@ -215,6 +215,30 @@ export class Ledger {
     });
   }
 
+  /** True when the data folder is read-only: nothing can be saved there. */
+  get readOnly(): boolean {
+    return this.readOnlyFolder !== null;
+  }
+
+  /**
+   * Keeps what is derived from saved months (a comparison): in one write transaction, all or nothing. In a
+   * read-only ledger nothing can be saved, so `work` fills temporary tables of the reading connection instead,
+   * made from `tables` (name → column declarations) and shadowing the saved ones: kept for this session only.
+   */
+  derive<T>(tables: Record<string, string>, work: (transaction: LedgerTransaction) => Promise<T>): Promise<T> {
+    if (!this.readOnlyFolder) return this.write(work);
+    return this.writes.run(async () => {
+      for (const [table, columns] of Object.entries(tables)) await this.reader.run(`CREATE TEMP TABLE IF NOT EXISTS ${table} (${columns})`);
+      return work({
+        run: async (sql, params = []) => {
+          await this.reader.run(sql, bound(params));
+        },
+        all: async (sql, params = []) => (await (await this.reader.runAndReadAll(sql, bound(params))).getRowObjectsJson()) as LedgerRow[],
+        appender: () => Promise.reject(new AppError('internal', 'A read-only ledger takes no appended rows.')),
+      });
+    });
+  }
+
   /**
    * A consistent copy of the whole ledger in a new database file, made by the database (not a file copy, which
    * could catch it mid-write) in the staging folder, and moved to `path` when complete.

@@ -2,3 +2,4 @@
 export { createReports, type ReportsApi, type ReportsModule } from './handlers';
 export type { WorkbookAddition, WorkbookAdditionResult } from './report-workbook';
 export { SERVICE_POLL_FLOOR_MS } from './report-job';
+export { contentHashOf, keptContentHash } from './content-hash';

@@ -1,3 +1,4 @@
+import { keptContentHash } from './content-hash';
 import { z } from 'zod';
 import { AppError, describeIssue } from '@shared/errors';
 import { REPORT_COMPLETE, type ReportPeriod } from '@shared/schemas/billing-report';
@@ -122,7 +123,7 @@ export async function ingestReport(
   onLines?: (lines: number) => void,
 ): Promise<IngestOutcome> {
   try {
-    return await ledger.write(async (transaction) => {
+    const outcome = await ledger.write(async (transaction) => {
       const writer = await ReportWriter.start(transaction, identity.reportId);
       let reported = 0;
       const shell = await readBillingReport(body, {
@@ -143,6 +144,9 @@ export async function ingestReport(
       await writer.finish(named, entries);
       return { complete: true as const, status, lines: writer.counts.lines };
     });
+    // Hashed once saved, so the month close need not; should this fail, the close takes the hash on first use.
+    await keptContentHash(ledger, identity.reportId).catch(() => undefined);
+    return outcome;
   } catch (error) {
     if (error instanceof NotComplete) return { complete: false, status: error.status };
     if (error instanceof AppError) throw error;
@@ -350,7 +354,8 @@ class ReportWriter {
         [reportId],
       );
     }
-    await transaction.run(`INSERT INTO reports VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`, [
+    // The content hash (the last column) is taken once the report is saved.
+    await transaction.run(`INSERT INTO reports VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, NULL)`, [
       reportId,
       identity.jobId,
       identity.name,

@@ -98,7 +98,16 @@ export const MonthCloseView = z.object({
   open: z.object({ high: z.number().int(), medium: z.number().int(), low: z.number().int() }),
   signOff: SignOff.nullable(),
   /** The month was signed off on another fetch of it: what the service changed since. */
-  restatement: z.object({ signedReportId: z.string(), hashChanged: z.boolean(), changes: z.array(MonthChange), bridges: z.array(CurrencyBridge) }).nullable(),
+  /** What changed since the sign-off: the first MAX_CHANGES_SHOWN of `changeCount` changes. */
+  restatement: z
+    .object({
+      signedReportId: z.string(),
+      hashChanged: z.boolean(),
+      changes: z.array(MonthChange).max(MAX_CHANGES_SHOWN),
+      changeCount: z.number().int().nonnegative(),
+      bridges: z.array(CurrencyBridge),
+    })
+    .nullable(),
   /** This report is not the newest fetch of its month. */
   superseded: z.boolean(),
 });

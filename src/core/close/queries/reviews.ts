@@ -1,13 +1,11 @@
 import type { Ledger, LedgerTransaction } from '@core/ledger/ledger';
-import { ORG_KEY } from '@core/ledger/keys';
 import { type Row, rowShape } from '@core/ledger/rows';
 import type { Actor } from '../month-review';
 import type { MonthRef } from '../months';
 import { monthParams, SAME_MONTH } from './months';
 
 /*
- * The review of a month's exceptions, its sign-off and the review log (ledger migration 2), and the canonical lines
- * a sign-off's content hash is taken over.
+ * The review of a month's exceptions, its sign-off and the review log (ledger migration 2).
  */
 
 const REVIEW = rowShape({ exception_id: 'text', state: 'text', note: 'text', reviewed_by: 'text', reviewed_at: 'text' });
@@ -106,24 +104,4 @@ const SIGNED = rowShape({ report_id: 'text' });
 /** The saved reports a sign-off in force was made on. */
 export async function signedReportIds(ledger: Ledger): Promise<Set<string>> {
   return new Set(SIGNED.all(await ledger.all('SELECT DISTINCT report_id FROM sign_offs WHERE reopened_at IS NULL')).map((row) => row.report_id));
-}
-
-const CANONICAL = rowShape({ line: 'text' });
-
-/**
- * A report's lines in canonical form, in batches: each line's identity and values as text, in the compare key's
- * order, whatever order the service sent them in or however the file was saved.
- */
-export async function* canonicalLines(ledger: Ledger, reportId: string): AsyncGenerator<string[]> {
-  const batches = ledger.stream(
-    `SELECT concat_ws(chr(31), ${ORG_KEY}, o.customer_number, s.service_id, u.subscription_id, l.product_id, l.item_code, l.quantity::VARCHAR,
-       l.cost_per_unit::VARCHAR, l.sales_per_unit::VARCHAR, l.cost::VARCHAR, l.sales::VARCHAR, l.currency, l.customer_currency, l.item_details) AS line
-     FROM billing_lines l
-     JOIN organizations o ON o.report_id = l.report_id AND o.org_no = l.org_no
-     JOIN services s ON s.report_id = l.report_id AND s.service_no = l.service_no
-     JOIN subscriptions u ON u.report_id = l.report_id AND u.subscription_no = l.subscription_no
-     WHERE l.report_id = $1 ORDER BY line`,
-    [reportId],
-  );
-  for await (const rows of batches) yield CANONICAL.all(rows).map((row) => row.line);
 }

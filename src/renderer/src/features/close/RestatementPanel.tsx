@@ -17,7 +17,7 @@ export function RestatementPanel({ meta, view }: { meta: ReportMeta; view: Month
   if (!restatement || !signOff) return null;
   const month = monthLabel(meta.period);
   const signed = `signed off by ${signOff.signedBy} at ${formatDateTime(signOff.signedAt)}`;
-  const changed = restatement.hashChanged || restatement.changes.length > 0;
+  const changed = restatement.hashChanged || restatement.changeCount > 0;
   if (!changed) {
     return (
       <p className="restated restated--same" role="note" data-testid="restatement">
@@ -25,7 +25,7 @@ export function RestatementPanel({ meta, view }: { meta: ReportMeta; view: Month
       </p>
     );
   }
-  const count = restatement.changes.length;
+  const count = restatement.changeCount;
   return (
     <section className="restated" aria-labelledby="restated-title" data-testid="restatement">
       <h3 id="restated-title">The service changed this month after it was signed off</h3>

@@ -1,0 +1,112 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { money } from '@shared/money';
+import { ledgerWithMonth, restateTotals, testIdentity } from '@testing/ledger-month';
+import type { Ledger } from '../ledger/ledger';
+import { contentHashOf, keptContentHash } from '../reports';
+import { ingestReport } from '../reports/report-ingest';
+import { runBillingChecks } from './billing-checks';
+import { MonthClose } from './month-close';
+import { compareMonths } from './month-compare';
+
+// The real checks, counted: what the month close keeps is what it need not run again.
+vi.mock('./billing-checks', async (importOriginal) => {
+  const original = await importOriginal<typeof import('./billing-checks')>();
+  return { ...original, runBillingChecks: vi.fn(original.runBillingChecks) };
+});
+
+const OCTOBER = '11111111-1111-4111-8111-000000000010';
+const NOVEMBER = '11111111-1111-4111-8111-000000000011';
+const REFETCH = '11111111-1111-4111-8111-000000000012';
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()?.();
+});
+
+/** October, and November with every third line's quantity up by one (so there are changes to read in parts). */
+async function twoMonths() {
+  const month = await ledgerWithMonth({ reportId: OCTOBER, seed: 11, organizations: 8, linesPerOrganization: 6 });
+  cleanups.push(month.close);
+  const november = structuredClone(month.entries);
+  let index = 0;
+  for (const organization of november.flatMap((entry) => entry.organizations))
+    for (const item of organization.services.flatMap((service) => service.items))
+      for (const product of item.products) {
+        if (index++ % 3) continue;
+        product.quantity += 1;
+        product.totalCustomerPrice = money(product.customerPricePerUnit).times(product.quantity).toFixed(2);
+        product.totalResellerPrice = money(product.resellerPricePerUnit).times(product.quantity).toFixed(2);
+      }
+  restateTotals(november);
+  await save(month.ledger, NOVEMBER, november);
+  return { ledger: month.ledger, november };
+}
+
+async function save(ledger: Ledger, reportId: string, entries: unknown) {
+  async function* body() {
+    yield JSON.stringify({ status: 5, data: entries });
+  }
+  await ingestReport(ledger, testIdentity(reportId, { name: 'Billing 2026-11', period: { startDate: '2026-11-01', endDate: '2026-11-30' } }), body());
+}
+
+const count = async (ledger: Ledger, table: string) => Number((await ledger.all(`SELECT count(*)::INTEGER AS n FROM ${table}`))[0]?.n);
+
+describe('what the month close keeps in the ledger', () => {
+  it("takes each report's content hash once, when it is saved", async () => {
+    const { ledger } = await twoMonths();
+    const kept = await ledger.all('SELECT report_id, content_hash FROM reports ORDER BY report_id');
+    expect(kept.map((row) => row.content_hash)).toEqual([await contentHashOf(ledger, OCTOBER), await contentHashOf(ledger, NOVEMBER)]);
+    // A report saved before hashes were kept gets its hash on first use, and keeps it.
+    await ledger.write((transaction) => transaction.run('UPDATE reports SET content_hash = NULL WHERE report_id = $1', [OCTOBER]));
+    expect(await keptContentHash(ledger, OCTOBER)).toBe(await contentHashOf(ledger, OCTOBER));
+    expect((await ledger.all('SELECT content_hash FROM reports WHERE report_id = $1', [OCTOBER]))[0]?.content_hash).toBe(await contentHashOf(ledger, OCTOBER));
+  });
+
+  it('compares two months once and reads the kept changes in parts that join up to the whole; a refetch is compared anew', async () => {
+    const { ledger, november } = await twoMonths();
+    const first = await compareMonths(ledger, OCTOBER, NOVEMBER);
+    expect(first.changeCount).toBeGreaterThan(10);
+    expect(await count(ledger, 'kept_comparisons')).toBe(1);
+    const whole = await first.changes(0, first.changeCount);
+    const parts = [...(await first.changes(0, 4)), ...(await first.changes(4, 5)), ...(await first.changes(9, first.changeCount))];
+    expect(parts).toEqual(whole);
+    const batches: unknown[] = [];
+    for await (const batch of first.batches(7)) batches.push(...batch);
+    expect(batches).toEqual(whole);
+    expect(first.kinds).toEqual({ quantity: first.changeCount });
+
+    const again = await compareMonths(ledger, OCTOBER, NOVEMBER);
+    expect(await count(ledger, 'kept_comparisons')).toBe(1);
+    expect(await again.changes(0, again.changeCount)).toEqual(whole);
+    expect(again.bridges).toEqual(first.bridges);
+
+    // The same lines fetched again are another report: compared on their own (names are read from the report).
+    await save(ledger, REFETCH, november);
+    const refetch = await compareMonths(ledger, OCTOBER, REFETCH);
+    expect(await count(ledger, 'kept_comparisons')).toBe(2);
+    expect(refetch.changeCount).toBe(first.changeCount);
+  });
+
+  it("finds a month's exceptions once, for this process and the next, and again when what they read changes", async () => {
+    const { ledger } = await twoMonths();
+    const checks = vi.mocked(runBillingChecks);
+    checks.mockClear();
+    const state = await new MonthClose(async () => ledger).state(NOVEMBER);
+    expect(state.exceptions.some((exception) => exception.rule === 'quantity-jump' || exception.rule === 'unit-price-changed')).toBe(false);
+    expect(checks).toHaveBeenCalledTimes(1);
+
+    // A new MonthClose stands for the next start of the app: the exceptions are read from the ledger.
+    const reopened = await new MonthClose(async () => ledger).state(NOVEMBER);
+    expect(checks).toHaveBeenCalledTimes(1);
+    expect(reopened.exceptions).toEqual(state.exceptions);
+
+    // Other thresholds are other checks: a jump of 1 % finds the raised quantities.
+    const strict = await new MonthClose(async () => ledger).state(NOVEMBER, { marginDeviationPoints: 20, quantityJumpPercent: 1 });
+    expect(checks).toHaveBeenCalledTimes(2);
+    expect(strict.exceptions.filter((exception) => exception.rule === 'quantity-jump').length).toBeGreaterThan(0);
+
+    // A damaged kept result is found again rather than shown.
+    await ledger.write((transaction) => transaction.run(`UPDATE kept_checks SET exceptions = '[{"id": 1}'`));
+    expect((await new MonthClose(async () => ledger).state(NOVEMBER)).exceptions).toEqual(state.exceptions);
+    expect(checks).toHaveBeenCalledTimes(3);
+  });
+});

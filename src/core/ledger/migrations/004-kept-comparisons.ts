@@ -1,0 +1,34 @@
+import { MONEY_SUM, PRICE } from '../types';
+
+/** A sum of quantities, and an effect on sales (a unit price × a quantity): as wide as DuckDB's DECIMAL goes, exact. */
+const QTY_SUM = 'DECIMAL(38, 8)';
+const EFFECT = 'DECIMAL(38, 16)';
+
+/** One month's side of a change: its quantity, unit price and cost (NULL when they vary), cost and sales. */
+const side = (month: 0 | 1) => `q${month} ${QTY_SUM}, p${month} ${PRICE}, k${month} ${PRICE}, c${month} ${MONEY_SUM}, s${month} ${MONEY_SUM}`;
+
+/**
+ * What the month close derives from saved months and keeps, so a million-line month is compared once:
+ * - `reports.content_hash`, the SHA-256 of a report's canonical lines, taken once (a report never changes);
+ * - a comparison of two months, its changes in the order shown and its sales bridges, under a key made of both
+ *   reports and their content hashes (kept_comparisons.comparison_key): a refetch is another report, so another key;
+ * - a month's exceptions as the checks found them (JSON), under a key of everything the checks read (kept_checks).
+ * Declared once: the migration creates the tables, and a read-only ledger makes temporary ones of the same shape.
+ */
+export const KEPT_TABLES = {
+  kept_comparisons: `comparison_key VARCHAR PRIMARY KEY, before_id VARCHAR NOT NULL, after_id VARCHAR NOT NULL, made_at VARCHAR NOT NULL,
+    change_count INTEGER NOT NULL`,
+  kept_changes: `comparison_key VARCHAR NOT NULL, seq INTEGER NOT NULL, kind VARCHAR NOT NULL, level VARCHAR NOT NULL,
+    organization VARCHAR NOT NULL, customer_number VARCHAR NOT NULL, org_id VARCHAR NOT NULL, service VARCHAR NOT NULL, service_id VARCHAR,
+    subscription VARCHAR, subscription_id VARCHAR, product VARCHAR, product_id VARCHAR, currency VARCHAR NOT NULL, customer_currency VARCHAR NOT NULL,
+    ${side(0)}, ${side(1)}, price_effect ${EFFECT} NOT NULL, quantity_effect ${EFFECT} NOT NULL, new_lost_effect ${EFFECT} NOT NULL,
+    other_effect ${EFFECT} NOT NULL`,
+  kept_bridges: `comparison_key VARCHAR NOT NULL, currency VARCHAR NOT NULL, customer_currency VARCHAR NOT NULL, price_effect ${EFFECT} NOT NULL,
+    quantity_effect ${EFFECT} NOT NULL, new_lost_effect ${EFFECT} NOT NULL, other_effect ${EFFECT} NOT NULL`,
+  kept_checks: 'check_key VARCHAR PRIMARY KEY, made_at VARCHAR NOT NULL, exceptions VARCHAR NOT NULL',
+} as const;
+
+export const KEPT_COMPARISONS: string[] = [
+  'ALTER TABLE reports ADD COLUMN content_hash VARCHAR',
+  ...Object.entries(KEPT_TABLES).map(([table, columns]) => `CREATE TABLE ${table} (${columns})`),
+];

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { BillingException as BillingExceptionSchema } from '@shared/schemas/month-close';
+import { BillingException as BillingExceptionSchema, MAX_CHANGES_SHOWN } from '@shared/schemas/month-close';
 import type { Ledger } from '../ledger/ledger';
 import { KEPT_TABLES } from '../ledger/migrations/004-kept-comparisons';
 import { keepExceptions, keptExceptionsRow } from './queries/kept-checks';
@@ -13,7 +13,6 @@ import {
   runBillingChecks,
   type Severity,
 } from './billing-checks';
-import { MAX_CHANGES_SHOWN } from '@shared/schemas/month-close';
 import { compareMonths, type CurrencyBridge, type MonthChange } from './month-compare';
 import { contentHashOf, keptContentHash } from '../reports';
 import { type Actor, MonthReview, type Review, type ReviewState, type SignOff } from './month-review';

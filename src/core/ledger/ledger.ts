@@ -37,6 +37,16 @@ export interface LedgerSession {
   stream(sql: string, params?: LedgerValue[]): AsyncGenerator<LedgerRow[]>;
 }
 
+/** Statements and reads on one connection, as a write's transaction (or a read-only ledger's derived tables) runs them. */
+function statementsOn(connection: DuckDBConnection): Pick<LedgerTransaction, 'run' | 'all'> {
+  return {
+    run: async (sql, params = []) => {
+      await connection.run(sql, bound(params));
+    },
+    all: async (sql, params = []) => (await (await connection.runAndReadAll(sql, bound(params))).getRowObjectsJson()) as LedgerRow[],
+  };
+}
+
 async function* streamRows(connection: DuckDBConnection, sql: string, params: LedgerValue[]): AsyncGenerator<LedgerRow[]> {
   const result = await connection.stream(sql, bound(params));
   for await (const rows of result.yieldRowObjectJson()) yield rows as LedgerRow[];
@@ -172,10 +182,7 @@ export class Ledger {
       await this.writer.run('BEGIN TRANSACTION');
       const appenders: DuckDBAppender[] = [];
       const transaction: LedgerTransaction = {
-        run: async (sql, params = []) => {
-          await this.writer.run(sql, bound(params));
-        },
-        all: async (sql, params = []) => (await (await this.writer.runAndReadAll(sql, bound(params))).getRowObjectsJson()) as LedgerRow[],
+        ...statementsOn(this.writer),
         appender: async (table) => {
           const appender = await this.writer.createAppender(table);
           appenders.push(appender);
@@ -230,10 +237,7 @@ export class Ledger {
     return this.writes.run(async () => {
       for (const [table, columns] of Object.entries(tables)) await this.reader.run(`CREATE TEMP TABLE IF NOT EXISTS ${table} (${columns})`);
       return work({
-        run: async (sql, params = []) => {
-          await this.reader.run(sql, bound(params));
-        },
-        all: async (sql, params = []) => (await (await this.reader.runAndReadAll(sql, bound(params))).getRowObjectsJson()) as LedgerRow[],
+        ...statementsOn(this.reader),
         appender: () => Promise.reject(new AppError('internal', 'A read-only ledger takes no appended rows.')),
       });
     });

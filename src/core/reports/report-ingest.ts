@@ -1,4 +1,3 @@
-import { keptContentHash } from './content-hash';
 import { z } from 'zod';
 import { AppError, describeIssue } from '@shared/errors';
 import { REPORT_COMPLETE, type ReportPeriod } from '@shared/schemas/billing-report';
@@ -8,6 +7,7 @@ import { AMOUNT, QUANTITY, searchText, UNIT_PRICE } from '../ledger/schema';
 import { plainIssues } from '../runtime/plain-issues';
 import { ledgerDecimal } from './ledger-decimal';
 import { JsonNumber, type ReportLevel, type ReportShell, readBillingReport } from './report-reader';
+import { keptContentHash } from './content-hash';
 
 const Amount = ledgerDecimal(AMOUNT);
 const UnitPrice = ledgerDecimal(UNIT_PRICE);

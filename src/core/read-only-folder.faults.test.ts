@@ -21,9 +21,15 @@ let fixture: ServiceFixture;
 let mounted: { path: string; release: () => Promise<void> } | null = null;
 let service: Service;
 let exports: { path: string; remove: () => Promise<void> };
+/** November, fetched beside the fixture's October before the folder turns read-only: a month to compare and close. */
+let novemberId: string;
 
 beforeAll(async () => {
   fixture = await serviceFixture();
+  const job = await fixture.service.handlers['reports:request']({ profileId: fixture.profile.id, period: { startDate: '2026-11-01', endDate: '2026-11-30' } });
+  const [done] = await fixture.service.reports.waitFor([job.id]);
+  if (!done?.reportId) throw new Error(`November's request ended ${done?.state}: ${done?.message}`);
+  novemberId = done.reportId;
   await fixture.service.dispose(); // the ledger is one process's at a time: let go of it
   const dir = await temporaryDir('closebook-read-only-');
   try {
@@ -84,6 +90,11 @@ describe('a read-only data folder', () => {
       ['reports:export', { reportId, format: 'csv', filter: { text: 'a' } }],
       ['reports:export', { reportId, format: 'parquet' }],
       ['reports:share', { reportId }],
+      // The month close makes its comparison and checks without saving them: kept for the session, asked twice.
+      ['close:state', { reportId: novemberId }],
+      ['close:compare', { beforeId: reportId, afterId: novemberId }],
+      ['close:compare', { beforeId: reportId, afterId: novemberId }],
+      ['reports:export', { reportId: novemberId, format: 'xlsx' }],
     ];
     for (const [channel, input] of reads) {
       const answer = await call(channel, input);
@@ -119,7 +130,7 @@ describe('a read-only data folder', () => {
     expect(failures).toEqual([]);
     expect(unclear).toEqual([]);
     const exported = await readdir(exports.path);
-    expect(exported.filter((name) => name.endsWith('.xlsx')).length).toBe(2);
+    expect(exported.filter((name) => name.endsWith('.xlsx')).length).toBe(3);
     for (const name of exported) expect((await stat(join(exports.path, name))).size).toBeGreaterThan(0);
   });
 });

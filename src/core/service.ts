@@ -1,4 +1,4 @@
-import type { ServiceHandlers } from '@shared/contract';
+import type { EventPayload, ServiceHandlers } from '@shared/contract';
 import type { ProfileFields } from '@shared/schemas/profile';
 import { type CloseApi, createClose, monthCloseSheets } from './close';
 import { type ConsumptionApi, createConsumption } from './consumption';
@@ -52,6 +52,15 @@ export function createService(ports: Ports): Service {
   const close = createClose(ports, ledger.get, consumption.tasks);
   // The report workbook gets the month close's sheets: Changes, Checks, and DRAFT or the sign-off in About.
   const reports = createReports(ports, events, profiles.profiles, profiles.connections, ledger.get, monthCloseSheets(ledger.get, close.api.check));
+  // A month just fetched is closed next: the app (not the CLI, whose process ends with its command) makes its
+  // comparison and checks at once, in the background.
+  if (ports.host !== 'cli') {
+    events.subscribe((event, payload) => {
+      if (event !== 'report:progress') return;
+      const job = payload as EventPayload<'report:progress'>;
+      if (job.state === 'done' && job.reportId) close.prepare(job.reportId);
+    });
+  }
   const organizations = createOrganizations(profiles.connections);
   const settings = createSettings(ports);
   const copyPrint = createCopyPrint(ports);
@@ -98,6 +107,7 @@ export function createService(ports: Ports): Service {
       await reports.jobs.stopAll();
       await consumption.tasks.stopAll();
       profiles.connections.clear();
+      await close.settled();
       await ledger.close();
     },
   };

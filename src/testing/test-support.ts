@@ -1,4 +1,5 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTwin, type Twin, type TwinOptions } from '@twin/server';
@@ -97,4 +98,34 @@ export { generateOrganizations } from '@twin/dataset';
 export interface SavedReportFile {
   meta: import('@shared/schemas/saved-report').ReportMeta;
   entries: import('@twin/billing-report').WireBillingEntry[];
+}
+
+/** Mounts a small RAM disk of its own (tmpfs) at `path`, so "the disk is full" is the real thing; false without mount rights (CI runs as root). */
+export function mountSmallDisk(path: string, megabytes: number): boolean {
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${megabytes}m,mode=0700`, 'tmpfs', path], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Fills the disk of `dir` with files of a megabyte until about a megabyte is left; `free` removes them. */
+export async function fillDisk(dir: string): Promise<{ free: () => Promise<void> }> {
+  const reserve = join(dir, 'filler');
+  await writeFile(reserve, Buffer.alloc(1024 * 1024));
+  let count = 0;
+  for (; ; count++) {
+    try {
+      await writeFile(join(dir, `filler-${count}`), Buffer.alloc(1024 * 1024));
+    } catch {
+      break;
+    }
+  }
+  await rm(reserve);
+  return {
+    free: async () => {
+      for (let i = 0; i <= count; i++) await rm(join(dir, `filler-${i}`), { force: true });
+    },
+  };
 }

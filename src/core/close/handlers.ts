@@ -48,6 +48,14 @@ export interface CloseApi {
 export interface CloseModule {
   handlers: CloseHandlers;
   api: CloseApi;
+  /**
+   * Closes a freshly saved month ahead of the user, in the background: its comparison with the month before and its
+   * checks are made and kept, so the Close screen opens on them at once. A failure is logged, never thrown: the
+   * screen makes them itself when opened.
+   */
+  prepare(reportId: string): void;
+  /** Waits for the preparations under way (the ledger may close only after them). */
+  settled(): Promise<void>;
 }
 
 /** The OS account the app runs as: recorded beside every review and sign-off (the attestation's "who"). */
@@ -151,5 +159,15 @@ export function createClose(ports: Ports, ledger: () => Promise<Ledger>, consump
       });
     },
   };
-  return { handlers, api };
+  const preparing = new Set<Promise<unknown>>();
+  const prepare = (reportId: string) => {
+    const started = ports.clock.now();
+    const prepared = view(reportId).then(
+      (state) => ports.log.info('month close prepared', { reportId, exceptions: state.exceptions.length, ms: ports.clock.now() - started }),
+      (error: unknown) => ports.log.warn('the month close could not be prepared', { reportId, error: error instanceof Error ? error.message : String(error) }),
+    );
+    preparing.add(prepared);
+    void prepared.finally(() => preparing.delete(prepared));
+  };
+  return { handlers, api, prepare, settled: async () => void (await Promise.allSettled([...preparing])) };
 }

@@ -1,7 +1,14 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { money } from '@shared/money';
 import { ledgerWithMonth, restateTotals, testIdentity } from '@testing/ledger-month';
-import type { Ledger } from '../ledger/ledger';
+import { serviceFixture } from '@testing/service-fixture';
+import { buildBillingReport, fillDisk, generateOrganizations, mountSmallDisk, temporaryDir } from '@testing/test-support';
+import { execFileSync } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { AppError } from '@shared/errors';
+import { silentLogger } from '../ports/ports';
+import { Ledger } from '../ledger/ledger';
 import { contentHashOf, keptContentHash } from '../reports';
 import { ingestReport } from '../reports/report-ingest';
 import { runBillingChecks } from './billing-checks';
@@ -108,5 +115,58 @@ describe('what the month close keeps in the ledger', () => {
     await ledger.write((transaction) => transaction.run(`UPDATE kept_checks SET exceptions = '[{"id": 1}'`));
     expect((await new MonthClose(async () => ledger).state(NOVEMBER)).exceptions).toEqual(state.exceptions);
     expect(checks).toHaveBeenCalledTimes(3);
+  });
+
+  it('are made in the background in the app as soon as a month is fetched, so the Close screen opens on them', async () => {
+    const prepared: unknown[] = [];
+    const log = {
+      info: (message: string, details?: Record<string, unknown>) => void (message === 'month close prepared' && prepared.push(details?.reportId)),
+      warn: () => {},
+    };
+    const fixture = await serviceFixture({ ports: { host: 'electron', log } });
+    cleanups.push(fixture.close);
+    const { service } = fixture;
+    const checks = vi.mocked(runBillingChecks);
+    const job = await service.handlers['reports:request']({ profileId: fixture.profile.id, period: { startDate: '2026-11-01', endDate: '2026-11-30' } });
+    const [done] = await service.reports.waitFor([job.id]);
+    const november = done?.reportId as string;
+    for (let waited = 0; !prepared.includes(november) && waited < 20_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(prepared).toContain(november);
+    const checked = () => checks.mock.calls.filter(([, reportId]) => reportId === november).map(([, , previousId]) => previousId);
+    expect(checked()).toEqual([fixture.report.id]); // November, once, against October
+
+    const state = await service.handlers['close:state']({ reportId: november });
+    expect(state.previousReportId).toBe(fixture.report.id);
+    expect(checked()).toHaveLength(1); // read as kept
+  });
+
+  it('says the disk is full when a comparison cannot be kept, keeps none of it, and keeps it once there is room', async () => {
+    const root = await temporaryDir();
+    cleanups.push(() => root.remove());
+    const disk = join(root.path, 'disk');
+    await mkdir(disk);
+    if (!mountSmallDisk(disk, 48)) throw new Error('This test needs to mount a small tmpfs (run as root, as CI does).');
+    cleanups.push(async () => void execFileSync('umount', ['-l', disk], { stdio: 'ignore' }));
+    const ledger = await Ledger.open(disk, silentLogger, { threads: 1 });
+    cleanups.push(async () => ledger.close());
+    // The same customers in two months whose usage differs: thousands of changed lines, more than a megabyte to keep.
+    const organizations = generateOrganizations({ seed: 3, organizations: 200, linesPerOrganization: 40 });
+    await save(ledger, OCTOBER, buildBillingReport(organizations, '2026-10-01', '2026-10-31', { seed: 3 }));
+    await save(ledger, NOVEMBER, buildBillingReport(organizations, '2026-11-01', '2026-11-30', { seed: 4 }));
+
+    const full = await fillDisk(disk);
+    const failure = await compareMonths(ledger, OCTOBER, NOVEMBER).then(
+      () => null,
+      (thrown: unknown) => thrown,
+    );
+    expect(failure).toBeInstanceOf(AppError);
+    expect((failure as AppError).message).toMatch(/disk is full/);
+    expect(await count(ledger, 'kept_comparisons')).toBe(0);
+    expect(await count(ledger, 'kept_changes')).toBe(0);
+
+    await full.free();
+    const kept = await compareMonths(ledger, OCTOBER, NOVEMBER);
+    expect(kept.changeCount).toBeGreaterThan(1000);
+    expect(await count(ledger, 'kept_changes')).toBe(kept.changeCount);
   });
 });

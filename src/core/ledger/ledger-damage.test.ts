@@ -1,10 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AppError } from '@shared/errors';
 import { silentLogger } from '../ports/ports';
-import { buildBillingReport, generateOrganizations, temporaryDir } from '@testing/test-support';
+import { buildBillingReport, fillDisk, generateOrganizations, mountSmallDisk, temporaryDir } from '@testing/test-support';
 import { testIdentity } from '@testing/ledger-month';
 import { ingestReport } from '../reports/report-ingest';
 import { Ledger } from './ledger';
@@ -29,16 +29,6 @@ const totals = (ledger: Ledger) =>
   ledger.all(
     `SELECT report_id, currency, customer_currency, line_count::INTEGER AS lines, cost::VARCHAR AS cost, sales::VARCHAR AS sales FROM report_totals ORDER BY ALL`,
   );
-
-/** A small RAM disk of its own (tmpfs), so "the disk is full" is the real thing; needs mount rights (CI runs as root). */
-function mountSmallDisk(path: string, megabytes: number): boolean {
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${megabytes}m,mode=0700`, 'tmpfs', path], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('a damaged ledger and a full disk', () => {
   it('refuses a damaged ledger file with what to do, and leaves the file as it was', async () => {
@@ -73,16 +63,7 @@ describe('a damaged ledger and a full disk', () => {
     expect(before.length).toBeGreaterThan(0);
 
     // Fill the disk to within about a megabyte, then save a month far bigger than what is left.
-    const filler = join(disk, 'filler');
-    await writeFile(filler, Buffer.alloc(1024 * 1024));
-    for (let i = 0; ; i++) {
-      try {
-        await writeFile(join(disk, `filler-${i}`), Buffer.alloc(1024 * 1024));
-      } catch {
-        break;
-      }
-    }
-    await rm(filler);
+    const full = await fillDisk(disk);
     const failure = await ingestReport(ledger, testIdentity(ID(2)), chunks(served(400, 50))).then(
       () => null,
       (thrown: unknown) => thrown,
@@ -92,13 +73,7 @@ describe('a damaged ledger and a full disk', () => {
     expect((failure as AppError).message).not.toMatch(/\n\s+at /); // no stack trace
 
     // Make room: saving works again, and after a restart the earlier month is whole and the failed one is not there.
-    for (let i = 0; ; i++) {
-      try {
-        await rm(join(disk, `filler-${i}`));
-      } catch {
-        break;
-      }
-    }
+    await full.free();
     await ingestReport(ledger, testIdentity(ID(3)), chunks(served(2, 2))); // "try again" works without a restart
     await Promise.resolve(ledger.close());
     ledger = await Ledger.open(disk, silentLogger);

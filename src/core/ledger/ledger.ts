@@ -67,6 +67,8 @@ export const LEDGER_FILE = 'closebook.duckdb';
  */
 export class Ledger {
   private readonly writes = new SerialQueue();
+  /** Derived results are made one at a time, beside the writes (derive). */
+  private readonly derivations = new SerialQueue();
 
   private constructor(
     private readonly instance: DuckDBInstance,
@@ -228,18 +230,35 @@ export class Ledger {
   }
 
   /**
-   * Keeps what is derived from saved months (a comparison): in one write transaction, all or nothing. In a
-   * read-only ledger nothing can be saved, so `work` fills temporary tables of the reading connection instead,
-   * made from `tables` (name → column declarations) and shadowing the saved ones: kept for this session only.
+   * Keeps what is derived from saved months (a comparison, a month's exceptions), all or nothing, in a transaction
+   * on a connection of its own: derived results are written to tables no user action writes, so making one (seconds
+   * at a million lines) never holds up a review or a rename; derivations run one at a time among themselves. In a
+   * read-only ledger nothing can be saved, so `work` fills temporary tables of the reading connection instead, made
+   * from `tables` (name → column declarations) and shadowing the saved ones: kept for this session only.
    */
   derive<T>(tables: Record<string, string>, work: (transaction: LedgerTransaction) => Promise<T>): Promise<T> {
-    if (!this.readOnlyFolder) return this.write(work);
-    return this.writes.run(async () => {
-      for (const [table, columns] of Object.entries(tables)) await this.reader.run(`CREATE TEMP TABLE IF NOT EXISTS ${table} (${columns})`);
-      return work({
-        ...statementsOn(this.reader),
-        appender: () => Promise.reject(new AppError('internal', 'A read-only ledger takes no appended rows.')),
+    const appender = () => Promise.reject(new AppError('internal', 'Derived results take no appended rows.'));
+    if (this.readOnlyFolder) {
+      return this.derivations.run(async () => {
+        for (const [table, columns] of Object.entries(tables)) await this.reader.run(`CREATE TEMP TABLE IF NOT EXISTS ${table} (${columns})`);
+        return work({ ...statementsOn(this.reader), appender });
       });
+    }
+    return this.derivations.run(async () => {
+      const connection = await this.instance.connect();
+      try {
+        await connection.run('BEGIN TRANSACTION');
+        try {
+          const result = await work({ ...statementsOn(connection), appender });
+          await connection.run('COMMIT');
+          return result;
+        } catch (error) {
+          await connection.run('ROLLBACK').catch(() => undefined);
+          throw writeError(error, this.dir);
+        }
+      } finally {
+        connection.closeSync();
+      }
     });
   }
 

@@ -76,8 +76,20 @@ export async function compareMonths(ledger: Ledger, beforeId: string, afterId: s
     changeCount,
     kinds: Object.fromEntries((await keptKindCounts(ledger, key)).map((row) => [row.kind, row.changes])),
     changes: read,
+    // The next batch is asked for before this one is handed on, so the ledger reads it while the caller writes
+    // (a caller that stops early leaves it unread: its failure is then nobody's, so it is caught here).
     batches: async function* (size = 5_000) {
-      for (let from = 0; from < changeCount; from += size) yield await read(from, size);
+      const ask = (from: number) => {
+        const batch = read(from, size);
+        batch.catch(() => undefined);
+        return batch;
+      };
+      let next = changeCount > 0 ? ask(0) : null;
+      for (let from = 0; next; from += size) {
+        const batch = await next;
+        next = from + size < changeCount ? ask(from + size) : null;
+        yield batch;
+      }
     },
     ruleChanges: async (jumpPercent) => (await ruleChangeRows(ledger, key, String(1 + jumpPercent / 100))).map(changeOf),
   };

@@ -44,8 +44,8 @@ const COMPARE_VERSION = 1;
 /** How many comparisons stay kept: a few months' worth, each a pair of months a user looked at. */
 const KEPT_COMPARISONS = 8;
 
-/** Comparisons being made in this process, by key: two callers asking at once wait for the same one. */
-const making = new Map<string, Promise<number>>();
+/** Comparisons being made, per ledger and key: two callers asking at once wait for the same one. */
+const making = new WeakMap<Ledger, Map<string, Promise<number>>>();
 
 /**
  * Compares two saved months of the same service: new and lost organizations, services, subscriptions and product
@@ -96,14 +96,16 @@ export async function compareMonths(ledger: Ledger, beforeId: string, afterId: s
 }
 
 function made(ledger: Ledger, beforeId: string, afterId: string, key: string): Promise<number> {
-  let changes = making.get(key);
+  const inLedger = making.get(ledger) ?? new Map<string, Promise<number>>();
+  making.set(ledger, inLedger);
+  let changes = inLedger.get(key);
   if (!changes) {
     changes = ledger.derive(KEPT_TABLES, async (transaction) => {
       await forgetOldComparisons(transaction, KEPT_COMPARISONS - 1);
       return keepComparison(transaction, beforeId, afterId, key, new Date().toISOString());
     });
-    making.set(key, changes);
-    void changes.finally(() => making.delete(key)).catch(() => undefined);
+    inLedger.set(key, changes);
+    void changes.finally(() => inLedger.delete(key)).catch(() => undefined);
   }
   return changes;
 }

@@ -97,14 +97,45 @@ describe('closebook reports compare, check and accept', () => {
     const rest = exceptions.filter((exception) => exception.severity !== 'high').map((exception) => exception.id);
     const resolved = rest.pop()!;
     expect(cli(['reports', 'accept', november, ...rest, '--note', 'Expected this month'])).toMatchObject({ code: 0, stdout: '1\n' });
-    expect(cli(['reports', 'accept', november, resolved, '--resolve'])).toMatchObject({ code: 0, stdout: '0\n' });
+    expect(cli(['reports', 'accept', november, resolved, '--resolve', '--note', 'Put right in the service'])).toMatchObject({ code: 0, stdout: '0\n' });
     const done = cli(['reports', 'check', november, '--json']);
     expect(done.code).toBe(0);
     const note = (id: string) =>
-      high.includes(id) ? ['accepted', 'Checked with the account manager'] : id === resolved ? ['resolved', ''] : ['accepted', 'Expected this month'];
+      high.includes(id)
+        ? ['accepted', 'Checked with the account manager']
+        : id === resolved
+          ? ['resolved', 'Put right in the service']
+          : ['accepted', 'Expected this month'];
     expect((JSON.parse(done.stdout) as ExceptionJson[]).map((exception) => [exception.state, exception.note])).toEqual(
       exceptions.map((exception) => note(exception.id)),
     );
+
+    // The sign-off: prepared by this OS user; the same user's approval refused with exit 5 and the rule in words.
+    expect(cli(['reports', 'accept', november, 'negative-margin|no-such-org|x|EUR', '--note', 'n'])).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/1 exception does not exist in this month/),
+    });
+    const prepared = cli(['reports', 'prepare', november]);
+    expect([prepared.code, prepared.stdout, prepared.stderr]).toEqual([
+      0,
+      'prepared\n',
+      expect.stringMatching(/PREPARED: prepared by \S+ at .*; not approved by a second person\.\n$/),
+    ]);
+    const approval = cli(['reports', 'approve', november]);
+    expect([approval.code, approval.stderr]).toEqual([
+      5,
+      expect.stringMatching(/prepared this month, so \S+ cannot approve it: approval needs a second person, who signs in through the team ledger/),
+    ]);
+    expect(cli(['reports', 'accept', november, high[0]!, '--note', 'Again'])).toMatchObject({
+      code: 5,
+      stderr: expect.stringMatching(/Prepared, so its reviews are locked/),
+    });
+    expect(cli(['reports', 'delete', november])).toMatchObject({ code: 5, stderr: expect.stringMatching(/cannot be deleted/) });
+    const log = cli(['reports', 'log', november, '--json']);
+    expect(log.code).toBe(0);
+    const entries = (JSON.parse(log.stdout) as { entries: { action: string }[]; intact: boolean }).entries;
+    expect(entries.map((entry) => entry.action).slice(-2)).toEqual(['resolved', 'prepared']);
+    expect(cli(['reports', 'check', november]).stderr).toMatch(/PREPARED: prepared by/);
   }, 180_000);
 
   it('refuses an unknown report, a bad --fail-on and an accept without a note with exit 1, saying why', () => {

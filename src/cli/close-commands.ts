@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { AppError } from '@shared/errors';
-import { type BillingException, type CurrencyBridge, MonthChange, type MonthCloseView, type Severity } from '@shared/schemas/month-close';
+import { type BillingException, type CurrencyBridge, type Evidence, MonthChange, type MonthCloseView, type Severity } from '@shared/schemas/month-close';
+import { type ShownReviewState, shownReviewState } from '@shared/model/review-state';
 import type { CliContext } from './context';
 import { EXIT, parse, UsageError, withContext } from './context';
 
@@ -8,7 +9,7 @@ import { EXIT, parse, UsageError, withContext } from './context';
 export const EXIT_OPEN_EXCEPTIONS = 4;
 
 /** The `reports` actions this module answers; the rest are report-commands.ts'. */
-export const CLOSE_ACTIONS = ['compare', 'check', 'accept'] as const;
+export const CLOSE_ACTIONS = ['compare', 'check', 'accept', 'prepare', 'approve', 'log'] as const;
 
 export function isCloseAction(action: string | undefined): boolean {
   return (CLOSE_ACTIONS as readonly string[]).includes(action ?? '');
@@ -58,7 +59,9 @@ export interface ChangeJson extends PlaceJson {
  *   rule, severity ("high" | "medium" | "low"), title, message
  *   organization, customerNumber, orgId, service, serviceId, subscription, subscriptionId, product, productId,
  *   currency        (null where they do not apply)
- *   state           "open" | "accepted" | "resolved", with note, reviewedBy and reviewedAt (null while open)
+ *   evidence        the figures the rule saw, by name (exact decimal strings)
+ *   state           "open" | "accepted" | "resolved" | "suspended" (reviewed on other figures: open again), with note,
+ *                   reviewedBy and reviewedAt (null while open), and reviewedEvidence (the figures reviewed)
  */
 export interface ExceptionJson extends PlaceJson {
   id: string;
@@ -67,7 +70,9 @@ export interface ExceptionJson extends PlaceJson {
   title: string;
   message: string;
   currency: string | null;
-  state: 'open' | 'accepted' | 'resolved';
+  evidence: Evidence;
+  state: ShownReviewState;
+  reviewedEvidence: Evidence | null;
   note: string | null;
   reviewedBy: string | null;
   reviewedAt: string | null;
@@ -112,7 +117,9 @@ export function exceptionJson(exception: BillingException): ExceptionJson {
     message: exception.message,
     ...placeJson({ ...exception, service: exception.service ?? '' }),
     currency: exception.currencyKey,
-    state: exception.review?.state ?? 'open',
+    evidence: exception.evidence,
+    state: shownReviewState(exception.review),
+    reviewedEvidence: exception.review?.evidence ?? null,
     note: exception.review?.note ?? null,
     reviewedBy: exception.review?.reviewedBy ?? null,
     reviewedAt: exception.review?.reviewedAt ?? null,
@@ -143,10 +150,18 @@ export function changeLine(change: MonthChange): string {
   return `${change.kind.padEnd(8)} ${change.level.padEnd(12)} ${change.currencyKey.padEnd(7)} ${placeOf(change)}: ${valuesText(change.before)} → ${valuesText(change.after)}`;
 }
 
+const figures = (evidence: Evidence) =>
+  Object.entries(evidence)
+    .map(([name, value]) => `${name} ${value}`)
+    .join(', ');
+
 export function exceptionLines(exception: BillingException): string {
-  const state = exception.review?.state ?? 'open';
+  const state = shownReviewState(exception.review);
   const note = exception.review?.note ? `\n    note: ${exception.review.note} (${exception.review.reviewedBy})` : '';
-  return `${exception.severity.padEnd(6)} ${state.padEnd(8)} ${exception.rule.padEnd(22)} ${exception.organization}: ${exception.message}\n    id: ${exception.id}${note}`;
+  const suspended = exception.review?.suspended
+    ? `\n    suspended: reviewed on ${figures(exception.review.suspended.reviewed)}; now ${figures(exception.review.suspended.now)}`
+    : '';
+  return `${exception.severity.padEnd(6)} ${state.padEnd(8)} ${exception.rule.padEnd(22)} ${exception.organization}: ${exception.message}\n    id: ${exception.id}${note}${suspended}`;
 }
 
 const SEVERITIES: Severity[] = ['high', 'medium', 'low'];
@@ -238,7 +253,7 @@ async function checkCommand(context: CliContext, ids: string[], values: { json: 
   else for (const exception of view.exceptions) process.stdout.write(`${exceptionLines(exception)}\n`);
   const failing = openAtOrAbove(view, failOn);
   const against = view.previousReportId ? '' : ' No earlier month is in the ledger, so the rules against last month were not run.';
-  process.stderr.write(`${name}: ${view.exceptions.length} exceptions, ${openSummary(view)}.${against}\n`);
+  process.stderr.write(`${name}: ${view.exceptions.length} exceptions, ${openSummary(view)}.${against}\n${stateLine(view)}\n`);
   if (failing > 0) process.stderr.write(`Accept each with a note (reports accept ${reportId} EXCEPTION-ID --note TEXT) or put it right and --resolve it.\n`);
   return failing > 0 ? EXIT_OPEN_EXCEPTIONS : EXIT.ok;
 }
@@ -251,9 +266,7 @@ async function acceptCommand(context: CliContext, ids: string[], values: { note?
   if (!values.resolve && !note) throw new UsageError('Say why the exception is accepted: --note TEXT (or --resolve when it was put right).');
   (await savedReports(context)).nameOf(reportId);
   const close = context.service.close;
-  const known = new Set((await close.check(reportId)).exceptions.map((exception) => exception.id));
-  const unknown = exceptionIds.filter((id) => !known.has(id));
-  if (unknown.length) throw new UsageError(`No exception ${unknown.join(', ')} in report ${reportId}. See: closebook reports check ${reportId}`);
+  // The core refuses an id the month does not have (exit 1), and a review of a Prepared or Approved month (exit 5).
   const done = await close.review(reportId, exceptionIds, values.resolve ? 'resolved' : 'accepted', note);
   process.stdout.write(`${openAtOrAbove(done, 'low')}\n`);
   process.stderr.write(
@@ -262,9 +275,50 @@ async function acceptCommand(context: CliContext, ids: string[], values: { note?
   return EXIT.ok;
 }
 
+/** The month's close state in one line: DRAFT, PREPARED or APPROVED with who and when, or what failed its checks. */
+function stateLine(view: MonthCloseView): string {
+  const { signOff, integrity } = view;
+  if (signOff && integrity.contentChanged) return 'CHANGED AFTER SIGN-OFF: the signed lines no longer match their content hash.';
+  if (!integrity.logIntact) return `CHANGED AFTER SIGN-OFF: the close log was changed (its chain breaks at entry ${integrity.logBrokenAt}).`;
+  if (view.state === 'draft') return signOff ? `DRAFT: the month is ${signOff.state} on another fetch (${signOff.reportId}).` : 'DRAFT: not prepared.';
+  const prepared = `prepared by ${signOff?.preparedBy} at ${signOff?.preparedAt}`;
+  if (view.state === 'approved') return `APPROVED by ${signOff?.approvedBy} at ${signOff?.approvedAt}; ${prepared}.`;
+  return view.teamLedger ? `PREPARED: ${prepared}; awaiting approval by a second person.` : `PREPARED: ${prepared}; not approved by a second person.`;
+}
+
+async function stepCommand(context: CliContext, ids: string[], action: 'prepare' | 'approve'): Promise<number> {
+  if (ids.length !== 1) throw new UsageError(`Usage: reports ${action} ID`);
+  const reportId = ids[0] as string;
+  const name = (await savedReports(context)).nameOf(reportId);
+  const view = action === 'prepare' ? await context.service.close.prepare(reportId) : await context.service.close.approve(reportId);
+  process.stderr.write(`${name}: ${stateLine(view)}\n`);
+  process.stdout.write(`${view.state}\n`);
+  return EXIT.ok;
+}
+
+async function logCommand(context: CliContext, ids: string[], values: { json: boolean }): Promise<number> {
+  if (ids.length !== 1) throw new UsageError('Usage: reports log ID [--json]');
+  const reportId = ids[0] as string;
+  const name = (await savedReports(context)).nameOf(reportId);
+  const log = await context.service.close.log(reportId);
+  if (values.json) process.stdout.write(`${JSON.stringify(log, null, 2)}\n`);
+  else
+    for (const entry of log.entries)
+      await writeOut(
+        `${String(entry.seq).padStart(4)}  ${entry.at}  ${entry.actor.padEnd(16)} ${entry.action.padEnd(9)} ${entry.exceptionId}${entry.note ? `  "${entry.note}"` : ''}\n`,
+      );
+  process.stderr.write(
+    log.intact
+      ? `${name}: ${log.entries.length} log entries, the hash chain intact.\n`
+      : `${name}: the log was changed — its hash chain breaks at entry ${log.brokenAt}.\n`,
+  );
+  return log.intact ? EXIT.ok : EXIT.control;
+}
+
 /**
- * `reports compare [A] B [--json] [--out F.xlsx]`, `reports check ID [--json] [--fail-on high|medium|low]` and
- * `reports accept ID EXCEPTION-ID… --note TEXT [--resolve]`: closing a month, offline, on the saved months.
+ * `reports compare [A] B [--json] [--out F.xlsx]`, `reports check ID [--json] [--fail-on high|medium|low]`,
+ * `reports accept ID EXCEPTION-ID… --note TEXT [--resolve]`, `reports prepare ID`, `reports approve ID` and
+ * `reports log ID [--json]`: closing a month, offline, on the saved months. A refusal by a control exits 5.
  */
 export async function closeCommand(args: string[]): Promise<number> {
   const [action, ...rest] = args;
@@ -278,6 +332,8 @@ export async function closeCommand(args: string[]): Promise<number> {
     try {
       if (action === 'compare') return await compareCommand(context, positionals, values);
       if (action === 'check') return await checkCommand(context, positionals, values);
+      if (action === 'prepare' || action === 'approve') return await stepCommand(context, positionals, action);
+      if (action === 'log') return await logCommand(context, positionals, values);
       return await acceptCommand(context, positionals, values);
     } catch (error) {
       // A report deleted between the listing and the work is as unknown as one never saved.

@@ -8,7 +8,7 @@ export { EXIT };
 export class UsageError extends Error {}
 
 export function exitCodeFor(code: ErrorCode): number {
-  return code === 'validation' ? EXIT.usage : EXIT.service;
+  return code === 'validation' ? EXIT.usage : code === 'control' ? EXIT.control : EXIT.service;
 }
 
 /** A failure as one line on stderr, and its exit code. */

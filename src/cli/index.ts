@@ -18,6 +18,9 @@ const USAGE = `Closebook command line (the same core as the app)
   reports check ID [--json] [--fail-on high|medium|low]   the month's billing checks; exit 4 while any at or above
                                                           --fail-on (default low) is open (offline)
   reports accept ID EXCEPTION-ID… --note TEXT [--resolve] accept (or mark resolved) exceptions; prints how many stay open
+  reports prepare ID | approve ID                         the four-eyes sign-off: prepare when nothing is open; approve
+                                                          as a second person (refused for the preparer: exit 5)
+  reports log ID [--json]                                 the month's close log, its hash chain checked (exit 5 if broken)
   ledger backup --out FILE.duckdb                         a consistent copy of every saved month (the ledger)
   consumption validate --file F [--sheet NAME]            check a CSV/XLSX consumption file; problems by row
   consumption submit --file F [--period YYYY-MM] [--failed-out F.xlsx|.csv] [--poll-interval S] [--yes]
@@ -28,7 +31,8 @@ const USAGE = `Closebook command line (the same core as the app)
 Service commands take --profile NAME, or --base-url URL --client-id ID --username NAME --reseller-id GUID
 [--seller-id GUID] with CLOSEBOOK_API_SECRET and CLOSEBOOK_PASSWORD in the environment; and --data-dir DIR.
 Exit codes: 0 done, 1 usage or validation error, 2 authentication, network or service error,
-3 the consumption task Failed, 4 billing exceptions still open (reports check).
+3 the consumption task Failed, 4 billing exceptions still open (reports check), 5 a control of the month close
+refused the step (an approval by the preparer, a locked month, a signed fetch deleted, a broken log).
 `;
 
 type Command = (args: string[]) => Promise<number>;

@@ -50,8 +50,11 @@ export function createService(ports: Ports): Service {
   const profiles = createProfiles(ports, events);
   const consumption = createConsumption(ports, events, profiles.profiles, profiles.connections, ledger.get);
   const close = createClose(ports, ledger.get, consumption.tasks);
-  // The report workbook gets the month close's sheets: Changes, Checks, and DRAFT or the sign-off in About.
-  const reports = createReports(ports, events, profiles.profiles, profiles.connections, ledger.get, monthCloseSheets(ledger.get, close.api.check));
+  // The report workbook gets the month close's sheets (Changes, Checks, its state in About); a deletion, its say.
+  const reports = createReports(ports, events, profiles.profiles, profiles.connections, ledger.get, {
+    addSheets: monthCloseSheets(ledger.get, close.api.check),
+    guardDeletion: close.guardDeletion,
+  });
   // A month just fetched is closed next: the app (not the CLI, whose process ends with its command) makes its
   // comparison and checks at once, in the background.
   if (ports.host !== 'cli') {

@@ -9,6 +9,7 @@ import { ReportJob, ReportListing, ReportMeta } from './schemas/saved-report';
 import {
   CheckThresholds,
   MAX_REVIEWS_AT_ONCE,
+  CloseLog,
   MonthCloseView,
   MonthComparison,
   MonthSummary,
@@ -286,7 +287,7 @@ export const channels = {
   'close:state': { input: ReportRef, output: MonthCloseView },
   /**
    * Reviews one exception or a group of them alike, in one transaction: `accepted` needs a note (why); `open` undoes a
-   * review. Refused while the month is signed off.
+   * review. Refused while the month is Prepared or Approved, and for an exception the month does not have.
    */
   'close:review': {
     input: ReportRef.extend({
@@ -296,9 +297,14 @@ export const channels = {
     }),
     output: MonthCloseView,
   },
-  /** Signs the month off by the typed name (and the OS user) when nothing is open. */
-  'close:sign-off': { input: ReportRef.extend({ name: z.string().trim().min(1, 'is required').max(120) }), output: MonthCloseView },
+  /** Draft → Prepared by the signed-in identity, when nothing is open (refused with the code `control` otherwise). */
+  'close:prepare': { input: ReportRef, output: MonthCloseView },
+  /** Prepared → Approved by a second person: refused for the preparer, and for who accepted a high exception. */
+  'close:approve': { input: ReportRef, output: MonthCloseView },
+  /** Back to Draft, with a reason; an Approved month by an approver only. */
   'close:reopen': { input: ReportRef.extend({ reason: z.string().trim().min(1, 'is required').max(2000) }), output: MonthCloseView },
+  /** The month's close log, oldest first, with its hash chain checked. */
+  'close:log': { input: ReportRef, output: CloseLog },
   /** `afterId` against `beforeId` (two months of one service). */
   'close:compare': { input: z.object({ beforeId: z.string().uuid(), afterId: z.string().uuid() }), output: MonthComparison },
   /** The months of the report's service and reseller in the ledger (newest fetch of each period), oldest first. */

@@ -14,6 +14,7 @@ export const ErrorCode = z.enum([
   'bad-response', // the service answered with something we cannot read
   'not-found',
   'conflict',
+  'control', // a control of the month close refused the step (self-approval, an open exception, a locked month)
   'outcome-unknown', // a request that changes data may or may not have reached the service
   'keychain-unavailable',
   'forbidden-origin', // a URL pointed away from the profile's own service

@@ -280,7 +280,10 @@ class Planter {
     const negativeMargin = plant ? pick(soldInOwnCurrency) : null;
     const costWithoutSales = plant ? pick(soldInOwnCurrency) : null;
     const lineTotalMismatch = plant ? pick() : null;
-    const restatement = pick();
+    // A planted month restates its loss-making subscription (an acceptance of that loss then no longer holds); the
+    // pick is made either way, so what is drawn after it stays the same.
+    const picked = pick();
+    const restatement = negativeMargin ?? picked;
     const billed = this.dataset.organizations.filter((organization) => organization.services.length > 0);
     const missingCustomerNumber = plant ? draw(random, billed) : null;
     return { negativeMargin, costWithoutSales, lineTotalMismatch, restatement, missingCustomerNumber };

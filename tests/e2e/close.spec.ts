@@ -51,13 +51,17 @@ async function expectLaidOut(page: Page, name: string, ready: Locator): Promise<
   for (const size of SCREEN_SIZES) {
     await page.setViewportSize(size);
     await expect(ready).toBeVisible();
+    await ready.scrollIntoViewIfNeeded();
     await page.screenshot({ path: `test-results/close-${name}-${size.width}x${size.height}.png` });
     expect(await layoutProblems(page), `${name} at ${size.width}×${size.height}`).toEqual([]);
   }
   await page.setViewportSize(WIDE);
 }
 
-test('close a month: compare with the one before, review the exceptions, sign off, refetch and see the restatement', async ({ page, bridge }) => {
+test('close a month: compare with the one before, review the exceptions, prepare, refetch and see the restatement and a suspended acceptance', async ({
+  page,
+  bridge,
+}) => {
   test.setTimeout(90_000);
   const twin = await startTwin({ reportReadyAfterMs: 0, reportReadyAfterPolls: 0, organizations: 12 });
   try {
@@ -180,10 +184,10 @@ test('close a month: compare with the one before, review the exceptions, sign of
     await expect(close.exceptionGroup('quantity-jump')).toHaveCount(0);
     let open = openTotal - jumps;
 
-    // Accept one with a note (required), resolve a group at once and the rest one by one; sign-off waits until none is open.
-    const signOff = close.button('Sign off the month');
-    await close.root.getByLabel('Sign off as').fill('Anna Berg');
-    await expect(signOff).toBeDisabled();
+    // Accept one with a note (required), resolve a group at once and the rest one by one (a note for high and
+    // medium ones); Prepare waits until none is open.
+    const prepare = close.button('Prepare the month');
+    await expect(prepare).toBeDisabled();
     const negativeRow = close.exceptionRows(negative.message);
     await close.exceptionButton('Accept…', { within: negativeRow }).click();
     const accept = close.exceptionButton('Accept', { exact: true });
@@ -198,7 +202,7 @@ test('close a month: compare with the one before, review the exceptions, sign of
     await expect(accepted).toContainText('Accepted');
     await expect(accepted).toContainText('“Agreed Q4 discount, see the contract”');
     const reviewed = (await handlers['close:state']({ reportId: octoberId })).exceptions.find((exception) => exception.id === negative.id)!;
-    expect(reviewed.review).toMatchObject({ state: 'accepted', note: 'Agreed Q4 discount, see the contract' });
+    expect(reviewed.review).toMatchObject({ state: 'accepted', note: 'Agreed Q4 discount, see the contract', evidence: negative.evidence });
 
     await close.reviewFilter(/^Open/).click();
     const priceCount = state.exceptions.filter((exception) => exception.rule === 'unit-price-changed').length;
@@ -206,26 +210,42 @@ test('close a month: compare with the one before, review the exceptions, sign of
     open -= priceCount;
     await expect(close.exceptionRows()).toHaveCount(open);
     for (; open > 0; open -= 1) {
-      await close.exceptionButton('Resolve', { within: close.exceptionRows().first() }).click();
+      const row = close.exceptionRows().first();
+      const resolve = close.exceptionButton(/^Resolve/, { within: row });
+      if ((await resolve.textContent())?.endsWith('…')) {
+        await resolve.click();
+        await table.getByPlaceholder('A note is required').fill('Put right in the service');
+        await close.exceptionButton('Resolve', { exact: true, within: table.locator('.exc__note-row') }).click();
+      } else await resolve.click();
       await expect(close.exceptionRows()).toHaveCount(open - 1);
     }
     await expect(openCounts).toHaveText('No open exceptions');
-    await signOff.click();
-    await expect(close.state).toContainText('Signed off by Anna Berg at');
+    await prepare.click();
+    const you = (await handlers['close:state']({ reportId: octoberId })).you;
+    await expect(close.state).toContainText(`Prepared by ${you} at`);
     const signed = (await handlers['close:state']({ reportId: octoberId })).signOff!;
     await expect(close.root.getByTestId('content-hash')).toHaveText(signed.contentHash);
-    expect(signed).toMatchObject({ reportId: octoberId, signedBy: 'Anna Berg' });
+    expect(signed).toMatchObject({ state: 'prepared', reportId: octoberId, preparedBy: you, approvedBy: null });
+    // The preparer cannot approve: the screen says why (on a workstation alone, the close ends at Prepared).
+    await expect(close.button('Approve the month')).toBeDisabled();
+    await expect(close.root.getByTestId('approval-rule')).toContainText(`You (${you}) prepared this month, so you cannot approve it`);
+    await expect(close.root.getByTestId('approval-rule')).toContainText('team ledger');
+    await expect(close.state).toContainText('Ready to invoice (not approved by a second person)');
+    await expectLaidOut(page, 'prepared', close.root.getByTestId('approval-rule'));
+    // The core refuses it too, whatever the screen shows.
+    await expect(handlers['close:approve']({ reportId: octoberId })).rejects.toMatchObject({ code: 'control' });
     await close.reviewFilter(/^All/).click();
     await expect(close.exceptionButton('Reopen').first()).toBeDisabled();
 
-    // The service restates October; fetched again, the month says what changed since it was signed off.
+    // The service restates October's loss-making subscription; fetched again, the month is a Draft that says what
+    // changed since it was prepared, and the acceptance of that loss is suspended with both figures.
     twin.restate('2026-10');
     await reports.requestMonth('2026-10');
     await reports.waitForSaved(3, 30_000);
     const again = await (await reports.openNewest(OCTOBER)).closeTheMonth();
     const restated = again.restatement;
-    await expect(again.heading('The service changed this month after it was signed off', restated)).toBeVisible();
-    await expect(again.state).toContainText('(on another fetch)');
+    await expect(again.heading('The service changed this month after it was prepared', restated)).toBeVisible();
+    await expect(again.state).toContainText('Draft · the month is Prepared on another fetch');
     const restatement = (await handlers['close:state']({ reportId: await newestReportId(bridge, '2026-10-01') })).restatement!;
     expect(restatement.hashChanged).toBe(true);
     // Only the currencies the restatement touched are listed.
@@ -235,22 +255,40 @@ test('close a month: compare with the one before, review the exceptions, sign of
     await again.button(/^Show the \d+ changes?$/, { within: restated }).click();
     await expect(restated.getByTestId('change-row').filter({ hasText: planted.restatement!.product }).first()).toBeVisible();
     await expectLaidOut(page, 'restatement', restated);
+    const suspended = again.exceptionRows().filter({ has: page.getByTestId('suspended-figures') });
+    await expect(suspended).toHaveCount(1);
+    await expect(suspended).toContainText('Accepted — suspended');
+    await expect(suspended.getByTestId('suspended-figures')).toContainText(
+      `reviewed on cost ${negative.evidence.cost}, sales ${negative.evidence.sales}; now cost`,
+    );
+    await expectLaidOut(page, 'suspended', suspended);
 
-    // Reopened with a reason, the month is a draft again; the reviews carried over, so it can be signed off at once.
+    // Reopened with a reason, the month is a draft again; the suspended acceptance is reviewed again, then this fetch is prepared.
     await again.button('Reopen…').click();
     const reopen = again.button('Reopen the month');
     await expect(reopen).toBeDisabled();
-    await again.root.getByLabel('Why reopen?').fill('The service restated October: three more Teams licences');
+    await again.root.getByLabel('Why reopen?').fill('The service restated October: three more licences on the loss-making subscription');
     await reopen.click();
     await expect(again.state).toHaveText('Draft');
     await expect(again.restatement).toHaveCount(0);
+    await expect(again.openCounts).toContainText('High 1');
+    await again.exceptionButton('Accept…', { within: suspended }).click();
+    await page.getByPlaceholder('A note is required').fill('The larger loss is agreed too');
+    await again.exceptionButton('Accept', { exact: true }).click();
     await expect(again.openCounts).toHaveText('No open exceptions');
-    await expect(again.root.getByLabel('Sign off as')).toHaveValue('Anna Berg');
-    await expect(again.button('Sign off the month')).toBeEnabled();
+    await again.button('Prepare the month').click();
+    await expect(again.state).toContainText(`Prepared by ${you} at`);
+    const log = await handlers['close:log']({ reportId: octoberId });
+    expect(log.intact).toBe(true);
+    expect(log.entries.map((entry) => entry.action).filter((action) => action !== 'resolved' && action !== 'accepted')).toEqual([
+      'prepared',
+      'reopened',
+      'prepared',
+    ]);
 
     // The earlier fetch of October says that a newer one replaced it.
     const older = await (await reports.openNewest(OCTOBER, 1)).closeTheMonth();
-    await expect(older.state).toHaveText('DraftSuperseded by a newer fetch');
+    await expect(older.state).toHaveText('Draft · the month is Prepared on another fetchSuperseded by a newer fetch');
   } finally {
     await twin.close();
   }

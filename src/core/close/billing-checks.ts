@@ -100,7 +100,22 @@ interface Subject {
 /** An amount in an exception's words, to its currency's minor unit (JPY 0 places, KWD 3). */
 const amount = (value: Money | string, currency: string) => `${roundToMinorUnit(value.toString(), currency)} ${currency}`;
 
-function exceptionOf(rule: RuleId, subject: Subject, keys: string[], message: string, extra: Partial<BillingException> = {}): BillingException {
+/** Exact decimal text in one form ("1.50" and "1.5" are one figure), for an exception's evidence. */
+const figure = (value: Money | string | number) => money(value).toFixed();
+
+/** The figures an exception is raised on, by name: null and undefined figures are left out. */
+function evidenceOf(figures: Record<string, Money | string | number | null | undefined>): Record<string, string> {
+  return Object.fromEntries(Object.entries(figures).flatMap(([name, value]) => (value === null || value === undefined ? [] : [[name, figure(value)]])));
+}
+
+function exceptionOf(
+  rule: RuleId,
+  subject: Subject,
+  keys: string[],
+  message: string,
+  evidence: Record<string, string>,
+  extra: Partial<BillingException> = {},
+): BillingException {
   const known = <T>(value: T | null | undefined): value is T => value !== null && value !== undefined;
   // Where the exception is in the report's tree: its organization in its currency pair, then as deep as it is known.
   const path = [organizationTreeKey(subject.org_key, subject.currency_key ?? '')];
@@ -125,6 +140,7 @@ function exceptionOf(rule: RuleId, subject: Subject, keys: string[], message: st
     productId: subject.product_id ?? null,
     currencyKey: subject.currency_key ?? null,
     path: known(subject.currency_key) ? path : [],
+    evidence,
     ...extra,
   };
 }
@@ -141,7 +157,7 @@ async function subscriptionRules(ledger: Ledger, reportId: string): Promise<Bill
         : rule === 'unbilled'
           ? `Cost ${cost} and no sales: check that the customer is billed for it.`
           : `Sales ${sales} and no cost: check the vendor charge or the price.`;
-    return exceptionOf(rule, row, [row.org_key, row.subscription_id, row.currency_key], message);
+    return exceptionOf(rule, row, [row.org_key, row.subscription_id, row.currency_key], message, evidenceOf({ cost: row.cost, sales: row.sales }));
   });
 }
 
@@ -153,6 +169,7 @@ async function marginOutliers(ledger: Ledger, reportId: string, thresholds: Chec
       row,
       [row.org_key, row.service, row.currency_key],
       `Margin ${row.percent.toFixed(1)} % on ${row.service}, where its usual margin this month is ${row.median.toFixed(1)} % (median of ${row.organizations} organizations in ${row.currency_key}).`,
+      { marginPercent: row.percent.toFixed(1) },
     ),
   );
 }
@@ -167,7 +184,8 @@ async function statedTotals(ledger: Ledger, reportId: string): Promise<BillingEx
     ].filter(Boolean);
     const what = row.level === 'service' ? `The service ${row.service}` : `The subscription ${row.subscription}`;
     const keys = [row.org_key, row.service_id, row.subscription_id ?? '', row.currency_key];
-    return exceptionOf('stated-total-differs', row, keys, `${what}: ${parts.join('; ')}.`);
+    const evidence = evidenceOf({ statedCost: row.stated_cost, summedCost: row.summed_cost, statedSales: row.stated, summedSales: row.summed });
+    return exceptionOf('stated-total-differs', row, keys, `${what}: ${parts.join('; ')}.`, evidence);
   });
 }
 
@@ -186,6 +204,7 @@ async function lineRules(ledger: Ledger, reportId: string): Promise<BillingExcep
         row,
         [row.org_key, row.subscription_id, row.product_id, `${row.line_no}`],
         `${row.product}: ${money(row.quantity).toFixed()} × ${money(unit).toFixed()} = ${exact.toFixed()} ${currency}, but the line's ${field} total is ${money(total).toFixed()} ${currency}.`,
+        evidenceOf({ quantity: row.quantity, [`${field}PerUnit`]: unit, [`${field}Total`]: total }),
       );
     }),
     ...duplicates.map((row) =>
@@ -194,6 +213,7 @@ async function lineRules(ledger: Ledger, reportId: string): Promise<BillingExcep
         row,
         [row.org_key, row.subscription_id, row.product_id, row.sales],
         `${row.product} is billed ${row.copies} times with identical fields (${amount(row.sales, row.customer_currency)} each).`,
+        evidenceOf({ copies: row.copies, sales: row.sales }),
       ),
     ),
   ];
@@ -201,7 +221,7 @@ async function lineRules(ledger: Ledger, reportId: string): Promise<BillingExcep
 
 async function customerNumbers(ledger: Ledger, reportId: string): Promise<BillingException[]> {
   return (await noCustomerNumberRows(ledger, reportId)).map((row) =>
-    exceptionOf('missing-customer-number', row, [row.org_key], `${row.organization} has no customer number: its invoice cannot be matched to the ERP.`),
+    exceptionOf('missing-customer-number', row, [row.org_key], `${row.organization} has no customer number: its invoice cannot be matched to the ERP.`, {}),
   );
 }
 
@@ -265,6 +285,7 @@ async function consumptionDiffers(ledger: Ledger, reportId: string, consumption:
         row,
         [row.org_key, row.subscription_id],
         `${row.product}: billed quantity ${billed.toFixed()}, but Closebook submitted ${sum.quantity.toFixed()} for ${period} (${files.length === 1 ? 'batch' : 'batches'} ${files.join(', ')}).`,
+        evidenceOf({ billedQuantity: billed, submittedQuantity: sum.quantity }),
       ),
     ];
   });
@@ -302,6 +323,7 @@ function monthRules(changes: MonthChange[], thresholds: CheckThresholds): Billin
           subject,
           keys,
           `Billed last month and missing now: ${what}, ${amount(change.before?.sales ?? '0', salesCurrency)} last month.`,
+          evidenceOf({ costLastMonth: change.before?.cost, salesLastMonth: change.before?.sales }),
           { path: [] },
         ),
       );
@@ -316,7 +338,13 @@ function monthRules(changes: MonthChange[], thresholds: CheckThresholds): Billin
           ? `price per unit ${change.before.unitPrice ?? 'mixed'} → ${change.after.unitPrice ?? 'mixed'} ${salesCurrency}`
           : null,
       ].filter(Boolean);
-      found.push(exceptionOf('unit-price-changed', subject, keys, `${change.product ?? ''}: ${moved.join('; ')} since last month.`, { path: [] }));
+      const evidence = evidenceOf({
+        unitCostBefore: change.before.unitCost,
+        unitCostAfter: change.after.unitCost,
+        unitPriceBefore: change.before.unitPrice,
+        unitPriceAfter: change.after.unitPrice,
+      });
+      found.push(exceptionOf('unit-price-changed', subject, keys, `${change.product ?? ''}: ${moved.join('; ')} since last month.`, evidence, { path: [] }));
     }
     const before = money(change.before.quantity);
     const after = money(change.after.quantity);
@@ -327,6 +355,7 @@ function monthRules(changes: MonthChange[], thresholds: CheckThresholds): Billin
           subject,
           keys,
           `${change.product ?? ''}: quantity ${before.toFixed()} → ${after.toFixed()} (+${after.minus(before).dividedBy(before).times(100).toFixed(0)} %) since last month.`,
+          evidenceOf({ quantityBefore: before, quantityAfter: after }),
           { path: [] },
         ),
       );

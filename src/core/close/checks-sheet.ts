@@ -1,9 +1,13 @@
-import type { BillingException, MonthCloseView, Review, Severity } from '@shared/schemas/month-close';
+import type { BillingException, MonthCloseView, Severity } from '@shared/schemas/month-close';
+import { isOpenReview, shownReviewState } from '@shared/model/review-state';
 import { DATETIME_FORMAT, localTime, rowXml, SheetSeries, type Sheets, styleIndex, styleOf } from '../xlsx';
 import { type CheckFormat, CHECKS_COLUMNS, columnNumbers } from './columns';
 
 /** What the workbook shows of a month's close: its checks with their reviews, the sign-off, and the month before it. */
-export type MonthCloseSheetsState = Pick<MonthCloseView, 'previousReportId' | 'exceptions' | 'open' | 'signOff' | 'restatement'>;
+export type MonthCloseSheetsState = Pick<
+  MonthCloseView,
+  'previousReportId' | 'exceptions' | 'open' | 'state' | 'signOff' | 'restatement' | 'readyToInvoice' | 'teamLedger' | 'integrity'
+>;
 
 const KINDS = CHECKS_COLUMNS.map((column) => column.kind);
 const COLUMN = columnNumbers(CHECKS_COLUMNS);
@@ -11,7 +15,6 @@ const COLUMN = columnNumbers(CHECKS_COLUMNS);
 export const plural = (count: number, word: string) => `${count.toLocaleString('en')} ${word}${count === 1 ? '' : 's'}`;
 
 const SEVERITY_RANK: Record<Severity, number> = { high: 0, medium: 1, low: 2 };
-const isOpen = (review: Review | null) => !review || review.state === 'open';
 
 /** Open exceptions first, each group by severity; otherwise in the checks' order (by organization). */
 export function checksOrder<T extends Pick<BillingException, 'severity' | 'review'>>(exceptions: T[]): T[] {
@@ -19,7 +22,7 @@ export function checksOrder<T extends Pick<BillingException, 'severity' | 'revie
     .map((exception, index) => ({ exception, index }))
     .sort(
       (a, b) =>
-        Number(!isOpen(a.exception.review)) - Number(!isOpen(b.exception.review)) ||
+        Number(!isOpenReview(a.exception.review)) - Number(!isOpenReview(b.exception.review)) ||
         SEVERITY_RANK[a.exception.severity] - SEVERITY_RANK[b.exception.severity] ||
         a.index - b.index,
     )
@@ -27,9 +30,9 @@ export function checksOrder<T extends Pick<BillingException, 'severity' | 'revie
 }
 
 export function countReviews(state: MonthCloseSheetsState) {
-  const counted = { open: 0, accepted: 0, resolved: 0 };
-  for (const exception of state.exceptions) counted[exception.review?.state ?? 'open']++;
-  return counted;
+  const counted = { open: 0, accepted: 0, resolved: 0, suspended: 0 };
+  for (const exception of state.exceptions) counted[shownReviewState(exception.review)]++;
+  return { ...counted, open: counted.open + counted.suspended };
 }
 
 /**
@@ -61,7 +64,8 @@ export async function writeChecksSheet(sheets: Sheets, state: MonthCloseSheetsSt
   row.getCell(1).value = 'Total';
   row.getCell(COLUMN.message).value =
     `${plural(state.exceptions.length, 'exception')}: ${counted.open.toLocaleString('en')} open (${state.open.high} high, ${state.open.medium} medium, ${state.open.low} low), ` +
-    `${counted.accepted.toLocaleString('en')} accepted, ${counted.resolved.toLocaleString('en')} resolved`;
+    `${counted.accepted.toLocaleString('en')} accepted, ${counted.resolved.toLocaleString('en')} resolved` +
+    (counted.suspended ? ` (${counted.suspended.toLocaleString('en')} open as suspended: their figures changed since the review)` : '');
   for (let column = 1; column <= CHECKS_COLUMNS.length; column++) row.getCell(column).style = styleOf(null, 'total');
   row.commit();
   series.commit();

@@ -117,6 +117,9 @@ interface Planted {
  * October as the twin serves it, and November with planted differences: a quantity +3 (its organization named
  * like a formula), a unit price +1.25, a lost and a new subscription, and an organization with no customer number.
  */
+/** The time the close's steps are taken at (the tests set it before a step). */
+const clock = { now: '2026-12-08T09:00:00.000Z' };
+
 async function twoMonths() {
   const month = await ledgerWithMonth({ reportId: OCTOBER, seed: 7, organizations: 12, linesPerOrganization: 8 });
   cleanups.push(month.close);
@@ -158,7 +161,19 @@ async function twoMonths() {
   }
   await ingestReport(month.ledger, testIdentity(NOVEMBER, { name: 'Billing 2026-11', period: { startDate: '2026-11-01', endDate: '2026-11-30' } }), body());
   const planted: Planted = { quantity: { ...quantity, before }, price, lost, added, unchanged, noNumber };
-  return { ledger: month.ledger, dir: month.dir, october: month.entries, november, planted, close: new MonthClose(async () => month.ledger) };
+  return {
+    ledger: month.ledger,
+    dir: month.dir,
+    october: month.entries,
+    november,
+    planted,
+    close: new MonthClose(
+      async () => month.ledger,
+      null,
+      async () => ({ user: 'mlind', roles: ['preparer', 'approver'], teamLedger: false }),
+      () => clock.now,
+    ),
+  };
 }
 
 let exports = 0;
@@ -207,8 +222,6 @@ function evaluate(sheet: ExcelJS.Worksheet, formula: string): Money {
     return total;
   }, money(0));
 }
-
-const actor = (name = 'Maria Lind', at = '2026-12-08T09:30:00.000Z') => ({ name, osUser: 'mlind', at });
 
 describe('the month close in the report workbook', () => {
   it('has a Changes sheet: one row per planted change with its exact values, and per currency a sales bridge that adds up', async () => {
@@ -310,7 +323,8 @@ describe('the month close in the report workbook', () => {
     expect(noNumber.orgId).toBe(planted.noNumber.orgId);
     expect(found.map((exception) => exception.rule)).toEqual(expect.arrayContaining(['missing-customer-number', 'missing-subscription', 'unit-price-changed']));
     // A high exception accepted goes below every open one, whatever their severity.
-    await close.setReview(NOVEMBER, [noNumber.id], 'accepted', 'Number added in the ERP.', actor());
+    clock.now = '2026-12-08T09:30:00.000Z';
+    await close.setReview(NOVEMBER, [noNumber.id], 'accepted', 'Number added in the ERP.');
 
     const draft = await exported(ledger, dir, NOVEMBER, close);
     const sheet = draft.getWorksheet('Checks')!;
@@ -341,7 +355,7 @@ describe('the month close in the report workbook', () => {
       null,
       'accepted',
       'Number added in the ERP.',
-      'Maria Lind',
+      'mlind',
       new Date(Date.UTC(2026, 11, 8, 10, 30)),
       noNumber.id,
     ]);
@@ -352,17 +366,19 @@ describe('the month close in the report workbook', () => {
     expect(all.at(-1)![3]).toBe(
       `${found.length} exceptions: ${found.length - 1} open (${data.filter((row) => row[1] === 'high').length - 1} high, ${data.filter((row) => row[1] === 'medium').length} medium, ${data.filter((row) => row[1] === 'low').length} low), 1 accepted, 0 resolved`,
     );
-    expect(about(draft).get('Month close')).toBe(`DRAFT — not signed off (${found.length - 1} exceptions open)`);
+    expect(about(draft).get('Month close')).toBe(`DRAFT — not prepared (${found.length - 1} exceptions open).`);
     expect(about(draft).get('Changes: compared with')).toBe('Billing 2026-10 (2026-10-01 – 2026-10-31)');
-    expect(about(draft).has('Content hash (SHA-256 of the lines)')).toBe(false);
+    expect(about(draft).has('Content hash of the signed lines (SHA-256)')).toBe(false);
 
-    for (const exception of found.filter((candidate) => candidate.id !== noNumber.id)) await close.setReview(NOVEMBER, [exception.id], 'resolved', '', actor());
-    await close.signOff(NOVEMBER, actor('Maria Lind', '2026-12-08T11:15:00.000Z'));
+    for (const exception of found.filter((candidate) => candidate.id !== noNumber.id))
+      await close.setReview(NOVEMBER, [exception.id], 'resolved', 'Put right in the service.');
+    clock.now = '2026-12-08T11:15:00.000Z';
+    await close.prepare(NOVEMBER);
     const signed = about(await exported(ledger, dir, NOVEMBER, close));
-    expect(signed.get('Month close')).toBe('Signed off');
-    expect(signed.get('Signed off by')).toBe('Maria Lind (computer account mlind)');
-    expect(signed.get('Signed off at (Europe/Stockholm, UTC+01:00)')).toEqual(new Date(Date.UTC(2026, 11, 8, 12, 15)));
-    expect(signed.get('Content hash (SHA-256 of the lines)')).toBe(await contentHashOf(ledger, NOVEMBER));
+    expect(signed.get('Month close')).toBe(
+      'PREPARED — prepared by mlind at 2026-12-08 12:15 (Europe/Stockholm, UTC+01:00); not approved by a second person (a workstation without a team ledger).',
+    );
+    expect(signed.get('Content hash of the signed lines (SHA-256)')).toBe(await contentHashOf(ledger, NOVEMBER));
     expect([...signed.values()].some((value) => /DRAFT/.test(String(value)))).toBe(false);
   });
 
@@ -382,7 +398,7 @@ describe('the month close in the report workbook', () => {
     expect(workbook.worksheets.map((sheet) => sheet.name)).not.toContain('Changes');
     expect(workbook.worksheets.map((sheet) => sheet.name)).not.toContain('Checks');
     expect(about(workbook).get('Changes and Checks')).toMatch(/^Not in an export of part of the report/);
-    expect(about(workbook).get('Month close')).toMatch(/^DRAFT — not signed off \(\d+ exceptions open\)$/);
+    expect(about(workbook).get('Month close')).toMatch(/^DRAFT — not prepared \(\d+ exceptions open\)\.$/);
   });
 
   it('still exports the report when the checks cannot be run, and says so in About', async () => {
@@ -487,7 +503,7 @@ describe('the app and the CLI', () => {
     const workbook = new ExcelJS.Workbook();
     await workbook.xlsx.readFile(path);
     expect(workbook.worksheets.map((sheet) => sheet.name).slice(-3)).toEqual(['Changes', 'Checks', 'About']);
-    expect(about(workbook).get('Month close')).toMatch(/^DRAFT — not signed off \(\d+ exceptions open\)$/);
+    expect(about(workbook).get('Month close')).toMatch(/^DRAFT — not prepared \(\d+ exceptions open\)\.$/);
     const consumption = rows(workbook.getWorksheet('Checks')!).filter((row) => row[0] === 'consumption-differs');
     expect(consumption.map((row) => [row[1], row[10]])).toEqual([['medium', item.subscriptionId]]);
 

@@ -6,6 +6,7 @@ import { type AboutRow, EXCEL_MAX_ROWS, localTime, printSetup, type Sheets, writ
 import type { WorkbookAddition } from '../reports';
 import { writeChangesSheet } from './changes-sheet';
 import { countReviews, type MonthCloseSheetsState, plural, writeChecksSheet } from './checks-sheet';
+import { closeStamp } from './close-stamp';
 import { compareMonths, type MonthComparison } from './month-compare';
 import { labelRow } from './queries/months';
 
@@ -23,7 +24,7 @@ export const CHANGE_EXPLANATION =
 
 const describeMonth = (month: MonthLabel) => `${month.name} (${month.period.startDate} – ${month.period.endDate})`;
 
-/** The month close's rows of About: DRAFT or who signed it off, when, and its content hash; what Changes compares with. */
+/** The month close's rows of About: DRAFT, PREPARED or APPROVED with who and when, the content hash; what Changes compares with. */
 export function closeAboutRows(
   state: MonthCloseSheetsState,
   reportId: string,
@@ -31,26 +32,8 @@ export function closeAboutRows(
   timeZone: string | undefined,
   wholeReport: boolean,
 ): AboutRow[] {
-  const rows: AboutRow[] = [];
-  const open = state.open.high + state.open.medium + state.open.low;
-  const signOff = state.signOff;
-  if (!signOff) {
-    rows.push({ values: ['Month close', `DRAFT — not signed off (${plural(open, 'exception')} open)`], look: 'header' });
-  } else {
-    const signedHere = signOff.reportId === reportId;
-    const status = signedHere
-      ? 'Signed off'
-      : state.restatement?.hashChanged
-        ? 'Signed off on another fetch of this month — the service has changed the lines since (a restatement): this export is not what was signed'
-        : 'Signed off on another fetch of this month with the same lines';
-    const signedAt = localTime(new Date(signOff.signedAt), timeZone);
-    rows.push(
-      { values: ['Month close', status], look: 'header' },
-      { values: ['Signed off by', `${signOff.signedBy} (computer account ${signOff.osUser})`] },
-      { values: [`Signed off at (${signedAt?.zone ?? 'as recorded'})`, signedAt?.value ?? signOff.signedAt] },
-      { values: ['Content hash (SHA-256 of the lines)', signOff.contentHash] },
-    );
-  }
+  const rows: AboutRow[] = [{ values: ['Month close', closeStamp(state, reportId, timeZone).line], look: 'header' }];
+  if (state.signOff) rows.push({ values: ['Content hash of the signed lines (SHA-256)', state.signOff.contentHash] });
   if (!wholeReport) {
     rows.push({ values: ['Changes and Checks', 'Not in an export of part of the report: export the whole report to get them.'] });
     return rows;

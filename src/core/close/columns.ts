@@ -1,4 +1,5 @@
 import { money } from '@shared/money';
+import { shownReviewState } from '@shared/model/review-state';
 import type { MonthChange, MonthCloseView } from '@shared/schemas/month-close';
 import type { CellKind } from '../xlsx';
 
@@ -99,7 +100,7 @@ export const CHECKS_COLUMNS = [
   { key: 'product', header: 'Product', width: 34, kind: 'text', format: 'text', value: ({ exception }) => exception.product },
   { key: 'productId', header: 'Product ID', width: 38, kind: 'text', format: 'text', value: ({ exception }) => exception.productId },
   { key: 'currency', header: 'Currency', width: 10, kind: 'text', format: 'text', value: ({ exception }) => exception.currencyKey },
-  { key: 'reviewState', header: 'Review state', width: 12, kind: 'text', format: 'text', value: ({ exception }) => exception.review?.state ?? 'open' },
+  { key: 'reviewState', header: 'Review state', width: 12, kind: 'text', format: 'text', value: ({ exception }) => shownReviewState(exception.review) },
   { key: 'note', header: 'Note', width: 40, kind: 'text', format: 'text', value: ({ exception }) => blankIfEmpty(exception.review?.note) },
   { key: 'reviewedBy', header: 'Reviewed by', width: 20, kind: 'text', format: 'text', value: ({ exception }) => blankIfEmpty(exception.review?.reviewedBy) },
   { key: 'reviewedAt', header: 'Reviewed at', width: 18, kind: 'date', format: 'datetime', value: ({ reviewedAt }) => reviewedAt },

@@ -1,17 +1,22 @@
-import { userInfo } from 'node:os';
 import type { ServiceHandlers } from '@shared/contract';
 import { AppError } from '@shared/errors';
-import { MAX_CHANGES_SHOWN, MAX_REVIEWS_AT_ONCE, type MonthCloseView, type MonthComparison as ShownComparison } from '@shared/schemas/month-close';
-import type { Ledger } from '../ledger/ledger';
+import {
+  type CloseLog,
+  MAX_CHANGES_SHOWN,
+  MAX_REVIEWS_AT_ONCE,
+  type MonthCloseView,
+  type MonthComparison as ShownComparison,
+} from '@shared/schemas/month-close';
+import type { Ledger, LedgerTransaction } from '../ledger/ledger';
 import type { Ports } from '../ports/ports';
 import type { ConsumptionHistory } from './billing-checks';
 import { exportComparisonWorkbook, monthLabel } from './close-workbook';
 import { MonthClose } from './month-close';
 import { compareMonths, type MonthComparison } from './month-compare';
-import { type Actor } from './month-review';
-import { monthOf, monthsOf, previousMonth } from './months';
+import { workstationIdentity } from '../ports/identity';
+import { monthOf, monthRef, monthsOf, previousMonth } from './months';
 import { profileOfReport, reportNames } from './queries/months';
-import { signedReportIds } from './queries/reviews';
+import { signedReports } from './queries/sign-offs';
 import { importRates, ratesView, setRates } from './rates';
 import { ThresholdStore } from './thresholds';
 import { trendScopes, trendsOf } from './trends';
@@ -20,8 +25,10 @@ type CloseHandlers = Pick<
   ServiceHandlers,
   | 'close:state'
   | 'close:review'
-  | 'close:sign-off'
+  | 'close:prepare'
+  | 'close:approve'
   | 'close:reopen'
+  | 'close:log'
   | 'close:compare'
   | 'close:months'
   | 'close:thresholds'
@@ -41,6 +48,9 @@ export interface CloseApi {
   check(reportId: string): Promise<MonthCloseView>;
   /** Gives each exception the same review (in parts of MAX_REVIEWS_AT_ONCE); the month as it is afterwards. */
   review(reportId: string, exceptionIds: readonly string[], state: 'open' | 'accepted' | 'resolved', note: string): Promise<MonthCloseView>;
+  prepare(reportId: string): Promise<MonthCloseView>;
+  approve(reportId: string): Promise<MonthCloseView>;
+  log(reportId: string): Promise<CloseLog>;
   /** Writes a comparison (from `compare`) to `path` as a workbook: the Changes sheet and an About naming both months. */
   exportComparison(comparison: MonthComparison, path: string): Promise<{ changes: number }>;
 }
@@ -56,15 +66,11 @@ export interface CloseModule {
   prepare(reportId: string): void;
   /** Waits for the preparations under way (the ledger may close only after them). */
   settled(): Promise<void>;
-}
-
-/** The OS account the app runs as: recorded beside every review and sign-off (the attestation's "who"). */
-function osUser(): string {
-  try {
-    return userInfo().username;
-  } catch {
-    return 'unknown';
-  }
+  /**
+   * Inside the transaction that deletes a saved report: refuses when a sign-off in force stands on it, and logs the
+   * deletion of a draft fetch in its month's log.
+   */
+  guardDeletion(transaction: LedgerTransaction, reportId: string, details: string): Promise<void>;
 }
 
 /**
@@ -72,13 +78,13 @@ function osUser(): string {
  * consumption history, for the rule that compares billed quantities with what Closebook submitted.
  */
 export function createClose(ports: Ports, ledger: () => Promise<Ledger>, consumption: ConsumptionHistory | null = null): CloseModule {
-  const close = new MonthClose(ledger, consumption);
+  const now = () => new Date(ports.clock.now()).toISOString();
+  const close = new MonthClose(ledger, consumption, ports.identity ?? workstationIdentity, now);
   const thresholds = new ThresholdStore(ports.dataDir);
   const profileOf = async (reportId: string) => profileOfReport(await ledger(), reportId);
-  const actor = (name?: string): Actor => ({ name: name ?? osUser(), osUser: osUser(), at: new Date(ports.clock.now()).toISOString() });
   const view = async (reportId: string): Promise<MonthCloseView> => {
     const limits = await thresholds.get(await profileOf(reportId));
-    return { ...(await close.state(reportId, limits)), thresholds: limits };
+    return close.state(reportId, limits);
   };
   const pairOf = async (beforeId: string, afterId: string | null) => {
     const opened = await ledger();
@@ -96,17 +102,22 @@ export function createClose(ports: Ports, ledger: () => Promise<Ledger>, consump
   const handlers: CloseHandlers = {
     'close:state': ({ reportId }) => view(reportId),
     'close:review': async ({ reportId, exceptionIds, state, note }) => {
-      await close.setReview(reportId, exceptionIds, state, note, actor());
+      await close.setReview(reportId, exceptionIds, state, note, await thresholds.get(await profileOf(reportId)));
       return view(reportId);
     },
-    'close:sign-off': async ({ reportId, name }) => {
-      await close.signOff(reportId, actor(name), await thresholds.get(await profileOf(reportId)));
+    'close:prepare': async ({ reportId }) => {
+      await close.prepare(reportId, await thresholds.get(await profileOf(reportId)));
+      return view(reportId);
+    },
+    'close:approve': async ({ reportId }) => {
+      await close.approve(reportId, await thresholds.get(await profileOf(reportId)));
       return view(reportId);
     },
     'close:reopen': async ({ reportId, reason }) => {
-      await close.reopen(reportId, reason, actor());
+      await close.reopen(reportId, reason);
       return view(reportId);
     },
+    'close:log': async ({ reportId }) => close.log(reportId),
     // The comparison is kept in the ledger (the checks made it already, as a rule): the panel shows its first changes.
     'close:compare': async ({ beforeId, afterId }): Promise<ShownComparison> => {
       const comparison = await compare(beforeId, afterId);
@@ -116,14 +127,14 @@ export function createClose(ports: Ports, ledger: () => Promise<Ledger>, consump
     'close:months': async ({ reportId }) => {
       const opened = await ledger();
       const months = await monthsOf(opened, await monthOf(opened, reportId));
-      const signed = await signedReportIds(opened);
+      const signed = await signedReports(opened);
       const names = await reportNames(opened);
       return months.map((month) => ({
         reportId: month.reportId,
         name: names.get(month.reportId) ?? '',
         period: { startDate: month.startDate, endDate: month.endDate },
         fetchedAt: month.fetchedAt,
-        signedOff: signed.has(month.reportId),
+        state: signed.get(month.reportId) ?? ('draft' as const),
       }));
     },
     'close:thresholds': async ({ profileId, thresholds: wanted }) => {
@@ -149,6 +160,9 @@ export function createClose(ports: Ports, ledger: () => Promise<Ledger>, consump
       if (!view) throw new AppError('validation', 'Name at least one exception to review.');
       return view;
     },
+    prepare: (reportId) => handlers['close:prepare']({ reportId }),
+    approve: (reportId) => handlers['close:approve']({ reportId }),
+    log: (reportId) => close.log(reportId),
     exportComparison: async (comparison, path) => {
       const opened = await ledger();
       return exportComparisonWorkbook(opened.outputs, comparison, path, {
@@ -169,5 +183,9 @@ export function createClose(ports: Ports, ledger: () => Promise<Ledger>, consump
     preparing.add(prepared);
     void prepared.finally(() => preparing.delete(prepared));
   };
-  return { handlers, api, prepare, settled: async () => void (await Promise.allSettled([...preparing])) };
+  const guardDeletion = async (transaction: LedgerTransaction, reportId: string, details: string) => {
+    const month = await monthRef(transaction, reportId);
+    if (month) await close.guardDeletion(transaction, month, reportId, details);
+  };
+  return { handlers, api, prepare, settled: async () => void (await Promise.allSettled([...preparing])), guardDeletion };
 }

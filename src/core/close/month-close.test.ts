@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { money } from '@shared/money';
-import { ledgerWithMonth, type ServedEntries, testIdentity } from '@testing/ledger-month';
+import { ledgerWithMonth, restateTotals, type ServedEntries, testIdentity } from '@testing/ledger-month';
 import type { Ledger } from '../ledger/ledger';
+import type { Identity } from '../ports/identity';
 import { ingestReport } from '../reports/report-ingest';
 import { MonthClose } from './month-close';
 
@@ -13,7 +14,6 @@ afterEach(async () => {
   while (cleanups.length) await cleanups.pop()?.();
 });
 
-const actor = (name = 'Maria Lind', at = '2026-12-08T09:00:00.000Z') => ({ name, osUser: 'mlind', at });
 const NOVEMBER_PERIOD = { startDate: '2026-11-01', endDate: '2026-11-30' };
 
 async function save(ledger: Ledger, reportId: string, entries: ServedEntries, fetchedAt: string) {
@@ -23,120 +23,271 @@ async function save(ledger: Ledger, reportId: string, entries: ServedEntries, fe
   await ingestReport(ledger, testIdentity(reportId, { period: NOVEMBER_PERIOD, fetchedAt }), body());
 }
 
-/** October, and November with one organization without a customer number and one subscription sold below cost. */
+/** The subscription of November sold below cost (its lines' sales cut under their cost). */
+function belowCost(entries: ServedEntries) {
+  return entries.flatMap((entry) =>
+    entry.organizations.flatMap((o) => o.services.filter((s) => s.currencyCode === s.customerCurrencyCode).flatMap((s) => s.items)),
+  )[3]!;
+}
+
+/**
+ * October, and November with one organization without a customer number and one subscription sold below cost. Who
+ * acts is `people.current`: a test double of the identity port, as the team ledger will supply a second person.
+ */
 async function months() {
   const october = await ledgerWithMonth({ reportId: OCTOBER, seed: 5, organizations: 10, linesPerOrganization: 6 });
   cleanups.push(october.close);
   const november = structuredClone(october.entries);
   const organization = november[0]!.organizations[0]!;
   for (const entry of november) for (const candidate of entry.organizations) if (candidate.orgId === organization.orgId) candidate.customerNumber = '';
-  const item = november.flatMap((entry) =>
-    entry.organizations.flatMap((o) => o.services.filter((s) => s.currencyCode === s.customerCurrencyCode).flatMap((s) => s.items)),
-  )[3]!;
-  for (const line of item.products) {
+  for (const line of belowCost(november).products) {
     line.customerPricePerUnit = money(line.resellerPricePerUnit).minus('0.5').toFixed();
     line.totalCustomerPrice = money(line.customerPricePerUnit).times(line.quantity).toFixed();
   }
-  item.totalCustomerPrice = item.products.reduce((sum, line) => sum.plus(line.totalCustomerPrice), money(0)).toFixed();
-  const service = november.flatMap((entry) => entry.organizations.flatMap((o) => o.services)).find((s) => s.items.includes(item))!;
-  service.totalCustomerPrice = service.items.reduce((sum, candidate) => sum.plus(candidate.totalCustomerPrice), money(0)).toFixed();
+  restateTotals(november);
   await save(october.ledger, NOVEMBER, november, '2026-12-07T08:00:00.000Z');
-  return { ledger: october.ledger, november, close: new MonthClose(async () => october.ledger) };
+  const person = (user: string, teamLedger = true): Identity => ({ user, roles: ['preparer', 'approver'], teamLedger });
+  const people = { current: person('mlind'), person };
+  let tick = 0;
+  const now = () => new Date(Date.UTC(2026, 11, 8, 9, 0, tick++)).toISOString();
+  const close = new MonthClose(
+    async () => october.ledger,
+    null,
+    async () => people.current,
+    now,
+  );
+  return { ledger: october.ledger, november, close, people };
 }
 
-describe('closing a month', () => {
-  it('reviews each exception, signs off only when nothing is open, and locks the reviews until reopened with a reason', async () => {
-    const { close } = await months();
+async function acceptAll(close: MonthClose, reportId: string, note = 'Checked with the account manager.') {
+  const ids = (await close.state(reportId)).exceptions.map((exception) => exception.id);
+  await close.setReview(reportId, ids, 'accepted', note);
+  return ids;
+}
+
+describe('closing a month: four eyes', () => {
+  it('goes Draft → Prepared → Approved by two people, locks the reviews, and reopens with a reason', async () => {
+    const { close, people } = await months();
     const state = await close.state(NOVEMBER);
     expect(state.previousReportId).toBe(OCTOBER);
+    expect(state.state).toBe('draft');
     // The price cut is also a unit price change since October.
     expect(state.exceptions.map((exception) => exception.rule).sort()).toEqual(['missing-customer-number', 'negative-margin', 'unit-price-changed']);
     expect(state.open).toEqual({ high: 2, medium: 0, low: 1 });
-    const [first, second, third] = state.exceptions as [
-      (typeof state.exceptions)[number],
-      (typeof state.exceptions)[number],
-      (typeof state.exceptions)[number],
-    ];
-    await close.setReview(NOVEMBER, [third.id], 'accepted', 'Promotion.', actor());
+    const byRule = (rule: string) => state.exceptions.find((exception) => exception.rule === rule)!;
 
-    await expect(close.setReview(NOVEMBER, [first.id], 'accepted', ' ', actor())).rejects.toMatchObject({ code: 'validation' });
-    await close.setReview(NOVEMBER, [first.id], 'accepted', 'Agreed promotional price until January.', actor());
-    await expect(close.signOff(NOVEMBER, actor())).rejects.toMatchObject({ code: 'conflict', message: expect.stringMatching(/1 exception is still open/) });
-    await close.setReview(NOVEMBER, [second.id], 'resolved', 'Customer number added in the service.', actor());
+    await expect(close.setReview(NOVEMBER, [byRule('negative-margin').id], 'accepted', ' ')).rejects.toMatchObject({ code: 'validation' });
+    // Resolving a high exception needs a note too; a low one does not.
+    await expect(close.setReview(NOVEMBER, [byRule('missing-customer-number').id], 'resolved', '')).rejects.toMatchObject({
+      code: 'validation',
+      message: expect.stringMatching(/how the high exception was resolved/),
+    });
+    await close.setReview(NOVEMBER, [byRule('unit-price-changed').id], 'resolved', '');
+    await close.setReview(NOVEMBER, [byRule('negative-margin').id], 'accepted', 'Agreed promotional price until January.');
+    await expect(close.prepare(NOVEMBER)).rejects.toMatchObject({ code: 'control', message: expect.stringMatching(/1 exception is still open/) });
+    await close.setReview(NOVEMBER, [byRule('missing-customer-number').id], 'resolved', 'Customer number added in the service.');
 
-    const signed = await close.signOff(NOVEMBER, actor('Maria Lind', '2026-12-08T10:00:00.000Z'));
-    expect(signed).toMatchObject({ reportId: NOVEMBER, signedBy: 'Maria Lind', osUser: 'mlind', contentHash: expect.stringMatching(/^[0-9a-f]{64}$/) });
-    const after = await close.state(NOVEMBER);
-    expect(after.signOff).toEqual(signed);
-    expect(after.exceptions.map((exception) => exception.review?.state).sort()).toEqual(['accepted', 'accepted', 'resolved']);
-    await expect(close.setReview(NOVEMBER, [first.id], 'open', '', actor())).rejects.toMatchObject({
-      code: 'conflict',
+    const prepared = await close.prepare(NOVEMBER);
+    expect(prepared).toMatchObject({
+      state: 'prepared',
+      reportId: NOVEMBER,
+      preparedBy: 'mlind',
+      approvedBy: null,
+      contentHash: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
+    await expect(close.prepare(NOVEMBER)).rejects.toMatchObject({ code: 'control', message: expect.stringMatching(/Prepared already/) });
+    await expect(close.setReview(NOVEMBER, [byRule('negative-margin').id], 'open', '')).rejects.toMatchObject({
+      code: 'control',
       message: expect.stringMatching(/locked/),
     });
+    const afterPrepare = await close.state(NOVEMBER);
+    expect(afterPrepare).toMatchObject({ state: 'prepared', readyToInvoice: false, integrity: { contentChanged: false, logIntact: true } });
 
-    await expect(close.reopen(NOVEMBER, '', actor())).rejects.toMatchObject({ code: 'validation' });
-    await close.reopen(NOVEMBER, 'The vendor restated the month.', actor());
-    expect((await close.state(NOVEMBER)).signOff).toBeNull();
-    await close.setReview(NOVEMBER, [first.id], 'open', '', actor());
+    // The preparer cannot approve, nor can someone who accepted a high exception of the month.
+    await expect(close.approve(NOVEMBER)).rejects.toMatchObject({
+      code: 'control',
+      message: 'mlind prepared this month, so mlind cannot approve it: approval needs a second person.',
+    });
+    const approved = await (async () => {
+      people.current = people.person('jberg');
+      return close.approve(NOVEMBER);
+    })();
+    expect(approved).toMatchObject({ state: 'approved', preparedBy: 'mlind', approvedBy: 'jberg' });
+    expect(await close.state(NOVEMBER)).toMatchObject({ state: 'approved', readyToInvoice: true });
+
+    await expect(close.reopen(NOVEMBER, '')).rejects.toMatchObject({ code: 'validation' });
+    people.current = { user: 'clerk', roles: ['preparer'], teamLedger: true };
+    await expect(close.reopen(NOVEMBER, 'Credit note.')).rejects.toMatchObject({ code: 'control', message: expect.stringMatching(/only an approver/) });
+    people.current = people.person('jberg');
+    await close.reopen(NOVEMBER, 'The vendor restated the month.');
+    expect(await close.state(NOVEMBER)).toMatchObject({ state: 'draft', signOff: null });
+    await close.setReview(NOVEMBER, [byRule('negative-margin').id], 'open', '');
     expect((await close.state(NOVEMBER)).open.high).toBe(1);
-    // Every change is in the append-only log, the reopening with its reason.
-    expect((await close.log(NOVEMBER)).map((entry) => entry.action)).toEqual(['accepted', 'accepted', 'resolved', 'reopened', 'open']);
+
+    // Every step is in the append-only log, chained; the reopening with its reason.
+    const log = await close.log(NOVEMBER);
+    expect(log.entries.map((entry) => [entry.action, entry.actor])).toEqual([
+      ['resolved', 'mlind'],
+      ['accepted', 'mlind'],
+      ['resolved', 'mlind'],
+      ['prepared', 'mlind'],
+      ['approved', 'jberg'],
+      ['reopened', 'jberg'],
+      ['open', 'jberg'],
+    ]);
+    expect(log).toMatchObject({ intact: true, brokenAt: null });
+    expect(log.entries.find((entry) => entry.action === 'reopened')?.note).toBe('The vendor restated the month.');
   });
 
-  it('reviews a group in one transaction: each exception gets the review and a log line, or none does', async () => {
+  it('on a workstation without a team ledger, the close ends at Prepared and says approval needs a second person', async () => {
+    const { close, people } = await months();
+    people.current = people.person('mlind', false);
+    await acceptAll(close, NOVEMBER);
+    await close.prepare(NOVEMBER);
+    await expect(close.approve(NOVEMBER)).rejects.toMatchObject({
+      code: 'control',
+      message: expect.stringMatching(/approval needs a second person, who signs in through the team ledger/),
+    });
+    // Ready to invoice as Prepared: every file then says it was not approved by a second person.
+    expect(await close.state(NOVEMBER)).toMatchObject({ state: 'prepared', teamLedger: false, readyToInvoice: true });
+  });
+
+  it('refuses an approver who accepted a high exception of the month', async () => {
+    const { close, people } = await months();
+    people.current = people.person('jberg');
+    await acceptAll(close, NOVEMBER);
+    people.current = people.person('mlind');
+    await close.prepare(NOVEMBER);
+    people.current = people.person('jberg');
+    await expect(close.approve(NOVEMBER)).rejects.toMatchObject({ code: 'control', message: expect.stringMatching(/jberg accepted 2 high exceptions/) });
+  });
+
+  it('refuses review ids the month does not have, and reviews a group all or none', async () => {
     const { close } = await months();
     const ids = (await close.state(NOVEMBER)).exceptions.map((exception) => exception.id);
-    expect(ids.length).toBeGreaterThan(2);
-    // A note is needed to accept: the whole group is refused, none is half-reviewed.
-    await expect(close.setReview(NOVEMBER, ids, 'accepted', ' ', actor())).rejects.toMatchObject({ code: 'validation' });
+    await expect(close.setReview(NOVEMBER, [ids[0]!, 'negative-margin|no-such-org|x|SEK'], 'accepted', 'Fine.')).rejects.toMatchObject({
+      code: 'validation',
+      message: expect.stringMatching(/1 exception does not exist in this month \(negative-margin\|no-such-org/),
+    });
     expect((await close.state(NOVEMBER)).exceptions.every((exception) => !exception.review)).toBe(true);
-
-    const reviewed = await close.setReview(NOVEMBER, [...ids, ids[0]!], 'accepted', 'Price list of 1 November.', actor());
+    const reviewed = await close.setReview(NOVEMBER, [...ids, ids[0]!], 'accepted', 'Price list of 1 November.');
     expect(reviewed.map((review) => review.exceptionId)).toEqual(ids); // once each
-    const state = await close.state(NOVEMBER);
-    expect(state.exceptions.map((exception) => exception.review?.note)).toEqual(ids.map(() => 'Price list of 1 November.'));
-    expect(state.open).toEqual({ high: 0, medium: 0, low: 0 });
-    expect((await close.log(NOVEMBER)).map((line) => line.exceptionId)).toEqual(ids);
+    expect((await close.state(NOVEMBER)).open).toEqual({ high: 0, medium: 0, low: 0 });
+    expect((await close.log(NOVEMBER)).entries.map((entry) => entry.exceptionId)).toEqual(ids);
   });
 
-  it('keeps reviews through a refetch of the month, and shows what the service changed since sign-off', async () => {
+  it('suspends an acceptance whose figures a refetch changed, with both figures, and keeps it open until reviewed again', async () => {
     const { ledger, november, close } = await months();
-    for (const exception of (await close.state(NOVEMBER)).exceptions)
-      await close.setReview(NOVEMBER, [exception.id], 'accepted', 'Checked with the account manager.', actor());
-    const signed = await close.signOff(NOVEMBER, actor());
+    await acceptAll(close, NOVEMBER);
+    const accepted = (await close.state(NOVEMBER)).exceptions.find((exception) => exception.rule === 'negative-margin')!;
+    expect(accepted.evidence).toEqual({ cost: expect.any(String), sales: expect.any(String) });
 
     const restated = structuredClone(november);
-    // A small change of quantity (no new exception), in a line of its own.
-    const line = restated
-      .flatMap((entry) =>
-        entry.organizations.flatMap((o) => o.services.flatMap((s) => s.items.filter((item) => item.products.length === 1).map((item) => item.products[0]!))),
-      )
-      .find((candidate) => candidate.quantity >= 20)!;
-    line.quantity += 1;
-    line.totalCustomerPrice = money(line.customerPricePerUnit).times(line.quantity).toFixed();
-    line.totalResellerPrice = money(line.resellerPricePerUnit).times(line.quantity).toFixed();
-    for (const service of restated.flatMap((entry) => entry.organizations.flatMap((o) => o.services))) {
-      for (const item of service.items) {
-        item.quantity = Number(item.products.reduce((sum, product) => sum.plus(product.quantity), money(0)).toString());
-        item.totalCustomerPrice = item.products.reduce((sum, product) => sum.plus(product.totalCustomerPrice), money(0)).toFixed();
-        item.totalResellerPrice = item.products.reduce((sum, product) => sum.plus(product.totalResellerPrice), money(0)).toFixed();
-      }
-      service.totalCustomerPrice = service.items.reduce((sum, item) => sum.plus(item.totalCustomerPrice), money(0)).toFixed();
-      service.totalResellerPrice = service.items.reduce((sum, item) => sum.plus(item.totalResellerPrice), money(0)).toFixed();
+    for (const line of belowCost(restated).products) {
+      line.customerPricePerUnit = money(line.resellerPricePerUnit).minus('250').toFixed();
+      line.totalCustomerPrice = money(line.customerPricePerUnit).times(line.quantity).toFixed();
     }
+    restateTotals(restated);
     await save(ledger, NOVEMBER_AGAIN, restated, '2026-12-09T08:00:00.000Z');
 
     const again = await close.state(NOVEMBER_AGAIN);
-    expect(again.exceptions.map((exception) => [exception.rule, exception.review?.state])).toEqual(
-      (await close.state(NOVEMBER)).exceptions.map((exception) => [exception.rule, 'accepted']),
+    const loss = again.exceptions.find((exception) => exception.id === accepted.id)!;
+    expect(loss.review).toMatchObject({ state: 'accepted', suspended: { reviewed: accepted.evidence, now: loss.evidence } });
+    expect(loss.evidence.sales).not.toBe(accepted.evidence.sales);
+    // The price cut moved the unit price too, so that acceptance is suspended as well; the customer number's carries over.
+    const suspended = again.exceptions.filter((exception) => exception.review?.suspended);
+    expect(suspended.map((exception) => exception.rule).sort()).toEqual(['negative-margin', 'unit-price-changed']);
+    expect(again.exceptions.find((exception) => exception.rule === 'missing-customer-number')?.review).toMatchObject({ state: 'accepted', suspended: null });
+    expect(again.open).toEqual({ high: 1, medium: 0, low: 1 });
+    await expect(close.prepare(NOVEMBER_AGAIN)).rejects.toMatchObject({ code: 'control', message: expect.stringMatching(/2 exceptions are still open/) });
+    // The older fetch cannot be prepared while a newer one is the month's basis.
+    await expect(close.prepare(NOVEMBER)).rejects.toMatchObject({ code: 'control', message: expect.stringMatching(/newer fetch/) });
+    await close.setReview(
+      NOVEMBER_AGAIN,
+      suspended.map((exception) => exception.id),
+      'accepted',
+      'The larger loss is agreed too.',
     );
-    expect(again.signOff).toEqual(signed);
-    expect(again.restatement).toMatchObject({
-      signedReportId: NOVEMBER,
-      hashChanged: true,
-      changes: [expect.objectContaining({ kind: 'quantity', productId: line.productId })],
-    });
-    expect((await close.state(NOVEMBER)).superseded).toBe(true);
-    expect(again.superseded).toBe(false);
+    expect((await close.state(NOVEMBER_AGAIN)).open).toEqual({ high: 0, medium: 0, low: 0 });
+    await close.prepare(NOVEMBER_AGAIN);
+  });
+
+  it('keeps the thresholds it was prepared with, and shows what the service changed since the sign-off', async () => {
+    const { ledger, november, close } = await months();
+    await acceptAll(close, NOVEMBER);
+    const prepared = await close.prepare(NOVEMBER);
+    expect(prepared.thresholds).toEqual({ marginDeviationPoints: 20, quantityJumpPercent: 50 });
+    // Thresholds changed on the profile afterwards: the prepared month is read with its own.
+    const strict = await close.state(NOVEMBER, { marginDeviationPoints: 1, quantityJumpPercent: 1 });
+    expect(strict.thresholds).toEqual(prepared.thresholds);
+    expect(strict.open).toEqual({ high: 0, medium: 0, low: 0 });
+
+    const restated = structuredClone(november);
+    const line = restated.flatMap((entry) => entry.organizations.flatMap((o) => o.services.flatMap((s) => s.items.flatMap((item) => item.products))))[20]!;
+    line.quantity += 1;
+    line.totalCustomerPrice = money(line.customerPricePerUnit).times(line.quantity).toFixed();
+    line.totalResellerPrice = money(line.resellerPricePerUnit).times(line.quantity).toFixed();
+    restateTotals(restated);
+    await save(ledger, NOVEMBER_AGAIN, restated, '2026-12-09T08:00:00.000Z');
+    const again = await close.state(NOVEMBER_AGAIN);
+    expect(again).toMatchObject({ state: 'draft', readyToInvoice: false, superseded: false, signOff: { reportId: NOVEMBER, state: 'prepared' } });
+    expect(again.restatement).toMatchObject({ signedReportId: NOVEMBER, hashChanged: true, changes: [expect.objectContaining({ productId: line.productId })] });
+    expect(await close.state(NOVEMBER)).toMatchObject({ state: 'prepared', superseded: true });
+  });
+
+  it('finds a signed line changed, and log entries removed, changed or cut from the end', async () => {
+    const { ledger, close, people } = await months();
+    await acceptAll(close, NOVEMBER);
+    await close.prepare(NOVEMBER);
+    expect((await close.state(NOVEMBER)).integrity).toEqual({ contentChanged: false, logIntact: true, logBrokenAt: null });
+
+    // Another program changes a signed line by 100,000.
+    await ledger.write((transaction) =>
+      transaction.run(
+        'UPDATE billing_lines SET sales = sales + 100000 WHERE report_id = $1 AND line_no = (SELECT min(line_no) FROM billing_lines WHERE report_id = $1)',
+        [NOVEMBER],
+      ),
+    );
+    const tampered = await close.state(NOVEMBER);
+    expect(tampered).toMatchObject({ state: 'prepared', readyToInvoice: false, integrity: { contentChanged: true } });
+    people.current = people.person('jberg');
+    await expect(close.approve(NOVEMBER)).rejects.toMatchObject({ code: 'control', message: expect.stringMatching(/lines changed after it was prepared/) });
+
+    // A log entry changed, then one removed from the middle, then the last ones cut.
+    await ledger.write((transaction) => transaction.run("UPDATE close_log SET note = 'Nothing to see.' WHERE seq = 2"));
+    expect((await close.log(NOVEMBER)).brokenAt).toBe(2);
+    await ledger.write((transaction) => transaction.run('DELETE FROM close_log WHERE seq = 2'));
+    expect((await close.state(NOVEMBER)).integrity).toMatchObject({ logIntact: false, logBrokenAt: 2 });
+    await ledger.write((transaction) => transaction.run('DELETE FROM close_log WHERE seq >= 2'));
+    const cut = await close.log(NOVEMBER);
+    expect(cut.intact).toBe(true); // what is left chains…
+    expect((await close.state(NOVEMBER)).integrity.logIntact).toBe(false); // …but the sign-off saw more
+  });
+
+  it('never prepares a month with an exception open, nor twice, however review and prepare interleave (60 rounds)', async () => {
+    const { close } = await months();
+    const ids = await acceptAll(close, NOVEMBER);
+    let prepared = 0;
+    for (let round = 0; round < 60; round++) {
+      // Everything at once: one review reopens an exception while two prepares race it.
+      const results = await Promise.allSettled([
+        close.prepare(NOVEMBER),
+        close.setReview(NOVEMBER, [ids[round % ids.length]!], 'open', ''),
+        close.prepare(NOVEMBER),
+      ]);
+      prepared += results.filter((result, index) => index !== 1 && result.status === 'fulfilled').length;
+      const state = await close.state(NOVEMBER);
+      const open = state.open.high + state.open.medium + state.open.low;
+      if (state.state === 'prepared') expect(open).toBe(0);
+      if (state.state === 'prepared') await close.reopen(NOVEMBER, `Round ${round}.`);
+      await close.setReview(NOVEMBER, ids, 'accepted', 'Checked again.');
+    }
+    const log = await close.log(NOVEMBER);
+    expect(log.intact).toBe(true);
+    // Each prepare that succeeded is one entry, followed by its reopening: never two prepares in a row.
+    const steps = log.entries.filter((entry) => entry.action === 'prepared' || entry.action === 'reopened').map((entry) => entry.action);
+    expect(steps.filter((action) => action === 'prepared')).toHaveLength(prepared);
+    expect(steps.join(',')).not.toMatch(/prepared,prepared/);
+    expect(prepared).toBeGreaterThan(0);
   });
 });

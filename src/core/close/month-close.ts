@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { BillingException as BillingExceptionSchema, MAX_CHANGES_SHOWN } from '@shared/schemas/month-close';
+import { BillingException as BillingExceptionSchema, type CloseLogEntry, type CloseState, MAX_CHANGES_SHOWN } from '@shared/schemas/month-close';
 import type { Ledger } from '../ledger/ledger';
 import { KEPT_TABLES } from '../ledger/migrations/004-kept-comparisons';
+import { type Identity, type IdentityPort, workstationIdentity } from '../ports/identity';
 import { keepExceptions, keptExceptionsRow } from './queries/kept-checks';
 import {
   type BillingException,
@@ -13,10 +14,12 @@ import {
   runBillingChecks,
   type Severity,
 } from './billing-checks';
+import { monthLog } from './close-log';
 import { compareMonths, type CurrencyBridge, type MonthChange } from './month-compare';
 import { contentHashOf, keptContentHash } from '../reports';
-import { type Actor, MonthReview, type Review, type ReviewState, type SignOff } from './month-review';
-import { monthOf, monthsOf, previousMonth } from './months';
+import { type Actor, MonthReview, openCounts, type Review, type ReviewState, type SignOff, signOffOf } from './month-review';
+import { monthOf, type MonthRef, previousMonth } from './months';
+import { newestFetchRow } from './queries/months';
 
 export interface ReviewedException extends BillingException {
   review: Review | null;
@@ -25,9 +28,16 @@ export interface ReviewedException extends BillingException {
 export interface MonthCloseState {
   reportId: string;
   previousReportId: string | null;
+  /** The thresholds the exceptions were found with: the sign-off's while the month is Prepared or Approved. */
+  thresholds: CheckThresholds;
   exceptions: ReviewedException[];
   open: Record<Severity, number>;
+  state: CloseState;
   signOff: SignOff | null;
+  you: string;
+  teamLedger: boolean;
+  readyToInvoice: boolean;
+  integrity: { contentChanged: boolean | null; logIntact: boolean; logBrokenAt: number | null };
   /** Set when the month was signed off on another fetch of it: what the service changed since the sign-off. */
   /** Its changes are the first MAX_CHANGES_SHOWN of `changeCount`. */
   restatement: { signedReportId: string; hashChanged: boolean; changes: MonthChange[]; changeCount: number; bridges: CurrencyBridge[] } | null;
@@ -35,8 +45,8 @@ export interface MonthCloseState {
   superseded: boolean;
 }
 
-/** What a kept check was found by: a change to the rules gives every month a new key. */
-const RULES_VERSION = 1;
+/** What a kept check was found by: a change to the rules gives every month a new key (2: exceptions carry their evidence). */
+const RULES_VERSION = 2;
 
 /** How many months' checks stay kept (each a report, the month before it, thresholds and consumption). */
 const KEPT_CHECKS = 16;
@@ -52,69 +62,142 @@ function parseJson(text: string): unknown {
 }
 
 /**
- * Closing a month: its exceptions with their reviews, the review itself, and the sign-off. The checks are run
- * once and kept in the ledger (a million lines take seconds); reviews are read fresh each time.
+ * Closing a month: its exceptions with their reviews, the review itself, and the four-eyes sign-off. The checks are
+ * run once and kept in the ledger (a million lines take seconds); reviews are read fresh each time. Who acts comes
+ * from the identity port, never from what a person types.
  */
 export class MonthClose {
   private readonly review: MonthReview;
   private readonly checking = new Map<string, Promise<BillingException[]>>();
+  /** Signed lines re-hashed, by report and the ledger files' fingerprint: a million lines are not re-hashed on every open. */
+  private readonly verified = new Map<string, Promise<string>>();
 
   constructor(
     private readonly ledger: () => Promise<Ledger>,
     private readonly consumption: ConsumptionHistory | null = null,
+    private readonly identity: IdentityPort = workstationIdentity,
+    private readonly now: () => string = () => new Date().toISOString(),
   ) {
     this.review = new MonthReview(ledger);
   }
 
-  async state(reportId: string, thresholds: CheckThresholds = DEFAULT_THRESHOLDS): Promise<MonthCloseState> {
+  async state(reportId: string, profileThresholds: CheckThresholds = DEFAULT_THRESHOLDS): Promise<MonthCloseState> {
     const ledger = await this.ledger();
+    const identity = await this.identity();
     const month = await monthOf(ledger, reportId);
     const previous = await previousMonth(ledger, month);
+    const signedRow = await this.review.signOff(month);
+    const signOff = signedRow ? signOffOf(signedRow) : null;
+    const thresholds = signOff?.thresholds ?? profileThresholds;
     const exceptions = await this.exceptions(reportId, previous?.reportId ?? null, thresholds);
-    const reviews = await this.review.reviews(month);
+    const newest = await newestFetchRow(ledger, month);
+    const basis = signOff ? signOff.reportId === reportId : newest?.report_id === reportId;
+    const { rows, reviews } = await this.review.reviews(month, exceptions, basis);
     const reviewed = exceptions.map((exception) => ({ ...exception, review: reviews.get(exception.id) ?? null }));
-    const open: Record<Severity, number> = { high: 0, medium: 0, low: 0 };
-    for (const exception of reviewed) if (!exception.review) open[exception.severity]++;
-    const signOff = await this.review.signOff(month);
+    const open = openCounts(exceptions, rows);
+
+    const log = await monthLog(ledger, month);
+    // Entries cut from the end leave a whole chain: the sign-off keeps the last entry it saw.
+    const anchored = !signedRow?.log_seq || log.entries[signedRow.log_seq - 1]?.hash === signedRow.log_hash;
+    const logIntact = log.intact && anchored;
+    const contentChanged = signOff ? (await this.signedContentHash(ledger, signOff.reportId)) !== signOff.contentHash : null;
+    const state: CloseState = signOff && signOff.reportId === reportId ? signOff.state : 'draft';
+    const sound = !contentChanged && logIntact;
+
     let restatement: MonthCloseState['restatement'] = null;
     if (signOff && signOff.reportId !== reportId) {
       const comparison = await compareMonths(ledger, signOff.reportId, reportId);
       restatement = {
         signedReportId: signOff.reportId,
-        hashChanged: (await contentHashOf(ledger, reportId)) !== signOff.contentHash,
+        hashChanged: (await keptContentHash(ledger, reportId)) !== signOff.contentHash,
         changes: await comparison.changes(0, MAX_CHANGES_SHOWN),
         changeCount: comparison.changeCount,
         bridges: comparison.bridges,
       };
     }
-    const newest = (await monthsOf(ledger, month)).find((candidate) => candidate.startDate === month.startDate && candidate.endDate === month.endDate);
     return {
       reportId,
       previousReportId: previous?.reportId ?? null,
+      thresholds,
       exceptions: reviewed,
       open,
+      state,
       signOff,
+      you: identity.user,
+      teamLedger: identity.teamLedger,
+      readyToInvoice: sound && (state === 'approved' || (state === 'prepared' && !identity.teamLedger)),
+      integrity: { contentChanged, logIntact, logBrokenAt: log.brokenAt ?? (anchored ? null : (signedRow?.log_seq ?? null)) },
       restatement,
-      superseded: newest?.reportId !== reportId,
+      superseded: newest?.report_id !== reportId,
     };
   }
 
-  async setReview(reportId: string, exceptionIds: readonly string[], state: ReviewState, note: string, actor: Actor): Promise<Review[]> {
-    return this.review.review(await monthOf(await this.ledger(), reportId), exceptionIds, state, note, actor);
+  async setReview(
+    reportId: string,
+    exceptionIds: readonly string[],
+    state: ReviewState,
+    note: string,
+    thresholds: CheckThresholds = DEFAULT_THRESHOLDS,
+  ): Promise<Review[]> {
+    const { month, exceptions } = await this.checked(reportId, thresholds);
+    return this.review.review(month, reportId, exceptions, exceptionIds, state, note, await this.actor());
   }
 
-  async signOff(reportId: string, actor: Actor, thresholds: CheckThresholds = DEFAULT_THRESHOLDS): Promise<SignOff> {
-    const current = await this.state(reportId, thresholds);
-    const open = current.open.high + current.open.medium + current.open.low;
-    return this.review.sign(await monthOf(await this.ledger(), reportId), reportId, open, actor);
+  async prepare(reportId: string, profileThresholds: CheckThresholds = DEFAULT_THRESHOLDS): Promise<SignOff> {
+    const ledger = await this.ledger();
+    const { month, exceptions, thresholds, previousId } = await this.checked(reportId, profileThresholds);
+    const prepared = { contentHash: await keptContentHash(ledger, reportId), thresholds, previousReportId: previousId };
+    return this.review.prepare(month, reportId, exceptions, prepared, await this.actor());
   }
 
-  async reopen(reportId: string, reason: string, actor: Actor): Promise<void> {
-    await this.review.reopen(await monthOf(await this.ledger(), reportId), reason, actor);
+  async approve(reportId: string, profileThresholds: CheckThresholds = DEFAULT_THRESHOLDS): Promise<SignOff> {
+    const ledger = await this.ledger();
+    const { month, exceptions } = await this.checked(reportId, profileThresholds);
+    const signed = await this.review.signOff(month);
+    // The lines are re-hashed before approval: what is approved is what was prepared.
+    const contentChanged = signed?.report_id === reportId && (await this.signedContentHash(ledger, reportId)) !== signed.content_hash;
+    return this.review.approve(month, reportId, exceptions, contentChanged, await this.actor());
   }
 
-  async log(reportId: string) {
-    return this.review.log(await monthOf(await this.ledger(), reportId));
+  async reopen(reportId: string, reason: string): Promise<void> {
+    await this.review.reopen(await monthOf(await this.ledger(), reportId), reportId, reason, await this.actor());
+  }
+
+  async log(reportId: string): Promise<{ entries: CloseLogEntry[]; intact: boolean; brokenAt: number | null }> {
+    return monthLog(await this.ledger(), await monthOf(await this.ledger(), reportId));
+  }
+
+  /** Inside a deletion's transaction (see MonthReview.guardDeletion). */
+  async guardDeletion(transaction: Parameters<MonthReview['guardDeletion']>[0], month: MonthRef, reportId: string, details: string): Promise<void> {
+    await this.review.guardDeletion(transaction, month, reportId, details, await this.actor());
+  }
+
+  private async actor(): Promise<Actor> {
+    const identity: Identity = await this.identity();
+    return { identity, at: this.now() };
+  }
+
+  /** The month of a report and its exceptions, found with the sign-off's thresholds when there is one. */
+  private async checked(reportId: string, profileThresholds: CheckThresholds) {
+    const ledger = await this.ledger();
+    const month = await monthOf(ledger, reportId);
+    const previousId = (await previousMonth(ledger, month))?.reportId ?? null;
+    const signed = await this.review.signOff(month);
+    const thresholds = (signed && signOffOf(signed).thresholds) || profileThresholds;
+    return { month, previousId, thresholds, exceptions: await this.exceptions(reportId, previousId, thresholds) };
+  }
+
+  /** A signed report's lines hashed again (not the hash kept at save): kept while the ledger's files are unchanged. */
+  private async signedContentHash(ledger: Ledger, reportId: string): Promise<string> {
+    const key = `${reportId}|${await ledger.fingerprint()}`;
+    let hash = this.verified.get(key);
+    if (!hash) {
+      hash = contentHashOf(ledger, reportId);
+      this.verified.set(key, hash);
+      hash.catch(() => this.verified.delete(key));
+      while (this.verified.size > 8) this.verified.delete(this.verified.keys().next().value as string);
+    }
+    return hash;
   }
 
   /**

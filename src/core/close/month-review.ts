@@ -1,96 +1,294 @@
 import { AppError } from '@shared/errors';
-import type { Ledger } from '../ledger/ledger';
-import type { Review, ReviewState, SignOff } from '@shared/schemas/month-close';
+import type { CheckThresholds, Evidence, Review, ReviewState, SignOff } from '@shared/schemas/month-close';
+import type { Ledger, LedgerTransaction } from '../ledger/ledger';
+import type { Identity } from '../ports/identity';
+import type { BillingException } from './billing-checks';
+import { appendLog, type LogStep } from './close-log';
 import type { MonthRef } from './months';
-import { contentHashOf } from '../reports';
-import { insertSignOff, logReview, logRows, reopenSignOff, replaceReview, reviewRows, signOffRow } from './queries/reviews';
+import { newestFetchRow } from './queries/months';
+import { rateRows } from './queries/rates';
+import { captureEvidence, replaceReview, type ReviewRow, reviewRows } from './queries/reviews';
+import { approveSignOff, insertSignOff, removeSignOff, type SignOffRow, signOffRow } from './queries/sign-offs';
 
 export type { Review, ReviewState, SignOff } from '@shared/schemas/month-close';
 
-/** Who acts: the name the user typed and the account they are signed in to the computer with. */
+/** Who takes a step, and when (the identity's own clock-free word for who; the time from the core's clock). */
 export interface Actor {
-  name: string;
-  osUser: string;
+  identity: Identity;
   at: string;
 }
 
+/** A refusal by a control of the close: its own error code (the CLI exits 5), with words that say which rule. */
+const refused = (message: string) => new AppError('control', message);
+
+/** One text per set of figures, whatever order they were named in. */
+export function evidenceText(evidence: Evidence): string {
+  return JSON.stringify(Object.fromEntries(Object.entries(evidence).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))));
+}
+
+function parseEvidence(text: string | null): Evidence | null {
+  if (text === null) return null;
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    return parsed && typeof parsed === 'object' ? (parsed as Evidence) : null;
+  } catch {
+    return null;
+  }
+}
+
 /**
- * The review of a month's exceptions and its sign-off, kept in the ledger. A review belongs to the month and the
- * exception's stable id, so it survives a refetch; each change is also appended to the review log. A signed-off
- * month is locked: reviews change only after it is reopened, with a reason.
+ * A review as the exception now stands: suspended when the figures it was given on are not the exception's figures
+ * now (a refetch changed them) — it then no longer counts, and the exception is open until reviewed again.
+ */
+export function reviewOf(row: ReviewRow, exception: BillingException): Review {
+  const reviewed = parseEvidence(row.evidence) ?? exception.evidence;
+  const changed = row.evidence !== null && row.evidence !== evidenceText(exception.evidence);
+  return {
+    exceptionId: row.exception_id,
+    state: row.state as ReviewState,
+    note: row.note,
+    reviewedBy: row.reviewed_by,
+    reviewedAt: row.reviewed_at,
+    evidence: reviewed,
+    capturedAtMigration: row.evidence_source === 'migration' || row.evidence === null,
+    suspended: changed ? { reviewed, now: exception.evidence } : null,
+  };
+}
+
+/** How many exceptions are open (not reviewed, or their review suspended), by severity. */
+export function openCounts(exceptions: readonly BillingException[], rows: readonly ReviewRow[]): Record<'high' | 'medium' | 'low', number> {
+  const byId = new Map(rows.map((row) => [row.exception_id, row]));
+  const open = { high: 0, medium: 0, low: 0 };
+  for (const exception of exceptions) {
+    const row = byId.get(exception.id);
+    if (!row || reviewOf(row, exception).suspended) open[exception.severity]++;
+  }
+  return open;
+}
+
+const total = (open: Record<string, number>) => Object.values(open).reduce((sum, count) => sum + count, 0);
+const plural = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
+
+export function signOffOf(row: SignOffRow): SignOff {
+  let thresholds: CheckThresholds | null = null;
+  try {
+    thresholds = row.thresholds ? (JSON.parse(row.thresholds) as CheckThresholds) : null;
+  } catch {
+    thresholds = null;
+  }
+  return {
+    state: row.state as SignOff['state'],
+    reportId: row.report_id,
+    contentHash: row.content_hash,
+    preparedBy: row.prepared_by,
+    preparedAt: row.prepared_at,
+    approvedBy: row.approved_by,
+    approvedAt: row.approved_at,
+    thresholds,
+  };
+}
+
+const stateWord = (state: string) => (state === 'approved' ? 'Approved' : 'Prepared');
+
+/** What a prepare records beside the month: the check it passed, so an approver (or an auditor) can see what it was. */
+export interface Prepared {
+  contentHash: string;
+  thresholds: CheckThresholds;
+  previousReportId: string | null;
+}
+
+/**
+ * The review of a month's exceptions and its four-eyes sign-off, kept in the ledger. Every step reads the month's
+ * sign-off and reviews and decides inside one write transaction (writes run one at a time), so no two steps can
+ * interleave: a month is never prepared with an exception open, nor twice. Each step appends to the month's log in the
+ * same transaction — all or nothing.
  */
 export class MonthReview {
   constructor(private readonly ledger: () => Promise<Ledger>) {}
 
-  async reviews(month: MonthRef): Promise<Map<string, Review>> {
-    const rows = await reviewRows(await this.ledger(), month);
-    return new Map(
-      rows.map((row) => [
-        row.exception_id,
-        { exceptionId: row.exception_id, state: row.state as ReviewState, note: row.note, reviewedBy: row.reviewed_by, reviewedAt: row.reviewed_at },
-      ]),
-    );
+  async signOff(month: MonthRef): Promise<SignOffRow | undefined> {
+    return signOffRow(await this.ledger(), month);
   }
 
-  /** The sign-off in force (not reopened), if any. */
-  async signOff(month: MonthRef): Promise<SignOff | null> {
-    const row = await signOffRow(await this.ledger(), month);
-    return row ? { reportId: row.report_id, contentHash: row.content_hash, signedBy: row.signed_by, osUser: row.os_user, signedAt: row.signed_at } : null;
-  }
-
-  /** Gives each exception the same review (and a line each in the log), all or none. */
-  async review(month: MonthRef, exceptionIds: readonly string[], state: ReviewState, note: string, actor: Actor): Promise<Review[]> {
-    if (await this.signOff(month))
-      throw new AppError('conflict', 'This month is signed off, so its reviews are locked. Reopen it (with a reason) to change them.');
-    if (state === 'accepted' && !note.trim())
-      throw new AppError('validation', 'Say why the exception is accepted: a note is required.', { note: 'is required to accept' });
+  /**
+   * The month's reviews of `exceptions`. Reviews carried over from before four eyes take their evidence from the
+   * fetch that is the basis of the month (`capture`: the signed one, or the newest) the first time it is checked.
+   */
+  async reviews(month: MonthRef, exceptions: readonly BillingException[], capture: boolean): Promise<{ rows: ReviewRow[]; reviews: Map<string, Review> }> {
     const ledger = await this.ledger();
+    let rows = await reviewRows(ledger, month);
+    const byId = new Map(exceptions.map((exception) => [exception.id, exception]));
+    const uncaptured = rows.filter((row) => row.evidence === null && byId.has(row.exception_id));
+    if (capture && uncaptured.length && !ledger.readOnly) {
+      await ledger.write(async (transaction) => {
+        for (const row of uncaptured) await captureEvidence(transaction, month, row.exception_id, evidenceText(byId.get(row.exception_id)!.evidence));
+      });
+      rows = await reviewRows(ledger, month);
+    }
+    const reviews = new Map<string, Review>();
+    for (const row of rows) {
+      const exception = byId.get(row.exception_id);
+      if (exception) reviews.set(row.exception_id, reviewOf(row, exception));
+    }
+    return { rows, reviews };
+  }
+
+  /** Gives each exception the same review on its figures now (and an entry each in the log), all or none. */
+  async review(
+    month: MonthRef,
+    reportId: string,
+    exceptions: readonly BillingException[],
+    exceptionIds: readonly string[],
+    state: ReviewState,
+    note: string,
+    actor: Actor,
+  ): Promise<Review[]> {
+    const byId = new Map(exceptions.map((exception) => [exception.id, exception]));
     const ids = [...new Set(exceptionIds)];
-    await ledger.write(async (transaction) => {
-      for (const exceptionId of ids) {
-        await replaceReview(transaction, month, exceptionId, state, note.trim(), actor);
-        await logReview(transaction, month, exceptionId, state, note.trim(), actor);
-      }
-    });
-    return ids.map((exceptionId) => ({ exceptionId, state, note: note.trim(), reviewedBy: actor.name, reviewedAt: actor.at }));
-  }
-
-  /** Signs the month off as `reportId`'s content; refused while an exception is open. */
-  async sign(month: MonthRef, reportId: string, openExceptions: number, actor: Actor): Promise<SignOff> {
-    if (!actor.name.trim()) throw new AppError('validation', 'Type your name to sign the month off.', { name: 'is required' });
-    if (openExceptions > 0)
+    const unknown = ids.filter((id) => !byId.has(id));
+    if (unknown.length)
       throw new AppError(
-        'conflict',
-        `${openExceptions} exception${openExceptions === 1 ? ' is' : 's are'} still open: accept (with a note) or resolve each before signing off.`,
+        'validation',
+        `${plural(unknown.length, 'exception does', 'exceptions do')} not exist in this month (${unknown.slice(0, 3).join(', ')}${unknown.length > 3 ? ', …' : ''}). Check the month's exceptions again.`,
+        { exceptionIds: 'names an exception that does not exist' },
       );
-    if (await this.signOff(month)) throw new AppError('conflict', 'This month is already signed off.');
+    const text = note.trim();
+    if (state === 'accepted' && !text)
+      throw new AppError('validation', 'Say why the exception is accepted: a note is required.', { note: 'is required to accept' });
+    const weighty = ids.map((id) => byId.get(id)!).find((exception) => exception.severity !== 'low');
+    if (state === 'resolved' && !text && weighty)
+      throw new AppError('validation', `Say how the ${weighty.severity} exception was resolved: a note is required.`, {
+        note: `is required to resolve a ${weighty.severity} exception`,
+      });
     const ledger = await this.ledger();
-    const contentHash = await contentHashOf(ledger, reportId);
-    await ledger.write((transaction) =>
-      insertSignOff(transaction, month, {
-        report_id: reportId,
-        content_hash: contentHash,
-        signed_by: actor.name.trim(),
-        os_user: actor.osUser,
-        signed_at: actor.at,
-      }),
-    );
-    return { reportId, contentHash, signedBy: actor.name.trim(), osUser: actor.osUser, signedAt: actor.at };
-  }
-
-  async reopen(month: MonthRef, reason: string, actor: Actor): Promise<void> {
-    if (!reason.trim()) throw new AppError('validation', 'Say why the month is reopened: a reason is required.', { reason: 'is required' });
-    if (!(await this.signOff(month))) throw new AppError('conflict', 'This month is not signed off.');
-    const ledger = await this.ledger();
-    await ledger.write(async (transaction) => {
-      await reopenSignOff(transaction, month, reason.trim(), actor);
-      await logReview(transaction, month, '', 'reopened', reason.trim(), actor);
+    const user = actor.identity.user;
+    return ledger.write(async (transaction) => {
+      const signed = await signOffRow(transaction, month);
+      if (signed) throw refused(`This month is ${stateWord(signed.state)}, so its reviews are locked. Reopen it (with a reason) to change them.`);
+      const steps: LogStep[] = [];
+      for (const id of ids) {
+        const evidence = evidenceText(byId.get(id)!.evidence);
+        const row: ReviewRow = { exception_id: id, state, note: text, reviewed_by: user, reviewed_at: actor.at, evidence, evidence_source: 'review' };
+        await replaceReview(transaction, month, row);
+        steps.push({ reportId, action: state, exceptionId: id, note: text, actor: user, at: actor.at, evidence });
+      }
+      await appendLog(transaction, month, steps);
+      return ids.map((id) =>
+        reviewOf(
+          {
+            exception_id: id,
+            state,
+            note: text,
+            reviewed_by: user,
+            reviewed_at: actor.at,
+            evidence: evidenceText(byId.get(id)!.evidence),
+            evidence_source: 'review',
+          },
+          byId.get(id)!,
+        ),
+      );
     });
   }
 
-  /** Every review change and reopening of a month, oldest first. */
-  async log(month: MonthRef): Promise<{ exceptionId: string; action: string; note: string; by: string; osUser: string; at: string }[]> {
-    const rows = await logRows(await this.ledger(), month);
-    return rows.map((row) => ({ exceptionId: row.exception_id, action: row.action, note: row.note, by: row.by_name, osUser: row.os_user, at: row.logged_at }));
+  /** Draft → Prepared, by a preparer, on the month's newest fetch, when nothing is open. */
+  async prepare(month: MonthRef, reportId: string, exceptions: readonly BillingException[], prepared: Prepared, actor: Actor): Promise<SignOff> {
+    const { identity, at } = actor;
+    if (!identity.roles.includes('preparer')) throw refused(`${identity.user} may not prepare a month: that needs the preparer role.`);
+    const ledger = await this.ledger();
+    return ledger.write(async (transaction) => {
+      const signed = await signOffRow(transaction, month);
+      if (signed) throw refused(`This month is ${stateWord(signed.state)} already (by ${signed.prepared_by}). Reopen it (with a reason) to prepare it again.`);
+      const newest = await newestFetchRow(transaction, month);
+      if (newest && newest.report_id !== reportId)
+        throw refused(`A newer fetch of this month was saved (${newest.fetched_at}): prepare that one, the basis of the month now.`);
+      const open = total(openCounts(exceptions, await reviewRows(transaction, month)));
+      if (open > 0)
+        throw refused(`${plural(open, 'exception is', 'exceptions are')} still open: accept (with a note) or resolve each before the month is prepared.`);
+      const rates = await rateRows(transaction, month); // read here: rates change only while the month is a Draft
+      const evidence = JSON.stringify({ ...prepared, rates, exceptions: exceptions.map((exception) => [exception.id, evidenceText(exception.evidence)]) });
+      const log = await appendLog(transaction, month, [{ reportId, action: 'prepared', actor: identity.user, at, evidence }]);
+      const row: SignOffRow = {
+        report_id: reportId,
+        content_hash: prepared.contentHash,
+        state: 'prepared',
+        prepared_by: identity.user,
+        prepared_at: at,
+        approved_by: null,
+        approved_at: null,
+        thresholds: JSON.stringify(prepared.thresholds),
+        rates: JSON.stringify(rates),
+        log_seq: log.seq,
+        log_hash: log.hash,
+      };
+      await insertSignOff(transaction, month, row);
+      return signOffOf(row);
+    });
+  }
+
+  /**
+   * Prepared → Approved, by an approver who is not the preparer and accepted none of the month's high exceptions,
+   * while nothing is open and the prepared lines are as they were (`contentChanged`, checked by the caller).
+   */
+  async approve(month: MonthRef, reportId: string, exceptions: readonly BillingException[], contentChanged: boolean, actor: Actor): Promise<SignOff> {
+    const { identity, at } = actor;
+    if (!identity.roles.includes('approver')) throw refused(`${identity.user} may not approve a month: that needs the approver role.`);
+    if (contentChanged) throw refused("The prepared month's lines changed after it was prepared: it cannot be approved. Reopen it and prepare it again.");
+    const ledger = await this.ledger();
+    return ledger.write(async (transaction) => {
+      const signed = await signOffRow(transaction, month);
+      if (!signed) throw refused('This month is not prepared yet: prepare it first (a preparer, when nothing is open).');
+      if (signed.state === 'approved') throw refused(`This month is Approved already (by ${signed.approved_by}).`);
+      if (signed.report_id !== reportId) throw refused('This month was prepared on another fetch of it: approve that one, or reopen the month.');
+      if (signed.prepared_by === identity.user)
+        throw refused(
+          identity.teamLedger
+            ? `${identity.user} prepared this month, so ${identity.user} cannot approve it: approval needs a second person.`
+            : `${identity.user} prepared this month, so ${identity.user} cannot approve it: approval needs a second person, who signs in through the team ledger. On this workstation the month's close ends at Prepared.`,
+        );
+      const rows = await reviewRows(transaction, month);
+      const byId = new Map(exceptions.map((exception) => [exception.id, exception]));
+      const ownHigh = rows.filter((row) => row.state === 'accepted' && row.reviewed_by === identity.user && byId.get(row.exception_id)?.severity === 'high');
+      if (ownHigh.length)
+        throw refused(
+          `${identity.user} accepted ${plural(ownHigh.length, 'high exception', 'high exceptions')} of this month, so ${identity.user} cannot also approve it: a second person must.`,
+        );
+      const open = total(openCounts(exceptions, rows));
+      if (open > 0) throw refused(`${plural(open, 'exception is', 'exceptions are')} open again (a review was suspended): reopen the month and review them.`);
+      const log = await appendLog(transaction, month, [
+        { reportId, action: 'approved', actor: identity.user, at, evidence: JSON.stringify({ contentHash: signed.content_hash }) },
+      ]);
+      await approveSignOff(transaction, month, identity.user, at, log);
+      return signOffOf({ ...signed, state: 'approved', approved_by: identity.user, approved_at: at, log_seq: log.seq, log_hash: log.hash });
+    });
+  }
+
+  /** Prepared or Approved → Draft, with a reason; an Approved month by an approver only. */
+  async reopen(month: MonthRef, reportId: string, reason: string, actor: Actor): Promise<void> {
+    const text = reason.trim();
+    if (!text) throw new AppError('validation', 'Say why the month is reopened: a reason is required.', { reason: 'is required' });
+    const { identity, at } = actor;
+    const ledger = await this.ledger();
+    await ledger.write(async (transaction) => {
+      const signed = await signOffRow(transaction, month);
+      if (!signed) throw refused('This month is a Draft: there is nothing to reopen.');
+      if (signed.state === 'approved' && !identity.roles.includes('approver'))
+        throw refused(`This month is Approved: only an approver may reopen it, and ${identity.user} is not one.`);
+      const evidence = JSON.stringify({ was: signed.state, reportId: signed.report_id, contentHash: signed.content_hash });
+      await appendLog(transaction, month, [{ reportId: reportId || signed.report_id, action: 'reopened', note: text, actor: identity.user, at, evidence }]);
+      await removeSignOff(transaction, month);
+    });
+  }
+
+  /**
+   * Inside a deletion's transaction: refuses to delete the fetch a sign-off in force stands on (it is superseded by a
+   * newer fetch, never removed), and logs the deletion of a draft fetch in its month's log.
+   */
+  async guardDeletion(transaction: LedgerTransaction, month: MonthRef, reportId: string, details: string, actor: Actor): Promise<void> {
+    const signed = await signOffRow(transaction, month);
+    if (signed?.report_id === reportId)
+      throw refused(
+        `This fetch is the ${stateWord(signed.state)} basis of its month, so it cannot be deleted: it stays as the evidence of the sign-off. Reopen the month (with a reason) first, or fetch the month again.`,
+      );
+    await appendLog(transaction, month, [{ reportId, action: 'deleted', note: details, actor: actor.identity.user, at: actor.at }]);
   }
 }

@@ -1,5 +1,5 @@
 import { AppError } from '@shared/errors';
-import type { Ledger } from '../ledger/ledger';
+import type { Ledger, LedgerTransaction } from '../ledger/ledger';
 import { monthRow, type MonthRow, newestMonthRows, previousMonthRow } from './queries/months';
 
 /**
@@ -28,9 +28,15 @@ function toRef(row: MonthRow): MonthRef {
 }
 
 export async function monthOf(ledger: Ledger, reportId: string): Promise<MonthRef> {
-  const row = await monthRow(ledger, reportId);
-  if (!row) throw new AppError('not-found', 'That saved report no longer exists.');
-  return toRef(row);
+  const found = await monthRef(ledger, reportId);
+  if (!found) throw new AppError('not-found', 'That saved report no longer exists.');
+  return found;
+}
+
+/** The month of a report, read on the ledger or inside a transaction; undefined when there is no such report. */
+export async function monthRef(reader: Ledger | LedgerTransaction, reportId: string): Promise<MonthRef | undefined> {
+  const row = await monthRow(reader, reportId);
+  return row ? toRef(row) : undefined;
 }
 
 /** The newest version of the period that ends before this one starts, at the same service and reseller; null if none. */

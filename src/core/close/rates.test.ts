@@ -2,8 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AppError } from '@shared/errors';
 import { ledgerWithMonth, testIdentity } from '@testing/ledger-month';
 import { ingestReport } from '../reports/report-ingest';
-import { MonthReview } from './month-review';
-import { monthOf } from './months';
+import { MonthClose } from './month-close';
 import { convertTotals, importRates, parseRatesCsv, ratesView, setRates, validateRates } from './rates';
 
 /** The message of the validation error `work` throws (fails the test when it does not throw one). */
@@ -184,14 +183,16 @@ describe('rates kept with the month', () => {
     expect((await ratesView(ledger, OCTOBER)).rates).toEqual([{ currency: other, rate: '3' }]);
   });
 
-  it('locks the rates while the month is signed off', async () => {
+  it('locks the rates while the month is prepared, in the write itself', async () => {
     const { ledger } = await month();
-    await new MonthReview(async () => ledger).sign(await monthOf(ledger, OCTOBER), OCTOBER, 0, {
-      name: 'Eva Lind',
-      osUser: 'eva',
-      at: '2026-11-08T08:00:00.000Z',
-    });
+    const close = new MonthClose(async () => ledger);
+    const ids = (await close.state(OCTOBER)).exceptions.map((exception) => exception.id);
+    if (ids.length) await close.setReview(OCTOBER, ids, 'accepted', 'Checked.');
+    await close.prepare(OCTOBER);
     expect((await ratesView(ledger, OCTOBER)).signedOff).toBe(true);
-    await expect(setRates(ledger, OCTOBER, 'EUR', [])).rejects.toThrow('This month is signed off, so its rates are locked');
+    await expect(setRates(ledger, OCTOBER, 'EUR', [])).rejects.toMatchObject({
+      code: 'control',
+      message: expect.stringMatching(/This month is Prepared, so its rates are locked/),
+    });
   });
 });

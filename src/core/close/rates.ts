@@ -3,9 +3,9 @@ import { type Money, money } from '@shared/money';
 import type { ConvertedPair, ExchangeRate, RatesView } from '@shared/schemas/month-close';
 import type { Ledger } from '../ledger/ledger';
 import { UNIT_PRICE } from '../ledger/schema';
-import { MonthReview } from './month-review';
 import { monthOf, type MonthRef } from './months';
 import { pairTotalRows, rateRows, replaceRates, reportCurrencies } from './queries/rates';
+import { signOffRow } from './queries/sign-offs';
 import { currencyPairKey } from '@shared/model/currency-pair';
 import { marginOf } from '@shared/model/margin';
 
@@ -223,7 +223,7 @@ export async function ratesView(ledger: Ledger, reportId: string): Promise<Rates
   const month = await monthOf(ledger, reportId);
   const rates = await monthRates(ledger, month);
   const totals = await pairTotalRows(ledger, reportId);
-  const signedOff = (await new MonthReview(async () => ledger).signOff(month)) !== null;
+  const signedOff = (await signOffRow(ledger, month)) !== undefined;
   return {
     reportId,
     period: { startDate: month.startDate, endDate: month.endDate },
@@ -237,18 +237,9 @@ export async function ratesView(ledger: Ledger, reportId: string): Promise<Rates
   };
 }
 
-/** Rates change only while the month is not signed off: the checks of a signed month were made with the rates it had. */
-async function unlockedMonth(ledger: Ledger, reportId: string): Promise<MonthRef> {
-  const month = await monthOf(ledger, reportId);
-  if (await new MonthReview(async () => ledger).signOff(month)) {
-    throw new AppError('conflict', 'This month is signed off, so its rates are locked. Reopen it (with a reason) to change them.');
-  }
-  return month;
-}
-
 /** Sets (replaces) a month's rates from the form; a null reference currency removes them. */
 export async function setRates(ledger: Ledger, reportId: string, referenceCurrency: string | null, given: readonly ExchangeRate[]): Promise<RatesView> {
-  const month = await unlockedMonth(ledger, reportId);
+  const month = await monthOf(ledger, reportId);
   const reference = referenceCurrency?.trim().toUpperCase() || null;
   const rates = reference
     ? validateRates(
@@ -263,7 +254,7 @@ export async function setRates(ledger: Ledger, reportId: string, referenceCurren
 
 /** Replaces a month's rates with a CSV file's; nothing is saved when a line is not usable. */
 export async function importRates(ledger: Ledger, reportId: string, referenceCurrency: string, csv: string): Promise<RatesView> {
-  const month = await unlockedMonth(ledger, reportId);
+  const month = await monthOf(ledger, reportId);
   const reference = referenceCurrency.trim().toUpperCase();
   const rates = parseRatesCsv(csv, reference, await reportCurrencies(ledger, reportId));
   await saveMonthRates(ledger, month, reference, rates);

@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { access, chmod, mkdir, readdir, rm } from 'node:fs/promises';
+import { access, chmod, mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { type DuckDBAppender, type DuckDBConnection, DuckDBInstance, type DuckDBValue, listValue } from '@duckdb/node-api';
 import { AppError } from '@shared/errors';
@@ -279,6 +279,22 @@ export class Ledger {
         }
       }),
     );
+  }
+
+  /**
+   * The ledger's files as they are on disk now (size and modification time of the database and its WAL): another
+   * value after any write to them, by this process or another. What a costly check of the ledger's content is kept by.
+   */
+  async fingerprint(): Promise<string> {
+    const parts = await Promise.all(
+      [LEDGER_FILE, `${LEDGER_FILE}.wal`].map((name) =>
+        stat(join(this.dir, name)).then(
+          (found) => `${found.size}@${found.mtimeMs}`,
+          () => '-',
+        ),
+      ),
+    );
+    return parts.join('|');
   }
 
   close(): void {

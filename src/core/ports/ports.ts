@@ -49,6 +49,8 @@ export interface Ports {
   startDemoService: DemoServiceStarter;
   appVersion: string;
   host: import('@shared/contract').HostKind;
+  /** Who is acting (the month close records and checks it); the OS account when omitted. Tests pass a second person. */
+  identity?: import('./identity').IdentityPort;
   deliver?: DeliverFile;
   /** An OS notification (report ready); hosts without one omit it. */
   notify?: (title: string, body: string) => void;

@@ -5,7 +5,7 @@ import { isEmptyFilter, type ReportFilter } from '@shared/report-filter';
 import type { ReportJob, ReportMeta } from '@shared/schemas/saved-report';
 import type { Profile } from '@shared/schemas/profile';
 import type { ServiceHandlers } from '@shared/contract';
-import type { Ledger } from '../ledger/ledger';
+import type { Ledger, LedgerTransaction } from '../ledger/ledger';
 import type { EventHub } from '../runtime/event-hub';
 import { deliverFile } from '../storage/files';
 import type { Ports } from '../ports/ports';
@@ -71,18 +71,26 @@ export interface ReportsModule {
  * Billing reports: the durable request jobs, the saved reports (usable offline), and their export. `addSheets`
  * adds other features' sheets to an exported workbook (closing the month: Changes, Checks and the sign-off).
  */
+/** What the month close adds to saved reports: its sheets in the workbook, and its say over a deletion. */
+export interface MonthHooks {
+  addSheets?: WorkbookAddition;
+  /** Runs inside the deletion's transaction: throws to refuse it (a signed fetch), and logs it otherwise. */
+  guardDeletion?: (transaction: LedgerTransaction, reportId: string, details: string) => Promise<void>;
+}
+
 export function createReports(
   ports: Ports,
   events: EventHub,
   profiles: Profiles,
   connections: Connections,
   ledger: () => Promise<Ledger>,
-  addSheets?: WorkbookAddition,
+  month: MonthHooks = {},
 ): ReportsModule {
+  const { addSheets, guardDeletion } = month;
   const getProfile = (profileId: string) => profiles.get(profileId);
   const clientFor = (profile: Profile) => connections.clientFor(profile);
   const wantedInterval = ports.pollIntervals?.reportMs;
-  const library = new ReportLibrary(ledger);
+  const library = new ReportLibrary(ledger, guardDeletion);
   const viewer = new ReportViewerQueries(ledger, library);
   const receiver = new ReportReceiver(
     ports.dataDir,

@@ -1,12 +1,15 @@
 import { AppError } from '@shared/errors';
 import { REPORT_SCHEMA_VERSION, type ReportMeta } from '@shared/schemas/saved-report';
-import type { Ledger } from '../ledger/ledger';
+import type { Ledger, LedgerTransaction } from '../ledger/ledger';
 import { allReports, deleteReport, lineCountOf, oneReport, renameReport, type ReportRow, type TotalRow } from './queries/library';
 import { currencyPairKey, isSingleCurrency } from '@shared/model/currency-pair';
 
 /** The saved months in the ledger: listing, summaries, renames and deletes. */
 export class ReportLibrary {
-  constructor(private readonly ledger: () => Promise<Ledger>) {}
+  constructor(
+    private readonly ledger: () => Promise<Ledger>,
+    private readonly guardDeletion?: (transaction: LedgerTransaction, reportId: string, details: string) => Promise<void>,
+  ) {}
 
   /** Every saved report, newest first. */
   async list(): Promise<ReportMeta[]> {
@@ -38,12 +41,18 @@ export class ReportLibrary {
     return this.meta(reportId);
   }
 
-  /** Deletes a report's rows in one transaction; returns the kept received file (relative), for the caller to remove. */
+  /**
+   * Deletes a report's rows in one transaction, which the month close may refuse (a signed fetch) and logs; returns
+   * the kept received file (relative), for the caller to remove.
+   */
   async delete(reportId: string): Promise<string | null> {
     const ledger = await this.ledger();
     const found = await oneReport(ledger, reportId);
-    await deleteReport(ledger, reportId);
-    return found?.report.source_file || null;
+    if (!found) throw notFound();
+    const { report } = found;
+    const details = `Deleted the fetch "${report.name}" of ${report.fetched_at} (${report.line_count.toLocaleString('en')} lines).`;
+    await deleteReport(ledger, reportId, async (transaction) => this.guardDeletion?.(transaction, reportId, details));
+    return report.source_file || null;
   }
 }
 

@@ -60,7 +60,23 @@ export const MonthComparison = z.object({
 });
 export type MonthComparison = z.infer<typeof MonthComparison>;
 
-export const Review = z.object({ exceptionId: z.string(), state: ReviewState, note: z.string(), reviewedBy: z.string(), reviewedAt: z.string() });
+/** The figures an exception was raised on (exact decimal text by name): what an acceptance accepted. */
+export const Evidence = z.record(z.string(), z.string());
+export type Evidence = z.infer<typeof Evidence>;
+
+export const Review = z.object({
+  exceptionId: z.string(),
+  state: ReviewState,
+  note: z.string(),
+  /** Who reviewed: the signed-in identity (the OS user on a workstation), never typed text. */
+  reviewedBy: z.string(),
+  reviewedAt: z.string(),
+  /** The figures reviewed; taken from the month when first checked for a review carried over from before four eyes. */
+  evidence: Evidence,
+  capturedAtMigration: z.boolean(),
+  /** The figures changed since the review: it no longer counts, and the exception is open until reviewed again. */
+  suspended: z.object({ reviewed: Evidence, now: Evidence }).nullable(),
+});
 export type Review = z.infer<typeof Review>;
 
 export const BillingException = z.object({
@@ -83,12 +99,47 @@ export const BillingException = z.object({
   currencyKey: z.string().nullable(),
   /** The viewer's tree keys from the organization row down to the row (organization hierarchy); empty when it has none. */
   path: z.array(z.string()),
+  /** The figures the rule saw (a changed figure suspends an acceptance); empty when the rule has none (no customer number). */
+  evidence: Evidence,
   review: Review.nullable(),
 });
 export type BillingException = z.infer<typeof BillingException>;
 
-export const SignOff = z.object({ reportId: z.string(), contentHash: z.string(), signedBy: z.string(), osUser: z.string(), signedAt: z.string() });
+/** Draft → Prepared (by the preparer, nothing open) → Approved (by another person). Draft has no sign-off. */
+export const CloseState = z.enum(['draft', 'prepared', 'approved']);
+export type CloseState = z.infer<typeof CloseState>;
+
+/** A month's sign-off in force: on which fetch (and its content hash), who prepared and approved it, and when. */
+export const SignOff = z.object({
+  state: z.enum(['prepared', 'approved']),
+  reportId: z.string(),
+  contentHash: z.string(),
+  preparedBy: z.string(),
+  preparedAt: z.string(),
+  approvedBy: z.string().nullable(),
+  approvedAt: z.string().nullable(),
+  /** The thresholds the month was checked with when prepared (null: prepared before four eyes, not recorded). */
+  thresholds: CheckThresholds.nullable(),
+});
 export type SignOff = z.infer<typeof SignOff>;
+
+/** One entry of a month's close log (append-only, each entry chained to the previous by its hash). */
+export const CloseLogEntry = z.object({
+  seq: z.number().int(),
+  reportId: z.string(),
+  action: z.string(),
+  exceptionId: z.string(),
+  note: z.string(),
+  actor: z.string(),
+  at: z.string(),
+  evidence: z.string(),
+  hash: z.string(),
+});
+export type CloseLogEntry = z.infer<typeof CloseLogEntry>;
+
+/** A month's log with its chain checked: intact, or the first entry (from 1) where an entry was removed or changed. */
+export const CloseLog = z.object({ entries: z.array(CloseLogEntry), intact: z.boolean(), brokenAt: z.number().int().nullable() });
+export type CloseLog = z.infer<typeof CloseLog>;
 
 export const MonthCloseView = z.object({
   reportId: z.string(),
@@ -96,7 +147,16 @@ export const MonthCloseView = z.object({
   thresholds: CheckThresholds,
   exceptions: z.array(BillingException),
   open: z.object({ high: z.number().int(), medium: z.number().int(), low: z.number().int() }),
+  /** This fetch's state: Prepared or Approved only when the sign-off in force is on this very fetch. */
+  state: CloseState,
   signOff: SignOff.nullable(),
+  /** Who is acting here (the signed-in identity), and whether a second person can approve (the team ledger). */
+  you: z.string(),
+  teamLedger: z.boolean(),
+  /** Approved — or Prepared where there is no team ledger (every file then says "not approved by a second person"). */
+  readyToInvoice: z.boolean(),
+  /** What the checks on open found: the signed lines re-hashed (null: nothing signed here) and the log's chain. */
+  integrity: z.object({ contentChanged: z.boolean().nullable(), logIntact: z.boolean(), logBrokenAt: z.number().int().nullable() }),
   /** The month was signed off on another fetch of it: what the service changed since. */
   /** What changed since the sign-off: the first MAX_CHANGES_SHOWN of `changeCount` changes. */
   restatement: z
@@ -114,7 +174,7 @@ export const MonthCloseView = z.object({
 export type MonthCloseView = z.infer<typeof MonthCloseView>;
 
 /** A saved month of the same service and reseller as a report (the newest fetch of each period). */
-export const MonthSummary = z.object({ reportId: z.string(), name: z.string(), period: ReportPeriod, fetchedAt: z.string(), signedOff: z.boolean() });
+export const MonthSummary = z.object({ reportId: z.string(), name: z.string(), period: ReportPeriod, fetchedAt: z.string(), state: CloseState });
 export type MonthSummary = z.infer<typeof MonthSummary>;
 
 /*

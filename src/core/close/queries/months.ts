@@ -1,4 +1,4 @@
-import type { Ledger } from '@core/ledger/ledger';
+import type { Ledger, LedgerTransaction } from '@core/ledger/ledger';
 import { type Row, rowShape } from '@core/ledger/rows';
 import type { MonthRef } from '../months';
 
@@ -11,8 +11,8 @@ const MONTH_COLUMNS = Object.keys(MONTH.columns).join(', ');
 export const SAME_MONTH = 'host = $1 AND reseller_id = $2 AND period_start = $3 AND period_end = $4';
 export const monthParams = (month: MonthRef) => [month.host, month.resellerId, month.startDate, month.endDate];
 
-export async function monthRow(ledger: Ledger, reportId: string): Promise<MonthRow | undefined> {
-  return MONTH.all(await ledger.all(`SELECT ${MONTH_COLUMNS} FROM reports WHERE report_id = $1`, [reportId]))[0];
+export async function monthRow(reader: Ledger | LedgerTransaction, reportId: string): Promise<MonthRow | undefined> {
+  return MONTH.all(await reader.all(`SELECT ${MONTH_COLUMNS} FROM reports WHERE report_id = $1`, [reportId]))[0];
 }
 
 /** The newest version of the period that ends before `startDate`, at the same service and reseller. */
@@ -35,6 +35,12 @@ export async function newestMonthRows(ledger: Ledger, month: Pick<MonthRef, 'hos
     [month.host, month.resellerId],
   );
   return MONTH.all(rows);
+}
+
+/** The newest fetch of a month (what may be prepared), read on the ledger or inside a step's transaction. */
+export async function newestFetchRow(reader: Ledger | LedgerTransaction, month: MonthRef): Promise<MonthRow | undefined> {
+  const rows = await reader.all(`SELECT ${MONTH_COLUMNS} FROM reports WHERE ${SAME_MONTH} ORDER BY fetched_at DESC, report_id LIMIT 1`, monthParams(month));
+  return MONTH.all(rows)[0];
 }
 
 const LABEL = rowShape({ name: 'text', period_start: 'text', period_end: 'text', fetched_at: 'text' });

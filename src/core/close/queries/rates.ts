@@ -1,7 +1,9 @@
-import type { Ledger } from '@core/ledger/ledger';
+import { AppError } from '@shared/errors';
+import type { Ledger, LedgerTransaction } from '@core/ledger/ledger';
 import { type Row, rowShape } from '@core/ledger/rows';
 import type { MonthRef } from '../months';
 import { monthParams, SAME_MONTH } from './months';
+import { signOffRow } from './sign-offs';
 
 /* A month's rates (ledger migration 2), and the totals per currency pair they convert (kept at ingest). */
 
@@ -9,9 +11,9 @@ const RATE = rowShape({ reference_currency: 'text', currency: 'text', rate: 'dec
 export type RateRow = Row<typeof RATE.columns>;
 
 /** The rates kept with a month, the reference currency's own row of 1 among them. */
-export async function rateRows(ledger: Ledger, month: MonthRef): Promise<RateRow[]> {
+export async function rateRows(reader: Ledger | LedgerTransaction, month: MonthRef): Promise<RateRow[]> {
   return RATE.all(
-    await ledger.all(`SELECT reference_currency, currency, rate::VARCHAR AS rate FROM month_rates WHERE ${SAME_MONTH} ORDER BY currency`, monthParams(month)),
+    await reader.all(`SELECT reference_currency, currency, rate::VARCHAR AS rate FROM month_rates WHERE ${SAME_MONTH} ORDER BY currency`, monthParams(month)),
   );
 }
 
@@ -23,6 +25,13 @@ export async function replaceRates(
   rates: readonly { currency: string; rate: string }[],
 ): Promise<void> {
   await ledger.write(async (transaction) => {
+    // Checked in the write itself: a month prepared a moment ago keeps the rates it was checked with.
+    const signed = await signOffRow(transaction, month);
+    if (signed)
+      throw new AppError(
+        'control',
+        `This month is ${signed.state === 'approved' ? 'Approved' : 'Prepared'}, so its rates are locked. Reopen it (with a reason) to change them.`,
+      );
     await transaction.run(`DELETE FROM month_rates WHERE ${SAME_MONTH}`, monthParams(month));
     if (referenceCurrency === null) return;
     for (const { currency, rate } of rates) {

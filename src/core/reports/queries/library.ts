@@ -1,4 +1,4 @@
-import type { Ledger } from '@core/ledger/ledger';
+import type { Ledger, LedgerTransaction } from '@core/ledger/ledger';
 import { type Row, rowShape } from '@core/ledger/rows';
 
 /** Tables that hold a report's rows; a delete clears them all in one transaction. */
@@ -70,8 +70,9 @@ export async function renameReport(ledger: Ledger, reportId: string, name: strin
 }
 
 /** Deletes a report's rows in one transaction. */
-export async function deleteReport(ledger: Ledger, reportId: string): Promise<void> {
+export async function deleteReport(ledger: Ledger, reportId: string, guard: (transaction: LedgerTransaction) => Promise<void>): Promise<void> {
   await ledger.write(async (transaction) => {
+    await guard(transaction);
     for (const table of REPORT_TABLES) await transaction.run(`DELETE FROM ${table} WHERE report_id = $1`, [reportId]);
   });
 }

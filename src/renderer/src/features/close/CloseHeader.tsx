@@ -5,19 +5,35 @@ import { formatCount } from '@renderer/components/format-number';
 import { SEVERITIES, SEVERITY_LABELS } from './exception-list';
 import { monthLabel } from './month-label';
 
-/** Where the month stands, in words: Draft, or signed off (on this fetch or an earlier one); and whether a newer fetch replaced this one. */
+/** Where the month stands, in words: Draft, Prepared or Approved (on this fetch or another), or changed after sign-off. */
 function MonthState({ view }: { view: MonthCloseView }): React.JSX.Element {
-  const { signOff } = view;
+  const { signOff, integrity } = view;
+  const broken = signOff !== null && (integrity.contentChanged === true || !integrity.logIntact);
+  const elsewhere = signOff !== null && signOff.reportId !== view.reportId;
   return (
     <span className="close__states" data-testid="close-state">
-      {signOff ? (
+      {broken ? (
+        <span className="state-badge state-badge--broken" title="The signed lines or the close log no longer match what was signed">
+          Changed after sign-off
+        </span>
+      ) : view.state === 'approved' && signOff ? (
         <span className="state-badge state-badge--signed" title={`Content hash ${signOff.contentHash}`}>
-          Signed off by {signOff.signedBy} at {formatDateTime(signOff.signedAt)}
-          {signOff.reportId !== view.reportId ? ' (on another fetch)' : ''}
+          Approved by {signOff.approvedBy} at {formatDateTime(signOff.approvedAt ?? '')}
+        </span>
+      ) : view.state === 'prepared' && signOff ? (
+        <span className="state-badge state-badge--prepared" title={`Content hash ${signOff.contentHash}`}>
+          Prepared by {signOff.preparedBy} at {formatDateTime(signOff.preparedAt)}
         </span>
       ) : (
-        <span className="state-badge state-badge--draft">Draft</span>
+        <span className="state-badge state-badge--draft">
+          Draft{elsewhere ? ` · the month is ${signOff.state === 'approved' ? 'Approved' : 'Prepared'} on another fetch` : ''}
+        </span>
       )}
+      {view.readyToInvoice ? (
+        <span className="state-badge state-badge--ready" title={view.state === 'prepared' ? 'Not approved by a second person' : 'Approved by a second person'}>
+          Ready to invoice{view.state === 'prepared' ? ' (not approved by a second person)' : ''}
+        </span>
+      ) : null}
       {view.superseded ? (
         <span className="state-badge state-badge--superseded" title="The ledger holds a newer fetch of this month; checks and sign-off count the newest one">
           Superseded by a newer fetch

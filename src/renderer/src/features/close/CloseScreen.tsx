@@ -17,7 +17,7 @@ type Tab = 'exceptions' | 'compare' | 'trends' | 'rates' | 'thresholds';
 
 /**
  * Closing the open report's month, the way month end is worked through: what is open first (exceptions by
- * severity, each accepted with a note or resolved), the comparison with last month, then the sign-off. A month
+ * severity, each accepted with a note or resolved), the comparison with last month, then the four-eyes sign-off. A month
  * the service changed after its sign-off says so above everything else.
  */
 export function CloseScreen({ meta, onShowInReport }: { meta: ReportMeta; onShowInReport: ShowInReport }): React.JSX.Element {
@@ -38,7 +38,14 @@ export function CloseScreen({ meta, onShowInReport }: { meta: ReportMeta; onShow
     <section className="close" aria-label="Close the month">
       <CloseHeader meta={meta} view={view}>
         {view ? (
-          <SignOffBox key={view.signOff?.signedAt ?? 'draft'} view={view} openCount={openCount} onSignOff={close.signOff} onReopen={close.reopen} />
+          <SignOffBox
+            key={`${view.state}|${view.signOff?.preparedAt ?? ''}`}
+            view={view}
+            openCount={openCount}
+            onPrepare={close.prepare}
+            onApprove={close.approve}
+            onReopen={close.reopen}
+          />
         ) : null}
       </CloseHeader>
       {close.loadError ? (

@@ -38,7 +38,7 @@ export function ComparePanel({ meta, previousReportId }: { meta: ReportMeta; pre
           {beforeId ? null : <option value="">Choose a month</option>}
           {others.map((month) => (
             <option key={month.reportId} value={month.reportId}>
-              {monthLabel(month.period)} (fetched {formatDateTime(month.fetchedAt)}){month.signedOff ? ' · signed off' : ''}
+              {monthLabel(month.period)} (fetched {formatDateTime(month.fetchedAt)}){month.state === 'draft' ? '' : ` · ${month.state}`}
             </option>
           ))}
         </select>

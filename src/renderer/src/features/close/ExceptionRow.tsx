@@ -1,5 +1,5 @@
 import { memo, useId, useState } from 'react';
-import type { BillingException, Review, ReviewState } from '@shared/schemas/month-close';
+import type { BillingException, Evidence, Review, ReviewState } from '@shared/schemas/month-close';
 import { formatDateTime } from '@renderer/components/format-time';
 import { placeOf, reviewStateOf } from './exception-list';
 
@@ -9,17 +9,30 @@ export type ReviewAction = (exception: BillingException, state: ReviewState, not
 /** How a row is to be opened in the report's tree (the viewer decides how). */
 export type ShowInReport = (exception: BillingException) => void;
 
-const LOCKED = 'The month is signed off: reopen it to change reviews';
+const LOCKED = 'The month is Prepared or Approved: reopen it to change reviews';
+
+/** Figures by name, as the exception names them ("cost 864.06, sales 0"). */
+const figures = (evidence: Evidence) =>
+  Object.entries(evidence)
+    .map(([name, value]) => `${name} ${value}`)
+    .join(', ');
 
 function ReviewCell({ review }: { review: Review | null }): React.JSX.Element {
   if (!review) return <span className="review review--open">Open</span>;
+  const word = review.state === 'accepted' ? 'Accepted' : 'Resolved';
   return (
-    <span className={`review review--${review.state}`}>
-      <span className="review__state">{review.state === 'accepted' ? 'Accepted' : 'Resolved'}</span>{' '}
+    <span className={`review review--${review.suspended ? 'suspended' : review.state}`}>
+      <span className="review__state">{review.suspended ? `${word} — suspended` : word}</span>{' '}
       <span className="muted">
         by {review.reviewedBy}, {formatDateTime(review.reviewedAt)}
+        {review.capturedAtMigration ? ' · evidence captured at migration' : ''}
       </span>
       {review.note ? <span className="review__note">“{review.note}”</span> : null}
+      {review.suspended ? (
+        <span className="review__suspended" data-testid="suspended-figures">
+          The figures changed since: reviewed on {figures(review.suspended.reviewed)}; now {figures(review.suspended.now)}. Review it again.
+        </span>
+      ) : null}
     </span>
   );
 }
@@ -70,8 +83,11 @@ interface Props {
 
 /** One exception: who and where, what was found (the rule's words in the tooltip), its review, and what can be done. */
 export const ExceptionRow = memo(function ExceptionRow({ exception, locked, busy, onReview, onShow }: Props): React.JSX.Element {
-  const [accepting, setAccepting] = useState(false);
+  const [noting, setNoting] = useState<'accepted' | 'resolved' | null>(null);
   const state = reviewStateOf(exception);
+  const needsReview = state === 'open' || state === 'suspended';
+  // Resolving a high or medium exception needs a note too: how it was put right.
+  const resolveNeedsNote = exception.severity !== 'low';
   const place = placeOf(exception);
   const disabled = locked || busy;
   const where = exception.path.length ? 'Open this row in the report tree' : 'Show this organization in the report tree (the row is not in this month)';
@@ -97,23 +113,23 @@ export const ExceptionRow = memo(function ExceptionRow({ exception, locked, busy
         </td>
         <td className="exc__actions">
           <div className="exc__buttons">
-            {state === 'open' ? (
+            {needsReview ? (
               <>
                 <button
                   type="button"
-                  onClick={() => setAccepting(true)}
-                  disabled={disabled || accepting}
+                  onClick={() => setNoting('accepted')}
+                  disabled={disabled || noting !== null}
                   title={locked ? LOCKED : 'Accept it as it is, with a note saying why'}
                 >
                   Accept…
                 </button>
                 <button
                   type="button"
-                  onClick={() => void onReview(exception, 'resolved', '')}
-                  disabled={disabled}
+                  onClick={() => (resolveNeedsNote ? setNoting('resolved') : void onReview(exception, 'resolved', ''))}
+                  disabled={disabled || noting !== null}
                   title={locked ? LOCKED : 'It was wrong and is put right (e.g. corrected in the ERP)'}
                 >
-                  Resolve
+                  {resolveNeedsNote ? 'Resolve…' : 'Resolve'}
                 </button>
               </>
             ) : (
@@ -132,15 +148,19 @@ export const ExceptionRow = memo(function ExceptionRow({ exception, locked, busy
           </div>
         </td>
       </tr>
-      {accepting ? (
+      {noting ? (
         <tr className="exc__note-row">
           <td colSpan={4}>
             <NoteForm
-              label={`Why is “${exception.title.toLowerCase()}” at ${exception.organization} acceptable?`}
-              submitLabel="Accept"
+              label={
+                noting === 'accepted'
+                  ? `Why is “${exception.title.toLowerCase()}” at ${exception.organization} acceptable?`
+                  : `How was “${exception.title.toLowerCase()}” at ${exception.organization} put right?`
+              }
+              submitLabel={noting === 'accepted' ? 'Accept' : 'Resolve'}
               busy={busy}
-              onSubmit={(note) => void onReview(exception, 'accepted', note).then((done) => done && setAccepting(false))}
-              onCancel={() => setAccepting(false)}
+              onSubmit={(note) => void onReview(exception, noting, note).then((done) => done && setNoting(null))}
+              onCancel={() => setNoting(null)}
             />
           </td>
         </tr>

@@ -1,4 +1,5 @@
 import { useCallback, useMemo, useState } from 'react';
+import { isOpenReview } from '@shared/model/review-state';
 import type { BillingException, MonthCloseView, ReviewState, Severity } from '@shared/schemas/month-close';
 import { ErrorNote } from '@renderer/components/ErrorNote';
 import { useAction } from '@renderer/hooks/use-action';
@@ -10,7 +11,6 @@ import {
   REVIEW_LABELS,
   type ReviewFilter,
   reviewCounts,
-  reviewStateOf,
   type RuleGroup,
   rulesOf,
   SEVERITIES,
@@ -43,8 +43,10 @@ function GroupHeader({
   busy: boolean;
   onBulk: (group: RuleGroup, state: ReviewState, note: string) => void;
 }): React.JSX.Element {
-  const [accepting, setAccepting] = useState(false);
+  // Accepting needs a note; so does resolving a high or medium exception (how it was put right).
+  const [noting, setNoting] = useState<'accepted' | 'resolved' | null>(null);
   const all = shownOpen === group.exceptions.length ? 'all ' : '';
+  const resolveNeedsNote = group.severity !== 'low';
   return (
     <tr className="exc-group" data-testid="exception-group" data-rule={group.rule}>
       <th colSpan={4} scope="colgroup">
@@ -55,27 +57,35 @@ function GroupHeader({
           <span className="exc-group__explain">{group.explanation}</span>
           {shownOpen > 1 && !locked ? (
             <span className="exc-group__bulk">
-              <button type="button" onClick={() => setAccepting(true)} disabled={busy || accepting}>
+              <button type="button" onClick={() => setNoting('accepted')} disabled={busy || noting !== null}>
                 Accept {all}
                 {formatCount(shownOpen)} open…
               </button>
-              <button type="button" onClick={() => onBulk(group, 'resolved', '')} disabled={busy}>
+              <button
+                type="button"
+                onClick={() => (resolveNeedsNote ? setNoting('resolved') : onBulk(group, 'resolved', ''))}
+                disabled={busy || noting !== null}
+              >
                 Resolve {all}
-                {formatCount(shownOpen)} open
+                {formatCount(shownOpen)} open{resolveNeedsNote ? '…' : ''}
               </button>
             </span>
           ) : null}
         </div>
-        {accepting ? (
+        {noting ? (
           <NoteForm
-            label={`Why are these ${formatCount(shownOpen)} acceptable? The same note goes on each.`}
-            submitLabel={`Accept ${formatCount(shownOpen)}`}
+            label={
+              noting === 'accepted'
+                ? `Why are these ${formatCount(shownOpen)} acceptable? The same note goes on each.`
+                : `How were these ${formatCount(shownOpen)} put right? The same note goes on each.`
+            }
+            submitLabel={`${noting === 'accepted' ? 'Accept' : 'Resolve'} ${formatCount(shownOpen)}`}
             busy={busy}
             onSubmit={(note) => {
-              setAccepting(false);
-              onBulk(group, 'accepted', note);
+              setNoting(null);
+              onBulk(group, noting, note);
             }}
-            onCancel={() => setAccepting(false)}
+            onCancel={() => setNoting(null)}
           />
         ) : null}
       </th>
@@ -92,6 +102,7 @@ export function ExceptionsPanel({ view, close, onShow }: Props): React.JSX.Eleme
   const [filter, setFilter] = useState<ExceptionFilter>({ review: 'open' });
   const [shownPerGroup, setShownPerGroup] = useState<Record<string, number>>({});
   const action = useAction();
+  // Reviews lock while the month is Prepared or Approved, on whichever fetch.
   const locked = view.signOff !== null;
   const counts = useMemo(() => reviewCounts(view.exceptions), [view.exceptions]);
   const rules = useMemo(() => rulesOf(view.exceptions), [view.exceptions]);
@@ -112,7 +123,7 @@ export function ExceptionsPanel({ view, close, onShow }: Props): React.JSX.Eleme
     [run, review],
   );
   const onBulk = (group: RuleGroup, state: ReviewState, note: string) => {
-    const ids = group.exceptions.filter((exception) => reviewStateOf(exception) === 'open').map((exception) => exception.id);
+    const ids = group.exceptions.filter((exception) => isOpenReview(exception.review)).map((exception) => exception.id);
     void run(() => reviewMany(ids, state, note), 'bulk');
   };
   const change = (fields: Partial<ExceptionFilter>) => setFilter((current) => ({ ...current, ...fields }));
@@ -163,7 +174,11 @@ export function ExceptionsPanel({ view, close, onShow }: Props): React.JSX.Eleme
           </span>
         ) : null}
       </div>
-      {locked ? <p className="hint">The month is signed off, so the reviews are locked. Reopen it (with a reason) to change them.</p> : null}
+      {locked ? (
+        <p className="hint">
+          The month is {view.signOff?.state === 'approved' ? 'Approved' : 'Prepared'}, so the reviews are locked. Reopen it (with a reason) to change them.
+        </p>
+      ) : null}
       <ErrorNote message={action.error} />
       <div className="exceptions__scroll">
         <table className="grid exc-table" aria-label="Exceptions">
@@ -186,7 +201,7 @@ export function ExceptionsPanel({ view, close, onShow }: Props): React.JSX.Eleme
           {groups.map((group) => {
             const limit = shownPerGroup[group.rule] ?? ROWS_PER_GROUP;
             const rest = group.exceptions.length - limit;
-            const shownOpen = group.exceptions.filter((exception) => reviewStateOf(exception) === 'open').length;
+            const shownOpen = group.exceptions.filter((exception) => isOpenReview(exception.review)).length;
             return (
               <tbody key={group.rule}>
                 <GroupHeader group={group} shownOpen={shownOpen} locked={locked} busy={busy} onBulk={onBulk} />

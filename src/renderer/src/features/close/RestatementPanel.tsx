@@ -8,7 +8,7 @@ import { ChangesTable } from './ChangesTable';
 import { monthLabel } from './month-label';
 
 /**
- * The month was signed off on another fetch of it. When the service's lines differ from what was signed, this says
+ * The month was prepared or approved on another fetch of it. When the service's lines differ from what was signed, this says
  * so first and loudest, with what changed; when they are the same, a quiet line says that too.
  */
 export function RestatementPanel({ meta, view }: { meta: ReportMeta; view: MonthCloseView }): React.JSX.Element | null {
@@ -16,7 +16,10 @@ export function RestatementPanel({ meta, view }: { meta: ReportMeta; view: Month
   const { restatement, signOff } = view;
   if (!restatement || !signOff) return null;
   const month = monthLabel(meta.period);
-  const signed = `signed off by ${signOff.signedBy} at ${formatDateTime(signOff.signedAt)}`;
+  const signed =
+    signOff.state === 'approved' && signOff.approvedBy
+      ? `approved by ${signOff.approvedBy} at ${formatDateTime(signOff.approvedAt ?? '')}`
+      : `prepared by ${signOff.preparedBy} at ${formatDateTime(signOff.preparedAt)}`;
   const changed = restatement.hashChanged || restatement.changeCount > 0;
   if (!changed) {
     return (
@@ -28,11 +31,12 @@ export function RestatementPanel({ meta, view }: { meta: ReportMeta; view: Month
   const count = restatement.changeCount;
   return (
     <section className="restated" aria-labelledby="restated-title" data-testid="restatement">
-      <h3 id="restated-title">The service changed this month after it was signed off</h3>
+      <h3 id="restated-title">The service changed this month after it was {signOff.state === 'approved' ? 'approved' : 'prepared'}</h3>
       <p>
         {month} was {signed} on an earlier fetch. This fetch ({formatDateTime(meta.fetchedAt)}) differs from it
-        {count ? `: ${formatCount(count)} ${count === 1 ? 'change' : 'changes'}` : ' (the lines differ, the amounts compared per product do not)'}. To sign off
-        these figures, reopen the month with a reason, review, and sign off again.
+        {count ? `: ${formatCount(count)} ${count === 1 ? 'change' : 'changes'}` : ' (the lines differ, the amounts compared per product do not)'}. This fetch
+        is a Draft: the signed fetch stays the basis of invoicing until the month is reopened with a reason. Then review any suspended acceptance (its figures
+        changed) and prepare this fetch.
       </p>
       <BridgeTable
         bridges={restatement.bridges}

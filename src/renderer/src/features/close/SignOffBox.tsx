@@ -3,125 +3,163 @@ import type { MonthCloseView } from '@shared/schemas/month-close';
 import { ErrorNote } from '@renderer/components/ErrorNote';
 import { useAction } from '@renderer/hooks/use-action';
 import { formatCount } from '@renderer/components/format-number';
-
-const NAME_KEY = 'closebook.sign-off-name';
-
-/** The name typed at the last sign-off on this computer (a convenience; the OS user is recorded anyway). */
-function rememberedName(): string {
-  try {
-    return window.localStorage.getItem(NAME_KEY) ?? '';
-  } catch {
-    return '';
-  }
-}
-
-function rememberName(name: string): void {
-  try {
-    window.localStorage.setItem(NAME_KEY, name);
-  } catch {
-    // Not kept: the field is simply empty next time.
-  }
-}
+import { formatDateTime } from '@renderer/components/format-time';
 
 interface Props {
   view: MonthCloseView;
   openCount: number;
-  onSignOff: (name: string) => Promise<void>;
+  onPrepare: () => Promise<void>;
+  onApprove: () => Promise<void>;
   onReopen: (reason: string) => Promise<void>;
 }
 
-/** The month's attestation: the name to sign with (only when nothing is open), or who signed, the hash, and reopening with a reason. */
-export function SignOffBox({ view, openCount, onSignOff, onReopen }: Props): React.JSX.Element {
-  const [name, setName] = useState(rememberedName);
+/** Reopening with a reason: a button that opens a one-line form. */
+function ReopenForm({ onReopen, title }: { onReopen: (reason: string) => Promise<void>; title: string }): React.JSX.Element {
   const [reason, setReason] = useState('');
-  const [reopening, setReopening] = useState(false);
+  const [open, setOpen] = useState(false);
   const action = useAction();
-  const nameId = useId();
   const reasonId = useId();
-  const { signOff } = view;
+  if (!open)
+    return (
+      <>
+        <button type="button" onClick={() => setOpen(true)} title={title}>
+          Reopen…
+        </button>
+        <ErrorNote message={action.error} />
+      </>
+    );
+  const reopen = async (event: React.FormEvent) => {
+    event.preventDefault();
+    const done = await action.run(async () => {
+      await onReopen(reason.trim());
+      return true;
+    }, 'reopen');
+    if (done) {
+      setOpen(false);
+      setReason('');
+    }
+  };
+  return (
+    <form className="signoff__form" onSubmit={(event) => void reopen(event)}>
+      <label htmlFor={reasonId} className="muted">
+        Why reopen?
+      </label>
+      <input
+        id={reasonId}
+        value={reason}
+        onChange={(event) => setReason(event.target.value)}
+        placeholder="e.g. credit note from the service"
+        maxLength={2000}
+        autoFocus
+      />
+      <button type="submit" className="primary" disabled={!reason.trim() || action.busy}>
+        {action.busy ? 'Reopening…' : 'Reopen the month'}
+      </button>
+      <button type="button" onClick={() => setOpen(false)}>
+        Cancel
+      </button>
+      <ErrorNote message={action.error} />
+    </form>
+  );
+}
+
+function ContentHash({ hash }: { hash: string }): React.JSX.Element {
+  return (
+    <p className="signoff__hash">
+      <span className="muted">Content hash</span>{' '}
+      <code className="mono" title={hash} data-testid="content-hash">
+        {hash}
+      </code>
+    </p>
+  );
+}
+
+/**
+ * The month's four-eyes sign-off: Prepare (when nothing is open), then Approve by a second person, each recorded as
+ * the signed-in identity (never a typed name); who and when, the content hash, and reopening with a reason.
+ */
+export function SignOffBox({ view, openCount, onPrepare, onApprove, onReopen }: Props): React.JSX.Element {
+  const action = useAction();
+  const whyId = useId();
+  const { signOff, you, teamLedger } = view;
+  const run = (step: () => Promise<void>, name: string) =>
+    void action.run(async () => {
+      await step();
+      return true;
+    }, name);
+
+  if (signOff && view.state === 'draft') {
+    // Signed on another fetch: this one is a draft (a restatement, or an older fetch).
+    return (
+      <div className="signoff signoff--signed" role="region" aria-label="Sign-off">
+        <p className="muted">
+          The month is {signOff.state === 'approved' ? 'Approved' : 'Prepared'} on another fetch (by {signOff.approvedBy ?? signOff.preparedBy}). To sign off
+          this fetch, reopen the month with a reason.
+        </p>
+        <ReopenForm onReopen={onReopen} title="Reopening sends the month back to Draft; it is logged with your reason" />
+      </div>
+    );
+  }
 
   if (signOff) {
-    const reopen = async (event: React.FormEvent) => {
-      event.preventDefault();
-      const done = await action.run(async () => {
-        await onReopen(reason.trim());
-        return true;
-      }, 'reopen');
-      if (done) {
-        setReopening(false);
-        setReason('');
-      }
-    };
+    const approved = view.state === 'approved';
+    const ownPreparation = signOff.preparedBy === you;
     return (
-      <div className="signoff signoff--signed" aria-label="Sign-off" role="region">
+      <div className="signoff signoff--signed" role="region" aria-label="Sign-off">
+        {approved ? (
+          <p className="signoff__who">
+            Approved by <strong>{signOff.approvedBy}</strong> at {formatDateTime(signOff.approvedAt ?? '')}
+          </p>
+        ) : null}
         <p className="signoff__who">
-          Signed by <strong>{signOff.signedBy}</strong> <span className="muted">as computer account {signOff.osUser}</span>
+          Prepared by <strong>{signOff.preparedBy}</strong> at {formatDateTime(signOff.preparedAt)}
         </p>
-        <p className="signoff__hash">
-          <span className="muted">Content hash</span>{' '}
-          <code className="mono" title={signOff.contentHash} data-testid="content-hash">
-            {signOff.contentHash}
-          </code>
-        </p>
-        {reopening ? (
-          <form className="signoff__form" onSubmit={(event) => void reopen(event)}>
-            <label htmlFor={reasonId} className="muted">
-              Why reopen?
-            </label>
-            <input
-              id={reasonId}
-              value={reason}
-              onChange={(event) => setReason(event.target.value)}
-              placeholder="e.g. credit note from the service"
-              maxLength={2000}
-              autoFocus
-            />
-            <button type="submit" className="primary" disabled={!reason.trim() || action.busy}>
-              {action.busy ? 'Reopening…' : 'Reopen the month'}
+        <ContentHash hash={signOff.contentHash} />
+        {approved ? null : (
+          <div className="signoff__approve">
+            <button
+              type="button"
+              className="primary"
+              disabled={ownPreparation || action.busy}
+              aria-describedby={whyId}
+              onClick={() => run(onApprove, 'approve')}
+            >
+              {action.busy ? 'Approving…' : 'Approve the month'}
             </button>
-            <button type="button" onClick={() => setReopening(false)}>
-              Cancel
-            </button>
-          </form>
-        ) : (
-          <button
-            type="button"
-            onClick={() => setReopening(true)}
-            title="Reviews are locked while the month is signed off; reopening unlocks them and is logged with your reason"
-          >
-            Reopen…
-          </button>
+            <p id={whyId} className="signoff__why muted" data-testid="approval-rule">
+              {ownPreparation
+                ? teamLedger
+                  ? `You (${you}) prepared this month, so you cannot approve it: a second person must.`
+                  : `You (${you}) prepared this month, so you cannot approve it: approval needs a second person, who signs in through the team ledger. On this workstation the close ends at Prepared — ready to invoice, and every file says "not approved by a second person".`
+                : `Approving records you (${you}) and the time. You may not approve a month in which you accepted a high exception.`}
+            </p>
+          </div>
         )}
+        <ReopenForm
+          onReopen={onReopen}
+          title={
+            approved
+              ? 'An approver may reopen an Approved month; it goes back to Draft and is logged with your reason'
+              : 'Reopening unlocks the reviews; it is logged with your reason'
+          }
+        />
         <ErrorNote message={action.error} />
       </div>
     );
   }
 
   const blocked = openCount > 0;
-  const sign = async (event: React.FormEvent) => {
-    event.preventDefault();
-    const typed = name.trim();
-    const done = await action.run(async () => {
-      await onSignOff(typed);
-      return true;
-    }, 'sign');
-    if (done) rememberName(typed);
-  };
   return (
-    <form className="signoff" aria-label="Sign-off" onSubmit={(event) => void sign(event)}>
-      <label htmlFor={nameId} className="muted">
-        Sign off as
-      </label>
-      <input id={nameId} value={name} onChange={(event) => setName(event.target.value)} placeholder="Your name" maxLength={120} autoComplete="name" />
-      <button type="submit" className="primary" disabled={blocked || !name.trim() || action.busy} aria-describedby={`${nameId}-why`}>
-        {action.busy ? 'Signing off…' : 'Sign off the month'}
+    <div className="signoff" role="region" aria-label="Sign-off">
+      <button type="button" className="primary" disabled={blocked || action.busy} aria-describedby={whyId} onClick={() => run(onPrepare, 'prepare')}>
+        {action.busy ? 'Preparing…' : 'Prepare the month'}
       </button>
-      <p id={`${nameId}-why`} className="signoff__why muted">
+      <p id={whyId} className="signoff__why muted">
         {blocked
           ? `${formatCount(openCount)} ${openCount === 1 ? 'exception is' : 'exceptions are'} still open: accept each with a note, or resolve it, first.`
-          : 'Nothing is open. Signing off records your name, your computer account, the time and a hash of the lines, and locks the reviews.'}
+          : `Nothing is open. Preparing records you (${you}), the time and a hash of the lines, and locks the reviews; a second person then approves.`}
       </p>
       <ErrorNote message={action.error} />
-    </form>
+    </div>
   );
 }

@@ -1,4 +1,5 @@
 import type { BillingException, ReviewState, Severity } from '@shared/schemas/month-close';
+import { isOpenReview, type ShownReviewState, shownReviewState } from '@shared/model/review-state';
 import { userLocale } from '@renderer/components/format-time';
 
 /** Which exceptions the list shows by their review: the open ones (the default), one review state, or all. */
@@ -16,15 +17,18 @@ export const SEVERITIES: readonly Severity[] = ['high', 'medium', 'low'];
 export const SEVERITY_LABELS: Record<Severity, string> = { high: 'High', medium: 'Medium', low: 'Low' };
 export const REVIEW_LABELS: Record<ReviewFilter, string> = { open: 'Open', accepted: 'Accepted', resolved: 'Resolved', all: 'All' };
 
-/** An exception with no review is open. */
-export function reviewStateOf(exception: BillingException): ReviewState {
-  return exception.review?.state ?? 'open';
+/** An exception with no review is open; one whose figures changed since its review is suspended (and counts as open). */
+export function reviewStateOf(exception: BillingException): ShownReviewState {
+  return shownReviewState(exception.review);
 }
 
-/** How many exceptions are in each review state (and in all). */
+/** The list's review filter an exception falls under: a suspended one is among the open ones. */
+const filterStateOf = (exception: BillingException): ReviewState => (isOpenReview(exception.review) ? 'open' : (exception.review?.state ?? 'open'));
+
+/** How many exceptions are in each review state (and in all); suspended ones count as open. */
 export function reviewCounts(exceptions: readonly BillingException[]): Record<ReviewFilter, number> {
   const counts: Record<ReviewFilter, number> = { open: 0, accepted: 0, resolved: 0, all: exceptions.length };
-  for (const exception of exceptions) counts[reviewStateOf(exception)] += 1;
+  for (const exception of exceptions) counts[filterStateOf(exception)] += 1;
   return counts;
 }
 
@@ -39,7 +43,7 @@ export function filterExceptions(exceptions: readonly BillingException[], filter
   const text = filter.text?.trim().toLowerCase() ?? '';
   return exceptions.filter(
     (exception) =>
-      (filter.review === 'all' || reviewStateOf(exception) === filter.review) &&
+      (filter.review === 'all' || filterStateOf(exception) === filter.review) &&
       (!filter.severity || exception.severity === filter.severity) &&
       (!filter.rule || exception.rule === filter.rule) &&
       (!text || searchable(exception).includes(text)),

@@ -25,13 +25,14 @@ export interface MonthCloseState {
   reviewMany(exceptionIds: readonly string[], state: ReviewState, note: string): Promise<void>;
   bulk: BulkProgress | null;
   stop(): void;
-  signOff(name: string): Promise<void>;
+  prepare(): Promise<void>;
+  approve(): Promise<void>;
   reopen(reason: string): Promise<void>;
 }
 
 /**
  * The close of one report's month as the main process keeps it: exceptions with their reviews, what is open, the
- * sign-off and any restatement. Every change answers with the whole new state, which replaces the old one.
+ * four-eyes sign-off and any restatement. Every change answers with the whole new state, which replaces the old one.
  */
 export function useMonthClose(reportId: string): MonthCloseState {
   const [view, setView] = useState<MonthCloseView | null>(null);
@@ -77,10 +78,11 @@ export function useMonthClose(reportId: string): MonthCloseState {
     stopped.current = true;
   }, []);
 
-  const signOff = useCallback(async (name: string) => setView(await call('close:sign-off', { reportId, name })), [reportId]);
+  const prepare = useCallback(async () => setView(await call('close:prepare', { reportId })), [reportId]);
+  const approve = useCallback(async () => setView(await call('close:approve', { reportId })), [reportId]);
   const reopen = useCallback(async (reason: string) => setView(await call('close:reopen', { reportId, reason })), [reportId]);
 
-  return { view, loadError, reload, review, reviewMany, bulk, stop, signOff, reopen };
+  return { view, loadError, reload, review, reviewMany, bulk, stop, prepare, approve, reopen };
 }
 
 /** The saved months of the report's service and reseller, oldest first. */

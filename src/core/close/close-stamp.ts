@@ -1,0 +1,45 @@
+import { localTime } from '../xlsx';
+import type { MonthCloseSheetsState } from './checks-sheet';
+
+/** What every file of a month says of its close, in words: DRAFT, PREPARED or APPROVED, with who and when. */
+export interface CloseStamp {
+  word: 'DRAFT' | 'PREPARED' | 'APPROVED' | 'CHANGED AFTER SIGN-OFF';
+  /** The stamp in one line: the word, who and when, and what it means for invoicing. */
+  line: string;
+}
+
+const when = (at: string, timeZone: string | undefined) => {
+  const local = localTime(new Date(at), timeZone);
+  return local ? `${local.value.toISOString().slice(0, 16).replace('T', ' ')} (${local.zone})` : at;
+};
+
+/**
+ * The close state of the fetch a file was made from. A sign-off whose lines or log no longer check out reads
+ * "changed after sign-off", never signed; a Prepared month without a team ledger says it was not approved by a
+ * second person.
+ */
+export function closeStamp(state: MonthCloseSheetsState, reportId: string, timeZone: string | undefined): CloseStamp {
+  const { signOff, integrity } = state;
+  if (signOff && (integrity.contentChanged || !integrity.logIntact)) {
+    const what = integrity.contentChanged ? 'the signed lines no longer match their content hash' : 'entries of the close log were removed or changed';
+    return { word: 'CHANGED AFTER SIGN-OFF', line: `CHANGED AFTER SIGN-OFF — ${what}: not a basis for invoicing.` };
+  }
+  if (state.state === 'draft' || !signOff) {
+    const open = state.open.high + state.open.medium + state.open.low;
+    const elsewhere = signOff
+      ? state.restatement?.hashChanged
+        ? ` This fetch is a restatement: the month is ${signOff.state} on another fetch, whose lines the service has changed since.`
+        : ` The month is ${signOff.state} on another fetch with the same lines.`
+      : '';
+    return { word: 'DRAFT', line: `DRAFT — not prepared (${open.toLocaleString('en')} ${open === 1 ? 'exception' : 'exceptions'} open).${elsewhere}` };
+  }
+  const prepared = `prepared by ${signOff.preparedBy} at ${when(signOff.preparedAt, timeZone)}`;
+  if (state.state === 'approved' && signOff.approvedBy && signOff.approvedAt)
+    return { word: 'APPROVED', line: `APPROVED by ${signOff.approvedBy} at ${when(signOff.approvedAt, timeZone)}; ${prepared}.` };
+  return {
+    word: 'PREPARED',
+    line: state.teamLedger
+      ? `PREPARED — ${prepared}; awaiting approval by a second person: not ready to invoice.`
+      : `PREPARED — ${prepared}; not approved by a second person (a workstation without a team ledger).`,
+  };
+}

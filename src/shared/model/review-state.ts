@@ -1,0 +1,15 @@
+import type { Review } from '../schemas/month-close';
+
+/** How an exception's review reads: open (none, or undone), accepted, resolved — or suspended, since its figures changed. */
+export type ShownReviewState = 'open' | 'accepted' | 'resolved' | 'suspended';
+
+export function shownReviewState(review: Review | null): ShownReviewState {
+  if (!review) return 'open';
+  return review.suspended ? 'suspended' : review.state;
+}
+
+/** Does the exception still need a review? A suspended review no longer counts. */
+export const isOpenReview = (review: Review | null) => {
+  const state = shownReviewState(review);
+  return state === 'open' || state === 'suspended';
+};

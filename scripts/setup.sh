@@ -8,10 +8,11 @@
 #   xvfb                       a virtual display for headed runs and screenshots
 #   libreoffice-calc-nogui     a real spreadsheet for the fault suite: exported CSV, copied text and workbooks are
 #                              opened in it (no formula may come alive, no sheet may be cut short)
+#   poppler-utils              pdftotext and pdftoppm: the tests read the evidence PDF's text and render its pages
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(build-essential python3 libsecret-1-dev gnome-keyring libsecret-tools dbus chromium xvfb libreoffice-calc-nogui)
+packages=(build-essential python3 libsecret-1-dev gnome-keyring libsecret-tools dbus chromium xvfb libreoffice-calc-nogui poppler-utils)
 if command -v apt-get >/dev/null 2>&1; then
   missing=()
   for package in "${packages[@]}"; do

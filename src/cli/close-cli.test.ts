@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
@@ -136,6 +137,27 @@ describe('closebook reports compare, check and accept', () => {
     const entries = (JSON.parse(log.stdout) as { entries: { action: string }[]; intact: boolean }).entries;
     expect(entries.map((entry) => entry.action).slice(-2)).toEqual(['resolved', 'prepared']);
     expect(cli(['reports', 'check', november]).stderr).toMatch(/PREPARED: prepared by/);
+
+    // The evidence pack: its text holds the full content hash, the preparer and every exception with its note.
+    const pdf = join(simulator.dataDir, 'november-evidence.pdf');
+    const evidence = cli(['reports', 'evidence', november, '--out', pdf]);
+    expect([evidence.code, evidence.stderr]).toEqual([0, expect.stringMatching(/wrote the month's evidence \(\d+ pages?\) to /)]);
+    const text = execFileSync('pdftotext', ['-layout', pdf, '-'], { encoding: 'utf8' });
+    const state = JSON.parse(cli(['reports', 'log', november, '--json']).stdout) as { entries: { actor: string; action: string; hash: string }[] };
+    const preparer = state.entries.find((entry) => entry.action === 'prepared')!.actor;
+    const signedHash = /Content hash of the signed lines \(SHA-256\): ([0-9a-f]{64})/.exec(text.replace(/\s+/g, ' '))?.[1];
+    expect(signedHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(text).toContain(`Prepared by: ${preparer} at`);
+    expect(text).toMatch(/not approved by a second person/);
+    const flat = text.replace(/\s+/g, ' ');
+    // Long ids wrap (at a "|" or "-"): nothing is cut, so without the white space each is whole.
+    const solid = text.replace(/\s+/g, '');
+    for (const exception of exceptions) expect(solid, exception.id).toContain(exception.id.replace(/\s+/g, ''));
+    expect(flat).toContain('“Checked with the account manager”');
+    expect(flat).toContain('Note: Put right in the service');
+    for (const entry of state.entries) expect(solid).toContain(`hash${entry.hash}`);
+    const pages = Number(/Pages:\s+(\d+)/.exec(execFileSync('pdfinfo', [pdf], { encoding: 'utf8' }))?.[1]);
+    for (let page = 1; page <= pages; page++) expect(text).toContain(`Page ${page} of ${pages}`);
   }, 180_000);
 
   it('refuses an unknown report, a bad --fail-on and an accept without a note with exit 1, saying why', () => {

@@ -9,7 +9,7 @@ import { EXIT, parse, UsageError, withContext } from './context';
 export const EXIT_OPEN_EXCEPTIONS = 4;
 
 /** The `reports` actions this module answers; the rest are report-commands.ts'. */
-export const CLOSE_ACTIONS = ['compare', 'check', 'accept', 'prepare', 'approve', 'log'] as const;
+export const CLOSE_ACTIONS = ['compare', 'check', 'accept', 'prepare', 'approve', 'reopen', 'log', 'evidence'] as const;
 
 export function isCloseAction(action: string | undefined): boolean {
   return (CLOSE_ACTIONS as readonly string[]).includes(action ?? '');
@@ -296,6 +296,17 @@ async function stepCommand(context: CliContext, ids: string[], action: 'prepare'
   return EXIT.ok;
 }
 
+async function reopenCommand(context: CliContext, ids: string[], values: { reason?: string | undefined }): Promise<number> {
+  const reason = values.reason?.trim() ?? '';
+  if (ids.length !== 1 || !reason) throw new UsageError('Usage: reports reopen ID --reason TEXT (why the month goes back to Draft)');
+  const reportId = ids[0] as string;
+  const name = (await savedReports(context)).nameOf(reportId);
+  const view = await context.service.close.reopen(reportId, reason);
+  process.stderr.write(`${name}: ${stateLine(view)}\n`);
+  process.stdout.write(`${view.state}\n`);
+  return EXIT.ok;
+}
+
 async function logCommand(context: CliContext, ids: string[], values: { json: boolean }): Promise<number> {
   if (ids.length !== 1) throw new UsageError('Usage: reports log ID [--json]');
   const reportId = ids[0] as string;
@@ -315,10 +326,21 @@ async function logCommand(context: CliContext, ids: string[], values: { json: bo
   return log.intact ? EXIT.ok : EXIT.control;
 }
 
+async function evidenceCommand(context: CliContext, ids: string[], values: { out?: string | undefined }): Promise<number> {
+  if (ids.length !== 1 || !values.out) throw new UsageError('Usage: reports evidence ID --out FILE.pdf');
+  if (!/\.pdf$/i.test(values.out)) throw new UsageError('--out must name a .pdf file');
+  const reportId = ids[0] as string;
+  const name = (await savedReports(context)).nameOf(reportId);
+  const path = resolve(values.out);
+  const { pages } = await context.service.close.evidence(reportId, path);
+  process.stderr.write(`${name}: wrote the month's evidence (${pages} ${pages === 1 ? 'page' : 'pages'}) to ${path}.\n`);
+  return EXIT.ok;
+}
+
 /**
  * `reports compare [A] B [--json] [--out F.xlsx]`, `reports check ID [--json] [--fail-on high|medium|low]`,
  * `reports accept ID EXCEPTION-ID… --note TEXT [--resolve]`, `reports prepare ID`, `reports approve ID` and
- * `reports log ID [--json]`: closing a month, offline, on the saved months. A refusal by a control exits 5.
+ * `reports reopen ID --reason TEXT`, `reports log ID [--json]` and `reports evidence ID --out F.pdf`: closing a month, offline, on the saved months. A refusal by a control exits 5.
  */
 export async function closeCommand(args: string[]): Promise<number> {
   const [action, ...rest] = args;
@@ -326,6 +348,7 @@ export async function closeCommand(args: string[]): Promise<number> {
     out: { type: 'string' },
     'fail-on': { type: 'string' },
     note: { type: 'string' },
+    reason: { type: 'string' },
     resolve: { type: 'boolean', default: false },
   });
   return withContext(values['data-dir'], async (context) => {
@@ -333,7 +356,9 @@ export async function closeCommand(args: string[]): Promise<number> {
       if (action === 'compare') return await compareCommand(context, positionals, values);
       if (action === 'check') return await checkCommand(context, positionals, values);
       if (action === 'prepare' || action === 'approve') return await stepCommand(context, positionals, action);
+      if (action === 'reopen') return await reopenCommand(context, positionals, values);
       if (action === 'log') return await logCommand(context, positionals, values);
+      if (action === 'evidence') return await evidenceCommand(context, positionals, values);
       return await acceptCommand(context, positionals, values);
     } catch (error) {
       // A report deleted between the listing and the work is as unknown as one never saved.

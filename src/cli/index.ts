@@ -20,7 +20,9 @@ const USAGE = `Closebook command line (the same core as the app)
   reports accept ID EXCEPTION-ID… --note TEXT [--resolve] accept (or mark resolved) exceptions; prints how many stay open
   reports prepare ID | approve ID                         the four-eyes sign-off: prepare when nothing is open; approve
                                                           as a second person (refused for the preparer: exit 5)
+  reports reopen ID --reason TEXT                         back to Draft, with the reason in the log
   reports log ID [--json]                                 the month's close log, its hash chain checked (exit 5 if broken)
+  reports evidence ID --out FILE.pdf                      the month's evidence pack for an auditor (one PDF)
   ledger backup --out FILE.duckdb                         a consistent copy of every saved month (the ledger)
   consumption validate --file F [--sheet NAME]            check a CSV/XLSX consumption file; problems by row
   consumption submit --file F [--period YYYY-MM] [--failed-out F.xlsx|.csv] [--poll-interval S] [--yes]

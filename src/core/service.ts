@@ -54,6 +54,7 @@ export function createService(ports: Ports): Service {
   const reports = createReports(ports, events, profiles.profiles, profiles.connections, ledger.get, {
     addSheets: monthCloseSheets(ledger.get, close.api.check),
     guardDeletion: close.guardDeletion,
+    stampOf: close.stampOf,
   });
   // A month just fetched is closed next: the app (not the CLI, whose process ends with its command) makes its
   // comparison and checks at once, in the background.
@@ -61,7 +62,7 @@ export function createService(ports: Ports): Service {
     events.subscribe((event, payload) => {
       if (event !== 'report:progress') return;
       const job = payload as EventPayload<'report:progress'>;
-      if (job.state === 'done' && job.reportId) close.prepare(job.reportId);
+      if (job.state === 'done' && job.reportId) close.checkAhead(job.reportId);
     });
   }
   const organizations = createOrganizations(profiles.connections);

@@ -305,6 +305,8 @@ export const channels = {
   'close:reopen': { input: ReportRef.extend({ reason: z.string().trim().min(1, 'is required').max(2000) }), output: MonthCloseView },
   /** The month's close log, oldest first, with its hash chain checked. */
   'close:log': { input: ReportRef, output: CloseLog },
+  /** The month's evidence pack for an auditor, as one PDF handed to the user (save dialog or download). */
+  'close:evidence': { input: ReportRef, output: FileResult },
   /** `afterId` against `beforeId` (two months of one service). */
   'close:compare': { input: z.object({ beforeId: z.string().uuid(), afterId: z.string().uuid() }), output: MonthComparison },
   /** The months of the report's service and reseller in the ledger (newest fetch of each period), oldest first. */

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import type { Locator, Page } from '@playwright/test';
 import { money } from '@shared/money';
 import { startTwin } from '@twin/server';
@@ -234,6 +235,13 @@ test('close a month: compare with the one before, review the exceptions, prepare
     await expectLaidOut(page, 'prepared', close.root.getByTestId('approval-rule'));
     // The core refuses it too, whatever the screen shows.
     await expect(handlers['close:approve']({ reportId: octoberId })).rejects.toMatchObject({ code: 'control' });
+    // The evidence pack downloads as a PDF whose text holds the full content hash and the preparer.
+    const [download] = await Promise.all([page.waitForEvent('download'), close.button('Evidence for the auditor (PDF)…').click()]);
+    const pdf = test.info().outputPath('evidence.pdf');
+    await download.saveAs(pdf);
+    const pdfText = execFileSync('pdftotext', [pdf, '-'], { encoding: 'utf8' }).replace(/\s+/g, '');
+    expect(pdfText).toContain(signed.contentHash);
+    expect(pdfText).toContain(`Preparedby:${you}`);
     await close.reviewFilter(/^All/).click();
     await expect(close.exceptionButton('Reopen').first()).toBeDisabled();
 

@@ -260,7 +260,7 @@ test.describe('a 100,000-line report', () => {
       exportTexts.some((text) => /^Exporting: [\d,]+ lines$/.test(text)),
       exportTexts.join(' | '),
     ).toBe(true);
-    expect(download.suggestedFilename()).toMatch(/\(view\)\.xlsx$/);
+    expect(download.suggestedFilename()).toMatch(/\(view\) \(DRAFT\)\.xlsx$/);
     await expectRowsBounded(page, 'exported the view');
     const workbook = new ExcelJS.Workbook();
     await workbook.xlsx.load((await readFile((await download.path()) as string)) as unknown as ArrayBuffer);

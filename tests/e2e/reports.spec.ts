@@ -77,7 +77,7 @@ test('request last month, watch it, read it by group, export the view and check 
   await expect(viewer.rows(2).first()).toBeVisible();
 
   const [download] = await Promise.all([page.waitForEvent('download'), viewer.button('Export view').click()]);
-  expect(download.suggestedFilename()).toMatch(/\(view\)\.xlsx$/);
+  expect(download.suggestedFilename()).toMatch(/\(view\) \(DRAFT\)\.xlsx$/);
   const workbook = await workbookFrom(download);
   const lines: ExcelJS.CellValue[][] = [];
   workbook.getWorksheet('Billing lines')!.eachRow((row, number) => number > 1 && lines.push((row.values as ExcelJS.CellValue[]).slice(1)));

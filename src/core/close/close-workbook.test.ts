@@ -7,12 +7,14 @@ import { ledgerWithMonth, restateTotals, type ServedEntries, testIdentity } from
 import { testPorts } from '@testing/test-support';
 import { FileSubmissionStore } from '../consumption/history-store';
 import { createService } from '../service';
-import type { Ledger } from '../ledger/ledger';
+import { Ledger } from '../ledger/ledger';
+import { silentLogger } from '../ports/ports';
 import { ingestReport } from '../reports/report-ingest';
 import { ReportLibrary } from '../reports/report-library';
 import { writeReportWorkbook, type WorkbookOptions } from '../reports/report-workbook';
 import { RULES } from './billing-checks';
 import { exportComparisonWorkbook, monthCloseSheets } from './close-workbook';
+import { monthLog } from './close-log';
 import { MonthClose } from './month-close';
 import { compareMonths } from './month-compare';
 import { contentHashOf } from '../reports';
@@ -437,8 +439,8 @@ describe('exporting a comparison', () => {
     const { ledger, dir } = await twoMonths();
     const comparison = await compareMonths(ledger, OCTOBER, NOVEMBER);
     const path = join(dir, 'compare.xlsx');
-    const before = { name: 'Billing 2026-10', period: { startDate: '2026-10-01', endDate: '2026-10-31' }, fetchedAt: '2026-11-07T08:00:00.000Z' };
-    const after = { name: 'Billing 2026-11', period: { startDate: '2026-11-01', endDate: '2026-11-30' }, fetchedAt: '2026-12-07T08:00:00.000Z' };
+    const before = { name: 'Billing 2026-10', period: { startDate: '2026-10-01', endDate: '2026-10-31' }, fetchedAt: '2026-11-07T08:00:00.000Z', lines: 0 };
+    const after = { name: 'Billing 2026-11', period: { startDate: '2026-11-01', endDate: '2026-11-30' }, fetchedAt: '2026-12-07T08:00:00.000Z', lines: 0 };
     expect(
       await exportComparisonWorkbook(ledger.outputs, comparison, path, {
         before,
@@ -469,7 +471,35 @@ describe('exporting a comparison', () => {
 });
 
 describe('the app and the CLI', () => {
-  it('export the report workbook with Changes, Checks (consumption too) and DRAFT, and a comparison workbook naming both months', async () => {
+  it('refuse to delete the fetch a sign-off stands on, and log the deletion of a draft fetch in its month', async () => {
+    const { ledger, dir } = await twoMonths();
+    ledger.close(); // the service opens the same data folder
+    const env = await testPorts({ dataDir: dir });
+    cleanups.push(env.cleanup);
+    const service = createService(env.ports);
+    cleanups.push(() => service.dispose());
+    const ids = (await service.close.check(NOVEMBER)).exceptions.map((exception) => exception.id);
+    await service.close.review(NOVEMBER, ids, 'accepted', 'Checked.');
+    await service.close.prepare(NOVEMBER);
+    await expect(service.handlers['reports:delete']({ reportId: NOVEMBER })).rejects.toMatchObject({
+      code: 'control',
+      message: expect.stringMatching(/Prepared basis of its month, so it cannot be deleted/),
+    });
+    expect((await service.close.check(NOVEMBER)).state).toBe('prepared');
+    // October is a draft: it goes, and its month's log says so.
+    await service.handlers['reports:delete']({ reportId: OCTOBER });
+    expect((await service.handlers['reports:list']({})).map((listing) => listing.state === 'ok' && listing.meta.id)).toEqual([NOVEMBER]);
+    await service.dispose();
+    const reopened = await Ledger.open(dir, silentLogger);
+    cleanups.push(async () => reopened.close());
+    const october = { reportId: OCTOBER, host: 'billing.example.com', resellerId: 'r', startDate: '2026-10-01', endDate: '2026-10-31', fetchedAt: '' };
+    const log = await monthLog(reopened, october);
+    expect(log.intact).toBe(true);
+    expect(log.entries.map((entry) => [entry.action, entry.reportId])).toEqual([['deleted', OCTOBER]]);
+    expect(log.entries[0]?.note).toMatch(/^Deleted the fetch "Billing 2026-10" of 2026-11-07T08:00:00.000Z \(\d+ lines\)\.$/);
+  });
+
+  it('export the report workbook with Changes, Checks (consumption too) and its state (DRAFT, then PREPARED) in About, under Invoicing and in every group pack, and a comparison workbook naming both months', async () => {
     const { ledger, dir, planted } = await twoMonths();
     ledger.close(); // the service opens the same data folder
     // Closebook submitted the quantity before the +3 for November: the app's checks read the consumption history.
@@ -506,6 +536,31 @@ describe('the app and the CLI', () => {
     expect(about(workbook).get('Month close')).toMatch(/^DRAFT — not prepared \(\d+ exceptions open\)\.$/);
     const consumption = rows(workbook.getWorksheet('Checks')!).filter((row) => row[0] === 'consumption-differs');
     expect(consumption.map((row) => [row[1], row[10]])).toEqual([['medium', item.subscriptionId]]);
+    // Under the Invoicing table (which stays as an ERP imports it): the month's state.
+    const stampOf = (book: ExcelJS.Workbook) => String(rows(book.getWorksheet('Invoicing')!).at(-1)![0]);
+    expect(stampOf(workbook)).toMatch(/^Month close: DRAFT — not prepared \(\d+ exceptions open\)\.$/);
+    // Each group pack says so too, and a draft's pack is named a draft.
+    const drafts = await service.reports.exportGroupPacks(NOVEMBER, join(dir, 'draft-packs'));
+    expect(drafts.packs.length).toBeGreaterThan(0);
+    for (const pack of drafts.packs) expect(pack.fileName).toMatch(/^Billing 2026-11 \(DRAFT\) — /);
+
+    // Prepared: the workbook, its Invoicing sheet and every pack say who prepared it and that no second person approved it.
+    const ids = (await service.close.check(NOVEMBER)).exceptions.map((exception) => exception.id);
+    await service.close.review(NOVEMBER, ids, 'accepted', 'Checked with the account manager.');
+    await service.close.prepare(NOVEMBER);
+    await service.reports.exportReport(NOVEMBER, path);
+    const prepared = new ExcelJS.Workbook();
+    await prepared.xlsx.readFile(path);
+    expect(stampOf(prepared)).toMatch(/^Month close: PREPARED — prepared by \S+ at .*; not approved by a second person/);
+    expect(about(prepared).get('Month close')).toBe(stampOf(prepared).slice('Month close: '.length));
+    const packs = await service.reports.exportGroupPacks(NOVEMBER, join(dir, 'packs'));
+    for (const pack of packs.packs) {
+      expect(pack.fileName).not.toMatch(/DRAFT/);
+      const book = new ExcelJS.Workbook();
+      await book.xlsx.readFile(join(dir, 'packs', pack.fileName));
+      expect(about(book).get('Month close'), pack.fileName).toMatch(/^PREPARED — prepared by /);
+      expect(stampOf(book), pack.fileName).toMatch(/^Month close: PREPARED — /);
+    }
 
     const comparison = await service.close.compare(NOVEMBER, null);
     const comparisonPath = join(dir, 'compare.xlsx');

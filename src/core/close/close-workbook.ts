@@ -15,6 +15,7 @@ export interface MonthLabel {
   name: string;
   period: ReportPeriod;
   fetchedAt: string;
+  lines: number;
 }
 
 export const CHANGE_EXPLANATION =
@@ -50,7 +51,7 @@ export function closeAboutRows(
 /** A saved month's name, period and fetch time. */
 export async function monthLabel(ledger: Ledger, reportId: string): Promise<MonthLabel | null> {
   const row = await labelRow(ledger, reportId);
-  return row ? { name: row.name, period: { startDate: row.period_start, endDate: row.period_end }, fetchedAt: row.fetched_at } : null;
+  return row ? { name: row.name, period: { startDate: row.period_start, endDate: row.period_end }, fetchedAt: row.fetched_at, lines: row.line_count } : null;
 }
 
 /**

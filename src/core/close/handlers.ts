@@ -11,6 +11,10 @@ import type { Ledger, LedgerTransaction } from '../ledger/ledger';
 import type { Ports } from '../ports/ports';
 import type { ConsumptionHistory } from './billing-checks';
 import { exportComparisonWorkbook, monthLabel } from './close-workbook';
+import { writeEvidencePdf } from './evidence-pdf';
+import { type CloseStamp, closeStamp } from './close-stamp';
+import { deliverFile } from '../storage/files';
+import { rateRows } from './queries/rates';
 import { MonthClose } from './month-close';
 import { compareMonths, type MonthComparison } from './month-compare';
 import { workstationIdentity } from '../ports/identity';
@@ -29,6 +33,7 @@ type CloseHandlers = Pick<
   | 'close:approve'
   | 'close:reopen'
   | 'close:log'
+  | 'close:evidence'
   | 'close:compare'
   | 'close:months'
   | 'close:thresholds'
@@ -50,7 +55,10 @@ export interface CloseApi {
   review(reportId: string, exceptionIds: readonly string[], state: 'open' | 'accepted' | 'resolved', note: string): Promise<MonthCloseView>;
   prepare(reportId: string): Promise<MonthCloseView>;
   approve(reportId: string): Promise<MonthCloseView>;
+  reopen(reportId: string, reason: string): Promise<MonthCloseView>;
   log(reportId: string): Promise<CloseLog>;
+  /** Writes the month's evidence pack (one PDF) to `path`. */
+  evidence(reportId: string, path: string): Promise<{ pages: number }>;
   /** Writes a comparison (from `compare`) to `path` as a workbook: the Changes sheet and an About naming both months. */
   exportComparison(comparison: MonthComparison, path: string): Promise<{ changes: number }>;
 }
@@ -59,18 +67,20 @@ export interface CloseModule {
   handlers: CloseHandlers;
   api: CloseApi;
   /**
-   * Closes a freshly saved month ahead of the user, in the background: its comparison with the month before and its
+   * Checks a freshly saved month ahead of the user, in the background: its comparison with the month before and its
    * checks are made and kept, so the Close screen opens on them at once. A failure is logged, never thrown: the
    * screen makes them itself when opened.
    */
-  prepare(reportId: string): void;
-  /** Waits for the preparations under way (the ledger may close only after them). */
+  checkAhead(reportId: string): void;
+  /** Waits for the checks made ahead that are under way (the ledger may close only after them). */
   settled(): Promise<void>;
   /**
    * Inside the transaction that deletes a saved report: refuses when a sign-off in force stands on it, and logs the
    * deletion of a draft fetch in its month's log.
    */
   guardDeletion(transaction: LedgerTransaction, reportId: string, details: string): Promise<void>;
+  /** The month's close state of a fetch in words (DRAFT, PREPARED, APPROVED with who and when), for every file made of it. */
+  stampOf(reportId: string): Promise<CloseStamp>;
 }
 
 /**
@@ -85,6 +95,29 @@ export function createClose(ports: Ports, ledger: () => Promise<Ledger>, consump
   const view = async (reportId: string): Promise<MonthCloseView> => {
     const limits = await thresholds.get(await profileOf(reportId));
     return close.state(reportId, limits);
+  };
+  const evidence = async (reportId: string, path: string) => {
+    const opened = await ledger();
+    const month = await monthOf(opened, reportId);
+    const state = await view(reportId);
+    const [log, label, rates] = [await close.log(reportId), await monthLabel(opened, reportId), await rateRows(opened, month)];
+    const previousLabel = state.previousReportId ? await monthLabel(opened, state.previousReportId) : null;
+    const previous =
+      state.previousReportId && previousLabel
+        ? { label: previousLabel, bridges: (await compareMonths(opened, state.previousReportId, reportId)).bridges }
+        : null;
+    if (!label) throw new AppError('not-found', 'That saved report no longer exists.');
+    return writeEvidencePdf(opened.outputs, path, {
+      reportId,
+      month,
+      label,
+      view: state,
+      log,
+      previous,
+      rates,
+      appVersion: ports.appVersion,
+      madeAt: new Date(ports.clock.now()),
+    });
   };
   const pairOf = async (beforeId: string, afterId: string | null) => {
     const opened = await ledger();
@@ -118,6 +151,11 @@ export function createClose(ports: Ports, ledger: () => Promise<Ledger>, consump
       return view(reportId);
     },
     'close:log': async ({ reportId }) => close.log(reportId),
+    'close:evidence': async ({ reportId }) => {
+      const label = await monthLabel(await ledger(), reportId);
+      const name = `${label?.name ?? 'Month'} evidence`;
+      return deliverFile(ports, `${name}.pdf`, 'pdf', (path) => evidence(reportId, path));
+    },
     // The comparison is kept in the ledger (the checks made it already, as a rule): the panel shows its first changes.
     'close:compare': async ({ beforeId, afterId }): Promise<ShownComparison> => {
       const comparison = await compare(beforeId, afterId);
@@ -162,7 +200,9 @@ export function createClose(ports: Ports, ledger: () => Promise<Ledger>, consump
     },
     prepare: (reportId) => handlers['close:prepare']({ reportId }),
     approve: (reportId) => handlers['close:approve']({ reportId }),
+    reopen: (reportId, reason) => handlers['close:reopen']({ reportId, reason }),
     log: (reportId) => close.log(reportId),
+    evidence,
     exportComparison: async (comparison, path) => {
       const opened = await ledger();
       return exportComparisonWorkbook(opened.outputs, comparison, path, {
@@ -173,19 +213,20 @@ export function createClose(ports: Ports, ledger: () => Promise<Ledger>, consump
       });
     },
   };
-  const preparing = new Set<Promise<unknown>>();
-  const prepare = (reportId: string) => {
+  const checking = new Set<Promise<unknown>>();
+  const checkAhead = (reportId: string) => {
     const started = ports.clock.now();
-    const prepared = view(reportId).then(
-      (state) => ports.log.info('month close prepared', { reportId, exceptions: state.exceptions.length, ms: ports.clock.now() - started }),
-      (error: unknown) => ports.log.warn('the month close could not be prepared', { reportId, error: error instanceof Error ? error.message : String(error) }),
+    const checked = view(reportId).then(
+      (state) => ports.log.info('month checked ahead', { reportId, exceptions: state.exceptions.length, ms: ports.clock.now() - started }),
+      (error: unknown) => ports.log.warn('the month could not be checked ahead', { reportId, error: error instanceof Error ? error.message : String(error) }),
     );
-    preparing.add(prepared);
-    void prepared.finally(() => preparing.delete(prepared));
+    checking.add(checked);
+    void checked.finally(() => checking.delete(checked));
   };
   const guardDeletion = async (transaction: LedgerTransaction, reportId: string, details: string) => {
     const month = await monthRef(transaction, reportId);
     if (month) await close.guardDeletion(transaction, month, reportId, details);
   };
-  return { handlers, api, prepare, settled: async () => void (await Promise.allSettled([...preparing])), guardDeletion };
+  const stampOf = async (reportId: string) => closeStamp(await view(reportId), reportId, undefined);
+  return { handlers, api, checkAhead, settled: async () => void (await Promise.allSettled([...checking])), guardDeletion, stampOf };
 }

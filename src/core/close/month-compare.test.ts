@@ -126,4 +126,12 @@ describe('comparing two months', () => {
     expect(comparison.changeCount).toBe(0);
     for (const bridge of comparison.bridges) expect(bridge.change).toBe('0');
   });
+
+  it('refuses to compare one fetch with itself (it would read as everything lost and new)', async () => {
+    const { ledger } = await twoMonths(() => {});
+    await expect(compareMonths(ledger, NOVEMBER, NOVEMBER)).rejects.toMatchObject({
+      code: 'validation',
+      message: expect.stringMatching(/two different saved reports/),
+    });
+  });
 });

@@ -1,3 +1,4 @@
+import { AppError } from '@shared/errors';
 import { createHash } from 'node:crypto';
 import type { CurrencyBridge, MonthChange } from '@shared/schemas/month-close';
 import { currencyPairKey } from '@shared/model/currency-pair';
@@ -57,6 +58,8 @@ const making = new WeakMap<Ledger, Map<string, Promise<number>>>();
  * changes; a refetch is another report), so the Close screen, the checks and the workbook share one.
  */
 export async function compareMonths(ledger: Ledger, beforeId: string, afterId: string): Promise<MonthComparison> {
+  // The SQL tells the months apart by report: one fetch against itself would read as all lost and all new.
+  if (beforeId === afterId) throw new AppError('validation', 'A month is compared with another fetch or month: choose two different saved reports.');
   const hashes = [await keptContentHash(ledger, beforeId), await keptContentHash(ledger, afterId)];
   const key = createHash('sha256')
     .update(JSON.stringify([COMPARE_VERSION, beforeId, afterId, ...hashes]))

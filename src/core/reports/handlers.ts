@@ -17,7 +17,7 @@ import { importReportFile } from './report-import';
 import { invoicing } from './report-invoicing';
 import { ReportLibrary } from './report-library';
 import { writeSharedReport } from './report-share';
-import type { WorkbookAddition } from './report-workbook';
+import type { CloseStampText, WorkbookAddition } from './report-workbook';
 import { migrateLegacyReports, type MigrationOutcome } from './report-migration';
 import { RECEIVED_DIR, ReportReceiver } from './report-receiver';
 import { LegacyReports } from './legacy-reports';
@@ -76,6 +76,8 @@ export interface MonthHooks {
   addSheets?: WorkbookAddition;
   /** Runs inside the deletion's transaction: throws to refuse it (a signed fetch), and logs it otherwise. */
   guardDeletion?: (transaction: LedgerTransaction, reportId: string, details: string) => Promise<void>;
+  /** The month's close state in words, for the Invoicing sheet and the name of a draft's workbook. */
+  stampOf?: (reportId: string) => Promise<CloseStampText>;
 }
 
 export function createReports(
@@ -86,7 +88,9 @@ export function createReports(
   ledger: () => Promise<Ledger>,
   month: MonthHooks = {},
 ): ReportsModule {
-  const { addSheets, guardDeletion } = month;
+  const { addSheets, guardDeletion, stampOf } = month;
+  /** What a workbook of a report carries of its month's close: its sheets and About rows, and its state in words. */
+  const closeOptions = async (reportId: string) => ({ ...(addSheets ? { addSheets } : {}), ...(stampOf ? { stamp: await stampOf(reportId) } : {}) });
   const getProfile = (profileId: string) => profiles.get(profileId);
   const clientFor = (profile: Profile) => connections.clientFor(profile);
   const wantedInterval = ports.pollIntervals?.reportMs;
@@ -155,17 +159,20 @@ export function createReports(
       const scoped = filter && !isEmptyFilter(filter) ? filter : undefined;
       // The whole report's line count is known; a filtered view's is not, so its progress counts lines only.
       const onProgress = (lines: number) => events.emit('reports:export-progress', { reportId, lines, total: scoped ? null : meta.counts.lines });
-      return deliverFile(ports, `${meta.name}${scoped ? ' (view)' : ''}.${format}`, format, (path) =>
+      const close = format === 'xlsx' ? await closeOptions(reportId) : {};
+      const draft = close.stamp?.word === 'DRAFT' ? ' (DRAFT)' : '';
+      return deliverFile(ports, `${meta.name}${scoped ? ' (view)' : ''}${draft}.${format}`, format, (path) =>
         exportReport(ledger, reportId, format, path, {
           appVersion: ports.appVersion,
           exportedAt: new Date(ports.clock.now()),
           ...(scoped ? { filter: scoped } : {}),
-          ...(addSheets ? { addSheets } : {}),
+          ...close,
           onProgress,
         }),
       );
     },
-    'reports:export-groups': async ({ reportId, filter }) => exportGroupPacks(ports, await ledger(), await library.meta(reportId), filter),
+    'reports:export-groups': async ({ reportId, filter }) =>
+      exportGroupPacks(ports, await ledger(), await library.meta(reportId), await closeOptions(reportId), filter),
     'reports:share': async ({ reportId }) => {
       const meta = await library.meta(reportId);
       return deliverFile(ports, `${meta.name}.closebook-report.json.gz`, 'json', async (path) => writeSharedReport(await ledger(), meta, path));
@@ -192,14 +199,16 @@ export function createReports(
           throw new AppError('validation', `No organization in this report belongs to the group "${filter.group}".`);
       }
       const scoped = filter && !isEmptyFilter(filter) ? filter : undefined;
-      return exportReport(ledger, reportId, formatOf(path), path, {
+      const format = formatOf(path);
+      return exportReport(ledger, reportId, format, path, {
         appVersion: ports.appVersion,
         exportedAt: new Date(ports.clock.now()),
         ...(scoped ? { filter: scoped } : {}),
-        ...(addSheets ? { addSheets } : {}),
+        ...(format === 'xlsx' ? await closeOptions(reportId) : {}),
       });
     },
-    exportGroupPacks: async (reportId, outDir, filter) => exportGroupPacksToFolder(ports, await ledger(), await library.meta(reportId), outDir, filter),
+    exportGroupPacks: async (reportId, outDir, filter) =>
+      exportGroupPacksToFolder(ports, await ledger(), await library.meta(reportId), await closeOptions(reportId), outDir, filter),
   };
   return { handlers, api, jobs, migrated };
 }

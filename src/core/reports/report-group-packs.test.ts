@@ -72,7 +72,7 @@ describe('per-group workbook packs', () => {
   it('writes one workbook per group and one for the ungrouped: an organization in two groups is in both, names are unique ignoring case', async () => {
     const { ledger, meta, orgIds, ports, dir } = await month();
     const folder = join(dir, 'packs');
-    const { packs, inSeveralGroups } = await exportGroupPacksToFolder(ports, ledger, meta, folder);
+    const { packs, inSeveralGroups } = await exportGroupPacksToFolder(ports, ledger, meta, {}, folder);
 
     const ids = (...positions: number[]) => positions.map((position) => orgIds[position]!).sort();
     expect(packs.map(({ group, organizations, fileName }) => ({ group, organizations, fileName }))).toEqual([
@@ -123,7 +123,7 @@ describe('per-group workbook packs', () => {
     const { ledger, meta, ports, dir } = await month();
     const folder = join(dir, 'packs');
     await mkdir(join(folder, 'Billing 2026-10 — Jane Doe.xlsx'), { recursive: true }); // the second pack cannot take its place
-    const failure = await exportGroupPacksToFolder(ports, ledger, meta, folder).catch((error: unknown) => error);
+    const failure = await exportGroupPacksToFolder(ports, ledger, meta, {}, folder).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(AppError);
     expect((failure as AppError).message).toMatch(
       /^A folder is in its place \(.*packs\): .*Billing 2026-10 — Jane Doe\.xlsx could not be written\. Nothing was saved there; .* The 1 of 4 packs before it were written to .*packs: Billing 2026-10 — CC-100-Nordics\.xlsx\.$/,

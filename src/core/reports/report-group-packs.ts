@@ -36,7 +36,15 @@ export type WrittenPack = GroupPack & { lines: number };
  * choice is set aside; its other parts (service, currency, text …) apply to every pack. Refuses a report (or
  * view) with no groups: its one pack would be the whole export.
  */
-export async function planGroupPacks(ledger: Ledger, meta: Pick<ReportMeta, 'id' | 'name'>, filter: ReportFilter = {}): Promise<PackPlan> {
+/** What a pack carries of its month's close: the About rows and the state under Invoicing; a draft's names say so. */
+export type PackClose = Pick<WorkbookOptions, 'addSheets' | 'stamp'>;
+
+export async function planGroupPacks(
+  ledger: Ledger,
+  meta: Pick<ReportMeta, 'id' | 'name'>,
+  filter: ReportFilter = {},
+  close: PackClose = {},
+): Promise<PackPlan> {
   const { group: _group, ungrouped: _ungrouped, ...common } = filter;
   const { groups, ungrouped, several } = await groupMembership(ledger, meta.id, common);
   if (groups.length === 0) {
@@ -52,7 +60,7 @@ export async function planGroupPacks(ledger: Ledger, meta: Pick<ReportMeta, 'id'
   }));
   if (ungrouped > 0) wanted.push({ group: null, organizations: ungrouped, filter: { ...common, ungrouped: true } });
   const names = packFileNames(
-    meta.name,
+    `${meta.name}${close.stamp?.word === 'DRAFT' ? ' (DRAFT)' : ''}`,
     wanted.map((pack) => pack.group ?? UNGROUPED_PACK_NAME),
   );
   return { packs: wanted.map((pack, index) => ({ ...pack, fileName: names[index] as string })), inSeveralGroups: several };
@@ -119,21 +127,27 @@ export function writeGroupPacksInto(
   );
 }
 
-const workbookOptions = (ports: Ports) => ({ appVersion: ports.appVersion, exportedAt: new Date(ports.clock.now()) });
+const workbookOptions = (ports: Ports, close: PackClose) => ({ ...close, appVersion: ports.appVersion, exportedAt: new Date(ports.clock.now()) });
 
 /**
  * `reports:export-groups`: the desktop asks for a folder and writes every pack into it; the browser bridge hands
  * each pack to the page as a download of its own. The plan is made first, so a report without groups is refused
  * before any dialog opens.
  */
-export async function exportGroupPacks(ports: Ports, ledger: Ledger, meta: ReportMeta, filter?: ReportFilter): Promise<ChannelOutput<'reports:export-groups'>> {
-  const plan = await planGroupPacks(ledger, meta, filter);
+export async function exportGroupPacks(
+  ports: Ports,
+  ledger: Ledger,
+  meta: ReportMeta,
+  close: PackClose = {},
+  filter?: ReportFilter,
+): Promise<ChannelOutput<'reports:export-groups'>> {
+  const plan = await planGroupPacks(ledger, meta, filter, close);
   if (ports.pickFolder) {
     const folder = await ports.pickFolder('Choose a folder for the workbooks, one per organization group');
     if (!folder) return { folder: null, packs: [] };
-    return { folder, packs: await writeGroupPacksInto(ledger, meta, plan, folder, workbookOptions(ports)) };
+    return { folder, packs: await writeGroupPacksInto(ledger, meta, plan, folder, workbookOptions(ports, close)) };
   }
-  const options = workbookOptions(ports); // one export time for the whole set
+  const options = workbookOptions(ports, close); // one export time for the whole set
   const packs = await writeGroupPacks(plan.packs, async (pack) => {
     let lines = 0;
     const file = await deliverFile(ports, pack.fileName, 'xlsx', async (path) => {
@@ -149,13 +163,14 @@ export async function exportGroupPacksToFolder(
   ports: Ports,
   ledger: Ledger,
   meta: ReportMeta,
+  close: PackClose,
   folder: string,
   filter?: ReportFilter,
 ): Promise<{ packs: WrittenPack[]; inSeveralGroups: number }> {
-  const plan = await planGroupPacks(ledger, meta, filter);
+  const plan = await planGroupPacks(ledger, meta, filter, close);
   const made = await mkdir(folder, { recursive: true });
   try {
-    return { packs: await writeGroupPacksInto(ledger, meta, plan, folder, workbookOptions(ports)), inSeveralGroups: plan.inSeveralGroups };
+    return { packs: await writeGroupPacksInto(ledger, meta, plan, folder, workbookOptions(ports, close)), inSeveralGroups: plan.inSeveralGroups };
   } catch (error) {
     // A folder made for packs of which none was written goes again (rmdir: only ever an empty one).
     for (let empty = folder; made && empty.startsWith(made); empty = dirname(empty)) await rmdir(empty).catch(() => undefined);

@@ -17,6 +17,8 @@ export interface WorkbookOptions {
   filter?: ReportFilter;
   /** Sheets another feature adds after Billing lines, and its rows for About (closing the month: Changes, Checks, sign-off). */
   addSheets?: WorkbookAddition;
+  /** The month's close state in words (DRAFT, PREPARED … with who and when), written under the Invoicing table. */
+  stamp?: CloseStampText;
   appVersion: string;
   exportedAt: Date;
   /** Rows per sheet, header included, before a sheet continues on the next (Excel's limit; tests set a small one). */
@@ -37,6 +39,12 @@ export interface WorkbookAdditionResult {
   about: AboutRow[];
 }
 
+/** What the month close says of a fetch, in one word and one line (close-stamp.ts writes it). */
+export interface CloseStampText {
+  word: string;
+  line: string;
+}
+
 export type WorkbookAddition = (sheets: Sheets, meta: ReportMeta, options: WorkbookOptions) => Promise<WorkbookAdditionResult>;
 
 /**
@@ -53,7 +61,7 @@ export async function writeReportWorkbook(ledger: Ledger, meta: ReportMeta, path
       await ledger.all(`SELECT ${PAIR}, ${SUMS} FROM billing_lines l WHERE ${lines.where} GROUP BY ALL ORDER BY currency_key`, lines.params),
     ).map(amountsOf);
     const split = [
-      await writeInvoicing(sheets, ledger, meta.id, options.filter),
+      await writeInvoicing(sheets, ledger, meta.id, options.filter, options.stamp),
       await writeSummary(sheets, ledger, lines, totals),
       await writeServices(sheets, ledger, lines, totals),
       await writeOrganizationGroups(sheets, ledger, lines),

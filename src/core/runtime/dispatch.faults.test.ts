@@ -116,6 +116,7 @@ function validInputs(f: ServiceFixture): Record<ChannelName, unknown[]> {
     'close:prepare': [{ reportId: f.report.id }],
     'close:approve': [{ reportId: f.report.id }],
     'close:log': [{ reportId: f.report.id }],
+    'close:evidence': [{ reportId: f.report.id }],
     'close:reopen': [{ reportId: f.report.id, reason: 'A late credit' }],
     'close:compare': [{ beforeId: f.decoyReport.id, afterId: f.report.id }],
     'close:months': [{ reportId: f.report.id }],

@@ -43,12 +43,12 @@ export async function newestFetchRow(reader: Ledger | LedgerTransaction, month: 
   return MONTH.all(rows)[0];
 }
 
-const LABEL = rowShape({ name: 'text', period_start: 'text', period_end: 'text', fetched_at: 'text' });
+const LABEL = rowShape({ name: 'text', period_start: 'text', period_end: 'text', fetched_at: 'text', line_count: 'int' });
 export type LabelRow = Row<typeof LABEL.columns>;
 
-/** A saved report's name, period and fetch time. */
+/** A saved report's name, period, fetch time and number of lines. */
 export async function labelRow(ledger: Ledger, reportId: string): Promise<LabelRow | undefined> {
-  return LABEL.all(await ledger.all('SELECT name, period_start, period_end, fetched_at FROM reports WHERE report_id = $1', [reportId]))[0];
+  return LABEL.all(await ledger.all('SELECT name, period_start, period_end, fetched_at, line_count FROM reports WHERE report_id = $1', [reportId]))[0];
 }
 
 const NAME = rowShape({ report_id: 'text', name: 'text' });

@@ -27,9 +27,16 @@ export const INVOICING_EXPLANATION =
 /**
  * What finance opens first and an ERP imports: one row per organization and customer currency with the amount to
  * invoice (rounded once to the currency's minor unit, a number in the currency's format) and why it may need a
- * look; totals per currency below a blank row. Cost and margin stay in Summary.
+ * look; totals per currency below a blank row, and under them the month's close state (DRAFT, PREPARED, APPROVED with
+ * who and when). Cost and margin stay in Summary.
  */
-export async function writeInvoicing(sheets: Sheets, ledger: Ledger, reportId: string, filter: ReportFilter | undefined): Promise<string[]> {
+export async function writeInvoicing(
+  sheets: Sheets,
+  ledger: Ledger,
+  reportId: string,
+  filter: ReportFilter | undefined,
+  stamp?: { line: string },
+): Promise<string[]> {
   const series = new SheetSeries(sheets, 'Invoicing', INVOICING_COLUMNS);
   series.ensureStarted();
   const { rows, totals } = await invoicing(ledger, reportId, filter);
@@ -56,6 +63,14 @@ export async function writeInvoicing(sheets: Sheets, ledger: Ledger, reportId: s
       row.getCell(index + 1).value = value;
       row.getCell(index + 1).style = styleOf(numFmt, 'total');
     });
+    row.commit();
+  }
+  if (stamp) {
+    // Below the totals (the table itself stays as an ERP imports it): whether these amounts are signed off.
+    series.next().row.commit();
+    const { row } = series.next();
+    row.getCell(1).value = `Month close: ${stamp.line}`;
+    row.getCell(1).style = styleOf(null, 'total');
     row.commit();
   }
   series.commit();

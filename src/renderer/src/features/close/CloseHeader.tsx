@@ -1,4 +1,9 @@
+import { useState } from 'react';
 import type { ReportMeta } from '@shared/schemas/saved-report';
+import { call } from '@renderer/bridge';
+import { receiveFile } from '@renderer/bridge/files';
+import { ErrorNote } from '@renderer/components/ErrorNote';
+import { useAction } from '@renderer/hooks/use-action';
 import type { MonthCloseView } from '@shared/schemas/month-close';
 import { formatDateTime } from '@renderer/components/format-time';
 import { formatCount } from '@renderer/components/format-number';
@@ -40,6 +45,30 @@ function MonthState({ view }: { view: MonthCloseView }): React.JSX.Element {
         </span>
       ) : null}
     </span>
+  );
+}
+
+/** The month's evidence pack for an auditor (one PDF): state, who and when, the hash, every exception and the log. */
+function EvidenceButton({ reportId }: { reportId: string }): React.JSX.Element {
+  const action = useAction();
+  const [notice, setNotice] = useState<string | null>(null);
+  const make = () => {
+    setNotice(null);
+    void action.run(async () => setNotice(receiveFile(await call('close:evidence', { reportId }))), 'evidence');
+  };
+  return (
+    <p className="close__evidence">
+      <button type="button" className="link" onClick={make} disabled={action.busy}>
+        {action.busy ? 'Writing the evidence…' : 'Evidence for the auditor (PDF)…'}
+      </button>
+      {notice ? (
+        <span className="muted" role="status">
+          {' '}
+          {notice}
+        </span>
+      ) : null}
+      <ErrorNote message={action.error} />
+    </p>
   );
 }
 
@@ -86,6 +115,7 @@ export function CloseHeader({ meta, view, children }: { meta: ReportMeta; view: 
             ? ` · ${view.previousReportId ? 'checked against the month before' : 'no earlier month in the ledger: checks against last month are skipped'}`
             : ''}
         </p>
+        {view ? <EvidenceButton reportId={meta.id} /> : null}
       </div>
       {children}
     </div>

@@ -233,6 +233,13 @@ test('close a month: compare with the one before, review the exceptions, prepare
     await expect(close.root.getByTestId('approval-rule')).toContainText('team ledger');
     await expect(close.state).toContainText('Ready to invoice (not approved by a second person)');
     await expectLaidOut(page, 'prepared', close.root.getByTestId('approval-rule'));
+    // On paper the content hash is whole (it wraps), never cut with an ellipsis.
+    await page.emulateMedia({ media: 'print' });
+    const hashOnPaper = close.root.getByTestId('content-hash');
+    expect(
+      await hashOnPaper.evaluate((element) => element.scrollWidth <= element.clientWidth + 1 && getComputedStyle(element).textOverflow !== 'ellipsis'),
+    ).toBe(true);
+    await page.emulateMedia({ media: 'screen' });
     // The core refuses it too, whatever the screen shows.
     await expect(handlers['close:approve']({ reportId: octoberId })).rejects.toMatchObject({ code: 'control' });
     // The evidence pack downloads as a PDF whose text holds the full content hash and the preparer.

@@ -118,9 +118,9 @@ describe('what the month close keeps in the ledger', () => {
   });
 
   it('are made in the background in the app as soon as a month is fetched, so the Close screen opens on them', async () => {
-    const prepared: unknown[] = [];
+    const checkedAhead: unknown[] = [];
     const log = {
-      info: (message: string, details?: Record<string, unknown>) => void (message === 'month close prepared' && prepared.push(details?.reportId)),
+      info: (message: string, details?: Record<string, unknown>) => void (message === 'month checked ahead' && checkedAhead.push(details?.reportId)),
       warn: () => {},
     };
     const fixture = await serviceFixture({ ports: { host: 'electron', log } });
@@ -130,8 +130,8 @@ describe('what the month close keeps in the ledger', () => {
     const job = await service.handlers['reports:request']({ profileId: fixture.profile.id, period: { startDate: '2026-11-01', endDate: '2026-11-30' } });
     const [done] = await service.reports.waitFor([job.id]);
     const november = done?.reportId as string;
-    for (let waited = 0; !prepared.includes(november) && waited < 20_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(prepared).toContain(november);
+    for (let waited = 0; !checkedAhead.includes(november) && waited < 20_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(checkedAhead).toContain(november);
     const checked = () => checks.mock.calls.filter(([, reportId]) => reportId === november).map(([, , previousId]) => previousId);
     expect(checked()).toEqual([fixture.report.id]); // November, once, against October
 

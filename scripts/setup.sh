@@ -9,10 +9,12 @@
 #   libreoffice-calc-nogui     a real spreadsheet for the fault suite: exported CSV, copied text and workbooks are
 #                              opened in it (no formula may come alive, no sheet may be cut short)
 #   poppler-utils              pdftotext and pdftoppm: the tests read the evidence PDF's text and render its pages
+#   postgresql openssl         the team ledger's tests run a real server (a throwaway cluster with TLS, certificates made
+#                              by openssl); the package's own cluster is not used
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(build-essential python3 libsecret-1-dev gnome-keyring libsecret-tools dbus chromium xvfb libreoffice-calc-nogui poppler-utils)
+packages=(build-essential python3 libsecret-1-dev gnome-keyring libsecret-tools dbus chromium xvfb libreoffice-calc-nogui poppler-utils postgresql openssl)
 if command -v apt-get >/dev/null 2>&1; then
   missing=()
   for package in "${packages[@]}"; do

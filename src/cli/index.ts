@@ -24,6 +24,8 @@ const USAGE = `Closebook command line (the same core as the app)
   reports log ID [--json]                                 the month's close log, its hash chain checked (exit 5 if broken)
   reports evidence ID --out FILE.pdf                      the month's evidence pack for an auditor (one PDF)
   ledger backup --out FILE.duckdb                         a consistent copy of every saved month (the ledger)
+  team status --url postgresql://ROLE@HOST/DATABASE       sign in to the team ledger (password from CLOSEBOOK_TEAM_PASSWORD):
+                                                          who you are there, your roles, the server and its schema
   consumption validate --file F [--sheet NAME]            check a CSV/XLSX consumption file; problems by row
   consumption submit --file F [--period YYYY-MM] [--failed-out F.xlsx|.csv] [--poll-interval S] [--yes]
                                                           submit usage for a month (default last month), watch the
@@ -54,6 +56,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   },
   consumption: async () => (await import('./consumption-commands')).consumptionCommand,
   ledger: async () => (await import('./report-commands')).ledgerCommand,
+  team: async () => (await import('./team-commands')).teamCommand,
 };
 
 /** Runs one command and returns its exit code; every failure is one line on stderr. */

@@ -1,0 +1,275 @@
+-- Closebook team ledger, schema version 1 — run once by IT, as the database's owner:
+--
+--     psql "postgresql://OWNER@HOST/DATABASE?sslmode=verify-full" -v ON_ERROR_STOP=1 -f closebook-team-ledger.sql
+--
+-- It creates the schema `closebook`, three group roles and the functions through which Closebook writes. People sign in
+-- as their own login roles, each a member of one or more group roles:
+--
+--     CREATE ROLE anna LOGIN PASSWORD '…' IN ROLE closebook_preparer;
+--     CREATE ROLE jonas LOGIN PASSWORD '…' IN ROLE closebook_approver;
+--
+--   closebook_preparer  reviews a month's exceptions, prepares it, reopens a Prepared month
+--   closebook_approver  approves a Prepared month (never one it prepared), reopens an Approved one
+--   closebook_auditor   reads everything, writes nothing
+--
+-- The rules are the database's, whatever a client does: no role may write a table directly (only EXECUTE on the
+-- functions, which check the month's state under a lock on its row), the close log refuses UPDATE, DELETE and TRUNCATE
+-- for every role, the owner's included (a trigger; an owner can disable it, and the log's SHA-256 chain then shows
+-- what changed), and who acted is the session's login role and the time the server's.
+
+BEGIN;
+
+DO $$
+BEGIN
+  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'closebook_preparer') THEN CREATE ROLE closebook_preparer NOLOGIN; END IF;
+  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'closebook_approver') THEN CREATE ROLE closebook_approver NOLOGIN; END IF;
+  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'closebook_auditor') THEN CREATE ROLE closebook_auditor NOLOGIN; END IF;
+END $$;
+
+CREATE SCHEMA closebook;
+REVOKE ALL ON SCHEMA closebook FROM PUBLIC;
+GRANT USAGE ON SCHEMA closebook TO closebook_preparer, closebook_approver, closebook_auditor;
+
+CREATE TABLE closebook.schema_version (version integer NOT NULL);
+INSERT INTO closebook.schema_version VALUES (1);
+
+-- A month of one Broker at one service: what every workstation agrees on (never a local profile id).
+CREATE TABLE closebook.months (
+  month_id bigserial PRIMARY KEY,
+  host text NOT NULL,
+  reseller_id text NOT NULL,
+  period_start date NOT NULL,
+  period_end date NOT NULL,
+  UNIQUE (host, reseller_id, period_start, period_end)
+);
+
+-- Each exception's review, on the figures it was given (their hash): a refetch that changes them suspends it.
+CREATE TABLE closebook.reviews (
+  month_id bigint NOT NULL REFERENCES closebook.months,
+  exception_id text NOT NULL,
+  state text NOT NULL CHECK (state IN ('accepted', 'resolved')),
+  note text NOT NULL,
+  evidence_hash text NOT NULL,
+  reviewed_by text NOT NULL,
+  workstation text NOT NULL,
+  reviewed_at timestamptz NOT NULL,
+  PRIMARY KEY (month_id, exception_id)
+);
+
+-- The sign-off in force: none while Draft. The exception set is what the preparer's checks found (id, severity,
+-- evidence hash), so an approver's workstation can recompute it and the database can refuse a mismatch.
+CREATE TABLE closebook.sign_offs (
+  month_id bigint PRIMARY KEY REFERENCES closebook.months,
+  state text NOT NULL CHECK (state IN ('prepared', 'approved')),
+  content_hash text NOT NULL,
+  rules_version integer NOT NULL,
+  exception_set jsonb NOT NULL,
+  exception_set_hash text NOT NULL,
+  thresholds jsonb NOT NULL,
+  rates jsonb NOT NULL,
+  prepared_by text NOT NULL,
+  prepared_at timestamptz NOT NULL,
+  approved_by text,
+  approved_at timestamptz
+);
+
+-- Every step of a month's close, each entry chained to the one before by a SHA-256 of its fields.
+CREATE TABLE closebook.close_log (
+  month_id bigint NOT NULL REFERENCES closebook.months,
+  seq integer NOT NULL,
+  action text NOT NULL,
+  exception_id text NOT NULL,
+  note text NOT NULL,
+  actor text NOT NULL,
+  workstation text NOT NULL,
+  logged_at timestamptz NOT NULL,
+  evidence text NOT NULL,
+  previous_hash text NOT NULL,
+  hash text NOT NULL,
+  PRIMARY KEY (month_id, seq)
+);
+
+CREATE FUNCTION closebook.refuse_log_change() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  RAISE EXCEPTION 'closebook: the close log is append-only: % is refused for every role, the owner''s included', TG_OP
+    USING ERRCODE = 'insufficient_privilege';
+END $$;
+CREATE TRIGGER close_log_append_only BEFORE UPDATE OR DELETE ON closebook.close_log FOR EACH ROW EXECUTE FUNCTION closebook.refuse_log_change();
+CREATE TRIGGER close_log_no_truncate BEFORE TRUNCATE ON closebook.close_log FOR EACH STATEMENT EXECUTE FUNCTION closebook.refuse_log_change();
+
+-- Read: every group role. Write: none directly — only through the functions below.
+REVOKE ALL ON ALL TABLES IN SCHEMA closebook FROM PUBLIC;
+GRANT SELECT ON ALL TABLES IN SCHEMA closebook TO closebook_preparer, closebook_approver, closebook_auditor;
+
+-- A refusal by a control: its own SQLSTATE (class CB), so a client tells it from a fault.
+CREATE FUNCTION closebook.refuse(message text) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = message, ERRCODE = 'CB001';
+END $$;
+
+CREATE FUNCTION closebook.require_role(wanted text) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  IF NOT pg_has_role(session_user, wanted, 'MEMBER') THEN
+    PERFORM closebook.refuse(format('%s may not do this: it needs the role %s.', session_user, wanted));
+  END IF;
+END $$;
+
+-- The month's row, made on first use and locked for the rest of the transaction: one step of a month at a time.
+CREATE FUNCTION closebook.lock_month(p_host text, p_reseller_id text, p_start date, p_end date) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+  found bigint;
+BEGIN
+  INSERT INTO closebook.months (host, reseller_id, period_start, period_end) VALUES (p_host, p_reseller_id, p_start, p_end)
+    ON CONFLICT (host, reseller_id, period_start, period_end) DO NOTHING;
+  SELECT month_id INTO found FROM closebook.months
+    WHERE host = p_host AND reseller_id = p_reseller_id AND period_start = p_start AND period_end = p_end FOR UPDATE;
+  RETURN found;
+END $$;
+
+-- What an entry's hash is taken of: each field as its byte length, a colon and its text (as the workstation's log).
+CREATE FUNCTION closebook.field(value text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+  SELECT octet_length(coalesce(value, ''))::text || ':' || coalesce(value, '')
+$$;
+
+CREATE FUNCTION closebook.append_log(p_month bigint, p_action text, p_exception_id text, p_note text, p_workstation text, p_evidence text)
+RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  last closebook.close_log;
+  next_seq integer;
+  at timestamptz := clock_timestamp();
+  previous text;
+BEGIN
+  SELECT * INTO last FROM closebook.close_log WHERE month_id = p_month ORDER BY seq DESC LIMIT 1;
+  next_seq := coalesce(last.seq, 0) + 1;
+  previous := coalesce(last.hash, '');
+  INSERT INTO closebook.close_log VALUES (p_month, next_seq, p_action, coalesce(p_exception_id, ''), coalesce(p_note, ''), session_user, p_workstation, at,
+    coalesce(p_evidence, ''), previous,
+    encode(sha256(convert_to(previous || closebook.field(p_month::text) || closebook.field(next_seq::text) || closebook.field(p_action)
+      || closebook.field(p_exception_id) || closebook.field(p_note) || closebook.field(session_user::text) || closebook.field(p_workstation)
+      || closebook.field(to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')) || closebook.field(p_evidence), 'UTF8')), 'hex'));
+END $$;
+
+-- Reviews exceptions alike (all or none), on the figures given; refused while the month is Prepared or Approved.
+CREATE FUNCTION closebook.review(p_host text, p_reseller_id text, p_start date, p_end date, p_exception_ids text[], p_evidence_hashes text[],
+  p_state text, p_note text, p_workstation text)
+RETURNS integer LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  month bigint;
+  signed closebook.sign_offs;
+  i integer;
+BEGIN
+  PERFORM closebook.require_role('closebook_preparer');
+  IF p_state NOT IN ('accepted', 'resolved', 'open') THEN PERFORM closebook.refuse(format('"%s" is not a review state.', p_state)); END IF;
+  IF p_state = 'accepted' AND btrim(coalesce(p_note, '')) = '' THEN PERFORM closebook.refuse('Say why the exception is accepted: a note is required.'); END IF;
+  IF coalesce(array_length(p_exception_ids, 1), 0) <> coalesce(array_length(p_evidence_hashes, 1), 0) THEN
+    PERFORM closebook.refuse('Each exception reviewed needs the hash of its figures.');
+  END IF;
+  month := closebook.lock_month(p_host, p_reseller_id, p_start, p_end);
+  SELECT * INTO signed FROM closebook.sign_offs WHERE month_id = month;
+  IF FOUND THEN
+    PERFORM closebook.refuse(format('This month is %s, so its reviews are locked. Reopen it (with a reason) to change them.', initcap(signed.state)));
+  END IF;
+  FOR i IN 1 .. coalesce(array_length(p_exception_ids, 1), 0) LOOP
+    DELETE FROM closebook.reviews WHERE month_id = month AND exception_id = p_exception_ids[i];
+    IF p_state <> 'open' THEN
+      INSERT INTO closebook.reviews VALUES (month, p_exception_ids[i], p_state, btrim(p_note), p_evidence_hashes[i], session_user, p_workstation, clock_timestamp());
+    END IF;
+    PERFORM closebook.append_log(month, p_state, p_exception_ids[i], btrim(p_note), p_workstation, p_evidence_hashes[i]);
+  END LOOP;
+  RETURN coalesce(array_length(p_exception_ids, 1), 0);
+END $$;
+
+-- Draft → Prepared, when every exception of the set has a review on its figures as they are now.
+CREATE FUNCTION closebook.prepare(p_host text, p_reseller_id text, p_start date, p_end date, p_content_hash text, p_rules_version integer,
+  p_exception_set jsonb, p_thresholds jsonb, p_rates jsonb, p_workstation text)
+RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  month bigint;
+  signed closebook.sign_offs;
+  open_count integer;
+BEGIN
+  PERFORM closebook.require_role('closebook_preparer');
+  month := closebook.lock_month(p_host, p_reseller_id, p_start, p_end);
+  SELECT * INTO signed FROM closebook.sign_offs WHERE month_id = month;
+  IF FOUND THEN
+    PERFORM closebook.refuse(format('This month is %s already (by %s). Reopen it (with a reason) to prepare it again.', initcap(signed.state), signed.prepared_by));
+  END IF;
+  SELECT count(*) INTO open_count
+    FROM jsonb_to_recordset(p_exception_set) AS e(id text, severity text, evidence_hash text)
+    LEFT JOIN closebook.reviews r ON r.month_id = month AND r.exception_id = e.id AND r.evidence_hash = e.evidence_hash
+    WHERE r.exception_id IS NULL;
+  IF open_count > 0 THEN
+    PERFORM closebook.refuse(format('%s still open: accept (with a note) or resolve each before the month is prepared.',
+      CASE WHEN open_count = 1 THEN '1 exception is' ELSE open_count || ' exceptions are' END));
+  END IF;
+  INSERT INTO closebook.sign_offs VALUES (month, 'prepared', p_content_hash, p_rules_version, p_exception_set,
+    encode(sha256(convert_to(p_exception_set::text, 'UTF8')), 'hex'), p_thresholds, p_rates, session_user, clock_timestamp(), NULL, NULL);
+  PERFORM closebook.append_log(month, 'prepared', '', '', p_workstation,
+    jsonb_build_object('contentHash', p_content_hash, 'rulesVersion', p_rules_version, 'exceptions', jsonb_array_length(p_exception_set))::text);
+END $$;
+
+-- Prepared → Approved, by an approver who did not prepare the month and accepted none of its high exceptions, on the
+-- same lines and the same exception set as were prepared (the approver's workstation recomputes both).
+CREATE FUNCTION closebook.approve(p_host text, p_reseller_id text, p_start date, p_end date, p_content_hash text, p_exception_set jsonb, p_workstation text)
+RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  month bigint;
+  signed closebook.sign_offs;
+  own_high integer;
+BEGIN
+  PERFORM closebook.require_role('closebook_approver');
+  month := closebook.lock_month(p_host, p_reseller_id, p_start, p_end);
+  SELECT * INTO signed FROM closebook.sign_offs WHERE month_id = month;
+  IF NOT FOUND THEN PERFORM closebook.refuse('This month is not prepared yet: prepare it first (a preparer, when nothing is open).'); END IF;
+  IF signed.state = 'approved' THEN PERFORM closebook.refuse(format('This month is Approved already (by %s).', signed.approved_by)); END IF;
+  IF signed.prepared_by = session_user THEN
+    PERFORM closebook.refuse(format('%s prepared this month, so %s cannot approve it: approval needs a second person.', session_user, session_user));
+  END IF;
+  SELECT count(*) INTO own_high
+    FROM jsonb_to_recordset(signed.exception_set) AS e(id text, severity text, evidence_hash text)
+    JOIN closebook.reviews r ON r.month_id = month AND r.exception_id = e.id
+    WHERE e.severity = 'high' AND r.state = 'accepted' AND r.reviewed_by = session_user;
+  IF own_high > 0 THEN
+    PERFORM closebook.refuse(format('%s accepted %s of this month, so %s cannot also approve it: a second person must.', session_user,
+      CASE WHEN own_high = 1 THEN '1 high exception' ELSE own_high || ' high exceptions' END, session_user));
+  END IF;
+  IF signed.content_hash <> p_content_hash THEN
+    PERFORM closebook.refuse('The lines on this workstation are not the lines that were prepared: fetch the prepared month from the team ledger, or reopen it.');
+  END IF;
+  IF signed.exception_set_hash <> encode(sha256(convert_to(p_exception_set::text, 'UTF8')), 'hex') THEN
+    PERFORM closebook.refuse('The checks on this workstation found other exceptions than the preparer''s (another rules version, thresholds or consumption): reopen the month and check it again.');
+  END IF;
+  UPDATE closebook.sign_offs SET state = 'approved', approved_by = session_user, approved_at = clock_timestamp() WHERE month_id = month;
+  PERFORM closebook.append_log(month, 'approved', '', '', p_workstation, jsonb_build_object('contentHash', p_content_hash)::text);
+END $$;
+
+-- Prepared or Approved → Draft, with a reason; an Approved month by an approver only.
+CREATE FUNCTION closebook.reopen(p_host text, p_reseller_id text, p_start date, p_end date, p_reason text, p_workstation text)
+RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  month bigint;
+  signed closebook.sign_offs;
+BEGIN
+  IF btrim(coalesce(p_reason, '')) = '' THEN PERFORM closebook.refuse('Say why the month is reopened: a reason is required.'); END IF;
+  month := closebook.lock_month(p_host, p_reseller_id, p_start, p_end);
+  SELECT * INTO signed FROM closebook.sign_offs WHERE month_id = month;
+  IF NOT FOUND THEN PERFORM closebook.refuse('This month is a Draft: there is nothing to reopen.'); END IF;
+  PERFORM closebook.require_role(CASE WHEN signed.state = 'approved' THEN 'closebook_approver' ELSE 'closebook_preparer' END);
+  DELETE FROM closebook.sign_offs WHERE month_id = month;
+  PERFORM closebook.append_log(month, 'reopened', '', btrim(p_reason), p_workstation,
+    jsonb_build_object('was', signed.state, 'contentHash', signed.content_hash)::text);
+END $$;
+
+-- Helpers run inside the public functions only.
+REVOKE ALL ON FUNCTION closebook.refuse(text), closebook.require_role(text), closebook.lock_month(text, text, date, date),
+  closebook.append_log(bigint, text, text, text, text, text), closebook.refuse_log_change() FROM PUBLIC;
+REVOKE ALL ON FUNCTION closebook.review(text, text, date, date, text[], text[], text, text, text),
+  closebook.prepare(text, text, date, date, text, integer, jsonb, jsonb, jsonb, text),
+  closebook.approve(text, text, date, date, text, jsonb, text), closebook.reopen(text, text, date, date, text, text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION closebook.review(text, text, date, date, text[], text[], text, text, text),
+  closebook.prepare(text, text, date, date, text, integer, jsonb, jsonb, jsonb, text), closebook.reopen(text, text, date, date, text, text)
+  TO closebook_preparer;
+GRANT EXECUTE ON FUNCTION closebook.approve(text, text, date, date, text, jsonb, text), closebook.reopen(text, text, date, date, text, text)
+  TO closebook_approver;
+
+COMMIT;

@@ -1,0 +1,232 @@
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '@testing/cli-test-support';
+import { startTestCluster, type TestCluster } from '@testing/postgres';
+import { temporaryDir } from '@testing/test-support';
+
+/*
+ * The team ledger's schema (resources/team-ledger/closebook-team-ledger.sql) on a real PostgreSQL: the rules hold in
+ * the database itself — whatever a client sends, through psql as much as through Closebook.
+ */
+
+const SCHEMA = join(process.cwd(), 'resources', 'team-ledger', 'closebook-team-ledger.sql');
+const PASSWORD = 'a long test password';
+const OCTOBER = `'billing.example.com', 'r-1', '2026-10-01', '2026-10-31'`;
+const HASH = 'c'.repeat(64);
+
+let cluster: TestCluster;
+let dataDir: string;
+let removeDataDir: () => Promise<void>;
+
+beforeAll(async () => {
+  ({ path: dataDir, remove: removeDataDir } = await temporaryDir());
+  cluster = await startTestCluster();
+  const { owner } = cluster;
+  const installed = cluster.psql(owner.user, owner.password, ['-f', SCHEMA]);
+  if (installed.code !== 0) throw new Error(`the schema script failed: ${installed.stderr}`);
+  const people = [
+    ['preparer_a', 'closebook_preparer'],
+    ['approver_b', 'closebook_approver'],
+    ['auditor_c', 'closebook_auditor'],
+    ['both_d', 'closebook_preparer, closebook_approver'],
+  ];
+  const sql = people.map(([name, roles]) => `CREATE ROLE ${name} LOGIN PASSWORD '${PASSWORD}' IN ROLE ${roles};`).join('\n');
+  const created = cluster.psql(owner.user, owner.password, ['-c', sql]);
+  if (created.code !== 0) throw new Error(created.stderr);
+}, 120_000);
+
+afterAll(async () => {
+  cluster?.stop();
+  await removeDataDir?.();
+});
+
+/** SQL as one person, through psql (the way someone bypassing Closebook would). */
+const as = (user: string, sql: string) => cluster.psql(user, PASSWORD, ['-At', '-c', sql]);
+
+const exceptionSet = (ids: string[], severity = 'high') => JSON.stringify(ids.map((id) => ({ id, severity, evidence_hash: `h-${id}` })));
+const review = (user: string, month: string, ids: string[], state = 'accepted', note = 'Checked.') =>
+  as(
+    user,
+    `SELECT closebook.review(${month}, ARRAY[${ids.map((id) => `'${id}'`).join(',')}]::text[], ARRAY[${ids.map((id) => `'h-${id}'`).join(',')}]::text[], '${state}', '${note}', 'ws-1')`,
+  );
+const prepare = (user: string, month: string, ids: string[]) =>
+  as(user, `SELECT closebook.prepare(${month}, '${HASH}', 2, '${exceptionSet(ids)}'::jsonb, '{}'::jsonb, '[]'::jsonb, 'ws-1')`);
+const approve = (user: string, month: string, ids: string[], hash = HASH) =>
+  as(user, `SELECT closebook.approve(${month}, '${hash}', '${exceptionSet(ids)}'::jsonb, 'ws-2')`);
+
+describe('the team ledger schema', () => {
+  it('lets a preparer review and prepare and a second person approve, each step logged with the role that took it and the server time', () => {
+    expect(review('preparer_a', OCTOBER, ['e1'], 'accepted', 'Agreed Q4 discount.').code).toBe(0);
+    // An approver who did not review may approve; the preparer may not (the database compares the session's role).
+    expect(prepare('preparer_a', OCTOBER, ['e1', 'e2'])).toMatchObject({ code: 1, stderr: expect.stringMatching(/1 exception is still open/) });
+    expect(review('preparer_a', OCTOBER, ['e2'], 'resolved', 'Put right.').code).toBe(0);
+    expect(prepare('preparer_a', OCTOBER, ['e1', 'e2']).code).toBe(0);
+    expect(review('preparer_a', OCTOBER, ['e1'])).toMatchObject({ code: 1, stderr: expect.stringMatching(/Prepared, so its reviews are locked/) });
+    // A preparer may not even call approve (no grant); inside, the function checks the role again.
+    expect(approve('preparer_a', OCTOBER, ['e1', 'e2'])).toMatchObject({ code: 1, stderr: expect.stringMatching(/permission denied for function approve/) });
+    // The approver's workstation recomputes the lines and the exceptions: a mismatch is refused.
+    expect(approve('approver_b', OCTOBER, ['e1', 'e2'], 'd'.repeat(64))).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/not the lines that were prepared/),
+    });
+    expect(approve('approver_b', OCTOBER, ['e1'])).toMatchObject({ code: 1, stderr: expect.stringMatching(/found other exceptions/) });
+    expect(approve('approver_b', OCTOBER, ['e1', 'e2']).code).toBe(0);
+
+    const log = as(
+      'auditor_c',
+      "SELECT seq, action, actor, workstation, logged_at <= now() + interval '1 second', previous_hash, hash FROM closebook.close_log ORDER BY seq",
+    );
+    const rows = log.stdout
+      .trim()
+      .split('\n')
+      .map((line) => line.split('|'));
+    expect(rows.map((row) => [row[1], row[2], row[3], row[4]])).toEqual([
+      ['accepted', 'preparer_a', 'ws-1', 't'],
+      ['resolved', 'preparer_a', 'ws-1', 't'],
+      ['prepared', 'preparer_a', 'ws-1', 't'],
+      ['approved', 'approver_b', 'ws-2', 't'],
+    ]);
+    rows.forEach((row, index) => expect(row[5]).toBe(index ? rows[index - 1]![6] : ''));
+  });
+
+  it('refuses a self-approval in the database, called directly with psql', () => {
+    const month = `'billing.example.com', 'r-1', '2026-09-01', '2026-09-30'`;
+    expect(review('both_d', month, ['x1'], 'resolved', 'Fixed.').code).toBe(0);
+    expect(prepare('both_d', month, ['x1']).code).toBe(0);
+    const refused = approve('both_d', month, ['x1']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('both_d prepared this month, so both_d cannot approve it: approval needs a second person.');
+    // The refusal has its own SQLSTATE (class CB), so a client tells a control from a fault.
+    expect(
+      as(
+        'both_d',
+        `DO $$ BEGIN PERFORM closebook.approve(${month}, '${HASH}', '${exceptionSet(['x1'])}'::jsonb, 'ws'); EXCEPTION WHEN SQLSTATE 'CB001' THEN RAISE NOTICE 'control'; END $$`,
+      ).stderr,
+    ).toContain('NOTICE:  control');
+  });
+
+  it('refuses an approver who accepted a high exception of the month', () => {
+    const month = `'billing.example.com', 'r-1', '2026-08-01', '2026-08-31'`;
+    expect(review('both_d', month, ['y1']).code).toBe(0);
+    expect(prepare('preparer_a', month, ['y1']).code).toBe(0);
+    expect(approve('both_d', month, ['y1'])).toMatchObject({ code: 1, stderr: expect.stringMatching(/both_d accepted 1 high exception of this month/) });
+  });
+
+  it('lets no role write a table directly, and keeps the log append-only for the owner too', () => {
+    for (const sql of [
+      `INSERT INTO closebook.sign_offs SELECT month_id, 'approved', 'x', 1, '[]', 'x', '{}', '[]', 'me', now(), 'me', now() FROM closebook.months LIMIT 1`,
+      `UPDATE closebook.reviews SET note = 'changed'`,
+      `DELETE FROM closebook.close_log`,
+    ])
+      for (const user of ['preparer_a', 'approver_b', 'auditor_c'])
+        expect(as(user, sql), `${user}: ${sql}`).toMatchObject({ code: 1, stderr: expect.stringMatching(/permission denied/) });
+    expect(as('auditor_c', `SELECT closebook.reopen(${OCTOBER}, 'no', 'ws')`)).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/permission denied for function reopen/),
+    });
+    const { owner } = cluster;
+    for (const sql of ['DELETE FROM closebook.close_log', "UPDATE closebook.close_log SET note = 'x'", 'TRUNCATE closebook.close_log'])
+      expect(cluster.psql(owner.user, owner.password, ['-c', sql]), sql).toMatchObject({
+        code: 1,
+        stderr: expect.stringMatching(/the close log is append-only/),
+      });
+    expect(Number(as('auditor_c', 'SELECT count(*) FROM closebook.close_log').stdout)).toBeGreaterThan(0);
+  });
+
+  it('ends consistent after 60 rounds of a review racing a prepare from two sessions', async () => {
+    const month = ['billing.example.com', 'r-2', '2026-07-01', '2026-07-31'] as const;
+    const ids = ['z1', 'z2', 'z3'];
+    const connect = async (user: string) => {
+      const client = new pg.Client({ connectionString: cluster.url(user, PASSWORD) });
+      await client.connect();
+      return client;
+    };
+    const [a, d] = [await connect('preparer_a'), await connect('both_d')];
+    const reviewCall = (client: pg.Client, exceptionIds: string[], state: string) =>
+      client.query('SELECT closebook.review($1, $2, $3, $4, $5, $6, $7, $8, $9)', [
+        ...month,
+        exceptionIds,
+        exceptionIds.map((id) => `h-${id}`),
+        state,
+        'Race.',
+        'ws',
+      ]);
+    const prepareCall = (client: pg.Client) =>
+      client.query('SELECT closebook.prepare($1, $2, $3, $4, $5, 2, $6, $7, $8, $9)', [...month, HASH, exceptionSet(ids), '{}', '[]', 'ws']);
+    const reopenCall = (client: pg.Client) => client.query('SELECT closebook.reopen($1, $2, $3, $4, $5, $6)', [...month, 'Next round.', 'ws']);
+    try {
+      await reviewCall(a, ids, 'accepted');
+      let prepared = 0;
+      for (let round = 0; round < 60; round++) {
+        const results = await Promise.allSettled([prepareCall(a), reviewCall(d, [ids[round % 3]!], 'open'), prepareCall(d)]);
+        for (const result of results) if (result.status === 'rejected') expect((result.reason as { code?: string }).code, String(result.reason)).toBe('CB001');
+        const state = await a.query(
+          `SELECT s.state, (SELECT count(*) FROM closebook.reviews r WHERE r.month_id = m.month_id)::int AS reviewed
+           FROM closebook.months m LEFT JOIN closebook.sign_offs s ON s.month_id = m.month_id WHERE m.reseller_id = 'r-2'`,
+        );
+        const { state: signed, reviewed } = state.rows[0] as { state: string | null; reviewed: number };
+        if (signed) {
+          prepared++;
+          expect(reviewed, `round ${round}: prepared with an exception open`).toBe(3);
+          await reopenCall(a);
+        }
+        await reviewCall(a, ids, 'accepted');
+      }
+      const steps = await a.query(
+        `SELECT string_agg(action, ',' ORDER BY seq) AS steps FROM closebook.close_log l JOIN closebook.months m USING (month_id)
+         WHERE m.reseller_id = 'r-2' AND action IN ('prepared', 'reopened')`,
+      );
+      const sequence = String((steps.rows[0] as { steps: string }).steps);
+      expect(sequence).not.toMatch(/prepared,prepared/);
+      expect(sequence.split(',').filter((action) => action === 'prepared')).toHaveLength(prepared);
+      expect(prepared).toBeGreaterThan(0);
+    } finally {
+      await a.end();
+      await d.end();
+    }
+  }, 120_000);
+
+  it('signs in through the CLI with the certificate checked, says who you are and what you may do, and refuses an unproven server', () => {
+    const address = (query: string) => `postgresql://preparer_a@127.0.0.1:${cluster.port}/postgres${query}`;
+    const checked = `?sslmode=verify-full&sslrootcert=${encodeURIComponent(cluster.caFile)}`;
+    const status = runCli(['team', 'status', '--url', address(checked)], dataDir, { CLOSEBOOK_TEAM_PASSWORD: PASSWORD });
+    expect([status.code, status.stderr]).toEqual([0, '']);
+    expect(status.stdout).toMatch(
+      /^You are preparer_a on 127\.0\.0\.1:\d+\/postgres \(PostgreSQL 1\d[.\d]*.*, TLS, certificate checked\)\.\nYour roles: preparer\.\nClosebook's schema: version 1\.\n$/,
+    );
+    // The server's certificate is signed by a CA this machine does not trust: refused, with what to do.
+    const unproven = runCli(['team', 'status', '--url', address('?sslmode=verify-full')], dataDir, { CLOSEBOOK_TEAM_PASSWORD: PASSWORD });
+    expect(unproven).toMatchObject({ code: 2, stderr: expect.stringMatching(/did not prove who it is .* add sslrootcert=FILE/) });
+    const wrong = runCli(['team', 'status', '--url', address(checked)], dataDir, { CLOSEBOOK_TEAM_PASSWORD: 'not it' });
+    expect(wrong).toMatchObject({ code: 2, stderr: expect.stringMatching(/refused the sign-in of preparer_a/) });
+    expect(runCli(['team', 'status', '--url', address(checked)], dataDir)).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/Set CLOSEBOOK_TEAM_PASSWORD/),
+    });
+    expect(
+      runCli(['team', 'status', '--url', `postgresql://preparer_a:pw@127.0.0.1:${cluster.port}/postgres`], dataDir, { CLOSEBOOK_TEAM_PASSWORD: PASSWORD }),
+    ).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/Leave the password out of the address/),
+    });
+  });
+
+  it('names the hash of a log entry the way the workstation does: each field as its byte length, a colon and its text', () => {
+    const row = as(
+      'auditor_c',
+      `SELECT month_id, seq, action, exception_id, note, actor, workstation, to_char(logged_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'), evidence, previous_hash, hash FROM closebook.close_log ORDER BY month_id, seq LIMIT 1`,
+    )
+      .stdout.trim()
+      .split('|');
+    const field = (value: string) => `${Buffer.byteLength(value, 'utf8')}:${value}`;
+    const [monthId, seq, action, exceptionId, note, actor, workstation, at, evidence, previous, hash] = row as string[];
+    const payload = [monthId, seq, action, exceptionId, note, actor, workstation, at, evidence].map((value) => field(value!)).join('');
+    expect(
+      createHash('sha256')
+        .update(previous + payload)
+        .digest('hex'),
+    ).toBe(hash);
+  });
+});

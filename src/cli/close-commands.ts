@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { AppError } from '@shared/errors';
 import { type BillingException, type CurrencyBridge, type Evidence, MonthChange, type MonthCloseView, type Severity } from '@shared/schemas/month-close';
-import { type ShownReviewState, shownReviewState } from '@shared/model/review-state';
+import { describeFigures, type ShownReviewState, shownReviewState } from '@shared/model/review-state';
 import type { CliContext } from './context';
 import { EXIT, parse, UsageError, withContext } from './context';
 
@@ -150,16 +150,11 @@ export function changeLine(change: MonthChange): string {
   return `${change.kind.padEnd(8)} ${change.level.padEnd(12)} ${change.currencyKey.padEnd(7)} ${placeOf(change)}: ${valuesText(change.before)} → ${valuesText(change.after)}`;
 }
 
-const figures = (evidence: Evidence) =>
-  Object.entries(evidence)
-    .map(([name, value]) => `${name} ${value}`)
-    .join(', ');
-
 export function exceptionLines(exception: BillingException): string {
   const state = shownReviewState(exception.review);
   const note = exception.review?.note ? `\n    note: ${exception.review.note} (${exception.review.reviewedBy})` : '';
   const suspended = exception.review?.suspended
-    ? `\n    suspended: reviewed on ${figures(exception.review.suspended.reviewed)}; now ${figures(exception.review.suspended.now)}`
+    ? `\n    suspended: reviewed on ${describeFigures(exception.review.suspended.reviewed)}; now ${describeFigures(exception.review.suspended.now)}`
     : '';
   return `${exception.severity.padEnd(6)} ${state.padEnd(8)} ${exception.rule.padEnd(22)} ${exception.organization}: ${exception.message}\n    id: ${exception.id}${note}${suspended}`;
 }

@@ -8,10 +8,16 @@ export interface CloseStamp {
   line: string;
 }
 
-const when = (at: string, timeZone: string | undefined) => {
+/** A recorded instant as a wall-clock time in `timeZone`, named ("2026-12-08 12:15 (Europe/Stockholm, UTC+01:00)"). */
+export function localDateTime(at: string, timeZone: string | undefined, withSeconds = false): string {
   const local = localTime(new Date(at), timeZone);
-  return local ? `${local.value.toISOString().slice(0, 16).replace('T', ' ')} (${local.zone})` : at;
-};
+  return local
+    ? `${local.value
+        .toISOString()
+        .slice(0, withSeconds ? 19 : 16)
+        .replace('T', ' ')} (${local.zone})`
+    : at;
+}
 
 /**
  * The close state of the fetch a file was made from. A sign-off whose lines or log no longer check out reads
@@ -33,9 +39,9 @@ export function closeStamp(state: MonthCloseSheetsState, reportId: string, timeZ
       : '';
     return { word: 'DRAFT', line: `DRAFT — not prepared (${open.toLocaleString('en')} ${open === 1 ? 'exception' : 'exceptions'} open).${elsewhere}` };
   }
-  const prepared = `prepared by ${signOff.preparedBy} at ${when(signOff.preparedAt, timeZone)}`;
+  const prepared = `prepared by ${signOff.preparedBy} at ${localDateTime(signOff.preparedAt, timeZone)}`;
   if (state.state === 'approved' && signOff.approvedBy && signOff.approvedAt)
-    return { word: 'APPROVED', line: `APPROVED by ${signOff.approvedBy} at ${when(signOff.approvedAt, timeZone)}; ${prepared}.` };
+    return { word: 'APPROVED', line: `APPROVED by ${signOff.approvedBy} at ${localDateTime(signOff.approvedAt, timeZone)}; ${prepared}.` };
   return {
     word: 'PREPARED',
     line: state.teamLedger

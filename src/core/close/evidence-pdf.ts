@@ -2,11 +2,10 @@ import { createWriteStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import PDFDocument from 'pdfkit';
 import type { CloseLog, CurrencyBridge, MonthCloseView } from '@shared/schemas/month-close';
-import { shownReviewState } from '@shared/model/review-state';
+import { describeFigures, shownReviewState } from '@shared/model/review-state';
 import { resourcePath } from '../ports/resources';
 import type { OutputFolder } from '../storage/output-file';
-import { localTime } from '../xlsx';
-import { closeStamp } from './close-stamp';
+import { closeStamp, localDateTime } from './close-stamp';
 import type { MonthLabel } from './close-workbook';
 import type { MonthRef } from './months';
 
@@ -30,18 +29,11 @@ export interface EvidenceInput {
 const SIZE = { title: 16, heading: 12, body: 9, small: 8 } as const;
 const MARGIN = 50;
 
-const when = (at: string | null, timeZone: string | undefined) => {
-  if (!at) return '—';
-  const local = localTime(new Date(at), timeZone);
-  return local ? `${local.value.toISOString().slice(0, 19).replace('T', ' ')} (${local.zone})` : at;
-};
+const when = (at: string | null, timeZone: string | undefined) => (at ? localDateTime(at, timeZone, true) : '—');
 
 const signed = (value: string) => (value.startsWith('-') ? value : `+${value}`);
 
-const figures = (evidence: Record<string, string>) =>
-  Object.entries(evidence)
-    .map(([name, value]) => `${name} ${value}`)
-    .join(', ') || 'none';
+const figures = (evidence: Record<string, string>) => describeFigures(evidence) || 'none';
 
 /** A log entry's evidence (JSON of named figures) as the exceptions show theirs; anything else as it was written. */
 function logFigures(evidence: string): string {

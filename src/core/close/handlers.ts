@@ -92,10 +92,9 @@ export function createClose(ports: Ports, ledger: () => Promise<Ledger>, consump
   const close = new MonthClose(ledger, consumption, ports.identity ?? workstationIdentity, now);
   const thresholds = new ThresholdStore(ports.dataDir);
   const profileOf = async (reportId: string) => profileOfReport(await ledger(), reportId);
-  const view = async (reportId: string): Promise<MonthCloseView> => {
-    const limits = await thresholds.get(await profileOf(reportId));
-    return close.state(reportId, limits);
-  };
+  /** The thresholds of the report's profile (a Prepared or Approved month is read with its own, see MonthClose). */
+  const limitsOf = async (reportId: string) => thresholds.get(await profileOf(reportId));
+  const view = async (reportId: string): Promise<MonthCloseView> => close.state(reportId, await limitsOf(reportId));
   const evidence = async (reportId: string, path: string) => {
     const opened = await ledger();
     const month = await monthOf(opened, reportId);
@@ -135,15 +134,15 @@ export function createClose(ports: Ports, ledger: () => Promise<Ledger>, consump
   const handlers: CloseHandlers = {
     'close:state': ({ reportId }) => view(reportId),
     'close:review': async ({ reportId, exceptionIds, state, note }) => {
-      await close.setReview(reportId, exceptionIds, state, note, await thresholds.get(await profileOf(reportId)));
+      await close.setReview(reportId, exceptionIds, state, note, await limitsOf(reportId));
       return view(reportId);
     },
     'close:prepare': async ({ reportId }) => {
-      await close.prepare(reportId, await thresholds.get(await profileOf(reportId)));
+      await close.prepare(reportId, await limitsOf(reportId));
       return view(reportId);
     },
     'close:approve': async ({ reportId }) => {
-      await close.approve(reportId, await thresholds.get(await profileOf(reportId)));
+      await close.approve(reportId, await limitsOf(reportId));
       return view(reportId);
     },
     'close:reopen': async ({ reportId, reason }) => {

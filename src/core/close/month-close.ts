@@ -84,12 +84,8 @@ export class MonthClose {
   async state(reportId: string, profileThresholds: CheckThresholds = DEFAULT_THRESHOLDS): Promise<MonthCloseState> {
     const ledger = await this.ledger();
     const identity = await this.identity();
-    const month = await monthOf(ledger, reportId);
-    const previous = await previousMonth(ledger, month);
-    const signedRow = await this.review.signOff(month);
+    const { month, previousId, signed: signedRow, thresholds, exceptions } = await this.checked(reportId, profileThresholds);
     const signOff = signedRow ? signOffOf(signedRow) : null;
-    const thresholds = signOff?.thresholds ?? profileThresholds;
-    const exceptions = await this.exceptions(reportId, previous?.reportId ?? null, thresholds);
     const newest = await newestFetchRow(ledger, month);
     const basis = signOff ? signOff.reportId === reportId : newest?.report_id === reportId;
     const { rows, reviews } = await this.review.reviews(month, exceptions, basis);
@@ -117,7 +113,7 @@ export class MonthClose {
     }
     return {
       reportId,
-      previousReportId: previous?.reportId ?? null,
+      previousReportId: previousId,
       thresholds,
       exceptions: reviewed,
       open,
@@ -152,8 +148,7 @@ export class MonthClose {
 
   async approve(reportId: string, profileThresholds: CheckThresholds = DEFAULT_THRESHOLDS): Promise<SignOff> {
     const ledger = await this.ledger();
-    const { month, exceptions } = await this.checked(reportId, profileThresholds);
-    const signed = await this.review.signOff(month);
+    const { month, exceptions, signed } = await this.checked(reportId, profileThresholds);
     // The lines are re-hashed before approval: what is approved is what was prepared.
     const contentChanged = signed?.report_id === reportId && (await this.signedContentHash(ledger, reportId)) !== signed.content_hash;
     return this.review.approve(month, reportId, exceptions, contentChanged, await this.actor());
@@ -177,14 +172,14 @@ export class MonthClose {
     return { identity, at: this.now() };
   }
 
-  /** The month of a report and its exceptions, found with the sign-off's thresholds when there is one. */
+  /** The month of a report, its sign-off in force and its exceptions, found with the sign-off's thresholds when there is one. */
   private async checked(reportId: string, profileThresholds: CheckThresholds) {
     const ledger = await this.ledger();
     const month = await monthOf(ledger, reportId);
     const previousId = (await previousMonth(ledger, month))?.reportId ?? null;
     const signed = await this.review.signOff(month);
     const thresholds = (signed && signOffOf(signed).thresholds) || profileThresholds;
-    return { month, previousId, thresholds, exceptions: await this.exceptions(reportId, previousId, thresholds) };
+    return { month, previousId, signed, thresholds, exceptions: await this.exceptions(reportId, previousId, thresholds) };
   }
 
   /** A signed report's lines hashed again (not the hash kept at save): kept while the ledger's files are unchanged. */

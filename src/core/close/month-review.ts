@@ -3,7 +3,7 @@ import type { CheckThresholds, Evidence, Review, ReviewState, SignOff } from '@s
 import type { Ledger, LedgerTransaction } from '../ledger/ledger';
 import type { Identity } from '../ports/identity';
 import type { BillingException } from './billing-checks';
-import { appendLog, type LogStep } from './close-log';
+import { appendLog } from './close-log';
 import type { MonthRef } from './months';
 import { newestFetchRow } from './queries/months';
 import { rateRows } from './queries/rates';
@@ -165,28 +165,17 @@ export class MonthReview {
     return ledger.write(async (transaction) => {
       const signed = await signOffRow(transaction, month);
       if (signed) throw refused(`This month is ${stateWord(signed.state)}, so its reviews are locked. Reopen it (with a reason) to change them.`);
-      const steps: LogStep[] = [];
-      for (const id of ids) {
+      const rows = ids.map((id): ReviewRow => {
         const evidence = evidenceText(byId.get(id)!.evidence);
-        const row: ReviewRow = { exception_id: id, state, note: text, reviewed_by: user, reviewed_at: actor.at, evidence, evidence_source: 'review' };
-        await replaceReview(transaction, month, row);
-        steps.push({ reportId, action: state, exceptionId: id, note: text, actor: user, at: actor.at, evidence });
-      }
-      await appendLog(transaction, month, steps);
-      return ids.map((id) =>
-        reviewOf(
-          {
-            exception_id: id,
-            state,
-            note: text,
-            reviewed_by: user,
-            reviewed_at: actor.at,
-            evidence: evidenceText(byId.get(id)!.evidence),
-            evidence_source: 'review',
-          },
-          byId.get(id)!,
-        ),
+        return { exception_id: id, state, note: text, reviewed_by: user, reviewed_at: actor.at, evidence, evidence_source: 'review' };
+      });
+      for (const row of rows) await replaceReview(transaction, month, row);
+      await appendLog(
+        transaction,
+        month,
+        rows.map((row) => ({ reportId, action: state, exceptionId: row.exception_id, note: text, actor: user, at: actor.at, evidence: row.evidence ?? '' })),
       );
+      return rows.map((row) => reviewOf(row, byId.get(row.exception_id)!));
     });
   }
 

@@ -1,4 +1,4 @@
-import type { Review } from '../schemas/month-close';
+import type { Evidence, Review } from '../schemas/month-close';
 
 /** How an exception's review reads: open (none, or undone), accepted, resolved — or suspended, since its figures changed. */
 export type ShownReviewState = 'open' | 'accepted' | 'resolved' | 'suspended';
@@ -13,3 +13,10 @@ export const isOpenReview = (review: Review | null) => {
   const state = shownReviewState(review);
   return state === 'open' || state === 'suspended';
 };
+
+/** An exception's figures in words, as every screen and file names them: "cost 864.06, sales 0" ('' when none). */
+export function describeFigures(evidence: Evidence): string {
+  return Object.entries(evidence)
+    .map(([name, value]) => `${name} ${value}`)
+    .join(', ');
+}

@@ -1,5 +1,6 @@
 import { memo, useId, useState } from 'react';
-import type { BillingException, Evidence, Review, ReviewState } from '@shared/schemas/month-close';
+import type { BillingException, Review, ReviewState } from '@shared/schemas/month-close';
+import { describeFigures } from '@shared/model/review-state';
 import { formatDateTime } from '@renderer/components/format-time';
 import { placeOf, reviewStateOf } from './exception-list';
 
@@ -10,12 +11,6 @@ export type ReviewAction = (exception: BillingException, state: ReviewState, not
 export type ShowInReport = (exception: BillingException) => void;
 
 const LOCKED = 'The month is Prepared or Approved: reopen it to change reviews';
-
-/** Figures by name, as the exception names them ("cost 864.06, sales 0"). */
-const figures = (evidence: Evidence) =>
-  Object.entries(evidence)
-    .map(([name, value]) => `${name} ${value}`)
-    .join(', ');
 
 function ReviewCell({ review }: { review: Review | null }): React.JSX.Element {
   if (!review) return <span className="review review--open">Open</span>;
@@ -30,7 +25,7 @@ function ReviewCell({ review }: { review: Review | null }): React.JSX.Element {
       {review.note ? <span className="review__note">“{review.note}”</span> : null}
       {review.suspended ? (
         <span className="review__suspended" data-testid="suspended-figures">
-          The figures changed since: reviewed on {figures(review.suspended.reviewed)}; now {figures(review.suspended.now)}. Review it again.
+          The figures changed since: reviewed on {describeFigures(review.suspended.reviewed)}; now {describeFigures(review.suspended.now)}. Review it again.
         </span>
       ) : null}
     </span>

@@ -68,6 +68,8 @@ const OUTPUTS: { name: string; write: (path: string) => Promise<unknown> }[] = [
     write: async (path) =>
       fixture.service.close.exportComparison(await fixture.service.close.compare(fixture.decoyReport.id, fixture.report.id), `${path}.xlsx`),
   },
+  { name: 'evidence pack (CLI)', write: (path) => fixture.service.close.evidence(fixture.report.id, `${path}.pdf`) },
+  { name: 'evidence pack (app)', write: (path) => viaChannel('close:evidence', { reportId: fixture.report.id }, `${path}.pdf`) },
   { name: 'ledger backup', write: (path) => fixture.service.ledger.backup(`${path}.duckdb`) },
 ];
 

@@ -8,9 +8,12 @@
 --     CREATE ROLE anna LOGIN PASSWORD '…' IN ROLE closebook_preparer;
 --     CREATE ROLE jonas LOGIN PASSWORD '…' IN ROLE closebook_approver;
 --
---   closebook_preparer  reviews a month's exceptions, prepares it, reopens a Prepared month
---   closebook_approver  approves a Prepared month (never one it prepared), reopens an Approved one
+--   closebook_preparer  shares fetched months, reviews a month's exceptions, prepares it, reopens a Prepared month
+--   closebook_approver  shares fetched months, approves a Prepared month (never one it prepared), reopens an Approved one
 --   closebook_auditor   reads everything, writes nothing
+--
+-- A person may hold both working roles (a small team often does): the database still refuses to let anyone approve a
+-- month they prepared, or one of whose high exceptions they accepted.
 --
 -- The rules are the database's, whatever a client does: no role may write a table directly (only EXECUTE on the
 -- functions, which check the month's state under a lock on its row), the close log refuses UPDATE, DELETE and TRUNCATE
@@ -43,12 +46,40 @@ CREATE TABLE closebook.months (
   UNIQUE (host, reseller_id, period_start, period_end)
 );
 
--- Each exception's review, on the figures it was given (their hash): a refetch that changes them suspends it.
+-- Each fetch of a month a workstation shared: its lines in the shared-report format (gzip), in chunks, so a colleague
+-- opens the month without fetching it from the service again. Keyed by the SHA-256 of the month's canonical lines,
+-- which the workstation that pulls it computes again and compares before it uses a line.
+CREATE TABLE closebook.fetches (
+  month_id bigint NOT NULL REFERENCES closebook.months,
+  content_hash text NOT NULL CHECK (content_hash ~ '^[0-9a-f]{64}$'),
+  lines bigint NOT NULL CHECK (lines >= 0),
+  chunk_count integer NOT NULL CHECK (chunk_count >= 1),
+  byte_count bigint NOT NULL CHECK (byte_count >= 0),
+  complete boolean NOT NULL,
+  fetched_at timestamptz NOT NULL,
+  stored_by text NOT NULL,
+  workstation text NOT NULL,
+  stored_at timestamptz NOT NULL,
+  PRIMARY KEY (month_id, content_hash)
+);
+
+CREATE TABLE closebook.fetch_chunks (
+  month_id bigint NOT NULL,
+  content_hash text NOT NULL,
+  chunk_no integer NOT NULL,
+  bytes bytea NOT NULL,
+  PRIMARY KEY (month_id, content_hash, chunk_no),
+  FOREIGN KEY (month_id, content_hash) REFERENCES closebook.fetches ON DELETE CASCADE
+);
+
+-- Each exception's review, on the figures it was given (kept as text, with their hash): a refetch that changes them
+-- suspends it.
 CREATE TABLE closebook.reviews (
   month_id bigint NOT NULL REFERENCES closebook.months,
   exception_id text NOT NULL,
   state text NOT NULL CHECK (state IN ('accepted', 'resolved')),
   note text NOT NULL,
+  evidence text NOT NULL,
   evidence_hash text NOT NULL,
   reviewed_by text NOT NULL,
   workstation text NOT NULL,
@@ -62,6 +93,7 @@ CREATE TABLE closebook.sign_offs (
   month_id bigint PRIMARY KEY REFERENCES closebook.months,
   state text NOT NULL CHECK (state IN ('prepared', 'approved')),
   content_hash text NOT NULL,
+  previous_content_hash text,
   rules_version integer NOT NULL,
   exception_set jsonb NOT NULL,
   exception_set_hash text NOT NULL,
@@ -114,6 +146,17 @@ BEGIN
   END IF;
 END $$;
 
+CREATE FUNCTION closebook.require_working_role() RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  IF NOT (pg_has_role(session_user, 'closebook_preparer', 'MEMBER') OR pg_has_role(session_user, 'closebook_approver', 'MEMBER')) THEN
+    PERFORM closebook.refuse(format('%s may not do this: it needs the role closebook_preparer or closebook_approver.', session_user));
+  END IF;
+END $$;
+
+CREATE FUNCTION closebook.hash_of(value text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+  SELECT encode(sha256(convert_to(value, 'UTF8')), 'hex')
+$$;
+
 -- The month's row, made on first use and locked for the rest of the transaction: one step of a month at a time.
 CREATE FUNCTION closebook.lock_month(p_host text, p_reseller_id text, p_start date, p_end date) RETURNS bigint LANGUAGE plpgsql AS $$
 DECLARE
@@ -147,10 +190,71 @@ BEGIN
     encode(sha256(convert_to(previous || closebook.field(p_month::text) || closebook.field(next_seq::text) || closebook.field(p_action)
       || closebook.field(p_exception_id) || closebook.field(p_note) || closebook.field(session_user::text) || closebook.field(p_workstation)
       || closebook.field(to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')) || closebook.field(p_evidence), 'UTF8')), 'hex'));
+  -- Sent when the step commits: the other workstations listening read the month again.
+  PERFORM pg_notify('closebook', json_build_object('month', p_month, 'seq', next_seq, 'action', p_action)::text);
+END $$;
+
+-- A fetch shared in one transaction: begin_fetch, put_chunk for each chunk, end_fetch. False when the team ledger
+-- has these lines already (nothing to send). A fetch left unfinished by a client is started over.
+CREATE FUNCTION closebook.begin_fetch(p_host text, p_reseller_id text, p_start date, p_end date, p_content_hash text, p_lines bigint,
+  p_chunks integer, p_bytes bigint, p_fetched_at timestamptz, p_workstation text)
+RETURNS boolean LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  month bigint;
+  found_fetch closebook.fetches;
+BEGIN
+  PERFORM closebook.require_working_role();
+  month := closebook.lock_month(p_host, p_reseller_id, p_start, p_end);
+  SELECT * INTO found_fetch FROM closebook.fetches WHERE month_id = month AND content_hash = p_content_hash;
+  IF FOUND AND found_fetch.complete THEN RETURN false; END IF;
+  IF FOUND THEN DELETE FROM closebook.fetches WHERE month_id = month AND content_hash = p_content_hash; END IF;
+  INSERT INTO closebook.fetches VALUES (month, p_content_hash, p_lines, p_chunks, p_bytes, false, p_fetched_at, session_user, p_workstation, clock_timestamp());
+  RETURN true;
+END $$;
+
+-- The fetch being shared (begun, not yet ended) of a locked month, or a refusal.
+CREATE FUNCTION closebook.fetch_being_shared(p_host text, p_reseller_id text, p_start date, p_end date, p_content_hash text)
+RETURNS closebook.fetches LANGUAGE plpgsql AS $$
+DECLARE
+  found_fetch closebook.fetches;
+BEGIN
+  PERFORM closebook.require_working_role();
+  SELECT * INTO found_fetch FROM closebook.fetches
+    WHERE month_id = closebook.lock_month(p_host, p_reseller_id, p_start, p_end) AND content_hash = p_content_hash;
+  IF NOT FOUND OR found_fetch.complete THEN PERFORM closebook.refuse('No fetch of these lines is being shared: begin_fetch first.'); END IF;
+  RETURN found_fetch;
+END $$;
+
+CREATE FUNCTION closebook.put_chunk(p_host text, p_reseller_id text, p_start date, p_end date, p_content_hash text, p_chunk_no integer, p_bytes bytea)
+RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  found_fetch closebook.fetches := closebook.fetch_being_shared(p_host, p_reseller_id, p_start, p_end, p_content_hash);
+BEGIN
+  IF p_chunk_no < 0 OR p_chunk_no >= found_fetch.chunk_count THEN
+    PERFORM closebook.refuse(format('Chunk %s is outside the %s announced.', p_chunk_no, found_fetch.chunk_count));
+  END IF;
+  INSERT INTO closebook.fetch_chunks VALUES (found_fetch.month_id, p_content_hash, p_chunk_no, p_bytes);
+END $$;
+
+CREATE FUNCTION closebook.end_fetch(p_host text, p_reseller_id text, p_start date, p_end date, p_content_hash text, p_workstation text)
+RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  found_fetch closebook.fetches := closebook.fetch_being_shared(p_host, p_reseller_id, p_start, p_end, p_content_hash);
+  chunks integer;
+  bytes bigint;
+BEGIN
+  SELECT count(*), coalesce(sum(octet_length(c.bytes)), 0) INTO chunks, bytes FROM closebook.fetch_chunks c
+    WHERE c.month_id = found_fetch.month_id AND c.content_hash = p_content_hash;
+  IF chunks <> found_fetch.chunk_count OR bytes <> found_fetch.byte_count THEN
+    PERFORM closebook.refuse(format('The fetch arrived incomplete (%s of %s chunks, %s of %s bytes): share it again.', chunks, found_fetch.chunk_count, bytes, found_fetch.byte_count));
+  END IF;
+  UPDATE closebook.fetches SET complete = true WHERE month_id = found_fetch.month_id AND content_hash = p_content_hash;
+  PERFORM closebook.append_log(found_fetch.month_id, 'fetched', '', '', p_workstation,
+    jsonb_build_object('contentHash', p_content_hash, 'lines', found_fetch.lines, 'fetchedAt', found_fetch.fetched_at)::text);
 END $$;
 
 -- Reviews exceptions alike (all or none), on the figures given; refused while the month is Prepared or Approved.
-CREATE FUNCTION closebook.review(p_host text, p_reseller_id text, p_start date, p_end date, p_exception_ids text[], p_evidence_hashes text[],
+CREATE FUNCTION closebook.review(p_host text, p_reseller_id text, p_start date, p_end date, p_exception_ids text[], p_evidences text[],
   p_state text, p_note text, p_workstation text)
 RETURNS integer LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
@@ -161,8 +265,8 @@ BEGIN
   PERFORM closebook.require_role('closebook_preparer');
   IF p_state NOT IN ('accepted', 'resolved', 'open') THEN PERFORM closebook.refuse(format('"%s" is not a review state.', p_state)); END IF;
   IF p_state = 'accepted' AND btrim(coalesce(p_note, '')) = '' THEN PERFORM closebook.refuse('Say why the exception is accepted: a note is required.'); END IF;
-  IF coalesce(array_length(p_exception_ids, 1), 0) <> coalesce(array_length(p_evidence_hashes, 1), 0) THEN
-    PERFORM closebook.refuse('Each exception reviewed needs the hash of its figures.');
+  IF coalesce(array_length(p_exception_ids, 1), 0) <> coalesce(array_length(p_evidences, 1), 0) THEN
+    PERFORM closebook.refuse('Each exception reviewed needs its figures.');
   END IF;
   month := closebook.lock_month(p_host, p_reseller_id, p_start, p_end);
   SELECT * INTO signed FROM closebook.sign_offs WHERE month_id = month;
@@ -172,16 +276,18 @@ BEGIN
   FOR i IN 1 .. coalesce(array_length(p_exception_ids, 1), 0) LOOP
     DELETE FROM closebook.reviews WHERE month_id = month AND exception_id = p_exception_ids[i];
     IF p_state <> 'open' THEN
-      INSERT INTO closebook.reviews VALUES (month, p_exception_ids[i], p_state, btrim(p_note), p_evidence_hashes[i], session_user, p_workstation, clock_timestamp());
+      INSERT INTO closebook.reviews VALUES (month, p_exception_ids[i], p_state, btrim(p_note), p_evidences[i], closebook.hash_of(p_evidences[i]),
+        session_user, p_workstation, clock_timestamp());
     END IF;
-    PERFORM closebook.append_log(month, p_state, p_exception_ids[i], btrim(p_note), p_workstation, p_evidence_hashes[i]);
+    PERFORM closebook.append_log(month, p_state, p_exception_ids[i], btrim(p_note), p_workstation, p_evidences[i]);
   END LOOP;
   RETURN coalesce(array_length(p_exception_ids, 1), 0);
 END $$;
 
--- Draft → Prepared, when every exception of the set has a review on its figures as they are now.
-CREATE FUNCTION closebook.prepare(p_host text, p_reseller_id text, p_start date, p_end date, p_content_hash text, p_rules_version integer,
-  p_exception_set jsonb, p_thresholds jsonb, p_rates jsonb, p_workstation text)
+-- Draft → Prepared, when every exception of the set has a review on its figures as they are now, on lines (and the
+-- month before, which the checks compared with) that are on the team ledger for the approver to open.
+CREATE FUNCTION closebook.prepare(p_host text, p_reseller_id text, p_start date, p_end date, p_content_hash text, p_previous_content_hash text,
+  p_rules_version integer, p_exception_set jsonb, p_thresholds jsonb, p_rates jsonb, p_workstation text)
 RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   month bigint;
@@ -194,6 +300,13 @@ BEGIN
   IF FOUND THEN
     PERFORM closebook.refuse(format('This month is %s already (by %s). Reopen it (with a reason) to prepare it again.', initcap(signed.state), signed.prepared_by));
   END IF;
+  IF NOT EXISTS (SELECT FROM closebook.fetches WHERE month_id = month AND content_hash = p_content_hash AND complete) THEN
+    PERFORM closebook.refuse('These lines are not on the team ledger: share the fetch first, so the approver opens the lines that were prepared.');
+  END IF;
+  IF p_previous_content_hash IS NOT NULL AND NOT EXISTS (SELECT FROM closebook.fetches f JOIN closebook.months m USING (month_id)
+      WHERE m.host = p_host AND m.reseller_id = p_reseller_id AND m.period_end < p_start AND f.content_hash = p_previous_content_hash AND f.complete) THEN
+    PERFORM closebook.refuse('The month before, which the checks compared with, is not on the team ledger: share it first.');
+  END IF;
   SELECT count(*) INTO open_count
     FROM jsonb_to_recordset(p_exception_set) AS e(id text, severity text, evidence_hash text)
     LEFT JOIN closebook.reviews r ON r.month_id = month AND r.exception_id = e.id AND r.evidence_hash = e.evidence_hash
@@ -202,10 +315,11 @@ BEGIN
     PERFORM closebook.refuse(format('%s still open: accept (with a note) or resolve each before the month is prepared.',
       CASE WHEN open_count = 1 THEN '1 exception is' ELSE open_count || ' exceptions are' END));
   END IF;
-  INSERT INTO closebook.sign_offs VALUES (month, 'prepared', p_content_hash, p_rules_version, p_exception_set,
-    encode(sha256(convert_to(p_exception_set::text, 'UTF8')), 'hex'), p_thresholds, p_rates, session_user, clock_timestamp(), NULL, NULL);
+  INSERT INTO closebook.sign_offs VALUES (month, 'prepared', p_content_hash, p_previous_content_hash, p_rules_version, p_exception_set,
+    closebook.hash_of(p_exception_set::text), p_thresholds, p_rates, session_user, clock_timestamp(), NULL, NULL);
   PERFORM closebook.append_log(month, 'prepared', '', '', p_workstation,
-    jsonb_build_object('contentHash', p_content_hash, 'rulesVersion', p_rules_version, 'exceptions', jsonb_array_length(p_exception_set))::text);
+    jsonb_build_object('contentHash', p_content_hash, 'previousContentHash', p_previous_content_hash, 'rulesVersion', p_rules_version,
+      'exceptions', jsonb_array_length(p_exception_set))::text);
 END $$;
 
 -- Prepared → Approved, by an approver who did not prepare the month and accepted none of its high exceptions, on the
@@ -236,7 +350,7 @@ BEGIN
   IF signed.content_hash <> p_content_hash THEN
     PERFORM closebook.refuse('The lines on this workstation are not the lines that were prepared: fetch the prepared month from the team ledger, or reopen it.');
   END IF;
-  IF signed.exception_set_hash <> encode(sha256(convert_to(p_exception_set::text, 'UTF8')), 'hex') THEN
+  IF signed.exception_set_hash <> closebook.hash_of(p_exception_set::text) THEN
     PERFORM closebook.refuse('The checks on this workstation found other exceptions than the preparer''s (another rules version, thresholds or consumption): reopen the month and check it again.');
   END IF;
   UPDATE closebook.sign_offs SET state = 'approved', approved_by = session_user, approved_at = clock_timestamp() WHERE month_id = month;
@@ -261,14 +375,20 @@ BEGIN
 END $$;
 
 -- Helpers run inside the public functions only.
-REVOKE ALL ON FUNCTION closebook.refuse(text), closebook.require_role(text), closebook.lock_month(text, text, date, date),
+REVOKE ALL ON FUNCTION closebook.refuse(text), closebook.require_role(text), closebook.require_working_role(), closebook.lock_month(text, text, date, date),
+  closebook.fetch_being_shared(text, text, date, date, text),
   closebook.append_log(bigint, text, text, text, text, text), closebook.refuse_log_change() FROM PUBLIC;
 REVOKE ALL ON FUNCTION closebook.review(text, text, date, date, text[], text[], text, text, text),
-  closebook.prepare(text, text, date, date, text, integer, jsonb, jsonb, jsonb, text),
-  closebook.approve(text, text, date, date, text, jsonb, text), closebook.reopen(text, text, date, date, text, text) FROM PUBLIC;
+  closebook.prepare(text, text, date, date, text, text, integer, jsonb, jsonb, jsonb, text),
+  closebook.approve(text, text, date, date, text, jsonb, text), closebook.reopen(text, text, date, date, text, text),
+  closebook.begin_fetch(text, text, date, date, text, bigint, integer, bigint, timestamptz, text),
+  closebook.put_chunk(text, text, date, date, text, integer, bytea), closebook.end_fetch(text, text, date, date, text, text) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION closebook.review(text, text, date, date, text[], text[], text, text, text),
-  closebook.prepare(text, text, date, date, text, integer, jsonb, jsonb, jsonb, text), closebook.reopen(text, text, date, date, text, text)
+  closebook.prepare(text, text, date, date, text, text, integer, jsonb, jsonb, jsonb, text), closebook.reopen(text, text, date, date, text, text)
   TO closebook_preparer;
+GRANT EXECUTE ON FUNCTION closebook.begin_fetch(text, text, date, date, text, bigint, integer, bigint, timestamptz, text),
+  closebook.put_chunk(text, text, date, date, text, integer, bytea), closebook.end_fetch(text, text, date, date, text, text)
+  TO closebook_preparer, closebook_approver;
 GRANT EXECUTE ON FUNCTION closebook.approve(text, text, date, date, text, jsonb, text), closebook.reopen(text, text, date, date, text, text)
   TO closebook_approver;
 

@@ -24,8 +24,11 @@ const USAGE = `Closebook command line (the same core as the app)
   reports log ID [--json]                                 the month's close log, its hash chain checked (exit 5 if broken)
   reports evidence ID --out FILE.pdf                      the month's evidence pack for an auditor (one PDF)
   ledger backup --out FILE.duckdb                         a consistent copy of every saved month (the ledger)
-  team status --url postgresql://ROLE@HOST/DATABASE       sign in to the team ledger (password from CLOSEBOOK_TEAM_PASSWORD):
-                                                          who you are there, your roles, the server and its schema
+  team connect postgresql://ROLE@HOST/DATABASE           connect the team ledger (password from CLOSEBOOK_TEAM_PASSWORD,
+                                                          then kept in the keychain): the close then goes through it
+  team status [--url URL] | disconnect                    who you are there, your roles, the server and its schema
+  team months [--json] | share ID | pull [--period YYYY-MM]
+                                                          months on the team ledger; share a fetch; bring them here
   consumption validate --file F [--sheet NAME]            check a CSV/XLSX consumption file; problems by row
   consumption submit --file F [--period YYYY-MM] [--failed-out F.xlsx|.csv] [--poll-interval S] [--yes]
                                                           submit usage for a month (default last month), watch the

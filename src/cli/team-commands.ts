@@ -1,35 +1,111 @@
-import { teamLedgerAddress, teamStatus } from '@core';
-import { EXIT, parse, UsageError } from './context';
+import { TEAM_PASSWORD_VARIABLE, type TeamFetch, teamLedgerAddress, teamStatus, type TeamStatus } from '@core';
+import { EXIT, parse, UsageError, withContext } from './context';
 
-/** The team ledger password comes only from the environment (never a flag: flags end up in shell history). */
-export const TEAM_PASSWORD_VARIABLE = 'CLOSEBOOK_TEAM_PASSWORD';
+const USAGE =
+  'Usage: team connect postgresql://YOUR-ROLE@HOST/DATABASE | status [--url URL] | months [--json] | share REPORT-ID | pull [--period YYYY-MM] | disconnect';
 
-/**
- * `team status --url postgresql://ROLE@HOST/DATABASE`: signs in to the team ledger (TLS with the certificate checked
- * off this machine; the password from CLOSEBOOK_TEAM_PASSWORD) and says who you are there, your Closebook roles,
- * the server's version and whether IT has set the schema up.
- */
-export async function teamCommand(args: string[]): Promise<number> {
-  const [action, ...rest] = args;
-  const { values, positionals } = parse(rest, { url: { type: 'string' } });
-  if (action !== 'status' || positionals.length || !values.url) throw new UsageError('Usage: team status --url postgresql://YOUR-ROLE@HOST/DATABASE');
+/** The password for this run: only from the environment (never a flag: flags end up in shell history). */
+function passwordFromEnvironment(): string {
   const password = process.env[TEAM_PASSWORD_VARIABLE];
   if (!password) throw new UsageError(`Set ${TEAM_PASSWORD_VARIABLE} in the environment (a password is never taken as a flag).`);
-  const address = teamLedgerAddress(values.url);
-  const status = await teamStatus(address, password);
+  return password;
+}
+
+function statusLines(status: TeamStatus, address: ReturnType<typeof teamLedgerAddress>): string {
   const roles = status.roles.length ? status.roles.map((role) => role.replace(/^closebook_/, '')).join(', ') : "none of Closebook's (ask IT to grant one)";
   const schema =
     status.schemaVersion === null ? 'not set up (IT runs resources/team-ledger/closebook-team-ledger.sql once)' : `version ${status.schemaVersion}`;
-  process.stdout.write(
-    `${
-      values.json
-        ? JSON.stringify({ ...status, host: address.host, port: address.port, database: address.database, tls: address.tls })
-        : [
-            `You are ${status.user} on ${address.host}:${address.port}/${address.database} (PostgreSQL ${status.server}, ${address.tls === 'verify-full' ? 'TLS, certificate checked' : 'no TLS: this machine only'}).`,
-            `Your roles: ${roles}.`,
-            `Closebook's schema: ${schema}.`,
-          ].join('\n')
-    }\n`,
-  );
-  return EXIT.ok;
+  return [
+    `You are ${status.user} on ${address.host}:${address.port}/${address.database} (PostgreSQL ${status.server}, ${address.tls === 'verify-full' ? 'TLS, certificate checked' : 'no TLS: this machine only'}).`,
+    `Your roles: ${roles}.`,
+    `Closebook's schema: ${schema}.`,
+  ].join('\n');
+}
+
+const statusJson = (status: TeamStatus, address: ReturnType<typeof teamLedgerAddress>) =>
+  JSON.stringify({ ...status, host: address.host, port: address.port, database: address.database, tls: address.tls });
+
+function fetchLine(fetch: TeamFetch): string {
+  const state = fetch.state === 'draft' ? 'Draft' : fetch.state === 'prepared' ? 'Prepared' : 'Approved';
+  const here = fetch.localReportId ? `here as ${fetch.localReportId}` : 'not on this workstation (team pull)';
+  return `${fetch.startDate}…${fetch.endDate}  ${state.padEnd(8)} ${fetch.lines} lines, shared by ${fetch.storedBy} from ${fetch.workstation} at ${fetch.storedAt}${fetch.signed ? ' (signed)' : ''}; ${here}  ${fetch.contentHash.slice(0, 12)}…`;
+}
+
+/**
+ * `team connect URL` (password from CLOSEBOOK_TEAM_PASSWORD, then kept in the keychain), `team status [--url URL]`,
+ * `team months`, `team share ID`, `team pull [--period YYYY-MM]`, `team disconnect`. While a team ledger is
+ * connected, `reports accept|prepare|approve|reopen|log` act on it: the database decides, as the signed-in role.
+ */
+export async function teamCommand(args: string[]): Promise<number> {
+  const [action, ...rest] = args;
+  const { values, positionals } = parse(rest, { url: { type: 'string' }, period: { type: 'string' } });
+  if (action === 'status' && values.url) {
+    // A check of an address before connecting: nothing is kept.
+    if (positionals.length) throw new UsageError(USAGE);
+    const address = teamLedgerAddress(values.url);
+    const status = await teamStatus(address, passwordFromEnvironment());
+    process.stdout.write(`${values.json ? statusJson(status, address) : statusLines(status, address)}\n`);
+    return EXIT.ok;
+  }
+  return withContext(values['data-dir'], async (context) => {
+    const team = context.service.team;
+    if (action === 'connect') {
+      const [url] = positionals;
+      if (!url || positionals.length !== 1) throw new UsageError(USAGE);
+      const connected = await team.connect(url, passwordFromEnvironment());
+      process.stdout.write(`${values.json ? statusJson(connected, connected.address) : statusLines(connected, connected.address)}\n`);
+      process.stderr.write(
+        connected.passwordKept
+          ? 'Connected: the month close now goes through the team ledger; the password is in the OS keychain.\n'
+          : `Connected: the month close now goes through the team ledger. No OS keychain answered, so the password was not kept: set ${TEAM_PASSWORD_VARIABLE} for each command.\n`,
+      );
+      return EXIT.ok;
+    }
+    if (positionals.length > (action === 'share' ? 1 : 0)) throw new UsageError(USAGE);
+    if (action === 'disconnect') {
+      const had = await team.disconnect();
+      process.stderr.write(had ? 'Disconnected: the month close is kept on this workstation again.\n' : 'No team ledger was connected.\n');
+      return EXIT.ok;
+    }
+    if (action === 'status') {
+      const status = await team.status();
+      if (!status) {
+        process.stdout.write(values.json ? 'null\n' : 'No team ledger is connected: the month close is kept on this workstation.\n');
+        return EXIT.ok;
+      }
+      process.stdout.write(`${values.json ? statusJson(status, status.address) : statusLines(status, status.address)}\n`);
+      return EXIT.ok;
+    }
+    if (action === 'months') {
+      const months = await team.months();
+      process.stdout.write(
+        values.json
+          ? `${JSON.stringify(months, null, 2)}\n`
+          : months.map((fetch) => `${fetchLine(fetch)}\n`).join('') || 'No month is on the team ledger yet.\n',
+      );
+      return EXIT.ok;
+    }
+    if (action === 'share') {
+      const [reportId] = positionals;
+      if (!reportId) throw new UsageError(USAGE);
+      const shared = await team.share(reportId);
+      process.stderr.write(
+        shared.shared
+          ? `Shared ${shared.lines} lines (${shared.bytes} bytes compressed) with the team ledger.\n`
+          : 'The team ledger has these lines already.\n',
+      );
+      return EXIT.ok;
+    }
+    if (action === 'pull') {
+      if (values.period !== undefined && !/^\d{4}-\d{2}$/.test(values.period)) throw new UsageError('--period is a month: YYYY-MM');
+      const { pulled, present } = await team.pull(values.period);
+      for (const { fetch, reportId } of pulled) {
+        process.stdout.write(`${reportId}\n`);
+        process.stderr.write(`Pulled ${fetchLine({ ...fetch, localReportId: reportId })}\n`);
+      }
+      process.stderr.write(`${pulled.length} pulled, ${present.length} already here.\n`);
+      return EXIT.ok;
+    }
+    throw new UsageError(USAGE);
+  });
 }

@@ -12,6 +12,8 @@ import type { Ports } from './ports/ports';
 import { createProfiles, type EphemeralProfileInput, type SecretSource } from './profiles';
 import { createReports, type ReportsApi } from './reports';
 import { createSettings } from './settings';
+import { createTeamLedger, type TeamApi } from './team-ledger';
+import { workstationIdentity } from './ports/identity';
 
 /** What hosts may do with profiles beyond the contract: find one by name, or use a connection given in full. */
 export interface ProfilesApi {
@@ -32,6 +34,8 @@ export interface Service {
   consumption: ConsumptionApi;
   /** Closing a month: compare, checks, review (the CLI's `reports compare` and `reports check`). */
   close: CloseApi;
+  /** The team ledger (opt-in): connect, and the months shared there. */
+  team: TeamApi;
   /** The database of every saved month. */
   ledger: { backup(path: string): Promise<void> };
   /** Resumes unfinished workflows (report jobs, consumption tasks) saved by an earlier run. */
@@ -49,7 +53,15 @@ export function createService(ports: Ports): Service {
   const ledger = new LedgerHandle(ports.dataDir, ports.log);
   const profiles = createProfiles(ports, events);
   const consumption = createConsumption(ports, events, profiles.profiles, profiles.connections, ledger.get);
-  const close = createClose(ports, ledger.get, consumption.tasks);
+  // The team ledger shares months through the reports' own file format (made below: reached when first used).
+  const team = createTeamLedger(ports, ledger.get, {
+    shareFile: (reportId, path) => reports.api.shareFile(reportId, path),
+    importFile: (path, origin) => reports.api.importFile(path, origin),
+    remove: (reportId) => reports.api.remove(reportId),
+  });
+  // Who acts: a test's second person, else the team ledger's signed-in role while one is connected, else the OS account.
+  const identity = ports.identity ?? (async () => (await team.identity()) ?? workstationIdentity());
+  const close = createClose(ports, ledger.get, consumption.tasks, { record: team.record, identity });
   // The report workbook gets the month close's sheets (Changes, Checks, its state in About); a deletion, its say.
   const reports = createReports(ports, events, profiles.profiles, profiles.connections, ledger.get, {
     addSheets: monthCloseSheets(ledger.get, close.api.check),
@@ -88,6 +100,7 @@ export function createService(ports: Ports): Service {
     reports: reports.api,
     consumption: consumption.api,
     close: close.api,
+    team: team.api,
     ledger: { backup: async (path) => (await ledger.get()).backup(path) },
     start: async () => {
       await tidyDataFolder(ports.dataDir, ports.clock.now(), ports.log);
@@ -112,6 +125,7 @@ export function createService(ports: Ports): Service {
       await consumption.tasks.stopAll();
       profiles.connections.clear();
       await close.settled();
+      await team.close();
       await ledger.close();
     },
   };

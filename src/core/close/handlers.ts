@@ -17,7 +17,8 @@ import { deliverFile } from '../storage/files';
 import { rateRows } from './queries/rates';
 import { MonthClose } from './month-close';
 import { compareMonths, type MonthComparison } from './month-compare';
-import { workstationIdentity } from '../ports/identity';
+import { type IdentityPort, workstationIdentity } from '../ports/identity';
+import type { CloseRecordPort } from './close-record';
 import { monthOf, monthRef, monthsOf, previousMonth } from './months';
 import { profileOfReport, reportNames } from './queries/months';
 import { signedReports } from './queries/sign-offs';
@@ -85,11 +86,17 @@ export interface CloseModule {
 
 /**
  * Closing a month: compare with last month, billing checks, their review, and the sign-off. `consumption` is the
- * consumption history, for the rule that compares billed quantities with what Closebook submitted.
+ * consumption history, for the rule that compares billed quantities with what Closebook submitted; `team`, the team
+ * ledger's record of the close and who is signed in there, while one is connected.
  */
-export function createClose(ports: Ports, ledger: () => Promise<Ledger>, consumption: ConsumptionHistory | null = null): CloseModule {
+export function createClose(
+  ports: Ports,
+  ledger: () => Promise<Ledger>,
+  consumption: ConsumptionHistory | null = null,
+  team?: { record: CloseRecordPort; identity: IdentityPort },
+): CloseModule {
   const now = () => new Date(ports.clock.now()).toISOString();
-  const close = new MonthClose(ledger, consumption, ports.identity ?? workstationIdentity, now);
+  const close = new MonthClose(ledger, consumption, team?.identity ?? ports.identity ?? workstationIdentity, now, team?.record);
   const thresholds = new ThresholdStore(ports.dataDir);
   const profileOf = async (reportId: string) => profileOfReport(await ledger(), reportId);
   /** The thresholds of the report's profile (a Prepared or Approved month is read with its own, see MonthClose). */

@@ -1,3 +1,14 @@
-/** Closing the month: compare with the month before, billing checks, reviews and sign-off, trends and rates. */
+/** Closing a month: compare with the month before, billing checks, reviews and sign-off, trends and rates. */
 export { type CloseApi, createClose, type CloseModule } from './handlers';
 export { monthCloseSheets } from './close-workbook';
+// For the team ledger, which keeps a month's close on PostgreSQL under the same rules (a CloseRecord of its own).
+export type { CloseRecord, CloseRecordPort } from './close-record';
+export type { BillingException } from './billing-checks';
+export type { MonthLog } from './close-log';
+export { type Actor, evidenceText, type Prepared, reviewRequest, reviewsOf, signOffOf } from './month-review';
+export { RULES_VERSION } from './month-close';
+export { monthOf, type MonthRef } from './months';
+export { monthFetchRows } from './queries/months';
+export { rateRows } from './queries/rates';
+export type { ReviewRow } from './queries/reviews';
+export type { SignOffRow } from './queries/sign-offs';

@@ -14,7 +14,7 @@ import {
   runBillingChecks,
   type Severity,
 } from './billing-checks';
-import { monthLog } from './close-log';
+import type { CloseRecord, CloseRecordPort } from './close-record';
 import { compareMonths, type CurrencyBridge, type MonthChange } from './month-compare';
 import { contentHashOf, keptContentHash } from '../reports';
 import { type Actor, MonthReview, openCounts, type Review, type ReviewState, type SignOff, signOffOf } from './month-review';
@@ -46,7 +46,7 @@ export interface MonthCloseState {
 }
 
 /** What a kept check was found by: a change to the rules gives every month a new key (2: exceptions carry their evidence). */
-const RULES_VERSION = 2;
+export const RULES_VERSION = 2;
 
 /** How many months' checks stay kept (each a report, the month before it, thresholds and consumption). */
 const KEPT_CHECKS = 16;
@@ -67,7 +67,7 @@ function parseJson(text: string): unknown {
  * from the identity port, never from what a person types.
  */
 export class MonthClose {
-  private readonly review: MonthReview;
+  private readonly local: MonthReview;
   private readonly checking = new Map<string, Promise<BillingException[]>>();
   /** Signed lines re-hashed, by report and the ledger files' fingerprint: a million lines are not re-hashed on every open. */
   private readonly verified = new Map<string, Promise<string>>();
@@ -77,31 +77,39 @@ export class MonthClose {
     private readonly consumption: ConsumptionHistory | null = null,
     private readonly identity: IdentityPort = workstationIdentity,
     private readonly now: () => string = () => new Date().toISOString(),
+    private readonly team: CloseRecordPort = async () => null,
   ) {
-    this.review = new MonthReview(ledger);
+    this.local = new MonthReview(ledger);
+  }
+
+  /** Where the close is decided now: the team ledger while one is connected, else this workstation's ledger. */
+  private async record(): Promise<CloseRecord> {
+    return (await this.team()) ?? this.local;
   }
 
   async state(reportId: string, profileThresholds: CheckThresholds = DEFAULT_THRESHOLDS): Promise<MonthCloseState> {
     const ledger = await this.ledger();
     const identity = await this.identity();
-    const { month, previousId, signed: signedRow, thresholds, exceptions } = await this.checked(reportId, profileThresholds);
+    const record = await this.record();
+    const { month, previousId, signed: signedRow, thresholds, exceptions } = await this.checked(reportId, profileThresholds, record);
     const signOff = signedRow ? signOffOf(signedRow) : null;
     const newest = await newestFetchRow(ledger, month);
     const basis = signOff ? signOff.reportId === reportId : newest?.report_id === reportId;
-    const { rows, reviews } = await this.review.reviews(month, exceptions, basis);
+    const { rows, reviews } = await record.reviews(month, exceptions, basis);
     const reviewed = exceptions.map((exception) => ({ ...exception, review: reviews.get(exception.id) ?? null }));
     const open = openCounts(exceptions, rows);
 
-    const log = await monthLog(ledger, month);
+    const log = await record.log(month);
     // Entries cut from the end leave a whole chain: the sign-off keeps the last entry it saw.
     const anchored = !signedRow?.log_seq || log.entries[signedRow.log_seq - 1]?.hash === signedRow.log_hash;
     const logIntact = log.intact && anchored;
-    const contentChanged = signOff ? (await this.signedContentHash(ledger, signOff.reportId)) !== signOff.contentHash : null;
+    // A sign-off on lines this workstation does not have (the team ledger's) is not checked here: they are pulled first.
+    const contentChanged = signOff?.reportId ? (await this.signedContentHash(ledger, signOff.reportId)) !== signOff.contentHash : null;
     const state: CloseState = signOff && signOff.reportId === reportId ? signOff.state : 'draft';
     const sound = !contentChanged && logIntact;
 
     let restatement: MonthCloseState['restatement'] = null;
-    if (signOff && signOff.reportId !== reportId) {
+    if (signOff?.reportId && signOff.reportId !== reportId) {
       const comparison = await compareMonths(ledger, signOff.reportId, reportId);
       restatement = {
         signedReportId: signOff.reportId,
@@ -135,36 +143,43 @@ export class MonthClose {
     note: string,
     thresholds: CheckThresholds = DEFAULT_THRESHOLDS,
   ): Promise<Review[]> {
-    const { month, exceptions } = await this.checked(reportId, thresholds);
-    return this.review.review(month, reportId, exceptions, exceptionIds, state, note, await this.actor());
+    const record = await this.record();
+    const { month, exceptions } = await this.checked(reportId, thresholds, record);
+    return record.review(month, reportId, exceptions, exceptionIds, state, note, await this.actor());
   }
 
   async prepare(reportId: string, profileThresholds: CheckThresholds = DEFAULT_THRESHOLDS): Promise<SignOff> {
     const ledger = await this.ledger();
-    const { month, exceptions, thresholds, previousId } = await this.checked(reportId, profileThresholds);
-    const prepared = { contentHash: await keptContentHash(ledger, reportId), thresholds, previousReportId: previousId };
-    return this.review.prepare(month, reportId, exceptions, prepared, await this.actor());
+    const record = await this.record();
+    const { month, exceptions, thresholds, previousId } = await this.checked(reportId, profileThresholds, record);
+    const prepared = {
+      contentHash: await keptContentHash(ledger, reportId),
+      thresholds,
+      previousReportId: previousId,
+      previousContentHash: previousId ? await keptContentHash(ledger, previousId) : null,
+    };
+    return record.prepare(month, reportId, exceptions, prepared, await this.actor());
   }
 
   async approve(reportId: string, profileThresholds: CheckThresholds = DEFAULT_THRESHOLDS): Promise<SignOff> {
     const ledger = await this.ledger();
-    const { month, exceptions, signed } = await this.checked(reportId, profileThresholds);
+    const record = await this.record();
+    const { month, exceptions } = await this.checked(reportId, profileThresholds, record);
     // The lines are re-hashed before approval: what is approved is what was prepared.
-    const contentChanged = signed?.report_id === reportId && (await this.signedContentHash(ledger, reportId)) !== signed.content_hash;
-    return this.review.approve(month, reportId, exceptions, contentChanged, await this.actor());
+    return record.approve(month, reportId, exceptions, await this.signedContentHash(ledger, reportId), await this.actor());
   }
 
   async reopen(reportId: string, reason: string): Promise<void> {
-    await this.review.reopen(await monthOf(await this.ledger(), reportId), reportId, reason, await this.actor());
+    await (await this.record()).reopen(await monthOf(await this.ledger(), reportId), reportId, reason, await this.actor());
   }
 
   async log(reportId: string): Promise<{ entries: CloseLogEntry[]; intact: boolean; brokenAt: number | null }> {
-    return monthLog(await this.ledger(), await monthOf(await this.ledger(), reportId));
+    return (await this.record()).log(await monthOf(await this.ledger(), reportId));
   }
 
-  /** Inside a deletion's transaction (see MonthReview.guardDeletion). */
+  /** Inside a deletion's transaction (see MonthReview.guardDeletion): always the workstation's own fetches and log. */
   async guardDeletion(transaction: Parameters<MonthReview['guardDeletion']>[0], month: MonthRef, reportId: string, details: string): Promise<void> {
-    await this.review.guardDeletion(transaction, month, reportId, details, await this.actor());
+    await this.local.guardDeletion(transaction, month, reportId, details, await this.actor());
   }
 
   private async actor(): Promise<Actor> {
@@ -173,11 +188,11 @@ export class MonthClose {
   }
 
   /** The month of a report, its sign-off in force and its exceptions, found with the sign-off's thresholds when there is one. */
-  private async checked(reportId: string, profileThresholds: CheckThresholds) {
+  private async checked(reportId: string, profileThresholds: CheckThresholds, record: CloseRecord) {
     const ledger = await this.ledger();
     const month = await monthOf(ledger, reportId);
     const previousId = (await previousMonth(ledger, month))?.reportId ?? null;
-    const signed = await this.review.signOff(month);
+    const signed = await record.signOff(month);
     const thresholds = (signed && signOffOf(signed).thresholds) || profileThresholds;
     return { month, previousId, signed, thresholds, exceptions: await this.exceptions(reportId, previousId, thresholds) };
   }

@@ -3,7 +3,8 @@ import type { CheckThresholds, Evidence, Review, ReviewState, SignOff } from '@s
 import type { Ledger, LedgerTransaction } from '../ledger/ledger';
 import type { Identity } from '../ports/identity';
 import type { BillingException } from './billing-checks';
-import { appendLog } from './close-log';
+import { appendLog, monthLog, type MonthLog } from './close-log';
+import type { CloseRecord } from './close-record';
 import type { MonthRef } from './months';
 import { newestFetchRow } from './queries/months';
 import { rateRows } from './queries/rates';
@@ -55,6 +56,17 @@ export function reviewOf(row: ReviewRow, exception: BillingException): Review {
   };
 }
 
+/** Each reviewed exception's review as the exception now stands (see reviewOf); reviews of exceptions gone are left out. */
+export function reviewsOf(rows: readonly ReviewRow[], exceptions: readonly BillingException[]): Map<string, Review> {
+  const byId = new Map(exceptions.map((exception) => [exception.id, exception]));
+  const reviews = new Map<string, Review>();
+  for (const row of rows) {
+    const exception = byId.get(row.exception_id);
+    if (exception) reviews.set(row.exception_id, reviewOf(row, exception));
+  }
+  return reviews;
+}
+
 /** How many exceptions are open (not reviewed, or their review suspended), by severity. */
 export function openCounts(exceptions: readonly BillingException[], rows: readonly ReviewRow[]): Record<'high' | 'medium' | 'low', number> {
   const byId = new Map(rows.map((row) => [row.exception_id, row]));
@@ -88,6 +100,31 @@ export function signOffOf(row: SignOffRow): SignOff {
   };
 }
 
+/**
+ * A review as asked, checked before anything is written: every exception named exists in the month, and a note is
+ * given where the rules need one (accepting anything; resolving a high or medium exception).
+ */
+export function reviewRequest(exceptions: readonly BillingException[], exceptionIds: readonly string[], state: ReviewState, note: string) {
+  const byId = new Map(exceptions.map((exception) => [exception.id, exception]));
+  const ids = [...new Set(exceptionIds)];
+  const unknown = ids.filter((id) => !byId.has(id));
+  if (unknown.length)
+    throw new AppError(
+      'validation',
+      `${plural(unknown.length, 'exception does', 'exceptions do')} not exist in this month (${unknown.slice(0, 3).join(', ')}${unknown.length > 3 ? ', …' : ''}). Check the month's exceptions again.`,
+      { exceptionIds: 'names an exception that does not exist' },
+    );
+  const text = note.trim();
+  if (state === 'accepted' && !text)
+    throw new AppError('validation', 'Say why the exception is accepted: a note is required.', { note: 'is required to accept' });
+  const weighty = ids.map((id) => byId.get(id)!).find((exception) => exception.severity !== 'low');
+  if (state === 'resolved' && !text && weighty)
+    throw new AppError('validation', `Say how the ${weighty.severity} exception was resolved: a note is required.`, {
+      note: `is required to resolve a ${weighty.severity} exception`,
+    });
+  return { byId, ids, text };
+}
+
 const stateWord = (state: string) => (state === 'approved' ? 'Approved' : 'Prepared');
 
 /** What a prepare records beside the month: the check it passed, so an approver (or an auditor) can see what it was. */
@@ -95,6 +132,8 @@ export interface Prepared {
   contentHash: string;
   thresholds: CheckThresholds;
   previousReportId: string | null;
+  /** The lines of the month before that the checks compared with (the team ledger stores which). */
+  previousContentHash: string | null;
 }
 
 /**
@@ -103,8 +142,12 @@ export interface Prepared {
  * interleave: a month is never prepared with an exception open, nor twice. Each step appends to the month's log in the
  * same transaction — all or nothing.
  */
-export class MonthReview {
+export class MonthReview implements CloseRecord {
   constructor(private readonly ledger: () => Promise<Ledger>) {}
+
+  async log(month: MonthRef): Promise<MonthLog> {
+    return monthLog(await this.ledger(), month);
+  }
 
   async signOff(month: MonthRef): Promise<SignOffRow | undefined> {
     return signOffRow(await this.ledger(), month);
@@ -125,12 +168,7 @@ export class MonthReview {
       });
       rows = await reviewRows(ledger, month);
     }
-    const reviews = new Map<string, Review>();
-    for (const row of rows) {
-      const exception = byId.get(row.exception_id);
-      if (exception) reviews.set(row.exception_id, reviewOf(row, exception));
-    }
-    return { rows, reviews };
+    return { rows, reviews: reviewsOf(rows, exceptions) };
   }
 
   /** Gives each exception the same review on its figures now (and an entry each in the log), all or none. */
@@ -143,23 +181,7 @@ export class MonthReview {
     note: string,
     actor: Actor,
   ): Promise<Review[]> {
-    const byId = new Map(exceptions.map((exception) => [exception.id, exception]));
-    const ids = [...new Set(exceptionIds)];
-    const unknown = ids.filter((id) => !byId.has(id));
-    if (unknown.length)
-      throw new AppError(
-        'validation',
-        `${plural(unknown.length, 'exception does', 'exceptions do')} not exist in this month (${unknown.slice(0, 3).join(', ')}${unknown.length > 3 ? ', …' : ''}). Check the month's exceptions again.`,
-        { exceptionIds: 'names an exception that does not exist' },
-      );
-    const text = note.trim();
-    if (state === 'accepted' && !text)
-      throw new AppError('validation', 'Say why the exception is accepted: a note is required.', { note: 'is required to accept' });
-    const weighty = ids.map((id) => byId.get(id)!).find((exception) => exception.severity !== 'low');
-    if (state === 'resolved' && !text && weighty)
-      throw new AppError('validation', `Say how the ${weighty.severity} exception was resolved: a note is required.`, {
-        note: `is required to resolve a ${weighty.severity} exception`,
-      });
+    const { byId, ids, text } = reviewRequest(exceptions, exceptionIds, state, note);
     const ledger = await this.ledger();
     const user = actor.identity.user;
     return ledger.write(async (transaction) => {
@@ -216,18 +238,19 @@ export class MonthReview {
 
   /**
    * Prepared → Approved, by an approver who is not the preparer and accepted none of the month's high exceptions,
-   * while nothing is open and the prepared lines are as they were (`contentChanged`, checked by the caller).
+   * while nothing is open and the prepared lines are as they were (`contentHash`, the lines hashed again by the caller).
    */
-  async approve(month: MonthRef, reportId: string, exceptions: readonly BillingException[], contentChanged: boolean, actor: Actor): Promise<SignOff> {
+  async approve(month: MonthRef, reportId: string, exceptions: readonly BillingException[], contentHash: string, actor: Actor): Promise<SignOff> {
     const { identity, at } = actor;
     if (!identity.roles.includes('approver')) throw refused(`${identity.user} may not approve a month: that needs the approver role.`);
-    if (contentChanged) throw refused("The prepared month's lines changed after it was prepared: it cannot be approved. Reopen it and prepare it again.");
     const ledger = await this.ledger();
     return ledger.write(async (transaction) => {
       const signed = await signOffRow(transaction, month);
       if (!signed) throw refused('This month is not prepared yet: prepare it first (a preparer, when nothing is open).');
       if (signed.state === 'approved') throw refused(`This month is Approved already (by ${signed.approved_by}).`);
       if (signed.report_id !== reportId) throw refused('This month was prepared on another fetch of it: approve that one, or reopen the month.');
+      if (signed.content_hash !== contentHash)
+        throw refused("The prepared month's lines changed after it was prepared: it cannot be approved. Reopen it and prepare it again.");
       if (signed.prepared_by === identity.user)
         throw refused(
           identity.teamLedger

@@ -13,7 +13,7 @@ import type { Connections, Profiles } from '../profiles';
 import { type ExportFormat, exportReport } from './report-export';
 import { exportGroupPacks, exportGroupPacksToFolder, type WrittenPack } from './report-group-packs';
 import { defaultReportName, pollInterval, ReportJobs, reportJobStore } from './report-job';
-import { importReportFile } from './report-import';
+import { importReportFile, type ReportOrigin } from './report-import';
 import { invoicing } from './report-invoicing';
 import { ReportLibrary } from './report-library';
 import { writeSharedReport } from './report-share';
@@ -51,8 +51,12 @@ export interface ReportsApi {
   waitFor(jobIds: string[]): Promise<(ReportJob | undefined)[]>;
   /** The interval Closebook actually polls a profile's service at (never under 30 s for a remote service). */
   pollIntervalFor(profileId: string): Promise<number>;
-  /** Imports a report file from disk (the CLI's `reports import FILE`); returns its summary. */
-  importFile(path: string): Promise<ReportMeta>;
+  /** Imports a report file from disk (the CLI's `reports import FILE`; `origin`: the team ledger's month); returns its summary. */
+  importFile(path: string, origin?: ReportOrigin): Promise<ReportMeta>;
+  /** Writes a saved report to `path` as the shared-report file (what *Share file* writes, and the team ledger stores). */
+  shareFile(reportId: string, path: string): Promise<ReportMeta>;
+  /** Deletes a saved report, as the list's Delete does (refused when a sign-off stands on it). */
+  remove(reportId: string): Promise<void>;
   /** Writes a saved report (or what `filter` keeps) to `path` as .xlsx, .parquet or .csv, by its extension. */
   exportReport(reportId: string, path: string, filter?: ReportFilter): Promise<{ lines: number }>;
   /** One workbook per organization group (and the ungrouped) into `outDir`, made when missing. */
@@ -185,7 +189,13 @@ export function createReports(
     },
   };
   const api: ReportsApi = {
-    importFile: async (path) => library.meta(await importReportFile(await ledger(), path, new Date(ports.clock.now()).toISOString())),
+    importFile: async (path, origin) => library.meta(await importReportFile(await ledger(), path, new Date(ports.clock.now()).toISOString(), origin)),
+    shareFile: async (reportId, path) => {
+      const meta = await library.meta(reportId);
+      await writeSharedReport(await ledger(), meta, path);
+      return meta;
+    },
+    remove: async (reportId) => void (await handlers['reports:delete']({ reportId })),
     unfinished: async (profileId) => (await jobs.list()).filter((job) => job.profileId === profileId),
     waitFor: async (jobIds) => {
       await jobs.settled(jobIds);

@@ -38,12 +38,22 @@ function fileContent(path: string, gzip: boolean): AsyncIterable<Uint8Array> {
 }
 
 /**
+ * Where a shared file comes from when Closebook knows better than the file: the team ledger names the month's service
+ * host and reseller (a file from a colleague has no reseller), and says where it came from in the list.
+ */
+export interface ReportOrigin {
+  host: string;
+  resellerId: string;
+  importedFrom: string;
+}
+
+/**
  * Takes a report file from a colleague (`.closebook-report.json.gz`, or the plain JSON earlier versions shared),
  * streamed through the same checks as a fetched report. Counts and totals are recomputed from its lines rather
  * than trusted, and it gets a new id, so it never replaces a report already saved.
  */
-export async function importReportFile(ledger: Ledger, path: string, importedAt: string): Promise<string> {
-  const fileName = basename(path);
+export async function importReportFile(ledger: Ledger, path: string, importedAt: string, origin?: ReportOrigin): Promise<string> {
+  const fileName = origin?.importedFrom ?? basename(path);
   let source: AsyncIterable<Uint8Array>;
   try {
     source = fileContent(path, await isGzip(path));
@@ -73,8 +83,8 @@ export async function importReportFile(ledger: Ledger, path: string, importedAt:
             name,
             profileId,
             profileName,
-            host,
-            resellerId: '',
+            host: origin?.host ?? host,
+            resellerId: origin?.resellerId ?? '',
             period,
             fetchedAt: fetchedAt || importedAt,
             source: 'import',

@@ -125,6 +125,16 @@ export class OutputFolder {
     return this.resolved;
   }
 
+  /** A temporary in the staging folder for `use` (a download, a file made to be sent), removed afterwards whatever happens. */
+  async scratch<T>(use: (temporary: string) => Promise<T>): Promise<T> {
+    const temporary = join(await this.folder(), `${process.pid}-${randomBytes(6).toString('hex')}.tmp`);
+    try {
+      return await use(temporary);
+    } finally {
+      await rm(temporary, { force: true });
+    }
+  }
+
   /**
    * Writes `target` through a temporary that `fill` writes (and may pass to DuckDB). Only when `fill` resolves is the
    * temporary flushed and moved into place; on any failure `target` is untouched, nothing is left beside it, and

@@ -1,4 +1,5 @@
-// The team ledger (PostgreSQL): its address policy and a signed-in session. The schema IT installs is
-// resources/team-ledger/closebook-team-ledger.sql.
-export { isLoopback, type TeamLedgerAddress, teamLedgerAddress } from './connection-policy';
-export { type TeamStatus, teamStatus, withTeamSession } from './team-session';
+/** The team ledger (PostgreSQL, opt-in): the address policy, sign-in, and the month close and months kept there. */
+export { type TeamLedgerAddress, teamLedgerAddress } from './connection-policy';
+export { type TeamStatus, teamStatus } from './team-session';
+export { createTeamLedger, TEAM_LEDGER_FILE, TEAM_PASSWORD_VARIABLE, type TeamApi, type TeamLedgerModule } from './team-ledger';
+export type { TeamFetch } from './team-months';

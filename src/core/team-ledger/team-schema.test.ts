@@ -45,20 +45,34 @@ afterAll(async () => {
 /** SQL as one person, through psql (the way someone bypassing Closebook would). */
 const as = (user: string, sql: string) => cluster.psql(user, PASSWORD, ['-At', '-c', sql]);
 
-const exceptionSet = (ids: string[], severity = 'high') => JSON.stringify(ids.map((id) => ({ id, severity, evidence_hash: `h-${id}` })));
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+/** An exception's figures (their text) and the set the checks found: ids, severity and the hash of the figures. */
+const evidence = (id: string) => `{"amount":"${id}"}`;
+const exceptionSet = (ids: string[], severity = 'high') => JSON.stringify(ids.map((id) => ({ id, severity, evidence_hash: sha256(evidence(id)) })));
+/** Shares a month's lines (three bytes standing for them) in one transaction, as Closebook does. */
+const share = (user: string, month: string, hash = HASH, chunks = 1) =>
+  as(
+    user,
+    `BEGIN; SELECT closebook.begin_fetch(${month}, '${hash}', 10, ${chunks}, 3, now(), 'ws-1'); SELECT closebook.put_chunk(${month}, '${hash}', 0, '\\x010203'::bytea); SELECT closebook.end_fetch(${month}, '${hash}', 'ws-1'); COMMIT;`,
+  );
 const review = (user: string, month: string, ids: string[], state = 'accepted', note = 'Checked.') =>
   as(
     user,
-    `SELECT closebook.review(${month}, ARRAY[${ids.map((id) => `'${id}'`).join(',')}]::text[], ARRAY[${ids.map((id) => `'h-${id}'`).join(',')}]::text[], '${state}', '${note}', 'ws-1')`,
+    `SELECT closebook.review(${month}, ARRAY[${ids.map((id) => `'${id}'`).join(',')}]::text[], ARRAY[${ids.map((id) => `'${evidence(id)}'`).join(',')}]::text[], '${state}', '${note}', 'ws-1')`,
   );
 const prepare = (user: string, month: string, ids: string[]) =>
-  as(user, `SELECT closebook.prepare(${month}, '${HASH}', 2, '${exceptionSet(ids)}'::jsonb, '{}'::jsonb, '[]'::jsonb, 'ws-1')`);
+  as(user, `SELECT closebook.prepare(${month}, '${HASH}', NULL, 2, '${exceptionSet(ids)}'::jsonb, '{}'::jsonb, '[]'::jsonb, 'ws-1')`);
 const approve = (user: string, month: string, ids: string[], hash = HASH) =>
   as(user, `SELECT closebook.approve(${month}, '${hash}', '${exceptionSet(ids)}'::jsonb, 'ws-2')`);
 
 describe('the team ledger schema', () => {
   it('lets a preparer review and prepare and a second person approve, each step logged with the role that took it and the server time', () => {
+    // Prepared lines must be on the team ledger, for the approver to open.
     expect(review('preparer_a', OCTOBER, ['e1'], 'accepted', 'Agreed Q4 discount.').code).toBe(0);
+    expect(review('preparer_a', OCTOBER, ['e2'], 'resolved', 'Put right.').code).toBe(0);
+    expect(prepare('preparer_a', OCTOBER, ['e1', 'e2'])).toMatchObject({ code: 1, stderr: expect.stringMatching(/These lines are not on the team ledger/) });
+    expect(review('preparer_a', OCTOBER, ['e2'], 'open').code).toBe(0);
+    expect(share('preparer_a', OCTOBER).code).toBe(0);
     // An approver who did not review may approve; the preparer may not (the database compares the session's role).
     expect(prepare('preparer_a', OCTOBER, ['e1', 'e2'])).toMatchObject({ code: 1, stderr: expect.stringMatching(/1 exception is still open/) });
     expect(review('preparer_a', OCTOBER, ['e2'], 'resolved', 'Put right.').code).toBe(0);
@@ -85,6 +99,9 @@ describe('the team ledger schema', () => {
     expect(rows.map((row) => [row[1], row[2], row[3], row[4]])).toEqual([
       ['accepted', 'preparer_a', 'ws-1', 't'],
       ['resolved', 'preparer_a', 'ws-1', 't'],
+      ['open', 'preparer_a', 'ws-1', 't'],
+      ['fetched', 'preparer_a', 'ws-1', 't'],
+      ['resolved', 'preparer_a', 'ws-1', 't'],
       ['prepared', 'preparer_a', 'ws-1', 't'],
       ['approved', 'approver_b', 'ws-2', 't'],
     ]);
@@ -93,6 +110,7 @@ describe('the team ledger schema', () => {
 
   it('refuses a self-approval in the database, called directly with psql', () => {
     const month = `'billing.example.com', 'r-1', '2026-09-01', '2026-09-30'`;
+    expect(share('both_d', month).code).toBe(0);
     expect(review('both_d', month, ['x1'], 'resolved', 'Fixed.').code).toBe(0);
     expect(prepare('both_d', month, ['x1']).code).toBe(0);
     const refused = approve('both_d', month, ['x1']);
@@ -109,6 +127,7 @@ describe('the team ledger schema', () => {
 
   it('refuses an approver who accepted a high exception of the month', () => {
     const month = `'billing.example.com', 'r-1', '2026-08-01', '2026-08-31'`;
+    expect(share('approver_b', month).code).toBe(0);
     expect(review('both_d', month, ['y1']).code).toBe(0);
     expect(prepare('preparer_a', month, ['y1']).code).toBe(0);
     expect(approve('both_d', month, ['y1'])).toMatchObject({ code: 1, stderr: expect.stringMatching(/both_d accepted 1 high exception of this month/) });
@@ -116,7 +135,8 @@ describe('the team ledger schema', () => {
 
   it('lets no role write a table directly, and keeps the log append-only for the owner too', () => {
     for (const sql of [
-      `INSERT INTO closebook.sign_offs SELECT month_id, 'approved', 'x', 1, '[]', 'x', '{}', '[]', 'me', now(), 'me', now() FROM closebook.months LIMIT 1`,
+      `INSERT INTO closebook.sign_offs SELECT month_id, 'approved', 'x', NULL, 1, '[]', 'x', '{}', '[]', 'me', now(), 'me', now() FROM closebook.months LIMIT 1`,
+      `INSERT INTO closebook.fetch_chunks SELECT month_id, content_hash, 9, '\\x00'::bytea FROM closebook.fetches LIMIT 1`,
       `UPDATE closebook.reviews SET note = 'changed'`,
       `DELETE FROM closebook.close_log`,
     ])
@@ -145,18 +165,12 @@ describe('the team ledger schema', () => {
     };
     const [a, d] = [await connect('preparer_a'), await connect('both_d')];
     const reviewCall = (client: pg.Client, exceptionIds: string[], state: string) =>
-      client.query('SELECT closebook.review($1, $2, $3, $4, $5, $6, $7, $8, $9)', [
-        ...month,
-        exceptionIds,
-        exceptionIds.map((id) => `h-${id}`),
-        state,
-        'Race.',
-        'ws',
-      ]);
+      client.query('SELECT closebook.review($1, $2, $3, $4, $5, $6, $7, $8, $9)', [...month, exceptionIds, exceptionIds.map(evidence), state, 'Race.', 'ws']);
     const prepareCall = (client: pg.Client) =>
-      client.query('SELECT closebook.prepare($1, $2, $3, $4, $5, 2, $6, $7, $8, $9)', [...month, HASH, exceptionSet(ids), '{}', '[]', 'ws']);
+      client.query('SELECT closebook.prepare($1, $2, $3, $4, $5, NULL, 2, $6, $7, $8, $9)', [...month, HASH, exceptionSet(ids), '{}', '[]', 'ws']);
     const reopenCall = (client: pg.Client) => client.query('SELECT closebook.reopen($1, $2, $3, $4, $5, $6)', [...month, 'Next round.', 'ws']);
     try {
+      expect(share('preparer_a', month.map((value) => `'${value}'`).join(', ')).code).toBe(0);
       await reviewCall(a, ids, 'accepted');
       let prepared = 0;
       for (let round = 0; round < 60; round++) {
@@ -187,6 +201,17 @@ describe('the team ledger schema', () => {
       await d.end();
     }
   }, 120_000);
+
+  it('stores a shared fetch whole or not at all, and only for the working roles', () => {
+    const month = `'billing.example.com', 'r-1', '2026-06-01', '2026-06-30'`;
+    // Two chunks announced, one sent: end_fetch refuses, and the transaction leaves nothing behind.
+    expect(share('preparer_a', month, 'e'.repeat(64), 2)).toMatchObject({ code: 1, stderr: expect.stringMatching(/arrived incomplete \(1 of 2 chunks/) });
+    expect(as('auditor_c', `SELECT count(*) FROM closebook.fetches WHERE content_hash = '${'e'.repeat(64)}'`).stdout.trim()).toBe('0');
+    expect(share('auditor_c', month)).toMatchObject({ code: 1, stderr: expect.stringMatching(/permission denied for function begin_fetch/) });
+    expect(share('approver_b', month).code).toBe(0);
+    // Shared once: the same lines again are not sent twice.
+    expect(as('preparer_a', `SELECT closebook.begin_fetch(${month}, '${HASH}', 10, 1, 3, now(), 'ws-1')`).stdout.trim()).toBe('f');
+  });
 
   it('signs in through the CLI with the certificate checked, says who you are and what you may do, and refuses an unproven server', () => {
     const address = (query: string) => `postgresql://preparer_a@127.0.0.1:${cluster.port}/postgres${query}`;

@@ -16,7 +16,7 @@ export interface TeamStatus {
 const GROUP_ROLES = ['closebook_preparer', 'closebook_approver', 'closebook_auditor'];
 
 /** The client's settings for an address: TLS with the server's certificate and name checked, or none on loopback. */
-async function clientConfig(address: TeamLedgerAddress, password: string): Promise<ClientConfig> {
+export async function clientConfig(address: TeamLedgerAddress, password: string): Promise<ClientConfig> {
   let ca: string | undefined;
   if (address.caFile) {
     try {
@@ -38,7 +38,7 @@ async function clientConfig(address: TeamLedgerAddress, password: string): Promi
 }
 
 /** A sign-in failure in words that say what to do; anything else as it is. */
-function signInError(error: unknown, address: TeamLedgerAddress): unknown {
+export function signInError(error: unknown, address: TeamLedgerAddress): unknown {
   const { code, message } = error as { code?: string; message?: string };
   const where = `${address.host}:${address.port}`;
   if (code === '28P01' || code === '28000')

@@ -64,3 +64,18 @@ const PROFILE = rowShape({ profile_id: 'text' });
 export async function profileOfReport(ledger: Ledger, reportId: string): Promise<string> {
   return PROFILE.all(await ledger.all('SELECT profile_id FROM reports WHERE report_id = $1', [reportId]))[0]?.profile_id ?? '';
 }
+
+const FETCH = rowShape({ report_id: 'text', content_hash: 'text?', fetched_at: 'text' });
+export type FetchRow = Row<typeof FETCH.columns>;
+
+/** Every fetch of a month on this workstation with its kept content hash (null until taken), newest first. */
+export async function monthFetchRows(ledger: Ledger, month: Pick<MonthRef, 'host' | 'resellerId' | 'startDate' | 'endDate'>): Promise<FetchRow[]> {
+  return FETCH.all(
+    await ledger.all(`SELECT report_id, content_hash, fetched_at FROM reports WHERE ${SAME_MONTH} ORDER BY fetched_at DESC, report_id`, [
+      month.host,
+      month.resellerId,
+      month.startDate,
+      month.endDate,
+    ]),
+  );
+}

@@ -1,0 +1,140 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inlineConnection, runCli, useSimulator } from '@testing/cli-test-support';
+import { startTestCluster, type TestCluster } from '@testing/postgres';
+import { temporaryDir } from '@testing/test-support';
+import type { ExceptionJson } from './close-commands';
+
+/*
+ * Two workstations close one month together on a real PostgreSQL: A (preparer_a, two data folders, two roles)
+ * fetches, reviews and prepares; B (approver_b, no fetch of its own) opens the lines from the team ledger and
+ * approves. The database, not the app, refuses A's approval of the month A prepared.
+ */
+
+const SCHEMA = join(process.cwd(), 'resources', 'team-ledger', 'closebook-team-ledger.sql');
+const PASSWORD = 'a long test password';
+const simulator = useSimulator(['--organizations', '12', '--report-ready-seconds', '1']);
+
+let cluster: TestCluster;
+let workstationB: { path: string; remove: () => Promise<void> };
+
+beforeAll(async () => {
+  workstationB = await temporaryDir();
+  cluster = await startTestCluster();
+  const { owner } = cluster;
+  const installed = cluster.psql(owner.user, owner.password, ['-f', SCHEMA]);
+  if (installed.code !== 0) throw new Error(`the schema script failed: ${installed.stderr}`);
+  // preparer_a may also approve (a small team's usual grant): only the database's rule keeps A from approving A's month.
+  const created = cluster.psql(owner.user, owner.password, [
+    '-c',
+    `CREATE ROLE preparer_a LOGIN PASSWORD '${PASSWORD}' IN ROLE closebook_preparer, closebook_approver;
+     CREATE ROLE approver_b LOGIN PASSWORD '${PASSWORD}' IN ROLE closebook_approver;
+     CREATE ROLE auditor_c LOGIN PASSWORD '${PASSWORD}' IN ROLE closebook_auditor;`,
+  ]);
+  if (created.code !== 0) throw new Error(created.stderr);
+}, 120_000);
+
+afterAll(async () => {
+  cluster?.stop();
+  await workstationB?.remove();
+});
+
+const address = (role: string) =>
+  `postgresql://${role}@127.0.0.1:${cluster.port}/postgres?sslmode=verify-full&sslrootcert=${encodeURIComponent(cluster.caFile)}`;
+const A = (args: string[]) => runCli(args, simulator.dataDir, { CLOSEBOOK_TEAM_PASSWORD: PASSWORD });
+const B = (args: string[]) => runCli(args, workstationB.path, { CLOSEBOOK_TEAM_PASSWORD: PASSWORD });
+const asRole = (role: string, sql: string) => cluster.psql(role, PASSWORD, ['-At', '-c', sql]);
+
+function fetchMonth(from: string, to: string): string {
+  const fetched = A(['report', 'fetch', '--from', from, '--to', to, '--poll-interval', '1', ...inlineConnection(simulator.baseUrl)]);
+  expect([fetched.code, fetched.stderr]).toEqual([0, expect.any(String)]);
+  return fetched.stdout.trim();
+}
+
+describe('two workstations closing one month on the team ledger', () => {
+  it('A prepares October, B opens it from the team ledger and approves it, and the database refuses A approving its own month', () => {
+    // Nothing to configure until a team ledger is connected: the workstation keeps the close.
+    expect(A(['team', 'status'])).toMatchObject({ code: 0, stdout: expect.stringMatching(/No team ledger is connected/) });
+    const connectedA = A(['team', 'connect', address('preparer_a')]);
+    expect(connectedA).toMatchObject({ code: 0, stdout: expect.stringMatching(/You are preparer_a .*\nYour roles: approver, preparer\./) });
+    // This unit run has no keychain: the password is not written anywhere, and comes from the environment.
+    expect(connectedA.stderr).toMatch(/No OS keychain answered, so the password was not kept/);
+    expect(B(['team', 'connect', address('approver_b')])).toMatchObject({ code: 0, stdout: expect.stringMatching(/You are approver_b/) });
+
+    fetchMonth('2026-09-01', '2026-09-30');
+    const october = fetchMonth('2026-10-01', '2026-10-31');
+    const checked = A(['reports', 'check', october, '--json']);
+    expect([checked.code, checked.stderr]).toEqual([4, expect.stringMatching(/13 exceptions open/)]);
+    const exceptions = JSON.parse(checked.stdout) as ExceptionJson[];
+    expect(exceptions.length).toBeGreaterThan(1);
+    const ids = exceptions.map((exception) => exception.id);
+    expect(A(['reports', 'accept', october, ...ids, '--note', 'Checked against the contracts.'])).toMatchObject({ code: 0 });
+
+    // Prepare shares October and the September its checks compared with, then the database records the sign-off.
+    expect(A(['reports', 'prepare', october])).toMatchObject({ code: 0 });
+    expect(
+      asRole(
+        'auditor_c',
+        "SELECT string_agg(to_char(period_start, 'YYYY-MM'), ',' ORDER BY period_start) FROM closebook.fetches JOIN closebook.months USING (month_id)",
+      ).stdout.trim(),
+    ).toBe('2026-09,2026-10');
+
+    // A's approval of its own month: refused by the database (the session's role compared there), exit 5.
+    const selfApproval = A(['reports', 'approve', october]);
+    expect(selfApproval).toMatchObject({
+      code: 5,
+      stderr: expect.stringContaining('preparer_a prepared this month, so preparer_a cannot approve it: approval needs a second person.'),
+    });
+    // …and with the app bypassed altogether, calling the function as preparer_a with psql.
+    const set = asRole('auditor_c', 'SELECT exception_set::text FROM closebook.sign_offs').stdout.trim();
+    const hash = asRole('auditor_c', 'SELECT content_hash FROM closebook.sign_offs').stdout.trim();
+    expect(
+      asRole(
+        'preparer_a',
+        `SELECT closebook.approve('${new URL(simulator.baseUrl).host}', (SELECT reseller_id FROM closebook.months LIMIT 1), '2026-10-01', '2026-10-31', '${hash}', '${set}'::jsonb, 'psql')`,
+      ),
+    ).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/preparer_a prepared this month, so preparer_a cannot approve it/),
+    });
+
+    // B: no fetch of its own. The team ledger lists October as Prepared; B pulls it (and September) and approves.
+    const listed = B(['team', 'months']);
+    expect(listed.stdout).toMatch(/2026-10-01…2026-10-31 {2}Prepared .*shared by preparer_a .*not on this workstation/);
+    const pulled = B(['team', 'pull']);
+    expect(pulled).toMatchObject({ code: 0, stderr: expect.stringMatching(/2 pulled, 0 already here/) });
+    const list = JSON.parse(B(['reports', 'list', '--json']).stdout) as { meta: { id: string; period: { startDate: string }; importedFrom?: string } }[];
+    const octoberB = list.find((listing) => listing.meta.period.startDate === '2026-10-01')!.meta;
+    expect(octoberB.importedFrom).toMatch(/^the team ledger \(shared by preparer_a/);
+    const seenByB = B(['reports', 'check', octoberB.id, '--json']);
+    expect(seenByB.code).toBe(0);
+    const reviewedByA = JSON.parse(seenByB.stdout) as ExceptionJson[];
+    expect(reviewedByA.map((exception) => [exception.id, exception.state, exception.reviewedBy])).toEqual(ids.map((id) => [id, 'accepted', 'preparer_a']));
+    expect(seenByB.stderr).toMatch(/PREPARED: prepared by preparer_a at .*; awaiting approval by a second person\./);
+    expect(B(['reports', 'approve', octoberB.id])).toMatchObject({ code: 0 });
+    expect(A(['reports', 'check', october]).stderr).toMatch(/APPROVED by approver_b/);
+    expect(B(['team', 'pull'])).toMatchObject({ code: 0, stderr: expect.stringMatching(/0 pulled, 2 already here/) });
+
+    // The log, read through psql: every step with the role that took it; the owner cannot delete it.
+    const log = asRole(
+      'auditor_c',
+      "SELECT action || ':' || actor FROM closebook.close_log JOIN closebook.months USING (month_id) WHERE period_start = '2026-10-01' ORDER BY seq",
+    );
+    expect(log.stdout.trim().split('\n')).toEqual([
+      ...ids.map(() => 'accepted:preparer_a'),
+      'fetched:preparer_a',
+      'prepared:preparer_a',
+      'approved:approver_b',
+    ]);
+    const { owner } = cluster;
+    expect(cluster.psql(owner.user, owner.password, ['-c', 'DELETE FROM closebook.close_log'])).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/append-only/),
+    });
+    // Each workstation reads the same log, its chain checked.
+    const logB = B(['reports', 'log', octoberB.id]);
+    expect(logB).toMatchObject({ code: 0 });
+    expect(logB.stdout).toMatch(/approver_b \(.*\) approved/);
+    expect(logB.stderr).toMatch(/intact/);
+  }, 240_000);
+});

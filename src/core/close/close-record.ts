@@ -1,0 +1,41 @@
+import type { Review, ReviewState, SignOff } from '@shared/schemas/month-close';
+import type { LedgerTransaction } from '../ledger/ledger';
+import type { BillingException } from './billing-checks';
+import type { MonthLog } from './close-log';
+import type { Actor, Prepared } from './month-review';
+import type { MonthRef } from './months';
+import type { ReviewRow } from './queries/reviews';
+import type { SignOffRow } from './queries/sign-offs';
+
+/**
+ * Where a month's close is decided and kept: the workstation's ledger (MonthReview), or the team ledger on
+ * PostgreSQL, whose functions enforce the same rules in the database. The exceptions are always found on the
+ * workstation (the DuckDB ledger is the engine of every check); what is reviewed, prepared and approved, and the
+ * log of it, lives here. Each step decides inside one transaction of the record's own.
+ */
+export interface CloseRecord {
+  /** The sign-off in force; its `report_id` is the local fetch it stands on ('' when this workstation has none). */
+  signOff(month: MonthRef): Promise<SignOffRow | undefined>;
+  /** The month's reviews of `exceptions` (`capture`: this fetch is the basis the reviews were made on). */
+  reviews(month: MonthRef, exceptions: readonly BillingException[], capture: boolean): Promise<{ rows: ReviewRow[]; reviews: Map<string, Review> }>;
+  review(
+    month: MonthRef,
+    reportId: string,
+    exceptions: readonly BillingException[],
+    exceptionIds: readonly string[],
+    state: ReviewState,
+    note: string,
+    actor: Actor,
+  ): Promise<Review[]>;
+  prepare(month: MonthRef, reportId: string, exceptions: readonly BillingException[], prepared: Prepared, actor: Actor): Promise<SignOff>;
+  /** `contentHash`: the report's lines hashed again just now — what is approved is what was prepared. */
+  approve(month: MonthRef, reportId: string, exceptions: readonly BillingException[], contentHash: string, actor: Actor): Promise<SignOff>;
+  reopen(month: MonthRef, reportId: string, reason: string, actor: Actor): Promise<void>;
+  /** The month's log with its hash chain checked. */
+  log(month: MonthRef): Promise<MonthLog>;
+  /** Inside the workstation's transaction that deletes a fetch (see MonthReview.guardDeletion). */
+  guardDeletion(transaction: LedgerTransaction, month: MonthRef, reportId: string, details: string, actor: Actor): Promise<void>;
+}
+
+/** Which record a step uses now: the team ledger's while one is connected, else the workstation's. */
+export type CloseRecordPort = () => Promise<CloseRecord | null>;

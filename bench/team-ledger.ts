@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { startTestCluster } from '@testing/postgres';
+import { startTeamLedgerCluster, type TestCluster } from '@testing/postgres';
 import { buildCli, cli, fetchMonth, startBenchTwin } from './cli-process';
 
 /**
@@ -34,7 +34,7 @@ const percentile = (values: number[], at: number) => {
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /** One month shared by A and pulled by B through the CLI: the figures a person waits for, and the file's chunks. */
-async function oneMonthBetweenWorkstations(cluster: Awaited<ReturnType<typeof startTestCluster>>): Promise<{ chunks: Buffer[]; contentHash: string }> {
+async function oneMonthBetweenWorkstations(cluster: TestCluster): Promise<{ chunks: Buffer[]; contentHash: string }> {
   buildCli();
   const [a, b] = [await mkdtemp(join(tmpdir(), 'closebook-team-a-')), await mkdtemp(join(tmpdir(), 'closebook-team-b-'))];
   const simulator = await startBenchTwin(LINES);
@@ -78,20 +78,9 @@ async function oneMonthBetweenWorkstations(cluster: Awaited<ReturnType<typeof st
 }
 
 async function main(): Promise<void> {
-  const cluster = await startTestCluster();
+  const people = Array.from({ length: PEOPLE }, (_, index) => `person_${index + 1}`);
+  const cluster = await startTeamLedgerCluster(Object.fromEntries(people.map((name) => [name, ['preparer', 'approver']])), PASSWORD);
   try {
-    const installed = cluster.psql(cluster.owner.user, cluster.owner.password, [
-      '-f',
-      join(process.cwd(), 'resources', 'team-ledger', 'closebook-team-ledger.sql'),
-    ]);
-    if (installed.code !== 0) throw new Error(installed.stderr);
-    const people = Array.from({ length: PEOPLE }, (_, index) => `person_${index + 1}`);
-    const created = cluster.psql(cluster.owner.user, cluster.owner.password, [
-      '-c',
-      people.map((name) => `CREATE ROLE ${name} LOGIN PASSWORD '${PASSWORD}' IN ROLE closebook_preparer, closebook_approver;`).join('\n'),
-    ]);
-    if (created.code !== 0) throw new Error(created.stderr);
-
     const lines = await oneMonthBetweenWorkstations(cluster);
     const bytes = lines.chunks.reduce((sum, chunk) => sum + chunk.length, 0);
     const times: Record<'sign-in' | 'share a month' | 'pull a month' | 'review' | 'prepare' | 'approve' | 'read state', number[]> = {

@@ -272,6 +272,13 @@ async function acceptCommand(context: CliContext, ids: string[], values: { note?
 
 /** The month's close state in one line: DRAFT, PREPARED or APPROVED with who and when, or what failed its checks. */
 function stateLine(view: MonthCloseView): string {
+  const offline = view.teamOfflineSince
+    ? `\nThe team ledger cannot be reached: this is the state last read from it, at ${view.teamOfflineSince}; nothing can be changed until it answers.`
+    : '';
+  return `${signOffLine(view)}${offline}`;
+}
+
+function signOffLine(view: MonthCloseView): string {
   const { signOff, integrity } = view;
   if (signOff && integrity.contentChanged) return 'CHANGED AFTER SIGN-OFF: the signed lines no longer match their content hash.';
   if (!integrity.logIntact) return `CHANGED AFTER SIGN-OFF: the close log was changed (its chain breaks at entry ${integrity.logBrokenAt}).`;

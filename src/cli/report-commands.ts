@@ -40,6 +40,7 @@ async function waitForJobs(context: CliContext, jobIds: string[], out: string | 
   for (const outcome of outcomes) {
     if (outcome?.state === 'done' && outcome.reportId) {
       process.stdout.write(`${outcome.reportId}\n`);
+      await shareWithTeam(service, outcome.reportId);
       if (out) {
         const summary = await service.reports.exportReport(outcome.reportId, resolve(out));
         process.stderr.write(`Wrote ${summary.lines} billing lines to ${resolve(out)}.\n`);
@@ -50,6 +51,19 @@ async function waitForJobs(context: CliContext, jobIds: string[], out: string | 
     }
   }
   return code;
+}
+
+/** With a team ledger connected, a month fetched is shared at once; a failure leaves the month saved here and says how to share it. */
+async function shareWithTeam(service: CliContext['service'], reportId: string): Promise<void> {
+  if (!(await service.team.address().catch(() => null))) return;
+  try {
+    const shared = await service.team.share(reportId);
+    process.stderr.write(shared.shared ? `Shared ${shared.lines} lines with the team ledger.\n` : 'The team ledger has these lines already.\n');
+  } catch (error) {
+    process.stderr.write(
+      `The month is saved here, but not shared with the team ledger yet (${error instanceof Error ? error.message : String(error)}). Share it with: team share ${reportId}\n`,
+    );
+  }
 }
 
 function seconds(value: unknown): number | undefined {

@@ -1,7 +1,8 @@
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createService } from '@core';
+import { testPorts } from '@testing/test-support';
 import { inlineConnection, runCli, useSimulator } from '@testing/cli-test-support';
-import { startTestCluster, type TestCluster } from '@testing/postgres';
+import { startTeamLedgerCluster, type TestCluster } from '@testing/postgres';
 import { temporaryDir } from '@testing/test-support';
 import type { ExceptionJson } from './close-commands';
 
@@ -11,7 +12,6 @@ import type { ExceptionJson } from './close-commands';
  * approves. The database, not the app, refuses A's approval of the month A prepared.
  */
 
-const SCHEMA = join(process.cwd(), 'resources', 'team-ledger', 'closebook-team-ledger.sql');
 const PASSWORD = 'a long test password';
 const simulator = useSimulator(['--organizations', '12', '--report-ready-seconds', '1']);
 
@@ -20,18 +20,8 @@ let workstationB: { path: string; remove: () => Promise<void> };
 
 beforeAll(async () => {
   workstationB = await temporaryDir();
-  cluster = await startTestCluster();
-  const { owner } = cluster;
-  const installed = cluster.psql(owner.user, owner.password, ['-f', SCHEMA]);
-  if (installed.code !== 0) throw new Error(`the schema script failed: ${installed.stderr}`);
   // preparer_a may also approve (a small team's usual grant): only the database's rule keeps A from approving A's month.
-  const created = cluster.psql(owner.user, owner.password, [
-    '-c',
-    `CREATE ROLE preparer_a LOGIN PASSWORD '${PASSWORD}' IN ROLE closebook_preparer, closebook_approver;
-     CREATE ROLE approver_b LOGIN PASSWORD '${PASSWORD}' IN ROLE closebook_approver;
-     CREATE ROLE auditor_c LOGIN PASSWORD '${PASSWORD}' IN ROLE closebook_auditor;`,
-  ]);
-  if (created.code !== 0) throw new Error(created.stderr);
+  cluster = await startTeamLedgerCluster({ preparer_a: ['preparer', 'approver'], approver_b: ['approver'], auditor_c: ['auditor'] }, PASSWORD);
 }, 120_000);
 
 afterAll(async () => {
@@ -120,9 +110,10 @@ describe('two workstations closing one month on the team ledger', () => {
       'auditor_c',
       "SELECT action || ':' || actor FROM closebook.close_log JOIN closebook.months USING (month_id) WHERE period_start = '2026-10-01' ORDER BY seq",
     );
+    // (The month was shared the moment A fetched it.)
     expect(log.stdout.trim().split('\n')).toEqual([
-      ...ids.map(() => 'accepted:preparer_a'),
       'fetched:preparer_a',
+      ...ids.map(() => 'accepted:preparer_a'),
       'prepared:preparer_a',
       'approved:approver_b',
     ]);
@@ -136,5 +127,48 @@ describe('two workstations closing one month on the team ledger', () => {
     expect(logB).toMatchObject({ code: 0 });
     expect(logB.stdout).toMatch(/approver_b \(.*\) approved/);
     expect(logB.stderr).toMatch(/intact/);
+    october_ = { a: october, b: octoberB.id };
   }, 240_000);
+
+  it("shows a colleague's step on another workstation within seconds (LISTEN/NOTIFY)", async () => {
+    // B's app: its own data folder (where B pulled October), signed in as approver_b, listening.
+    const env = await testPorts({ host: 'browser-bridge', dataDir: workstationB.path, environment: { CLOSEBOOK_TEAM_PASSWORD: PASSWORD } });
+    const app = createService(env.ports);
+    try {
+      await app.start();
+      await new Promise((resolve) => setTimeout(resolve, 500)); // the listener signs in
+      let started = 0;
+      const heard = new Promise<{ action: string; ms: number }>((resolve) =>
+        app.events.subscribe((event, payload) => {
+          if (event === 'team:changed') resolve({ action: (payload as { action: string }).action, ms: performance.now() - started });
+        }),
+      );
+      started = performance.now();
+      expect(A(['reports', 'reopen', october_.a, '--reason', 'A credit note from the service.'])).toMatchObject({ code: 0 });
+      const { action, ms } = await heard;
+      expect(action).toBe('reopened');
+      // Measured from the start of A's CLI process (its start-up and sign-in included) to B hearing of it.
+      expect(ms).toBeLessThan(5_000);
+      expect((await app.handlers['close:state']({ reportId: october_.b })).state).toBe('draft');
+    } finally {
+      await app.dispose();
+    }
+  });
+
+  it('opens the last synced state read-only when the team ledger cannot be reached, and changes nothing', () => {
+    cluster.halt();
+    const offline = B(['reports', 'check', october_.b]);
+    expect(offline).toMatchObject({
+      code: 0,
+      stderr: expect.stringMatching(
+        /DRAFT: not prepared\.\nThe team ledger cannot be reached: this is the state last read from it, at \d{4}-\d\d-\d\dT[\d:.]+Z; nothing can be changed until it answers\./,
+      ),
+    });
+    expect(B(['reports', 'approve', october_.b])).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/team ledger at 127\.0\.0\.1:\d+ cannot be reached/),
+    });
+  });
 });
+
+let october_ = { a: '', b: '' };

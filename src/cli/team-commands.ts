@@ -1,4 +1,5 @@
-import { TEAM_PASSWORD_VARIABLE, type TeamFetch, teamLedgerAddress, teamStatus, type TeamStatus } from '@core';
+import type { TeamFetch } from '@shared/schemas/team-ledger';
+import { TEAM_PASSWORD_VARIABLE, teamLedgerAddress, teamStatus, type TeamStatus } from '@core';
 import { EXIT, parse, UsageError, withContext } from './context';
 
 const USAGE =

@@ -54,7 +54,7 @@ export function createService(ports: Ports): Service {
   const profiles = createProfiles(ports, events);
   const consumption = createConsumption(ports, events, profiles.profiles, profiles.connections, ledger.get);
   // The team ledger shares months through the reports' own file format (made below: reached when first used).
-  const team = createTeamLedger(ports, ledger.get, {
+  const team = createTeamLedger(ports, events, ledger.get, {
     shareFile: (reportId, path) => reports.api.shareFile(reportId, path),
     importFile: (path, origin) => reports.api.importFile(path, origin),
     remove: (reportId) => reports.api.remove(reportId),
@@ -69,12 +69,15 @@ export function createService(ports: Ports): Service {
     stampOf: close.stampOf,
   });
   // A month just fetched is closed next: the app (not the CLI, whose process ends with its command) makes its
-  // comparison and checks at once, in the background.
+  // comparison and checks at once, in the background, and shares it with the team ledger when one is connected.
   if (ports.host !== 'cli') {
     events.subscribe((event, payload) => {
       if (event !== 'report:progress') return;
       const job = payload as EventPayload<'report:progress'>;
-      if (job.state === 'done' && job.reportId) close.checkAhead(job.reportId);
+      if (job.state === 'done' && job.reportId) {
+        close.checkAhead(job.reportId);
+        team.shareAhead(job.reportId);
+      }
     });
   }
   const organizations = createOrganizations(profiles.connections);
@@ -90,6 +93,7 @@ export function createService(ports: Ports): Service {
       ...settings.handlers,
       ...copyPrint.handlers,
       ...close.handlers,
+      ...team.handlers,
     },
     events,
     profiles: {
@@ -117,6 +121,8 @@ export function createService(ports: Ports): Service {
       // listed (as damaged) where the user sees it, and everything else still works.
       const notResumed = (what: string) => (error: unknown) =>
         ports.log.warn(`${what} could not be resumed`, { error: error instanceof Error ? error.message : String(error) });
+      // Colleagues' steps on the team ledger show at once (the app; a CLI command reads the server when it runs).
+      if (ports.host !== 'cli') await team.watch().catch(notResumed('listening to the team ledger'));
       await reports.jobs.resumeAll().catch(notResumed('report requests'));
       await consumption.tasks.resumeAll().catch(notResumed('consumption tasks'));
     },

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import keytar from 'keytar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createService } from '@core';
-import { startTestCluster, type TestCluster } from '@testing/postgres';
+import { startTeamLedgerCluster, type TestCluster } from '@testing/postgres';
 import { testPorts } from '@testing/test-support';
 import { KeytarSecretStore } from './keychain';
 
@@ -14,12 +14,7 @@ const PASSWORD = 'a team ledger password';
 let cluster: TestCluster;
 
 beforeAll(async () => {
-  cluster = await startTestCluster();
-  const { owner } = cluster;
-  const installed = cluster.psql(owner.user, owner.password, ['-f', join(process.cwd(), 'resources', 'team-ledger', 'closebook-team-ledger.sql')]);
-  if (installed.code !== 0) throw new Error(installed.stderr);
-  const created = cluster.psql(owner.user, owner.password, ['-c', `CREATE ROLE anna LOGIN PASSWORD '${PASSWORD}' IN ROLE closebook_preparer;`]);
-  if (created.code !== 0) throw new Error(created.stderr);
+  cluster = await startTeamLedgerCluster({ anna: ['preparer'] }, PASSWORD);
 }, 120_000);
 
 afterAll(async () => {

@@ -6,6 +6,7 @@ import { ReportPeriod } from './schemas/billing-report';
 import { ConnectionTestProgress } from './connection-test-progress';
 import { InputRow, MAX_CONSUMPTION_FILE_BYTES, MAX_EXTRA_COLUMNS, ParsedFile, Submission, SubmissionSummary, SubscriptionNames } from './schemas/consumption';
 import { ReportJob, ReportListing, ReportMeta } from './schemas/saved-report';
+import { TeamConnectInput, TeamLedgerView } from './schemas/team-ledger';
 import {
   CheckThresholds,
   MAX_REVIEWS_AT_ONCE,
@@ -281,6 +282,22 @@ export const channels = {
   },
   /** The window as it is now, printed to a PDF the user saves (desktop: Electron's printToPDF with the print stylesheet). */
   'view:print-pdf': { input: z.object({ fileName: z.string().trim().min(1).max(150) }), output: FileResult },
+  /** The team ledger: none, or who you are there, your roles and the months on it. */
+  'team:status': { input: Empty, output: TeamLedgerView },
+  /** Signs in with the address and password; when it works, keeps the address and the password (in the keychain). */
+  'team:connect': { input: TeamConnectInput, output: TeamLedgerView },
+  /** Back to the workstation's own ledger: forgets the address and the password. */
+  'team:disconnect': { input: Empty, output: TeamLedgerView },
+  /** Brings the team ledger's months this workstation lacks into its ledger (`period` YYYY-MM: that month's only). */
+  'team:pull': {
+    input: z.object({
+      period: z
+        .string()
+        .regex(/^\d{4}-\d{2}$/)
+        .optional(),
+    }),
+    output: z.object({ pulled: z.number().int(), present: z.number().int() }),
+  },
   'settings:get': { input: Empty, output: UiSettings },
   'settings:save': { input: UiSettings, output: UiSettings },
   /** A month's close: its exceptions (with reviews), what is open, the sign-off, and what changed since it. */
@@ -374,6 +391,8 @@ export const events = {
   'reports:migration': z.object({ done: z.number().int(), total: z.number().int() }),
   /** A workbook export under way: billing lines written so far, of `total` when known (the whole report). */
   'reports:export-progress': z.object({ reportId: z.string(), lines: z.number().int().nonnegative(), total: z.number().int().nonnegative().nullable() }),
+  /** A colleague changed a month on the team ledger (a review, a prepare, an approval, a fetch shared): read it again. */
+  'team:changed': z.object({ action: z.string() }),
 } as const;
 
 export type Channels = typeof channels;

@@ -37,6 +37,9 @@ export interface TestCluster {
   url(user: string, password: string, database?: string): string;
   /** Runs psql as `user` against the cluster (TLS, verify-full); returns its exit code and output. */
   psql(user: string, password: string, args: string[]): { code: number | null; stdout: string; stderr: string };
+  /** Stops the server only (its files stay, the CA too): the team ledger is gone from the network, as in an outage. */
+  halt(): void;
+  /** Stops the server and removes its folder. */
   stop(): void;
 }
 
@@ -110,6 +113,7 @@ export async function startTestCluster(): Promise<TestCluster> {
   const url = (user: string, password: string, database = 'postgres') =>
     `postgresql://${encodeURIComponent(user)}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}?sslmode=verify-full&sslrootcert=${encodeURIComponent(caFile)}`;
   let stopped = false;
+  let halted = false;
   return {
     host: '127.0.0.1',
     port,
@@ -120,14 +124,42 @@ export async function startTestCluster(): Promise<TestCluster> {
       const result = spawnSync(join(bin, 'psql'), ['-X', '-v', 'ON_ERROR_STOP=1', url(user, password), ...args], { encoding: 'utf8' });
       return { code: result.status, stdout: result.stdout, stderr: result.stderr };
     },
+    halt: () => {
+      if (halted) return;
+      halted = true;
+      run(join(bin, 'pg_ctl'), ['-D', data, '-m', 'fast', '-w', 'stop']);
+    },
     stop: () => {
       if (stopped) return;
       stopped = true;
       try {
-        run(join(bin, 'pg_ctl'), ['-D', data, '-m', 'fast', '-w', 'stop']);
+        if (!halted) run(join(bin, 'pg_ctl'), ['-D', data, '-m', 'fast', '-w', 'stop']);
       } finally {
+        halted = true;
         rmSync(dir, { recursive: true, force: true });
       }
     },
   };
+}
+
+/** The schema script IT runs once on the team ledger. */
+export const TEAM_LEDGER_SCHEMA = join(process.cwd(), 'resources', 'team-ledger', 'closebook-team-ledger.sql');
+
+/**
+ * A throwaway cluster with Closebook's schema installed by its owner (as IT would) and a login role for each person,
+ * a member of the Closebook group roles named (`preparer`, `approver`, `auditor`), all with `password`.
+ */
+export async function startTeamLedgerCluster(people: Record<string, ('preparer' | 'approver' | 'auditor')[]>, password: string): Promise<TestCluster> {
+  const cluster = await startTestCluster();
+  const { owner } = cluster;
+  const installed = cluster.psql(owner.user, owner.password, ['-f', TEAM_LEDGER_SCHEMA]);
+  if (installed.code !== 0) throw new Error(`the schema script failed: ${installed.stderr}`);
+  const sql = Object.entries(people)
+    .map(
+      ([name, roles]) => `CREATE ROLE ${name} LOGIN PASSWORD '${password.replace(/'/g, "''")}' IN ROLE ${roles.map((role) => `closebook_${role}`).join(', ')};`,
+    )
+    .join('\n');
+  const created = cluster.psql(owner.user, owner.password, ['-c', sql]);
+  if (created.code !== 0) throw new Error(created.stderr);
+  return cluster;
 }

@@ -6,7 +6,7 @@ export const WIDE = { width: 1440, height: 900 };
 export const NARROW = { width: 1024, height: 700 };
 export const SCREEN_SIZES = [WIDE, NARROW];
 
-/** Page model of the shell and the Profiles and Organizations screens. */
+/** Page model of the shell and the Settings (profiles) and Organizations screens. */
 export class ClosebookPage {
   constructor(readonly page: Page) {}
 
@@ -15,7 +15,7 @@ export class ClosebookPage {
     return this.page.getByRole('navigation', { name: 'Main' });
   }
 
-  nav(name: 'Reports' | 'Consumption' | 'Organizations' | 'Profiles'): Locator {
+  nav(name: 'Reports' | 'Consumption' | 'Organizations' | 'Settings'): Locator {
     return this.navigation.getByRole('button', { name });
   }
 

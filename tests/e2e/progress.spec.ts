@@ -21,7 +21,7 @@ test('a connection test says which step it is on and for how long: signing in, w
     twin.faults.add({ kind: 'slow', delayMs: 2_500, path: 'Organizations' });
     const app = new ClosebookPage(page);
     await app.open(bridge.harness.url);
-    await app.nav('Profiles').click();
+    await app.nav('Settings').click();
     await page
       .getByRole('row', { name: /Production/ })
       .getByRole('button', { name: 'Test connection' })

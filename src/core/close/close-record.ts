@@ -33,6 +33,11 @@ export interface CloseRecord {
   reopen(month: MonthRef, reportId: string, reason: string, actor: Actor): Promise<void>;
   /** The month's log with its hash chain checked. */
   log(month: MonthRef): Promise<MonthLog>;
+  /**
+   * When what was read last came from a copy because the record could not be reached: the time of that copy (the
+   * team ledger's last synced state, read-only); null when it was read live.
+   */
+  offlineSince(month: MonthRef): string | null;
   /** Inside the workstation's transaction that deletes a fetch (see MonthReview.guardDeletion). */
   guardDeletion(transaction: LedgerTransaction, month: MonthRef, reportId: string, details: string, actor: Actor): Promise<void>;
 }

@@ -36,6 +36,7 @@ export interface MonthCloseState {
   signOff: SignOff | null;
   you: string;
   teamLedger: boolean;
+  teamOfflineSince: string | null;
   readyToInvoice: boolean;
   integrity: { contentChanged: boolean | null; logIntact: boolean; logBrokenAt: number | null };
   /** Set when the month was signed off on another fetch of it: what the service changed since the sign-off. */
@@ -129,6 +130,7 @@ export class MonthClose {
       signOff,
       you: identity.user,
       teamLedger: identity.teamLedger,
+      teamOfflineSince: record.offlineSince(month),
       readyToInvoice: sound && (state === 'approved' || (state === 'prepared' && !identity.teamLedger)),
       integrity: { contentChanged, logIntact, logBrokenAt: log.brokenAt ?? (anchored ? null : (signedRow?.log_seq ?? null)) },
       restatement,

@@ -149,6 +149,11 @@ export class MonthReview implements CloseRecord {
     return monthLog(await this.ledger(), month);
   }
 
+  /** The workstation's ledger is always at hand. */
+  offlineSince(): null {
+    return null;
+  }
+
   async signOff(month: MonthRef): Promise<SignOffRow | undefined> {
     return signOffRow(await this.ledger(), month);
   }

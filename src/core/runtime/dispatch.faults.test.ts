@@ -49,6 +49,11 @@ function validInputs(f: ServiceFixture): Record<ChannelName, unknown[]> {
   ).toString('base64');
   return {
     'app:info': [{}],
+    // No team ledger answers here: each says so (connect: the server cannot be reached; pull: none is connected).
+    'team:status': [{}],
+    'team:connect': [{ url: 'postgresql://anna@127.0.0.1:9/closebook', password: 'not kept' }],
+    'team:disconnect': [{}],
+    'team:pull': [{ period: '2026-10' }],
     'profiles:list': [{}],
     'profiles:save': [
       { fields, apiSecret: c.apiSecret, password: c.password },

@@ -2,4 +2,3 @@
 export { type TeamLedgerAddress, teamLedgerAddress } from './connection-policy';
 export { type TeamStatus, teamStatus } from './team-session';
 export { createTeamLedger, TEAM_LEDGER_FILE, TEAM_PASSWORD_VARIABLE, type TeamApi, type TeamLedgerModule } from './team-ledger';
-export type { TeamFetch } from './team-months';

@@ -12,7 +12,12 @@ import { writeJsonAtomic } from '../storage/atomic-file';
 import { outputsFor } from '../storage/output-file';
 import { type TeamLedgerAddress, teamLedgerAddress } from './connection-policy';
 import { TeamConnection } from './team-connection';
-import { type TeamFetch, TeamMonths } from './team-months';
+import { TeamMonths } from './team-months';
+import type { TeamFetch, TeamLedgerView } from '@shared/schemas/team-ledger';
+import type { ServiceHandlers } from '@shared/contract';
+import type { EventHub } from '../runtime/event-hub';
+import { TeamWatch } from './team-watch';
+import { TeamCache } from './team-cache';
 import { TeamRecord } from './team-record';
 import { type TeamStatus, teamStatus } from './team-session';
 
@@ -52,7 +57,15 @@ export interface TeamApi {
 }
 
 export interface TeamLedgerModule {
+  handlers: Pick<ServiceHandlers, 'team:status' | 'team:connect' | 'team:disconnect' | 'team:pull'>;
   api: TeamApi;
+  /** Listens for colleagues' changes (the app, not the CLI): each arrives as a `team:changed` event. */
+  watch(): Promise<void>;
+  /**
+   * Shares a month just fetched with the team ledger, in the background, when one is connected; a failure is logged
+   * (prepare shares it again, and refuses without it).
+   */
+  shareAhead(reportId: string): void;
   /** The record of the close while a team ledger is connected; null without one. */
   record(): Promise<CloseRecord | null>;
   /** Who is signed in on the team ledger (the database role and its Closebook groups); null without one. */
@@ -66,11 +79,16 @@ export interface TeamLedgerModule {
  */
 export function createTeamLedger(
   ports: Ports,
+  events: Pick<EventHub, 'emit'>,
   ledger: () => Promise<Ledger>,
   reports: Pick<ReportsApi, 'shareFile' | 'importFile' | 'remove'>,
 ): TeamLedgerModule {
   const file = join(ports.dataDir, TEAM_LEDGER_FILE);
   const workstation = workstationName();
+  let watching: TeamWatch | null = null;
+  const cache = new TeamCache(ports.dataDir, ports.log);
+  const now = () => new Date(ports.clock.now()).toISOString();
+  const sharing = new Set<Promise<unknown>>();
   let session: Promise<{ connection: TeamConnection; record: TeamRecord; months: TeamMonths } | null> | null = null;
   let who: Promise<Identity> | null = null;
 
@@ -117,6 +135,8 @@ export function createTeamLedger(
         (reportId) => months.share(reportId),
         (month, hash) => months.localFetchOf(month, hash),
         workstation,
+        cache,
+        now,
       );
       return { connection, record, months };
     })().catch((error: unknown) => {
@@ -133,11 +153,49 @@ export function createTeamLedger(
     return open;
   };
 
+  const shareAhead = (reportId: string) => {
+    const shared = (async () => {
+      if (!(await address().catch(() => null))) return;
+      const result = await (await connected()).months.share(reportId);
+      ports.log.info('month shared with the team ledger', { reportId, lines: result.lines, bytes: result.bytes, already: !result.shared });
+    })().catch((error: unknown) =>
+      ports.log.warn('the month could not be shared with the team ledger yet', { reportId, error: error instanceof Error ? error.message : String(error) }),
+    );
+    sharing.add(shared);
+    void shared.finally(() => sharing.delete(shared));
+  };
+
   const close = async () => {
+    await Promise.allSettled([...sharing]);
     const open = await session?.catch(() => null);
     session = null;
     who = null;
+    await watching?.stop();
+    watching = null;
     await open?.connection.close();
+  };
+
+  const watch = async () => {
+    const at = await address().catch(() => null);
+    if (!at || watching) return;
+    const secret = await password(at).catch(() => null);
+    if (!secret) return;
+    watching = new TeamWatch(at, secret, (action) => events.emit('team:changed', { action }), ports.log);
+    watching.start();
+  };
+
+  /** What Settings shows: the address kept, and who the server says you are — or why it does not answer now. */
+  const view = async (): Promise<TeamLedgerView> => {
+    const at = await address();
+    if (!at) return { connected: false };
+    const { host, port, database, user, tls } = at;
+    const base = { connected: true as const, address: { host, port, database, user, tls } };
+    try {
+      const status = await teamStatus(at, await password(at));
+      return { ...base, signedIn: status, problem: null, months: await (await connected()).months.list() };
+    } catch (error) {
+      return { ...base, signedIn: null, problem: error instanceof Error ? error.message : String(error), months: [] };
+    }
   };
 
   const api: TeamApi = {
@@ -177,18 +235,54 @@ export function createTeamLedger(
     pull: async (period) => (await connected()).months.pull(period),
   };
 
+  const handlers: TeamLedgerModule['handlers'] = {
+    'team:status': () => view(),
+    'team:connect': async ({ url, password: secret }) => {
+      const connected = await api.connect(url, secret);
+      if (!connected.passwordKept) {
+        await api.disconnect(); // the app has no other place for the password: it does not stay connected without one
+        throw new AppError(
+          'keychain-unavailable',
+          'Signed in, but no OS keychain answers on this computer, so the password cannot be kept (Closebook never writes it to a file). Install and unlock a keyring, then connect again.',
+        );
+      }
+      if (ports.host !== 'cli') await watch();
+      return view();
+    },
+    'team:disconnect': async () => {
+      await api.disconnect();
+      return view();
+    },
+    'team:pull': async ({ period }) => {
+      const { pulled, present } = await api.pull(period);
+      return { pulled: pulled.length, present: present.length };
+    },
+  };
+
   return {
+    handlers,
     api,
+    watch,
+    shareAhead,
     record: async () => (await opened())?.record ?? null,
     identity: async () => {
       const open = await opened();
       if (!open) return null;
       who ??= (async () => {
-        const [row] = await open.connection.query<{ user: string; roles: string[] }>(
-          `SELECT session_user::text AS user, coalesce(array_agg(rolname::text ORDER BY rolname) FILTER (WHERE pg_has_role(session_user, oid, 'MEMBER')), '{}'::text[]) AS roles
+        const [row] = await open.connection
+          .query<{ user: string; roles: string[] }>(
+            `SELECT session_user::text AS user, coalesce(array_agg(rolname::text ORDER BY rolname) FILTER (WHERE pg_has_role(session_user, oid, 'MEMBER')), '{}'::text[]) AS roles
            FROM pg_roles WHERE rolname = ANY($1)`,
-          [Object.keys(CLOSE_ROLES)],
-        );
+            [Object.keys(CLOSE_ROLES)],
+          )
+          .then(
+            async (rows) => {
+              await cache.put('identity', rows, now());
+              return rows;
+            },
+            // Offline, who signed in here last is who acts (and can change nothing until the server answers).
+            async (error: unknown) => (await cache.get<{ user: string; roles: string[] }[]>('identity'))?.value ?? Promise.reject(error),
+          );
         const roles = (row?.roles ?? []).flatMap((role) => (CLOSE_ROLES[role] ? [CLOSE_ROLES[role]] : []));
         return { user: row?.user ?? 'unknown', roles, teamLedger: true };
       })().catch((error: unknown) => {

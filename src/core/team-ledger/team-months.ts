@@ -2,6 +2,7 @@ import { open, stat } from 'node:fs/promises';
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import type { ReportMeta } from '@shared/schemas/saved-report';
+import type { TeamFetch } from '@shared/schemas/team-ledger';
 import { AppError } from '@shared/errors';
 import { monthFetchRows, monthOf, type MonthRef } from '../close';
 import type { Ledger } from '../ledger/ledger';
@@ -12,26 +13,6 @@ import { iso } from './team-record';
 
 /** A shared fetch is sent and stored in parts of this many bytes (one statement each, within one transaction). */
 export const CHUNK_BYTES = 4 * 1024 * 1024;
-
-/** A fetch of a month on the team ledger, and whether this workstation holds its lines. */
-export interface TeamFetch {
-  host: string;
-  resellerId: string;
-  startDate: string;
-  endDate: string;
-  contentHash: string;
-  lines: number;
-  fetchedAt: string;
-  storedBy: string;
-  workstation: string;
-  storedAt: string;
-  /** The month's close on the team ledger: draft, prepared or approved. */
-  state: 'draft' | 'prepared' | 'approved';
-  /** This fetch is the one the sign-off stands on, or the month before it that its checks compared with. */
-  signed: boolean;
-  /** The local copy with these lines, or null. */
-  localReportId: string | null;
-}
 
 /**
  * Months on the team ledger: a fetch is shared as the shared-report file (gzip), in chunks, in one transaction; a

@@ -17,6 +17,7 @@ import {
   signOffOf,
 } from '../close';
 import type { Ledger } from '../ledger/ledger';
+import type { TeamCache } from './team-cache';
 import type { TeamConnection } from './team-connection';
 
 /** A month's four key values, bound as $1 … $4 in every call (what every workstation agrees on). */
@@ -66,14 +67,49 @@ export class TeamRecord implements CloseRecord {
     private readonly share: (reportId: string) => Promise<unknown>,
     private readonly localFetchOf: (month: MonthRef, contentHash: string) => Promise<string | null>,
     private readonly workstation: string,
+    private readonly cache: TeamCache,
+    private readonly now: () => string,
   ) {}
 
+  /** Months whose last read came from the copy (the server did not answer), with the copy's time. */
+  private readonly offline = new Map<string, string>();
+
+  offlineSince(month: MonthRef): string | null {
+    return this.offline.get(monthKey(month).join('|')) ?? null;
+  }
+
+  /**
+   * Reads from the server and keeps a copy; when the server cannot be reached, the copy (read-only: every step
+   * still goes to the server, and fails there with a message that says so).
+   */
+  private async live<T>(month: MonthRef, part: string, read: () => Promise<T>): Promise<T> {
+    const key = monthKey(month).join('|');
+    try {
+      const value = await read();
+      this.offline.delete(key);
+      await this.cache.put(`${part}|${key}`, value, this.now());
+      return value;
+    } catch (error) {
+      if (!(error instanceof AppError && error.code === 'network')) throw error;
+      const kept = await this.cache.get<T>(`${part}|${key}`);
+      if (!kept)
+        throw new AppError(
+          'network',
+          `${error.message} This month was never read from the team ledger on this workstation, so there is nothing to show until it answers.`,
+        );
+      this.offline.set(key, kept.syncedAt);
+      return kept.value;
+    }
+  }
+
   async signOff(month: MonthRef): Promise<SignOffRow | undefined> {
-    const [row] = await this.connection.query<Omit<SignOffRow, 'report_id' | 'log_seq' | 'log_hash'>>(
-      `SELECT s.state, s.content_hash, s.prepared_by, ${iso('s.prepared_at')} AS prepared_at, s.approved_by, ${iso('s.approved_at')} AS approved_at,
-         s.thresholds::text AS thresholds, s.rates::text AS rates
-       FROM closebook.sign_offs s ${OF_MONTH}`,
-      monthKey(month),
+    const [row] = await this.live(month, 'sign-off', () =>
+      this.connection.query<Omit<SignOffRow, 'report_id' | 'log_seq' | 'log_hash'>>(
+        `SELECT s.state, s.content_hash, s.prepared_by, ${iso('s.prepared_at')} AS prepared_at, s.approved_by, ${iso('s.approved_at')} AS approved_at,
+           s.thresholds::text AS thresholds, s.rates::text AS rates
+         FROM closebook.sign_offs s ${OF_MONTH}`,
+        monthKey(month),
+      ),
     );
     if (!row) return undefined;
     // The sign-off stands on lines, not on a workstation's copy: the local fetch with those lines, if there is one.
@@ -82,9 +118,11 @@ export class TeamRecord implements CloseRecord {
 
   async reviews(month: MonthRef, exceptions: readonly BillingException[]): Promise<{ rows: ReviewRow[]; reviews: Map<string, Review> }> {
     const rows = (
-      await this.connection.query<Omit<ReviewRow, 'evidence_source'>>(
-        `SELECT r.exception_id, r.state, r.note, r.reviewed_by, ${iso('r.reviewed_at')} AS reviewed_at, r.evidence FROM closebook.reviews r ${OF_MONTH}`,
-        monthKey(month),
+      await this.live(month, 'reviews', () =>
+        this.connection.query<Omit<ReviewRow, 'evidence_source'>>(
+          `SELECT r.exception_id, r.state, r.note, r.reviewed_by, ${iso('r.reviewed_at')} AS reviewed_at, r.evidence FROM closebook.reviews r ${OF_MONTH}`,
+          monthKey(month),
+        ),
       )
     ).map((row): ReviewRow => ({ ...row, evidence_source: 'review' }));
     return { rows, reviews: reviewsOf(rows, exceptions) };
@@ -148,6 +186,10 @@ export class TeamRecord implements CloseRecord {
 
   /** The month's log as the server keeps it, its chain checked here as closebook.append_log made it. */
   async log(month: MonthRef): Promise<MonthLog> {
+    return this.live(month, 'log', () => this.readLog(month));
+  }
+
+  private async readLog(month: MonthRef): Promise<MonthLog> {
     const rows = await this.connection.query<LogRow>(
       `SELECT l.month_id::text AS month_id, l.seq, l.action, l.exception_id, l.note, l.actor, l.workstation, ${iso('l.logged_at')} AS at,
          to_char(l.logged_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at_hashed, l.evidence, l.previous_hash, l.hash

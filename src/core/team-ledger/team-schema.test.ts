@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
-import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '@testing/cli-test-support';
-import { startTestCluster, type TestCluster } from '@testing/postgres';
+import { startTeamLedgerCluster, type TestCluster } from '@testing/postgres';
 import { temporaryDir } from '@testing/test-support';
 
 /*
@@ -11,7 +10,6 @@ import { temporaryDir } from '@testing/test-support';
  * the database itself — whatever a client sends, through psql as much as through Closebook.
  */
 
-const SCHEMA = join(process.cwd(), 'resources', 'team-ledger', 'closebook-team-ledger.sql');
 const PASSWORD = 'a long test password';
 const OCTOBER = `'billing.example.com', 'r-1', '2026-10-01', '2026-10-31'`;
 const HASH = 'c'.repeat(64);
@@ -22,19 +20,10 @@ let removeDataDir: () => Promise<void>;
 
 beforeAll(async () => {
   ({ path: dataDir, remove: removeDataDir } = await temporaryDir());
-  cluster = await startTestCluster();
-  const { owner } = cluster;
-  const installed = cluster.psql(owner.user, owner.password, ['-f', SCHEMA]);
-  if (installed.code !== 0) throw new Error(`the schema script failed: ${installed.stderr}`);
-  const people = [
-    ['preparer_a', 'closebook_preparer'],
-    ['approver_b', 'closebook_approver'],
-    ['auditor_c', 'closebook_auditor'],
-    ['both_d', 'closebook_preparer, closebook_approver'],
-  ];
-  const sql = people.map(([name, roles]) => `CREATE ROLE ${name} LOGIN PASSWORD '${PASSWORD}' IN ROLE ${roles};`).join('\n');
-  const created = cluster.psql(owner.user, owner.password, ['-c', sql]);
-  if (created.code !== 0) throw new Error(created.stderr);
+  cluster = await startTeamLedgerCluster(
+    { preparer_a: ['preparer'], approver_b: ['approver'], auditor_c: ['auditor'], both_d: ['preparer', 'approver'] },
+    PASSWORD,
+  );
 }, 120_000);
 
 afterAll(async () => {

@@ -39,6 +39,7 @@ export async function clientConfig(address: TeamLedgerAddress, password: string)
 
 /** A sign-in failure in words that say what to do; anything else as it is. */
 export function signInError(error: unknown, address: TeamLedgerAddress): unknown {
+  if (error instanceof AppError) return error; // already in words (an unreadable CA file)
   const { code, message } = error as { code?: string; message?: string };
   const where = `${address.host}:${address.port}`;
   if (code === '28P01' || code === '28000')

@@ -153,6 +153,11 @@ export const MonthCloseView = z.object({
   /** Who is acting here (the signed-in identity), and whether a second person can approve (the team ledger). */
   you: z.string(),
   teamLedger: z.boolean(),
+  /**
+   * Set while the team ledger cannot be reached: the state shown is the one last read from it, at this time, and
+   * nothing can be changed until it answers again.
+   */
+  teamOfflineSince: z.string().nullable().default(null),
   /** Approved — or Prepared where there is no team ledger (every file then says "not approved by a second person"). */
   readyToInvoice: z.boolean(),
   /** What the checks on open found: the signed lines re-hashed (null: nothing signed here) and the log's chain. */

@@ -9,7 +9,7 @@ export const SCREENS: { id: Screen; label: string; shortcut: string }[] = [
   { id: 'reports', label: 'Reports', shortcut: '1' },
   { id: 'consumption', label: 'Consumption', shortcut: '2' },
   { id: 'organizations', label: 'Organizations', shortcut: '3' },
-  { id: 'profiles', label: 'Profiles', shortcut: '4' },
+  { id: 'profiles', label: 'Settings', shortcut: '4' },
 ];
 
 interface AppState {

@@ -10,7 +10,7 @@ export type ReviewAction = (exception: BillingException, state: ReviewState, not
 /** How a row is to be opened in the report's tree (the viewer decides how). */
 export type ShowInReport = (exception: BillingException) => void;
 
-const LOCKED = 'The month is Prepared or Approved: reopen it to change reviews';
+const LOCKED = 'Reviews are locked: the month is Prepared or Approved (reopen it to change them), or the team ledger cannot be reached';
 
 function ReviewCell({ review }: { review: Review | null }): React.JSX.Element {
   if (!review) return <span className="review review--open">Open</span>;

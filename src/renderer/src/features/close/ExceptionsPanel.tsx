@@ -102,8 +102,8 @@ export function ExceptionsPanel({ view, close, onShow }: Props): React.JSX.Eleme
   const [filter, setFilter] = useState<ExceptionFilter>({ review: 'open' });
   const [shownPerGroup, setShownPerGroup] = useState<Record<string, number>>({});
   const action = useAction();
-  // Reviews lock while the month is Prepared or Approved, on whichever fetch.
-  const locked = view.signOff !== null;
+  // Reviews lock while the month is Prepared or Approved, on whichever fetch — and while the team ledger is unreachable.
+  const locked = view.signOff !== null || view.teamOfflineSince !== null;
   const counts = useMemo(() => reviewCounts(view.exceptions), [view.exceptions]);
   const rules = useMemo(() => rulesOf(view.exceptions), [view.exceptions]);
   const groups = useMemo(() => groupByRule(filterExceptions(view.exceptions, filter)), [view.exceptions, filter]);
@@ -174,7 +174,7 @@ export function ExceptionsPanel({ view, close, onShow }: Props): React.JSX.Eleme
           </span>
         ) : null}
       </div>
-      {locked ? (
+      {view.signOff !== null ? (
         <p className="hint">
           The month is {view.signOff?.state === 'approved' ? 'Approved' : 'Prepared'}, so the reviews are locked. Reopen it (with a reason) to change them.
         </p>

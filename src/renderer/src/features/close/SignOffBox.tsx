@@ -78,7 +78,23 @@ function ContentHash({ hash }: { hash: string }): React.JSX.Element {
  * The month's four-eyes sign-off: Prepare (when nothing is open), then Approve by a second person, each recorded as
  * the signed-in identity (never a typed name); who and when, the content hash, and reopening with a reason.
  */
-export function SignOffBox({ view, openCount, onPrepare, onApprove, onReopen }: Props): React.JSX.Element {
+export function SignOffBox(props: Props): React.JSX.Element {
+  const since = props.view.teamOfflineSince;
+  if (!since) return <SignOffSteps {...props} />;
+  return (
+    <div className="signoff" role="region" aria-label="Sign-off">
+      <p className="signoff__offline" role="status">
+        The team ledger cannot be reached. This is the month as it was last read from it, at {formatDateTime(since)}: nothing can be reviewed, prepared or
+        approved until it answers again.
+      </p>
+      <fieldset className="signoff__steps" disabled>
+        <SignOffSteps {...props} />
+      </fieldset>
+    </div>
+  );
+}
+
+function SignOffSteps({ view, openCount, onPrepare, onApprove, onReopen }: Props): React.JSX.Element {
   const action = useAction();
   const whyId = useId();
   const { signOff, you, teamLedger } = view;

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { MonthCloseView, MonthComparison, MonthSummary, ReviewState } from '@shared/schemas/month-close';
-import { call, errorMessage } from '@renderer/bridge';
+import { bridge, call, errorMessage } from '@renderer/bridge';
 import { type LatestAnswer, useChannelAnswer } from '@renderer/hooks/use-latest-answer';
 
 /** Exceptions reviewed per request: few enough to show progress and stop soon, many enough to take one transaction each. */
@@ -49,6 +49,8 @@ export function useMonthClose(reportId: string): MonthCloseState {
     }
   }, [reportId]);
   useEffect(() => void reload(), [reload]);
+  // A colleague's step on the team ledger (a review, a prepare, an approval): read the month again.
+  useEffect(() => bridge.on('team:changed', () => void reload()), [reload]);
 
   const review = useCallback(
     async (exceptionId: string, state: ReviewState, note: string) =>

@@ -54,7 +54,7 @@ export function OrganizationsScreen(): React.JSX.Element {
         <p>
           Choose or create a profile first.{' '}
           <button type="button" className="link" onClick={() => go('profiles')}>
-            Go to Profiles
+            Go to Settings
           </button>
         </p>
       </section>

@@ -7,11 +7,12 @@ import { useAction } from '@renderer/hooks/use-action';
 import { useNow } from '@renderer/hooks/use-now';
 import { useAppStore } from '@renderer/stores/app-store';
 import { ProfileForm } from './ProfileForm';
+import { TeamLedgerPanel } from './TeamLedgerPanel';
 
 type TestState =
   { profileId: string; status: 'running'; progress: ConnectionTestProgress | null } | { profileId: string; status: 'ok' | 'failed'; message: string };
 
-/** Connection profiles: add, edit, delete, test; and the way into demo mode. */
+/** Settings: connection profiles (add, edit, delete, test; the way into demo mode) and the team ledger. */
 export function ProfilesScreen(): React.JSX.Element {
   const profiles = useAppStore((state) => state.profiles);
   const activeProfileId = useAppStore((state) => state.activeProfileId);
@@ -58,7 +59,7 @@ export function ProfilesScreen(): React.JSX.Element {
   return (
     <section className="screen" aria-labelledby="profiles-title">
       <div className="screen__header">
-        <h1 id="profiles-title">Profiles</h1>
+        <h1 id="profiles-title">Settings</h1>
         <div className="toolbar">
           <button type="button" onClick={() => setEditing('new')} className="primary">
             Add profile
@@ -175,6 +176,7 @@ export function ProfilesScreen(): React.JSX.Element {
           </tbody>
         </table>
       ) : null}
+      <TeamLedgerPanel />
     </section>
   );
 }

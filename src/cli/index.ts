@@ -29,6 +29,7 @@ const USAGE = `Closebook command line (the same core as the app)
   team status [--url URL] | disconnect                    who you are there, your roles, the server and its schema
   team months [--json] | share ID | pull [--period YYYY-MM]
                                                           months on the team ledger; share a fetch; bring them here
+  team move-in [--json]                                   move this workstation's months and reviews in (signs nothing)
   consumption validate --file F [--sheet NAME]            check a CSV/XLSX consumption file; problems by row
   consumption submit --file F [--period YYYY-MM] [--failed-out F.xlsx|.csv] [--poll-interval S] [--yes]
                                                           submit usage for a month (default last month), watch the

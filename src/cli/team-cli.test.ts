@@ -155,6 +155,51 @@ describe('two workstations closing one month on the team ledger', () => {
     }
   });
 
+  it("moves a workstation's months and reviews in, signs nothing, and says what moved, what was there and what was left", async () => {
+    // Workstation C closed November on its own before the team ledger: fetched, reviewed, prepared (by its OS user).
+    const c = await temporaryDir();
+    try {
+      const C = (args: string[]) => runCli(args, c.path, { CLOSEBOOK_TEAM_PASSWORD: PASSWORD });
+      const fetch = (from: string, to: string) =>
+        C(['report', 'fetch', '--from', from, '--to', to, '--poll-interval', '1', ...inlineConnection(simulator.baseUrl)]).stdout.trim();
+      fetch('2026-10-01', '2026-10-31');
+      const november = fetch('2026-11-01', '2026-11-30');
+      const ids = (JSON.parse(C(['reports', 'check', november, '--json']).stdout) as ExceptionJson[]).map((exception) => exception.id);
+      expect(C(['reports', 'accept', november, ...ids, '--note', 'Agreed with sales.'])).toMatchObject({ code: 0 });
+      expect(C(['reports', 'prepare', november])).toMatchObject({ code: 0 });
+
+      expect(C(['team', 'connect', address('preparer_a')])).toMatchObject({ code: 0 });
+      const moved = C(['team', 'move-in', '--json']);
+      expect(moved.code).toBe(0);
+      const report = JSON.parse(moved.stdout) as { fetchesMoved: number; fetchesThere: number; reviewsMoved: number; reviewsThere: number; left: string[] };
+      // October has the lines A shared already; November is new, with its reviews; its local sign-off is not moved.
+      expect(report).toMatchObject({ fetchesMoved: 1, fetchesThere: 1, reviewsMoved: ids.length, reviewsThere: 0 });
+      expect(report.left).toEqual([
+        expect.stringMatching(/^2026-11-01…2026-11-30: Prepared here by .*; nothing is signed by the move — prepare it again on the team ledger\.$/),
+      ]);
+      const there = asRole(
+        'auditor_c',
+        "SELECT r.reviewed_by || ':' || r.note FROM closebook.reviews r JOIN closebook.months m USING (month_id) WHERE m.period_start = '2026-11-01' LIMIT 1",
+      );
+      expect(there.stdout.trim()).toMatch(/^preparer_a:Agreed with sales\. \(reviewed by .* at .* on a workstation; moved in\)$/);
+      expect(
+        asRole(
+          'auditor_c',
+          "SELECT count(*) FROM closebook.sign_offs s JOIN closebook.months m USING (month_id) WHERE m.period_start = '2026-11-01'",
+        ).stdout.trim(),
+      ).toBe('0');
+      // Moving in again moves nothing twice.
+      expect(JSON.parse(C(['team', 'move-in', '--json']).stdout)).toMatchObject({
+        fetchesMoved: 0,
+        fetchesThere: 2,
+        reviewsMoved: 0,
+        reviewsThere: ids.length,
+      });
+    } finally {
+      await c.remove();
+    }
+  });
+
   it('opens the last synced state read-only when the team ledger cannot be reached, and changes nothing', () => {
     cluster.halt();
     const offline = B(['reports', 'check', october_.b]);

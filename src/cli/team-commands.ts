@@ -3,7 +3,7 @@ import { TEAM_PASSWORD_VARIABLE, teamLedgerAddress, teamStatus, type TeamStatus 
 import { EXIT, parse, UsageError, withContext } from './context';
 
 const USAGE =
-  'Usage: team connect postgresql://YOUR-ROLE@HOST/DATABASE | status [--url URL] | months [--json] | share REPORT-ID | pull [--period YYYY-MM] | disconnect';
+  'Usage: team connect postgresql://YOUR-ROLE@HOST/DATABASE | status [--url URL] | months [--json] | share REPORT-ID | pull [--period YYYY-MM] | move-in | disconnect';
 
 /** The password for this run: only from the environment (never a flag: flags end up in shell history). */
 function passwordFromEnvironment(): string {
@@ -34,7 +34,7 @@ function fetchLine(fetch: TeamFetch): string {
 
 /**
  * `team connect URL` (password from CLOSEBOOK_TEAM_PASSWORD, then kept in the keychain), `team status [--url URL]`,
- * `team months`, `team share ID`, `team pull [--period YYYY-MM]`, `team disconnect`. While a team ledger is
+ * `team months`, `team share ID`, `team pull [--period YYYY-MM]`, `team move-in`, `team disconnect`. While a team ledger is
  * connected, `reports accept|prepare|approve|reopen|log` act on it: the database decides, as the signed-in role.
  */
 export async function teamCommand(args: string[]): Promise<number> {
@@ -105,6 +105,15 @@ export async function teamCommand(args: string[]): Promise<number> {
         process.stderr.write(`Pulled ${fetchLine({ ...fetch, localReportId: reportId })}\n`);
       }
       process.stderr.write(`${pulled.length} pulled, ${present.length} already here.\n`);
+      return EXIT.ok;
+    }
+    if (action === 'move-in') {
+      const moved = await team.moveIn();
+      if (values.json) process.stdout.write(`${JSON.stringify(moved, null, 2)}\n`);
+      else for (const line of moved.left) process.stdout.write(`left: ${line}\n`);
+      process.stderr.write(
+        `Fetches: ${moved.fetchesMoved} moved, ${moved.fetchesThere} there already. Reviews: ${moved.reviewsMoved} moved, ${moved.reviewsThere} there already. ${moved.left.length} left (above). Nothing was prepared or approved by the move.\n`,
+      );
       return EXIT.ok;
     }
     throw new UsageError(USAGE);

@@ -6,7 +6,7 @@ import { ReportPeriod } from './schemas/billing-report';
 import { ConnectionTestProgress } from './connection-test-progress';
 import { InputRow, MAX_CONSUMPTION_FILE_BYTES, MAX_EXTRA_COLUMNS, ParsedFile, Submission, SubmissionSummary, SubscriptionNames } from './schemas/consumption';
 import { ReportJob, ReportListing, ReportMeta } from './schemas/saved-report';
-import { TeamConnectInput, TeamLedgerView } from './schemas/team-ledger';
+import { TeamConnectInput, TeamLedgerView, TeamMoveIn } from './schemas/team-ledger';
 import {
   CheckThresholds,
   MAX_REVIEWS_AT_ONCE,
@@ -298,6 +298,8 @@ export const channels = {
     }),
     output: z.object({ pulled: z.number().int(), present: z.number().int() }),
   },
+  /** Moves this workstation's months and reviews into the team ledger (nothing is signed by the move), and says what moved. */
+  'team:move-in': { input: Empty, output: TeamMoveIn },
   'settings:get': { input: Empty, output: UiSettings },
   'settings:save': { input: UiSettings, output: UiSettings },
   /** A month's close: its exceptions (with reviews), what is open, the sign-off, and what changed since it. */

@@ -1,6 +1,6 @@
 import { AppError } from '@shared/errors';
 import type { Ledger, LedgerTransaction } from '../ledger/ledger';
-import { monthRow, type MonthRow, newestMonthRows, previousMonthRow } from './queries/months';
+import { everyMonthRow, monthRow, type MonthRow, newestMonthRows, previousMonthRow } from './queries/months';
 
 /**
  * A month of one Broker at one service: saved reports are grouped by (host, reseller id) and period, so an imported
@@ -48,4 +48,9 @@ export async function previousMonth(ledger: Ledger, month: MonthRef): Promise<Mo
 /** Every saved month of a service and reseller, one (the newest version) per period, oldest first. */
 export async function monthsOf(ledger: Ledger, month: Pick<MonthRef, 'host' | 'resellerId'>): Promise<MonthRef[]> {
   return (await newestMonthRows(ledger, month)).map(toRef);
+}
+
+/** Every saved fetch of every month, oldest period first, newest fetch first within a period. */
+export async function everyFetch(ledger: Ledger): Promise<MonthRef[]> {
+  return (await everyMonthRow(ledger)).map(toRef);
 }

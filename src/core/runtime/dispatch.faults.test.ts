@@ -54,6 +54,7 @@ function validInputs(f: ServiceFixture): Record<ChannelName, unknown[]> {
     'team:connect': [{ url: 'postgresql://anna@127.0.0.1:9/closebook', password: 'not kept' }],
     'team:disconnect': [{}],
     'team:pull': [{ period: '2026-10' }],
+    'team:move-in': [{}],
     'profiles:list': [{}],
     'profiles:save': [
       { fields, apiSecret: c.apiSecret, password: c.password },

@@ -18,6 +18,8 @@ import type { ServiceHandlers } from '@shared/contract';
 import type { EventHub } from '../runtime/event-hub';
 import { TeamWatch } from './team-watch';
 import { TeamCache } from './team-cache';
+import { moveIn } from './team-move-in';
+import type { TeamMoveIn } from '@shared/schemas/team-ledger';
 import { TeamRecord } from './team-record';
 import { type TeamStatus, teamStatus } from './team-session';
 
@@ -54,10 +56,12 @@ export interface TeamApi {
   months(): Promise<TeamFetch[]>;
   share(reportId: string): Promise<{ shared: boolean; lines: number; bytes: number }>;
   pull(period?: string): Promise<Awaited<ReturnType<TeamMonths['pull']>>>;
+  /** Moves this workstation's months and reviews in (see team-move-in.ts). */
+  moveIn(): Promise<TeamMoveIn>;
 }
 
 export interface TeamLedgerModule {
-  handlers: Pick<ServiceHandlers, 'team:status' | 'team:connect' | 'team:disconnect' | 'team:pull'>;
+  handlers: Pick<ServiceHandlers, 'team:status' | 'team:connect' | 'team:disconnect' | 'team:pull' | 'team:move-in'>;
   api: TeamApi;
   /** Listens for colleagues' changes (the app, not the CLI): each arrives as a `team:changed` event. */
   watch(): Promise<void>;
@@ -233,6 +237,10 @@ export function createTeamLedger(
     months: async () => (await connected()).months.list(),
     share: async (reportId) => (await connected()).months.share(reportId),
     pull: async (period) => (await connected()).months.pull(period),
+    moveIn: async () => {
+      const open = await connected();
+      return moveIn(await ledger(), open.connection, open.months, workstation);
+    },
   };
 
   const handlers: TeamLedgerModule['handlers'] = {
@@ -253,6 +261,7 @@ export function createTeamLedger(
       await api.disconnect();
       return view();
     },
+    'team:move-in': () => api.moveIn(),
     'team:pull': async ({ period }) => {
       const { pulled, present } = await api.pull(period);
       return { pulled: pulled.length, present: present.length };

@@ -40,3 +40,13 @@ export const TeamConnectInput = z.object({
   url: z.string().trim().min(1, 'is required').max(2000),
   password: z.string().min(1, 'is required').max(1000),
 });
+
+/** What moving a workstation's months into the team ledger did: moved, there already, and what was left and why. */
+export const TeamMoveIn = z.object({
+  fetchesMoved: z.number().int(),
+  fetchesThere: z.number().int(),
+  reviewsMoved: z.number().int(),
+  reviewsThere: z.number().int(),
+  left: z.array(z.string()),
+});
+export type TeamMoveIn = z.infer<typeof TeamMoveIn>;

@@ -37,6 +37,11 @@ export async function newestMonthRows(ledger: Ledger, month: Pick<MonthRef, 'hos
   return MONTH.all(rows);
 }
 
+/** Every saved report as a month, oldest period first, newest fetch first within a period. */
+export async function everyMonthRow(ledger: Ledger): Promise<MonthRow[]> {
+  return MONTH.all(await ledger.all(`SELECT ${MONTH_COLUMNS} FROM reports ORDER BY period_start, period_end, fetched_at DESC, report_id`));
+}
+
 /** The newest fetch of a month (what may be prepared), read on the ledger or inside a step's transaction. */
 export async function newestFetchRow(reader: Ledger | LedgerTransaction, month: MonthRef): Promise<MonthRow | undefined> {
   const rows = await reader.all(`SELECT ${MONTH_COLUMNS} FROM reports WHERE ${SAME_MONTH} ORDER BY fetched_at DESC, report_id LIMIT 1`, monthParams(month));

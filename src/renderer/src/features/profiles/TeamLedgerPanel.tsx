@@ -116,6 +116,16 @@ export function TeamLedgerPanel(): React.JSX.Element {
       await load();
     }
   };
+  const moveIn = async () => {
+    setPulled(null);
+    const moved = await action.run(() => call('team:move-in', {}), 'move-in');
+    if (moved) {
+      setPulled(
+        `Moved in: ${formatCount(moved.fetchesMoved)} fetches (${formatCount(moved.fetchesThere)} there already) and ${formatCount(moved.reviewsMoved)} reviews (${formatCount(moved.reviewsThere)} there already). Nothing was prepared or approved by the move.${moved.left.length ? ` Left: ${moved.left.join(' ')}` : ''}`,
+      );
+      await load();
+    }
+  };
   const disconnect = async () => {
     const answer = await action.run(() => call('team:disconnect', {}), 'disconnect');
     if (answer) setView(answer);
@@ -148,6 +158,16 @@ export function TeamLedgerPanel(): React.JSX.Element {
             {view.signedIn ? (
               <button type="button" className="primary" onClick={() => void pull()} disabled={action.busy}>
                 {action.running === 'pull' ? 'Bringing months here…' : 'Bring the months here'}
+              </button>
+            ) : null}
+            {view.signedIn ? (
+              <button
+                type="button"
+                onClick={() => void moveIn()}
+                disabled={action.busy}
+                title="Shares every month saved on this workstation and its reviews with the team ledger; nothing is prepared or approved by it"
+              >
+                {action.running === 'move-in' ? 'Moving in…' : 'Move this workstation’s months in'}
               </button>
             ) : null}
             <button type="button" onClick={() => void load()} disabled={action.busy}>

@@ -121,6 +121,14 @@ CREATE TABLE closebook.close_log (
   PRIMARY KEY (month_id, seq)
 );
 
+-- The team's close calendar: each checklist step's due business day and the holidays (one row).
+CREATE TABLE closebook.calendar (
+  only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+  calendar jsonb NOT NULL,
+  set_by text NOT NULL,
+  set_at timestamptz NOT NULL
+);
+
 CREATE FUNCTION closebook.refuse_log_change() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   RAISE EXCEPTION 'closebook: the close log is append-only: % is refused for every role, the owner''s included', TG_OP
@@ -253,6 +261,26 @@ BEGIN
     jsonb_build_object('contentHash', p_content_hash, 'lines', found_fetch.lines, 'fetchedAt', found_fetch.fetched_at)::text);
 END $$;
 
+-- The month's invoices exported (a workbook, the group packs): a step of its checklist, in its log.
+CREATE FUNCTION closebook.record_export(p_host text, p_reseller_id text, p_start date, p_end date, p_what text, p_workstation text)
+RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+  PERFORM closebook.require_working_role();
+  PERFORM closebook.append_log(closebook.lock_month(p_host, p_reseller_id, p_start, p_end), 'exported', '', left(coalesce(p_what, ''), 500), p_workstation, '');
+END $$;
+
+-- Replaces the team's close calendar (Closebook checks its shape before it sends it).
+CREATE FUNCTION closebook.set_calendar(p_calendar jsonb)
+RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+  PERFORM closebook.require_working_role();
+  IF jsonb_typeof(p_calendar -> 'holidays') IS DISTINCT FROM 'array' OR jsonb_typeof(p_calendar -> 'dueBusinessDay') IS DISTINCT FROM 'object' THEN
+    PERFORM closebook.refuse('A close calendar names dueBusinessDay and holidays.');
+  END IF;
+  INSERT INTO closebook.calendar VALUES (true, p_calendar, session_user, clock_timestamp())
+    ON CONFLICT (only_row) DO UPDATE SET calendar = excluded.calendar, set_by = excluded.set_by, set_at = excluded.set_at;
+END $$;
+
 -- Reviews exceptions alike (all or none), on the figures given; refused while the month is Prepared or Approved.
 CREATE FUNCTION closebook.review(p_host text, p_reseller_id text, p_start date, p_end date, p_exception_ids text[], p_evidences text[],
   p_state text, p_note text, p_workstation text)
@@ -382,12 +410,14 @@ REVOKE ALL ON FUNCTION closebook.review(text, text, date, date, text[], text[], 
   closebook.prepare(text, text, date, date, text, text, integer, jsonb, jsonb, jsonb, text),
   closebook.approve(text, text, date, date, text, jsonb, text), closebook.reopen(text, text, date, date, text, text),
   closebook.begin_fetch(text, text, date, date, text, bigint, integer, bigint, timestamptz, text),
-  closebook.put_chunk(text, text, date, date, text, integer, bytea), closebook.end_fetch(text, text, date, date, text, text) FROM PUBLIC;
+  closebook.put_chunk(text, text, date, date, text, integer, bytea), closebook.end_fetch(text, text, date, date, text, text),
+  closebook.record_export(text, text, date, date, text, text), closebook.set_calendar(jsonb) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION closebook.review(text, text, date, date, text[], text[], text, text, text),
   closebook.prepare(text, text, date, date, text, text, integer, jsonb, jsonb, jsonb, text), closebook.reopen(text, text, date, date, text, text)
   TO closebook_preparer;
 GRANT EXECUTE ON FUNCTION closebook.begin_fetch(text, text, date, date, text, bigint, integer, bigint, timestamptz, text),
-  closebook.put_chunk(text, text, date, date, text, integer, bytea), closebook.end_fetch(text, text, date, date, text, text)
+  closebook.put_chunk(text, text, date, date, text, integer, bytea), closebook.end_fetch(text, text, date, date, text, text),
+  closebook.record_export(text, text, date, date, text, text), closebook.set_calendar(jsonb)
   TO closebook_preparer, closebook_approver;
 GRANT EXECUTE ON FUNCTION closebook.approve(text, text, date, date, text, jsonb, text), closebook.reopen(text, text, date, date, text, text)
   TO closebook_approver;

@@ -1,6 +1,16 @@
 import { resolve } from 'node:path';
 import { AppError } from '@shared/errors';
-import { type BillingException, type CurrencyBridge, type Evidence, MonthChange, type MonthCloseView, type Severity } from '@shared/schemas/month-close';
+import {
+  type BillingException,
+  CHECKLIST_STEPS,
+  type ChecklistStepId,
+  CloseCalendar,
+  type CurrencyBridge,
+  type Evidence,
+  MonthChange,
+  type MonthCloseView,
+  type Severity,
+} from '@shared/schemas/month-close';
 import { describeFigures, type ShownReviewState, shownReviewState } from '@shared/model/review-state';
 import type { CliContext } from './context';
 import { EXIT, parse, UsageError, withContext } from './context';
@@ -9,7 +19,7 @@ import { EXIT, parse, UsageError, withContext } from './context';
 export const EXIT_OPEN_EXCEPTIONS = 4;
 
 /** The `reports` actions this module answers; the rest are report-commands.ts'. */
-export const CLOSE_ACTIONS = ['compare', 'check', 'accept', 'prepare', 'approve', 'reopen', 'log', 'evidence'] as const;
+export const CLOSE_ACTIONS = ['compare', 'check', 'accept', 'prepare', 'approve', 'reopen', 'log', 'evidence', 'checklist', 'calendar'] as const;
 
 export function isCloseAction(action: string | undefined): boolean {
   return (CLOSE_ACTIONS as readonly string[]).includes(action ?? '');
@@ -344,6 +354,69 @@ async function evidenceCommand(context: CliContext, ids: string[], values: { out
  * `reports accept ID EXCEPTION-ID… --note TEXT [--resolve]`, `reports prepare ID`, `reports approve ID` and
  * `reports reopen ID --reason TEXT`, `reports log ID [--json]` and `reports evidence ID --out F.pdf`: closing a month, offline, on the saved months. A refusal by a control exits 5.
  */
+async function checklistCommand(context: CliContext, ids: string[], values: { json: boolean }): Promise<number> {
+  if (ids.length !== 1) throw new UsageError('Usage: reports checklist ID [--json]');
+  const reportId = ids[0] as string;
+  const name = (await savedReports(context)).nameOf(reportId);
+  const checklist = await context.service.close.checklist(reportId);
+  if (values.json) process.stdout.write(`${JSON.stringify(checklist, null, 2)}\n`);
+  else
+    for (const step of checklist.steps) {
+      const state = step.done
+        ? `done${step.done.by ? ` by ${step.done.by}` : ''}${step.done.at ? ` at ${step.done.at}` : ''}`
+        : step.overdueDays
+          ? `OVERDUE by ${step.overdueDays} ${step.overdueDays === 1 ? 'day' : 'days'}`
+          : 'to do';
+      process.stdout.write(`${step.label.padEnd(34)} due ${step.due}  ${state}\n`);
+    }
+  const overdue = checklist.steps.filter((step) => step.overdueDays > 0).length;
+  process.stderr.write(
+    `${name}: ${checklist.steps.filter((step) => step.done).length} of ${checklist.steps.length} steps done${overdue ? `, ${overdue} overdue` : ''} (today ${checklist.today}).\n`,
+  );
+  return EXIT.ok;
+}
+
+/** `--due STEP=N`: a step's due business day. */
+function dueDays(values: string[] | undefined, calendar: CloseCalendar): CloseCalendar['dueBusinessDay'] {
+  const due = { ...calendar.dueBusinessDay };
+  for (const value of values ?? []) {
+    const [step, day] = value.split('=');
+    if (!step || !(CHECKLIST_STEPS as readonly string[]).includes(step) || !/^\d+$/.test(day ?? ''))
+      throw new UsageError(`--due takes STEP=N, a step (${CHECKLIST_STEPS.join(', ')}) and its business day; not ${value}`);
+    due[step as ChecklistStepId] = Number(day);
+  }
+  return due;
+}
+
+async function calendarCommand(
+  context: CliContext,
+  ids: string[],
+  values: { json: boolean; holidays?: string | undefined; due?: string[] | undefined },
+): Promise<number> {
+  if (ids.length) throw new UsageError('Usage: reports calendar [--holidays 2026-12-24,2026-12-25,…] [--due STEP=N]… [--json]');
+  const close = context.service.close;
+  let calendar = await close.calendar();
+  if (values.holidays !== undefined || values.due) {
+    const holidays =
+      values.holidays === undefined
+        ? calendar.holidays
+        : values.holidays
+            .split(',')
+            .map((day) => day.trim())
+            .filter(Boolean);
+    const wanted = CloseCalendar.safeParse({ dueBusinessDay: dueDays(values.due, calendar), holidays });
+    if (!wanted.success)
+      throw new UsageError(`The calendar is not usable: ${wanted.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`).join('; ')}`);
+    calendar = await close.calendar(wanted.data);
+  }
+  if (values.json) process.stdout.write(`${JSON.stringify(calendar, null, 2)}\n`);
+  else {
+    for (const step of CHECKLIST_STEPS) process.stdout.write(`${step.padEnd(12)} business day ${calendar.dueBusinessDay[step]}\n`);
+    process.stdout.write(`holidays     ${calendar.holidays.join(', ') || 'none'}\n`);
+  }
+  return EXIT.ok;
+}
+
 export async function closeCommand(args: string[]): Promise<number> {
   const [action, ...rest] = args;
   const { values, positionals } = parse(rest, {
@@ -352,6 +425,8 @@ export async function closeCommand(args: string[]): Promise<number> {
     note: { type: 'string' },
     reason: { type: 'string' },
     resolve: { type: 'boolean', default: false },
+    holidays: { type: 'string' },
+    due: { type: 'string', multiple: true },
   });
   return withContext(values['data-dir'], async (context) => {
     try {
@@ -361,6 +436,8 @@ export async function closeCommand(args: string[]): Promise<number> {
       if (action === 'reopen') return await reopenCommand(context, positionals, values);
       if (action === 'log') return await logCommand(context, positionals, values);
       if (action === 'evidence') return await evidenceCommand(context, positionals, values);
+      if (action === 'checklist') return await checklistCommand(context, positionals, values);
+      if (action === 'calendar') return await calendarCommand(context, positionals, values);
       return await acceptCommand(context, positionals, values);
     } catch (error) {
       // A report deleted between the listing and the work is as unknown as one never saved.

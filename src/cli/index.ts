@@ -23,6 +23,8 @@ const USAGE = `Closebook command line (the same core as the app)
   reports reopen ID --reason TEXT                         back to Draft, with the reason in the log
   reports log ID [--json]                                 the month's close log, its hash chain checked (exit 5 if broken)
   reports evidence ID --out FILE.pdf                      the month's evidence pack for an auditor (one PDF)
+  reports checklist ID [--json]                           the month's close steps: due business day, who and when, overdue
+  reports calendar [--holidays D,D…] [--due STEP=N]…      the close calendar (the team's with a team ledger)
   ledger backup --out FILE.duckdb                         a consistent copy of every saved month (the ledger)
   team connect postgresql://ROLE@HOST/DATABASE           connect the team ledger (password from CLOSEBOOK_TEAM_PASSWORD,
                                                           then kept in the keychain): the close then goes through it

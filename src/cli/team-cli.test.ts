@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createService } from '@core';
 import { testPorts } from '@testing/test-support';
@@ -105,6 +106,27 @@ describe('two workstations closing one month on the team ledger', () => {
     expect(A(['reports', 'check', october]).stderr).toMatch(/APPROVED by approver_b/);
     expect(B(['team', 'pull'])).toMatchObject({ code: 0, stderr: expect.stringMatching(/0 pulled, 2 already here/) });
 
+    // The month's checklist, from the team ledger's log: who did each step, on either workstation.
+    const checklist = (run: typeof A, reportId: string) =>
+      Object.fromEntries(
+        (JSON.parse(run(['reports', 'checklist', reportId, '--json']).stdout) as { steps: { id: string; done: { by: string | null } | null }[] }).steps.map(
+          (step) => [step.id, step.done?.by ?? (step.done ? 'done' : null)],
+        ),
+      );
+    expect(checklist(B, octoberB.id)).toMatchObject({
+      fetched: expect.stringMatching(/^preparer_a \(/),
+      reviewed: expect.stringMatching(/^preparer_a \(/),
+      prepared: 'preparer_a',
+      approved: 'approver_b',
+      exported: null,
+    });
+    // The invoices exported (the whole workbook) on A: done, on B too.
+    expect(A(['reports', 'export', october, '--out', join(simulator.dataDir, 'october.xlsx')])).toMatchObject({ code: 0 });
+    expect(checklist(B, octoberB.id).exported).toMatch(/^preparer_a \(/);
+    // The calendar is the team's: set on A, read on B.
+    expect(A(['reports', 'calendar', '--holidays', '2026-11-02', '--due', 'prepared=7'])).toMatchObject({ code: 0 });
+    expect(JSON.parse(B(['reports', 'calendar', '--json']).stdout)).toMatchObject({ holidays: ['2026-11-02'], dueBusinessDay: { prepared: 7 } });
+
     // The log, read through psql: every step with the role that took it; the owner cannot delete it.
     const log = asRole(
       'auditor_c',
@@ -116,6 +138,7 @@ describe('two workstations closing one month on the team ledger', () => {
       ...ids.map(() => 'accepted:preparer_a'),
       'prepared:preparer_a',
       'approved:approver_b',
+      'exported:preparer_a',
     ]);
     const { owner } = cluster;
     expect(cluster.psql(owner.user, owner.password, ['-c', 'DELETE FROM closebook.close_log'])).toMatchObject({

@@ -67,6 +67,7 @@ export function createService(ports: Ports): Service {
     addSheets: monthCloseSheets(ledger.get, close.api.check),
     guardDeletion: close.guardDeletion,
     stampOf: close.stampOf,
+    exported: close.recordExport,
   });
   // A month just fetched is closed next: the app (not the CLI, whose process ends with its command) makes its
   // comparison and checks at once, in the background, and shares it with the team ledger when one is connected.

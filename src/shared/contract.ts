@@ -8,7 +8,9 @@ import { InputRow, MAX_CONSUMPTION_FILE_BYTES, MAX_EXTRA_COLUMNS, ParsedFile, Su
 import { ReportJob, ReportListing, ReportMeta } from './schemas/saved-report';
 import { TeamConnectInput, TeamLedgerView, TeamMoveIn } from './schemas/team-ledger';
 import {
+  Checklist,
   CheckThresholds,
+  CloseCalendar,
   MAX_REVIEWS_AT_ONCE,
   CloseLog,
   MonthCloseView,
@@ -322,6 +324,10 @@ export const channels = {
   'close:approve': { input: ReportRef, output: MonthCloseView },
   /** Back to Draft, with a reason; an Approved month by an approver only. */
   'close:reopen': { input: ReportRef.extend({ reason: z.string().trim().min(1, 'is required').max(2000) }), output: MonthCloseView },
+  /** The month's checklist: each step with its due business day, who did it and when, overdue ones marked. */
+  'close:checklist': { input: ReportRef, output: Checklist },
+  /** The close calendar (the team's with a team ledger); with `calendar`, replaces it. */
+  'close:calendar': { input: z.object({ calendar: CloseCalendar.optional() }), output: CloseCalendar },
   /** The month's close log, oldest first, with its hash chain checked. */
   'close:log': { input: ReportRef, output: CloseLog },
   /** The month's evidence pack for an auditor, as one PDF handed to the user (save dialog or download). */

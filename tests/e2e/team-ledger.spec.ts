@@ -70,6 +70,19 @@ test('Settings → Team ledger: connect, a month fetched is shared and listed as
     let close = await viewer.closeTheMonth();
     await expect(close.root.getByRole('region', { name: 'Sign-off' })).toContainText(/still open|Nothing is open/);
 
+    // The month's checklist: the fetch done by anna (the team ledger's log), the rest to do; the calendar is the team's.
+    await close.root.getByRole('tab', { name: 'Checklist' }).click();
+    const checklist = close.root.getByRole('table', { name: 'Checklist' });
+    await expect(checklist.getByRole('row', { name: /Billing report fetched/ })).toContainText(/Done by anna/);
+    await expect(checklist.getByRole('row', { name: /Prepared/ })).toContainText(/To do|Overdue/);
+    // Business day 8 of November 2026 is the 11th; with 2 November a holiday, the 12th.
+    await expect(checklist.getByRole('row', { name: /Billing report fetched/ })).toContainText('Nov 11, 2026');
+    await close.root.getByText('Calendar: due days and holidays').click();
+    await close.root.getByLabel(/^Holidays/).fill('2026-11-02');
+    await close.root.getByRole('button', { name: 'Save the calendar' }).click();
+    await expect(checklist.getByRole('row', { name: /Billing report fetched/ })).toContainText('Nov 12, 2026');
+    await screenshots(page, 'checklist');
+
     // The server goes away: Settings says so, and the month's close opens as last read, read-only.
     cluster.halt();
     await app.nav('Settings').click();

@@ -245,6 +245,17 @@ export async function consumptionVersion(consumption: ConsumptionHistory | null)
     .join(',');
 }
 
+/** The newest Successful batch the consumption rule would count for a report (its profile, within its period), or null. */
+export async function lastCountedBatch(ledger: Ledger, reportId: string, consumption: ConsumptionHistory | null): Promise<{ at: string } | null> {
+  const report = await reportRow(ledger, reportId);
+  if (!report || !consumption) return null;
+  const batches = (await countedBatches(consumption))
+    .filter((batch) => batch.profileId === report.profile_id && batch.period.startDate >= report.period_start && batch.period.endDate <= report.period_end)
+    .map((batch) => batch.updatedAt)
+    .sort();
+  return batches.length ? { at: batches.at(-1) as string } : null;
+}
+
 /**
  * Metered subscriptions billed for another quantity than Closebook submitted for the month: Successful batches of
  * the report's profile whose period lies within the report's, their records without add-ons summed per

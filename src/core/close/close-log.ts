@@ -8,7 +8,7 @@ import { insertLogEntry, lastLogEntry, logEntryRows, type LogEntryRow } from './
 /** What a step of the close appends to the month's log (the month, its place in the chain and the hashes are added). */
 export interface LogStep {
   reportId: string;
-  action: 'accepted' | 'resolved' | 'open' | 'prepared' | 'approved' | 'reopened' | 'deleted';
+  action: 'accepted' | 'resolved' | 'open' | 'prepared' | 'approved' | 'reopened' | 'deleted' | 'exported';
   exceptionId?: string;
   note?: string;
   actor: string;

@@ -1,4 +1,4 @@
-import type { Review, ReviewState, SignOff } from '@shared/schemas/month-close';
+import type { CloseCalendar, Review, ReviewState, SignOff } from '@shared/schemas/month-close';
 import type { LedgerTransaction } from '../ledger/ledger';
 import type { BillingException } from './billing-checks';
 import type { MonthLog } from './close-log';
@@ -38,6 +38,11 @@ export interface CloseRecord {
    * team ledger's last synced state, read-only); null when it was read live.
    */
   offlineSince(month: MonthRef): string | null;
+  /** Logs that the month's invoices were exported (the full workbook or the group packs), for its checklist. */
+  recordExport(month: MonthRef, reportId: string, what: string, actor: Actor): Promise<void>;
+  /** The close calendar: each step's due business day and the holidays (the team's, on the team ledger). */
+  calendar(): Promise<CloseCalendar>;
+  setCalendar(calendar: CloseCalendar): Promise<CloseCalendar>;
   /** Inside the workstation's transaction that deletes a fetch (see MonthReview.guardDeletion). */
   guardDeletion(transaction: LedgerTransaction, month: MonthRef, reportId: string, details: string, actor: Actor): Promise<void>;
 }

@@ -1,6 +1,8 @@
 import type { ServiceHandlers } from '@shared/contract';
 import { AppError } from '@shared/errors';
 import {
+  type Checklist,
+  type CloseCalendar,
   type CloseLog,
   MAX_CHANGES_SHOWN,
   MAX_REVIEWS_AT_ONCE,
@@ -15,6 +17,7 @@ import { writeEvidencePdf } from './evidence-pdf';
 import { type CloseStamp, closeStamp } from './close-stamp';
 import { deliverFile } from '../storage/files';
 import { rateRows } from './queries/rates';
+import { CalendarFile } from './calendar';
 import { MonthClose } from './month-close';
 import { compareMonths, type MonthComparison } from './month-compare';
 import { type IdentityPort, workstationIdentity } from '../ports/identity';
@@ -34,6 +37,8 @@ type CloseHandlers = Pick<
   | 'close:approve'
   | 'close:reopen'
   | 'close:log'
+  | 'close:checklist'
+  | 'close:calendar'
   | 'close:evidence'
   | 'close:compare'
   | 'close:months'
@@ -58,6 +63,9 @@ export interface CloseApi {
   approve(reportId: string): Promise<MonthCloseView>;
   reopen(reportId: string, reason: string): Promise<MonthCloseView>;
   log(reportId: string): Promise<CloseLog>;
+  checklist(reportId: string): Promise<Checklist>;
+  /** The close calendar; with `calendar`, replaces it. */
+  calendar(calendar?: CloseCalendar): Promise<CloseCalendar>;
   /** Writes the month's evidence pack (one PDF) to `path`. */
   evidence(reportId: string, path: string): Promise<{ pages: number }>;
   /** Writes a comparison (from `compare`) to `path` as a workbook: the Changes sheet and an About naming both months. */
@@ -80,6 +88,8 @@ export interface CloseModule {
    * deletion of a draft fetch in its month's log.
    */
   guardDeletion(transaction: LedgerTransaction, reportId: string, details: string): Promise<void>;
+  /** Logs that a month's invoices were exported (`what`: the file), for its checklist; a failure is logged, not thrown. */
+  recordExport(reportId: string, what: string): Promise<void>;
   /** The month's close state of a fetch in words (DRAFT, PREPARED, APPROVED with who and when), for every file made of it. */
   stampOf(reportId: string): Promise<CloseStamp>;
 }
@@ -96,7 +106,14 @@ export function createClose(
   team?: { record: CloseRecordPort; identity: IdentityPort },
 ): CloseModule {
   const now = () => new Date(ports.clock.now()).toISOString();
-  const close = new MonthClose(ledger, consumption, team?.identity ?? ports.identity ?? workstationIdentity, now, team?.record);
+  const close = new MonthClose(
+    ledger,
+    consumption,
+    team?.identity ?? ports.identity ?? workstationIdentity,
+    now,
+    team?.record,
+    new CalendarFile(ports.dataDir),
+  );
   const thresholds = new ThresholdStore(ports.dataDir);
   const profileOf = async (reportId: string) => profileOfReport(await ledger(), reportId);
   /** The thresholds of the report's profile (a Prepared or Approved month is read with its own, see MonthClose). */
@@ -157,6 +174,8 @@ export function createClose(
       return view(reportId);
     },
     'close:log': async ({ reportId }) => close.log(reportId),
+    'close:checklist': async ({ reportId }) => close.checklist(reportId, await limitsOf(reportId)),
+    'close:calendar': async ({ calendar }) => (calendar ? close.setCalendar(calendar) : close.calendar()),
     'close:evidence': async ({ reportId }) => {
       const label = await monthLabel(await ledger(), reportId);
       const name = `${label?.name ?? 'Month'} evidence`;
@@ -208,6 +227,8 @@ export function createClose(
     approve: (reportId) => handlers['close:approve']({ reportId }),
     reopen: (reportId, reason) => handlers['close:reopen']({ reportId, reason }),
     log: (reportId) => close.log(reportId),
+    checklist: (reportId) => handlers['close:checklist']({ reportId }),
+    calendar: (calendar) => handlers['close:calendar'](calendar ? { calendar } : {}),
     evidence,
     exportComparison: async (comparison, path) => {
       const opened = await ledger();
@@ -234,5 +255,11 @@ export function createClose(
     if (month) await close.guardDeletion(transaction, month, reportId, details);
   };
   const stampOf = async (reportId: string) => closeStamp(await view(reportId), reportId, undefined);
-  return { handlers, api, checkAhead, settled: async () => void (await Promise.allSettled([...checking])), guardDeletion, stampOf };
+  const recordExport = (reportId: string, what: string) =>
+    close
+      .recordExport(reportId, what)
+      .catch((error: unknown) =>
+        ports.log.warn('the export could not be logged in the month', { reportId, error: error instanceof Error ? error.message : String(error) }),
+      );
+  return { handlers, api, checkAhead, settled: async () => void (await Promise.allSettled([...checking])), guardDeletion, stampOf, recordExport };
 }

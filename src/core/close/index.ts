@@ -5,6 +5,7 @@ export { monthCloseSheets } from './close-workbook';
 export type { CloseRecord, CloseRecordPort } from './close-record';
 export type { BillingException } from './billing-checks';
 export type { MonthLog } from './close-log';
+export { tidyCalendar } from './calendar';
 export { type Actor, evidenceText, type Prepared, reviewRequest, reviewsOf, signOffOf } from './month-review';
 export { RULES_VERSION } from './month-close';
 export { everyFetch, monthOf, type MonthRef } from './months';

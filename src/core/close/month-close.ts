@@ -11,10 +11,15 @@ import {
   type ConsumptionHistory,
   consumptionVersion,
   DEFAULT_THRESHOLDS,
+  lastCountedBatch,
   runBillingChecks,
   type Severity,
 } from './billing-checks';
 import type { CloseRecord, CloseRecordPort } from './close-record';
+import type { Checklist, CloseCalendar } from '@shared/schemas/month-close';
+import { type CalendarStore, memoryCalendar } from './calendar';
+import { checklistSteps } from './checklist';
+import { rateRows } from './queries/rates';
 import { compareMonths, type CurrencyBridge, type MonthChange } from './month-compare';
 import { contentHashOf, keptContentHash } from '../reports';
 import { type Actor, MonthReview, openCounts, type Review, type ReviewState, type SignOff, signOffOf } from './month-review';
@@ -79,8 +84,46 @@ export class MonthClose {
     private readonly identity: IdentityPort = workstationIdentity,
     private readonly now: () => string = () => new Date().toISOString(),
     private readonly team: CloseRecordPort = async () => null,
+    calendar: CalendarStore = memoryCalendar(),
   ) {
-    this.local = new MonthReview(ledger);
+    this.local = new MonthReview(ledger, calendar);
+  }
+
+  /** The month's checklist: each step with its due business day, who did it and when, and how late if not done. */
+  async checklist(reportId: string, profileThresholds: CheckThresholds = DEFAULT_THRESHOLDS): Promise<Checklist> {
+    const ledger = await this.ledger();
+    const record = await this.record();
+    const state = await this.state(reportId, profileThresholds);
+    const month = await monthOf(ledger, reportId);
+    const calendar = await record.calendar();
+    const now = new Date(this.now());
+    const today = `${now.getFullYear()}-${String(now.getMonth() + 1).padStart(2, '0')}-${String(now.getDate()).padStart(2, '0')}`;
+    const steps = checklistSteps({
+      periodEnd: month.endDate,
+      state: state.state,
+      signOff: state.signOff,
+      openCount: state.open.high + state.open.medium + state.open.low,
+      log: (await record.log(month)).entries,
+      fetchedAt: month.fetchedAt,
+      consumption: await lastCountedBatch(ledger, reportId, this.consumption),
+      ratesEntered: (await rateRows(ledger, month)).length > 0,
+      calendar,
+      today,
+    });
+    return { reportId, today, calendar, steps };
+  }
+
+  async calendar(): Promise<CloseCalendar> {
+    return (await this.record()).calendar();
+  }
+
+  async setCalendar(calendar: CloseCalendar): Promise<CloseCalendar> {
+    return (await this.record()).setCalendar(calendar);
+  }
+
+  /** Logs that a month's invoices were exported (`what`: which file), for its checklist. */
+  async recordExport(reportId: string, what: string): Promise<void> {
+    await (await this.record()).recordExport(await monthOf(await this.ledger(), reportId), reportId, what, await this.actor());
   }
 
   /** Where the close is decided now: the team ledger while one is connected, else this workstation's ledger. */

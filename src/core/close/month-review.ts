@@ -1,5 +1,6 @@
 import { AppError } from '@shared/errors';
-import type { CheckThresholds, Evidence, Review, ReviewState, SignOff } from '@shared/schemas/month-close';
+import type { CheckThresholds, CloseCalendar, Evidence, Review, ReviewState, SignOff } from '@shared/schemas/month-close';
+import type { CalendarStore } from './calendar';
 import type { Ledger, LedgerTransaction } from '../ledger/ledger';
 import type { Identity } from '../ports/identity';
 import type { BillingException } from './billing-checks';
@@ -143,7 +144,26 @@ export interface Prepared {
  * same transaction — all or nothing.
  */
 export class MonthReview implements CloseRecord {
-  constructor(private readonly ledger: () => Promise<Ledger>) {}
+  constructor(
+    private readonly ledger: () => Promise<Ledger>,
+    private readonly calendarStore: CalendarStore,
+  ) {}
+
+  calendar(): Promise<CloseCalendar> {
+    return this.calendarStore.get();
+  }
+
+  setCalendar(calendar: CloseCalendar): Promise<CloseCalendar> {
+    return this.calendarStore.set(calendar);
+  }
+
+  async recordExport(month: MonthRef, reportId: string, what: string, actor: Actor): Promise<void> {
+    const ledger = await this.ledger();
+    if (ledger.readOnly) return; // a read-only data folder exports, but keeps no log
+    await ledger.write((transaction) =>
+      appendLog(transaction, month, [{ reportId, action: 'exported', note: what, actor: actor.identity.user, at: actor.at }]),
+    );
+  }
 
   async log(month: MonthRef): Promise<MonthLog> {
     return monthLog(await this.ledger(), month);

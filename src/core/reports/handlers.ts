@@ -1,5 +1,5 @@
 import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { AppError } from '@shared/errors';
 import { isEmptyFilter, type ReportFilter } from '@shared/report-filter';
 import type { ReportJob, ReportMeta } from '@shared/schemas/saved-report';
@@ -82,6 +82,8 @@ export interface MonthHooks {
   guardDeletion?: (transaction: LedgerTransaction, reportId: string, details: string) => Promise<void>;
   /** The month's close state in words, for the Invoicing sheet and the name of a draft's workbook. */
   stampOf?: (reportId: string) => Promise<CloseStampText>;
+  /** The month's invoices went out (the whole workbook, or the group packs): a step of its checklist. */
+  exported?: (reportId: string, what: string) => Promise<void>;
 }
 
 export function createReports(
@@ -92,7 +94,9 @@ export function createReports(
   ledger: () => Promise<Ledger>,
   month: MonthHooks = {},
 ): ReportsModule {
-  const { addSheets, guardDeletion, stampOf } = month;
+  const { addSheets, guardDeletion, stampOf, exported } = month;
+  /** Tells the month close that its invoices went out, when a whole workbook (not a view) or the packs were written. */
+  const invoicesOut = async (reportId: string, what: string) => exported?.(reportId, what);
   /** What a workbook of a report carries of its month's close: its sheets and About rows, and its state in words. */
   const closeOptions = async (reportId: string) => ({ ...(addSheets ? { addSheets } : {}), ...(stampOf ? { stamp: await stampOf(reportId) } : {}) });
   const getProfile = (profileId: string) => profiles.get(profileId);
@@ -165,7 +169,8 @@ export function createReports(
       const onProgress = (lines: number) => events.emit('reports:export-progress', { reportId, lines, total: scoped ? null : meta.counts.lines });
       const close = format === 'xlsx' ? await closeOptions(reportId) : {};
       const draft = close.stamp?.word === 'DRAFT' ? ' (DRAFT)' : '';
-      return deliverFile(ports, `${meta.name}${scoped ? ' (view)' : ''}${draft}.${format}`, format, (path) =>
+      const fileName = `${meta.name}${scoped ? ' (view)' : ''}${draft}.${format}`;
+      const result = await deliverFile(ports, fileName, format, (path) =>
         exportReport(ledger, reportId, format, path, {
           appVersion: ports.appVersion,
           exportedAt: new Date(ports.clock.now()),
@@ -174,9 +179,14 @@ export function createReports(
           onProgress,
         }),
       );
+      if (format === 'xlsx' && !scoped && result.kind !== 'cancelled') await invoicesOut(reportId, `workbook ${fileName}`);
+      return result;
     },
-    'reports:export-groups': async ({ reportId, filter }) =>
-      exportGroupPacks(ports, await ledger(), await library.meta(reportId), await closeOptions(reportId), filter),
+    'reports:export-groups': async ({ reportId, filter }) => {
+      const result = await exportGroupPacks(ports, await ledger(), await library.meta(reportId), await closeOptions(reportId), filter);
+      if (result.packs.length && !(filter && !isEmptyFilter(filter))) await invoicesOut(reportId, `${result.packs.length} group workbooks`);
+      return result;
+    },
     'reports:share': async ({ reportId }) => {
       const meta = await library.meta(reportId);
       return deliverFile(ports, `${meta.name}.closebook-report.json.gz`, 'json', async (path) => writeSharedReport(await ledger(), meta, path));
@@ -210,15 +220,20 @@ export function createReports(
       }
       const scoped = filter && !isEmptyFilter(filter) ? filter : undefined;
       const format = formatOf(path);
-      return exportReport(ledger, reportId, format, path, {
+      const written = await exportReport(ledger, reportId, format, path, {
         appVersion: ports.appVersion,
         exportedAt: new Date(ports.clock.now()),
         ...(scoped ? { filter: scoped } : {}),
         ...(format === 'xlsx' ? await closeOptions(reportId) : {}),
       });
+      if (format === 'xlsx' && !scoped) await invoicesOut(reportId, `workbook ${basename(path)}`);
+      return written;
     },
-    exportGroupPacks: async (reportId, outDir, filter) =>
-      exportGroupPacksToFolder(ports, await ledger(), await library.meta(reportId), await closeOptions(reportId), outDir, filter),
+    exportGroupPacks: async (reportId, outDir, filter) => {
+      const result = await exportGroupPacksToFolder(ports, await ledger(), await library.meta(reportId), await closeOptions(reportId), outDir, filter);
+      if (!(filter && !isEmptyFilter(filter))) await invoicesOut(reportId, `group workbooks in ${basename(outDir)}`);
+      return result;
+    },
   };
   return { handlers, api, jobs, migrated };
 }

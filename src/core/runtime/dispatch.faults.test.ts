@@ -122,6 +122,13 @@ function validInputs(f: ServiceFixture): Record<ChannelName, unknown[]> {
     'close:prepare': [{ reportId: f.report.id }],
     'close:approve': [{ reportId: f.report.id }],
     'close:log': [{ reportId: f.report.id }],
+    'close:checklist': [{ reportId: f.report.id }],
+    'close:calendar': [
+      {},
+      {
+        calendar: { dueBusinessDay: { consumption: 3, fetched: 8, reviewed: 9, rates: 9, prepared: 10, approved: 11, exported: 12 }, holidays: ['2026-12-24'] },
+      },
+    ],
     'close:evidence': [{ reportId: f.report.id }],
     'close:reopen': [{ reportId: f.report.id, reason: 'A late credit' }],
     'close:compare': [{ beforeId: f.decoyReport.id, afterId: f.report.id }],

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Review, ReviewState, SignOff } from '@shared/schemas/month-close';
+import { CloseCalendar, DEFAULT_CALENDAR, type Review, type ReviewState, type SignOff } from '@shared/schemas/month-close';
 import { AppError } from '@shared/errors';
 import {
   type BillingException,
@@ -15,6 +15,7 @@ import {
   RULES_VERSION,
   type SignOffRow,
   signOffOf,
+  tidyCalendar,
 } from '../close';
 import type { Ledger } from '../ledger/ledger';
 import type { TeamCache } from './team-cache';
@@ -221,6 +222,32 @@ export class TeamRecord implements CloseRecord {
       intact: brokenAt === null,
       brokenAt,
     };
+  }
+
+  async recordExport(month: MonthRef, _reportId: string, what: string): Promise<void> {
+    await this.connection.query('SELECT closebook.record_export($1, $2, $3::date, $4::date, $5, $6)', [...monthKey(month), what, this.workstation]);
+  }
+
+  /** The team's calendar (the defaults until someone sets it); a copy of it is kept for when the server is away. */
+  async calendar(): Promise<CloseCalendar> {
+    const read = async () => {
+      const [row] = await this.connection.query<{ calendar: unknown }>('SELECT calendar FROM closebook.calendar');
+      const parsed = CloseCalendar.safeParse(row?.calendar);
+      return parsed.success ? parsed.data : DEFAULT_CALENDAR;
+    };
+    try {
+      const calendar = await read();
+      await this.cache.put('calendar', calendar, this.now());
+      return calendar;
+    } catch (error) {
+      if (!(error instanceof AppError && error.code === 'network')) throw error;
+      return (await this.cache.get<CloseCalendar>('calendar'))?.value ?? DEFAULT_CALENDAR;
+    }
+  }
+
+  async setCalendar(calendar: CloseCalendar): Promise<CloseCalendar> {
+    await this.connection.query('SELECT closebook.set_calendar($1::jsonb)', [JSON.stringify(tidyCalendar(calendar))]);
+    return this.calendar();
   }
 
   /** A deletion of a local copy changes nothing on the team ledger: the workstation's own guard applies (MonthClose). */

@@ -296,3 +296,40 @@ export const RatesView = z.object({
   missing: z.array(z.string()),
 });
 export type RatesView = z.infer<typeof RatesView>;
+
+/** The steps a month's close takes, in order; each done automatically where Closebook sees it happen. */
+export const CHECKLIST_STEPS = ['consumption', 'fetched', 'reviewed', 'rates', 'prepared', 'approved', 'exported'] as const;
+export const ChecklistStepId = z.enum(CHECKLIST_STEPS);
+export type ChecklistStepId = z.infer<typeof ChecklistStepId>;
+
+const IsoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date like 2026-12-24');
+
+/**
+ * The team's close calendar: each step's due business day of the month after the period (1 = its first working day),
+ * and the holidays that are not working days (weekends never are). Kept in the team ledger when one is connected.
+ */
+export const CloseCalendar = z.object({
+  dueBusinessDay: z.object(Object.fromEntries(CHECKLIST_STEPS.map((step) => [step, z.number().int().min(1).max(23)])) as Record<ChecklistStepId, z.ZodNumber>),
+  holidays: z.array(IsoDate).max(400),
+});
+export type CloseCalendar = z.infer<typeof CloseCalendar>;
+
+export const DEFAULT_CALENDAR: CloseCalendar = {
+  dueBusinessDay: { consumption: 3, fetched: 8, reviewed: 9, rates: 9, prepared: 10, approved: 11, exported: 12 },
+  holidays: [],
+};
+
+export const ChecklistStep = z.object({
+  id: ChecklistStepId,
+  label: z.string(),
+  /** The due date: the step's business day of the month after the period. */
+  due: IsoDate,
+  /** Who did it (null where Closebook cannot tell, e.g. a fetch made before the team ledger) and when. */
+  done: z.object({ by: z.string().nullable(), at: z.string().nullable() }).nullable(),
+  /** Not done and past its due date: by how many days. */
+  overdueDays: z.number().int().nonnegative(),
+});
+export type ChecklistStep = z.infer<typeof ChecklistStep>;
+
+export const Checklist = z.object({ reportId: z.string(), today: IsoDate, calendar: CloseCalendar, steps: z.array(ChecklistStep) });
+export type Checklist = z.infer<typeof Checklist>;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDateTime, formatDuration, isoDay } from './format-time';
+import { formatDate, formatDateTime, formatDuration, isoDay } from './format-time';
 
 describe('formatDateTime', () => {
   it('shows a stored UTC timestamp in local time with the zone named, in the order of the locale', () => {
@@ -21,5 +21,13 @@ describe('the other helpers', () => {
     expect(formatDuration(42_000)).toBe('42 s');
     expect(formatDuration(185_000)).toBe('3 min 05 s');
     expect(formatDuration(-5)).toBe('0 s');
+  });
+});
+
+describe('formatDate', () => {
+  it('shows a calendar day with its weekday in the locale, the same day in every time zone', () => {
+    expect(formatDate('2026-12-10', { locale: 'en-GB' })).toBe('Thu, 10 Dec 2026');
+    expect(formatDate('2026-12-10', { locale: 'sv-SE' })).toBe('tors 10 dec. 2026');
+    expect(formatDate('not a day')).toBe('not a day');
   });
 });

@@ -47,6 +47,21 @@ export function formatDateTime(iso: string, options: TimeFormatOptions = {}): st
   return dateTimeFormat(options).format(time);
 }
 
+const dayFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** A calendar day (YYYY-MM-DD, no time and no zone) in the user's locale with its weekday: `Thu 10 Dec 2026`. */
+export function formatDate(day: string, options: Pick<TimeFormatOptions, 'locale'> = {}): string {
+  const time = Date.parse(`${day}T00:00:00Z`);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(time)) return day;
+  const locale = options.locale ?? userLocale;
+  let format = dayFormats.get(locale);
+  if (!format) {
+    format = new Intl.DateTimeFormat(locale, { weekday: 'short', year: 'numeric', month: 'short', day: 'numeric', timeZone: 'UTC' });
+    dayFormats.set(locale, format);
+  }
+  return format.format(time);
+}
+
 const clockFormats = new Map<string, Intl.DateTimeFormat>();
 
 /** Only the time of day, for "when" beside a live status: `14:02` (the day and zone are in its tooltip). */

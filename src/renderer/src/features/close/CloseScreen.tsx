@@ -1,6 +1,7 @@
 import { useId, useState } from 'react';
 import type { ReportMeta } from '@shared/schemas/saved-report';
 import { formatCount } from '@renderer/components/format-number';
+import { ChecklistPanel } from './ChecklistPanel';
 import { CloseHeader } from './CloseHeader';
 import { ComparePanel } from './ComparePanel';
 import { ExceptionsPanel } from './ExceptionsPanel';
@@ -13,7 +14,7 @@ import { TrendsPanel } from './TrendsPanel';
 import { useMonthClose } from './use-month-close';
 import './close.css';
 
-type Tab = 'exceptions' | 'compare' | 'trends' | 'rates' | 'thresholds';
+type Tab = 'exceptions' | 'compare' | 'checklist' | 'trends' | 'rates' | 'thresholds';
 
 /**
  * Closing the open report's month, the way month end is worked through: what is open first (exceptions by
@@ -29,6 +30,7 @@ export function CloseScreen({ meta, onShowInReport }: { meta: ReportMeta; onShow
   const tabs: { id: Tab; label: string }[] = [
     { id: 'exceptions', label: view ? `Exceptions (${formatCount(openCount)} open)` : 'Exceptions' },
     { id: 'compare', label: 'Compare with last month' },
+    { id: 'checklist', label: 'Checklist' },
     { id: 'trends', label: 'Trends' },
     { id: 'rates', label: 'Reference currency' },
     { id: 'thresholds', label: 'Thresholds' },
@@ -76,6 +78,7 @@ export function CloseScreen({ meta, onShowInReport }: { meta: ReportMeta; onShow
         {!view && !close.loadError && tab !== 'trends' && tab !== 'rates' ? <p className="empty">Running the billing checks…</p> : null}
         {view && tab === 'exceptions' ? <ExceptionsPanel view={view} close={close} onShow={onShowInReport} /> : null}
         {view && tab === 'compare' ? <ComparePanel meta={meta} previousReportId={view.previousReportId} /> : null}
+        {view && tab === 'checklist' ? <ChecklistPanel reportId={meta.id} view={view} /> : null}
         {tab === 'trends' ? <TrendsPanel reportId={meta.id} /> : null}
         {tab === 'rates' ? <RatesPanel reportId={meta.id} /> : null}
         {view && tab === 'thresholds' ? (

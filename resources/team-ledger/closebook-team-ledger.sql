@@ -121,6 +121,21 @@ CREATE TABLE closebook.close_log (
   PRIMARY KEY (month_id, seq)
 );
 
+-- Metered consumption submitted and accepted by the service (Successful batches given a period), shared so that the
+-- metered check finds the same exceptions on every workstation. The summary is what lists; the submission, its rows.
+CREATE TABLE closebook.consumption (
+  batch_id uuid PRIMARY KEY,
+  host text NOT NULL,
+  reseller_id text NOT NULL,
+  period_start date NOT NULL,
+  period_end date NOT NULL,
+  summary jsonb NOT NULL,
+  submission jsonb NOT NULL,
+  shared_by text NOT NULL,
+  workstation text NOT NULL,
+  shared_at timestamptz NOT NULL
+);
+
 -- The team's close calendar: each checklist step's due business day and the holidays (one row).
 CREATE TABLE closebook.calendar (
   only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
@@ -269,6 +284,23 @@ BEGIN
   PERFORM closebook.append_log(closebook.lock_month(p_host, p_reseller_id, p_start, p_end), 'exported', '', left(coalesce(p_what, ''), 500), p_workstation, '');
 END $$;
 
+-- A Successful consumption batch shared once (false when it is there already: a batch does not change once Successful).
+CREATE FUNCTION closebook.share_consumption(p_host text, p_reseller_id text, p_batch_id uuid, p_start date, p_end date, p_summary jsonb,
+  p_submission jsonb, p_workstation text)
+RETURNS boolean LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  added integer;
+BEGIN
+  PERFORM closebook.require_working_role();
+  IF p_summary ->> 'state' IS DISTINCT FROM 'Successful' THEN
+    PERFORM closebook.refuse('Only a batch the service accepted (Successful) is shared.');
+  END IF;
+  INSERT INTO closebook.consumption VALUES (p_batch_id, p_host, p_reseller_id, p_start, p_end, p_summary, p_submission, session_user, p_workstation,
+    clock_timestamp()) ON CONFLICT (batch_id) DO NOTHING;
+  GET DIAGNOSTICS added = ROW_COUNT;
+  RETURN added = 1;
+END $$;
+
 -- Replaces the team's close calendar (Closebook checks its shape before it sends it).
 CREATE FUNCTION closebook.set_calendar(p_calendar jsonb)
 RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
@@ -411,13 +443,15 @@ REVOKE ALL ON FUNCTION closebook.review(text, text, date, date, text[], text[], 
   closebook.approve(text, text, date, date, text, jsonb, text), closebook.reopen(text, text, date, date, text, text),
   closebook.begin_fetch(text, text, date, date, text, bigint, integer, bigint, timestamptz, text),
   closebook.put_chunk(text, text, date, date, text, integer, bytea), closebook.end_fetch(text, text, date, date, text, text),
-  closebook.record_export(text, text, date, date, text, text), closebook.set_calendar(jsonb) FROM PUBLIC;
+  closebook.record_export(text, text, date, date, text, text), closebook.set_calendar(jsonb),
+  closebook.share_consumption(text, text, uuid, date, date, jsonb, jsonb, text) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION closebook.review(text, text, date, date, text[], text[], text, text, text),
   closebook.prepare(text, text, date, date, text, text, integer, jsonb, jsonb, jsonb, text), closebook.reopen(text, text, date, date, text, text)
   TO closebook_preparer;
 GRANT EXECUTE ON FUNCTION closebook.begin_fetch(text, text, date, date, text, bigint, integer, bigint, timestamptz, text),
   closebook.put_chunk(text, text, date, date, text, integer, bytea), closebook.end_fetch(text, text, date, date, text, text),
-  closebook.record_export(text, text, date, date, text, text), closebook.set_calendar(jsonb)
+  closebook.record_export(text, text, date, date, text, text), closebook.set_calendar(jsonb),
+  closebook.share_consumption(text, text, uuid, date, date, jsonb, jsonb, text)
   TO closebook_preparer, closebook_approver;
 GRANT EXECUTE ON FUNCTION closebook.approve(text, text, date, date, text, jsonb, text), closebook.reopen(text, text, date, date, text, text)
   TO closebook_approver;

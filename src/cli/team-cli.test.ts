@@ -1,3 +1,4 @@
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createService } from '@core';
@@ -221,6 +222,41 @@ describe('two workstations closing one month on the team ledger', () => {
     } finally {
       await c.remove();
     }
+  });
+
+  it('shares a consumption batch the service accepted, so the metered check finds the same on every workstation', async () => {
+    // A metered subscription October bills on exactly one line (what the metered check compares).
+    const lines = join(simulator.dataDir, 'october-lines.csv');
+    expect(A(['reports', 'export', october_.a, '--out', lines]).code).toBe(0);
+    const csv = await readFile(lines, 'utf8');
+    const subscriptions = (await (await fetch(`${simulator.baseUrl}/__twin/subscriptions`)).json()) as { subscriptionId: string }[];
+    const metered = subscriptions.find(({ subscriptionId }) => csv.split(subscriptionId).length === 2);
+    const file = join(simulator.dataDir, 'october-usage.csv');
+    await writeFile(file, `Subscription ID;Is add-on;Add-on ID;Quantity\r\n${metered!.subscriptionId};no;;9999\r\n`);
+    const submitted = A([
+      'consumption',
+      'submit',
+      '--file',
+      file,
+      '--period',
+      '2026-10',
+      '--poll-interval',
+      '0.2',
+      '--yes',
+      ...inlineConnection(simulator.baseUrl),
+    ]);
+    expect([submitted.code, submitted.stderr]).toEqual([0, expect.any(String)]);
+    expect(asRole('auditor_c', "SELECT shared_by || ':' || to_char(period_start, 'YYYY-MM') FROM closebook.consumption").stdout.trim()).toBe(
+      'preparer_a:2026-10',
+    );
+    // B submitted nothing, yet finds what A's submission makes differ from the bill — as A does.
+    const differs = (run: typeof A, reportId: string) =>
+      (JSON.parse(run(['reports', 'check', reportId, '--json']).stdout) as ExceptionJson[])
+        .filter((exception) => exception.rule === 'consumption-differs')
+        .map((exception) => exception.id);
+    const onA = differs(A, october_.a);
+    expect(onA).toHaveLength(1);
+    expect(differs(B, october_.b)).toEqual(onA);
   });
 
   it('opens the last synced state read-only when the team ledger cannot be reached, and changes nothing', () => {

@@ -61,7 +61,17 @@ export function createService(ports: Ports): Service {
   });
   // Who acts: a test's second person, else the team ledger's signed-in role while one is connected, else the OS account.
   const identity = ports.identity ?? (async () => (await team.identity()) ?? workstationIdentity());
-  const close = createClose(ports, ledger.get, consumption.tasks, { record: team.record, identity });
+  const close = createClose(ports, ledger.get, team.consumptionWith(consumption.tasks), { record: team.record, identity });
+  // A consumption batch the service accepted goes to the team ledger, so every workstation's metered check sees it.
+  events.subscribe((event, payload) => {
+    if (event !== 'consumption:progress') return;
+    const batch = payload as EventPayload<'consumption:progress'>;
+    if (batch.state !== 'Successful' || !batch.period) return;
+    team.shareConsumptionAhead(async () => {
+      const connection = await profiles.profiles.connection(await profiles.profiles.get(batch.profileId));
+      return { submission: await consumption.tasks.get(batch.id), host: new URL(connection.baseUrl).host, resellerId: connection.resellerId };
+    });
+  });
   // The report workbook gets the month close's sheets (Changes, Checks, its state in About); a deletion, its say.
   const reports = createReports(ports, events, profiles.profiles, profiles.connections, ledger.get, {
     addSheets: monthCloseSheets(ledger.get, close.api.check),

@@ -19,7 +19,10 @@ import type { EventHub } from '../runtime/event-hub';
 import { TeamWatch } from './team-watch';
 import { TeamCache } from './team-cache';
 import { moveIn } from './team-move-in';
+import { TeamConsumption, withTeamConsumption } from './team-consumption';
+import type { ConsumptionHistory } from '../close';
 import type { TeamMoveIn } from '@shared/schemas/team-ledger';
+import type { Submission } from '@shared/schemas/consumption';
 import { TeamRecord } from './team-record';
 import { type TeamStatus, teamStatus } from './team-session';
 
@@ -70,6 +73,13 @@ export interface TeamLedgerModule {
    * (prepare shares it again, and refuses without it).
    */
   shareAhead(reportId: string): void;
+  /**
+   * Shares a consumption batch that just succeeded (the submission, and the service's host and reseller it went to),
+   * in the background, when a team ledger is connected.
+   */
+  shareConsumptionAhead(batch: () => Promise<{ submission: Submission; host: string; resellerId: string }>): void;
+  /** This workstation's consumption history with the team's, for the month close's metered check. */
+  consumptionWith(local: ConsumptionHistory): ConsumptionHistory;
   /** The record of the close while a team ledger is connected; null without one. */
   record(): Promise<CloseRecord | null>;
   /** Who is signed in on the team ledger (the database role and its Closebook groups); null without one. */
@@ -93,7 +103,7 @@ export function createTeamLedger(
   const cache = new TeamCache(ports.dataDir, ports.log);
   const now = () => new Date(ports.clock.now()).toISOString();
   const sharing = new Set<Promise<unknown>>();
-  let session: Promise<{ connection: TeamConnection; record: TeamRecord; months: TeamMonths } | null> | null = null;
+  let session: Promise<{ connection: TeamConnection; record: TeamRecord; months: TeamMonths; consumption: TeamConsumption } | null> | null = null;
   let who: Promise<Identity> | null = null;
 
   const address = async (): Promise<TeamLedgerAddress | null> => {
@@ -142,7 +152,7 @@ export function createTeamLedger(
         cache,
         now,
       );
-      return { connection, record, months };
+      return { connection, record, months, consumption: new TeamConsumption(connection, cache, now, workstation) };
     })().catch((error: unknown) => {
       session = null;
       throw error;
@@ -157,17 +167,28 @@ export function createTeamLedger(
     return open;
   };
 
-  const shareAhead = (reportId: string) => {
-    const shared = (async () => {
+  /** Runs `work` in the background when a team ledger is connected; waited for at close, a failure logged. */
+  const inBackground = (what: string, details: Record<string, unknown>, work: (open: NonNullable<Awaited<ReturnType<typeof opened>>>) => Promise<void>) => {
+    const done = (async () => {
       if (!(await address().catch(() => null))) return;
-      const result = await (await connected()).months.share(reportId);
-      ports.log.info('month shared with the team ledger', { reportId, lines: result.lines, bytes: result.bytes, already: !result.shared });
+      await work(await connected());
     })().catch((error: unknown) =>
-      ports.log.warn('the month could not be shared with the team ledger yet', { reportId, error: error instanceof Error ? error.message : String(error) }),
+      ports.log.warn(`${what} could not be shared with the team ledger yet`, { ...details, error: error instanceof Error ? error.message : String(error) }),
     );
-    sharing.add(shared);
-    void shared.finally(() => sharing.delete(shared));
+    sharing.add(done);
+    void done.finally(() => sharing.delete(done));
   };
+  const shareAhead = (reportId: string) =>
+    inBackground('the month', { reportId }, async (open) => {
+      const result = await open.months.share(reportId);
+      ports.log.info('month shared with the team ledger', { reportId, lines: result.lines, bytes: result.bytes, already: !result.shared });
+    });
+  const shareConsumptionAhead = (batch: () => Promise<{ submission: Submission; host: string; resellerId: string }>) =>
+    inBackground('a consumption batch', {}, async (open) => {
+      const { submission, host, resellerId } = await batch();
+      if (await open.consumption.share(submission, host, resellerId))
+        ports.log.info('consumption batch shared with the team ledger', { batchId: submission.id });
+    });
 
   const close = async () => {
     await Promise.allSettled([...sharing]);
@@ -273,6 +294,8 @@ export function createTeamLedger(
     api,
     watch,
     shareAhead,
+    shareConsumptionAhead,
+    consumptionWith: (local) => withTeamConsumption(local, async () => (await opened().catch(() => null))?.consumption ?? null),
     record: async () => (await opened())?.record ?? null,
     identity: async () => {
       const open = await opened();

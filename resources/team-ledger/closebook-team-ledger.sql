@@ -121,6 +121,15 @@ CREATE TABLE closebook.close_log (
   PRIMARY KEY (month_id, seq)
 );
 
+-- A month's reference-currency rates (the reference currency's own row of 1 among them): locked while it is signed.
+CREATE TABLE closebook.rates (
+  month_id bigint NOT NULL REFERENCES closebook.months,
+  reference_currency text NOT NULL,
+  currency text NOT NULL,
+  rate numeric NOT NULL CHECK (rate > 0),
+  PRIMARY KEY (month_id, currency)
+);
+
 -- Metered consumption submitted and accepted by the service (Successful batches given a period), shared so that the
 -- metered check finds the same exceptions on every workstation. The summary is what lists; the submission, its rows.
 CREATE TABLE closebook.consumption (
@@ -136,10 +145,11 @@ CREATE TABLE closebook.consumption (
   shared_at timestamptz NOT NULL
 );
 
--- The team's close calendar: each checklist step's due business day and the holidays (one row).
-CREATE TABLE closebook.calendar (
-  only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
-  calendar jsonb NOT NULL,
+-- The team's settings, one row each: the thresholds of the billing checks (every workstation finds exceptions with
+-- the same ones) and the close calendar (each checklist step's due business day, and the holidays).
+CREATE TABLE closebook.team_settings (
+  name text PRIMARY KEY CHECK (name IN ('thresholds', 'calendar')),
+  value jsonb NOT NULL,
   set_by text NOT NULL,
   set_at timestamptz NOT NULL
 );
@@ -284,6 +294,26 @@ BEGIN
   PERFORM closebook.append_log(closebook.lock_month(p_host, p_reseller_id, p_start, p_end), 'exported', '', left(coalesce(p_what, ''), 500), p_workstation, '');
 END $$;
 
+-- Replaces a month's rates (none: removed), refused while the month is Prepared or Approved; logged with what was set.
+CREATE FUNCTION closebook.set_rates(p_host text, p_reseller_id text, p_start date, p_end date, p_reference text, p_rates jsonb, p_workstation text)
+RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  month bigint;
+  signed closebook.sign_offs;
+BEGIN
+  PERFORM closebook.require_working_role();
+  month := closebook.lock_month(p_host, p_reseller_id, p_start, p_end);
+  SELECT * INTO signed FROM closebook.sign_offs WHERE month_id = month;
+  IF FOUND THEN
+    PERFORM closebook.refuse(format('This month is %s, so its rates are locked. Reopen it (with a reason) to change them.', initcap(signed.state)));
+  END IF;
+  DELETE FROM closebook.rates WHERE month_id = month;
+  IF p_reference IS NOT NULL THEN
+    INSERT INTO closebook.rates SELECT month, p_reference, r.currency, r.rate FROM jsonb_to_recordset(p_rates) AS r(currency text, rate numeric);
+  END IF;
+  PERFORM closebook.append_log(month, 'rates', '', '', p_workstation, jsonb_build_object('reference', p_reference, 'rates', p_rates)::text);
+END $$;
+
 -- A Successful consumption batch shared once (false when it is there already: a batch does not change once Successful).
 CREATE FUNCTION closebook.share_consumption(p_host text, p_reseller_id text, p_batch_id uuid, p_start date, p_end date, p_summary jsonb,
   p_submission jsonb, p_workstation text)
@@ -301,16 +331,20 @@ BEGIN
   RETURN added = 1;
 END $$;
 
--- Replaces the team's close calendar (Closebook checks its shape before it sends it).
-CREATE FUNCTION closebook.set_calendar(p_calendar jsonb)
+-- Replaces one of the team's settings, its shape checked (a month already prepared keeps the thresholds it was checked
+-- with, in its sign-off).
+CREATE FUNCTION closebook.set_team_setting(p_name text, p_value jsonb)
 RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
   PERFORM closebook.require_working_role();
-  IF jsonb_typeof(p_calendar -> 'holidays') IS DISTINCT FROM 'array' OR jsonb_typeof(p_calendar -> 'dueBusinessDay') IS DISTINCT FROM 'object' THEN
+  IF p_name = 'calendar' AND (jsonb_typeof(p_value -> 'holidays') IS DISTINCT FROM 'array' OR jsonb_typeof(p_value -> 'dueBusinessDay') IS DISTINCT FROM 'object') THEN
     PERFORM closebook.refuse('A close calendar names dueBusinessDay and holidays.');
   END IF;
-  INSERT INTO closebook.calendar VALUES (true, p_calendar, session_user, clock_timestamp())
-    ON CONFLICT (only_row) DO UPDATE SET calendar = excluded.calendar, set_by = excluded.set_by, set_at = excluded.set_at;
+  IF p_name = 'thresholds' AND (jsonb_typeof(p_value -> 'marginDeviationPoints') IS DISTINCT FROM 'number' OR jsonb_typeof(p_value -> 'quantityJumpPercent') IS DISTINCT FROM 'number') THEN
+    PERFORM closebook.refuse('Thresholds name marginDeviationPoints and quantityJumpPercent, as numbers.');
+  END IF;
+  INSERT INTO closebook.team_settings VALUES (p_name, p_value, session_user, clock_timestamp())
+    ON CONFLICT (name) DO UPDATE SET value = excluded.value, set_by = excluded.set_by, set_at = excluded.set_at;
 END $$;
 
 -- Reviews exceptions alike (all or none), on the figures given; refused while the month is Prepared or Approved.
@@ -443,15 +477,17 @@ REVOKE ALL ON FUNCTION closebook.review(text, text, date, date, text[], text[], 
   closebook.approve(text, text, date, date, text, jsonb, text), closebook.reopen(text, text, date, date, text, text),
   closebook.begin_fetch(text, text, date, date, text, bigint, integer, bigint, timestamptz, text),
   closebook.put_chunk(text, text, date, date, text, integer, bytea), closebook.end_fetch(text, text, date, date, text, text),
-  closebook.record_export(text, text, date, date, text, text), closebook.set_calendar(jsonb),
-  closebook.share_consumption(text, text, uuid, date, date, jsonb, jsonb, text) FROM PUBLIC;
+  closebook.record_export(text, text, date, date, text, text), closebook.set_team_setting(text, jsonb),
+  closebook.share_consumption(text, text, uuid, date, date, jsonb, jsonb, text),
+  closebook.set_rates(text, text, date, date, text, jsonb, text) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION closebook.review(text, text, date, date, text[], text[], text, text, text),
   closebook.prepare(text, text, date, date, text, text, integer, jsonb, jsonb, jsonb, text), closebook.reopen(text, text, date, date, text, text)
   TO closebook_preparer;
 GRANT EXECUTE ON FUNCTION closebook.begin_fetch(text, text, date, date, text, bigint, integer, bigint, timestamptz, text),
   closebook.put_chunk(text, text, date, date, text, integer, bytea), closebook.end_fetch(text, text, date, date, text, text),
-  closebook.record_export(text, text, date, date, text, text), closebook.set_calendar(jsonb),
-  closebook.share_consumption(text, text, uuid, date, date, jsonb, jsonb, text)
+  closebook.record_export(text, text, date, date, text, text), closebook.set_team_setting(text, jsonb),
+  closebook.share_consumption(text, text, uuid, date, date, jsonb, jsonb, text),
+  closebook.set_rates(text, text, date, date, text, jsonb, text)
   TO closebook_preparer, closebook_approver;
 GRANT EXECUTE ON FUNCTION closebook.approve(text, text, date, date, text, jsonb, text), closebook.reopen(text, text, date, date, text, text)
   TO closebook_approver;

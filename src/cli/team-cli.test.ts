@@ -174,6 +174,20 @@ describe('two workstations closing one month on the team ledger', () => {
       // Measured from the start of A's CLI process (its start-up and sign-in included) to B hearing of it.
       expect(ms).toBeLessThan(5_000);
       expect((await app.handlers['close:state']({ reportId: october_.b })).state).toBe('draft');
+
+      // Rates and thresholds are the team's: set on B, kept on the server (and logged), read back by anyone.
+      const currencies = (await app.handlers['close:rates']({ reportId: october_.b })).currencies.map((entry) => entry.currency);
+      const [reference, other] = currencies as [string, string];
+      const set = await app.handlers['close:set-rates']({ reportId: october_.b, referenceCurrency: reference, rates: [{ currency: other, rate: '1.25' }] });
+      expect(set.rates).toEqual([{ currency: other, rate: '1.25' }]);
+      expect(asRole('auditor_c', `SELECT currency || '=' || rate::text FROM closebook.rates WHERE currency = '${other}'`).stdout.trim()).toBe(`${other}=1.25`);
+      expect(asRole('auditor_c', "SELECT actor FROM closebook.close_log WHERE action = 'rates'").stdout.trim()).toBe('approver_b');
+      const wanted = { marginDeviationPoints: 12, quantityJumpPercent: 80 };
+      expect(await app.handlers['close:thresholds']({ profileId: 'any', thresholds: wanted })).toEqual(wanted);
+      expect(asRole('auditor_c', "SELECT value::text FROM closebook.team_settings WHERE name = 'thresholds'").stdout.trim()).toBe(
+        '{"quantityJumpPercent": 80, "marginDeviationPoints": 12}',
+      );
+      expect((await app.handlers['close:state']({ reportId: october_.b })).thresholds).toEqual(wanted);
     } finally {
       await app.dispose();
     }
@@ -261,9 +275,10 @@ describe('two workstations closing one month on the team ledger', () => {
 
   it('opens the last synced state read-only when the team ledger cannot be reached, and changes nothing', () => {
     cluster.halt();
+    // (Exit 4: A's consumption batch left one exception open since A reopened the month.)
     const offline = B(['reports', 'check', october_.b]);
     expect(offline).toMatchObject({
-      code: 0,
+      code: 4,
       stderr: expect.stringMatching(
         /DRAFT: not prepared\.\nThe team ledger cannot be reached: this is the state last read from it, at \d{4}-\d\d-\d\dT[\d:.]+Z; nothing can be changed until it answers\./,
       ),

@@ -51,12 +51,13 @@ export function checklistSteps(facts: ChecklistFacts): ChecklistStep[] {
   const fetchedEntry = lastEntry(facts.log, ['fetched']);
   const reviewEntry = lastEntry(facts.log, ['accepted', 'resolved']);
   const exportEntry = lastEntry(facts.log, ['exported']);
+  const ratesEntry = lastEntry(facts.log, ['rates']);
   const signed = facts.signOff && facts.state !== 'draft' ? facts.signOff : null;
   const done: Record<ChecklistStepId, ChecklistStep['done']> = {
     consumption: facts.consumption ? { by: null, at: facts.consumption.at } : null,
     fetched: fetchedEntry ? { by: fetchedEntry.actor, at: fetchedEntry.at } : { by: null, at: facts.fetchedAt },
     reviewed: facts.openCount === 0 ? { by: reviewEntry?.actor ?? null, at: reviewEntry?.at ?? null } : null,
-    rates: facts.ratesEntered ? { by: null, at: null } : null,
+    rates: facts.ratesEntered ? { by: ratesEntry?.actor ?? null, at: ratesEntry?.at ?? null } : null,
     prepared: signed ? { by: signed.preparedBy, at: signed.preparedAt } : null,
     approved: signed?.approvedBy ? { by: signed.approvedBy, at: signed.approvedAt } : null,
     exported: exportEntry ? { by: exportEntry.actor, at: exportEntry.at } : null,

@@ -1,4 +1,4 @@
-import type { CloseCalendar, Review, ReviewState, SignOff } from '@shared/schemas/month-close';
+import type { CheckThresholds, CloseCalendar, Review, ReviewState, SignOff } from '@shared/schemas/month-close';
 import type { LedgerTransaction } from '../ledger/ledger';
 import type { BillingException } from './billing-checks';
 import type { MonthLog } from './close-log';
@@ -6,6 +6,7 @@ import type { Actor, Prepared } from './month-review';
 import type { MonthRef } from './months';
 import type { ReviewRow } from './queries/reviews';
 import type { SignOffRow } from './queries/sign-offs';
+import type { RateRow } from './queries/rates';
 
 /**
  * Where a month's close is decided and kept: the workstation's ledger (MonthReview), or the team ledger on
@@ -38,8 +39,15 @@ export interface CloseRecord {
    * team ledger's last synced state, read-only); null when it was read live.
    */
   offlineSince(month: MonthRef): string | null;
+  /** The month's reference-currency rates (the reference currency's own row of 1 among them). */
+  rates(month: MonthRef): Promise<RateRow[]>;
+  /** Replaces them (none: removed), refused while the month is Prepared or Approved — checked in the write itself. */
+  saveRates(month: MonthRef, referenceCurrency: string | null, rates: readonly { currency: string; rate: string }[]): Promise<void>;
   /** Logs that the month's invoices were exported (the full workbook or the group packs), for its checklist. */
   recordExport(month: MonthRef, reportId: string, what: string, actor: Actor): Promise<void>;
+  /** The team's thresholds of the checks (null: a workstation alone keeps them per profile). */
+  teamThresholds(): Promise<CheckThresholds | null>;
+  setTeamThresholds(thresholds: CheckThresholds): Promise<CheckThresholds>;
   /** The close calendar: each step's due business day and the holidays (the team's, on the team ledger). */
   calendar(): Promise<CloseCalendar>;
   setCalendar(calendar: CloseCalendar): Promise<CloseCalendar>;

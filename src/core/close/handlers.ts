@@ -16,7 +16,6 @@ import { exportComparisonWorkbook, monthLabel } from './close-workbook';
 import { writeEvidencePdf } from './evidence-pdf';
 import { type CloseStamp, closeStamp } from './close-stamp';
 import { deliverFile } from '../storage/files';
-import { rateRows } from './queries/rates';
 import { CalendarFile } from './calendar';
 import { MonthClose } from './month-close';
 import { compareMonths, type MonthComparison } from './month-compare';
@@ -116,14 +115,17 @@ export function createClose(
   );
   const thresholds = new ThresholdStore(ports.dataDir);
   const profileOf = async (reportId: string) => profileOfReport(await ledger(), reportId);
-  /** The thresholds of the report's profile (a Prepared or Approved month is read with its own, see MonthClose). */
-  const limitsOf = async (reportId: string) => thresholds.get(await profileOf(reportId));
+  /**
+   * The team's thresholds with a team ledger, else those of the report's profile (a Prepared or Approved month is
+   * read with its own, see MonthClose).
+   */
+  const limitsOf = async (reportId: string) => (await close.teamThresholds()) ?? thresholds.get(await profileOf(reportId));
   const view = async (reportId: string): Promise<MonthCloseView> => close.state(reportId, await limitsOf(reportId));
   const evidence = async (reportId: string, path: string) => {
     const opened = await ledger();
     const month = await monthOf(opened, reportId);
     const state = await view(reportId);
-    const [log, label, rates] = [await close.log(reportId), await monthLabel(opened, reportId), await rateRows(opened, month)];
+    const [log, label, rates] = [await close.log(reportId), await monthLabel(opened, reportId), await (await close.ratesStore()).rates(month)];
     const previousLabel = state.previousReportId ? await monthLabel(opened, state.previousReportId) : null;
     const previous =
       state.previousReportId && previousLabel
@@ -200,14 +202,17 @@ export function createClose(
         state: signed.get(month.reportId) ?? ('draft' as const),
       }));
     },
+    // With a team ledger the thresholds are the team's, whichever profile asks; else each profile's.
     'close:thresholds': async ({ profileId, thresholds: wanted }) => {
+      if (await close.teamConnected()) return wanted ? close.setTeamThresholds(wanted) : ((await close.teamThresholds()) ?? thresholds.get(profileId));
       return wanted ? thresholds.set(profileId, wanted) : thresholds.get(profileId);
     },
     'close:trend-scopes': async ({ reportId }) => trendScopes(await ledger(), reportId),
     'close:trends': async ({ reportId, scope }) => trendsOf(await ledger(), reportId, scope),
-    'close:rates': async ({ reportId }) => ratesView(await ledger(), reportId),
-    'close:set-rates': async ({ reportId, referenceCurrency, rates }) => setRates(await ledger(), reportId, referenceCurrency, rates),
-    'close:import-rates': async ({ reportId, referenceCurrency, csv }) => importRates(await ledger(), reportId, referenceCurrency, csv),
+    'close:rates': async ({ reportId }) => ratesView(await ledger(), await close.ratesStore(), reportId),
+    'close:set-rates': async ({ reportId, referenceCurrency, rates }) => setRates(await ledger(), await close.ratesStore(), reportId, referenceCurrency, rates),
+    'close:import-rates': async ({ reportId, referenceCurrency, csv }) =>
+      importRates(await ledger(), await close.ratesStore(), reportId, referenceCurrency, csv),
   };
   const api: CloseApi = {
     compare,

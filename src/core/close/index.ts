@@ -10,6 +10,6 @@ export { type Actor, evidenceText, type Prepared, reviewRequest, reviewsOf, sign
 export { RULES_VERSION } from './month-close';
 export { everyFetch, monthOf, type MonthRef } from './months';
 export { monthFetchRows } from './queries/months';
-export { rateRows } from './queries/rates';
+export type { RateRow } from './queries/rates';
 export { type ReviewRow, reviewRows } from './queries/reviews';
 export { type SignOffRow, signOffRow } from './queries/sign-offs';

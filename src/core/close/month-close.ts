@@ -19,7 +19,6 @@ import type { CloseRecord, CloseRecordPort } from './close-record';
 import type { Checklist, CloseCalendar } from '@shared/schemas/month-close';
 import { type CalendarStore, memoryCalendar } from './calendar';
 import { checklistSteps } from './checklist';
-import { rateRows } from './queries/rates';
 import { compareMonths, type CurrencyBridge, type MonthChange } from './month-compare';
 import { contentHashOf, keptContentHash } from '../reports';
 import { type Actor, MonthReview, openCounts, type Review, type ReviewState, type SignOff, signOffOf } from './month-review';
@@ -106,11 +105,30 @@ export class MonthClose {
       log: (await record.log(month)).entries,
       fetchedAt: month.fetchedAt,
       consumption: await lastCountedBatch(ledger, reportId, this.consumption),
-      ratesEntered: (await rateRows(ledger, month)).length > 0,
+      ratesEntered: (await record.rates(month)).length > 0,
       calendar,
       today,
     });
     return { reportId, today, calendar, steps };
+  }
+
+  /** Where the month's rates are kept now (the record: the workstation's, or the team ledger's). */
+  async ratesStore(): Promise<CloseRecord> {
+    return this.record();
+  }
+
+  /** Whether the close goes through a team ledger now. */
+  async teamConnected(): Promise<boolean> {
+    return (await this.team()) !== null;
+  }
+
+  /** The team's thresholds while a team ledger is connected (null without one: each profile's). */
+  async teamThresholds(): Promise<CheckThresholds | null> {
+    return (await this.record()).teamThresholds();
+  }
+
+  async setTeamThresholds(thresholds: CheckThresholds): Promise<CheckThresholds> {
+    return (await this.record()).setTeamThresholds(thresholds);
   }
 
   async calendar(): Promise<CloseCalendar> {

@@ -8,7 +8,7 @@ import { appendLog, monthLog, type MonthLog } from './close-log';
 import type { CloseRecord } from './close-record';
 import type { MonthRef } from './months';
 import { newestFetchRow } from './queries/months';
-import { rateRows } from './queries/rates';
+import { type RateRow, rateRows, replaceRates } from './queries/rates';
 import { captureEvidence, replaceReview, type ReviewRow, reviewRows } from './queries/reviews';
 import { approveSignOff, insertSignOff, removeSignOff, type SignOffRow, signOffRow } from './queries/sign-offs';
 
@@ -151,6 +151,23 @@ export class MonthReview implements CloseRecord {
 
   calendar(): Promise<CloseCalendar> {
     return this.calendarStore.get();
+  }
+
+  /** A workstation alone keeps thresholds per profile (ThresholdStore), not here. */
+  async teamThresholds(): Promise<null> {
+    return null;
+  }
+
+  setTeamThresholds(): Promise<CheckThresholds> {
+    return Promise.reject(new AppError('validation', 'Without a team ledger, thresholds are kept per profile.'));
+  }
+
+  async rates(month: MonthRef): Promise<RateRow[]> {
+    return rateRows(await this.ledger(), month);
+  }
+
+  async saveRates(month: MonthRef, referenceCurrency: string | null, rates: readonly { currency: string; rate: string }[]): Promise<void> {
+    await replaceRates(await this.ledger(), month, referenceCurrency, rates);
   }
 
   setCalendar(calendar: CloseCalendar): Promise<CloseCalendar> {

@@ -2,7 +2,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AppError } from '@shared/errors';
 import { ledgerWithMonth, testIdentity } from '@testing/ledger-month';
 import { ingestReport } from '../reports/report-ingest';
+import type { Ledger } from '../ledger/ledger';
+import { memoryCalendar } from './calendar';
 import { MonthClose } from './month-close';
+import { MonthReview } from './month-review';
 import { convertTotals, importRates, parseRatesCsv, ratesView, setRates, validateRates } from './rates';
 
 /** The message of the validation error `work` throws (fails the test when it does not throw one). */
@@ -143,6 +146,9 @@ describe('rates kept with the month', () => {
     while (cleanups.length) await cleanups.pop()?.();
   });
 
+  /** The rates kept in the workstation's ledger (the record the close uses without a team ledger). */
+  const kept = (ledger: Ledger) => new MonthReview(async () => ledger, memoryCalendar());
+
   async function month() {
     const opened = await ledgerWithMonth({ reportId: OCTOBER, seed: 3, organizations: 6, linesPerOrganization: 4 });
     cleanups.push(opened.close);
@@ -151,11 +157,11 @@ describe('rates kept with the month', () => {
 
   it('saves the rates of a month, shows them on a later fetch of it, and replaces or removes them', async () => {
     const { ledger, entries } = await month();
-    const currencies = (await ratesView(ledger, OCTOBER)).currencies.map((entry) => entry.currency);
+    const currencies = (await ratesView(ledger, kept(ledger), OCTOBER)).currencies.map((entry) => entry.currency);
     expect(currencies.length).toBeGreaterThan(1);
     const [reference, ...others] = currencies as [string, ...string[]];
     const csv = `currency;rate\n${others.map((currency, index) => `${currency};1.${index}5`).join('\n')}\n`;
-    const imported = await importRates(ledger, OCTOBER, reference, csv);
+    const imported = await importRates(ledger, kept(ledger), OCTOBER, reference, csv);
     expect(imported.referenceCurrency).toBe(reference);
     expect(imported.rates).toEqual(others.map((currency, index) => ({ currency, rate: `1.${index}5` })).sort((a, b) => (a.currency < b.currency ? -1 : 1)));
     expect(imported.missing).toEqual([]);
@@ -166,21 +172,21 @@ describe('rates kept with the month', () => {
       yield JSON.stringify({ status: 5, data: entries });
     }
     await ingestReport(ledger, testIdentity(REFETCH, { fetchedAt: '2026-11-20T08:00:00.000Z' }), body());
-    expect((await ratesView(ledger, REFETCH)).rates).toEqual(imported.rates);
+    expect((await ratesView(ledger, kept(ledger), REFETCH)).rates).toEqual(imported.rates);
 
-    const replaced = await setRates(ledger, REFETCH, reference, [{ currency: others[0] as string, rate: '2' }]);
+    const replaced = await setRates(ledger, kept(ledger), REFETCH, reference, [{ currency: others[0] as string, rate: '2' }]);
     expect(replaced.rates).toEqual([{ currency: others[0], rate: '2' }]);
     expect(replaced.missing).toEqual(others.slice(1).sort());
-    expect((await setRates(ledger, OCTOBER, null, [])).referenceCurrency).toBeNull();
+    expect((await setRates(ledger, kept(ledger), OCTOBER, null, [])).referenceCurrency).toBeNull();
     expect(await ledger.all('SELECT * FROM month_rates')).toEqual([]);
   });
 
   it('saves nothing when a line of the file is not usable', async () => {
     const { ledger } = await month();
-    const [reference, other] = (await ratesView(ledger, OCTOBER)).currencies.map((entry) => entry.currency) as [string, string];
-    await setRates(ledger, OCTOBER, reference, [{ currency: other, rate: '3' }]);
-    await expect(importRates(ledger, OCTOBER, reference, `${other},1.5\nXX,2`)).rejects.toThrow('line 2 has "XX"');
-    expect((await ratesView(ledger, OCTOBER)).rates).toEqual([{ currency: other, rate: '3' }]);
+    const [reference, other] = (await ratesView(ledger, kept(ledger), OCTOBER)).currencies.map((entry) => entry.currency) as [string, string];
+    await setRates(ledger, kept(ledger), OCTOBER, reference, [{ currency: other, rate: '3' }]);
+    await expect(importRates(ledger, kept(ledger), OCTOBER, reference, `${other},1.5\nXX,2`)).rejects.toThrow('line 2 has "XX"');
+    expect((await ratesView(ledger, kept(ledger), OCTOBER)).rates).toEqual([{ currency: other, rate: '3' }]);
   });
 
   it('locks the rates while the month is prepared, in the write itself', async () => {
@@ -189,8 +195,8 @@ describe('rates kept with the month', () => {
     const ids = (await close.state(OCTOBER)).exceptions.map((exception) => exception.id);
     if (ids.length) await close.setReview(OCTOBER, ids, 'accepted', 'Checked.');
     await close.prepare(OCTOBER);
-    expect((await ratesView(ledger, OCTOBER)).signedOff).toBe(true);
-    await expect(setRates(ledger, OCTOBER, 'EUR', [])).rejects.toMatchObject({
+    expect((await ratesView(ledger, kept(ledger), OCTOBER)).signedOff).toBe(true);
+    await expect(setRates(ledger, kept(ledger), OCTOBER, 'EUR', [])).rejects.toMatchObject({
       code: 'control',
       message: expect.stringMatching(/This month is Prepared, so its rates are locked/),
     });

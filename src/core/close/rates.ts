@@ -4,8 +4,7 @@ import type { ConvertedPair, ExchangeRate, RatesView } from '@shared/schemas/mon
 import type { Ledger } from '../ledger/ledger';
 import { UNIT_PRICE } from '../ledger/schema';
 import { monthOf, type MonthRef } from './months';
-import { pairTotalRows, rateRows, replaceRates, reportCurrencies } from './queries/rates';
-import { signOffRow } from './queries/sign-offs';
+import { pairTotalRows, type RateRow, reportCurrencies } from './queries/rates';
 import { currencyPairKey } from '@shared/model/currency-pair';
 import { marginOf } from '@shared/model/margin';
 
@@ -155,9 +154,16 @@ export function parseRatesCsv(text: string, referenceCurrency: string, monthCurr
   return validateRates(given, referenceCurrency, monthCurrencies);
 }
 
+/** Where a month's rates are kept and who may change them: the close's record (the workstation's, or the team's). */
+export interface RatesStore {
+  rates(month: MonthRef): Promise<RateRow[]>;
+  saveRates(month: MonthRef, referenceCurrency: string | null, rates: readonly { currency: string; rate: string }[]): Promise<void>;
+  signOff(month: MonthRef): Promise<unknown>;
+}
+
 /** The rates kept with a month (the reference currency's own row of 1 marks the choice and is left out). */
-export async function monthRates(ledger: Ledger, month: MonthRef): Promise<MonthRates> {
-  const rows = await rateRows(ledger, month);
+export async function monthRates(store: RatesStore, month: MonthRef): Promise<MonthRates> {
+  const rows = await store.rates(month);
   const referenceCurrency = rows[0]?.reference_currency ?? null;
   return {
     referenceCurrency,
@@ -166,8 +172,8 @@ export async function monthRates(ledger: Ledger, month: MonthRef): Promise<Month
 }
 
 /** Replaces a month's rates (all or nothing); a null reference currency removes them. */
-export async function saveMonthRates(ledger: Ledger, month: MonthRef, referenceCurrency: string | null, rates: readonly ExchangeRate[]): Promise<void> {
-  await replaceRates(ledger, month, referenceCurrency, referenceCurrency === null ? [] : [{ currency: referenceCurrency, rate: '1' }, ...rates]);
+export async function saveMonthRates(store: RatesStore, month: MonthRef, referenceCurrency: string | null, rates: readonly ExchangeRate[]): Promise<void> {
+  await store.saveRates(month, referenceCurrency, referenceCurrency === null ? [] : [{ currency: referenceCurrency, rate: '1' }, ...rates]);
 }
 
 /** A currency pair's native totals as the ledger summed them at ingest. */
@@ -219,11 +225,11 @@ export function convertTotals(totals: readonly PairTotal[], rates: MonthRates): 
 }
 
 /** The rates of a report's month, what they convert its totals to, and whether they are locked by a sign-off. */
-export async function ratesView(ledger: Ledger, reportId: string): Promise<RatesView> {
+export async function ratesView(ledger: Ledger, store: RatesStore, reportId: string): Promise<RatesView> {
   const month = await monthOf(ledger, reportId);
-  const rates = await monthRates(ledger, month);
+  const rates = await monthRates(store, month);
   const totals = await pairTotalRows(ledger, reportId);
-  const signedOff = (await signOffRow(ledger, month)) !== undefined;
+  const signedOff = (await store.signOff(month)) !== undefined;
   return {
     reportId,
     period: { startDate: month.startDate, endDate: month.endDate },
@@ -238,7 +244,13 @@ export async function ratesView(ledger: Ledger, reportId: string): Promise<Rates
 }
 
 /** Sets (replaces) a month's rates from the form; a null reference currency removes them. */
-export async function setRates(ledger: Ledger, reportId: string, referenceCurrency: string | null, given: readonly ExchangeRate[]): Promise<RatesView> {
+export async function setRates(
+  ledger: Ledger,
+  store: RatesStore,
+  reportId: string,
+  referenceCurrency: string | null,
+  given: readonly ExchangeRate[],
+): Promise<RatesView> {
   const month = await monthOf(ledger, reportId);
   const reference = referenceCurrency?.trim().toUpperCase() || null;
   const rates = reference
@@ -248,15 +260,15 @@ export async function setRates(ledger: Ledger, reportId: string, referenceCurren
         await reportCurrencies(ledger, reportId),
       )
     : [];
-  await saveMonthRates(ledger, month, reference, rates);
-  return ratesView(ledger, reportId);
+  await saveMonthRates(store, month, reference, rates);
+  return ratesView(ledger, store, reportId);
 }
 
 /** Replaces a month's rates with a CSV file's; nothing is saved when a line is not usable. */
-export async function importRates(ledger: Ledger, reportId: string, referenceCurrency: string, csv: string): Promise<RatesView> {
+export async function importRates(ledger: Ledger, store: RatesStore, reportId: string, referenceCurrency: string, csv: string): Promise<RatesView> {
   const month = await monthOf(ledger, reportId);
   const reference = referenceCurrency.trim().toUpperCase();
   const rates = parseRatesCsv(csv, reference, await reportCurrencies(ledger, reportId));
-  await saveMonthRates(ledger, month, reference, rates);
-  return ratesView(ledger, reportId);
+  await saveMonthRates(store, month, reference, rates);
+  return ratesView(ledger, store, reportId);
 }

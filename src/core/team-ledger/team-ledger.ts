@@ -145,7 +145,6 @@ export function createTeamLedger(
       const months = new TeamMonths(connection, ledger, reports, outputsFor(ports.dataDir), workstation);
       const record = new TeamRecord(
         connection,
-        ledger,
         (reportId) => months.share(reportId),
         (month, hash) => months.localFetchOf(month, hash),
         workstation,

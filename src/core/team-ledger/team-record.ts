@@ -1,5 +1,14 @@
 import { createHash } from 'node:crypto';
-import { CloseCalendar, DEFAULT_CALENDAR, type Review, type ReviewState, type SignOff } from '@shared/schemas/month-close';
+import {
+  type CheckThresholds,
+  CheckThresholds as CheckThresholdsSchema,
+  CloseCalendar,
+  DEFAULT_CALENDAR,
+  type Review,
+  type ReviewState,
+  type SignOff,
+} from '@shared/schemas/month-close';
+import type { z } from 'zod';
 import { AppError } from '@shared/errors';
 import {
   type BillingException,
@@ -8,7 +17,7 @@ import {
   type MonthLog,
   type MonthRef,
   type Prepared,
-  rateRows,
+  type RateRow,
   reviewsOf,
   type ReviewRow,
   reviewRequest,
@@ -17,7 +26,6 @@ import {
   signOffOf,
   tidyCalendar,
 } from '../close';
-import type { Ledger } from '../ledger/ledger';
 import type { TeamCache } from './team-cache';
 import type { TeamConnection } from './team-connection';
 
@@ -63,7 +71,6 @@ interface LogRow {
 export class TeamRecord implements CloseRecord {
   constructor(
     private readonly connection: TeamConnection,
-    private readonly ledger: () => Promise<Ledger>,
     /** Puts a local fetch (and so the lines prepared) on the team ledger, unless it is there already. */
     private readonly share: (reportId: string) => Promise<unknown>,
     private readonly localFetchOf: (month: MonthRef, contentHash: string) => Promise<string | null>,
@@ -155,7 +162,7 @@ export class TeamRecord implements CloseRecord {
     // The approver opens the lines that were prepared, and the month before them, from the team ledger.
     await this.share(reportId);
     if (prepared.previousReportId) await this.share(prepared.previousReportId);
-    const rates = await rateRows(await this.ledger(), month);
+    const rates = await this.rates(month);
     await this.connection.query('SELECT closebook.prepare($1, $2, $3::date, $4::date, $5, $6, $7, $8::jsonb, $9::jsonb, $10::jsonb, $11)', [
       ...monthKey(month),
       prepared.contentHash,
@@ -224,29 +231,59 @@ export class TeamRecord implements CloseRecord {
     };
   }
 
+  async rates(month: MonthRef): Promise<RateRow[]> {
+    return this.live(month, 'rates', () =>
+      this.connection.query<RateRow>(
+        `SELECT r.reference_currency, r.currency, r.rate::text AS rate FROM closebook.rates r ${OF_MONTH} ORDER BY r.currency`,
+        monthKey(month),
+      ),
+    );
+  }
+
+  async saveRates(month: MonthRef, referenceCurrency: string | null, rates: readonly { currency: string; rate: string }[]): Promise<void> {
+    await this.connection.query('SELECT closebook.set_rates($1, $2, $3::date, $4::date, $5, $6::jsonb, $7)', [
+      ...monthKey(month),
+      referenceCurrency,
+      JSON.stringify(rates),
+      this.workstation,
+    ]);
+  }
+
   async recordExport(month: MonthRef, _reportId: string, what: string): Promise<void> {
     await this.connection.query('SELECT closebook.record_export($1, $2, $3::date, $4::date, $5, $6)', [...monthKey(month), what, this.workstation]);
   }
 
-  /** The team's calendar (the defaults until someone sets it); a copy of it is kept for when the server is away. */
-  async calendar(): Promise<CloseCalendar> {
-    const read = async () => {
-      const [row] = await this.connection.query<{ calendar: unknown }>('SELECT calendar FROM closebook.calendar');
-      const parsed = CloseCalendar.safeParse(row?.calendar);
-      return parsed.success ? parsed.data : DEFAULT_CALENDAR;
-    };
+  /** One of the team's settings (a single row), or null until someone sets it; a copy is kept for when the server is away. */
+  private async teamSetting<T>(name: 'calendar' | 'thresholds', schema: z.ZodType<T>): Promise<T | null> {
     try {
-      const calendar = await read();
-      await this.cache.put('calendar', calendar, this.now());
-      return calendar;
+      const [row] = await this.connection.query<{ value: unknown }>('SELECT value FROM closebook.team_settings WHERE name = $1', [name]);
+      const parsed = schema.safeParse(row?.value);
+      const value = parsed.success ? parsed.data : null;
+      await this.cache.put(name, value, this.now());
+      return value;
     } catch (error) {
       if (!(error instanceof AppError && error.code === 'network')) throw error;
-      return (await this.cache.get<CloseCalendar>('calendar'))?.value ?? DEFAULT_CALENDAR;
+      return (await this.cache.get<T | null>(name))?.value ?? null;
     }
   }
 
+  /** The team's calendar (the defaults until someone sets it). */
+  async calendar(): Promise<CloseCalendar> {
+    return (await this.teamSetting('calendar', CloseCalendar)) ?? DEFAULT_CALENDAR;
+  }
+
+  /** The team's thresholds, or null until someone sets them (each workstation's profile's then). */
+  teamThresholds(): Promise<CheckThresholds | null> {
+    return this.teamSetting('thresholds', CheckThresholdsSchema);
+  }
+
+  async setTeamThresholds(thresholds: CheckThresholds): Promise<CheckThresholds> {
+    await this.connection.query("SELECT closebook.set_team_setting('thresholds', $1::jsonb)", [JSON.stringify(thresholds)]);
+    return (await this.teamThresholds()) ?? thresholds;
+  }
+
   async setCalendar(calendar: CloseCalendar): Promise<CloseCalendar> {
-    await this.connection.query('SELECT closebook.set_calendar($1::jsonb)', [JSON.stringify(tidyCalendar(calendar))]);
+    await this.connection.query("SELECT closebook.set_team_setting('calendar', $1::jsonb)", [JSON.stringify(tidyCalendar(calendar))]);
     return this.calendar();
   }
 

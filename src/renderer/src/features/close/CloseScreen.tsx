@@ -82,7 +82,13 @@ export function CloseScreen({ meta, onShowInReport }: { meta: ReportMeta; onShow
         {tab === 'trends' ? <TrendsPanel reportId={meta.id} /> : null}
         {tab === 'rates' ? <RatesPanel reportId={meta.id} /> : null}
         {view && tab === 'thresholds' ? (
-          <ThresholdsForm profileId={meta.profileId} profileName={meta.profileName} thresholds={view.thresholds} onSaved={close.reload} />
+          <ThresholdsForm
+            profileId={meta.profileId}
+            profileName={meta.profileName}
+            thresholds={view.thresholds}
+            team={view.teamLedger}
+            onSaved={close.reload}
+          />
         ) : null}
       </div>
     </section>

@@ -8,6 +8,8 @@ import { formatCount } from '@renderer/components/format-number';
 interface Props {
   profileId: string;
   profileName: string;
+  /** The thresholds are the team's (a team ledger is connected), not the profile's. */
+  team: boolean;
   thresholds: CheckThresholds;
   /** The thresholds were saved: the month's checks are read again with them. */
   onSaved: () => Promise<void>;
@@ -64,7 +66,7 @@ function NumberField({
 }
 
 /** The check thresholds of the report's profile: how far a margin may stray and a quantity may jump before it is an exception. */
-export function ThresholdsForm({ profileId, profileName, thresholds, onSaved }: Props): React.JSX.Element {
+export function ThresholdsForm({ profileId, profileName, thresholds, team, onSaved }: Props): React.JSX.Element {
   const [margin, setMargin] = useState(String(thresholds.marginDeviationPoints));
   const [jump, setJump] = useState(String(thresholds.quantityJumpPercent));
   const [errors, setErrors] = useState<Record<string, string>>({});
@@ -88,9 +90,10 @@ export function ThresholdsForm({ profileId, profileName, thresholds, onSaved }: 
 
   return (
     <form className="thresholds panel" aria-label="Check thresholds" onSubmit={(event) => void save(event)} noValidate>
-      <h4>Check thresholds for {profileName || 'this profile'}</h4>
+      <h4>{team ? "The team's check thresholds" : `Check thresholds for ${profileName || 'this profile'}`}</h4>
       <p className="muted">
-        They apply to every month fetched with this profile. Saving checks this month again with them; reviews already made stay with their exceptions.
+        {team ? 'Kept on the team ledger: every workstation finds exceptions with them.' : 'They apply to every month fetched with this profile.'} Saving checks
+        this month again with them; reviews already made stay with their exceptions.
       </p>
       <div className="thresholds__fields">
         <NumberField

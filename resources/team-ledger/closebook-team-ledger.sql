@@ -151,6 +151,7 @@ CREATE TABLE closebook.team_settings (
   name text PRIMARY KEY CHECK (name IN ('thresholds', 'calendar')),
   value jsonb NOT NULL,
   set_by text NOT NULL,
+  workstation text NOT NULL,
   set_at timestamptz NOT NULL
 );
 
@@ -333,7 +334,7 @@ END $$;
 
 -- Replaces one of the team's settings, its shape checked (a month already prepared keeps the thresholds it was checked
 -- with, in its sign-off).
-CREATE FUNCTION closebook.set_team_setting(p_name text, p_value jsonb)
+CREATE FUNCTION closebook.set_team_setting(p_name text, p_value jsonb, p_workstation text)
 RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
   PERFORM closebook.require_working_role();
@@ -343,8 +344,8 @@ BEGIN
   IF p_name = 'thresholds' AND (jsonb_typeof(p_value -> 'marginDeviationPoints') IS DISTINCT FROM 'number' OR jsonb_typeof(p_value -> 'quantityJumpPercent') IS DISTINCT FROM 'number') THEN
     PERFORM closebook.refuse('Thresholds name marginDeviationPoints and quantityJumpPercent, as numbers.');
   END IF;
-  INSERT INTO closebook.team_settings VALUES (p_name, p_value, session_user, clock_timestamp())
-    ON CONFLICT (name) DO UPDATE SET value = excluded.value, set_by = excluded.set_by, set_at = excluded.set_at;
+  INSERT INTO closebook.team_settings VALUES (p_name, p_value, session_user, p_workstation, clock_timestamp())
+    ON CONFLICT (name) DO UPDATE SET value = excluded.value, set_by = excluded.set_by, workstation = excluded.workstation, set_at = excluded.set_at;
 END $$;
 
 -- Reviews exceptions alike (all or none), on the figures given; refused while the month is Prepared or Approved.
@@ -477,7 +478,7 @@ REVOKE ALL ON FUNCTION closebook.review(text, text, date, date, text[], text[], 
   closebook.approve(text, text, date, date, text, jsonb, text), closebook.reopen(text, text, date, date, text, text),
   closebook.begin_fetch(text, text, date, date, text, bigint, integer, bigint, timestamptz, text),
   closebook.put_chunk(text, text, date, date, text, integer, bytea), closebook.end_fetch(text, text, date, date, text, text),
-  closebook.record_export(text, text, date, date, text, text), closebook.set_team_setting(text, jsonb),
+  closebook.record_export(text, text, date, date, text, text), closebook.set_team_setting(text, jsonb, text),
   closebook.share_consumption(text, text, uuid, date, date, jsonb, jsonb, text),
   closebook.set_rates(text, text, date, date, text, jsonb, text) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION closebook.review(text, text, date, date, text[], text[], text, text, text),
@@ -485,7 +486,7 @@ GRANT EXECUTE ON FUNCTION closebook.review(text, text, date, date, text[], text[
   TO closebook_preparer;
 GRANT EXECUTE ON FUNCTION closebook.begin_fetch(text, text, date, date, text, bigint, integer, bigint, timestamptz, text),
   closebook.put_chunk(text, text, date, date, text, integer, bytea), closebook.end_fetch(text, text, date, date, text, text),
-  closebook.record_export(text, text, date, date, text, text), closebook.set_team_setting(text, jsonb),
+  closebook.record_export(text, text, date, date, text, text), closebook.set_team_setting(text, jsonb, text),
   closebook.share_consumption(text, text, uuid, date, date, jsonb, jsonb, text),
   closebook.set_rates(text, text, date, date, text, jsonb, text)
   TO closebook_preparer, closebook_approver;

@@ -278,12 +278,12 @@ export class TeamRecord implements CloseRecord {
   }
 
   async setTeamThresholds(thresholds: CheckThresholds): Promise<CheckThresholds> {
-    await this.connection.query("SELECT closebook.set_team_setting('thresholds', $1::jsonb)", [JSON.stringify(thresholds)]);
+    await this.connection.query("SELECT closebook.set_team_setting('thresholds', $1::jsonb, $2)", [JSON.stringify(thresholds), this.workstation]);
     return (await this.teamThresholds()) ?? thresholds;
   }
 
   async setCalendar(calendar: CloseCalendar): Promise<CloseCalendar> {
-    await this.connection.query("SELECT closebook.set_team_setting('calendar', $1::jsonb)", [JSON.stringify(tidyCalendar(calendar))]);
+    await this.connection.query("SELECT closebook.set_team_setting('calendar', $1::jsonb, $2)", [JSON.stringify(tidyCalendar(calendar)), this.workstation]);
     return this.calendar();
   }
 

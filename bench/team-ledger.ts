@@ -158,7 +158,7 @@ async function main(): Promise<void> {
             }
             const set = JSON.stringify(ids.map((id) => ({ id, severity: 'medium', evidence_hash: sha256(`{"figures":"${id}"}`) })));
             await timed('prepare', () =>
-              client.query('SELECT closebook.prepare($1, $2, $3, $4, $5, NULL, 2, $6, $7, $8, $9)', [...period, contentHash, set, '{}', '[]', 'bench']),
+              client.query('SELECT closebook.prepare($1, $2, $3, $4, $5, NULL, 2, $6, $7, $8)', [...period, contentHash, set, '{}', 'bench']),
             );
             const approver = sessions[(person + 1) % PEOPLE] as pg.Client;
             await timed('approve', () => approver.query('SELECT closebook.approve($1, $2, $3, $4, $5, $6, $7)', [...period, contentHash, set, 'bench']));

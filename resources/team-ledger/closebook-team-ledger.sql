@@ -24,6 +24,10 @@ BEGIN;
 
 DO $$
 BEGIN
+  -- The log's hash counts each field's bytes in UTF-8, as every workstation does.
+  IF current_setting('server_encoding') <> 'UTF8' THEN
+    RAISE EXCEPTION 'Closebook''s team ledger needs a UTF8 database (this one is %): CREATE DATABASE … ENCODING ''UTF8''.', current_setting('server_encoding');
+  END IF;
   IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'closebook_preparer') THEN CREATE ROLE closebook_preparer NOLOGIN; END IF;
   IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'closebook_approver') THEN CREATE ROLE closebook_approver NOLOGIN; END IF;
   IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'closebook_auditor') THEN CREATE ROLE closebook_auditor NOLOGIN; END IF;
@@ -102,7 +106,10 @@ CREATE TABLE closebook.sign_offs (
   prepared_by text NOT NULL,
   prepared_at timestamptz NOT NULL,
   approved_by text,
-  approved_at timestamptz
+  approved_at timestamptz,
+  -- The log's last entry when the sign-off was made: entries cut from the end are found (the chain alone would hold).
+  log_seq integer,
+  log_hash text
 );
 
 -- Every step of a month's close, each entry chained to the one before by a SHA-256 of its fields.
@@ -176,14 +183,14 @@ END $$;
 CREATE FUNCTION closebook.require_role(wanted text) RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
   IF NOT pg_has_role(session_user, wanted, 'MEMBER') THEN
-    PERFORM closebook.refuse(format('%s may not do this: it needs the role %s.', session_user, wanted));
+    PERFORM closebook.refuse(format('%s may not take this step on the team ledger: it needs the role %s (ask IT to grant it).', session_user, wanted));
   END IF;
 END $$;
 
 CREATE FUNCTION closebook.require_working_role() RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
   IF NOT (pg_has_role(session_user, 'closebook_preparer', 'MEMBER') OR pg_has_role(session_user, 'closebook_approver', 'MEMBER')) THEN
-    PERFORM closebook.refuse(format('%s may not do this: it needs the role closebook_preparer or closebook_approver.', session_user));
+    PERFORM closebook.refuse(format('%s may not take this step on the team ledger: it needs the role closebook_preparer or closebook_approver (ask IT to grant one).', session_user));
   END IF;
 END $$;
 
@@ -226,6 +233,14 @@ BEGIN
       || closebook.field(to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')) || closebook.field(p_evidence), 'UTF8')), 'hex'));
   -- Sent when the step commits: the other workstations listening read the month again.
   PERFORM pg_notify('closebook', json_build_object('month', p_month, 'seq', next_seq, 'action', p_action)::text);
+END $$;
+
+-- Keeps the log's last entry with the sign-off in force (see sign_offs.log_seq).
+CREATE FUNCTION closebook.anchor_log(p_month bigint) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE closebook.sign_offs s SET log_seq = l.seq, log_hash = l.hash
+    FROM (SELECT seq, hash FROM closebook.close_log WHERE month_id = p_month ORDER BY seq DESC LIMIT 1) l
+    WHERE s.month_id = p_month;
 END $$;
 
 -- A fetch shared in one transaction: begin_fetch, put_chunk for each chunk, end_fetch. False when the team ledger
@@ -382,12 +397,13 @@ END $$;
 -- Draft → Prepared, when every exception of the set has a review on its figures as they are now, on lines (and the
 -- month before, which the checks compared with) that are on the team ledger for the approver to open.
 CREATE FUNCTION closebook.prepare(p_host text, p_reseller_id text, p_start date, p_end date, p_content_hash text, p_previous_content_hash text,
-  p_rules_version integer, p_exception_set jsonb, p_thresholds jsonb, p_rates jsonb, p_workstation text)
+  p_rules_version integer, p_exception_set jsonb, p_thresholds jsonb, p_workstation text)
 RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   month bigint;
   signed closebook.sign_offs;
   open_count integer;
+  team_thresholds jsonb;
 BEGIN
   PERFORM closebook.require_role('closebook_preparer');
   month := closebook.lock_month(p_host, p_reseller_id, p_start, p_end);
@@ -402,6 +418,11 @@ BEGIN
       WHERE m.host = p_host AND m.reseller_id = p_reseller_id AND m.period_end < p_start AND f.content_hash = p_previous_content_hash AND f.complete) THEN
     PERFORM closebook.refuse('The month before, which the checks compared with, is not on the team ledger: share it first.');
   END IF;
+  -- Checked with the team's thresholds, once the team has set them: no one prepares on looser ones of their own.
+  SELECT value INTO team_thresholds FROM closebook.team_settings WHERE name = 'thresholds';
+  IF team_thresholds IS NOT NULL AND team_thresholds <> p_thresholds THEN
+    PERFORM closebook.refuse('This month was checked with other thresholds than the team''s: open it again (it is checked with the team''s), then prepare it.');
+  END IF;
   SELECT count(*) INTO open_count
     FROM jsonb_to_recordset(p_exception_set) AS e(id text, severity text, evidence_hash text)
     LEFT JOIN closebook.reviews r ON r.month_id = month AND r.exception_id = e.id AND r.evidence_hash = e.evidence_hash
@@ -410,11 +431,16 @@ BEGIN
     PERFORM closebook.refuse(format('%s still open: accept (with a note) or resolve each before the month is prepared.',
       CASE WHEN open_count = 1 THEN '1 exception is' ELSE open_count || ' exceptions are' END));
   END IF;
+  -- The rates recorded are the month's own, read here under its lock (they are locked from now on).
   INSERT INTO closebook.sign_offs VALUES (month, 'prepared', p_content_hash, p_previous_content_hash, p_rules_version, p_exception_set,
-    closebook.hash_of(p_exception_set::text), p_thresholds, p_rates, session_user, clock_timestamp(), NULL, NULL);
+    closebook.hash_of(p_exception_set::text), p_thresholds,
+    coalesce((SELECT jsonb_agg(jsonb_build_object('reference_currency', reference_currency, 'currency', currency, 'rate', rate::text) ORDER BY currency)
+      FROM closebook.rates WHERE month_id = month), '[]'::jsonb),
+    session_user, clock_timestamp(), NULL, NULL, NULL, NULL);
   PERFORM closebook.append_log(month, 'prepared', '', '', p_workstation,
     jsonb_build_object('contentHash', p_content_hash, 'previousContentHash', p_previous_content_hash, 'rulesVersion', p_rules_version,
       'exceptions', jsonb_array_length(p_exception_set))::text);
+  PERFORM closebook.anchor_log(month);
 END $$;
 
 -- Prepared → Approved, by an approver who did not prepare the month and accepted none of its high exceptions, on the
@@ -446,10 +472,11 @@ BEGIN
     PERFORM closebook.refuse('The lines on this workstation are not the lines that were prepared: fetch the prepared month from the team ledger, or reopen it.');
   END IF;
   IF signed.exception_set_hash <> closebook.hash_of(p_exception_set::text) THEN
-    PERFORM closebook.refuse('The checks on this workstation found other exceptions than the preparer''s (another rules version, thresholds or consumption): reopen the month and check it again.');
+    PERFORM closebook.refuse('The checks on this workstation found other exceptions than the preparer''s (another rules version, other thresholds or consumption, or another fetch of the month before): bring the months here from the team ledger, or reopen the month and check it again.');
   END IF;
   UPDATE closebook.sign_offs SET state = 'approved', approved_by = session_user, approved_at = clock_timestamp() WHERE month_id = month;
   PERFORM closebook.append_log(month, 'approved', '', '', p_workstation, jsonb_build_object('contentHash', p_content_hash)::text);
+  PERFORM closebook.anchor_log(month);
 END $$;
 
 -- Prepared or Approved → Draft, with a reason; an Approved month by an approver only.
@@ -472,9 +499,9 @@ END $$;
 -- Helpers run inside the public functions only.
 REVOKE ALL ON FUNCTION closebook.refuse(text), closebook.require_role(text), closebook.require_working_role(), closebook.lock_month(text, text, date, date),
   closebook.fetch_being_shared(text, text, date, date, text),
-  closebook.append_log(bigint, text, text, text, text, text), closebook.refuse_log_change() FROM PUBLIC;
+  closebook.append_log(bigint, text, text, text, text, text), closebook.anchor_log(bigint), closebook.refuse_log_change() FROM PUBLIC;
 REVOKE ALL ON FUNCTION closebook.review(text, text, date, date, text[], text[], text, text, text),
-  closebook.prepare(text, text, date, date, text, text, integer, jsonb, jsonb, jsonb, text),
+  closebook.prepare(text, text, date, date, text, text, integer, jsonb, jsonb, text),
   closebook.approve(text, text, date, date, text, jsonb, text), closebook.reopen(text, text, date, date, text, text),
   closebook.begin_fetch(text, text, date, date, text, bigint, integer, bigint, timestamptz, text),
   closebook.put_chunk(text, text, date, date, text, integer, bytea), closebook.end_fetch(text, text, date, date, text, text),
@@ -482,7 +509,7 @@ REVOKE ALL ON FUNCTION closebook.review(text, text, date, date, text[], text[], 
   closebook.share_consumption(text, text, uuid, date, date, jsonb, jsonb, text),
   closebook.set_rates(text, text, date, date, text, jsonb, text) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION closebook.review(text, text, date, date, text[], text[], text, text, text),
-  closebook.prepare(text, text, date, date, text, text, integer, jsonb, jsonb, jsonb, text), closebook.reopen(text, text, date, date, text, text)
+  closebook.prepare(text, text, date, date, text, text, integer, jsonb, jsonb, text), closebook.reopen(text, text, date, date, text, text)
   TO closebook_preparer;
 GRANT EXECUTE ON FUNCTION closebook.begin_fetch(text, text, date, date, text, bigint, integer, bigint, timestamptz, text),
   closebook.put_chunk(text, text, date, date, text, integer, bytea), closebook.end_fetch(text, text, date, date, text, text),

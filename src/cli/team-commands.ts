@@ -15,7 +15,11 @@ function passwordFromEnvironment(): string {
 function statusLines(status: TeamStatus, address: ReturnType<typeof teamLedgerAddress>): string {
   const roles = status.roles.length ? status.roles.map((role) => role.replace(/^closebook_/, '')).join(', ') : "none of Closebook's (ask IT to grant one)";
   const schema =
-    status.schemaVersion === null ? 'not set up (IT runs resources/team-ledger/closebook-team-ledger.sql once)' : `version ${status.schemaVersion}`;
+    status.schemaVersion !== null
+      ? `version ${status.schemaVersion}`
+      : status.roles.length
+        ? 'not set up (IT runs resources/team-ledger/closebook-team-ledger.sql once)'
+        : 'not readable without a Closebook role';
   return [
     `You are ${status.user} on ${address.host}:${address.port}/${address.database} (PostgreSQL ${status.server}, ${address.tls === 'verify-full' ? 'TLS, certificate checked' : 'no TLS: this machine only'}).`,
     `Your roles: ${roles}.`,

@@ -201,6 +201,16 @@ describe('billing checks', () => {
     ]);
     const exceptions = await runBillingChecks(ledger, NOVEMBER, OCTOBER, undefined, history);
     expect(exceptions.map((exception) => [exception.rule, exception.subscriptionId])).toEqual([['consumption-differs', differs.subscriptionId]]);
+
+    // A colleague's batch from the team ledger counts by the service it went to, whatever profile it was sent with.
+    const colleague = (reseller: string, item: WireItem) => ({
+      submission: { ...batch('team.csv', 'Successful', NOVEMBER_PERIOD, [record(item, billed(item) + 2)]), profileId: 'a-colleague' },
+      host: 'billing.example.com',
+      resellerId: reseller,
+    });
+    const withTeam = consumptionHistory([], [colleague('r', equal), colleague('another-reseller', otherBatches)]);
+    const fromTeam = await runBillingChecks(ledger, NOVEMBER, OCTOBER, undefined, withTeam);
+    expect(fromTeam.map((exception) => [exception.rule, exception.subscriptionId])).toEqual([['consumption-differs', equal.subscriptionId]]);
     const [found] = exceptions as [BillingException];
     expect(found.severity).toBe('medium');
     expect(found.message).toBe(
@@ -258,9 +268,14 @@ function batch(fileName: string, state: Submission['state'], period: Submission[
 }
 
 /** The consumption history as the consumption module gives it: an index of summaries, and each batch whole. */
-function consumptionHistory(submissions: Submission[]): ConsumptionHistory {
+/** `shared`: colleagues' batches from the team ledger, each with the service (host, reseller) it went to. */
+function consumptionHistory(submissions: Submission[], shared: { submission: Submission; host: string; resellerId: string }[] = []): ConsumptionHistory {
+  const all = [...submissions, ...shared.map((batch) => batch.submission)];
   return {
-    history: async () => submissions.map(summarize),
-    get: async (id) => submissions.find((submission) => submission.id === id)!,
+    history: async () => [
+      ...submissions.map(summarize),
+      ...shared.map(({ submission, host, resellerId }) => ({ ...summarize(submission), service: { host, resellerId } })),
+    ],
+    get: async (id) => all.find((submission) => submission.id === id)!,
   };
 }

@@ -13,6 +13,7 @@ import {
   mismatchedLineRows,
   noCustomerNumberRows,
   reportRow,
+  type ReportRow,
   statedTotalRows,
   subscriptionSumRows,
 } from './queries/checks';
@@ -245,12 +246,21 @@ export async function consumptionVersion(consumption: ConsumptionHistory | null)
     .join(',');
 }
 
+/**
+ * A counted batch is the report's when it went to the report's service — this workstation's by the profile, a
+ * colleague's (from the team ledger) by the service's host and reseller — for a period within the report's.
+ */
+function batchOfReport(batch: SubmissionSummary & { period: NonNullable<SubmissionSummary['period']> }, report: ReportRow): boolean {
+  const ours = batch.service ? batch.service.host === report.host && batch.service.resellerId === report.reseller_id : batch.profileId === report.profile_id;
+  return ours && batch.period.startDate >= report.period_start && batch.period.endDate <= report.period_end;
+}
+
 /** The newest Successful batch the consumption rule would count for a report (its profile, within its period), or null. */
 export async function lastCountedBatch(ledger: Ledger, reportId: string, consumption: ConsumptionHistory | null): Promise<{ at: string } | null> {
   const report = await reportRow(ledger, reportId);
   if (!report || !consumption) return null;
   const batches = (await countedBatches(consumption))
-    .filter((batch) => batch.profileId === report.profile_id && batch.period.startDate >= report.period_start && batch.period.endDate <= report.period_end)
+    .filter((batch) => batchOfReport(batch, report))
     .map((batch) => batch.updatedAt)
     .sort();
   return batches.length ? { at: batches.at(-1) as string } : null;
@@ -266,9 +276,7 @@ export async function lastCountedBatch(ledger: Ledger, reportId: string, consump
 async function consumptionDiffers(ledger: Ledger, reportId: string, consumption: ConsumptionHistory): Promise<BillingException[]> {
   const report = await reportRow(ledger, reportId);
   if (!report) return [];
-  const batches = (await countedBatches(consumption)).filter(
-    (batch) => batch.profileId === report.profile_id && batch.period.startDate >= report.period_start && batch.period.endDate <= report.period_end,
-  );
+  const batches = (await countedBatches(consumption)).filter((batch) => batchOfReport(batch, report));
   const submitted = new Map<string, { quantity: Money; files: Set<string>; updates: boolean }>();
   for (const batch of batches) {
     for (const record of (await consumption.get(batch.id)).records) {

@@ -6,6 +6,7 @@ import { createGunzip } from 'node:zlib';
 import { randomUUID } from 'node:crypto';
 import { AppError } from '@shared/errors';
 import { ReportMeta } from '@shared/schemas/saved-report';
+import type { ReportPeriod } from '@shared/schemas/billing-report';
 import type { Ledger } from '../ledger/ledger';
 import { plainIssue, plainIssues } from '../runtime/plain-issues';
 import { ingestReport } from './report-ingest';
@@ -44,6 +45,8 @@ function fileContent(path: string, gzip: boolean): AsyncIterable<Uint8Array> {
 export interface ReportOrigin {
   host: string;
   resellerId: string;
+  /** The month the team ledger keeps these lines under (the file's own summary is not trusted for it). */
+  period: ReportPeriod;
   importedFrom: string;
 }
 
@@ -85,7 +88,7 @@ export async function importReportFile(ledger: Ledger, path: string, importedAt:
             profileName,
             host: origin?.host ?? host,
             resellerId: origin?.resellerId ?? '',
-            period,
+            period: origin?.period ?? period,
             fetchedAt: fetchedAt || importedAt,
             source: 'import',
             sourceFile: null,

@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { Logger } from '../ports/ports';
@@ -35,6 +36,21 @@ export class TeamCache {
       () => new Map<string, z.infer<typeof Part>>(),
     );
     return this.parts;
+  }
+
+  /** The copy of one signed-in role at one server: another person or another ledger never reads it. */
+  scoped(scope: string): Pick<TeamCache, 'get' | 'put'> {
+    return {
+      get: (key) => this.get(`${scope}|${key}`),
+      put: (key, value, syncedAt) => this.put(`${scope}|${key}`, value, syncedAt),
+    };
+  }
+
+  /** Forgets the copy (connecting to another ledger or as another person, or disconnecting). */
+  async clear(): Promise<void> {
+    this.parts = Promise.resolve(new Map());
+    this.written.clear();
+    await this.writes.run(() => rm(this.path, { force: true }));
   }
 
   async get<T>(key: string): Promise<{ value: T; syncedAt: string } | undefined> {

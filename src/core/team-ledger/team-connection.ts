@@ -14,6 +14,11 @@ const CONTROL_REFUSAL = 'CB001';
 export function teamError(error: unknown, address: TeamLedgerAddress): unknown {
   const { code, message } = error as { code?: string; message?: string };
   if (code === CONTROL_REFUSAL) return new AppError('control', message ?? 'The team ledger refused this step.');
+  if (code === '55P03')
+    return new AppError(
+      'network',
+      'A colleague is working on this month on the team ledger right now (sharing its lines or taking a step), so this step waited 30 s and gave up. Nothing of it was saved: try again in a moment.',
+    );
   if (code === '42501')
     return new AppError('control', `The team ledger refused this step for ${address.user} (${message}): ask IT for the Closebook role it needs.`);
   if (code === '3F000' || code === '42P01' || code === '42883')
@@ -23,7 +28,7 @@ export function teamError(error: unknown, address: TeamLedgerAddress): unknown {
   if (code === 'ECONNRESET' || code === 'EPIPE' || /Connection terminated|connection closed/i.test(message ?? ''))
     return new AppError(
       'network',
-      `The connection to the team ledger at ${address.host}:${address.port} dropped: the step was not saved there (nothing of it is kept). Try again.`,
+      `The connection to the team ledger at ${address.host}:${address.port} dropped. A step under way may or may not have been saved there: read the month again to see what the team ledger has, then try again if it is not there.`,
     );
   return error;
 }
@@ -66,16 +71,18 @@ export class TeamConnection {
     } catch (error) {
       throw teamError(error, this.address);
     }
+    let broken: Error | undefined;
     try {
       await client.query('BEGIN');
       const result = await work(client);
       await client.query('COMMIT');
       return result;
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
+      // A session whose rollback failed is not handed out again.
+      await client.query('ROLLBACK').catch((rollback: unknown) => (broken = rollback instanceof Error ? rollback : new Error(String(rollback))));
       throw teamError(error, this.address);
     } finally {
-      client.release();
+      client.release(broken);
     }
   }
 

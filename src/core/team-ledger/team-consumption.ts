@@ -13,7 +13,7 @@ import type { TeamConnection } from './team-connection';
 export class TeamConsumption {
   constructor(
     private readonly connection: TeamConnection,
-    private readonly cache: TeamCache,
+    private readonly cache: Pick<TeamCache, 'get' | 'put'>,
     private readonly now: () => string,
     private readonly workstation: string,
   ) {}
@@ -42,8 +42,13 @@ export class TeamConsumption {
   /** The team's batches, as listed (a copy kept for when the server cannot be reached). */
   async summaries(): Promise<SubmissionSummary[]> {
     try {
-      const rows = await this.connection.query<{ summary: unknown }>('SELECT summary FROM closebook.consumption ORDER BY shared_at');
-      const summaries = z.array(SubmissionSummary).parse(rows.map((row) => row.summary));
+      const rows = await this.connection.query<{ summary: unknown; host: string; reseller_id: string }>(
+        'SELECT summary, host, reseller_id FROM closebook.consumption ORDER BY shared_at',
+      );
+      // Matched to months by the service they went to (a colleague's profile id means nothing here).
+      const summaries = z
+        .array(SubmissionSummary)
+        .parse(rows.map((row) => ({ ...(row.summary as object), service: { host: row.host, resellerId: row.reseller_id } })));
       await this.cache.put('consumption', summaries, this.now());
       return summaries;
     } catch (error) {

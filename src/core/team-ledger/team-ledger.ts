@@ -103,7 +103,13 @@ export function createTeamLedger(
   const cache = new TeamCache(ports.dataDir, ports.log);
   const now = () => new Date(ports.clock.now()).toISOString();
   const sharing = new Set<Promise<unknown>>();
-  let session: Promise<{ connection: TeamConnection; record: TeamRecord; months: TeamMonths; consumption: TeamConsumption } | null> | null = null;
+  let session: Promise<{
+    connection: TeamConnection;
+    record: TeamRecord;
+    months: TeamMonths;
+    consumption: TeamConsumption;
+    copy: Pick<TeamCache, 'get' | 'put'>;
+  } | null> | null = null;
   let who: Promise<Identity> | null = null;
 
   const address = async (): Promise<TeamLedgerAddress | null> => {
@@ -142,16 +148,17 @@ export function createTeamLedger(
       const at = await address();
       if (!at) return null;
       const connection = new TeamConnection(at, await password(at));
+      const copy = cache.scoped(keychainAccount(at));
       const months = new TeamMonths(connection, ledger, reports, outputsFor(ports.dataDir), workstation);
       const record = new TeamRecord(
         connection,
         (reportId) => months.share(reportId),
         (month, hash) => months.localFetchOf(month, hash),
         workstation,
-        cache,
+        copy,
         now,
       );
-      return { connection, record, months, consumption: new TeamConsumption(connection, cache, now, workstation) };
+      return { connection, record, months, consumption: new TeamConsumption(connection, copy, now, workstation), copy };
     })().catch((error: unknown) => {
       session = null;
       throw error;
@@ -226,6 +233,11 @@ export function createTeamLedger(
     connect: async (url, secret) => {
       const at = teamLedgerAddress(url);
       const status = await teamStatus(at, secret);
+      if (status.roles.length === 0)
+        throw new AppError(
+          'control',
+          `${status.user} signed in, but has none of Closebook's roles on ${at.database}: ask IT to grant closebook_preparer, closebook_approver or closebook_auditor.`,
+        );
       if (status.schemaVersion === null)
         throw new AppError(
           'not-found',
@@ -239,6 +251,7 @@ export function createTeamLedger(
       );
       await writeJsonAtomic(file, { url: url.trim() });
       await close();
+      await cache.clear();
       return { ...status, address: at, passwordKept };
     },
     disconnect: async () => {
@@ -247,6 +260,7 @@ export function createTeamLedger(
       if (at) await ports.secrets.delete(keychainAccount(at)).catch(() => undefined);
       const had = at !== null;
       await rm(file, { force: true });
+      await cache.clear();
       return had;
     },
     address,
@@ -308,11 +322,11 @@ export function createTeamLedger(
           )
           .then(
             async (rows) => {
-              await cache.put('identity', rows, now());
+              await open.copy.put('identity', rows, now());
               return rows;
             },
             // Offline, who signed in here last is who acts (and can change nothing until the server answers).
-            async (error: unknown) => (await cache.get<{ user: string; roles: string[] }[]>('identity'))?.value ?? Promise.reject(error),
+            async (error: unknown) => (await open.copy.get<{ user: string; roles: string[] }[]>('identity'))?.value ?? Promise.reject(error),
           );
         const roles = (row?.roles ?? []).flatMap((role) => (CLOSE_ROLES[role] ? [CLOSE_ROLES[role]] : []));
         return { user: row?.user ?? 'unknown', roles, teamLedger: true };

@@ -54,27 +54,25 @@ export class TeamMonths {
       const chunks = Math.max(1, Math.ceil(bytes / CHUNK_BYTES));
       const file = await open(path, 'r');
       try {
-        await this.connection.transaction(async (client) => {
-          await client.query('SELECT closebook.begin_fetch($1, $2, $3::date, $4::date, $5, $6, $7, $8, $9::timestamptz, $10)', [
-            ...key,
-            contentHash,
-            meta.counts.lines,
-            chunks,
-            bytes,
-            meta.fetchedAt,
-            this.workstation,
-          ]);
+        const sent = await this.connection.transaction(async (client) => {
+          const begun = await client.query<{ begun: boolean }>(
+            'SELECT closebook.begin_fetch($1, $2, $3::date, $4::date, $5, $6, $7, $8, $9::timestamptz, $10) AS begun',
+            [...key, contentHash, meta.counts.lines, chunks, bytes, meta.fetchedAt, this.workstation],
+          );
+          // Shared meanwhile (by this workstation's background share, or a colleague's): nothing to send.
+          if (!begun.rows[0]?.begun) return false;
           for (let chunk = 0; chunk < chunks; chunk++) {
             const buffer = Buffer.alloc(Math.min(CHUNK_BYTES, bytes - chunk * CHUNK_BYTES));
             await file.read(buffer, 0, buffer.length, chunk * CHUNK_BYTES);
             await client.query('SELECT closebook.put_chunk($1, $2, $3::date, $4::date, $5, $6, $7)', [...key, contentHash, chunk, buffer]);
           }
           await client.query('SELECT closebook.end_fetch($1, $2, $3::date, $4::date, $5, $6)', [...key, contentHash, this.workstation]);
+          return true;
         });
+        return { shared: sent, lines: meta.counts.lines, bytes: sent ? bytes : 0 };
       } finally {
         await file.close();
       }
-      return { shared: true, lines: meta.counts.lines, bytes };
     });
   }
 
@@ -174,6 +172,7 @@ export class TeamMonths {
       const meta = await this.reports.importFile(path, {
         host: fetch.host,
         resellerId: fetch.resellerId,
+        period: { startDate: fetch.startDate, endDate: fetch.endDate },
         importedFrom: `the team ledger (shared by ${fetch.storedBy} from ${fetch.workstation})`,
       });
       // Used only when the lines are the lines that were shared: a copy damaged on the way is removed again.

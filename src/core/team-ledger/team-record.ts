@@ -75,7 +75,7 @@ export class TeamRecord implements CloseRecord {
     private readonly share: (reportId: string) => Promise<unknown>,
     private readonly localFetchOf: (month: MonthRef, contentHash: string) => Promise<string | null>,
     private readonly workstation: string,
-    private readonly cache: TeamCache,
+    private readonly cache: Pick<TeamCache, 'get' | 'put'>,
     private readonly now: () => string,
   ) {}
 
@@ -112,16 +112,16 @@ export class TeamRecord implements CloseRecord {
 
   async signOff(month: MonthRef): Promise<SignOffRow | undefined> {
     const [row] = await this.live(month, 'sign-off', () =>
-      this.connection.query<Omit<SignOffRow, 'report_id' | 'log_seq' | 'log_hash'>>(
+      this.connection.query<Omit<SignOffRow, 'report_id'>>(
         `SELECT s.state, s.content_hash, s.prepared_by, ${iso('s.prepared_at')} AS prepared_at, s.approved_by, ${iso('s.approved_at')} AS approved_at,
-           s.thresholds::text AS thresholds, s.rates::text AS rates
+           s.thresholds::text AS thresholds, s.rates::text AS rates, s.log_seq, s.log_hash
          FROM closebook.sign_offs s ${OF_MONTH}`,
         monthKey(month),
       ),
     );
     if (!row) return undefined;
     // The sign-off stands on lines, not on a workstation's copy: the local fetch with those lines, if there is one.
-    return { ...row, report_id: (await this.localFetchOf(month, row.content_hash)) ?? '', log_seq: null, log_hash: null };
+    return { ...row, report_id: (await this.localFetchOf(month, row.content_hash)) ?? '' };
   }
 
   async reviews(month: MonthRef, exceptions: readonly BillingException[]): Promise<{ rows: ReviewRow[]; reviews: Map<string, Review> }> {
@@ -162,15 +162,14 @@ export class TeamRecord implements CloseRecord {
     // The approver opens the lines that were prepared, and the month before them, from the team ledger.
     await this.share(reportId);
     if (prepared.previousReportId) await this.share(prepared.previousReportId);
-    const rates = await this.rates(month);
-    await this.connection.query('SELECT closebook.prepare($1, $2, $3::date, $4::date, $5, $6, $7, $8::jsonb, $9::jsonb, $10::jsonb, $11)', [
+    // The rates recorded are the server's own, read by prepare under the month's lock.
+    await this.connection.query('SELECT closebook.prepare($1, $2, $3::date, $4::date, $5, $6, $7, $8::jsonb, $9::jsonb, $10)', [
       ...monthKey(month),
       prepared.contentHash,
       prepared.previousContentHash,
       RULES_VERSION,
       exceptionSet(exceptions),
       JSON.stringify(prepared.thresholds),
-      JSON.stringify(rates),
       this.workstation,
     ]);
     return this.signedNow(month);

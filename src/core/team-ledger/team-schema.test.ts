@@ -50,7 +50,7 @@ const review = (user: string, month: string, ids: string[], state = 'accepted', 
     `SELECT closebook.review(${month}, ARRAY[${ids.map((id) => `'${id}'`).join(',')}]::text[], ARRAY[${ids.map((id) => `'${evidence(id)}'`).join(',')}]::text[], '${state}', '${note}', 'ws-1')`,
   );
 const prepare = (user: string, month: string, ids: string[]) =>
-  as(user, `SELECT closebook.prepare(${month}, '${HASH}', NULL, 2, '${exceptionSet(ids)}'::jsonb, '{}'::jsonb, '[]'::jsonb, 'ws-1')`);
+  as(user, `SELECT closebook.prepare(${month}, '${HASH}', NULL, 2, '${exceptionSet(ids)}'::jsonb, '{}'::jsonb, 'ws-1')`);
 const approve = (user: string, month: string, ids: string[], hash = HASH) =>
   as(user, `SELECT closebook.approve(${month}, '${hash}', '${exceptionSet(ids)}'::jsonb, 'ws-2')`);
 
@@ -124,7 +124,7 @@ describe('the team ledger schema', () => {
 
   it('lets no role write a table directly, and keeps the log append-only for the owner too', () => {
     for (const sql of [
-      `INSERT INTO closebook.sign_offs SELECT month_id, 'approved', 'x', NULL, 1, '[]', 'x', '{}', '[]', 'me', now(), 'me', now() FROM closebook.months LIMIT 1`,
+      `INSERT INTO closebook.sign_offs SELECT month_id, 'approved', 'x', NULL, 1, '[]', 'x', '{}', '[]', 'me', now(), 'me', now(), NULL, NULL FROM closebook.months LIMIT 1`,
       `INSERT INTO closebook.fetch_chunks SELECT month_id, content_hash, 9, '\\x00'::bytea FROM closebook.fetches LIMIT 1`,
       `UPDATE closebook.reviews SET note = 'changed'`,
       `DELETE FROM closebook.close_log`,
@@ -156,7 +156,7 @@ describe('the team ledger schema', () => {
     const reviewCall = (client: pg.Client, exceptionIds: string[], state: string) =>
       client.query('SELECT closebook.review($1, $2, $3, $4, $5, $6, $7, $8, $9)', [...month, exceptionIds, exceptionIds.map(evidence), state, 'Race.', 'ws']);
     const prepareCall = (client: pg.Client) =>
-      client.query('SELECT closebook.prepare($1, $2, $3, $4, $5, NULL, 2, $6, $7, $8, $9)', [...month, HASH, exceptionSet(ids), '{}', '[]', 'ws']);
+      client.query('SELECT closebook.prepare($1, $2, $3, $4, $5, NULL, 2, $6, $7, $8)', [...month, HASH, exceptionSet(ids), '{}', 'ws']);
     const reopenCall = (client: pg.Client) => client.query('SELECT closebook.reopen($1, $2, $3, $4, $5, $6)', [...month, 'Next round.', 'ws']);
     try {
       expect(share('preparer_a', month.map((value) => `'${value}'`).join(', ')).code).toBe(0);
@@ -225,6 +225,30 @@ describe('the team ledger schema', () => {
       code: 1,
       stderr: expect.stringMatching(/Leave the password out of the address/),
     });
+  });
+
+  it("refuses to prepare on other thresholds than the team's, and keeps the log's last entry with the sign-off", () => {
+    const month = `'billing.example.com', 'r-3', '2026-05-01', '2026-05-31'`;
+    expect(
+      as('preparer_a', `SELECT closebook.set_team_setting('thresholds', '{"marginDeviationPoints": 12, "quantityJumpPercent": 80}'::jsonb, 'ws-1')`).code,
+    ).toBe(0);
+    expect(share('preparer_a', month).code).toBe(0);
+    expect(review('preparer_a', month, ['t1'], 'resolved', 'Fixed.').code).toBe(0);
+    expect(prepare('preparer_a', month, ['t1'])).toMatchObject({ code: 1, stderr: expect.stringMatching(/other thresholds than the team's/) });
+    const prepared = as(
+      'preparer_a',
+      `SELECT closebook.prepare(${month}, '${HASH}', NULL, 2, '${exceptionSet(['t1'])}'::jsonb, '{"quantityJumpPercent": 80, "marginDeviationPoints": 12}'::jsonb, 'ws-1')`,
+    );
+    expect(prepared.code).toBe(0);
+    expect(
+      as(
+        'auditor_c',
+        `SELECT s.log_seq = (SELECT max(seq) FROM closebook.close_log l WHERE l.month_id = s.month_id) AND s.log_hash = (SELECT hash FROM closebook.close_log l WHERE l.month_id = s.month_id ORDER BY seq DESC LIMIT 1)
+         FROM closebook.sign_offs s JOIN closebook.months m USING (month_id) WHERE m.reseller_id = 'r-3'`,
+      ).stdout.trim(),
+    ).toBe('t');
+    const { owner } = cluster;
+    cluster.psql(owner.user, owner.password, ['-c', "DELETE FROM closebook.team_settings WHERE name = 'thresholds'"]);
   });
 
   it('names the hash of a log entry the way the workstation does: each field as its byte length, a colon and its text', () => {

@@ -32,6 +32,11 @@ export async function clientConfig(address: TeamLedgerAddress, password: string)
     user: address.user,
     password,
     connectionTimeoutMillis: 10_000,
+    // A laptop that sleeps or leaves the network must not hold a month's lock for hours: keep-alives find a dead peer,
+    // and the server ends a transaction left idle. A step waits at most 30 s for a colleague's lock on the month.
+    keepAlive: true,
+    query_timeout: 120_000,
+    options: '-c lock_timeout=30s -c idle_in_transaction_session_timeout=60s',
     // verify-full: the chain against the CA (or the system's) and the host name, as Node's TLS checks them by default.
     ssl: address.tls === 'verify-full' ? { rejectUnauthorized: true, ...(ca ? { ca } : {}) } : false,
   };

@@ -31,7 +31,15 @@ export class TeamWatch {
   private async listen(): Promise<void> {
     if (this.stopped) return;
     const { default: pg } = await import('pg');
-    const client = new pg.Client(await clientConfig(this.address, this.password));
+    let config: Awaited<ReturnType<typeof clientConfig>>;
+    try {
+      config = await clientConfig(this.address, this.password);
+    } catch (error) {
+      this.log.warn('the team ledger cannot be listened to', { error: error instanceof Error ? error.message : String(error) });
+      return;
+    }
+    if (this.stopped) return;
+    const client = new pg.Client(config);
     this.client = client;
     client.on('notification', (message) => {
       let action = 'changed';
@@ -47,6 +55,8 @@ export class TeamWatch {
     try {
       await client.connect();
       await client.query('LISTEN closebook');
+      // Stopped while signing in: this session is not kept.
+      if (this.stopped) await client.end().catch(() => undefined);
     } catch (error) {
       this.log.warn('the team ledger cannot be listened to now; trying again', { error: error instanceof Error ? error.message : String(error) });
       this.again(client);

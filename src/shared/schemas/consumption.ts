@@ -132,6 +132,11 @@ export type Submission = z.infer<typeof Submission>;
 export const SubmissionSummary = Submission.omit({ rows: true, records: true, failures: true, extraColumns: true }).extend({
   recordCount: z.number().int(),
   failureCount: z.number().int(),
+  /**
+   * The service and reseller a batch shared on the team ledger went to: matched to a month by them, as a colleague's
+   * profile id means nothing on this workstation. Absent for this workstation's own batches (matched by profile).
+   */
+  service: z.object({ host: z.string(), resellerId: z.string() }).optional(),
 });
 export type SubmissionSummary = z.infer<typeof SubmissionSummary>;
 

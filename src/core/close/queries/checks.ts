@@ -245,12 +245,12 @@ export async function noCustomerNumberRows(ledger: Ledger, reportId: string): Pr
   return ORGANIZATION.all(rows);
 }
 
-const REPORT = rowShape({ profile_id: 'text', period_start: 'text', period_end: 'text' });
+const REPORT = rowShape({ profile_id: 'text', host: 'text', reseller_id: 'text', period_start: 'text', period_end: 'text' });
 export type ReportRow = Row<typeof REPORT.columns>;
 
-/** The profile and period of a saved report, or undefined when there is none. */
+/** The profile, service, reseller and period of a saved report, or undefined when there is none. */
 export async function reportRow(ledger: Ledger, reportId: string): Promise<ReportRow | undefined> {
-  return REPORT.all(await ledger.all('SELECT profile_id, period_start, period_end FROM reports WHERE report_id = $1', [reportId]))[0];
+  return REPORT.all(await ledger.all('SELECT profile_id, host, reseller_id, period_start, period_end FROM reports WHERE report_id = $1', [reportId]))[0];
 }
 
 const BILLED_ONCE = rowShape({ ...SUBSCRIPTION, line_no: 'int', product_id: 'text', product: 'text', quantity: 'decimal', currency_key: 'text' });

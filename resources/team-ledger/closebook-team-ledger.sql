@@ -235,6 +235,17 @@ BEGIN
   PERFORM pg_notify('closebook', json_build_object('month', p_month, 'seq', next_seq, 'action', p_action)::text);
 END $$;
 
+-- Refuses a change to what a sign-off in force locks (`what`: the month's reviews, its rates).
+CREATE FUNCTION closebook.refuse_if_signed(p_month bigint, what text) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  signed_state text;
+BEGIN
+  SELECT state INTO signed_state FROM closebook.sign_offs WHERE month_id = p_month;
+  IF FOUND THEN
+    PERFORM closebook.refuse(format('This month is %s, so its %s are locked. Reopen it (with a reason) to change them.', initcap(signed_state), what));
+  END IF;
+END $$;
+
 -- Keeps the log's last entry with the sign-off in force (see sign_offs.log_seq).
 CREATE FUNCTION closebook.anchor_log(p_month bigint) RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
@@ -315,14 +326,10 @@ CREATE FUNCTION closebook.set_rates(p_host text, p_reseller_id text, p_start dat
 RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   month bigint;
-  signed closebook.sign_offs;
 BEGIN
   PERFORM closebook.require_working_role();
   month := closebook.lock_month(p_host, p_reseller_id, p_start, p_end);
-  SELECT * INTO signed FROM closebook.sign_offs WHERE month_id = month;
-  IF FOUND THEN
-    PERFORM closebook.refuse(format('This month is %s, so its rates are locked. Reopen it (with a reason) to change them.', initcap(signed.state)));
-  END IF;
+  PERFORM closebook.refuse_if_signed(month, 'rates');
   DELETE FROM closebook.rates WHERE month_id = month;
   IF p_reference IS NOT NULL THEN
     INSERT INTO closebook.rates SELECT month, p_reference, r.currency, r.rate FROM jsonb_to_recordset(p_rates) AS r(currency text, rate numeric);
@@ -369,7 +376,6 @@ CREATE FUNCTION closebook.review(p_host text, p_reseller_id text, p_start date, 
 RETURNS integer LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   month bigint;
-  signed closebook.sign_offs;
   i integer;
 BEGIN
   PERFORM closebook.require_role('closebook_preparer');
@@ -379,10 +385,7 @@ BEGIN
     PERFORM closebook.refuse('Each exception reviewed needs its figures.');
   END IF;
   month := closebook.lock_month(p_host, p_reseller_id, p_start, p_end);
-  SELECT * INTO signed FROM closebook.sign_offs WHERE month_id = month;
-  IF FOUND THEN
-    PERFORM closebook.refuse(format('This month is %s, so its reviews are locked. Reopen it (with a reason) to change them.', initcap(signed.state)));
-  END IF;
+  PERFORM closebook.refuse_if_signed(month, 'reviews');
   FOR i IN 1 .. coalesce(array_length(p_exception_ids, 1), 0) LOOP
     DELETE FROM closebook.reviews WHERE month_id = month AND exception_id = p_exception_ids[i];
     IF p_state <> 'open' THEN
@@ -499,7 +502,8 @@ END $$;
 -- Helpers run inside the public functions only.
 REVOKE ALL ON FUNCTION closebook.refuse(text), closebook.require_role(text), closebook.require_working_role(), closebook.lock_month(text, text, date, date),
   closebook.fetch_being_shared(text, text, date, date, text),
-  closebook.append_log(bigint, text, text, text, text, text), closebook.anchor_log(bigint), closebook.refuse_log_change() FROM PUBLIC;
+  closebook.append_log(bigint, text, text, text, text, text), closebook.anchor_log(bigint), closebook.refuse_if_signed(bigint, text),
+  closebook.refuse_log_change() FROM PUBLIC;
 REVOKE ALL ON FUNCTION closebook.review(text, text, date, date, text[], text[], text, text, text),
   closebook.prepare(text, text, date, date, text, text, integer, jsonb, jsonb, text),
   closebook.approve(text, text, date, date, text, jsonb, text), closebook.reopen(text, text, date, date, text, text),

@@ -24,7 +24,7 @@ import type { ConsumptionHistory } from '../close';
 import type { TeamMoveIn } from '@shared/schemas/team-ledger';
 import type { Submission } from '@shared/schemas/consumption';
 import { TeamRecord } from './team-record';
-import { type TeamStatus, teamStatus } from './team-session';
+import { readStatus, type TeamQuery, type TeamStatus, teamStatus } from './team-session';
 
 /** Where the team ledger's address is kept in the data folder (never its password: that is the keychain's). */
 export const TEAM_LEDGER_FILE = 'team-ledger.json';
@@ -48,6 +48,12 @@ function workstationName(): string {
 }
 
 const CLOSE_ROLES: Record<string, CloseRole> = { closebook_preparer: 'preparer', closebook_approver: 'approver' };
+
+/** A connected ledger's pool as the query readStatus takes. */
+const statusQuery =
+  (connection: TeamConnection): TeamQuery =>
+  (sql, params) =>
+    connection.query(sql, params);
 
 export interface TeamApi {
   /** Signs in with `url` and `password`; when it works, keeps the address here and the password in the keychain. */
@@ -222,8 +228,8 @@ export function createTeamLedger(
     const { host, port, database, user, tls } = at;
     const base = { connected: true as const, address: { host, port, database, user, tls } };
     try {
-      const status = await teamStatus(at, await password(at));
-      return { ...base, signedIn: status, problem: null, months: await (await connected()).months.list() };
+      const open = await connected();
+      return { ...base, signedIn: await readStatus(statusQuery(open.connection)), problem: null, months: await open.months.list() };
     } catch (error) {
       return { ...base, signedIn: null, problem: error instanceof Error ? error.message : String(error), months: [] };
     }
@@ -266,7 +272,7 @@ export function createTeamLedger(
     address,
     status: async () => {
       const at = await address();
-      return at ? { ...(await teamStatus(at, await password(at))), address: at } : null;
+      return at ? { ...(await readStatus(statusQuery((await connected()).connection))), address: at } : null;
     },
     months: async () => (await connected()).months.list(),
     share: async (reportId) => (await connected()).months.share(reportId),
@@ -314,22 +320,15 @@ export function createTeamLedger(
       const open = await opened();
       if (!open) return null;
       who ??= (async () => {
-        const [row] = await open.connection
-          .query<{ user: string; roles: string[] }>(
-            `SELECT session_user::text AS user, coalesce(array_agg(rolname::text ORDER BY rolname) FILTER (WHERE pg_has_role(session_user, oid, 'MEMBER')), '{}'::text[]) AS roles
-           FROM pg_roles WHERE rolname = ANY($1)`,
-            [Object.keys(CLOSE_ROLES)],
-          )
-          .then(
-            async (rows) => {
-              await open.copy.put('identity', rows, now());
-              return rows;
-            },
-            // Offline, who signed in here last is who acts (and can change nothing until the server answers).
-            async (error: unknown) => (await open.copy.get<{ user: string; roles: string[] }[]>('identity'))?.value ?? Promise.reject(error),
-          );
-        const roles = (row?.roles ?? []).flatMap((role) => (CLOSE_ROLES[role] ? [CLOSE_ROLES[role]] : []));
-        return { user: row?.user ?? 'unknown', roles, teamLedger: true };
+        const status = await readStatus(statusQuery(open.connection)).then(
+          async (read) => {
+            await open.copy.put('identity', read, now());
+            return read;
+          },
+          // Offline, who signed in here last is who acts (and can change nothing until the server answers).
+          async (error: unknown) => (await open.copy.get<TeamStatus>('identity'))?.value ?? Promise.reject(error),
+        );
+        return { user: status.user, roles: status.roles.flatMap((role) => (CLOSE_ROLES[role] ? [CLOSE_ROLES[role]] : [])), teamLedger: true };
       })().catch((error: unknown) => {
         who = null;
         throw error;

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import type { Client, ClientConfig } from 'pg';
+import type { Client, ClientConfig, QueryResultRow } from 'pg';
 import { AppError } from '@shared/errors';
 import type { TeamLedgerAddress } from './connection-policy';
 
@@ -85,20 +85,25 @@ export async function withTeamSession<T>(address: TeamLedgerAddress, password: s
   }
 }
 
-/** `team status`: the signed-in role, its Closebook group roles, the server's version and the schema's. */
+/** How a status is read: any session's parameterised query (a one-off sign-in, or the pool of a connected ledger). */
+export type TeamQuery = <R extends QueryResultRow>(sql: string, params?: unknown[]) => Promise<R[]>;
+
+/** The signed-in role, its Closebook group roles, the server's version and the schema's, read on a session. */
+export async function readStatus(query: TeamQuery): Promise<TeamStatus> {
+  const [who] = await query<{ user: string; server: string }>("SELECT session_user AS user, current_setting('server_version') AS server");
+  const roles = await query<{ rolname: string }>(
+    `SELECT rolname FROM pg_roles WHERE rolname = ANY($1) AND pg_has_role(session_user, oid, 'MEMBER') ORDER BY rolname`,
+    [GROUP_ROLES],
+  );
+  // The schema is there when IT ran its script; a role outside Closebook's groups may not read it at all.
+  const schema = await query<{ version: number | null }>('SELECT max(version) AS version FROM closebook.schema_version')
+    .then((rows) => rows[0]?.version ?? null)
+    .catch(() => null);
+  const row = who as { user: string; server: string };
+  return { user: row.user, roles: roles.map((role) => role.rolname), server: row.server, schemaVersion: schema };
+}
+
+/** `team status --url`: signs in once with an address not kept yet, and reads the status (see readStatus). */
 export async function teamStatus(address: TeamLedgerAddress, password: string): Promise<TeamStatus> {
-  return withTeamSession(address, password, async (client) => {
-    const who = await client.query<{ user: string; server: string }>("SELECT session_user AS user, current_setting('server_version') AS server");
-    const roles = await client.query<{ rolname: string }>(
-      `SELECT rolname FROM pg_roles WHERE rolname = ANY($1) AND pg_has_role(session_user, oid, 'MEMBER') ORDER BY rolname`,
-      [GROUP_ROLES],
-    );
-    // The schema is there when IT ran its script; a role outside Closebook's groups may not read it at all.
-    const schema = await client
-      .query<{ version: number }>('SELECT max(version) AS version FROM closebook.schema_version')
-      .then((result) => result.rows[0]?.version ?? null)
-      .catch(() => null);
-    const row = who.rows[0] as { user: string; server: string };
-    return { user: row.user, roles: roles.rows.map((role) => role.rolname), server: row.server, schemaVersion: schema };
-  });
+  return withTeamSession(address, password, (client) => readStatus(async (sql, params) => (await client.query(sql, params)).rows));
 }

@@ -32,6 +32,14 @@ const USAGE = `Closebook command line (the same core as the app)
   team months [--json] | share ID | pull [--period YYYY-MM]
                                                           months on the team ledger; share a fetch; bring them here
   team move-in [--json]                                   move this workstation's months and reviews in (signs nothing)
+  invoices map [--report ID] --import F.csv | --export F.csv
+                                                          the mapping of customers and items to the accounting system
+  invoices settings [--prefix P] [--next N] [--date-format F] [--lines-per subscription|product] [--split-by-po yes|no]
+                                                          invoice numbering, dates, and what an invoice line is
+  invoices run ID [--invoice-date D] [--json]             the month's invoices as they would be made now (unmapped
+                                                          first); exit 5 while it cannot be exported
+  invoices export ID --format xero|qbo --out DIR          number the month's invoices once and write the import files;
+                                                          a second export writes the same files (exit 5: not ready)
   consumption validate --file F [--sheet NAME]            check a CSV/XLSX consumption file; problems by row
   consumption submit --file F [--period YYYY-MM] [--failed-out F.xlsx|.csv] [--poll-interval S] [--yes]
                                                           submit usage for a month (default last month), watch the
@@ -63,6 +71,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   consumption: async () => (await import('./consumption-commands')).consumptionCommand,
   ledger: async () => (await import('./report-commands')).ledgerCommand,
   team: async () => (await import('./team-commands')).teamCommand,
+  invoices: async () => (await import('./invoice-commands')).invoicesCommand,
 };
 
 /** Runs one command and returns its exit code; every failure is one line on stderr. */

@@ -13,6 +13,7 @@ import { createProfiles, type EphemeralProfileInput, type SecretSource } from '.
 import { createReports, type ReportsApi } from './reports';
 import { createSettings } from './settings';
 import { createTeamLedger, type TeamApi } from './team-ledger';
+import { createInvoices, type InvoicesApi } from './invoices';
 import { workstationIdentity } from './ports/identity';
 
 /** What hosts may do with profiles beyond the contract: find one by name, or use a connection given in full. */
@@ -36,6 +37,8 @@ export interface Service {
   close: CloseApi;
   /** The team ledger (opt-in): connect, and the months shared there. */
   team: TeamApi;
+  /** Invoices out: the mapping, the month's invoice run and its import files (the CLI's `invoices`). */
+  invoices: InvoicesApi;
   /** The database of every saved month. */
   ledger: { backup(path: string): Promise<void> };
   /** Resumes unfinished workflows (report jobs, consumption tasks) saved by an earlier run. */
@@ -91,6 +94,8 @@ export function createService(ports: Ports): Service {
       }
     });
   }
+  // A month is invoiced once its close says so: the stamp every file carries, and each export logged with the month.
+  const invoices = createInvoices(ports, ledger.get, { readiness: close.stampOf, exported: close.recordExport, identity });
   const organizations = createOrganizations(profiles.connections);
   const settings = createSettings(ports);
   const copyPrint = createCopyPrint(ports);
@@ -116,6 +121,7 @@ export function createService(ports: Ports): Service {
     consumption: consumption.api,
     close: close.api,
     team: team.api,
+    invoices,
     ledger: { backup: async (path) => (await ledger.get()).backup(path) },
     start: async () => {
       await tidyDataFolder(ports.dataDir, ports.clock.now(), ports.log);

@@ -13,3 +13,4 @@ export { monthFetchRows } from './queries/months';
 export type { RateRow } from './queries/rates';
 export { type ReviewRow, reviewRows } from './queries/reviews';
 export { type SignOffRow, signOffRow } from './queries/sign-offs';
+export type { CloseStamp } from './close-stamp';

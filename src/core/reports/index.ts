@@ -3,3 +3,5 @@ export { createReports, type ReportsApi, type ReportsModule } from './handlers';
 export type { WorkbookAddition, WorkbookAdditionResult } from './report-workbook';
 export { SERVICE_POLL_FLOOR_MS } from './report-job';
 export { contentHashOf, keptContentHash } from './content-hash';
+// The one order of organizations (by name), for the invoice run to list customers as every other view does.
+export { ORGANIZATION_ORDER } from './queries/export-lines';

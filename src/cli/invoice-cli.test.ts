@@ -1,0 +1,183 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import Papa from 'papaparse';
+import { describe, expect, it } from 'vitest';
+import { createService } from '@core';
+import { Money } from '@shared/money';
+import { inlineConnection, runCli, useSimulator } from '@testing/cli-test-support';
+import { testPorts } from '@testing/test-support';
+
+const simulator = useSimulator(['--organizations', '12', '--report-ready-seconds', '1']);
+const cli = (args: string[]) => runCli(args, simulator.dataDir);
+
+/** A CSV file Closebook wrote, as rows keyed by its header. */
+async function csvRows(path: string): Promise<{ header: string[]; rows: Record<string, string>[] }> {
+  const parsed = Papa.parse<string[]>((await readFile(path, 'utf8')).replace(/^\uFEFF/, ''), { skipEmptyLines: true });
+  const [header = [], ...rows] = parsed.data;
+  return { header, rows: rows.map((cells) => Object.fromEntries(header.map((column, index) => [column, cells[index] ?? '']))) };
+}
+
+/** Fills in the rows the mapping export left to fill: customers as domestic (the BVs reverse charge), services at 25 %. */
+function filled(csv: string, account = '3010'): string {
+  const { data } = Papa.parse<Record<string, string>>(csv.replace(/^\uFEFF/, ''), { header: true, skipEmptyLines: true });
+  const rows = data.map((row) => {
+    if (row.type === 'customer') {
+      const reverse = / BV$/.test(row.contactName ?? '');
+      return {
+        ...row,
+        contactName: `${row.contactName} (AR)`,
+        paymentTermsDays: '30',
+        vatTreatment: reverse ? 'reverse-charge' : 'domestic',
+        country: reverse ? 'NL' : 'SE',
+        buyerVatId: reverse ? 'NL123456789B01' : '',
+        customerTaxCode: reverse ? 'Zero Rated EC Services' : '',
+      };
+    }
+    return { ...row, account, taxCode: '25% (VAT on Income)', vatCategory: 'S', vatRate: '25' };
+  });
+  return Papa.unparse(rows);
+}
+
+describe('closebook invoices', () => {
+  it('maps, refuses a Draft month, then exports Xero and QuickBooks files whose invoices are the Invoicing view exactly, once', async () => {
+    const fetched = cli(['report', 'fetch', '--from', '2026-10-01', '--to', '2026-10-31', '--poll-interval', '1', ...inlineConnection(simulator.baseUrl)]);
+    expect(fetched.code).toBe(0);
+    const october = fetched.stdout.trim();
+    const dir = simulator.dataDir;
+
+    // Nothing mapped: the run lists what to map first, and cannot be exported (exit 5).
+    const unmapped = cli(['invoices', 'run', october]);
+    expect(unmapped.code).toBe(5);
+    expect(unmapped.stdout).toMatch(/^Cloud services October 2026: DRAFT/);
+    expect(unmapped.stdout).toMatch(/\nUNMAPPED customer {2}\S/);
+    expect(unmapped.stdout).toMatch(/\nUNMAPPED item {6}\S/);
+    expect(unmapped.stdout).toMatch(/\nNOT READY: The month is not ready to invoice: DRAFT/);
+
+    // The mapping export gives a row to fill for each customer and service; filled in and imported.
+    expect(cli(['invoices', 'map', '--export', join(dir, 'blank.csv')])).toMatchObject({ code: 0, stderr: expect.stringMatching(/with \d+ rows to fill in/) });
+    const blank = await readFile(join(dir, 'blank.csv'), 'utf8');
+    await import('node:fs/promises').then((fs) => fs.writeFile(join(dir, 'mapping.csv'), filled(blank)));
+    expect(cli(['invoices', 'map', '--import', join(dir, 'mapping.csv')])).toMatchObject({
+      code: 0,
+      stderr: expect.stringMatching(/: 12 customers, \d+ items\.\n$/),
+    });
+    // A value that would run as a formula is refused, naming the entry; the kept mapping is untouched.
+    const hostile = (await readFile(join(dir, 'mapping.csv'), 'utf8')).replace(/\(AR\)/, '(AR)\n').replace(/\n(customer,,[^,]+,)/, '\n$1=HYPERLINK(""x"")');
+    await import('node:fs/promises').then((fs) => fs.writeFile(join(dir, 'hostile.csv'), hostile));
+    expect(cli(['invoices', 'map', '--import', join(dir, 'hostile.csv')])).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/contactName "=HYPERLINK.*begins like a formula/),
+    });
+
+    // Mapped but Draft: export refused with exit 5 and why.
+    const draft = cli(['invoices', 'export', october, '--format', 'xero', '--out', join(dir, 'xero')]);
+    expect(draft).toMatchObject({ code: 5, stderr: expect.stringMatching(/The invoices were not exported\. The month is not ready to invoice: DRAFT/) });
+    expect(await readdir(join(dir, 'xero')).catch(() => [])).toEqual([]);
+
+    // Prepared on a workstation alone (no team ledger): exported, and every file's name says no second person approved it.
+    const exceptions = (JSON.parse(cli(['reports', 'check', october, '--json']).stdout) as { id: string }[]).map((entry) => entry.id);
+    expect(cli(['reports', 'accept', october, ...exceptions, '--note', 'Checked'])).toMatchObject({ code: 0 });
+    expect(cli(['reports', 'prepare', october])).toMatchObject({ code: 0 });
+    expect(cli(['invoices', 'settings', '--prefix', 'CB-', '--next', '1001', '--date-format', 'YYYY-MM-DD'])).toMatchObject({
+      code: 0,
+      stdout: expect.stringMatching(/^Next invoice: CB-1001;/),
+    });
+    const exported = cli(['invoices', 'export', october, '--format', 'xero', '--out', join(dir, 'xero'), '--invoice-date', '2026-11-09']);
+    expect(exported).toMatchObject({
+      code: 0,
+      stderr: expect.stringMatching(/^Exported 12 invoices \(CB-1001–CB-1012\) in 1 file\. Not approved by a second person/),
+    });
+    const xeroFile = join(dir, 'xero', 'xero-invoices-2026-10 (not approved by a second person).csv');
+    expect(exported.stdout).toBe(`${xeroFile}\n`);
+
+    // Xero's template columns, in its order; per invoice, Σ round(Quantity × UnitAmount, 2) is the Invoicing view's amount.
+    const xero = await csvRows(xeroFile);
+    expect(xero.header.slice(0, 27)).toEqual([
+      '*ContactName',
+      'EmailAddress',
+      'POAddressLine1',
+      'POAddressLine2',
+      'POAddressLine3',
+      'POAddressLine4',
+      'POCity',
+      'PORegion',
+      'POPostalCode',
+      'POCountry',
+      '*InvoiceNumber',
+      'Reference',
+      '*InvoiceDate',
+      '*DueDate',
+      'InventoryItemCode',
+      '*Description',
+      '*Quantity',
+      '*UnitAmount',
+      'Discount',
+      '*AccountCode',
+      '*TaxType',
+      'TrackingName1',
+      'TrackingOption1',
+      'TrackingName2',
+      'TrackingOption2',
+      'Currency',
+      'BrandingTheme',
+    ]);
+    const env = await testPorts({ dataDir: dir });
+    const app = createService(env.ports);
+    const invoicing = await app.handlers['reports:invoicing']({ reportId: october, filter: {} });
+    await app.dispose();
+    await env.cleanup();
+    const byInvoice = new Map<string, { contact: string; currency: string; sum: InstanceType<typeof Money> }>();
+    for (const row of xero.rows) {
+      const entry = byInvoice.get(row['*InvoiceNumber']!) ?? { contact: row['*ContactName']!, currency: row.Currency!, sum: new Money(0) };
+      entry.sum = entry.sum.plus(new Money(row['*Quantity']!).times(row['*UnitAmount']!).toDecimalPlaces(2, Money.ROUND_HALF_UP));
+      expect([row['*InvoiceDate'], row['*DueDate'], row.Reference]).toEqual(['2026-11-09', '2026-12-09', 'Cloud services October 2026']);
+      byInvoice.set(row['*InvoiceNumber']!, entry);
+    }
+    expect(byInvoice.size).toBe(invoicing.rows.length);
+    for (const row of invoicing.rows) {
+      const invoice = [...byInvoice.values()].find((entry) => entry.contact === `${row.organization} (AR)` && entry.currency === row.currency);
+      expect(invoice?.sum.toFixed(2), `${row.organization} ${row.currency}`).toBe(row.amountToInvoice);
+    }
+
+    // Exported again: the same numbers, byte for byte.
+    const again = cli(['invoices', 'export', october, '--format', 'xero', '--out', join(dir, 'again')]);
+    expect(again).toMatchObject({ code: 0, stderr: expect.stringMatching(/^Wrote again 12 invoices \(CB-1001–CB-1012\)/) });
+    expect(await readFile(join(dir, 'again', 'xero-invoices-2026-10 (not approved by a second person).csv'))).toEqual(await readFile(xeroFile));
+
+    // QuickBooks: its own column names, one file per currency (its customers have one currency each), the same numbers.
+    expect(cli(['invoices', 'export', october, '--format', 'qbo', '--out', join(dir, 'qbo')]).code).toBe(0);
+    const qboFiles = (await readdir(join(dir, 'qbo'))).sort();
+    expect(qboFiles.every((name) => /^quickbooks-invoices-2026-10 \(not approved by a second person\)-[A-Z]{3}\.csv$/.test(name))).toBe(true);
+    const qboNumbers = new Set<string>();
+    for (const name of qboFiles) {
+      const qbo = await csvRows(join(dir, 'qbo', name));
+      expect(qbo.header).toEqual([
+        'Invoice no',
+        'Customer',
+        'Invoice date',
+        'Due date',
+        'Memo',
+        'Item(Product/Service)',
+        'Item description',
+        'Item quantity',
+        'Item rate',
+        'Item amount',
+        'Item tax code',
+      ]);
+      for (const row of qbo.rows) qboNumbers.add(row['Invoice no']!);
+    }
+    expect([...qboNumbers].sort()).toEqual([...byInvoice.keys()].sort());
+
+    // A change after export (the revenue account of every item): a credit note for each invoice and a new one, numbered on — never renumbered.
+    await import('node:fs/promises').then((fs) => fs.writeFile(join(dir, 'mapping2.csv'), filled(blank, '3011')));
+    expect(cli(['invoices', 'map', '--import', join(dir, 'mapping2.csv')]).code).toBe(0);
+    const changed = cli(['invoices', 'export', october, '--format', 'xero', '--out', join(dir, 'changed'), '--invoice-date', '2026-11-12']);
+    expect(changed).toMatchObject({ code: 0, stderr: expect.stringMatching(/^Exported 24 invoices \(CB-1013–CB-1036\)/) });
+    const follow = await csvRows(join(dir, 'changed', 'xero-invoices-2026-10 (not approved by a second person).csv'));
+    const credits = follow.rows.filter((row) => row.Reference!.includes('; credits CB-'));
+    expect(new Set(credits.map((row) => row.Reference!.replace(/.*credits /, ''))).size).toBe(12);
+    expect(credits.every((row) => row['*AccountCode'] === '3010' && new Money(row['*UnitAmount']!).times(row['*Quantity']!).lte(0))).toBe(true);
+    expect(follow.rows.filter((row) => !row.Reference!.includes('credits')).every((row) => row['*AccountCode'] === '3011')).toBe(true);
+    expect(cli(['invoices', 'run', october]).stdout).toMatch(/Exported CB-1001–CB-1012 by .*\nExported CB-1013–CB-1036 by /);
+  }, 180_000);
+});

@@ -1,0 +1,140 @@
+import { mkdir, readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { DATE_FORMATS, InvoiceFormat, InvoiceSettings } from '@shared/schemas/invoices';
+import { type CliContext, EXIT, parse, UsageError, withContext } from './context';
+
+const USAGE = [
+  'Usage: invoices map [--report ID] --import FILE.csv | --export FILE.csv',
+  '       invoices settings [--report ID] [--prefix P] [--next N] [--date-format F] [--lines-per subscription|product] [--split-by-po yes|no]',
+  '       invoices run ID [--invoice-date YYYY-MM-DD] [--json]',
+  '       invoices export ID --format xero|qbo --out DIR [--invoice-date YYYY-MM-DD]',
+].join('\n');
+
+/** An exact amount and its currency, as the CLI prints money: the decimal text itself, never a float. */
+const formatMoney = (amount: string, currency: string) => `${amount} ${currency}`;
+const amountsText = (amounts: { currency: string; amount: string }[]) => amounts.map((entry) => formatMoney(entry.amount, entry.currency)).join(', ');
+
+/** The Broker a mapping command means: the month's given by --report, else the one Broker the ledger has. */
+async function brokerFor(context: CliContext, reportId: string | undefined) {
+  const { invoices } = context.service;
+  if (reportId) return invoices.brokerOfReport(reportId);
+  const brokers = await invoices.brokers();
+  if (brokers.length === 1) return brokers[0] as (typeof brokers)[number];
+  if (!brokers.length) throw new UsageError('No month is saved yet: fetch one first (the mapping is kept per service and reseller).');
+  throw new UsageError(
+    `Saved months come from ${brokers.length} services or resellers (${brokers.map((broker) => `${broker.host} ${broker.resellerId}`).join('; ')}): name one with --report ID.`,
+  );
+}
+
+/**
+ * `invoices map` (the mapping to the accounting system, as CSV), `invoices settings` (numbering, dates, lines),
+ * `invoices run ID` (the month's invoices as they would be made now, unmapped first) and `invoices export ID`
+ * (numbers them once and writes the import files). A month not ready to invoice, or anything unmapped: exit 5.
+ */
+export async function invoicesCommand(args: string[]): Promise<number> {
+  const [action, ...rest] = args;
+  const { values, positionals } = parse(rest, {
+    report: { type: 'string' },
+    import: { type: 'string' },
+    export: { type: 'string' },
+    prefix: { type: 'string' },
+    next: { type: 'string' },
+    'date-format': { type: 'string' },
+    'lines-per': { type: 'string' },
+    'split-by-po': { type: 'string' },
+    'invoice-date': { type: 'string' },
+    format: { type: 'string' },
+    out: { type: 'string' },
+  });
+  const invoiceDate = values['invoice-date'];
+  if (invoiceDate !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(invoiceDate)) throw new UsageError('--invoice-date takes a date like 2026-11-08.');
+  return withContext(values['data-dir'], async (context) => {
+    const { invoices } = context.service;
+    if (action === 'map') {
+      if (positionals.length || Boolean(values.import) === Boolean(values.export)) throw new UsageError(USAGE);
+      const broker = await brokerFor(context, values.report);
+      if (values.import) {
+        const mapping = await invoices.importMapping(broker, await readFile(resolve(values.import), 'utf8'));
+        process.stderr.write(
+          `Kept the mapping of ${broker.host} (reseller ${broker.resellerId}): ${mapping.customers.length} customers, ${mapping.items.length} items.\n`,
+        );
+      } else {
+        const path = resolve(values.export as string);
+        const written = await invoices.exportMapping(broker, path, values.report);
+        process.stderr.write(
+          `Wrote the mapping (${written.entries} entries) to ${path}${written.toFill ? `, with ${written.toFill} rows to fill in for what the month has that it lacks` : ''}.\n`,
+        );
+      }
+      return EXIT.ok;
+    }
+    if (action === 'settings') {
+      if (positionals.length) throw new UsageError(USAGE);
+      const broker = await brokerFor(context, values.report);
+      const current = await invoices.settings(broker);
+      const changed = ['prefix', 'next', 'date-format', 'lines-per', 'split-by-po'].some((option) => values[option as keyof typeof values] !== undefined);
+      let shown = current;
+      if (changed) {
+        const next = values.next === undefined ? undefined : /^\d+$/.test(values.next) ? Number(values.next) : NaN;
+        if (Number.isNaN(next)) throw new UsageError('--next takes a whole number.');
+        const splitByPo = values['split-by-po'];
+        if (splitByPo !== undefined && !['yes', 'no'].includes(splitByPo)) throw new UsageError('--split-by-po takes yes or no.');
+        const parsed = InvoiceSettings.safeParse({
+          prefix: values.prefix ?? current.prefix,
+          dateFormat: values['date-format'] ?? current.dateFormat,
+          linesPer: values['lines-per'] ?? current.linesPer,
+          splitByPo: splitByPo === undefined ? current.splitByPo : splitByPo === 'yes',
+        });
+        if (!parsed.success)
+          throw new UsageError(
+            `${parsed.error.issues.map((issue) => `${String(issue.path[0])}: ${issue.message}`).join('; ')} (date formats: ${DATE_FORMATS.join(', ')}).`,
+          );
+        shown = await invoices.saveSettings(broker, parsed.data, next);
+      }
+      process.stdout.write(
+        values.json
+          ? `${JSON.stringify(shown)}\n`
+          : `Next invoice: ${shown.prefix}${shown.next}; dates ${shown.dateFormat}; a line per ${shown.linesPer}; ${shown.splitByPo ? 'an invoice per PO number' : 'one invoice per customer and currency'}.\n`,
+      );
+      return EXIT.ok;
+    }
+    const [reportId] = positionals;
+    if (!reportId || positionals.length !== 1) throw new UsageError(USAGE);
+    if (action === 'run') {
+      const run = await invoices.run(reportId, invoiceDate);
+      if (values.json) {
+        process.stdout.write(`${JSON.stringify(run)}\n`);
+        return EXIT.ok;
+      }
+      const out: string[] = [`${run.periodText}: ${run.readiness.line}`];
+      for (const customer of run.unmappedCustomers)
+        out.push(`UNMAPPED customer  ${customer.organization} (${customer.orgId || 'no id'})  ${amountsText(customer.amounts)}; ${customer.lines} lines`);
+      for (const item of run.unmappedItems)
+        out.push(
+          `UNMAPPED item      ${item.productName} (product ${item.productId}${item.itemCode ? `, item code ${item.itemCode}` : ''}; service ${item.serviceName} ${item.serviceId})  ${amountsText(item.amounts)}; ${item.lines} lines`,
+        );
+      for (const invoice of run.invoices)
+        out.push(
+          `${invoice.kind === 'invoice' ? 'Invoice    ' : 'Credit note'}  ${invoice.contactName}  ${formatMoney(invoice.netTotal, invoice.currency)} net + VAT ${formatMoney(invoice.vatTotal, invoice.currency)}, due ${invoice.dueDate}, ${invoice.lines.length} lines`,
+        );
+      for (const currency of run.currencies)
+        out.push(`${currency.currency}: ${formatMoney(currency.invoiced, currency.currency)} invoiced. ${currency.explanation}`);
+      for (const exported of run.exported)
+        out.push(`Exported ${exported.firstNumber}–${exported.lastNumber} by ${exported.exportedBy} at ${exported.exportedAt}.`);
+      for (const blocker of run.blockers) out.push(`NOT READY: ${blocker}`);
+      process.stdout.write(`${out.join('\n')}\n`);
+      return run.blockers.length ? EXIT.control : EXIT.ok;
+    }
+    if (action === 'export') {
+      const format = InvoiceFormat.safeParse(values.format);
+      if (!format.success || !values.out) throw new UsageError(USAGE);
+      await mkdir(resolve(values.out), { recursive: true });
+      const done = await invoices.export(reportId, format.data, resolve(values.out), invoiceDate);
+      for (const file of done.files) process.stdout.write(`${file.path}\n`);
+      process.stderr.write(
+        `${done.again ? 'Wrote again' : 'Exported'} ${done.invoices} ${done.invoices === 1 ? 'invoice' : 'invoices'} (${done.firstNumber}–${done.lastNumber}) in ${done.files.length} ${done.files.length === 1 ? 'file' : 'files'}.${done.notApprovedBySecondPerson ? ' Not approved by a second person (a workstation without a team ledger).' : ''}\n`,
+      );
+      return EXIT.ok;
+    }
+    throw new UsageError(USAGE);
+  });
+}

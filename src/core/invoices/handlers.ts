@@ -1,0 +1,328 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { AppError } from '@shared/errors';
+import type { InvoiceFormat, InvoiceMapping, InvoiceSettings } from '@shared/schemas/invoices';
+import type { Ledger } from '@core/ledger/ledger';
+import { contentHashOf } from '@core/reports';
+import { type CloseStamp, monthOf, type MonthRef } from '@core/close';
+import type { IdentityPort } from '@core/ports/identity';
+import type { Ports } from '@core/ports/ports';
+import { invoiceFiles } from './invoice-files';
+import { buildInvoiceRun, type Invoice, type InvoiceRunDraft } from './invoice-run';
+import { fileHashes, readSettings, recordFile, saveSettings, type StoredRun, storedRuns } from './invoice-store';
+import { type Broker, readMapping, saveMapping } from './mapping-store';
+import { mappingCsv, type MappingSuggestions, parseMappingCsv } from './mapping-csv';
+import { invoiceLineRows, type ItemKeys, unmappedItemRows } from './queries';
+
+/** What the month close says of a fetch (its stamp): whether it may be invoiced, in words every file repeats. */
+export type Readiness = CloseStamp;
+
+export interface InvoiceRunView extends InvoiceRunDraft {
+  reportId: string;
+  readiness: Readiness;
+  /** Why the run cannot be exported now, each in words that say what to do; empty when it can. */
+  blockers: string[];
+  /** The runs already exported for the month, newest last. */
+  exported: { runId: string; firstNumber: string; lastNumber: string; exportedAt: string; exportedBy: string; invoices: number }[];
+}
+
+export interface InvoiceExport {
+  runId: string;
+  /** True when the month's exported run was written again (the same numbers, byte-identical files). */
+  again: boolean;
+  files: { path: string; invoices: number; sha256: string }[];
+  invoices: number;
+  firstNumber: string;
+  lastNumber: string;
+  notApprovedBySecondPerson: boolean;
+}
+
+export interface InvoicesApi {
+  /** The Broker (service host and reseller) a profile's months are kept under: the mapping is per Broker. */
+  brokerOfReport(reportId: string): Promise<Broker>;
+  /** Every Broker with a saved month, newest month first. */
+  brokers(): Promise<Broker[]>;
+  mapping(broker: Broker): Promise<InvoiceMapping>;
+  /** Reads a mapping CSV and keeps it whole (replacing the Broker's mapping), or nothing when any row is wrong. */
+  importMapping(broker: Broker, content: string): Promise<InvoiceMapping>;
+  /**
+   * Writes the Broker's mapping as CSV to `path` (the columns the import reads), with a row to fill in for each
+   * customer and service of `reportId`'s month (default: the Broker's newest) that the mapping lacks.
+   */
+  exportMapping(broker: Broker, path: string, reportId?: string): Promise<{ entries: number; toFill: number }>;
+  settings(broker: Broker): Promise<InvoiceSettings & { next: number }>;
+  saveSettings(broker: Broker, settings: InvoiceSettings, next?: number): Promise<InvoiceSettings & { next: number }>;
+  /** The month's invoices as they would be made now (unnumbered), with what keeps them from being exported. */
+  run(reportId: string, invoiceDate?: string): Promise<InvoiceRunView>;
+  /** Numbers and keeps the run (or takes the month's run already kept) and writes its files into `folder`. */
+  export(reportId: string, format: InvoiceFormat, folder: string, invoiceDate?: string): Promise<InvoiceExport>;
+}
+
+interface InvoicePorts {
+  readiness(reportId: string): Promise<Readiness>;
+  exported(reportId: string, what: string): Promise<void>;
+  identity: IdentityPort;
+}
+
+const brokerOf = (month: MonthRef): Broker => ({ host: month.host, resellerId: month.resellerId });
+const sha256 = (content: string) => createHash('sha256').update(content, 'utf8').digest('hex');
+
+/** An invoice's content without what numbering and dating give it: two runs invoice the same when these are equal. */
+const substance = (invoice: Invoice) => JSON.stringify({ ...invoice, number: null, invoiceDate: '', dueDate: '' });
+const invoiceKey = (invoice: Invoice) => `${invoice.orgKey}|${invoice.currency}|${invoice.po}`;
+
+/** Invoices out: mapping, the invoice run of a month ready to invoice, numbering once, and the import files. */
+export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, close: InvoicePorts): InvoicesApi {
+  const today = () => localDate(new Date(ports.clock.now()));
+  const itemKeys = (mapping: InvoiceMapping): ItemKeys => ({
+    product: mapping.items.filter((item) => item.match === 'product').map((item) => item.id),
+    itemCode: mapping.items.filter((item) => item.match === 'item-code').map((item) => item.id),
+    service: mapping.items.filter((item) => item.match === 'service').map((item) => item.id),
+  });
+
+  async function draft(reportId: string, invoiceDate: string | undefined) {
+    const opened = await ledger();
+    const month = await monthOf(opened, reportId);
+    const broker = brokerOf(month);
+    const [mapping, { settings }] = [await readMapping(opened, broker), await readSettings(opened, broker)];
+    const keys = itemKeys(mapping);
+    const rows = await invoiceLineRows(opened, reportId, keys, settings);
+    const run = buildInvoiceRun(rows, await unmappedItemRows(opened, reportId, keys), mapping, {
+      periodStart: month.startDate,
+      invoiceDate: invoiceDate ?? today(),
+      linesPer: settings.linesPer,
+    });
+    return { opened, month, broker, settings, run };
+  }
+
+  function blockersOf(run: InvoiceRunDraft, readiness: Readiness): string[] {
+    const blockers: string[] = [];
+    if (readiness.word !== 'APPROVED' && !readiness.preparedAlone)
+      blockers.push(`The month is not ready to invoice: ${readiness.line} Prepare it and have a second person approve it first.`);
+    if (run.unmappedCustomers.length)
+      blockers.push(
+        `${run.unmappedCustomers.length} ${run.unmappedCustomers.length === 1 ? 'customer is' : 'customers are'} not mapped (${run.unmappedCustomers
+          .slice(0, 5)
+          .map((customer) => `${customer.organization} ${customer.orgId || '(no id)'}`)
+          .join(', ')}${run.unmappedCustomers.length > 5 ? ', …' : ''}): add them to the mapping (invoices map --import).`,
+      );
+    if (run.unmappedItems.length)
+      blockers.push(
+        `${run.unmappedItems.length} products are not mapped to an item (${run.unmappedItems
+          .slice(0, 5)
+          .map((item) => `${item.productName} [product ${item.productId}${item.itemCode ? `, item code ${item.itemCode}` : ''}, service ${item.serviceId}]`)
+          .join(', ')}${run.unmappedItems.length > 5 ? ', …' : ''}): map each by product, item code or its service's default.`,
+      );
+    for (const refusal of run.refusals) blockers.push(`${refusal}.`);
+    if (!run.invoices.length && !blockers.length) blockers.push('The month has nothing to invoice.');
+    return blockers;
+  }
+
+  /**
+   * What the export issues now: the month's kept run again when nothing changed; otherwise, after a run was
+   * exported, a credit note for each invoice that changed or went and a new invoice for each that changed or came
+   * (never a silent renumbering); the first time, every invoice.
+   */
+  function toIssue(run: InvoiceRunDraft, previous: StoredRun | undefined): { issue: Invoice[]; unchanged: Invoice[] } {
+    if (!previous) return { issue: run.invoices, unchanged: [] };
+    const before = new Map(previous.inForce.map((invoice) => [invoiceKey(invoice), invoice]));
+    const after = new Map(run.invoices.map((invoice) => [invoiceKey(invoice), invoice]));
+    const issue: Invoice[] = [];
+    const unchanged: Invoice[] = [];
+    for (const [key, old] of before) {
+      const now = after.get(key);
+      if (now && substance(now) === substance(old)) unchanged.push(old);
+      else issue.push(creditNoteFor(old, run.invoiceDate));
+    }
+    for (const [key, now] of after) {
+      const old = before.get(key);
+      if (!old || substance(old) !== substance(now)) issue.push(now);
+    }
+    return { issue, unchanged };
+  }
+
+  return {
+    brokerOfReport: async (reportId) => brokerOf(await monthOf(await ledger(), reportId)),
+    brokers: async () =>
+      (
+        await (await ledger()).all('SELECT host, reseller_id FROM reports GROUP BY host, reseller_id ORDER BY max(period_start) DESC, max(fetched_at) DESC')
+      ).map((row) => ({ host: String(row.host), resellerId: String(row.reseller_id) })),
+    mapping: async (broker) => readMapping(await ledger(), broker),
+    importMapping: async (broker, content) => {
+      const mapping = parseMappingCsv(content);
+      const who = (await close.identity()).user;
+      await saveMapping(await ledger(), broker, mapping, who, new Date(ports.clock.now()).toISOString(), true);
+      return readMapping(await ledger(), broker);
+    },
+    exportMapping: async (broker, path, reportId) => {
+      const opened = await ledger();
+      const mapping = await readMapping(opened, broker);
+      const month = reportId ?? (await newestReport(opened, broker));
+      const suggestions: MappingSuggestions = { customers: [], services: [] };
+      if (month) {
+        const { run } = await draft(month, undefined);
+        suggestions.customers = run.unmappedCustomers
+          .filter((customer) => customer.orgId)
+          .map((customer) => ({ orgId: customer.orgId, organization: customer.organization, customerNumber: customer.customerNumber }));
+        const services = new Map<string, MappingSuggestions['services'][number]>();
+        for (const item of run.unmappedItems.filter((unmapped) => unmapped.serviceId)) {
+          const service = services.get(item.serviceId) ?? { serviceId: item.serviceId, serviceName: item.serviceName, products: [] };
+          service.products.push(item.productName);
+          services.set(item.serviceId, service);
+        }
+        suggestions.services = [...services.values()];
+      }
+      await opened.outputs.writeBytes(path, mappingCsv(mapping, suggestions));
+      return { entries: mapping.customers.length + mapping.items.length, toFill: suggestions.customers.length + suggestions.services.length };
+    },
+    settings: async (broker) => {
+      const { settings, next } = await readSettings(await ledger(), broker);
+      return { ...settings, next };
+    },
+    saveSettings: async (broker, settings, next) => {
+      await saveSettings(await ledger(), broker, settings, next);
+      const saved = await readSettings(await ledger(), broker);
+      return { ...saved.settings, next: saved.next };
+    },
+    run: async (reportId, invoiceDate) => {
+      const { opened, month, broker, run } = await draft(reportId, invoiceDate);
+      const readiness = await close.readiness(reportId);
+      const runs = await storedRuns(opened, broker, { start: month.startDate, end: month.endDate });
+      return {
+        ...run,
+        reportId,
+        readiness,
+        blockers: blockersOf(run, readiness),
+        exported: runs.map((stored) => ({
+          runId: stored.runId,
+          firstNumber: stored.firstNumber,
+          lastNumber: stored.lastNumber,
+          exportedAt: stored.exportedAt,
+          exportedBy: stored.exportedBy,
+          invoices: stored.issued.length,
+        })),
+      };
+    },
+    export: async (reportId, format, folder, invoiceDate) => {
+      const { opened, month, broker, settings, run } = await draft(reportId, invoiceDate);
+      const readiness = await close.readiness(reportId);
+      const blockers = blockersOf(run, readiness);
+      if (blockers.length) throw new AppError('control', `The invoices were not exported. ${blockers.join(' ')}`);
+      const period = { start: month.startDate, end: month.endDate };
+      const contentHash = await contentHashOf(opened, reportId);
+      const who = (await close.identity()).user;
+      const at = new Date(ports.clock.now()).toISOString();
+      // Numbers are taken, and the run kept, in one transaction: a number is given once, and a run once kept is
+      // what every later export of the month writes again.
+      const kept = await opened.write(async (transaction): Promise<{ stored: StoredRun; again: boolean }> => {
+        const runs = await storedRuns(transaction, broker, period);
+        const previous = runs.at(-1);
+        const { issue, unchanged } = toIssue(run, previous);
+        if (previous && !issue.length) return { stored: previous, again: true };
+        const { next } = await readSettings(transaction, broker);
+        const numbered = issue.map((invoice, index) => ({ ...invoice, number: `${settings.prefix}${next + index}` }));
+        const inForce = [...unchanged, ...numbered.filter((invoice) => !invoice.replaces)];
+        const stored: StoredRun = {
+          runId: randomUUID(),
+          reportId,
+          contentHash,
+          issued: numbered,
+          inForce,
+          dateFormat: settings.dateFormat,
+          approved: readiness.word === 'APPROVED',
+          firstNumber: numbered[0]?.number ?? '',
+          lastNumber: numbered.at(-1)?.number ?? '',
+          exportedAt: at,
+          exportedBy: who,
+        };
+        const body = JSON.stringify({ issued: stored.issued, inForce: stored.inForce, dateFormat: stored.dateFormat, approved: stored.approved });
+        await transaction.run('INSERT INTO invoice_runs VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)', [
+          stored.runId,
+          broker.host,
+          broker.resellerId,
+          period.start,
+          period.end,
+          reportId,
+          contentHash,
+          body,
+          sha256(body),
+          stored.firstNumber,
+          stored.lastNumber,
+          at,
+          who,
+        ]);
+        await transaction.run('INSERT OR REPLACE INTO invoice_settings VALUES ($1, $2, $3, $4)', [
+          broker.host,
+          broker.resellerId,
+          JSON.stringify(settings),
+          next + numbered.length,
+        ]);
+        return { stored, again: false };
+      });
+      const { stored, again } = kept;
+      const files = invoiceFiles(format, stored.issued, month.startDate.slice(0, 7), stored.dateFormat as InvoiceSettings['dateFormat'], stored.approved);
+      const written: InvoiceExport['files'] = [];
+      const known = await fileHashes(opened, stored.runId, format);
+      for (const file of files) {
+        const path = join(folder, file.name);
+        const hash = sha256(file.content);
+        if (known.has(file.name) && known.get(file.name) !== hash)
+          throw new AppError('internal', `The invoice file ${file.name} would differ from the one exported before. Please report this.`);
+        await opened.outputs.writeBytes(path, file.content);
+        await recordFile(opened, stored.runId, format, file.name, hash, at);
+        written.push({ path, invoices: file.invoices, sha256: hash });
+      }
+      await close.exported(reportId, `invoices ${stored.firstNumber}–${stored.lastNumber} (${format}${again ? ', again' : ''})`);
+      return {
+        runId: stored.runId,
+        again,
+        files: written,
+        invoices: stored.issued.length,
+        firstNumber: stored.firstNumber,
+        lastNumber: stored.lastNumber,
+        notApprovedBySecondPerson: !stored.approved,
+      };
+    },
+  };
+}
+
+/** The Broker's newest saved fetch (of its latest month), if any. */
+async function newestReport(ledger: Ledger, broker: Broker): Promise<string | undefined> {
+  const [row] = await ledger.all('SELECT report_id FROM reports WHERE host = $1 AND reseller_id = $2 ORDER BY period_start DESC, fetched_at DESC LIMIT 1', [
+    broker.host,
+    broker.resellerId,
+  ]);
+  return row ? String(row.report_id) : undefined;
+}
+
+/** A credit note that cancels an exported invoice: its lines negated, naming the invoice it credits. */
+function creditNoteFor(invoice: Invoice, invoiceDate: string): Invoice {
+  const negate = (amount: string) => (amount.startsWith('-') ? amount.slice(1) : /^0(\.0+)?$/.test(amount) ? amount : `-${amount}`);
+  return {
+    ...invoice,
+    number: null,
+    kind: invoice.kind === 'invoice' ? 'credit-note' : 'invoice',
+    replaces: invoice.number,
+    invoiceDate,
+    dueDate: invoiceDate,
+    periodText: `${invoice.periodText}; credits ${invoice.number ?? ''}`,
+    lines: invoice.lines.map((line) => ({
+      ...line,
+      unitPrice: negate(line.unitPrice),
+      netAmount: negate(line.netAmount),
+      exactAmount: negate(line.exactAmount),
+      vatAmount: negate(line.vatAmount),
+    })),
+    vat: invoice.vat.map((entry) => ({ ...entry, taxable: negate(entry.taxable), amount: negate(entry.amount) })),
+    exactTotal: negate(invoice.exactTotal),
+    netTotal: negate(invoice.netTotal),
+    vatTotal: negate(invoice.vatTotal),
+    grossTotal: negate(invoice.grossTotal),
+  };
+}
+
+/** The workstation's calendar day (the invoice date a person means by "today"). */
+function localDate(at: Date): string {
+  const pad = (value: number) => String(value).padStart(2, '0');
+  return `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())}`;
+}

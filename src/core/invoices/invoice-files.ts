@@ -1,0 +1,130 @@
+import { CSV_BOM, csvCell, csvLine } from '@core/formats/csv';
+import type { DateFormat, InvoiceFormat } from '@shared/schemas/invoices';
+import type { Invoice, InvoiceLine } from './invoice-run';
+
+export function formatDate(date: string, format: DateFormat): string {
+  const [year, month, day] = date.split('-') as [string, string, string];
+  return format.replace('YYYY', year).replace('MM', month).replace('DD', day);
+}
+
+/** One column of an import file: its header as the accounting system's template names it, and its value. */
+interface Column {
+  header: string;
+  kind?: 'text' | 'number';
+  value(invoice: Invoice, line: InvoiceLine, dates: (date: string) => string): string;
+}
+
+const blank = (header: string): Column => ({ header, value: () => '' });
+
+/**
+ * Xero's sales invoice import template, its columns in its order (the asterisks mark what Xero requires). One row
+ * per line; the rows of an invoice share its number. A negative total imports as a credit note.
+ */
+const XERO: Column[] = [
+  { header: '*ContactName', value: (invoice) => invoice.contactName },
+  blank('EmailAddress'),
+  ...['POAddressLine1', 'POAddressLine2', 'POAddressLine3', 'POAddressLine4', 'POCity', 'PORegion', 'POPostalCode'].map(blank),
+  { header: 'POCountry', value: (invoice) => invoice.buyer.country },
+  { header: '*InvoiceNumber', value: (invoice) => invoice.number ?? '' },
+  { header: 'Reference', value: (invoice) => invoice.periodText },
+  { header: '*InvoiceDate', value: (invoice, _, dates) => dates(invoice.invoiceDate) },
+  { header: '*DueDate', value: (invoice, _, dates) => dates(invoice.dueDate) },
+  { header: 'InventoryItemCode', value: (_, line) => line.itemCode },
+  { header: '*Description', value: (_, line) => line.description },
+  { header: '*Quantity', kind: 'number', value: (_, line) => line.quantity },
+  { header: '*UnitAmount', kind: 'number', value: (_, line) => line.unitPrice },
+  blank('Discount'),
+  { header: '*AccountCode', value: (_, line) => line.account },
+  { header: '*TaxType', value: (_, line) => line.taxCode },
+  ...['TrackingName1', 'TrackingOption1', 'TrackingName2', 'TrackingOption2'].map(blank),
+  { header: 'Currency', value: (invoice) => invoice.currency },
+  blank('BrandingTheme'),
+];
+
+/**
+ * QuickBooks Online's invoice import, by the column names it maps by itself. QuickBooks takes an invoice's currency
+ * from its customer, so a file holds one currency. Its invoice numbers are kept only with the company's custom
+ * transaction numbers on (Account and settings → Sales → Custom transaction numbers).
+ */
+const QUICKBOOKS: Column[] = [
+  { header: 'Invoice no', value: (invoice) => invoice.number ?? '' },
+  { header: 'Customer', value: (invoice) => invoice.contactName },
+  { header: 'Invoice date', value: (invoice, _, dates) => dates(invoice.invoiceDate) },
+  { header: 'Due date', value: (invoice, _, dates) => dates(invoice.dueDate) },
+  { header: 'Memo', value: (invoice) => invoice.periodText },
+  { header: 'Item(Product/Service)', value: (_, line) => line.itemCode },
+  { header: 'Item description', value: (_, line) => line.description },
+  { header: 'Item quantity', kind: 'number', value: (_, line) => line.quantity },
+  { header: 'Item rate', kind: 'number', value: (_, line) => line.unitPrice },
+  { header: 'Item amount', kind: 'number', value: (_, line) => line.netAmount },
+  { header: 'Item tax code', value: (_, line) => line.taxCode },
+];
+
+/** Xero imports at most this many invoices from one file. */
+export const XERO_INVOICES_PER_FILE = 500;
+
+export interface InvoiceFile {
+  name: string;
+  content: string;
+  invoices: number;
+}
+
+function table(columns: Column[], invoices: readonly Invoice[], dateFormat: DateFormat): string {
+  const dates = (date: string) => formatDate(date, dateFormat);
+  const rows = [csvLine(columns.map((column) => csvCell(column.header, 'text')))];
+  for (const invoice of invoices)
+    for (const line of invoice.lines) rows.push(csvLine(columns.map((column) => csvCell(column.value(invoice, line, dates), column.kind ?? 'text'))));
+  return CSV_BOM + rows.join('');
+}
+
+function chunks<T>(values: readonly T[], size: number): T[][] {
+  const parts: T[][] = [];
+  for (let start = 0; start < values.length; start += size) parts.push(values.slice(start, start + size));
+  return parts;
+}
+
+/**
+ * The files of a numbered run in one format, named by the month (`stem`, "2026-10"): Xero's in parts of at most 500
+ * invoices; QuickBooks' one per currency. Every value was checked not to look like a formula when the run was made.
+ * A run of a month no second person approved says so in every file's name (an import file has no room for a note
+ * that would not end up on the customer's invoice).
+ */
+export function invoiceFiles(format: InvoiceFormat, invoices: readonly Invoice[], month: string, dateFormat: DateFormat, approved: boolean): InvoiceFile[] {
+  const stem = approved ? month : `${month} (not approved by a second person)`;
+  if (format === 'xero') {
+    const parts = chunks(invoices, XERO_INVOICES_PER_FILE);
+    return parts.map((part, index) => ({
+      name: parts.length === 1 ? `xero-invoices-${stem}.csv` : `xero-invoices-${stem}-part-${index + 1}-of-${parts.length}.csv`,
+      content: table(XERO, part, dateFormat),
+      invoices: part.length,
+    }));
+  }
+  const files: InvoiceFile[] = [];
+  for (const currency of [...new Set(invoices.map((invoice) => invoice.currency))].sort()) {
+    const inCurrency = invoices.filter((invoice) => invoice.currency === currency);
+    const issued = inCurrency.filter((invoice) => invoice.kind === 'invoice');
+    // QuickBooks imports invoices only: a credit is a credit memo, listed in a file of its own with its amounts as
+    // the memo carries them (positive), to be entered as credit memos.
+    const credits = inCurrency.filter((invoice) => invoice.kind === 'credit-note').map(asCreditMemo);
+    if (issued.length)
+      files.push({ name: `quickbooks-invoices-${stem}-${currency}.csv`, content: table(QUICKBOOKS, issued, dateFormat), invoices: issued.length });
+    if (credits.length)
+      files.push({ name: `quickbooks-credit-memos-${stem}-${currency}.csv`, content: table(QUICKBOOKS, credits, dateFormat), invoices: credits.length });
+  }
+  return files;
+}
+
+const negate = (amount: string) => (amount.startsWith('-') ? amount.slice(1) : amount === '0' || /^0(\.0+)?$/.test(amount) ? amount : `-${amount}`);
+
+/** A credit note's lines as a credit memo carries them: the amounts turned positive (the price, or else the quantity). */
+function asCreditMemo(invoice: Invoice): Invoice {
+  return {
+    ...invoice,
+    lines: invoice.lines.map((line) => ({
+      ...line,
+      netAmount: negate(line.netAmount),
+      vatAmount: negate(line.vatAmount),
+      ...(line.unitPrice.startsWith('-') ? { unitPrice: negate(line.unitPrice) } : { quantity: negate(line.quantity) }),
+    })),
+  };
+}

@@ -1,0 +1,169 @@
+import { describe, expect, it } from 'vitest';
+import { money } from '@shared/money';
+import type { CustomerMapping, InvoiceMapping, ItemMapping } from '@shared/schemas/invoices';
+import { buildInvoiceRun } from './invoice-run';
+import type { InvoiceLineRow } from './queries';
+
+const customer = (orgId: string, overrides: Partial<CustomerMapping> = {}): CustomerMapping => ({
+  orgId,
+  contactName: `Contact ${orgId}`,
+  customerNumber: '',
+  paymentTermsDays: 30,
+  vatTreatment: 'domestic',
+  buyerVatId: '',
+  country: 'SE',
+  endpoint: '',
+  buyerReference: '',
+  taxCode: '',
+  ...overrides,
+});
+const item = (match: ItemMapping['match'], id: string, overrides: Partial<ItemMapping> = {}): ItemMapping => ({
+  match,
+  id,
+  itemCode: '',
+  account: '3010',
+  taxCode: '25% (VAT on Income)',
+  vatCategory: 'S',
+  vatRate: '25',
+  exemptionReason: '',
+  unitCode: 'C62',
+  description: '',
+  ...overrides,
+});
+let lineNo = 0;
+const row = (orgId: string, sales: string, overrides: Partial<InvoiceLineRow> = {}): InvoiceLineRow => ({
+  org_key: orgId,
+  org_id: orgId,
+  organization: `Org ${orgId}`,
+  customer_number: 'C-1',
+  currency: 'SEK',
+  po: '',
+  item_match: 'service',
+  item_id: 'svc',
+  description: `Subscription ${++lineNo}`,
+  products: 1,
+  quantity: '1',
+  unit_price: null,
+  sales,
+  lines: 1,
+  first_line: lineNo,
+  ...overrides,
+});
+const context = { periodStart: '2026-10-01', invoiceDate: '2026-11-08', linesPer: 'subscription' as const };
+const mapping = (customers: CustomerMapping[], items: ItemMapping[] = [item('service', 'svc')]): InvoiceMapping => ({ customers, items });
+
+describe('buildInvoiceRun', () => {
+  it("makes one invoice per customer and currency whose lines add up to the customer's exact amount rounded once, VAT per category", () => {
+    const run = buildInvoiceRun(
+      [
+        row('A', '100.004', { quantity: '3' }),
+        row('A', '0.333'),
+        row('A', '0.333'),
+        row('A', '-10.5', { quantity: '-1' }),
+        row('A', '12.5', { currency: 'EUR' }),
+        row('B', '7.777'),
+      ],
+      [],
+      mapping([customer('A'), customer('B', { paymentTermsDays: 10 })]),
+      context,
+    );
+    expect(run.invoices.map((invoice) => [invoice.orgId, invoice.currency, invoice.netTotal])).toEqual([
+      ['A', 'SEK', '90.17'], // 100.004 + 0.333 + 0.333 − 10.5 = 90.170
+      ['A', 'EUR', '12.50'],
+      ['B', 'SEK', '7.78'],
+    ]);
+    const [sek] = run.invoices;
+    expect(sek!.lines.map((line) => line.netAmount)).toEqual(['100.01', '0.33', '0.33', '-10.50']); // remainders 0.4, 0.3, 0.3, 0: the cent goes to 0.4
+    expect(sek!.lines.reduce((sum, line) => sum.plus(line.netAmount), money(0)).toFixed(2)).toBe(sek!.netTotal);
+    // VAT once per category: 25 % of 90.17 = 22.5425 → 22.54, shared out over the lines so they add up to it.
+    expect(sek!.vat).toEqual([{ category: 'S', rate: '25', exemptionReason: '', taxable: '90.17', amount: '22.54' }]);
+    expect(sek!.lines.reduce((sum, line) => sum.plus(line.vatAmount), money(0)).toFixed(2)).toBe('22.54');
+    expect([sek!.vatTotal, sek!.grossTotal, sek!.dueDate, run.invoices[2]!.dueDate]).toEqual(['22.54', '112.71', '2026-12-08', '2026-11-18']);
+    expect(sek!.periodText).toBe('Cloud services October 2026');
+  });
+
+  it('keeps the real quantity where quantity × unit price gives the line amount, else 1 × the amount with the quantity in the description', () => {
+    const run = buildInvoiceRun([row('A', '3611.40', { quantity: '20' }), row('A', '100.004', { quantity: '3' })], [], mapping([customer('A')]), context);
+    const [exact, inexact] = run.invoices[0]!.lines;
+    expect([exact!.quantity, exact!.unitPrice, exact!.description]).toEqual(['20', '180.57', 'Subscription 7']);
+    // 100.00 / 3 = 33.33; 3 × 33.33 = 99.99 ≠ 100.00: one unit at the amount, and the quantity said.
+    expect([inexact!.quantity, inexact!.unitPrice, inexact!.netAmount, inexact!.description]).toEqual(['1', '100.00', '100.00', 'Subscription 8 (quantity 3)']);
+  });
+
+  it("overrides the item's VAT with the customer's treatment: reverse charge (AE) and outside scope (O), with their tax codes", () => {
+    const run = buildInvoiceRun(
+      [row('EU', '1000'), row('US', '500')],
+      [],
+      mapping([
+        customer('EU', { vatTreatment: 'reverse-charge', buyerVatId: 'NL123456789B01', country: 'NL', taxCode: 'Zero Rated EC Services' }),
+        customer('US', { vatTreatment: 'outside-scope', country: 'US', taxCode: 'No VAT' }),
+      ]),
+      context,
+    );
+    expect(run.invoices.map((invoice) => invoice.vat)).toEqual([
+      [{ category: 'AE', rate: '0', exemptionReason: 'Reverse charge', taxable: '1000.00', amount: '0.00' }],
+      [{ category: 'O', rate: '0', exemptionReason: 'Not subject to VAT', taxable: '500.00', amount: '0.00' }],
+    ]);
+    expect(run.invoices.map((invoice) => invoice.lines[0]!.taxCode)).toEqual(['Zero Rated EC Services', 'No VAT']);
+    expect(run.refusals).toEqual([]);
+    // Without the customer's tax code the run says what is missing.
+    const missing = buildInvoiceRun([row('EU', '1')], [], mapping([customer('EU', { vatTreatment: 'reverse-charge' })]), context);
+    expect(missing.refusals).toEqual([expect.stringContaining('customer EU: a reverse-charge customer needs')]);
+  });
+
+  it('lists unmapped customers and leaves out a customer with an unmapped line, never invoicing part of it', () => {
+    const run = buildInvoiceRun(
+      [row('A', '10'), row('A', '5', { item_match: null, item_id: null }), row('B', '3'), row('B', '4', { currency: 'EUR' }), row('', '1', { org_key: 'X|1' })],
+      [],
+      mapping([customer('A')]),
+      context,
+    );
+    expect(run.invoices).toEqual([]);
+    expect(run.unmappedCustomers.map((entry) => [entry.orgKey, entry.amounts, entry.problem !== null])).toEqual([
+      [
+        'B',
+        [
+          { currency: 'SEK', amount: '3' },
+          { currency: 'EUR', amount: '4' },
+        ],
+        false,
+      ],
+      ['X|1', [{ currency: 'SEK', amount: '1' }], true],
+    ]);
+  });
+
+  it('refuses a contact name or description a spreadsheet would run as a formula, naming the mapping entry', () => {
+    const run = buildInvoiceRun(
+      [row('A', '10', { description: '=HYPERLINK("http://x")' }), row('B', '1', { item_match: 'product', item_id: 'P' })],
+      [],
+      mapping([customer('A', { contactName: '@Acme' }), customer('B')], [item('service', 'svc'), item('product', 'P', { description: '-Promo' })]),
+      context,
+    );
+    expect(run.refusals).toEqual([
+      'customer A: contact name "@Acme" begins like a formula',
+      expect.stringMatching(/^item service:svc: the description "=HYPERLINK.*give the item a description in the mapping$/),
+      expect.stringMatching(/^item product:P: the description "-Promo"/),
+    ]);
+  });
+
+  it('makes a credit note of a negative total, and shows each currency’s rounding difference with why', () => {
+    const run = buildInvoiceRun(
+      [row('A', '-20.004'), row('B', '0.004'), row('C', '0.004')],
+      [],
+      mapping([customer('A'), customer('B'), customer('C')]),
+      context,
+    );
+    expect(run.invoices.map((invoice) => [invoice.kind, invoice.netTotal])).toEqual([
+      ['credit-note', '-20.00'],
+      ['invoice', '0.00'],
+      ['invoice', '0.00'],
+    ]);
+    // Exact −19.996 rounds once to −20.00; the three invoices add up to −20.00: no difference.
+    expect(run.currencies).toEqual([
+      expect.objectContaining({ currency: 'SEK', invoices: 3, roundedOnce: '-20.00', invoiced: '-20.00', roundingDifference: '0.00' }),
+    ]);
+    const split = buildInvoiceRun([row('A', '0.005'), row('B', '0.005')], [], mapping([customer('A'), customer('B')]), context);
+    expect(split.currencies[0]).toMatchObject({ roundedOnce: '0.01', invoiced: '0.02', roundingDifference: '0.01' });
+    expect(split.currencies[0]!.explanation).toMatch(/rounded on its own .* no amount moves between customers/);
+  });
+});

@@ -1,0 +1,369 @@
+import { minorUnits } from '@shared/currency';
+import { Money, money } from '@shared/money';
+import type { CustomerMapping, InvoiceMapping, ItemMapping, ItemMatch, VatCategory } from '@shared/schemas/invoices';
+import { allocateRounded } from './rounding';
+import { itemKey, looksLikeFormula } from './mapping-store';
+import type { InvoiceLineRow, UnmappedItemRow } from './queries';
+
+/** One line of an invoice as the files carry it: the net amount rounded so the lines add up to the invoice's total. */
+export interface InvoiceLine {
+  description: string;
+  /** What the files carry: the real quantity when quantity × unit price gives the net amount, else 1. */
+  quantity: string;
+  unitPrice: string;
+  netAmount: string;
+  /** The exact sum of the line's billing lines' sales, before rounding. */
+  exactAmount: string;
+  realQuantity: string;
+  itemCode: string;
+  account: string;
+  taxCode: string;
+  vatCategory: VatCategory;
+  vatRate: string;
+  exemptionReason: string;
+  vatAmount: string;
+  unitCode: string;
+  /** The item mapping the line took ("product:P-1"), and how many billing lines it sums. */
+  item: string;
+  billingLines: number;
+}
+
+/** VAT per category and rate, as EN 16931 requires it: the taxable amount and its VAT, rounded once per category. */
+export interface VatBreakdown {
+  category: VatCategory;
+  rate: string;
+  exemptionReason: string;
+  taxable: string;
+  amount: string;
+}
+
+export interface Invoice {
+  /** Given when the run is exported (numbering); null in a draft. */
+  number: string | null;
+  kind: 'invoice' | 'credit-note';
+  /** The invoice a credit note cancels (after a change to an exported run). */
+  replaces?: string | null;
+  orgKey: string;
+  orgId: string;
+  organization: string;
+  contactName: string;
+  customerNumber: string;
+  /** What an e-invoice needs of the buyer, from the customer's mapping. */
+  buyer: { vatId: string; country: string; endpoint: string; reference: string };
+  currency: string;
+  po: string;
+  invoiceDate: string;
+  dueDate: string;
+  periodText: string;
+  lines: InvoiceLine[];
+  exactTotal: string;
+  netTotal: string;
+  vat: VatBreakdown[];
+  vatTotal: string;
+  grossTotal: string;
+}
+
+/** An amount to invoice in one currency (exact, before rounding). */
+export interface CurrencyAmount {
+  currency: string;
+  amount: string;
+}
+
+/** A customer the mapping does not have: what it would be invoiced, per currency. */
+export interface UnmappedCustomer {
+  orgKey: string;
+  orgId: string;
+  organization: string;
+  customerNumber: string;
+  lines: number;
+  amounts: CurrencyAmount[];
+  /** Why it cannot be mapped as it is, when it cannot (no organization id). */
+  problem: string | null;
+}
+
+/** A product no item mapping reaches (by product id, item code or its service): its lines and sales per currency. */
+export interface UnmappedItem {
+  productId: string;
+  productName: string;
+  itemCode: string;
+  serviceId: string;
+  serviceName: string;
+  lines: number;
+  amounts: CurrencyAmount[];
+}
+
+/** Per currency: the invoices' net totals beside the exact sum rounded once, and why they differ. */
+export interface CurrencyRounding {
+  currency: string;
+  invoices: number;
+  exactTotal: string;
+  roundedOnce: string;
+  invoiced: string;
+  roundingDifference: string;
+  explanation: string;
+}
+
+export interface InvoiceRunDraft {
+  periodText: string;
+  invoiceDate: string;
+  invoices: Invoice[];
+  unmappedCustomers: UnmappedCustomer[];
+  unmappedItems: UnmappedItem[];
+  /** Values the files would carry that a spreadsheet would run as a formula, each naming the mapping entry to fix. */
+  refusals: string[];
+  currencies: CurrencyRounding[];
+}
+
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+
+/** "Cloud services October 2026" for a period starting 2026-10-01. */
+export function periodText(periodStart: string): string {
+  const [year, month] = periodStart.split('-');
+  return `Cloud services ${MONTHS[Number(month) - 1] ?? month} ${year}`;
+}
+
+/** YYYY-MM-DD plus `days` calendar days. */
+export function addDays(date: string, days: number): string {
+  const at = new Date(`${date}T00:00:00Z`);
+  at.setUTCDate(at.getUTCDate() + days);
+  return at.toISOString().slice(0, 10);
+}
+
+/** Quantities a file can carry (Xero and QuickBooks take at most 4 decimals). */
+const FILE_QUANTITY = /^-?\d+(\.\d{1,4})?$/;
+
+/**
+ * The quantity and unit price a file carries for a line: the real quantity and a unit price at the currency's minor
+ * unit when their product, rounded, is the net amount exactly (what an accounting system computes back); else 1 ×
+ * the net amount, the real quantity kept in the description.
+ */
+function quantityAndPrice(realQuantity: string, netAmount: string, currency: string): { quantity: string; unitPrice: string; exact: boolean } {
+  const places = minorUnits(currency);
+  const quantity = money(realQuantity);
+  const plain = quantity.toFixed();
+  if (!quantity.isZero() && FILE_QUANTITY.test(plain)) {
+    const price = money(netAmount).dividedBy(quantity).toDecimalPlaces(places, Money.ROUND_HALF_UP);
+    if (quantity.times(price).toDecimalPlaces(places, Money.ROUND_HALF_UP).eq(netAmount))
+      return { quantity: plain, unitPrice: price.toFixed(places), exact: true };
+  }
+  return { quantity: '1', unitPrice: money(netAmount).toFixed(places), exact: false };
+}
+
+/** The VAT a customer's line carries: the item's, unless the customer's treatment overrides it. */
+function vatOf(item: ItemMapping, customer: CustomerMapping): { category: VatCategory; rate: string; reason: string; taxCode: string } {
+  if (customer.vatTreatment === 'reverse-charge') return { category: 'AE', rate: '0', reason: 'Reverse charge', taxCode: customer.taxCode };
+  if (customer.vatTreatment === 'outside-scope') return { category: 'O', rate: '0', reason: 'Not subject to VAT', taxCode: customer.taxCode };
+  return { category: item.vatCategory, rate: money(item.vatRate).toFixed(), reason: item.exemptionReason, taxCode: item.taxCode };
+}
+
+interface RunContext {
+  periodStart: string;
+  invoiceDate: string;
+  linesPer: 'subscription' | 'product';
+}
+
+/**
+ * The month's invoices from its invoice lines and the mapping: one per mapped customer, currency (and PO number,
+ * when split), every line of it rounded so the lines add up to the invoice's total exactly — the exact sum of its
+ * sales rounded once, as the Invoicing view shows it — and its VAT per category. A customer or a line that is not
+ * mapped is listed, never invoiced; amounts never move between customers.
+ */
+export function buildInvoiceRun(
+  rows: readonly InvoiceLineRow[],
+  unmappedItems: UnmappedItemRow[],
+  mapping: InvoiceMapping,
+  context: RunContext,
+): InvoiceRunDraft {
+  const customers = new Map(mapping.customers.map((customer) => [customer.orgId, customer]));
+  const items = new Map(mapping.items.map((item) => [itemKey(item), item]));
+  const text = periodText(context.periodStart);
+  const groups = new Map<string, InvoiceLineRow[]>();
+  const unmappedCustomers = new Map<string, UnmappedCustomer>();
+  for (const row of rows) {
+    const customer = customers.get(row.org_id);
+    if (!customer || !row.org_id) {
+      const found = unmappedCustomers.get(row.org_key) ?? {
+        orgKey: row.org_key,
+        orgId: row.org_id,
+        organization: row.organization,
+        customerNumber: row.customer_number,
+        lines: 0,
+        amounts: [],
+        problem: row.org_id ? null : 'the service gives this organization no id, so it cannot be mapped; give it one at the service',
+      };
+      found.lines += row.lines;
+      addAmount(found.amounts, row.currency, row.sales);
+      unmappedCustomers.set(row.org_key, found);
+      continue;
+    }
+    const key = `${row.org_key}|${row.currency}|${row.po}`;
+    groups.set(key, [...(groups.get(key) ?? []), row]);
+  }
+  const refusals = new Set<string>();
+  const invoices: Invoice[] = [];
+  for (const lines of groups.values()) {
+    const first = lines[0] as InvoiceLineRow;
+    const customer = customers.get(first.org_id) as CustomerMapping;
+    // A customer with a line that is not mapped is not invoiced in part: it waits until every item is mapped.
+    if (lines.some((line) => !line.item_match)) continue;
+    const invoice = invoiceOf(lines, customer, items, context, text, refusals);
+    invoices.push(invoice);
+  }
+  return {
+    periodText: text,
+    invoiceDate: context.invoiceDate,
+    invoices,
+    unmappedCustomers: [...unmappedCustomers.values()],
+    unmappedItems: unmappedItemsOf(unmappedItems),
+    refusals: [...refusals],
+    currencies: currencyRounding(invoices),
+  };
+}
+
+function addAmount(amounts: CurrencyAmount[], currency: string, amount: string): void {
+  const found = amounts.find((entry) => entry.currency === currency);
+  if (found) found.amount = money(found.amount).plus(amount).toFixed();
+  else amounts.push({ currency, amount: money(amount).toFixed() });
+}
+
+/** One entry per product (its rows come per currency, in the order to map them). */
+function unmappedItemsOf(rows: readonly UnmappedItemRow[]): UnmappedItem[] {
+  const items = new Map<string, UnmappedItem>();
+  for (const row of rows) {
+    const key = `${row.product_id}|${row.item_code}|${row.service_id}`;
+    const item = items.get(key) ?? {
+      productId: row.product_id,
+      productName: row.product_name,
+      itemCode: row.item_code,
+      serviceId: row.service_id,
+      serviceName: row.service_name,
+      lines: 0,
+      amounts: [],
+    };
+    item.lines += row.lines;
+    addAmount(item.amounts, row.currency, row.sales);
+    items.set(key, item);
+  }
+  return [...items.values()];
+}
+
+function invoiceOf(
+  rows: InvoiceLineRow[],
+  customer: CustomerMapping,
+  items: Map<string, ItemMapping>,
+  context: RunContext,
+  text: string,
+  refusals: Set<string>,
+): Invoice {
+  const first = rows[0] as InvoiceLineRow;
+  const { currency } = first;
+  const { amounts, total } = allocateRounded(
+    rows.map((row) => row.sales),
+    currency,
+  );
+  if (looksLikeFormula(customer.contactName)) refusals.add(`customer ${customer.orgId}: contact name "${customer.contactName}" begins like a formula`);
+  const lines = rows.map((row, index): InvoiceLine => {
+    const item = items.get(itemKey({ match: row.item_match as ItemMatch, id: row.item_id ?? '' })) as ItemMapping;
+    const vat = vatOf(item, customer);
+    const netAmount = amounts[index] as string;
+    const shown = quantityAndPrice(row.quantity, netAmount, currency);
+    const name = item.description || row.description;
+    if (looksLikeFormula(name))
+      refusals.add(`item ${itemKey(item)}: the description "${name}" begins like a formula; give the item a description in the mapping`);
+    const several = context.linesPer === 'subscription' && row.products > 1 ? `, ${row.products} products` : '';
+    const description = shown.exact && !several ? name : `${name} (quantity ${money(row.quantity).toFixed()}${several})`;
+    return {
+      description,
+      quantity: shown.quantity,
+      unitPrice: shown.unitPrice,
+      netAmount,
+      exactAmount: row.sales,
+      realQuantity: money(row.quantity).toFixed(),
+      itemCode: item.itemCode,
+      account: item.account,
+      taxCode: vat.taxCode,
+      vatCategory: vat.category,
+      vatRate: vat.rate,
+      exemptionReason: vat.reason,
+      vatAmount: '0',
+      unitCode: item.unitCode,
+      item: itemKey(item),
+      billingLines: row.lines,
+    };
+  });
+  if (customer.vatTreatment !== 'domestic' && !customer.taxCode)
+    refusals.add(`customer ${customer.orgId}: a ${customer.vatTreatment} customer needs the accounting system's tax code for its lines (customerTaxCode)`);
+  const vat = vatBreakdown(lines, currency);
+  const vatTotal = vat.reduce((sum, entry) => sum.plus(entry.amount), money(0));
+  const places = minorUnits(currency);
+  return {
+    number: null,
+    kind: money(total).isNegative() ? 'credit-note' : 'invoice',
+    orgKey: first.org_key,
+    orgId: customer.orgId,
+    organization: first.organization,
+    contactName: customer.contactName,
+    customerNumber: customer.customerNumber || first.customer_number,
+    buyer: { vatId: customer.buyerVatId, country: customer.country, endpoint: customer.endpoint, reference: customer.buyerReference },
+    currency,
+    po: first.po,
+    invoiceDate: context.invoiceDate,
+    dueDate: addDays(context.invoiceDate, customer.paymentTermsDays),
+    periodText: first.po ? `${text}, PO ${first.po}` : text,
+    lines,
+    exactTotal: rows.reduce((sum, row) => sum.plus(row.sales), money(0)).toFixed(),
+    netTotal: total,
+    vat,
+    vatTotal: vatTotal.toFixed(places),
+    grossTotal: money(total).plus(vatTotal).toFixed(places),
+  };
+}
+
+/**
+ * VAT per category and rate: the taxable amount is the sum of its lines' net amounts, its VAT that times the rate,
+ * rounded once (EN 16931 BR-CO-17); each line's share is allocated by largest remainder, so the lines' VAT adds up
+ * to the category's. Sets each line's vatAmount.
+ */
+function vatBreakdown(lines: InvoiceLine[], currency: string): VatBreakdown[] {
+  const byCategory = new Map<string, InvoiceLine[]>();
+  for (const line of lines) {
+    const key = `${line.vatCategory}|${line.vatRate}|${line.exemptionReason}`;
+    byCategory.set(key, [...(byCategory.get(key) ?? []), line]);
+  }
+  return [...byCategory.values()].map((group) => {
+    const { vatCategory: category, vatRate: rate, exemptionReason } = group[0] as InvoiceLine;
+    const taxable = group.reduce((sum, line) => sum.plus(line.netAmount), money(0));
+    const exactShares = group.map((line) => money(line.netAmount).times(rate).dividedBy(100).toFixed());
+    const { amounts, total } = allocateRounded(exactShares, currency);
+    group.forEach((line, index) => (line.vatAmount = amounts[index] as string));
+    return { category, rate, exemptionReason: category === 'S' ? '' : exemptionReason, taxable: taxable.toFixed(minorUnits(currency)), amount: total };
+  });
+}
+
+const invoiceCount = (count: number) => (count === 1 ? '1 invoice' : `${count} invoices`);
+
+function currencyRounding(invoices: readonly Invoice[]): CurrencyRounding[] {
+  const byCurrency = new Map<string, Invoice[]>();
+  for (const invoice of invoices) byCurrency.set(invoice.currency, [...(byCurrency.get(invoice.currency) ?? []), invoice]);
+  return [...byCurrency.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([currency, group]) => {
+      const places = minorUnits(currency);
+      const exact = group.reduce((sum, invoice) => sum.plus(invoice.exactTotal), money(0));
+      const roundedOnce = exact.toDecimalPlaces(places, Money.ROUND_HALF_UP);
+      const invoiced = group.reduce((sum, invoice) => sum.plus(invoice.netTotal), money(0));
+      const difference = invoiced.minus(roundedOnce);
+      const unit = money(1).dividedBy(money(10).pow(places)).toFixed(places);
+      return {
+        currency,
+        invoices: group.length,
+        exactTotal: exact.toFixed(),
+        roundedOnce: roundedOnce.toFixed(places),
+        invoiced: invoiced.toFixed(places),
+        roundingDifference: difference.toFixed(places),
+        explanation: difference.isZero()
+          ? `The ${invoiceCount(group.length)} add up to the exact total rounded once.`
+          : `Each of the ${invoiceCount(group.length)} is its customer's exact amount rounded on its own (to ${unit} ${currency}); no amount moves between customers, so their sum differs from the exact total rounded once by ${difference.toFixed(places)} ${currency}.`,
+      };
+    });
+}

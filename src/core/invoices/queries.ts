@@ -1,0 +1,110 @@
+import type { Ledger } from '@core/ledger/ledger';
+import { type Row, rowShape } from '@core/ledger/rows';
+import type { ItemMatch } from '@shared/schemas/invoices';
+import { ORGANIZATION_ORDER } from '@core/reports';
+
+/** The item keys of a mapping, by what they match: bound as lists and joined as small tables. */
+export interface ItemKeys {
+  product: string[];
+  itemCode: string[];
+  service: string[];
+}
+
+const INVOICE_LINE = rowShape({
+  org_key: 'text',
+  org_id: 'text',
+  organization: 'text',
+  customer_number: 'text',
+  currency: 'text',
+  po: 'text',
+  item_match: 'text?',
+  item_id: 'text?',
+  description: 'text',
+  products: 'int',
+  quantity: 'decimal',
+  unit_price: 'decimal?',
+  sales: 'decimal',
+  lines: 'int',
+  first_line: 'int',
+});
+export type InvoiceLineRow = Row<typeof INVOICE_LINE.columns> & { item_match: ItemMatch | null };
+
+const UNMAPPED_ITEM = rowShape({
+  product_id: 'text',
+  product_name: 'text',
+  item_code: 'text',
+  service_id: 'text',
+  service_name: 'text',
+  currency: 'text',
+  lines: 'int',
+  sales: 'decimal',
+});
+export type UnmappedItemRow = Row<typeof UNMAPPED_ITEM.columns>;
+
+/**
+ * The item mapping each line takes, most specific first: its product id, else its item code, else its service's id
+ * (the service's default). Hash joins on three small lists, so a million lines are matched in one pass.
+ */
+function resolvedLines(): string {
+  return `
+    SELECT l.*, o.org_id, o.org_key AS org_key, o.name AS organization, o.customer_number, o.org_rank, u.po_number, u.item_name, s.service_id, s.service_name,
+      CASE WHEN p.id IS NOT NULL THEN 'product' WHEN c.id IS NOT NULL THEN 'item-code' WHEN v.id IS NOT NULL THEN 'service' END AS item_match,
+      CASE WHEN p.id IS NOT NULL THEN p.id WHEN c.id IS NOT NULL THEN c.id WHEN v.id IS NOT NULL THEN v.id END AS item_id
+    FROM billing_lines l
+    JOIN organization o ON o.org_no = l.org_no
+    JOIN subscriptions u ON u.report_id = $1 AND u.subscription_no = l.subscription_no
+    JOIN services s ON s.report_id = $1 AND s.service_no = l.service_no
+    LEFT JOIN (SELECT DISTINCT unnest(from_json($2, '["VARCHAR"]')) AS id) p ON p.id = l.product_id
+    LEFT JOIN (SELECT DISTINCT unnest(from_json($3, '["VARCHAR"]')) AS id) c ON c.id = l.item_code AND l.item_code <> ''
+    LEFT JOIN (SELECT DISTINCT unnest(from_json($4, '["VARCHAR"]')) AS id) v ON v.id = s.service_id AND s.service_id <> ''
+    WHERE l.report_id = $1`;
+}
+
+/**
+ * A month's invoice lines before rounding: per organization (as the Invoicing view knows it), customer currency,
+ * PO number (when `splitByPo`), the item mapping it takes and either its subscription or its product and unit
+ * price — with the exact sum of sales, the quantity, and how many products it covers. Ordered as every list
+ * orders organizations, then by the first billing line of each (the report's own order).
+ */
+export async function invoiceLineRows(
+  ledger: Ledger,
+  reportId: string,
+  items: ItemKeys,
+  options: { linesPer: 'subscription' | 'product'; splitByPo: boolean },
+): Promise<InvoiceLineRow[]> {
+  const po = options.splitByPo ? 'po_number' : "''";
+  const [by, description, unitPrice] =
+    options.linesPer === 'subscription'
+      ? ['subscription_no', 'any_value(item_name)', 'NULL']
+      : ['product_id, sales_per_unit', 'any_value(product_name)', 'sales_per_unit::VARCHAR'];
+  return INVOICE_LINE.all(
+    await ledger.all(
+      `WITH organization AS MATERIALIZED (${ORGANIZATION_ORDER}),
+       resolved AS (${resolvedLines()})
+       SELECT org_key, any_value(org_id) AS org_id, any_value(organization) AS organization, any_value(customer_number) AS customer_number,
+         customer_currency AS currency, ${po} AS po, item_match, item_id, ${description} AS description, count(DISTINCT product_id)::INTEGER AS products,
+         sum(quantity)::VARCHAR AS quantity, ${unitPrice} AS unit_price, sum(sales)::VARCHAR AS sales, count(*)::INTEGER AS lines,
+         min(line_no)::INTEGER AS first_line, any_value(org_rank) AS org_rank
+       FROM resolved
+       GROUP BY org_key, customer_currency, ${po}, item_match, item_id, ${by}
+       ORDER BY org_rank, currency, po, first_line, item_match, item_id`,
+      [reportId, JSON.stringify(items.product), JSON.stringify(items.itemCode), JSON.stringify(items.service)],
+    ),
+  ) as InvoiceLineRow[];
+}
+
+/** The products no item mapping reaches, with their lines and sales per customer currency: what to map first. */
+export async function unmappedItemRows(ledger: Ledger, reportId: string, items: ItemKeys): Promise<UnmappedItemRow[]> {
+  return UNMAPPED_ITEM.all(
+    await ledger.all(
+      `WITH organization AS MATERIALIZED (${ORGANIZATION_ORDER}),
+       resolved AS (${resolvedLines()})
+       SELECT product_id, any_value(product_name) AS product_name, item_code, service_id, any_value(service_name) AS service_name,
+         customer_currency AS currency, count(*)::INTEGER AS lines, sum(sales)::VARCHAR AS sales
+       FROM resolved WHERE item_match IS NULL
+       GROUP BY product_id, item_code, service_id, customer_currency
+       ORDER BY lower(any_value(service_name)), lower(any_value(product_name)), product_id, currency`,
+      [reportId, JSON.stringify(items.product), JSON.stringify(items.itemCode), JSON.stringify(items.service)],
+    ),
+  );
+}

@@ -1,0 +1,110 @@
+import { z } from 'zod';
+
+/**
+ * Invoices out: how the month's customers and products map to the accounting system's codes, and the invoice run
+ * made from a month ready to invoice — as the renderer, the CLI and the mapping CSV see them.
+ */
+
+/** How VAT applies to a customer: the item's domestic rate, EU reverse charge (AE), or outside the scope of VAT (O). */
+export const VatTreatment = z.enum(['domestic', 'reverse-charge', 'outside-scope']);
+export type VatTreatment = z.infer<typeof VatTreatment>;
+
+/** UNCL 5305 VAT category codes that EN 16931 allows. */
+export const VatCategory = z.enum(['S', 'Z', 'E', 'AE', 'K', 'G', 'O', 'L', 'M']);
+export type VatCategory = z.infer<typeof VatCategory>;
+
+const text = (max: number) => z.string().trim().max(max);
+/** A VAT rate in percent as exact text: 25, 12.5, 0. */
+export const VatRate = z
+  .string()
+  .trim()
+  .regex(/^\d{1,3}(\.\d{1,4})?$/, 'a VAT rate is a percentage like 25 or 12.5');
+
+/** One customer (an organization of the service, by its id) as the accounting system knows it. */
+export const CustomerMapping = z.object({
+  orgId: text(200).min(1),
+  /** The contact's name exactly as the accounting system has it (Xero matches contacts by exact name). */
+  contactName: text(255).min(1),
+  customerNumber: text(100).default(''),
+  paymentTermsDays: z.number().int().min(0).max(365),
+  vatTreatment: VatTreatment,
+  buyerVatId: text(50).default(''),
+  /** ISO 3166-1 alpha-2. */
+  country: z
+    .string()
+    .trim()
+    .regex(/^([A-Z]{2})?$/, 'a country is a two-letter ISO 3166 code like SE')
+    .default(''),
+  /** Peppol endpoint as scheme:id (0007:5567321707). */
+  endpoint: z
+    .string()
+    .trim()
+    .regex(/^(\d{4}:[^\s]{1,100})?$/, 'an e-invoice endpoint is a Peppol scheme and id like 0007:5567321707')
+    .default(''),
+  buyerReference: text(200).default(''),
+  /** The accounting system's tax code for this customer's lines when its treatment is not domestic (reverse charge, outside scope). */
+  taxCode: text(100).default(''),
+});
+export type CustomerMapping = z.infer<typeof CustomerMapping>;
+
+/** What an item mapping is keyed by, most specific first: a product id, an item code, a service id (the service's default). */
+export const ItemMatch = z.enum(['product', 'item-code', 'service']);
+export type ItemMatch = z.infer<typeof ItemMatch>;
+
+/** What a product is invoiced as: the accounting system's item, revenue account and tax code, and its VAT. */
+export const ItemMapping = z
+  .object({
+    match: ItemMatch,
+    id: text(200).min(1),
+    /** The accounting system's item (Xero InventoryItemCode, QuickBooks Product/Service); may be empty. */
+    itemCode: text(100).default(''),
+    account: text(50).min(1, 'an item needs the revenue account it is booked to'),
+    /** The accounting system's tax code or rate name (Xero TaxType, QuickBooks Item tax code). */
+    taxCode: text(100).min(1, 'an item needs the tax code of the accounting system'),
+    vatCategory: VatCategory,
+    vatRate: VatRate,
+    /** Why a line carries no VAT, where its category needs one (E, and others by the buyer's country). */
+    exemptionReason: text(300).default(''),
+    /** UN/ECE Recommendation 20 unit code: C62 (one), HUR (hour), MON (month). */
+    unitCode: z
+      .string()
+      .trim()
+      .regex(/^[A-Z0-9]{2,3}$/, 'a unit code is a UN/ECE Recommendation 20 code like C62 or HUR')
+      .default('C62'),
+    /** Replaces the service's product name on the invoice, when it should read otherwise. */
+    description: text(300).default(''),
+  })
+  .superRefine((item, context) => {
+    if (item.vatCategory === 'S' && Number(item.vatRate) === 0)
+      context.addIssue({ code: 'custom', path: ['vatRate'], message: 'a standard-rated (S) item needs a rate above 0' });
+    if (item.vatCategory !== 'S' && Number(item.vatRate) !== 0)
+      context.addIssue({ code: 'custom', path: ['vatRate'], message: `a ${item.vatCategory} item carries a rate of 0` });
+    if (item.vatCategory === 'E' && !item.exemptionReason)
+      context.addIssue({ code: 'custom', path: ['exemptionReason'], message: 'an exempt (E) item needs the reason it is exempt' });
+  });
+export type ItemMapping = z.infer<typeof ItemMapping>;
+
+export const InvoiceMapping = z.object({ customers: z.array(CustomerMapping), items: z.array(ItemMapping) });
+export type InvoiceMapping = z.infer<typeof InvoiceMapping>;
+
+/** How dates are written in an import file: as the accounting system's region reads them. */
+export const DATE_FORMATS = ['DD/MM/YYYY', 'MM/DD/YYYY', 'YYYY-MM-DD', 'DD.MM.YYYY'] as const;
+export type DateFormat = (typeof DATE_FORMATS)[number];
+
+/** How a Broker's invoices are made and numbered; the next number is kept beside them and moved only by an export. */
+export const InvoiceSettings = z.object({
+  prefix: z
+    .string()
+    .trim()
+    .max(20)
+    .regex(/^([A-Za-z0-9][A-Za-z0-9/_.-]*)?$/, 'a prefix is letters, digits and - / _ . (not starting with a sign)'),
+  dateFormat: z.enum(DATE_FORMATS),
+  /** An invoice line per subscription, or per product and unit price. */
+  linesPer: z.enum(['subscription', 'product']),
+  /** One invoice per PO number of a customer, rather than one per customer and currency. */
+  splitByPo: z.boolean(),
+});
+export type InvoiceSettings = z.infer<typeof InvoiceSettings>;
+
+export const InvoiceFormat = z.enum(['xero', 'qbo']);
+export type InvoiceFormat = z.infer<typeof InvoiceFormat>;

@@ -6,6 +6,7 @@ import { createService } from '@core';
 import { Money } from '@shared/money';
 import { inlineConnection, runCli, useSimulator } from '@testing/cli-test-support';
 import { testPorts } from '@testing/test-support';
+import { validateEn16931 } from '@testing/en16931';
 
 const simulator = useSimulator(['--organizations', '12', '--report-ready-seconds', '1']);
 const cli = (args: string[]) => runCli(args, simulator.dataDir);
@@ -31,6 +32,8 @@ function filled(csv: string, account = '3010'): string {
         country: reverse ? 'NL' : 'SE',
         buyerVatId: reverse ? 'NL123456789B01' : '',
         customerTaxCode: reverse ? 'Zero Rated EC Services' : '',
+        endpoint: '0007:5560360793',
+        buyerReference: `Ref ${row.customerNumber || row.id}`,
       };
     }
     return { ...row, account, taxCode: '25% (VAT on Income)', vatCategory: 'S', vatRate: '25' };
@@ -78,9 +81,10 @@ describe('closebook invoices', () => {
     const exceptions = (JSON.parse(cli(['reports', 'check', october, '--json']).stdout) as { id: string }[]).map((entry) => entry.id);
     expect(cli(['reports', 'accept', october, ...exceptions, '--note', 'Checked'])).toMatchObject({ code: 0 });
     expect(cli(['reports', 'prepare', october])).toMatchObject({ code: 0 });
-    expect(cli(['invoices', 'settings', '--prefix', 'CB-', '--next', '1001', '--date-format', 'YYYY-MM-DD'])).toMatchObject({
+    const seller = ['--seller-name', 'Nordlys Cloud AB', '--seller-vat-id', 'SE556677889901', '--seller-country', 'SE', '--seller-endpoint', '0007:5566778899'];
+    expect(cli(['invoices', 'settings', '--prefix', 'CB-', '--next', '1001', '--date-format', 'YYYY-MM-DD', ...seller])).toMatchObject({
       code: 0,
-      stdout: expect.stringMatching(/^Next invoice: CB-1001;/),
+      stdout: expect.stringMatching(/^Next invoice: CB-1001;.*\nSeller on e-invoices: Nordlys Cloud AB, VAT SE556677889901, SE, Peppol 0007:5566778899\.\n$/),
     });
     const exported = cli(['invoices', 'export', october, '--format', 'xero', '--out', join(dir, 'xero'), '--invoice-date', '2026-11-09']);
     expect(exported).toMatchObject({
@@ -168,6 +172,24 @@ describe('closebook invoices', () => {
     }
     expect([...qboNumbers].sort()).toEqual([...byInvoice.keys()].sort());
 
+    // EN 16931 e-invoices, one per invoice, the reverse-charge ones among them: no fatal finding under the CEN and Peppol rules.
+    expect(cli(['invoices', 'export', october, '--format', 'ubl', '--out', join(dir, 'ubl')])).toMatchObject({
+      code: 0,
+      stderr: expect.stringMatching(/^Wrote again 12 invoices \(CB-1001–CB-1012\) in 12 files\./),
+    });
+    const ublFiles = await readdir(join(dir, 'ubl'));
+    expect(ublFiles.length).toBe(12);
+    let reverseCharge = 0;
+    for (const name of ublFiles) {
+      const xml = await readFile(join(dir, 'ubl', name), 'utf8');
+      if (xml.includes('<cbc:ID>AE</cbc:ID>')) reverseCharge += 1;
+      expect(
+        validateEn16931(xml).filter((finding) => finding.flag === 'fatal'),
+        name,
+      ).toEqual([]);
+    }
+    expect(reverseCharge).toBeGreaterThan(0);
+
     // A change after export (the revenue account of every item): a credit note for each invoice and a new one, numbered on — never renumbered.
     await import('node:fs/promises').then((fs) => fs.writeFile(join(dir, 'mapping2.csv'), filled(blank, '3011')));
     expect(cli(['invoices', 'map', '--import', join(dir, 'mapping2.csv')]).code).toBe(0);
@@ -179,5 +201,18 @@ describe('closebook invoices', () => {
     expect(credits.every((row) => row['*AccountCode'] === '3010' && new Money(row['*UnitAmount']!).times(row['*Quantity']!).lte(0))).toBe(true);
     expect(follow.rows.filter((row) => !row.Reference!.includes('credits')).every((row) => row['*AccountCode'] === '3011')).toBe(true);
     expect(cli(['invoices', 'run', october]).stdout).toMatch(/Exported CB-1001–CB-1012 by .*\nExported CB-1013–CB-1036 by /);
-  }, 180_000);
+    // The follow-up's e-invoices: each credit note a CreditNote naming the invoice it cancels.
+    expect(cli(['invoices', 'export', october, '--format', 'ubl', '--out', join(dir, 'ubl-changed')]).code).toBe(0);
+    const creditNotes = [];
+    for (const name of await readdir(join(dir, 'ubl-changed'))) {
+      const xml = await readFile(join(dir, 'ubl-changed', name), 'utf8');
+      if (xml.includes('<CreditNote ')) creditNotes.push(xml);
+      expect(
+        validateEn16931(xml).filter((finding) => finding.flag === 'fatal'),
+        name,
+      ).toEqual([]);
+    }
+    expect(creditNotes.length).toBe(12);
+    expect(creditNotes.every((xml) => /<cac:BillingReference><cac:InvoiceDocumentReference><cbc:ID>CB-10(0\d|1[012])<\/cbc:ID>/.test(xml))).toBe(true);
+  }, 400_000);
 });

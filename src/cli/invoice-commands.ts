@@ -6,9 +6,23 @@ import { type CliContext, EXIT, parse, UsageError, withContext } from './context
 const USAGE = [
   'Usage: invoices map [--report ID] --import FILE.csv | --export FILE.csv',
   '       invoices settings [--report ID] [--prefix P] [--next N] [--date-format F] [--lines-per subscription|product] [--split-by-po yes|no]',
+  '                         [--seller-name|-vat-id|-company-id|-country|-street|-city|-postcode|-endpoint|-iban VALUE]',
   '       invoices run ID [--invoice-date YYYY-MM-DD] [--json]',
-  '       invoices export ID --format xero|qbo --out DIR [--invoice-date YYYY-MM-DD]',
+  '       invoices export ID --format xero|qbo|ubl --out DIR [--invoice-date YYYY-MM-DD]',
 ].join('\n');
+
+/** The seller's fields (on every e-invoice) as options of `invoices settings`. */
+const SELLER_OPTIONS = [
+  ['seller-name', 'name'],
+  ['seller-vat-id', 'vatId'],
+  ['seller-company-id', 'companyId'],
+  ['seller-country', 'country'],
+  ['seller-street', 'street'],
+  ['seller-city', 'city'],
+  ['seller-postcode', 'postcode'],
+  ['seller-endpoint', 'endpoint'],
+  ['seller-iban', 'iban'],
+] as const;
 
 /** An exact amount and its currency, as the CLI prints money: the decimal text itself, never a float. */
 const formatMoney = (amount: string, currency: string) => `${amount} ${currency}`;
@@ -45,6 +59,7 @@ export async function invoicesCommand(args: string[]): Promise<number> {
     'invoice-date': { type: 'string' },
     format: { type: 'string' },
     out: { type: 'string' },
+    ...Object.fromEntries(SELLER_OPTIONS.map(([option]) => [option, { type: 'string' as const }])),
   });
   const invoiceDate = values['invoice-date'];
   if (invoiceDate !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(invoiceDate)) throw new UsageError('--invoice-date takes a date like 2026-11-08.');
@@ -71,7 +86,10 @@ export async function invoicesCommand(args: string[]): Promise<number> {
       if (positionals.length) throw new UsageError(USAGE);
       const broker = await brokerFor(context, values.report);
       const current = await invoices.settings(broker);
-      const changed = ['prefix', 'next', 'date-format', 'lines-per', 'split-by-po'].some((option) => values[option as keyof typeof values] !== undefined);
+      const given = values as Record<string, string | boolean | undefined>;
+      const changed = ['prefix', 'next', 'date-format', 'lines-per', 'split-by-po', ...SELLER_OPTIONS.map(([option]) => option)].some(
+        (option) => given[option] !== undefined,
+      );
       let shown = current;
       if (changed) {
         const next = values.next === undefined ? undefined : /^\d+$/.test(values.next) ? Number(values.next) : NaN;
@@ -83,6 +101,7 @@ export async function invoicesCommand(args: string[]): Promise<number> {
           dateFormat: values['date-format'] ?? current.dateFormat,
           linesPer: values['lines-per'] ?? current.linesPer,
           splitByPo: splitByPo === undefined ? current.splitByPo : splitByPo === 'yes',
+          seller: Object.fromEntries(SELLER_OPTIONS.map(([option, field]) => [field, (given[option] as string | undefined) ?? current.seller[field]])),
         });
         if (!parsed.success)
           throw new UsageError(
@@ -93,7 +112,7 @@ export async function invoicesCommand(args: string[]): Promise<number> {
       process.stdout.write(
         values.json
           ? `${JSON.stringify(shown)}\n`
-          : `Next invoice: ${shown.prefix}${shown.next}; dates ${shown.dateFormat}; a line per ${shown.linesPer}; ${shown.splitByPo ? 'an invoice per PO number' : 'one invoice per customer and currency'}.\n`,
+          : `Next invoice: ${shown.prefix}${shown.next}; dates ${shown.dateFormat}; a line per ${shown.linesPer}; ${shown.splitByPo ? 'an invoice per PO number' : 'one invoice per customer and currency'}.\nSeller on e-invoices: ${shown.seller.name || '(not set)'}${shown.seller.vatId ? `, VAT ${shown.seller.vatId}` : ''}${shown.seller.country ? `, ${shown.seller.country}` : ''}${shown.seller.endpoint ? `, Peppol ${shown.seller.endpoint}` : ''}.\n`,
       );
       return EXIT.ok;
     }
@@ -130,10 +149,11 @@ export async function invoicesCommand(args: string[]): Promise<number> {
       await mkdir(resolve(values.out), { recursive: true });
       const done = await invoices.export(reportId, format.data, resolve(values.out), invoiceDate);
       for (const file of done.files) process.stdout.write(`${file.path}\n`);
+      for (const refused of done.refused) process.stderr.write(`NOT WRITTEN: ${refused}.\n`);
       process.stderr.write(
         `${done.again ? 'Wrote again' : 'Exported'} ${done.invoices} ${done.invoices === 1 ? 'invoice' : 'invoices'} (${done.firstNumber}–${done.lastNumber}) in ${done.files.length} ${done.files.length === 1 ? 'file' : 'files'}.${done.notApprovedBySecondPerson ? ' Not approved by a second person (a workstation without a team ledger).' : ''}\n`,
       );
-      return EXIT.ok;
+      return done.refused.length ? EXIT.control : EXIT.ok;
     }
     throw new UsageError(USAGE);
   });

@@ -35,6 +35,8 @@ export interface InvoiceExport {
   firstNumber: string;
   lastNumber: string;
   notApprovedBySecondPerson: boolean;
+  /** Invoices the format cannot carry (an e-invoice without the buyer's endpoint, say), each with why: not written. */
+  refused: string[];
 }
 
 export interface InvoicesApi {
@@ -230,12 +232,19 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
           inForce,
           dateFormat: settings.dateFormat,
           approved: readiness.word === 'APPROVED',
+          seller: settings.seller,
           firstNumber: numbered[0]?.number ?? '',
           lastNumber: numbered.at(-1)?.number ?? '',
           exportedAt: at,
           exportedBy: who,
         };
-        const body = JSON.stringify({ issued: stored.issued, inForce: stored.inForce, dateFormat: stored.dateFormat, approved: stored.approved });
+        const body = JSON.stringify({
+          issued: stored.issued,
+          inForce: stored.inForce,
+          dateFormat: stored.dateFormat,
+          approved: stored.approved,
+          seller: stored.seller,
+        });
         await transaction.run('INSERT INTO invoice_runs VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)', [
           stored.runId,
           broker.host,
@@ -260,7 +269,7 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
         return { stored, again: false };
       });
       const { stored, again } = kept;
-      const files = invoiceFiles(format, stored.issued, month.startDate.slice(0, 7), stored.dateFormat as InvoiceSettings['dateFormat'], stored.approved);
+      const { files, refused } = invoiceFiles(format, { ...stored, period: { start: month.startDate, end: month.endDate } });
       const written: InvoiceExport['files'] = [];
       const known = await fileHashes(opened, stored.runId, format);
       for (const file of files) {
@@ -281,6 +290,7 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
         firstNumber: stored.firstNumber,
         lastNumber: stored.lastNumber,
         notApprovedBySecondPerson: !stored.approved,
+        refused,
       };
     },
   };

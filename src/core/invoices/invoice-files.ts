@@ -1,6 +1,7 @@
 import { CSV_BOM, csvCell, csvLine } from '@core/formats/csv';
-import type { DateFormat, InvoiceFormat } from '@shared/schemas/invoices';
+import type { DateFormat, InvoiceFormat, Seller } from '@shared/schemas/invoices';
 import type { Invoice, InvoiceLine } from './invoice-run';
+import { ublInvoice } from './ubl';
 
 export function formatDate(date: string, format: DateFormat): string {
   const [year, month, day] = date.split('-') as [string, string, string];
@@ -83,14 +84,39 @@ function chunks<T>(values: readonly T[], size: number): T[][] {
   return parts;
 }
 
+/** A numbered run as its files need it. */
+export interface RunForFiles {
+  issued: readonly Invoice[];
+  dateFormat: DateFormat;
+  approved: boolean;
+  seller: Seller;
+  /** The month invoiced: "2026-10-01" and "2026-10-31". */
+  period: { start: string; end: string };
+}
+
 /**
- * The files of a numbered run in one format, named by the month (`stem`, "2026-10"): Xero's in parts of at most 500
- * invoices; QuickBooks' one per currency. Every value was checked not to look like a formula when the run was made.
- * A run of a month no second person approved says so in every file's name (an import file has no room for a note
- * that would not end up on the customer's invoice).
+ * The files of a numbered run in one format, named by the month: Xero's in parts of at most 500 invoices;
+ * QuickBooks' one per currency; UBL one per invoice, and the invoices EN 16931 cannot carry listed with why. Every
+ * value was checked not to look like a formula when the run was made. A run of a month no second person approved
+ * says so in every file's name (an import file has no room for a note that would not end up on the customer's
+ * invoice).
  */
-export function invoiceFiles(format: InvoiceFormat, invoices: readonly Invoice[], month: string, dateFormat: DateFormat, approved: boolean): InvoiceFile[] {
-  const stem = approved ? month : `${month} (not approved by a second person)`;
+export function invoiceFiles(format: InvoiceFormat, run: RunForFiles): { files: InvoiceFile[]; refused: string[] } {
+  const marker = run.approved ? '' : ' (not approved by a second person)';
+  if (format === 'ubl') {
+    const files: InvoiceFile[] = [];
+    const refused: string[] = [];
+    for (const invoice of run.issued) {
+      const made = ublInvoice(invoice, run.seller, run.period);
+      if ('refused' in made) refused.push(made.refused);
+      else files.push({ name: made.name.replace(/\.xml$/, `${marker}.xml`), content: made.content, invoices: 1 });
+    }
+    return { files, refused };
+  }
+  return { files: importFiles(format, run.issued, `${run.period.start.slice(0, 7)}${marker}`, run.dateFormat), refused: [] };
+}
+
+function importFiles(format: 'xero' | 'qbo', invoices: readonly Invoice[], stem: string, dateFormat: DateFormat): InvoiceFile[] {
   if (format === 'xero') {
     const parts = chunks(invoices, XERO_INVOICES_PER_FILE);
     return parts.map((part, index) => ({

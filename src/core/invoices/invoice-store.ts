@@ -1,11 +1,16 @@
 import { AppError } from '@shared/errors';
 import type { LedgerTransaction, Ledger } from '@core/ledger/ledger';
 import { rowShape } from '@core/ledger/rows';
-import { InvoiceSettings } from '@shared/schemas/invoices';
+import { InvoiceSettings, type Seller } from '@shared/schemas/invoices';
 import type { Invoice } from './invoice-run';
 import type { Broker } from './mapping-store';
 
-export const DEFAULT_SETTINGS: InvoiceSettings = { prefix: 'INV-', dateFormat: 'DD/MM/YYYY', linesPer: 'subscription', splitByPo: false };
+export const DEFAULT_SETTINGS: InvoiceSettings = InvoiceSettings.parse({
+  prefix: 'INV-',
+  dateFormat: 'DD/MM/YYYY',
+  linesPer: 'subscription',
+  splitByPo: false,
+});
 
 const SETTINGS = rowShape({ settings: 'text', next_number: 'int' });
 const RUN = rowShape({
@@ -62,9 +67,11 @@ export interface StoredRun {
   contentHash: string;
   issued: Invoice[];
   inForce: Invoice[];
-  dateFormat: string;
+  dateFormat: InvoiceSettings['dateFormat'];
   /** The month was Approved when the run was numbered (else Prepared on a workstation alone). */
   approved: boolean;
+  /** The seller as it was when the run was numbered: its e-invoices say what they said then. */
+  seller: Seller;
   firstNumber: string;
   lastNumber: string;
   exportedAt: string;
@@ -81,7 +88,7 @@ export async function storedRuns(reader: Ledger | LedgerTransaction, broker: Bro
     ),
   );
   return rows.map((row) => {
-    const run = JSON.parse(row.run) as Pick<StoredRun, 'issued' | 'inForce' | 'dateFormat' | 'approved'>;
+    const run = JSON.parse(row.run) as Pick<StoredRun, 'issued' | 'inForce' | 'dateFormat' | 'approved' | 'seller'>;
     return {
       runId: row.run_id,
       reportId: row.report_id,
@@ -90,6 +97,7 @@ export async function storedRuns(reader: Ledger | LedgerTransaction, broker: Bro
       inForce: run.inForce,
       dateFormat: run.dateFormat,
       approved: run.approved,
+      seller: run.seller,
       firstNumber: row.first_number,
       lastNumber: row.last_number,
       exportedAt: row.exported_at,

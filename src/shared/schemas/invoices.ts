@@ -91,6 +91,32 @@ export type InvoiceMapping = z.infer<typeof InvoiceMapping>;
 export const DATE_FORMATS = ['DD/MM/YYYY', 'MM/DD/YYYY', 'YYYY-MM-DD', 'DD.MM.YYYY'] as const;
 export type DateFormat = (typeof DATE_FORMATS)[number];
 
+/** The Broker as the seller on an e-invoice (EN 16931): who issues the invoices, and where they are paid. */
+export const Seller = z.object({
+  name: text(200).default(''),
+  /** VAT identifier with its country prefix (SE556677889901). */
+  vatId: text(50).default(''),
+  /** The legal registration number (organisation number). */
+  companyId: text(50).default(''),
+  country: z
+    .string()
+    .trim()
+    .regex(/^([A-Z]{2})?$/, 'a country is a two-letter ISO 3166 code like SE')
+    .default(''),
+  street: text(200).default(''),
+  city: text(100).default(''),
+  postcode: text(20).default(''),
+  /** The seller's Peppol endpoint as scheme:id (0007:5567321707). */
+  endpoint: z
+    .string()
+    .trim()
+    .regex(/^(\d{4}:[^\s]{1,100})?$/, 'an e-invoice endpoint is a Peppol scheme and id like 0007:5567321707')
+    .default(''),
+  /** Where customers pay (credit transfer), printed on the e-invoice. */
+  iban: text(34).default(''),
+});
+export type Seller = z.infer<typeof Seller>;
+
 /** How a Broker's invoices are made and numbered; the next number is kept beside them and moved only by an export. */
 export const InvoiceSettings = z.object({
   prefix: z
@@ -103,8 +129,9 @@ export const InvoiceSettings = z.object({
   linesPer: z.enum(['subscription', 'product']),
   /** One invoice per PO number of a customer, rather than one per customer and currency. */
   splitByPo: z.boolean(),
+  seller: Seller.prefault({}),
 });
 export type InvoiceSettings = z.infer<typeof InvoiceSettings>;
 
-export const InvoiceFormat = z.enum(['xero', 'qbo']);
+export const InvoiceFormat = z.enum(['xero', 'qbo', 'ubl']);
 export type InvoiceFormat = z.infer<typeof InvoiceFormat>;

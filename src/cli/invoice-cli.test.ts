@@ -172,6 +172,34 @@ describe('closebook invoices', () => {
     }
     expect([...qboNumbers].sort()).toEqual([...byInvoice.keys()].sort());
 
+    // The user's own template: refused until one is set, then their columns, decimal comma and dates.
+    expect(cli(['invoices', 'export', october, '--format', 'template', '--out', join(dir, 'own')])).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/No import template of your own is set/),
+    });
+    const template = {
+      name: 'Ledger import',
+      rowsPer: 'invoice',
+      dateFormat: 'DD.MM.YYYY',
+      decimalSeparator: ',',
+      delimiter: ';',
+      columns: [
+        { header: 'Nr', field: 'invoiceNumber' },
+        { header: 'Datum', field: 'invoiceDate' },
+        { header: 'Netto', field: 'netTotal' },
+      ],
+    };
+    await import('node:fs/promises').then((fs) => fs.writeFile(join(dir, 'template.json'), JSON.stringify(template)));
+    expect(cli(['invoices', 'template', '--import', join(dir, 'template.json')])).toMatchObject({
+      code: 0,
+      stderr: 'Kept the template "Ledger import" (3 columns, a row per invoice).\n',
+    });
+    expect(cli(['invoices', 'export', october, '--format', 'template', '--out', join(dir, 'own')]).code).toBe(0);
+    const own = (await readFile(join(dir, 'own', 'Ledger-import-2026-10 (not approved by a second person).csv'), 'utf8')).split('\r\n');
+    expect(own[0]).toBe('\uFEFFNr;Datum;Netto');
+    expect(own[1]).toMatch(/^CB-1001;09\.11\.2026;\d+,\d\d$/);
+    expect(own.filter(Boolean)).toHaveLength(13);
+
     // EN 16931 e-invoices, one per invoice, the reverse-charge ones among them: no fatal finding under the CEN and Peppol rules.
     expect(cli(['invoices', 'export', october, '--format', 'ubl', '--out', join(dir, 'ubl')])).toMatchObject({
       code: 0,

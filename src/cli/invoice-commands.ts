@@ -1,14 +1,15 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { DATE_FORMATS, InvoiceFormat, InvoiceSettings } from '@shared/schemas/invoices';
+import { DATE_FORMATS, INVOICE_FIELDS, InvoiceFormat, InvoiceSettings, InvoiceTemplate, LINE_FIELDS } from '@shared/schemas/invoices';
 import { type CliContext, EXIT, parse, UsageError, withContext } from './context';
 
 const USAGE = [
   'Usage: invoices map [--report ID] --import FILE.csv | --export FILE.csv',
   '       invoices settings [--report ID] [--prefix P] [--next N] [--date-format F] [--lines-per subscription|product] [--split-by-po yes|no]',
   '                         [--seller-name|-vat-id|-company-id|-country|-street|-city|-postcode|-endpoint|-iban VALUE]',
+  '       invoices template [--report ID] --import FILE.json | --export FILE.json | --remove',
   '       invoices run ID [--invoice-date YYYY-MM-DD] [--json]',
-  '       invoices export ID --format xero|qbo|ubl --out DIR [--invoice-date YYYY-MM-DD]',
+  '       invoices export ID --format xero|qbo|ubl|template --out DIR [--invoice-date YYYY-MM-DD]',
 ].join('\n');
 
 /** The seller's fields (on every e-invoice) as options of `invoices settings`. */
@@ -59,6 +60,7 @@ export async function invoicesCommand(args: string[]): Promise<number> {
     'invoice-date': { type: 'string' },
     format: { type: 'string' },
     out: { type: 'string' },
+    remove: { type: 'boolean' },
     ...Object.fromEntries(SELLER_OPTIONS.map(([option]) => [option, { type: 'string' as const }])),
   });
   const invoiceDate = values['invoice-date'];
@@ -80,6 +82,37 @@ export async function invoicesCommand(args: string[]): Promise<number> {
           `Wrote the mapping (${written.entries} entries) to ${path}${written.toFill ? `, with ${written.toFill} rows to fill in for what the month has that it lacks` : ''}.\n`,
         );
       }
+      return EXIT.ok;
+    }
+    if (action === 'template') {
+      const chosen = [values.import, values.export, values.remove].filter((value) => value !== undefined);
+      if (positionals.length || chosen.length !== 1) throw new UsageError(USAGE);
+      const broker = await brokerFor(context, values.report);
+      const { next, ...current } = await invoices.settings(broker);
+      if (values.export) {
+        if (!current.template) throw new UsageError('No template of your own is set yet.');
+        await invoices.writeText(resolve(values.export), `${JSON.stringify(current.template, null, 2)}\n`);
+        return EXIT.ok;
+      }
+      let template: InvoiceTemplate | null = null;
+      if (values.import) {
+        let given: unknown;
+        try {
+          given = JSON.parse(await readFile(resolve(values.import), 'utf8'));
+        } catch (error) {
+          throw new UsageError(`${values.import} is not a JSON template: ${error instanceof Error ? error.message : String(error)}.`);
+        }
+        const parsed = InvoiceTemplate.safeParse(given);
+        if (!parsed.success)
+          throw new UsageError(
+            `The template was not kept: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'template'}: ${issue.message}`).join('; ')}. Fields: ${[...INVOICE_FIELDS, ...LINE_FIELDS].join(', ')}.`,
+          );
+        template = parsed.data;
+      }
+      await invoices.saveSettings(broker, { ...current, template }, next);
+      process.stderr.write(
+        template ? `Kept the template "${template.name}" (${template.columns.length} columns, a row per ${template.rowsPer}).\n` : 'Removed the template.\n',
+      );
       return EXIT.ok;
     }
     if (action === 'settings') {

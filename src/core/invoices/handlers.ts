@@ -53,6 +53,8 @@ export interface InvoicesApi {
    */
   exportMapping(broker: Broker, path: string, reportId?: string): Promise<{ entries: number; toFill: number }>;
   settings(broker: Broker): Promise<InvoiceSettings & { next: number }>;
+  /** Writes a small text file (a template) to `path`, through the staging folder like every file Closebook writes. */
+  writeText(path: string, content: string): Promise<void>;
   saveSettings(broker: Broker, settings: InvoiceSettings, next?: number): Promise<InvoiceSettings & { next: number }>;
   /** The month's invoices as they would be made now (unnumbered), with what keeps them from being exported. */
   run(reportId: string, invoiceDate?: string): Promise<InvoiceRunView>;
@@ -181,6 +183,7 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
       const { settings, next } = await readSettings(await ledger(), broker);
       return { ...settings, next };
     },
+    writeText: async (path, content) => (await ledger()).outputs.writeBytes(path, content),
     saveSettings: async (broker, settings, next) => {
       await saveSettings(await ledger(), broker, settings, next);
       const saved = await readSettings(await ledger(), broker);
@@ -207,6 +210,8 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
     },
     export: async (reportId, format, folder, invoiceDate) => {
       const { opened, month, broker, settings, run } = await draft(reportId, invoiceDate);
+      if (format === 'template' && !settings.template)
+        throw new AppError('validation', 'No import template of your own is set: make one first (invoices template --import FILE.json).');
       const readiness = await close.readiness(reportId);
       const blockers = blockersOf(run, readiness);
       if (blockers.length) throw new AppError('control', `The invoices were not exported. ${blockers.join(' ')}`);
@@ -269,16 +274,18 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
         return { stored, again: false };
       });
       const { stored, again } = kept;
-      const { files, refused } = invoiceFiles(format, { ...stored, period: { start: month.startDate, end: month.endDate } });
+      const { files, refused } = invoiceFiles(format, { ...stored, period: { start: month.startDate, end: month.endDate }, template: settings.template });
+      // A template's files are kept under the template they were made with: another template is another file.
+      const kind = format === 'template' ? `template:${sha256(JSON.stringify(settings.template)).slice(0, 16)}` : format;
       const written: InvoiceExport['files'] = [];
-      const known = await fileHashes(opened, stored.runId, format);
+      const known = await fileHashes(opened, stored.runId, kind);
       for (const file of files) {
         const path = join(folder, file.name);
         const hash = sha256(file.content);
         if (known.has(file.name) && known.get(file.name) !== hash)
           throw new AppError('internal', `The invoice file ${file.name} would differ from the one exported before. Please report this.`);
         await opened.outputs.writeBytes(path, file.content);
-        await recordFile(opened, stored.runId, format, file.name, hash, at);
+        await recordFile(opened, stored.runId, kind, file.name, hash, at);
         written.push({ path, invoices: file.invoices, sha256: hash });
       }
       await close.exported(reportId, `invoices ${stored.firstNumber}–${stored.lastNumber} (${format}${again ? ', again' : ''})`);

@@ -1,5 +1,5 @@
-import { CSV_BOM, csvCell, csvLine } from '@core/formats/csv';
-import type { DateFormat, InvoiceFormat, Seller } from '@shared/schemas/invoices';
+import { CSV_BOM, csvCell, csvLine, formulaSafe } from '@core/formats/csv';
+import type { DateFormat, InvoiceFormat, InvoiceTemplate, Seller } from '@shared/schemas/invoices';
 import type { Invoice, InvoiceLine } from './invoice-run';
 import { ublInvoice } from './ubl';
 
@@ -92,6 +92,8 @@ export interface RunForFiles {
   seller: Seller;
   /** The month invoiced: "2026-10-01" and "2026-10-31". */
   period: { start: string; end: string };
+  /** The user's own format (the Broker's template), for `template`. */
+  template: InvoiceTemplate | null;
 }
 
 /**
@@ -113,7 +115,68 @@ export function invoiceFiles(format: InvoiceFormat, run: RunForFiles): { files: 
     }
     return { files, refused };
   }
-  return { files: importFiles(format, run.issued, `${run.period.start.slice(0, 7)}${marker}`, run.dateFormat), refused: [] };
+  const stem = `${run.period.start.slice(0, 7)}${marker}`;
+  if (format === 'template') {
+    if (!run.template) return { files: [], refused: ['No template of your own is set: make one (invoices template --import FILE.json)'] };
+    const name = `${run.template.name.replace(/[^A-Za-z0-9._-]+/g, '-')}-${stem}.csv`;
+    return { files: [{ name, content: templateFile(run.template, run.issued), invoices: run.issued.length }], refused: [] };
+  }
+  return { files: importFiles(format, run.issued, stem, run.dateFormat), refused: [] };
+}
+
+type Field = InvoiceTemplate['columns'][number]['field'];
+const NUMBER_FIELDS = new Set<Field>(['netTotal', 'vatTotal', 'grossTotal', 'quantity', 'unitPrice', 'netAmount', 'vatAmount', 'vatRate']);
+const DATE_FIELDS = new Set<Field>(['invoiceDate', 'dueDate']);
+
+function fieldValue(field: Field, invoice: Invoice, line: InvoiceLine | null, lineNumber: number): string {
+  switch (field) {
+    case 'invoiceNumber':
+      return invoice.number ?? '';
+    case 'kind':
+      return invoice.kind === 'invoice' ? 'Invoice' : 'Credit note';
+    case 'buyerVatId':
+      return invoice.buyer.vatId;
+    case 'country':
+      return invoice.buyer.country;
+    case 'lineNumber':
+      return String(lineNumber);
+    case 'contactName':
+    case 'customerNumber':
+    case 'orgId':
+    case 'invoiceDate':
+    case 'dueDate':
+    case 'periodText':
+    case 'currency':
+    case 'po':
+    case 'netTotal':
+    case 'vatTotal':
+    case 'grossTotal':
+      return invoice[field];
+    default:
+      return line ? line[field] : '';
+  }
+}
+
+/**
+ * The user's own import file: their columns in their order, dates and decimals as their system reads them, a row
+ * per line or per invoice. Text goes through the formula escape (it was checked at the run); a number is written as
+ * the number it is, with the decimal separator chosen, never as text.
+ */
+export function templateFile(template: InvoiceTemplate, invoices: readonly Invoice[]): string {
+  const separator = template.delimiter === 'tab' ? '\t' : template.delimiter;
+  const quote = (text: string) => (text.includes(separator) || /["\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text);
+  const cell = (field: Field, value: string) => {
+    if (NUMBER_FIELDS.has(field)) return quote(template.decimalSeparator === ',' ? value.replace('.', ',') : value);
+    if (DATE_FIELDS.has(field)) return formatDate(value, template.dateFormat);
+    return quote(formulaSafe(value, 'text'));
+  };
+  const line = (cells: string[]) => `${cells.join(separator)}\r\n`;
+  const rows = [line(template.columns.map((column) => quote(formulaSafe(column.header, 'text'))))];
+  for (const invoice of invoices) {
+    const lines = template.rowsPer === 'line' ? invoice.lines : [null];
+    lines.forEach((entry, index) => rows.push(line(template.columns.map((column) => cell(column.field, fieldValue(column.field, invoice, entry, index + 1))))));
+  }
+  return CSV_BOM + rows.join('');
 }
 
 function importFiles(format: 'xero' | 'qbo', invoices: readonly Invoice[], stem: string, dateFormat: DateFormat): InvoiceFile[] {

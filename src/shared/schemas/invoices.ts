@@ -117,6 +117,67 @@ export const Seller = z.object({
 });
 export type Seller = z.infer<typeof Seller>;
 
+/** What a column of the user's own template may carry: of the invoice, or (one row per line) of its line. */
+export const INVOICE_FIELDS = [
+  'invoiceNumber',
+  'kind',
+  'contactName',
+  'customerNumber',
+  'orgId',
+  'invoiceDate',
+  'dueDate',
+  'periodText',
+  'currency',
+  'po',
+  'buyerVatId',
+  'country',
+  'netTotal',
+  'vatTotal',
+  'grossTotal',
+] as const;
+export const LINE_FIELDS = [
+  'lineNumber',
+  'description',
+  'quantity',
+  'unitPrice',
+  'netAmount',
+  'vatAmount',
+  'vatCategory',
+  'vatRate',
+  'itemCode',
+  'account',
+  'taxCode',
+  'unitCode',
+] as const;
+
+/** An import file of the user's own, for any other accounting system: its columns, their order, dates and decimals. */
+export const InvoiceTemplate = z
+  .object({
+    name: text(80).min(1),
+    rowsPer: z.enum(['line', 'invoice']),
+    dateFormat: z.enum(DATE_FORMATS),
+    decimalSeparator: z.enum(['.', ',']),
+    delimiter: z.enum([',', ';', 'tab']),
+    columns: z
+      .array(z.object({ header: text(100).min(1), field: z.enum([...INVOICE_FIELDS, ...LINE_FIELDS]) }))
+      .min(1)
+      .max(60),
+  })
+  .superRefine((template, context) => {
+    if (template.rowsPer === 'invoice')
+      template.columns.forEach((column, index) => {
+        if ((LINE_FIELDS as readonly string[]).includes(column.field))
+          context.addIssue({
+            code: 'custom',
+            path: ['columns', index, 'field'],
+            message: `${column.field} is a line's; a file with a row per invoice has none`,
+          });
+      });
+    if (template.decimalSeparator === ',' && template.delimiter === ',')
+      context.addIssue({ code: 'custom', path: ['delimiter'], message: 'a decimal comma needs another delimiter (; or tab)' });
+  });
+export type InvoiceTemplate = z.infer<typeof InvoiceTemplate>;
+
 /** How a Broker's invoices are made and numbered; the next number is kept beside them and moved only by an export. */
 export const InvoiceSettings = z.object({
   prefix: z
@@ -130,8 +191,9 @@ export const InvoiceSettings = z.object({
   /** One invoice per PO number of a customer, rather than one per customer and currency. */
   splitByPo: z.boolean(),
   seller: Seller.prefault({}),
+  template: InvoiceTemplate.nullable().default(null),
 });
 export type InvoiceSettings = z.infer<typeof InvoiceSettings>;
 
-export const InvoiceFormat = z.enum(['xero', 'qbo', 'ubl']);
+export const InvoiceFormat = z.enum(['xero', 'qbo', 'ubl', 'template']);
 export type InvoiceFormat = z.infer<typeof InvoiceFormat>;

@@ -110,6 +110,7 @@ export function createService(ports: Ports): Service {
       ...copyPrint.handlers,
       ...close.handlers,
       ...team.handlers,
+      ...invoices.handlers,
     },
     events,
     profiles: {
@@ -121,7 +122,7 @@ export function createService(ports: Ports): Service {
     consumption: consumption.api,
     close: close.api,
     team: team.api,
-    invoices,
+    invoices: invoices.api,
     ledger: { backup: async (path) => (await ledger.get()).backup(path) },
     start: async () => {
       await tidyDataFolder(ports.dataDir, ports.clock.now(), ports.log);

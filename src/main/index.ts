@@ -34,6 +34,7 @@ const FILE_FILTERS: Record<Parameters<DeliverFile>[1], Electron.FileFilter> = {
   parquet: { name: 'Parquet file', extensions: ['parquet'] },
   json: { name: 'Closebook report', extensions: ['gz'] },
   pdf: { name: 'PDF document', extensions: ['pdf'] },
+  xml: { name: 'E-invoice (UBL)', extensions: ['xml'] },
 };
 
 /** Electron's save dialog; the core then writes the file there itself (atomically: complete or not at all). */

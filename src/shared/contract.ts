@@ -7,6 +7,7 @@ import { ConnectionTestProgress } from './connection-test-progress';
 import { InputRow, MAX_CONSUMPTION_FILE_BYTES, MAX_EXTRA_COLUMNS, ParsedFile, Submission, SubmissionSummary, SubscriptionNames } from './schemas/consumption';
 import { ReportJob, ReportListing, ReportMeta } from './schemas/saved-report';
 import { TeamConnectInput, TeamLedgerView, TeamMoveIn } from './schemas/team-ledger';
+import { CustomerMapping, InvoiceFormat, InvoiceMapping, InvoiceRunView, InvoiceSettings, ItemMapping } from './schemas/invoices';
 import {
   Checklist,
   CheckThresholds,
@@ -35,6 +36,8 @@ const ProfileRef = z.object({ profileId: z.string().uuid() });
 const ReportRef = z.object({ reportId: z.string().uuid() });
 const JobRef = z.object({ jobId: z.string().uuid() });
 const Empty = z.object({});
+const InvoiceDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'is a date like 2026-11-09');
+const InvoiceSettingsView = InvoiceSettings.extend({ next: z.number().int() });
 
 export const ReportSortInput = z.object({
   key: z.enum(['label', 'quantity', 'cost', 'sales', 'margin', 'marginPercent']),
@@ -383,6 +386,38 @@ export const channels = {
   'consumption:get': { input: z.object({ submissionId: z.string().uuid() }), output: Submission },
   'consumption:resume': { input: z.object({ submissionId: z.string().uuid() }), output: Submission },
   'consumption:export-failed': { input: z.object({ submissionId: z.string().uuid(), format: z.enum(['xlsx', 'csv']) }), output: FileResult },
+  /** The month's invoices as they would be made now (unnumbered): unmapped first, the drafts, rounding per currency. */
+  'invoices:run': { input: ReportRef.extend({ invoiceDate: InvoiceDate.optional() }), output: InvoiceRunView },
+  /** The mapping and invoice settings of the month's Broker (service host and reseller). */
+  'invoices:mapping': { input: ReportRef, output: z.object({ mapping: InvoiceMapping, settings: InvoiceSettingsView }) },
+  /** Adds or replaces one customer or item of the mapping (the editor); the other entries stay. */
+  'invoices:map': { input: ReportRef.extend({ customer: CustomerMapping.optional(), item: ItemMapping.optional() }), output: InvoiceMapping },
+  /** Replaces the whole mapping with a CSV the user picked (all rows good, or nothing changes). */
+  'invoices:import-mapping': { input: ReportRef.extend({ csv: z.string().max(20_000_000) }), output: InvoiceMapping },
+  /** The mapping as CSV, with a row to fill in for each customer and service of the month it lacks. */
+  'invoices:export-mapping': { input: ReportRef, output: FileResult },
+  'invoices:settings': {
+    input: ReportRef.extend({ settings: InvoiceSettings, next: z.number().int().min(1).max(999_999_999).optional() }),
+    output: InvoiceSettingsView,
+  },
+  /**
+   * Numbers the month's invoices once (or takes the run already numbered) and writes its files: into a folder the
+   * desktop asks for, or as downloads in the browser bridge; what the format cannot carry is listed, not written.
+   */
+  'invoices:export': {
+    input: ReportRef.extend({ format: InvoiceFormat, invoiceDate: InvoiceDate.optional() }),
+    output: z.object({
+      folder: z.string().nullable(),
+      files: z.array(FileResult),
+      cancelled: z.boolean(),
+      invoices: z.number().int(),
+      firstNumber: z.string(),
+      lastNumber: z.string(),
+      again: z.boolean(),
+      refused: z.array(z.string()),
+      notApprovedBySecondPerson: z.boolean(),
+    }),
+  },
 } as const;
 
 /** The prefix under which service events reach the renderer over IPC (main sends, the preload listens). */

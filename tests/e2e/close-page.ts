@@ -74,7 +74,7 @@ export class ClosePage {
     return within.getByRole('heading', name === undefined ? {} : { name });
   }
 
-  async openTab(name: 'Compare with last month' | 'Trends' | 'Reference currency' | 'Thresholds' | 'Exceptions'): Promise<void> {
+  async openTab(name: 'Compare with last month' | 'Trends' | 'Reference currency' | 'Thresholds' | 'Exceptions' | 'Checklist' | 'Invoices'): Promise<void> {
     // The Exceptions tab says how many are open ("Exceptions (12 open)").
     await this.root.getByRole('tab', { name: name === 'Exceptions' ? /^Exceptions/ : name }).click();
   }

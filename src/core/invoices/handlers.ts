@@ -1,14 +1,18 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { AppError } from '@shared/errors';
-import type { InvoiceFormat, InvoiceMapping, InvoiceSettings } from '@shared/schemas/invoices';
+import type { InvoiceFormat, InvoiceMapping, InvoiceRunView, InvoiceSettings } from '@shared/schemas/invoices';
 import type { Ledger } from '@core/ledger/ledger';
 import { contentHashOf } from '@core/reports';
 import { type CloseStamp, monthOf, type MonthRef } from '@core/close';
 import type { IdentityPort } from '@core/ports/identity';
 import type { Ports } from '@core/ports/ports';
+import type { ServiceHandlers } from '@shared/contract';
+import { deliverFile } from '@core/storage/files';
 import { invoiceFiles } from './invoice-files';
 import { buildInvoiceRun, type Invoice, type InvoiceRunDraft } from './invoice-run';
+
+export type { InvoiceRunView };
 import { fileHashes, readSettings, recordFile, saveSettings, type StoredRun, storedRuns } from './invoice-store';
 import { type Broker, readMapping, saveMapping } from './mapping-store';
 import { mappingCsv, type MappingSuggestions, parseMappingCsv } from './mapping-csv';
@@ -16,15 +20,6 @@ import { invoiceLineRows, type ItemKeys, unmappedItemRows } from './queries';
 
 /** What the month close says of a fetch (its stamp): whether it may be invoiced, in words every file repeats. */
 export type Readiness = CloseStamp;
-
-export interface InvoiceRunView extends InvoiceRunDraft {
-  reportId: string;
-  readiness: Readiness;
-  /** Why the run cannot be exported now, each in words that say what to do; empty when it can. */
-  blockers: string[];
-  /** The runs already exported for the month, newest last. */
-  exported: { runId: string; firstNumber: string; lastNumber: string; exportedAt: string; exportedBy: string; invoices: number }[];
-}
 
 export interface InvoiceExport {
   runId: string;
@@ -76,7 +71,17 @@ const substance = (invoice: Invoice) => JSON.stringify({ ...invoice, number: nul
 const invoiceKey = (invoice: Invoice) => `${invoice.orgKey}|${invoice.currency}|${invoice.po}`;
 
 /** Invoices out: mapping, the invoice run of a month ready to invoice, numbering once, and the import files. */
-export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, close: InvoicePorts): InvoicesApi {
+type InvoiceHandlers = Pick<
+  ServiceHandlers,
+  'invoices:run' | 'invoices:mapping' | 'invoices:map' | 'invoices:import-mapping' | 'invoices:export-mapping' | 'invoices:settings' | 'invoices:export'
+>;
+
+export interface InvoicesModule {
+  api: InvoicesApi;
+  handlers: InvoiceHandlers;
+}
+
+export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, close: InvoicePorts): InvoicesModule {
   const today = () => localDate(new Date(ports.clock.now()));
   const itemKeys = (mapping: InvoiceMapping): ItemKeys => ({
     product: mapping.items.filter((item) => item.match === 'product').map((item) => item.id),
@@ -102,21 +107,15 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
   function blockersOf(run: InvoiceRunDraft, readiness: Readiness): string[] {
     const blockers: string[] = [];
     if (readiness.word !== 'APPROVED' && !readiness.preparedAlone)
-      blockers.push(`The month is not ready to invoice: ${readiness.line} Prepare it and have a second person approve it first.`);
-    if (run.unmappedCustomers.length)
+      blockers.push(`The month is not ready to invoice: ${readiness.line} Prepare it (with a team ledger, a second person approves it too) first.`);
+    const customers = run.unmappedCustomers.length;
+    if (customers)
       blockers.push(
-        `${run.unmappedCustomers.length} ${run.unmappedCustomers.length === 1 ? 'customer is' : 'customers are'} not mapped (${run.unmappedCustomers
-          .slice(0, 5)
-          .map((customer) => `${customer.organization} ${customer.orgId || '(no id)'}`)
-          .join(', ')}${run.unmappedCustomers.length > 5 ? ', …' : ''}): add them to the mapping (invoices map --import).`,
+        `${customers} ${customers === 1 ? 'customer is' : 'customers are'} not mapped to the accounting system's contacts: map each (the mapping CSV, or the Invoices tab).`,
       );
-    if (run.unmappedItems.length)
-      blockers.push(
-        `${run.unmappedItems.length} products are not mapped to an item (${run.unmappedItems
-          .slice(0, 5)
-          .map((item) => `${item.productName} [product ${item.productId}${item.itemCode ? `, item code ${item.itemCode}` : ''}, service ${item.serviceId}]`)
-          .join(', ')}${run.unmappedItems.length > 5 ? ', …' : ''}): map each by product, item code or its service's default.`,
-      );
+    const items = run.unmappedItems.length;
+    if (items)
+      blockers.push(`${items} ${items === 1 ? 'product is' : 'products are'} not mapped to an item: map each by product, item code or its service's default.`);
     for (const refusal of run.refusals) blockers.push(`${refusal}.`);
     if (!run.invoices.length && !blockers.length) blockers.push('The month has nothing to invoice.');
     return blockers;
@@ -145,7 +144,106 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
     return { issue, unchanged };
   }
 
-  return {
+  /**
+   * Numbers the month's invoices once (or takes its run already numbered) and hands each file to `write`, which
+   * writes it where the host says (a folder, a download) through the given writer and says where it went.
+   */
+  async function exportRun<T>(
+    reportId: string,
+    format: InvoiceFormat,
+    invoiceDate: string | undefined,
+    write: (name: string, fill: (path: string) => Promise<void>) => Promise<T>,
+  ): Promise<Omit<InvoiceExport, 'files'> & { files: { file: T; invoices: number; sha256: string }[] }> {
+    const { opened, month, broker, settings, run } = await draft(reportId, invoiceDate);
+    if (format === 'template' && !settings.template)
+      throw new AppError('validation', 'No import template of your own is set: make one first (invoices template --import FILE.json).');
+    const readiness = await close.readiness(reportId);
+    const blockers = blockersOf(run, readiness);
+    if (blockers.length) throw new AppError('control', `The invoices were not exported. ${blockers.join(' ')}`);
+    const period = { start: month.startDate, end: month.endDate };
+    const contentHash = await contentHashOf(opened, reportId);
+    const who = (await close.identity()).user;
+    const at = new Date(ports.clock.now()).toISOString();
+    // Numbers are taken, and the run kept, in one transaction: a number is given once, and a run once kept is
+    // what every later export of the month writes again.
+    const kept = await opened.write(async (transaction): Promise<{ stored: StoredRun; again: boolean }> => {
+      const runs = await storedRuns(transaction, broker, period);
+      const previous = runs.at(-1);
+      const { issue, unchanged } = toIssue(run, previous);
+      if (previous && !issue.length) return { stored: previous, again: true };
+      const { next } = await readSettings(transaction, broker);
+      const numbered = issue.map((invoice, index) => ({ ...invoice, number: `${settings.prefix}${next + index}` }));
+      const inForce = [...unchanged, ...numbered.filter((invoice) => !invoice.replaces)];
+      const stored: StoredRun = {
+        runId: randomUUID(),
+        reportId,
+        contentHash,
+        issued: numbered,
+        inForce,
+        dateFormat: settings.dateFormat,
+        approved: readiness.word === 'APPROVED',
+        seller: settings.seller,
+        firstNumber: numbered[0]?.number ?? '',
+        lastNumber: numbered.at(-1)?.number ?? '',
+        exportedAt: at,
+        exportedBy: who,
+      };
+      const body = JSON.stringify({
+        issued: stored.issued,
+        inForce: stored.inForce,
+        dateFormat: stored.dateFormat,
+        approved: stored.approved,
+        seller: stored.seller,
+      });
+      await transaction.run('INSERT INTO invoice_runs VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)', [
+        stored.runId,
+        broker.host,
+        broker.resellerId,
+        period.start,
+        period.end,
+        reportId,
+        contentHash,
+        body,
+        sha256(body),
+        stored.firstNumber,
+        stored.lastNumber,
+        at,
+        who,
+      ]);
+      await transaction.run(
+        'INSERT INTO invoice_settings VALUES ($1, $2, $3, $4) ON CONFLICT (host, reseller_id) DO UPDATE SET next_number = excluded.next_number',
+        [broker.host, broker.resellerId, JSON.stringify(settings), next + numbered.length],
+      );
+      return { stored, again: false };
+    });
+    const { stored, again } = kept;
+    const { files, refused } = invoiceFiles(format, { ...stored, period: { start: month.startDate, end: month.endDate }, template: settings.template });
+    // A template's files are kept under the template they were made with: another template is another file.
+    const kind = format === 'template' ? `template:${sha256(JSON.stringify(settings.template)).slice(0, 16)}` : format;
+    const written: { file: T; invoices: number; sha256: string }[] = [];
+    const known = await fileHashes(opened, stored.runId, kind);
+    for (const file of files) {
+      const hash = sha256(file.content);
+      if (known.has(file.name) && known.get(file.name) !== hash)
+        throw new AppError('internal', `The invoice file ${file.name} would differ from the one exported before. Please report this.`);
+      const put = await write(file.name, (path) => opened.outputs.writeBytes(path, file.content));
+      await recordFile(opened, stored.runId, kind, file.name, hash, at);
+      written.push({ file: put, invoices: file.invoices, sha256: hash });
+    }
+    await close.exported(reportId, `invoices ${stored.firstNumber}–${stored.lastNumber} (${format}${again ? ', again' : ''})`);
+    return {
+      runId: stored.runId,
+      again,
+      files: written,
+      invoices: stored.issued.length,
+      firstNumber: stored.firstNumber,
+      lastNumber: stored.lastNumber,
+      notApprovedBySecondPerson: !stored.approved,
+      refused,
+    };
+  }
+
+  const api: InvoicesApi = {
     brokerOfReport: async (reportId) => brokerOf(await monthOf(await ledger(), reportId)),
     brokers: async () =>
       (
@@ -209,98 +307,68 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
       };
     },
     export: async (reportId, format, folder, invoiceDate) => {
-      const { opened, month, broker, settings, run } = await draft(reportId, invoiceDate);
-      if (format === 'template' && !settings.template)
-        throw new AppError('validation', 'No import template of your own is set: make one first (invoices template --import FILE.json).');
-      const readiness = await close.readiness(reportId);
-      const blockers = blockersOf(run, readiness);
-      if (blockers.length) throw new AppError('control', `The invoices were not exported. ${blockers.join(' ')}`);
-      const period = { start: month.startDate, end: month.endDate };
-      const contentHash = await contentHashOf(opened, reportId);
-      const who = (await close.identity()).user;
-      const at = new Date(ports.clock.now()).toISOString();
-      // Numbers are taken, and the run kept, in one transaction: a number is given once, and a run once kept is
-      // what every later export of the month writes again.
-      const kept = await opened.write(async (transaction): Promise<{ stored: StoredRun; again: boolean }> => {
-        const runs = await storedRuns(transaction, broker, period);
-        const previous = runs.at(-1);
-        const { issue, unchanged } = toIssue(run, previous);
-        if (previous && !issue.length) return { stored: previous, again: true };
-        const { next } = await readSettings(transaction, broker);
-        const numbered = issue.map((invoice, index) => ({ ...invoice, number: `${settings.prefix}${next + index}` }));
-        const inForce = [...unchanged, ...numbered.filter((invoice) => !invoice.replaces)];
-        const stored: StoredRun = {
-          runId: randomUUID(),
-          reportId,
-          contentHash,
-          issued: numbered,
-          inForce,
-          dateFormat: settings.dateFormat,
-          approved: readiness.word === 'APPROVED',
-          seller: settings.seller,
-          firstNumber: numbered[0]?.number ?? '',
-          lastNumber: numbered.at(-1)?.number ?? '',
-          exportedAt: at,
-          exportedBy: who,
-        };
-        const body = JSON.stringify({
-          issued: stored.issued,
-          inForce: stored.inForce,
-          dateFormat: stored.dateFormat,
-          approved: stored.approved,
-          seller: stored.seller,
-        });
-        await transaction.run('INSERT INTO invoice_runs VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)', [
-          stored.runId,
-          broker.host,
-          broker.resellerId,
-          period.start,
-          period.end,
-          reportId,
-          contentHash,
-          body,
-          sha256(body),
-          stored.firstNumber,
-          stored.lastNumber,
-          at,
-          who,
-        ]);
-        await transaction.run('INSERT OR REPLACE INTO invoice_settings VALUES ($1, $2, $3, $4)', [
-          broker.host,
-          broker.resellerId,
-          JSON.stringify(settings),
-          next + numbered.length,
-        ]);
-        return { stored, again: false };
+      const done = await exportRun(reportId, format, invoiceDate, async (name, fill) => {
+        const path = join(folder, name);
+        await fill(path);
+        return path;
       });
-      const { stored, again } = kept;
-      const { files, refused } = invoiceFiles(format, { ...stored, period: { start: month.startDate, end: month.endDate }, template: settings.template });
-      // A template's files are kept under the template they were made with: another template is another file.
-      const kind = format === 'template' ? `template:${sha256(JSON.stringify(settings.template)).slice(0, 16)}` : format;
-      const written: InvoiceExport['files'] = [];
-      const known = await fileHashes(opened, stored.runId, kind);
-      for (const file of files) {
-        const path = join(folder, file.name);
-        const hash = sha256(file.content);
-        if (known.has(file.name) && known.get(file.name) !== hash)
-          throw new AppError('internal', `The invoice file ${file.name} would differ from the one exported before. Please report this.`);
-        await opened.outputs.writeBytes(path, file.content);
-        await recordFile(opened, stored.runId, kind, file.name, hash, at);
-        written.push({ path, invoices: file.invoices, sha256: hash });
-      }
-      await close.exported(reportId, `invoices ${stored.firstNumber}–${stored.lastNumber} (${format}${again ? ', again' : ''})`);
-      return {
-        runId: stored.runId,
-        again,
-        files: written,
-        invoices: stored.issued.length,
-        firstNumber: stored.firstNumber,
-        lastNumber: stored.lastNumber,
-        notApprovedBySecondPerson: !stored.approved,
-        refused,
-      };
+      return { ...done, files: done.files.map(({ file, ...rest }) => ({ path: file, ...rest })) };
     },
   };
+
+  const brokerOfReport = api.brokerOfReport;
+  const handlers: InvoiceHandlers = {
+    'invoices:run': ({ reportId, invoiceDate }) => api.run(reportId, invoiceDate),
+    'invoices:mapping': async ({ reportId }) => {
+      const broker = await brokerOfReport(reportId);
+      return { mapping: await api.mapping(broker), settings: await api.settings(broker) };
+    },
+    'invoices:map': async ({ reportId, customer, item }) => {
+      const broker = await brokerOfReport(reportId);
+      const who = (await close.identity()).user;
+      await saveMapping(
+        await ledger(),
+        broker,
+        { customers: customer ? [customer] : [], items: item ? [item] : [] },
+        who,
+        new Date(ports.clock.now()).toISOString(),
+        false,
+      );
+      return api.mapping(broker);
+    },
+    'invoices:import-mapping': async ({ reportId, csv }) => api.importMapping(await brokerOfReport(reportId), csv),
+    'invoices:export-mapping': async ({ reportId }) => {
+      const broker = await brokerOfReport(reportId);
+      const month = await monthOf(await ledger(), reportId);
+      return deliverFile(ports, `invoice-mapping-${month.startDate.slice(0, 7)}.csv`, 'csv', async (path) => {
+        await api.exportMapping(broker, path, reportId);
+      });
+    },
+    'invoices:settings': async ({ reportId, settings, next }) => api.saveSettings(await brokerOfReport(reportId), settings, next),
+    // The desktop asks for a folder and writes every file there; the browser bridge hands each file over as a download.
+    'invoices:export': async ({ reportId, format, invoiceDate }) => {
+      if (ports.pickFolder) {
+        const folder = await ports.pickFolder('Choose a folder for the invoice files');
+        if (!folder)
+          return {
+            folder: null,
+            files: [],
+            cancelled: true,
+            invoices: 0,
+            firstNumber: '',
+            lastNumber: '',
+            again: false,
+            refused: [],
+            notApprovedBySecondPerson: false,
+          };
+        const done = await api.export(reportId, format, folder, invoiceDate);
+        return { ...done, folder, cancelled: false, files: done.files.map((file) => ({ kind: 'saved' as const, path: file.path })) };
+      }
+      const done = await exportRun(reportId, format, invoiceDate, (name, fill) => deliverFile(ports, name, name.endsWith('.xml') ? 'xml' : 'csv', fill));
+      return { ...done, folder: null, cancelled: false, files: done.files.map((entry) => entry.file) };
+    },
+  };
+  return { api, handlers };
 }
 
 /** The Broker's newest saved fetch (of its latest month), if any. */

@@ -1,118 +1,25 @@
 import { minorUnits } from '@shared/currency';
 import { Money, money } from '@shared/money';
-import type { CustomerMapping, InvoiceMapping, ItemMapping, ItemMatch, VatCategory } from '@shared/schemas/invoices';
+import type {
+  CurrencyAmount,
+  CurrencyRounding,
+  CustomerMapping,
+  Invoice,
+  InvoiceLine,
+  InvoiceMapping,
+  InvoiceRunDraft,
+  ItemMapping,
+  ItemMatch,
+  UnmappedCustomer,
+  UnmappedItem,
+  VatBreakdown,
+  VatCategory,
+} from '@shared/schemas/invoices';
 import { allocateRounded } from './rounding';
 import { itemKey, looksLikeFormula } from './mapping-store';
 import type { InvoiceLineRow, UnmappedItemRow } from './queries';
 
-/** One line of an invoice as the files carry it: the net amount rounded so the lines add up to the invoice's total. */
-export interface InvoiceLine {
-  description: string;
-  /** What the files carry: the real quantity when quantity × unit price gives the net amount, else 1. */
-  quantity: string;
-  unitPrice: string;
-  netAmount: string;
-  /** The exact sum of the line's billing lines' sales, before rounding. */
-  exactAmount: string;
-  realQuantity: string;
-  itemCode: string;
-  account: string;
-  taxCode: string;
-  vatCategory: VatCategory;
-  vatRate: string;
-  exemptionReason: string;
-  vatAmount: string;
-  unitCode: string;
-  /** The item mapping the line took ("product:P-1"), and how many billing lines it sums. */
-  item: string;
-  billingLines: number;
-}
-
-/** VAT per category and rate, as EN 16931 requires it: the taxable amount and its VAT, rounded once per category. */
-export interface VatBreakdown {
-  category: VatCategory;
-  rate: string;
-  exemptionReason: string;
-  taxable: string;
-  amount: string;
-}
-
-export interface Invoice {
-  /** Given when the run is exported (numbering); null in a draft. */
-  number: string | null;
-  kind: 'invoice' | 'credit-note';
-  /** The invoice a credit note cancels (after a change to an exported run). */
-  replaces?: string | null;
-  orgKey: string;
-  orgId: string;
-  organization: string;
-  contactName: string;
-  customerNumber: string;
-  /** What an e-invoice needs of the buyer, from the customer's mapping. */
-  buyer: { vatId: string; country: string; endpoint: string; reference: string };
-  currency: string;
-  po: string;
-  invoiceDate: string;
-  dueDate: string;
-  periodText: string;
-  lines: InvoiceLine[];
-  exactTotal: string;
-  netTotal: string;
-  vat: VatBreakdown[];
-  vatTotal: string;
-  grossTotal: string;
-}
-
-/** An amount to invoice in one currency (exact, before rounding). */
-export interface CurrencyAmount {
-  currency: string;
-  amount: string;
-}
-
-/** A customer the mapping does not have: what it would be invoiced, per currency. */
-export interface UnmappedCustomer {
-  orgKey: string;
-  orgId: string;
-  organization: string;
-  customerNumber: string;
-  lines: number;
-  amounts: CurrencyAmount[];
-  /** Why it cannot be mapped as it is, when it cannot (no organization id). */
-  problem: string | null;
-}
-
-/** A product no item mapping reaches (by product id, item code or its service): its lines and sales per currency. */
-export interface UnmappedItem {
-  productId: string;
-  productName: string;
-  itemCode: string;
-  serviceId: string;
-  serviceName: string;
-  lines: number;
-  amounts: CurrencyAmount[];
-}
-
-/** Per currency: the invoices' net totals beside the exact sum rounded once, and why they differ. */
-export interface CurrencyRounding {
-  currency: string;
-  invoices: number;
-  exactTotal: string;
-  roundedOnce: string;
-  invoiced: string;
-  roundingDifference: string;
-  explanation: string;
-}
-
-export interface InvoiceRunDraft {
-  periodText: string;
-  invoiceDate: string;
-  invoices: Invoice[];
-  unmappedCustomers: UnmappedCustomer[];
-  unmappedItems: UnmappedItem[];
-  /** Values the files would carry that a spreadsheet would run as a formula, each naming the mapping entry to fix. */
-  refusals: string[];
-  currencies: CurrencyRounding[];
-}
+export type { CurrencyAmount, CurrencyRounding, Invoice, InvoiceLine, InvoiceRunDraft, UnmappedCustomer, UnmappedItem, VatBreakdown };
 
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 
@@ -340,8 +247,6 @@ function vatBreakdown(lines: InvoiceLine[], currency: string): VatBreakdown[] {
   });
 }
 
-const invoiceCount = (count: number) => (count === 1 ? '1 invoice' : `${count} invoices`);
-
 function currencyRounding(invoices: readonly Invoice[]): CurrencyRounding[] {
   const byCurrency = new Map<string, Invoice[]>();
   for (const invoice of invoices) byCurrency.set(invoice.currency, [...(byCurrency.get(invoice.currency) ?? []), invoice]);
@@ -362,8 +267,8 @@ function currencyRounding(invoices: readonly Invoice[]): CurrencyRounding[] {
         invoiced: invoiced.toFixed(places),
         roundingDifference: difference.toFixed(places),
         explanation: difference.isZero()
-          ? `The ${invoiceCount(group.length)} add up to the exact total rounded once.`
-          : `Each of the ${invoiceCount(group.length)} is its customer's exact amount rounded on its own (to ${unit} ${currency}); no amount moves between customers, so their sum differs from the exact total rounded once by ${difference.toFixed(places)} ${currency}.`,
+          ? `${group.length === 1 ? 'The invoice is' : `The ${group.length} invoices add up to`} the exact total rounded once.`
+          : `Each of the ${group.length} invoices is its customer's exact amount rounded on its own (to ${unit} ${currency}); no amount moves between customers, so their sum differs from the exact total rounded once by ${difference.toFixed(places)} ${currency}.`,
       };
     });
 }

@@ -145,6 +145,23 @@ function validInputs(f: ServiceFixture): Record<ChannelName, unknown[]> {
       { reportId: f.report.id, referenceCurrency: null, rates: [] },
     ],
     'close:import-rates': [{ reportId: f.report.id, referenceCurrency: 'EUR', csv: 'currency;rate\nSEK;0.0874\nUSD;0.9214\n' }],
+    'invoices:run': [{ reportId: f.report.id }, { reportId: f.report.id, invoiceDate: '2026-11-09' }],
+    'invoices:mapping': [{ reportId: f.report.id }],
+    'invoices:map': [
+      {
+        reportId: f.report.id,
+        customer: { orgId: 'org-1', contactName: 'Acme AB', paymentTermsDays: 30, vatTreatment: 'domestic' },
+        item: { match: 'service', id: 'svc-1', account: '3010', taxCode: 'MP1', vatCategory: 'S', vatRate: '25' },
+      },
+    ],
+    'invoices:import-mapping': [
+      { reportId: f.report.id, csv: 'type,match,id,contactName,paymentTermsDays,vatTreatment\ncustomer,,org-1,Acme AB,30,domestic\n' },
+    ],
+    'invoices:export-mapping': [{ reportId: f.report.id }],
+    'invoices:settings': [
+      { reportId: f.report.id, settings: { prefix: 'F-', dateFormat: 'YYYY-MM-DD', linesPer: 'product', splitByPo: true, template: null } },
+    ],
+    'invoices:export': [{ reportId: f.report.id, format: 'xero' }],
     'consumption:parse': [
       { fileName: 'october.csv', base64: csv },
       { fileName: 'october.xlsx', base64: csv, sheet: 'Sheet1' },

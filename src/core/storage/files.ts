@@ -11,6 +11,7 @@ export const FILE_MIME_TYPES = {
   parquet: 'application/vnd.apache.parquet',
   json: 'application/gzip',
   pdf: 'application/pdf',
+  xml: 'application/xml',
 } as const;
 export type FileKind = keyof typeof FILE_MIME_TYPES;
 

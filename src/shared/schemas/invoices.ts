@@ -197,3 +197,133 @@ export type InvoiceSettings = z.infer<typeof InvoiceSettings>;
 
 export const InvoiceFormat = z.enum(['xero', 'qbo', 'ubl', 'template']);
 export type InvoiceFormat = z.infer<typeof InvoiceFormat>;
+
+const Decimal = z.string();
+
+/** One line of an invoice as the files carry it: the net amount rounded so the lines add up to the invoice's total. */
+export const InvoiceLine = z.object({
+  description: z.string(),
+  /** What the files carry: the real quantity when quantity × unit price gives the net amount, else 1. */
+  quantity: Decimal,
+  unitPrice: Decimal,
+  netAmount: Decimal,
+  /** The exact sum of the line's billing lines' sales, before rounding. */
+  exactAmount: Decimal,
+  realQuantity: Decimal,
+  itemCode: z.string(),
+  account: z.string(),
+  taxCode: z.string(),
+  vatCategory: VatCategory,
+  vatRate: Decimal,
+  exemptionReason: z.string(),
+  vatAmount: Decimal,
+  unitCode: z.string(),
+  /** The item mapping the line took ("product:P-1"), and how many billing lines it sums. */
+  item: z.string(),
+  billingLines: z.number().int(),
+});
+export type InvoiceLine = z.infer<typeof InvoiceLine>;
+
+/** VAT per category and rate, as EN 16931 requires it: the taxable amount and its VAT, rounded once per category. */
+export const VatBreakdown = z.object({ category: VatCategory, rate: Decimal, exemptionReason: z.string(), taxable: Decimal, amount: Decimal });
+export type VatBreakdown = z.infer<typeof VatBreakdown>;
+
+export const Invoice = z.object({
+  /** Given when the run is exported (numbering); null in a draft. */
+  number: z.string().nullable(),
+  kind: z.enum(['invoice', 'credit-note']),
+  /** The invoice a credit note cancels (after a change to an exported run). */
+  replaces: z.string().nullable().optional(),
+  orgKey: z.string(),
+  orgId: z.string(),
+  organization: z.string(),
+  contactName: z.string(),
+  customerNumber: z.string(),
+  /** What an e-invoice needs of the buyer, from the customer's mapping. */
+  buyer: z.object({ vatId: z.string(), country: z.string(), endpoint: z.string(), reference: z.string() }),
+  currency: z.string(),
+  po: z.string(),
+  invoiceDate: z.string(),
+  dueDate: z.string(),
+  periodText: z.string(),
+  lines: z.array(InvoiceLine),
+  exactTotal: Decimal,
+  netTotal: Decimal,
+  vat: z.array(VatBreakdown),
+  vatTotal: Decimal,
+  grossTotal: Decimal,
+});
+export type Invoice = z.infer<typeof Invoice>;
+
+/** An amount to invoice in one currency (exact, before rounding). */
+export const CurrencyAmount = z.object({ currency: z.string(), amount: Decimal });
+export type CurrencyAmount = z.infer<typeof CurrencyAmount>;
+
+/** A customer the mapping does not have: what it would be invoiced, per currency. */
+export const UnmappedCustomer = z.object({
+  orgKey: z.string(),
+  orgId: z.string(),
+  organization: z.string(),
+  customerNumber: z.string(),
+  lines: z.number().int(),
+  amounts: z.array(CurrencyAmount),
+  /** Why it cannot be mapped as it is, when it cannot (no organization id). */
+  problem: z.string().nullable(),
+});
+export type UnmappedCustomer = z.infer<typeof UnmappedCustomer>;
+
+/** A product no item mapping reaches (by product id, item code or its service): its lines and sales per currency. */
+export const UnmappedItem = z.object({
+  productId: z.string(),
+  productName: z.string(),
+  itemCode: z.string(),
+  serviceId: z.string(),
+  serviceName: z.string(),
+  lines: z.number().int(),
+  amounts: z.array(CurrencyAmount),
+});
+export type UnmappedItem = z.infer<typeof UnmappedItem>;
+
+/** Per currency: the invoices' net totals beside the exact sum rounded once, and why they differ. */
+export const CurrencyRounding = z.object({
+  currency: z.string(),
+  invoices: z.number().int(),
+  exactTotal: Decimal,
+  roundedOnce: Decimal,
+  invoiced: Decimal,
+  roundingDifference: Decimal,
+  explanation: z.string(),
+});
+export type CurrencyRounding = z.infer<typeof CurrencyRounding>;
+
+export const InvoiceRunDraft = z.object({
+  periodText: z.string(),
+  invoiceDate: z.string(),
+  invoices: z.array(Invoice),
+  unmappedCustomers: z.array(UnmappedCustomer),
+  unmappedItems: z.array(UnmappedItem),
+  /** Values the files would carry that a spreadsheet would run as a formula, each naming the mapping entry to fix. */
+  refusals: z.array(z.string()),
+  currencies: z.array(CurrencyRounding),
+});
+export type InvoiceRunDraft = z.infer<typeof InvoiceRunDraft>;
+
+export const InvoiceRunView = InvoiceRunDraft.extend({
+  reportId: z.string(),
+  /** The month close's stamp: whether it may be invoiced, in the words every file repeats. */
+  readiness: z.object({ word: z.enum(['DRAFT', 'PREPARED', 'APPROVED', 'CHANGED AFTER SIGN-OFF']), line: z.string(), preparedAlone: z.boolean() }),
+  /** Why the run cannot be exported now, each in words that say what to do; empty when it can. */
+  blockers: z.array(z.string()),
+  /** The runs already exported for the month, oldest first. */
+  exported: z.array(
+    z.object({
+      runId: z.string(),
+      firstNumber: z.string(),
+      lastNumber: z.string(),
+      exportedAt: z.string(),
+      exportedBy: z.string(),
+      invoices: z.number().int(),
+    }),
+  ),
+});
+export type InvoiceRunView = z.infer<typeof InvoiceRunView>;

@@ -2,6 +2,7 @@ import { useId, useState } from 'react';
 import type { ReportMeta } from '@shared/schemas/saved-report';
 import { formatCount } from '@renderer/components/format-number';
 import { ChecklistPanel } from './ChecklistPanel';
+import { InvoicesPanel } from './InvoicesPanel';
 import { CloseHeader } from './CloseHeader';
 import { ComparePanel } from './ComparePanel';
 import { ExceptionsPanel } from './ExceptionsPanel';
@@ -14,7 +15,7 @@ import { TrendsPanel } from './TrendsPanel';
 import { useMonthClose } from './use-month-close';
 import './close.css';
 
-type Tab = 'exceptions' | 'compare' | 'checklist' | 'trends' | 'rates' | 'thresholds';
+type Tab = 'exceptions' | 'compare' | 'checklist' | 'invoices' | 'trends' | 'rates' | 'thresholds';
 
 /**
  * Closing the open report's month, the way month end is worked through: what is open first (exceptions by
@@ -31,6 +32,7 @@ export function CloseScreen({ meta, onShowInReport }: { meta: ReportMeta; onShow
     { id: 'exceptions', label: view ? `Exceptions (${formatCount(openCount)} open)` : 'Exceptions' },
     { id: 'compare', label: 'Compare with last month' },
     { id: 'checklist', label: 'Checklist' },
+    { id: 'invoices', label: 'Invoices' },
     { id: 'trends', label: 'Trends' },
     { id: 'rates', label: 'Reference currency' },
     { id: 'thresholds', label: 'Thresholds' },
@@ -75,10 +77,11 @@ export function CloseScreen({ meta, onShowInReport }: { meta: ReportMeta; onShow
         ))}
       </div>
       <div className="close__body" role="tabpanel" id={`${ids}-panel`} aria-labelledby={`${ids}-${tab}`}>
-        {!view && !close.loadError && tab !== 'trends' && tab !== 'rates' ? <p className="empty">Running the billing checks…</p> : null}
+        {!view && !close.loadError && tab !== 'trends' && tab !== 'rates' && tab !== 'invoices' ? <p className="empty">Running the billing checks…</p> : null}
         {view && tab === 'exceptions' ? <ExceptionsPanel view={view} close={close} onShow={onShowInReport} /> : null}
         {view && tab === 'compare' ? <ComparePanel meta={meta} previousReportId={view.previousReportId} /> : null}
         {view && tab === 'checklist' ? <ChecklistPanel reportId={meta.id} view={view} /> : null}
+        {tab === 'invoices' ? <InvoicesPanel reportId={meta.id} /> : null}
         {tab === 'trends' ? <TrendsPanel reportId={meta.id} /> : null}
         {tab === 'rates' ? <RatesPanel reportId={meta.id} /> : null}
         {view && tab === 'thresholds' ? (

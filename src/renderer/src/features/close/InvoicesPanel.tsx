@@ -1,0 +1,480 @@
+import { useCallback, useEffect, useId, useState } from 'react';
+import type { ChannelOutput } from '@shared/contract';
+import {
+  type CustomerMapping,
+  DATE_FORMATS,
+  type Invoice,
+  type InvoiceFormat,
+  type InvoiceRunView,
+  type ItemMapping,
+  type UnmappedCustomer,
+  type UnmappedItem,
+  VatCategory,
+  type VatTreatment,
+} from '@shared/schemas/invoices';
+import { call } from '@renderer/bridge';
+import { receiveFile } from '@renderer/bridge/files';
+import { ErrorNote } from '@renderer/components/ErrorNote';
+import { NumberValue } from '@renderer/components/NumberValue';
+import { amountText, formatCount } from '@renderer/components/format-number';
+import { formatDateTime } from '@renderer/components/format-time';
+import { useAction } from '@renderer/hooks/use-action';
+import './invoices.css';
+
+type Settings = ChannelOutput<'invoices:settings'>;
+
+const FORMATS: { id: InvoiceFormat; label: string }[] = [
+  { id: 'xero', label: 'Xero (sales invoices CSV)' },
+  { id: 'qbo', label: 'QuickBooks Online (invoices CSV)' },
+  { id: 'ubl', label: 'E-invoices: EN 16931 / Peppol UBL' },
+  { id: 'template', label: 'Your own template' },
+];
+
+const TREATMENTS: { id: VatTreatment; label: string }[] = [
+  { id: 'domestic', label: "Domestic (the item's rate)" },
+  { id: 'reverse-charge', label: 'EU reverse charge' },
+  { id: 'outside-scope', label: 'Outside the scope of VAT' },
+];
+
+function Amounts({ amounts }: { amounts: { currency: string; amount: string }[] }): React.JSX.Element {
+  return (
+    <span className="invoices__amounts">
+      {amounts.map((entry) => (
+        <span key={entry.currency}>
+          <NumberValue value={amountText(entry.amount, entry.currency)} /> <span className="ccy">{entry.currency}</span>
+        </span>
+      ))}
+    </span>
+  );
+}
+
+/** A small labelled input (the mapping editor's cells). */
+function Input({ label, value, onChange, width }: { label: string; value: string; onChange: (value: string) => void; width?: string }): React.JSX.Element {
+  const id = useId();
+  return (
+    <span className="invoices__input">
+      <label htmlFor={id}>{label}</label>
+      <input id={id} value={value} onChange={(event) => onChange(event.target.value)} style={width ? { width } : undefined} />
+    </span>
+  );
+}
+
+/** Maps one customer: its contact as the accounting system knows it, terms and VAT; the rest are optional. */
+function CustomerForm({ reportId, customer, onSaved }: { reportId: string; customer: UnmappedCustomer; onSaved: () => Promise<void> }): React.JSX.Element {
+  const [entry, setEntry] = useState({
+    contactName: customer.organization,
+    paymentTermsDays: '30',
+    vatTreatment: 'domestic' as VatTreatment,
+    country: '',
+    buyerVatId: '',
+    endpoint: '',
+    buyerReference: '',
+    taxCode: '',
+  });
+  const action = useAction();
+  const set = (key: keyof typeof entry) => (value: string) => setEntry({ ...entry, [key]: value });
+  const save = async (event: React.FormEvent) => {
+    event.preventDefault();
+    const days = Number(entry.paymentTermsDays);
+    if (!/^\d+$/.test(entry.paymentTermsDays.trim())) return action.setError('Payment terms are a whole number of days, like 30.');
+    const mapped: CustomerMapping = {
+      orgId: customer.orgId,
+      customerNumber: customer.customerNumber,
+      ...entry,
+      country: entry.country.toUpperCase(),
+      paymentTermsDays: days,
+    };
+    if (await action.run(() => call('invoices:map', { reportId, customer: mapped }), 'map')) await onSaved();
+  };
+  return (
+    <form className="invoices__form" onSubmit={(event) => void save(event)} aria-label={`Map ${customer.organization}`}>
+      <Input label="Contact name" value={entry.contactName} onChange={set('contactName')} width="14rem" />
+      <Input label="Terms (days)" value={entry.paymentTermsDays} onChange={set('paymentTermsDays')} width="4rem" />
+      <span className="invoices__input">
+        <label htmlFor={`${customer.orgKey}-vat`}>VAT</label>
+        <select
+          id={`${customer.orgKey}-vat`}
+          value={entry.vatTreatment}
+          onChange={(event) => setEntry({ ...entry, vatTreatment: event.target.value as VatTreatment })}
+        >
+          {TREATMENTS.map((treatment) => (
+            <option key={treatment.id} value={treatment.id}>
+              {treatment.label}
+            </option>
+          ))}
+        </select>
+      </span>
+      {entry.vatTreatment !== 'domestic' ? <Input label="Tax code" value={entry.taxCode} onChange={set('taxCode')} width="9rem" /> : null}
+      <Input label="Country" value={entry.country} onChange={set('country')} width="3.5rem" />
+      <Input label="VAT id" value={entry.buyerVatId} onChange={set('buyerVatId')} width="9rem" />
+      <Input label="Peppol id" value={entry.endpoint} onChange={set('endpoint')} width="10rem" />
+      <Input label="Buyer reference" value={entry.buyerReference} onChange={set('buyerReference')} width="8rem" />
+      <button type="submit" disabled={action.busy}>
+        {action.busy ? 'Saving…' : 'Map'}
+      </button>
+      <ErrorNote message={action.error} />
+    </form>
+  );
+}
+
+/** Maps a service's default item (or one product): revenue account, tax code and VAT. */
+function ItemForm({ reportId, item, onSaved }: { reportId: string; item: UnmappedItem; onSaved: () => Promise<void> }): React.JSX.Element {
+  const [scope, setScope] = useState<'service' | 'product'>(item.serviceId ? 'service' : 'product');
+  const [entry, setEntry] = useState({ account: '', taxCode: '', vatCategory: 'S' as VatCategory, vatRate: '25', itemCode: item.itemCode, unitCode: 'C62' });
+  const action = useAction();
+  const set = (key: keyof typeof entry) => (value: string) => setEntry({ ...entry, [key]: value });
+  const save = async (event: React.FormEvent) => {
+    event.preventDefault();
+    const mapped: ItemMapping = {
+      match: scope,
+      id: scope === 'service' ? item.serviceId : item.productId,
+      exemptionReason: '',
+      description: '',
+      ...entry,
+      vatRate: entry.vatRate.trim().replace(/^(\d+),(\d+)$/, '$1.$2'),
+    };
+    if (await action.run(() => call('invoices:map', { reportId, item: mapped }), 'map')) await onSaved();
+  };
+  return (
+    <form className="invoices__form" onSubmit={(event) => void save(event)} aria-label={`Map ${item.productName}`}>
+      <span className="invoices__input">
+        <label htmlFor={`${item.productId}-scope`}>For</label>
+        <select id={`${item.productId}-scope`} value={scope} onChange={(event) => setScope(event.target.value as 'service' | 'product')}>
+          {item.serviceId ? <option value="service">every product of {item.serviceName}</option> : null}
+          <option value="product">this product only</option>
+        </select>
+      </span>
+      <Input label="Account" value={entry.account} onChange={set('account')} width="5rem" />
+      <Input label="Tax code" value={entry.taxCode} onChange={set('taxCode')} width="9rem" />
+      <span className="invoices__input">
+        <label htmlFor={`${item.productId}-category`}>VAT category</label>
+        <select
+          id={`${item.productId}-category`}
+          value={entry.vatCategory}
+          onChange={(event) => setEntry({ ...entry, vatCategory: event.target.value as VatCategory })}
+        >
+          {VatCategory.options.map((category) => (
+            <option key={category}>{category}</option>
+          ))}
+        </select>
+      </span>
+      <Input label="Rate %" value={entry.vatRate} onChange={set('vatRate')} width="4rem" />
+      <Input label="Item" value={entry.itemCode} onChange={set('itemCode')} width="8rem" />
+      <button type="submit" disabled={action.busy}>
+        {action.busy ? 'Saving…' : 'Map'}
+      </button>
+      <ErrorNote message={action.error} />
+    </form>
+  );
+}
+
+function DraftInvoice({ invoice }: { invoice: Invoice }): React.JSX.Element {
+  return (
+    <details className="invoices__draft" data-testid="draft-invoice">
+      <summary>
+        <span className="invoices__who">
+          {invoice.kind === 'credit-note' ? <span className="state-badge">Credit note</span> : null} {invoice.contactName}
+          {invoice.po ? <span className="muted"> · PO {invoice.po}</span> : null}
+        </span>
+        <span className="num">{formatCount(invoice.lines.length)} lines</span>
+        <span className="num">
+          <NumberValue value={amountText(invoice.netTotal, invoice.currency)} /> <span className="ccy">{invoice.currency}</span>
+        </span>
+        <span className="num muted">
+          VAT <NumberValue value={amountText(invoice.vatTotal, invoice.currency)} />
+        </span>
+        <span className="muted">due {invoice.dueDate}</span>
+      </summary>
+      <table className="grid invoices__lines">
+        <thead>
+          <tr>
+            <th>Description</th>
+            <th className="num">Quantity</th>
+            <th className="num">Unit price</th>
+            <th className="num">Net</th>
+            <th>Account</th>
+            <th>Tax</th>
+            <th className="num">VAT</th>
+          </tr>
+        </thead>
+        <tbody>
+          {invoice.lines.map((line, index) => (
+            <tr key={index}>
+              <td title={`${line.item} · ${formatCount(line.billingLines)} billing lines · exact ${line.exactAmount}`}>{line.description}</td>
+              <td className="num">{line.quantity}</td>
+              <td className="num">
+                <NumberValue value={amountText(line.unitPrice, invoice.currency)} />
+              </td>
+              <td className="num">
+                <NumberValue value={amountText(line.netAmount, invoice.currency)} />
+              </td>
+              <td>{line.account}</td>
+              <td>
+                {line.vatCategory} {line.vatRate}% · {line.taxCode}
+              </td>
+              <td className="num">
+                <NumberValue value={amountText(line.vatAmount, invoice.currency)} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </details>
+  );
+}
+
+/** Numbering, dates, what a line is, and the seller on e-invoices. */
+function SettingsForm({ reportId, onSaved }: { reportId: string; onSaved: () => Promise<void> }): React.JSX.Element {
+  const [settings, setSettings] = useState<Settings | null>(null);
+  const action = useAction();
+  useEffect(() => {
+    void action.run(async () => setSettings((await call('invoices:mapping', { reportId })).settings), 'load');
+  }, [reportId]);
+  if (!settings) return <ErrorNote message={action.error} />;
+  const { next, ...rest } = settings;
+  const seller = (key: keyof Settings['seller']) => (value: string) => setSettings({ ...settings, seller: { ...settings.seller, [key]: value } });
+  const save = async (event: React.FormEvent) => {
+    event.preventDefault();
+    const saved = await action.run(() => call('invoices:settings', { reportId, settings: rest, next }), 'save');
+    if (saved) {
+      setSettings(saved);
+      await onSaved();
+    }
+  };
+  return (
+    <form className="invoices__settings" onSubmit={(event) => void save(event)} aria-label="Invoice settings">
+      <Input label="Number prefix" value={settings.prefix} onChange={(prefix) => setSettings({ ...settings, prefix })} width="6rem" />
+      <Input
+        label="Next number"
+        value={String(next)}
+        onChange={(value) => setSettings({ ...settings, next: Number(value.replace(/\D/g, '')) || 1 })}
+        width="7rem"
+      />
+      <span className="invoices__input">
+        <label htmlFor={`${reportId}-dates`}>Dates</label>
+        <select
+          id={`${reportId}-dates`}
+          value={settings.dateFormat}
+          onChange={(event) => setSettings({ ...settings, dateFormat: event.target.value as Settings['dateFormat'] })}
+        >
+          {DATE_FORMATS.map((format) => (
+            <option key={format}>{format}</option>
+          ))}
+        </select>
+      </span>
+      <span className="invoices__input">
+        <label htmlFor={`${reportId}-lines`}>A line per</label>
+        <select
+          id={`${reportId}-lines`}
+          value={settings.linesPer}
+          onChange={(event) => setSettings({ ...settings, linesPer: event.target.value as Settings['linesPer'] })}
+        >
+          <option value="subscription">subscription</option>
+          <option value="product">product and price</option>
+        </select>
+      </span>
+      <label className="invoices__check">
+        <input type="checkbox" checked={settings.splitByPo} onChange={(event) => setSettings({ ...settings, splitByPo: event.target.checked })} /> An invoice
+        per PO number
+      </label>
+      <fieldset>
+        <legend>Seller on e-invoices</legend>
+        <Input label="Name" value={settings.seller.name} onChange={seller('name')} width="12rem" />
+        <Input label="VAT id" value={settings.seller.vatId} onChange={seller('vatId')} width="9rem" />
+        <Input label="Country" value={settings.seller.country} onChange={seller('country')} width="3.5rem" />
+        <Input label="Peppol id" value={settings.seller.endpoint} onChange={seller('endpoint')} width="10rem" />
+        <Input label="IBAN" value={settings.seller.iban} onChange={seller('iban')} width="14rem" />
+      </fieldset>
+      <button type="submit" disabled={action.busy}>
+        {action.busy ? 'Saving…' : 'Save settings'}
+      </button>
+      <ErrorNote message={action.error} />
+    </form>
+  );
+}
+
+/**
+ * The month's invoices: what is not mapped yet first (with the editor beside each), then the drafts with their lines,
+ * the totals per currency with the rounding difference explained, and the export — once the month is ready.
+ */
+export function InvoicesPanel({ reportId }: { reportId: string }): React.JSX.Element {
+  const [run, setRun] = useState<InvoiceRunView | null>(null);
+  const [format, setFormat] = useState<InvoiceFormat>('xero');
+  const [invoiceDate, setInvoiceDate] = useState('');
+  const [notice, setNotice] = useState<string | null>(null);
+  const load = useAction();
+  const action = useAction();
+  const reload = useCallback(async () => {
+    await load.run(async () => setRun(await call('invoices:run', { reportId, ...(invoiceDate ? { invoiceDate } : {}) })), 'load');
+  }, [reportId, invoiceDate]);
+  useEffect(() => {
+    void reload();
+  }, [reload]);
+
+  const importMapping = (file: File | undefined) => {
+    if (!file) return;
+    setNotice(null);
+    void action.run(async () => {
+      const mapping = await call('invoices:import-mapping', { reportId, csv: await file.text() });
+      setNotice(`Imported the mapping from ${file.name}: ${formatCount(mapping.customers.length)} customers, ${formatCount(mapping.items.length)} items.`);
+      await reload();
+    }, 'import');
+  };
+  const exportMapping = () => void action.run(async () => setNotice(receiveFile(await call('invoices:export-mapping', { reportId }))), 'export-mapping');
+  const exportInvoices = () => {
+    setNotice(null);
+    void action.run(async () => {
+      const done = await call('invoices:export', { reportId, format, ...(invoiceDate ? { invoiceDate } : {}) });
+      if (done.cancelled) return;
+      // In the browser each file is a download of its own; the desktop wrote them into the folder chosen.
+      for (const file of done.files) receiveFile(file);
+      const where = done.folder ? ` into ${done.folder}` : '';
+      setNotice(
+        `${done.again ? 'Wrote again' : 'Exported'} ${formatCount(done.invoices)} invoices (${done.firstNumber}–${done.lastNumber}) in ${formatCount(done.files.length)} ${done.files.length === 1 ? 'file' : 'files'}${where}.` +
+          (done.notApprovedBySecondPerson ? ' Not approved by a second person.' : '') +
+          (done.refused.length ? ` Not written: ${done.refused.join('; ')}.` : ''),
+      );
+      await reload();
+    }, 'export');
+  };
+
+  if (!run) return load.error ? <ErrorNote message={load.error} /> : <p className="empty">Making the month's invoices…</p>;
+  const ready = run.blockers.length === 0;
+  return (
+    <section className="invoices" aria-label="Invoices">
+      <p className={`invoices__readiness invoices__readiness--${run.readiness.word.toLowerCase().replace(/\W+/g, '-')}`} data-testid="invoice-readiness">
+        {run.readiness.line}
+      </p>
+      {run.blockers.length ? (
+        <ul className="invoices__blockers" aria-label="Before the invoices can be exported">
+          {run.blockers.map((blocker) => (
+            <li key={blocker}>{blocker}</li>
+          ))}
+        </ul>
+      ) : null}
+
+      <div className="invoices__bar">
+        <span className="invoices__input">
+          <label htmlFor={`${reportId}-format`}>Format</label>
+          <select id={`${reportId}-format`} value={format} onChange={(event) => setFormat(event.target.value as InvoiceFormat)}>
+            {FORMATS.map((entry) => (
+              <option key={entry.id} value={entry.id}>
+                {entry.label}
+              </option>
+            ))}
+          </select>
+        </span>
+        <span className="invoices__input">
+          <label htmlFor={`${reportId}-date`}>Invoice date</label>
+          <input id={`${reportId}-date`} type="date" value={invoiceDate} onChange={(event) => setInvoiceDate(event.target.value)} />
+        </span>
+        <button type="button" className="primary" onClick={exportInvoices} disabled={!ready || action.busy} title={ready ? undefined : run.blockers[0]}>
+          {action.running === 'export' ? 'Exporting…' : 'Export invoices'}
+        </button>
+        <button type="button" onClick={exportMapping} disabled={action.busy}>
+          Mapping to fill in (CSV)
+        </button>
+        <label className="invoices__file">
+          Import mapping (CSV)
+          <input type="file" accept=".csv,text/csv" hidden onChange={(event) => importMapping(event.target.files?.[0])} data-testid="mapping-file" />
+        </label>
+      </div>
+      {notice ? (
+        <p className="notice" role="status">
+          {notice}
+        </p>
+      ) : null}
+      <ErrorNote message={action.error} />
+
+      {run.unmappedCustomers.length ? (
+        <section aria-label="Customers not mapped">
+          <h3>Customers not mapped ({formatCount(run.unmappedCustomers.length)})</h3>
+          {run.unmappedCustomers.map((customer) => (
+            <div key={customer.orgKey} className="invoices__unmapped" data-testid="unmapped-customer">
+              <p>
+                <strong>{customer.organization}</strong> <span className="muted">{customer.customerNumber || 'no customer number'}</span> ·{' '}
+                <Amounts amounts={customer.amounts} />
+              </p>
+              {customer.problem ? <p className="muted">{customer.problem}</p> : <CustomerForm reportId={reportId} customer={customer} onSaved={reload} />}
+            </div>
+          ))}
+        </section>
+      ) : null}
+      {run.unmappedItems.length ? (
+        <section aria-label="Products not mapped">
+          <h3>Products not mapped ({formatCount(run.unmappedItems.length)})</h3>
+          {run.unmappedItems.map((item) => (
+            <div key={`${item.productId}|${item.itemCode}|${item.serviceId}`} className="invoices__unmapped" data-testid="unmapped-item">
+              <p>
+                <strong>{item.productName}</strong> <span className="muted">{item.serviceName}</span> · <Amounts amounts={item.amounts} />
+              </p>
+              <ItemForm reportId={reportId} item={item} onSaved={reload} />
+            </div>
+          ))}
+        </section>
+      ) : null}
+
+      {run.currencies.length ? (
+        <table className="grid invoices__rounding" aria-label="Invoiced per currency">
+          <thead>
+            <tr>
+              <th>Currency</th>
+              <th className="num">Invoices</th>
+              <th className="num">Invoiced (net)</th>
+              <th className="num">Exact total, rounded once</th>
+              <th className="num">Rounding difference</th>
+              <th>Why</th>
+            </tr>
+          </thead>
+          <tbody>
+            {run.currencies.map((entry) => (
+              <tr key={entry.currency} data-testid="invoice-currency">
+                <td>{entry.currency}</td>
+                <td className="num">{formatCount(entry.invoices)}</td>
+                <td className="num">
+                  <NumberValue value={amountText(entry.invoiced, entry.currency)} />
+                </td>
+                <td className="num">
+                  <NumberValue value={amountText(entry.roundedOnce, entry.currency)} />
+                </td>
+                <td className="num">
+                  <NumberValue value={amountText(entry.roundingDifference, entry.currency)} />
+                </td>
+                <td className="invoices__why">{entry.explanation}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+
+      {run.invoices.length ? (
+        <section aria-label="Draft invoices">
+          <h3>
+            {ready ? 'Invoices' : 'Draft invoices'} ({formatCount(run.invoices.length)}) · {run.periodText}
+          </h3>
+          {run.invoices.map((invoice) => (
+            <DraftInvoice key={`${invoice.orgKey}|${invoice.currency}|${invoice.po}`} invoice={invoice} />
+          ))}
+        </section>
+      ) : null}
+
+      {run.exported.length ? (
+        <section aria-label="Exported">
+          <h3>Exported</h3>
+          <ul>
+            {run.exported.map((entry) => (
+              <li key={entry.runId}>
+                {entry.firstNumber}–{entry.lastNumber} ({formatCount(entry.invoices)} invoices) by {entry.exportedBy}, {formatDateTime(entry.exportedAt)}
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
+
+      <details className="invoices__more">
+        <summary>Numbering, dates and the seller</summary>
+        <SettingsForm reportId={reportId} onSaved={reload} />
+      </details>
+    </section>
+  );
+}

@@ -1,0 +1,135 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Page } from '@playwright/test';
+import Papa from 'papaparse';
+import { startTwin } from '@twin/server';
+import { temporaryDir } from '@testing/test-support';
+import { expect, test } from './fixtures';
+import { ClosebookPage, ReportsPage, SCREEN_SIZES, WIDE } from './pages';
+
+/** What of the Invoices tab is cut off or scrolls sideways: the screen, its tables and its controls. */
+async function layoutProblems(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const problems: string[] = [];
+    const panel = document.querySelector('section[aria-label="Invoices"]');
+    if (!panel) return ['no Invoices panel'];
+    if (panel.scrollWidth > panel.clientWidth + 1) problems.push(`the panel scrolls sideways (${panel.scrollWidth} > ${panel.clientWidth})`);
+    for (const element of panel.querySelectorAll('button, select, input:not([type=file]), table th')) {
+      const box = element.getBoundingClientRect();
+      if ((element as HTMLElement).offsetParent !== null && (box.left < -0.5 || box.right > window.innerWidth + 0.5))
+        problems.push(`off screen: ${element.textContent || element.getAttribute('aria-label') || element.id}`);
+    }
+    for (const cell of panel.querySelectorAll('table[aria-label="Invoiced per currency"] td.num'))
+      if (cell.scrollWidth > cell.clientWidth + 1) problems.push(`clipped: ${cell.textContent}`);
+    return problems;
+  });
+}
+
+test('invoices: unmapped first, mapped in the editor and from a CSV, drafts that match the Invoicing view, exported once the month is prepared', async ({
+  page,
+  bridge,
+}) => {
+  test.setTimeout(120_000);
+  const twin = await startTwin({ reportReadyAfterMs: 0, reportReadyAfterPolls: 0, organizations: 6 });
+  const dir = await temporaryDir();
+  try {
+    await bridge.useProfileFor(twin, 'Invoices');
+    await page.setViewportSize(WIDE);
+    const app = new ClosebookPage(page);
+    const reports = new ReportsPage(page);
+    await app.open(bridge.harness.url);
+    await app.nav('Reports').click();
+    await reports.requestMonth('2026-10');
+    await reports.waitForSaved(1, 30_000);
+    const listings = await bridge.harness.service.handlers['reports:list']({});
+    const reportId = listings.flatMap((listing) => (listing.state === 'ok' ? [listing.meta.id] : []))[0]!;
+    const service = bridge.harness.service;
+
+    const viewer = await reports.openNewest('2026-10-01 – 2026-10-31');
+    const close = await viewer.closeTheMonth();
+    await close.openTab('Invoices');
+    const panel = page.getByRole('region', { name: 'Invoices', exact: true });
+
+    // A Draft month, nothing mapped: the customers and products to map come first, and export waits.
+    await expect(panel.getByTestId('invoice-readiness')).toContainText('DRAFT');
+    await expect(panel.getByRole('list', { name: 'Before the invoices can be exported' })).toContainText('The month is not ready to invoice');
+    const unmappedCustomers = panel.getByTestId('unmapped-customer');
+    await expect(unmappedCustomers).toHaveCount(6);
+    await expect(panel.getByRole('button', { name: 'Export invoices' })).toBeDisabled();
+    for (const size of SCREEN_SIZES) {
+      await page.setViewportSize(size);
+      await page.screenshot({ path: `test-results/invoices-unmapped-${size.width}x${size.height}.png` });
+      expect(await layoutProblems(page), `unmapped at ${size.width}×${size.height}`).toEqual([]);
+    }
+    await page.setViewportSize(WIDE);
+
+    // The editor maps one customer in place.
+    const first = unmappedCustomers.first();
+    const name = (await first.locator('strong').textContent())!;
+    const form = first.getByRole('form', { name: `Map ${name}` });
+    await form.getByLabel('Contact name').fill(`${name} (AR)`);
+    await form.getByRole('button', { name: 'Map' }).click();
+    await expect(unmappedCustomers).toHaveCount(5);
+    expect((await service.invoices.mapping(await service.invoices.brokerOfReport(reportId))).customers).toEqual([
+      expect.objectContaining({ contactName: `${name} (AR)`, paymentTermsDays: 30, vatTreatment: 'domestic' }),
+    ]);
+
+    // The rest from the mapping CSV, filled in as a spreadsheet would be and imported through the file picker.
+    const blank = join(dir.path, 'blank.csv');
+    await service.invoices.exportMapping(await service.invoices.brokerOfReport(reportId), blank, reportId);
+    const { data } = Papa.parse<Record<string, string>>((await readFile(blank, 'utf8')).replace(/^\uFEFF/, ''), { header: true, skipEmptyLines: true });
+    const filled = data.map((row) =>
+      row.type === 'customer'
+        ? { ...row, paymentTermsDays: row.paymentTermsDays || '14', vatTreatment: row.vatTreatment || 'domestic' }
+        : { ...row, account: '3010', taxCode: '25% (VAT on Income)', vatCategory: 'S', vatRate: '25' },
+    );
+    await writeFile(join(dir.path, 'mapping.csv'), Papa.unparse(filled));
+    await panel.getByTestId('mapping-file').setInputFiles(join(dir.path, 'mapping.csv'));
+    await expect(panel.locator('p.notice')).toContainText('Imported the mapping from mapping.csv: 6 customers');
+    await expect(unmappedCustomers).toHaveCount(0);
+    await expect(panel.getByTestId('unmapped-item')).toHaveCount(0);
+
+    // The drafts: one per customer and currency; per currency, what they add up to is the Invoicing view's total.
+    const invoicing = await service.handlers['reports:invoicing']({ reportId, filter: {} });
+    await expect(panel.getByTestId('draft-invoice')).toHaveCount(invoicing.rows.length);
+    const currencies = panel.getByTestId('invoice-currency');
+    await expect(currencies).toHaveCount(invoicing.totals.length);
+    const en = (amount: string) => new Intl.NumberFormat('en-US', { minimumFractionDigits: 2 }).format(amount as Intl.StringNumericLiteral);
+    for (const total of invoicing.totals)
+      await expect(currencies.filter({ hasText: total.currency }).locator('td').nth(2)).toHaveText(en(total.amountToInvoice));
+    await panel.getByTestId('draft-invoice').first().locator('summary').click();
+
+    // Prepared (a workstation alone): the export is open, each file a download, named as not approved by a second person.
+    const state = await service.handlers['close:state']({ reportId });
+    await service.close.review(
+      reportId,
+      state.exceptions.map((exception) => exception.id),
+      'accepted',
+      'Checked',
+    );
+    await service.close.prepare(reportId);
+    // As a colleague's steps arrive: the month read again (here by opening it again).
+    await app.open(bridge.harness.url);
+    await app.nav('Reports').click();
+    await (await reports.openNewest('2026-10-01 – 2026-10-31')).closeTheMonth();
+    await close.openTab('Invoices');
+    await expect(panel.getByTestId('invoice-readiness')).toContainText('PREPARED');
+    for (const size of SCREEN_SIZES) {
+      await page.setViewportSize(size);
+      await page.screenshot({ path: `test-results/invoices-ready-${size.width}x${size.height}.png`, fullPage: true });
+      expect(await layoutProblems(page), `ready at ${size.width}×${size.height}`).toEqual([]);
+    }
+    await page.setViewportSize(WIDE);
+    const [download] = await Promise.all([page.waitForEvent('download'), panel.getByRole('button', { name: 'Export invoices' }).click()]);
+    expect(download.suggestedFilename()).toBe('xero-invoices-2026-10 (not approved by a second person).csv');
+    await expect(panel.locator('p.notice')).toContainText(`Exported ${invoicing.rows.length} invoices (INV-1–INV-${invoicing.rows.length}) in 1 file`);
+    await expect(panel.getByRole('region', { name: 'Exported' })).toContainText(`INV-1–INV-${invoicing.rows.length}`);
+    const csv = await readFile((await download.path())!, 'utf8');
+    expect(csv.split('\r\n')[0]).toBe(
+      '\uFEFF*ContactName,EmailAddress,POAddressLine1,POAddressLine2,POAddressLine3,POAddressLine4,POCity,PORegion,POPostalCode,POCountry,*InvoiceNumber,Reference,*InvoiceDate,*DueDate,InventoryItemCode,*Description,*Quantity,*UnitAmount,Discount,*AccountCode,*TaxType,TrackingName1,TrackingOption1,TrackingName2,TrackingOption2,Currency,BrandingTheme',
+    );
+  } finally {
+    await twin.close();
+    await dir.remove();
+  }
+});

@@ -242,5 +242,12 @@ describe('closebook invoices', () => {
     }
     expect(creditNotes.length).toBe(12);
     expect(creditNotes.every((xml) => /<cac:BillingReference><cac:InvoiceDocumentReference><cbc:ID>CB-10(0\d|1[012])<\/cbc:ID>/.test(xml))).toBe(true);
+
+    // A month whose invoices went out is not reopened: its changes are credited instead.
+    expect(cli(['reports', 'reopen', october, '--reason', 'A late credit'])).toMatchObject({
+      code: 5,
+      stderr: expect.stringMatching(/This month's invoices CB-1001–CB-1036 were exported \(\d{4}-\d\d-\d\d\), so it is not reopened/),
+    });
+    expect(cli(['reports', 'log', october]).stdout).not.toMatch(/reopened/);
   }, 400_000);
 });

@@ -21,9 +21,11 @@ import { type CalendarStore, memoryCalendar } from './calendar';
 import { checklistSteps } from './checklist';
 import { compareMonths, type CurrencyBridge, type MonthChange } from './month-compare';
 import { contentHashOf, keptContentHash } from '../reports';
-import { type Actor, MonthReview, openCounts, type Review, type ReviewState, type SignOff, signOffOf } from './month-review';
+import { type Actor, invoicedRefusal, MonthReview, openCounts, type Review, type ReviewState, type SignOff, signOffOf } from './month-review';
 import { monthOf, type MonthRef, previousMonth } from './months';
 import { newestFetchRow } from './queries/months';
+import { invoicedNumbers } from './queries/invoice-runs';
+import { AppError } from '@shared/errors';
 
 export interface ReviewedException extends BillingException {
   review: Review | null;
@@ -233,7 +235,12 @@ export class MonthClose {
   }
 
   async reopen(reportId: string, reason: string): Promise<void> {
-    await (await this.record()).reopen(await monthOf(await this.ledger(), reportId), reportId, reason, await this.actor());
+    const ledger = await this.ledger();
+    const month = await monthOf(ledger, reportId);
+    // The workstation's record checks this inside its own transaction too; the team ledger's record is told here.
+    const invoiced = await invoicedNumbers(ledger, month);
+    if (invoiced) throw new AppError('control', invoicedRefusal(invoiced));
+    await (await this.record()).reopen(month, reportId, reason, await this.actor());
   }
 
   async log(reportId: string): Promise<{ entries: CloseLogEntry[]; intact: boolean; brokenAt: number | null }> {

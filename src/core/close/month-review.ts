@@ -8,6 +8,7 @@ import { appendLog, monthLog, type MonthLog } from './close-log';
 import type { CloseRecord } from './close-record';
 import type { MonthRef } from './months';
 import { newestFetchRow } from './queries/months';
+import { invoicedNumbers } from './queries/invoice-runs';
 import { type RateRow, rateRows, replaceRates } from './queries/rates';
 import { captureEvidence, replaceReview, type ReviewRow, reviewRows } from './queries/reviews';
 import { approveSignOff, insertSignOff, removeSignOff, type SignOffRow, signOffRow } from './queries/sign-offs';
@@ -19,6 +20,10 @@ export interface Actor {
   identity: Identity;
   at: string;
 }
+
+/** Why a month whose invoices were exported is not reopened, and what to do instead. */
+export const invoicedRefusal = (invoiced: { first: string; last: string; at: string }) =>
+  `This month's invoices ${invoiced.first}–${invoiced.last} were exported (${invoiced.at.slice(0, 10)}), so it is not reopened: a reopened month could be invoiced twice. Correct it in the mapping and export again — each changed invoice is credited and issued anew.`;
 
 /** A refusal by a control of the close: its own error code (the CLI exits 5), with words that say which rule. */
 const refused = (message: string) => new AppError('control', message);
@@ -325,6 +330,8 @@ export class MonthReview implements CloseRecord {
     await ledger.write(async (transaction) => {
       const signed = await signOffRow(transaction, month);
       if (!signed) throw refused('This month is a Draft: there is nothing to reopen.');
+      const invoiced = await invoicedNumbers(transaction, month);
+      if (invoiced) throw refused(invoicedRefusal(invoiced));
       if (signed.state === 'approved' && !identity.roles.includes('approver'))
         throw refused(`This month is Approved: only an approver may reopen it, and ${identity.user} is not one.`);
       const evidence = JSON.stringify({ was: signed.state, reportId: signed.report_id, contentHash: signed.content_hash });

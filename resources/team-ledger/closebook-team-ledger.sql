@@ -1,4 +1,4 @@
--- Closebook team ledger, schema version 1 — run once by IT, as the database's owner:
+-- Closebook team ledger, schema version 1 (and, included at the end, 2: invoicing) — run once by IT, as the database's owner:
 --
 --     psql "postgresql://OWNER@HOST/DATABASE?sslmode=verify-full" -v ON_ERROR_STOP=1 -f closebook-team-ledger.sql
 --
@@ -525,3 +525,6 @@ GRANT EXECUTE ON FUNCTION closebook.approve(text, text, date, date, text, jsonb,
   TO closebook_approver;
 
 COMMIT;
+
+-- Version 2: invoicing (the mapping, the team's invoice numbers, the exported runs).
+\ir closebook-team-ledger-invoices.sql

@@ -7,6 +7,7 @@ import { Money } from '@shared/money';
 import { inlineConnection, runCli, useSimulator } from '@testing/cli-test-support';
 import { testPorts } from '@testing/test-support';
 import { validateEn16931 } from '@testing/en16931';
+import { fillMapping } from '@testing/invoice-mapping';
 
 const simulator = useSimulator(['--organizations', '12', '--report-ready-seconds', '1']);
 const cli = (args: string[]) => runCli(args, simulator.dataDir);
@@ -16,29 +17,6 @@ async function csvRows(path: string): Promise<{ header: string[]; rows: Record<s
   const parsed = Papa.parse<string[]>((await readFile(path, 'utf8')).replace(/^\uFEFF/, ''), { skipEmptyLines: true });
   const [header = [], ...rows] = parsed.data;
   return { header, rows: rows.map((cells) => Object.fromEntries(header.map((column, index) => [column, cells[index] ?? '']))) };
-}
-
-/** Fills in the rows the mapping export left to fill: customers as domestic (the BVs reverse charge), services at 25 %. */
-function filled(csv: string, account = '3010'): string {
-  const { data } = Papa.parse<Record<string, string>>(csv.replace(/^\uFEFF/, ''), { header: true, skipEmptyLines: true });
-  const rows = data.map((row) => {
-    if (row.type === 'customer') {
-      const reverse = / BV$/.test(row.contactName ?? '');
-      return {
-        ...row,
-        contactName: `${row.contactName} (AR)`,
-        paymentTermsDays: '30',
-        vatTreatment: reverse ? 'reverse-charge' : 'domestic',
-        country: reverse ? 'NL' : 'SE',
-        buyerVatId: reverse ? 'NL123456789B01' : '',
-        customerTaxCode: reverse ? 'Zero Rated EC Services' : '',
-        endpoint: '0007:5560360793',
-        buyerReference: `Ref ${row.customerNumber || row.id}`,
-      };
-    }
-    return { ...row, account, taxCode: '25% (VAT on Income)', vatCategory: 'S', vatRate: '25' };
-  });
-  return Papa.unparse(rows);
 }
 
 describe('closebook invoices', () => {
@@ -59,7 +37,7 @@ describe('closebook invoices', () => {
     // The mapping export gives a row to fill for each customer and service; filled in and imported.
     expect(cli(['invoices', 'map', '--export', join(dir, 'blank.csv')])).toMatchObject({ code: 0, stderr: expect.stringMatching(/with \d+ rows to fill in/) });
     const blank = await readFile(join(dir, 'blank.csv'), 'utf8');
-    await import('node:fs/promises').then((fs) => fs.writeFile(join(dir, 'mapping.csv'), filled(blank)));
+    await import('node:fs/promises').then((fs) => fs.writeFile(join(dir, 'mapping.csv'), fillMapping(blank)));
     expect(cli(['invoices', 'map', '--import', join(dir, 'mapping.csv')])).toMatchObject({
       code: 0,
       stderr: expect.stringMatching(/: 12 customers, \d+ items\.\n$/),
@@ -219,7 +197,7 @@ describe('closebook invoices', () => {
     expect(reverseCharge).toBeGreaterThan(0);
 
     // A change after export (the revenue account of every item): a credit note for each invoice and a new one, numbered on — never renumbered.
-    await import('node:fs/promises').then((fs) => fs.writeFile(join(dir, 'mapping2.csv'), filled(blank, '3011')));
+    await import('node:fs/promises').then((fs) => fs.writeFile(join(dir, 'mapping2.csv'), fillMapping(blank, '3011')));
     expect(cli(['invoices', 'map', '--import', join(dir, 'mapping2.csv')]).code).toBe(0);
     const changed = cli(['invoices', 'export', october, '--format', 'xero', '--out', join(dir, 'changed'), '--invoice-date', '2026-11-12']);
     expect(changed).toMatchObject({ code: 0, stderr: expect.stringMatching(/^Exported 24 invoices \(CB-1013–CB-1036\)/) });

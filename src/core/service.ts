@@ -95,7 +95,7 @@ export function createService(ports: Ports): Service {
     });
   }
   // A month is invoiced once its close says so: the stamp every file carries, and each export logged with the month.
-  const invoices = createInvoices(ports, ledger.get, { readiness: close.stampOf, exported: close.recordExport, identity });
+  const invoices = createInvoices(ports, ledger.get, { readiness: close.stampOf, exported: close.recordExport, identity, teamRecord: team.invoiceRecord });
   const organizations = createOrganizations(profiles.connections);
   const settings = createSettings(ports);
   const copyPrint = createCopyPrint(ports);

@@ -13,8 +13,9 @@ import { invoiceFiles } from './invoice-files';
 import { buildInvoiceRun, type Invoice, type InvoiceRunDraft } from './invoice-run';
 
 export type { InvoiceRunView };
-import { fileHashes, readSettings, recordFile, saveSettings, type StoredRun, storedRuns } from './invoice-store';
-import { type Broker, readMapping, saveMapping } from './mapping-store';
+import { fileHashes, readSettings, recordFile, saveSettings, type StoredRun } from './invoice-store';
+import { type Broker, formulaProblems } from './mapping-store';
+import { type InvoiceRecord, LocalInvoiceRecord } from './invoice-record';
 import { mappingCsv, type MappingSuggestions, parseMappingCsv } from './mapping-csv';
 import { invoiceLineRows, type ItemKeys, unmappedItemRows } from './queries';
 
@@ -59,6 +60,8 @@ export interface InvoicesApi {
 
 interface InvoicePorts {
   readiness(reportId: string): Promise<Readiness>;
+  /** The team ledger's record while one is connected; null: the workstation's own. */
+  teamRecord?: () => Promise<InvoiceRecord | null>;
   exported(reportId: string, what: string): Promise<void>;
   identity: IdentityPort;
 }
@@ -83,6 +86,23 @@ export interface InvoicesModule {
 
 export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, close: InvoicePorts): InvoicesModule {
   const today = () => localDate(new Date(ports.clock.now()));
+  const local = new LocalInvoiceRecord(ledger, sha256);
+  const recordNow = async (): Promise<InvoiceRecord> => (await close.teamRecord?.()) ?? local;
+  /** Keeps mapping entries in the record, refusing first what would run as a formula (import files keep values exact). */
+  const keepMapping = async (broker: Broker, mapping: InvoiceMapping, replaceAll: boolean) => {
+    const problems = formulaProblems(mapping);
+    if (problems.length)
+      throw new AppError(
+        'validation',
+        `These values would run as formulas in a spreadsheet and are not kept: ${problems.join('; ')}. Remove the leading character.`,
+      );
+    await (await recordNow()).saveMapping(broker, mapping, replaceAll, (await close.identity()).user, new Date(ports.clock.now()).toISOString());
+  };
+  const settingsOf = async (broker: Broker) => {
+    const { settings } = await readSettings(await ledger(), broker);
+    const counter = await (await recordNow()).counter(broker);
+    return { ...settings, prefix: counter.prefix ?? settings.prefix, next: counter.next };
+  };
   const itemKeys = (mapping: InvoiceMapping): ItemKeys => ({
     product: mapping.items.filter((item) => item.match === 'product').map((item) => item.id),
     itemCode: mapping.items.filter((item) => item.match === 'item-code').map((item) => item.id),
@@ -93,7 +113,7 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
     const opened = await ledger();
     const month = await monthOf(opened, reportId);
     const broker = brokerOf(month);
-    const [mapping, { settings }] = [await readMapping(opened, broker), await readSettings(opened, broker)];
+    const [mapping, { settings }] = [await (await recordNow()).mapping(broker), await readSettings(opened, broker)];
     const keys = itemKeys(mapping);
     const rows = await invoiceLineRows(opened, reportId, keys, settings);
     const run = buildInvoiceRun(rows, await unmappedItemRows(opened, reportId, keys), mapping, {
@@ -164,22 +184,23 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
     const contentHash = await contentHashOf(opened, reportId);
     const who = (await close.identity()).user;
     const at = new Date(ports.clock.now()).toISOString();
-    // Numbers are taken, and the run kept, in one transaction: a number is given once, and a run once kept is
-    // what every later export of the month writes again.
-    const kept = await opened.write(async (transaction): Promise<{ stored: StoredRun; again: boolean }> => {
-      const runs = await storedRuns(transaction, broker, period);
-      const previous = runs.at(-1);
-      const { issue, unchanged } = toIssue(run, previous);
-      if (previous && !issue.length) return { stored: previous, again: true };
-      const { next } = await readSettings(transaction, broker);
-      const numbered = issue.map((invoice, index) => ({ ...invoice, number: `${settings.prefix}${next + index}` }));
-      const inForce = [...unchanged, ...numbered.filter((invoice) => !invoice.replaces)];
+    // The numbers and the run are kept by the record in one transaction (the ledger's, or the team ledger's under
+    // the month's lock): a number is given once, and a run once kept is what every later export writes again.
+    const record = await recordNow();
+    const previous = (await record.runs(broker, period)).at(-1);
+    const { issue, unchanged } = toIssue(run, previous);
+    let kept: { stored: StoredRun; again: boolean };
+    if (previous && !issue.length) kept = { stored: previous, again: true };
+    else {
+      const counter = await record.counter(broker);
+      const prefix = counter.prefix ?? settings.prefix;
+      const numbered = issue.map((invoice, index) => ({ ...invoice, number: `${prefix}${counter.next + index}` }));
       const stored: StoredRun = {
         runId: randomUUID(),
         reportId,
         contentHash,
         issued: numbered,
-        inForce,
+        inForce: [...unchanged, ...numbered.filter((invoice) => !invoice.replaces)],
         dateFormat: settings.dateFormat,
         approved: readiness.word === 'APPROVED',
         seller: settings.seller,
@@ -188,34 +209,9 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
         exportedAt: at,
         exportedBy: who,
       };
-      const body = JSON.stringify({
-        issued: stored.issued,
-        inForce: stored.inForce,
-        dateFormat: stored.dateFormat,
-        approved: stored.approved,
-        seller: stored.seller,
-      });
-      await transaction.run('INSERT INTO invoice_runs VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)', [
-        stored.runId,
-        broker.host,
-        broker.resellerId,
-        period.start,
-        period.end,
-        reportId,
-        contentHash,
-        body,
-        sha256(body),
-        stored.firstNumber,
-        stored.lastNumber,
-        at,
-        who,
-      ]);
-      await transaction.run(
-        'INSERT INTO invoice_settings VALUES ($1, $2, $3, $4) ON CONFLICT (host, reseller_id) DO UPDATE SET next_number = excluded.next_number',
-        [broker.host, broker.resellerId, JSON.stringify(settings), next + numbered.length],
-      );
-      return { stored, again: false };
-    });
+      await record.recordRun(broker, period, stored, previous?.runId ?? null, prefix, counter.next);
+      kept = { stored, again: false };
+    }
     const { stored, again } = kept;
     const { files, refused } = invoiceFiles(format, { ...stored, period: { start: month.startDate, end: month.endDate }, template: settings.template });
     // A template's files are kept under the template they were made with: another template is another file.
@@ -249,16 +245,15 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
       (
         await (await ledger()).all('SELECT host, reseller_id FROM reports GROUP BY host, reseller_id ORDER BY max(period_start) DESC, max(fetched_at) DESC')
       ).map((row) => ({ host: String(row.host), resellerId: String(row.reseller_id) })),
-    mapping: async (broker) => readMapping(await ledger(), broker),
+    mapping: async (broker) => (await recordNow()).mapping(broker),
     importMapping: async (broker, content) => {
       const mapping = parseMappingCsv(content);
-      const who = (await close.identity()).user;
-      await saveMapping(await ledger(), broker, mapping, who, new Date(ports.clock.now()).toISOString(), true);
-      return readMapping(await ledger(), broker);
+      await keepMapping(broker, mapping, true);
+      return (await recordNow()).mapping(broker);
     },
     exportMapping: async (broker, path, reportId) => {
       const opened = await ledger();
-      const mapping = await readMapping(opened, broker);
+      const mapping = await (await recordNow()).mapping(broker);
       const month = reportId ?? (await newestReport(opened, broker));
       const suggestions: MappingSuggestions = { customers: [], services: [] };
       if (month) {
@@ -278,19 +273,22 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
       return { entries: mapping.customers.length + mapping.items.length, toFill: suggestions.customers.length + suggestions.services.length };
     },
     settings: async (broker) => {
-      const { settings, next } = await readSettings(await ledger(), broker);
-      return { ...settings, next };
+      return settingsOf(broker);
     },
     writeText: async (path, content) => (await ledger()).outputs.writeBytes(path, content),
     saveSettings: async (broker, settings, next) => {
-      await saveSettings(await ledger(), broker, settings, next);
-      const saved = await readSettings(await ledger(), broker);
-      return { ...saved.settings, next: saved.next };
+      // The prefix and the next number belong to the record's sequence (the team's, with a team ledger).
+      const record = await recordNow();
+      const counter = await record.counter(broker);
+      await saveSettings(await ledger(), broker, settings, undefined);
+      if (next !== undefined || settings.prefix !== (counter.prefix ?? settings.prefix) || counter.prefix === null)
+        await record.setCounter(broker, settings.prefix, next ?? counter.next);
+      return settingsOf(broker);
     },
     run: async (reportId, invoiceDate) => {
-      const { opened, month, broker, run } = await draft(reportId, invoiceDate);
+      const { month, broker, run } = await draft(reportId, invoiceDate);
       const readiness = await close.readiness(reportId);
-      const runs = await storedRuns(opened, broker, { start: month.startDate, end: month.endDate });
+      const runs = await (await recordNow()).runs(broker, { start: month.startDate, end: month.endDate });
       return {
         ...run,
         reportId,
@@ -325,15 +323,7 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
     },
     'invoices:map': async ({ reportId, customer, item }) => {
       const broker = await brokerOfReport(reportId);
-      const who = (await close.identity()).user;
-      await saveMapping(
-        await ledger(),
-        broker,
-        { customers: customer ? [customer] : [], items: item ? [item] : [] },
-        who,
-        new Date(ports.clock.now()).toISOString(),
-        false,
-      );
+      await keepMapping(broker, { customers: customer ? [customer] : [], items: item ? [item] : [] }, false);
       return api.mapping(broker);
     },
     'invoices:import-mapping': async ({ reportId, csv }) => api.importMapping(await brokerOfReport(reportId), csv),

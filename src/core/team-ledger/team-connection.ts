@@ -22,7 +22,10 @@ export function teamError(error: unknown, address: TeamLedgerAddress): unknown {
   if (code === '42501')
     return new AppError('control', `The team ledger refused this step for ${address.user} (${message}): ask IT for the Closebook role it needs.`);
   if (code === '3F000' || code === '42P01' || code === '42883')
-    return new AppError('not-found', `The team ledger at ${address.host} has no Closebook schema (or an older one): IT runs closebook-team-ledger.sql once.`);
+    return new AppError(
+      'not-found',
+      `The team ledger at ${address.host} has no Closebook schema, or an older one: IT runs closebook-team-ledger.sql once (a team ledger of version 1 is brought up to date by closebook-team-ledger-invoices.sql).`,
+    );
   const signIn = signInError(error, address);
   if (signIn !== error) return signIn;
   if (code === 'ECONNRESET' || code === 'EPIPE' || /Connection terminated|connection closed/i.test(message ?? ''))

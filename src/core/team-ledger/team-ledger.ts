@@ -24,6 +24,8 @@ import type { ConsumptionHistory } from '../close';
 import type { TeamMoveIn } from '@shared/schemas/team-ledger';
 import type { Submission } from '@shared/schemas/consumption';
 import { TeamRecord } from './team-record';
+import { TeamInvoiceRecord } from './team-invoices';
+import type { InvoiceRecord } from '../invoices';
 import { readStatus, type TeamQuery, type TeamStatus, teamStatus } from './team-session';
 
 /** Where the team ledger's address is kept in the data folder (never its password: that is the keychain's). */
@@ -88,6 +90,8 @@ export interface TeamLedgerModule {
   consumptionWith(local: ConsumptionHistory): ConsumptionHistory;
   /** The record of the close while a team ledger is connected; null without one. */
   record(): Promise<CloseRecord | null>;
+  /** The team's mapping, invoice numbers and runs while a team ledger is connected; null without one. */
+  invoiceRecord(): Promise<InvoiceRecord | null>;
   /** Who is signed in on the team ledger (the database role and its Closebook groups); null without one. */
   identity(): Promise<Identity | null>;
   close(): Promise<void>;
@@ -112,6 +116,7 @@ export function createTeamLedger(
   let session: Promise<{
     connection: TeamConnection;
     record: TeamRecord;
+    invoices: TeamInvoiceRecord;
     months: TeamMonths;
     consumption: TeamConsumption;
     copy: Pick<TeamCache, 'get' | 'put'>;
@@ -164,7 +169,8 @@ export function createTeamLedger(
         copy,
         now,
       );
-      return { connection, record, months, consumption: new TeamConsumption(connection, copy, now, workstation), copy };
+      const invoices = new TeamInvoiceRecord(connection, ledger, workstation);
+      return { connection, record, invoices, months, consumption: new TeamConsumption(connection, copy, now, workstation), copy };
     })().catch((error: unknown) => {
       session = null;
       throw error;
@@ -316,6 +322,7 @@ export function createTeamLedger(
     shareConsumptionAhead,
     consumptionWith: (local) => withTeamConsumption(local, async () => (await opened().catch(() => null))?.consumption ?? null),
     record: async () => (await opened())?.record ?? null,
+    invoiceRecord: async () => (await opened())?.invoices ?? null,
     identity: async () => {
       const open = await opened();
       if (!open) return null;

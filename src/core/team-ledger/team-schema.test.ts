@@ -208,7 +208,7 @@ describe('the team ledger schema', () => {
     const status = runCli(['team', 'status', '--url', address(checked)], dataDir, { CLOSEBOOK_TEAM_PASSWORD: PASSWORD });
     expect([status.code, status.stderr]).toEqual([0, '']);
     expect(status.stdout).toMatch(
-      /^You are preparer_a on 127\.0\.0\.1:\d+\/postgres \(PostgreSQL 1\d[.\d]*.*, TLS, certificate checked\)\.\nYour roles: preparer\.\nClosebook's schema: version 1\.\n$/,
+      /^You are preparer_a on 127\.0\.0\.1:\d+\/postgres \(PostgreSQL 1\d[.\d]*.*, TLS, certificate checked\)\.\nYour roles: preparer\.\nClosebook's schema: version 2\.\n$/,
     );
     // The server's certificate is signed by a CA this machine does not trust: refused, with what to do.
     const unproven = runCli(['team', 'status', '--url', address('?sslmode=verify-full')], dataDir, { CLOSEBOOK_TEAM_PASSWORD: PASSWORD });

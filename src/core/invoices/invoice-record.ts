@@ -1,0 +1,109 @@
+import { AppError } from '@shared/errors';
+import type { InvoiceMapping } from '@shared/schemas/invoices';
+import type { Ledger, LedgerTransaction } from '@core/ledger/ledger';
+import { readSettings, saveSettings, type StoredRun, storedRuns } from './invoice-store';
+import { type Broker, readMapping, saveMapping } from './mapping-store';
+
+/** A month of a Broker, as the invoice runs are kept under it. */
+export interface RunPeriod {
+  start: string;
+  end: string;
+}
+
+/**
+ * Where a Broker's mapping, invoice numbers and exported runs are kept: the workstation's ledger, or — while one is
+ * connected — the team ledger, whose functions give each number once to the whole team.
+ */
+export interface InvoiceRecord {
+  /** "the team ledger" or "this workstation", for messages. */
+  readonly where: string;
+  mapping(broker: Broker): Promise<InvoiceMapping>;
+  saveMapping(broker: Broker, mapping: InvoiceMapping, replaceAll: boolean, who: string, at: string): Promise<void>;
+  /** The prefix and next number of the Broker's sequence (`prefix` null: the workstation's settings say). */
+  counter(broker: Broker): Promise<{ prefix: string | null; next: number }>;
+  setCounter(broker: Broker, prefix: string, next: number): Promise<void>;
+  runs(broker: Broker, period: RunPeriod): Promise<StoredRun[]>;
+  /**
+   * Keeps a numbered run: refused (a control error, say "export again") when the month's last run is no longer
+   * `previousRunId` or the sequence no longer starts at `first` — a colleague exported meanwhile.
+   */
+  recordRun(broker: Broker, period: RunPeriod, run: StoredRun, previousRunId: string | null, prefix: string, first: number): Promise<void>;
+}
+
+/** The body a run is kept as (the ledger's `run` column, the team ledger's `run` jsonb). */
+export function runBody(run: StoredRun): string {
+  return JSON.stringify({ issued: run.issued, inForce: run.inForce, dateFormat: run.dateFormat, approved: run.approved, seller: run.seller });
+}
+
+/** Inserts a run into the workstation's ledger (its own, or the copy of one the team ledger recorded). */
+export async function insertRun(
+  transaction: LedgerTransaction,
+  broker: Broker,
+  period: RunPeriod,
+  run: StoredRun,
+  hash: (text: string) => string,
+): Promise<void> {
+  const body = runBody(run);
+  await transaction.run('INSERT OR IGNORE INTO invoice_runs VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)', [
+    run.runId,
+    broker.host,
+    broker.resellerId,
+    period.start,
+    period.end,
+    run.reportId,
+    run.contentHash,
+    body,
+    hash(body),
+    run.firstNumber,
+    run.lastNumber,
+    run.exportedAt,
+    run.exportedBy,
+  ]);
+}
+
+/** The workstation's own record: the ledger, one process at a time (DuckDB's lock), each run in one transaction. */
+export class LocalInvoiceRecord implements InvoiceRecord {
+  readonly where = 'this workstation';
+
+  constructor(
+    private readonly ledger: () => Promise<Ledger>,
+    private readonly hash: (text: string) => string,
+  ) {}
+
+  async mapping(broker: Broker): Promise<InvoiceMapping> {
+    return readMapping(await this.ledger(), broker);
+  }
+
+  async saveMapping(broker: Broker, mapping: InvoiceMapping, replaceAll: boolean, who: string, at: string): Promise<void> {
+    await saveMapping(await this.ledger(), broker, mapping, who, at, replaceAll);
+  }
+
+  async counter(broker: Broker): Promise<{ prefix: string | null; next: number }> {
+    return { prefix: null, next: (await readSettings(await this.ledger(), broker)).next };
+  }
+
+  async setCounter(broker: Broker, prefix: string, next: number): Promise<void> {
+    const ledger = await this.ledger();
+    await saveSettings(ledger, broker, { ...(await readSettings(ledger, broker)).settings, prefix }, next);
+  }
+
+  async runs(broker: Broker, period: RunPeriod): Promise<StoredRun[]> {
+    return storedRuns(await this.ledger(), broker, period);
+  }
+
+  async recordRun(broker: Broker, period: RunPeriod, run: StoredRun, previousRunId: string | null, _prefix: string, first: number): Promise<void> {
+    await (
+      await this.ledger()
+    ).write(async (transaction) => {
+      const last = (await storedRuns(transaction, broker, period)).at(-1);
+      const { settings, next } = await readSettings(transaction, broker);
+      if ((last?.runId ?? null) !== previousRunId || next !== first)
+        throw new AppError('control', "This month's invoices were exported meanwhile: export again to write that run.");
+      await insertRun(transaction, broker, period, run, this.hash);
+      await transaction.run(
+        'INSERT INTO invoice_settings VALUES ($1, $2, $3, $4) ON CONFLICT (host, reseller_id) DO UPDATE SET next_number = excluded.next_number',
+        [broker.host, broker.resellerId, JSON.stringify(settings), next + run.issued.length],
+      );
+    });
+  }
+}

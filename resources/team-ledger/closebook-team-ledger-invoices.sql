@@ -72,6 +72,44 @@ BEGIN
 END $$;
 CREATE TRIGGER sign_off_kept_when_invoiced BEFORE DELETE ON closebook.sign_offs FOR EACH ROW EXECUTE FUNCTION closebook.refuse_reopen_when_invoiced();
 
+-- The adjustments made since the month's approval (or since the last approval of adjustments): what awaits a second
+-- person before the month is invoiced again. None while the month is not Approved.
+CREATE FUNCTION closebook.adjustments_awaiting(p_month bigint) RETURNS SETOF closebook.close_log LANGUAGE sql STABLE AS $$
+  SELECT l.* FROM closebook.close_log l
+  WHERE l.month_id = p_month AND l.action = 'adjusted'
+    AND EXISTS (SELECT FROM closebook.sign_offs WHERE month_id = p_month AND state = 'approved')
+    AND l.seq > coalesce((SELECT max(seq) FROM closebook.close_log WHERE month_id = p_month AND action IN ('approved', 'adjustments-approved')), 0)
+  ORDER BY l.seq
+$$;
+
+-- An adjustment of the month's invoices (a line added or left out, or one withdrawn), with its reason, in the log.
+CREATE FUNCTION closebook.log_invoice_adjustment(p_host text, p_reseller_id text, p_start date, p_end date, p_reason text, p_adjustment jsonb, p_workstation text)
+RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+  PERFORM closebook.require_working_role();
+  IF btrim(coalesce(p_reason, '')) = '' THEN PERFORM closebook.refuse('Say why the invoices are adjusted: a reason is required.'); END IF;
+  PERFORM closebook.append_log(closebook.lock_month(p_host, p_reseller_id, p_start, p_end), 'adjusted', '', btrim(p_reason), p_workstation, p_adjustment::text);
+END $$;
+
+-- A second person approves the adjustments made after the month's approval: never one who made one of them.
+CREATE FUNCTION closebook.approve_invoice_adjustments(p_host text, p_reseller_id text, p_start date, p_end date, p_workstation text)
+RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  month bigint;
+  own closebook.close_log;
+BEGIN
+  PERFORM closebook.require_role('closebook_approver');
+  month := closebook.lock_month(p_host, p_reseller_id, p_start, p_end);
+  IF NOT EXISTS (SELECT FROM closebook.adjustments_awaiting(month)) THEN
+    PERFORM closebook.refuse('No adjustment awaits approval: adjustments made before the month was approved were approved with it.');
+  END IF;
+  SELECT * INTO own FROM closebook.adjustments_awaiting(month) a WHERE a.actor = session_user LIMIT 1;
+  IF FOUND THEN
+    PERFORM closebook.refuse(format('%s made an adjustment awaiting approval ("%s"), so cannot approve them: that needs a second person.', session_user, own.note));
+  END IF;
+  PERFORM closebook.append_log(month, 'adjustments-approved', '', '', p_workstation, '');
+END $$;
+
 -- Adds or replaces mapping entries (p_replace: the Broker's whole mapping is replaced), logged by who and where.
 CREATE FUNCTION closebook.set_invoice_mapping(p_host text, p_reseller_id text, p_replace boolean, p_customers jsonb, p_items jsonb, p_workstation text)
 RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
@@ -120,6 +158,9 @@ BEGIN
   IF EXISTS (SELECT FROM closebook.sign_offs WHERE month_id = month AND state <> 'approved') THEN
     PERFORM closebook.refuse('This month is Prepared on the team ledger: it is invoiced once a second person has approved it.');
   END IF;
+  IF EXISTS (SELECT FROM closebook.adjustments_awaiting(month)) THEN
+    PERFORM closebook.refuse('Adjustments made after the month was approved await a second person''s approval: it is invoiced once they are approved.');
+  END IF;
   SELECT run_id INTO last_run FROM closebook.invoice_runs WHERE month_id = month ORDER BY exported_at DESC, run_id DESC LIMIT 1;
   IF last_run IS DISTINCT FROM p_previous_run THEN
     PERFORM closebook.refuse('A colleague exported this month''s invoices meanwhile: export again to write the run the team ledger has.');
@@ -139,7 +180,10 @@ BEGIN
     jsonb_build_object('runId', p_run_id, 'numbers', to_jsonb(p_numbers))::text);
 END $$;
 
-REVOKE ALL ON FUNCTION closebook.refuse_reopen_when_invoiced() FROM PUBLIC;
+REVOKE ALL ON FUNCTION closebook.refuse_reopen_when_invoiced(), closebook.adjustments_awaiting(bigint) FROM PUBLIC;
+REVOKE ALL ON FUNCTION closebook.log_invoice_adjustment(text, text, date, date, text, jsonb, text), closebook.approve_invoice_adjustments(text, text, date, date, text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION closebook.log_invoice_adjustment(text, text, date, date, text, jsonb, text) TO closebook_preparer, closebook_approver;
+GRANT EXECUTE ON FUNCTION closebook.approve_invoice_adjustments(text, text, date, date, text) TO closebook_approver;
 REVOKE ALL ON FUNCTION closebook.set_invoice_mapping(text, text, boolean, jsonb, jsonb, text), closebook.set_invoice_counter(text, text, text, bigint),
   closebook.record_invoice_run(text, text, date, date, uuid, uuid, text, text, bigint, text[], jsonb, text) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION closebook.set_invoice_mapping(text, text, boolean, jsonb, jsonb, text), closebook.set_invoice_counter(text, text, text, bigint),

@@ -221,6 +221,52 @@ describe('closebook invoices', () => {
     expect(creditNotes.length).toBe(12);
     expect(creditNotes.every((xml) => /<cac:BillingReference><cac:InvoiceDocumentReference><cbc:ID>CB-10(0\d|1[012])<\/cbc:ID>/.test(xml))).toBe(true);
 
+    // Adjustments, each with its reason in the month's log: a line left out, a line added (never one that reads as a formula).
+    type RunJson = {
+      invoices: {
+        orgId: string;
+        currency: string;
+        exactTotal: string;
+        lines: { lineKey: string; exactAmount: string; description: string; netAmount: string }[];
+      }[];
+    };
+    const before = (JSON.parse(cli(['invoices', 'run', october, '--json']).stdout) as RunJson).invoices[0]!;
+    const dropped = before.lines[0]!;
+    const on = ['--customer', before.orgId, '--currency', before.currency];
+    expect(cli(['invoices', 'exclude', october, ...on, '--line', dropped.lineKey, '--reason', 'Billed twice by the service'])).toMatchObject({ code: 0 });
+    expect(cli(['invoices', 'adjust', october, ...on, '--description', '=HYPERLINK("x")', '--amount', '250.00', '--item', 'x', '--reason', 'r'])).toMatchObject(
+      { code: 1 },
+    );
+    const fee = cli([
+      'invoices',
+      'adjust',
+      october,
+      ...on,
+      '--description',
+      'Setup fee',
+      '--amount',
+      '250.00',
+      '--item',
+      `service:${before.lines[1]!.lineKey.split('|service:')[1] ?? ''}`,
+      '--reason',
+      'Agreed in the order',
+    ]);
+    expect(fee).toMatchObject({ code: 0, stderr: 'Logged with the month.\n' });
+    const after = (JSON.parse(cli(['invoices', 'run', october, '--json']).stdout) as RunJson).invoices.find(
+      (invoice) => invoice.orgId === before.orgId && invoice.currency === before.currency,
+    )!;
+    expect(after.lines.map((line) => line.lineKey)).not.toContain(dropped.lineKey);
+    expect(after.lines.at(-1)).toMatchObject({ description: 'Setup fee', netAmount: '250.00' });
+    expect(new Money(after.exactTotal).eq(new Money(before.exactTotal).minus(dropped.exactAmount).plus('250.00'))).toBe(true);
+    expect(cli(['reports', 'log', october]).stdout).toMatch(/adjusted.*Billed twice by the service[\s\S]*adjusted.*Agreed in the order/);
+    // Withdrawn, the fee is gone again; the exclusion stays.
+    expect(cli(['invoices', 'withdraw', october, fee.stdout.trim(), '--reason', 'Waived'])).toMatchObject({ code: 0 });
+    const withdrawn = (JSON.parse(cli(['invoices', 'run', october, '--json']).stdout) as RunJson).invoices.find(
+      (invoice) => invoice.orgId === before.orgId && invoice.currency === before.currency,
+    )!;
+    expect(withdrawn.lines.map((line) => line.description)).not.toContain('Setup fee');
+    expect(withdrawn.lines).toHaveLength(before.lines.length - 1);
+
     // A month whose invoices went out is not reopened: its changes are credited instead.
     expect(cli(['reports', 'reopen', october, '--reason', 'A late credit'])).toMatchObject({
       code: 5,

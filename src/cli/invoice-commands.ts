@@ -10,6 +10,9 @@ const USAGE = [
   '       invoices template [--report ID] --import FILE.json | --export FILE.json | --remove',
   '       invoices run ID [--invoice-date YYYY-MM-DD] [--json]',
   '       invoices export ID --format xero|qbo|ubl|template --out DIR [--invoice-date YYYY-MM-DD]',
+  '       invoices adjust ID --customer ORG-ID --currency CCY --description TEXT --amount A --item KEY --reason TEXT',
+  '       invoices exclude ID --customer ORG-ID --currency CCY --line LINE-KEY --reason TEXT',
+  '       invoices withdraw ID ADJUSTMENT-ID --reason TEXT | approve-adjustments ID',
 ].join('\n');
 
 /** The seller's fields (on every e-invoice) as options of `invoices settings`. */
@@ -61,6 +64,13 @@ export async function invoicesCommand(args: string[]): Promise<number> {
     format: { type: 'string' },
     out: { type: 'string' },
     remove: { type: 'boolean' },
+    customer: { type: 'string' },
+    currency: { type: 'string' },
+    description: { type: 'string' },
+    amount: { type: 'string' },
+    item: { type: 'string' },
+    line: { type: 'string' },
+    reason: { type: 'string' },
     ...Object.fromEntries(SELLER_OPTIONS.map(([option]) => [option, { type: 'string' as const }])),
   });
   const invoiceDate = values['invoice-date'];
@@ -149,8 +159,32 @@ export async function invoicesCommand(args: string[]): Promise<number> {
       );
       return EXIT.ok;
     }
-    const [reportId] = positionals;
-    if (!reportId || positionals.length !== 1) throw new UsageError(USAGE);
+    const [reportId, ...more] = positionals;
+    if (!reportId || more.length > (action === 'withdraw' ? 1 : 0)) throw new UsageError(USAGE);
+    if (action === 'adjust' || action === 'exclude' || action === 'withdraw') {
+      const reason = values.reason ?? '';
+      const target = { orgId: values.customer ?? '', currency: (values.currency ?? '').toUpperCase() };
+      const run = await invoices.adjust(
+        reportId,
+        action === 'adjust'
+          ? { kind: 'manual', ...target, description: values.description ?? '', amount: values.amount ?? '', item: values.item ?? '' }
+          : action === 'exclude'
+            ? { kind: 'exclude', ...target, lineKey: values.line ?? '' }
+            : { kind: 'withdraw', withdraws: more[0] ?? '' },
+        reason,
+      );
+      const made = run.adjustments.at(-1);
+      process.stdout.write(`${made && action !== 'withdraw' ? made.adjustment.id : more[0]}\n`);
+      process.stderr.write(
+        `Logged with the month${run.blockers.some((blocker) => blocker.includes('approve-adjustments')) ? "; it awaits a second person's approval (invoices approve-adjustments)" : ''}.\n`,
+      );
+      return EXIT.ok;
+    }
+    if (action === 'approve-adjustments') {
+      await invoices.approveAdjustments(reportId);
+      process.stderr.write('Approved the adjustments: the month can be invoiced again.\n');
+      return EXIT.ok;
+    }
     if (action === 'run') {
       const run = await invoices.run(reportId, invoiceDate);
       if (values.json) {
@@ -170,6 +204,10 @@ export async function invoicesCommand(args: string[]): Promise<number> {
         );
       for (const currency of run.currencies)
         out.push(`${currency.currency}: ${formatMoney(currency.invoiced, currency.currency)} invoiced. ${currency.explanation}`);
+      for (const { adjustment, reason, by, at } of run.adjustments)
+        out.push(
+          `Adjustment ${adjustment.id} by ${by} at ${at}: ${adjustment.kind === 'manual' ? `${adjustment.description} ${formatMoney(adjustment.amount, adjustment.currency)} for ${adjustment.orgId}` : adjustment.kind === 'exclude' ? `leaves out ${adjustment.lineKey} of ${adjustment.orgId}` : ''} ("${reason}")`,
+        );
       for (const exported of run.exported)
         out.push(`Exported ${exported.firstNumber}–${exported.lastNumber} by ${exported.exportedBy} at ${exported.exportedAt}.`);
       for (const blocker of run.blockers) out.push(`NOT READY: ${blocker}`);

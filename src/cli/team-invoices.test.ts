@@ -116,7 +116,7 @@ describe('invoicing on the team ledger', () => {
     ).toMatchObject({ code: 1, stderr: expect.stringMatching(/can only move forward \(from 506\)/) });
     expect(B(['reports', 'reopen', octoberB, '--reason', 'A late credit'])).toMatchObject({
       code: 5,
-      stderr: expect.stringMatching(/invoices T-500–T-505 were exported .*not reopened/),
+      stderr: expect.stringMatching(/invoices T-500–T-505 were exported .*not reopened/), // the workstation's copy says so first
     });
     const { owner } = cluster;
     expect(cluster.psql(owner.user, owner.password, ['-c', 'DELETE FROM closebook.sign_offs'])).toMatchObject({
@@ -126,5 +126,47 @@ describe('invoicing on the team ledger', () => {
     expect(
       asRole('auditor_c', "SELECT string_agg(action, ',' ORDER BY seq) FROM closebook.close_log WHERE action IN ('invoiced', 'exported')").stdout.trim(),
     ).toMatch(/^invoiced,exported/);
+
+    // An adjustment after the approval sends the run back for approval: not by whoever made it, and not invoiced before.
+    const runA = JSON.parse(A(['invoices', 'run', october, '--json']).stdout) as { invoices: { orgId: string; currency: string; lines: { item: string }[] }[] };
+    const target = runA.invoices[0]!;
+    const adjusted = A([
+      'invoices',
+      'adjust',
+      october,
+      '--customer',
+      target.orgId,
+      '--currency',
+      target.currency,
+      '--description',
+      'Onboarding workshop',
+      '--amount',
+      '1500.00',
+      '--item',
+      target.lines[0]!.item,
+      '--reason',
+      'Agreed in the order form',
+    ]);
+    expect(adjusted).toMatchObject({
+      code: 0,
+      stdout: expect.stringMatching(/^[0-9a-f-]{36}\n$/),
+      stderr: expect.stringMatching(/awaits a second person's approval/),
+    });
+    expect(A(['invoices', 'export', october, '--format', 'xero', '--out', join(simulator.dataDir, 'adjusted'), ...date])).toMatchObject({
+      code: 5,
+      stderr: expect.stringMatching(/1 adjustment made after the month was approved \(by preparer_a \(.*\)\) awaits a second person's approval/),
+    });
+    expect(A(['invoices', 'approve-adjustments', october])).toMatchObject({
+      code: 5,
+      stderr: expect.stringMatching(/refused this step for preparer_a \(permission denied for function approve_invoice_adjustments\)/),
+    });
+    expect(B(['invoices', 'approve-adjustments', octoberB])).toMatchObject({ code: 0 });
+    const afterApproval = A(['invoices', 'export', october, '--format', 'xero', '--out', join(simulator.dataDir, 'adjusted'), ...date]);
+    expect(afterApproval).toMatchObject({ code: 0, stderr: expect.stringMatching(/^Exported 2 invoices \(T-506–T-507\)/) });
+    const adjustedFile = (await readFile(join(simulator.dataDir, 'adjusted', file), 'utf8')).split('\r\n');
+    expect(adjustedFile.filter((row) => row.includes('Onboarding workshop'))).toEqual([expect.stringMatching(/,T-507,.*,Onboarding workshop,1,1500\.00,/)]);
+    expect(
+      asRole('auditor_c', "SELECT string_agg(action || ':' || actor, ',' ORDER BY seq) FROM closebook.close_log WHERE action LIKE 'adjust%'").stdout.trim(),
+    ).toBe('adjusted:preparer_a,adjustments-approved:approver_b');
   }, 300_000);
 });

@@ -95,7 +95,14 @@ export function createService(ports: Ports): Service {
     });
   }
   // A month is invoiced once its close says so: the stamp every file carries, and each export logged with the month.
-  const invoices = createInvoices(ports, ledger.get, { readiness: close.stampOf, exported: close.recordExport, identity, teamRecord: team.invoiceRecord });
+  const invoices = createInvoices(ports, ledger.get, {
+    readiness: close.stampOf,
+    exported: close.recordExport,
+    log: (reportId) => close.api.log(reportId),
+    invoiceStep: close.invoiceStep,
+    identity,
+    teamRecord: team.invoiceRecord,
+  });
   const organizations = createOrganizations(profiles.connections);
   const settings = createSettings(ports);
   const copyPrint = createCopyPrint(ports);

@@ -7,7 +7,7 @@ import { ConnectionTestProgress } from './connection-test-progress';
 import { InputRow, MAX_CONSUMPTION_FILE_BYTES, MAX_EXTRA_COLUMNS, ParsedFile, Submission, SubmissionSummary, SubscriptionNames } from './schemas/consumption';
 import { ReportJob, ReportListing, ReportMeta } from './schemas/saved-report';
 import { TeamConnectInput, TeamLedgerView, TeamMoveIn } from './schemas/team-ledger';
-import { CustomerMapping, InvoiceFormat, InvoiceMapping, InvoiceRunView, InvoiceSettings, ItemMapping } from './schemas/invoices';
+import { AdjustmentInput, CustomerMapping, InvoiceFormat, InvoiceMapping, InvoiceRunView, InvoiceSettings, ItemMapping } from './schemas/invoices';
 import {
   Checklist,
   CheckThresholds,
@@ -400,6 +400,13 @@ export const channels = {
     input: ReportRef.extend({ settings: InvoiceSettings, next: z.number().int().min(1).max(999_999_999).optional() }),
     output: InvoiceSettingsView,
   },
+  /** Adjusts the month's invoices (a manual line, an excluded line, a withdrawal) with its reason, logged with the month. */
+  'invoices:adjust': {
+    input: ReportRef.extend({ adjustment: AdjustmentInput, reason: z.string().trim().min(1, 'is required').max(1000) }),
+    output: InvoiceRunView,
+  },
+  /** A second person approves the adjustments made after the month's approval. */
+  'invoices:approve-adjustments': { input: ReportRef, output: InvoiceRunView },
   /**
    * Numbers the month's invoices once (or takes the run already numbered) and writes its files: into a folder the
    * desktop asks for, or as downloads in the browser bridge; what the format cannot carry is listed, not written.

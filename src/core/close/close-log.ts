@@ -8,7 +8,7 @@ import { insertLogEntry, lastLogEntry, logEntryRows, type LogEntryRow } from './
 /** What a step of the close appends to the month's log (the month, its place in the chain and the hashes are added). */
 export interface LogStep {
   reportId: string;
-  action: 'accepted' | 'resolved' | 'open' | 'prepared' | 'approved' | 'reopened' | 'deleted' | 'exported';
+  action: 'accepted' | 'resolved' | 'open' | 'prepared' | 'approved' | 'reopened' | 'deleted' | 'exported' | 'adjusted' | 'adjustments-approved';
   exceptionId?: string;
   note?: string;
   actor: string;
@@ -69,7 +69,7 @@ export interface MonthLog {
 }
 
 /** A month's log, oldest first, with the chain checked from the first entry to the last. */
-export async function monthLog(ledger: Ledger, month: MonthRef): Promise<MonthLog> {
+export async function monthLog(ledger: Ledger | LedgerTransaction, month: MonthRef): Promise<MonthLog> {
   const rows = await logEntryRows(ledger, month);
   let previousHash = '';
   let brokenAt: number | null = null;

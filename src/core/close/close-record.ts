@@ -45,6 +45,12 @@ export interface CloseRecord {
   saveRates(month: MonthRef, referenceCurrency: string | null, rates: readonly { currency: string; rate: string }[]): Promise<void>;
   /** Logs that the month's invoices were exported (the full workbook or the group packs), for its checklist. */
   recordExport(month: MonthRef, reportId: string, what: string, actor: Actor): Promise<void>;
+  /**
+   * Logs a step of the month's invoicing: an adjustment (`evidence`: the adjustment as JSON, `note`: its reason), or
+   * the approval of the adjustments made after the month's approval — refused unless the month is Approved, to
+   * whoever made one of them, and when none awaits.
+   */
+  logInvoiceStep(month: MonthRef, reportId: string, step: InvoiceStep, actor: Actor): Promise<void>;
   /** The team's thresholds of the checks (null: a workstation alone keeps them per profile). */
   teamThresholds(): Promise<CheckThresholds | null>;
   setTeamThresholds(thresholds: CheckThresholds): Promise<CheckThresholds>;
@@ -53,6 +59,23 @@ export interface CloseRecord {
   setCalendar(calendar: CloseCalendar): Promise<CloseCalendar>;
   /** Inside the workstation's transaction that deletes a fetch (see MonthReview.guardDeletion). */
   guardDeletion(transaction: LedgerTransaction, month: MonthRef, reportId: string, details: string, actor: Actor): Promise<void>;
+}
+
+/** A step of a month's invoicing, kept in its close log. */
+export interface InvoiceStep {
+  action: 'adjusted' | 'adjustments-approved';
+  note: string;
+  evidence: string;
+}
+
+/**
+ * The adjustments made since the month's approval (or since the last approval of adjustments), each with its log
+ * entry: what awaits a second person before the month is invoiced again. None while the month is not Approved.
+ */
+export function adjustmentsAwaitingApproval<E extends { seq: number; action: string }>(entries: readonly E[], approved: boolean): E[] {
+  if (!approved) return [];
+  const since = Math.max(0, ...entries.filter((entry) => entry.action === 'approved' || entry.action === 'adjustments-approved').map((entry) => entry.seq));
+  return entries.filter((entry) => entry.action === 'adjusted' && entry.seq > since);
 }
 
 /** Which record a step uses now: the team ledger's while one is connected, else the workstation's. */

@@ -20,7 +20,7 @@ import { CalendarFile } from './calendar';
 import { MonthClose } from './month-close';
 import { compareMonths, type MonthComparison } from './month-compare';
 import { type IdentityPort, workstationIdentity } from '../ports/identity';
-import type { CloseRecordPort } from './close-record';
+import type { CloseRecordPort, InvoiceStep } from './close-record';
 import { monthOf, monthRef, monthsOf, previousMonth } from './months';
 import { profileOfReport, reportNames } from './queries/months';
 import { signedReports } from './queries/sign-offs';
@@ -91,6 +91,8 @@ export interface CloseModule {
   recordExport(reportId: string, what: string): Promise<void>;
   /** The month's close state of a fetch in words (DRAFT, PREPARED, APPROVED with who and when), for every file made of it. */
   stampOf(reportId: string): Promise<CloseStamp>;
+  /** Logs a step of the month's invoicing (an adjustment, the approval of adjustments) in the record in force. */
+  invoiceStep(reportId: string, step: InvoiceStep): Promise<void>;
 }
 
 /**
@@ -266,5 +268,6 @@ export function createClose(
       .catch((error: unknown) =>
         ports.log.warn('the export could not be logged in the month', { reportId, error: error instanceof Error ? error.message : String(error) }),
       );
-  return { handlers, api, checkAhead, settled: async () => void (await Promise.allSettled([...checking])), guardDeletion, stampOf, recordExport };
+  const invoiceStep = (reportId: string, step: InvoiceStep) => close.invoiceStep(reportId, step);
+  return { handlers, api, checkAhead, settled: async () => void (await Promise.allSettled([...checking])), guardDeletion, stampOf, recordExport, invoiceStep };
 }

@@ -2,7 +2,7 @@
 export { type CloseApi, createClose, type CloseModule } from './handlers';
 export { monthCloseSheets } from './close-workbook';
 // For the team ledger, which keeps a month's close on PostgreSQL under the same rules (a CloseRecord of its own).
-export type { CloseRecord, CloseRecordPort } from './close-record';
+export { adjustmentsAwaitingApproval, type CloseRecord, type CloseRecordPort, type InvoiceStep } from './close-record';
 export { type BillingException, type ConsumptionHistory, RULES } from './billing-checks';
 export type { MonthLog } from './close-log';
 export { tidyCalendar } from './calendar';

@@ -15,7 +15,7 @@ import {
   runBillingChecks,
   type Severity,
 } from './billing-checks';
-import type { CloseRecord, CloseRecordPort } from './close-record';
+import type { CloseRecord, CloseRecordPort, InvoiceStep } from './close-record';
 import type { Checklist, CloseCalendar } from '@shared/schemas/month-close';
 import { type CalendarStore, memoryCalendar } from './calendar';
 import { checklistSteps } from './checklist';
@@ -241,6 +241,11 @@ export class MonthClose {
     const invoiced = await invoicedNumbers(ledger, month);
     if (invoiced) throw new AppError('control', invoicedRefusal(invoiced));
     await (await this.record()).reopen(month, reportId, reason, await this.actor());
+  }
+
+  /** A step of the month's invoicing (an adjustment, the approval of adjustments), in the record in force. */
+  async invoiceStep(reportId: string, step: InvoiceStep): Promise<void> {
+    await (await this.record()).logInvoiceStep(await monthOf(await this.ledger(), reportId), reportId, step, await this.actor());
   }
 
   async log(reportId: string): Promise<{ entries: CloseLogEntry[]; intact: boolean; brokenAt: number | null }> {

@@ -5,7 +5,7 @@ import type { Ledger, LedgerTransaction } from '../ledger/ledger';
 import type { Identity } from '../ports/identity';
 import type { BillingException } from './billing-checks';
 import { appendLog, monthLog, type MonthLog } from './close-log';
-import type { CloseRecord } from './close-record';
+import { adjustmentsAwaitingApproval, type CloseRecord, type InvoiceStep } from './close-record';
 import type { MonthRef } from './months';
 import { newestFetchRow } from './queries/months';
 import { invoicedNumbers } from './queries/invoice-runs';
@@ -185,6 +185,25 @@ export class MonthReview implements CloseRecord {
     await ledger.write((transaction) =>
       appendLog(transaction, month, [{ reportId, action: 'exported', note: what, actor: actor.identity.user, at: actor.at }]),
     );
+  }
+
+  async logInvoiceStep(month: MonthRef, reportId: string, step: InvoiceStep, actor: Actor): Promise<void> {
+    const ledger = await this.ledger();
+    await ledger.write(async (transaction) => {
+      if (step.action === 'adjustments-approved') {
+        const signed = await signOffRow(transaction, month);
+        const { entries } = await monthLog(transaction, month);
+        const awaiting = adjustmentsAwaitingApproval(entries, signed?.state === 'approved');
+        if (!awaiting.length) throw refused('No adjustment awaits approval: adjustments made before the month was approved were approved with it.');
+        const own = awaiting.find((entry) => entry.actor === actor.identity.user);
+        if (own)
+          throw refused(`${actor.identity.user} made an adjustment awaiting approval ("${own.note}"), so cannot approve them: that needs a second person.`);
+        if (!actor.identity.roles.includes('approver')) throw refused(`${actor.identity.user} may not approve adjustments: it needs the approver role.`);
+      }
+      await appendLog(transaction, month, [
+        { reportId, action: step.action, note: step.note, actor: actor.identity.user, at: actor.at, evidence: step.evidence },
+      ]);
+    });
   }
 
   async log(month: MonthRef): Promise<MonthLog> {

@@ -1,10 +1,19 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { AppError } from '@shared/errors';
-import type { InvoiceFormat, InvoiceMapping, InvoiceRunView, InvoiceSettings } from '@shared/schemas/invoices';
+import {
+  type AdjustmentInput,
+  InvoiceAdjustment,
+  type InvoiceFormat,
+  type InvoiceMapping,
+  type InvoiceRunView,
+  type InvoiceSettings,
+  type LoggedAdjustment,
+} from '@shared/schemas/invoices';
 import type { Ledger } from '@core/ledger/ledger';
 import { contentHashOf } from '@core/reports';
-import { type CloseStamp, monthOf, type MonthRef } from '@core/close';
+import { adjustmentsAwaitingApproval, type CloseStamp, type InvoiceStep, monthOf, type MonthRef } from '@core/close';
+import type { CloseLogEntry } from '@shared/schemas/month-close';
 import type { IdentityPort } from '@core/ports/identity';
 import type { Ports } from '@core/ports/ports';
 import type { ServiceHandlers } from '@shared/contract';
@@ -14,7 +23,7 @@ import { buildInvoiceRun, type Invoice, type InvoiceRunDraft } from './invoice-r
 
 export type { InvoiceRunView };
 import { fileHashes, readSettings, recordFile, saveSettings, type StoredRun } from './invoice-store';
-import { type Broker, formulaProblems } from './mapping-store';
+import { type Broker, formulaProblems, itemKey, looksLikeFormula } from './mapping-store';
 import { type InvoiceRecord, LocalInvoiceRecord } from './invoice-record';
 import { mappingCsv, type MappingSuggestions, parseMappingCsv } from './mapping-csv';
 import { invoiceLineRows, type ItemKeys, unmappedItemRows } from './queries';
@@ -54,12 +63,22 @@ export interface InvoicesApi {
   saveSettings(broker: Broker, settings: InvoiceSettings, next?: number): Promise<InvoiceSettings & { next: number }>;
   /** The month's invoices as they would be made now (unnumbered), with what keeps them from being exported. */
   run(reportId: string, invoiceDate?: string): Promise<InvoiceRunView>;
+  /**
+   * Adjusts the month's invoices (a manual line, an excluded line, a withdrawal), with its reason, as an entry of
+   * the month's close log; made after the month's approval, it awaits a second person's approval.
+   */
+  adjust(reportId: string, adjustment: AdjustmentInput, reason: string): Promise<InvoiceRunView>;
+  /** A second person approves the adjustments made after the month's approval. */
+  approveAdjustments(reportId: string): Promise<InvoiceRunView>;
   /** Numbers and keeps the run (or takes the month's run already kept) and writes its files into `folder`. */
   export(reportId: string, format: InvoiceFormat, folder: string, invoiceDate?: string): Promise<InvoiceExport>;
 }
 
 interface InvoicePorts {
   readiness(reportId: string): Promise<Readiness>;
+  /** The month's close log (adjustments are entries of it), and a step of invoicing written to it. */
+  log(reportId: string): Promise<{ entries: CloseLogEntry[] }>;
+  invoiceStep(reportId: string, step: InvoiceStep): Promise<void>;
   /** The team ledger's record while one is connected; null: the workstation's own. */
   teamRecord?: () => Promise<InvoiceRecord | null>;
   exported(reportId: string, what: string): Promise<void>;
@@ -76,7 +95,15 @@ const invoiceKey = (invoice: Invoice) => `${invoice.orgKey}|${invoice.currency}|
 /** Invoices out: mapping, the invoice run of a month ready to invoice, numbering once, and the import files. */
 type InvoiceHandlers = Pick<
   ServiceHandlers,
-  'invoices:run' | 'invoices:mapping' | 'invoices:map' | 'invoices:import-mapping' | 'invoices:export-mapping' | 'invoices:settings' | 'invoices:export'
+  | 'invoices:run'
+  | 'invoices:mapping'
+  | 'invoices:map'
+  | 'invoices:import-mapping'
+  | 'invoices:export-mapping'
+  | 'invoices:settings'
+  | 'invoices:adjust'
+  | 'invoices:approve-adjustments'
+  | 'invoices:export'
 >;
 
 export interface InvoicesModule {
@@ -116,16 +143,29 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
     const [mapping, { settings }] = [await (await recordNow()).mapping(broker), await readSettings(opened, broker)];
     const keys = itemKeys(mapping);
     const rows = await invoiceLineRows(opened, reportId, keys, settings);
-    const run = buildInvoiceRun(rows, await unmappedItemRows(opened, reportId, keys), mapping, {
-      periodStart: month.startDate,
-      invoiceDate: invoiceDate ?? today(),
-      linesPer: settings.linesPer,
+    const { entries } = await close.log(reportId);
+    const logged = entries.flatMap((entry): LoggedAdjustment[] => {
+      if (entry.action !== 'adjusted') return [];
+      const parsed = InvoiceAdjustment.safeParse(JSON.parse(entry.evidence || 'null'));
+      return parsed.success ? [{ adjustment: parsed.data, reason: entry.note, by: entry.actor, at: entry.at, seq: entry.seq }] : [];
     });
-    return { opened, month, broker, settings, run };
+    const run = buildInvoiceRun(
+      rows,
+      await unmappedItemRows(opened, reportId, keys),
+      mapping,
+      { periodStart: month.startDate, invoiceDate: invoiceDate ?? today(), linesPer: settings.linesPer },
+      logged,
+    );
+    return { opened, month, broker, settings, run, mapping, entries };
   }
 
-  function blockersOf(run: InvoiceRunDraft, readiness: Readiness): string[] {
+  function blockersOf(run: InvoiceRunDraft, readiness: Readiness, entries: readonly CloseLogEntry[]): string[] {
     const blockers: string[] = [];
+    const awaiting = adjustmentsAwaitingApproval(entries, readiness.word === 'APPROVED');
+    if (awaiting.length)
+      blockers.push(
+        `${awaiting.length === 1 ? '1 adjustment' : `${awaiting.length} adjustments`} made after the month was approved (by ${[...new Set(awaiting.map((entry) => entry.actor))].join(', ')}) ${awaiting.length === 1 ? 'awaits' : 'await'} a second person's approval (invoices approve-adjustments).`,
+      );
     if (readiness.word !== 'APPROVED' && !readiness.preparedAlone)
       blockers.push(`The month is not ready to invoice: ${readiness.line} Prepare it (with a team ledger, a second person approves it too) first.`);
     const customers = run.unmappedCustomers.length;
@@ -174,11 +214,11 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
     invoiceDate: string | undefined,
     write: (name: string, fill: (path: string) => Promise<void>) => Promise<T>,
   ): Promise<Omit<InvoiceExport, 'files'> & { files: { file: T; invoices: number; sha256: string }[] }> {
-    const { opened, month, broker, settings, run } = await draft(reportId, invoiceDate);
+    const { opened, month, broker, settings, run, entries } = await draft(reportId, invoiceDate);
     if (format === 'template' && !settings.template)
       throw new AppError('validation', 'No import template of your own is set: make one first (invoices template --import FILE.json).');
     const readiness = await close.readiness(reportId);
-    const blockers = blockersOf(run, readiness);
+    const blockers = blockersOf(run, readiness, entries);
     if (blockers.length) throw new AppError('control', `The invoices were not exported. ${blockers.join(' ')}`);
     const period = { start: month.startDate, end: month.endDate };
     const contentHash = await contentHashOf(opened, reportId);
@@ -190,8 +230,10 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
     const previous = (await record.runs(broker, period)).at(-1);
     const { issue, unchanged } = toIssue(run, previous);
     let kept: { stored: StoredRun; again: boolean };
-    if (previous && !issue.length) kept = { stored: previous, again: true };
-    else {
+    if (previous && !issue.length) {
+      kept = { stored: previous, again: true };
+      await record.keepCopy(broker, period, { ...previous, reportId: previous.reportId || reportId });
+    } else {
       const counter = await record.counter(broker);
       const prefix = counter.prefix ?? settings.prefix;
       const numbered = issue.map((invoice, index) => ({ ...invoice, number: `${prefix}${counter.next + index}` }));
@@ -286,14 +328,14 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
       return settingsOf(broker);
     },
     run: async (reportId, invoiceDate) => {
-      const { month, broker, run } = await draft(reportId, invoiceDate);
+      const { month, broker, run, entries } = await draft(reportId, invoiceDate);
       const readiness = await close.readiness(reportId);
       const runs = await (await recordNow()).runs(broker, { start: month.startDate, end: month.endDate });
       return {
         ...run,
         reportId,
         readiness,
-        blockers: blockersOf(run, readiness),
+        blockers: blockersOf(run, readiness, entries),
         exported: runs.map((stored) => ({
           runId: stored.runId,
           firstNumber: stored.firstNumber,
@@ -303,6 +345,43 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
           invoices: stored.issued.length,
         })),
       };
+    },
+    adjust: async (reportId, input, reason) => {
+      const text = reason.trim();
+      if (!text) throw new AppError('validation', 'Say why the invoices are adjusted: a reason is required.', { reason: 'is required' });
+      const parsed = InvoiceAdjustment.safeParse({ ...input, id: randomUUID() });
+      if (!parsed.success)
+        throw new AppError(
+          'validation',
+          `The adjustment was not made: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}.`,
+        );
+      const adjustment = parsed.data;
+      const { run, mapping } = await draft(reportId, undefined);
+      if (adjustment.kind === 'manual') {
+        if (looksLikeFormula(adjustment.description))
+          throw new AppError('validation', `The description "${adjustment.description}" begins like a formula; write it without the leading character.`);
+        if (!mapping.items.some((item) => itemKey(item) === adjustment.item))
+          throw new AppError(
+            'validation',
+            `${adjustment.item} is not an item of the mapping: name one (like service:ID or product:ID) so the line is booked and taxed as it says.`,
+          );
+      }
+      if (
+        adjustment.kind === 'exclude' &&
+        !run.invoices.some((invoice) => invoice.orgId === adjustment.orgId && invoice.lines.some((line) => line.lineKey === adjustment.lineKey))
+      )
+        throw new AppError(
+          'validation',
+          `Customer ${adjustment.orgId} has no invoice line ${adjustment.lineKey} this month (invoices run ID --json lists each line's key).`,
+        );
+      if (adjustment.kind === 'withdraw' && !run.adjustments.some((entry) => entry.adjustment.id === adjustment.withdraws))
+        throw new AppError('validation', `No adjustment ${adjustment.withdraws} is in force this month.`);
+      await close.invoiceStep(reportId, { action: 'adjusted', note: text, evidence: JSON.stringify(adjustment) });
+      return api.run(reportId);
+    },
+    approveAdjustments: async (reportId) => {
+      await close.invoiceStep(reportId, { action: 'adjustments-approved', note: '', evidence: '' });
+      return api.run(reportId);
     },
     export: async (reportId, format, folder, invoiceDate) => {
       const done = await exportRun(reportId, format, invoiceDate, async (name, fill) => {
@@ -336,6 +415,8 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
     },
     'invoices:settings': async ({ reportId, settings, next }) => api.saveSettings(await brokerOfReport(reportId), settings, next),
     // The desktop asks for a folder and writes every file there; the browser bridge hands each file over as a download.
+    'invoices:adjust': ({ reportId, adjustment, reason }) => api.adjust(reportId, adjustment, reason),
+    'invoices:approve-adjustments': ({ reportId }) => api.approveAdjustments(reportId),
     'invoices:export': async ({ reportId, format, invoiceDate }) => {
       if (ports.pickFolder) {
         const folder = await ports.pickFolder('Choose a folder for the invoice files');

@@ -20,6 +20,7 @@ const line = (overrides: Partial<InvoiceLine> = {}): InvoiceLine => ({
   unitCode: 'C62',
   item: 'service:x',
   billingLines: 1,
+  lineKey: 'subscription:s-1|service:x',
   ...overrides,
 });
 const invoice = (number: string, overrides: Partial<Invoice> = {}): Invoice => ({

@@ -28,6 +28,8 @@ export interface InvoiceRecord {
    * `previousRunId` or the sequence no longer starts at `first` — a colleague exported meanwhile.
    */
   recordRun(broker: Broker, period: RunPeriod, run: StoredRun, previousRunId: string | null, prefix: string, first: number): Promise<void>;
+  /** Keeps a copy of a run another workstation recorded, when this one writes its files (the workstation's own: kept already). */
+  keepCopy(broker: Broker, period: RunPeriod, run: StoredRun): Promise<void>;
 }
 
 /** The body a run is kept as (the ledger's `run` column, the team ledger's `run` jsonb). */
@@ -89,6 +91,10 @@ export class LocalInvoiceRecord implements InvoiceRecord {
 
   async runs(broker: Broker, period: RunPeriod): Promise<StoredRun[]> {
     return storedRuns(await this.ledger(), broker, period);
+  }
+
+  async keepCopy(): Promise<void> {
+    // The workstation's ledger is where its runs are kept.
   }
 
   async recordRun(broker: Broker, period: RunPeriod, run: StoredRun, previousRunId: string | null, _prefix: string, first: number): Promise<void> {

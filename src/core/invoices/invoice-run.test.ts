@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { money } from '@shared/money';
-import type { CustomerMapping, InvoiceMapping, ItemMapping } from '@shared/schemas/invoices';
+import type { CustomerMapping, InvoiceMapping, ItemMapping, LoggedAdjustment } from '@shared/schemas/invoices';
 import { buildInvoiceRun } from './invoice-run';
 import type { InvoiceLineRow } from './queries';
 
@@ -47,6 +47,7 @@ const row = (orgId: string, sales: string, overrides: Partial<InvoiceLineRow> = 
   sales,
   lines: 1,
   first_line: lineNo,
+  line_key: `subscription:s-${lineNo}|service:${overrides.item_id ?? 'svc'}`,
   ...overrides,
 });
 const context = { periodStart: '2026-10-01', invoiceDate: '2026-11-08', linesPer: 'subscription' as const };
@@ -165,5 +166,43 @@ describe('buildInvoiceRun', () => {
     const split = buildInvoiceRun([row('A', '0.005'), row('B', '0.005')], [], mapping([customer('A'), customer('B')]), context);
     expect(split.currencies[0]).toMatchObject({ roundedOnce: '0.01', invoiced: '0.02', roundingDifference: '0.01' });
     expect(split.currencies[0]!.explanation).toMatch(/rounded on its own .* no amount moves between customers/);
+  });
+});
+
+describe('adjustments', () => {
+  const logged = (adjustment: LoggedAdjustment['adjustment'], seq: number, reason = 'why'): LoggedAdjustment => ({
+    adjustment,
+    reason,
+    by: 'anna',
+    at: '2026-11-09T10:00:00.000Z',
+    seq,
+  });
+  const ids = ['00000000-0000-4000-8000-000000000001', '00000000-0000-4000-8000-000000000002', '00000000-0000-4000-8000-000000000003'] as const;
+
+  it('leaves an excluded line out and adds a manual one after the customer’s own lines; a withdrawn one no longer applies', () => {
+    const rows = [row('A', '100', { line_key: 'subscription:s1|service:svc' }), row('A', '50', { line_key: 'subscription:s2|service:svc' })];
+    const run = buildInvoiceRun(rows, [], mapping([customer('A')]), context, [
+      logged({ kind: 'exclude', id: ids[0], orgId: 'A', currency: 'SEK', lineKey: 'subscription:s2|service:svc' }, 1),
+      logged({ kind: 'manual', id: ids[1], orgId: 'A', currency: 'SEK', description: 'Setup fee', amount: '25.005', item: 'service:svc' }, 2),
+      logged({ kind: 'manual', id: ids[2], orgId: 'A', currency: 'SEK', description: 'Travel', amount: '10', item: 'service:svc' }, 3),
+      logged({ kind: 'withdraw', id: '00000000-0000-4000-8000-000000000004', withdraws: ids[2] }, 4),
+    ]);
+    expect(run.invoices[0]!.lines.map((line) => [line.description.replace(/ \d+$/, ''), line.netAmount, line.adjustment ?? null])).toEqual([
+      ['Subscription', '100.00', null],
+      ['Setup fee', '25.01', ids[1]],
+    ]);
+    expect(run.invoices[0]!.netTotal).toBe('125.01'); // 100 + 25.005, rounded once
+    expect(run.adjustments.map((entry) => entry.adjustment.id)).toEqual([ids[0], ids[1]]);
+  });
+
+  it('refuses an adjustment whose line or customer a refetch took away, rather than applying it elsewhere', () => {
+    const run = buildInvoiceRun([row('A', '100')], [], mapping([customer('A')]), context, [
+      logged({ kind: 'exclude', id: ids[0], orgId: 'A', currency: 'SEK', lineKey: 'subscription:gone|service:svc' }, 1, 'Double billed'),
+      logged({ kind: 'manual', id: ids[1], orgId: 'B', currency: 'SEK', description: 'Fee', amount: '5', item: 'service:svc' }, 2, 'Fee'),
+    ]);
+    expect(run.refusals).toEqual([
+      `adjustment ${ids[0]} ("Double billed"): the line it excludes is not in this fetch any more; withdraw it`,
+      `adjustment ${ids[1]} ("Fee"): customer B has nothing to invoice in SEK this month; withdraw it`,
+    ]);
   });
 });

@@ -9,6 +9,7 @@ import type {
   InvoiceMapping,
   InvoiceRunDraft,
   ItemMapping,
+  LoggedAdjustment,
   ItemMatch,
   UnmappedCustomer,
   UnmappedItem,
@@ -76,11 +77,15 @@ interface RunContext {
  * mapped is listed, never invoiced; amounts never move between customers.
  */
 export function buildInvoiceRun(
-  rows: readonly InvoiceLineRow[],
+  given: readonly InvoiceLineRow[],
   unmappedItems: UnmappedItemRow[],
   mapping: InvoiceMapping,
   context: RunContext,
+  logged: readonly LoggedAdjustment[] = [],
 ): InvoiceRunDraft {
+  const refusals = new Set<string>();
+  const adjustments = inForce(logged);
+  const rows = adjusted(given, adjustments, refusals);
   const customers = new Map(mapping.customers.map((customer) => [customer.orgId, customer]));
   const items = new Map(mapping.items.map((item) => [itemKey(item), item]));
   const text = periodText(context.periodStart);
@@ -106,7 +111,6 @@ export function buildInvoiceRun(
     const key = `${row.org_key}|${row.currency}|${row.po}`;
     groups.set(key, [...(groups.get(key) ?? []), row]);
   }
-  const refusals = new Set<string>();
   const invoices: Invoice[] = [];
   for (const lines of groups.values()) {
     const first = lines[0] as InvoiceLineRow;
@@ -124,7 +128,62 @@ export function buildInvoiceRun(
     unmappedItems: unmappedItemsOf(unmappedItems),
     refusals: [...refusals],
     currencies: currencyRounding(invoices),
+    adjustments,
   };
+}
+
+/** The adjustments that apply: every one not withdrawn by a later one (withdrawals themselves stay out). */
+export function inForce(logged: readonly LoggedAdjustment[]): LoggedAdjustment[] {
+  const withdrawn = new Set(logged.flatMap((entry) => (entry.adjustment.kind === 'withdraw' ? [entry.adjustment.withdraws] : [])));
+  return logged.filter((entry) => entry.adjustment.kind !== 'withdraw' && !withdrawn.has(entry.adjustment.id));
+}
+
+/**
+ * The month's invoice lines with the adjustments made: an excluded line left out, a manual line added to its
+ * customer's lines in that currency. One that no longer finds its customer or line (a refetch changed them) is
+ * refused with its reason, never applied elsewhere.
+ */
+function adjusted(rows: readonly InvoiceLineRow[], adjustments: readonly LoggedAdjustment[], refusals: Set<string>): InvoiceLineRow[] {
+  const excluded = new Set<string>();
+  const added: InvoiceLineRow[] = [];
+  for (const { adjustment, reason } of adjustments) {
+    if (adjustment.kind === 'exclude') {
+      const found = rows.some((row) => row.org_id === adjustment.orgId && row.currency === adjustment.currency && row.line_key === adjustment.lineKey);
+      if (found) excluded.add(`${adjustment.orgId}|${adjustment.currency}|${adjustment.lineKey}`);
+      else refusals.add(`adjustment ${adjustment.id} ("${reason}"): the line it excludes is not in this fetch any more; withdraw it`);
+    } else if (adjustment.kind === 'manual') {
+      const customer = rows.find((row) => row.org_id === adjustment.orgId && row.currency === adjustment.currency);
+      if (!customer) {
+        refusals.add(
+          `adjustment ${adjustment.id} ("${reason}"): customer ${adjustment.orgId} has nothing to invoice in ${adjustment.currency} this month; withdraw it`,
+        );
+        continue;
+      }
+      const [match, ...id] = adjustment.item.split(':');
+      added.push({
+        ...customer,
+        item_match: match as ItemMatch,
+        item_id: id.join(':'),
+        description: adjustment.description,
+        products: 1,
+        quantity: '1',
+        unit_price: adjustment.amount,
+        sales: adjustment.amount,
+        lines: 0,
+        first_line: Number.MAX_SAFE_INTEGER,
+        line_key: `adjustment:${adjustment.id}`,
+        adjustment: adjustment.id,
+      });
+    }
+  }
+  const kept = rows.filter((row) => !excluded.has(`${row.org_id}|${row.currency}|${row.line_key}`));
+  // Each added line goes after its customer's own lines in that currency (the invoice lists the service's first).
+  const result = [...kept];
+  for (const line of added) {
+    const last = result.findLastIndex((row) => row.org_key === line.org_key && row.currency === line.currency && row.po === line.po);
+    result.splice(last + 1, 0, line);
+  }
+  return result;
 }
 
 function addAmount(amounts: CurrencyAmount[], currency: string, amount: string): void {
@@ -196,6 +255,8 @@ function invoiceOf(
       unitCode: item.unitCode,
       item: itemKey(item),
       billingLines: row.lines,
+      lineKey: row.line_key,
+      ...(row.adjustment ? { adjustment: row.adjustment } : {}),
     };
   });
   if (customer.vatTreatment !== 'domestic' && !customer.taxCode)

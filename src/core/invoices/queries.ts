@@ -26,8 +26,9 @@ const INVOICE_LINE = rowShape({
   sales: 'decimal',
   lines: 'int',
   first_line: 'int',
+  line_key: 'text',
 });
-export type InvoiceLineRow = Row<typeof INVOICE_LINE.columns> & { item_match: ItemMatch | null };
+export type InvoiceLineRow = Row<typeof INVOICE_LINE.columns> & { item_match: ItemMatch | null; adjustment?: string };
 
 const UNMAPPED_ITEM = rowShape({
   product_id: 'text',
@@ -47,7 +48,7 @@ export type UnmappedItemRow = Row<typeof UNMAPPED_ITEM.columns>;
  */
 function resolvedLines(): string {
   return `
-    SELECT l.*, o.org_id, o.org_key AS org_key, o.name AS organization, o.customer_number, o.org_rank, u.po_number, u.item_name, s.service_id, s.service_name,
+    SELECT l.*, o.org_id, o.org_key AS org_key, o.name AS organization, o.customer_number, o.org_rank, u.po_number, u.item_name, u.subscription_id, s.service_id, s.service_name,
       CASE WHEN p.id IS NOT NULL THEN 'product' WHEN c.id IS NOT NULL THEN 'item-code' WHEN v.id IS NOT NULL THEN 'service' END AS item_match,
       CASE WHEN p.id IS NOT NULL THEN p.id WHEN c.id IS NOT NULL THEN c.id WHEN v.id IS NOT NULL THEN v.id END AS item_id
     FROM billing_lines l
@@ -73,10 +74,10 @@ export async function invoiceLineRows(
   options: { linesPer: 'subscription' | 'product'; splitByPo: boolean },
 ): Promise<InvoiceLineRow[]> {
   const po = options.splitByPo ? 'po_number' : "''";
-  const [by, description, unitPrice] =
+  const [by, description, unitPrice, key] =
     options.linesPer === 'subscription'
-      ? ['subscription_no', 'any_value(item_name)', 'NULL']
-      : ['product_id, sales_per_unit', 'any_value(product_name)', 'sales_per_unit::VARCHAR'];
+      ? ['subscription_no', 'any_value(item_name)', 'NULL', "'subscription:' || any_value(subscription_id)"]
+      : ['product_id, sales_per_unit', 'any_value(product_name)', 'sales_per_unit::VARCHAR', "'product:' || product_id || '@' || sales_per_unit::VARCHAR"];
   return INVOICE_LINE.all(
     await ledger.all(
       `WITH organization AS MATERIALIZED (${ORGANIZATION_ORDER}),
@@ -84,7 +85,8 @@ export async function invoiceLineRows(
        SELECT org_key, any_value(org_id) AS org_id, any_value(organization) AS organization, any_value(customer_number) AS customer_number,
          customer_currency AS currency, ${po} AS po, item_match, item_id, ${description} AS description, count(DISTINCT product_id)::INTEGER AS products,
          sum(quantity)::VARCHAR AS quantity, ${unitPrice} AS unit_price, sum(sales)::VARCHAR AS sales, count(*)::INTEGER AS lines,
-         min(line_no)::INTEGER AS first_line, any_value(org_rank) AS org_rank
+         min(line_no)::INTEGER AS first_line, any_value(org_rank) AS org_rank,
+         ${key} || '|' || coalesce(item_match || ':' || item_id, '') AS line_key
        FROM resolved
        GROUP BY org_key, customer_currency, ${po}, item_match, item_id, ${by}
        ORDER BY org_rank, currency, po, first_line, item_match, item_id`,

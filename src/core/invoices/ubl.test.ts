@@ -61,6 +61,7 @@ const row = (orgId: string, sales: string, quantity: string, overrides: Partial<
   sales,
   lines: 1,
   first_line: lineNo,
+  line_key: `subscription:s-${lineNo}|service:${overrides.item_id ?? 'svc'}`,
   ...overrides,
 });
 

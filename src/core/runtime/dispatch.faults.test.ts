@@ -161,6 +161,14 @@ function validInputs(f: ServiceFixture): Record<ChannelName, unknown[]> {
     'invoices:settings': [
       { reportId: f.report.id, settings: { prefix: 'F-', dateFormat: 'YYYY-MM-DD', linesPer: 'product', splitByPo: true, template: null } },
     ],
+    'invoices:adjust': [
+      {
+        reportId: f.report.id,
+        adjustment: { kind: 'manual', orgId: 'org-1', currency: 'SEK', description: 'Setup fee', amount: '1500.00', item: 'service:svc-1' },
+        reason: 'Agreed in the contract',
+      },
+    ],
+    'invoices:approve-adjustments': [{ reportId: f.report.id }],
     'invoices:export': [{ reportId: f.report.id, format: 'xero' }],
     'consumption:parse': [
       { fileName: 'october.csv', base64: csv },

@@ -123,7 +123,11 @@ export class TeamInvoiceRecord implements InvoiceRecord {
         this.workstation,
       ],
     );
-    // The workstation's copy: written again offline, and the month not reopened here either.
+    await this.keepCopy(broker, period, run);
+  }
+
+  /** The workstation's copy of a run: written again offline, and the month not reopened here either. */
+  async keepCopy(broker: Broker, period: RunPeriod, run: StoredRun): Promise<void> {
     await (await this.ledger()).write((transaction) => insertRun(transaction, broker, period, run, sha256));
   }
 }

@@ -13,6 +13,7 @@ import { AppError } from '@shared/errors';
 import {
   type BillingException,
   type CloseRecord,
+  type InvoiceStep,
   evidenceText,
   type MonthLog,
   type MonthRef,
@@ -246,6 +247,17 @@ export class TeamRecord implements CloseRecord {
       JSON.stringify(rates),
       this.workstation,
     ]);
+  }
+
+  async logInvoiceStep(month: MonthRef, _reportId: string, step: InvoiceStep): Promise<void> {
+    if (step.action === 'adjusted')
+      await this.connection.query('SELECT closebook.log_invoice_adjustment($1, $2, $3::date, $4::date, $5, $6::jsonb, $7)', [
+        ...monthKey(month),
+        step.note,
+        step.evidence,
+        this.workstation,
+      ]);
+    else await this.connection.query('SELECT closebook.approve_invoice_adjustments($1, $2, $3::date, $4::date, $5)', [...monthKey(month), this.workstation]);
   }
 
   async recordExport(month: MonthRef, _reportId: string, what: string): Promise<void> {

@@ -198,6 +198,36 @@ export type InvoiceSettings = z.infer<typeof InvoiceSettings>;
 export const InvoiceFormat = z.enum(['xero', 'qbo', 'ubl', 'template']);
 export type InvoiceFormat = z.infer<typeof InvoiceFormat>;
 
+/**
+ * A change to the month's invoices made by hand, with its reason; kept as an entry of the month's close log (who and
+ * when are the log's), so it is logged with the month and cannot be edited — a withdrawal is an adjustment too.
+ * - manual: a line added to a customer's invoice in a currency, booked as the item `item` ("service:…") says;
+ * - exclude: an invoice line (by its `lineKey`) left out of the customer's invoice;
+ * - withdraw: an earlier adjustment (by id) no longer applies.
+ */
+const ManualAdjustment = z.object({
+  kind: z.literal('manual'),
+  orgId: text(200).min(1),
+  currency: z.string().regex(/^[A-Z]{3}$/, 'a currency is a three-letter code like SEK'),
+  description: text(300).min(1),
+  amount: z.string().regex(/^-?\d{1,15}(\.\d{1,6})?$/, 'an amount is a decimal like 1250.00 or -99.5'),
+  item: text(300).min(1),
+});
+const ExcludeAdjustment = z.object({ kind: z.literal('exclude'), orgId: text(200).min(1), currency: z.string(), lineKey: text(600).min(1) });
+const WithdrawAdjustment = z.object({ kind: z.literal('withdraw'), withdraws: z.string().uuid() });
+
+/** An adjustment as asked for: its id is given when it is logged. */
+export const AdjustmentInput = z.discriminatedUnion('kind', [ManualAdjustment, ExcludeAdjustment, WithdrawAdjustment]);
+export type AdjustmentInput = z.infer<typeof AdjustmentInput>;
+
+const id = { id: z.string().uuid() };
+export const InvoiceAdjustment = z.discriminatedUnion('kind', [ManualAdjustment.extend(id), ExcludeAdjustment.extend(id), WithdrawAdjustment.extend(id)]);
+export type InvoiceAdjustment = z.infer<typeof InvoiceAdjustment>;
+
+/** An adjustment as the month's log has it: with its reason, who made it and when. */
+export const LoggedAdjustment = z.object({ adjustment: InvoiceAdjustment, reason: z.string(), by: z.string(), at: z.string(), seq: z.number().int() });
+export type LoggedAdjustment = z.infer<typeof LoggedAdjustment>;
+
 const Decimal = z.string();
 
 /** One line of an invoice as the files carry it: the net amount rounded so the lines add up to the invoice's total. */
@@ -221,6 +251,10 @@ export const InvoiceLine = z.object({
   /** The item mapping the line took ("product:P-1"), and how many billing lines it sums. */
   item: z.string(),
   billingLines: z.number().int(),
+  /** What an adjustment names the line by, the same in every fetch: its subscription (or product and price) and item. */
+  lineKey: z.string(),
+  /** The adjustment that added the line by hand, if one did. */
+  adjustment: z.string().optional(),
 });
 export type InvoiceLine = z.infer<typeof InvoiceLine>;
 
@@ -305,6 +339,8 @@ export const InvoiceRunDraft = z.object({
   /** Values the files would carry that a spreadsheet would run as a formula, each naming the mapping entry to fix. */
   refusals: z.array(z.string()),
   currencies: z.array(CurrencyRounding),
+  /** The adjustments in force (withdrawn ones left out), oldest first. */
+  adjustments: z.array(LoggedAdjustment),
 });
 export type InvoiceRunDraft = z.infer<typeof InvoiceRunDraft>;
 

@@ -25,7 +25,7 @@ export type LogEntryRow = Row<typeof LOG_ENTRY.columns>;
 const COLUMNS = Object.keys(LOG_ENTRY.columns);
 
 /** Every entry of a month's log in the order written. */
-export async function logEntryRows(ledger: Ledger, month: MonthRef): Promise<LogEntryRow[]> {
+export async function logEntryRows(ledger: Ledger | LedgerTransaction, month: MonthRef): Promise<LogEntryRow[]> {
   return LOG_ENTRY.all(await ledger.all(`SELECT ${COLUMNS.join(', ')} FROM close_log WHERE ${SAME_MONTH} ORDER BY seq`, monthParams(month)));
 }
 

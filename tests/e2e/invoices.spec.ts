@@ -128,6 +128,25 @@ test('invoices: unmapped first, mapped in the editor and from a CSV, drafts that
     expect(csv.split('\r\n')[0]).toBe(
       '\uFEFF*ContactName,EmailAddress,POAddressLine1,POAddressLine2,POAddressLine3,POAddressLine4,POCity,PORegion,POPostalCode,POCountry,*InvoiceNumber,Reference,*InvoiceDate,*DueDate,InventoryItemCode,*Description,*Quantity,*UnitAmount,Discount,*AccountCode,*TaxType,TrackingName1,TrackingOption1,TrackingName2,TrackingOption2,Currency,BrandingTheme',
     );
+
+    // An adjustment in place: a line left out with its reason, listed with who made it; the month's log has it.
+    const draft = panel.getByTestId('draft-invoice').first();
+    await draft.locator('summary').click();
+    const linesBefore = await draft.locator('tbody tr').count();
+    await draft.getByRole('button', { name: 'Leave out' }).first().click();
+    await draft.getByLabel('Reason: Leave out').fill('Billed twice by the service');
+    await draft.getByRole('button', { name: 'Leave out' }).first().click();
+    await expect(panel.getByTestId('adjustment')).toHaveCount(1);
+    await expect(panel.getByTestId('adjustment')).toContainText('Billed twice by the service');
+    await expect(panel.getByTestId('draft-invoice').first().locator('tbody tr')).toHaveCount(linesBefore - 1);
+    for (const size of SCREEN_SIZES) {
+      await page.setViewportSize(size);
+      await panel.getByRole('region', { name: 'Adjustments' }).scrollIntoViewIfNeeded();
+      await page.screenshot({ path: `test-results/invoices-adjusted-${size.width}x${size.height}.png` });
+      expect(await layoutProblems(page), `adjusted at ${size.width}×${size.height}`).toEqual([]);
+    }
+    const log = await service.close.log(reportId);
+    expect(log.entries.at(-1)).toMatchObject({ action: 'adjusted', note: 'Billed twice by the service' });
   } finally {
     await twin.close();
     await dir.remove();

@@ -213,7 +213,14 @@ const ManualAdjustment = z.object({
   amount: z.string().regex(/^-?\d{1,15}(\.\d{1,6})?$/, 'an amount is a decimal like 1250.00 or -99.5'),
   item: text(300).min(1),
 });
-const ExcludeAdjustment = z.object({ kind: z.literal('exclude'), orgId: text(200).min(1), currency: z.string(), lineKey: text(600).min(1) });
+const ExcludeAdjustment = z.object({
+  kind: z.literal('exclude'),
+  orgId: text(200).min(1),
+  currency: z.string(),
+  lineKey: text(600).min(1),
+  /** The line as it read when it was left out, for people (the key is what matches it). */
+  label: text(300).optional(),
+});
 const WithdrawAdjustment = z.object({ kind: z.literal('withdraw'), withdraws: z.string().uuid() });
 
 /** An adjustment as asked for: its id is given when it is logged. */

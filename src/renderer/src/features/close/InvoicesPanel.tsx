@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useId, useState } from 'react';
 import type { ChannelOutput } from '@shared/contract';
 import {
+  type AdjustmentInput,
   type CustomerMapping,
   DATE_FORMATS,
   type Invoice,
@@ -168,7 +169,72 @@ function ItemForm({ reportId, item, onSaved }: { reportId: string; item: Unmappe
   );
 }
 
-function DraftInvoice({ invoice }: { invoice: Invoice }): React.JSX.Element {
+/** Asks for the reason of an adjustment in place (a desktop window has no prompt()), then makes it. */
+function ReasonButton({ label, onReason }: { label: string; onReason: (reason: string) => Promise<unknown> }): React.JSX.Element {
+  const [open, setOpen] = useState(false);
+  const [reason, setReason] = useState('');
+  if (!open)
+    return (
+      <button type="button" className="link" onClick={() => setOpen(true)}>
+        {label}
+      </button>
+    );
+  return (
+    <form
+      className="invoices__reason"
+      onSubmit={(event) => {
+        event.preventDefault();
+        if (reason.trim()) void onReason(reason.trim()).then(() => setOpen(false));
+      }}
+    >
+      <input aria-label={`Reason: ${label}`} placeholder="Reason" value={reason} onChange={(event) => setReason(event.target.value)} autoFocus />
+      <button type="submit" disabled={!reason.trim()}>
+        {label}
+      </button>
+    </form>
+  );
+}
+
+/** Adds a line to a customer's invoice by hand: what it says, its amount, the item it is booked and taxed as. */
+function ManualLineForm({ invoice, items, onAdjust }: { invoice: Invoice; items: [string, string][]; onAdjust: Adjust }): React.JSX.Element {
+  const [entry, setEntry] = useState({ description: '', amount: '', item: items[0]?.[0] ?? '', reason: '' });
+  const set = (key: keyof typeof entry) => (value: string) => setEntry({ ...entry, [key]: value });
+  return (
+    <form
+      className="invoices__form"
+      aria-label={`Add a line to ${invoice.contactName}`}
+      onSubmit={(event) => {
+        event.preventDefault();
+        const amount = entry.amount.trim().replace(/^(-?\d+),(\d+)$/, '$1.$2');
+        void onAdjust(
+          { kind: 'manual', orgId: invoice.orgId, currency: invoice.currency, description: entry.description.trim(), amount, item: entry.item },
+          entry.reason,
+        );
+      }}
+    >
+      <Input label="Description" value={entry.description} onChange={set('description')} width="14rem" />
+      <Input label={`Amount (${invoice.currency})`} value={entry.amount} onChange={set('amount')} width="7rem" />
+      <span className="invoices__input">
+        <label htmlFor={`${invoice.orgKey}-${invoice.currency}-item`}>Booked as</label>
+        <select id={`${invoice.orgKey}-${invoice.currency}-item`} value={entry.item} onChange={(event) => set('item')(event.target.value)}>
+          {items.map(([item, label]) => (
+            <option key={item} value={item}>
+              {label}
+            </option>
+          ))}
+        </select>
+      </span>
+      <Input label="Reason" value={entry.reason} onChange={set('reason')} width="12rem" />
+      <button type="submit" disabled={!entry.description.trim() || !entry.amount.trim() || !entry.reason.trim()}>
+        Add the line
+      </button>
+    </form>
+  );
+}
+
+type Adjust = (adjustment: AdjustmentInput, reason: string) => Promise<unknown>;
+
+function DraftInvoice({ invoice, items, onAdjust }: { invoice: Invoice; items: [string, string][]; onAdjust: Adjust }): React.JSX.Element {
   return (
     <details className="invoices__draft" data-testid="draft-invoice">
       <summary>
@@ -195,12 +261,15 @@ function DraftInvoice({ invoice }: { invoice: Invoice }): React.JSX.Element {
             <th>Account</th>
             <th>Tax</th>
             <th className="num">VAT</th>
+            <th aria-label="Adjust" />
           </tr>
         </thead>
         <tbody>
           {invoice.lines.map((line, index) => (
             <tr key={index}>
-              <td title={`${line.item} · ${formatCount(line.billingLines)} billing lines · exact ${line.exactAmount}`}>{line.description}</td>
+              <td title={`${line.description} · ${line.item} · ${formatCount(line.billingLines)} billing lines · exact ${line.exactAmount}`}>
+                {line.description}
+              </td>
               <td className="num">{line.quantity}</td>
               <td className="num">
                 <NumberValue value={amountText(line.unitPrice, invoice.currency)} />
@@ -215,10 +284,26 @@ function DraftInvoice({ invoice }: { invoice: Invoice }): React.JSX.Element {
               <td className="num">
                 <NumberValue value={amountText(line.vatAmount, invoice.currency)} />
               </td>
+              <td>
+                {line.adjustment ? (
+                  <ReasonButton label="Withdraw" onReason={(reason) => onAdjust({ kind: 'withdraw', withdraws: line.adjustment as string }, reason)} />
+                ) : (
+                  <ReasonButton
+                    label="Leave out"
+                    onReason={(reason) =>
+                      onAdjust(
+                        { kind: 'exclude', orgId: invoice.orgId, currency: invoice.currency, lineKey: line.lineKey, label: line.description.slice(0, 300) },
+                        reason,
+                      )
+                    }
+                  />
+                )}
+              </td>
             </tr>
           ))}
         </tbody>
       </table>
+      <ManualLineForm invoice={invoice} items={items} onAdjust={onAdjust} />
     </details>
   );
 }
@@ -338,8 +423,26 @@ export function InvoicesPanel({ reportId }: { reportId: string }): React.JSX.Ele
     }, 'export');
   };
 
+  const adjust: Adjust = async (adjustment, reason) => {
+    setNotice(null);
+    const adjusted = await action.run(() => call('invoices:adjust', { reportId, adjustment, reason }), 'adjust');
+    if (adjusted) setRun(adjusted);
+  };
+  const approveAdjustments = () =>
+    void action.run(async () => {
+      setRun(await call('invoices:approve-adjustments', { reportId }));
+      setNotice('Approved the adjustments: the month can be invoiced again.');
+    }, 'approve');
+
   if (!run) return load.error ? <ErrorNote message={load.error} /> : <p className="empty">Making the month's invoices…</p>;
   const ready = run.blockers.length === 0;
+  const awaitingApproval = run.blockers.some((blocker) => blocker.includes('approve-adjustments'));
+  const items = [
+    ...new Map(
+      run.invoices.flatMap((invoice) => invoice.lines.map((line) => [line.item, `${line.account} · ${line.taxCode} (${line.item})`] as const)),
+    ).entries(),
+  ].sort(([, a], [, b]) => a.localeCompare(b));
+  const customerName = (orgId: string) => run.invoices.find((invoice) => invoice.orgId === orgId)?.contactName ?? orgId;
   return (
     <section className="invoices" aria-label="Invoices">
       <p className={`invoices__readiness invoices__readiness--${run.readiness.word.toLowerCase().replace(/\W+/g, '-')}`} data-testid="invoice-readiness">
@@ -453,8 +556,32 @@ export function InvoicesPanel({ reportId }: { reportId: string }): React.JSX.Ele
             {ready ? 'Invoices' : 'Draft invoices'} ({formatCount(run.invoices.length)}) · {run.periodText}
           </h3>
           {run.invoices.map((invoice) => (
-            <DraftInvoice key={`${invoice.orgKey}|${invoice.currency}|${invoice.po}`} invoice={invoice} />
+            <DraftInvoice key={`${invoice.orgKey}|${invoice.currency}|${invoice.po}`} invoice={invoice} items={items} onAdjust={adjust} />
           ))}
+        </section>
+      ) : null}
+
+      {run.adjustments.length ? (
+        <section aria-label="Adjustments">
+          <h3>Adjustments ({formatCount(run.adjustments.length)})</h3>
+          <ul className="invoices__adjustments">
+            {run.adjustments.map(({ adjustment, reason, by, at }) => (
+              <li key={adjustment.id} data-testid="adjustment">
+                {adjustment.kind === 'manual'
+                  ? `Added "${adjustment.description}" ${adjustment.amount} ${adjustment.currency} to ${customerName(adjustment.orgId)}`
+                  : adjustment.kind === 'exclude'
+                    ? `Left out "${adjustment.label ?? adjustment.lineKey}" of ${customerName(adjustment.orgId)} (${adjustment.currency})`
+                    : ''}{' '}
+                — “{reason}”, {by}, {formatDateTime(at)}{' '}
+                <ReasonButton label="Withdraw" onReason={(why) => adjust({ kind: 'withdraw', withdraws: adjustment.id }, why)} />
+              </li>
+            ))}
+          </ul>
+          {awaitingApproval ? (
+            <button type="button" className="primary" onClick={approveAdjustments} disabled={action.busy}>
+              Approve the adjustments
+            </button>
+          ) : null}
         </section>
       ) : null}
 

@@ -145,6 +145,20 @@ test('invoices: unmapped first, mapped in the editor and from a CSV, drafts that
       await page.screenshot({ path: `test-results/invoices-adjusted-${size.width}x${size.height}.png` });
       expect(await layoutProblems(page), `adjusted at ${size.width}×${size.height}`).toEqual([]);
     }
+    // The mapping kept, each entry editable in place: a customer's terms changed here are the mapping's.
+    await panel.getByText('The mapping', { exact: true }).click();
+    const customers = panel.getByRole('table', { name: 'Customers mapped' });
+    await expect(customers.locator('tbody tr')).toHaveCount(6);
+    await customers.locator('tbody tr').first().getByRole('button', { name: 'Edit' }).click();
+    await customers.getByLabel('Terms (days)').fill('45');
+    await customers.getByRole('button', { name: 'Save' }).click();
+    await expect(customers.locator('tbody tr').first()).toContainText('45 days');
+    for (const size of SCREEN_SIZES) {
+      await page.setViewportSize(size);
+      await customers.scrollIntoViewIfNeeded();
+      await page.screenshot({ path: `test-results/invoices-mapping-${size.width}x${size.height}.png` });
+      expect(await layoutProblems(page), `mapping at ${size.width}×${size.height}`).toEqual([]);
+    }
     const log = await service.close.log(reportId);
     expect(log.entries.at(-1)).toMatchObject({ action: 'adjusted', note: 'Billed twice by the service' });
   } finally {

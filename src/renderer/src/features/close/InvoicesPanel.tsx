@@ -6,10 +6,10 @@ import {
   DATE_FORMATS,
   type Invoice,
   type InvoiceFormat,
+  type InvoiceMapping,
   type InvoiceRunView,
   type ItemMapping,
   type UnmappedCustomer,
-  type UnmappedItem,
   VatCategory,
   type VatTreatment,
 } from '@shared/schemas/invoices';
@@ -61,16 +61,28 @@ function Input({ label, value, onChange, width }: { label: string; value: string
 }
 
 /** Maps one customer: its contact as the accounting system knows it, terms and VAT; the rest are optional. */
-function CustomerForm({ reportId, customer, onSaved }: { reportId: string; customer: UnmappedCustomer; onSaved: () => Promise<void> }): React.JSX.Element {
+function CustomerForm({
+  reportId,
+  customer,
+  initial,
+  onSaved,
+}: {
+  reportId: string;
+  customer: Pick<UnmappedCustomer, 'orgId' | 'organization' | 'customerNumber'>;
+  /** The customer's mapping, when it is edited. */
+  initial?: CustomerMapping;
+  onSaved: () => Promise<void>;
+}): React.JSX.Element {
+  const ids = useId();
   const [entry, setEntry] = useState({
-    contactName: customer.organization,
-    paymentTermsDays: '30',
-    vatTreatment: 'domestic' as VatTreatment,
-    country: '',
-    buyerVatId: '',
-    endpoint: '',
-    buyerReference: '',
-    taxCode: '',
+    contactName: initial?.contactName ?? customer.organization,
+    paymentTermsDays: String(initial?.paymentTermsDays ?? 30),
+    vatTreatment: initial?.vatTreatment ?? ('domestic' as VatTreatment),
+    country: initial?.country ?? '',
+    buyerVatId: initial?.buyerVatId ?? '',
+    endpoint: initial?.endpoint ?? '',
+    buyerReference: initial?.buyerReference ?? '',
+    taxCode: initial?.taxCode ?? '',
   });
   const action = useAction();
   const set = (key: keyof typeof entry) => (value: string) => setEntry({ ...entry, [key]: value });
@@ -92,12 +104,8 @@ function CustomerForm({ reportId, customer, onSaved }: { reportId: string; custo
       <Input label="Contact name" value={entry.contactName} onChange={set('contactName')} width="14rem" />
       <Input label="Terms (days)" value={entry.paymentTermsDays} onChange={set('paymentTermsDays')} width="4rem" />
       <span className="invoices__input">
-        <label htmlFor={`${customer.orgKey}-vat`}>VAT</label>
-        <select
-          id={`${customer.orgKey}-vat`}
-          value={entry.vatTreatment}
-          onChange={(event) => setEntry({ ...entry, vatTreatment: event.target.value as VatTreatment })}
-        >
+        <label htmlFor={`${ids}-vat`}>VAT</label>
+        <select id={`${ids}-vat`} value={entry.vatTreatment} onChange={(event) => setEntry({ ...entry, vatTreatment: event.target.value as VatTreatment })}>
           {TREATMENTS.map((treatment) => (
             <option key={treatment.id} value={treatment.id}>
               {treatment.label}
@@ -111,49 +119,79 @@ function CustomerForm({ reportId, customer, onSaved }: { reportId: string; custo
       <Input label="Peppol id" value={entry.endpoint} onChange={set('endpoint')} width="10rem" />
       <Input label="Buyer reference" value={entry.buyerReference} onChange={set('buyerReference')} width="8rem" />
       <button type="submit" disabled={action.busy}>
-        {action.busy ? 'Saving…' : 'Map'}
+        {action.busy ? 'Saving…' : initial ? 'Save' : 'Map'}
       </button>
       <ErrorNote message={action.error} />
     </form>
   );
 }
 
-/** Maps a service's default item (or one product): revenue account, tax code and VAT. */
-function ItemForm({ reportId, item, onSaved }: { reportId: string; item: UnmappedItem; onSaved: () => Promise<void> }): React.JSX.Element {
-  const [scope, setScope] = useState<'service' | 'product'>(item.serviceId ? 'service' : 'product');
-  const [entry, setEntry] = useState({ account: '', taxCode: '', vatCategory: 'S' as VatCategory, vatRate: '25', itemCode: item.itemCode, unitCode: 'C62' });
+/** What an item entry may be keyed by, as the editor offers it. */
+interface ItemChoice {
+  match: ItemMapping['match'];
+  id: string;
+  label: string;
+}
+
+/** Maps a product, or a service's default item: revenue account, tax code and VAT (or edits an entry kept). */
+function ItemForm({
+  reportId,
+  name,
+  choices,
+  initial,
+  onSaved,
+}: {
+  reportId: string;
+  name: string;
+  choices: ItemChoice[];
+  initial?: ItemMapping;
+  onSaved: () => Promise<void>;
+}): React.JSX.Element {
+  const [choice, setChoice] = useState(0);
+  const [entry, setEntry] = useState({
+    account: initial?.account ?? '',
+    taxCode: initial?.taxCode ?? '',
+    vatCategory: initial?.vatCategory ?? ('S' as VatCategory),
+    vatRate: initial?.vatRate ?? '25',
+    itemCode: initial?.itemCode ?? '',
+    unitCode: initial?.unitCode ?? 'C62',
+  });
   const action = useAction();
+  const ids = useId();
   const set = (key: keyof typeof entry) => (value: string) => setEntry({ ...entry, [key]: value });
   const save = async (event: React.FormEvent) => {
     event.preventDefault();
+    const key = choices[choice] ?? choices[0];
+    if (!key) return;
     const mapped: ItemMapping = {
-      match: scope,
-      id: scope === 'service' ? item.serviceId : item.productId,
-      exemptionReason: '',
-      description: '',
+      exemptionReason: initial?.exemptionReason ?? '',
+      description: initial?.description ?? '',
       ...entry,
+      match: key.match,
+      id: key.id,
       vatRate: entry.vatRate.trim().replace(/^(\d+),(\d+)$/, '$1.$2'),
     };
     if (await action.run(() => call('invoices:map', { reportId, item: mapped }), 'map')) await onSaved();
   };
   return (
-    <form className="invoices__form" onSubmit={(event) => void save(event)} aria-label={`Map ${item.productName}`}>
-      <span className="invoices__input">
-        <label htmlFor={`${item.productId}-scope`}>For</label>
-        <select id={`${item.productId}-scope`} value={scope} onChange={(event) => setScope(event.target.value as 'service' | 'product')}>
-          {item.serviceId ? <option value="service">every product of {item.serviceName}</option> : null}
-          <option value="product">this product only</option>
-        </select>
-      </span>
+    <form className="invoices__form" onSubmit={(event) => void save(event)} aria-label={`Map ${name}`}>
+      {choices.length > 1 ? (
+        <span className="invoices__input">
+          <label htmlFor={`${ids}-scope`}>For</label>
+          <select id={`${ids}-scope`} value={choice} onChange={(event) => setChoice(Number(event.target.value))}>
+            {choices.map((entryChoice, index) => (
+              <option key={`${entryChoice.match}:${entryChoice.id}`} value={index}>
+                {entryChoice.label}
+              </option>
+            ))}
+          </select>
+        </span>
+      ) : null}
       <Input label="Account" value={entry.account} onChange={set('account')} width="5rem" />
       <Input label="Tax code" value={entry.taxCode} onChange={set('taxCode')} width="9rem" />
       <span className="invoices__input">
-        <label htmlFor={`${item.productId}-category`}>VAT category</label>
-        <select
-          id={`${item.productId}-category`}
-          value={entry.vatCategory}
-          onChange={(event) => setEntry({ ...entry, vatCategory: event.target.value as VatCategory })}
-        >
+        <label htmlFor={`${ids}-category`}>VAT category</label>
+        <select id={`${ids}-category`} value={entry.vatCategory} onChange={(event) => setEntry({ ...entry, vatCategory: event.target.value as VatCategory })}>
           {VatCategory.options.map((category) => (
             <option key={category}>{category}</option>
           ))}
@@ -162,10 +200,114 @@ function ItemForm({ reportId, item, onSaved }: { reportId: string; item: Unmappe
       <Input label="Rate %" value={entry.vatRate} onChange={set('vatRate')} width="4rem" />
       <Input label="Item" value={entry.itemCode} onChange={set('itemCode')} width="8rem" />
       <button type="submit" disabled={action.busy}>
-        {action.busy ? 'Saving…' : 'Map'}
+        {action.busy ? 'Saving…' : initial ? 'Save' : 'Map'}
       </button>
       <ErrorNote message={action.error} />
     </form>
+  );
+}
+
+/** The mapping kept, each entry with an editor a click away (the whole of it is also the mapping CSV). */
+function MappingList({ reportId, onSaved }: { reportId: string; onSaved: () => Promise<void> }): React.JSX.Element {
+  const [mapping, setMapping] = useState<InvoiceMapping | null>(null);
+  const [editing, setEditing] = useState<string | null>(null);
+  const load = useAction();
+  const reload = useCallback(async () => {
+    await load.run(async () => setMapping((await call('invoices:mapping', { reportId })).mapping), 'load');
+  }, [reportId, load]);
+  useEffect(() => {
+    void reload();
+  }, [reportId]);
+  const saved = async () => {
+    setEditing(null);
+    await reload();
+    await onSaved();
+  };
+  if (!mapping) return <ErrorNote message={load.error} />;
+  return (
+    <div className="invoices__mapping">
+      <table className="grid" aria-label="Customers mapped">
+        <thead>
+          <tr>
+            <th>Contact</th>
+            <th>Organization id</th>
+            <th className="num">Terms</th>
+            <th>VAT</th>
+            <th aria-label="Edit" />
+          </tr>
+        </thead>
+        <tbody>
+          {mapping.customers.map((customer) => (
+            <tr key={customer.orgId}>
+              {editing === `c:${customer.orgId}` ? (
+                <td colSpan={5}>
+                  <CustomerForm
+                    reportId={reportId}
+                    customer={{ orgId: customer.orgId, organization: customer.contactName, customerNumber: customer.customerNumber }}
+                    initial={customer}
+                    onSaved={saved}
+                  />
+                </td>
+              ) : (
+                <>
+                  <td>{customer.contactName}</td>
+                  <td className="muted">{customer.orgId}</td>
+                  <td className="num">{customer.paymentTermsDays} days</td>
+                  <td>{TREATMENTS.find((treatment) => treatment.id === customer.vatTreatment)?.label}</td>
+                  <td>
+                    <button type="button" className="link" onClick={() => setEditing(`c:${customer.orgId}`)}>
+                      Edit
+                    </button>
+                  </td>
+                </>
+              )}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <table className="grid" aria-label="Items mapped">
+        <thead>
+          <tr>
+            <th>Matches</th>
+            <th>Account</th>
+            <th>Tax</th>
+            <th aria-label="Edit" />
+          </tr>
+        </thead>
+        <tbody>
+          {mapping.items.map((item) => (
+            <tr key={`${item.match}:${item.id}`}>
+              {editing === `i:${item.match}:${item.id}` ? (
+                <td colSpan={4}>
+                  <ItemForm
+                    reportId={reportId}
+                    name={`${item.match} ${item.id}`}
+                    choices={[{ match: item.match, id: item.id, label: item.id }]}
+                    initial={item}
+                    onSaved={saved}
+                  />
+                </td>
+              ) : (
+                <>
+                  <td className="invoices__key" title={`${item.match} ${item.id}`}>
+                    {item.match} {item.id}
+                  </td>
+                  <td>{item.account}</td>
+                  <td>
+                    {item.vatCategory} {item.vatRate}% · {item.taxCode}
+                  </td>
+                  <td>
+                    <button type="button" className="link" onClick={() => setEditing(`i:${item.match}:${item.id}`)}>
+                      Edit
+                    </button>
+                  </td>
+                </>
+              )}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 
@@ -511,7 +653,15 @@ export function InvoicesPanel({ reportId }: { reportId: string }): React.JSX.Ele
               <p>
                 <strong>{item.productName}</strong> <span className="muted">{item.serviceName}</span> · <Amounts amounts={item.amounts} />
               </p>
-              <ItemForm reportId={reportId} item={item} onSaved={reload} />
+              <ItemForm
+                reportId={reportId}
+                name={item.productName}
+                choices={[
+                  ...(item.serviceId ? [{ match: 'service' as const, id: item.serviceId, label: `every product of ${item.serviceName}` }] : []),
+                  { match: 'product' as const, id: item.productId, label: 'this product only' },
+                ]}
+                onSaved={reload}
+              />
             </div>
           ))}
         </section>
@@ -598,6 +748,10 @@ export function InvoicesPanel({ reportId }: { reportId: string }): React.JSX.Ele
         </section>
       ) : null}
 
+      <details className="invoices__more">
+        <summary>The mapping</summary>
+        <MappingList reportId={reportId} onSaved={reload} />
+      </details>
       <details className="invoices__more">
         <summary>Numbering, dates and the seller</summary>
         <SettingsForm reportId={reportId} onSaved={reload} />

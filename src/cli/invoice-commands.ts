@@ -210,6 +210,8 @@ export async function invoicesCommand(args: string[]): Promise<number> {
         );
       for (const exported of run.exported)
         out.push(`Exported ${exported.firstNumber}–${exported.lastNumber} by ${exported.exportedBy} at ${exported.exportedAt}.`);
+      if (run.changedSinceExport)
+        out.push(`Changed since the last export: the next export issues ${run.changedSinceExport} credit notes and invoices for what changed.`);
       for (const blocker of run.blockers) out.push(`NOT READY: ${blocker}`);
       process.stdout.write(`${out.join('\n')}\n`);
       return run.blockers.length ? EXIT.control : EXIT.ok;

@@ -124,6 +124,7 @@ test('invoices: unmapped first, mapped in the editor and from a CSV, drafts that
     expect(download.suggestedFilename()).toBe('xero-invoices-2026-10 (not approved by a second person).csv');
     await expect(panel.locator('p.notice')).toContainText(`Exported ${invoicing.rows.length} invoices (INV-1–INV-${invoicing.rows.length}) in 1 file`);
     await expect(panel.getByRole('region', { name: 'Exported' })).toContainText(`INV-1–INV-${invoicing.rows.length}`);
+    await expect(panel.getByTestId('changed-since-export')).toContainText('Exported as it stands');
     const csv = await readFile((await download.path())!, 'utf8');
     expect(csv.split('\r\n')[0]).toBe(
       '\uFEFF*ContactName,EmailAddress,POAddressLine1,POAddressLine2,POAddressLine3,POAddressLine4,POCity,PORegion,POPostalCode,POCountry,*InvoiceNumber,Reference,*InvoiceDate,*DueDate,InventoryItemCode,*Description,*Quantity,*UnitAmount,Discount,*AccountCode,*TaxType,TrackingName1,TrackingOption1,TrackingName2,TrackingOption2,Currency,BrandingTheme',
@@ -138,6 +139,8 @@ test('invoices: unmapped first, mapped in the editor and from a CSV, drafts that
     await draft.getByRole('button', { name: 'Leave out' }).first().click();
     await expect(panel.getByTestId('adjustment')).toHaveCount(1);
     await expect(panel.getByTestId('adjustment')).toContainText('Billed twice by the service');
+    // Exported before: the tab says what the next export would issue (a credit note and a new invoice for that customer).
+    await expect(panel.getByTestId('changed-since-export')).toContainText('the next export issues 2 documents');
     await expect(panel.getByTestId('draft-invoice').first().locator('tbody tr')).toHaveCount(linesBefore - 1);
     for (const size of SCREEN_SIZES) {
       await page.setViewportSize(size);

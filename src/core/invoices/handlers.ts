@@ -331,11 +331,13 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
       const { month, broker, run, entries } = await draft(reportId, invoiceDate);
       const readiness = await close.readiness(reportId);
       const runs = await (await recordNow()).runs(broker, { start: month.startDate, end: month.endDate });
+      const previous = runs.at(-1);
       return {
         ...run,
         reportId,
         readiness,
         blockers: blockersOf(run, readiness, entries),
+        changedSinceExport: previous ? toIssue(run, previous).issue.length : null,
         exported: runs.map((stored) => ({
           runId: stored.runId,
           firstNumber: stored.firstNumber,

@@ -357,6 +357,11 @@ export const InvoiceRunView = InvoiceRunDraft.extend({
   readiness: z.object({ word: z.enum(['DRAFT', 'PREPARED', 'APPROVED', 'CHANGED AFTER SIGN-OFF']), line: z.string(), preparedAlone: z.boolean() }),
   /** Why the run cannot be exported now, each in words that say what to do; empty when it can. */
   blockers: z.array(z.string()),
+  /**
+   * After an export, how many invoices the next one would issue (credit notes and new invoices for what changed since);
+   * null before the first.
+   */
+  changedSinceExport: z.number().int().nullable(),
   /** The runs already exported for the month, oldest first. */
   exported: z.array(
     z.object({

@@ -590,6 +590,13 @@ export function InvoicesPanel({ reportId }: { reportId: string }): React.JSX.Ele
       <p className={`invoices__readiness invoices__readiness--${run.readiness.word.toLowerCase().replace(/\W+/g, '-')}`} data-testid="invoice-readiness">
         {run.readiness.line}
       </p>
+      {run.changedSinceExport !== null ? (
+        <p className="invoices__since" data-testid="changed-since-export">
+          {run.changedSinceExport === 0
+            ? 'Exported as it stands: exporting again writes the same files, with the same numbers.'
+            : `Changed since the last export: the next export issues ${formatCount(run.changedSinceExport)} ${run.changedSinceExport === 1 ? 'document' : 'documents'} — a credit note for each invoice that changed or went, and a new invoice for each that changed or came.`}
+        </p>
+      ) : null}
       {run.blockers.length ? (
         <ul className="invoices__blockers" aria-label="Before the invoices can be exported">
           {run.blockers.map((blocker) => (

@@ -237,32 +237,34 @@ function MappingList({ reportId, onSaved }: { reportId: string; onSaved: () => P
           </tr>
         </thead>
         <tbody>
-          {mapping.customers.map((customer) => (
-            <tr key={customer.orgId}>
-              {editing === `c:${customer.orgId}` ? (
-                <td colSpan={5}>
-                  <CustomerForm
-                    reportId={reportId}
-                    customer={{ orgId: customer.orgId, organization: customer.contactName, customerNumber: customer.customerNumber }}
-                    initial={customer}
-                    onSaved={saved}
-                  />
-                </td>
-              ) : (
-                <>
-                  <td>{customer.contactName}</td>
-                  <td className="muted">{customer.orgId}</td>
-                  <td className="num">{customer.paymentTermsDays} days</td>
-                  <td>{TREATMENTS.find((treatment) => treatment.id === customer.vatTreatment)?.label}</td>
-                  <td>
-                    <button type="button" className="link" onClick={() => setEditing(`c:${customer.orgId}`)}>
-                      Edit
-                    </button>
+          {[...mapping.customers]
+            .sort((a, b) => a.contactName.localeCompare(b.contactName))
+            .map((customer) => (
+              <tr key={customer.orgId}>
+                {editing === `c:${customer.orgId}` ? (
+                  <td colSpan={5}>
+                    <CustomerForm
+                      reportId={reportId}
+                      customer={{ orgId: customer.orgId, organization: customer.contactName, customerNumber: customer.customerNumber }}
+                      initial={customer}
+                      onSaved={saved}
+                    />
                   </td>
-                </>
-              )}
-            </tr>
-          ))}
+                ) : (
+                  <>
+                    <td>{customer.contactName}</td>
+                    <td className="muted">{customer.orgId}</td>
+                    <td className="num">{customer.paymentTermsDays} days</td>
+                    <td>{TREATMENTS.find((treatment) => treatment.id === customer.vatTreatment)?.label}</td>
+                    <td>
+                      <button type="button" className="link" onClick={() => setEditing(`c:${customer.orgId}`)}>
+                        Edit
+                      </button>
+                    </td>
+                  </>
+                )}
+              </tr>
+            ))}
         </tbody>
       </table>
       <table className="grid" aria-label="Items mapped">

@@ -20,13 +20,13 @@ import type { ServiceHandlers } from '@shared/contract';
 import { deliverFile } from '@core/storage/files';
 import { invoiceFiles } from './invoice-files';
 import { buildInvoiceRun, type Invoice, type InvoiceRunDraft } from './invoice-run';
-
-export type { InvoiceRunView };
 import { fileHashes, readSettings, recordFile, saveSettings, type StoredRun } from './invoice-store';
-import { type Broker, formulaProblems, itemKey, looksLikeFormula } from './mapping-store';
+import { type Broker, itemKey, looksLikeFormula, refuseFormulas } from './mapping-store';
 import { type InvoiceRecord, LocalInvoiceRecord } from './invoice-record';
 import { mappingCsv, type MappingSuggestions, parseMappingCsv } from './mapping-csv';
 import { invoiceLineRows, type ItemKeys, unmappedItemRows } from './queries';
+
+export type { InvoiceRunView };
 
 /** What the month close says of a fetch (its stamp): whether it may be invoiced, in words every file repeats. */
 export type Readiness = CloseStamp;
@@ -117,12 +117,7 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
   const recordNow = async (): Promise<InvoiceRecord> => (await close.teamRecord?.()) ?? local;
   /** Keeps mapping entries in the record, refusing first what would run as a formula (import files keep values exact). */
   const keepMapping = async (broker: Broker, mapping: InvoiceMapping, replaceAll: boolean) => {
-    const problems = formulaProblems(mapping);
-    if (problems.length)
-      throw new AppError(
-        'validation',
-        `These values would run as formulas in a spreadsheet and are not kept: ${problems.join('; ')}. Remove the leading character.`,
-      );
+    refuseFormulas(mapping);
     await (await recordNow()).saveMapping(broker, mapping, replaceAll, (await close.identity()).user, new Date(ports.clock.now()).toISOString());
   };
   const settingsOf = async (broker: Broker) => {

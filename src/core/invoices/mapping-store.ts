@@ -37,6 +37,16 @@ export function formulaProblems(mapping: InvoiceMapping): string[] {
   return problems;
 }
 
+/** Refuses a mapping with any value that would run as a formula, naming each (every record keeps only clean ones). */
+export function refuseFormulas(mapping: InvoiceMapping): void {
+  const problems = formulaProblems(mapping);
+  if (problems.length)
+    throw new AppError(
+      'validation',
+      `These values would run as formulas in a spreadsheet and are not kept: ${problems.join('; ')}. Remove the leading character.`,
+    );
+}
+
 /** The mapping kept for a Broker; an entry that no longer validates (written by another version) is named, not dropped. */
 export async function readMapping(ledger: Ledger, broker: Broker): Promise<InvoiceMapping> {
   const read = async (table: string) =>

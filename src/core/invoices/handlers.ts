@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { AppError } from '@shared/errors';
 import {
@@ -19,10 +19,10 @@ import type { Ports } from '@core/ports/ports';
 import type { ServiceHandlers } from '@shared/contract';
 import { deliverFile } from '@core/storage/files';
 import { invoiceFiles } from './invoice-files';
-import { buildInvoiceRun, type Invoice, type InvoiceRunDraft } from './invoice-run';
+import { buildInvoiceRun, type Invoice, type InvoiceRunDraft, negatedText } from './invoice-run';
 import { fileHashes, readSettings, recordFile, saveSettings, type StoredRun } from './invoice-store';
 import { type Broker, itemKey, looksLikeFormula, refuseFormulas } from './mapping-store';
-import { type InvoiceRecord, LocalInvoiceRecord } from './invoice-record';
+import { type InvoiceRecord, LocalInvoiceRecord, sha256 } from './invoice-record';
 import { mappingCsv, type MappingSuggestions, parseMappingCsv } from './mapping-csv';
 import { invoiceLineRows, type ItemKeys, unmappedItemRows } from './queries';
 
@@ -86,7 +86,6 @@ interface InvoicePorts {
 }
 
 const brokerOf = (month: MonthRef): Broker => ({ host: month.host, resellerId: month.resellerId });
-const sha256 = (content: string) => createHash('sha256').update(content, 'utf8').digest('hex');
 
 /** An invoice's content without what numbering and dating give it: two runs invoice the same when these are equal. */
 const substance = (invoice: Invoice) => JSON.stringify({ ...invoice, number: null, invoiceDate: '', dueDate: '' });
@@ -113,7 +112,7 @@ export interface InvoicesModule {
 
 export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, close: InvoicePorts): InvoicesModule {
   const today = () => localDate(new Date(ports.clock.now()));
-  const local = new LocalInvoiceRecord(ledger, sha256);
+  const local = new LocalInvoiceRecord(ledger);
   const recordNow = async (): Promise<InvoiceRecord> => (await close.teamRecord?.()) ?? local;
   /** Keeps mapping entries in the record, refusing first what would run as a formula (import files keep values exact). */
   const keepMapping = async (broker: Broker, mapping: InvoiceMapping, replaceAll: boolean) => {
@@ -450,7 +449,7 @@ async function newestReport(ledger: Ledger, broker: Broker): Promise<string | un
 
 /** A credit note that cancels an exported invoice: its lines negated, naming the invoice it credits. */
 function creditNoteFor(invoice: Invoice, invoiceDate: string): Invoice {
-  const negate = (amount: string) => (amount.startsWith('-') ? amount.slice(1) : /^0(\.0+)?$/.test(amount) ? amount : `-${amount}`);
+  const negate = negatedText;
   return {
     ...invoice,
     number: null,

@@ -1,6 +1,6 @@
 import { CSV_BOM, csvCell, csvLine, formulaSafe } from '@core/formats/csv';
 import type { DateFormat, InvoiceFormat, InvoiceTemplate, Seller } from '@shared/schemas/invoices';
-import type { Invoice, InvoiceLine } from './invoice-run';
+import { type Invoice, type InvoiceLine, negatedText } from './invoice-run';
 import { ublInvoice } from './ubl';
 
 export function formatDate(date: string, format: DateFormat): string {
@@ -203,7 +203,7 @@ function importFiles(format: 'xero' | 'qbo', invoices: readonly Invoice[], stem:
   return files;
 }
 
-const negate = (amount: string) => (amount.startsWith('-') ? amount.slice(1) : amount === '0' || /^0(\.0+)?$/.test(amount) ? amount : `-${amount}`);
+const negate = negatedText;
 
 /** A credit note's lines as a credit memo carries them: the amounts turned positive (the price, or else the quantity). */
 function asCreditMemo(invoice: Invoice): Invoice {

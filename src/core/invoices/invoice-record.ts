@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { AppError } from '@shared/errors';
 import type { InvoiceMapping } from '@shared/schemas/invoices';
 import type { Ledger, LedgerTransaction } from '@core/ledger/ledger';
@@ -32,19 +33,16 @@ export interface InvoiceRecord {
   keepCopy(broker: Broker, period: RunPeriod, run: StoredRun): Promise<void>;
 }
 
+/** The SHA-256 of a text (a run's body, a file's content), as hex. */
+export const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+
 /** The body a run is kept as (the ledger's `run` column, the team ledger's `run` jsonb). */
 export function runBody(run: StoredRun): string {
   return JSON.stringify({ issued: run.issued, inForce: run.inForce, dateFormat: run.dateFormat, approved: run.approved, seller: run.seller });
 }
 
 /** Inserts a run into the workstation's ledger (its own, or the copy of one the team ledger recorded). */
-export async function insertRun(
-  transaction: LedgerTransaction,
-  broker: Broker,
-  period: RunPeriod,
-  run: StoredRun,
-  hash: (text: string) => string,
-): Promise<void> {
+export async function insertRun(transaction: LedgerTransaction, broker: Broker, period: RunPeriod, run: StoredRun): Promise<void> {
   const body = runBody(run);
   await transaction.run('INSERT OR IGNORE INTO invoice_runs VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)', [
     run.runId,
@@ -55,7 +53,7 @@ export async function insertRun(
     run.reportId,
     run.contentHash,
     body,
-    hash(body),
+    sha256(body),
     run.firstNumber,
     run.lastNumber,
     run.exportedAt,
@@ -67,10 +65,7 @@ export async function insertRun(
 export class LocalInvoiceRecord implements InvoiceRecord {
   readonly where = 'this workstation';
 
-  constructor(
-    private readonly ledger: () => Promise<Ledger>,
-    private readonly hash: (text: string) => string,
-  ) {}
+  constructor(private readonly ledger: () => Promise<Ledger>) {}
 
   async mapping(broker: Broker): Promise<InvoiceMapping> {
     return readMapping(await this.ledger(), broker);
@@ -105,7 +100,7 @@ export class LocalInvoiceRecord implements InvoiceRecord {
       const { settings, next } = await readSettings(transaction, broker);
       if ((last?.runId ?? null) !== previousRunId || next !== first)
         throw new AppError('control', "This month's invoices were exported meanwhile: export again to write that run.");
-      await insertRun(transaction, broker, period, run, this.hash);
+      await insertRun(transaction, broker, period, run);
       await transaction.run(
         'INSERT INTO invoice_settings VALUES ($1, $2, $3, $4) ON CONFLICT (host, reseller_id) DO UPDATE SET next_number = excluded.next_number',
         [broker.host, broker.resellerId, JSON.stringify(settings), next + run.issued.length],

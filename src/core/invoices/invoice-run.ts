@@ -24,6 +24,9 @@ export type { CurrencyAmount, CurrencyRounding, Invoice, InvoiceLine, InvoiceRun
 
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 
+/** An exact amount's text with its sign turned ("12.50" → "-12.50", "-3" → "3"; a zero stays as it is). */
+export const negatedText = (amount: string) => (amount.startsWith('-') ? amount.slice(1) : /^0(\.0+)?$/.test(amount) ? amount : `-${amount}`);
+
 /** "Cloud services October 2026" for a period starting 2026-10-01. */
 export function periodText(periodStart: string): string {
   const [year, month] = periodStart.split('-');

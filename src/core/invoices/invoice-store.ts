@@ -5,7 +5,7 @@ import { InvoiceSettings, type Seller } from '@shared/schemas/invoices';
 import type { Invoice } from './invoice-run';
 import type { Broker } from './mapping-store';
 
-export const DEFAULT_SETTINGS: InvoiceSettings = InvoiceSettings.parse({
+const DEFAULT_SETTINGS: InvoiceSettings = InvoiceSettings.parse({
   prefix: 'INV-',
   dateFormat: 'DD/MM/YYYY',
   linesPer: 'subscription',
@@ -104,16 +104,6 @@ export async function storedRuns(reader: Ledger | LedgerTransaction, broker: Bro
       exportedBy: row.exported_by,
     };
   });
-}
-
-export async function hasExportedRuns(reader: Ledger | LedgerTransaction, broker: Broker, period: { start: string; end: string }): Promise<boolean> {
-  const rows = await reader.all('SELECT 1 FROM invoice_runs WHERE host = $1 AND reseller_id = $2 AND period_start = $3 AND period_end = $4 LIMIT 1', [
-    broker.host,
-    broker.resellerId,
-    period.start,
-    period.end,
-  ]);
-  return rows.length > 0;
 }
 
 export async function recordFile(ledger: Ledger, runId: string, format: string, name: string, sha256: string, at: string): Promise<void> {

@@ -66,7 +66,7 @@ export async function readMapping(ledger: Ledger, broker: Broker): Promise<Invoi
 
 /**
  * Adds or replaces entries (by org id; by match and id) in one transaction; `replaceAll` first removes every entry
- * of the Broker (an import of the whole mapping). Refuses formula-like values, naming each.
+ * of the Broker (an import of the whole mapping). The caller has refused formula-like values (refuseFormulas).
  */
 export async function saveMapping(ledger: Ledger, broker: Broker, mapping: InvoiceMapping, who: string, at: string, replaceAll: boolean): Promise<void> {
   const problems = formulaProblems(mapping);

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { CustomerMapping, type InvoiceMapping, InvoiceSettings, ItemMapping, Invoice, Seller } from '@shared/schemas/invoices';
 import { AppError } from '@shared/errors';
 import { z } from 'zod';
@@ -6,8 +5,6 @@ import type { Ledger } from '@core/ledger/ledger';
 import { type Broker, insertRun, type InvoiceRecord, type RunPeriod, runBody, type StoredRun } from '../invoices';
 import { iso } from './team-record';
 import type { TeamConnection } from './team-connection';
-
-const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
 /** A run as the team ledger keeps it (the jsonb a workstation sent), checked before it is used. */
 const RunBody = z.object({
@@ -128,6 +125,6 @@ export class TeamInvoiceRecord implements InvoiceRecord {
 
   /** The workstation's copy of a run: written again offline, and the month not reopened here either. */
   async keepCopy(broker: Broker, period: RunPeriod, run: StoredRun): Promise<void> {
-    await (await this.ledger()).write((transaction) => insertRun(transaction, broker, period, run, sha256));
+    await (await this.ledger()).write((transaction) => insertRun(transaction, broker, period, run));
   }
 }

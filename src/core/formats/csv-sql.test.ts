@@ -23,7 +23,7 @@ async function cellsInSql(values: (string | null)[], kind: 'text' | 'number'): P
   const type = kind === 'number' ? 'DECIMAL(38, 6)' : 'VARCHAR';
   // Each value a parameter of its own: a list bound as one parameter would have its items trimmed on the way in.
   const rows = values.map((_, index) => `(${index}, $${index + 1}::${type})`).join(', ');
-  // With a character in front, as csvLines reads them: DuckDB's Node client drops a leading byte-order mark.
+  // With a character in front: DuckDB's Node client drops a leading byte-order mark from the text it reads.
   const answer = await ledger.all(`SELECT '|' || ${csvCellSql('v', kind)} AS cell FROM (VALUES ${rows}) AS t(place, v) ORDER BY place`, values);
   return answer.map((row) => String(row.cell).slice(1));
 }

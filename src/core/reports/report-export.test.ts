@@ -5,7 +5,7 @@ import { Money } from '@shared/money';
 import { ledgerWithMonth } from '@testing/ledger-month';
 import { queryParquet } from '@testing/parquet';
 import { LINE_FIELDS } from './billing-line-columns';
-import { exportReport, writeParquet } from './report-export';
+import { exportReport, writeCsv, writeParquet } from './report-export';
 import { exportLines } from './queries/export-lines';
 
 const REPORT = '00000000-0000-4000-8000-000000000003';
@@ -151,6 +151,10 @@ describe('exports from the ledger', () => {
     expect(csv.map(([organization, subscription, product]) => `${organization}|${subscription}|${product}`)).toEqual(
       expected.map((line) => line.split('|').slice(0, 3).join('|')),
     );
+    // Written by DuckDB in parts of about six lines, joined in their order: the very same bytes; no part left behind.
+    await expect(writeCsv(ledger, REPORT, join(dir, 'parts.csv'), undefined, 6)).resolves.toEqual({ lines: expected.length });
+    expect(await readFile(join(dir, 'parts.csv'))).toEqual(await readFile(join(dir, 'lines.csv')));
+    expect(await readdir(await ledger.outputs.folder())).toEqual([]);
   });
 
   it('writes every format readable by its owner only, under any file name (a path never reaches SQL: DuckDB writes into the staging folder)', async () => {

@@ -38,25 +38,14 @@ export const LINE_WINDOW = 25_000;
  * so its lines sort together); and each line crosses from DuckDB as one JSON text.
  */
 export async function* exportLines(ledger: Ledger, reportId: string, filter: ReportFilter = {}, window = LINE_WINDOW): AsyncGenerator<ExportLine[]> {
-  for await (const rows of linesInOrder(ledger, reportId, filter, 'json', window)) yield LINE_JSON.all(rows).map((row) => JSON.parse(row.line) as ExportLine);
-}
-
-/**
- * The CSV file's lines of a report that pass the filter, in export order and in batches, each line one text made by
- * DuckDB: the file columns, text escaped against formulas and quoted as csvCell does, amounts as plain decimals
- * (csvSql). Nothing but the finished line crosses into JavaScript.
- */
-export async function* csvLines(ledger: Ledger, reportId: string, filter: ReportFilter = {}, window = LINE_WINDOW): AsyncGenerator<string[]> {
-  // Each line comes with a character in front, taken off here: DuckDB's Node client decodes text as a TextDecoder
-  // does, dropping one leading byte-order mark — an organization's name may begin with one.
-  for await (const rows of linesInOrder(ledger, reportId, filter, 'csv', window)) yield LINE_JSON.all(rows).map((row) => row.line.slice(1));
+  for await (const rows of linesInOrder(ledger, reportId, filter, window)) yield LINE_JSON.all(rows).map((row) => JSON.parse(row.line) as ExportLine);
 }
 
 /** The rows of orderedLines for every batch of the filter's organizations, one batch ahead. */
-async function* linesInOrder(ledger: Ledger, reportId: string, filter: ReportFilter, projection: 'json' | 'csv', window: number) {
+async function* linesInOrder(ledger: Ledger, reportId: string, filter: ReportFilter, window: number) {
   const { where, params } = lineFilter(reportId, filter);
   const batches = organizationBatches(await rankedOrganizations(ledger, where, params), window);
-  const sql = orderedLines(where, params.length, projection);
+  const sql = orderedLines(where, params.length, 'json');
   async function* batched() {
     for (const { numbers, ranks } of batches) for await (const rows of ledger.stream(sql, [...params, numbers, ranks])) yield rows;
   }
@@ -147,7 +136,7 @@ export function orderedLines(where: string, paramCount: number, projection: 'jso
     projection === 'json'
       ? `to_json([${BILLING_LINE_COLUMNS.map((column) => (column.kind === 'number' ? `(${value(column)})::VARCHAR` : value(column))).join(', ')}]) AS line`
       : projection === 'csv'
-        ? `'|' || ${FILE_COLUMNS.map((column) => csvCellSql(value(column), column.kind === 'number' ? 'number' : 'text')).join(" || ',' || ")} AS line`
+        ? `${FILE_COLUMNS.map((column) => csvCellSql(value(column), column.kind === 'number' ? 'number' : 'text')).join(" || ',' || ")} AS line`
         : FILE_COLUMNS.map((column) => `${value(column)} AS "${column.file}"`).join(', ');
   return `
     WITH r AS (SELECT unnest($${paramCount + 1}::INTEGER[]) AS org_no, unnest($${paramCount + 2}::INTEGER[]) AS org_rank),

@@ -65,6 +65,25 @@ describe('closebook reports compare, check and accept', () => {
     const human = cli(['reports', 'compare', november]);
     expect(human.code).toBe(0);
     expect(human.stdout).toContain(`Changes (${changes.length}):`);
+    // Each change a line: kind, level and currency in columns, where it is, and before → after, as in the JSON.
+    const side = (values: ChangeJson['before']) =>
+      values
+        ? [
+            values.quantity !== null ? `qty ${values.quantity}` : '',
+            values.unitPrice !== null ? `@ ${values.unitPrice}` : '',
+            `sales ${values.sales}`,
+            `cost ${values.cost}`,
+          ]
+            .filter(Boolean)
+            .join(' ')
+        : '—';
+    const listed = human.stdout.split(`Changes (${changes.length}):\n`)[1]!.split('\n').filter(Boolean);
+    expect(listed).toEqual(
+      changes.map(
+        (change) =>
+          `  ${change.kind.padEnd(8)} ${change.level.padEnd(12)} ${change.currency.padEnd(7)} ${[change.organization, change.service, change.subscription, change.product].filter(Boolean).join(' / ')}: ${side(change.before)} → ${side(change.after)}`,
+      ),
+    );
     const bridges = human.stdout.split('\n').flatMap((line) => {
       const match = /^ {2}(\S+) {2}sales (\S+) → (\S+) \((\S+)\) = price (\S+), quantity (\S+), new\/lost (\S+), other (\S+)$/.exec(line);
       return match ? [match.slice(1)] : [];

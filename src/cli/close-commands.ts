@@ -145,21 +145,6 @@ export function bridgeLine(bridge: CurrencyBridge): string {
 }
 
 /** Where a change is: organization, then service, subscription and product as far as they apply. */
-function placeOf(change: MonthChange): string {
-  return [change.organization, change.service, change.subscription, change.product].filter(Boolean).join(' / ');
-}
-
-function valuesText(values: LineValues | null): string {
-  if (!values) return '—';
-  return [values.quantity ? `qty ${values.quantity}` : null, values.unitPrice ? `@ ${values.unitPrice}` : null, `sales ${values.sales}`, `cost ${values.cost}`]
-    .filter(Boolean)
-    .join(' ');
-}
-
-export function changeLine(change: MonthChange): string {
-  return `${change.kind.padEnd(8)} ${change.level.padEnd(12)} ${change.currencyKey.padEnd(7)} ${placeOf(change)}: ${valuesText(change.before)} → ${valuesText(change.after)}`;
-}
-
 export function exceptionLines(exception: BillingException): string {
   const state = shownReviewState(exception.review);
   const note = exception.review?.note ? `\n    note: ${exception.review.note} (${exception.review.reviewedBy})` : '';
@@ -231,7 +216,7 @@ async function compareCommand(context: CliContext, ids: string[], values: { json
     await writeOut(`${nameOf(afterId)} compared with ${nameOf(beforeId)}\n\nSales by currency (before + price + quantity + new/lost + other = after):\n`);
     for (const bridge of comparison.bridges) await writeOut(`  ${bridgeLine(bridge)}\n`);
     await writeOut(`\nChanges (${comparison.changeCount}):\n`);
-    for await (const batch of comparison.batches()) await writeOut(batch.map((change) => `  ${changeLine(change)}\n`).join(''));
+    for await (const lines of comparison.lines()) await writeOut(lines.map((line) => `  ${line}\n`).join(''));
   }
   const kinds = MonthChange.shape.kind.options.flatMap((kind) => (comparison.kinds[kind] ? [`${comparison.kinds[kind]} ${kind}`] : []));
   process.stderr.write(`${comparison.changeCount} changes${kinds.length ? `: ${kinds.join(', ')}` : ''}.\n`);

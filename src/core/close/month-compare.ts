@@ -11,6 +11,7 @@ import {
   keepComparison,
   keptBridgeRows,
   keptChangeCount,
+  keptChangeLines,
   keptChangeRows,
   type KeptChangeRow,
   keptKindCounts,
@@ -35,6 +36,8 @@ export interface MonthComparison {
   changes(from: number, count: number): Promise<MonthChange[]>;
   /** Every change in the order shown, in batches (memory stays flat). */
   batches(size?: number): AsyncGenerator<MonthChange[]>;
+  /** Every change in the order shown as a line of text (the command line's listing), made in SQL, a chunk at a time. */
+  lines(): AsyncGenerator<string[]>;
   /** The changes the rules against last month look at: lost, unit price or cost moved, quantity up by more than `jumpPercent`. */
   ruleChanges(jumpPercent: number): Promise<MonthChange[]>;
 }
@@ -94,6 +97,7 @@ export async function compareMonths(ledger: Ledger, beforeId: string, afterId: s
         yield batch;
       }
     },
+    lines: () => keptChangeLines(ledger, key),
     ruleChanges: async (jumpPercent) => (await ruleChangeRows(ledger, key, String(1 + jumpPercent / 100))).map(changeOf),
   };
 }

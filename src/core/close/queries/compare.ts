@@ -276,6 +276,33 @@ export async function ruleChangeRows(ledger: Ledger, key: string, jumpFactor: st
   );
 }
 
+/** `text` padded with spaces to `width` characters, never cut (as padEnd does). */
+const padded = (text: string, width: number) => `CASE WHEN length(${text}) >= ${width} THEN ${text} ELSE rpad(${text}, ${width}, ' ') END`;
+
+/** One month's side of a change as the listing shows it: "qty 3 @ 12.5 sales 37.5 cost 30", or "—" without its lines. */
+const sideText = (month: 0 | 1) =>
+  `CASE WHEN c${month} IS NULL OR s${month} IS NULL THEN '—' ELSE concat_ws(' ', 'qty ' || ${shortest(`q${month}`)}, '@ ' || ${shortest(`p${month}`)},
+     'sales ' || ${shortest(`s${month}`)}, 'cost ' || ${shortest(`c${month}`)}) END`;
+
+/**
+ * A kept change as one line of the command line's listing: kind, level and currency pair in columns, where it is
+ * (organization / service / subscription / product, as far as it goes), then before → after. Made by DuckDB, so a
+ * listing of hundreds of thousands of changes never turns them into objects.
+ */
+const CHANGE_LINE = `${padded('kind', 8)} || ' ' || ${padded('level', 12)} || ' ' || ${padded(currencyPairSql(), 7)} || ' '
+  || concat_ws(' / ', nullif(organization, ''), nullif(service, ''), nullif(subscription, ''), nullif(product, ''))
+  || ': ' || ${sideText(0)} || ' → ' || ${sideText(1)} AS line`;
+const LINE = rowShape({ line: 'text' });
+
+/**
+ * Every kept change as a line of the listing, in the order shown, in DuckDB's chunks: one query, whose lines DuckDB
+ * makes on both threads while the caller writes the chunks before.
+ */
+export async function* keptChangeLines(ledger: Ledger, key: string): AsyncGenerator<string[]> {
+  for await (const rows of ledger.stream(`SELECT ${CHANGE_LINE} FROM kept_changes WHERE comparison_key = $1 ORDER BY seq`, [key]))
+    yield LINE.all(rows).map((row) => row.line);
+}
+
 const KIND_COUNT = rowShape({ kind: 'text', changes: 'int' });
 
 /** How many kept changes there are of each kind. */

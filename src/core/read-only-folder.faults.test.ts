@@ -116,14 +116,26 @@ describe('a read-only data folder', () => {
     }
     const cli = await runCliAsync(['reports', 'export', reportId, '--out', join(exports.path, 'cli.xlsx')], mounted.path);
     if (cli.code !== 0) failures.push(`CLI reports export: ${cli.stderr.trim()}`);
+    // The comparison is made for the session only: the listing reads it where it was made, as the JSON does.
+    const [listed, json] = await Promise.all([
+      runCliAsync(['reports', 'compare', reportId, novemberId], mounted.path),
+      runCliAsync(['reports', 'compare', reportId, novemberId, '--json'], mounted.path),
+    ]);
+    const inJson = json.code === 0 ? (JSON.parse(json.stdout) as unknown[]).length : -1;
+    const lines = listed.stdout
+      .split(/\nChanges \(\d+\):\n/)[1]
+      ?.split('\n')
+      .filter(Boolean).length;
+    if (listed.code !== 0 || inJson <= 0 || lines !== inJson)
+      failures.push(`CLI reports compare: ${lines} changes listed, ${inJson} in its JSON ${listed.stderr.trim()}`);
     saveFigures(inject('faultFiguresDir'), {
       boundary: '10 Read-only data folder',
-      inputs: reads.length + changes.length + 1,
+      inputs: reads.length + changes.length + 3,
       crashes: failures.length,
       unclear: unclear.length,
       damaged: 0,
       notes: [
-        `${reads.length} reads and exports through the app's channels and the CLI's export worked; ${changes.length} changes were refused in words (crashes = a read that failed)`,
+        `${reads.length} reads and exports through the app's channels, the CLI's export and its comparison (listed and as JSON) worked; ${changes.length} changes were refused in words (crashes = a read that failed)`,
       ],
       examples: [...failures, ...unclear],
     });

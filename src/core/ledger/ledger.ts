@@ -155,6 +155,15 @@ export class Ledger {
   }
 
   /**
+   * Streams rows of derived tables (see derive) in chunks, on a connection of its own as `stream` does. In a read-only
+   * ledger they are temporary tables of the reading connection, which no other connection sees: read there, whole.
+   */
+  async *streamDerived(sql: string, params: LedgerValue[] = []): AsyncGenerator<LedgerRow[]> {
+    if (this.readOnlyFolder) yield await this.all(sql, params);
+    else yield* this.stream(sql, params);
+  }
+
+  /**
    * Runs `work` on a connection of its own, for a read too large for one query within the memory limit: done in
    * steps, kept in temporary tables that no other read sees and that go when the connection closes.
    */

@@ -299,7 +299,7 @@ const LINE = rowShape({ line: 'text' });
  * makes on both threads while the caller writes the chunks before.
  */
 export async function* keptChangeLines(ledger: Ledger, key: string): AsyncGenerator<string[]> {
-  for await (const rows of ledger.stream(`SELECT ${CHANGE_LINE} FROM kept_changes WHERE comparison_key = $1 ORDER BY seq`, [key]))
+  for await (const rows of ledger.streamDerived(`SELECT ${CHANGE_LINE} FROM kept_changes WHERE comparison_key = $1 ORDER BY seq`, [key]))
     yield LINE.all(rows).map((row) => row.line);
 }
 

@@ -5,6 +5,7 @@ import { silentLogger } from '../ports/ports';
 import { Ledger } from '../ledger/ledger';
 import { buildBillingReport, generateOrganizations, temporaryDir } from '@testing/test-support';
 import { ingestReport } from './report-ingest';
+import { ReportLibrary } from './report-library';
 import { testIdentity } from '@testing/ledger-month';
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -70,6 +71,17 @@ describe('report ingest into the ledger', () => {
     expect(await ledgerSums(ledger, ID(1))).toEqual(exactSums(entries));
     const [report] = await ledger.all('SELECT line_count, organization_count FROM reports WHERE report_id = $1', [ID(1)]);
     expect(Number(report?.line_count)).toBe(exactSums(entries).reduce((total, sum) => total + sum.lines, 0));
+  });
+
+  it('counts each organization once, though it appears in two billing runs of the month', async () => {
+    const { ledger } = await openLedger();
+    const entries = served(6); // two billing runs: the second bills the first one's organizations again, and three more
+    const appearances = entries.flatMap((entry) => entry.organizations.map((organization) => organization.orgId));
+    expect(appearances.length).toBeGreaterThan(new Set(appearances).size);
+    await ingestReport(ledger, identity(ID(3)), chunks(JSON.stringify({ status: 5, data: entries })));
+    const library = new ReportLibrary(async () => ledger);
+    expect((await library.meta(ID(3))).counts.organizations).toBe(new Set(appearances).size);
+    expect((await library.list()).find((listed) => listed.id === ID(3))?.counts.organizations).toBe(new Set(appearances).size);
   });
 
   it('accepts both shapes, a status sent as text, unknown fields, and a byte-order mark', async () => {

@@ -1,5 +1,6 @@
 import type { Ledger, LedgerTransaction } from '@core/ledger/ledger';
 import { type Row, rowShape } from '@core/ledger/rows';
+import { ORG_KEY } from '@core/ledger/keys';
 
 /** Tables that hold a report's rows; a delete clears them all in one transaction. */
 const REPORT_TABLES = [
@@ -44,7 +45,17 @@ const TOTAL = rowShape({
 });
 export type TotalRow = Row<typeof TOTAL.columns>;
 
-const REPORT_COLUMNS = Object.keys(REPORT.columns).join(', ');
+/**
+ * The report's columns; its organizations counted once each (ORG_KEY), where the stored count is of their appearances
+ * (an organization billed in two runs of the month is two rows).
+ */
+const REPORT_COLUMNS = Object.keys(REPORT.columns)
+  .map((column) =>
+    column === 'organization_count'
+      ? `(SELECT count(DISTINCT ${ORG_KEY}) FROM organizations o WHERE o.report_id = reports.report_id)::INTEGER AS organization_count`
+      : column,
+  )
+  .join(', ');
 const TOTAL_COLUMNS = `report_id, currency, customer_currency, line_count, cost::VARCHAR AS cost, sales::VARCHAR AS sales, (sales - cost)::VARCHAR AS margin`;
 
 /** Every saved report, newest first, with its totals per currency pair. */

@@ -1,4 +1,4 @@
-import { DECIMAL_PATTERN } from './model/decimal';
+import { quoted, readTypedDecimal } from './typed-number';
 import { isGuid } from './schemas/common';
 import {
   CONSUMPTION_FIELDS,
@@ -49,49 +49,12 @@ export function parseYesNo(value: string): boolean | undefined {
 /** What a quantity cell reads as: a number, or why it is not one. */
 export type QuantityReading = { quantity: number } | { problem: string };
 
-const GROUPED = (mark: ',' | '.') => new RegExp(`^[1-9]\\d{0,2}(\\${mark}\\d{3})+$`);
-
-/**
- * A quantity as people type or paste it, whatever their spreadsheet's language. The rule:
- * - spaces and apostrophes between digits group thousands and are dropped ("1 250,5", "1'250.5");
- * - with both a point and a comma, the one further right is the decimal mark and the other groups thousands
- *   ("1,250.5" and "1.250,5" are both 1250.5);
- * - one comma or one point alone is the decimal mark ("12,5" and "12.5" are 12.5) — except a comma with exactly
- *   three digits after it and one to three before ("1,234"): a thousands separator or a decimal comma? That is
- *   refused, asking for 1234 or 1.234;
- * - the same mark twice or more groups thousands ("1,234,567", "1.234.567").
- * `decimalComma` is for a file that says it uses the decimal comma (a ';'-separated CSV): there a comma is always
- * the decimal mark and a point before three digits groups thousands, as that file's spreadsheet wrote them.
- */
+/** A quantity as people type or paste it, by the one rule of typed numbers (readTypedDecimal). */
 export function readQuantity(value: string, decimalComma = false): QuantityReading {
-  const typed = value.trim();
-  const notANumber = { problem: `${quoted(typed)} is not a number.` };
-  let text = typed.replace(/(?<=\d)[\s\u00a0\u202f'](?=\d)/g, '');
-  const sign = /^[+-]/.test(text) ? text.slice(0, 1) : '';
-  text = text.slice(sign.length);
-  if (decimalComma) text = text.replace(/\.(?=\d{3}(\D|$))/g, '').replace(',', '.');
-  else {
-    const comma = text.lastIndexOf(',');
-    const point = text.lastIndexOf('.');
-    if (comma >= 0 && point >= 0) {
-      const grouping = comma > point ? '.' : ',';
-      const at = Math.max(comma, point);
-      const whole = text.slice(0, at);
-      if (!/^\d+$/.test(whole) && !GROUPED(grouping).test(whole)) return notANumber;
-      text = `${whole.replaceAll(grouping, '')}.${text.slice(at + 1)}`;
-    } else if (GROUPED(',').test(text) || GROUPED('.').test(text)) {
-      const marks = text.match(/[.,]/g) ?? [];
-      if (marks.length === 1 && marks[0] === ',') {
-        return {
-          problem: `${quoted(typed)} could be a thousand or a decimal: write ${text.replace(',', '')} for a whole number, or ${text.replace(',', '.')} with a decimal point.`,
-        };
-      }
-      if (marks.length > 1) text = text.replace(/[.,]/g, '');
-    } else text = text.replace(',', '.');
-  }
-  if (!DECIMAL_PATTERN.test(text)) return notANumber;
-  const quantity = Number(`${sign}${text}`);
-  return Number.isFinite(quantity) ? { quantity } : notANumber;
+  const reading = readTypedDecimal(value, decimalComma);
+  if ('problem' in reading) return reading;
+  const quantity = Number(reading.decimal);
+  return Number.isFinite(quantity) ? { quantity } : { problem: `${quoted(value.trim())} is not a number.` };
 }
 
 export interface ValidatedRows {
@@ -99,11 +62,6 @@ export interface ValidatedRows {
   /** Row number of each record, in the same order. */
   recordRows: number[];
   problems: RowProblem[];
-}
-
-/** A value the user gave, quoted in a message: cut short, so one pasted paragraph does not bury the message. */
-export function quoted(value: string): string {
-  return value.length > 60 ? `"${value.slice(0, 57)}…" (${value.length.toLocaleString('en')} characters)` : `"${value}"`;
 }
 
 /**

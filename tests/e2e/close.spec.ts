@@ -167,6 +167,7 @@ test('close a month: compare with the one before, review the exceptions, prepare
     await viewer.closeTheMonth();
 
     // Thresholds per profile: a quantity may now rise 150 % before it is an exception, so the doubled one is not.
+    // Typed with a decimal comma or point alike.
     await close.openTab('Thresholds');
     const { thresholds } = close;
     const jump = thresholds.getByLabel('Quantity jump');
@@ -174,7 +175,7 @@ test('close a month: compare with the one before, review the exceptions, prepare
     await jump.fill('0');
     await close.saveThresholds();
     await expect(close.thresholdsMessage('alert')).toHaveText('Between 1 and 100,000');
-    await jump.fill('150');
+    await jump.fill('150,0'); // a decimal comma, as typed in a Swedish locale
     await close.saveThresholds();
     await expect(close.thresholdsMessage('status')).toHaveText('Saved; the month was checked again.');
     expect(await handlers['close:thresholds']({ profileId })).toEqual({ ...state.thresholds, quantityJumpPercent: 150 });

@@ -103,16 +103,26 @@ test('trends per currency with a chart and a table, top movers, and a converted 
   await page.screenshot({ path: 'test-results/trends-print.png', fullPage: true });
   await page.emulateMedia({ media: 'screen' });
 
-  // Reference currency: a file with a decimal comma is refused naming its line; then rates for all but one currency.
+  // Reference currency: a rate is read as people type it — a decimal comma is a decimal, "1,234" is asked about —
+  // typed or in a semicolon file; then rates for all but one currency.
   await close.openTab('Reference currency');
   const { rates } = close;
   const { currencies } = await handlers['close:rates']({ reportId: octoberId });
   const others = currencies.map((entry) => entry.currency).filter((currency) => currency !== 'EUR');
   expect(others.length).toBeGreaterThan(1);
   await rates.getByLabel('Reference currency').fill('EUR');
+  const typed = rates.getByLabel(`1 ${others[0]} =`);
+  await typed.fill('1,234');
+  await rates.getByRole('button', { name: 'Save rates' }).click();
+  await expect(close.ratesMessage('alert')).toContainText('"1,234", which could be a thousand or a decimal: write 1234 for a whole number, or 1.234');
+  await typed.fill('0,5');
+  await rates.getByRole('button', { name: 'Save rates' }).click();
+  await expect(close.ratesMessage('status')).toHaveText('Rates saved with this month.');
+  expect((await handlers['close:rates']({ reportId: octoberId })).rates).toEqual([{ currency: others[0], rate: '0.5' }]);
   const file = rates.getByTestId('rates-file');
-  await file.setInputFiles({ name: 'rates.csv', mimeType: 'text/csv', buffer: Buffer.from(`currency;rate\n${others[0]};0,5\n`) });
-  await expect(close.ratesMessage('alert')).toContainText(`line 2 has the rate "0,5" with a decimal comma`);
+  await file.setInputFiles({ name: 'rates.csv', mimeType: 'text/csv', buffer: Buffer.from(`currency;rate\n${others[0]};0,25\n`) });
+  await expect(close.ratesMessage('status')).toHaveText('Imported 1 rates from rates.csv.');
+  expect((await handlers['close:rates']({ reportId: octoberId })).rates).toEqual([{ currency: others[0], rate: '0.25' }]);
   const [unrated, ...rated] = others as [string, ...string[]];
   await file.setInputFiles({
     name: 'rates.csv',

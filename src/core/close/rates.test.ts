@@ -37,12 +37,22 @@ describe('reading a rates file', () => {
     ]);
   });
 
-  it('names the line of a decimal comma, in a semicolon file and in a comma file', () => {
-    expect(refusal(() => parseRatesCsv('currency;rate\nUSD;0.92\nSEK;0,0874', 'EUR'))).toContain(
-      'line 3 has the rate "0,0874" with a decimal comma; write it with a decimal point (0.0874)',
+  it('reads a decimal comma as people type it (the rule every typed number follows), and names the line of an ambiguous one', () => {
+    expect(parseRatesCsv('currency;rate\nUSD;0.92\nSEK;0,0874\nNOK;1 234,5', 'EUR')).toEqual([
+      { currency: 'NOK', rate: '1234.5' },
+      { currency: 'SEK', rate: '0.0874' },
+      { currency: 'USD', rate: '0.92' },
+    ]);
+    expect(validateRates([{ currency: 'USD', rate: '10,9214', where: 'USD' }], 'SEK')).toEqual([{ currency: 'USD', rate: '10.9214' }]);
+    expect(parseRatesCsv('USD,"10,9214"\nNOK,0.95', 'SEK')).toEqual([
+      { currency: 'NOK', rate: '0.95' },
+      { currency: 'USD', rate: '10.9214' },
+    ]);
+    expect(refusal(() => validateRates([{ currency: 'USD', rate: '1,092', where: 'USD' }], 'SEK'))).toContain(
+      'USD has the rate "1,092", which could be a thousand or a decimal: write 1092 for a whole number, or 1.092 with a decimal point',
     );
     expect(refusal(() => parseRatesCsv('USD,0.92\n\nSEK,0,0874', 'EUR'))).toContain(
-      'line 3 has 3 fields; a line is currency,rate (if 0,0874 is one rate, write it with a decimal point: 0.0874)',
+      'line 3 has 3 fields; a line is currency,rate (if 0,0874 is one rate, write it in quotes, "0,0874", or with a decimal point: 0.0874)',
     );
   });
 

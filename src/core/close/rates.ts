@@ -1,4 +1,5 @@
 import { AppError } from '@shared/errors';
+import { readTypedDecimal } from '@shared/typed-number';
 import { type Money, money } from '@shared/money';
 import type { ConvertedPair, ExchangeRate, RatesView } from '@shared/schemas/month-close';
 import type { Ledger } from '../ledger/ledger';
@@ -27,6 +28,8 @@ interface GivenRate {
   currency: string;
   rate: string;
   where: string;
+  /** From a file that separates with semicolons: there a comma is always the decimal mark. */
+  decimalComma?: boolean;
 }
 
 /** At most this many problems are listed in one message; the count says how many more. */
@@ -34,17 +37,28 @@ const PROBLEMS_SHOWN = 8;
 const MAX_RATES = 500;
 const ISO_CODE = /^[A-Z]{3}$/;
 const DECIMAL_POINT = /^(\d+(\.\d*)?|\.\d+)$/;
-const DECIMAL_COMMA = /^\d+,\d+$/;
 const HEADER_WORDS = new Set(['currency', 'ccy', 'code', 'currency code', 'iso', 'valuta']);
 const INTEGER_DIGITS = UNIT_PRICE.precision - UNIT_PRICE.scale;
 
 /** ISO 4217 codes the runtime knows (current and historic); a month's own currencies are accepted even if it does not. */
 const KNOWN_CURRENCIES = new Set<string>(typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('currency') : []);
 
-/** Why a rate's text is not a usable rate, or null when it is. */
+/**
+ * A typed rate read by the rule of every typed number (a decimal comma is fine, "1,234" is asked about): its text
+ * with a point, or why it is not usable.
+ */
+function readRate(typed: string, decimalComma = false): { rate: string } | { problem: string } {
+  const reading = typed === '' ? null : readTypedDecimal(typed, decimalComma);
+  if (reading && 'problem' in reading && /could be a thousand/.test(reading.problem))
+    return { problem: `has the rate ${reading.problem.replace(/^(".*") /, '$1, which ').replace(/\.$/, '')}` };
+  const rate = reading && 'decimal' in reading ? reading.decimal : typed;
+  const problem = rateProblem(rate);
+  return problem ? { problem } : { rate };
+}
+
+/** Why a rate's text (with a decimal point) is not a usable rate, or null when it is. */
 function rateProblem(text: string): string | null {
   if (text === '') return 'has no rate';
-  if (DECIMAL_COMMA.test(text)) return `has the rate "${text}" with a decimal comma; write it with a decimal point (${text.replace(',', '.')})`;
   if (/^-\s*[\d.]/.test(text)) return `has the rate ${text}; a rate must be more than 0`;
   if (!DECIMAL_POINT.test(text)) return `has the rate "${text}", which is not a decimal number like 1.0934`;
   const [whole = '', fraction = ''] = text.split('.');
@@ -79,10 +93,11 @@ export function validateRates(given: readonly GivenRate[], referenceCurrency: st
     });
   for (const entry of given) {
     const currency = entry.currency.trim().toUpperCase();
-    const rate = entry.rate.trim();
+    const read = readRate(entry.rate.trim(), entry.decimalComma);
+    const rate = 'rate' in read ? read.rate : '';
     const problem =
       currencyProblem(currency, monthCurrencies) ??
-      rateProblem(rate) ??
+      ('problem' in read ? read.problem : null) ??
       (seen.has(currency) ? `repeats ${currency}, already given on ${seen.get(currency)}` : null) ??
       (currency === referenceCurrency && !money(rate).equals(1)
         ? `gives ${currency} the rate ${rate}, but ${currency} is the reference currency: its rate is 1`
@@ -108,20 +123,29 @@ export function validateRates(given: readonly GivenRate[], referenceCurrency: st
   return rates.sort((a, b) => (a.currency < b.currency ? -1 : 1));
 }
 
-/** Splits a CSV line on its separator (a semicolon when the line has one, else a comma), unquoting "fields". */
-function fieldsOf(line: string): string[] {
-  const separator = line.includes(';') ? ';' : ',';
-  return line.split(separator).map((field) =>
-    field
-      .trim()
-      .replace(/^"(.*)"$/, '$1')
-      .trim(),
-  );
+/**
+ * Splits a CSV line on its separator (a semicolon when the line has one outside quotes, else a comma), unquoting
+ * "fields" — a quoted rate may hold the separator ("0,0874" in a comma file).
+ */
+function fieldsOf(line: string): { fields: string[]; separator: ',' | ';' } {
+  const separator = line.replace(/"[^"]*"/g, '').includes(';') ? ';' : ',';
+  const fields: string[] = [];
+  let field = '';
+  let inQuotes = false;
+  for (const char of line) {
+    if (char === '"') inQuotes = !inQuotes;
+    else if (char === separator && !inQuotes) {
+      fields.push(field.trim());
+      field = '';
+    } else field += char;
+  }
+  fields.push(field.trim());
+  return { fields, separator };
 }
 
 /**
- * Reads a rates file: `currency,rate` per line, a header line optional, comma or semicolon separated, rates with a
- * decimal point. Blank lines are skipped. Every line is named by its number (as an editor counts them) in messages.
+ * Reads a rates file: `currency,rate` per line, a header line optional, comma or semicolon separated, rates as people
+ * type them (a decimal comma in a semicolon file, or quoted in a comma file). Blank lines are skipped. Every line is named by its number (as an editor counts them) in messages.
  */
 export function parseRatesCsv(text: string, referenceCurrency: string, monthCurrencies: ReadonlySet<string> = new Set()): ExchangeRate[] {
   const lines = text.replace(/^\uFEFF/, '').split(/\r\n|\n|\r/);
@@ -130,7 +154,7 @@ export function parseRatesCsv(text: string, referenceCurrency: string, monthCurr
   let first = true;
   lines.forEach((line, index) => {
     if (!line.trim()) return;
-    const fields = fieldsOf(line);
+    const { fields, separator } = fieldsOf(line);
     const [currency = '', rate = '', ...extra] = fields;
     const isFirst = first;
     first = false;
@@ -140,9 +164,9 @@ export function parseRatesCsv(text: string, referenceCurrency: string, monthCurr
     else if (extra.some((field) => field !== '')) {
       const decimalComma = fields.length === 3 && /^\d+$/.test(rate) && /^\d+$/.test(extra[0] ?? '');
       problems.push(
-        `line ${index + 1} has ${fields.length} fields; a line is currency,rate${decimalComma ? ` (if ${rate},${extra[0]} is one rate, write it with a decimal point: ${rate}.${extra[0]})` : ''}`,
+        `line ${index + 1} has ${fields.length} fields; a line is currency,rate${decimalComma ? ` (if ${rate},${extra[0]} is one rate, write it in quotes, "${rate},${extra[0]}", or with a decimal point: ${rate}.${extra[0]})` : ''}`,
       );
-    } else given.push({ currency, rate, where: `line ${index + 1}` });
+    } else given.push({ currency, rate, where: `line ${index + 1}`, decimalComma: separator === ';' });
   });
   if (problems.length) {
     throw new AppError(

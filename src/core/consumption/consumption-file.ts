@@ -1,6 +1,7 @@
 import { smallWorkbook } from '@core/xlsx';
 import Papa from 'papaparse';
-import { emptyRow, fieldForHeader, quoted, readQuantity } from '@shared/consumption-rows';
+import { emptyRow, fieldForHeader, readQuantity } from '@shared/consumption-rows';
+import { quoted } from '@shared/typed-number';
 import {
   CONSUMPTION_FIELDS,
   MAX_CONSUMPTION_FILE_BYTES,

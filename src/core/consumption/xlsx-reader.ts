@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import { quoted } from '@shared/consumption-rows';
+import { quoted } from '@shared/typed-number';
 import { OversizedWorkbook, SAVE_ALONE, UnreadableWorkbook, type XlsxBounds } from './xlsx-bounds';
 import { parseXml } from './xlsx-xml';
 import { Zip } from './xlsx-zip';

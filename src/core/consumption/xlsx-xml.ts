@@ -1,5 +1,5 @@
 import { SaxesParser } from 'saxes';
-import { quoted } from '@shared/consumption-rows';
+import { quoted } from '@shared/typed-number';
 import { OversizedWorkbook, sizeText, UnreadableWorkbook, type XlsxBounds } from './xlsx-bounds';
 import type { Zip } from './xlsx-zip';
 

@@ -1,5 +1,5 @@
 import { createInflateRaw, crc32 } from 'node:zlib';
-import { quoted } from '@shared/consumption-rows';
+import { quoted } from '@shared/typed-number';
 import { OversizedWorkbook, SAVE_ALONE, sizeText, UnreadableWorkbook, type XlsxBounds } from './xlsx-bounds';
 
 /**

@@ -20,6 +20,7 @@ import { NumberValue } from '@renderer/components/NumberValue';
 import { amountText, formatCount } from '@renderer/components/format-number';
 import { formatDateTime } from '@renderer/components/format-time';
 import { useAction } from '@renderer/hooks/use-action';
+import { readTypedDecimal } from '@shared/typed-number';
 import './invoices.css';
 
 type Settings = ChannelOutput<'invoices:settings'>;
@@ -133,6 +134,12 @@ interface ItemChoice {
   label: string;
 }
 
+/** A rate as typed, with a point (12,5 → 12.5, by the rule of every typed number); left as typed when it is not a number, for the contract to name. */
+function typedDecimal(text: string): string {
+  const reading = readTypedDecimal(text);
+  return 'decimal' in reading ? reading.decimal : text.trim();
+}
+
 /** Maps a product, or a service's default item: revenue account, tax code and VAT (or edits an entry kept). */
 function ItemForm({
   reportId,
@@ -169,7 +176,7 @@ function ItemForm({
       ...entry,
       match: key.match,
       id: key.id,
-      vatRate: entry.vatRate.trim().replace(/^(\d+),(\d+)$/, '$1.$2'),
+      vatRate: typedDecimal(entry.vatRate),
     };
     if (await action.run(() => call('invoices:map', { reportId, item: mapped }), 'map')) await onSaved();
   };

@@ -238,7 +238,7 @@ export function RatesPanel({ reportId }: { reportId: string }): React.JSX.Elemen
             type="button"
             disabled={locked || action.busy}
             onClick={() => fileInput.current?.click()}
-            title="A CSV with currency,rate per line (header optional; comma or semicolon; decimal point). It replaces this month's rates."
+            title="A CSV with currency,rate per line (header optional; comma or semicolon; a decimal comma in a semicolon file). It replaces this month's rates."
           >
             Import CSV…
           </button>
@@ -253,7 +253,9 @@ export function RatesPanel({ reportId }: { reportId: string }): React.JSX.Elemen
               event.target.value = '';
             }}
           />
-          <span className="hint">CSV: currency,rate per line (header optional, comma or semicolon, decimal point); importing replaces the month's rates.</span>
+          <span className="hint">
+            CSV: currency,rate per line (header optional, comma or semicolon; a rate may have a decimal comma, 10,92); importing replaces the month's rates.
+          </span>
           {view.referenceCurrency ? (
             <button type="button" className="link" disabled={locked || action.busy} onClick={() => void remove()}>
               Remove rates

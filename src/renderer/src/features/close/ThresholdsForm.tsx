@@ -4,6 +4,7 @@ import { call } from '@renderer/bridge';
 import { ErrorNote } from '@renderer/components/ErrorNote';
 import { useAction } from '@renderer/hooks/use-action';
 import { formatCount } from '@renderer/components/format-number';
+import { readTypedDecimal } from '@shared/typed-number';
 
 interface Props {
   profileId: string;
@@ -15,10 +16,16 @@ interface Props {
   onSaved: () => Promise<void>;
 }
 
+/** A threshold as typed (a decimal comma or point, by the rule of every typed number), or null when it is not a number. */
+function typedValue(text: string): number | null {
+  const reading = readTypedDecimal(text);
+  return 'decimal' in reading ? Number(reading.decimal) : null;
+}
+
 /** The field's problem in words, or undefined (the contract's own bounds). */
 function rangeError(text: string, min: number, max: number): string | undefined {
-  const value = Number(text);
-  if (text.trim() === '' || !Number.isFinite(value)) return 'Enter a number';
+  const value = typedValue(text);
+  if (text.trim() === '' || value === null) return 'Enter a number';
   return value < min || value > max ? `Between ${min} and ${formatCount(max)}` : undefined;
 }
 
@@ -44,7 +51,6 @@ function NumberField({
       <span className="thresholds__input">
         <input
           id={id}
-          type="number"
           inputMode="decimal"
           value={value}
           onChange={(event) => onChange(event.target.value)}
@@ -77,7 +83,7 @@ export function ThresholdsForm({ profileId, profileName, thresholds, team, onSav
     event.preventDefault();
     setSaved(false);
     const found = { marginDeviationPoints: rangeError(margin, 1, 100), quantityJumpPercent: rangeError(jump, 1, 100_000) };
-    const parsed = CheckThresholds.safeParse({ marginDeviationPoints: Number(margin), quantityJumpPercent: Number(jump) });
+    const parsed = CheckThresholds.safeParse({ marginDeviationPoints: typedValue(margin), quantityJumpPercent: typedValue(jump) });
     setErrors(Object.fromEntries(Object.entries(found).filter(([, message]) => message)) as Record<string, string>);
     if (found.marginDeviationPoints || found.quantityJumpPercent || !parsed.success) return;
     const done = await action.run(async () => {

@@ -15,6 +15,7 @@ import {
   MAX_REVIEWS_AT_ONCE,
   CloseLog,
   MonthCloseView,
+  FetchState,
   MonthComparison,
   MonthSummary,
   RatesView,
@@ -339,6 +340,8 @@ export const channels = {
   'close:compare': { input: z.object({ beforeId: z.string().uuid(), afterId: z.string().uuid() }), output: MonthComparison },
   /** The months of the report's service and reseller in the ledger (newest fetch of each period), oldest first. */
   'close:months': { input: ReportRef, output: z.array(MonthSummary) },
+  /** Every saved fetch's state in its month's close (Draft, Prepared, Approved) and whether a newer fetch supersedes it. */
+  'close:fetch-states': { input: Empty, output: z.array(FetchState) },
   /** A profile's check thresholds; with `thresholds`, sets them. */
   'close:thresholds': { input: ProfileRef.extend({ thresholds: CheckThresholds.optional() }), output: CheckThresholds },
   /** What a trend can be scoped to: organizations, services and groups over every month of the report's service and reseller. */

@@ -302,6 +302,30 @@ test('close a month: compare with the one before, review the exceptions, prepare
       'prepared',
     ]);
 
+    // The saved list tells October's two fetches apart: the newest is the Prepared one; the earlier one, a Draft
+    // now superseded, folds away under it, each with its fetch time to the second.
+    const octoberFetches = page.getByTestId('saved-report').filter({ hasText: OCTOBER });
+    await expect(octoberFetches.first().getByTestId('fetch-state')).toHaveText('Prepared');
+    await expect(octoberFetches.nth(1)).toBeHidden();
+    await expect(octoberFetches.first()).toContainText(/fetched .*\d:\d{2}:\d{2}/);
+    await expect(reports.earlierFetches(OCTOBER)).toHaveText(`1 earlier fetch of ${OCTOBER}`);
+    await reports.earlierFetches(OCTOBER).click();
+    await expect(octoberFetches.nth(1).getByTestId('fetch-state')).toHaveText('Draft');
+    await expect(octoberFetches.nth(1)).toContainText('Superseded');
+    const september = page.getByTestId('saved-report').filter({ hasText: '2026-09-01 – 2026-09-30' });
+    await expect(september.getByTestId('fetch-state')).toHaveText('Draft');
+    await expect(september).not.toContainText('Superseded');
+    const savedList = page.getByRole('region', { name: 'Saved reports' });
+    await savedList.scrollIntoViewIfNeeded();
+    for (const size of SCREEN_SIZES) {
+      await page.setViewportSize(size);
+      // A narrow screen folds the list away; shown again, the month's earlier fetches are still unfolded.
+      if (size.width < WIDE.width) await page.getByRole('button', { name: 'Show the list of reports' }).click();
+      await expect(octoberFetches.nth(1)).toBeVisible();
+      await page.screenshot({ path: test.info().outputPath(`saved-reports-${size.width}x${size.height}.png`), fullPage: true });
+    }
+    await page.setViewportSize(WIDE);
+
     // The earlier fetch of October says that a newer one replaced it.
     const older = await (await reports.openNewest(OCTOBER, 1)).closeTheMonth();
     await expect(older.state).toHaveText('Draft · the month is Prepared on another fetchSuperseded by a newer fetch');

@@ -73,10 +73,17 @@ export class ReportsPage {
     await expect(this.page.getByTestId('saved-report')).toHaveCount(count, { timeout });
   }
 
+  /** The fold of a month's earlier fetches in the saved list ("1 earlier fetch of 2026-10-01 – 2026-10-31"). */
+  earlierFetches(period: string): Locator {
+    return this.page.getByRole('region', { name: 'Saved reports' }).locator('summary').filter({ hasText: period });
+  }
+
   /** Opens the newest saved report of a period ('YYYY-MM-DD – YYYY-MM-DD' as the list shows it), or the `nth` newest, and returns the viewer. */
   async openNewest(period: string, nth = 0): Promise<ViewerPage> {
-    // The list is newest first.
-    const viewer = await ViewerPage.open(this.page, this.page.getByTestId('saved-report').filter({ hasText: period }).nth(nth));
+    // The list is newest first; a month's earlier fetches are folded away under its newest.
+    const fetch = this.page.getByTestId('saved-report').filter({ hasText: period }).nth(nth);
+    if (nth > 0 && !(await fetch.isVisible())) await this.earlierFetches(period).click();
+    const viewer = await ViewerPage.open(this.page, fetch);
     await viewer.title.waitFor();
     return viewer;
   }

@@ -41,6 +41,7 @@ type CloseHandlers = Pick<
   | 'close:evidence'
   | 'close:compare'
   | 'close:months'
+  | 'close:fetch-states'
   | 'close:thresholds'
   | 'close:trend-scopes'
   | 'close:trends'
@@ -191,6 +192,7 @@ export function createClose(
       const { beforeId: before, afterId: after, bridges, changeCount } = comparison;
       return { beforeId: before, afterId: after, bridges, changeCount, changes: await comparison.changes(0, MAX_CHANGES_SHOWN) };
     },
+    'close:fetch-states': () => close.fetchStates(),
     'close:months': async ({ reportId }) => {
       const opened = await ledger();
       const months = await monthsOf(opened, await monthOf(opened, reportId));

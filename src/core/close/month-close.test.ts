@@ -176,6 +176,24 @@ describe('closing a month: four eyes', () => {
     expect((await close.log(NOVEMBER)).entries.map((entry) => entry.exceptionId)).toEqual(ids);
   });
 
+  it("tells each saved fetch's state apart: the one signed off, the drafts, and those a newer fetch of their month supersedes", async () => {
+    const { ledger, november, close } = await months();
+    await acceptAll(close, NOVEMBER);
+    await close.prepare(NOVEMBER);
+    const states = async () => new Map((await close.fetchStates()).map((fetch) => [fetch.reportId, fetch]));
+    expect(await states()).toEqual(
+      new Map([
+        [OCTOBER, { reportId: OCTOBER, state: 'draft', superseded: false }],
+        [NOVEMBER, { reportId: NOVEMBER, state: 'prepared', superseded: false }],
+      ]),
+    );
+    // Fetched again: the new fetch is the month's Draft; the prepared one stays Prepared, superseded.
+    await save(ledger, NOVEMBER_AGAIN, november, '2026-12-09T08:00:00.000Z');
+    expect((await states()).get(NOVEMBER)).toEqual({ reportId: NOVEMBER, state: 'prepared', superseded: true });
+    expect((await states()).get(NOVEMBER_AGAIN)).toEqual({ reportId: NOVEMBER_AGAIN, state: 'draft', superseded: false });
+    expect((await states()).get(OCTOBER)).toEqual({ reportId: OCTOBER, state: 'draft', superseded: false });
+  });
+
   it('suspends an acceptance whose figures a refetch changed, with both figures, and keeps it open until reviewed again', async () => {
     const { ledger, november, close } = await months();
     await acceptAll(close, NOVEMBER);

@@ -16,13 +16,13 @@ import {
   type Severity,
 } from './billing-checks';
 import type { CloseRecord, CloseRecordPort, InvoiceStep } from './close-record';
-import type { Checklist, CloseCalendar } from '@shared/schemas/month-close';
+import type { Checklist, CloseCalendar, FetchState } from '@shared/schemas/month-close';
 import { type CalendarStore, memoryCalendar } from './calendar';
 import { checklistSteps } from './checklist';
 import { compareMonths, type CurrencyBridge, type MonthChange } from './month-compare';
 import { contentHashOf, keptContentHash } from '../reports';
 import { type Actor, invoicedRefusal, MonthReview, openCounts, type Review, type ReviewState, type SignOff, signOffOf } from './month-review';
-import { monthOf, type MonthRef, previousMonth } from './months';
+import { everyFetch, monthOf, type MonthRef, previousMonth } from './months';
 import { newestFetchRow } from './queries/months';
 import { invoicedNumbers } from './queries/invoice-runs';
 import { AppError } from '@shared/errors';
@@ -149,6 +149,22 @@ export class MonthClose {
   /** Where the close is decided now: the team ledger while one is connected, else this workstation's ledger. */
   private async record(): Promise<CloseRecord> {
     return (await this.team()) ?? this.local;
+  }
+
+  /** Every saved fetch's state in its month's close (one sign-off read per month), for telling fetches of a month apart. */
+  async fetchStates(): Promise<FetchState[]> {
+    const record = await this.record();
+    const signOffs = new Map<string, ReturnType<CloseRecord['signOff']>>();
+    // Newest fetch first within each month: the first one seen of a month is its basis, the others are superseded.
+    return Promise.all(
+      (await everyFetch(await this.ledger())).map(async (month) => {
+        const key = JSON.stringify([month.host, month.resellerId, month.startDate, month.endDate]);
+        const superseded = signOffs.has(key);
+        if (!superseded) signOffs.set(key, record.signOff(month));
+        const signed = await signOffs.get(key);
+        return { reportId: month.reportId, state: signed?.report_id === month.reportId ? (signed.state as FetchState['state']) : 'draft', superseded };
+      }),
+    );
   }
 
   async state(reportId: string, profileThresholds: CheckThresholds = DEFAULT_THRESHOLDS): Promise<MonthCloseState> {

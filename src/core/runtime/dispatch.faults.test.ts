@@ -133,6 +133,7 @@ function validInputs(f: ServiceFixture): Record<ChannelName, unknown[]> {
     'close:reopen': [{ reportId: f.report.id, reason: 'A late credit' }],
     'close:compare': [{ beforeId: f.decoyReport.id, afterId: f.report.id }],
     'close:months': [{ reportId: f.report.id }],
+    'close:fetch-states': [{}],
     'close:thresholds': [{ profileId: f.profile.id }, { profileId: f.profile.id, thresholds: { marginDeviationPoints: 15, quantityJumpPercent: 200 } }],
     'close:trend-scopes': [{ reportId: f.report.id }],
     'close:trends': [

@@ -109,6 +109,10 @@ export type BillingException = z.infer<typeof BillingException>;
 export const CloseState = z.enum(['draft', 'prepared', 'approved']);
 export type CloseState = z.infer<typeof CloseState>;
 
+/** A saved fetch's place in its month's close: the sign-off's state when it stands on this fetch (else Draft), and whether a newer fetch of the month supersedes it. */
+export const FetchState = z.object({ reportId: z.string(), state: CloseState, superseded: z.boolean() });
+export type FetchState = z.infer<typeof FetchState>;
+
 /** A month's sign-off in force: on which fetch (and its content hash), who prepared and approved it, and when. */
 export const SignOff = z.object({
   state: z.enum(['prepared', 'approved']),

@@ -10,6 +10,11 @@ describe('formatDateTime', () => {
     expect(formatDateTime('2026-11-23T19:15:00.000Z', { locale: 'en-US', timeZone: 'America/New_York' })).toBe('11/23/2026, 2:15 PM EST');
   });
 
+  it('gives the seconds when asked (two fetches of a month a minute apart)', () => {
+    expect(formatDateTime('2026-11-23T19:15:07.000Z', { locale: 'sv-SE', timeZone: 'Europe/Stockholm', seconds: true })).toBe('2026-11-23 20:15:07 CET');
+    expect(formatDateTime('2026-11-23T19:15:07.000Z', { locale: 'en-GB', timeZone: 'Europe/Stockholm', seconds: true })).toBe('23/11/2026, 20:15:07 CET');
+  });
+
   it('shows a text that is no timestamp as it is', () => {
     expect(formatDateTime('not yet')).toBe('not yet');
   });

@@ -14,12 +14,14 @@ export const userLocale: string = new Intl.NumberFormat().resolvedOptions().loca
 export interface TimeFormatOptions {
   locale?: string;
   timeZone?: string;
+  /** With the seconds (telling apart two fetches of one month a minute apart). */
+  seconds?: boolean;
 }
 
 const dateTimeFormats = new Map<string, Intl.DateTimeFormat>();
 
-function dateTimeFormat({ locale = userLocale, timeZone }: TimeFormatOptions): Intl.DateTimeFormat {
-  const key = `${locale}|${timeZone ?? ''}`;
+function dateTimeFormat({ locale = userLocale, timeZone, seconds = false }: TimeFormatOptions): Intl.DateTimeFormat {
+  const key = `${locale}|${timeZone ?? ''}|${seconds}`;
   let format = dateTimeFormats.get(key);
   if (!format) {
     // Numeric day, hour and minute, and the zone by name: "2026-11-23 20:15 CET" (sv-SE), "23/11/2026, 20:15 CET" (en-GB).
@@ -29,6 +31,7 @@ function dateTimeFormat({ locale = userLocale, timeZone }: TimeFormatOptions): I
       day: '2-digit',
       hour: 'numeric',
       minute: '2-digit',
+      ...(seconds ? { second: '2-digit' as const } : {}),
       timeZoneName: 'short',
       ...(timeZone ? { timeZone } : {}),
     });

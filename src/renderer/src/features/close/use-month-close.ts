@@ -2,6 +2,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import type { MonthCloseView, MonthComparison, MonthSummary, ReviewState } from '@shared/schemas/month-close';
 import { bridge, call, errorMessage } from '@renderer/bridge';
 import { type LatestAnswer, useChannelAnswer } from '@renderer/hooks/use-latest-answer';
+import { useReportJobs } from '../reports/report-jobs-store';
 
 /** Exceptions reviewed per request: few enough to show progress and stop soon, many enough to take one transaction each. */
 const REVIEWS_PER_CALL = 100;
@@ -80,9 +81,13 @@ export function useMonthClose(reportId: string): MonthCloseState {
     stopped.current = true;
   }, []);
 
-  const prepare = useCallback(async () => setView(await call('close:prepare', { reportId })), [reportId]);
-  const approve = useCallback(async () => setView(await call('close:approve', { reportId })), [reportId]);
-  const reopen = useCallback(async (reason: string) => setView(await call('close:reopen', { reportId, reason })), [reportId]);
+  const signed = useCallback((next: MonthCloseView) => {
+    setView(next);
+    useReportJobs.getState().closeStateChanged();
+  }, []);
+  const prepare = useCallback(async () => signed(await call('close:prepare', { reportId })), [reportId, signed]);
+  const approve = useCallback(async () => signed(await call('close:approve', { reportId })), [reportId, signed]);
+  const reopen = useCallback(async (reason: string) => signed(await call('close:reopen', { reportId, reason })), [reportId, signed]);
 
   return { view, loadError, reload, review, reviewMany, bulk, stop, prepare, approve, reopen };
 }

@@ -1,4 +1,5 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { Fragment, useCallback, useEffect, useRef, useState } from 'react';
+import type { CloseState, FetchState } from '@shared/schemas/month-close';
 import type { ReportListing, ReportMeta } from '@shared/schemas/saved-report';
 import { call, uploadFile } from '@renderer/bridge';
 import { receiveFile } from '@renderer/bridge/files';
@@ -6,7 +7,15 @@ import { ErrorNote } from '@renderer/components/ErrorNote';
 import { formatDateTime } from '@renderer/components/format-time';
 import { useAction } from '@renderer/hooks/use-action';
 import { useReportJobs } from './report-jobs-store';
-import { groupByProfile } from './saved-report-groups';
+import { fetchesByMonth, groupByProfile } from './saved-report-groups';
+
+const STATE_NAMES: Record<CloseState, string> = { draft: 'Draft', prepared: 'Prepared', approved: 'Approved' };
+
+const toggled = (set: ReadonlySet<string>, key: string) => {
+  const next = new Set(set);
+  if (!next.delete(key)) next.add(key);
+  return next;
+};
 
 interface Props {
   openId: string | null;
@@ -24,7 +33,16 @@ export function SavedReportList({ openId, onOpen, onDeleted }: Props): React.JSX
   const [confirmDelete, setConfirmDelete] = useState<string | null>(null);
   const fileInput = useRef<HTMLInputElement>(null);
 
-  const refresh = useCallback(async () => setListings(await call('reports:list', {})), []);
+  const [states, setStates] = useState<Map<string, FetchState>>(new Map());
+  /** The months whose earlier fetches are unfolded (by their newest fetch); the one holding the open report always is. */
+  const [unfolded, setUnfolded] = useState<ReadonlySet<string>>(new Set());
+
+  const refresh = useCallback(async () => {
+    // The close states are a help to tell fetches apart: the list stands without them (a team ledger out of reach).
+    const [listed, fetches] = await Promise.all([call('reports:list', {}), call('close:fetch-states', {}).catch(() => [])]);
+    setListings(listed);
+    setStates(new Map(fetches.map((fetch) => [fetch.reportId, fetch])));
+  }, []);
 
   useEffect(() => {
     void run(refresh);
@@ -46,6 +64,101 @@ export function SavedReportList({ openId, onOpen, onDeleted }: Props): React.JSX
       if (meta) setNotice(`Imported ${meta.name}.`);
     });
     if (fileInput.current) fileInput.current.value = '';
+  };
+
+  /** One saved fetch: its name, period, lines, fetch time to the second and its state in the month's close. */
+  const item = (meta: ReportMeta) => {
+    const fetch = states.get(meta.id);
+    return (
+      <li key={meta.id} className={`report-item${meta.id === openId ? ' report-item--open' : ''}`} data-testid="saved-report">
+        {renaming?.id === meta.id ? (
+          <form
+            onSubmit={(event) => {
+              event.preventDefault();
+              void act(async () => {
+                await call('reports:rename', { reportId: renaming.id, name: renaming.name });
+                setRenaming(null);
+              });
+            }}
+          >
+            <input aria-label="Report name" value={renaming.name} autoFocus onChange={(event) => setRenaming({ id: renaming.id, name: event.target.value })} />
+            <button type="submit" className="link">
+              Save
+            </button>
+            <button type="button" className="link" onClick={() => setRenaming(null)}>
+              Cancel
+            </button>
+          </form>
+        ) : (
+          <button type="button" className="report-item__name link" onClick={() => onOpen(meta)}>
+            {meta.name}
+          </button>
+        )}
+        <div className="report-item__detail">
+          {fetch ? (
+            <>
+              <span className={`state-badge state-badge--${fetch.state}`} data-testid="fetch-state">
+                {STATE_NAMES[fetch.state]}
+              </span>
+              {fetch.superseded ? (
+                <span className="state-badge state-badge--superseded" title="A newer fetch of this month is in the ledger; the close counts the newest one">
+                  Superseded
+                </span>
+              ) : null}{' '}
+            </>
+          ) : null}
+          {meta.period.startDate} – {meta.period.endDate} · {meta.counts.lines.toLocaleString()} lines · fetched{' '}
+          <time dateTime={meta.fetchedAt}>{formatDateTime(meta.fetchedAt, { seconds: true })}</time>
+          {meta.importedFrom ? (
+            <>
+              {' · '}
+              <span className="report-item__imported" title="A copy read from a shared file, not fetched from the service">
+                imported from {meta.importedFrom}
+              </span>
+            </>
+          ) : null}
+        </div>
+        <div className="report-item__actions">
+          <button type="button" className="link" onClick={() => onOpen(meta)}>
+            Open
+          </button>
+          <button type="button" className="link" onClick={() => setRenaming({ id: meta.id, name: meta.name })}>
+            Rename
+          </button>
+          <button
+            type="button"
+            className="link"
+            onClick={() => void act(async () => setNotice(receiveFile(await call('reports:share', { reportId: meta.id }))))}
+          >
+            Share file
+          </button>
+          {confirmDelete === meta.id ? (
+            <>
+              <button
+                type="button"
+                className="link danger"
+                onClick={() =>
+                  void act(async () => {
+                    setConfirmDelete(null);
+                    await call('reports:delete', { reportId: meta.id });
+                    onDeleted(meta.id);
+                  })
+                }
+              >
+                Delete for good
+              </button>
+              <button type="button" className="link" onClick={() => setConfirmDelete(null)}>
+                Keep
+              </button>
+            </>
+          ) : (
+            <button type="button" className="link danger" onClick={() => setConfirmDelete(meta.id)}>
+              Delete
+            </button>
+          )}
+        </div>
+      </li>
+    );
   };
 
   return (
@@ -75,8 +188,9 @@ export function SavedReportList({ openId, onOpen, onDeleted }: Props): React.JSX
         <section key={group.key} className="report-group" aria-label={`Reports of ${group.title}`}>
           <h3 className="report-group__title">{group.title}</h3>
           <ul className="report-list">
-            {group.listings.map((listing) =>
-              listing.state === 'damaged' ? (
+            {group.listings
+              .filter((listing) => listing.state === 'damaged')
+              .map((listing) => (
                 <li key={listing.id} className="report-item report-item--damaged" data-testid="saved-report">
                   <div className="report-item__name">Damaged report</div>
                   <div className="report-item__detail">{listing.reason}</div>
@@ -95,90 +209,29 @@ export function SavedReportList({ openId, onOpen, onDeleted }: Props): React.JSX
                     </button>
                   </div>
                 </li>
-              ) : (
-                <li key={listing.meta.id} className={`report-item${listing.meta.id === openId ? ' report-item--open' : ''}`} data-testid="saved-report">
-                  {renaming?.id === listing.meta.id ? (
-                    <form
-                      onSubmit={(event) => {
-                        event.preventDefault();
-                        void act(async () => {
-                          await call('reports:rename', { reportId: renaming.id, name: renaming.name });
-                          setRenaming(null);
-                        });
+              ))}
+            {fetchesByMonth(group.listings).map(([newest, ...earlier]) => (
+              <Fragment key={newest.id}>
+                {item(newest)}
+                {earlier.length ? (
+                  <li className="report-item__earlier">
+                    <details
+                      open={unfolded.has(newest.id) || earlier.some((meta) => meta.id === openId)}
+                      onToggle={(event) => {
+                        if (earlier.some((meta) => meta.id === openId)) return; // opened for the open report, not by the user
+                        const open = event.currentTarget.open;
+                        setUnfolded((shown) => (open === shown.has(newest.id) ? shown : toggled(shown, newest.id)));
                       }}
                     >
-                      <input
-                        aria-label="Report name"
-                        value={renaming.name}
-                        autoFocus
-                        onChange={(event) => setRenaming({ id: renaming.id, name: event.target.value })}
-                      />
-                      <button type="submit" className="link">
-                        Save
-                      </button>
-                      <button type="button" className="link" onClick={() => setRenaming(null)}>
-                        Cancel
-                      </button>
-                    </form>
-                  ) : (
-                    <button type="button" className="report-item__name link" onClick={() => onOpen(listing.meta)}>
-                      {listing.meta.name}
-                    </button>
-                  )}
-                  <div className="report-item__detail">
-                    {listing.meta.period.startDate} – {listing.meta.period.endDate} · {listing.meta.counts.lines.toLocaleString()} lines · fetched{' '}
-                    {formatDateTime(listing.meta.fetchedAt)}
-                    {listing.meta.importedFrom ? (
-                      <>
-                        {' · '}
-                        <span className="report-item__imported" title="A copy read from a shared file, not fetched from the service">
-                          imported from {listing.meta.importedFrom}
-                        </span>
-                      </>
-                    ) : null}
-                  </div>
-                  <div className="report-item__actions">
-                    <button type="button" className="link" onClick={() => onOpen(listing.meta)}>
-                      Open
-                    </button>
-                    <button type="button" className="link" onClick={() => setRenaming({ id: listing.meta.id, name: listing.meta.name })}>
-                      Rename
-                    </button>
-                    <button
-                      type="button"
-                      className="link"
-                      onClick={() => void act(async () => setNotice(receiveFile(await call('reports:share', { reportId: listing.meta.id }))))}
-                    >
-                      Share file
-                    </button>
-                    {confirmDelete === listing.meta.id ? (
-                      <>
-                        <button
-                          type="button"
-                          className="link danger"
-                          onClick={() =>
-                            void act(async () => {
-                              setConfirmDelete(null);
-                              await call('reports:delete', { reportId: listing.meta.id });
-                              onDeleted(listing.meta.id);
-                            })
-                          }
-                        >
-                          Delete for good
-                        </button>
-                        <button type="button" className="link" onClick={() => setConfirmDelete(null)}>
-                          Keep
-                        </button>
-                      </>
-                    ) : (
-                      <button type="button" className="link danger" onClick={() => setConfirmDelete(listing.meta.id)}>
-                        Delete
-                      </button>
-                    )}
-                  </div>
-                </li>
-              ),
-            )}
+                      <summary>
+                        {earlier.length === 1 ? '1 earlier fetch' : `${earlier.length} earlier fetches`} of {newest.period.startDate} – {newest.period.endDate}
+                      </summary>
+                      <ul className="report-list">{earlier.map(item)}</ul>
+                    </details>
+                  </li>
+                ) : null}
+              </Fragment>
+            ))}
           </ul>
         </section>
       ))}

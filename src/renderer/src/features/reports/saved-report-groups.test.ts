@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ReportListing } from '@shared/schemas/saved-report';
-import { groupByProfile } from './saved-report-groups';
+import { fetchesByMonth, groupByProfile } from './saved-report-groups';
 
 const listing = (id: string, profileName: string, host: string, startDate: string, fetchedAt = '2026-11-07T00:00:00Z'): ReportListing => ({
   state: 'ok',
@@ -34,5 +34,18 @@ describe('saved reports by profile', () => {
       ['Demo · 127.0.0.1:4000', ['demo-oct']],
       ['Could not be read', ['x']],
     ]);
+  });
+});
+
+describe("a group's fetches by month", () => {
+  it('puts the fetches of one period together, the newest first, months newest first; damaged entries are not months', () => {
+    const [acme] = groupByProfile([
+      listing('sep', 'Acme', 'billing.acme.example', '2026-09-01'),
+      listing('oct', 'Acme', 'billing.acme.example', '2026-10-01', '2026-11-07T08:00:00Z'),
+      listing('oct-third', 'Acme', 'billing.acme.example', '2026-10-01', '2026-11-09T08:00:00Z'),
+      listing('oct-again', 'Acme', 'billing.acme.example', '2026-10-01', '2026-11-08T08:00:00Z'),
+    ]);
+    expect(fetchesByMonth(acme!.listings).map((month) => month.map((meta) => meta.id))).toEqual([['oct-third', 'oct-again', 'oct'], ['sep']]);
+    expect(fetchesByMonth([{ state: 'damaged', id: 'x', file: 'x.json', reason: 'cut short' }])).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-import type { ReportListing } from '@shared/schemas/saved-report';
+import type { ReportListing, ReportMeta } from '@shared/schemas/saved-report';
 
 export interface SavedReportGroup {
   key: string;
@@ -32,4 +32,21 @@ export function groupByProfile(listings: ReportListing[]): SavedReportGroup[] {
       : 0;
   const sorted = [...groups.values()].sort((a, b) => a.title.localeCompare(b.title)).map((group) => ({ ...group, listings: group.listings.sort(byPeriod) }));
   return damaged.length ? [...sorted, { key: 'damaged', title: 'Could not be read', listings: damaged }] : sorted;
+}
+
+/**
+ * A group's readable reports as months: the fetches of one period together, newest first (the month's basis, then
+ * the ones it supersedes), in the group's order (newest month first).
+ */
+export function fetchesByMonth(listings: ReportListing[]): [ReportMeta, ...ReportMeta[]][] {
+  const months = new Map<string, [ReportMeta, ...ReportMeta[]]>();
+  for (const listing of listings) {
+    if (listing.state !== 'ok') continue;
+    const key = `${listing.meta.period.startDate}|${listing.meta.period.endDate}`;
+    const fetches = months.get(key);
+    if (fetches) fetches.push(listing.meta);
+    else months.set(key, [listing.meta]);
+  }
+  for (const fetches of months.values()) fetches.sort((a, b) => b.fetchedAt.localeCompare(a.fetchedAt));
+  return [...months.values()];
 }

@@ -103,7 +103,7 @@ export function createService(ports: Ports): Service {
     identity,
     teamRecord: team.invoiceRecord,
   });
-  const organizations = createOrganizations(profiles.connections);
+  const organizations = createOrganizations(profiles.connections, ledger.get);
   const settings = createSettings(ports);
   const copyPrint = createCopyPrint(ports);
 

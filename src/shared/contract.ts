@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AppErrorShape } from './errors';
-import { OrganizationInput, OrganizationSummary } from './schemas/organization';
+import { OrganizationInput, OrganizationsInReport, OrganizationSummary } from './schemas/organization';
 import { ConnectionTestResult, ProfilesState, ProfileView, SaveProfileInput } from './schemas/profile';
 import { ReportPeriod } from './schemas/billing-report';
 import { ConnectionTestProgress } from './connection-test-progress';
@@ -227,6 +227,8 @@ export const channels = {
     input: ProfileRef.extend({ organization: OrganizationInput }),
     output: OrganizationSummary,
   },
+  /** The organizations the profile's newest saved month bills (null: none saved), offline. */
+  'organizations:in-report': { input: ProfileRef, output: OrganizationsInReport.nullable() },
   'reports:request': { input: ProfileRef.extend({ period: ReportPeriod }), output: ReportJob },
   'reports:jobs': { input: Empty, output: z.array(ReportJob) },
   'reports:cancel': { input: JobRef, output: Empty },

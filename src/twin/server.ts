@@ -29,6 +29,8 @@ export interface TwinOptions {
   inconsistentEvery?: number;
   /** Plant each month's changes and anomalies (planted.ts); on unless false. */
   plant?: boolean;
+  /** The organization list lags behind the billing: it lists only the first this many (all unless given). */
+  listedOrganizations?: number;
   credentials?: DemoService['credentials'];
   now?: () => number;
 }
@@ -195,10 +197,11 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
     const rest = (reseller ?? seller)?.[2] ?? '';
 
     if (reseller && /^organizations$/i.test(rest)) {
-      if (method === 'GET') return { status: 200, body: [...organizations, ...createdOrganizations].map(organizationRecord) };
+      const listed = [...organizations.slice(0, options.listedOrganizations ?? organizations.length), ...createdOrganizations];
+      if (method === 'GET') return { status: 200, body: listed.map(organizationRecord) };
       if (method === 'POST') {
         const input = json();
-        const errors = validateNewOrganization(input, [...organizations, ...createdOrganizations]);
+        const errors = validateNewOrganization(input, listed);
         if (Object.keys(errors).length) throw problem(400, 'One or more validation errors occurred.', errors);
         const organization: TwinOrganization = { ...(input as TwinOrganization), orgId: randomUUID(), organizationGroups: [], services: [], currency: 'EUR' };
         createdOrganizations.push(organization);

@@ -126,3 +126,48 @@ test('the connection indicator follows the last call of any kind — report poll
     await twin.close();
   }
 });
+
+test("the service's list lags behind its billing: the screen says so, and a customer number the month bills is a warning before create", async ({
+  page,
+  bridge,
+}) => {
+  const twin = await startTwin({ organizations: 8, listedOrganizations: 1, reportReadyAfterMs: 0, reportReadyAfterPolls: 0 });
+  try {
+    const profileId = await bridge.useProfileFor(twin, 'Lagging');
+    const { handlers } = bridge.harness.service;
+    const app = new ClosebookPage(page);
+    await app.open(bridge.harness.url);
+    await app.nav('Reports').click();
+    await page.getByRole('button', { name: 'Request report' }).click();
+    await expect(page.getByTestId('saved-report')).toHaveCount(1, { timeout: 30_000 });
+
+    const listed = await handlers['organizations:list']({ profileId });
+    const billed = (await handlers['organizations:in-report']({ profileId }))!.organizations.filter((organization) => organization.orgId !== listed[0]?.orgId);
+    expect(listed).toHaveLength(1);
+    await app.nav('Organizations').click();
+    await expect(page.getByTestId('organization-count')).toHaveText('1 of 1 organizations');
+    const missing = page.getByTestId('organizations-missing');
+    await expect(missing).toContainText(
+      /^The service lists 1 organization; Billing \d{4}-\d{2} · Lagging bills 8 organizations\. 7 of them are not in its list: /,
+    );
+    await expect(missing).toContainText('and 2 more');
+    await screenshots(page, 'lagging-list');
+
+    // A customer number only the month bills: the service would take it twice; Closebook asks first.
+    const holder = billed.find((organization) => organization.customerNumber)!;
+    await page.getByRole('button', { name: 'New organization' }).click();
+    const form = page.getByRole('form', { name: 'New organization' });
+    await app.field(form, 'Name').fill('Kestrel Analytics AB');
+    await app.field(form, 'Customer number').fill(holder.customerNumber);
+    await app.field(form, 'Contact e-mail').fill('it@kestrel-analytics.example');
+    await app.field(form, 'Country code').fill('SE');
+    await form.getByRole('button', { name: 'Create organization' }).click();
+    await expect(form.getByText(`Customer number ${holder.customerNumber} is already used by ${holder.name} (billed in Billing`)).toBeVisible();
+    expect(await handlers['organizations:list']({ profileId })).toHaveLength(1);
+    await form.getByRole('button', { name: 'Create anyway' }).click();
+    await expect(form).toBeHidden();
+    await expect(page.getByText('Created “Kestrel Analytics AB”')).toBeVisible();
+  } finally {
+    await twin.close();
+  }
+});

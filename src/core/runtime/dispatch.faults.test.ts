@@ -65,6 +65,7 @@ function validInputs(f: ServiceFixture): Record<ChannelName, unknown[]> {
     'profiles:test': [{ profileId: f.profile.id }],
     'demo:start': [{}],
     'organizations:list': [{ profileId: f.profile.id }],
+    'organizations:in-report': [{ profileId: f.profile.id }],
     'organizations:create': [
       {
         profileId: f.profile.id,

@@ -57,3 +57,11 @@ export const OrganizationSummary = z.object({
   organizationGroups: z.array(z.string()).optional(),
 });
 export type OrganizationSummary = z.infer<typeof OrganizationSummary>;
+
+/** The organizations the newest saved month of a profile bills: what the service's list is held against. */
+export const OrganizationsInReport = z.object({
+  reportId: z.string(),
+  reportName: z.string(),
+  organizations: z.array(z.object({ name: z.string(), customerNumber: z.string(), orgId: z.string() })),
+});
+export type OrganizationsInReport = z.infer<typeof OrganizationsInReport>;

@@ -38,20 +38,27 @@ function toBody(values: Record<FieldKey, string>): unknown {
 }
 
 /**
- * Creates an organization. Checked here first (required: name, contact e-mail, country — see README), then by
- * the service, whose field errors land beside the same fields.
+ * Creates an organization. Checked here first (required: name, contact e-mail, country — see README; a customer
+ * number someone already has is a warning to confirm), then by the service, whose field errors land beside the same
+ * fields.
  */
 export function OrganizationForm({
   profileId,
+  holderOf,
   onCreated,
   onCancel,
 }: {
   profileId: string;
+  /** Who already has a customer number (the service's list, the newest saved month), or null. */
+  holderOf: (customerNumber: string) => { name: string; where: string } | null;
   onCreated: (organization: OrganizationSummary) => void;
   onCancel: () => void;
 }): React.JSX.Element {
   const [values, setValues] = useState(() => Object.fromEntries(FIELDS.map(([key]) => [key, ''])) as Record<FieldKey, string>);
   const [errors, setErrors] = useState<Record<string, string>>({});
+  /** The customer number warned about as already used: submitting it unchanged creates the organization anyway. */
+  const [warned, setWarned] = useState<string | null>(null);
+  const confirming = warned !== null && warned === values.customerNumber.trim();
   const {
     run,
     busy: saving,
@@ -69,6 +76,15 @@ export function OrganizationForm({
     if (!parsed.success) {
       setErrors(fieldErrorsFromZod(parsed.error));
       setError('Some fields need attention before the organization can be created.');
+      return;
+    }
+    const customerNumber = values.customerNumber.trim();
+    const holder = holderOf(customerNumber);
+    if (holder && !confirming) {
+      setWarned(customerNumber);
+      setErrors({
+        customerNumber: `Customer number ${customerNumber} is already used by ${holder.name} (${holder.where}). Choose another, or create it anyway.`,
+      });
       return;
     }
     setErrors({});
@@ -94,7 +110,7 @@ export function OrganizationForm({
         ))}
       </div>
       <ErrorNote message={failure} />
-      <FormActions busy={saving} label="Create organization" busyLabel="Creating…" onCancel={onCancel} />
+      <FormActions busy={saving} label={confirming ? 'Create anyway' : 'Create organization'} busyLabel="Creating…" onCancel={onCancel} />
     </form>
   );
 }

@@ -1,11 +1,22 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import type { OrganizationSummary } from '@shared/schemas/organization';
+import type { OrganizationsInReport, OrganizationSummary } from '@shared/schemas/organization';
 import { call } from '@renderer/bridge';
 import { ErrorNote } from '@renderer/components/ErrorNote';
+import { formatCount } from '@renderer/components/format-number';
 import { useAction } from '@renderer/hooks/use-action';
 import { useActiveProfile, useAppStore } from '@renderer/stores/app-store';
 import { OrganizationForm } from './OrganizationForm';
-import { type OrganizationSort, type OrganizationSortKey, visibleOrganizations } from './organization-list';
+import { customerNumberHolder, missingFromList, type OrganizationSort, type OrganizationSortKey, visibleOrganizations } from './organization-list';
+
+const countOf = (count: number) => `${formatCount(count)} organization${count === 1 ? '' : 's'}`;
+
+/** The first few names (with their customer numbers), and how many more. */
+function namesOf(organizations: { name: string; customerNumber: string }[]): string {
+  const shown = organizations
+    .slice(0, 5)
+    .map((organization) => (organization.customerNumber ? `${organization.name} (${organization.customerNumber})` : organization.name));
+  return organizations.length > shown.length ? `${shown.join(', ')} and ${formatCount(organizations.length - shown.length)} more` : shown.join(', ');
+}
 
 const COLUMNS: { key: OrganizationSortKey; label: string }[] = [
   { key: 'name', label: 'Name' },
@@ -27,8 +38,12 @@ export function OrganizationsScreen(): React.JSX.Element {
   const [created, setCreated] = useState<OrganizationSummary | null>(null);
   const createdRow = useRef<HTMLTableRowElement>(null);
 
+  const [inReport, setInReport] = useState<OrganizationsInReport | null>(null);
+
   const refresh = useCallback(async () => {
     if (!profile) return;
+    // The saved month is read offline: it stands beside the list, whether or not the service answers.
+    void call('organizations:in-report', { profileId: profile.id }).then(setInReport, () => setInReport(null));
     await run(async () => setOrganizations(await call('organizations:list', { profileId: profile.id })));
   }, [profile, run]);
 
@@ -38,6 +53,7 @@ export function OrganizationsScreen(): React.JSX.Element {
   }, [refresh]);
 
   const rows = useMemo(() => visibleOrganizations(organizations ?? [], query, sort), [organizations, query, sort]);
+  const missing = useMemo(() => (organizations && inReport ? missingFromList(organizations, inReport.organizations) : []), [organizations, inReport]);
   const createdListed = Boolean(created && rows.some((organization) => organization.orgId === created.orgId));
 
   // Once the list has the new organization, bring its row into view and give it focus (it is the selected row).
@@ -88,9 +104,19 @@ export function OrganizationsScreen(): React.JSX.Element {
         </div>
       </div>
       <ErrorNote message={failure} />
+      {missing.length && inReport && organizations ? (
+        <p className="warn-text" data-testid="organizations-missing">
+          The service lists {countOf(organizations.length)}; {inReport.reportName} bills {countOf(inReport.organizations.length)}.{' '}
+          {missing.length === inReport.organizations.length
+            ? 'None of them is'
+            : `${formatCount(missing.length)} of them ${missing.length === 1 ? 'is' : 'are'}`}{' '}
+          not in its list: {namesOf(missing)}. The service's list can lag behind its billing: Refresh later, or ask the service.
+        </p>
+      ) : null}
       {creating ? (
         <OrganizationForm
           profileId={profile.id}
+          holderOf={(customerNumber) => customerNumberHolder(customerNumber, organizations ?? [], inReport)}
           onCancel={() => setCreating(false)}
           onCreated={(organization) => {
             setCreating(false);

@@ -115,14 +115,27 @@ test('Invoicing: one row per organization and customer currency, amounts equal t
   await viewer.button('Copy all rows').click();
   await expect(viewer.status(`${rows.length} rows copied`)).toBeVisible();
   const copied = (await page.evaluate(() => navigator.clipboard.readText())).split(/\r?\n/).map((line) => line.split('\t'));
-  expect(copied[0]).toEqual(['Customer number', 'Organization', 'Groups', 'Currency', 'Amount to invoice', 'Billing lines', 'Cost', 'Margin', 'Flags']);
+  // Each cost is a number under its purchase currency ("Cost EUR", "Cost USD"), never "481.6 EUR" as text.
+  const costCurrencies = [...new Set(rows.flatMap((row) => row.costs.map((cost) => cost.currency)))].sort();
+  expect(copied[0]).toEqual([
+    'Customer number',
+    'Organization',
+    'Groups',
+    'Currency',
+    'Amount to invoice',
+    'Billing lines',
+    ...costCurrencies.map((currency) => `Cost ${currency}`),
+    'Margin',
+    'Flags',
+  ]);
   expect(copied.length).toBe(rows.length + 1);
   const pasted = new Map(copied.slice(1).map((cells) => [`${cells[0]}|${cells[3]}`, cells]));
   for (const row of rows) {
     const cells = pasted.get(`${row.customerNumber}|${row.currency}`)!;
     expect(cells[4]).toBe(row.amountToInvoice);
     expect(cells[4]).toMatch(/^-?\d+(\.\d+)?$/);
-    expect(cells[7]).toBe(row.margin ?? '');
+    costCurrencies.forEach((currency, at) => expect(cells[6 + at]).toBe(row.costs.find((cost) => cost.currency === currency)?.amount ?? ''));
+    expect(cells[6 + costCurrencies.length]).toBe(row.margin ?? '');
   }
 
   // Copy selected: two rows ticked, two rows on the clipboard.

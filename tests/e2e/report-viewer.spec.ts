@@ -414,6 +414,40 @@ async function openDemoReport(page: Page, url: string): Promise<ViewerPage> {
 }
 
 test.describe('shortcuts', () => {
+  test('Ctrl+F reaches the text filter from any control of the report; after Clear filters, focus stays in the filter bar', async ({ page, bridge }) => {
+    const viewer = await openDemoReport(page, bridge.harness.url);
+    const search = viewer.searchbox('Search text');
+    const report = page.getByRole('region', { name: /^Report / });
+    const controls = [
+      viewer.tree,
+      viewer.searchbox('Organization', { exact: true }),
+      report.getByRole('combobox', { name: 'Service' }),
+      report.getByRole('button', { name: 'Export workbook' }),
+      report.getByRole('button', { name: 'Invoicing' }),
+    ];
+    for (const control of controls) {
+      await control.focus();
+      await page.keyboard.press('Control+f');
+      await expect(search, `Ctrl+F from ${String(control)}`).toBeFocused();
+    }
+    // In the Invoicing view and on the Close screen too: the filter bar is the report's, above every view.
+    for (const [view, searchbox] of [
+      ['Invoicing', 'Search text'],
+      ['Close the month', 'Search exceptions'],
+    ] as const) {
+      await report.getByRole('button', { name: view }).click();
+      await expect(report.getByRole('searchbox', { name: searchbox })).toBeVisible();
+      await report.getByRole('button', { name: view }).focus();
+      await page.keyboard.press('Control+f');
+      await expect(report.getByRole('searchbox', { name: searchbox }), `Ctrl+F in ${view}`).toBeFocused();
+    }
+    await report.getByRole('button', { name: 'Tree' }).click();
+    await search.fill('micro');
+    await report.getByRole('button', { name: 'Clear filters' }).click();
+    await expect(search).toHaveValue('');
+    await expect(search).toBeFocused();
+  });
+
   test('Ctrl+F focuses the filter, Ctrl+E exports, Ctrl+P prints, and a skip link jumps from the request panel to the report', async ({ page, bridge }) => {
     const viewer = await openDemoReport(page, bridge.harness.url);
     // The browser's print dialog would block the test: count the calls instead.

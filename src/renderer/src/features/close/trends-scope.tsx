@@ -53,6 +53,7 @@ export function TrendScopePicker({
           <input
             type="search"
             aria-label={`Search ${spec.noun}s`}
+            data-shortcut="filter"
             placeholder={spec.kind === 'organization' ? 'Name or customer number…' : `Search ${spec.noun}s…`}
             value={text}
             onChange={(event) => setText(event.target.value)}

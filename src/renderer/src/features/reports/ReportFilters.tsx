@@ -1,3 +1,4 @@
+import { useRef } from 'react';
 import type { ReportView } from '@shared/contract';
 import { COMMAND_KEY } from './use-report-shortcuts';
 import { formatCount } from '@renderer/components/format-number';
@@ -44,6 +45,7 @@ function Choice({
 export function ReportFilters({ view, filter, lineCount }: Props): React.JSX.Element {
   const { draft, change, clear } = filter;
   const filtered = Object.keys(draft).length > 0;
+  const text = useRef<HTMLInputElement>(null);
   return (
     <div className="filters" role="search" aria-label="Report filters">
       <Choice
@@ -67,6 +69,7 @@ export function ReportFilters({ view, filter, lineCount }: Props): React.JSX.Ele
       <input
         type="search"
         aria-label="Search text"
+        ref={text}
         data-shortcut="filter"
         title={`Filter by text (${COMMAND_KEY}F)`}
         placeholder="Product, code, PO, id…"
@@ -74,7 +77,14 @@ export function ReportFilters({ view, filter, lineCount }: Props): React.JSX.Ele
         onChange={(event) => change({ text: event.target.value }, true)}
       />
       {filtered ? (
-        <button type="button" className="link" onClick={clear}>
+        <button
+          type="button"
+          className="link"
+          onClick={() => {
+            clear();
+            text.current?.focus(); // the button goes with the filters: focus stays in the bar, where the next one is typed
+          }}
+        >
           Clear filters
         </button>
       ) : null}

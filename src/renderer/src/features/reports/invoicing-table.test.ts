@@ -77,12 +77,19 @@ describe('invoicing rows as a table to paste', () => {
     }),
   ];
 
-  it('has exact values with the locale decimal separator and no thousands separators', () => {
-    expect(invoiceTable(rows, 'en-US')).toEqual([
-      ['Customer number', 'Organization', 'Groups', 'Currency', 'Amount to invoice', 'Billing lines', 'Cost', 'Margin', 'Flags'],
-      ['C-Acme', 'Acme', 'CC-100 Nordics; AM Anna Berg', 'SEK', '1234567.50', '12', '812.4035 SEK; 95.1 USD', '', 'Credit note, No customer number'],
+  it('has exact values with the locale decimal separator and no thousands separators, each cost a number under its currency', () => {
+    const euros = row('Birch', 'EUR', '10', { costs: [{ currency: 'EUR', amount: '481.600000' }] });
+    expect(invoiceTable([...rows, euros], 'en-US')).toEqual([
+      ['Customer number', 'Organization', 'Groups', 'Currency', 'Amount to invoice', 'Billing lines', 'Cost EUR', 'Cost SEK', 'Cost USD', 'Margin', 'Flags'],
+      ['C-Acme', 'Acme', 'CC-100 Nordics; AM Anna Berg', 'SEK', '1234567.50', '12', '', '812.4035', '95.1', '', 'Credit note, No customer number'],
+      ['C-Birch', 'Birch', '', 'EUR', '10', '1', '481.600000', '', '', '10', ''],
     ]);
-    expect(invoiceTable(rows, 'sv-SE')[1]!.slice(4, 7)).toEqual(['1234567,50', '12', '812,4035 SEK; 95,1 USD']);
+    expect(invoiceTable(rows, 'sv-SE')[1]!.slice(4, 8)).toEqual(['1234567,50', '12', '812,4035', '95,1']);
+    // Every cost cell is a plain number in the locale, as Excel reads one.
+    for (const cell of invoiceTable([...rows, euros], 'sv-SE')
+      .slice(1)
+      .flatMap((cells) => cells.slice(6, 9)))
+      expect(cell).toMatch(/^(-?\d+(,\d+)?)?$/);
   });
 
   it('gives every digit of an exact sum for the tooltip', () => {

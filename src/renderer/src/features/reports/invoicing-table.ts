@@ -114,24 +114,28 @@ export function exactAmountText(decimal: string, currency: string, locale = user
 
 /**
  * Invoicing rows as the cells of a table to paste into a spreadsheet: exact values with the locale's decimal
- * separator and no thousands separators. Cost is one text cell per row (one amount per purchase currency).
+ * separator and no thousands separators, so each pastes as a number. A row's cost may be in several purchase
+ * currencies: one column per currency among the rows ("Cost EUR", "Cost USD"), never two currencies in one cell.
  */
 export function invoiceTable(rows: readonly InvoiceRow[], locale = userLocale): string[][] {
+  // Currency codes are ASCII: a plain sort is their order.
+  const costCurrencies = [...new Set(rows.flatMap((row) => row.costs.map((cost) => cost.currency)))].sort();
+  const columns = (each: (column: InvoicingColumn) => string | string[]) => INVOICING_SCREEN_ORDER.flatMap(each);
   return [
-    INVOICING_SCREEN_ORDER.map((column) => INVOICING_HEADERS[column]),
+    columns((column) => (column === 'cost' ? costCurrencies.map((currency) => `${INVOICING_HEADERS.cost} ${currency}`) : INVOICING_HEADERS[column])),
     ...rows.map((row) => {
-      const cells: Record<InvoicingColumn, string> = {
+      const cells: Record<Exclude<InvoicingColumn, 'cost'>, string> = {
         customerNumber: row.customerNumber,
         organization: row.organization,
         groups: row.groups.join('; '),
         currency: row.currency,
         amount: exactCell(row.amountToInvoice, locale),
         lines: String(row.lines),
-        cost: row.costs.map((cost) => `${exactCell(cost.amount, locale)} ${cost.currency}`).join('; '),
         margin: exactCell(row.margin, locale),
         flags: flagWords(row.flags),
       };
-      return INVOICING_SCREEN_ORDER.map((column) => cells[column]);
+      const costIn = (currency: string) => exactCell(row.costs.find((cost) => cost.currency === currency)?.amount ?? null, locale);
+      return columns((column) => (column === 'cost' ? costCurrencies.map(costIn) : cells[column]));
     }),
   ];
 }

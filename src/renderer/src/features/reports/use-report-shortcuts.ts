@@ -12,7 +12,7 @@ const SHORTCUTS: Record<string, { target: string; act: 'focus' | 'click' }> = {
 };
 
 /**
- * While a report is open: Ctrl/⌘+F focuses its text filter, Ctrl/⌘+E exports the workbook, Ctrl/⌘+P prints (or saves
+ * While a report is open: Ctrl/⌘+F focuses its text filter (on the Close screen, the open tab's search), Ctrl/⌘+E exports the workbook, Ctrl/⌘+P prints (or saves
  * as PDF) — instead of the browser's find and print of a page that is mostly a virtual list. The controls are found
  * by their `data-shortcut` inside `root`, so each shortcut does exactly what its button does (and nothing while it
  * is disabled).

@@ -164,3 +164,21 @@ test('opens and exports a saved report with the service gone', async ({ page, br
   await expect(group.getByTestId('saved-report')).toHaveCount(2);
   await expect(group.getByTestId('saved-report').filter({ hasText: `imported from ${shared.suggestedFilename()}` })).toHaveCount(1);
 });
+
+test('first start: after Try the demo service, the next step is in view and focused, and it fetches and opens last month', async ({ page, bridge }) => {
+  await page.setViewportSize(NARROW);
+  const app = new ClosebookPage(page);
+  await app.open(bridge.harness.url);
+  await app.startDemo();
+  const next = page.getByRole('button', { name: 'Fetch and open last month' });
+  await expect(next).toBeFocused();
+  for (const size of [NARROW, WIDE]) {
+    await page.setViewportSize(size);
+    await expect(next).toBeInViewport();
+    await page.screenshot({ path: `test-results/first-start-${size.width}x${size.height}.png` });
+  }
+  await next.press('Enter');
+  // Opened as soon as it is saved: the viewer shows the demo's month, its rows painted.
+  const viewer = page.getByRole('region', { name: /^Report Billing \d{4}-\d{2} · Demo/ });
+  await expect(viewer.getByRole('treegrid', { name: 'Billing report' }).getByRole('row', { level: 1 }).first()).toBeVisible({ timeout: 30_000 });
+});

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { type ConnectionTestProgress, describeConnectionTest } from '@shared/connection-test-progress';
 import type { ProfileView } from '@shared/schemas/profile';
 import { bridge, call, errorMessage } from '@renderer/bridge';
@@ -8,6 +8,11 @@ import { useNow } from '@renderer/hooks/use-now';
 import { useAppStore } from '@renderer/stores/app-store';
 import { ProfileForm } from './ProfileForm';
 import { TeamLedgerPanel } from './TeamLedgerPanel';
+import { lastMonth } from '../reports/format';
+import { useReportJobs } from '../reports/report-jobs-store';
+
+/** A month's name and year in the user's words ("October 2026"), from its first day. */
+const formatMonth = (day: string) => new Date(`${day}T00:00:00Z`).toLocaleDateString(undefined, { month: 'long', year: 'numeric', timeZone: 'UTC' });
 
 type TestState =
   { profileId: string; status: 'running'; progress: ConnectionTestProgress | null } | { profileId: string; status: 'ok' | 'failed'; message: string };
@@ -26,11 +31,29 @@ export function ProfilesScreen(): React.JSX.Element {
   const { run, running, error: failure } = useAction();
   const startingDemo = running === 'demo';
 
+  const go = useAppStore((state) => state.go);
+  const requestAndOpen = useReportJobs((state) => state.requestAndOpen);
+  /** The demo profile just started: its next step (fetch and open last month) is shown, in view and focused. */
+  const [demoStarted, setDemoStarted] = useState<ProfileView | null>(null);
+  const nextStep = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (!demoStarted) return;
+    nextStep.current?.scrollIntoView({ block: 'nearest' });
+    nextStep.current?.focus();
+  }, [demoStarted]);
+
   const startDemo = () =>
     run(async () => {
-      await call('demo:start', {});
+      setDemoStarted(await call('demo:start', {}));
       await load();
     }, 'demo');
+
+  const openDemoMonth = (demo: ProfileView) =>
+    run(async () => {
+      await requestAndOpen(demo.id, lastMonth());
+      setDemoStarted(null);
+      go('reports');
+    }, 'demo-month');
 
   const testRunning = test?.status === 'running';
   const now = useNow(testRunning);
@@ -85,6 +108,24 @@ export function ProfilesScreen(): React.JSX.Element {
             </button>
             <button type="button" onClick={() => setEditing('new')}>
               Add your own profile
+            </button>
+          </div>
+        </div>
+      ) : null}
+
+      {demoStarted ? (
+        <div className="panel welcome" role="status" aria-label="Next step">
+          <h2>The demo service is running</h2>
+          <p>
+            It has made-up organizations and their billing. Next, fetch its report of last month ({formatMonth(lastMonth().startDate)}): it takes a few seconds,
+            and opens as soon as it is saved.
+          </p>
+          <div className="form__actions">
+            <button ref={nextStep} type="button" className="primary" onClick={() => void openDemoMonth(demoStarted)} disabled={running === 'demo-month'}>
+              Fetch and open last month
+            </button>
+            <button type="button" className="link" onClick={() => setDemoStarted(null)}>
+              Not now
             </button>
           </div>
         </div>

@@ -21,6 +21,8 @@ export function ReportsScreen(): React.JSX.Element {
   const load = useReportJobs((state) => state.load);
   const apply = useReportJobs((state) => state.apply);
   const lastReady = useReportJobs((state) => state.lastReady);
+  const openWhenReady = useReportJobs((state) => state.openWhenReady);
+  const opened = useReportJobs((state) => state.opened);
   const [openId, setOpenId] = useState<string | null>(null);
   const [openingWhat, setOpeningWhat] = useState('Opening the report');
   const [report, setReport] = useState<ReportView | null>(null);
@@ -41,6 +43,14 @@ export function ReportsScreen(): React.JSX.Element {
     setOpeningWhat(about ? `Opening ${about.name} — ${formatCount(about.counts.lines)} billing lines` : 'Opening the report');
     setReport((await run(() => call('reports:open', { reportId }), 'open')) ?? null);
   };
+
+  // The first start's next step: the demo's last month opens as soon as it is saved.
+  const readyToOpen = lastReady?.id === openWhenReady ? lastReady?.reportId : undefined;
+  useEffect(() => {
+    if (!readyToOpen) return;
+    opened();
+    void open(readyToOpen);
+  }, [readyToOpen, opened]);
 
   return (
     <section className="screen reports" aria-labelledby="reports-title">

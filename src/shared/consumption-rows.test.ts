@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalRecords, fieldForHeader, joinFailures, parseYesNo, readQuantity, validateRows } from './consumption-rows';
+import { canonicalRecords, emptyRow, failureStillApplies, fieldForHeader, joinFailures, parseYesNo, readQuantity, validateRows } from './consumption-rows';
 import type { InputRow } from './schemas/consumption';
 
 const SUB = '3f2504e0-4f89-41d3-9a0c-0305e82c3301';
@@ -146,5 +146,20 @@ describe('joinFailures', () => {
       { errorMessage: 'who?', consumptionId: null, subscriptionId: '99999999-9999-4999-8999-999999999999', isAddon: false, addonId: null, quantity: 1 },
     ]);
     expect(joined).toEqual([{ row: null, errorMessage: 'who?', subscriptionId: '99999999-9999-4999-8999-999999999999', addonId: null, quantity: 1 }]);
+  });
+});
+
+describe("a service's failure beside its row", () => {
+  const row = { ...emptyRow(3), subscriptionId: ' 6F1C9A3E-0000-4000-8000-000000000001 ', isAddon: 'no', quantity: '3,5' };
+  const failure = { subscriptionId: '6f1c9a3e-0000-4000-8000-000000000001', addonId: null, quantity: 3.5 };
+
+  it('stays while the row holds what failed (in any case and spacing, the quantity as typed)', () => {
+    expect(failureStillApplies(failure, row)).toBe(true);
+  });
+
+  it('goes once the row is edited: another subscription, quantity or add-on', () => {
+    expect(failureStillApplies(failure, { ...row, subscriptionId: '6f1c9a3e-0000-4000-8000-000000000002' })).toBe(false);
+    expect(failureStillApplies(failure, { ...row, quantity: '4' })).toBe(false);
+    expect(failureStillApplies(failure, { ...row, isAddon: 'yes', addonId: '6f1c9a3e-0000-4000-8000-00000000000a' })).toBe(false);
   });
 });

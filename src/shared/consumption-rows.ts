@@ -160,3 +160,14 @@ export function joinFailures(records: ConsumptionRecord[], recordRows: number[],
     };
   });
 }
+
+/**
+ * Whether a failure the service gave for a row still speaks of it: the row holds the subscription, add-on and
+ * quantity that failed. Once the row is edited, the old error (naming the old id) is no longer its own.
+ */
+export function failureStillApplies(failure: Pick<RowFailure, 'subscriptionId' | 'addonId' | 'quantity'>, row: InputRow): boolean {
+  const same = (a: string | null, b: string) => (a ?? '').trim().toLowerCase() === b.trim().toLowerCase();
+  const reading = row.quantity.trim() === '' ? null : readQuantity(row.quantity);
+  const quantity = reading && 'quantity' in reading ? reading.quantity : null;
+  return same(failure.subscriptionId, row.subscriptionId) && same(failure.addonId, row.addonId) && (failure.quantity === null || failure.quantity === quantity);
+}

@@ -36,6 +36,9 @@ describe('a report request in words', () => {
     expect(describeReportJob(job({ state: 'failed', polls: 2, lastStatus: 7, message: 'The service answered report status 7…' }), NOW)).toBe(
       'Stopped after 2 checks',
     );
+    // A service that asked to slow down (HTTP 429) is busy; one that could not be reached did not answer.
+    expect(describeReportJob(job({ state: 'retrying', polls: 2, busy: true }), NOW)).toBe('The service is busy — retrying (checked 2 times)');
+    expect(describeReportJob(job({ state: 'retrying', polls: 2 }), NOW)).toBe('The service did not answer — retrying (checked 2 times)');
     for (const state of ['waiting', 'polling', 'retrying', 'saving', 'done', 'cancelled', 'failed'] as const) {
       expect(describeReportJob(job({ state, polls: 2, lastStatus: 7 }), NOW)).not.toMatch(/status/);
     }

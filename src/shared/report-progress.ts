@@ -35,7 +35,7 @@ export function describeReportJob(job: ReportJob, now: number): string {
       if (!job.transfer?.bytes) return `Checking with the service (check ${(job.polls + 1).toLocaleString('en')})`;
       return `Downloading ${formatBytes(job.transfer.bytes)}${job.transfer.totalBytes ? ` of ${formatBytes(job.transfer.totalBytes)}` : ''}`;
     case 'retrying':
-      return `The service did not answer — retrying (${checked})`;
+      return `${job.busy ? 'The service is busy' : 'The service did not answer'} — retrying (${checked})`;
     case 'saving':
       if (!job.transfer?.lines) return 'Saving the report';
       return `Saving ${count(job.transfer.lines, 'billing line', 'billing lines')}${job.transfer.percent === undefined ? '' : ` — ${job.transfer.percent} %`}`;

@@ -72,8 +72,9 @@ test('import with an invalid row, fix it, get Failed for an unknown subscription
   expect(failedRows).toContain('Row,Subscription ID,Is add-on,Add-on ID,Quantity,Consumption ID,Customer,Error');
   expect(failedRows).toContain(`3,${UNKNOWN},no,,3,,Fabrikam,Subscription ${UNKNOWN} does not exist`);
 
-  // Fixed in place and sent again, whole.
+  // Fixed in place: the old error (naming the old id) goes with the edit; sent again, whole.
   await screen.cell(3, 'Subscription ID').fill(metered[2]!.subscriptionId);
+  await expect(screen.messages(3)).toHaveCount(0);
   await screen.button('Submit the whole batch again').click();
   await expect(screen.submissionState).toHaveText('Successful', { timeout: 30_000 });
 

@@ -215,6 +215,18 @@ describe('report job', () => {
     await env.jobs.request(env.profile.id, PERIOD);
     await env.jobs.settled();
     expect(env.progress.some((p) => p.state === 'retrying')).toBe(true);
+    expect(env.progress.filter((p) => p.state === 'retrying').every((p) => !p.busy)).toBe(true);
+    expect(env.progress.at(-1)).toMatchObject({ state: 'done' });
+  });
+
+  it('says the service is busy while it answers 429 (slow down), then finishes', async () => {
+    const env = await setup();
+    env.twin.faults.add({ kind: 'status', status: 429, method: 'GET', path: 'MonthlyBilling', times: 2 });
+    await env.jobs.request(env.profile.id, PERIOD);
+    await env.jobs.settled();
+    const retrying = env.progress.filter((p) => p.state === 'retrying');
+    expect(retrying.length).toBeGreaterThan(0);
+    expect(retrying.every((p) => p.busy && /busy/.test(p.message ?? ''))).toBe(true);
     expect(env.progress.at(-1)).toMatchObject({ state: 'done' });
   });
 

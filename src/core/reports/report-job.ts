@@ -73,6 +73,7 @@ export class ReportJobs {
         const client = await this.client(job);
         return this.update(job, {
           state: 'retrying',
+          busy: error.code === 'rate-limited',
           message: `${error.message} Closebook keeps the request and tries again.`,
           nextPollAt: this.after(this.interval(client)),
         });
@@ -155,7 +156,7 @@ export class ReportJobs {
     const job = { ...initial, state: 'polling' as const };
     this.emit(job);
     const onRetry = (notice: RetryNotice) =>
-      this.emit({ ...job, state: 'retrying', message: `${notice.reason} Retrying in ${Math.round(notice.delayMs / 1000)} s.` });
+      this.emit({ ...job, state: 'retrying', busy: notice.busy, message: `${notice.reason} Retrying in ${Math.round(notice.delayMs / 1000)} s.` });
     const outcome = await this.deps.receiver.receive(job, client, {
       signal,
       onRetry,

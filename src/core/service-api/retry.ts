@@ -16,6 +16,8 @@ export interface RetryNotice {
   attempts: number;
   delayMs: number;
   reason: string;
+  /** The service asked to slow down (HTTP 429): busy, not unreachable. */
+  busy: boolean;
 }
 
 /** How the loop sends and waits, for one service. */
@@ -161,7 +163,7 @@ export class RetryLoop {
     this.policy.onOutcome?.(failure);
     const reason = failure.message;
     const delayMs = Math.min(maxBackoffMs, parseRetryAfter(retryAfter, clock.now()) ?? backoffBaseMs * 2 ** (attempt - 1));
-    onRetry?.({ attempt, attempts: maxAttempts, delayMs, reason });
+    onRetry?.({ attempt, attempts: maxAttempts, delayMs, reason, busy: failure.code === 'rate-limited' });
     try {
       await clock.sleep(delayMs, signal);
     } catch {

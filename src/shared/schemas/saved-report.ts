@@ -66,6 +66,8 @@ export const ReportJob = z.object({
   nextPollAt: z.string().nullable(),
   /** What the user should know now: why it is retrying, or why it stopped (state "failed"). */
   message: z.string().nullable(),
+  /** Retrying because the service asked to slow down (HTTP 429), not because it did not answer. */
+  busy: z.boolean().optional(),
   /** The saved report, once the state is "done". */
   reportId: z.string().nullable(),
   /**

@@ -1,6 +1,6 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
-import { validateRows } from '@shared/consumption-rows';
+import { failureStillApplies, validateRows } from '@shared/consumption-rows';
 import { PLAIN_HEADERS, type ConsumptionField, type InputRow, type RowFailure } from '@shared/schemas/consumption';
 import { useElementWidth } from '@renderer/hooks/use-element-width';
 import { useConsumption } from './consumption-store';
@@ -140,7 +140,8 @@ export function BatchGrid({ rows, showRow = null, extraColumns, failures, readOn
         {items.map((item) => {
           const row = rows[item.index] as InputRow;
           const rowProblems = problemsByRow.get(row.row) ?? [];
-          const rowFailures = failuresByRow.get(row.row) ?? [];
+          // The service's error stays only while the row holds what failed: an edited row's old error is gone.
+          const rowFailures = (failuresByRow.get(row.row) ?? []).filter((failure) => readOnly || failureStillApplies(failure, row));
           const invalid = new Set(rowProblems.map((problem) => problem.field));
           const messages = rowProblems.length + rowFailures.length > 0;
           const value = (column: ConsumptionField) =>

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -73,6 +74,17 @@ async function digests(): Promise<Record<string, string>> {
   return found;
 }
 
+/** Each page of a PDF with the smallest height of a word on it (pt), as pdftotext -bbox measures them. */
+function wordHeightsByPage(pdf: string): number[] {
+  const html = execFileSync('pdftotext', ['-bbox', pdf, '-'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  return html
+    .split('<page ')
+    .slice(1)
+    .map((page) =>
+      Math.min(...[...page.matchAll(/<word xMin="[\d.]+" yMin="([\d.]+)" xMax="[\d.]+" yMax="([\d.]+)">/g)].map((word) => Number(word[2]) - Number(word[1]))),
+    );
+}
+
 describe('exports, byte for byte', () => {
   it('are as they were: the CSV, the Parquet file and each part of the workbook of a twin month (with its Changes and Checks)', async () => {
     const now = await digests();
@@ -80,4 +92,21 @@ describe('exports, byte for byte', () => {
     expect(now).toEqual(JSON.parse(await readFile(GOLDEN, 'utf8')) as Record<string, string>);
     expect(Object.keys(now)).toContain('October.xlsx:xl/worksheets/sheet1.xml');
   }, 60_000);
+
+  it('print legibly: every sheet, rendered by LibreOffice, has its text at 8 pt or more; a wide sheet runs across pages', async () => {
+    const path = join(dataDir, 'Printed.xlsx');
+    await service.reports.exportReport(october, path);
+    execFileSync('soffice', [`-env:UserInstallation=file://${join(dataDir, 'lo-profile')}`, '--headless', '--convert-to', 'pdf', '--outdir', dataDir, path], {
+      stdio: 'ignore',
+      timeout: 120_000,
+    });
+    const pages = wordHeightsByPage(join(dataDir, 'Printed.pdf'));
+    // A word's box is a little taller than its font: 8 pt text stands about 9 pt high.
+    expect(pages.filter((smallest) => smallest < 9).length, `pages with text under 8 pt, of ${pages.length}: ${pages.map((h) => h.toFixed(1)).join(' ')}`).toBe(
+      0,
+    );
+    // More pages than sheets: the wide ones run across pages (their header row and first column repeated on each).
+    const sheets = Object.keys((await JSZip.loadAsync(await readFile(path))).files).filter((name) => /^xl\/worksheets\/sheet\d+\.xml$/.test(name));
+    expect(pages.length).toBeGreaterThan(sheets.length);
+  }, 180_000);
 });

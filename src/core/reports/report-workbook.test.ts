@@ -488,7 +488,7 @@ describe('the report workbook', () => {
     report.meta.name = 'R&D billing 2026-10';
     const workbook = await load(report);
     for (const sheet of workbook.worksheets) {
-      expect(sheet.pageSetup).toMatchObject({ orientation: 'landscape', fitToPage: true, fitToWidth: 1, fitToHeight: 0, printTitlesRow: '1:1' });
+      expect(sheet.pageSetup).toMatchObject({ orientation: 'landscape', fitToPage: false, scale: 100, printTitlesRow: '1:1', printTitlesColumn: 'A:A' });
       expect(sheet.pageSetup.margins).toMatchObject({ left: 0.4, right: 0.4 });
       expect(sheet.headerFooter.oddFooter).toBe('&LR&&D billing 2026-10&C&A&RPage &P of &N');
     }

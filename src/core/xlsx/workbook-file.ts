@@ -10,18 +10,20 @@ export type Sheet = ReturnType<Writer['addWorksheet']>;
 export type SheetOptions = Partial<ExcelJS.AddWorksheetOptions>;
 
 /**
- * Every sheet prints the same way: landscape, as wide as one page, the header row on every page, and a footer
- * with the report's name, the sheet and the page number. `&` starts a code in a footer, so the name's are doubled.
+ * Every sheet prints the same way: landscape at its own size — a wide sheet runs across pages rather than shrink to
+ * one (Billing lines shrank to 2 pt) — with the header row and the first column (what each row is) on every page,
+ * and a footer with the report's name, the sheet and the page number. `&` starts a code in a footer, so the name's
+ * are doubled.
  */
 export function printSetup(reportName: string): SheetOptions {
   const name = reportName.replaceAll('&', '&&').slice(0, 120);
   return {
     pageSetup: {
       orientation: 'landscape',
-      fitToPage: true,
-      fitToWidth: 1,
-      fitToHeight: 0,
+      fitToPage: false,
+      scale: 100,
       printTitlesRow: '1:1',
+      printTitlesColumn: 'A:A',
       margins: { left: 0.4, right: 0.4, top: 0.5, bottom: 0.6, header: 0.3, footer: 0.3 },
     },
     headerFooter: { oddFooter: `&L${name}&C&A&RPage &P of &N` },

@@ -154,8 +154,10 @@ export const InvoiceRow = z.object({
   lines: z.number().int().nonnegative(),
   /** What those lines cost, per purchase currency (a custom service bought in USD and sold in SEK adds a USD cost). */
   costs: z.array(z.object({ currency: z.string(), amount: Decimal })),
-  /** Sales − cost when every cost is in the invoice currency; null otherwise (never across currencies). */
+  /** Sales − cost of the part bought in the invoice currency; null when none of it is (never across currencies). */
   margin: Decimal.nullable(),
+  /** The margin leaves out a part bought in another currency (a custom service bought in USD and sold in SEK). */
+  marginPartial: z.boolean(),
   flags: z.array(InvoiceFlag),
 });
 export type InvoiceRow = z.infer<typeof InvoiceRow>;

@@ -87,8 +87,17 @@ test('Invoicing: one row per organization and customer currency, amounts equal t
     expect(row.amountToInvoice).toBe(roundToMinorUnit(sum.sales.toFixed(), row.currency));
     expect(row.lines).toBe(sum.lines);
   }
-  // A customer with a custom service bought in USD and sold in its own currency has one row, with two costs.
-  expect(rows.some((row) => row.costs.length === 2 && row.margin === null)).toBe(true);
+  // A customer with a custom service bought in USD and sold in its own currency has one row, with two costs; its margin
+  // is that of the part bought in its own currency, marked so, never one across currencies.
+  const mixed = rows.find((row) => row.costs.length === 2 && row.marginPartial)!;
+  expect(mixed).toBeDefined();
+  const own = mixed.costs.find((cost) => cost.currency === mixed.currency)!;
+  expect(money(mixed.margin!).lessThan(money(mixed.exactAmount).minus(own.amount))).toBe(true);
+  await viewer.searchbox('Organization', { exact: true }).fill(mixed.customerNumber);
+  const part = viewer.invoiceRows().filter({ hasText: mixed.customerNumber }).getByTestId('margin-part');
+  await expect(part).toHaveText(`${en(mixed.margin!)}*`);
+  await expect(part).toHaveAttribute('title', new RegExp(`Margin of the part bought in ${mixed.currency}; the part bought in USD is left out`));
+  await viewer.searchbox('Organization', { exact: true }).fill('');
 
   // Flags in words, on the row they concern.
   const flagged = rows.find((row) => row.flags.includes('stated-total-differs'))!;

@@ -23,12 +23,21 @@ const customerCurrency = (service: Served['service']) => service.customerCurrenc
 
 /** What to invoice, worked out here from the served report with decimal arithmetic (not from the ledger). */
 function expectedInvoices(lines: Served[], keep: (line: Served) => boolean = () => true) {
-  const byKey = new Map<string, { name: string; lines: number; sales: Money; costs: Map<string, Money>; groups: Set<string> }>();
+  const byKey = new Map<string, { name: string; lines: number; sales: Money; sameCurrencySales: Money; costs: Map<string, Money>; groups: Set<string> }>();
   for (const served of lines.filter(keep)) {
     const key = `${orgKey(served.organization)}|${customerCurrency(served.service)}`;
-    const row = byKey.get(key) ?? { name: served.organization.name, lines: 0, sales: new Money(0), costs: new Map(), groups: new Set() };
+    const row = byKey.get(key) ?? {
+      name: served.organization.name,
+      lines: 0,
+      sales: new Money(0),
+      sameCurrencySales: new Money(0),
+      costs: new Map(),
+      groups: new Set(),
+    };
     row.lines++;
     row.sales = row.sales.plus(String(served.line.totalCustomerPrice));
+    if (served.service.currencyCode === customerCurrency(served.service))
+      row.sameCurrencySales = row.sameCurrencySales.plus(String(served.line.totalCustomerPrice));
     row.costs.set(served.service.currencyCode, (row.costs.get(served.service.currencyCode) ?? new Money(0)).plus(String(served.line.totalResellerPrice)));
     for (const group of served.organization.organizationGroups) row.groups.add(group);
     byKey.set(key, row);
@@ -55,6 +64,7 @@ describe('the invoicing query', () => {
     // Custom services bought in USD and sold in the customer's currency are in the same invoice.
     expect(rows.some((row) => row.costs.length > 1)).toBe(true);
     expect(rows.some((row) => row.currency !== 'USD' && row.costs.some((cost) => cost.currency === 'USD'))).toBe(true);
+    expect(rows.some((row) => row.marginPartial && row.margin !== null)).toBe(true);
     for (const row of rows) {
       const want = expected.get(row.key)!;
       expect(new Money(row.exactAmount).eq(want.sales)).toBe(true);
@@ -64,9 +74,11 @@ describe('the invoicing query', () => {
       expect(row.groups).toEqual([...want.groups].sort());
       expect(row.costs.map((cost) => cost.currency)).toEqual([...want.costs.keys()].sort());
       for (const cost of row.costs) expect(new Money(cost.amount).eq(want.costs.get(cost.currency)!)).toBe(true);
-      const single = row.costs.length === 1 && row.costs[0]!.currency === row.currency;
-      if (single) expect(new Money(row.margin!).eq(want.sales.minus(want.costs.get(row.currency)!))).toBe(true);
-      else expect(row.margin).toBeNull(); // never across currencies
+      // The margin of the part bought in the invoice currency (never across currencies); partial when more was bought in another.
+      const sameCurrencyCost = want.costs.get(row.currency);
+      if (sameCurrencyCost) expect(new Money(row.margin!).eq(want.sameCurrencySales.minus(sameCurrencyCost))).toBe(true);
+      else expect(row.margin).toBeNull();
+      expect(row.marginPartial).toBe(Boolean(sameCurrencyCost) && row.costs.length > 1);
       expect(row.flags).toEqual([]);
     }
     // Metered lines carry four decimals: rounding each line instead of the sum would differ somewhere.

@@ -36,6 +36,7 @@ export async function invoicing(ledger: Ledger, reportId: string, filter: Report
       lines: row.lines,
       costs: JSON.parse(row.costs) as InvoiceRow['costs'],
       margin: row.margin,
+      marginPartial: row.margin_partial,
       flags,
     };
   });

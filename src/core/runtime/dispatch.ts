@@ -11,7 +11,13 @@ import type { Service } from '../service';
 export async function dispatch(service: Service, channel: unknown, rawInput: unknown, log: Logger): Promise<Reply<unknown>> {
   if (!isChannelName(channel)) return { ok: false, error: { code: 'validation', message: unknownChannel(channel) } };
   const spec = channels[channel];
-  const input = spec.input.safeParse(rawInput ?? {}, { error: plainIssues });
+  let input: ReturnType<typeof spec.input.safeParse>;
+  try {
+    input = spec.input.safeParse(rawInput ?? {}, { error: plainIssues });
+  } catch {
+    // A value no schema can even look at (a length that is no number, an object with no text form): refused, never thrown.
+    return { ok: false, error: { code: 'validation', message: 'The request could not be read: it is not made of plain values. Nothing was done.' } };
+  }
   if (!input.success) return { ok: false, error: validationError(input.error, 'The request').toShape() };
   try {
     const handler = service.handlers[channel] as (input: unknown) => Promise<unknown>;

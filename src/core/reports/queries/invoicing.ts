@@ -14,6 +14,7 @@ const INVOICE = rowShape({
   lines: 'int',
   sales: 'decimal',
   margin: 'decimal?',
+  margin_partial: 'bool',
   differs: 'bool',
   costs: 'text',
 });
@@ -21,7 +22,8 @@ export type InvoiceQueryRow = Row<typeof INVOICE.columns>;
 
 /**
  * One row per organization and customer currency for the lines the filter keeps: the exact sum of its sales over
- * every service, cost per purchase currency (JSON), margin where one currency, and whether a stated total differs.
+ * every service, cost per purchase currency (JSON), the margin of the part bought in the invoice currency (and whether
+ * more was bought in another, which has none in one currency), and whether a stated total differs.
  * One pass over the lines, grouped by subscription, gives both the filtered sums and whether each subscription's
  * stated total differs from its whole sum (as the viewer checks it).
  */
@@ -58,7 +60,7 @@ export async function invoiceRows(ledger: Ledger, reportId: string, filter: Repo
        FROM per_cost c JOIN organization o ON o.org_no = c.org_no GROUP BY ALL),
      per_invoice AS (
        SELECT org_key, customer_currency, sum(lines) AS lines, sum(sales) AS sales, bool_or(differs) AS differs,
-         CASE WHEN count(*) = 1 AND bool_and(currency = customer_currency) THEN sum(sales) - sum(cost) END AS margin,
+         sum(sales - cost) FILTER (WHERE currency = customer_currency) AS margin, count(*) > 1 AND bool_or(currency = customer_currency) AS margin_partial,
          list({'currency': currency, 'amount': cost::VARCHAR} ORDER BY currency) AS costs
        FROM per_currency GROUP BY ALL),
      organization_info AS (
@@ -67,7 +69,7 @@ export async function invoiceRows(ledger: Ledger, reportId: string, filter: Repo
        FROM organization o LEFT JOIN organization_groups g ON g.report_id = $1 AND g.org_no = o.org_no
        GROUP BY o.org_key)
      SELECT i.org_key, n.name, n.customer_number, n.org_id, to_json(n.groups)::VARCHAR AS groups, i.customer_currency AS currency,
-       i.lines, i.sales::VARCHAR AS sales, i.margin::VARCHAR AS margin, i.differs,
+       i.lines, i.sales::VARCHAR AS sales, i.margin::VARCHAR AS margin, i.margin_partial, i.differs,
        to_json(i.costs)::VARCHAR AS costs
      FROM per_invoice i JOIN organization_info n ON n.org_key = i.org_key
      ORDER BY n.org_rank, i.customer_currency`,

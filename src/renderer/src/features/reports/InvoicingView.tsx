@@ -61,9 +61,13 @@ function CostLines({ row }: { row: InvoiceRow }): React.JSX.Element {
   );
 }
 
+/** Why a margin is missing or covers only part of the row: the cost bought in another currency has none in one currency. */
 function marginNote(row: InvoiceRow): string {
   const others = row.costs.map((cost) => cost.currency).filter((currency) => currency !== row.currency);
-  return `Part of the cost is in ${others.join(', ') || 'another currency'}, the sales in ${row.currency}: no margin across currencies.`;
+  const elsewhere = others.join(', ') || 'another currency';
+  return row.margin === null
+    ? `The cost is in ${elsewhere}, the sales in ${row.currency}: no margin across currencies.`
+    : `Margin of the part bought in ${row.currency}; the part bought in ${elsewhere} is left out (no margin across currencies).`;
 }
 
 interface RowProps {
@@ -124,8 +128,13 @@ function InvoiceRowView({ row, index, top, selected, onSelect }: RowProps): Reac
             n/a
           </span>
         ) : (
-          <span title={exactAmountText(row.margin, row.currency)}>
+          <span
+            className={row.marginPartial ? 'inv__margin--part' : undefined}
+            data-testid={row.marginPartial ? 'margin-part' : undefined}
+            title={row.marginPartial ? `${exactAmountText(row.margin, row.currency)}\n${marginNote(row)}` : exactAmountText(row.margin, row.currency)}
+          >
             <NumberValue value={amountText(row.margin, row.currency)} />
+            {row.marginPartial ? <span aria-label={`, of the part bought in ${row.currency}`}>*</span> : null}
           </span>
         )}
       </div>
@@ -202,7 +211,8 @@ export function InvoicingView({ reportId, filter }: { reportId: string; filter: 
             </button>
           </div>
           <p className="muted">
-            Amounts to invoice are the exact sums of the sales in each currency, rounded once to its minor unit; the full sum is in the tooltip.
+            Amounts to invoice are the exact sums of the sales in each currency, rounded once to its minor unit; the full sum is in the tooltip. A margin marked
+            * is of the part bought in the invoice currency.
           </p>
           {copied ? (
             <p className="notice" role="status">

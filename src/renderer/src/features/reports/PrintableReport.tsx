@@ -100,7 +100,16 @@ function InvoicingTable({ rows }: { rows: InvoiceRow[] }): React.JSX.Element {
                 </div>
               ))}
             </td>
-            <td className="num">{row.margin === null ? 'n/a' : <NumberValue value={amountText(row.margin, row.currency)} />}</td>
+            <td className="num">
+              {row.margin === null ? (
+                'n/a'
+              ) : (
+                <>
+                  <NumberValue value={amountText(row.margin, row.currency)} />
+                  {row.marginPartial ? '*' : null}
+                </>
+              )}
+            </td>
             <td className="print-table__wrap print-table__strong">{flagWords(row.flags)}</td>
           </tr>
         ))}

@@ -15,6 +15,7 @@ function row(organization: string, currency: string, amount: string, extra: Part
     lines: 1,
     costs: [{ currency, amount: '1' }],
     margin: amount,
+    marginPartial: false,
     flags: [],
     ...extra,
   };

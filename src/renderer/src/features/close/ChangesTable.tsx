@@ -1,4 +1,4 @@
-import { COMMAND_KEY } from '../reports/use-report-shortcuts';
+import { FILTER_SHORTCUT } from '../reports/use-report-shortcuts';
 import { memo, useMemo, useState } from 'react';
 import type { MonthChange } from '@shared/schemas/month-close';
 import { currenciesOf } from '@shared/model/currency-pair';
@@ -128,8 +128,7 @@ export function ChangesTable({ changes, changeCount, label }: Props): React.JSX.
         <input
           type="search"
           aria-label="Search changes"
-          data-shortcut="filter"
-          title={`Filter by text (${COMMAND_KEY}F)`}
+          {...FILTER_SHORTCUT}
           placeholder="Organization, cust. no., product…"
           value={filter.text ?? ''}
           onChange={(event) => setFilter((current) => ({ ...current, text: event.target.value }))}

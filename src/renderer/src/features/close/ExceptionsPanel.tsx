@@ -1,4 +1,4 @@
-import { COMMAND_KEY } from '../reports/use-report-shortcuts';
+import { FILTER_SHORTCUT } from '../reports/use-report-shortcuts';
 import { useCallback, useMemo, useState } from 'react';
 import { isOpenReview } from '@shared/model/review-state';
 import type { BillingException, MonthCloseView, ReviewState, Severity } from '@shared/schemas/month-close';
@@ -162,8 +162,7 @@ export function ExceptionsPanel({ view, close, onShow }: Props): React.JSX.Eleme
         <input
           type="search"
           aria-label="Search exceptions"
-          data-shortcut="filter"
-          title={`Filter by text (${COMMAND_KEY}F)`}
+          {...FILTER_SHORTCUT}
           placeholder="Organization, cust. no., product…"
           value={filter.text ?? ''}
           onChange={(event) => change({ text: event.target.value })}

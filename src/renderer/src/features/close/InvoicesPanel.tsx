@@ -263,11 +263,7 @@ function MappingList({ reportId, onSaved }: { reportId: string; onSaved: () => P
                     <td className="muted">{customer.orgId}</td>
                     <td className="num">{customer.paymentTermsDays} days</td>
                     <td>{TREATMENTS.find((treatment) => treatment.id === customer.vatTreatment)?.label}</td>
-                    <td>
-                      <button type="button" className="link" onClick={() => setEditing(`c:${customer.orgId}`)}>
-                        Edit
-                      </button>
-                    </td>
+                    <EditCell onEdit={() => setEditing(`c:${customer.orgId}`)} />
                   </>
                 )}
               </tr>
@@ -305,11 +301,7 @@ function MappingList({ reportId, onSaved }: { reportId: string; onSaved: () => P
                   <td>
                     {item.vatCategory} {item.vatRate}% · {item.taxCode}
                   </td>
-                  <td>
-                    <button type="button" className="link" onClick={() => setEditing(`i:${item.match}:${item.id}`)}>
-                      Edit
-                    </button>
-                  </td>
+                  <EditCell onEdit={() => setEditing(`i:${item.match}:${item.id}`)} />
                 </>
               )}
             </tr>
@@ -317,6 +309,17 @@ function MappingList({ reportId, onSaved }: { reportId: string; onSaved: () => P
         </tbody>
       </table>
     </div>
+  );
+}
+
+/** The last cell of a kept mapping's row: Edit opens the row's form in its place. */
+function EditCell({ onEdit }: { onEdit: () => void }): React.JSX.Element {
+  return (
+    <td>
+      <button type="button" className="link" onClick={onEdit}>
+        Edit
+      </button>
+    </td>
   );
 }
 

@@ -1,6 +1,6 @@
 import { useRef } from 'react';
 import type { ReportView } from '@shared/contract';
-import { COMMAND_KEY } from './use-report-shortcuts';
+import { FILTER_SHORTCUT } from './use-report-shortcuts';
 import { formatCount } from '@renderer/components/format-number';
 import type { ReportFilterState } from './use-report-data';
 
@@ -70,8 +70,7 @@ export function ReportFilters({ view, filter, lineCount }: Props): React.JSX.Ele
         type="search"
         aria-label="Search text"
         ref={text}
-        data-shortcut="filter"
-        title={`Filter by text (${COMMAND_KEY}F)`}
+        {...FILTER_SHORTCUT}
         placeholder="Product, code, PO, id…"
         value={draft.text ?? ''}
         onChange={(event) => change({ text: event.target.value }, true)}

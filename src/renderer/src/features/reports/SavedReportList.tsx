@@ -210,28 +210,32 @@ export function SavedReportList({ openId, onOpen, onDeleted }: Props): React.JSX
                   </div>
                 </li>
               ))}
-            {fetchesByMonth(group.listings).map(([newest, ...earlier]) => (
-              <Fragment key={newest.id}>
-                {item(newest)}
-                {earlier.length ? (
-                  <li className="report-item__earlier">
-                    <details
-                      open={unfolded.has(newest.id) || earlier.some((meta) => meta.id === openId)}
-                      onToggle={(event) => {
-                        if (earlier.some((meta) => meta.id === openId)) return; // opened for the open report, not by the user
-                        const open = event.currentTarget.open;
-                        setUnfolded((shown) => (open === shown.has(newest.id) ? shown : toggled(shown, newest.id)));
-                      }}
-                    >
-                      <summary>
-                        {earlier.length === 1 ? '1 earlier fetch' : `${earlier.length} earlier fetches`} of {newest.period.startDate} – {newest.period.endDate}
-                      </summary>
-                      <ul className="report-list">{earlier.map(item)}</ul>
-                    </details>
-                  </li>
-                ) : null}
-              </Fragment>
-            ))}
+            {fetchesByMonth(group.listings).map(([newest, ...earlier]) => {
+              const holdsOpen = earlier.some((meta) => meta.id === openId);
+              return (
+                <Fragment key={newest.id}>
+                  {item(newest)}
+                  {earlier.length ? (
+                    <li className="report-item__earlier">
+                      <details
+                        open={unfolded.has(newest.id) || holdsOpen}
+                        onToggle={(event) => {
+                          if (holdsOpen) return; // opened for the open report, not by the user
+                          const open = event.currentTarget.open;
+                          setUnfolded((shown) => (open === shown.has(newest.id) ? shown : toggled(shown, newest.id)));
+                        }}
+                      >
+                        <summary>
+                          {earlier.length === 1 ? '1 earlier fetch' : `${earlier.length} earlier fetches`} of {newest.period.startDate} –{' '}
+                          {newest.period.endDate}
+                        </summary>
+                        <ul className="report-list">{earlier.map(item)}</ul>
+                      </details>
+                    </li>
+                  ) : null}
+                </Fragment>
+              );
+            })}
           </ul>
         </section>
       ))}

@@ -4,6 +4,9 @@ import { useEffect } from 'react';
 export const isMac = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform);
 export const COMMAND_KEY = isMac ? '⌘' : 'Ctrl+';
 
+/** The attributes of a text filter that Ctrl/⌘+F focuses: the report's, or the open Close tab's search. */
+export const FILTER_SHORTCUT = { 'data-shortcut': 'filter', title: `Filter by text (${COMMAND_KEY}F)` } as const;
+
 /** Which control inside the open report each shortcut uses (`data-shortcut` on it). */
 const SHORTCUTS: Record<string, { target: string; act: 'focus' | 'click' }> = {
   f: { target: 'filter', act: 'focus' },

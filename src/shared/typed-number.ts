@@ -5,8 +5,11 @@ export function quoted(value: string): string {
   return value.length > 60 ? `"${value.slice(0, 57)}…" (${value.length.toLocaleString('en')} characters)` : `"${value}"`;
 }
 
-/** A typed number as exact decimal text with a point ("-1250.5"), or what is wrong with it in words. */
-export type DecimalReading = { decimal: string } | { problem: string };
+/**
+ * A typed number as exact decimal text with a point ("-1250.5"), or what is wrong with it in words; `ambiguous` when
+ * it could be a thousand or a decimal ("1,234").
+ */
+export type DecimalReading = { decimal: string } | { problem: string; ambiguous?: true };
 
 const GROUPED = (mark: ',' | '.') => new RegExp(`^[1-9]\\d{0,2}(\\${mark}\\d{3})+$`);
 
@@ -43,6 +46,7 @@ export function readTypedDecimal(value: string, decimalComma = false): DecimalRe
       const marks = text.match(/[.,]/g) ?? [];
       if (marks.length === 1 && marks[0] === ',') {
         return {
+          ambiguous: true,
           problem: `${quoted(typed)} could be a thousand or a decimal: write ${text.replace(',', '')} for a whole number, or ${text.replace(',', '.')} with a decimal point.`,
         };
       }

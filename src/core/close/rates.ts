@@ -49,7 +49,7 @@ const KNOWN_CURRENCIES = new Set<string>(typeof Intl.supportedValuesOf === 'func
  */
 function readRate(typed: string, decimalComma = false): { rate: string } | { problem: string } {
   const reading = typed === '' ? null : readTypedDecimal(typed, decimalComma);
-  if (reading && 'problem' in reading && /could be a thousand/.test(reading.problem))
+  if (reading && 'problem' in reading && reading.ambiguous)
     return { problem: `has the rate ${reading.problem.replace(/^(".*") /, '$1, which ').replace(/\.$/, '')}` };
   const rate = reading && 'decimal' in reading ? reading.decimal : typed;
   const problem = rateProblem(rate);
@@ -145,7 +145,8 @@ function fieldsOf(line: string): { fields: string[]; separator: ',' | ';' } {
 
 /**
  * Reads a rates file: `currency,rate` per line, a header line optional, comma or semicolon separated, rates as people
- * type them (a decimal comma in a semicolon file, or quoted in a comma file). Blank lines are skipped. Every line is named by its number (as an editor counts them) in messages.
+ * type them (a decimal comma in a semicolon file, or quoted in a comma file). Blank lines are skipped. Every line is
+ * named by its number (as an editor counts them) in messages.
  */
 export function parseRatesCsv(text: string, referenceCurrency: string, monthCurrencies: ReadonlySet<string> = new Set()): ExchangeRate[] {
   const lines = text.replace(/^\uFEFF/, '').split(/\r\n|\n|\r/);

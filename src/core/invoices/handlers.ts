@@ -449,7 +449,6 @@ async function newestReport(ledger: Ledger, broker: Broker): Promise<string | un
 
 /** A credit note that cancels an exported invoice: its lines negated, naming the invoice it credits. */
 function creditNoteFor(invoice: Invoice, invoiceDate: string): Invoice {
-  const negate = negatedText;
   return {
     ...invoice,
     number: null,
@@ -460,16 +459,16 @@ function creditNoteFor(invoice: Invoice, invoiceDate: string): Invoice {
     periodText: `${invoice.periodText}; credits ${invoice.number ?? ''}`,
     lines: invoice.lines.map((line) => ({
       ...line,
-      unitPrice: negate(line.unitPrice),
-      netAmount: negate(line.netAmount),
-      exactAmount: negate(line.exactAmount),
-      vatAmount: negate(line.vatAmount),
+      unitPrice: negatedText(line.unitPrice),
+      netAmount: negatedText(line.netAmount),
+      exactAmount: negatedText(line.exactAmount),
+      vatAmount: negatedText(line.vatAmount),
     })),
-    vat: invoice.vat.map((entry) => ({ ...entry, taxable: negate(entry.taxable), amount: negate(entry.amount) })),
-    exactTotal: negate(invoice.exactTotal),
-    netTotal: negate(invoice.netTotal),
-    vatTotal: negate(invoice.vatTotal),
-    grossTotal: negate(invoice.grossTotal),
+    vat: invoice.vat.map((entry) => ({ ...entry, taxable: negatedText(entry.taxable), amount: negatedText(entry.amount) })),
+    exactTotal: negatedText(invoice.exactTotal),
+    netTotal: negatedText(invoice.netTotal),
+    vatTotal: negatedText(invoice.vatTotal),
+    grossTotal: negatedText(invoice.grossTotal),
   };
 }
 

@@ -203,17 +203,15 @@ function importFiles(format: 'xero' | 'qbo', invoices: readonly Invoice[], stem:
   return files;
 }
 
-const negate = negatedText;
-
 /** A credit note's lines as a credit memo carries them: the amounts turned positive (the price, or else the quantity). */
 function asCreditMemo(invoice: Invoice): Invoice {
   return {
     ...invoice,
     lines: invoice.lines.map((line) => ({
       ...line,
-      netAmount: negate(line.netAmount),
-      vatAmount: negate(line.vatAmount),
-      ...(line.unitPrice.startsWith('-') ? { unitPrice: negate(line.unitPrice) } : { quantity: negate(line.quantity) }),
+      netAmount: negatedText(line.netAmount),
+      vatAmount: negatedText(line.vatAmount),
+      ...(line.unitPrice.startsWith('-') ? { unitPrice: negatedText(line.unitPrice) } : { quantity: negatedText(line.quantity) }),
     })),
   };
 }

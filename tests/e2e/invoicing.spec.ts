@@ -7,6 +7,7 @@ import { roundToMinorUnit } from '@shared/currency';
 import { Money, money } from '@shared/money';
 import { expect, test, type BridgeHost } from './fixtures';
 import { ClosebookPage, SCREEN_SIZES, WIDE } from './pages';
+import { ClosePage } from './close-page';
 import { ViewerPage } from './viewer-page';
 
 // Copying writes to the clipboard and the test reads it back. Every fifth service states a total a cent off the
@@ -165,7 +166,8 @@ test('Invoicing: one row per organization and customer currency, amounts equal t
   const sorted = (
     await viewer
       .invoiceRows()
-      .evaluateAll((elements) => elements.map((element) => [element.children[4]!.textContent ?? '', element.children[5]!.textContent ?? '']))
+      // The currency cell's own text (an exception's mark may follow it).
+      .evaluateAll((elements) => elements.map((element) => [element.children[4]!.firstChild?.textContent ?? '', element.children[5]!.textContent ?? '']))
   ).map(([currency, amount]) => ({ currency: currency!, amount: Number(amount!.replace(/,/g, '')) }));
   expect(sorted.length).toBeGreaterThan(5);
   sorted.forEach((entry, i) => {
@@ -286,4 +288,56 @@ test('prints the summary or the Invoicing rows, never the virtual list, and writ
   });
   const expected = new Set(rows.filter((row: InvoiceRow) => row.groups.includes(group!)).map((row) => row.customerNumber));
   expect([...inPack].sort()).toEqual([...expected].sort());
+});
+
+test('a row the month’s checks question says so beside its amount, and opens the exception in Close the month', async ({ page, bridge }) => {
+  const { viewer, reportId } = await openReport(page, bridge);
+  const handlers = bridge.harness.service.handlers;
+  const { exceptions } = await handlers['close:state']({ reportId });
+  // The twin plants a subscription sold below cost, one with cost and no sales, and a line whose total is not quantity × price.
+  const questioning = exceptions.filter((exception) => ['negative-margin', 'unbilled', 'sales-without-cost', 'line-total-mismatch'].includes(exception.rule));
+  expect(questioning.map((exception) => exception.rule).sort()).toEqual(expect.arrayContaining(['line-total-mismatch', 'negative-margin', 'unbilled']));
+  const grid = await viewer.showInvoicing();
+  const organization = viewer.filters.getByRole('searchbox', { name: 'Organization' });
+  const rowOf = (exception: (typeof questioning)[number]) =>
+    grid
+      .getByTestId('invoice-row')
+      .filter({ hasText: exception.organization })
+      .filter({ hasText: exception.currencyKey!.split('→').at(-1)! });
+
+  for (const exception of questioning) {
+    await organization.fill(exception.customerNumber || exception.organization);
+    const row = rowOf(exception);
+    await expect(row.getByTestId('invoice-anomaly'), exception.id).toBeVisible();
+    await expect(row.getByRole('button', { name: exception.title, exact: true })).toBeVisible();
+  }
+  // An organization no exception questions has no mark.
+  const { rows } = await handlers['reports:invoicing']({ reportId, filter: {} });
+  const quiet = rows.find((row) => row.customerNumber && !questioning.some((exception) => exception.orgId === row.orgId))!;
+  await organization.fill(quiet.customerNumber);
+  await expect(grid.getByTestId('invoice-row')).toHaveCount(rows.filter((row) => row.orgId === quiet.orgId).length);
+  await expect(grid.getByTestId('invoice-anomaly')).toHaveCount(0);
+
+  // The mark opens the exception in Close the month: every filter that would hide it cleared, its row marked and focused.
+  const belowCost = questioning.find((exception) => exception.rule === 'negative-margin')!;
+  await organization.fill(belowCost.customerNumber || belowCost.organization);
+  for (const size of SCREEN_SIZES) {
+    await page.setViewportSize(size);
+    await expect(rowOf(belowCost).getByTestId('invoice-anomaly')).toBeVisible();
+    await page.screenshot({ path: `test-results/invoicing-anomaly-${size.width}x${size.height}.png` });
+  }
+  await page.setViewportSize(WIDE);
+  await rowOf(belowCost).getByTestId('invoice-anomaly').click();
+  const close = new ClosePage(page, viewer.root.getByRole('region', { name: 'Close the month' }));
+  const linked = close.exceptions.locator('[aria-current="true"]');
+  await expect(linked).toHaveAttribute('data-exception-id', belowCost.id);
+  await expect(linked).toBeFocused();
+  await expect(linked).toBeInViewport();
+  await expect(close.reviewState.getByRole('button', { name: /^All/ })).toHaveAttribute('aria-pressed', 'true');
+  await page.screenshot({ path: 'test-results/invoicing-anomaly-linked-1440x900.png' });
+
+  // Accepted, it stays on the row, quieter, and says so.
+  await handlers['close:review']({ reportId, exceptionIds: [belowCost.id], state: 'accepted', note: 'A promotion agreed with the customer.' });
+  await viewer.showInvoicing();
+  await expect(rowOf(belowCost).getByRole('button', { name: `${belowCost.title} · accepted`, exact: true })).toBeVisible();
 });

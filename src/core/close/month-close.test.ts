@@ -3,7 +3,9 @@ import { money } from '@shared/money';
 import { ledgerWithMonth, restateTotals, type ServedEntries, testIdentity } from '@testing/ledger-month';
 import type { Ledger } from '../ledger/ledger';
 import type { Identity } from '../ports/identity';
+import { anomaliesByInvoiceRow, anomalyKey } from '@shared/model/invoice-anomalies';
 import { ingestReport } from '../reports/report-ingest';
+import { invoicing } from '../reports/report-invoicing';
 import { MonthClose } from './month-close';
 
 const OCTOBER = '11111111-1111-4111-8111-000000000010';
@@ -308,5 +310,26 @@ describe('closing a month: four eyes', () => {
     expect(steps.filter((action) => action === 'prepared')).toHaveLength(prepared);
     expect(steps.join(',')).not.toMatch(/prepared,prepared/);
     expect(prepared).toBeGreaterThan(0);
+  });
+});
+
+describe('the Invoicing rows a month’s exceptions question', () => {
+  it('puts an exception on its organization’s row in the currency the customer is invoiced in, while open or accepted', async () => {
+    const { ledger, close } = await months();
+    const { exceptions } = await close.state(NOVEMBER);
+    const belowCost = exceptions.find((exception) => exception.rule === 'negative-margin')!;
+    const { rows } = await invoicing(ledger, NOVEMBER);
+    const rowOf = (key: string) => rows.filter((row) => anomalyKey(row, row.currency) === key);
+
+    const byRow = anomaliesByInvoiceRow(exceptions);
+    // Only the subscription sold below cost questions an invoice; the missing customer number is a flag of its own.
+    expect([...byRow.keys()].map((key) => rowOf(key).map((row) => `${row.orgId} ${row.currency}`))).toEqual([[`${belowCost.orgId} ${belowCost.currencyKey}`]]);
+    expect([...byRow.values()]).toEqual([[{ exceptionId: belowCost.id, title: 'Sold below cost', message: belowCost.message, state: 'open' }]]);
+
+    await close.setReview(NOVEMBER, [belowCost.id], 'accepted', 'A promotion agreed with the customer.');
+    expect([...anomaliesByInvoiceRow((await close.state(NOVEMBER)).exceptions).values()].flat().map((anomaly) => anomaly.state)).toEqual(['accepted']);
+    await close.setReview(NOVEMBER, [belowCost.id], 'open', '');
+    await close.setReview(NOVEMBER, [belowCost.id], 'resolved', 'Credit note sent.');
+    expect(anomaliesByInvoiceRow((await close.state(NOVEMBER)).exceptions).size).toBe(0); // put right elsewhere
   });
 });

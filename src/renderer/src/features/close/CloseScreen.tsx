@@ -1,11 +1,11 @@
-import { useId, useState } from 'react';
+import { useEffect, useId, useState } from 'react';
 import type { ReportMeta } from '@shared/schemas/saved-report';
 import { formatCount } from '@renderer/components/format-number';
 import { ChecklistPanel } from './ChecklistPanel';
 import { InvoicesPanel } from './InvoicesPanel';
 import { CloseHeader } from './CloseHeader';
 import { ComparePanel } from './ComparePanel';
-import { ExceptionsPanel } from './ExceptionsPanel';
+import { type ExceptionShown, ExceptionsPanel } from './ExceptionsPanel';
 import { RatesPanel } from './RatesPanel';
 import type { ShowInReport } from './ExceptionRow';
 import { RestatementPanel } from './RestatementPanel';
@@ -22,9 +22,21 @@ type Tab = 'exceptions' | 'compare' | 'checklist' | 'invoices' | 'trends' | 'rat
  * severity, each accepted with a note or resolved), the comparison with last month, then the four-eyes sign-off. A month
  * the service changed after its sign-off says so above everything else.
  */
-export function CloseScreen({ meta, onShowInReport }: { meta: ReportMeta; onShowInReport: ShowInReport }): React.JSX.Element {
+export function CloseScreen({
+  meta,
+  onShowInReport,
+  exceptionShown = null,
+}: {
+  meta: ReportMeta;
+  onShowInReport: ShowInReport;
+  /** An exception to open on (from the Invoicing view); a new `n` opens it again. */
+  exceptionShown?: ExceptionShown | null;
+}): React.JSX.Element {
   const close = useMonthClose(meta.id);
   const [tab, setTab] = useState<Tab>('exceptions');
+  useEffect(() => {
+    if (exceptionShown) setTab('exceptions');
+  }, [exceptionShown]);
   const ids = useId();
   const { view } = close;
   const openCount = view ? view.open.high + view.open.medium + view.open.low : 0;
@@ -78,7 +90,7 @@ export function CloseScreen({ meta, onShowInReport }: { meta: ReportMeta; onShow
       </div>
       <div className="close__body" role="tabpanel" id={`${ids}-panel`} aria-labelledby={`${ids}-${tab}`}>
         {!view && !close.loadError && tab !== 'trends' && tab !== 'rates' && tab !== 'invoices' ? <p className="empty">Running the billing checks…</p> : null}
-        {view && tab === 'exceptions' ? <ExceptionsPanel view={view} close={close} onShow={onShowInReport} /> : null}
+        {view && tab === 'exceptions' ? <ExceptionsPanel view={view} close={close} onShow={onShowInReport} shown={exceptionShown} /> : null}
         {view && tab === 'compare' ? <ComparePanel meta={meta} previousReportId={view.previousReportId} /> : null}
         {view && tab === 'checklist' ? <ChecklistPanel reportId={meta.id} view={view} /> : null}
         {tab === 'invoices' ? <InvoicesPanel reportId={meta.id} /> : null}

@@ -74,10 +74,12 @@ interface Props {
   busy: boolean;
   onReview: ReviewAction;
   onShow: ShowInReport;
+  /** The exception a link opened the list on: marked, and focusable so the keyboard starts there. */
+  highlighted?: boolean;
 }
 
 /** One exception: who and where, what was found (the rule's words in the tooltip), its review, and what can be done. */
-export const ExceptionRow = memo(function ExceptionRow({ exception, locked, busy, onReview, onShow }: Props): React.JSX.Element {
+export const ExceptionRow = memo(function ExceptionRow({ exception, locked, busy, onReview, onShow, highlighted = false }: Props): React.JSX.Element {
   const [noting, setNoting] = useState<'accepted' | 'resolved' | null>(null);
   const state = reviewStateOf(exception);
   const needsReview = state === 'open' || state === 'suspended';
@@ -88,7 +90,15 @@ export const ExceptionRow = memo(function ExceptionRow({ exception, locked, busy
   const where = exception.path.length ? 'Open this row in the report tree' : 'Show this organization in the report tree (the row is not in this month)';
   return (
     <>
-      <tr className={`exc exc--${state}`} data-testid="exception-row" data-rule={exception.rule} data-state={state}>
+      <tr
+        className={`exc exc--${state}${highlighted ? ' exc--linked' : ''}`}
+        data-testid="exception-row"
+        data-rule={exception.rule}
+        data-state={state}
+        data-exception-id={exception.id}
+        aria-current={highlighted || undefined}
+        tabIndex={highlighted ? -1 : undefined}
+      >
         <td className="exc__who">
           <span className="exc__org" title={exception.organization}>
             {exception.organization || <em>(no name)</em>}

@@ -1,5 +1,5 @@
 import { FILTER_SHORTCUT } from '../reports/use-report-shortcuts';
-import { useCallback, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { isOpenReview } from '@shared/model/review-state';
 import type { BillingException, MonthCloseView, ReviewState, Severity } from '@shared/schemas/month-close';
 import { ErrorNote } from '@renderer/components/ErrorNote';
@@ -25,10 +25,17 @@ const ROWS_PER_GROUP = 100;
 
 const REVIEW_FILTERS: readonly ReviewFilter[] = ['open', 'accepted', 'resolved', 'all'];
 
+/** An exception to show on arriving (a link from another view); each new `n` shows it again. */
+export interface ExceptionShown {
+  id: string;
+  n: number;
+}
+
 interface Props {
   view: MonthCloseView;
   close: Pick<MonthCloseState, 'review' | 'reviewMany' | 'bulk' | 'stop'>;
   onShow: ShowInReport;
+  shown?: ExceptionShown | null;
 }
 
 function GroupHeader({
@@ -99,9 +106,28 @@ function GroupHeader({
  * and its actions. Filters by review state, severity, rule and text; a whole group of open exceptions can be
  * accepted (one note) or resolved at once.
  */
-export function ExceptionsPanel({ view, close, onShow }: Props): React.JSX.Element {
+export function ExceptionsPanel({ view, close, onShow, shown = null }: Props): React.JSX.Element {
   const [filter, setFilter] = useState<ExceptionFilter>({ review: 'open' });
   const [shownPerGroup, setShownPerGroup] = useState<Record<string, number>>({});
+  const table = useRef<HTMLTableElement>(null);
+  // A linked exception: the filters that would hide it are cleared to its rule and organization, then its row is
+  // scrolled to, marked and focused. Once per link (`n`).
+  const [highlighted, setHighlighted] = useState<string | null>(null);
+  const [handled, setHandled] = useState(0);
+  const linked = shown && shown.n !== handled ? view.exceptions.find((exception) => exception.id === shown.id) : undefined;
+  if (shown && linked) {
+    setHandled(shown.n);
+    setFilter({ review: 'all', rule: linked.rule, text: linked.customerNumber || linked.organization });
+    setHighlighted(linked.id);
+  }
+  useEffect(() => {
+    if (!highlighted) return;
+    const row = [...(table.current?.querySelectorAll<HTMLElement>('[data-exception-id]') ?? [])].find(
+      (candidate) => candidate.dataset.exceptionId === highlighted,
+    );
+    row?.scrollIntoView({ block: 'center' });
+    row?.focus({ preventScroll: true });
+  }, [highlighted, filter]);
   const action = useAction();
   // Reviews lock while the month is Prepared or Approved, on whichever fetch — and while the team ledger is unreachable.
   const locked = view.signOff !== null || view.teamOfflineSince !== null;
@@ -183,7 +209,7 @@ export function ExceptionsPanel({ view, close, onShow }: Props): React.JSX.Eleme
       ) : null}
       <ErrorNote message={action.error} />
       <div className="exceptions__scroll">
-        <table className="grid exc-table" aria-label="Exceptions">
+        <table className="grid exc-table" aria-label="Exceptions" ref={table}>
           <colgroup>
             <col className="exc-col--who" />
             <col className="exc-col--message" />
@@ -208,7 +234,15 @@ export function ExceptionsPanel({ view, close, onShow }: Props): React.JSX.Eleme
               <tbody key={group.rule}>
                 <GroupHeader group={group} shownOpen={shownOpen} locked={locked} busy={busy} onBulk={onBulk} />
                 {group.exceptions.slice(0, limit).map((exception) => (
-                  <ExceptionRow key={exception.id} exception={exception} locked={locked} busy={busy} onReview={onReview} onShow={onShow} />
+                  <ExceptionRow
+                    key={exception.id}
+                    exception={exception}
+                    locked={locked}
+                    busy={busy}
+                    onReview={onReview}
+                    onShow={onShow}
+                    highlighted={exception.id === highlighted}
+                  />
                 ))}
                 {rest > 0 ? (
                   <tr>

@@ -7,6 +7,8 @@ import { useAction } from '@renderer/hooks/use-action';
 import { amountText, formatCount } from '@renderer/components/format-number';
 import { NumberValue } from '@renderer/components/NumberValue';
 import { INVOICE_FLAGS } from '@shared/model/invoice-flags';
+import { anomaliesByInvoiceRow, anomalyKey, type InvoiceAnomaly } from '@shared/model/invoice-anomalies';
+import { useChannelAnswer } from '@renderer/hooks/use-latest-answer';
 import { INVOICING_HEADERS, INVOICING_SCREEN_ORDER, NUMERIC_INVOICING_COLUMNS } from '@shared/model/invoicing-columns';
 import { exactAmountText, invoiceTable, sortInvoiceRows } from './invoicing-table';
 import { useInvoiceSort, useInvoicing } from './use-invoicing';
@@ -70,17 +72,53 @@ function marginNote(row: InvoiceRow): string {
     : `Margin of the part bought in ${row.currency}; the part bought in ${elsewhere} is left out (no margin across currencies).`;
 }
 
+/** Opens an exception of the month in Close the month (the viewer decides how). */
+export type ShowException = (exceptionId: string) => void;
+
+const ANOMALY_STATES: Record<InvoiceAnomaly['state'], string> = {
+  open: 'open',
+  suspended: 'open again (figures changed)',
+  accepted: 'accepted',
+  resolved: 'resolved',
+};
+
+/** An anomaly in words, as a tooltip or a screen reader says it. */
+const anomalyText = (anomaly: InvoiceAnomaly) => `${anomaly.title} (${ANOMALY_STATES[anomaly.state]}): ${anomaly.message}`;
+
+/** The month's exceptions questioning a row's invoice, beside its amount: one mark, which opens the first of them. */
+function AnomalyMark({ anomalies, onShow }: { anomalies: InvoiceAnomaly[]; onShow: ShowException }): React.JSX.Element {
+  const open = anomalies.some((anomaly) => anomaly.state !== 'accepted');
+  const words = anomalies.map(anomalyText).join('\n');
+  return (
+    <button
+      type="button"
+      className={`inv__anomaly${open ? '' : ' inv__anomaly--accepted'}`}
+      data-testid="invoice-anomaly"
+      title={`${words}\nOpen in Close the month`}
+      aria-label={`${anomalies.length === 1 ? 'An exception questions' : `${anomalies.length} exceptions question`} this invoice: ${words}. Open in Close the month`}
+      onClick={() => onShow(anomalies[0]!.exceptionId)}
+    >
+      !
+    </button>
+  );
+}
+
 interface RowProps {
   row: InvoiceRow;
+  /** The month's exceptions that question this invoice (open or accepted). */
+  anomalies: InvoiceAnomaly[];
   index: number;
   top: number;
   selected: boolean;
   /** `range`: shift held, select from the last row clicked to this one. */
   onSelect: (index: number, row: InvoiceRow, range: boolean) => void;
+  onShowException: ShowException;
 }
 
-function InvoiceRowView({ row, index, top, selected, onSelect }: RowProps): React.JSX.Element {
-  const flagged = row.flags.length > 0;
+const NO_ANOMALIES: InvoiceAnomaly[] = [];
+
+function InvoiceRowView({ row, anomalies, index, top, selected, onSelect, onShowException }: RowProps): React.JSX.Element {
+  const flagged = row.flags.length > 0 || anomalies.length > 0;
   const groups = row.groups.join(', ');
   return (
     <GridRow
@@ -108,7 +146,11 @@ function InvoiceRowView({ row, index, top, selected, onSelect }: RowProps): Reac
       <div role="gridcell" className="inv__lines" title={groups}>
         {row.groups.length ? row.groups.map((group) => <span key={group}>{group}</span>) : <span className="muted">no group</span>}
       </div>
-      <div role="gridcell">{row.currency}</div>
+      {/* The mark sits at the currency's right edge, beside the amount, so it never takes the amount's room. */}
+      <div role="gridcell" className="inv__currency">
+        {row.currency}
+        {anomalies.length ? <AnomalyMark anomalies={anomalies} onShow={onShowException} /> : null}
+      </div>
       <div
         role="gridcell"
         className={`num inv__amount${row.flags.includes('credit') ? ' inv__amount--credit' : ''}`}
@@ -141,12 +183,23 @@ function InvoiceRowView({ row, index, top, selected, onSelect }: RowProps): Reac
       <div
         role="gridcell"
         className="inv__lines inv__flags"
-        title={row.flags.map((flag) => `${INVOICE_FLAGS[flag].label}: ${INVOICE_FLAGS[flag].hint}`).join('\n')}
+        title={[...row.flags.map((flag) => `${INVOICE_FLAGS[flag].label}: ${INVOICE_FLAGS[flag].hint}`), ...anomalies.map(anomalyText)].join('\n')}
       >
         {row.flags.map((flag) => (
           <span key={flag} className={`inv__flag inv__flag--${flag}`}>
             {INVOICE_FLAGS[flag].label}
           </span>
+        ))}
+        {anomalies.map((anomaly) => (
+          <button
+            key={anomaly.exceptionId}
+            type="button"
+            className={`link inv__flag inv__flag--exception${anomaly.state === 'accepted' ? ' inv__flag--accepted' : ''}`}
+            onClick={() => onShowException(anomaly.exceptionId)}
+          >
+            {anomaly.title}
+            {anomaly.state === 'accepted' ? ' · accepted' : ''}
+          </button>
         ))}
       </div>
     </GridRow>
@@ -159,8 +212,19 @@ function InvoiceRowView({ row, index, top, selected, onSelect }: RowProps): Reac
  * columns sort (amounts within a currency); rows are drawn only where they are in view; rows copy as tab-separated
  * text that pastes into a spreadsheet as cells.
  */
-export function InvoicingView({ reportId, filter }: { reportId: string; filter: ReportFilter }): React.JSX.Element {
+export function InvoicingView({
+  reportId,
+  filter,
+  onShowException,
+}: {
+  reportId: string;
+  filter: ReportFilter;
+  onShowException: ShowException;
+}): React.JSX.Element {
   const invoicing = useInvoicing(reportId, filter);
+  // The month's billing checks, as Close the month has them: the rows they question say so beside the amount.
+  const close = useChannelAnswer('close:state', { reportId });
+  const anomalies = useMemo(() => (close.data ? anomaliesByInvoiceRow(close.data.exceptions) : null), [close.data]);
   const { sort, sortBy } = useInvoiceSort();
   const rows = useMemo(() => (invoicing.data ? sortInvoiceRows(invoicing.data.rows, sort) : []), [invoicing.data, sort]);
   // A new order or a new answer (another filter) is a new list: start at its top.
@@ -212,8 +276,22 @@ export function InvoicingView({ reportId, filter }: { reportId: string; filter: 
           </div>
           <p className="muted">
             Amounts to invoice are the exact sums of the sales in each currency, rounded once to its minor unit; the full sum is in the tooltip. A margin marked
-            * is of the part bought in the invoice currency.
+            * is of the part bought in the invoice currency. A ! beside an amount is an exception of the month that questions the invoice.
           </p>
+          {anomalies === null ? (
+            close.error ? (
+              <p className="error-note" role="alert">
+                The month's exceptions could not be read, so the rows do not say which they question: {close.error}{' '}
+                <button type="button" className="link" onClick={close.retry}>
+                  Try again
+                </button>
+              </p>
+            ) : (
+              <p className="muted" role="status">
+                Running the month's checks…
+              </p>
+            )
+          ) : null}
           {copied ? (
             <p className="notice" role="status">
               {copied}
@@ -262,7 +340,18 @@ export function InvoicingView({ reportId, filter }: { reportId: string; filter: 
         }
         renderRow={(item, top) => {
           const row = rows[item.index]!;
-          return <InvoiceRowView key={row.key} row={row} index={item.index} top={top} selected={selected.has(row.key)} onSelect={onSelect} />;
+          return (
+            <InvoiceRowView
+              key={row.key}
+              row={row}
+              anomalies={anomalies?.get(anomalyKey(row, row.currency)) ?? NO_ANOMALIES}
+              index={item.index}
+              top={top}
+              selected={selected.has(row.key)}
+              onSelect={onSelect}
+              onShowException={onShowException}
+            />
+          );
         }}
         after={
           invoicing.data === null ? (

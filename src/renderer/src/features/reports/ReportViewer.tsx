@@ -105,6 +105,13 @@ export function ReportViewer({ view }: { view: ReportView }): React.JSX.Element 
     [forgetAnchor, hierarchy, saveSettings, clearFilter, changeFilter, reveal],
   );
 
+  // An exception the Invoicing view links to: Close the month opens on it (`n` tells a second click on the same one apart).
+  const [exceptionShown, setExceptionShown] = useState<{ id: string; n: number } | null>(null);
+  const showException = useCallback((id: string) => {
+    setExceptionShown((current) => ({ id, n: (current?.n ?? 0) + 1 }));
+    setMode('close');
+  }, []);
+
   const copyRows = (activeRow?: TreeRow) => {
     const rows = selection.picked.size ? selection.inOrder(snapshot) : activeRow ? [activeRow] : [];
     if (rows.length === 0) return;
@@ -174,11 +181,11 @@ export function ReportViewer({ view }: { view: ReportView }): React.JSX.Element 
       {/* Once opened, Close the month stays mounted (hidden) so its filters and place survive a look at the tree. */}
       {closeOpened ? (
         <div className="viewer__close" hidden={mode !== 'close'}>
-          <CloseScreen meta={view.meta} onShowInReport={showInReport} />
+          <CloseScreen meta={view.meta} onShowInReport={showInReport} exceptionShown={exceptionShown} />
         </div>
       ) : null}
       {mode === 'close' ? null : mode === 'invoicing' ? (
-        <InvoicingView reportId={reportId} filter={filter.applied} />
+        <InvoicingView reportId={reportId} filter={filter.applied} onShowException={showException} />
       ) : (
         <>
           <ErrorNote message={totals.error} />

@@ -93,6 +93,30 @@ describe('closebook reports compare, check and accept', () => {
       expect(new Money(after!).minus(before!).eq(change!), currency).toBe(true);
       expect(effects.reduce((sum, effect) => sum.plus(effect), new Money(0)).eq(change!), currency).toBe(true);
     }
+    // The cost splits the same way, in the purchase currency; the margin is sales − cost where both are in one currency.
+    const costs = new Map(
+      human.stdout.split('\n').flatMap((line) => {
+        const match = /^ {2}(\S+) {2}cost \((\w+)\) (\S+) → (\S+) \((\S+)\) = price (\S+), quantity (\S+), new\/lost (\S+), other (\S+)$/.exec(line);
+        return match ? [[match[1]!, match.slice(2)] as const] : [];
+      }),
+    );
+    expect([...costs.keys()]).toEqual(bridges.map(([currency]) => currency));
+    for (const [currency, sales] of bridges.map((bridge) => [bridge[0]!, bridge] as const)) {
+      const [purchase, before, after, change, ...effects] = costs.get(currency)!;
+      expect(purchase, currency).toBe(currency.split('→')[0]);
+      expect(new Money(after!).minus(before!).eq(change!), currency).toBe(true);
+      expect(effects.reduce((sum, effect) => sum.plus(effect), new Money(0)).eq(change!), currency).toBe(true);
+      const margin = human.stdout.split('\n').find((line) => line.startsWith(`  ${currency}  margin`))!;
+      expect(margin, currency).toBe(
+        currency.includes('→')
+          ? `  ${currency}  margin: none across two currencies`
+          : `  ${currency}  margin ${new Money(sales[1]!).minus(before!).toFixed()} → ${new Money(sales[2]!).minus(after!).toFixed()} (${new Money(sales[2]!)
+              .minus(after!)
+              .minus(new Money(sales[1]!).minus(before!))
+              .toFixed()
+              .replace(/^(?!-)/, '+')})`,
+      );
+    }
 
     // check: each planted anomaly, open, and exit 4.
     const checked = cli(['reports', 'check', november, '--json']);

@@ -5,12 +5,12 @@ import {
   CHECKLIST_STEPS,
   type ChecklistStepId,
   CloseCalendar,
-  type CurrencyBridge,
   type Evidence,
   MonthChange,
   type MonthCloseView,
   type Severity,
 } from '@shared/schemas/month-close';
+import { bridgeLines } from '@shared/model/bridge-text';
 import { describeFigures, type ShownReviewState, shownReviewState } from '@shared/model/review-state';
 import type { CliContext } from './context';
 import { EXIT, parse, UsageError, withContext } from './context';
@@ -136,14 +136,6 @@ export function exceptionJson(exception: BillingException): ExceptionJson {
   };
 }
 
-const signed = (value: string) => (value.startsWith('-') ? value : `+${value}`);
-
-/** A currency's sales bridge: before + price + quantity + new/lost + other = after, to the last decimal. */
-export function bridgeLine(bridge: CurrencyBridge): string {
-  const { price, quantity, newLost, other } = bridge.effects;
-  return `${bridge.currencyKey}  sales ${bridge.salesBefore} → ${bridge.salesAfter} (${signed(bridge.change)}) = price ${signed(price)}, quantity ${signed(quantity)}, new/lost ${signed(newLost)}, other ${signed(other)}`;
-}
-
 /** Where a change is: organization, then service, subscription and product as far as they apply. */
 export function exceptionLines(exception: BillingException): string {
   const state = shownReviewState(exception.review);
@@ -213,8 +205,15 @@ async function compareCommand(context: CliContext, ids: string[], values: { json
     }
     if (comparison.changeCount) await writeOut('\n]\n');
   } else {
-    await writeOut(`${nameOf(afterId)} compared with ${nameOf(beforeId)}\n\nSales by currency (before + price + quantity + new/lost + other = after):\n`);
-    for (const bridge of comparison.bridges) await writeOut(`  ${bridgeLine(bridge)}\n`);
+    await writeOut(
+      `${nameOf(afterId)} compared with ${nameOf(beforeId)}\n\nSales and cost by currency (before + price + quantity + new/lost + other = after), and the margin:\n`,
+    );
+    for (const bridge of comparison.bridges)
+      await writeOut(
+        bridgeLines(bridge)
+          .map((line) => `  ${line}\n`)
+          .join(''),
+      );
     await writeOut(`\nChanges (${comparison.changeCount}):\n`);
     for await (const lines of comparison.lines()) await writeOut(lines.map((line) => `  ${line}\n`).join(''));
   }

@@ -130,6 +130,33 @@ test('close a month: compare with the one before, review the exceptions, prepare
       await expect(shown.cells.nth(5)).toHaveText(en(row.change));
       await expect(shown.cells.last()).toHaveText('✓');
     }
+    // The same split of the cost, in each purchase currency, and the margin before → after where cost and sales share one.
+    const bridgeOf = close.root.getByRole('group', { name: 'Bridge of' });
+    await bridgeOf.getByRole('button', { name: 'Cost', exact: true }).click();
+    const costTable = close.root.getByRole('table', { name: 'Change in cost per currency' });
+    await expect(costTable.getByTestId('bridge-row')).toHaveCount(comparison.bridges.length);
+    for (const row of comparison.bridges) {
+      const shown = close.bridgeRow(costTable, row.currencyKey);
+      await expect(shown.cells.nth(5)).toHaveText(en(row.cost.change));
+      await expect(shown.cells.nth(6)).toHaveText(`${en(row.cost.after)}${row.currencyKey.split('→')[0]}`);
+      await expect(shown.cells.last()).toHaveText('✓');
+    }
+    await expectLaidOut(page, 'compare-cost', costTable);
+    await bridgeOf.getByRole('button', { name: 'Margin', exact: true }).click();
+    const marginTable = close.root.getByRole('table', { name: 'Margin per currency' });
+    expect(comparison.bridges.some((row) => row.margin === null)).toBe(true); // the twin sells services bought in another currency
+    for (const row of comparison.bridges) {
+      const cells = marginTable
+        .getByTestId('margin-row')
+        .filter({ has: page.getByRole('rowheader', { name: row.currencyKey, exact: true }) })
+        .getByRole('cell');
+      if (row.margin) {
+        expect(money(row.salesAfter).minus(row.cost.after).toFixed(), row.currencyKey).toBe(row.margin.after);
+        await expect(cells).toHaveText([`${en(row.margin.before)}${row.currencyKey}`, en(row.margin.change), `${en(row.margin.after)}${row.currencyKey}`]);
+      } else await expect(cells).toHaveText([/no margin across currencies/]);
+    }
+    await expectLaidOut(page, 'compare-margin', marginTable);
+    await bridgeOf.getByRole('button', { name: 'Sales', exact: true }).click();
     const { changes, changeSearch: search } = close;
     await expect(close.changeCount).toHaveText(`${comparison.changeCount} changes`);
     const plantedRows: [string, { subscription: string; product: string }][] = [

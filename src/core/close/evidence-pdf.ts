@@ -1,3 +1,4 @@
+import { bridgeLines } from '@shared/model/bridge-text';
 import { createWriteStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import PDFDocument from 'pdfkit';
@@ -30,8 +31,6 @@ const SIZE = { title: 16, heading: 12, body: 9, small: 8 } as const;
 const MARGIN = 50;
 
 const when = (at: string | null, timeZone: string | undefined) => (at ? localDateTime(at, timeZone, true) : '—');
-
-const signed = (value: string) => (value.startsWith('-') ? value : `+${value}`);
 
 const figures = (evidence: Record<string, string>) => describeFigures(evidence) || 'none';
 
@@ -139,18 +138,13 @@ function layOut(document: Doc, input: EvidenceInput): void {
   field(document, 'Fetched', when(input.label.fetchedAt, timeZone));
   field(document, 'Evidence made', `${when(input.madeAt.toISOString(), timeZone)} by Closebook ${input.appVersion}`);
 
-  heading(document, 'Sales bridge against the month before, per currency');
+  heading(document, 'Sales, cost and margin against the month before, per currency');
   if (!input.previous) document.text('No earlier month of this service and reseller is in the ledger.');
   else {
     document
       .text(`Compared with ${input.previous.label.name} (${input.previous.label.period.startDate} – ${input.previous.label.period.endDate}).`)
       .moveDown(0.3);
-    for (const bridge of input.previous.bridges) {
-      const { price, quantity, newLost, other } = bridge.effects;
-      document.text(
-        `${bridge.currencyKey}: sales ${bridge.salesBefore} → ${bridge.salesAfter} (${signed(bridge.change)}) = price ${signed(price)}, quantity ${signed(quantity)}, new/lost ${signed(newLost)}, other ${signed(other)}`,
-      );
-    }
+    for (const bridge of input.previous.bridges) for (const line of bridgeLines(bridge)) document.text(line);
   }
 
   const open = view.open.high + view.open.medium + view.open.low;

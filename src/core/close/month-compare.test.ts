@@ -119,6 +119,74 @@ describe('comparing two months', () => {
     expect(comparison.bridges.some((bridge) => !money(bridge.effects.other).isZero())).toBe(true);
   });
 
+  it('splits the change in cost the same way, and gives the margin before and after where cost and sales are in one currency', async () => {
+    const changed: { pair: string; quantity: number; before: string; after: string }[] = [];
+    const { ledger, october, november } = await twoMonths((november) => {
+      for (const [index, { service, item }] of items(november).entries()) {
+        if (index % 9 === 0) item.products.splice(item.products.length - 1, 1); // a line lost: its cost leaves
+        const product = item.products[0];
+        const pair =
+          service.currencyCode === (service.customerCurrencyCode ?? service.currencyCode)
+            ? service.currencyCode
+            : `${service.currencyCode}→${service.customerCurrencyCode}`;
+        if (product && index % 4 === 0) {
+          // The vendor's price rose: the cost per unit only (the customer's price stays).
+          const before = String(product.resellerPricePerUnit);
+          product.resellerPricePerUnit = money(before).plus('0.5').toFixed();
+          product.totalResellerPrice = money(product.resellerPricePerUnit).times(product.quantity).toFixed();
+          changed.push({ pair, quantity: product.quantity, before, after: String(product.resellerPricePerUnit) });
+        }
+        restate(item);
+      }
+    });
+    /** Cost and sales per currency pair, summed here from the served lines (not by the ledger). */
+    const sums = (entries: WireBillingEntry[]) => {
+      const byPair = new Map<string, { cost: ReturnType<typeof money>; sales: ReturnType<typeof money> }>();
+      for (const { service, item } of items(entries)) {
+        const customer = service.customerCurrencyCode ?? service.currencyCode;
+        const pair = service.currencyCode === customer ? service.currencyCode : `${service.currencyCode}→${customer}`;
+        const sum = byPair.get(pair) ?? { cost: money(0), sales: money(0) };
+        for (const product of item.products) {
+          sum.cost = sum.cost.plus(product.totalResellerPrice);
+          sum.sales = sum.sales.plus(product.totalCustomerPrice);
+        }
+        byPair.set(pair, sum);
+      }
+      return byPair;
+    };
+    const [before, after] = [sums(october), sums(november)];
+    const comparison = await compareMonths(ledger, OCTOBER, NOVEMBER);
+    expect(comparison.bridges.map((bridge) => bridge.currencyKey).sort()).toEqual([...after.keys()].sort());
+    expect(comparison.bridges.some((bridge) => bridge.margin === null)).toBe(true); // the twin sells some services bought in another currency
+    for (const bridge of comparison.bridges) {
+      const pair = bridge.currencyKey;
+      const { cost } = bridge;
+      expect([cost.before, cost.after], pair).toEqual([before.get(pair)!.cost.toFixed(), after.get(pair)!.cost.toFixed()]);
+      expect(money(cost.before).plus(cost.effects.price).plus(cost.effects.quantity).plus(cost.effects.newLost).plus(cost.effects.other).toFixed(), pair).toBe(
+        cost.after,
+      );
+      expect(cost.change).toBe(money(cost.after).minus(cost.before).toFixed());
+      // Only unit costs moved (and lost lines): the price effect is Σ (new unit cost − old) × quantity, exactly.
+      const priceEffect = changed
+        .filter((line) => line.pair === pair)
+        .reduce((sum, line) => sum.plus(money(line.after).minus(line.before).times(line.quantity)), money(0));
+      expect(money(cost.effects.price).toFixed(), pair).toBe(priceEffect.toFixed());
+      expect(money(cost.effects.quantity).isZero(), pair).toBe(true);
+      if (pair.includes('→')) expect(bridge.margin, pair).toBeNull();
+      else
+        expect(bridge.margin, pair).toEqual({
+          before: before.get(pair)!.sales.minus(before.get(pair)!.cost).toFixed(),
+          after: after.get(pair)!.sales.minus(after.get(pair)!.cost).toFixed(),
+          change: after
+            .get(pair)!
+            .sales.minus(after.get(pair)!.cost)
+            .minus(before.get(pair)!.sales.minus(before.get(pair)!.cost))
+            .toFixed(),
+        });
+    }
+    expect(comparison.bridges.some((bridge) => !money(bridge.cost.effects.price).isZero() && !money(bridge.cost.effects.newLost).isZero())).toBe(true);
+  });
+
   it('finds no change between a month and itself', async () => {
     const { ledger } = await twoMonths(() => {});
     const comparison = await compareMonths(ledger, OCTOBER, NOVEMBER);

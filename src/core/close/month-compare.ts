@@ -1,7 +1,7 @@
 import { AppError } from '@shared/errors';
 import { createHash } from 'node:crypto';
 import type { CurrencyBridge, MonthChange } from '@shared/schemas/month-close';
-import { currencyPairKey } from '@shared/model/currency-pair';
+import { currencyPairKey, isSingleCurrency } from '@shared/model/currency-pair';
 import { money } from '@shared/money';
 import type { Ledger } from '../ledger/ledger';
 import { KEPT_TABLES } from '../ledger/migrations/004-kept-comparisons';
@@ -9,6 +9,7 @@ import { keptContentHash } from '../reports';
 import {
   forgetOldComparisons,
   keepComparison,
+  type BridgeRow,
   keptBridgeRows,
   keptChangeCount,
   keptChangeLines,
@@ -43,7 +44,7 @@ export interface MonthComparison {
 }
 
 /** What a kept comparison was made by: a change to how months are compared gives every pair a new key. */
-const COMPARE_VERSION = 1;
+const COMPARE_VERSION = 2;
 
 /** How many comparisons stay kept: a few months' worth, each a pair of months a user looked at. */
 const KEPT_COMPARISONS = 8;
@@ -72,13 +73,7 @@ export async function compareMonths(ledger: Ledger, beforeId: string, afterId: s
   return {
     beforeId,
     afterId,
-    bridges: (await keptBridgeRows(ledger, key, beforeId, afterId)).map((row) => ({
-      currencyKey: row.currency_key,
-      salesBefore: row.before,
-      salesAfter: row.after,
-      change: shortestDifference(row.after, row.before),
-      effects: { price: row.price, quantity: row.quantity, newLost: row.new_lost, other: row.other },
-    })),
+    bridges: (await keptBridgeRows(ledger, key, beforeId, afterId)).map(bridgeOf),
     changeCount,
     kinds: Object.fromEntries((await keptKindCounts(ledger, key)).map((row) => [row.kind, row.changes])),
     changes: read,
@@ -119,6 +114,26 @@ function made(ledger: Ledger, beforeId: string, afterId: string, key: string): P
 
 /** after − before, exactly, as the shortest text. */
 const shortestDifference = (after: string, before: string) => money(after).minus(before).toFixed();
+
+/** A pair's bridges: sales and cost with their effects, and the margin when cost and sales are in one currency. */
+function bridgeOf(row: BridgeRow): CurrencyBridge {
+  const margin = (sales: string, cost: string) => money(sales).minus(cost).toFixed();
+  const [marginBefore, marginAfter] = [margin(row.before, row.cost_before), margin(row.after, row.cost_after)];
+  return {
+    currencyKey: row.currency_key,
+    salesBefore: row.before,
+    salesAfter: row.after,
+    change: shortestDifference(row.after, row.before),
+    effects: { price: row.price, quantity: row.quantity, newLost: row.new_lost, other: row.other },
+    cost: {
+      before: row.cost_before,
+      after: row.cost_after,
+      change: shortestDifference(row.cost_after, row.cost_before),
+      effects: { price: row.cost_price, quantity: row.cost_quantity, newLost: row.cost_new_lost, other: row.cost_other },
+    },
+    margin: isSingleCurrency(row.currency_key) ? { before: marginBefore, after: marginAfter, change: shortestDifference(marginAfter, marginBefore) } : null,
+  };
+}
 
 /** One month's side of a kept change, or null when the month has none of its lines. */
 function sideOf(row: KeptChangeRow, month: 0 | 1): MonthChange['before'] {

@@ -4,11 +4,12 @@ import { IMPORTED_FROM } from './migrations/003-imported-from';
 import { KEPT_COMPARISONS } from './migrations/004-kept-comparisons';
 import { FOUR_EYES } from './migrations/005-four-eyes';
 import { INVOICES } from './migrations/006-invoices';
+import { COST_BRIDGES } from './migrations/007-cost-bridges';
 
 export { AMOUNT, QUANTITY, UNIT_PRICE } from './types';
 
 /** Each migration takes the ledger one version up; applied in order inside one transaction each. Never edit one that has shipped: add the next. */
-export const MIGRATIONS: string[][] = [MONTHS, MONTH_CLOSE, IMPORTED_FROM, KEPT_COMPARISONS, FOUR_EYES, INVOICES];
+export const MIGRATIONS: string[][] = [MONTHS, MONTH_CLOSE, IMPORTED_FROM, KEPT_COMPARISONS, FOUR_EYES, INVOICES, COST_BRIDGES];
 
 /**
  * What the viewer's free-text filter searches, per level (organization, service, subscription, product): its

@@ -41,7 +41,20 @@ export const MonthChange = z.object({
 });
 export type MonthChange = z.infer<typeof MonthChange>;
 
-export const CurrencyBridge = z.object({ currencyKey: z.string(), salesBefore: Decimal, salesAfter: Decimal, change: Decimal, effects: SalesEffects });
+/**
+ * One currency pair's bridge from the month before: the sales (in the customer currency) and the cost (in the purchase
+ * currency), each split exactly into its effects, and the margin before and after where both are in one currency
+ * (null for a pair of two: no margin across currencies).
+ */
+export const CurrencyBridge = z.object({
+  currencyKey: z.string(),
+  salesBefore: Decimal,
+  salesAfter: Decimal,
+  change: Decimal,
+  effects: SalesEffects,
+  cost: z.object({ before: Decimal, after: Decimal, change: Decimal, effects: SalesEffects }),
+  margin: z.object({ before: Decimal, after: Decimal, change: Decimal }).nullable(),
+});
 export type CurrencyBridge = z.infer<typeof CurrencyBridge>;
 
 /** At most this many exceptions are reviewed in one call (a group is sent in parts, so it can be stopped between them). */

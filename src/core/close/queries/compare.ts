@@ -68,7 +68,8 @@ const namedIn = (month: 1 | 2) => `
 /**
  * Each changed key named, in the order shown (`ord`), with its kind and its sales effects, exact in DECIMAL: price
  * ((p₁ − p₀) × q₁), quantity ((q₁ − q₀) × p₀), new/lost, and "other" (the rest of the change), so that per currency
- * they add up to the total change to the last decimal.
+ * they add up to the total change to the last decimal. The same split of the cost (`cost_…`, by the unit cost k)
+ * feeds the cost bridge; only the bridges keep it.
  */
 const KEEP_NAMED_CHANGES = `
   CREATE OR REPLACE TEMP TABLE compare_named AS
@@ -79,11 +80,15 @@ const KEEP_NAMED_CHANGES = `
         WHEN p0 IS DISTINCT FROM p1 OR k0 IS DISTINCT FROM k1 THEN 'price' ELSE 'amount' END AS kind,
       CASE WHEN q0 IS NOT NULL AND q1 IS NOT NULL AND p0 IS NOT NULL AND p1 IS NOT NULL THEN (p1 - p0) * q1 ELSE 0 END AS price_effect,
       CASE WHEN q0 IS NOT NULL AND q1 IS NOT NULL AND p0 IS NOT NULL AND p1 IS NOT NULL THEN (q1 - q0) * p0 ELSE 0 END AS quantity_effect,
-      CASE WHEN q0 IS NULL THEN s1 WHEN q1 IS NULL THEN -s0 ELSE 0 END AS new_lost_effect
+      CASE WHEN q0 IS NULL THEN s1 WHEN q1 IS NULL THEN -s0 ELSE 0 END AS new_lost_effect,
+      CASE WHEN q0 IS NOT NULL AND q1 IS NOT NULL AND k0 IS NOT NULL AND k1 IS NOT NULL THEN (k1 - k0) * q1 ELSE 0 END AS cost_price_effect,
+      CASE WHEN q0 IS NOT NULL AND q1 IS NOT NULL AND k0 IS NOT NULL AND k1 IS NOT NULL THEN (q1 - q0) * k0 ELSE 0 END AS cost_quantity_effect,
+      CASE WHEN q0 IS NULL THEN c1 WHEN q1 IS NULL THEN -c0 ELSE 0 END AS cost_new_lost_effect
     FROM named)
   SELECT row_number() OVER (ORDER BY lower(organization), org_key, lower(service), service_id, lower(subscription), subscription_id, product_id,
       currency, customer_currency) AS ord, *,
-    CASE WHEN kind IN ('new', 'lost') THEN 0 ELSE (s1 - s0) - price_effect - quantity_effect END AS other_effect
+    CASE WHEN kind IN ('new', 'lost') THEN 0 ELSE (s1 - s0) - price_effect - quantity_effect END AS other_effect,
+    CASE WHEN kind IN ('new', 'lost') THEN 0 ELSE (c1 - c0) - cost_price_effect - cost_quantity_effect END AS cost_other_effect
   FROM effects`;
 
 /**
@@ -147,10 +152,11 @@ const KEEP_CHANGES = `
   SELECT $1, row_number() OVER (ORDER BY ord), * EXCLUDE (ord) FROM rolled
   ORDER BY ord`;
 
-/** Per currency pair, the sum of each sales effect over the changed lines (their sales bridge; sales come from the totals). */
+/** Per currency pair, the sum of each sales and cost effect over the changed lines (their bridges; the amounts come from the totals). */
 const KEEP_BRIDGES = `
   INSERT INTO kept_bridges
-  SELECT $1, currency, customer_currency, sum(price_effect), sum(quantity_effect), sum(new_lost_effect), sum(other_effect)
+  SELECT $1, currency, customer_currency, sum(price_effect), sum(quantity_effect), sum(new_lost_effect), sum(other_effect),
+    sum(cost_price_effect), sum(cost_quantity_effect), sum(cost_new_lost_effect), sum(cost_other_effect)
   FROM compare_named GROUP BY ALL`;
 
 /** Compares the months in steps (each within the ledger's memory) and keeps the result under `key`; the number of changes. */
@@ -318,19 +324,29 @@ const BRIDGE = rowShape({
   quantity: 'decimal',
   new_lost: 'decimal',
   other: 'decimal',
+  cost_before: 'decimal',
+  cost_after: 'decimal',
+  cost_price: 'decimal',
+  cost_quantity: 'decimal',
+  cost_new_lost: 'decimal',
+  cost_other: 'decimal',
 });
 export type BridgeRow = Row<typeof BRIDGE.columns>;
 
-/** Per currency pair: sales in each month (from the totals kept at ingest) and the kept sum of each sales effect. */
+/** Per currency pair: sales and cost in each month (from the totals kept at ingest) and the kept sum of each effect on them. */
 export async function keptBridgeRows(ledger: Ledger, key: string, beforeId: string, afterId: string): Promise<BridgeRow[]> {
   const rows = await ledger.all(
     `WITH sales AS (
        SELECT currency, customer_currency, coalesce(sum(sales) FILTER (WHERE report_id = $1), 0) AS before,
-         coalesce(sum(sales) FILTER (WHERE report_id = $2), 0) AS after
+         coalesce(sum(sales) FILTER (WHERE report_id = $2), 0) AS after,
+         coalesce(sum(cost) FILTER (WHERE report_id = $1), 0) AS cost_before, coalesce(sum(cost) FILTER (WHERE report_id = $2), 0) AS cost_after
        FROM report_totals WHERE report_id IN ($1, $2) GROUP BY ALL)
      SELECT ${currencyPairSql('sales')} AS currency_key, ${shortest('before')} AS before, ${shortest('after')} AS after,
        ${shortest('coalesce(b.price_effect, 0)')} AS price, ${shortest('coalesce(b.quantity_effect, 0)')} AS quantity,
-       ${shortest('coalesce(b.new_lost_effect, 0)')} AS new_lost, ${shortest('coalesce(b.other_effect, 0)')} AS other
+       ${shortest('coalesce(b.new_lost_effect, 0)')} AS new_lost, ${shortest('coalesce(b.other_effect, 0)')} AS other,
+       ${shortest('cost_before')} AS cost_before, ${shortest('cost_after')} AS cost_after,
+       ${shortest('coalesce(b.cost_price_effect, 0)')} AS cost_price, ${shortest('coalesce(b.cost_quantity_effect, 0)')} AS cost_quantity,
+       ${shortest('coalesce(b.cost_new_lost_effect, 0)')} AS cost_new_lost, ${shortest('coalesce(b.cost_other_effect, 0)')} AS cost_other
      FROM sales LEFT JOIN kept_bridges b ON b.comparison_key = $3 AND b.currency = sales.currency AND b.customer_currency = sales.customer_currency
      ORDER BY currency_key`,
     [beforeId, afterId, key],

@@ -10,7 +10,7 @@ const side = (month: 0 | 1) => `q${month} ${QTY_SUM}, p${month} ${PRICE}, k${mon
 /**
  * What the month close derives from saved months and keeps, so a million-line month is compared once:
  * - `reports.content_hash`, the SHA-256 of a report's canonical lines, taken once (a report never changes);
- * - a comparison of two months, its changes in the order shown and its sales bridges, under a key made of both
+ * - a comparison of two months, its changes in the order shown and its sales and cost bridges, under a key made of both
  *   reports and their content hashes (kept_comparisons.comparison_key): a refetch is another report, so another key;
  * - a month's exceptions as the checks found them (JSON), under a key of everything the checks read (kept_checks).
  * Declared once: the migration creates the tables, and a read-only ledger makes temporary ones of the same shape.
@@ -24,7 +24,8 @@ export const KEPT_TABLES = {
     ${side(0)}, ${side(1)}, price_effect ${EFFECT} NOT NULL, quantity_effect ${EFFECT} NOT NULL, new_lost_effect ${EFFECT} NOT NULL,
     other_effect ${EFFECT} NOT NULL`,
   kept_bridges: `comparison_key VARCHAR NOT NULL, currency VARCHAR NOT NULL, customer_currency VARCHAR NOT NULL, price_effect ${EFFECT} NOT NULL,
-    quantity_effect ${EFFECT} NOT NULL, new_lost_effect ${EFFECT} NOT NULL, other_effect ${EFFECT} NOT NULL`,
+    quantity_effect ${EFFECT} NOT NULL, new_lost_effect ${EFFECT} NOT NULL, other_effect ${EFFECT} NOT NULL, cost_price_effect ${EFFECT} NOT NULL,
+    cost_quantity_effect ${EFFECT} NOT NULL, cost_new_lost_effect ${EFFECT} NOT NULL, cost_other_effect ${EFFECT} NOT NULL`,
   kept_checks: 'check_key VARCHAR PRIMARY KEY, made_at VARCHAR NOT NULL, exceptions VARCHAR NOT NULL',
 } as const;
 

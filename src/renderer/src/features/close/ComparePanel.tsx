@@ -2,14 +2,23 @@ import { useId, useState } from 'react';
 import type { ReportMeta } from '@shared/schemas/saved-report';
 import { ErrorNote } from '@renderer/components/ErrorNote';
 import { formatDateTime } from '@renderer/components/format-time';
-import { BridgeTable } from './BridgeTable';
+import { BridgeTable, MarginTable } from './BridgeTable';
 import { ChangesTable } from './ChangesTable';
 import { monthLabel } from './month-label';
 import { useComparison, useMonths } from './use-month-close';
 
+/** The bridges the comparison shows, one at a time (each is a table of its own; together they would push the changes away). */
+const BRIDGES = {
+  sales: { label: 'Sales', title: 'Sales', table: 'Change in sales per currency' },
+  cost: { label: 'Cost', title: 'Cost (in the purchase currency)', table: 'Change in cost per currency' },
+  margin: { label: 'Margin', title: 'Margin (sales − cost)', table: 'Margin per currency' },
+} as const;
+type Bridge = keyof typeof BRIDGES;
+
 /**
  * This month against another month of the same service and reseller (by default the one before): the change in
- * sales per currency, split into price, quantity, new/lost and other, and every change behind it.
+ * sales and in cost per currency, each split into price, quantity, new/lost and other, the margin before and after,
+ * and every change behind them.
  */
 export function ComparePanel({ meta, previousReportId }: { meta: ReportMeta; previousReportId: string | null }): React.JSX.Element {
   const { data: months, error: monthsError } = useMonths(meta.id);
@@ -17,6 +26,7 @@ export function ComparePanel({ meta, previousReportId }: { meta: ReportMeta; pre
   const beforeId = chosen ?? previousReportId;
   const { data: comparison, error, loading, retry } = useComparison(beforeId, meta.id);
   const selectId = useId();
+  const [bridge, setBridge] = useState<Bridge>('sales');
   // Any other saved month may be compared with; another fetch of this same month is what a restatement shows.
   const others = (months ?? []).filter((month) => month.reportId !== meta.id);
   const before = others.find((month) => month.reportId === beforeId);
@@ -59,10 +69,30 @@ export function ComparePanel({ meta, previousReportId }: { meta: ReportMeta; pre
       {loading ? <p className="empty">Comparing…</p> : null}
       {comparison ? (
         <>
-          <h4 className="close__subhead">
-            Sales, {beforeLabel} to {afterLabel}, per currency
-          </h4>
-          <BridgeTable bridges={comparison.bridges} label="Change in sales per currency" beforeLabel={beforeLabel} afterLabel={afterLabel} />
+          <div className="close__subhead compare__bridge-head">
+            <h4>
+              {BRIDGES[bridge].title}, {beforeLabel} to {afterLabel}, per currency
+            </h4>
+            <div className="segmented" role="group" aria-label="Bridge of">
+              {(Object.keys(BRIDGES) as Bridge[]).map((choice) => (
+                <button key={choice} type="button" aria-pressed={bridge === choice} onClick={() => setBridge(choice)}>
+                  {BRIDGES[choice].label}
+                </button>
+              ))}
+            </div>
+          </div>
+          {bridge === 'margin' ? (
+            <MarginTable bridges={comparison.bridges} beforeLabel={beforeLabel} afterLabel={afterLabel} />
+          ) : (
+            <BridgeTable
+              key={bridge}
+              bridges={comparison.bridges}
+              label={BRIDGES[bridge].table}
+              beforeLabel={beforeLabel}
+              afterLabel={afterLabel}
+              measure={bridge}
+            />
+          )}
           <ChangesTable changes={comparison.changes} changeCount={comparison.changeCount} label="Changes" />
         </>
       ) : null}

@@ -1,3 +1,4 @@
+import { currenciesOf } from '@shared/model/currency-pair';
 import { type Money, money } from '@shared/money';
 import type { CurrencyBridge, MonthChange } from '@shared/schemas/month-close';
 import { userLocale } from '@renderer/components/format-time';
@@ -111,11 +112,27 @@ export function nextChangeSort(current: ChangeSort, key: ChangeSortKey): ChangeS
   return { key, direction: MONEY_KEYS.has(key) ? 'desc' : 'asc' };
 }
 
-/** Sales before + price + quantity + new/lost + other = sales after, exactly: the bridge's promise, checked on screen. */
-export function bridgeAddsUp(bridge: CurrencyBridge): boolean {
-  const { price, quantity, newLost, other } = bridge.effects;
-  return (
-    money(bridge.salesBefore).plus(price).plus(quantity).plus(newLost).plus(other).equals(bridge.salesAfter) &&
-    money(bridge.salesAfter).minus(bridge.salesBefore).equals(bridge.change)
-  );
+/** What a bridge splits: a currency pair's sales (in the customer currency) or its cost (in the purchase currency). */
+export type BridgeMeasure = 'sales' | 'cost';
+
+/** One side of a currency pair's bridge: before, after, the change and its effects, in one currency. */
+export interface BridgeSide {
+  currency: string;
+  before: string;
+  after: string;
+  change: string;
+  effects: CurrencyBridge['effects'];
+}
+
+export function bridgeSide(bridge: CurrencyBridge, measure: BridgeMeasure): BridgeSide {
+  const { cost, sales } = currenciesOf(bridge.currencyKey);
+  return measure === 'sales'
+    ? { currency: sales, before: bridge.salesBefore, after: bridge.salesAfter, change: bridge.change, effects: bridge.effects }
+    : { currency: cost, ...bridge.cost };
+}
+
+/** Before + price + quantity + new/lost + other = after, exactly: the bridge's promise, checked on screen. */
+export function bridgeAddsUp(side: BridgeSide): boolean {
+  const { price, quantity, newLost, other } = side.effects;
+  return money(side.before).plus(price).plus(quantity).plus(newLost).plus(other).equals(side.after) && money(side.after).minus(side.before).equals(side.change);
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { BillingException, CurrencyBridge, MonthChange } from '@shared/schemas/month-close';
-import { bridgeAddsUp, effectOf, filterChanges, kindCounts, nextChangeSort, sortChanges } from './change-list';
+import { bridgeAddsUp, bridgeSide, effectOf, filterChanges, kindCounts, nextChangeSort, sortChanges } from './change-list';
 import { filterExceptions, groupByRule, placeOf, reviewCounts } from './exception-list';
 import { monthLabel } from './month-label';
 
@@ -135,17 +135,25 @@ describe('the changes table', () => {
     expect(nextChangeSort({ key: 'effect', direction: 'desc' }, 'kind')).toEqual({ key: 'kind', direction: 'asc' });
   });
 
-  it('a bridge adds up only when before + every effect is after, to the last decimal', () => {
+  it('a bridge adds up only when before + every effect is after, to the last decimal, for the sales and for the cost', () => {
     const bridge: CurrencyBridge = {
-      currencyKey: 'SEK',
+      currencyKey: 'USD→SEK',
       salesBefore: '100',
       salesAfter: '112.0001',
       change: '12.0001',
       effects: { price: '5', quantity: '10', newLost: '-3', other: '0.0001' },
+      cost: { before: '80', after: '79.5', change: '-0.5', effects: { price: '-1', quantity: '0.5', newLost: '0', other: '0' } },
+      margin: null,
     };
-    expect(bridgeAddsUp(bridge)).toBe(true);
-    expect(bridgeAddsUp({ ...bridge, effects: { ...bridge.effects, other: '0' } })).toBe(false);
-    expect(bridgeAddsUp({ ...bridge, change: '12' })).toBe(false);
+    const sales = bridgeSide(bridge, 'sales');
+    expect(sales.currency).toBe('SEK');
+    expect(bridgeAddsUp(sales)).toBe(true);
+    expect(bridgeAddsUp({ ...sales, effects: { ...sales.effects, other: '0' } })).toBe(false);
+    expect(bridgeAddsUp({ ...sales, change: '12' })).toBe(false);
+    const cost = bridgeSide(bridge, 'cost');
+    expect(cost).toMatchObject({ currency: 'USD', before: '80', after: '79.5' });
+    expect(bridgeAddsUp(cost)).toBe(true);
+    expect(bridgeAddsUp({ ...cost, effects: { ...cost.effects, quantity: '0' } })).toBe(false);
   });
 });
 

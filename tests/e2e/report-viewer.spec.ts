@@ -552,6 +552,78 @@ test.describe('columns, hierarchy, sorting within a currency and the "No group" 
     expect(await headers(reopened)).toEqual(['Service › organization', ...chosen.slice(1)]);
   });
 
+  test('with every column on at 1024 and 1440: the money stays in view while the rest scrolls sideways, a cut name has its tooltip, and both hierarchies style their top level alike', async ({
+    page,
+    bridge,
+  }) => {
+    const viewer = await openDemoReport(page, bridge.harness.url);
+    await viewer.button('Columns').click();
+    for (const name of ['Unit cost', 'Unit price', 'PO number', 'Billing date']) await viewer.columnChoice(name).check();
+    await page.keyboard.press('Escape');
+    const { tree } = viewer;
+    const money = ['Cost', 'Sales', 'Margin', 'Margin %'];
+    /** Left and right of each named header, and the tree's visible box. */
+    const layout = () =>
+      tree.evaluate((element, names) => {
+        const box = element.getBoundingClientRect();
+        const heads = [...element.querySelectorAll('[role=columnheader]')];
+        const edges = Object.fromEntries(
+          names.map((name) => {
+            const head = heads.find((cell) => cell.querySelector('.head__label')?.textContent === name)!.getBoundingClientRect();
+            return [name, { left: head.left, right: head.right }];
+          }),
+        );
+        const name = heads[0]!.getBoundingClientRect();
+        const inside = box.left + element.clientLeft; // inside the border
+        return { left: inside, right: inside + element.clientWidth, edges, nameLeft: name.left, scrollable: element.scrollWidth - element.clientWidth };
+      }, money);
+    /** Cells and headers whose text is cut with no tooltip on them or their cell. */
+    const cutWithoutTooltip = () =>
+      tree.evaluate((element) =>
+        [...element.querySelectorAll('[role=gridcell], [role=gridcell] > span, [role=columnheader] .head__label')]
+          .filter((cell) => cell.scrollWidth > cell.clientWidth + 1)
+          .filter((cell) => !(cell.getAttribute('title') || cell.closest('[role=gridcell]')?.getAttribute('title')))
+          .map((cell) => cell.textContent ?? ''),
+      );
+    for (const size of SCREEN_SIZES) {
+      await page.setViewportSize(size);
+      await tree.evaluate((element) => element.scrollTo({ left: 0 }));
+      await viewer.openEveryLevel();
+      await page.screenshot({ path: `test-results/report-columns-${size.width}x${size.height}.png` });
+      const start = await layout();
+      if (size.width === 1024) expect(start.scrollable, 'every column is wider than a 1024 px window').toBeGreaterThan(100);
+      for (const name of money) {
+        expect(start.edges[name]!.left, `${name} at ${size.width}, scrolled left`).toBeGreaterThanOrEqual(start.left - 0.5);
+        expect(start.edges[name]!.right, `${name} at ${size.width}, scrolled left`).toBeLessThanOrEqual(start.right + 0.5);
+      }
+      if (start.scrollable > 0) {
+        await tree.evaluate((element) => element.scrollTo({ left: 150 }));
+        const scrolled = await layout();
+        expect(scrolled.nameLeft, 'the name column scrolls').toBeLessThan(start.nameLeft - Math.min(100, start.scrollable - 1));
+        // Still in view (at the far right the columns after them come in, and they stand at their own places).
+        for (const name of money) {
+          expect(scrolled.edges[name]!.left, `${name} at ${size.width}, scrolled`).toBeGreaterThanOrEqual(scrolled.left - 0.5);
+          expect(scrolled.edges[name]!.right, `${name} at ${size.width}, scrolled`).toBeLessThanOrEqual(scrolled.right + 0.5);
+        }
+        await page.screenshot({ path: `test-results/report-columns-scrolled-${size.width}x${size.height}.png` });
+        await tree.evaluate((element) => element.scrollTo({ left: 0 }));
+      }
+      expect(await cutWithoutTooltip(), `cut without a tooltip at ${size.width}`).toEqual([]);
+    }
+    await page.setViewportSize(WIDE);
+    const topWeight = () =>
+      viewer
+        .rows(1)
+        .first()
+        .evaluate((row) => getComputedStyle(row).fontWeight);
+    const byOrganization = await topWeight();
+    expect(Number(byOrganization)).toBeGreaterThanOrEqual(600);
+    await viewer.hierarchy('By service').click();
+    await expect(viewer.columnHeaders().first()).toHaveText(/^Service › organization/);
+    await expect.poll(topWeight).toBe(byOrganization);
+    await viewer.hierarchy('By organization').click();
+  });
+
   test('sorts money within each currency with n/a last, both ways, and offers "No group"', async ({ page, bridge }) => {
     const viewer = await openDemoReport(page, bridge.harness.url);
     const { tree } = viewer;

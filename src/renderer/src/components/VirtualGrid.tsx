@@ -107,18 +107,31 @@ interface HeaderCellProps {
   idleArrow?: string;
   /** The label as plain text in the button, not in a box of its own that cuts it off (Invoicing's wrap beside their arrow). */
   plainLabel?: boolean;
+  /** More classes for the header cell (e.g. a column pinned in view). */
+  className?: string | undefined;
 }
 
 /**
  * A column header; a sortable one is a button (click, Enter and Space sort, and the grid's own keys stay off it)
  * with its arrow in a slot of its own, always there, so the arrow never pushes the label or gets cut off.
  */
-export function HeaderCell({ label, numeric, direction = null, onSort, title, idleArrow = '', plainLabel = false }: HeaderCellProps): React.JSX.Element {
-  const className = numeric ? 'num' : undefined;
+export function HeaderCell({
+  label,
+  numeric,
+  direction = null,
+  onSort,
+  title,
+  idleArrow = '',
+  plainLabel = false,
+  className: more,
+}: HeaderCellProps): React.JSX.Element {
+  const className = [numeric ? 'num' : '', more ?? ''].filter(Boolean).join(' ') || undefined;
   if (!onSort) {
     return (
       <div role="columnheader" className={className}>
-        <span className="head__label">{label}</span>
+        <span className="head__label" title={label}>
+          {label}
+        </span>
       </div>
     );
   }

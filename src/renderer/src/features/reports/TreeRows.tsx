@@ -4,7 +4,7 @@ import { currenciesOf } from '@shared/model/currency-pair';
 import { amountText, formatAmount, type NumberText, percentText, quantityText, unitPriceText } from '@renderer/components/format-number';
 import { NumberValue } from '@renderer/components/NumberValue';
 import { GridRow } from '@renderer/components/VirtualGrid';
-import type { ColumnSpec } from './format';
+import { type ColumnSpec, columnClass } from './format';
 
 /** How a click picks rows: this one alone, this one added or taken away (Ctrl/⌘), or all from the last one (Shift). */
 export type SelectHow = 'only' | 'toggle' | 'range';
@@ -23,9 +23,9 @@ function MismatchFlag({ row }: { row: TreeRow }): React.JSX.Element | null {
   );
 }
 
-function NumberCell({ value, currency }: { value: NumberText | null; currency?: string | undefined }): React.JSX.Element {
+function NumberCell({ value, currency, pin = '' }: { value: NumberText | null; currency?: string | undefined; pin?: string }): React.JSX.Element {
   return (
-    <div role="gridcell" className="num">
+    <div role="gridcell" className={`num${pin}`}>
       {value ? <NumberValue value={value} /> : null}
       {value && currency ? <span className="ccy">{currency}</span> : null}
     </div>
@@ -37,6 +37,7 @@ function Cell({ row, column }: { row: TreeRow; column: ColumnSpec }): React.JSX.
   const currency = column.currency ? currencies[column.currency] : '';
   // `?? null`: a main process older than these columns leaves them out.
   const value = row[column.key] ?? null;
+  const pin = columnClass(column.key);
   switch (column.kind) {
     case 'text':
       return (
@@ -49,11 +50,11 @@ function Cell({ row, column }: { row: TreeRow; column: ColumnSpec }): React.JSX.
     case 'unit-price':
       return <NumberCell value={value === null ? null : unitPriceText(value, currency)} currency={value === null ? undefined : currency} />;
     case 'percent':
-      return <NumberCell value={value === null ? null : percentText(value)} />;
+      return <NumberCell value={value === null ? null : percentText(value)} pin={pin} />;
     case 'amount':
       if (value === null) {
         return (
-          <div role="gridcell" className="num">
+          <div role="gridcell" className={`num${pin}`}>
             <span className="muted" title="Cost and sales are in different currencies">
               n/a
             </span>
@@ -61,7 +62,7 @@ function Cell({ row, column }: { row: TreeRow; column: ColumnSpec }): React.JSX.
         );
       }
       // Margin is in the sales currency (it exists only where cost is too); its column leaves the code out.
-      return <NumberCell value={amountText(value, currency)} currency={column.key === 'margin' ? undefined : currency} />;
+      return <NumberCell value={amountText(value, currency)} currency={column.key === 'margin' ? undefined : currency} pin={pin} />;
   }
 }
 
@@ -77,7 +78,16 @@ interface RowProps {
 }
 
 export const TreeRowView = memo(function TreeRowView({ id, row, index, top, active, selected, columns, onClickRow }: RowProps): React.JSX.Element {
-  const classes = ['tree__row', `tree__row--${row.level}`, active ? 'tree__row--active' : '', selected ? 'tree__row--selected' : ''].filter(Boolean).join(' ');
+  // The top level reads alike whatever it is (organizations, or services in the tree by service).
+  const classes = [
+    'tree__row',
+    `tree__row--${row.level}`,
+    row.depth === 0 ? 'tree__row--top' : '',
+    active ? 'tree__row--active' : '',
+    selected ? 'tree__row--selected' : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
   return (
     <GridRow
       id={id}
@@ -91,7 +101,7 @@ export const TreeRowView = memo(function TreeRowView({ id, row, index, top, acti
       onMouseDown={(event) => event.shiftKey && event.preventDefault()}
       onClick={(event) => onClickRow(index, row, event.shiftKey ? 'range' : event.ctrlKey || event.metaKey ? 'toggle' : 'only')}
     >
-      <div role="gridcell" className="tree__name" style={{ paddingLeft: 8 + row.depth * 18 }} title={row.label}>
+      <div role="gridcell" className="tree__name" style={{ paddingLeft: 8 + row.depth * 18 }} title={[row.label, row.detail].filter(Boolean).join(' · ')}>
         <span className="tree__toggle" aria-hidden="true">
           {row.hasChildren ? (row.expanded ? '▾' : '▸') : ''}
         </span>

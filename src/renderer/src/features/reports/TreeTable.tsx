@@ -2,7 +2,7 @@ import { useCallback, useEffect, useId, useState } from 'react';
 import type { ReportColumn, ReportHierarchy, ReportSortInput, TreeRow } from '@shared/contract';
 import { Pending } from '@renderer/components/Pending';
 import { HeaderCell, type RowMetrics, useVirtualRows, VirtualGrid } from '@renderer/components/VirtualGrid';
-import { type ColumnSpec, nameHeader } from './format';
+import { type ColumnSpec, columnClass, nameHeader, PINNED_COLUMNS } from './format';
 import type { TreeSnapshot } from './tree-window-cache';
 import { PlaceholderRow, type SelectHow, TreeRowView } from './TreeRows';
 
@@ -58,20 +58,27 @@ interface Props {
 }
 
 function HeaderCells({ sort, onSort, columns, hierarchy }: Pick<Props, 'sort' | 'onSort' | 'columns' | 'hierarchy'>): React.JSX.Element {
-  const heads: { key: string; label: string; sortKey: SortKey | null; numeric: boolean }[] = [
+  const heads: { key: string; label: string; sortKey: SortKey | null; numeric: boolean; className?: string }[] = [
     { key: 'label', label: nameHeader(hierarchy), sortKey: 'label', numeric: false },
-    ...columns.map((column) => ({ key: column.key, label: column.label, sortKey: column.sortKey, numeric: column.kind !== 'text' })),
+    ...columns.map((column) => ({
+      key: column.key,
+      label: column.label,
+      sortKey: column.sortKey,
+      numeric: column.kind !== 'text',
+      className: columnClass(column.key).trim(),
+    })),
   ];
   return (
     <>
-      {heads.map(({ key, label, sortKey, numeric }) =>
+      {heads.map(({ key, label, sortKey, numeric, className }) =>
         sortKey === null ? (
-          <HeaderCell key={key} label={label} numeric={numeric} />
+          <HeaderCell key={key} label={label} numeric={numeric} className={className} />
         ) : (
           <HeaderCell
             key={key}
             label={label}
             numeric={numeric}
+            className={className}
             direction={sort.key === sortKey ? sort.direction : null}
             onSort={() => onSort(sortKey)}
             title={`Sort by ${label}`}
@@ -97,9 +104,18 @@ function parentIndex(snapshot: TreeSnapshot, index: number): number | null {
 /** The grid's column template and the width below which it scrolls sideways, for these columns. */
 function columnLayout(columns: readonly ColumnSpec[]): React.CSSProperties {
   const widths = columns.map((column) => COLUMN_WIDTHS[column.key]);
+  // Each pinned column sticks at the width of the pinned columns right of it.
+  const pins: Record<string, string> = {};
+  let right = 0;
+  for (const column of [...columns].reverse()) {
+    if (!PINNED_COLUMNS.has(column.key)) continue;
+    pins[`--pin-${column.key}`] = `${right}px`;
+    right += COLUMN_WIDTHS[column.key];
+  }
   return {
     '--tree-columns': [`minmax(${NAME_MIN_WIDTH}px, 1fr)`, ...widths.map((width) => `${width}px`)].join(' '),
     '--tree-min-width': `${NAME_MIN_WIDTH + widths.reduce((sum, width) => sum + width, 0)}px`,
+    ...pins,
   } as React.CSSProperties;
 }
 

@@ -31,6 +31,15 @@ export const REPORT_COLUMNS: readonly ColumnSpec[] = [
   { key: 'billingDate', label: 'Billing date', kind: 'text', sortKey: null },
 ];
 
+/**
+ * The money columns stay in view while the tree scrolls sideways (a narrow window with optional columns on): pinned
+ * to the right edge, each by its class (tree__pin--<key>) at the offset TreeTable gives it.
+ */
+export const PINNED_COLUMNS: ReadonlySet<ReportColumn> = new Set(['cost', 'sales', 'margin', 'marginPercent']);
+
+/** The cell class of a column: pinned money columns carry their pin. */
+export const columnClass = (key: ReportColumn): string => (PINNED_COLUMNS.has(key) ? ` tree__pin tree__pin--${key}` : '');
+
 /** The chosen columns in the tree's order (unknown or repeated ones dropped). */
 export function visibleColumns(chosen: readonly ReportColumn[]): ColumnSpec[] {
   const keys = new Set(chosen);

@@ -1,10 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import type { Page } from '@playwright/test';
+import { money } from '@shared/money';
+import { buildBillingReport } from '@twin/billing-report';
 import { generateOrganizations } from '@twin/dataset';
 import { startTwin } from '@twin/server';
 import { expect, test } from './fixtures';
 import { ConsumptionPage } from './consumption-page';
-import { ClosebookPage, SCREEN_SIZES, WIDE, NARROW } from './pages';
+import { ClosebookPage, NARROW, ReportsPage, SCREEN_SIZES, WIDE } from './pages';
 
 const UNKNOWN = '11111111-2222-4333-8444-555555555555';
 /** No submission state may show as its code. */
@@ -111,6 +113,10 @@ test.describe('names, own columns, decimal commas and the month', () => {
     await expect(screen.namesNote).toContainText('No billing report of this profile is saved yet');
 
     await app.requestReport(60_000);
+    // A second month, so Closebook can tell a metered subscription (its quantity varies) from a licence.
+    const reports = new ReportsPage(page);
+    await reports.requestMonth('2026-09');
+    await reports.waitForSaved(2, 60_000);
     await app.nav('Consumption').click();
     await screen.paste([
       ['Customer', 'Subscription ID', 'Is add-on', 'Add-on ID', 'Quantity', 'Cost centre'],
@@ -126,6 +132,23 @@ test.describe('names, own columns, decimal commas and the month', () => {
     await expect(screen.names(4)).toContainText(withAddon.itemName);
     await expect(screen.names(4)).toContainText(`add-on ${withAddon.addonIds[0]}`);
     await expect(screen.namesNote).toHaveCount(0);
+    // Metered where the twin billed it for another quantity in September than in October (worked out here from the
+    // twin's own months), else the same quantity in both.
+    const billedIn = (startDate: string, endDate: string, subscriptionId: string) =>
+      buildBillingReport(generateOrganizations(twin), startDate, endDate, { ...twin, plant: true })
+        .flatMap((entry) => entry.organizations.flatMap((organization) => organization.services.flatMap((service) => service.items)))
+        .filter((item) => item.subscriptionId === subscriptionId)
+        .flatMap((item) => item.products)
+        .reduce((sum, line) => sum.plus(line.quantity), money(0))
+        .toFixed();
+    const kinds = [plain!, withAddon].map((subscription) =>
+      billedIn('2026-09-01', '2026-09-30', subscription.subscriptionId) === billedIn('2026-10-01', '2026-10-31', subscription.subscriptionId)
+        ? 'fixed qty'
+        : 'metered',
+    );
+    expect(kinds).toContain('metered');
+    await expect(screen.names(2).getByTestId('billing-kind')).toHaveText(kinds[0]!);
+    await expect(screen.names(4).getByTestId('billing-kind')).toHaveText(kinds[1]!);
 
     // The own columns are shown, marked as not sent.
     await expect(screen.columnHeader('Customer not sent')).toBeVisible();
@@ -170,6 +193,21 @@ test.describe('names, own columns, decimal commas and the month', () => {
     await expect(screen.historyPeriod).toHaveText('Usage for November 2025 · 3 records');
     // Three records reached the service, none of the own columns.
     expect((await twinState(twinUrl)).savedConsumption).toBe(before.savedConsumption + 3);
+
+    // Next month starts from this one: the same subscriptions, add-ons and own columns, the quantities to fill in.
+    await screen.button('Show import and history').click();
+    await screen.button('Start from November 2025').click();
+    await expect(screen.cell(2, 'Subscription ID')).toHaveValue(plain!.subscriptionId);
+    await expect(screen.cell(3, 'Subscription ID')).toHaveValue(other!.subscriptionId);
+    for (const row of [2, 3, 4]) {
+      await expect(screen.cell(row, 'Quantity')).toHaveValue('');
+      await expect(screen.messages(row)).toContainText('Quantity');
+    }
+    await expect(screen.names(4)).toContainText(`add-on ${withAddon.addonIds[0]}`);
+    await expect(screen.own(2, 1)).toHaveText('Contoso');
+    await expect(screen.month).toHaveValue(`${lastMonth.getFullYear()}-${String(lastMonth.getMonth() + 1).padStart(2, '0')}`);
+    await screen.button('Hide import and history').click();
+    await screenshots(page, 'start-from-last-month');
   });
 });
 

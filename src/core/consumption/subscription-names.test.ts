@@ -62,11 +62,37 @@ describe('names beside consumption ids', () => {
         service: first.service.serviceName,
         products: [...new Set(first.item.products.map((line) => line.productName))].sort().slice(0, 3),
         period: { startDate: '2026-11-01', endDate: '2026-11-30' },
+        months: 2,
+        metered: false, // the same quantities in October and November
       },
     ]);
     // Every subscription of the month is found, each once.
     const all = subscriptionsOf(entries).map(({ item }) => item.subscriptionId);
     expect((await subscriptionNames(ledger, PROFILE, all)).names.map((name) => name.subscriptionId).sort()).toEqual([...new Set(all)].sort());
+  });
+
+  it('says which subscriptions were billed as metered: a quantity that differs between months, not between two fetches of one', async () => {
+    const { ledger, first, entries } = await months({ organizations: 3, linesPerOrganization: 3 });
+    const [, second] = subscriptionsOf(entries);
+    const metered = (changed: ServedEntries) => {
+      for (const { item } of subscriptionsOf(changed).filter(({ item }) => item.subscriptionId === first.item.subscriptionId))
+        for (const line of item.products) line.quantity += 1;
+      return changed;
+    };
+    // December bills the first subscription for more. An earlier fetch of November billed the second one for more, but
+    // the newest fetch of November (the one that counts) bills it as October and December do.
+    await save(ledger, randomUUID(), metered(structuredClone(entries)), {
+      period: { startDate: '2026-12-01', endDate: '2026-12-31' },
+      fetchedAt: '2027-01-07T08:00:00.000Z',
+    });
+    const earlier = structuredClone(entries);
+    for (const { item } of subscriptionsOf(earlier).filter(({ item }) => item.subscriptionId === second!.item.subscriptionId))
+      for (const line of item.products) line.quantity += 1;
+    await save(ledger, randomUUID(), earlier, { period: { startDate: '2026-11-01', endDate: '2026-11-30' }, fetchedAt: '2026-12-05T08:00:00.000Z' });
+    const { names } = await subscriptionNames(ledger, PROFILE, [first.item.subscriptionId, second!.item.subscriptionId]);
+    const of = (id: string) => names.find((name) => name.subscriptionId === id);
+    expect(of(first.item.subscriptionId)).toMatchObject({ months: 3, metered: true });
+    expect(of(second!.item.subscriptionId)).toMatchObject({ months: 3, metered: false });
   });
 
   it('finds nothing in the reports of another service or reseller, and says how many reports there are', async () => {

@@ -18,6 +18,8 @@ const NAMED = rowShape({
   customer_number: 'text',
   service_name: 'text',
   products: 'text?',
+  months: 'int',
+  quantities: 'int',
 });
 
 /** Whose saved reports count: one Broker (reseller) at one service, as months are kept. */
@@ -44,14 +46,23 @@ export async function subscriptionNames(ledger: Ledger, of: ReportsOf, subscript
     `WITH wanted AS (SELECT DISTINCT unnest(string_split($3, ',')) AS id),
      found AS (
        SELECT u.report_id, u.subscription_no, u.subscription_id, u.item_name, u.org_no, u.service_no, r.period_start, r.period_end,
-         row_number() OVER (PARTITION BY lower(u.subscription_id) ORDER BY r.period_start DESC, r.fetched_at DESC, r.report_id) AS newest
+         row_number() OVER (PARTITION BY lower(u.subscription_id) ORDER BY r.period_start DESC, r.fetched_at DESC, r.report_id) AS newest,
+         row_number() OVER (PARTITION BY lower(u.subscription_id), r.period_start ORDER BY r.fetched_at DESC, r.report_id) AS newest_of_month
        FROM subscriptions u
        JOIN reports r ON r.report_id = u.report_id AND r.host = $1 AND r.reseller_id = $2
        JOIN wanted w ON w.id = lower(u.subscription_id)),
-     picked AS (SELECT * FROM found WHERE newest = 1)
+     picked AS (SELECT * FROM found WHERE newest = 1),
+     -- Its months (the newest fetch of each) and how many quantities its lines add up to in them.
+     monthly AS (
+       SELECT lower(f.subscription_id) AS id, f.report_id, sum(l.quantity) AS quantity
+       FROM found f LEFT JOIN billing_lines l ON l.report_id = f.report_id AND l.subscription_no = f.subscription_no
+       WHERE f.newest_of_month = 1 GROUP BY ALL),
+     billed AS (SELECT id, count(*)::INTEGER AS months, count(DISTINCT quantity)::INTEGER AS quantities FROM monthly GROUP BY id)
      SELECT p.subscription_id, p.item_name, p.period_start, p.period_end, o.name AS organization, o.customer_number, s.service_name,
-       to_json(list(DISTINCT l.product_name ORDER BY l.product_name) FILTER (WHERE l.product_name IS NOT NULL))::VARCHAR AS products
+       to_json(list(DISTINCT l.product_name ORDER BY l.product_name) FILTER (WHERE l.product_name IS NOT NULL))::VARCHAR AS products,
+       b.months, b.quantities
      FROM picked p
+     JOIN billed b ON b.id = lower(p.subscription_id)
      JOIN organizations o ON o.report_id = p.report_id AND o.org_no = p.org_no
      JOIN services s ON s.report_id = p.report_id AND s.service_no = p.service_no
      LEFT JOIN billing_lines l ON l.report_id = p.report_id AND l.subscription_no = p.subscription_no
@@ -66,6 +77,8 @@ export async function subscriptionNames(ledger: Ledger, of: ReportsOf, subscript
     service: row.service_name,
     products: (row.products === null ? [] : (JSON.parse(row.products) as string[])).slice(0, PRODUCTS_SHOWN),
     period: { startDate: row.period_start, endDate: row.period_end },
+    months: row.months,
+    metered: row.quantities > 1,
   }));
   return { savedReports, names };
 }

@@ -152,6 +152,10 @@ export const SubscriptionName = z.object({
   products: z.array(z.string()),
   /** The period of the report the names come from. */
   period: ReportPeriod,
+  /** The months the saved reports bill it in (the newest fetch of each). */
+  months: z.number().int().nonnegative(),
+  /** Billed as metered: its quantity differs between those months (a licence's stays the same). */
+  metered: z.boolean(),
 });
 export type SubscriptionName = z.infer<typeof SubscriptionName>;
 

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { periodInWords, stateInWords, taskRunning, usagePeriod } from '@shared/consumption-batch';
+import { lastUsageMonth, periodInWords, stateInWords, taskRunning, usagePeriod } from '@shared/consumption-batch';
 import { validateRows } from '@shared/consumption-rows';
 import { CONSUMPTION_FIELDS, PLAIN_HEADERS } from '@shared/schemas/consumption';
 import { bridge, call } from '@renderer/bridge';
@@ -41,6 +41,7 @@ export function ConsumptionScreen(): React.JSX.Element {
     busy,
     load,
     newBatch,
+    startFrom,
     setMonth,
     submit,
     dontSend,
@@ -67,6 +68,10 @@ export function ConsumptionScreen(): React.JSX.Element {
   // A past batch is named from the reports of the profile it was sent with.
   useNamesLookup(opened ? opened.profileId : (profile?.id ?? null), opened ? opened.rows : (batch?.rows ?? []));
 
+  // Last month's rows: the newest batch of this profile the service accepted for a month before the one a new batch is for.
+  const lastMonth = history.find(
+    (item) => item.state === 'Successful' && item.profileId === profile?.id && item.period && item.period.startDate.slice(0, 7) < lastUsageMonth(new Date()),
+  );
   const validation = useMemo(() => (batch ? validateRows(batch.rows) : null), [batch]);
   const firstProblem = validation?.problems.find((problem) => problem.row > 0);
   const running = submission !== null && taskRunning(submission.state);
@@ -111,6 +116,16 @@ export function ConsumptionScreen(): React.JSX.Element {
               <button type="button" onClick={newBatch}>
                 Type rows
               </button>
+              {lastMonth?.period ? (
+                <button
+                  type="button"
+                  onClick={() => void startFrom(lastMonth)}
+                  disabled={busy}
+                  title={`A new batch with the subscriptions and add-ons of ${lastMonth.fileName} (${periodInWords(lastMonth.period)}), quantities left to fill in`}
+                >
+                  Start from {periodInWords(lastMonth.period)}
+                </button>
+              ) : null}
             </div>
             <input
               ref={fileInput}

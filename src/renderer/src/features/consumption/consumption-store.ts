@@ -57,6 +57,8 @@ interface ConsumptionState {
   openPast(submissionId: string): Promise<void>;
   closePast(): void;
   copyToNewBatch(): void;
+  /** A new batch (for the month a new one starts with) with the subscriptions and add-ons of `from`, a past batch: quantities left to fill in. */
+  startFrom(from: SubmissionSummary): Promise<void>;
   applyProgress(summary: SubmissionSummary): void;
   lookUpNames(profileId: string, subscriptionIds: string[]): Promise<void>;
   forgetNames(): void;
@@ -184,6 +186,27 @@ export const useConsumption = create<ConsumptionState>((set, get) => {
         repeatWarning: null,
         failure: null,
       });
+    },
+    startFrom: async (from) => {
+      try {
+        const past = await call('consumption:get', { submissionId: from.id });
+        // Quantities are this month's to fill in; a consumption id is one record's own, never reused.
+        const rows = past.rows.map((row) => ({ ...row, quantity: '', consumptionId: '' }));
+        set({
+          batch: draft({
+            fileName: `typed rows (from ${past.fileName})`,
+            rows: rows.length ? rows : [emptyRow(1)],
+            extraColumns: past.extraColumns ?? [],
+          }),
+          submission: null,
+          opened: null,
+          repeatWarning: null,
+          failure: null,
+          notice: `${rows.length} rows from ${past.fileName}: fill in this month's quantities.`,
+        });
+      } catch (error) {
+        set({ failure: errorMessage(error) });
+      }
     },
     applyProgress: (summary) => {
       const { submission, opened } = get();

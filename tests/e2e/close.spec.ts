@@ -95,7 +95,9 @@ test('close a month: compare with the one before, review the exceptions, prepare
     const openTotal = state.open.high + state.open.medium + state.open.low;
     expect(openTotal).toBeGreaterThan(3);
 
-    // Exceptions first: grouped by rule, the high ones on top, each group saying what its rule means.
+    // Exceptions first: grouped by rule (findings are the default, and have a test of their own), the high ones on top,
+    // each group saying what its rule means.
+    await close.root.getByRole('group', { name: 'Group by' }).getByRole('button', { name: 'Rules' }).click();
     const table = close.exceptions;
     await expect(close.exceptionRows()).toHaveCount(openTotal);
     const groupRules = await table.getByTestId('exception-group').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-rule')));

@@ -6,7 +6,7 @@ import type { InvoiceRow } from '@shared/contract';
 import { roundToMinorUnit } from '@shared/currency';
 import { Money, money } from '@shared/money';
 import { expect, test, type BridgeHost } from './fixtures';
-import { ClosebookPage, SCREEN_SIZES, WIDE } from './pages';
+import { ClosebookPage, ReportsPage, SCREEN_SIZES, WIDE } from './pages';
 import { ClosePage } from './close-page';
 import { ViewerPage } from './viewer-page';
 
@@ -291,8 +291,18 @@ test('prints the summary or the Invoicing rows, never the virtual list, and writ
 });
 
 test('a row the month’s checks question says so beside its amount, and opens the exception in Close the month', async ({ page, bridge }) => {
-  const { viewer, reportId } = await openReport(page, bridge);
+  const app = new ClosebookPage(page);
+  await app.open(bridge.harness.url);
+  await app.startDemo();
+  await app.requestReport(60_000);
+  // The month before too, so the checks against last month run (a price cut is also a unit price changed).
+  const reports = new ReportsPage(page);
+  await reports.requestMonth('2026-09');
+  await reports.waitForSaved(2, 60_000);
+  const viewer = await reports.openNewest('2026-10-01 – 2026-10-31');
   const handlers = bridge.harness.service.handlers;
+  const listing = (await handlers['reports:list']({})).find((entry) => entry.state === 'ok' && entry.meta.period.startDate === '2026-10-01');
+  const reportId = listing?.state === 'ok' ? listing.meta.id : '';
   const { exceptions } = await handlers['close:state']({ reportId });
   // The twin plants a subscription sold below cost, one with cost and no sales, and a line whose total is not quantity × price.
   const questioning = exceptions.filter((exception) => ['negative-margin', 'unbilled', 'sales-without-cost', 'line-total-mismatch'].includes(exception.rule));
@@ -335,6 +345,33 @@ test('a row the month’s checks question says so beside its amount, and opens t
   await expect(linked).toBeInViewport();
   await expect(close.reviewState.getByRole('button', { name: /^All/ })).toHaveAttribute('aria-pressed', 'true');
   await page.screenshot({ path: 'test-results/invoicing-anomaly-linked-1440x900.png' });
+
+  // One cause, one finding: the price cut below cost is also a unit price changed since last month (and may be a
+  // margin far from usual) — one row, its reasons under each other, each amount in the user's locale.
+  const sameCause = exceptions.filter(
+    (exception) => exception.orgId === belowCost.orgId && exception.serviceId === belowCost.serviceId && exception.currencyKey === belowCost.currencyKey,
+  );
+  expect(sameCause.map((exception) => exception.rule)).toEqual(expect.arrayContaining(['negative-margin', 'unit-price-changed']));
+  const finding = close.exceptions.getByTestId('finding-row').filter({ has: page.locator(`[data-exception-id="${belowCost.id}"]`) });
+  await expect(finding.getByTestId('finding-reason')).toHaveCount(sameCause.length);
+  const currency = belowCost.currencyKey!.split('→').at(-1)!;
+  await expect(finding).toContainText(`sales ${en(belowCost.evidence.sales!)} ${currency}, cost ${en(belowCost.evidence.cost!)} ${currency}`);
+  for (const size of SCREEN_SIZES) {
+    await page.setViewportSize(size);
+    await finding.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `test-results/close-finding-${size.width}x${size.height}.png` });
+  }
+  await page.setViewportSize(WIDE);
+  // Accepting the finding accepts each of its reasons, with the one note; each keeps its own id and review.
+  await finding.getByRole('button', { name: 'Accept…' }).click();
+  await close.exceptions.getByPlaceholder('A note is required').fill('A promotion agreed with the customer.');
+  await close.exceptions.getByRole('button', { name: 'Accept', exact: true }).click();
+  await expect(finding.getByRole('button', { name: 'Reopen' })).toBeVisible();
+  const reviewed = (await handlers['close:state']({ reportId })).exceptions.filter((exception) => sameCause.some((same) => same.id === exception.id));
+  expect(reviewed.map((exception) => [exception.id, exception.review?.state, exception.review?.note])).toEqual(
+    sameCause.map((exception) => [exception.id, 'accepted', 'A promotion agreed with the customer.']),
+  );
+  await handlers['close:review']({ reportId, exceptionIds: sameCause.map((exception) => exception.id), state: 'open', note: '' });
 
   // Accepted, it stays on the row, quieter, and says so.
   await handlers['close:review']({ reportId, exceptionIds: [belowCost.id], state: 'accepted', note: 'A promotion agreed with the customer.' });

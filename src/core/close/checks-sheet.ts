@@ -1,4 +1,5 @@
-import type { BillingException, MonthCloseView, Severity } from '@shared/schemas/month-close';
+import type { BillingException, MonthCloseView } from '@shared/schemas/month-close';
+import { bySeverity, groupFindings } from '@shared/model/findings';
 import { isOpenReview, shownReviewState } from '@shared/model/review-state';
 import { DATETIME_FORMAT, localTime, rowXml, SheetSeries, type Sheets, styleIndex, styleOf } from '../xlsx';
 import { type CheckFormat, CHECKS_COLUMNS, columnNumbers } from './columns';
@@ -14,19 +15,14 @@ const COLUMN = columnNumbers(CHECKS_COLUMNS);
 
 export const plural = (count: number, word: string) => `${count.toLocaleString('en')} ${word}${count === 1 ? '' : 's'}`;
 
-const SEVERITY_RANK: Record<Severity, number> = { high: 0, medium: 1, low: 2 };
-
-/** Open exceptions first, each group by severity; otherwise in the checks' order (by organization). */
-export function checksOrder<T extends Pick<BillingException, 'severity' | 'review'>>(exceptions: T[]): T[] {
-  return exceptions
-    .map((exception, index) => ({ exception, index }))
-    .sort(
-      (a, b) =>
-        Number(!isOpenReview(a.exception.review)) - Number(!isOpenReview(b.exception.review)) ||
-        SEVERITY_RANK[a.exception.severity] - SEVERITY_RANK[b.exception.severity] ||
-        a.index - b.index,
-    )
-    .map(({ exception }) => exception);
+/**
+ * Open exceptions first, then the reviewed ones; in each, one finding's exceptions together (findings.ts: one cause,
+ * one finding), the most severe findings first, and in a finding the most severe exception first.
+ */
+export function checksOrder<T extends Parameters<typeof groupFindings>[0][number] & Pick<BillingException, 'review'>>(exceptions: T[]): T[] {
+  const open = exceptions.filter((exception) => isOpenReview(exception.review));
+  const reviewed = exceptions.filter((exception) => !isOpenReview(exception.review));
+  return [open, reviewed].flatMap((part) => bySeverity(groupFindings(part)).flatMap((finding) => finding.exceptions));
 }
 
 export function countReviews(state: MonthCloseSheetsState) {

@@ -330,15 +330,28 @@ describe('the month close in the report workbook', () => {
 
     const draft = await exported(ledger, dir, NOVEMBER, close);
     const sheet = draft.getWorksheet('Checks')!;
-    const all = rows(sheet);
-    expect(all[0]).toEqual(CHECKS_HEADERS);
+    const withFindings = rows(sheet);
+    expect(withFindings[0]).toEqual(['Finding', ...CHECKS_HEADERS]);
+    // The first column names each exception's finding (one customer's service in one currency pair); the rest as before.
+    const findings = withFindings.slice(1, filterEnd(sheet)).map((row) => String(row[0]));
+    const all = withFindings.map((row) => row.slice(1));
     const data = all.slice(1, filterEnd(sheet));
     expect(data).toHaveLength(found.length);
     expect(data.at(-1)!.slice(0, 2)).toEqual(['missing-customer-number', 'high']);
+    expect(findings.at(-1)).toBe(planted.noNumber.name); // an organization's finding: its name alone
     const open = data.slice(0, -1);
     expect(open.every((row) => row[14] === 'open')).toBe(true);
+    // A finding's exceptions stand together, the most severe findings first (each led by its most severe exception).
+    const openFindings = findings.slice(0, -1);
+    const starts = openFindings.flatMap((finding, index) => (index === 0 || openFindings[index - 1] !== finding ? [index] : []));
+    expect(new Set(openFindings).size, 'each finding in one run of rows').toBe(starts.length);
     const rank = { high: 0, medium: 1, low: 2 } as Record<string, number>;
-    expect(open.map((row) => rank[String(row[1])])).toEqual(open.map((row) => rank[String(row[1])]).sort());
+    const leading = starts.map((start) => rank[String(open[start]![1])]!);
+    expect(leading).toEqual([...leading].sort());
+    expect(
+      openFindings.some((finding, index) => index > 0 && openFindings[index - 1] === finding),
+      'some finding has several reasons',
+    ).toBe(true);
     const accepted = data.at(-1)!;
     expect(accepted).toEqual([
       'missing-customer-number',
@@ -534,8 +547,8 @@ describe('the app and the CLI', () => {
     await workbook.xlsx.readFile(path);
     expect(workbook.worksheets.map((sheet) => sheet.name).slice(-3)).toEqual(['Changes', 'Checks', 'About']);
     expect(about(workbook).get('Month close')).toMatch(/^DRAFT — not prepared \(\d+ exceptions open\)\.$/);
-    const consumption = rows(workbook.getWorksheet('Checks')!).filter((row) => row[0] === 'consumption-differs');
-    expect(consumption.map((row) => [row[1], row[10]])).toEqual([['medium', item.subscriptionId]]);
+    const consumption = rows(workbook.getWorksheet('Checks')!).filter((row) => row[1] === 'consumption-differs');
+    expect(consumption.map((row) => [row[2], row[11]])).toEqual([['medium', item.subscriptionId]]);
     // Under the Invoicing table (which stays as an ERP imports it): the month's state.
     const stampOf = (book: ExcelJS.Workbook) => String(rows(book.getWorksheet('Invoicing')!).at(-1)![0]);
     expect(stampOf(workbook)).toMatch(/^Month close: DRAFT — not prepared \(\d+ exceptions open\)\.$/);

@@ -1,3 +1,4 @@
+import { findingName } from '@shared/model/findings';
 import { money } from '@shared/money';
 import { shownReviewState } from '@shared/model/review-state';
 import type { MonthChange, MonthCloseView } from '@shared/schemas/month-close';
@@ -86,6 +87,7 @@ export type CheckFormat = 'datetime' | 'text';
 // A table: one column a line reads best.
 // prettier-ignore
 export const CHECKS_COLUMNS = [
+  { key: 'finding', header: 'Finding', width: 40, kind: 'text', format: 'text', value: ({ exception }) => findingName(exception) },
   { key: 'rule', header: 'Rule', width: 22, kind: 'text', format: 'text', value: ({ exception }) => exception.rule },
   { key: 'severity', header: 'Severity', width: 10, kind: 'text', format: 'text', value: ({ exception }) => exception.severity },
   { key: 'title', header: 'Title', width: 30, kind: 'text', format: 'text', value: ({ exception }) => exception.title },

@@ -3,6 +3,7 @@ import { money } from '@shared/money';
 import { ledgerWithMonth, restateTotals, type ServedEntries, testIdentity } from '@testing/ledger-month';
 import type { Ledger } from '../ledger/ledger';
 import type { Identity } from '../ports/identity';
+import { groupFindings } from '@shared/model/findings';
 import { anomaliesByInvoiceRow, anomalyKey } from '@shared/model/invoice-anomalies';
 import { ingestReport } from '../reports/report-ingest';
 import { invoicing } from '../reports/report-invoicing';
@@ -331,5 +332,28 @@ describe('the Invoicing rows a month’s exceptions question', () => {
     await close.setReview(NOVEMBER, [belowCost.id], 'open', '');
     await close.setReview(NOVEMBER, [belowCost.id], 'resolved', 'Credit note sent.');
     expect(anomaliesByInvoiceRow((await close.state(NOVEMBER)).exceptions).size).toBe(0); // put right elsewhere
+  });
+});
+
+describe('one cause, one finding', () => {
+  it('puts the exceptions of one customer’s service in one currency together, each keeping its id and review', async () => {
+    const { close } = await months();
+    const { exceptions } = await close.state(NOVEMBER);
+    const belowCost = exceptions.find((exception) => exception.rule === 'negative-margin')!;
+    const findings = groupFindings(exceptions);
+    // Every exception is in exactly one finding.
+    expect(findings.flatMap((finding) => finding.exceptions.map((exception) => exception.id)).sort()).toEqual(
+      exceptions.map((exception) => exception.id).sort(),
+    );
+    // The price cut below cost is also each product's unit price changed since October: one finding, sold below cost first.
+    const finding = findings.find((candidate) => candidate.exceptions.includes(belowCost))!;
+    expect(finding.exceptions.map((exception) => exception.rule)).toEqual(['negative-margin', ...finding.exceptions.slice(1).map(() => 'unit-price-changed')]);
+    expect(finding.exceptions.length).toBeGreaterThan(1);
+    expect(finding.severity).toBe('high');
+    expect(finding.name).toBe(`${belowCost.organization} · ${belowCost.service} (${belowCost.currencyKey})`);
+    // Another organization's exception is never in it; the organization without a customer number is a finding of its own.
+    expect(finding.exceptions.every((exception) => exception.orgId === belowCost.orgId && exception.serviceId === belowCost.serviceId)).toBe(true);
+    const noNumber = findings.find((candidate) => candidate.exceptions.some((exception) => exception.rule === 'missing-customer-number'))!;
+    expect(noNumber.exceptions).toHaveLength(1);
   });
 });

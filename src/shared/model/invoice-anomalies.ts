@@ -1,5 +1,6 @@
 import type { BillingException } from '../schemas/month-close';
 import { currenciesOf } from './currency-pair';
+import { organizationKey } from './organization-key';
 import { type ShownReviewState, shownReviewState } from './review-state';
 
 /**
@@ -15,11 +16,6 @@ export interface InvoiceAnomaly {
   title: string;
   message: string;
   state: ShownReviewState;
-}
-
-/** The ledger's organization key (ledger/keys.ts ORG_KEY): its id, or its name and customer number when it has none. */
-export function organizationKey(row: { orgId: string; organization: string; customerNumber: string }): string {
-  return row.orgId !== '' ? row.orgId : `${row.organization}|${row.customerNumber}`;
 }
 
 /** An Invoicing row's key for its anomalies: organization and customer (sales) currency. */

@@ -2,7 +2,7 @@ import { memo, useId, useState } from 'react';
 import type { BillingException, Review, ReviewState } from '@shared/schemas/month-close';
 import { describeFigures } from '@shared/model/review-state';
 import { formatDateTime } from '@renderer/components/format-time';
-import { placeOf, reviewStateOf } from './exception-list';
+import { afterTitle, messageText, placeOf, reviewStateOf } from './exception-list';
 
 /** What reviewing an exception asks of the screen: a state with a note (which may fail, e.g. the month was signed off meanwhile). */
 export type ReviewAction = (exception: BillingException, state: ReviewState, note: string) => Promise<boolean>;
@@ -10,9 +10,9 @@ export type ReviewAction = (exception: BillingException, state: ReviewState, not
 /** How a row is to be opened in the report's tree (the viewer decides how). */
 export type ShowInReport = (exception: BillingException) => void;
 
-const LOCKED = 'Reviews are locked: the month is Prepared or Approved (reopen it to change them), or the team ledger cannot be reached';
+export const LOCKED = 'Reviews are locked: the month is Prepared or Approved (reopen it to change them), or the team ledger cannot be reached';
 
-function ReviewCell({ review }: { review: Review | null }): React.JSX.Element {
+export function ReviewCell({ review }: { review: Review | null }): React.JSX.Element {
   if (!review) return <span className="review review--open">Open</span>;
   const word = review.state === 'accepted' ? 'Accepted' : 'Resolved';
   return (
@@ -76,10 +76,20 @@ interface Props {
   onShow: ShowInReport;
   /** The exception a link opened the list on: marked, and focusable so the keyboard starts there. */
   highlighted?: boolean;
+  /** Its rule's title before its words (where the list is not grouped by rule). */
+  showTitle?: boolean;
 }
 
 /** One exception: who and where, what was found (the rule's words in the tooltip), its review, and what can be done. */
-export const ExceptionRow = memo(function ExceptionRow({ exception, locked, busy, onReview, onShow, highlighted = false }: Props): React.JSX.Element {
+export const ExceptionRow = memo(function ExceptionRow({
+  exception,
+  locked,
+  busy,
+  onReview,
+  onShow,
+  highlighted = false,
+  showTitle = false,
+}: Props): React.JSX.Element {
   const [noting, setNoting] = useState<'accepted' | 'resolved' | null>(null);
   const state = reviewStateOf(exception);
   const needsReview = state === 'open' || state === 'suspended';
@@ -111,7 +121,8 @@ export const ExceptionRow = memo(function ExceptionRow({ exception, locked, busy
           ) : null}
         </td>
         <td className="exc__message" title={`${exception.title}: ${exception.explanation}`}>
-          {exception.message}
+          {showTitle ? <strong className="exc__title">{exception.title}. </strong> : null}
+          {showTitle ? afterTitle(exception) : messageText(exception)}
         </td>
         <td className="exc__review">
           <ReviewCell review={exception.review} />

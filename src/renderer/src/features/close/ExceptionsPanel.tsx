@@ -18,10 +18,14 @@ import {
   SEVERITY_LABELS,
 } from './exception-list';
 import { ExceptionRow, NoteForm, type ShowInReport } from './ExceptionRow';
+import { FindingRow } from './FindingRow';
+import { bySeverity, groupFindings } from '@shared/model/findings';
 import type { MonthCloseState } from './use-month-close';
 
 /** Rows drawn per group before "Show more": a month of a million lines may have thousands of exceptions of one rule. */
 const ROWS_PER_GROUP = 100;
+/** Findings drawn before "Show more", for the same reason. */
+const FINDINGS_SHOWN = 200;
 
 const REVIEW_FILTERS: readonly ReviewFilter[] = ['open', 'accepted', 'resolved', 'all'];
 
@@ -117,7 +121,7 @@ export function ExceptionsPanel({ view, close, onShow, shown = null }: Props): R
   const linked = shown && shown.n !== handled ? view.exceptions.find((exception) => exception.id === shown.id) : undefined;
   if (shown && linked) {
     setHandled(shown.n);
-    setFilter({ review: 'all', rule: linked.rule, text: linked.customerNumber || linked.organization });
+    setFilter({ review: 'all', text: linked.customerNumber || linked.organization });
     setHighlighted(linked.id);
   }
   useEffect(() => {
@@ -133,7 +137,13 @@ export function ExceptionsPanel({ view, close, onShow, shown = null }: Props): R
   const locked = view.signOff !== null || view.teamOfflineSince !== null;
   const counts = useMemo(() => reviewCounts(view.exceptions), [view.exceptions]);
   const rules = useMemo(() => rulesOf(view.exceptions), [view.exceptions]);
-  const groups = useMemo(() => groupByRule(filterExceptions(view.exceptions, filter)), [view.exceptions, filter]);
+  // By finding (one customer's service in one currency: one cause, its reasons together) or by rule (to accept a
+  // whole price-list update at once).
+  const [groupBy, setGroupBy] = useState<'finding' | 'rule'>('finding');
+  const [shownFindings, setShownFindings] = useState(FINDINGS_SHOWN);
+  const filtered = useMemo(() => filterExceptions(view.exceptions, filter), [view.exceptions, filter]);
+  const groups = useMemo(() => (groupBy === 'rule' ? groupByRule(filtered) : []), [groupBy, filtered]);
+  const findings = useMemo(() => (groupBy === 'finding' ? bySeverity(groupFindings(filtered)) : []), [groupBy, filtered]);
   const busy = action.busy || close.bulk !== null;
   const { review, reviewMany } = close;
   const { run } = action;
@@ -149,6 +159,20 @@ export function ExceptionsPanel({ view, close, onShow, shown = null }: Props): R
       ),
     [run, review],
   );
+  const onReviewFinding = useCallback(
+    async (exceptions: BillingException[], state: ReviewState, note: string) =>
+      Boolean(
+        await run(async () => {
+          await reviewMany(
+            exceptions.map((exception) => exception.id),
+            state,
+            note,
+          );
+          return true;
+        }, 'finding'),
+      ),
+    [run, reviewMany],
+  );
   const onBulk = (group: RuleGroup, state: ReviewState, note: string) => {
     const ids = group.exceptions.filter((exception) => isOpenReview(exception.review)).map((exception) => exception.id);
     void run(() => reviewMany(ids, state, note), 'bulk');
@@ -158,6 +182,24 @@ export function ExceptionsPanel({ view, close, onShow, shown = null }: Props): R
   return (
     <div className="exceptions">
       <div className="close-bar" role="search" aria-label="Exception filters">
+        <div className="segmented" role="group" aria-label="Group by">
+          <button
+            type="button"
+            aria-pressed={groupBy === 'finding'}
+            onClick={() => setGroupBy('finding')}
+            title="One customer's service in one currency: its reasons together"
+          >
+            Findings
+          </button>
+          <button
+            type="button"
+            aria-pressed={groupBy === 'rule'}
+            onClick={() => setGroupBy('rule')}
+            title="Every exception of a rule together, to review them at once"
+          >
+            Rules
+          </button>
+        </div>
         <div className="segmented" role="group" aria-label="Review state">
           {REVIEW_FILTERS.map((state) => (
             <button key={state} type="button" aria-pressed={filter.review === state} onClick={() => change({ review: state })}>
@@ -226,6 +268,45 @@ export function ExceptionsPanel({ view, close, onShow, shown = null }: Props): R
               </th>
             </tr>
           </thead>
+          {groupBy === 'finding' ? (
+            <tbody>
+              {findings
+                .slice(0, shownFindings)
+                .map((finding) =>
+                  finding.exceptions.length === 1 ? (
+                    <ExceptionRow
+                      key={finding.key}
+                      exception={finding.exceptions[0]!}
+                      locked={locked}
+                      busy={busy}
+                      onReview={onReview}
+                      onShow={onShow}
+                      highlighted={finding.exceptions[0]!.id === highlighted}
+                      showTitle
+                    />
+                  ) : (
+                    <FindingRow
+                      key={finding.key}
+                      finding={finding}
+                      locked={locked}
+                      busy={busy}
+                      onReview={onReviewFinding}
+                      onShow={onShow}
+                      highlighted={highlighted}
+                    />
+                  ),
+                )}
+              {findings.length > shownFindings ? (
+                <tr>
+                  <td colSpan={4}>
+                    <button type="button" className="link" onClick={() => setShownFindings((shown) => shown + FINDINGS_SHOWN * 5)}>
+                      Show {formatCount(Math.min(findings.length - shownFindings, FINDINGS_SHOWN * 5))} more of {formatCount(findings.length - shownFindings)}
+                    </button>
+                  </td>
+                </tr>
+              ) : null}
+            </tbody>
+          ) : null}
           {groups.map((group) => {
             const limit = shownPerGroup[group.rule] ?? ROWS_PER_GROUP;
             const rest = group.exceptions.length - limit;
@@ -261,7 +342,7 @@ export function ExceptionsPanel({ view, close, onShow, shown = null }: Props): R
             );
           })}
         </table>
-        {groups.length === 0 ? (
+        {filtered.length === 0 ? (
           <p className="empty">
             {view.exceptions.length === 0
               ? 'The checks found nothing in this month.'

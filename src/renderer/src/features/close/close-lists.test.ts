@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { BillingException, CurrencyBridge, MonthChange } from '@shared/schemas/month-close';
+import { afterTitle, messageText } from './exception-list';
 import { bridgeAddsUp, bridgeSide, effectOf, filterChanges, kindCounts, nextChangeSort, sortChanges } from './change-list';
 import { filterExceptions, groupByRule, placeOf, reviewCounts } from './exception-list';
 import { monthLabel } from './month-label';
@@ -163,5 +164,26 @@ describe('the month', () => {
     expect(monthLabel({ startDate: '2028-02-01', endDate: '2028-02-29' }, 'en-GB')).toBe('February 2028');
     expect(monthLabel({ startDate: '2026-10-01', endDate: '2026-10-15' }, 'en-GB')).toBe('2026-10-01 – 2026-10-15');
     expect(monthLabel({ startDate: '2026-10-02', endDate: '2026-10-31' }, 'en-GB')).toBe('2026-10-02 – 2026-10-31');
+  });
+});
+
+describe('exception texts', () => {
+  const exception = {
+    title: 'Sold below cost',
+    currencyKey: 'USD→SEK',
+    message: 'Sold below cost: sales 31006.08 SEK, cost 34451.34 USD (margin -3445.26 SEK); Plan 2 PRO 495 → 0 SEK, 12.5 %.',
+  };
+  it('writes each amount of its own currencies in the user’s locale, the figure before an arrow too, and leaves other digits alone', () => {
+    expect(messageText(exception, 'en-US')).toBe(
+      'Sold below cost: sales 31,006.08 SEK, cost 34,451.34 USD (margin -3,445.26 SEK); Plan 2 PRO 495.00 → 0.00 SEK, 12.5 %.',
+    );
+    expect(messageText(exception, 'sv-SE')).toBe(
+      'Sold below cost: sales 31 006,08 SEK, cost 34 451,34 USD (margin −3 445,26 SEK); Plan 2 PRO 495,00 → 0,00 SEK, 12.5 %.',
+    );
+    expect(messageText({ ...exception, currencyKey: null }, 'sv-SE')).toBe(exception.message);
+  });
+  it('does not say the rule’s title twice when the words open with it', () => {
+    expect(afterTitle(exception, 'en-US')).toMatch(/^sales 31,006\.08 SEK/);
+    expect(afterTitle({ ...exception, title: 'Unit price changed' }, 'en-US')).toMatch(/^Sold below cost: sales/);
   });
 });

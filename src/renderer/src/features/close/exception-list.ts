@@ -1,6 +1,8 @@
 import type { BillingException, ReviewState, Severity } from '@shared/schemas/month-close';
 import { isOpenReview, type ShownReviewState, shownReviewState } from '@shared/model/review-state';
 import { userLocale } from '@renderer/components/format-time';
+import { unitPriceText } from '@renderer/components/format-number';
+import { currenciesOf } from '@shared/model/currency-pair';
 
 /** Which exceptions the list shows by their review: the open ones (the default), one review state, or all. */
 export type ReviewFilter = ReviewState | 'all';
@@ -89,4 +91,27 @@ export function rulesOf(exceptions: readonly BillingException[]): { rule: string
 /** Where in the report an exception is, in words: service › subscription › product (whichever it names). */
 export function placeOf(exception: Pick<BillingException, 'service' | 'subscription' | 'product'>): string {
   return [exception.service, exception.subscription, exception.product].filter(Boolean).join(' › ');
+}
+
+/**
+ * An exception's words with its amounts in the user's locale, as every other number on screen: the checks write
+ * exact decimals with a point ("1640.00 SEK"); a figure followed by one of the exception's own currency codes, and
+ * the figure before an arrow to one ("495 → 0 SEK"), are written as the locale writes them ("1 640,00 SEK").
+ * Other digits (a product named "Plan 2") stay as they are.
+ */
+export function messageText(exception: Pick<BillingException, 'message' | 'currencyKey'>, locale = userLocale): string {
+  if (!exception.currencyKey) return exception.message;
+  const codes = [...new Set(Object.values(currenciesOf(exception.currencyKey)))].join('|');
+  const figure = (decimal: string, currency: string) => unitPriceText(decimal, currency, locale).text.replace(/\u00a0/g, ' ');
+  return exception.message.replace(
+    new RegExp(`(?<![\\w.])(-?\\d+(?:\\.\\d+)?)( → )?(-?\\d+(?:\\.\\d+)?)? (${codes})\\b`, 'g'),
+    (whole, first: string, arrow: string | undefined, second: string | undefined, code: string) =>
+      arrow && second ? `${figure(first, code)} → ${figure(second, code)} ${code}` : second === undefined ? `${figure(first, code)} ${code}` : whole,
+  );
+}
+
+/** An exception's words after its rule's title (shown before them): a message that opens with the title does not say it twice. */
+export function afterTitle(exception: Pick<BillingException, 'message' | 'currencyKey' | 'title'>, locale = userLocale): string {
+  const text = messageText(exception, locale);
+  return text.startsWith(`${exception.title}: `) ? text.slice(exception.title.length + 2) : text;
 }

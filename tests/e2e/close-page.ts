@@ -79,10 +79,10 @@ export class ClosePage {
     await this.root.getByRole('tab', { name: name === 'Exceptions' ? /^Exceptions/ : name }).click();
   }
 
-  /** The exception rows (of the review state shown). */
-  exceptionRows(text?: string): Locator {
+  /** The exception rows (of the review state shown), or the one of an exception (by its id: its words on screen are in the user's locale). */
+  exceptionRows(exceptionId?: string): Locator {
     const rows = this.exceptions.getByTestId('exception-row');
-    return text === undefined ? rows : rows.filter({ hasText: text });
+    return exceptionId === undefined ? rows : this.exceptions.locator(`[data-testid=exception-row][data-exception-id="${exceptionId}"]`);
   }
 
   /** A button in the exceptions table ("Accept", "Reopen"), or in one row or group of it ("Show in report", "Resolve"). */

@@ -189,7 +189,7 @@ test('close a month: compare with the one before, review the exceptions, prepare
     // An exception opens its row in the report tree: the organization alone, the path open, the line selected.
     await close.openTab('Exceptions');
     const mismatch = state.exceptions.find((exception) => exception.rule === 'line-total-mismatch')!;
-    await close.exceptionButton('Show in report', { within: close.exceptionRows(mismatch.message) }).click();
+    await close.exceptionButton('Show in report', { within: close.exceptionRows(mismatch.id) }).click();
     await expect(viewer.selectedRows()).toContainText(mismatch.product!);
     await expect(viewer.selectedRows()).toHaveAttribute('aria-level', '4');
     await expect(viewer.searchbox('Organization', { exact: true })).toHaveValue(mismatch.customerNumber);
@@ -219,7 +219,7 @@ test('close a month: compare with the one before, review the exceptions, prepare
     // medium ones); Prepare waits until none is open.
     const prepare = close.button('Prepare the month');
     await expect(prepare).toBeDisabled();
-    const negativeRow = close.exceptionRows(negative.message);
+    const negativeRow = close.exceptionRows(negative.id);
     await close.exceptionButton('Accept…', { within: negativeRow }).click();
     const accept = close.exceptionButton('Accept', { exact: true });
     await expect(accept).toBeDisabled();
@@ -229,7 +229,7 @@ test('close a month: compare with the one before, review the exceptions, prepare
     open -= 1;
     await expect(openCounts).toContainText(`High ${state.open.high - 1}`);
     await close.reviewFilter(/^Accepted/).click();
-    const accepted = close.exceptionRows(negative.message);
+    const accepted = close.exceptionRows(negative.id);
     await expect(accepted).toContainText('Accepted');
     await expect(accepted).toContainText('“Agreed Q4 discount, see the contract”');
     const reviewed = (await handlers['close:state']({ reportId: octoberId })).exceptions.find((exception) => exception.id === negative.id)!;

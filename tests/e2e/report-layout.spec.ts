@@ -90,7 +90,8 @@ for (const size of [NARROW, WIDE]) {
       // The long-named organization is the first row; its first service and subscription open, so every level shows.
       const first = viewer.rows(1).first();
       await expect(first).toHaveAttribute('aria-expanded', 'true');
-      await expect(viewer.gridCells(first).first()).toHaveAttribute('title', LONG_NAME);
+      // The whole name in the tooltip, with its detail (the customer number).
+      await expect(viewer.gridCells(first).first()).toHaveAttribute('title', new RegExp(`^${LONG_NAME.replace(/[()]/g, '\\$&')} · C-\\d+$`));
       await viewer.rows(2).first().click();
       await viewer.rows(3).first().click();
       await expect(viewer.rows(4).first()).toBeVisible();

@@ -5,7 +5,7 @@ import { ChecklistPanel } from './ChecklistPanel';
 import { InvoicesPanel } from './InvoicesPanel';
 import { CloseHeader } from './CloseHeader';
 import { ComparePanel } from './ComparePanel';
-import { type ExceptionShown, ExceptionsPanel } from './ExceptionsPanel';
+import { type ExceptionGrouping, type ExceptionShown, ExceptionsPanel } from './ExceptionsPanel';
 import { RatesPanel } from './RatesPanel';
 import type { ShowInReport } from './ExceptionRow';
 import { RestatementPanel } from './RestatementPanel';
@@ -34,6 +34,7 @@ export function CloseScreen({
 }): React.JSX.Element {
   const close = useMonthClose(meta.id);
   const [tab, setTab] = useState<Tab>('exceptions');
+  const [groupBy, setGroupBy] = useState<ExceptionGrouping>('finding');
   useEffect(() => {
     if (exceptionShown) setTab('exceptions');
   }, [exceptionShown]);
@@ -90,7 +91,9 @@ export function CloseScreen({
       </div>
       <div className="close__body" role="tabpanel" id={`${ids}-panel`} aria-labelledby={`${ids}-${tab}`}>
         {!view && !close.loadError && tab !== 'trends' && tab !== 'rates' && tab !== 'invoices' ? <p className="empty">Running the billing checks…</p> : null}
-        {view && tab === 'exceptions' ? <ExceptionsPanel view={view} close={close} onShow={onShowInReport} shown={exceptionShown} /> : null}
+        {view && tab === 'exceptions' ? (
+          <ExceptionsPanel view={view} close={close} onShow={onShowInReport} shown={exceptionShown} groupBy={groupBy} onGroupBy={setGroupBy} />
+        ) : null}
         {view && tab === 'compare' ? <ComparePanel meta={meta} previousReportId={view.previousReportId} /> : null}
         {view && tab === 'checklist' ? <ChecklistPanel reportId={meta.id} view={view} /> : null}
         {tab === 'invoices' ? <InvoicesPanel reportId={meta.id} /> : null}

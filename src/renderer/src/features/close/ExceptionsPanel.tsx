@@ -40,7 +40,13 @@ interface Props {
   close: Pick<MonthCloseState, 'review' | 'reviewMany' | 'bulk' | 'stop'>;
   onShow: ShowInReport;
   shown?: ExceptionShown | null;
+  /** By finding or by rule: kept by the Close screen, so it outlives a look at another tab. */
+  groupBy: ExceptionGrouping;
+  onGroupBy: (groupBy: ExceptionGrouping) => void;
 }
+
+/** By finding (one customer's service in one currency: one cause, its reasons together) or by rule (to accept a whole price-list update at once). */
+export type ExceptionGrouping = 'finding' | 'rule';
 
 function GroupHeader({
   group,
@@ -110,7 +116,7 @@ function GroupHeader({
  * and its actions. Filters by review state, severity, rule and text; a whole group of open exceptions can be
  * accepted (one note) or resolved at once.
  */
-export function ExceptionsPanel({ view, close, onShow, shown = null }: Props): React.JSX.Element {
+export function ExceptionsPanel({ view, close, onShow, shown = null, groupBy, onGroupBy: setGroupBy }: Props): React.JSX.Element {
   const [filter, setFilter] = useState<ExceptionFilter>({ review: 'open' });
   const [shownPerGroup, setShownPerGroup] = useState<Record<string, number>>({});
   const table = useRef<HTMLTableElement>(null);
@@ -137,9 +143,6 @@ export function ExceptionsPanel({ view, close, onShow, shown = null }: Props): R
   const locked = view.signOff !== null || view.teamOfflineSince !== null;
   const counts = useMemo(() => reviewCounts(view.exceptions), [view.exceptions]);
   const rules = useMemo(() => rulesOf(view.exceptions), [view.exceptions]);
-  // By finding (one customer's service in one currency: one cause, its reasons together) or by rule (to accept a
-  // whole price-list update at once).
-  const [groupBy, setGroupBy] = useState<'finding' | 'rule'>('finding');
   const [shownFindings, setShownFindings] = useState(FINDINGS_SHOWN);
   const filtered = useMemo(() => filterExceptions(view.exceptions, filter), [view.exceptions, filter]);
   const groups = useMemo(() => (groupBy === 'rule' ? groupByRule(filtered) : []), [groupBy, filtered]);

@@ -1,3 +1,4 @@
+import { FOLDED_LETTERS } from '@shared/search-fold';
 import { PAIR_ARROW } from '@shared/model/currency-pair';
 import { TREE_LEVEL, type TreeLevel } from '@shared/model/tree-keys';
 
@@ -26,4 +27,12 @@ export const CURRENCY_KEY = currencyPairSql();
 /** A tree row's key in SQL (see shared/model/tree-keys.ts): the level's letter before `id`, an SQL expression. */
 export function treeKeySql(level: TreeLevel, id: string): string {
   return `'${TREE_LEVEL[level]}:' || ${id}`;
+}
+
+/**
+ * A lower-cased text column folded for search in SQL, as shared/search-fold.ts foldForSearch folds typed text:
+ * DuckDB's strip_accents takes the marks off as NFD decomposition does, then the letters NFD leaves whole.
+ */
+export function foldedSql(lowerCased: string): string {
+  return Object.entries(FOLDED_LETTERS).reduce((sql, [letter, typed]) => `replace(${sql}, '${letter}', '${typed}')`, `strip_accents(${lowerCased})`);
 }

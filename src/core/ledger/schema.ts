@@ -5,19 +5,22 @@ import { KEPT_COMPARISONS } from './migrations/004-kept-comparisons';
 import { FOUR_EYES } from './migrations/005-four-eyes';
 import { INVOICES } from './migrations/006-invoices';
 import { COST_BRIDGES } from './migrations/007-cost-bridges';
+import { FOLDED_SEARCH } from './migrations/008-folded-search';
+import { foldForSearch } from '@shared/search-fold';
 
 export { AMOUNT, QUANTITY, UNIT_PRICE } from './types';
 
 /** Each migration takes the ledger one version up; applied in order inside one transaction each. Never edit one that has shipped: add the next. */
-export const MIGRATIONS: string[][] = [MONTHS, MONTH_CLOSE, IMPORTED_FROM, KEPT_COMPARISONS, FOUR_EYES, INVOICES, COST_BRIDGES];
+export const MIGRATIONS: string[][] = [MONTHS, MONTH_CLOSE, IMPORTED_FROM, KEPT_COMPARISONS, FOUR_EYES, INVOICES, COST_BRIDGES, FOLDED_SEARCH];
 
 /**
  * What the viewer's free-text filter searches, per level (organization, service, subscription, product): its
- * names and ids, lower-case, joined by a character no one types. A line matches a word when any level above it
- * does; the levels are small tables, so a keystroke never scans the text of a million lines.
+ * names and ids, lower-case and without diacritics (foldForSearch), joined by a character no one types. A line
+ * matches a word when any level above it does; the levels are small tables, so a keystroke never scans the text of
+ * a million lines.
  */
 export function searchText(parts: string[]): string {
-  return parts.join('\u0001').toLowerCase();
+  return foldForSearch(parts.join('\u0001'));
 }
 
 /** The tables ingest appends to, and their column order (the appender fills columns in table order): from their declarations. */

@@ -83,6 +83,31 @@ describe('viewer window queries', () => {
     expect(totals.totals.map((total) => total.currencyKey)).toEqual(['SEK']);
   });
 
+  it('matches without case or diacritics in the text and organization filters: "akerberg" finds Åkerberg, "orsted" Ørsted, "creme cafe" Café Crème', async () => {
+    const month = await ledgerWithMonth({
+      reportId: REPORT,
+      seed: 11,
+      organizations: 8,
+      linesPerOrganization: 4,
+      change: (entries) => {
+        const renamed = entries[0]!.organizations[0]!.orgId;
+        for (const entry of entries)
+          for (const organization of entry.organizations) if (organization.orgId === renamed) organization.name = 'Åkerberg & Ørsted AB';
+        entries[0]!.organizations[1]!.services[0]!.items[0]!.products[0]!.productName = 'Café Crème Plan';
+      },
+    });
+    cleanups.push(month.close);
+    const viewer = new ReportViewerQueries(async () => month.ledger, new ReportLibrary(async () => month.ledger));
+    const ofOrganization = month.lines.filter((l) => l.organization.name === 'Åkerberg & Ørsted AB').length;
+    const ofProduct = month.lines.filter((l) => l.line.productName === 'Café Crème Plan').length;
+    expect(ofOrganization).toBeGreaterThan(0);
+    const count = async (filter: ReportFilter) => (await viewer.window(request({ filter }))).lineCount;
+    for (const text of ['akerberg', 'ÅKERBERG', 'orsted', 'akerberg orsted', 'Åkerberg Ørsted']) expect(await count({ text }), text).toBe(ofOrganization);
+    for (const organization of ['akerberg & orsted', 'Akerberg', 'ørsted ab']) expect(await count({ organization }), organization).toBe(ofOrganization);
+    expect(await count({ text: 'creme cafe' })).toBe(ofProduct);
+    expect(await count({ text: 'akerbergx' })).toBe(0);
+  });
+
   it('expands an organization, then a service and a subscription, down to its billing lines', async () => {
     const { viewer } = await setup();
     const organization = (await viewer.window(request())).rows[0]!;

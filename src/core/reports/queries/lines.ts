@@ -1,6 +1,7 @@
 import type { ReportFilter } from '@shared/report-filter';
 import { currenciesOf } from '@shared/model/currency-pair';
 import { currencyPairSql, ORG_KEY } from '@core/ledger/keys';
+import { foldForSearch } from '@shared/search-fold';
 import type { LedgerValue } from '@core/ledger/ledger';
 
 /**
@@ -38,14 +39,13 @@ export function lineFilter(reportId: string, filter: ReportFilter = {}): { where
     const { cost, sales } = currenciesOf(filter.currency);
     where.push(`l.currency = ${bind(cost)} AND l.customer_currency = ${bind(sales)}`);
   }
-  const organization = filter.organization?.trim().toLowerCase();
-  if (organization) {
-    const value = bind(organization);
-    where.push(
-      `l.org_no IN (SELECT org_no FROM organizations WHERE report_id = $1 AND (contains(lower(name), ${value}) OR contains(lower(customer_number), ${value})))`,
-    );
-  }
-  for (const word of filter.text?.trim().toLowerCase().split(/\s+/).filter(Boolean) ?? []) {
+  // Both filters ignore case and diacritics ("akerberg" finds Åkerberg): they read the organizations' search text,
+  // folded at ingest (name, customer number and id), so a keystroke folds nothing row by row.
+  const organization = foldForSearch(filter.organization?.trim() ?? '');
+  if (organization) where.push(`l.org_no IN (SELECT org_no FROM organizations WHERE report_id = $1 AND contains(search, ${bind(organization)}))`);
+  for (const word of foldForSearch(filter.text?.trim() ?? '')
+    .split(/\s+/)
+    .filter(Boolean)) {
     const value = bind(word);
     const matching = (table: string, column: string) => `l.${column} IN (SELECT ${column} FROM ${table} WHERE report_id = $1 AND contains(search, ${value}))`;
     where.push(

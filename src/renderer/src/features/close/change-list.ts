@@ -1,3 +1,4 @@
+import { foldForSearch } from '@shared/search-fold';
 import { currenciesOf } from '@shared/model/currency-pair';
 import { type Money, money } from '@shared/money';
 import type { CurrencyBridge, MonthChange } from '@shared/schemas/month-close';
@@ -39,12 +40,12 @@ export function kindCounts(changes: readonly MonthChange[]): Record<ChangeKind, 
 }
 
 export function filterChanges(changes: readonly MonthChange[], filter: ChangeFilter): MonthChange[] {
-  const text = filter.text?.trim().toLowerCase() ?? '';
+  const text = foldForSearch(filter.text?.trim() ?? '');
   return changes.filter((change) => {
     if (filter.kind && change.kind !== filter.kind) return false;
     if (!text) return true;
     return [change.organization, change.customerNumber, change.service, change.subscription, change.product].some((value) =>
-      value?.toLowerCase().includes(text),
+      value ? foldForSearch(value).includes(text) : false,
     );
   });
 }

@@ -52,6 +52,13 @@ describe('the exception list', () => {
     expect(filterExceptions(list, { review: 'all', rule: 'negative-margin' })).toHaveLength(2);
     expect(filterExceptions(list, { review: 'all', text: ' c-7 ' }).map((item) => item.organization)).toEqual(['Alpha']);
     expect(filterExceptions(list, { review: 'all', text: 'SEATS' })).toHaveLength(1);
+    // Without diacritics: "akerberg" finds Åkerberg, "ørsted" finds Orsted.
+    const nordic = [
+      exception({ rule: 'unbilled', severity: 'high', organization: 'Åkerberg AB' }),
+      exception({ rule: 'unbilled', severity: 'high', organization: 'Orsted A/S' }),
+    ];
+    expect(filterExceptions(nordic, { review: 'all', text: 'akerberg' }).map((item) => item.organization)).toEqual(['Åkerberg AB']);
+    expect(filterExceptions(nordic, { review: 'all', text: 'Ørsted' }).map((item) => item.organization)).toEqual(['Orsted A/S']);
     expect(reviewCounts(list)).toEqual({ open: 3, accepted: 1, resolved: 1, all: 5 });
   });
 
@@ -116,6 +123,7 @@ describe('the changes table', () => {
   it('filters by kind and text, counts the kinds', () => {
     expect(filterChanges(changes, { kind: 'new' }).map((item) => item.organization)).toEqual(['alpha']);
     expect(filterChanges(changes, { text: 'seats' }).map((item) => item.organization)).toEqual(['Delta']);
+    expect(filterChanges([change({ kind: 'new', organization: 'Ærø Café' })], { text: 'aero cafe' })).toHaveLength(1);
     expect(kindCounts(changes)).toEqual({ new: 1, lost: 1, quantity: 1, price: 1, amount: 0 });
   });
 

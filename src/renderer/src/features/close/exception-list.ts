@@ -1,3 +1,4 @@
+import { foldForSearch } from '@shared/search-fold';
 import type { BillingException, ReviewState, Severity } from '@shared/schemas/month-close';
 import { isOpenReview, type ShownReviewState, shownReviewState } from '@shared/model/review-state';
 import { userLocale } from '@renderer/components/format-time';
@@ -35,14 +36,15 @@ export function reviewCounts(exceptions: readonly BillingException[]): Record<Re
 }
 
 function searchable(exception: BillingException): string {
-  return [exception.organization, exception.customerNumber, exception.service, exception.subscription, exception.product, exception.message, exception.title]
-    .filter(Boolean)
-    .join('\n')
-    .toLowerCase();
+  return foldForSearch(
+    [exception.organization, exception.customerNumber, exception.service, exception.subscription, exception.product, exception.message, exception.title]
+      .filter(Boolean)
+      .join('\n'),
+  );
 }
 
 export function filterExceptions(exceptions: readonly BillingException[], filter: ExceptionFilter): BillingException[] {
-  const text = filter.text?.trim().toLowerCase() ?? '';
+  const text = foldForSearch(filter.text?.trim() ?? '');
   return exceptions.filter(
     (exception) =>
       (filter.review === 'all' || filterStateOf(exception) === filter.review) &&

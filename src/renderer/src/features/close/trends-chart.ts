@@ -1,3 +1,4 @@
+import { foldForSearch } from '@shared/search-fold';
 import type { TrendMonth, TrendPoint, TrendScope, TrendScopes, TrendSeries } from '@shared/schemas/month-close';
 import { userLocale } from '@renderer/components/format-time';
 import { monthLabel } from './month-label';
@@ -73,10 +74,10 @@ export const CHOICES_LISTED = 200;
 
 /** The choices whose name or detail (customer number) holds every word typed, case-insensitive. */
 export function matchingChoices<T extends { label: string; detail: string }>(choices: readonly T[], text: string): T[] {
-  const words = text.toLowerCase().split(/\s+/).filter(Boolean);
+  const words = foldForSearch(text).split(/\s+/).filter(Boolean);
   if (!words.length) return [...choices];
   return choices.filter((choice) => {
-    const haystack = `${choice.label} ${choice.detail}`.toLowerCase();
+    const haystack = foldForSearch(`${choice.label} ${choice.detail}`);
     return words.every((word) => haystack.includes(word));
   });
 }

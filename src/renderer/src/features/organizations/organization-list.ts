@@ -1,3 +1,4 @@
+import { foldForSearch } from '@shared/search-fold';
 import type { OrganizationsInReport, OrganizationSummary } from '@shared/schemas/organization';
 
 export type OrganizationSortKey = 'name' | 'customerNumber' | 'countryCode' | 'primaryDomain' | 'contactEmail';
@@ -10,20 +11,21 @@ const collator = new Intl.Collator(undefined, { sensitivity: 'base', numeric: tr
 
 /** Search (name, customer number, domain, e-mail, city, groups) then sort; the UI shows "N of M". */
 export function visibleOrganizations(organizations: OrganizationSummary[], query: string, sort: OrganizationSort): OrganizationSummary[] {
-  const words = query.trim().toLowerCase().split(/\s+/).filter(Boolean);
+  const words = foldForSearch(query.trim()).split(/\s+/).filter(Boolean);
   const matches = words.length
     ? organizations.filter((organization) => {
-        const haystack = [
-          organization.name,
-          organization.customerNumber,
-          organization.primaryDomain,
-          organization.contactEmail,
-          organization.city,
-          ...(organization.organizationGroups ?? []),
-        ]
-          .filter(Boolean)
-          .join(' ')
-          .toLowerCase();
+        const haystack = foldForSearch(
+          [
+            organization.name,
+            organization.customerNumber,
+            organization.primaryDomain,
+            organization.contactEmail,
+            organization.city,
+            ...(organization.organizationGroups ?? []),
+          ]
+            .filter(Boolean)
+            .join(' '),
+        );
         return words.every((word) => haystack.includes(word));
       })
     : organizations;

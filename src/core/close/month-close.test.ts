@@ -325,7 +325,9 @@ describe('the Invoicing rows a month’s exceptions question', () => {
     const byRow = anomaliesByInvoiceRow(exceptions);
     // Only the subscription sold below cost questions an invoice; the missing customer number is a flag of its own.
     expect([...byRow.keys()].map((key) => rowOf(key).map((row) => `${row.orgId} ${row.currency}`))).toEqual([[`${belowCost.orgId} ${belowCost.currencyKey}`]]);
-    expect([...byRow.values()]).toEqual([[{ exceptionId: belowCost.id, title: 'Sold below cost', message: belowCost.message, state: 'open' }]]);
+    expect([...byRow.values()]).toEqual([
+      [{ exceptionId: belowCost.id, title: 'Sold below cost', message: belowCost.message, currencyKey: belowCost.currencyKey, state: 'open' }],
+    ]);
 
     await close.setReview(NOVEMBER, [belowCost.id], 'accepted', 'A promotion agreed with the customer.');
     expect([...anomaliesByInvoiceRow((await close.state(NOVEMBER)).exceptions).values()].flat().map((anomaly) => anomaly.state)).toEqual(['accepted']);

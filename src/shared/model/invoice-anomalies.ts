@@ -15,6 +15,8 @@ export interface InvoiceAnomaly {
   exceptionId: string;
   title: string;
   message: string;
+  /** The currency pair its figures are in (their words are written in the user's locale by it). */
+  currencyKey: string;
   state: ShownReviewState;
 }
 
@@ -36,7 +38,7 @@ export function anomaliesByInvoiceRow(exceptions: readonly BillingException[]): 
     if (state === 'resolved') continue;
     const key = anomalyKey(exception, currenciesOf(exception.currencyKey).sales);
     const anomalies = byRow.get(key) ?? [];
-    anomalies.push({ exceptionId: exception.id, title: exception.title, message: exception.message, state });
+    anomalies.push({ exceptionId: exception.id, title: exception.title, message: exception.message, currencyKey: exception.currencyKey, state });
     byRow.set(key, anomalies);
   }
   return byRow;

@@ -112,16 +112,17 @@ function GroupHeader({
 }
 
 /**
- * The month's exceptions, open ones first: grouped by rule (most severe first), each with its evidence, its review
- * and its actions. Filters by review state, severity, rule and text; a whole group of open exceptions can be
- * accepted (one note) or resolved at once.
+ * The month's exceptions, open ones first: as findings (one customer's service in one currency, its reasons together,
+ * reviewed together) or grouped by rule, most severe first, each with its evidence, its review and its actions.
+ * Filters by review state, severity, rule and text; a whole rule's open exceptions can be accepted (one note) or
+ * resolved at once.
  */
 export function ExceptionsPanel({ view, close, onShow, shown = null, groupBy, onGroupBy: setGroupBy }: Props): React.JSX.Element {
   const [filter, setFilter] = useState<ExceptionFilter>({ review: 'open' });
   const [shownPerGroup, setShownPerGroup] = useState<Record<string, number>>({});
   const table = useRef<HTMLTableElement>(null);
-  // A linked exception: the filters that would hide it are cleared to its rule and organization, then its row is
-  // scrolled to, marked and focused. Once per link (`n`).
+  // A linked exception: the filters that would hide it are cleared to its organization (its finding stays whole),
+  // then its row is scrolled to, marked and focused. Once per link (`n`).
   const [highlighted, setHighlighted] = useState<string | null>(null);
   const [handled, setHandled] = useState(0);
   const linked = shown && shown.n !== handled ? view.exceptions.find((exception) => exception.id === shown.id) : undefined;

@@ -9,6 +9,7 @@ import { NumberValue } from '@renderer/components/NumberValue';
 import { INVOICE_FLAGS } from '@shared/model/invoice-flags';
 import { anomaliesByInvoiceRow, anomalyKey, type InvoiceAnomaly } from '@shared/model/invoice-anomalies';
 import { useChannelAnswer } from '@renderer/hooks/use-latest-answer';
+import { messageText } from '../close/exception-list';
 import { INVOICING_HEADERS, INVOICING_SCREEN_ORDER, NUMERIC_INVOICING_COLUMNS } from '@shared/model/invoicing-columns';
 import { exactAmountText, invoiceTable, sortInvoiceRows } from './invoicing-table';
 import { useInvoiceSort, useInvoicing } from './use-invoicing';
@@ -83,7 +84,7 @@ const ANOMALY_STATES: Record<InvoiceAnomaly['state'], string> = {
 };
 
 /** An anomaly in words, as a tooltip or a screen reader says it. */
-const anomalyText = (anomaly: InvoiceAnomaly) => `${anomaly.title} (${ANOMALY_STATES[anomaly.state]}): ${anomaly.message}`;
+const anomalyText = (anomaly: InvoiceAnomaly) => `${anomaly.title} (${ANOMALY_STATES[anomaly.state]}): ${messageText(anomaly)}`;
 
 /** The month's exceptions questioning a row's invoice, beside its amount: one mark, which opens the first of them. */
 function AnomalyMark({ anomalies, onShow }: { anomalies: InvoiceAnomaly[]; onShow: ShowException }): React.JSX.Element {

@@ -329,14 +329,14 @@ class ReportWriter {
     }
   }
 
-  /** The number of a distinct (product, id, item code, details), appended once per report. */
+  /** The number of a distinct (product, id, item code, details), appended once per report (its search text folded once). */
   private productNo(parts: string[]): number {
-    const search = searchText(parts);
-    let number = this.products.get(search);
+    const key = parts.join('\u0001');
+    let number = this.products.get(key);
     if (number === undefined) {
       number = this.products.size + 1;
-      this.products.set(search, number);
-      this.tables.products.row([this.reportId, number, search]);
+      this.products.set(key, number);
+      this.tables.products.row([this.reportId, number, searchText(parts)]);
     }
     return number;
   }

@@ -29,7 +29,7 @@ function changeStyles(workbook: Sheets['workbook']) {
 /**
  * `Changes`: one row per change since the month before (streamed into the sheet in batches, continuing on
  * "Changes (2)" … when full), then below a blank row, outside the filter, each currency's sales bridge: sales
- * before + price + quantity + new/lost + other = sales after. The effects and the change are SUMIFS over the rows
+ * before + price + quantity + new/lost + other = sales after, and under them each currency's cost bridge alike. The effects and the change are SUMIFS over the rows
  * above (stored with their exact results); sales before is the month before's total (unchanged lines are not
  * listed), and sales after is the sum across the row, so the bridge adds up in Excel too.
  */
@@ -61,7 +61,7 @@ export async function writeChangesSheet(sheets: Sheets, comparison: MonthCompari
 }
 
 function writeBridgeRows(series: SheetSeries, comparison: MonthComparison) {
-  series.startTotals(comparison.bridges.length);
+  series.startTotals(comparison.bridges.length * 2);
   const at = (key: ChangeColumnKey) => letter(COLUMN[key]);
   for (const bridge of comparison.bridges) {
     const { row, rowNumber } = series.next();
@@ -84,6 +84,33 @@ function writeBridgeRows(series: SheetSeries, comparison: MonthComparison) {
     cell(COLUMN.quantityEffect, sumOf('quantityEffect', bridge.effects.quantity), format);
     cell(COLUMN.newLostEffect, sumOf('newLostEffect', bridge.effects.newLost), format);
     cell(COLUMN.otherEffect, sumOf('otherEffect', bridge.effects.other), format);
+    row.commit();
+  }
+  // The same split of the cost, in the purchase currency, under the sales: its figures as numbers (the rows above
+  // list changes to sales, so there is nothing of the cost to sum), cost after still a formula across the row.
+  for (const bridge of comparison.bridges) {
+    const { row, rowNumber } = series.next();
+    const cell = (column: number, value: ExcelJS.CellValue, numFmt: string | null = null) => {
+      row.getCell(column).value = value;
+      row.getCell(column).style = styleOf(numFmt, 'total');
+    };
+    const { cost } = bridge;
+    for (let column = 1; column <= CHANGES_COLUMNS.length; column++) cell(column, null);
+    cell(1, `Cost ${bridge.currencyKey}`);
+    cell(COLUMN.organization, 'Cost bridge, in the purchase currency: cost before + price + quantity + new/lost + other = cost after');
+    cell(COLUMN.currency, bridge.currencyKey);
+    const format = moneyFormat(currenciesOf(bridge.currencyKey).cost);
+    cell(COLUMN.costBefore, cellNumber(cost.before), format);
+    cell(COLUMN.change, cellNumber(cost.change), format);
+    const effects = [
+      [COLUMN.priceEffect, cost.effects.price],
+      [COLUMN.quantityEffect, cost.effects.quantity],
+      [COLUMN.newLostEffect, cost.effects.newLost],
+      [COLUMN.otherEffect, cost.effects.other],
+    ] as const;
+    for (const [column, value] of effects) cell(column, cellNumber(value), format);
+    const across = effects.map(([column]) => `${letter(column)}${rowNumber}`).join('+');
+    cell(COLUMN.costAfter, { formula: `${letter(COLUMN.costBefore)}${rowNumber}+${across}`, result: cellNumber(cost.after) }, format);
     row.commit();
   }
 }

@@ -106,6 +106,16 @@ function salesByPair(entries: WireBillingEntry[]): Map<string, Money> {
   return sums;
 }
 
+/** The cost of each currency pair, summed here from the served lines. */
+function costByPair(entries: WireBillingEntry[]): Map<string, Money> {
+  const sums = new Map<string, Money>();
+  for (const service of entries.flatMap((entry) => entry.organizations.flatMap((organization) => organization.services))) {
+    for (const line of service.items.flatMap((item) => item.products))
+      sums.set(pairOf(service), (sums.get(pairOf(service)) ?? money(0)).plus(line.totalResellerPrice));
+  }
+  return sums;
+}
+
 interface Planted {
   quantity: { organization: WireOrganization; service: WireService; item: WireItem; before: WireProduct };
   price: WireItem;
@@ -295,8 +305,12 @@ describe('the month close in the report workbook', () => {
     expect(added.slice(0, 2)).toEqual(['New', 'Subscription']);
     expect(exact(added[20]!).eq((planted.added.products[0] as WireProduct).totalCustomerPrice)).toBe(true);
 
-    // Below a blank row, outside the filter: each currency's bridge, sales before + effects = sales after, exactly.
-    const bridges = all.slice(filterEnd(sheet) + 1);
+    // Below a blank row, outside the filter: each currency's bridge, sales before + effects = sales after, exactly;
+    // under them the cost's, in the purchase currency.
+    const below = all.slice(filterEnd(sheet) + 1);
+    const bridges = below.filter((row) => String(row[0]).startsWith('Total '));
+    const costs = below.filter((row) => String(row[0]).startsWith('Cost '));
+    expect(below).toEqual([...bridges, ...costs]);
     expect(all[filterEnd(sheet)]!.every((cell) => cell === null)).toBe(true);
     const [salesBefore, salesAfter] = [salesByPair(october), salesByPair(november)];
     expect(bridges.map((row) => row[10]).sort()).toEqual([...new Set([...salesBefore.keys(), ...salesAfter.keys()])].sort());
@@ -316,6 +330,22 @@ describe('the month close in the report workbook', () => {
       }
     }
     expect(money(String(resultOf(bridges.find((row) => row[10] === planted.quantity.service.currencyCode)![19]!))).gte(quantityEffect)).toBe(true);
+
+    const [costBefore, costAfter] = [costByPair(october), costByPair(november)];
+    expect(costs.map((row) => row[10])).toEqual(bridges.map((row) => row[10]));
+    for (const [index, cost] of costs.entries()) {
+      const pair = String(cost[10]);
+      const rowNumber = filterEnd(sheet) + 2 + bridges.length + index;
+      expect(cost[0]).toBe(`Cost ${pair}`);
+      // Cost before and after are the columns so named; the change and the effects stand in the sales bridge's columns.
+      const [before, after] = [exact(cost[22]!), exact(cost[23]!)];
+      expect(before.eq(costBefore.get(pair) ?? 0), pair).toBe(true);
+      expect(after.eq(costAfter.get(pair) ?? 0), pair).toBe(true);
+      expect([18, 19, 20, 21].reduce((sum, column) => sum.plus(exact(cost[column]!)), before).eq(after), pair).toBe(true);
+      expect(exact(cost[17]!).eq(after.minus(before)), pair).toBe(true);
+      const formula = sheet.getRow(rowNumber).getCell(24).value as ExcelJS.CellFormulaValue;
+      expect(evaluate(sheet, formula.formula).eq(after), `${pair} cost after`).toBe(true);
+    }
   });
 
   it('has a Checks sheet with every exception and its review, open ones first by severity; About says DRAFT until sign-off, then who, when and the hash', async () => {

@@ -86,6 +86,16 @@ describe('invoicing rows as a table to paste', () => {
       ['C-Birch', 'Birch', '', 'EUR', '10', '1', '481.600000', '', '', '10', ''],
     ]);
     expect(invoiceTable(rows, 'sv-SE')[1]!.slice(4, 8)).toEqual(['1234567,50', '12', '812,4035', '95,1']);
+    // A margin of the part bought in the invoice currency stays a number; the flags say what it covers.
+    const mixed = row('Cedar', 'SEK', '100', {
+      costs: [
+        { currency: 'SEK', amount: '60' },
+        { currency: 'USD', amount: '3' },
+      ],
+      margin: '40',
+      marginPartial: true,
+    });
+    expect(invoiceTable([mixed], 'en-US')[1]!.slice(-2)).toEqual(['40', 'Margin of the part bought in SEK']);
     // Every cost cell is a plain number in the locale, as Excel reads one.
     for (const cell of invoiceTable([...rows, euros], 'sv-SE')
       .slice(1)

@@ -132,7 +132,8 @@ export function invoiceTable(rows: readonly InvoiceRow[], locale = userLocale): 
         amount: exactCell(row.amountToInvoice, locale),
         lines: String(row.lines),
         margin: exactCell(row.margin, locale),
-        flags: flagWords(row.flags),
+        // The margin cell stays a number; the flags say when it covers only the part bought in the invoice currency.
+        flags: [flagWords(row.flags), row.marginPartial ? `Margin of the part bought in ${row.currency}` : ''].filter(Boolean).join(', '),
       };
       const costIn = (currency: string) => exactCell(row.costs.find((cost) => cost.currency === currency)?.amount ?? null, locale);
       return columns((column) => (column === 'cost' ? costCurrencies.map(costIn) : cells[column]));

@@ -10,7 +10,7 @@ export type ReviewAction = (exception: BillingException, state: ReviewState, not
 /** How a row is to be opened in the report's tree (the viewer decides how). */
 export type ShowInReport = (exception: BillingException) => void;
 
-export const LOCKED = 'Reviews are locked: the month is Prepared or Approved (reopen it to change them), or the team ledger cannot be reached';
+const LOCKED = 'Reviews are locked: the month is Prepared or Approved (reopen it to change them), or the team ledger cannot be reached';
 
 export function ReviewCell({ review }: { review: Review | null }): React.JSX.Element {
   if (!review) return <span className="review review--open">Open</span>;
@@ -68,6 +68,91 @@ export function NoteForm({
   );
 }
 
+/** Which note is being written on a row: its acceptance or its resolution (null: none). */
+export type Noting = 'accepted' | 'resolved' | null;
+
+/**
+ * A row's review buttons, as an exception and a finding have them: Accept… and Resolve… (Resolve asks for a note when
+ * `resolveNeedsNote`) while something needs a review, else Reopen; then Show in report.
+ */
+export function ReviewButtons({
+  needsReview,
+  resolveNeedsNote,
+  locked,
+  busy,
+  noting,
+  onNoting,
+  onResolve,
+  onReopen,
+  onShow,
+  acceptLabel = 'Accept…',
+  titles,
+}: {
+  needsReview: boolean;
+  resolveNeedsNote: boolean;
+  locked: boolean;
+  busy: boolean;
+  noting: Noting;
+  onNoting: (noting: Noting) => void;
+  /** Resolve with no note (a low one). */
+  onResolve: () => void;
+  onReopen: () => void;
+  onShow: () => void;
+  acceptLabel?: string;
+  titles: { accept: string; reopen: string; show: string };
+}): React.JSX.Element {
+  const disabled = locked || busy;
+  return (
+    <div className="exc__buttons">
+      {needsReview ? (
+        <>
+          <button type="button" onClick={() => onNoting('accepted')} disabled={disabled || noting !== null} title={locked ? LOCKED : titles.accept}>
+            {acceptLabel}
+          </button>
+          <button
+            type="button"
+            onClick={() => (resolveNeedsNote ? onNoting('resolved') : onResolve())}
+            disabled={disabled || noting !== null}
+            title={locked ? LOCKED : 'It was wrong and is put right (e.g. corrected in the ERP)'}
+          >
+            {resolveNeedsNote ? 'Resolve…' : 'Resolve'}
+          </button>
+        </>
+      ) : (
+        <button type="button" onClick={onReopen} disabled={disabled} title={locked ? LOCKED : titles.reopen}>
+          Reopen
+        </button>
+      )}
+      <button type="button" className="link" onClick={onShow} title={titles.show}>
+        Show in report
+      </button>
+    </div>
+  );
+}
+
+/** The note an acceptance or resolution needs, in a row of its own under the row it is for. */
+export function NoteRow({
+  noting,
+  labels,
+  busy,
+  onSubmit,
+  onCancel,
+}: {
+  noting: Exclude<Noting, null>;
+  labels: Record<Exclude<Noting, null>, string>;
+  busy: boolean;
+  onSubmit: (note: string) => void;
+  onCancel: () => void;
+}): React.JSX.Element {
+  return (
+    <tr className="exc__note-row">
+      <td colSpan={4}>
+        <NoteForm label={labels[noting]} submitLabel={noting === 'accepted' ? 'Accept' : 'Resolve'} busy={busy} onSubmit={onSubmit} onCancel={onCancel} />
+      </td>
+    </tr>
+  );
+}
+
 interface Props {
   exception: BillingException;
   locked: boolean;
@@ -90,13 +175,12 @@ export const ExceptionRow = memo(function ExceptionRow({
   highlighted = false,
   showTitle = false,
 }: Props): React.JSX.Element {
-  const [noting, setNoting] = useState<'accepted' | 'resolved' | null>(null);
+  const [noting, setNoting] = useState<Noting>(null);
   const state = reviewStateOf(exception);
   const needsReview = state === 'open' || state === 'suspended';
   // Resolving a high or medium exception needs a note too: how it was put right.
   const resolveNeedsNote = exception.severity !== 'low';
   const place = placeOf(exception);
-  const disabled = locked || busy;
   const where = exception.path.length ? 'Open this row in the report tree' : 'Show this organization in the report tree (the row is not in this month)';
   return (
     <>
@@ -128,58 +212,31 @@ export const ExceptionRow = memo(function ExceptionRow({
           <ReviewCell review={exception.review} />
         </td>
         <td className="exc__actions">
-          <div className="exc__buttons">
-            {needsReview ? (
-              <>
-                <button
-                  type="button"
-                  onClick={() => setNoting('accepted')}
-                  disabled={disabled || noting !== null}
-                  title={locked ? LOCKED : 'Accept it as it is, with a note saying why'}
-                >
-                  Accept…
-                </button>
-                <button
-                  type="button"
-                  onClick={() => (resolveNeedsNote ? setNoting('resolved') : void onReview(exception, 'resolved', ''))}
-                  disabled={disabled || noting !== null}
-                  title={locked ? LOCKED : 'It was wrong and is put right (e.g. corrected in the ERP)'}
-                >
-                  {resolveNeedsNote ? 'Resolve…' : 'Resolve'}
-                </button>
-              </>
-            ) : (
-              <button
-                type="button"
-                onClick={() => void onReview(exception, 'open', '')}
-                disabled={disabled}
-                title={locked ? LOCKED : 'Open it again (the review is kept in the log)'}
-              >
-                Reopen
-              </button>
-            )}
-            <button type="button" className="link" onClick={() => onShow(exception)} title={where}>
-              Show in report
-            </button>
-          </div>
+          <ReviewButtons
+            needsReview={needsReview}
+            resolveNeedsNote={resolveNeedsNote}
+            locked={locked}
+            busy={busy}
+            noting={noting}
+            onNoting={setNoting}
+            onResolve={() => void onReview(exception, 'resolved', '')}
+            onReopen={() => void onReview(exception, 'open', '')}
+            onShow={() => onShow(exception)}
+            titles={{ accept: 'Accept it as it is, with a note saying why', reopen: 'Open it again (the review is kept in the log)', show: where }}
+          />
         </td>
       </tr>
       {noting ? (
-        <tr className="exc__note-row">
-          <td colSpan={4}>
-            <NoteForm
-              label={
-                noting === 'accepted'
-                  ? `Why is “${exception.title.toLowerCase()}” at ${exception.organization} acceptable?`
-                  : `How was “${exception.title.toLowerCase()}” at ${exception.organization} put right?`
-              }
-              submitLabel={noting === 'accepted' ? 'Accept' : 'Resolve'}
-              busy={busy}
-              onSubmit={(note) => void onReview(exception, noting, note).then((done) => done && setNoting(null))}
-              onCancel={() => setNoting(null)}
-            />
-          </td>
-        </tr>
+        <NoteRow
+          noting={noting}
+          labels={{
+            accepted: `Why is “${exception.title.toLowerCase()}” at ${exception.organization} acceptable?`,
+            resolved: `How was “${exception.title.toLowerCase()}” at ${exception.organization} put right?`,
+          }}
+          busy={busy}
+          onSubmit={(note) => void onReview(exception, noting, note).then((done) => done && setNoting(null))}
+          onCancel={() => setNoting(null)}
+        />
       ) : null}
     </>
   );

@@ -3,7 +3,7 @@ import type { Finding } from '@shared/model/findings';
 import { isOpenReview } from '@shared/model/review-state';
 import type { BillingException, ReviewState } from '@shared/schemas/month-close';
 import { formatCount } from '@renderer/components/format-number';
-import { LOCKED, NoteForm, ReviewCell, type ShowInReport } from './ExceptionRow';
+import { type Noting, NoteRow, ReviewButtons, ReviewCell, type ShowInReport } from './ExceptionRow';
 import { afterTitle, reviewStateOf, SEVERITY_LABELS } from './exception-list';
 
 /** What reviewing a finding asks of the screen: its open exceptions (or all, to reopen) in one state with one note. */
@@ -25,11 +25,10 @@ interface Props {
  * its id and review, so the sign-off and the log still name them one by one).
  */
 export const FindingRow = memo(function FindingRow({ finding, locked, busy, onReview, onShow, highlighted }: Props): React.JSX.Element {
-  const [noting, setNoting] = useState<'accepted' | 'resolved' | null>(null);
+  const [noting, setNoting] = useState<Noting>(null);
   const open = finding.exceptions.filter((exception) => isOpenReview(exception.review));
   const first = finding.exceptions[0]!;
   const resolveNeedsNote = open.some((exception) => exception.severity !== 'low');
-  const disabled = locked || busy;
   const shown = finding.exceptions.find((exception) => exception.path.length) ?? first;
   const reasons = `${formatCount(finding.exceptions.length)} reasons`;
   return (
@@ -69,58 +68,36 @@ export const FindingRow = memo(function FindingRow({ finding, locked, busy, onRe
           ))}
         </td>
         <td className="exc__actions">
-          <div className="exc__buttons">
-            {open.length ? (
-              <>
-                <button
-                  type="button"
-                  onClick={() => setNoting('accepted')}
-                  disabled={disabled || noting !== null}
-                  title={locked ? LOCKED : `Accept the ${formatCount(open.length)} open reasons as they are, with one note saying why`}
-                >
-                  Accept{open.length < finding.exceptions.length ? ` ${formatCount(open.length)} open` : ''}…
-                </button>
-                <button
-                  type="button"
-                  onClick={() => (resolveNeedsNote ? setNoting('resolved') : void onReview(open, 'resolved', ''))}
-                  disabled={disabled || noting !== null}
-                  title={locked ? LOCKED : 'It was wrong and is put right (e.g. corrected in the ERP)'}
-                >
-                  {resolveNeedsNote ? 'Resolve…' : 'Resolve'}
-                </button>
-              </>
-            ) : (
-              <button
-                type="button"
-                onClick={() => void onReview(finding.exceptions, 'open', '')}
-                disabled={disabled}
-                title={locked ? LOCKED : 'Open its reasons again (the reviews are kept in the log)'}
-              >
-                Reopen
-              </button>
-            )}
-            <button type="button" className="link" onClick={() => onShow(shown)} title="Open this row in the report tree">
-              Show in report
-            </button>
-          </div>
+          <ReviewButtons
+            needsReview={open.length > 0}
+            resolveNeedsNote={resolveNeedsNote}
+            locked={locked}
+            busy={busy}
+            noting={noting}
+            onNoting={setNoting}
+            onResolve={() => void onReview(open, 'resolved', '')}
+            onReopen={() => void onReview(finding.exceptions, 'open', '')}
+            onShow={() => onShow(shown)}
+            acceptLabel={`Accept${open.length < finding.exceptions.length ? ` ${formatCount(open.length)} open` : ''}…`}
+            titles={{
+              accept: `Accept the ${formatCount(open.length)} open reasons as they are, with one note saying why`,
+              reopen: 'Open its reasons again (the reviews are kept in the log)',
+              show: 'Open this row in the report tree',
+            }}
+          />
         </td>
       </tr>
       {noting ? (
-        <tr className="exc__note-row">
-          <td colSpan={4}>
-            <NoteForm
-              label={
-                noting === 'accepted'
-                  ? `Why is ${finding.name} acceptable? The note goes on each of its ${formatCount(open.length)} open reasons.`
-                  : `How was ${finding.name} put right? The note goes on each of its ${formatCount(open.length)} open reasons.`
-              }
-              submitLabel={noting === 'accepted' ? 'Accept' : 'Resolve'}
-              busy={busy}
-              onSubmit={(note) => void onReview(open, noting, note).then((done) => done && setNoting(null))}
-              onCancel={() => setNoting(null)}
-            />
-          </td>
-        </tr>
+        <NoteRow
+          noting={noting}
+          labels={{
+            accepted: `Why is ${finding.name} acceptable? The note goes on each of its ${formatCount(open.length)} open reasons.`,
+            resolved: `How was ${finding.name} put right? The note goes on each of its ${formatCount(open.length)} open reasons.`,
+          }}
+          busy={busy}
+          onSubmit={(note) => void onReview(open, noting, note).then((done) => done && setNoting(null))}
+          onCancel={() => setNoting(null)}
+        />
       ) : null}
     </>
   );

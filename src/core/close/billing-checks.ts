@@ -1,6 +1,7 @@
 import { organizationTreeKey, treeKey } from '@shared/model/tree-keys';
 import { type Money, money } from '@shared/money';
-import type { BillingException as SharedException, CheckThresholds, Severity } from '@shared/schemas/month-close';
+import { type BillingException as SharedException, type CheckThresholds, type Severity, SEVERITY_RANK } from '@shared/schemas/month-close';
+import { organizationKey } from '@shared/model/organization-key';
 import type { Submission, SubmissionSummary } from '@shared/schemas/consumption';
 import type { Ledger } from '../ledger/ledger';
 import { compareMonths, type MonthChange } from './month-compare';
@@ -318,7 +319,7 @@ function monthRules(changes: MonthChange[], thresholds: CheckThresholds): Billin
       organization: change.organization,
       org_id: change.orgId,
       customer_number: change.customerNumber,
-      org_key: change.orgId || `${change.organization}|${change.customerNumber}`,
+      org_key: organizationKey(change),
       service: change.service || null,
       service_id: change.serviceId,
       subscription: change.subscription,
@@ -403,8 +404,10 @@ export async function runBillingChecks(
     ...(previousId ? monthRules(await (await compareMonths(ledger, previousId, reportId)).ruleChanges(thresholds.quantityJumpPercent), thresholds) : []),
     ...(consumption ? await consumptionDiffers(ledger, reportId, consumption) : []),
   ];
-  const rank: Record<Severity, number> = { high: 0, medium: 1, low: 2 };
   return found.sort(
-    (a, b) => rank[a.severity] - rank[b.severity] || a.organization.toLowerCase().localeCompare(b.organization.toLowerCase()) || a.id.localeCompare(b.id),
+    (a, b) =>
+      SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity] ||
+      a.organization.toLowerCase().localeCompare(b.organization.toLowerCase()) ||
+      a.id.localeCompare(b.id),
   );
 }

@@ -97,24 +97,16 @@ const pairOf = (service: WireService) =>
     : `${service.currencyCode}→${service.customerCurrencyCode}`;
 
 /** Exact sales per currency pair of a month as served, summed from its lines (independently of the ledger). */
-function salesByPair(entries: WireBillingEntry[]): Map<string, Money> {
+/** One amount of each currency pair's lines, summed here from the served lines: the sales or the cost. */
+function sumByPair(entries: WireBillingEntry[], amount: 'totalCustomerPrice' | 'totalResellerPrice'): Map<string, Money> {
   const sums = new Map<string, Money>();
   for (const service of entries.flatMap((entry) => entry.organizations.flatMap((organization) => organization.services))) {
-    for (const line of service.items.flatMap((item) => item.products))
-      sums.set(pairOf(service), (sums.get(pairOf(service)) ?? money(0)).plus(line.totalCustomerPrice));
+    for (const line of service.items.flatMap((item) => item.products)) sums.set(pairOf(service), (sums.get(pairOf(service)) ?? money(0)).plus(line[amount]));
   }
   return sums;
 }
-
-/** The cost of each currency pair, summed here from the served lines. */
-function costByPair(entries: WireBillingEntry[]): Map<string, Money> {
-  const sums = new Map<string, Money>();
-  for (const service of entries.flatMap((entry) => entry.organizations.flatMap((organization) => organization.services))) {
-    for (const line of service.items.flatMap((item) => item.products))
-      sums.set(pairOf(service), (sums.get(pairOf(service)) ?? money(0)).plus(line.totalResellerPrice));
-  }
-  return sums;
-}
+const salesByPair = (entries: WireBillingEntry[]) => sumByPair(entries, 'totalCustomerPrice');
+const costByPair = (entries: WireBillingEntry[]) => sumByPair(entries, 'totalResellerPrice');
 
 interface Planted {
   quantity: { organization: WireOrganization; service: WireService; item: WireItem; before: WireProduct };

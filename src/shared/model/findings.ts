@@ -1,4 +1,4 @@
-import type { BillingException, Severity } from '../schemas/month-close';
+import { type BillingException, type Severity, SEVERITY_RANK } from '../schemas/month-close';
 import { organizationKey } from './organization-key';
 
 type Located = Pick<BillingException, 'orgId' | 'organization' | 'customerNumber' | 'service' | 'serviceId' | 'currencyKey'>;
@@ -20,8 +20,6 @@ export function findingName(exception: Located): string {
   const currency = exception.currencyKey ? ` (${exception.currencyKey})` : '';
   return `${exception.organization || '(no name)'}${service}${currency}`;
 }
-
-const SEVERITY_RANK: Record<Severity, number> = { high: 0, medium: 1, low: 2 };
 
 export interface Finding<T extends Located & Pick<BillingException, 'severity'>> {
   key: string;

@@ -6,6 +6,8 @@ import { DecimalText as Decimal } from '../model/decimal';
 
 export const Severity = z.enum(['high', 'medium', 'low']);
 export type Severity = z.infer<typeof Severity>;
+/** Most severe first: how exceptions and findings are ordered everywhere. */
+export const SEVERITY_RANK: Readonly<Record<Severity, number>> = { high: 0, medium: 1, low: 2 };
 
 export const ReviewState = z.enum(['open', 'accepted', 'resolved']);
 export type ReviewState = z.infer<typeof ReviewState>;

@@ -48,6 +48,11 @@ interface Props {
 /** By finding (one customer's service in one currency: one cause, its reasons together) or by rule (to accept a whole price-list update at once). */
 export type ExceptionGrouping = 'finding' | 'rule';
 
+const GROUPINGS: readonly { id: ExceptionGrouping; label: string; title: string }[] = [
+  { id: 'finding', label: 'Findings', title: "One customer's service in one currency: its reasons together" },
+  { id: 'rule', label: 'Rules', title: 'Every exception of a rule together, to review them at once' },
+];
+
 function GroupHeader({
   group,
   shownOpen,
@@ -187,22 +192,11 @@ export function ExceptionsPanel({ view, close, onShow, shown = null, groupBy, on
     <div className="exceptions">
       <div className="close-bar" role="search" aria-label="Exception filters">
         <div className="segmented" role="group" aria-label="Group by">
-          <button
-            type="button"
-            aria-pressed={groupBy === 'finding'}
-            onClick={() => setGroupBy('finding')}
-            title="One customer's service in one currency: its reasons together"
-          >
-            Findings
-          </button>
-          <button
-            type="button"
-            aria-pressed={groupBy === 'rule'}
-            onClick={() => setGroupBy('rule')}
-            title="Every exception of a rule together, to review them at once"
-          >
-            Rules
-          </button>
+          {GROUPINGS.map((grouping) => (
+            <button key={grouping.id} type="button" aria-pressed={groupBy === grouping.id} onClick={() => setGroupBy(grouping.id)} title={grouping.title}>
+              {grouping.label}
+            </button>
+          ))}
         </div>
         <div className="segmented" role="group" aria-label="Review state">
           {REVIEW_FILTERS.map((state) => (

@@ -40,18 +40,12 @@ export function groupFindings<T extends Located & Pick<BillingException, 'severi
     if (SEVERITY_RANK[exception.severity] < SEVERITY_RANK[finding.severity]) finding.severity = exception.severity;
     findings.set(key, finding);
   }
-  for (const finding of findings.values())
-    finding.exceptions = finding.exceptions
-      .map((exception, index) => ({ exception, index }))
-      .sort((a, b) => SEVERITY_RANK[a.exception.severity] - SEVERITY_RANK[b.exception.severity] || a.index - b.index)
-      .map(({ exception }) => exception);
+  // Array sorts are stable: equals keep the order given.
+  for (const finding of findings.values()) finding.exceptions.sort((a, b) => SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity]);
   return [...findings.values()];
 }
 
 /** Findings with the most severe first, otherwise in the order they first appear. */
 export function bySeverity<T extends Located & Pick<BillingException, 'severity'>>(findings: Finding<T>[]): Finding<T>[] {
-  return findings
-    .map((finding, index) => ({ finding, index }))
-    .sort((a, b) => SEVERITY_RANK[a.finding.severity] - SEVERITY_RANK[b.finding.severity] || a.index - b.index)
-    .map(({ finding }) => finding);
+  return [...findings].sort((a, b) => SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity]);
 }

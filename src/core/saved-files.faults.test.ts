@@ -36,7 +36,7 @@ const rejections = watch.failures;
 
 beforeAll(async () => {
   fixture = await serviceFixture();
-  await fixture.service.handlers['settings:save']({ reportColumns: ['quantity', 'cost', 'sales'], reportHierarchy: 'service' });
+  await fixture.service.handlers['settings:save']({ reportColumns: ['quantity', 'cost', 'sales'], reportHierarchy: 'service', exceptionGrouping: 'rule' });
   // A report request that stopped with an error, so the jobs file holds a job (finished ones leave it) that no
   // start resumes: a resumed one would poll the twin without pause under the fixture's fake clock.
   fixture.twin.faults.add({ kind: 'report-status', status: 0, times: 1_000_000 });

@@ -102,6 +102,7 @@ export function createService(ports: Ports): Service {
     invoiceStep: close.invoiceStep,
     identity,
     teamRecord: team.invoiceRecord,
+    inNameOrder: reports.api.nameOrder,
   });
   const organizations = createOrganizations(profiles.connections, ledger.get);
   const settings = createSettings(ports);
@@ -110,6 +111,8 @@ export function createService(ports: Ports): Service {
   return {
     handlers: {
       ...profiles.handlers,
+      // A profile's name order sorts its months: after a change to profiles, the reports ask for it again.
+      ...followedBy(profiles.handlers, ['profiles:save', 'profiles:set-name-order', 'profiles:delete'], () => reports.api.profilesChanged()),
       ...organizations.handlers,
       ...reports.handlers,
       ...consumption.handlers,
@@ -160,4 +163,18 @@ export function createService(ports: Ports): Service {
       await ledger.close();
     },
   };
+}
+
+/** The handlers of `channels`, each followed by `after` once it succeeded. */
+function followedBy<H extends Partial<ServiceHandlers>, C extends keyof H & keyof ServiceHandlers>(handlers: H, channels: C[], after: () => void): Pick<H, C> {
+  const wrapped: Partial<H> = {};
+  for (const channel of channels) {
+    const handler = handlers[channel] as unknown as (input: unknown) => Promise<unknown>;
+    wrapped[channel] = (async (input: unknown) => {
+      const output = await handler(input);
+      after();
+      return output;
+    }) as H[C];
+  }
+  return wrapped as Pick<H, C>;
 }

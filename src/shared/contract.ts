@@ -26,6 +26,7 @@ import {
 } from './schemas/month-close';
 import { DecimalText as Decimal } from './model/decimal';
 import { ReportFilterInput } from './report-filter';
+import { NameOrder } from './model/name-order';
 
 /**
  * THE IPC contract. Every request the renderer can make is a channel here with an input and an output schema;
@@ -142,6 +143,11 @@ export const InvoiceRow = z.object({
   /** Organization key and currency: unique in the report. */
   key: z.string(),
   organization: z.string(),
+  /**
+   * The organization's place in the report's name order (its profile's, shared/model/name-order): the Invoicing view
+   * sorts names by it, so they stand as in the tree, the workbook and the CSV.
+   */
+  nameRank: z.number().int().nonnegative(),
   customerNumber: z.string(),
   orgId: z.string(),
   groups: z.array(z.string()),
@@ -177,9 +183,15 @@ export type ReportColumn = z.infer<typeof ReportColumn>;
 export const DEFAULT_REPORT_COLUMNS: ReportColumn[] = ['quantity', 'cost', 'sales', 'margin', 'marginPercent'];
 
 /** What the user set up in the screens and expects to find again (kept by the main process in the data folder). */
+/** By finding (one customer's service in one currency: one cause, its reasons together) or by rule (to accept a whole price-list update at once). */
+export const ExceptionGrouping = z.enum(['finding', 'rule']);
+export type ExceptionGrouping = z.infer<typeof ExceptionGrouping>;
+
 export const UiSettings = z.object({
   reportColumns: z.array(ReportColumn).max(20).default(DEFAULT_REPORT_COLUMNS),
   reportHierarchy: ReportHierarchy.default('organization'),
+  /** How Close the month lists its exceptions. */
+  exceptionGrouping: ExceptionGrouping.default('finding'),
 });
 export type UiSettings = z.infer<typeof UiSettings>;
 
@@ -222,6 +234,8 @@ export const channels = {
   'profiles:save': { input: SaveProfileInput, output: ProfileView },
   'profiles:delete': { input: ProfileRef, output: ProfilesState },
   'profiles:set-active': { input: ProfileRef, output: ProfilesState },
+  /** How a profile's months sort names (the demo's too): saved at once, and its months sorted so from their next read. */
+  'profiles:set-name-order': { input: ProfileRef.extend({ nameOrder: NameOrder }), output: ProfilesState },
   'profiles:test': { input: ProfileRef, output: ConnectionTestResult },
   'demo:start': { input: z.object({}), output: ProfileView },
   'organizations:list': { input: ProfileRef, output: z.array(OrganizationSummary) },

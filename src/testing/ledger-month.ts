@@ -1,5 +1,10 @@
 import { money } from '@shared/money';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { Ledger } from '@core/ledger/ledger';
+import { MONTH_TABLES } from '@core/ledger/migrations/001-months';
+import { MIGRATIONS } from '@core/ledger/schema';
 import { silentLogger } from '@core/ports/ports';
 import { ingestReport, type ReportIdentity } from '@core/reports/report-ingest';
 import { buildBillingReport } from '@twin/billing-report';
@@ -75,6 +80,45 @@ export async function ledgerWithMonth(options: {
     close: async () => {
       ledger.close();
       await dir.remove();
+    },
+  };
+}
+
+/**
+ * Copies the saved months of a ledger saved by today's Closebook (`donorFile`) into an older one on `connection`
+ * (made by the first migrations only): the columns the older tables have, by name; later columns stay behind.
+ */
+export async function copyMonthsInto(connection: DuckDBConnection, donorFile: string): Promise<void> {
+  await connection.run(`ATTACH '${donorFile}' AS donor (READ_ONLY)`);
+  for (const table of Object.keys(MONTH_TABLES)) {
+    const reader = await connection.runAndReadAll(
+      `SELECT string_agg(column_name, ', ' ORDER BY column_index) AS columns FROM duckdb_columns() WHERE database_name <> 'donor' AND table_name = '${table}'`,
+    );
+    const columns = String(reader.getRowObjects()[0]?.columns);
+    await connection.run(`INSERT INTO ${table} (${columns}) SELECT ${columns} FROM donor.${table}`);
+  }
+  await connection.run('DETACH donor');
+}
+
+/**
+ * A ledger folder as an earlier Closebook left it (`version`: its schema), holding the months of a ledger saved by
+ * today's (`donorFile`); the connection stays open for a test to add what that Closebook kept, then `close`.
+ */
+export async function ledgerAtSchema(dataDir: string, version: number, donorFile: string): Promise<{ connection: DuckDBConnection; close(): void }> {
+  await mkdir(join(dataDir, 'ledger'), { recursive: true, mode: 0o700 });
+  const instance = await DuckDBInstance.create(join(dataDir, 'ledger', 'closebook.duckdb'));
+  const connection = await instance.connect();
+  await connection.run('CREATE TABLE schema_version (version INTEGER NOT NULL)');
+  for (const [at, statements] of MIGRATIONS.slice(0, version).entries()) {
+    for (const statement of statements) await connection.run(statement);
+    await connection.run(`INSERT INTO schema_version VALUES (${at + 1})`);
+  }
+  await copyMonthsInto(connection, donorFile);
+  return {
+    connection,
+    close: () => {
+      connection.closeSync();
+      instance.closeSync();
     },
   };
 }

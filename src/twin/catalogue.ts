@@ -90,12 +90,13 @@ export const SERVICES: ServiceTemplate[] = [
 
 export const ADDON_NAMES = ['Extra storage', 'Priority support', 'Advanced threat protection', 'Archive'];
 
+/** Words of the twin's organization names; a few with Å, Ä, Ö and Ø, whose place in the order depends on the language. */
 export const ORGANIZATION_WORDS = {
   first: [
     'Nordic',
     'Baltic',
     'Fjord',
-    'Aurora',
+    'Åkerberg',
     'Granite',
     'Harbor',
     'Juniper',
@@ -103,13 +104,13 @@ export const ORGANIZATION_WORDS = {
     'Lumen',
     'Meridian',
     'Northwind',
-    'Oak',
+    'Øresund',
     'Pine',
     'Quarry',
     'Riverside',
     'Summit',
     'Tundra',
-    'Vista',
+    'Älvsjö',
     'Willow',
     'Zephyr',
   ],

@@ -1,4 +1,5 @@
 import { Money } from '@shared/money';
+import { foldForSearch } from '@shared/search-fold';
 import {
   ACCOUNT_MANAGERS,
   ADDON_NAMES,
@@ -76,8 +77,7 @@ export function generateOrganizations(options: DatasetOptions): TwinOrganization
     let name = `${random.pick(ORGANIZATION_WORDS.first)} ${random.pick(ORGANIZATION_WORDS.second)} ${random.pick(ORGANIZATION_WORDS.suffix)}`;
     if (usedNames.has(name)) name = `${name} ${index + 1}`;
     usedNames.add(name);
-    const slug = name
-      .toLowerCase()
+    const slug = foldForSearch(name) // Øresund → oresund
       .replace(/[^a-z0-9]+/g, '-')
       .replace(/^-|-$/g, '');
     const place = random.pick(CITIES[currency]);

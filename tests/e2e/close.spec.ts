@@ -82,8 +82,8 @@ test('close a month: compare with the one before, review the exceptions, prepare
     const handlers = bridge.harness.service.handlers;
     const state = await handlers['close:state']({ reportId: octoberId });
 
-    const viewer = await reports.openNewest(OCTOBER);
-    const close = await viewer.closeTheMonth();
+    let viewer = await reports.openNewest(OCTOBER);
+    let close = await viewer.closeTheMonth();
 
     // The header: the month, Draft, and what is open by severity (as the main process counts it).
     await expect(close.heading('Close October 2026')).toBeVisible();
@@ -98,6 +98,13 @@ test('close a month: compare with the one before, review the exceptions, prepare
     // Exceptions first: grouped by rule (findings are the default, and have a test of their own), the high ones on top,
     // each group saying what its rule means.
     await close.root.getByRole('group', { name: 'Group by' }).getByRole('button', { name: 'Rules' }).click();
+    // The choice is remembered: a new session of the app opens the month's exceptions by rule again.
+    await expect.poll(async () => (await handlers['settings:get']({})).exceptionGrouping).toBe('rule');
+    await page.reload();
+    await app.nav('Reports').click();
+    viewer = await reports.openNewest(OCTOBER);
+    close = await viewer.closeTheMonth();
+    await expect(close.root.getByRole('group', { name: 'Group by' }).getByRole('button', { name: 'Rules' })).toHaveAttribute('aria-pressed', 'true');
     const table = close.exceptions;
     await expect(close.exceptionRows()).toHaveCount(openTotal);
     const groupRules = await table.getByTestId('exception-group').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-rule')));

@@ -713,3 +713,60 @@ test.describe('copying, in a Swedish locale and zone', () => {
     expect(totals[1]![3]).toMatch(/^-?\d+(,\d+)?$/);
   });
 });
+
+test.describe('names in the profile’s order', () => {
+  test('Settings sets how a profile sorts names; the tree and Invoicing follow it: Å, Ä and Ö after Z in Swedish, among the A’s and O’s in English', async ({
+    page,
+    bridge,
+  }) => {
+    const app = new ClosebookPage(page);
+    await app.open(bridge.harness.url);
+    await app.startDemo();
+    const nameOrder = page.getByRole('combobox', { name: 'Names sorted as, Demo' });
+    await nameOrder.selectOption('en');
+    await app.requestReport(60_000);
+    let viewer = await ViewerPage.openWithRows(page);
+    const [listing] = await bridge.harness.service.handlers['reports:list']({});
+    const reportId = listing?.state === 'ok' ? listing.meta.id : '';
+    // The month's organizations, whatever their order; some start with a letter whose place depends on the language.
+    const names = [...new Set((await bridge.harness.service.handlers['reports:invoicing']({ reportId, filter: {} })).rows.map((row) => row.organization))];
+    expect(names.some((name) => /^[ÅÄÖØ]/.test(name))).toBe(true);
+    // Node's ICU is the oracle: the first names on screen are the first names in that order.
+    const first = (order: string, count: number) => names.sort(new Intl.Collator(`${order}-u-kn-true`).compare).slice(0, count);
+    const inTurn = (labels: string[]) => labels.filter((label, at) => label !== labels[at - 1]);
+    const shown = async (cells: Locator) => inTurn((await cells.allTextContents()).map((text) => text.trim())).slice(0, 8);
+
+    const treeNames = () => shown(viewer.tree.locator('[role=row][aria-level="1"] .tree__label'));
+    const invoicingNames = async () => {
+      await viewer.showInvoicing();
+      return shown(viewer.invoiceRows().locator('.inv__org'));
+    };
+    await expect.poll(treeNames).toEqual(first('en', 8));
+    expect(await invoicingNames()).toEqual(first('en', 8));
+
+    // Swedish: set in Settings, and the open month follows at its next read.
+    await app.nav('Settings').click();
+    await nameOrder.selectOption('sv');
+    await expect(nameOrder).toHaveValue('sv');
+    for (const size of SCREEN_SIZES) {
+      await page.setViewportSize(size);
+      await page.screenshot({ path: `test-results/name-order-settings-${size.width}x${size.height}.png` });
+    }
+    await page.setViewportSize(WIDE);
+    await app.nav('Reports').click();
+    viewer = await ViewerPage.openWithRows(page);
+    await expect.poll(treeNames).toEqual(first('sv', 8));
+    expect((await treeNames())[0]).not.toMatch(/^[ÅÄÖØ]/);
+    expect(await invoicingNames()).toEqual(first('sv', 8));
+    // Sorted by name the other way round (the header; A→Z is the default), Invoicing starts where Swedish ends.
+    await viewer.invoiceHeaders('Organization').click();
+    await expect
+      .poll(() => shown(viewer.invoiceRows().locator('.inv__org')))
+      .toEqual(names.sort(new Intl.Collator('sv-u-kn-true').compare).reverse().slice(0, 8));
+    expect((await shown(viewer.invoiceRows().locator('.inv__org')))[0]).toMatch(/^[ÖØÄÅ]/);
+    for (const size of SCREEN_SIZES) {
+      await page.setViewportSize(size);
+      await page.screenshot({ path: `test-results/name-order-invoicing-${size.width}x${size.height}.png` });
+    }
+  });
+});

@@ -1,14 +1,11 @@
-import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ledgerWithMonth } from '@testing/ledger-month';
+import { ledgerAtSchema, ledgerWithMonth } from '@testing/ledger-month';
 import { temporaryDir } from '@testing/test-support';
 import { Ledger } from '../ledger/ledger';
-import { MONTH_TABLES } from '../ledger/migrations/001-months';
-import { MIGRATIONS } from '../ledger/schema';
 import { silentLogger } from '../ports/ports';
 import { MonthClose } from './month-close';
+import { rm } from 'node:fs/promises';
 
 const OCTOBER = '11111111-1111-4111-8111-000000000020';
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -34,16 +31,7 @@ async function signedBeforeFourEyes(): Promise<string> {
   cleanups.push(() => rm(donor.dir, { recursive: true, force: true }));
   const donorFile = join(donor.dir, 'ledger', 'closebook.duckdb');
 
-  await mkdir(join(dir.path, 'ledger'), { recursive: true, mode: 0o700 });
-  const instance = await DuckDBInstance.create(join(dir.path, 'ledger', 'closebook.duckdb'));
-  const old = await instance.connect();
-  await old.run('CREATE TABLE schema_version (version INTEGER NOT NULL)');
-  for (const [at, statements] of MIGRATIONS.slice(0, 4).entries()) {
-    for (const statement of statements) await old.run(statement);
-    await old.run(`INSERT INTO schema_version VALUES (${at + 1})`);
-  }
-  await old.run(`ATTACH '${donorFile}' AS donor (READ_ONLY)`);
-  for (const table of Object.keys(MONTH_TABLES)) await old.run(`INSERT INTO ${table} SELECT * FROM donor.${table}`);
+  const { connection: old, close } = await ledgerAtSchema(dir.path, 4, donorFile);
   const month = `'billing.example.com', 'r', '2026-10-01', '2026-10-31'`;
   const noNumber = `'missing-customer-number|' || (SELECT org_id FROM organizations WHERE customer_number = '' LIMIT 1)`;
   await old.run(`INSERT INTO exception_reviews VALUES (${month}, ${noNumber}, 'accepted', 'Number added in the ERP.', 'mlind', '2026-11-08T09:00:00.000Z')`);
@@ -53,8 +41,7 @@ async function signedBeforeFourEyes(): Promise<string> {
   await old.run(`INSERT INTO sign_offs VALUES
     (${month}, '${OCTOBER}', 'abc', 'Maria Lind', 'mlind', '2026-11-08T10:00:00.000Z', '2026-11-08T11:00:00.000Z', 'mlind', 'A late credit note.'),
     (${month}, '${OCTOBER}', 'abc', 'Maria Lind', 'mlind', '2026-11-08T12:00:00.000Z', NULL, NULL, NULL)`);
-  old.closeSync();
-  instance.closeSync();
+  close();
   return dir.path;
 }
 

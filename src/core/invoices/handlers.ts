@@ -83,6 +83,8 @@ interface InvoicePorts {
   teamRecord?: () => Promise<InvoiceRecord | null>;
   exported(reportId: string, what: string): Promise<void>;
   identity: IdentityPort;
+  /** Puts a month's names in its profile's order first, so the run lists customers as the Invoicing view does. */
+  inNameOrder?: (reportId: string) => Promise<unknown>;
 }
 
 const brokerOf = (month: MonthRef): Broker => ({ host: month.host, resellerId: month.resellerId });
@@ -131,6 +133,7 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
   });
 
   async function draft(reportId: string, invoiceDate: string | undefined) {
+    await close.inNameOrder?.(reportId);
     const opened = await ledger();
     const month = await monthOf(opened, reportId);
     const broker = brokerOf(month);

@@ -9,7 +9,7 @@ import { Profiles } from './profiles';
 
 type ProfileHandlers = Pick<
   ServiceHandlers,
-  'app:info' | 'profiles:list' | 'profiles:save' | 'profiles:delete' | 'profiles:set-active' | 'profiles:test' | 'demo:start'
+  'app:info' | 'profiles:list' | 'profiles:save' | 'profiles:delete' | 'profiles:set-active' | 'profiles:set-name-order' | 'profiles:test' | 'demo:start'
 >;
 
 export interface ProfilesModule {
@@ -54,6 +54,7 @@ export function createProfiles(ports: Ports, events: EventHub): ProfilesModule {
       return profiles.delete(profileId);
     },
     'profiles:set-active': ({ profileId }) => profiles.setActive(profileId),
+    'profiles:set-name-order': ({ profileId, nameOrder }) => profiles.setNameOrder(profileId, nameOrder),
     'profiles:test': ({ profileId }) =>
       connections.withService(profileId, async (client) => {
         const started = ports.clock.now();

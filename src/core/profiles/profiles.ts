@@ -6,6 +6,7 @@ import type { Connection } from '../service-api/service-client';
 import type { Ports } from '../ports/ports';
 import { type ProfileSecrets, readProfileSecrets, writeProfileSecrets } from './profile-secrets';
 import { ProfileStore } from './profile-store';
+import { type NameOrder, nameOrderOfLocale } from '@shared/model/name-order';
 
 export const DEMO_PROFILE_NAME = 'Demo';
 
@@ -42,6 +43,15 @@ export class Profiles {
     const profile = file.profiles.find((candidate) => candidate.id === profileId);
     if (!profile) throw new AppError('not-found', 'That profile no longer exists. Pick another one in Profiles.');
     return profile;
+  }
+
+  /**
+   * The order a profile's months sort names in: its own, else the language of the computer Closebook runs on (a
+   * profile saved before it had one, or one no longer there).
+   */
+  async nameOrder(profileId: string): Promise<NameOrder> {
+    const profile = await this.get(profileId).catch(() => undefined);
+    return profile?.nameOrder ?? machineNameOrder();
   }
 
   async findByName(name: string): Promise<Profile | undefined> {
@@ -139,6 +149,17 @@ export class Profiles {
     return this.state();
   }
 
+  /** Sets how a profile's months sort names; a demo profile too (it has nothing else to edit). */
+  async setNameOrder(profileId: string, nameOrder: NameOrder): Promise<ProfilesState> {
+    await this.get(profileId);
+    const now = new Date(this.ports.clock.now()).toISOString();
+    await this.store.update((file) => {
+      const profile = file.profiles.find((candidate) => candidate.id === profileId);
+      if (profile) Object.assign(profile, { nameOrder, updatedAt: now });
+    });
+    return this.state();
+  }
+
   async setActive(profileId: string): Promise<ProfilesState> {
     await this.get(profileId);
     await this.store.update((file) => {
@@ -206,13 +227,19 @@ export class Profiles {
   }
 
   private async view(profile: Profile): Promise<ProfileView> {
-    if (profile.kind === 'demo') return { ...profile, hasApiSecret: true, hasPassword: true };
+    const shown = { ...profile, namesSortedAs: profile.nameOrder ?? machineNameOrder() };
+    if (profile.kind === 'demo') return { ...shown, hasApiSecret: true, hasPassword: true };
     if (profile.secretsFromEnv) {
       const secrets = this.environmentSecrets(profile.secretsFromEnv.prefix);
-      return { ...profile, hasApiSecret: Boolean(secrets.apiSecret), hasPassword: Boolean(secrets.password) };
+      return { ...shown, hasApiSecret: Boolean(secrets.apiSecret), hasPassword: Boolean(secrets.password) };
     }
     // A keychain that cannot be read must not hide the profile list; the profile just shows its secrets as missing.
     const secrets = await readProfileSecrets(this.ports.secrets, profile.id).catch(() => ({}) as ProfileSecrets);
-    return { ...profile, hasApiSecret: Boolean(secrets.apiSecret), hasPassword: Boolean(secrets.password) };
+    return { ...shown, hasApiSecret: Boolean(secrets.apiSecret), hasPassword: Boolean(secrets.password) };
   }
+}
+
+/** The name order of the language of the computer Closebook runs on: a profile's until it has its own. */
+function machineNameOrder(): NameOrder {
+  return nameOrderOfLocale(new Intl.DateTimeFormat().resolvedOptions().locale);
 }

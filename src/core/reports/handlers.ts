@@ -5,6 +5,7 @@ import { isEmptyFilter, type ReportFilter } from '@shared/report-filter';
 import type { ReportJob, ReportMeta } from '@shared/schemas/saved-report';
 import type { Profile } from '@shared/schemas/profile';
 import type { ServiceHandlers } from '@shared/contract';
+import type { NameOrder } from '@shared/model/name-order';
 import type { Ledger, LedgerTransaction } from '../ledger/ledger';
 import type { EventHub } from '../runtime/event-hub';
 import { deliverFile } from '../storage/files';
@@ -23,6 +24,7 @@ import { RECEIVED_DIR, ReportReceiver } from './report-receiver';
 import { LegacyReports } from './legacy-reports';
 import { ReportViewerQueries } from './report-viewer';
 import { hasGroup } from './queries/library';
+import { NameOrders } from './name-orders';
 
 type ReportHandlers = Pick<
   ServiceHandlers,
@@ -61,6 +63,10 @@ export interface ReportsApi {
   exportReport(reportId: string, path: string, filter?: ReportFilter): Promise<{ lines: number }>;
   /** One workbook per organization group (and the ungrouped) into `outDir`, made when missing. */
   exportGroupPacks(reportId: string, outDir: string, filter?: ReportFilter): Promise<{ packs: WrittenPack[]; inSeveralGroups: number }>;
+  /** The order a saved month's names are in: its profile's, ranked again first where it changed (the invoice run lists its customers so). */
+  nameOrder(reportId: string): Promise<NameOrder>;
+  /** A profile was saved or deleted: its months' name order may have changed, so each is asked again at its next read. */
+  profilesChanged(): void;
 }
 
 export interface ReportsModule {
@@ -103,13 +109,17 @@ export function createReports(
   const clientFor = (profile: Profile) => connections.clientFor(profile);
   const wantedInterval = ports.pollIntervals?.reportMs;
   const library = new ReportLibrary(ledger, guardDeletion);
-  const viewer = new ReportViewerQueries(ledger, library);
+  const nameOrders = new NameOrders(ledger, (profileId) => profiles.nameOrder(profileId), ports.log);
+  const viewer = new ReportViewerQueries(ledger, library, nameOrders);
   const receiver = new ReportReceiver(
     ports.dataDir,
     ledger,
     (job) => defaultReportName(job.period, job.profileName),
     () => ports.clock.now(),
+    (profileId) => profiles.nameOrder(profileId),
   );
+  /** Every export sorts names as the report keeps them ranked (ledger/name-ranks.ts keptNameOrder): its profile's order, first. */
+  const inNameOrder = (reportId: string) => nameOrders.of(reportId);
   let migration: Promise<MigrationOutcome> | null = null;
   /** Reports saved before the ledger are moved into it once per run, before anything lists them. */
   const migrated = () => {
@@ -147,6 +157,7 @@ export function createReports(
     'reports:totals': ({ reportId, filter }) => viewer.totals(reportId, filter),
     'reports:invoicing': async ({ reportId, filter }) => {
       await library.meta(reportId); // an unknown report is a clear not-found, not an empty list
+      await inNameOrder(reportId);
       return invoicing(await ledger(), reportId, filter);
     },
     'reports:rename': ({ reportId, name }) => library.rename(reportId, name),
@@ -159,11 +170,13 @@ export function createReports(
       }
       const received = await library.delete(reportId);
       viewer.forget(reportId);
+      nameOrders.forget(reportId);
       if (received?.startsWith(`${RECEIVED_DIR}/`)) await rm(join(ports.dataDir, received), { force: true });
       return {};
     },
     'reports:export': async ({ reportId, filter, format }) => {
       const meta = await library.meta(reportId);
+      await inNameOrder(reportId);
       const scoped = filter && !isEmptyFilter(filter) ? filter : undefined;
       // The whole report's line count is known; a filtered view's is not, so its progress counts lines only.
       const onProgress = (lines: number) => events.emit('reports:export-progress', { reportId, lines, total: scoped ? null : meta.counts.lines });
@@ -183,6 +196,7 @@ export function createReports(
       return result;
     },
     'reports:export-groups': async ({ reportId, filter }) => {
+      await inNameOrder(reportId);
       const result = await exportGroupPacks(ports, await ledger(), await library.meta(reportId), await closeOptions(reportId), filter);
       if (result.packs.length && !(filter && !isEmptyFilter(filter))) await invoicesOut(reportId, `${result.packs.length} group workbooks`);
       return result;
@@ -214,6 +228,7 @@ export function createReports(
     pollIntervalFor: async (profileId) => pollInterval(await clientFor(await getProfile(profileId)), wantedInterval, undefined),
     exportReport: async (reportId, path, filter) => {
       await library.meta(reportId);
+      await inNameOrder(reportId);
       if (filter?.group) {
         if (!(await hasGroup(await ledger(), reportId, filter.group)))
           throw new AppError('validation', `No organization in this report belongs to the group "${filter.group}".`);
@@ -230,9 +245,15 @@ export function createReports(
       return written;
     },
     exportGroupPacks: async (reportId, outDir, filter) => {
+      await inNameOrder(reportId);
       const result = await exportGroupPacksToFolder(ports, await ledger(), await library.meta(reportId), await closeOptions(reportId), outDir, filter);
       if (!(filter && !isEmptyFilter(filter))) await invoicesOut(reportId, `group workbooks in ${basename(outDir)}`);
       return result;
+    },
+    nameOrder: inNameOrder,
+    profilesChanged: () => {
+      nameOrders.forget();
+      viewer.forget(); // its kept rows were sorted by the ranks of before
     },
   };
   return { handlers, api, jobs, migrated };

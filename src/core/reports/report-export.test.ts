@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Money } from '@shared/money';
 import { ledgerWithMonth } from '@testing/ledger-month';
 import { queryParquet } from '@testing/parquet';
+import { parseCsv } from '@testing/csv';
 import { LINE_FIELDS } from './billing-line-columns';
 import { exportReport, writeCsv, writeParquet } from './report-export';
 import { exportLines } from './queries/export-lines';
@@ -32,32 +33,6 @@ async function setup() {
 }
 
 const options = { appVersion: 't', exportedAt: new Date('2026-11-08T00:00:00Z') };
-
-/** A minimal RFC 4180 reader for the test: quoted cells, doubled quotes, CRLF rows. */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = '';
-  let quoted = false;
-  for (let at = 0; at < text.length; at++) {
-    const char = text[at] as string;
-    if (quoted && char === '"' && text[at + 1] === '"') {
-      cell += '"';
-      at++;
-    } else if (char === '"') quoted = !quoted;
-    else if (!quoted && char === ',') {
-      row.push(cell);
-      cell = '';
-    } else if (!quoted && char === '\r' && text[at + 1] === '\n') {
-      row.push(cell);
-      rows.push(row);
-      row = [];
-      cell = '';
-      at++;
-    } else cell += char;
-  }
-  return rows;
-}
 
 describe('exports from the ledger', () => {
   it('writes CSV with a BOM, CRLF, fixed columns and exact point decimals; formula-leading text is escaped, negative amounts are not', async () => {

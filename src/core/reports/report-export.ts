@@ -3,6 +3,7 @@ import { rm, writeFile } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import type { ReportFilter } from '@shared/report-filter';
 import { type Ledger, sqlPath } from '../ledger/ledger';
+import { keptNameOrder } from '../ledger/name-ranks';
 import { CSV_BOM, csvCell, csvLine } from '../formats/csv';
 import { FILE_COLUMNS } from './billing-line-columns';
 import { orderedLines, organizationBatches, rankedOrganizations } from './queries/export-lines';
@@ -78,7 +79,7 @@ async function copyInBatches(
 ): Promise<{ lines: number }> {
   const { where, params } = lineFilter(reportId, filter);
   const organizations = await rankedOrganizations(ledger, where, params);
-  const ordered = orderedLines(where, params.length, projection);
+  const ordered = orderedLines(where, params.length, projection, await keptNameOrder(ledger, reportId));
   // No organization: one empty batch still writes a part (a Parquet file with the columns and no rows).
   const batches = organizations.length ? organizationBatches(organizations, window) : [{ numbers: [], ranks: [] }];
   const parts = batches.map((_, index) => `${temporary}.part-${index}.${projection}`);

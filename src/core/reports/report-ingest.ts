@@ -8,6 +8,8 @@ import { plainIssues } from '../runtime/plain-issues';
 import { ledgerDecimal } from './ledger-decimal';
 import { JsonNumber, type ReportLevel, type ReportShell, readBillingReport } from './report-reader';
 import { keptContentHash } from './content-hash';
+import { rankNamesSql } from '../ledger/name-ranks';
+import { FALLBACK_NAME_ORDER, type NameOrder } from '@shared/model/name-order';
 
 const Amount = ledgerDecimal(AMOUNT);
 const UnitPrice = ledgerDecimal(UNIT_PRICE);
@@ -97,6 +99,8 @@ export interface ReportIdentity {
   sourceFile: string | null;
   /** For an imported report: the name of the file it came from. */
   importedFrom?: string;
+  /** The order its names are ranked in (its profile's; the fallback where none is known yet, ranked again when read). */
+  nameOrder?: NameOrder;
 }
 
 /** How often a long ingest says how far it is. */
@@ -309,6 +313,7 @@ class ReportWriter {
         service.totalResellerPrice,
         service.totalCustomerPrice,
         searchText([service.serviceName, service.serviceId]),
+        null, // name_rank, once every name is in (finish)
       ]);
       if (this.service.lines > 0 && (this.service.currency !== service.currencyCode || this.service.customerCurrency !== customerCurrency))
         this.currenciesLate = true;
@@ -323,6 +328,7 @@ class ReportWriter {
         organization.name,
         organization.customerNumber,
         searchText([organization.name, organization.customerNumber, organization.orgId]),
+        null, // name_rank, once every name is in (finish)
       ]);
       for (const group of new Set(organization.organizationGroups)) tables.organization_groups.row([reportId, this.organizationNo, group]);
       this.organizationNo = 0;
@@ -354,8 +360,8 @@ class ReportWriter {
         [reportId],
       );
     }
-    // The content hash (the last column) is taken once the report is saved.
-    await transaction.run(`INSERT INTO reports VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, NULL)`, [
+    // The content hash is taken once the report is saved; the name order is recorded as its names are ranked.
+    await transaction.run(`INSERT INTO reports VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, NULL, NULL)`, [
       reportId,
       identity.jobId,
       identity.name,
@@ -375,6 +381,7 @@ class ReportWriter {
       counts.lines,
       identity.importedFrom ?? null,
     ]);
+    for (const statement of rankNamesSql(identity.nameOrder ?? FALLBACK_NAME_ORDER)) await transaction.run(statement, [reportId]);
     await transaction.run(
       `INSERT INTO report_totals
        SELECT report_id, currency, customer_currency, count(*), sum(cost), sum(sales) FROM billing_lines WHERE report_id = $1 GROUP BY ALL`,

@@ -4,6 +4,7 @@ import { Money } from '@shared/money';
 import type { ReportFilter } from '@shared/report-filter';
 import { ledgerWithMonth, type ServedEntries } from '@testing/ledger-month';
 import { invoicing } from './report-invoicing';
+import { byNames } from '@testing/name-order';
 
 const REPORT = '00000000-0000-4000-8000-000000000009';
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -83,8 +84,8 @@ describe('the invoicing query', () => {
     }
     // Metered lines carry four decimals: rounding each line instead of the sum would differ somewhere.
     expect(rows.some((row) => !new Money(row.exactAmount).eq(row.amountToInvoice))).toBe(true);
-    const order = rows.map((row) => [row.organization.toLowerCase(), row.key]);
-    expect(order).toEqual([...order].sort((a, b) => (a[0]! < b[0]! ? -1 : a[0]! > b[0]! ? 1 : a[1]! < b[1]! ? -1 : 1)));
+    const order = rows.map((row) => [row.organization, row.key]);
+    expect(order).toEqual([...order].sort(byNames()));
 
     expect(totals.map((total) => total.currency)).toEqual([...new Set(rows.map((row) => row.currency))].sort());
     for (const total of totals) {

@@ -27,6 +27,7 @@ export async function invoicing(ledger: Ledger, reportId: string, filter: Report
     return {
       key: `${row.org_key}|${currency}`,
       organization: row.name,
+      nameRank: row.org_rank,
       customerNumber,
       orgId: row.org_id,
       groups: JSON.parse(row.groups) as string[],

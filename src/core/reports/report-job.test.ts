@@ -62,6 +62,7 @@ async function setup(
     ledger.get,
     (job) => defaultReportName(job.period),
     () => clock.now(),
+    async () => 'en',
   );
   const makeJobs = (jobClock: Clock = clock) =>
     new ReportJobs({ clock: jobClock, jobs: jobStore, receiver, events, getProfile: async () => profile, clientFor: async () => client });

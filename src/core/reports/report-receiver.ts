@@ -11,6 +11,7 @@ import type { Ledger } from '../ledger/ledger';
 import type { RetryNotice, ServiceClient } from '../service-api/service-client';
 import { type IngestOutcome, ingestReport } from './report-ingest';
 import { reportOfJob } from './queries/library';
+import type { NameOrder } from '@shared/model/name-order';
 
 /** Where the report bodies are kept as received (compressed), for audit and to share. */
 export const RECEIVED_DIR = 'received';
@@ -65,6 +66,8 @@ export class ReportReceiver {
     private readonly ledger: () => Promise<Ledger>,
     private readonly name: (job: ReportJob) => string,
     private readonly now: () => number,
+    /** The order the profile's months sort names in: a month is ranked in it as it is saved. */
+    private readonly nameOrder: (profileId: string) => Promise<NameOrder>,
   ) {}
 
   fileOf(jobId: string): string {
@@ -122,6 +125,7 @@ export class ReportReceiver {
           fetchedAt: new Date(this.now()).toISOString(),
           source: 'service',
           sourceFile: `${RECEIVED_DIR}/${job.id}.json.gz`,
+          nameOrder: await this.nameOrder(job.profileId),
         },
         readCompressed(file, (bytes) => (read = bytes)),
         // The file is read ahead of the lines saved; 100 % is for when the report is in.

@@ -2,11 +2,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Money } from '@shared/money';
 import type { ReportFilter } from '@shared/report-filter';
 import { ledgerWithMonth } from '@testing/ledger-month';
-import { ReportLibrary } from './report-library';
-import { ReportViewerQueries, type WindowRequest } from './report-viewer';
 import type { ReportSortInput, TreeRow } from '@shared/contract';
+import { byName } from '@testing/name-order';
+import type { ReportViewerQueries, WindowRequest } from './report-viewer';
+import { viewerOn, windowRequest } from '@testing/viewer';
 
 const REPORT = '00000000-0000-4000-8000-000000000001';
+
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   while (cleanups.length) await cleanups.pop()?.();
@@ -16,18 +18,10 @@ async function setup() {
   const month = await ledgerWithMonth({ reportId: REPORT, seed: 11, organizations: 30, linesPerOrganization: 6 });
   cleanups.push(month.close);
   const { ledger } = month;
-  return { viewer: new ReportViewerQueries(async () => ledger, new ReportLibrary(async () => ledger)), entries: month.entries, lines: month.lines };
+  return { viewer: viewerOn(ledger).viewer, entries: month.entries, lines: month.lines };
 }
 
-const request = (change: Partial<WindowRequest> = {}): WindowRequest => ({
-  reportId: REPORT,
-  filter: {},
-  sort: { key: 'label', direction: 'asc' },
-  expansion: { all: 'none', toggled: [] },
-  offset: 0,
-  count: 500,
-  ...change,
-});
+const request = (change: Partial<WindowRequest> = {}) => windowRequest(REPORT, change);
 
 describe('viewer window queries', () => {
   it('answers one row per organization and currency, sorted by name, with exact sums that match the lines', async () => {
@@ -36,8 +30,8 @@ describe('viewer window queries', () => {
     expect(window.lineCount).toBe(lines.length);
     expect(window.totalLines).toBe(lines.length);
     expect(window.rows.every((row) => row.level === 'organization' && row.depth === 0)).toBe(true);
-    const names = window.rows.map((row) => row.label.toLowerCase());
-    expect(names).toEqual([...names].sort());
+    const names = window.rows.map((row) => row.label);
+    expect(names).toEqual([...names].sort(byName()));
     const first = window.rows[0]!;
     const expected = lines.filter(
       (l) =>
@@ -97,7 +91,7 @@ describe('viewer window queries', () => {
       },
     });
     cleanups.push(month.close);
-    const viewer = new ReportViewerQueries(async () => month.ledger, new ReportLibrary(async () => month.ledger));
+    const viewer = viewerOn(month.ledger).viewer;
     const ofOrganization = month.lines.filter((l) => l.organization.name === 'Åkerberg & Ørsted AB').length;
     const ofProduct = month.lines.filter((l) => l.line.productName === 'Café Crème Plan').length;
     expect(ofOrganization).toBeGreaterThan(0);
@@ -175,9 +169,9 @@ describe('viewer window queries', () => {
       [{ currency: 'SEK' }, (l) => keyOf(l) === 'SEK'],
     ];
     for (const [filter, keep] of cases) {
-      const before = new ReportViewerQueries(async () => ledger, new ReportLibrary(async () => ledger));
+      const before = viewerOn(ledger).viewer;
       expect((await before.totals(REPORT, filter)).totals.map(({ margin: _m, marginPercent: _p, ...total }) => total)).toEqual(expected(keep));
-      const after = new ReportViewerQueries(async () => ledger, new ReportLibrary(async () => ledger));
+      const after = viewerOn(ledger).viewer;
       await after.window(request({ filter, sort: { key: 'sales', direction: 'desc' } }));
       expect(await after.totals(REPORT, filter)).toEqual(await before.totals(REPORT, filter));
     }
@@ -223,7 +217,7 @@ async function markedMonth() {
       organization.services.flatMap((service) => service.items.flatMap((item) => item.products.map((line) => ({ entry, organization, service, item, line })))),
     ),
   );
-  return { viewer: new ReportViewerQueries(async () => month.ledger, new ReportLibrary(async () => month.ledger)), lines };
+  return { viewer: viewerOn(month.ledger).viewer, lines };
 }
 
 /** Every row of a state, paged through as the renderer scrolls. */
@@ -507,14 +501,14 @@ describe('viewer sorting', () => {
           { key: 'quantity', direction },
         );
         for (const group of groups.filter((list) => list[0]!.quantity === null)) {
-          const names = group.map((row) => row.label.toLowerCase());
-          expect(names).toEqual([...names].sort());
+          const names = group.map((row) => row.label);
+          expect(names).toEqual([...names].sort(byName()));
         }
       }
-      const byName = await wholeTree(viewer, { hierarchy, sort: { key: 'label', direction: 'desc' } });
-      for (const group of siblingGroups(byName)) {
-        const names = group.map((row) => row.label.toLowerCase());
-        expect(names).toEqual([...names].sort().reverse());
+      const descending = await wholeTree(viewer, { hierarchy, sort: { key: 'label', direction: 'desc' } });
+      for (const group of siblingGroups(descending)) {
+        const names = group.map((row) => row.label);
+        expect(names).toEqual([...names].sort(byName()).reverse());
       }
     }
   });
@@ -550,7 +544,7 @@ describe('viewer top rows kept in the ledger', () => {
     const month = await ledgerWithMonth({ reportId: REPORT, seed: 13, organizations: 12, linesPerOrganization: 4 });
     cleanups.push(month.close);
     const { ledger } = month;
-    const viewer = new ReportViewerQueries(async () => ledger, new ReportLibrary(async () => ledger));
+    const viewer = viewerOn(ledger).viewer;
     const kept = async () => Number((await ledger.all('SELECT count(*) AS n FROM duckdb_tables() WHERE temporary'))[0]!.n);
     const first = await viewer.window(request({ filter: { currency: 'SEK' } }));
     for (const text of ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h']) {

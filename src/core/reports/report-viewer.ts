@@ -6,6 +6,7 @@ import { isSingleCurrency } from '@shared/model/currency-pair';
 import { type Margin, marginOf } from '@shared/model/margin';
 import type { Ledger } from '@core/ledger/ledger';
 import type { ReportLibrary } from './report-library';
+import type { NameOrders } from './name-orders';
 import { KeptTopRows, type TopRows } from './viewer-top-rows';
 import {
   type CurrencySum,
@@ -76,16 +77,18 @@ export class ReportViewerQueries {
   constructor(
     private readonly ledger: () => Promise<Ledger>,
     private readonly library: ReportLibrary,
+    private readonly orders: NameOrders,
   ) {
     this.tops = new KeptTopRows(ledger, CACHED_STATES);
   }
 
   async view(reportId: string): Promise<ReportView> {
     const meta = await this.library.meta(reportId);
-    return { meta, ...(await filterChoices(await this.ledger(), reportId)) };
+    return { meta, ...(await filterChoices(await this.ledger(), reportId, await this.orders.of(reportId))) };
   }
 
   async totals(reportId: string, filter: ReportFilter): Promise<{ lineCount: number; totals: CurrencyTotalRow[] }> {
+    await this.orders.of(reportId); // the top rows sort by the names' ranks: in the profile's order first
     await this.library.lineCount(reportId);
     // Any arrangement and sort of this filter's top rows will do (a window usually asked for it a moment ago); found
     // here, they are still kept when read below, so the query for the default ones is then not run.
@@ -100,6 +103,7 @@ export class ReportViewerQueries {
 
   async window(request: WindowRequest): Promise<ReportWindow> {
     const { reportId, filter, sort, hierarchy = 'organization', offset, count } = request;
+    await this.orders.of(reportId); // as in totals: kept after the first read, so a keystroke waits for nothing here
     // Started before anything is awaited, so totals asked for in the same breath find these top rows and share them.
     const answer = this.tops.read(
       topRowsKey(reportId, filter, hierarchy, sort),
@@ -126,10 +130,11 @@ export class ReportViewerQueries {
     };
   }
 
-  /** Forgets the kept trees of a report (it was deleted or replaced). */
-  forget(reportId: string): void {
-    for (const key of this.trees.keys()) if (key.startsWith(`${reportId}|`)) this.trees.delete(key);
-    this.tops.forget(`${reportId}|`);
+  /** Forgets the kept trees of a report (it was deleted or replaced), or of every report (names in another order). */
+  forget(reportId?: string): void {
+    const prefix = reportId === undefined ? '' : `${reportId}|`;
+    for (const key of this.trees.keys()) if (key.startsWith(prefix)) this.trees.delete(key);
+    this.tops.forget(prefix);
   }
 
   private tree(request: WindowRequest, tops: TopRows, ledger: Ledger): Promise<VisibleTree> {
@@ -147,7 +152,7 @@ export class ReportViewerQueries {
   }
 
   private async build({ reportId, filter, sort, expansion, hierarchy = 'organization' }: WindowRequest, tops: TopRows, ledger: Ledger): Promise<VisibleTree> {
-    const levels = treeLevels(ledger, reportId, filter, sort);
+    const levels = treeLevels(ledger, reportId, filter, sort, await this.orders.of(reportId));
     const toggled = new Set(expansion.toggled);
     const allOpen = expansion.all === 'organizations';
     const openTops = await openTopRows(ledger, tops.table, allOpen, [...toggled]);

@@ -6,6 +6,7 @@ import type { Sheets } from '../xlsx/sheet-series';
 import { EXCEL_MAX_ROWS, printSetup, writeWorkbookFile } from '../xlsx/workbook-file';
 import { lineFilter } from './queries/lines';
 import { writeAbout } from './workbook/about-sheet';
+import { keptNameOrder } from '../ledger/name-ranks';
 import { AMOUNT_ROW, amountsOf, PAIR, SUMS } from './workbook/amounts';
 import { writeBillingLines } from './workbook/billing-lines-sheet';
 import { writeInvoicing } from './workbook/invoicing-sheet';
@@ -77,7 +78,7 @@ export async function writeReportWorkbook(ledger: Ledger, meta: ReportMeta, path
       billingLines.lines,
       split.filter((names) => names.length > 1),
       added.about,
-      options,
+      { ...options, nameOrder: await keptNameOrder(ledger, meta.id) },
     );
     return { lines: billingLines.lines };
   });

@@ -62,6 +62,7 @@ function validInputs(f: ServiceFixture): Record<ChannelName, unknown[]> {
     ],
     'profiles:delete': [{ profileId: f.decoyProfile.id }],
     'profiles:set-active': [{ profileId: f.profile.id }],
+    'profiles:set-name-order': [{ profileId: f.profile.id, nameOrder: 'sv' }],
     'profiles:test': [{ profileId: f.profile.id }],
     'demo:start': [{}],
     'organizations:list': [{ profileId: f.profile.id }],

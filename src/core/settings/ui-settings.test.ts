@@ -22,13 +22,17 @@ async function settings() {
   return { dir: dir.path, file, warnings, get: () => handlers['settings:get']({}), save: handlers['settings:save'] };
 }
 
-const DEFAULTS = { reportColumns: DEFAULT_REPORT_COLUMNS, reportHierarchy: 'organization' };
+const DEFAULTS = { reportColumns: DEFAULT_REPORT_COLUMNS, reportHierarchy: 'organization', exceptionGrouping: 'finding' };
 
 describe('remembered screen settings', () => {
   it('are the defaults until saved, then what was saved, in ui-settings.json in the data folder (written whole, no temporary file left)', async () => {
     const { dir, file, get, save, warnings } = await settings();
     expect(await get()).toEqual(DEFAULTS);
-    const chosen = { reportColumns: ['quantity', 'unitPrice', 'sales', 'poNumber'] as const, reportHierarchy: 'service' as const };
+    const chosen = {
+      reportColumns: ['quantity', 'unitPrice', 'sales', 'poNumber'] as const,
+      reportHierarchy: 'service' as const,
+      exceptionGrouping: 'rule' as const,
+    };
     expect(await save({ ...chosen, reportColumns: [...chosen.reportColumns] })).toEqual(chosen);
     expect(await get()).toEqual(chosen);
     expect(JSON.parse(await readFile(file, 'utf8'))).toEqual(chosen);
@@ -58,8 +62,8 @@ describe('remembered screen settings', () => {
   it('drop fields Closebook does not know', async () => {
     const { file, get, save } = await settings();
     await writeFile(file, JSON.stringify({ reportColumns: ['cost'], reportHierarchy: 'service', theme: 'dark' }));
-    expect(await get()).toEqual({ reportColumns: ['cost'], reportHierarchy: 'service' });
+    expect(await get()).toEqual({ reportColumns: ['cost'], reportHierarchy: 'service', exceptionGrouping: 'finding' });
     await save({ ...(await get()), ...({ theme: 'dark' } as object) });
-    expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({ reportColumns: ['cost'], reportHierarchy: 'service' });
+    expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({ reportColumns: ['cost'], reportHierarchy: 'service', exceptionGrouping: 'finding' });
   });
 });

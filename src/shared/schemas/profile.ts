@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Guid } from './common';
+import { NameOrder } from '../model/name-order';
 
 /** A host name on this machine (the built-in twin, a local test service): the only place plain http is allowed. */
 export function isLoopbackHost(hostname: string): boolean {
@@ -52,6 +53,11 @@ export const ProfileFields = z.object({
    * time it is used and never stored — for a machine with no keychain (a scheduled month-end job).
    */
   secretsFromEnv: z.object({ prefix: EnvPrefix }).optional(),
+  /**
+   * How this profile's months sort names (shared/model/name-order). A profile saved before it had one sorts by the
+   * language of the computer Closebook runs on; the form fills in the user's language for a new one.
+   */
+  nameOrder: NameOrder.optional(),
 });
 export type ProfileFields = z.infer<typeof ProfileFields>;
 
@@ -73,6 +79,8 @@ export type Profile = z.infer<typeof Profile>;
 export const ProfileView = Profile.extend({
   hasApiSecret: z.boolean(),
   hasPassword: z.boolean(),
+  /** The order its months sort names in: its own, or the language of the computer Closebook runs on. */
+  namesSortedAs: NameOrder,
 });
 export type ProfileView = z.infer<typeof ProfileView>;
 

@@ -7,6 +7,7 @@ import { buildBillingReport, generateOrganizations, temporaryDir } from '@testin
 import { LINE_FIELDS } from '../billing-line-columns';
 import { type ExportLine, exportLines } from './export-lines';
 import { ingestReport } from '../report-ingest';
+import { byName } from '@testing/name-order';
 
 const REPORT = '00000000-0000-4000-8000-000000000005';
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -68,15 +69,16 @@ function linesInExportOrder(entries: Awaited<ReturnType<typeof setup>>['entries'
   const firstName = new Map<string, string>();
   for (const { organization } of served) if (!firstName.has(keyOf(organization))) firstName.set(keyOf(organization), organization.name);
   const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  const names = byName();
   return served
     .map((line, index) => ({ line, index }))
     .sort(
       ({ line: a, index: i }, { line: b, index: j }) =>
-        compare(firstName.get(keyOf(a.organization))!.toLowerCase(), firstName.get(keyOf(b.organization))!.toLowerCase()) ||
+        names(firstName.get(keyOf(a.organization))!, firstName.get(keyOf(b.organization))!) ||
         compare(keyOf(a.organization), keyOf(b.organization)) ||
-        compare(a.service.serviceName.toLowerCase(), b.service.serviceName.toLowerCase()) ||
+        names(a.service.serviceName, b.service.serviceName) ||
         compare(a.service.serviceId, b.service.serviceId) ||
-        compare(a.item.itemName.toLowerCase(), b.item.itemName.toLowerCase()) ||
+        names(a.item.itemName, b.item.itemName) ||
         compare(a.item.subscriptionId, b.item.subscriptionId) ||
         i - j,
     )

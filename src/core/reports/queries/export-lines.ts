@@ -5,6 +5,8 @@ import { BILLING_LINE_COLUMNS, FILE_COLUMNS } from '../billing-line-columns';
 import { ORG_KEY } from '@core/ledger/keys';
 import { lineFilter } from './lines';
 import { csvCellSql } from '@core/formats/csv-sql';
+import { keptNameOrder, nameKeySql } from '@core/ledger/name-ranks';
+import type { NameOrder } from '@shared/model/name-order';
 
 /** Values by position in LINE_FIELDS (the catalogue's order): text as sent, amounts and quantities as exact decimal text. */
 export type ExportLine = (string | null)[];
@@ -12,16 +14,17 @@ export type ExportLine = (string | null)[];
 /**
  * Each organization number of a report ($1) with its organization (ORG_KEY: one organization may appear in several
  * billing entries), the name, number and id it is shown under (those of its first appearance; the first customer
- * number given), and its place in the one order every sheet, list and export uses: by name in any case, then key.
+ * number given), and its place in the one order every sheet, list and export uses: by its name's rank in the
+ * report's name order (ledger/name-ranks.ts), then key.
  */
 export const ORGANIZATION_ORDER = `
   SELECT org_no, org_key, first_name AS name, first_number AS customer_number, first_id AS org_id,
-    dense_rank() OVER (ORDER BY lower(first_name), org_key) AS org_rank
+    dense_rank() OVER (ORDER BY first_rank, org_key) AS org_rank
   FROM (
     SELECT org_no, org_key,
-      first_value(name) OVER keyed AS first_name, first_value(org_id) OVER keyed AS first_id,
+      first_value(name) OVER keyed AS first_name, first_value(name_rank) OVER keyed AS first_rank, first_value(org_id) OVER keyed AS first_id,
       coalesce(first_value(CASE WHEN trim(customer_number) <> '' THEN customer_number END IGNORE NULLS) OVER (keyed ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING), '') AS first_number
-    FROM (SELECT org_no, name, org_id, customer_number, ${ORG_KEY} AS org_key FROM organizations o WHERE o.report_id = $1)
+    FROM (SELECT org_no, name, name_rank, org_id, customer_number, ${ORG_KEY} AS org_key FROM organizations o WHERE o.report_id = $1)
     WINDOW keyed AS (PARTITION BY org_key ORDER BY org_no))`;
 
 /**
@@ -45,7 +48,7 @@ export async function* exportLines(ledger: Ledger, reportId: string, filter: Rep
 async function* linesInOrder(ledger: Ledger, reportId: string, filter: ReportFilter, window: number) {
   const { where, params } = lineFilter(reportId, filter);
   const batches = organizationBatches(await rankedOrganizations(ledger, where, params), window);
-  const sql = orderedLines(where, params.length, 'json');
+  const sql = orderedLines(where, params.length, 'json', await keptNameOrder(ledger, reportId));
   async function* batched() {
     for (const { numbers, ranks } of batches) for await (const rows of ledger.stream(sql, [...params, numbers, ranks])) yield rows;
   }
@@ -118,7 +121,8 @@ const LINE_JSON = rowShape({ line: 'text' });
 /**
  * The lines of some organizations (bound after the filter's `paramCount` parameters: their numbers and their
  * ranks, as two lists) that pass the filter `where`, in the one order every export has: by organization, service
- * and subscription (names in any case, ids keeping same-named ones apart), then as the report lists them. Each line
+ * and subscription (names in the report's name order, `order`; ids keeping same-named ones apart), then as the
+ * report lists them. Each line
  * is one JSON text of every catalogue column (`json`: node-api reads every value separately, and 22 values a line
  * cost more than the whole workbook), one CSV line of the file columns (`csv`), or the file columns typed, named by
  * their headers (`file`: Parquet).
@@ -128,7 +132,7 @@ const LINE_JSON = rowShape({ line: 'text' });
  * by one, it misjudged the filtered lines as the small side and hashed them at each join). Services and
  * subscriptions are ranked there, so the lines sort on whole numbers (a third faster than on names).
  */
-export function orderedLines(where: string, paramCount: number, projection: 'json' | 'csv' | 'file'): string {
+export function orderedLines(where: string, paramCount: number, projection: 'json' | 'csv' | 'file', order: NameOrder): string {
   const ownColumn = (column: { sql: string }) => /\bl\./.test(column.sql);
   const described = BILLING_LINE_COLUMNS.filter((column) => !ownColumn(column));
   const value = (column: { field: string; sql: string }) => (ownColumn(column) ? column.sql : `d.${column.field}`);
@@ -142,10 +146,10 @@ export function orderedLines(where: string, paramCount: number, projection: 'jso
     WITH r AS (SELECT unnest($${paramCount + 1}::INTEGER[]) AS org_no, unnest($${paramCount + 2}::INTEGER[]) AS org_rank),
       g AS (SELECT org_no, string_agg(group_name, ', ' ORDER BY group_name) AS names FROM organization_groups
             WHERE report_id = $1 AND org_no IN (SELECT org_no FROM r) GROUP BY org_no),
-      s AS (SELECT service_no, service_name, service_id, dense_rank() OVER (ORDER BY lower(service_name), service_id) AS service_rank
+      s AS (SELECT service_no, service_name, service_id, dense_rank() OVER (ORDER BY name_rank, service_id) AS service_rank
             FROM services WHERE report_id = $1 AND org_no IN (SELECT org_no FROM r)),
       u AS (SELECT subscription_no, service_no, org_no, item_name, subscription_id, po_number,
-              dense_rank() OVER (ORDER BY lower(item_name), subscription_id) AS subscription_rank
+              dense_rank() OVER (ORDER BY ${nameKeySql('item_name', order)}, item_name, subscription_id) AS subscription_rank
             FROM subscriptions WHERE report_id = $1 AND org_no IN (SELECT org_no FROM r)),
       d AS (SELECT u.subscription_no, r.org_rank, s.service_rank, u.subscription_rank, ${described.map((column) => `${column.sql} AS ${column.field}`).join(', ')}
             FROM u JOIN s ON s.service_no = u.service_no JOIN r ON r.org_no = u.org_no

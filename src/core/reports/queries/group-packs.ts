@@ -3,12 +3,14 @@ import type { Ledger } from '@core/ledger/ledger';
 import { ORG_KEY } from '@core/ledger/keys';
 import { rowShape } from '@core/ledger/rows';
 import { lineFilter } from './lines';
+import { keptNameOrder, nameKeySql } from '@core/ledger/name-ranks';
 
 const GROUP_COUNT = rowShape({ group_name: 'text', organizations: 'int' });
 const GROUPING_COUNTS = rowShape({ ungrouped: 'int', several: 'int' });
 
 /**
- * Of the organizations with lines the filter keeps: how many are in each group (A→Z), in none, and in several.
+ * Of the organizations with lines the filter keeps: how many are in each group (in the report's name order), in none,
+ * and in several.
  * Kept organizations first (one pass over the lines); groups and names then come from their small tables.
  */
 export async function groupMembership(
@@ -23,7 +25,7 @@ export async function groupMembership(
     await ledger.all(
       `${kept} SELECT g.group_name, count(DISTINCT orgs.org_key) AS organizations FROM orgs
      JOIN organization_groups g ON g.report_id = $1 AND g.org_no = orgs.org_no
-     GROUP BY g.group_name ORDER BY lower(g.group_name), g.group_name`,
+     GROUP BY g.group_name ORDER BY ${nameKeySql('g.group_name', await keptNameOrder(ledger, reportId))}, g.group_name`,
       params,
     ),
   );

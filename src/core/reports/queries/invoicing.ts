@@ -9,6 +9,7 @@ const INVOICE = rowShape({
   name: 'text',
   customer_number: 'text',
   org_id: 'text',
+  org_rank: 'int',
   groups: 'text',
   currency: 'text',
   lines: 'int',
@@ -68,7 +69,7 @@ export async function invoiceRows(ledger: Ledger, reportId: string, filter: Repo
          any_value(o.org_rank) AS org_rank, coalesce(list_sort(list(DISTINCT g.group_name) FILTER (WHERE g.group_name IS NOT NULL)), []) AS groups
        FROM organization o LEFT JOIN organization_groups g ON g.report_id = $1 AND g.org_no = o.org_no
        GROUP BY o.org_key)
-     SELECT i.org_key, n.name, n.customer_number, n.org_id, to_json(n.groups)::VARCHAR AS groups, i.customer_currency AS currency,
+     SELECT i.org_key, n.name, n.customer_number, n.org_id, n.org_rank, to_json(n.groups)::VARCHAR AS groups, i.customer_currency AS currency,
        i.lines, i.sales::VARCHAR AS sales, i.margin::VARCHAR AS margin, i.margin_partial, i.differs,
        to_json(i.costs)::VARCHAR AS costs
      FROM per_invoice i JOIN organization_info n ON n.org_key = i.org_key

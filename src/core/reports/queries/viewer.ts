@@ -5,6 +5,8 @@ import type { Ledger, LedgerValue } from '@core/ledger/ledger';
 import { type Row, rowShape } from '@core/ledger/rows';
 import { CURRENCY_KEY, ORG_KEY, SERVICE_KEY, treeKeySql } from '@core/ledger/keys';
 import { lineFilter } from './lines';
+import { nameKeySql } from '@core/ledger/name-ranks';
+import type { NameOrder } from '@shared/model/name-order';
 
 /** What a money or quantity sort ranks by; NULL where the row has none (margin between two currencies, margin % without sales). */
 const SORT_VALUE: Record<Exclude<ReportSortInput['key'], 'label'>, string> = {
@@ -16,16 +18,17 @@ const SORT_VALUE: Record<Exclude<ReportSortInput['key'], 'label'>, string> = {
 };
 
 /**
- * The order of siblings. Amounts of two currencies are never ranked against each other: rows go by currency (A→Z,
- * whichever the direction), by the value inside it, and rows without a value last. A level without quantities
- * (`quantities` false) sorted by quantity goes by name.
+ * The order of siblings. By name: the row's `label_order`, its name's rank in the report's name order (or its ICU
+ * sort key, where the rows are few: see ledger/name-ranks.ts). Amounts of two currencies are never ranked against
+ * each other: rows go by currency (A→Z, whichever the direction), by the value inside it, and rows without a value
+ * last. A level without quantities (`quantities` false) sorted by quantity goes by name.
  */
 function orderBy(sort: ReportSortInput, quantities: boolean): string {
-  const byLabel = (direction: ReportSortInput['direction']) => `lower(label) ${direction === 'asc' ? 'ASC' : 'DESC'}, currency_key, key`;
+  const byLabel = (direction: ReportSortInput['direction']) => `label_order ${direction === 'asc' ? 'ASC' : 'DESC'}, currency_key, key`;
   if (sort.key === 'label') return byLabel(sort.direction);
   if (sort.key === 'quantity' && !quantities) return byLabel('asc');
   const value = SORT_VALUE[sort.key];
-  return `(${value}) IS NULL, currency_key, ${value} ${sort.direction === 'asc' ? 'ASC' : 'DESC'}, lower(label), key`;
+  return `(${value}) IS NULL, currency_key, ${value} ${sort.direction === 'asc' ? 'ASC' : 'DESC'}, label_order, key`;
 }
 
 /** What every row of the tree gives: a top row, a row of the second level, a subscription, a billing line. */
@@ -49,12 +52,18 @@ export type CurrencySum = Row<typeof CURRENCY_SUM.columns>;
 export type StatedSums = Row<typeof SUBSCRIPTION_STATED.columns>;
 export type ServiceStatedSums = Row<typeof SERVICE_STATED.columns>;
 
-/** The filter's choices: the report's organization groups, services and currency pairs. */
-export async function filterChoices(ledger: Ledger, reportId: string): Promise<{ groups: string[]; services: string[]; currencies: string[] }> {
+/** The filter's choices: the report's organization groups, services (in its name order) and currency pairs. */
+export async function filterChoices(
+  ledger: Ledger,
+  reportId: string,
+  order: NameOrder,
+): Promise<{ groups: string[]; services: string[]; currencies: string[] }> {
   const values = async (sql: string) => VALUE.all(await ledger.all(sql, [reportId])).map((row) => row.value);
   return {
-    groups: await values('SELECT DISTINCT group_name AS value FROM organization_groups WHERE report_id = $1 ORDER BY lower(group_name)'),
-    services: await values('SELECT DISTINCT service_name AS value FROM services WHERE report_id = $1 ORDER BY lower(service_name)'),
+    groups: await values(
+      `SELECT group_name AS value FROM organization_groups WHERE report_id = $1 GROUP BY group_name ORDER BY ${nameKeySql('group_name', order)}, group_name`,
+    ),
+    services: await values('SELECT service_name AS value FROM services WHERE report_id = $1 GROUP BY service_name ORDER BY min(name_rank), service_name'),
     currencies: await values(`SELECT DISTINCT ${CURRENCY_KEY} AS value FROM services WHERE report_id = $1 ORDER BY value`),
   };
 }
@@ -83,17 +92,17 @@ export function topRowsQuery(
     hierarchy === 'organization'
       ? [
           'org_no',
-          `${treeKeySql('organization', `${ORG_KEY} || '|' || a.currency_key`)} AS key, o.name AS label, o.customer_number AS detail`,
+          `${treeKeySql('organization', `${ORG_KEY} || '|' || a.currency_key`)} AS key, o.name AS label, o.name_rank AS label_order, o.customer_number AS detail`,
           'JOIN organizations o ON o.report_id = $1 AND o.org_no = a.org_no',
         ]
       : [
           'service_no',
-          `${treeKeySql('serviceTop', `a.currency_key || '|' || ${SERVICE_KEY}`)} AS key, s.service_name AS label, '' AS detail`,
+          `${treeKeySql('serviceTop', `a.currency_key || '|' || ${SERVICE_KEY}`)} AS key, s.service_name AS label, s.name_rank AS label_order, '' AS detail`,
           'JOIN services s ON s.report_id = $1 AND s.service_no = a.service_no',
         ];
   return {
     sql: `SELECT *, row_number() OVER (ORDER BY ${orderBy(sort, false)}) - 1 AS place FROM (
-        SELECT key, currency_key, min(label) AS label, min(detail) AS detail, sum(lines) AS lines, sum(cost) AS cost, sum(sales) AS sales
+        SELECT key, currency_key, arg_min(label, label_order) AS label, min(label_order) AS label_order, min(detail) AS detail, sum(lines) AS lines, sum(cost) AS cost, sum(sales) AS sales
         FROM (SELECT ${named}, a.currency_key, a.lines, a.cost, a.sales FROM (${lineSums(where, by, false)}) a ${join})
         GROUP BY key, currency_key)`,
     params,
@@ -125,7 +134,7 @@ export async function openTopRows(ledger: Ledger, table: string, allOpen: boolea
  * The levels below the top rows of one filter and sort. Each reads only the children of `open` (a hash semi-join on
  * their keys), or of every row when `open` is null.
  */
-export function treeLevels(ledger: Ledger, reportId: string, filter: ReportFilter, sort: ReportSortInput) {
+export function treeLevels(ledger: Ledger, reportId: string, filter: ReportFilter, sort: ReportSortInput, order: NameOrder) {
   const { where, params } = lineFilter(reportId, filter);
   const next = `$${params.length + 1}`;
   const sums = (by: string, quantities: boolean) => `(${lineSums(where, by, quantities)}) a`;
@@ -143,7 +152,7 @@ export function treeLevels(ledger: Ledger, reportId: string, filter: ReportFilte
     servicesOfOrganizations: (open: string[] | null): Promise<SecondRow[]> =>
       level(
         SECOND_ROW,
-        `SELECT ${treeKeySql('service', 'a.service_no')} AS key, ${treeKeySql('organization', `${ORG_KEY} || '|' || a.currency_key`)} AS parent, a.currency_key, s.service_name AS label, '' AS detail,
+        `SELECT ${treeKeySql('service', 'a.service_no')} AS key, ${treeKeySql('organization', `${ORG_KEY} || '|' || a.currency_key`)} AS parent, a.currency_key, s.service_name AS label, s.name_rank AS label_order, '' AS detail,
            a.service_no::VARCHAR AS service_nos, e.billing_date, a.lines, a.cost, a.sales
          FROM ${sums('service_no, org_no', false)} ${joinOrganizations} ${joinServices}
          LEFT JOIN billing_entries e ON e.report_id = $1 AND e.entry_no = o.entry_no`,
@@ -154,10 +163,10 @@ export function treeLevels(ledger: Ledger, reportId: string, filter: ReportFilte
     organizationsOfServices: (open: string[] | null): Promise<SecondRow[]> =>
       level(
         SECOND_ROW,
-        `SELECT key, any_value(parent) AS parent, currency_key, min(label) AS label, min(detail) AS detail,
+        `SELECT key, any_value(parent) AS parent, currency_key, arg_min(label, label_order) AS label, min(label_order) AS label_order, min(detail) AS detail,
            string_agg(service_no::VARCHAR, ',' ORDER BY service_no) AS service_nos, NULL AS billing_date, sum(lines) AS lines, sum(cost) AS cost, sum(sales) AS sales
          FROM (SELECT ${treeKeySql('organizationUnderService', `a.currency_key || '|' || length(${SERVICE_KEY}) || '|' || ${SERVICE_KEY} || ${ORG_KEY}`)} AS key,
-                 ${treeKeySql('serviceTop', `a.currency_key || '|' || ${SERVICE_KEY}`)} AS parent, a.currency_key, o.name AS label, o.customer_number AS detail, a.service_no, a.lines, a.cost, a.sales
+                 ${treeKeySql('serviceTop', `a.currency_key || '|' || ${SERVICE_KEY}`)} AS parent, a.currency_key, o.name AS label, o.name_rank AS label_order, o.customer_number AS detail, a.service_no, a.lines, a.cost, a.sales
                FROM ${sums('service_no, org_no', false)} ${joinOrganizations} ${joinServices})
          GROUP BY key, currency_key`,
         false,
@@ -167,7 +176,7 @@ export function treeLevels(ledger: Ledger, reportId: string, filter: ReportFilte
     subscriptions: (openServices: string[]): Promise<SubscriptionRow[]> =>
       level(
         SUBSCRIPTION_ROW,
-        `SELECT ${treeKeySql('subscription', 'a.subscription_no')} AS key, ${treeKeySql('service', 'a.service_no')} AS parent, a.currency_key, u.item_name AS label, u.po_number AS po, a.lines, a.quantity, a.cost, a.sales
+        `SELECT ${treeKeySql('subscription', 'a.subscription_no')} AS key, ${treeKeySql('service', 'a.service_no')} AS parent, a.currency_key, u.item_name AS label, ${nameKeySql('u.item_name', order)} AS label_order, u.po_number AS po, a.lines, a.quantity, a.cost, a.sales
          FROM ${sums('subscription_no, service_no', true)} JOIN subscriptions u ON u.report_id = $1 AND u.subscription_no = a.subscription_no`,
         true,
         openServices,
@@ -176,7 +185,7 @@ export function treeLevels(ledger: Ledger, reportId: string, filter: ReportFilte
     lines: async (openSubscriptions: string[]): Promise<LineRow[]> =>
       LINE_ROW.all(
         await ledger.all(
-          `SELECT ${treeKeySql('line', 'l.line_no')} AS key, ${treeKeySql('subscription', 'l.subscription_no')} AS parent, ${CURRENCY_KEY} AS currency_key, l.product_name AS label, l.item_code AS detail,
+          `SELECT ${treeKeySql('line', 'l.line_no')} AS key, ${treeKeySql('subscription', 'l.subscription_no')} AS parent, ${CURRENCY_KEY} AS currency_key, l.product_name AS label, ${nameKeySql('l.product_name', order)} AS label_order, l.item_code AS detail,
              1 AS lines, l.quantity, l.cost_per_unit AS unit_cost, l.sales_per_unit AS unit_price, l.cost, l.sales, e.billing_date
            FROM billing_lines l JOIN organizations o ON o.report_id = $1 AND o.org_no = l.org_no
            LEFT JOIN billing_entries e ON e.report_id = $1 AND e.entry_no = o.entry_no

@@ -6,6 +6,7 @@ import type { Sheets } from '@core/xlsx/sheet-series';
 import type { WorkbookOptions } from '../report-workbook';
 import type { Amounts } from './amounts';
 import { INVOICING_EXPLANATION } from './invoicing-sheet';
+import { type NameOrder, nameOrderText } from '@shared/model/name-order';
 
 export const MARGIN_EXPLANATION =
   'Margin = total customer price (sales) − total reseller price (cost), summed exactly from the billing lines. ' +
@@ -25,7 +26,15 @@ function describeFilter(filter: ReportFilter | undefined): string {
   return `Filtered view: ${parts.join(', ')}`;
 }
 
-export function writeAbout(sheets: Sheets, meta: ReportMeta, totals: Amounts[], lines: number, split: string[][], added: AboutRow[], options: WorkbookOptions) {
+export function writeAbout(
+  sheets: Sheets,
+  meta: ReportMeta,
+  totals: Amounts[],
+  lines: number,
+  split: string[][],
+  added: AboutRow[],
+  options: WorkbookOptions & { nameOrder: NameOrder },
+) {
   const worksheet = sheets.workbook.addWorksheet('About', sheets.print);
   worksheet.columns = [{ width: 34 }, { width: 22 }, { width: 22 }, { width: 22 }, { width: 22 }];
   const perSheet = sheets.maxRows - 1;
@@ -42,6 +51,12 @@ export function writeAbout(sheets: Sheets, meta: ReportMeta, totals: Amounts[], 
     { values: [`Exported at (${exported.zone})`, exported.value] },
     { values: ['Closebook version', options.appVersion] },
     { values: ['Scope', describeFilter(options.filter)] },
+    {
+      values: [
+        'Names sorted as',
+        `${nameOrderText(options.nameOrder)}, the profile's order: organizations, services and subscriptions, in every sheet as in Closebook's views and CSV files.`,
+      ],
+    },
     { values: ['Organizations in report', meta.counts.organizations] },
     { values: ['Services in report', meta.counts.services] },
     { values: ['Subscriptions in report', meta.counts.subscriptions] },

@@ -30,7 +30,7 @@ export async function writeServices(sheets: Sheets, ledger: Ledger, lines: Lines
      JOIN organization o ON o.org_no = s.org_no
      LEFT JOIN organization_group_names g ON g.org_key = o.org_key
      GROUP BY o.org_rank, o.org_key, s.service_id, s.service_name, a.currency, a.customer_currency
-     ORDER BY o.org_rank, lower(s.service_name), s.service_id, a.customer_currency, a.currency`,
+     ORDER BY o.org_rank, min(s.name_rank), s.service_id, a.customer_currency, a.currency`,
     lines.params,
   )) {
     for (const row of SERVICE_ROW.all(rows)) {

@@ -5,7 +5,9 @@ import { ChecklistPanel } from './ChecklistPanel';
 import { InvoicesPanel } from './InvoicesPanel';
 import { CloseHeader } from './CloseHeader';
 import { ComparePanel } from './ComparePanel';
-import { type ExceptionGrouping, type ExceptionShown, ExceptionsPanel } from './ExceptionsPanel';
+import { type ExceptionShown, ExceptionsPanel } from './ExceptionsPanel';
+import type { ExceptionGrouping } from '@shared/contract';
+import { useUiSettings } from '../reports/use-report-data';
 import { RatesPanel } from './RatesPanel';
 import type { ShowInReport } from './ExceptionRow';
 import { RestatementPanel } from './RestatementPanel';
@@ -34,7 +36,12 @@ export function CloseScreen({
 }): React.JSX.Element {
   const close = useMonthClose(meta.id);
   const [tab, setTab] = useState<Tab>('exceptions');
-  const [groupBy, setGroupBy] = useState<ExceptionGrouping>('finding');
+  // By finding or by rule: remembered between sessions, with the report's columns.
+  const groupBy = useUiSettings((state) => state.settings.exceptionGrouping);
+  const saveSettings = useUiSettings((state) => state.save);
+  const loadSettings = useUiSettings((state) => state.load);
+  useEffect(() => void loadSettings(), [loadSettings]);
+  const setGroupBy = (exceptionGrouping: ExceptionGrouping) => saveSettings({ exceptionGrouping });
   useEffect(() => {
     if (exceptionShown) setTab('exceptions');
   }, [exceptionShown]);

@@ -21,6 +21,7 @@ import { ExceptionRow, NoteForm, type ShowInReport } from './ExceptionRow';
 import { FindingRow } from './FindingRow';
 import { bySeverity, groupFindings } from '@shared/model/findings';
 import type { MonthCloseState } from './use-month-close';
+import type { ExceptionGrouping } from '@shared/contract';
 
 /** Rows drawn per group before "Show more": a month of a million lines may have thousands of exceptions of one rule. */
 const ROWS_PER_GROUP = 100;
@@ -44,9 +45,6 @@ interface Props {
   groupBy: ExceptionGrouping;
   onGroupBy: (groupBy: ExceptionGrouping) => void;
 }
-
-/** By finding (one customer's service in one currency: one cause, its reasons together) or by rule (to accept a whole price-list update at once). */
-export type ExceptionGrouping = 'finding' | 'rule';
 
 const GROUPINGS: readonly { id: ExceptionGrouping; label: string; title: string }[] = [
   { id: 'finding', label: 'Findings', title: "One customer's service in one currency: its reasons together" },

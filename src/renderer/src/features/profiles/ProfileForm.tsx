@@ -7,6 +7,8 @@ import { ErrorNote } from '@renderer/components/ErrorNote';
 import { Field } from '@renderer/components/Field';
 import { FormActions } from '@renderer/components/FormActions';
 import { useAction } from '@renderer/hooks/use-action';
+import { userLocale } from '@renderer/components/format-time';
+import { nameOrderOfLocale } from '@shared/model/name-order';
 
 interface Props {
   profile?: ProfileView | undefined;
@@ -33,6 +35,8 @@ export function ProfileForm({ profile, onSaved, onCancel }: Props): React.JSX.El
         }
       : EMPTY,
   );
+  // Kept as it is (set in the Profiles table); a new profile sorts names as the user's language does.
+  const nameOrder = profile ? profile.nameOrder : nameOrderOfLocale(userLocale);
   // A profile for a machine with no keychain reads its secrets from two environment variables at each use.
   const [envPrefix, setEnvPrefix] = useState<string | null>(profile?.secretsFromEnv?.prefix ?? null);
   const [apiSecret, setApiSecret] = useState('');
@@ -55,7 +59,11 @@ export function ProfileForm({ profile, onSaved, onCancel }: Props): React.JSX.El
   const submit = async (event: React.FormEvent) => {
     event.preventDefault();
     clearError();
-    const parsed = ProfileFields.safeParse({ ...fields, ...(envPrefix !== null ? { secretsFromEnv: { prefix: envPrefix } } : {}) });
+    const parsed = ProfileFields.safeParse({
+      ...fields,
+      ...(nameOrder ? { nameOrder } : {}),
+      ...(envPrefix !== null ? { secretsFromEnv: { prefix: envPrefix } } : {}),
+    });
     const localErrors = parsed.success ? {} : fieldErrorsFromZod(parsed.error);
     const needsSecrets = envPrefix === null && (isNew || Boolean(profile.secretsFromEnv));
     if (needsSecrets && !apiSecret) localErrors.apiSecret = 'is required';

@@ -7,6 +7,7 @@ import { useAction } from '@renderer/hooks/use-action';
 import { useNow } from '@renderer/hooks/use-now';
 import { useAppStore } from '@renderer/stores/app-store';
 import { ProfileForm } from './ProfileForm';
+import { NAME_ORDERS, NameOrder } from '@shared/model/name-order';
 import { TeamLedgerPanel } from './TeamLedgerPanel';
 import { lastMonth } from '../reports/format';
 import { useReportJobs } from '../reports/report-jobs-store';
@@ -73,6 +74,9 @@ export function ProfilesScreen(): React.JSX.Element {
       setTest({ profileId: profile.id, status: 'failed', message: errorMessage(error) });
     }
   };
+
+  const setNameOrder = (profileId: string, nameOrder: NameOrder) =>
+    run(async () => applyProfiles(await call('profiles:set-name-order', { profileId, nameOrder })), 'name-order');
 
   const remove = async (profileId: string) => {
     setConfirmDelete(null);
@@ -148,13 +152,14 @@ export function ProfilesScreen(): React.JSX.Element {
       ) : null}
 
       {profiles.length > 0 ? (
-        <table className="grid" aria-label="Profiles">
+        <table className="grid grid--wrap" aria-label="Profiles">
           <thead>
             <tr>
               <th>Name</th>
               <th>Service</th>
               <th>Username</th>
               <th>Secrets</th>
+              <th>Names sorted as</th>
               <th className="actions-col">Actions</th>
             </tr>
           </thead>
@@ -170,6 +175,20 @@ export function ProfilesScreen(): React.JSX.Element {
                 <td>{profile.username}</td>
                 <td>
                   <SecretsWhere profile={profile} />
+                </td>
+                <td>
+                  <select
+                    aria-label={`Names sorted as, ${profile.name}`}
+                    title="The order of customers, services and subscriptions in this profile's reports, Invoicing, workbooks and CSV files"
+                    value={profile.namesSortedAs}
+                    onChange={(event) => void setNameOrder(profile.id, NameOrder.parse(event.target.value))}
+                  >
+                    {Object.entries(NAME_ORDERS).map(([id, { language, sample }]) => (
+                      <option key={id} value={id}>
+                        {language} ({sample})
+                      </option>
+                    ))}
+                  </select>
                 </td>
                 <td className="actions-col">
                   {profile.id !== activeProfileId ? (

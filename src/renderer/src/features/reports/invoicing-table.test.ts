@@ -6,6 +6,7 @@ function row(organization: string, currency: string, amount: string, extra: Part
   return {
     key: `${organization}|${currency}`,
     organization,
+    nameRank: 0,
     customerNumber: `C-${organization}`,
     orgId: organization,
     groups: [],
@@ -55,6 +56,18 @@ describe('sorting invoicing rows', () => {
       row('c', 'SEK', '1', { costs: [{ currency: 'SEK', amount: '20' }] }),
     ];
     expect(names(sortInvoiceRows(costs, { key: 'cost', direction: 'desc' }))).toEqual(['b SEK', 'c SEK', 'a SEK']);
+  });
+
+  it('sorts names in the report’s name order (the profile’s: Å after Z in Swedish), not the screen’s language', () => {
+    const swedish = [
+      row('Åkerberg AB', 'SEK', '1', { nameRank: 3 }),
+      row('Zeta AB', 'SEK', '1', { nameRank: 2 }),
+      row('Alpha AB', 'EUR', '1', { nameRank: 1 }),
+    ];
+    expect(sortInvoiceRows(swedish, { key: 'organization', direction: 'asc' }).map((r) => r.organization)).toEqual(['Alpha AB', 'Zeta AB', 'Åkerberg AB']);
+    expect(sortInvoiceRows(swedish, { key: 'organization', direction: 'desc' }).map((r) => r.organization)).toEqual(['Åkerberg AB', 'Zeta AB', 'Alpha AB']);
+    // Ties of another column fall back to the same order.
+    expect(sortInvoiceRows(swedish, { key: 'lines', direction: 'asc' }).map((r) => r.organization)).toEqual(['Alpha AB', 'Zeta AB', 'Åkerberg AB']);
   });
 
   it('sorts customer numbers as people read them (C-9 before C-10)', () => {

@@ -62,7 +62,7 @@ function compareText(a: InvoiceRow, b: InvoiceRow, key: InvoiceSortKey): number 
     case 'customerNumber':
       return collator.compare(a.customerNumber, b.customerNumber);
     case 'organization':
-      return collator.compare(a.organization, b.organization);
+      return a.nameRank - b.nameRank; // the report's name order, as the tree and the files have it
     case 'groups':
       return collator.compare(a.groups.join(', '), b.groups.join(', '));
     case 'currency':
@@ -76,13 +76,9 @@ function compareText(a: InvoiceRow, b: InvoiceRow, key: InvoiceSortKey): number 
   }
 }
 
-/** Ties read in a stable, familiar order: organization, then currency. */
+/** Ties read in a stable, familiar order: organization (in the report's name order), then currency. */
 function tieBreak(a: InvoiceRow, b: InvoiceRow): number {
-  return (
-    collator.compare(a.organization, b.organization) ||
-    (a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : 0) ||
-    (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)
-  );
+  return a.nameRank - b.nameRank || (a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : 0) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
 }
 
 /**

@@ -2,6 +2,7 @@ import { create } from 'zustand';
 import type { ChannelOutput } from '@shared/contract';
 import { filterIdentity, type ReportFilter } from '@shared/report-filter';
 import { call } from '@renderer/bridge';
+import { useAppStore } from '@renderer/stores/app-store';
 import { type LatestAnswer, useLatestAnswer } from '@renderer/hooks/use-latest-answer';
 import type { InvoiceSort } from './invoicing-table';
 
@@ -9,6 +10,10 @@ export type Invoicing = ChannelOutput<'reports:invoicing'>;
 
 // The last answer only: the view and its printout share it (a report may have 20,000 organizations; one copy is enough).
 let last: { key: string; answer: Promise<Invoicing> } | null = null;
+// Profiles changed (one's name order, which sorts its months' rows): the kept answer may be in the order of before.
+useAppStore.subscribe((state, previous) => {
+  if (state.profiles !== previous.profiles) last = null;
+});
 
 /** The Invoicing rows and totals of a report for a filter; asked once and shared by the view and the printout. */
 export function loadInvoicing(reportId: string, filter: ReportFilter): Promise<Invoicing> {

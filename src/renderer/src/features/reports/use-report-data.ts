@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { create } from 'zustand';
-import { type CurrencyTotalRow, DEFAULT_REPORT_COLUMNS, type TreeRow, type UiSettings } from '@shared/contract';
+import { type CurrencyTotalRow, type TreeRow, UiSettings } from '@shared/contract';
 import { call, errorMessage } from '@renderer/bridge';
 import { useChannelAnswer } from '@renderer/hooks/use-latest-answer';
 import { LatestWhenIdle } from './latest-when-idle';
@@ -114,7 +114,7 @@ interface UiSettingsState {
   save(change: Partial<UiSettings>): void;
 }
 
-const DEFAULT_SETTINGS: UiSettings = { reportColumns: DEFAULT_REPORT_COLUMNS, reportHierarchy: 'organization' };
+const DEFAULT_SETTINGS: UiSettings = UiSettings.parse({});
 let settingsLoad: Promise<void> | null = null;
 let changedBeforeLoad = false;
 

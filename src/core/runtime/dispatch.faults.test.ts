@@ -25,7 +25,7 @@ const ACCEPTED_PER_CHANNEL = 20;
 const ANSWER_WITHIN_MS = 30_000;
 
 /** Requests that change or remove what they name: aimed at the decoys, never at the protected profile, report and batch. */
-const DESTRUCTIVE: ReadonlySet<ChannelName> = new Set(['profiles:save', 'profiles:delete', 'reports:delete', 'reports:rename']);
+const DESTRUCTIVE: ReadonlySet<ChannelName> = new Set(['profiles:save', 'profiles:set-name-order', 'profiles:delete', 'reports:delete', 'reports:rename']);
 
 const { fixture, rejections } = serviceFixtureForFile();
 
@@ -62,7 +62,7 @@ function validInputs(f: ServiceFixture): Record<ChannelName, unknown[]> {
     ],
     'profiles:delete': [{ profileId: f.decoyProfile.id }],
     'profiles:set-active': [{ profileId: f.profile.id }],
-    'profiles:set-name-order': [{ profileId: f.profile.id, nameOrder: 'sv' }],
+    'profiles:set-name-order': [{ profileId: f.decoyProfile.id, nameOrder: 'sv' }],
     'profiles:test': [{ profileId: f.profile.id }],
     'demo:start': [{}],
     'organizations:list': [{ profileId: f.profile.id }],

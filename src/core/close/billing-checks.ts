@@ -4,6 +4,8 @@ import { type BillingException as SharedException, type CheckThresholds, type Se
 import { organizationKey } from '@shared/model/organization-key';
 import type { Submission, SubmissionSummary } from '@shared/schemas/consumption';
 import type { Ledger } from '../ledger/ledger';
+import { keptNameOrder } from '../ledger/name-ranks';
+import { collationOf } from '@shared/model/name-order';
 import { compareMonths, type MonthChange } from './month-compare';
 import { currenciesOf } from '@shared/model/currency-pair';
 import { roundToMinorUnit } from '@shared/currency';
@@ -386,7 +388,7 @@ function monthRules(changes: MonthChange[], thresholds: CheckThresholds): Billin
 
 /**
  * Every check over one saved month (and, where a rule needs it, the month before), exceptions first: high before
- * medium before low, then by organization.
+ * medium before low, then by organization in the month's name order (its profile's, ledger/name-ranks.ts).
  */
 export async function runBillingChecks(
   ledger: Ledger,
@@ -404,10 +406,8 @@ export async function runBillingChecks(
     ...(previousId ? monthRules(await (await compareMonths(ledger, previousId, reportId)).ruleChanges(thresholds.quantityJumpPercent), thresholds) : []),
     ...(consumption ? await consumptionDiffers(ledger, reportId, consumption) : []),
   ];
+  const names = new Intl.Collator(collationOf(await keptNameOrder(ledger, reportId)));
   return found.sort(
-    (a, b) =>
-      SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity] ||
-      a.organization.toLowerCase().localeCompare(b.organization.toLowerCase()) ||
-      a.id.localeCompare(b.id),
+    (a, b) => SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity] || names.compare(a.organization, b.organization) || a.id.localeCompare(b.id),
   );
 }

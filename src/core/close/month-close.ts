@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { BillingException as BillingExceptionSchema, type CloseLogEntry, type CloseState, MAX_CHANGES_SHOWN } from '@shared/schemas/month-close';
 import type { Ledger } from '../ledger/ledger';
+import { keptNameOrder } from '../ledger/name-ranks';
 import { KEPT_TABLES } from '../ledger/migrations/004-kept-comparisons';
 import { type Identity, type IdentityPort, workstationIdentity } from '../ports/identity';
 import { keepExceptions, keptExceptionsRow } from './queries/kept-checks';
@@ -303,13 +304,21 @@ export class MonthClose {
 
   /**
    * The month's exceptions: kept in the ledger under a key of everything the checks read — both months' reports
-   * and content hashes, the thresholds, the consumption batches counted and the rules' version — so they are
-   * found once; a change to any of them is another key. Two callers asking at once wait for the same checks.
+   * and content hashes, the thresholds, the consumption batches counted, the rules' version and the month's name
+   * order (they are listed in it) — so they are found once; a change to any of them is another key. Two callers
+   * asking at once wait for the same checks.
    */
   private async exceptions(reportId: string, previousId: string | null, thresholds: CheckThresholds): Promise<BillingException[]> {
     const ledger = await this.ledger();
     const months = [reportId, await keptContentHash(ledger, reportId), previousId, previousId && (await keptContentHash(ledger, previousId))];
-    const inputs = [RULES_VERSION, ...months, thresholds.marginDeviationPoints, thresholds.quantityJumpPercent, await consumptionVersion(this.consumption)];
+    const inputs = [
+      RULES_VERSION,
+      ...months,
+      thresholds.marginDeviationPoints,
+      thresholds.quantityJumpPercent,
+      await consumptionVersion(this.consumption),
+      await keptNameOrder(ledger, reportId),
+    ];
     const key = createHash('sha256').update(JSON.stringify(inputs)).digest('hex');
     let found = this.checking.get(key);
     if (!found) {

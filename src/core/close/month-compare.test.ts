@@ -3,6 +3,9 @@ import { money } from '@shared/money';
 import { ledgerWithMonth, type ServedEntries, testIdentity } from '@testing/ledger-month';
 import { ingestReport } from '../reports/report-ingest';
 import { compareMonths, type MonthChange, type MonthComparison } from './month-compare';
+import { runBillingChecks } from './billing-checks';
+import { rankNamesSql } from '../ledger/name-ranks';
+import { byName } from '@testing/name-order';
 
 type WireBillingEntry = ServedEntries[number];
 type WireItem = WireBillingEntry['organizations'][number]['services'][number]['items'][number];
@@ -185,6 +188,33 @@ describe('comparing two months', () => {
         });
     }
     expect(comparison.bridges.some((bridge) => !money(bridge.cost.effects.price).isZero() && !money(bridge.cost.effects.newLost).isZero())).toBe(true);
+  });
+
+  it('lists the changes, and the checks their exceptions, in the month’s name order: another order is another kept comparison', async () => {
+    const names = ['Zeta AB', 'Åkerberg AB', 'Alpha AB', 'Ørsted A/S', 'Öberg AB', 'Ärla AB', 'Plan 10 AB', 'Plan 9 AB'];
+    const { ledger } = await twoMonths((november) => {
+      const renamed = new Map<string, string>();
+      for (const { organization, item } of items(november)) {
+        if (!renamed.has(organization.orgId)) renamed.set(organization.orgId, names[renamed.size % names.length]!);
+        organization.name = renamed.get(organization.orgId)!;
+        const product = item.products[0]!;
+        reprice(item, product, { quantity: product.quantity + 7 }); // a change in every subscription, a jump in some
+      }
+    });
+    for (const order of ['sv', 'en'] as const) {
+      await ledger.write(async (transaction) => {
+        for (const statement of rankNamesSql(order)) await transaction.run(statement, [NOVEMBER]);
+      });
+      const organizations = (await allChanges(await compareMonths(ledger, OCTOBER, NOVEMBER))).map((change) => change.organization);
+      expect(new Set(organizations).size, order).toBeGreaterThan(4);
+      const inTurn = organizations.filter((name, at) => name !== organizations[at - 1]);
+      expect(inTurn, order).toEqual([...new Set(organizations)].sort(byName(order)));
+      const exceptions = await runBillingChecks(ledger, NOVEMBER, OCTOBER);
+      for (const severity of ['high', 'medium', 'low']) {
+        const named = exceptions.filter((exception) => exception.severity === severity && exception.organization).map((exception) => exception.organization);
+        expect(named, `${order} ${severity}`).toEqual([...named].sort(byName(order)));
+      }
+    }
   });
 
   it('finds no change between a month and itself', async () => {

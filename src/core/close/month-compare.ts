@@ -6,6 +6,8 @@ import { money } from '@shared/money';
 import type { Ledger } from '../ledger/ledger';
 import { KEPT_TABLES } from '../ledger/migrations/004-kept-comparisons';
 import { keptContentHash } from '../reports';
+import { keptNameOrder } from '../ledger/name-ranks';
+import type { NameOrder } from '@shared/model/name-order';
 import {
   forgetOldComparisons,
   keepComparison,
@@ -44,7 +46,7 @@ export interface MonthComparison {
 }
 
 /** What a kept comparison was made by: a change to how months are compared gives every pair a new key. */
-const COMPARE_VERSION = 2;
+const COMPARE_VERSION = 3;
 
 /** How many comparisons stay kept: a few months' worth, each a pair of months a user looked at. */
 const KEPT_COMPARISONS = 8;
@@ -65,10 +67,12 @@ export async function compareMonths(ledger: Ledger, beforeId: string, afterId: s
   // The SQL tells the months apart by report: one fetch against itself would read as all lost and all new.
   if (beforeId === afterId) throw new AppError('validation', 'A month is compared with another fetch or month: choose two different saved reports.');
   const hashes = [await keptContentHash(ledger, beforeId), await keptContentHash(ledger, afterId)];
+  // The changes are listed in the after month's name order (its profile's, ledger/name-ranks.ts): part of the key.
+  const order = await keptNameOrder(ledger, afterId);
   const key = createHash('sha256')
-    .update(JSON.stringify([COMPARE_VERSION, beforeId, afterId, ...hashes]))
+    .update(JSON.stringify([COMPARE_VERSION, beforeId, afterId, ...hashes, order]))
     .digest('hex');
-  const changeCount = (await keptChangeCount(ledger, key)) ?? (await made(ledger, beforeId, afterId, key));
+  const changeCount = (await keptChangeCount(ledger, key)) ?? (await made(ledger, beforeId, afterId, order, key));
   const read = async (from: number, count: number) => (await keptChangeRows(ledger, key, from, count)).map(changeOf);
   return {
     beforeId,
@@ -97,14 +101,14 @@ export async function compareMonths(ledger: Ledger, beforeId: string, afterId: s
   };
 }
 
-function made(ledger: Ledger, beforeId: string, afterId: string, key: string): Promise<number> {
+function made(ledger: Ledger, beforeId: string, afterId: string, order: NameOrder, key: string): Promise<number> {
   const inLedger = making.get(ledger) ?? new Map<string, Promise<number>>();
   making.set(ledger, inLedger);
   let changes = inLedger.get(key);
   if (!changes) {
     changes = ledger.derive(KEPT_TABLES, async (transaction) => {
       await forgetOldComparisons(transaction, KEPT_COMPARISONS - 1);
-      return keepComparison(transaction, beforeId, afterId, key, new Date().toISOString());
+      return keepComparison(transaction, beforeId, afterId, order, key, new Date().toISOString());
     });
     inLedger.set(key, changes);
     void changes.finally(() => inLedger.delete(key)).catch(() => undefined);

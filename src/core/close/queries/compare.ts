@@ -1,6 +1,8 @@
 import type { Ledger, LedgerTransaction } from '@core/ledger/ledger';
 import { currencyPairSql, ORG_KEY } from '@core/ledger/keys';
 import { type Row, rowShape } from '@core/ledger/rows';
+import { nameKeySql } from '@core/ledger/name-ranks';
+import type { NameOrder } from '@shared/model/name-order';
 
 /*
  * Two saved months compared (month-compare.ts) in SQL, kept in the ledger (migration 4): the month before is bound
@@ -66,14 +68,18 @@ const namedIn = (month: 1 | 2) => `
   JOIN subscriptions u ON u.report_id = $${month} AND u.subscription_no = l.subscription_no`;
 
 /**
- * Each changed key named, in the order shown (`ord`), with its kind and its sales effects, exact in DECIMAL: price
- * ((p₁ − p₀) × q₁), quantity ((q₁ − q₀) × p₀), new/lost, and "other" (the rest of the change), so that per currency
- * they add up to the total change to the last decimal. The same split of the cost (`cost_…`, by the unit cost k)
- * feeds the cost bridge; only the bridges keep it.
+ * Each changed key named, in the order shown (`ord`: organization, service and subscription by name in the after
+ * month's name order, each distinct name collated once and ranked; ids apart same-named ones), with its kind and
+ * its sales effects, exact in DECIMAL: price ((p₁ − p₀) × q₁), quantity ((q₁ − q₀) × p₀), new/lost, and "other"
+ * (the rest of the change), so that per currency they add up to the total change to the last decimal. The same
+ * split of the cost (`cost_…`, by the unit cost k) feeds the cost bridge; only the bridges keep it.
  */
-const KEEP_NAMED_CHANGES = `
+const keepNamedChanges = (order: NameOrder) => `
   CREATE OR REPLACE TEMP TABLE compare_named AS
-  WITH named AS (${namedIn(2)} UNION ALL ${namedIn(1)} WHERE c.line1 IS NULL),
+  WITH named AS MATERIALIZED (${namedIn(2)} UNION ALL ${namedIn(1)} WHERE c.line1 IS NULL),
+  ranked AS (
+    SELECT name, dense_rank() OVER (ORDER BY ${nameKeySql('name', order)}, name) AS name_rank
+    FROM (SELECT organization AS name FROM named UNION SELECT service FROM named UNION SELECT subscription FROM named)),
   effects AS (
     SELECT *,
       CASE WHEN q0 IS NULL THEN 'new' WHEN q1 IS NULL THEN 'lost' WHEN q0 <> q1 THEN 'quantity'
@@ -85,11 +91,11 @@ const KEEP_NAMED_CHANGES = `
       CASE WHEN q0 IS NOT NULL AND q1 IS NOT NULL AND k0 IS NOT NULL AND k1 IS NOT NULL THEN (q1 - q0) * k0 ELSE 0 END AS cost_quantity_effect,
       CASE WHEN q0 IS NULL THEN c1 WHEN q1 IS NULL THEN -c0 ELSE 0 END AS cost_new_lost_effect
     FROM named)
-  SELECT row_number() OVER (ORDER BY lower(organization), org_key, lower(service), service_id, lower(subscription), subscription_id, product_id,
-      currency, customer_currency) AS ord, *,
+  SELECT row_number() OVER (ORDER BY o.name_rank, org_key, v.name_rank, service_id, u.name_rank, subscription_id, product_id, currency, customer_currency) AS ord,
+    e.*,
     CASE WHEN kind IN ('new', 'lost') THEN 0 ELSE (s1 - s0) - price_effect - quantity_effect END AS other_effect,
     CASE WHEN kind IN ('new', 'lost') THEN 0 ELSE (c1 - c0) - cost_price_effect - cost_quantity_effect END AS cost_other_effect
-  FROM effects`;
+  FROM effects e JOIN ranked o ON o.name = e.organization JOIN ranked v ON v.name = e.service JOIN ranked u ON u.name = e.subscription`;
 
 /**
  * A new or lost line whose whole subscription, service or organization is new or lost is reported once, at the
@@ -160,14 +166,21 @@ const KEEP_BRIDGES = `
   FROM compare_named GROUP BY ALL`;
 
 /** Compares the months in steps (each within the ledger's memory) and keeps the result under `key`; the number of changes. */
-export async function keepComparison(transaction: LedgerTransaction, beforeId: string, afterId: string, key: string, madeAt: string): Promise<number> {
+export async function keepComparison(
+  transaction: LedgerTransaction,
+  beforeId: string,
+  afterId: string,
+  order: NameOrder,
+  key: string,
+  madeAt: string,
+): Promise<number> {
   const months = [beforeId, afterId];
   // Each step's table is let go once the next has read it: they are held in memory.
   const drop = (table: string) => transaction.run(`DROP TABLE temp.${table}`);
   await transaction.run(NUMBER_SUBSCRIPTIONS, months);
   await transaction.run(KEEP_CHANGED_KEYS, months);
   await drop('compare_subscriptions');
-  await transaction.run(KEEP_NAMED_CHANGES, months);
+  await transaction.run(keepNamedChanges(order), months);
   await drop('compare_changed');
   await transaction.run(KEEP_LEVELS, months);
   await transaction.run(KEEP_CHANGES, [key]);

@@ -78,7 +78,8 @@ function textOf(change: MonthChange, key: ChangeSortKey): string {
 
 /**
  * The changes in a stable order: amounts within their currency pair (a missing side last in either direction),
- * text A→Z by the user's locale; ties by organization, so equal keys keep a readable order.
+ * text A→Z by the user's locale, organizations in the order the comparison lists them (the month's name order, its
+ * profile's, as every other list of the month); ties by organization, so equal keys keep a readable order.
  */
 export function sortChanges(changes: readonly MonthChange[], sort: ChangeSort): MonthChange[] {
   const sign = sort.direction === 'asc' ? 1 : -1;
@@ -99,10 +100,10 @@ export function sortChanges(changes: readonly MonthChange[], sort: ChangeSort): 
         if (order !== 0) return order * sign;
       }
     } else {
-      const order = collator.compare(a.text, b.text);
+      const order = sort.key === 'organization' ? a.index - b.index : collator.compare(a.text, b.text);
       if (order !== 0) return order * sign;
     }
-    return collator.compare(a.change.organization, b.change.organization) || a.index - b.index;
+    return a.index - b.index;
   });
   return keyed.map((entry) => entry.change);
 }

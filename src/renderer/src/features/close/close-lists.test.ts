@@ -29,23 +29,24 @@ function exception(fields: Partial<BillingException> & Pick<BillingException, 'r
 const review = (state: 'accepted' | 'resolved') => ({ exceptionId: 'x', state, note: 'ok', reviewedBy: 'anna', reviewedAt: '2026-11-05T09:00:00.000Z' });
 
 describe('the exception list', () => {
+  // As the checks list them: most severe first, then by organization in the month's name order (Swedish here).
   const list = [
-    exception({ rule: 'unit-price-changed', severity: 'low', organization: 'Beta', message: 'b' }),
     exception({ rule: 'negative-margin', severity: 'high', organization: 'Zeta', message: 'z', review: review('accepted') }),
-    exception({ rule: 'quantity-jump', severity: 'medium', organization: 'Alpha', customerNumber: 'C-7', product: 'Seats' }),
-    exception({ rule: 'negative-margin', severity: 'high', organization: 'alpha', message: 'a' }),
     exception({ rule: 'unbilled', severity: 'high', organization: 'Gamma', review: review('resolved') }),
+    exception({ rule: 'negative-margin', severity: 'high', organization: 'Åkerberg', message: 'a' }),
+    exception({ rule: 'quantity-jump', severity: 'medium', organization: 'Alpha', customerNumber: 'C-7', product: 'Seats' }),
+    exception({ rule: 'unit-price-changed', severity: 'low', organization: 'Beta', message: 'b' }),
   ];
 
-  it('groups by rule, most severe first, organizations A→Z inside a group', () => {
+  it('groups by rule, most severe first, organizations inside a group as the checks list them (the month’s name order)', () => {
     const groups = groupByRule(list);
     expect(groups.map((group) => group.rule)).toEqual(['negative-margin', 'unbilled', 'quantity-jump', 'unit-price-changed']);
-    expect(groups[0]!.exceptions.map((item) => item.organization)).toEqual(['alpha', 'Zeta']);
+    expect(groups[0]!.exceptions.map((item) => item.organization)).toEqual(['Zeta', 'Åkerberg']);
     expect(groups[0]!.explanation).toBe('negative-margin in plain words');
   });
 
   it('filters by review state, severity, rule and text', () => {
-    expect(filterExceptions(list, { review: 'open' }).map((item) => item.organization)).toEqual(['Beta', 'Alpha', 'alpha']);
+    expect(filterExceptions(list, { review: 'open' }).map((item) => item.organization)).toEqual(['Åkerberg', 'Alpha', 'Beta']);
     expect(filterExceptions(list, { review: 'accepted' }).map((item) => item.organization)).toEqual(['Zeta']);
     expect(filterExceptions(list, { review: 'resolved' }).map((item) => item.organization)).toEqual(['Gamma']);
     expect(filterExceptions(list, { review: 'all', severity: 'high' })).toHaveLength(3);
@@ -134,7 +135,11 @@ describe('the changes table', () => {
     expect(byBefore.map((item) => item.organization)).toEqual(['Gamma', 'Delta', 'Beta', 'alpha']);
     const byBeforeDesc = sortChanges(changes, { key: 'before', direction: 'desc' });
     expect(byBeforeDesc.map((item) => item.organization)).toEqual(['Gamma', 'Beta', 'Delta', 'alpha']);
-    expect(sortChanges(changes, { key: 'organization', direction: 'asc' }).map((item) => item.organization)).toEqual(['alpha', 'Beta', 'Delta', 'Gamma']);
+    // Organizations in the order the comparison lists them (the month's name order), either way round.
+    expect(sortChanges(changes, { key: 'organization', direction: 'asc' }).map((item) => item.organization)).toEqual(changes.map((item) => item.organization));
+    expect(sortChanges(changes, { key: 'organization', direction: 'desc' }).map((item) => item.organization)).toEqual(
+      changes.map((item) => item.organization).reverse(),
+    );
     expect(sortChanges(changes, { key: 'kind', direction: 'asc' }).map((item) => item.kind)).toEqual(['new', 'lost', 'quantity', 'price']);
   });
 

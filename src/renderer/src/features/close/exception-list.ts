@@ -66,8 +66,9 @@ export interface RuleGroup {
 const collator = new Intl.Collator(userLocale, { numeric: true, sensitivity: 'base' });
 
 /**
- * The exceptions grouped by rule, the groups by severity (high first) and then title, the exceptions in each by
- * organization and then message, so the same month always reads in the same order.
+ * The exceptions grouped by rule, the groups by severity (high first) and then title, the exceptions in each in the
+ * order the checks list them: by organization in the month's name order (its profile's), as every other list of
+ * the month, so the same month always reads in the same order.
  */
 export function groupByRule(exceptions: readonly BillingException[]): RuleGroup[] {
   const groups = new Map<string, RuleGroup>();
@@ -80,8 +81,6 @@ export function groupByRule(exceptions: readonly BillingException[]): RuleGroup[
     group.exceptions.push(exception);
   }
   const rank = (severity: Severity) => SEVERITIES.indexOf(severity);
-  for (const group of groups.values())
-    group.exceptions.sort((a, b) => collator.compare(a.organization, b.organization) || collator.compare(a.message, b.message));
   return [...groups.values()].sort((a, b) => rank(a.severity) - rank(b.severity) || collator.compare(a.title, b.title));
 }
 

@@ -1,11 +1,12 @@
 import { z } from 'zod';
 
 /**
- * How names are put in order (a profile's "Sort names as"): the rules of a language, as ICU collates them, with the
- * numbers in a name compared by value ("Plan 9" before "Plan 10"). The tree, the Invoicing view, the workbook and
- * the CSV all sort by it, and the workbook's About sheet names it, so a file can be made again in the same order.
- * Each id is the ICU locale DuckDB collates with: Norwegian is `no`, whose rules DuckDB's ICU data carries (its `nb`
- * falls back to the root order, Å among the A's). Each has its language and, as a sample, a few letters in its order.
+ * How names are put in order (a profile's "Names sorted as", in Settings): the rules of a language, as ICU collates
+ * them, with the numbers in a name compared by value ("Plan 9" before "Plan 10"). The tree, the Invoicing view, the
+ * workbook, the CSV and the Close screen all sort by it, and the workbook's About sheet names it, so a file can be
+ * made again in the same order. Each id is the ICU locale DuckDB collates with: Norwegian is `no`, whose rules
+ * DuckDB's ICU data carries (its `nb` falls back to the root order, Å among the A's). Each has its language and, as a
+ * sample, a few letters in its order.
  */
 export const NAME_ORDERS = {
   en: { language: 'English', sample: 'A Å Ä … Z' },
@@ -25,7 +26,10 @@ export const NAME_ORDERS = {
 export const NameOrder = z.enum(Object.keys(NAME_ORDERS) as [keyof typeof NAME_ORDERS, ...(keyof typeof NAME_ORDERS)[]]);
 export type NameOrder = z.infer<typeof NameOrder>;
 
-/** The order a profile without its own takes: English, the rules most names written in Latin letters read in. */
+/**
+ * English: the order of a language without rules of its own here, and of months saved before names had an order
+ * (ranked again in their profile's at their first read).
+ */
 export const FALLBACK_NAME_ORDER: NameOrder = 'en';
 
 /** The name order of a locale ("sv-SE" → sv, "nb-NO" and "nn" → no); a language without its own rules here sorts as English. */
@@ -41,7 +45,7 @@ export function collationOf(order: NameOrder): string {
   return `${order}-u-kn-true`;
 }
 
-/** The order in words, as the About sheet and the profile form name it: "Swedish (ICU collation sv-u-kn-true)". */
+/** The order in words, as the About sheet names it: "Swedish (ICU collation sv-u-kn-true, numbers by value)". */
 export function nameOrderText(order: NameOrder): string {
   return `${NAME_ORDERS[order].language} (ICU collation ${collationOf(order)}, numbers by value)`;
 }

@@ -5,6 +5,7 @@ import { ErrorNote } from '@renderer/components/ErrorNote';
 import { formatCount } from '@renderer/components/format-number';
 import { useAction } from '@renderer/hooks/use-action';
 import { useActiveProfile, useAppStore } from '@renderer/stores/app-store';
+import { FALLBACK_NAME_ORDER } from '@shared/model/name-order';
 import { OrganizationForm } from './OrganizationForm';
 import { customerNumberHolder, missingFromList, type OrganizationSort, type OrganizationSortKey, visibleOrganizations } from './organization-list';
 
@@ -52,7 +53,8 @@ export function OrganizationsScreen(): React.JSX.Element {
     void refresh();
   }, [refresh]);
 
-  const rows = useMemo(() => visibleOrganizations(organizations ?? [], query, sort), [organizations, query, sort]);
+  const nameOrder = profile?.namesSortedAs ?? FALLBACK_NAME_ORDER;
+  const rows = useMemo(() => visibleOrganizations(organizations ?? [], query, sort, nameOrder), [organizations, query, sort, nameOrder]);
   const missing = useMemo(() => (organizations && inReport ? missingFromList(organizations, inReport.organizations) : []), [organizations, inReport]);
   const createdListed = Boolean(created && rows.some((organization) => organization.orgId === created.orgId));
 

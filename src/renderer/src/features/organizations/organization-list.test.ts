@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { OrganizationSummary } from '@shared/schemas/organization';
-import { customerNumberHolder, missingFromList } from './organization-list';
+import { customerNumberHolder, missingFromList, visibleOrganizations } from './organization-list';
 
 const listed: OrganizationSummary[] = [{ orgId: 'a', name: 'Aurora AB', customerNumber: 'C-1000' }];
 const inReport = {
@@ -24,5 +24,29 @@ describe("the service's list beside the newest saved month", () => {
     expect(customerNumberHolder('C-1001', listed, inReport)).toEqual({ name: 'Birch Oy', where: 'billed in Billing 2026-10 · Acme' });
     expect(customerNumberHolder('C-2000', listed, inReport)).toBeNull();
     expect(customerNumberHolder('', listed, inReport)).toBeNull();
+  });
+});
+
+describe('the organizations list', () => {
+  const organizations: OrganizationSummary[] = [
+    { orgId: '1', name: 'Åkerberg AB', customerNumber: 'C-10', city: 'Umeå' },
+    { orgId: '2', name: 'Zeta Oy', customerNumber: 'C-9' },
+    { orgId: '3', name: 'Alpha AS', customerNumber: 'C-100' },
+  ];
+  const names = (order: 'sv' | 'en', direction: 'asc' | 'desc' = 'asc') =>
+    visibleOrganizations(organizations, '', { key: 'name', direction }, order).map((organization) => organization.name);
+
+  it('sorts names in the profile’s order: Å after Z in Swedish, among the A’s in English; numbers by value', () => {
+    expect(names('sv')).toEqual(['Alpha AS', 'Zeta Oy', 'Åkerberg AB']);
+    expect(names('sv', 'desc')).toEqual(['Åkerberg AB', 'Zeta Oy', 'Alpha AS']);
+    expect(names('en')).toEqual(['Åkerberg AB', 'Alpha AS', 'Zeta Oy']);
+    const numbers = visibleOrganizations(organizations, '', { key: 'customerNumber', direction: 'asc' }, 'sv').map(
+      (organization) => organization.customerNumber,
+    );
+    expect(numbers).toEqual(['C-9', 'C-10', 'C-100']);
+  });
+
+  it('finds without diacritics, in any field it searches', () => {
+    expect(visibleOrganizations(organizations, 'umea', { key: 'name', direction: 'asc' }, 'sv').map((organization) => organization.orgId)).toEqual(['1']);
   });
 });

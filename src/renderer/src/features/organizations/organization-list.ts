@@ -1,4 +1,5 @@
 import { foldForSearch } from '@shared/search-fold';
+import { collationOf, type NameOrder } from '@shared/model/name-order';
 import type { OrganizationsInReport, OrganizationSummary } from '@shared/schemas/organization';
 
 export type OrganizationSortKey = 'name' | 'customerNumber' | 'countryCode' | 'primaryDomain' | 'contactEmail';
@@ -7,10 +8,11 @@ export interface OrganizationSort {
   direction: 'asc' | 'desc';
 }
 
-const collator = new Intl.Collator(undefined, { sensitivity: 'base', numeric: true });
-
-/** Search (name, customer number, domain, e-mail, city, groups) then sort; the UI shows "N of M". */
-export function visibleOrganizations(organizations: OrganizationSummary[], query: string, sort: OrganizationSort): OrganizationSummary[] {
+/**
+ * Search (name, customer number, domain, e-mail, city, groups) then sort, in the profile's name order (as its months'
+ * lists are; numbers by value, C-9 before C-10); the UI shows "N of M".
+ */
+export function visibleOrganizations(organizations: OrganizationSummary[], query: string, sort: OrganizationSort, order: NameOrder): OrganizationSummary[] {
   const words = foldForSearch(query.trim()).split(/\s+/).filter(Boolean);
   const matches = words.length
     ? organizations.filter((organization) => {
@@ -30,6 +32,7 @@ export function visibleOrganizations(organizations: OrganizationSummary[], query
       })
     : organizations;
   const factor = sort.direction === 'asc' ? 1 : -1;
+  const collator = new Intl.Collator(collationOf(order), { sensitivity: 'base' });
   return [...matches].sort((a, b) => factor * collator.compare(a[sort.key] ?? '', b[sort.key] ?? ''));
 }
 

@@ -251,6 +251,21 @@ describe('a connection given for one run (ephemeral profile)', () => {
     await expect(service.handlers['profiles:test']({ profileId })).rejects.toMatchObject({ code: 'auth' });
   });
 
+  it('is never given a name order it cannot keep: setting one is refused, not reported done', async () => {
+    const twin = await startTwin();
+    cleanups.push(() => twin.close());
+    const c = twin.credentials;
+    const { service, ports } = await setup({ environment: { ACME_API_SECRET: c.apiSecret, ACME_PASSWORD: c.password } });
+    const fields = { baseUrl: twin.baseUrl, clientId: c.clientId, username: c.username, resellerId: c.resellerId, sellerId: c.sellerId };
+    const profileId = service.profiles.useEphemeral(fields, { kind: 'environment', prefix: 'ACME' });
+    await expect(service.handlers['profiles:set-name-order']({ profileId, nameOrder: 'sv' })).rejects.toMatchObject({ code: 'not-found' });
+    await expect(readFile(join(ports.dataDir, 'profiles.json'), 'utf8')).rejects.toMatchObject({ code: 'ENOENT' });
+    // A saved profile keeps it, and says so.
+    const saved = await twinProfile(service, twin);
+    const state = await service.handlers['profiles:set-name-order']({ profileId: saved.id, nameOrder: 'sv' });
+    expect(state.profiles.find((profile) => profile.id === saved.id)).toMatchObject({ nameOrder: 'sv', namesSortedAs: 'sv' });
+  });
+
   it('refuses at once when the environment lacks its secrets, naming the variables', async () => {
     const { service } = await setup({ environment: {} });
     const fields = { baseUrl: 'https://billing.example.com', clientId: 'c', username: 'u', resellerId: '7c9e6679-7425-40de-944b-e07fc1f90ae7', sellerId: '' };

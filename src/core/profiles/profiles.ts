@@ -10,6 +10,8 @@ import { type NameOrder, nameOrderOfLocale } from '@shared/model/name-order';
 
 export const DEMO_PROFILE_NAME = 'Demo';
 
+const PROFILE_GONE = 'That profile no longer exists. Pick another one in Profiles.';
+
 /**
  * Where a profile's two secrets come from: the OS keychain (saved profiles), or environment variables read at each
  * use and never stored (`PREFIX_API_SECRET`, `PREFIX_PASSWORD`; for headless runs with no keychain).
@@ -41,7 +43,7 @@ export class Profiles {
     if (ephemeral) return ephemeral.profile;
     const file = await this.store.read();
     const profile = file.profiles.find((candidate) => candidate.id === profileId);
-    if (!profile) throw new AppError('not-found', 'That profile no longer exists. Pick another one in Profiles.');
+    if (!profile) throw new AppError('not-found', PROFILE_GONE);
     return profile;
   }
 
@@ -151,11 +153,12 @@ export class Profiles {
 
   /** Sets how a profile's months sort names; a demo profile too (it has nothing else to edit). */
   async setNameOrder(profileId: string, nameOrder: NameOrder): Promise<ProfilesState> {
-    await this.get(profileId);
     const now = new Date(this.ports.clock.now()).toISOString();
     await this.store.update((file) => {
+      // A saved profile only (one given on the command line is never saved): otherwise nothing would be, silently.
       const profile = file.profiles.find((candidate) => candidate.id === profileId);
-      if (profile) Object.assign(profile, { nameOrder, updatedAt: now });
+      if (!profile) throw new AppError('not-found', PROFILE_GONE);
+      Object.assign(profile, { nameOrder, updatedAt: now });
     });
     return this.state();
   }

@@ -54,7 +54,8 @@ export interface Service {
 export function createService(ports: Ports): Service {
   const events = new EventHub();
   const ledger = new LedgerHandle(ports.dataDir, ports.log);
-  const profiles = createProfiles(ports, events);
+  // A profile's name order sorts its months: after a change to profiles, the reports ask for it again.
+  const profiles = createProfiles(ports, events, () => reports.api.profilesChanged());
   const consumption = createConsumption(ports, events, profiles.profiles, profiles.connections, ledger.get);
   // The team ledger shares months through the reports' own file format (made below: reached when first used).
   const team = createTeamLedger(ports, events, ledger.get, {
@@ -111,8 +112,6 @@ export function createService(ports: Ports): Service {
   return {
     handlers: {
       ...profiles.handlers,
-      // A profile's name order sorts its months: after a change to profiles, the reports ask for it again.
-      ...followedBy(profiles.handlers, ['profiles:save', 'profiles:set-name-order', 'profiles:delete'], () => reports.api.profilesChanged()),
       ...organizations.handlers,
       ...reports.handlers,
       ...consumption.handlers,
@@ -163,18 +162,4 @@ export function createService(ports: Ports): Service {
       await ledger.close();
     },
   };
-}
-
-/** The handlers of `channels`, each followed by `after` once it succeeded. */
-function followedBy<H extends Partial<ServiceHandlers>, C extends keyof H & keyof ServiceHandlers>(handlers: H, channels: C[], after: () => void): Pick<H, C> {
-  const wrapped: Partial<H> = {};
-  for (const channel of channels) {
-    const handler = handlers[channel] as unknown as (input: unknown) => Promise<unknown>;
-    wrapped[channel] = (async (input: unknown) => {
-      const output = await handler(input);
-      after();
-      return output;
-    }) as H[C];
-  }
-  return wrapped as Pick<H, C>;
 }

@@ -35,11 +35,17 @@ export function rankNamesSql(order: NameOrder, report: 'one' | 'all' = 'one'): s
   ];
 }
 
-const KEPT = rowShape({ name_order: 'text?' });
+const KEPT = rowShape({ profile_id: 'text', name_order: 'text?' });
+
+/** A report's profile and the order its names are ranked in now (null if none can be read); undefined: no such report. */
+export async function keptNames(ledger: Pick<Ledger, 'all'>, reportId: string): Promise<{ profileId: string; order: NameOrder | null } | undefined> {
+  const [row] = KEPT.all(await ledger.all('SELECT profile_id, name_order FROM reports WHERE report_id = $1', [reportId]));
+  if (!row) return undefined;
+  const order = NameOrder.safeParse(row.name_order);
+  return { profileId: row.profile_id, order: order.success ? order.data : null };
+}
 
 /** The order a report's names are ranked in now (what every export of it sorts by, and its About sheet names). */
 export async function keptNameOrder(ledger: Pick<Ledger, 'all'>, reportId: string): Promise<NameOrder> {
-  const [row] = KEPT.all(await ledger.all('SELECT name_order FROM reports WHERE report_id = $1', [reportId]));
-  const kept = NameOrder.safeParse(row?.name_order);
-  return kept.success ? kept.data : FALLBACK_NAME_ORDER;
+  return (await keptNames(ledger, reportId))?.order ?? FALLBACK_NAME_ORDER;
 }

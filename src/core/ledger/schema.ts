@@ -31,8 +31,5 @@ export function searchText(parts: string[]): string {
 const APPENDED_TABLES = ['organizations', 'organization_groups', 'services', 'subscriptions', 'billing_lines', 'products', 'billing_entries'] as const;
 export type AppendedTable = (typeof APPENDED_TABLES)[number];
 export const APPENDED = Object.fromEntries(
-  APPENDED_TABLES.map((table) => [
-    table,
-    [...Object.keys(MONTH_TABLES[table]), ...((NAME_RANK_COLUMNS as Partial<Record<AppendedTable, readonly string[]>>)[table] ?? [])],
-  ]),
+  APPENDED_TABLES.map((table) => [table, [...Object.keys(MONTH_TABLES[table]), ...(NAME_RANK_COLUMNS[table] ?? [])]]),
 ) as unknown as Record<AppendedTable, readonly string[]>;

@@ -18,8 +18,11 @@ export interface ProfilesModule {
   connections: Connections;
 }
 
-/** Connection profiles (secrets in the keychain), their service clients and connection state, and the demo. */
-export function createProfiles(ports: Ports, events: EventHub): ProfilesModule {
+/**
+ * Connection profiles (secrets in the keychain), their service clients and connection state, and the demo.
+ * `namesMayHaveChanged` is told when a profile is saved, deleted or given another name order: its months sort by it.
+ */
+export function createProfiles(ports: Ports, events: EventHub, namesMayHaveChanged: () => void = () => {}): ProfilesModule {
   const profiles = new Profiles(ports);
   const connections = new Connections(profiles, ports, events);
 
@@ -47,14 +50,21 @@ export function createProfiles(ports: Ports, events: EventHub): ProfilesModule {
     'profiles:save': async (input) => {
       const view = await profiles.save(input);
       connections.forget(view.id);
+      namesMayHaveChanged();
       return view;
     },
     'profiles:delete': async ({ profileId }) => {
       connections.forget(profileId);
-      return profiles.delete(profileId);
+      const state = await profiles.delete(profileId);
+      namesMayHaveChanged();
+      return state;
     },
     'profiles:set-active': ({ profileId }) => profiles.setActive(profileId),
-    'profiles:set-name-order': ({ profileId, nameOrder }) => profiles.setNameOrder(profileId, nameOrder),
+    'profiles:set-name-order': async ({ profileId, nameOrder }) => {
+      const state = await profiles.setNameOrder(profileId, nameOrder);
+      namesMayHaveChanged();
+      return state;
+    },
     'profiles:test': ({ profileId }) =>
       connections.withService(profileId, async (client) => {
         const started = ports.clock.now();

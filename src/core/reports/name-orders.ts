@@ -1,10 +1,7 @@
-import { FALLBACK_NAME_ORDER, NameOrder } from '@shared/model/name-order';
+import { FALLBACK_NAME_ORDER, type NameOrder } from '@shared/model/name-order';
 import type { Ledger } from '@core/ledger/ledger';
-import { rankNamesSql } from '@core/ledger/name-ranks';
-import { rowShape } from '@core/ledger/rows';
+import { keptNames, rankNamesSql } from '@core/ledger/name-ranks';
 import type { Logger } from '../ports/ports';
-
-const KEPT_ORDER = rowShape({ profile_id: 'text', name_order: 'text?' });
 
 /**
  * The order each report's names are sorted in: its profile's (`wanted`), its organizations and services ranked in it
@@ -39,25 +36,24 @@ export class NameOrders {
 
   private async ranked(reportId: string): Promise<NameOrder> {
     const ledger = await this.ledger();
-    const [row] = KEPT_ORDER.all(await ledger.all('SELECT profile_id, name_order FROM reports WHERE report_id = $1', [reportId]));
-    if (!row) return FALLBACK_NAME_ORDER; // no such report: the caller's own read says so
-    const kept = NameOrder.safeParse(row.name_order);
-    const wanted = await this.wanted(row.profile_id);
-    if (kept.success && kept.data === wanted) return wanted;
+    const kept = await keptNames(ledger, reportId);
+    if (!kept) return FALLBACK_NAME_ORDER; // no such report: the caller's own read says so
+    const wanted = await this.wanted(kept.profileId);
+    if (kept.order === wanted) return wanted;
     try {
       await ledger.write(async (transaction) => {
         for (const statement of rankNamesSql(wanted)) await transaction.run(statement, [reportId]);
       });
       return wanted;
     } catch (error) {
-      if (!kept.success) throw error;
+      if (!kept.order) throw error;
       this.log.warn('the names of a saved month could not be put in its profile’s order; they keep the order they were saved in', {
         reportId,
-        kept: kept.data,
+        kept: kept.order,
         wanted,
         error: error instanceof Error ? error.message : String(error),
       });
-      return kept.data;
+      return kept.order;
     }
   }
 }

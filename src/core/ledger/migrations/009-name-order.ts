@@ -1,8 +1,10 @@
 import { FALLBACK_NAME_ORDER } from '@shared/model/name-order';
 import { RANKED_NAMES, rankNamesSql } from '../name-ranks';
 
-/** Columns added to appended tables after migration 001 declared them: ingest appends them last, in this order. */
-export const NAME_RANK_COLUMNS = { organizations: ['name_rank'], services: ['name_rank'] } as const satisfies Record<keyof typeof RANKED_NAMES, string[]>;
+/** Columns added to appended tables after migration 001 declared them: ingest appends them last (a rank is made once every name is in). */
+export const NAME_RANK_COLUMNS: Readonly<Record<string, readonly string[]>> = Object.fromEntries(
+  Object.keys(RANKED_NAMES).map((table) => [table, ['name_rank']]),
+);
 
 /**
  * Names in the order of the profile's language (shared/model/name-order): each organization and service gets its

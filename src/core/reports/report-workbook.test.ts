@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -630,6 +631,29 @@ describe('the report workbook', () => {
     ]);
     expect(workbook.getWorksheet('About')!.getCell('B3').font?.bold).toBe(true);
     expect(about.find((row) => row[0] === 'Extra sheets')?.[1]).toMatch(/^Extra, Extra \(2\): more rows than one Excel sheet holds/);
+  });
+  it('hands rows given as XML to the sheet stream in pieces of about 16 KB (turning a longer text into bytes costs far more)', async () => {
+    const { prototype: streamBuf } = createRequire(__filename)('exceljs/lib/utils/stream-buf') as { prototype: { write(data: unknown): unknown } };
+    const originalWrite = streamBuf.write;
+    const pieces: number[] = [];
+    streamBuf.write = function (this: unknown, data: unknown, ...rest: unknown[]) {
+      if (typeof data === 'string' && data.startsWith('<row')) pieces.push(data.length);
+      return (originalWrite as (...args: unknown[]) => unknown).call(this, data, ...rest);
+    };
+    cleanups.push(() => void (streamBuf.write = originalWrite));
+    const write = await saved(sampleReport());
+    const workbook = await write(undefined, undefined, {
+      addSheets: async (sheets) => {
+        const series = new SheetSeries(sheets, 'Changes', [{ header: 'Row', width: 10 }]);
+        series.ensureStarted();
+        for (let index = 1; index <= 5_000; index++) series.nextXml((rowNumber) => rowXml(rowNumber, [`Åkerberg change ${index}`], ['text'], [0], new Map()));
+        series.commit();
+        return { split: [series.names], about: [] };
+      },
+    });
+    expect(workbook.getWorksheet('Changes')!.getCell('A5001').value).toBe('Åkerberg change 5000');
+    expect(pieces.length).toBeGreaterThan(10);
+    expect(Math.max(...pieces)).toBeLessThan(20 * 1024);
   });
   it('writes a total row below 30,000 rows given as XML at once (exceljs is told where its own rows resume)', async () => {
     const write = await saved(sampleReport());

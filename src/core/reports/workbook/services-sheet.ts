@@ -1,7 +1,7 @@
 import type { Ledger } from '@core/ledger/ledger';
 import { rowShape } from '@core/ledger/rows';
 import { type Column, SheetSeries, type Sheets } from '@core/xlsx/sheet-series';
-import { AMOUNT_COLUMNS, AMOUNT_FIELDS, type Amounts, ORGANIZATIONS, PAIR, writeAmountRow, writeTotalRows } from './amounts';
+import { AMOUNT_COLUMNS, AMOUNT_FIELDS, type Amounts, ORGANIZATIONS, PAIR, amountRowXml, amountStyles, writeTotalRows } from './amounts';
 import type { Lines } from './lines';
 
 const SERVICE_ROW = rowShape({ ...AMOUNT_FIELDS, name: 'text', customer_number: 'text', groups: 'text', service_name: 'text', service_id: 'text' });
@@ -20,6 +20,7 @@ export async function writeServices(sheets: Sheets, ledger: Ledger, lines: Lines
   const labels = SERVICES_LABELS;
   const series = new SheetSeries(sheets, 'Services', [...labels, ...AMOUNT_COLUMNS]);
   series.ensureStarted();
+  const styles = amountStyles(sheets.workbook);
   for await (const rows of ledger.stream(
     `WITH ${ORGANIZATIONS}
      SELECT a.currency, a.customer_currency, any_value(a.currency_key) AS currency_key, any_value(o.name) AS name, any_value(o.customer_number) AS customer_number,
@@ -34,8 +35,7 @@ export async function writeServices(sheets: Sheets, ledger: Ledger, lines: Lines
     lines.params,
   )) {
     for (const row of SERVICE_ROW.all(rows)) {
-      const next = series.next().row;
-      writeAmountRow(next, labels, row);
+      series.nextXml((rowNumber) => amountRowXml(styles, rowNumber, labels, row));
     }
     await series.caughtUp();
   }

@@ -5,7 +5,7 @@ import { CURRENCY_KEY } from '@core/ledger/keys';
 import { money } from '@shared/money';
 import { cellNumber, moneyFormat, PERCENT_FORMAT, styleOf, TEXT_FORMAT } from '@core/xlsx/number-formats';
 import { type Column, letter, SheetSeries, type Sheets } from '@core/xlsx/sheet-series';
-import { AMOUNT_COLUMNS, AMOUNT_FIELDS, type Amounts, ORGANIZATIONS, percentOf, writeAmountRow, writeTotalRows } from './amounts';
+import { AMOUNT_COLUMNS, AMOUNT_FIELDS, type Amounts, ORGANIZATIONS, percentOf, amountRowXml, amountStyles, writeTotalRows } from './amounts';
 import type { Lines } from './lines';
 
 /**
@@ -33,12 +33,19 @@ const SUMMARY_LABELS: (Column & { field: 'name' | 'customer_number' | 'groups' }
   { header: 'Organization groups', width: 36, field: 'groups' },
 ];
 
+/**
+ * A customer's rows sit one outline level under its subtotal, so Excel's outline buttons fold them. Marked collapsed,
+ * as exceljs marks a row at the sheet's outline level (outlineLevelRow below): the file is what it was.
+ */
+const CUSTOMER_ROWS = { level: 1, collapsed: true };
+
 export async function writeSummary(sheets: Sheets, ledger: Ledger, lines: Lines, totals: Amounts[]): Promise<string[]> {
   const labels = SUMMARY_LABELS;
   const series = new SheetSeries(sheets, 'Summary', [...labels, ...AMOUNT_COLUMNS], {
     properties: { outlineLevelRow: 1, outlineProperties: { summaryBelow: true } } as ExcelJS.WorksheetProperties,
   });
   series.ensureStarted();
+  const styles = amountStyles(sheets.workbook);
   let block = null as { key: string; mark: ReturnType<SheetSeries['mark']>; row: SummaryRow } | null;
   const closeBlock = () => {
     if (block) writeSubtotalRow(series, labels.length, block.mark, block.row);
@@ -65,9 +72,7 @@ export async function writeSummary(sheets: Sheets, ledger: Ledger, lines: Lines,
         closeBlock();
         block = { key, mark: series.mark(), row };
       }
-      const next = series.next().row;
-      next.outlineLevel = 1;
-      writeAmountRow(next, labels, row);
+      series.nextXml((rowNumber) => amountRowXml(styles, rowNumber, labels, row, CUSTOMER_ROWS));
     }
     await series.caughtUp();
   }

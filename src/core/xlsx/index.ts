@@ -5,7 +5,7 @@
  */
 export { type AboutRow, localTime, writeAboutRows } from './about';
 export * from './number-formats';
-export { type CellKind, cellsRowXml, excelDate, rowXml, styleIndex, writeRowsXml, type XmlCell } from './row-xml';
+export { type CellKind, excelDate, rowXml, styleIndex, writeRowsXml } from './row-xml';
 export { type Column, letter, SheetSeries, type Sheets } from './sheet-series';
 export { EXCEL_MAX_ROWS, type OutputWatch, printSetup, type Sheet, type SheetOptions, type Writer, writeWorkbookFile } from './workbook-file';
 export { type SmallSheet, smallWorkbook } from './small-workbook';

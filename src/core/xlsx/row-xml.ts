@@ -94,9 +94,9 @@ export interface RowOutline {
 }
 
 /**
- * A row's XML as exceljs writes a row whose cells 1… are `cells` (an undefined one was never touched): the same
- * bytes — spans over the cells touched, a styled empty cell kept, text as `t="str"`, a number as JavaScript prints
- * it — at a fraction of the cost of a row object per row.
+ * A row's XML as exceljs writes a row whose cells 1… are `cells` (the first given; an undefined one was never
+ * touched): the same bytes — spans over the cells touched, a styled empty cell kept, text as `t="str"`, a number as
+ * JavaScript prints it — at a fraction of the cost of a row object per row.
  */
 export function cellsRowXml(rowNumber: number, cells: readonly (XmlCell | undefined)[], outline?: RowOutline): string {
   const outlined = outline ? ` outlineLevel="${outline.level}"${outline.collapsed ? ' collapsed="1"' : ''}` : '';

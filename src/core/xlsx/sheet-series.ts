@@ -14,7 +14,8 @@ export interface Sheets {
 /**
  * Rows given as XML are joined into one text and handed to the sheet's stream at about this many characters. The
  * stream turns each text into bytes, and a text made of many `+=` pieces is first flattened: at 16 KB the pieces
- * are still young and the copy is cheap, at 256 KB it cost four times as much (14 s of a 1,000,000-line export).
+ * are still young and the copy is cheap, at 256 KB it cost four times as much (17 s of the main thread in a
+ * 1,000,000-line export).
  */
 const PENDING_CHARACTERS = 16 * 1024;
 

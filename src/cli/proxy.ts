@@ -1,4 +1,3 @@
-import { EnvHttpProxyAgent, fetch as proxiedFetch } from 'undici';
 import type { FetchLike } from '@core';
 
 const PROXY_VARIABLES = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'];
@@ -11,6 +10,12 @@ const PROXY_VARIABLES = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy
  */
 export function cliFetch(env: NodeJS.ProcessEnv = process.env): FetchLike {
   if (!PROXY_VARIABLES.some((name) => env[name])) return (input, init) => fetch(input, init);
-  const dispatcher = new EnvHttpProxyAgent();
-  return (input, init) => proxiedFetch(input, { ...(init as object), dispatcher }) as unknown as Promise<Response>;
+  // undici is loaded at the first request, not at start: it costs every command about 130 ms.
+  let proxied: Promise<FetchLike> | undefined;
+  const load = async (): Promise<FetchLike> => {
+    const { EnvHttpProxyAgent, fetch: proxiedFetch } = await import('undici');
+    const dispatcher = new EnvHttpProxyAgent();
+    return (input, init) => proxiedFetch(input, { ...(init as object), dispatcher }) as unknown as Promise<Response>;
+  };
+  return async (input, init) => (await (proxied ??= load()))(input, init);
 }

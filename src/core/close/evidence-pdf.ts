@@ -1,7 +1,7 @@
 import { bridgeLines } from '@shared/model/bridge-text';
 import { createWriteStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
-import PDFDocument from 'pdfkit';
+import type PDFDocument from 'pdfkit';
 import type { CloseLog, CurrencyBridge, MonthCloseView } from '@shared/schemas/month-close';
 import { describeFigures, shownReviewState } from '@shared/model/review-state';
 import { resourcePath } from '../ports/resources';
@@ -60,7 +60,9 @@ export async function writeEvidencePdf(outputs: OutputFolder, path: string, inpu
       bold: resourcePath('fonts', 'DejaVuSans-Bold.ttf'),
       mono: resourcePath('fonts', 'DejaVuSansMono.ttf'),
     };
-    const document = new PDFDocument({
+    // Loaded here, not at start: pdfkit costs a command line that makes no PDF about 160 ms.
+    const { default: PdfDocument } = await import('pdfkit');
+    const document = new PdfDocument({
       size: 'A4',
       margin: MARGIN,
       bufferPages: true,

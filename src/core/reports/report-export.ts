@@ -1,5 +1,6 @@
 import { createReadStream, createWriteStream } from 'node:fs';
-import { rm, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
+import { join as joinPath } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { ReportFilter } from '@shared/report-filter';
 import { type Ledger, sqlPath } from '../ledger/ledger';
@@ -42,7 +43,6 @@ export async function writeCsv(ledger: Ledger, reportId: string, path: string, f
       reportId,
       filter,
       'csv',
-      temporary,
       async (parts) => {
         for (const part of parts) await pipeline(createReadStream(part), createWriteStream(temporary, { flags: 'a' }));
       },
@@ -65,15 +65,14 @@ const COPY_FORMAT = { file: 'FORMAT PARQUET, COMPRESSION ZSTD', csv: "FORMAT CSV
 
 /**
  * The lines that pass the filter, in the order every export has, written by DuckDB's COPY a batch of consecutive
- * organizations at a time into parts beside `temporary` in the staging folder, which `join` puts together in order;
- * the parts go whatever happens. Returns how many lines there were.
+ * organizations at a time into parts in a scratch folder of the staging folder, which `join` puts together in
+ * order; the folder goes whatever happens. Returns how many lines there were.
  */
 async function copyInBatches(
   ledger: Ledger,
   reportId: string,
   filter: ReportFilter | undefined,
   projection: keyof typeof COPY_FORMAT,
-  temporary: string,
   join: (parts: string[]) => Promise<void>,
   window = FILE_WINDOW,
 ): Promise<{ lines: number }> {
@@ -82,13 +81,14 @@ async function copyInBatches(
   const ordered = orderedLines(where, params.length, projection, await keptNameOrder(ledger, reportId));
   // No organization: one empty batch still writes a part (a Parquet file with the columns and no rows).
   const batches = organizations.length ? organizationBatches(organizations, window) : [{ numbers: [], ranks: [] }];
-  const parts = batches.map((_, index) => `${temporary}.part-${index}.${projection}`);
+  const scratch = await ledger.outputs.scratchFolder();
   try {
+    const parts = batches.map((_, index) => joinPath(scratch.path, `part-${index}.${projection}`));
     for (const [index, batch] of batches.entries())
       await ledger.run(`COPY (${ordered}) TO ${sqlPath(parts[index] as string)} (${COPY_FORMAT[projection]})`, [...params, batch.numbers, batch.ranks]);
     await join(parts);
   } finally {
-    await Promise.all(parts.map((part) => rm(part, { force: true })));
+    await scratch.remove();
   }
   return { lines: organizations.reduce((sum, organization) => sum + organization.lines, 0) };
 }
@@ -105,7 +105,6 @@ export async function writeParquet(ledger: Ledger, reportId: string, path: strin
       reportId,
       filter,
       'file',
-      temporary,
       async (parts) => {
         await ledger.run(`COPY (SELECT * FROM read_parquet([${parts.map(sqlPath).join(', ')}])) TO ${sqlPath(temporary)} (${COPY_FORMAT.file})`);
       },

@@ -137,7 +137,18 @@ describe('files handed to the user', () => {
     expect(await leftIn(await outputs.folder())).toEqual([]);
   });
 
-  it('at first use removes what a killed write left: its staged file and the copy its note names, never a running process’s', async () => {
+  it('gives a scratch folder in the staging folder, owner-only, removed with all it holds', async () => {
+    const { outputs } = await folders();
+    const scratch = await outputs.scratchFolder();
+    expect(scratch.path.startsWith(await outputs.folder())).toBe(true);
+    expect((await stat(scratch.path)).mode & 0o777).toBe(0o700);
+    await mkdir(join(scratch.path, 'lines', 'batch_no=0'), { recursive: true });
+    await writeFile(join(scratch.path, 'lines', 'batch_no=0', 'data_0.parquet'), 'lines');
+    await scratch.remove();
+    expect(await leftIn(await outputs.folder())).toEqual([]);
+  });
+
+  it('at first use removes what a killed write left: its staged file, its scratch folder and the copy its note names, never a running process’s', async () => {
     const { dataDir, userDir } = await folders();
     const staging = join(dataDir, 'staging');
     await mkdir(staging, { recursive: true });
@@ -147,6 +158,10 @@ describe('files handed to the user', () => {
     await writeFile(beside, 'half');
     await writeFile(join(staging, `${gone}-0123456789ab.moving`), beside);
     await writeFile(join(staging, `${gone}-aaaaaaaaaaaa.tmp`), 'half');
+    // A killed export's scratch folder: its lines split into batches, a part written.
+    await mkdir(join(staging, `${gone}-cccccccccccc.tmp`, 'lines', 'batch_no=0'), { recursive: true });
+    await writeFile(join(staging, `${gone}-cccccccccccc.tmp`, 'part-0.csv'), 'half');
+    await writeFile(join(staging, `${gone}-dddddddddddd.tmp.part-3.file`), 'half'); // as earlier versions named a part
     await writeFile(join(staging, `${process.pid}-bbbbbbbbbbbb.tmp`), 'being written');
     await writeFile(join(userDir, 'unrelated.tmp'), 'the user’s own');
     await new OutputFolder(dataDir).folder();

@@ -31,10 +31,11 @@ export const outputIo = {
 };
 
 /**
- * Temporaries in the staging folder: `<pid>-<hex>.tmp` (with DuckDB's `.wal` beside a backup), and `<pid>-<hex>.moving`
- * naming a copy beside a user's file.
+ * Temporaries in the staging folder: `<pid>-<hex>.tmp` (a file, or a scratch folder; with DuckDB's `.wal` beside a
+ * backup), and `<pid>-<hex>.moving` naming a copy beside a user's file. Earlier versions wrote an export's parts
+ * beside its temporary (`<pid>-<hex>.tmp.part-<n>.<csv|file>`): swept too.
  */
-const STAGED = /^(\d+)-([0-9a-f]{12})\.(tmp|moving)(\.wal)?$/;
+const STAGED = /^(\d+)-([0-9a-f]{12})\.(tmp|moving)(\.wal|\.part-\d+\.(?:csv|file))?$/;
 
 /**
  * A file being written: a Writable for writers that want a stream (exceljs, gzip), and `put` for our own loops. A
@@ -133,6 +134,16 @@ export class OutputFolder {
     } finally {
       await rm(temporary, { force: true });
     }
+  }
+
+  /**
+   * A folder of temporaries in the staging folder (DuckDB's lines split into batches), for the caller to remove with
+   * all it holds when done, whatever happens; named as a temporary file is, so a killed process's is swept at the next start.
+   */
+  async scratchFolder(): Promise<{ path: string; remove(): Promise<void> }> {
+    const path = join(await this.folder(), `${process.pid}-${randomBytes(6).toString('hex')}.tmp`);
+    await mkdir(path, { mode: 0o700 });
+    return { path, remove: () => rm(path, { recursive: true, force: true }) };
   }
 
   /**
@@ -251,7 +262,7 @@ async function sweep(folder: string): Promise<void> {
       // Only ever the copy this note was written for: a path ending in the note's own random part.
       if (beside.endsWith(`.${match[2]}.tmp`)) await rm(beside, { force: true }).catch(() => undefined);
     }
-    await rm(path, { force: true }).catch(() => undefined);
+    await rm(path, { force: true, recursive: true }).catch(() => undefined); // a scratch folder too
   }
 }
 

@@ -84,7 +84,6 @@ describe('a read-only data folder', () => {
         'reports:window',
         { reportId, filter: { text: 'a' }, sort: { key: 'sales', direction: 'desc' }, expansion: { all: 'none', toggled: [] }, offset: 0, count: 50 },
       ],
-      ['reports:totals', { reportId, filter: {} }],
       ['reports:invoicing', { reportId, filter: {} }],
       ['reports:export', { reportId, format: 'xlsx' }],
       ['reports:export', { reportId, format: 'csv', filter: { text: 'a' } }],

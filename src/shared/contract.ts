@@ -131,6 +131,11 @@ export const ReportWindow = z.object({
   totalLines: z.number().int().nonnegative(),
   offset: z.number().int().nonnegative(),
   rows: z.array(TreeRow),
+  /**
+   * The totals per currency of the lines that pass the filter: with every window, so a keystroke is one request and
+   * its rows and totals are painted in one frame.
+   */
+  totals: z.array(CurrencyTotalRow),
 });
 export type ReportWindow = z.infer<typeof ReportWindow>;
 
@@ -263,11 +268,6 @@ export const channels = {
       count: z.number().int().positive().max(500),
     }),
     output: ReportWindow,
-  },
-  /** Totals per currency of what the filter keeps. */
-  'reports:totals': {
-    input: ReportRef.extend({ filter: ReportFilterInput }),
-    output: z.object({ lineCount: z.number().int(), totals: z.array(CurrencyTotalRow) }),
   },
   /** One row per organization per customer currency: the amount to invoice, for what the filter keeps. */
   'reports:invoicing': {

@@ -11,6 +11,7 @@ import type { MemorySecretStore } from './memory-secret-store';
 import { afterAll, beforeAll } from 'vitest';
 import { watchProcessFailures } from './fuzz';
 import { startTwin, temporaryDir, testPorts, type Twin } from './test-support';
+import { windowRequest } from './viewer';
 
 /**
  * A service with saved state to protect, for the fault suite: a profile on a loopback twin, a saved report, a
@@ -199,7 +200,9 @@ export async function protectedState(
   const profiles = await service.handlers['profiles:list']({});
   const listings = await service.handlers['reports:list']({});
   const report = listings.flatMap((listing) => (listing.state === 'ok' && listing.meta.id === fixture.report.id ? [listing.meta] : []))[0] ?? null;
-  const totals = report && options.totals !== false ? await service.handlers['reports:totals']({ reportId: fixture.report.id, filter: {} }) : null;
+  // The totals as the viewer reads them: with the first window.
+  const window = () => service.handlers['reports:window']({ ...windowRequest(fixture.report.id, { count: 1 }), hierarchy: 'organization' });
+  const totals = report && options.totals !== false ? await window().then(({ lineCount, totals }) => ({ lineCount, totals })) : null;
   const submission = await service.handlers['consumption:get']({ submissionId: fixture.submission.id }).catch(() => null);
   return {
     profile: profiles.profiles.find((profile) => profile.id === fixture.profile.id) ?? null,

@@ -35,7 +35,6 @@ type ReportHandlers = Pick<
   | 'reports:list'
   | 'reports:open'
   | 'reports:window'
-  | 'reports:totals'
   | 'reports:invoicing'
   | 'reports:rename'
   | 'reports:delete'
@@ -154,7 +153,6 @@ export function createReports(
     },
     'reports:open': ({ reportId }) => viewer.view(reportId),
     'reports:window': (request) => viewer.window(request),
-    'reports:totals': ({ reportId, filter }) => viewer.totals(reportId, filter),
     'reports:invoicing': async ({ reportId, filter }) => {
       await library.meta(reportId); // an unknown report is a clear not-found, not an empty list
       await inNameOrder(reportId);

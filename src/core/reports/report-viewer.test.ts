@@ -73,7 +73,7 @@ describe('viewer window queries', () => {
     expect(texted.lineCount).toBe(lines.filter((l) => words.every((word) => haystack(l).includes(word))).length);
     expect(texted.lineCount).toBeGreaterThan(0);
     expect((await viewer.window(request({ filter: { text: "x' OR 1=1 --" } }))).lineCount).toBe(0);
-    const totals = await viewer.totals(REPORT, { currency: 'SEK' });
+    const totals = await viewer.window(request({ filter: { currency: 'SEK' } }));
     expect(totals.totals.map((total) => total.currencyKey)).toEqual(['SEK']);
   });
 
@@ -142,7 +142,7 @@ describe('viewer window queries', () => {
     expect(new Money(single.margin!).equals(new Money(single.sales).minus(single.cost))).toBe(true);
   });
 
-  it('gives totals per currency pair equal to the exact sums of the lines the filter keeps, before and after a window', async () => {
+  it('gives with every window totals per currency pair equal to the exact sums of the lines the filter keeps', async () => {
     const month = await ledgerWithMonth({ reportId: REPORT, seed: 12, organizations: 25, linesPerOrganization: 5 });
     cleanups.push(month.close);
     const { ledger } = month;
@@ -169,11 +169,15 @@ describe('viewer window queries', () => {
       [{ currency: 'SEK' }, (l) => keyOf(l) === 'SEK'],
     ];
     for (const [filter, keep] of cases) {
-      const before = viewerOn(ledger).viewer;
-      expect((await before.totals(REPORT, filter)).totals.map(({ margin: _m, marginPercent: _p, ...total }) => total)).toEqual(expected(keep));
-      const after = viewerOn(ledger).viewer;
-      await after.window(request({ filter, sort: { key: 'sales', direction: 'desc' } }));
-      expect(await after.totals(REPORT, filter)).toEqual(await before.totals(REPORT, filter));
+      const viewer = viewerOn(ledger).viewer;
+      const window = await viewer.window(request({ filter }));
+      expect(window.totals.map(({ margin: _m, marginPercent: _p, ...total }) => total)).toEqual(expected(keep));
+      expect(window.lineCount).toBe(expected(keep).reduce((sum, total) => sum + total.lines, 0));
+      // Every window brings the same totals, in any sort and either arrangement, first asked or kept.
+      expect((await viewer.window(request({ filter, sort: { key: 'sales', direction: 'desc' }, offset: 2, count: 3 }))).totals).toEqual(window.totals);
+      const byService = await viewerOn(ledger).viewer.window(request({ filter, hierarchy: 'service', offset: 3, count: 2 }));
+      expect(byService.totals).toEqual(window.totals);
+      expect(byService.lineCount).toBe(window.lineCount);
     }
   });
 });
@@ -308,7 +312,7 @@ describe('viewer tree by service', () => {
     };
     const byOrganization = await allRows(viewer, request());
     expect(perCurrency(tops)).toEqual(perCurrency(byOrganization));
-    expect((await viewer.totals(REPORT, {})).totals.map((total) => [total.currencyKey, exact(total.sales)])).toEqual(perCurrency(tops));
+    expect((await viewer.window(request({ hierarchy: 'service' }))).totals.map((total) => [total.currencyKey, exact(total.sales)])).toEqual(perCurrency(tops));
   });
 
   it("keeps its keys whatever the sort, and never answers one arrangement from the other's cache", async () => {
@@ -548,7 +552,7 @@ describe('viewer top rows kept in the ledger', () => {
     const kept = async () => Number((await ledger.all('SELECT count(*) AS n FROM duckdb_tables() WHERE temporary'))[0]!.n);
     const first = await viewer.window(request({ filter: { currency: 'SEK' } }));
     for (const text of ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h']) {
-      await Promise.all([viewer.window(request({ filter: { text } })), viewer.totals(REPORT, { text })]);
+      await Promise.all([viewer.window(request({ filter: { text } })), viewer.window(request({ filter: { text }, offset: 5 }))]);
     }
     expect(await kept()).toBe(6);
     expect(await viewer.window(request({ filter: { currency: 'SEK' } }))).toEqual(first);

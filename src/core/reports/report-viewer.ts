@@ -47,8 +47,6 @@ interface VisibleTree {
   rowCount: number;
 }
 
-const DEFAULT_SORT: ReportSortInput = { key: 'label', direction: 'asc' };
-
 /** How many visible-tree states are kept per process: the last few filters a user flips between. */
 const CACHED_STATES = 6;
 
@@ -69,8 +67,8 @@ const textOrNull = (value: string | null) => (value === null || value === '' ? n
 export class ReportViewerQueries {
   private readonly trees = new Map<string, Promise<VisibleTree>>();
   /**
-   * The top rows of recent filters (either arrangement, any sort): the totals per currency are their sums, so a
-   * keystroke that asks for a window and the totals makes one pass over the lines, not two.
+   * The top rows of recent filters (either arrangement, any sort): a window's totals per currency are their sums, so
+   * a keystroke makes one pass over the lines.
    */
   private readonly tops: KeptTopRows;
 
@@ -87,20 +85,6 @@ export class ReportViewerQueries {
     return { meta, ...(await filterChoices(await this.ledger(), reportId, await this.orders.of(reportId))) };
   }
 
-  async totals(reportId: string, filter: ReportFilter): Promise<{ lineCount: number; totals: CurrencyTotalRow[] }> {
-    await this.orders.of(reportId); // the top rows sort by the names' ranks: in the profile's order first
-    await this.library.lineCount(reportId);
-    // Any arrangement and sort of this filter's top rows will do (a window usually asked for it a moment ago); found
-    // here, they are still kept when read below, so the query for the default ones is then not run.
-    const prefix = `${passKey(reportId, filter)}|`;
-    const key = this.tops.find(prefix) ?? topRowsKey(reportId, filter, 'organization', DEFAULT_SORT);
-    return this.tops.read(
-      key,
-      () => topRowsQuery(reportId, filter, 'organization', DEFAULT_SORT),
-      async (tops) => totalsOf(tops.sums),
-    );
-  }
-
   async window(request: WindowRequest): Promise<ReportWindow> {
     const { reportId, filter, sort, hierarchy = 'organization', offset, count } = request;
     await this.orders.of(reportId); // as in totals: kept after the first read, so a keystroke waits for nothing here
@@ -110,13 +94,15 @@ export class ReportViewerQueries {
       () => topRowsQuery(reportId, filter, hierarchy, sort),
       async (tops, ledger) => {
         const tree = await this.tree(request, tops, ledger);
-        return { tree, lineCount: tops.lines, slice: await sliceOf(tree, tops, ledger, hierarchy, offset, count) };
+        return { tree, sums: tops.sums, slice: await sliceOf(tree, tops, ledger, hierarchy, offset, count) };
       },
     );
     answer.catch(() => undefined); // awaited below, unless the report is gone
     const totalLines = await this.library.lineCount(reportId);
-    const { tree, lineCount, slice } = await answer;
+    const { tree, sums, slice } = await answer;
     const mismatches = await this.mismatches(reportId, slice);
+    // Either arrangement's top rows hold every line once: their sums per currency are the filter's totals.
+    const { lineCount, totals } = totalsOf(sums);
     return {
       rowCount: tree.rowCount,
       lineCount,
@@ -127,6 +113,7 @@ export class ReportViewerQueries {
         ...margins(row.currencyKey, row.cost, row.sales),
         mismatch: mismatchOf ? (mismatches.get(mismatchOf) ?? null) : null,
       })),
+      totals,
     };
   }
 

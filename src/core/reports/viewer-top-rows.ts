@@ -47,11 +47,6 @@ export class KeptTopRows {
     }
   }
 
-  /** The key of kept rows whose key starts with `prefix` (any arrangement and sort of one filter), if any. */
-  find(prefix: string): string | undefined {
-    return [...this.kept.keys()].find((key) => key.startsWith(prefix));
-  }
-
   /** Lets go of every kept table whose key starts with `prefix` (a report deleted or replaced); dropped with the next one made. */
   forget(prefix: string): void {
     for (const key of [...this.kept.keys()]) if (key.startsWith(prefix)) this.evict(key);

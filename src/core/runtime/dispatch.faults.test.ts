@@ -90,10 +90,6 @@ function validInputs(f: ServiceFixture): Record<ChannelName, unknown[]> {
       window,
       { ...window, filter, sort: { key: 'label', direction: 'asc' }, expansion: { all: 'none', toggled: [] }, hierarchy: 'organization', offset: 10 },
     ],
-    'reports:totals': [
-      { reportId: f.report.id, filter: {} },
-      { reportId: f.report.id, filter },
-    ],
     'reports:invoicing': [
       { reportId: f.report.id, filter: {} },
       { reportId: f.report.id, filter },

@@ -14,7 +14,7 @@ import { InvoicingView } from './InvoicingView';
 import { ReportFilters } from './ReportFilters';
 import { TreeTable } from './TreeTable';
 import { type ReportFilter, stateKeyOf, type TreeQuery } from './tree-window-cache';
-import { copyTable, useCurrencyTotals, useReportFilter, useTreeWindows, useUiSettings } from './use-report-data';
+import { copyTable, useReportFilter, useTreeWindows, useUiSettings } from './use-report-data';
 import { useReportShortcuts } from './use-report-shortcuts';
 import { useRevealRow, useTreeSelection } from './use-tree-selection';
 import { ViewBar, type ViewMode } from './ViewBar';
@@ -69,12 +69,13 @@ export function ReportViewer({ view }: { view: ReportView }): React.JSX.Element 
     [settingsReady, reportId, filter.applied, sort, expansion, hierarchy],
   );
   const tree = useTreeWindows(query);
-  const totals = useCurrencyTotals(reportId, filter.applied);
   const exporting = useAction();
   const copying = useAction();
   const [notice, setNotice] = useState<string | null>(null);
   const [copyStatus, showCopyStatus] = useStatus(STATUS_MS);
   const { snapshot, rowsIn } = tree;
+  // The totals come with the rows (one request a keystroke); the last ones stay while a new filter's are asked.
+  const totals = snapshot?.totals ?? null;
   // Typed filter text waits while the tree is being answered; once it is (or failed), the newest text goes.
   const answered = tree.error !== null || (snapshot !== null && query !== null && snapshot.stateKey === stateKeyOf(query));
   const { answered: filterAnswered } = filter;
@@ -121,7 +122,7 @@ export function ReportViewer({ view }: { view: ReportView }): React.JSX.Element 
     }, 'rows');
   };
   const copyTotals = () => {
-    const rows = totals.totals ?? [];
+    const rows = totals ?? [];
     void copying.run(async () => {
       await copyTable(totalsTable(rows));
       showCopyStatus(`Copied the totals (${rowsWord(rows.length)})`);
@@ -188,8 +189,7 @@ export function ReportViewer({ view }: { view: ReportView }): React.JSX.Element 
         <InvoicingView reportId={reportId} filter={filter.applied} onShowException={showException} />
       ) : (
         <>
-          <ErrorNote message={totals.error} />
-          <CurrencyTotalsTable totals={totals.totals} onCopy={copyTotals} copying={copying.busy} />
+          <CurrencyTotalsTable totals={totals} onCopy={copyTotals} copying={copying.busy} />
           {tree.error ? (
             <div className="error-note" role="alert">
               The rows could not be read: {tree.error}{' '}

@@ -42,7 +42,15 @@ function fakeWindows(rowCount: number) {
       const rows = Array.from({ length: Math.max(0, Math.min(request.count, rowCount - request.offset)) }, (_, i) =>
         row(`${request.filter.text ?? ''}#${request.offset + i}`),
       );
-      pending.push({ request, release: () => resolve({ rowCount, lineCount: rowCount, totalLines: rowCount, offset: request.offset, rows }), fail: reject });
+      // The totals name the filter and the window they came with, so a test can tell which answer's it shows.
+      const totals = [
+        { currencyKey: `${request.filter.text ?? ''}@${request.offset}`, lines: rowCount, cost: '1', sales: '2', margin: '1', marginPercent: '50.00' },
+      ];
+      pending.push({
+        request,
+        release: () => resolve({ rowCount, lineCount: rowCount, totalLines: rowCount, offset: request.offset, rows, totals }),
+        fail: reject,
+      });
     });
   return { fetchWindow, pending };
 }
@@ -81,6 +89,25 @@ describe('TreeWindowCache', () => {
     await settle();
     expect(latest()?.rowAt(999)?.label).toBe('#999');
     expect(latest()?.rowAt(5)?.label).toBe('#5'); // still cached
+  });
+
+  it('shows the totals that came with a state’s first window, keeps them while it scrolls, and the old ones until a new state answers', async () => {
+    const { cache, pending, latest } = setup();
+    cache.setWanted(0, 30);
+    cache.setQuery(base);
+    pending[0]!.release();
+    await settle();
+    expect(latest()?.totals.map((total) => total.currencyKey)).toEqual(['@0']);
+    cache.setWanted(950, 999);
+    pending[1]!.release();
+    await settle();
+    expect(latest()?.rowAt(999)).toBeDefined();
+    expect(latest()?.totals.map((total) => total.currencyKey)).toEqual(['@0']); // the same totals, not redrawn
+    cache.setQuery({ ...base, filter: { text: 'a' } });
+    expect(latest()?.totals.map((total) => total.currencyKey)).toEqual(['@0']);
+    pending[2]!.release();
+    await settle();
+    expect(latest()?.totals.map((total) => total.currencyKey)).toEqual(['a@0']);
   });
 
   it('ignores answers for a state no longer shown, and keeps the old rows until the new state answers', async () => {

@@ -1,4 +1,4 @@
-import type { ReportExpansion, ReportHierarchy, ReportSortInput, ReportWindow, TreeRow } from '@shared/contract';
+import type { CurrencyTotalRow, ReportExpansion, ReportHierarchy, ReportSortInput, ReportWindow, TreeRow } from '@shared/contract';
 import { filterIdentity, type ReportFilter } from '@shared/report-filter';
 
 export type { ReportFilter } from '@shared/report-filter';
@@ -23,6 +23,8 @@ export interface TreeSnapshot {
   rowCount: number;
   lineCount: number;
   totalLines: number;
+  /** The totals per currency of the lines these rows show (they came with the rows). */
+  totals: CurrencyTotalRow[];
   /** The row at `index`, or undefined while its window is not here yet. */
   rowAt(index: number): TreeRow | undefined;
   /** Where the row with `key` stands, among the rows fetched so far. */
@@ -45,6 +47,7 @@ interface LoadedState {
   rowCount: number;
   lineCount: number;
   totalLines: number;
+  totals: CurrencyTotalRow[];
   pages: Map<number, TreeRow[]>;
 }
 
@@ -172,10 +175,14 @@ export class TreeWindowCache {
     }
     if (generation !== this.generation) return; // an answer for a state no longer shown
     this.inFlight.delete(offset);
-    const pages = new Map(this.current()?.pages ?? []);
+    const current = this.current();
+    const pages = new Map(current?.pages ?? []);
     pages.set(offset, window.rows);
     this.evictFarPages(pages, offset);
-    this.loaded = { generation, stateKey, filter: query.filter, rowCount: window.rowCount, lineCount: window.lineCount, totalLines: window.totalLines, pages };
+    const { rowCount, lineCount, totalLines } = window;
+    // Every window of a state brings the same totals: the first's stay, so scrolling does not redraw them.
+    const totals = current?.totals ?? window.totals;
+    this.loaded = { generation, stateKey, filter: query.filter, rowCount, lineCount, totalLines, totals, pages };
     this.onChange(this.snapshot(this.loaded));
     this.fill(); // the view may have moved while this answer was on its way
   }
@@ -195,6 +202,7 @@ export class TreeWindowCache {
       rowCount: state.rowCount,
       lineCount: state.lineCount,
       totalLines: state.totalLines,
+      totals: state.totals,
       rowAt: (index) => {
         const offset = Math.floor(index / pageSize) * pageSize;
         return state.pages.get(offset)?.[index - offset];

@@ -1,8 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { create } from 'zustand';
-import { type CurrencyTotalRow, type TreeRow, UiSettings } from '@shared/contract';
+import { type TreeRow, UiSettings } from '@shared/contract';
 import { call, errorMessage } from '@renderer/bridge';
-import { useChannelAnswer } from '@renderer/hooks/use-latest-answer';
 import { LatestWhenIdle } from './latest-when-idle';
 import { type ReportFilter, type TreeQuery, TreeWindowCache, type TreeSnapshot } from './tree-window-cache';
 
@@ -45,17 +44,6 @@ export function useTreeWindows(query: TreeQuery | null): TreeWindows {
     cache.retry();
   }, [cache]);
   return { snapshot, error, setWanted, rowsIn, retry };
-}
-
-export interface CurrencyTotals {
-  totals: CurrencyTotalRow[] | null;
-  error: string | null;
-}
-
-/** Totals per currency of what the filter keeps; the last totals stay while a new filter's are asked. */
-export function useCurrencyTotals(reportId: string, filter: ReportFilter): CurrencyTotals {
-  const answer = useChannelAnswer('reports:totals', { reportId, filter }, { keepPrevious: true });
-  return { totals: answer.data?.totals ?? null, error: answer.error };
 }
 
 export interface ReportFilterState {

@@ -87,7 +87,7 @@ export class ReportViewerQueries {
 
   async window(request: WindowRequest): Promise<ReportWindow> {
     const { reportId, filter, sort, hierarchy = 'organization', offset, count } = request;
-    await this.orders.of(reportId); // as in totals: kept after the first read, so a keystroke waits for nothing here
+    await this.orders.of(reportId); // the top rows sort by the names' ranks; kept after the first read, so a keystroke waits for nothing here
     // Started before anything is awaited, so totals asked for in the same breath find these top rows and share them.
     const answer = this.tops.read(
       topRowsKey(reportId, filter, hierarchy, sort),

@@ -142,8 +142,8 @@ describe('files handed to the user', () => {
     const scratch = await outputs.scratchFolder();
     expect(scratch.path.startsWith(await outputs.folder())).toBe(true);
     expect((await stat(scratch.path)).mode & 0o777).toBe(0o700);
-    await mkdir(join(scratch.path, 'lines', 'batch_no=0'), { recursive: true });
-    await writeFile(join(scratch.path, 'lines', 'batch_no=0', 'data_0.parquet'), 'lines');
+    await mkdir(join(scratch.path, 'nested'), { recursive: true });
+    await writeFile(join(scratch.path, 'nested', 'part-0.file'), 'part');
     await scratch.remove();
     expect(await leftIn(await outputs.folder())).toEqual([]);
   });
@@ -158,8 +158,8 @@ describe('files handed to the user', () => {
     await writeFile(beside, 'half');
     await writeFile(join(staging, `${gone}-0123456789ab.moving`), beside);
     await writeFile(join(staging, `${gone}-aaaaaaaaaaaa.tmp`), 'half');
-    // A killed export's scratch folder: its lines split into batches, a part written.
-    await mkdir(join(staging, `${gone}-cccccccccccc.tmp`, 'lines', 'batch_no=0'), { recursive: true });
+    // A killed export's scratch folder, a part written in it.
+    await mkdir(join(staging, `${gone}-cccccccccccc.tmp`, 'nested'), { recursive: true });
     await writeFile(join(staging, `${gone}-cccccccccccc.tmp`, 'part-0.csv'), 'half');
     await writeFile(join(staging, `${gone}-dddddddddddd.tmp.part-3.file`), 'half'); // as earlier versions named a part
     await writeFile(join(staging, `${process.pid}-bbbbbbbbbbbb.tmp`), 'being written');

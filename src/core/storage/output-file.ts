@@ -137,8 +137,9 @@ export class OutputFolder {
   }
 
   /**
-   * A folder of temporaries in the staging folder (DuckDB's lines split into batches), for the caller to remove with
-   * all it holds when done, whatever happens; named as a temporary file is, so a killed process's is swept at the next start.
+   * A folder of temporaries in the staging folder (the parts DuckDB writes of a CSV or Parquet export), for the caller
+   * to remove with all it holds when done, whatever happens; named as a temporary file is, so a killed process's is
+   * swept at the next start.
    */
   async scratchFolder(): Promise<{ path: string; remove(): Promise<void> }> {
     const path = join(await this.folder(), `${process.pid}-${randomBytes(6).toString('hex')}.tmp`);

@@ -37,6 +37,9 @@ export const outputIo = {
  */
 const STAGED = /^(\d+)-([0-9a-f]{12})\.(tmp|moving)(\.wal|\.part-\d+\.(?:csv|file))?$/;
 
+/** A new temporary's name in the staging folder (a file or a scratch folder), as STAGED knows it. */
+const temporaryName = () => `${process.pid}-${randomBytes(6).toString('hex')}.tmp`;
+
 /**
  * A file being written: a Writable for writers that want a stream (exceljs, gzip), and `put` for our own loops. A
  * failed write is sticky — every later `put` rejects at once and `failure` rejects — so nothing ever waits for a
@@ -128,7 +131,7 @@ export class OutputFolder {
 
   /** A temporary in the staging folder for `use` (a download, a file made to be sent), removed afterwards whatever happens. */
   async scratch<T>(use: (temporary: string) => Promise<T>): Promise<T> {
-    const temporary = join(await this.folder(), `${process.pid}-${randomBytes(6).toString('hex')}.tmp`);
+    const temporary = join(await this.folder(), temporaryName());
     try {
       return await use(temporary);
     } finally {
@@ -142,7 +145,7 @@ export class OutputFolder {
    * swept at the next start.
    */
   async scratchFolder(): Promise<{ path: string; remove(): Promise<void> }> {
-    const path = join(await this.folder(), `${process.pid}-${randomBytes(6).toString('hex')}.tmp`);
+    const path = join(await this.folder(), temporaryName());
     await mkdir(path, { mode: 0o700 });
     return { path, remove: () => rm(path, { recursive: true, force: true }) };
   }
@@ -154,7 +157,7 @@ export class OutputFolder {
    */
   async write<T>(target: string, fill: (temporary: string) => Promise<T>): Promise<T> {
     const staging = await this.folder();
-    const temporary = join(staging, `${process.pid}-${randomBytes(6).toString('hex')}.tmp`);
+    const temporary = join(staging, temporaryName());
     let phase: 'fill' | 'move' = 'fill';
     try {
       const result = await fill(temporary);

@@ -6,8 +6,8 @@ import { DuckDBInstance } from '@duckdb/node-api';
 /**
  * The floor of a line export: DuckDB's own COPY of the same month's lines — every line with its organization,
  * service and subscription joined — to Parquet and to CSV, in this one process, with the ledger's memory limit and
- * threads. Unordered: an ordered COPY of a million lines does not fit the ledger's 512 MB (Closebook orders its
- * exports an organization batch at a time). Read-only on the ledger, so run it when no CLI process holds it.
+ * threads. Unordered: the cost of writing those rows at all (Closebook's exports also sort them in the tree's order,
+ * and escape the CSV's text). Read-only on the ledger, so run it when no CLI process holds it.
  */
 export async function copyFloor(dataDir: string, reportId: string): Promise<{ parquetMs: number; csvMs: number }> {
   const out = await mkdtemp(join(tmpdir(), 'closebook-floor-'));

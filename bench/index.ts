@@ -144,7 +144,7 @@ async function benchSize(lines: number): Promise<Record<string, unknown>> {
     const ratio = (ms: number, floorMs: number) => `${(ms / floorMs).toFixed(1)}× DuckDB's COPY (${(floorMs / 1000).toFixed(1)} s)`;
     row(
       'Parquet export (CLI process)',
-      `${(parquet.ms / 1000).toFixed(1)} s, ${ratio(parquet.ms, floor.parquetMs)}`,
+      `${(parquet.ms / 1000).toFixed(1)} s, ${parquet.peakRssMb.toFixed(0)} MB peak, ${ratio(parquet.ms, floor.parquetMs)}`,
       '≤ 2×',
       parquet.ms <= 2 * floor.parquetMs,
     );

@@ -3,14 +3,21 @@ import type { Ledger } from './ledger';
 import { rowShape } from './rows';
 
 /**
- * The names a keystroke sorts (organizations and services, tens of thousands in a 1,000,000-line month) carry their
- * place in the report's name order as a whole number, `name_rank`: sorting by it costs what sorting by lower(name)
- * did, where collating each name at every keystroke cost eight times that. Ranks are per report, made in the order
+ * The names a keystroke or an export sorts (organizations, services and subscriptions: hundreds of thousands in a
+ * 1,000,000-line month) carry their place in the report's name order as a whole number, `name_rank`: sorting by it
+ * costs what sorting by lower(name) did, where collating each name at every keystroke cost eight times that, and an
+ * export collated a month's subscriptions again at every run. Ranks are per report, made in the order
  * `reports.name_order` names (see reports/name-orders.ts, which makes them anew when a profile's order changes).
  */
-export const RANKED_NAMES = { organizations: { no: 'org_no', name: 'name' }, services: { no: 'service_no', name: 'service_name' } } as const;
+export const RANKED_NAMES = {
+  organizations: { no: 'org_no', name: 'name' },
+  services: { no: 'service_no', name: 'service_name' },
+  subscriptions: { no: 'subscription_no', name: 'item_name' },
+} as const;
 
-/** An ICU sort key of a text column in an order: for names too many to rank ahead (subscriptions, products), sorted where they are read. */
+type RankedNames = Readonly<Record<string, { readonly no: string; readonly name: string }>>;
+
+/** An ICU sort key of a text column in an order: for names not ranked ahead (products, groups), sorted where they are read. */
 export function nameKeySql(column: string, order: NameOrder): string {
   // collationOf gives only the fixed ids of NAME_ORDERS: nothing typed reaches this literal.
   return `icu_sort_key(${column}, '${collationOf(order)}')`;
@@ -20,11 +27,11 @@ export function nameKeySql(column: string, order: NameOrder): string {
  * The statements that rank every name of one report ($1), or of every report (`report` 'all': the migration), in an
  * order, and record it. Equal names share a rank; names the collation finds equal but are not (rare) go by their text.
  */
-export function rankNamesSql(order: NameOrder, report: 'one' | 'all' = 'one'): string[] {
+export function rankNamesSql(order: NameOrder, report: 'one' | 'all' = 'one', tables: RankedNames = RANKED_NAMES): string[] {
   const where = report === 'one' ? 'WHERE report_id = $1' : '';
   const same = (table: string) => (report === 'one' ? `${table}.report_id = $1 AND r.report_id = $1` : `${table}.report_id = r.report_id`);
   return [
-    ...Object.entries(RANKED_NAMES).map(
+    ...Object.entries(tables).map(
       ([table, { no, name }]) =>
         `UPDATE ${table} SET name_rank = r.name_rank
          FROM (SELECT report_id, ${no}, dense_rank() OVER (PARTITION BY report_id ORDER BY ${nameKeySql(name, order)}, ${name})::INTEGER AS name_rank

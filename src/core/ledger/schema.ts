@@ -7,12 +7,24 @@ import { INVOICES } from './migrations/006-invoices';
 import { COST_BRIDGES } from './migrations/007-cost-bridges';
 import { FOLDED_SEARCH } from './migrations/008-folded-search';
 import { NAME_ORDER, NAME_RANK_COLUMNS } from './migrations/009-name-order';
+import { SUBSCRIPTION_RANK_COLUMNS, SUBSCRIPTION_RANKS } from './migrations/010-subscription-ranks';
 import { foldForSearch } from '@shared/search-fold';
 
 export { AMOUNT, QUANTITY, UNIT_PRICE } from './types';
 
 /** Each migration takes the ledger one version up; applied in order inside one transaction each. Never edit one that has shipped: add the next. */
-export const MIGRATIONS: string[][] = [MONTHS, MONTH_CLOSE, IMPORTED_FROM, KEPT_COMPARISONS, FOUR_EYES, INVOICES, COST_BRIDGES, FOLDED_SEARCH, NAME_ORDER];
+export const MIGRATIONS: string[][] = [
+  MONTHS,
+  MONTH_CLOSE,
+  IMPORTED_FROM,
+  KEPT_COMPARISONS,
+  FOUR_EYES,
+  INVOICES,
+  COST_BRIDGES,
+  FOLDED_SEARCH,
+  NAME_ORDER,
+  SUBSCRIPTION_RANKS,
+];
 
 /**
  * What the viewer's free-text filter searches, per level (organization, service, subscription, product): its
@@ -26,10 +38,13 @@ export function searchText(parts: string[]): string {
 
 /**
  * The tables ingest appends to, and their column order (the appender fills columns in table order): from their
- * declarations, then the columns later migrations added (NAME_RANK_COLUMNS, made after the rows are in).
+ * declarations, then the columns later migrations added, in their order (name ranks, made after the rows are in).
  */
 const APPENDED_TABLES = ['organizations', 'organization_groups', 'services', 'subscriptions', 'billing_lines', 'products', 'billing_entries'] as const;
 export type AppendedTable = (typeof APPENDED_TABLES)[number];
 export const APPENDED = Object.fromEntries(
-  APPENDED_TABLES.map((table) => [table, [...Object.keys(MONTH_TABLES[table]), ...(NAME_RANK_COLUMNS[table] ?? [])]]),
+  APPENDED_TABLES.map((table) => [
+    table,
+    [...Object.keys(MONTH_TABLES[table]), ...(NAME_RANK_COLUMNS[table] ?? []), ...(SUBSCRIPTION_RANK_COLUMNS[table] ?? [])],
+  ]),
 ) as unknown as Record<AppendedTable, readonly string[]>;

@@ -32,6 +32,16 @@ function sortedAs(order: NameOrder, names: Iterable<string>): string[] {
   return [...new Set(names)].sort(byName(order));
 }
 
+/** The subscription names of a CSV's rows, per service of an organization, as the rows list them. */
+function subscriptionsByService(rows: string[][], column: (name: string) => number): string[][] {
+  const services = new Map<string, string[]>();
+  for (const row of rows) {
+    const service = `${row[column('Org ID')]}|${row[column('Service ID')]}`;
+    services.set(service, [...(services.get(service) ?? []), row[column('Subscription')]!]);
+  }
+  return [...services.values()];
+}
+
 /** Consecutive repeats dropped: a name per organization, where the tree has a row per currency pair. */
 function inTurn(names: string[]): string[] {
   return names.filter((name, at) => name !== names[at - 1]);
@@ -148,6 +158,9 @@ describe('one order for names, the profile’s', () => {
         ),
       );
     }
+    const services = subscriptionsByService(rows, column);
+    expect(services.length).toBeGreaterThan(ORGANIZATIONS.length);
+    for (const subscriptions of services) expect(inTurn(subscriptions)).toEqual(sortedAs('sv', subscriptions));
 
     const path = join(dir, 'month.xlsx');
     const meta = await new ReportLibrary(async () => ledger).meta(REPORT);
@@ -171,23 +184,40 @@ describe('one order for names, the profile’s', () => {
     expect(sortedAsText).toMatch(/^Swedish \(ICU collation sv-u-kn-true, numbers by value\)/);
   });
 
-  it('ranks the months of an earlier ledger as it is brought up to date, then in the profile’s order at their first read', async () => {
-    const donor = await month();
-    donor.ledger.close();
-    const dir = await temporaryDir();
-    cleanups.push(() => dir.remove());
-    (await ledgerAtSchema(dir.path, 8, join(donor.dir, 'ledger', 'closebook.duckdb'))).close();
+  it.each([8, 9])(
+    'ranks the months of an earlier ledger (schema %i) as it is brought up to date, subscriptions too, then in the profile’s order at their first read',
+    async (schema) => {
+      const donor = await month();
+      await viewerOn(donor.ledger, 'sv').orders.of(REPORT); // saved in another order than the one brought up to date
+      donor.ledger.close();
+      const dir = await temporaryDir();
+      cleanups.push(() => dir.remove());
+      (await ledgerAtSchema(dir.path, schema, join(donor.dir, 'ledger', 'closebook.duckdb'))).close();
 
-    const ledger = await Ledger.open(dir.path, silentLogger);
-    cleanups.push(() => ledger.close());
-    expect(await ledger.all('SELECT name_order FROM reports')).toEqual([{ name_order: 'en' }]);
-    const unranked = await ledger.all(
-      `SELECT (SELECT count(*) FROM organizations WHERE name_rank IS NULL) + (SELECT count(*) FROM services WHERE name_rank IS NULL) AS missing`,
-    );
-    expect(unranked).toEqual([{ missing: '0' }]);
-    const { viewer } = viewerOn(ledger, 'fi');
-    const tops = (await viewer.window(request())).rows.map((row) => row.label);
-    expect(inTurn(tops)).toEqual(sortedAs('fi', tops));
-    expect(await ledger.all('SELECT name_order FROM reports')).toEqual([{ name_order: 'fi' }]);
-  });
+      const ledger = await Ledger.open(dir.path, silentLogger);
+      cleanups.push(() => ledger.close());
+      expect(await ledger.all('SELECT name_order FROM reports')).toEqual([{ name_order: 'en' }]);
+      const unranked = await ledger.all(
+        `SELECT (SELECT count(*) FROM organizations WHERE name_rank IS NULL) + (SELECT count(*) FROM services WHERE name_rank IS NULL)
+           + (SELECT count(*) FROM subscriptions WHERE name_rank IS NULL) AS missing`,
+      );
+      expect(unranked).toEqual([{ missing: '0' }]);
+      // Every level in the order brought up to date: a service's subscriptions too, as an export lists them.
+      const csv = join(dir.path, 'lines.csv');
+      await writeCsv(ledger, REPORT, csv);
+      const [header, ...rows] = parseCsv((await readFile(csv, 'utf8')).slice(1));
+      const column = (name: string) => header!.indexOf(name);
+      const services = subscriptionsByService(rows, column);
+      for (const subscriptions of services) expect(inTurn(subscriptions)).toEqual(sortedAs('en', subscriptions));
+      expect(
+        services.some((subscriptions) => sortedAs('sv', subscriptions).join() !== sortedAs('en', subscriptions).join()),
+        'a service whose subscriptions the two orders sort apart',
+      ).toBe(true);
+
+      const { viewer } = viewerOn(ledger, 'fi');
+      const tops = (await viewer.window(request())).rows.map((row) => row.label);
+      expect(inTurn(tops)).toEqual(sortedAs('fi', tops));
+      expect(await ledger.all('SELECT name_order FROM reports')).toEqual([{ name_order: 'fi' }]);
+    },
+  );
 });

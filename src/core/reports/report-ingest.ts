@@ -297,6 +297,7 @@ class ReportWriter {
         item.resellerPricePerUnit ?? null,
         item.customerPricePerUnit ?? null,
         searchText([item.itemName, item.subscriptionId, item.poNumber]),
+        null, // name_rank, once every name is in (finish)
       ]);
       this.subscriptionNo = 0;
     } else if (level === 'service') {

@@ -137,18 +137,7 @@ describe('files handed to the user', () => {
     expect(await leftIn(await outputs.folder())).toEqual([]);
   });
 
-  it('gives a scratch folder in the staging folder, owner-only, removed with all it holds', async () => {
-    const { outputs } = await folders();
-    const scratch = await outputs.scratchFolder();
-    expect(scratch.path.startsWith(await outputs.folder())).toBe(true);
-    expect((await stat(scratch.path)).mode & 0o777).toBe(0o700);
-    await mkdir(join(scratch.path, 'nested'), { recursive: true });
-    await writeFile(join(scratch.path, 'nested', 'part-0.file'), 'part');
-    await scratch.remove();
-    expect(await leftIn(await outputs.folder())).toEqual([]);
-  });
-
-  it('at first use removes what a killed write left: its staged file, its scratch folder and the copy its note names, never a running process’s', async () => {
+  it('at first use removes what a killed write left: its staged file, an earlier version’s scratch folder and the copy its note names, never a running process’s', async () => {
     const { dataDir, userDir } = await folders();
     const staging = join(dataDir, 'staging');
     await mkdir(staging, { recursive: true });
@@ -158,7 +147,7 @@ describe('files handed to the user', () => {
     await writeFile(beside, 'half');
     await writeFile(join(staging, `${gone}-0123456789ab.moving`), beside);
     await writeFile(join(staging, `${gone}-aaaaaaaaaaaa.tmp`), 'half');
-    // A killed export's scratch folder, a part written in it.
+    // A killed export's scratch folder, a part written in it (as earlier versions wrote a CSV or Parquet export).
     await mkdir(join(staging, `${gone}-cccccccccccc.tmp`, 'nested'), { recursive: true });
     await writeFile(join(staging, `${gone}-cccccccccccc.tmp`, 'part-0.csv'), 'half');
     await writeFile(join(staging, `${gone}-dddddddddddd.tmp.part-3.file`), 'half'); // as earlier versions named a part

@@ -31,13 +31,13 @@ export const outputIo = {
 };
 
 /**
- * Temporaries in the staging folder: `<pid>-<hex>.tmp` (a file, or a scratch folder; with DuckDB's `.wal` beside a
+ * Temporaries in the staging folder: `<pid>-<hex>.tmp` (a file, or an earlier version’s scratch folder of an export’s parts; with DuckDB's `.wal` beside a
  * backup), and `<pid>-<hex>.moving` naming a copy beside a user's file. Earlier versions wrote an export's parts
  * beside its temporary (`<pid>-<hex>.tmp.part-<n>.<csv|file>`): swept too.
  */
 const STAGED = /^(\d+)-([0-9a-f]{12})\.(tmp|moving)(\.wal|\.part-\d+\.(?:csv|file))?$/;
 
-/** A new temporary's name in the staging folder (a file or a scratch folder), as STAGED knows it. */
+/** A new temporary's name in the staging folder, as STAGED knows it. */
 const temporaryName = () => `${process.pid}-${randomBytes(6).toString('hex')}.tmp`;
 
 /**
@@ -137,17 +137,6 @@ export class OutputFolder {
     } finally {
       await rm(temporary, { force: true });
     }
-  }
-
-  /**
-   * A folder of temporaries in the staging folder (the parts DuckDB writes of a CSV or Parquet export), for the caller
-   * to remove with all it holds when done, whatever happens; named as a temporary file is, so a killed process's is
-   * swept at the next start.
-   */
-  async scratchFolder(): Promise<{ path: string; remove(): Promise<void> }> {
-    const path = join(await this.folder(), temporaryName());
-    await mkdir(path, { mode: 0o700 });
-    return { path, remove: () => rm(path, { recursive: true, force: true }) };
   }
 
   /**
@@ -266,7 +255,7 @@ async function sweep(folder: string): Promise<void> {
       // Only ever the copy this note was written for: a path ending in the note's own random part.
       if (beside.endsWith(`.${match[2]}.tmp`)) await rm(beside, { force: true }).catch(() => undefined);
     }
-    await rm(path, { force: true, recursive: true }).catch(() => undefined); // a scratch folder too
+    await rm(path, { force: true, recursive: true }).catch(() => undefined); // an earlier version's scratch folder too
   }
 }
 

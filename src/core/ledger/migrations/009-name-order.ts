@@ -1,9 +1,12 @@
 import { FALLBACK_NAME_ORDER } from '@shared/model/name-order';
-import { RANKED_NAMES, rankNamesSql } from '../name-ranks';
+import { rankNamesSql } from '../name-ranks';
+
+/** The tables this migration ranked (as it shipped: a later one ranks more). */
+const RANKED_HERE = { organizations: { no: 'org_no', name: 'name' }, services: { no: 'service_no', name: 'service_name' } } as const;
 
 /** Columns added to appended tables after migration 001 declared them: ingest appends them last (a rank is made once every name is in). */
 export const NAME_RANK_COLUMNS: Readonly<Record<string, readonly string[]>> = Object.fromEntries(
-  Object.keys(RANKED_NAMES).map((table) => [table, ['name_rank']]),
+  Object.keys(RANKED_HERE).map((table) => [table, ['name_rank']]),
 );
 
 /**
@@ -14,5 +17,5 @@ export const NAME_RANK_COLUMNS: Readonly<Record<string, readonly string[]>> = Ob
 export const NAME_ORDER: string[] = [
   ...Object.keys(NAME_RANK_COLUMNS).map((table) => `ALTER TABLE ${table} ADD COLUMN name_rank INTEGER`),
   'ALTER TABLE reports ADD COLUMN name_order VARCHAR',
-  ...rankNamesSql(FALLBACK_NAME_ORDER, 'all'),
+  ...rankNamesSql(FALLBACK_NAME_ORDER, 'all', RANKED_HERE),
 ];

@@ -5,8 +5,6 @@ import { BILLING_LINE_COLUMNS, FILE_COLUMNS } from '../billing-line-columns';
 import { ORG_KEY } from '@core/ledger/keys';
 import { lineFilter } from './lines';
 import { csvCellSql } from '@core/formats/csv-sql';
-import { keptNameOrder, nameKeySql } from '@core/ledger/name-ranks';
-import type { NameOrder } from '@shared/model/name-order';
 
 /** Values by position in LINE_FIELDS (the catalogue's order): text as sent, amounts and quantities as exact decimal text. */
 export type ExportLine = (string | null)[];
@@ -48,7 +46,7 @@ export async function* exportLines(ledger: Ledger, reportId: string, filter: Rep
 async function* linesInOrder(ledger: Ledger, reportId: string, filter: ReportFilter, window: number) {
   const { where, params } = lineFilter(reportId, filter);
   const batches = organizationBatches(await rankedOrganizations(ledger, where, params), window);
-  const sql = orderedLines(where, params.length, 'json', await keptNameOrder(ledger, reportId));
+  const sql = orderedLines(where, params.length);
   async function* batched() {
     for (const { numbers, ranks } of batches) for await (const rows of ledger.stream(sql, [...params, numbers, ranks])) yield rows;
   }
@@ -120,28 +118,20 @@ const LINE_JSON = rowShape({ line: 'text' });
 
 /**
  * The lines of some organizations (bound after the filter's `paramCount` parameters: their numbers and their
- * ranks, as two lists) that pass the filter `where`, in the one order every export has: by organization, service
- * and subscription (names in the report's name order, `order`; ids keeping same-named ones apart), then as the
- * report lists them. Each line
- * is one JSON text of every catalogue column (`json`: node-api reads every value separately, and 22 values a line
- * cost more than the whole workbook), one CSV line of the file columns (`csv`), or the file columns typed, named by
- * their headers (`file`: Parquet).
+ * ranks, as two lists) that pass the filter `where`, in the one order every export has (see fileLines), each as one
+ * JSON text of every catalogue column: node-api reads every value separately, and 22 values a line cost more than
+ * the whole workbook.
  *
  * Everything a line shows beside its own columns, and its place in the order, is looked up per subscription of
  * these organizations (a few thousand rows): the lines join this one small table, which DuckDB hashes (joined one
  * by one, it misjudged the filtered lines as the small side and hashed them at each join). Services and
- * subscriptions are ranked there, so the lines sort on whole numbers (a third faster than on names).
+ * subscriptions are ranked there from their kept name ranks, so the lines sort on whole numbers.
  */
-export function orderedLines(where: string, paramCount: number, projection: 'json' | 'csv' | 'file', order: NameOrder): string {
+export function orderedLines(where: string, paramCount: number): string {
   const ownColumn = (column: { sql: string }) => /\bl\./.test(column.sql);
   const described = BILLING_LINE_COLUMNS.filter((column) => !ownColumn(column));
   const value = (column: { field: string; sql: string }) => (ownColumn(column) ? column.sql : `d.${column.field}`);
-  const select =
-    projection === 'json'
-      ? `to_json([${BILLING_LINE_COLUMNS.map((column) => (column.kind === 'number' ? `(${value(column)})::VARCHAR` : value(column))).join(', ')}]) AS line`
-      : projection === 'csv'
-        ? `${FILE_COLUMNS.map((column) => csvCellSql(value(column), column.kind === 'number' ? 'number' : 'text')).join(" || ',' || ")} AS line`
-        : FILE_COLUMNS.map((column) => `${value(column)} AS "${column.file}"`).join(', ');
+  const select = `to_json([${BILLING_LINE_COLUMNS.map((column) => (column.kind === 'number' ? `(${value(column)})::VARCHAR` : value(column))).join(', ')}]) AS line`;
   return `
     WITH r AS (SELECT unnest($${paramCount + 1}::INTEGER[]) AS org_no, unnest($${paramCount + 2}::INTEGER[]) AS org_rank),
       g AS (SELECT org_no, string_agg(group_name, ', ' ORDER BY group_name) AS names FROM organization_groups
@@ -149,7 +139,7 @@ export function orderedLines(where: string, paramCount: number, projection: 'jso
       s AS (SELECT service_no, service_name, service_id, dense_rank() OVER (ORDER BY name_rank, service_id) AS service_rank
             FROM services WHERE report_id = $1 AND org_no IN (SELECT org_no FROM r)),
       u AS (SELECT subscription_no, service_no, org_no, item_name, subscription_id, po_number,
-              dense_rank() OVER (ORDER BY ${nameKeySql('item_name', order)}, item_name, subscription_id) AS subscription_rank
+              dense_rank() OVER (ORDER BY name_rank, subscription_id) AS subscription_rank
             FROM subscriptions WHERE report_id = $1 AND org_no IN (SELECT org_no FROM r)),
       d AS (SELECT u.subscription_no, r.org_rank, s.service_rank, u.subscription_rank, ${described.map((column) => `${column.sql} AS ${column.field}`).join(', ')}
             FROM u JOIN s ON s.service_no = u.service_no JOIN r ON r.org_no = u.org_no
@@ -160,4 +150,35 @@ export function orderedLines(where: string, paramCount: number, projection: 'jso
     FROM billing_lines l JOIN d ON d.subscription_no = l.subscription_no
     WHERE ${where}
     ORDER BY d.org_rank, d.service_rank, d.subscription_rank, l.line_no`;
+}
+
+/**
+ * Every line of a report that passes the filter `where` (its parameters first, then none), in the one order every
+ * export has: by organization, service and subscription (names by their kept ranks in the report's name order; ids
+ * keeping same-named ones apart), then as the report lists them. The file columns, typed and named by their headers
+ * (`file`: Parquet), or one CSV line of them (`csv`) under a column named `csvHeader` (DuckDB writes the name as the
+ * file's first line).
+ *
+ * One sort of the whole month, for DuckDB's COPY: each subscription's place is numbered first (a narrow table of
+ * whole numbers), so the lines sort on two integers, and DuckDB spills what does not fit its memory to disk.
+ */
+export function fileLines(where: string, projection: { csvHeader: string } | 'file'): string {
+  const select =
+    projection === 'file'
+      ? FILE_COLUMNS.map((column) => `${column.sql} AS "${column.file}"`).join(', ')
+      : `${FILE_COLUMNS.map((column) => csvCellSql(column.sql, column.kind === 'number' ? 'number' : 'text')).join(" || ',' || ")} AS "${projection.csvHeader.replaceAll('"', '""')}"`;
+  return `
+    WITH r AS (${ORGANIZATION_ORDER}),
+      places AS MATERIALIZED (
+        SELECT u.subscription_no, row_number() OVER (ORDER BY r.org_rank, s.name_rank, s.service_id, u.name_rank, u.subscription_id) AS place
+        FROM subscriptions u JOIN services s ON s.report_id = $1 AND s.service_no = u.service_no JOIN r ON r.org_no = u.org_no
+        WHERE u.report_id = $1)
+    SELECT ${select}
+    FROM billing_lines l JOIN places p ON p.subscription_no = l.subscription_no
+      JOIN subscriptions u ON u.report_id = $1 AND u.subscription_no = l.subscription_no
+      JOIN services s ON s.report_id = $1 AND s.service_no = l.service_no
+      JOIN organizations o ON o.report_id = $1 AND o.org_no = l.org_no
+      LEFT JOIN billing_entries e ON e.report_id = $1 AND e.entry_no = o.entry_no
+    WHERE ${where}
+    ORDER BY p.place, l.line_no`;
 }

@@ -176,7 +176,7 @@ export function treeLevels(ledger: Ledger, reportId: string, filter: ReportFilte
     subscriptions: (openServices: string[]): Promise<SubscriptionRow[]> =>
       level(
         SUBSCRIPTION_ROW,
-        `SELECT ${treeKeySql('subscription', 'a.subscription_no')} AS key, ${treeKeySql('service', 'a.service_no')} AS parent, a.currency_key, u.item_name AS label, ${nameKeySql('u.item_name', order)} AS label_order, u.po_number AS po, a.lines, a.quantity, a.cost, a.sales
+        `SELECT ${treeKeySql('subscription', 'a.subscription_no')} AS key, ${treeKeySql('service', 'a.service_no')} AS parent, a.currency_key, u.item_name AS label, u.name_rank AS label_order, u.po_number AS po, a.lines, a.quantity, a.cost, a.sales
          FROM ${sums('subscription_no, service_no', true)} JOIN subscriptions u ON u.report_id = $1 AND u.subscription_no = a.subscription_no`,
         true,
         openServices,

@@ -1,8 +1,8 @@
 import { FALLBACK_NAME_ORDER } from '@shared/model/name-order';
-import { rankNamesSql } from '../name-ranks';
+import { RANKED_NAMES, rankNamesSql } from '../name-ranks';
 
-/** The tables this migration ranked (as it shipped: a later one ranks more). */
-const RANKED_HERE = { organizations: { no: 'org_no', name: 'name' }, services: { no: 'service_no', name: 'service_name' } } as const;
+/** The tables this migration ranked (as it shipped: a later one ranks subscriptions too). */
+const RANKED_HERE = { organizations: RANKED_NAMES.organizations, services: RANKED_NAMES.services } as const;
 
 /** Columns added to appended tables after migration 001 declared them: ingest appends them last (a rank is made once every name is in). */
 export const NAME_RANK_COLUMNS: Readonly<Record<string, readonly string[]>> = Object.fromEntries(

@@ -88,7 +88,7 @@ export class ReportViewerQueries {
   async window(request: WindowRequest): Promise<ReportWindow> {
     const { reportId, filter, sort, hierarchy = 'organization', offset, count } = request;
     await this.orders.of(reportId); // the top rows sort by the names' ranks; kept after the first read, so a keystroke waits for nothing here
-    // Started before anything is awaited, so totals asked for in the same breath find these top rows and share them.
+    // Started before anything is awaited, so the line count below is read while DuckDB makes the top rows.
     const answer = this.tops.read(
       topRowsKey(reportId, filter, hierarchy, sort),
       () => topRowsQuery(reportId, filter, hierarchy, sort),

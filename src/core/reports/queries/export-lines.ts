@@ -117,6 +117,14 @@ export type RankedOrganization = Row<typeof RANKED.columns>;
 const LINE_JSON = rowShape({ line: 'text' });
 
 /**
+ * A subscription's place in the one order every export has, among the subscriptions numbered (`r`: their organizations
+ * with `org_rank`, `s`: services, `u`: subscriptions): by organization, service and subscription, names by their kept
+ * ranks in the report's name order and ids keeping same-named ones apart. A line's place is its subscription's, then
+ * its own number.
+ */
+const SUBSCRIPTION_PLACE = 'row_number() OVER (ORDER BY r.org_rank, s.name_rank, s.service_id, u.name_rank, u.subscription_id)';
+
+/**
  * The lines of some organizations (bound after the filter's `paramCount` parameters: their numbers and their
  * ranks, as two lists) that pass the filter `where`, in the one order every export has (see fileLines), each as one
  * JSON text of every catalogue column: node-api reads every value separately, and 22 values a line cost more than
@@ -124,8 +132,8 @@ const LINE_JSON = rowShape({ line: 'text' });
  *
  * Everything a line shows beside its own columns, and its place in the order, is looked up per subscription of
  * these organizations (a few thousand rows): the lines join this one small table, which DuckDB hashes (joined one
- * by one, it misjudged the filtered lines as the small side and hashed them at each join). Services and
- * subscriptions are ranked there from their kept name ranks, so the lines sort on whole numbers.
+ * by one, it misjudged the filtered lines as the small side and hashed them at each join). Each subscription's place
+ * is numbered there (SUBSCRIPTION_PLACE), so the lines sort on whole numbers.
  */
 export function orderedLines(where: string, paramCount: number): string {
   const ownColumn = (column: { sql: string }) => /\bl\./.test(column.sql);
@@ -136,12 +144,10 @@ export function orderedLines(where: string, paramCount: number): string {
     WITH r AS (SELECT unnest($${paramCount + 1}::INTEGER[]) AS org_no, unnest($${paramCount + 2}::INTEGER[]) AS org_rank),
       g AS (SELECT org_no, string_agg(group_name, ', ' ORDER BY group_name) AS names FROM organization_groups
             WHERE report_id = $1 AND org_no IN (SELECT org_no FROM r) GROUP BY org_no),
-      s AS (SELECT service_no, service_name, service_id, dense_rank() OVER (ORDER BY name_rank, service_id) AS service_rank
-            FROM services WHERE report_id = $1 AND org_no IN (SELECT org_no FROM r)),
-      u AS (SELECT subscription_no, service_no, org_no, item_name, subscription_id, po_number,
-              dense_rank() OVER (ORDER BY name_rank, subscription_id) AS subscription_rank
+      s AS (SELECT service_no, service_name, service_id, name_rank FROM services WHERE report_id = $1 AND org_no IN (SELECT org_no FROM r)),
+      u AS (SELECT subscription_no, service_no, org_no, item_name, subscription_id, po_number, name_rank
             FROM subscriptions WHERE report_id = $1 AND org_no IN (SELECT org_no FROM r)),
-      d AS (SELECT u.subscription_no, r.org_rank, s.service_rank, u.subscription_rank, ${described.map((column) => `${column.sql} AS ${column.field}`).join(', ')}
+      d AS (SELECT u.subscription_no, ${SUBSCRIPTION_PLACE} AS place, ${described.map((column) => `${column.sql} AS ${column.field}`).join(', ')}
             FROM u JOIN s ON s.service_no = u.service_no JOIN r ON r.org_no = u.org_no
             JOIN organizations o ON o.report_id = $1 AND o.org_no = u.org_no
             LEFT JOIN billing_entries e ON e.report_id = $1 AND e.entry_no = o.entry_no
@@ -149,13 +155,12 @@ export function orderedLines(where: string, paramCount: number): string {
     SELECT ${select}
     FROM billing_lines l JOIN d ON d.subscription_no = l.subscription_no
     WHERE ${where}
-    ORDER BY d.org_rank, d.service_rank, d.subscription_rank, l.line_no`;
+    ORDER BY d.place, l.line_no`;
 }
 
 /**
  * Every line of a report that passes the filter `where` (its parameters first, then none), in the one order every
- * export has: by organization, service and subscription (names by their kept ranks in the report's name order; ids
- * keeping same-named ones apart), then as the report lists them. The file columns, typed and named by their headers
+ * export has (SUBSCRIPTION_PLACE, then as the report lists them). The file columns, typed and named by their headers
  * (`file`: Parquet), or one CSV line of them (`csv`) under a column named `csvHeader` (DuckDB writes the name as the
  * file's first line).
  *
@@ -170,7 +175,7 @@ export function fileLines(where: string, projection: { csvHeader: string } | 'fi
   return `
     WITH r AS (${ORGANIZATION_ORDER}),
       places AS MATERIALIZED (
-        SELECT u.subscription_no, row_number() OVER (ORDER BY r.org_rank, s.name_rank, s.service_id, u.name_rank, u.subscription_id) AS place
+        SELECT u.subscription_no, ${SUBSCRIPTION_PLACE} AS place
         FROM subscriptions u JOIN services s ON s.report_id = $1 AND s.service_no = u.service_no JOIN r ON r.org_no = u.org_no
         WHERE u.report_id = $1)
     SELECT ${select}

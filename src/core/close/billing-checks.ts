@@ -6,7 +6,7 @@ import type { Submission, SubmissionSummary } from '@shared/schemas/consumption'
 import type { Ledger } from '../ledger/ledger';
 import { keptNameOrder } from '../ledger/name-ranks';
 import { collationOf } from '@shared/model/name-order';
-import { compareMonths, type MonthChange } from './month-compare';
+import { type MonthChange, ruleChangesBetween } from './month-compare';
 import { currenciesOf } from '@shared/model/currency-pair';
 import { roundToMinorUnit } from '@shared/currency';
 import {
@@ -403,7 +403,7 @@ export async function runBillingChecks(
     ...(await lineRules(ledger, reportId)),
     ...(await statedTotals(ledger, reportId)),
     ...(await marginOutliers(ledger, reportId, thresholds)),
-    ...(previousId ? monthRules(await (await compareMonths(ledger, previousId, reportId)).ruleChanges(thresholds.quantityJumpPercent), thresholds) : []),
+    ...(previousId ? monthRules(await ruleChangesBetween(ledger, previousId, reportId, thresholds.quantityJumpPercent), thresholds) : []),
     ...(consumption ? await consumptionDiffers(ledger, reportId, consumption) : []),
   ];
   const names = new Intl.Collator(collationOf(await keptNameOrder(ledger, reportId)));

@@ -76,8 +76,8 @@ export interface CloseModule {
   handlers: CloseHandlers;
   api: CloseApi;
   /**
-   * Checks a freshly saved month ahead of the user, in the background: its comparison with the month before and its
-   * checks are made and kept, so the Close screen opens on them at once. A failure is logged, never thrown: the
+   * Checks a freshly saved month ahead of the user, in the background: its checks, then its comparison with the month
+   * before, are made and kept, so the Close screen and its Compare panel open on them at once. A failure is logged, never thrown: the
    * screen makes them itself when opened.
    */
   checkAhead(reportId: string): void;
@@ -252,7 +252,12 @@ export function createClose(
   const checking = new Set<Promise<unknown>>();
   const checkAhead = (reportId: string) => {
     const started = ports.clock.now();
-    const checked = view(reportId).then(
+    // The checks first (they find what they need without a comparison), then the comparison the Compare panel shows.
+    const checkedAndCompared = view(reportId).then(async (state) => {
+      if (state.previousReportId) await compareMonths(await ledger(), state.previousReportId, reportId);
+      return state;
+    });
+    const checked = checkedAndCompared.then(
       (state) => ports.log.info('month checked ahead', { reportId, exceptions: state.exceptions.length, ms: ports.clock.now() - started }),
       (error: unknown) => ports.log.warn('the month could not be checked ahead', { reportId, error: error instanceof Error ? error.message : String(error) }),
     );

@@ -15,10 +15,14 @@ import { runBillingChecks } from './billing-checks';
 import { MonthClose } from './month-close';
 import { compareMonths } from './month-compare';
 
-// The real checks, counted: what the month close keeps is what it need not run again.
+// The real checks and comparisons, counted: what the month close keeps is what it need not run again.
 vi.mock('./billing-checks', async (importOriginal) => {
   const original = await importOriginal<typeof import('./billing-checks')>();
   return { ...original, runBillingChecks: vi.fn(original.runBillingChecks) };
+});
+vi.mock('./month-compare', async (importOriginal) => {
+  const original = await importOriginal<typeof import('./month-compare')>();
+  return { ...original, compareMonths: vi.fn(original.compareMonths) };
 });
 
 const OCTOBER = '11111111-1111-4111-8111-000000000010';
@@ -134,6 +138,9 @@ describe('what the month close keeps in the ledger', () => {
     expect(checkedAhead).toContain(november);
     const checked = () => checks.mock.calls.filter(([, reportId]) => reportId === november).map(([, , previousId]) => previousId);
     expect(checked()).toEqual([fixture.report.id]); // November, once, against October
+    // Then its comparison with October, for the Compare panel (the checks need none of their own).
+    const compared = vi.mocked(compareMonths).mock.calls.filter(([, , afterId]) => afterId === november);
+    expect(compared.map(([, beforeId]) => beforeId)).toEqual([fixture.report.id]);
 
     const state = await service.handlers['close:state']({ reportId: november });
     expect(state.previousReportId).toBe(fixture.report.id);

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { money } from '@shared/money';
 import { ledgerWithMonth, type ServedEntries, testIdentity } from '@testing/ledger-month';
 import { ingestReport } from '../reports/report-ingest';
-import { compareMonths, type MonthChange, type MonthComparison } from './month-compare';
+import { compareMonths, type MonthChange, type MonthComparison, ruleChangesBetween } from './month-compare';
 import { runBillingChecks } from './billing-checks';
 import { rankNamesSql } from '../ledger/name-ranks';
 import { byName } from '@testing/name-order';
@@ -215,6 +215,53 @@ describe('comparing two months', () => {
         expect(named, `${order} ${severity}`).toEqual([...named].sort(byName(order)));
       }
     }
+  });
+
+  it('finds what the rules against last month look at without keeping a comparison, exactly as a kept one gives it', async () => {
+    let planted: { jump: WireItem; price: WireItem; lost: WireItem; lostOrganization: string; small: WireItem[] } | undefined;
+    const { ledger } = await twoMonths((november) => {
+      const organizations = november.flatMap((entry) => entry.organizations);
+      const lostOrganization = organizations.at(-1)!;
+      for (const entry of november) entry.organizations = entry.organizations.filter((organization) => organization.orgId !== lostOrganization.orgId);
+      const all = items(november).filter(({ service, item }) => service.items.length > 1 && item.products.length === 1);
+      const [jump, price, lost, ...rest] = all.map(({ item }) => item) as [WireItem, WireItem, WireItem, ...WireItem[]];
+      reprice(jump, jump.products[0]!, { quantity: jump.products[0]!.quantity * 3 });
+      reprice(price, price.products[0]!, { customerPricePerUnit: money(price.products[0]!.customerPricePerUnit).plus('0.75').toFixed() });
+      const lostService = all.find(({ item }) => item === lost)?.service;
+      lostService?.items.splice(lostService.items.indexOf(lost), 1);
+      // Changes the rules do not look at: quantities up by a tenth (not a jump), and a new subscription.
+      const small = rest.filter((item) => item.products[0]!.quantity >= 10).slice(0, 4);
+      for (const item of small) reprice(item, item.products[0]!, { quantity: item.products[0]!.quantity + 1 });
+      const added = structuredClone(rest.at(-1)!);
+      added.subscriptionId = '99999999-9999-4999-8999-999999999999';
+      all.find(({ item }) => item === rest.at(-1))?.service.items.push(added);
+      planted = { jump, price, lost, lostOrganization: lostOrganization.orgId, small };
+    });
+    const keptComparisons = async () => Number((await ledger.all('SELECT count(*)::INTEGER AS n FROM kept_comparisons'))[0]?.n);
+
+    const found = await ruleChangesBetween(ledger, OCTOBER, NOVEMBER, 50);
+    expect(await keptComparisons()).toBe(0); // found without making the whole comparison
+    const comparison = await compareMonths(ledger, OCTOBER, NOVEMBER);
+    expect(await keptComparisons()).toBe(1);
+    const fromKept = await ruleChangesBetween(ledger, OCTOBER, NOVEMBER, 50);
+    expect(found).toEqual(fromKept);
+
+    const { jump, price, lost, lostOrganization, small } = planted!;
+    const of = (item: WireItem) => found.filter((change) => change.subscriptionId === item.subscriptionId).map(({ kind, level }) => `${kind} ${level}`);
+    expect(of(jump)).toEqual(['quantity line']);
+    expect(of(price)).toEqual(['price line']);
+    expect(of(lost)).toEqual(['lost subscription']);
+    // A whole organization lost: once per currency pair it was billed in.
+    const ofOrganization = found.filter((change) => change.orgId === lostOrganization);
+    expect(ofOrganization.length).toBeGreaterThan(0);
+    expect(new Set(ofOrganization.map(({ kind, level }) => `${kind} ${level}`))).toEqual(new Set(['lost organization']));
+    expect(small).toHaveLength(4);
+    for (const item of small) expect(of(item)).toEqual([]);
+    expect(found).toHaveLength(3 + ofOrganization.length);
+    // The same changes, in the same order, as the whole comparison lists them.
+    const listed = (await allChanges(comparison)).filter((change) => found.some((rule) => JSON.stringify(rule) === JSON.stringify(change)));
+    expect(listed).toEqual(found);
+    expect(comparison.changeCount).toBeGreaterThan(found.length);
   });
 
   it('finds no change between a month and itself', async () => {

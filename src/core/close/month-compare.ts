@@ -19,6 +19,7 @@ import {
   type KeptChangeRow,
   keptKindCounts,
   ruleChangeRows,
+  unkeptRuleChangeRows,
 } from './queries/compare';
 
 export type { CurrencyBridge, MonthChange } from '@shared/schemas/month-close';
@@ -41,8 +42,6 @@ export interface MonthComparison {
   batches(size?: number): AsyncGenerator<MonthChange[]>;
   /** Every change in the order shown as a line of text (the command line's listing), made in SQL, a chunk at a time. */
   lines(): AsyncGenerator<string[]>;
-  /** The changes the rules against last month look at: lost, unit price or cost moved, quantity up by more than `jumpPercent`. */
-  ruleChanges(jumpPercent: number): Promise<MonthChange[]>;
 }
 
 /** What a kept comparison was made by: a change to how months are compared gives every pair a new key. */
@@ -61,17 +60,11 @@ const making = new WeakMap<Ledger, Map<string, Promise<number>>>();
  * exactly per product line, so that per currency they add up to the total change to the last decimal.
  *
  * Made once in SQL and kept in the ledger, keyed by both reports and their content hashes (a saved report never
- * changes; a refetch is another report), so the Close screen, the checks and the workbook share one.
+ * changes; a refetch is another report), so the Close screen, the checks and the workbook share one (the checks
+ * find what they need without one when none is kept: ruleChangesBetween).
  */
 export async function compareMonths(ledger: Ledger, beforeId: string, afterId: string): Promise<MonthComparison> {
-  // The SQL tells the months apart by report: one fetch against itself would read as all lost and all new.
-  if (beforeId === afterId) throw new AppError('validation', 'A month is compared with another fetch or month: choose two different saved reports.');
-  const hashes = [await keptContentHash(ledger, beforeId), await keptContentHash(ledger, afterId)];
-  // The changes are listed in the after month's name order (its profile's, ledger/name-ranks.ts): part of the key.
-  const order = await keptNameOrder(ledger, afterId);
-  const key = createHash('sha256')
-    .update(JSON.stringify([COMPARE_VERSION, beforeId, afterId, ...hashes, order]))
-    .digest('hex');
+  const { key, order } = await comparisonKey(ledger, beforeId, afterId);
   const changeCount = (await keptChangeCount(ledger, key)) ?? (await made(ledger, beforeId, afterId, order, key));
   const read = async (from: number, count: number) => (await keptChangeRows(ledger, key, from, count)).map(changeOf);
   return {
@@ -97,8 +90,40 @@ export async function compareMonths(ledger: Ledger, beforeId: string, afterId: s
       }
     },
     lines: () => keptChangeLines(ledger, key),
-    ruleChanges: async (jumpPercent) => (await ruleChangeRows(ledger, key, String(1 + jumpPercent / 100))).map(changeOf),
   };
+}
+
+/** What a comparison of two months is kept under, and the name order its changes are listed in. */
+async function comparisonKey(ledger: Ledger, beforeId: string, afterId: string): Promise<{ key: string; order: NameOrder }> {
+  // The SQL tells the months apart by report: one fetch against itself would read as all lost and all new.
+  if (beforeId === afterId) throw new AppError('validation', 'A month is compared with another fetch or month: choose two different saved reports.');
+  const hashes = [await keptContentHash(ledger, beforeId), await keptContentHash(ledger, afterId)];
+  // The changes are listed in the after month's name order (its profile's, ledger/name-ranks.ts): part of the key.
+  const order = await keptNameOrder(ledger, afterId);
+  const key = createHash('sha256')
+    .update(JSON.stringify([COMPARE_VERSION, beforeId, afterId, ...hashes, order]))
+    .digest('hex');
+  return { key, order };
+}
+
+/**
+ * The changes the rules against last month look at — lost, unit price or cost moved, quantity up by more than
+ * `jumpPercent` — in the order shown: read from the months' kept comparison (waited for when one is being made), or
+ * else found on their own, without making one. A million-line month's checks then take seconds, not the quarter
+ * of a minute a whole comparison takes; the comparison is made when it is asked for (in the app, right after).
+ */
+export async function ruleChangesBetween(ledger: Ledger, beforeId: string, afterId: string, jumpPercent: number): Promise<MonthChange[]> {
+  const { key, order } = await comparisonKey(ledger, beforeId, afterId);
+  const jumpFactor = String(1 + jumpPercent / 100);
+  await making
+    .get(ledger)
+    ?.get(key)
+    ?.catch(() => undefined);
+  const rows =
+    (await keptChangeCount(ledger, key)) !== undefined
+      ? await ruleChangeRows(ledger, key, jumpFactor)
+      : await ledger.derive({}, (transaction) => unkeptRuleChangeRows(transaction, beforeId, afterId, order, jumpFactor));
+  return rows.map(changeOf);
 }
 
 function made(ledger: Ledger, beforeId: string, afterId: string, order: NameOrder, key: string): Promise<number> {

@@ -11,8 +11,9 @@ import type { NameOrder } from '@shared/model/name-order';
 
 /**
  * Each subscription of the two months with a number for its compare key (organization, service, subscription):
- * the same number in both months when the key is the same. Numbered from the distinct keys, so it is exact (no
- * hash that two keys could share), and the lines are then grouped on a number, not on three texts.
+ * the same number in both months when the key is the same. A dense rank of the keys, so it is exact (no hash that
+ * two keys could share; one sort, where numbering the distinct keys and joining them back took half as long again),
+ * and the lines are then grouped on a number, not on three texts.
  */
 const NUMBER_SUBSCRIPTIONS = `
   CREATE OR REPLACE TEMP TABLE compare_subscriptions AS
@@ -21,9 +22,8 @@ const NUMBER_SUBSCRIPTIONS = `
     FROM subscriptions u
     JOIN services s ON s.report_id = u.report_id AND s.service_no = u.service_no
     JOIN organizations o ON o.report_id = u.report_id AND o.org_no = u.org_no
-    WHERE u.report_id IN ($1, $2)),
-  numbered AS (SELECT org_key, service_id, subscription_id, row_number() OVER () AS key_no FROM keyed GROUP BY ALL)
-  SELECT k.after, k.subscription_no, n.key_no FROM keyed k JOIN numbered n USING (org_key, service_id, subscription_id)`;
+    WHERE u.report_id IN ($1, $2))
+  SELECT after, subscription_no, dense_rank() OVER (ORDER BY org_key, service_id, subscription_id) AS key_no FROM keyed`;
 
 /** `fn(column)` over one month's lines of a compare key: month 0 is the month before, 1 the month after. */
 const inMonth = (fn: string, column: string, month: 0 | 1) => `${fn}(${column}) FILTER (WHERE ${month ? '' : 'NOT '}k.after)`;
@@ -44,17 +44,30 @@ const monthColumns = (month: 0 | 1) =>
   ].join(', ');
 
 /**
+ * A change the rules against last month look at (billing-checks.ts), over a change's columns: what is lost (`lost`:
+ * how the columns say so), a unit price or cost that moved, and a quantity that rose by more than `jumpFactor` (a
+ * parameter: 1.5 for 50 %). The same for a changed key (lost: no line after) and for a kept change, rolled up or not.
+ */
+const ruleChange = (lost: string, jumpFactor: string) =>
+  `((${lost}) OR (q0 IS NOT NULL AND q1 IS NOT NULL AND (p0 IS DISTINCT FROM p1 OR k0 IS DISTINCT FROM k1 OR (q0 > 0 AND q1 > q0 * ${jumpFactor}::DECIMAL(18, 10)))))`;
+
+/** A kept change that is lost (the whole of a subscription, service or organization, or one line). */
+const KEPT_LOST = "kind = 'lost'";
+
+/**
  * The compare keys (subscription key, product, currency pair) whose lines differ between the months, with both
  * months' exact sums: several lines of one product count as one, so splitting a product's usage over two lines is
  * not a change. A key is kept as one of its lines per month (`line0`, `line1`; NULL when the month has none).
+ * `rulesOnly` keeps only the keys the rules against last month look at ($3: their jump factor).
  */
-const KEEP_CHANGED_KEYS = `
+const keepChangedKeys = (rulesOnly: boolean) => `
   CREATE OR REPLACE TEMP TABLE compare_changed AS
   SELECT ${monthColumns(0)}, ${monthColumns(1)}
   FROM billing_lines l JOIN compare_subscriptions k ON k.subscription_no = l.subscription_no AND k.after = (l.report_id = $2)
   WHERE l.report_id IN ($1, $2)
   GROUP BY k.key_no, l.product_id, l.currency, l.customer_currency
-  HAVING line0 IS NULL OR line1 IS NULL OR q0 <> q1 OR c0 <> c1 OR s0 <> s1 OR p0 IS DISTINCT FROM p1 OR k0 IS DISTINCT FROM k1`;
+  HAVING (line0 IS NULL OR line1 IS NULL OR q0 <> q1 OR c0 <> c1 OR s0 <> s1 OR p0 IS DISTINCT FROM p1 OR k0 IS DISTINCT FROM k1)
+    ${rulesOnly ? `AND ${ruleChange('q0 IS NOT NULL AND q1 IS NULL', '$3')}` : ''}`;
 
 /** The changed keys named by their line in month `$month` (the after month, or the month before for a lost key). */
 const namedIn = (month: 1 | 2) => `
@@ -130,13 +143,12 @@ const ROLL_KEY = `CASE level WHEN 'organization' THEN [org_key, currency, custom
   WHEN 'service' THEN [org_key, service_id, currency, customer_currency] ELSE [subscription_id, currency, customer_currency] END`;
 
 /**
- * The changes as shown, numbered in order (`seq`) under the comparison's key ($1): line changes as they are, and
- * the new and lost lines of a whole subscription, service or organization summed into one change, placed where
- * its first line was, and stored in that order (a part is then read by its range of `seq` alone). A roll-up names its subscription when it covers one, and its product when it covers one
+ * The changes as shown, in order (`ord`): line changes as they are, and the new and lost lines of a whole
+ * subscription, service or organization summed into one change, placed where its first line was. Kept, they are
+ * numbered (`seq`) and stored in that order (a part is then read by its range of `seq` alone). A roll-up names its subscription when it covers one, and its product when it covers one
  * product of one subscription; a subscription's quantities add up, a service's or organization's are not summed.
  */
-const KEEP_CHANGES = `
-  INSERT INTO kept_changes
+const ROLLED_CHANGES = `
   WITH leveled AS (SELECT n.*, coalesce(v.level, 'line') AS level FROM compare_named n LEFT JOIN compare_levels v ON v.ord = n.ord),
   rolled AS (
     SELECT ord, kind, level, organization, customer_number, org_id, service, service_id, subscription, subscription_id, product, product_id,
@@ -155,7 +167,12 @@ const KEEP_CHANGES = `
       CASE WHEN level = 'subscription' THEN sum(q1) END, NULL, NULL, sum(c1), sum(s1),
       sum(price_effect), sum(quantity_effect), sum(new_lost_effect), sum(other_effect)
     FROM leveled WHERE level <> 'line' GROUP BY kind, level, ${ROLL_KEY})
-  SELECT $1, row_number() OVER (ORDER BY ord), * EXCLUDE (ord) FROM rolled
+  SELECT * FROM rolled`;
+
+/** The changes kept under the comparison's key ($1), numbered in order (see ROLLED_CHANGES). */
+const KEEP_CHANGES = `
+  INSERT INTO kept_changes
+  SELECT $1, row_number() OVER (ORDER BY ord), * EXCLUDE (ord) FROM (${ROLLED_CHANGES})
   ORDER BY ord`;
 
 /** Per currency pair, the sum of each sales and cost effect over the changed lines (their bridges; the amounts come from the totals). */
@@ -164,6 +181,45 @@ const KEEP_BRIDGES = `
   SELECT $1, currency, customer_currency, sum(price_effect), sum(quantity_effect), sum(new_lost_effect), sum(other_effect),
     sum(cost_price_effect), sum(cost_quantity_effect), sum(cost_new_lost_effect), sum(cost_other_effect)
   FROM compare_named GROUP BY ALL`;
+
+/** Each step's table is let go once the next has read it: they are held in memory. */
+const dropping = (transaction: LedgerTransaction) => (table: string) => transaction.run(`DROP TABLE temp.${table}`);
+
+/**
+ * The months compared up to the named changes and their levels (temporary tables compare_named and compare_levels),
+ * in steps that each stay within the ledger's memory; `jumpFactor` (not null) keeps only the keys the rules against
+ * last month look at.
+ */
+async function compareInSteps(transaction: LedgerTransaction, beforeId: string, afterId: string, order: NameOrder, jumpFactor: string | null): Promise<void> {
+  const months = [beforeId, afterId];
+  const drop = dropping(transaction);
+  await transaction.run(NUMBER_SUBSCRIPTIONS, months);
+  await transaction.run(keepChangedKeys(jumpFactor !== null), jumpFactor === null ? months : [...months, jumpFactor]);
+  await drop('compare_subscriptions');
+  await transaction.run(keepNamedChanges(order), months);
+  await drop('compare_changed');
+  await transaction.run(KEEP_LEVELS, months);
+}
+
+/**
+ * The changes the rules against last month look at (as ruleChangeRows reads them from a kept comparison), found
+ * without keeping a comparison: only those keys are named and rolled up, so a month's checks need not wait for the
+ * hundreds of thousands of changes a whole comparison of a million lines can have.
+ */
+export async function unkeptRuleChangeRows(
+  transaction: LedgerTransaction,
+  beforeId: string,
+  afterId: string,
+  order: NameOrder,
+  jumpFactor: string,
+): Promise<KeptChangeRow[]> {
+  const drop = dropping(transaction);
+  await compareInSteps(transaction, beforeId, afterId, order, jumpFactor);
+  const rows = await keptChanges(transaction, `SELECT ${CHANGE_JSON} FROM (${ROLLED_CHANGES}) WHERE ${ruleChange(KEPT_LOST, '$1')} ORDER BY ord`, [jumpFactor]);
+  await drop('compare_levels');
+  await drop('compare_named');
+  return rows;
+}
 
 /** Compares the months in steps (each within the ledger's memory) and keeps the result under `key`; the number of changes. */
 export async function keepComparison(
@@ -174,15 +230,8 @@ export async function keepComparison(
   key: string,
   madeAt: string,
 ): Promise<number> {
-  const months = [beforeId, afterId];
-  // Each step's table is let go once the next has read it: they are held in memory.
-  const drop = (table: string) => transaction.run(`DROP TABLE temp.${table}`);
-  await transaction.run(NUMBER_SUBSCRIPTIONS, months);
-  await transaction.run(KEEP_CHANGED_KEYS, months);
-  await drop('compare_subscriptions');
-  await transaction.run(keepNamedChanges(order), months);
-  await drop('compare_changed');
-  await transaction.run(KEEP_LEVELS, months);
+  const drop = dropping(transaction);
+  await compareInSteps(transaction, beforeId, afterId, order, null);
   await transaction.run(KEEP_CHANGES, [key]);
   await drop('compare_levels');
   await transaction.run(KEEP_BRIDGES, [key]);
@@ -267,8 +316,8 @@ function keptChange(text: string): KeptChangeRow {
   return row;
 }
 
-async function keptChanges(ledger: Ledger, sql: string, params: (string | number)[]): Promise<KeptChangeRow[]> {
-  return CHANGE_TEXT.all(await ledger.all(sql, params)).map((row) => keptChange(row.change));
+async function keptChanges(reader: Pick<Ledger, 'all'>, sql: string, params: (string | number)[]): Promise<KeptChangeRow[]> {
+  return CHANGE_TEXT.all(await reader.all(sql, params)).map((row) => keptChange(row.change));
 }
 
 /** The kept changes numbered `from` + 1 to `from` + `count`, in the order shown. */
@@ -285,14 +334,10 @@ export async function keptChangeRows(ledger: Ledger, key: string, from: number, 
  * quantity that rose by more than `jumpFactor` (1.5 for 50 %).
  */
 export async function ruleChangeRows(ledger: Ledger, key: string, jumpFactor: string): Promise<KeptChangeRow[]> {
-  return keptChanges(
-    ledger,
-    `SELECT ${CHANGE_JSON} FROM kept_changes WHERE comparison_key = $1
-       AND (kind = 'lost' OR (q0 IS NOT NULL AND q1 IS NOT NULL
-         AND (p0 IS DISTINCT FROM p1 OR k0 IS DISTINCT FROM k1 OR (q0 > 0 AND q1 > q0 * $2::DECIMAL(18, 10)))))
-     ORDER BY seq`,
-    [key, jumpFactor],
-  );
+  return keptChanges(ledger, `SELECT ${CHANGE_JSON} FROM kept_changes WHERE comparison_key = $1 AND ${ruleChange(KEPT_LOST, '$2')} ORDER BY seq`, [
+    key,
+    jumpFactor,
+  ]);
 }
 
 /** `text` padded with spaces to `width` characters, never cut (as padEnd does). */

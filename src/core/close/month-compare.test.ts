@@ -1,6 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { money } from '@shared/money';
-import { ledgerWithMonth, type ServedEntries, testIdentity } from '@testing/ledger-month';
+import { ledgerAtSchema, ledgerWithMonth, type ServedEntries, testIdentity } from '@testing/ledger-month';
+import { temporaryDir } from '@testing/test-support';
+import { join } from 'node:path';
+import { Ledger } from '../ledger/ledger';
+import { silentLogger } from '../ports/ports';
 import { ingestReport } from '../reports/report-ingest';
 import { compareMonths, type MonthChange, type MonthComparison, ruleChangesBetween } from './month-compare';
 import { runBillingChecks } from './billing-checks';
@@ -46,7 +50,7 @@ async function twoMonths(plant: (november: WireBillingEntry[]) => void) {
     yield JSON.stringify({ status: 5, data: november });
   }
   await ingestReport(month.ledger, testIdentity(NOVEMBER, { name: 'Billing 2026-11', period: { startDate: '2026-11-01', endDate: '2026-11-30' } }), body());
-  return { ledger: month.ledger, october: month.entries, november };
+  return { ledger: month.ledger, dir: month.dir, october: month.entries, november };
 }
 
 const items = (entries: WireBillingEntry[]) =>
@@ -262,6 +266,35 @@ describe('comparing two months', () => {
     const listed = (await allChanges(comparison)).filter((change) => found.some((rule) => JSON.stringify(rule) === JSON.stringify(change)));
     expect(listed).toEqual(found);
     expect(comparison.changeCount).toBeGreaterThan(found.length);
+  });
+
+  it('compares the months of a ledger saved before product lines were kept, summing them at the first comparison, as today', async () => {
+    const { ledger, dir } = await twoMonths((november) => {
+      const all = items(november).filter(({ service, item }) => service.items.length > 1 && item.products.length === 1);
+      const [quantity, price, lost] = all.map(({ item }) => item) as [WireItem, WireItem, WireItem];
+      reprice(quantity, quantity.products[0]!, { quantity: quantity.products[0]!.quantity + 2 });
+      reprice(price, price.products[0]!, { customerPricePerUnit: money(price.products[0]!.customerPricePerUnit).plus('0.5').toFixed() });
+      const lostService = all.find(({ item }) => item === lost)?.service;
+      lostService?.items.splice(lostService.items.indexOf(lost), 1);
+    });
+    const today = await compareMonths(ledger, OCTOBER, NOVEMBER);
+    const changes = await allChanges(today);
+    const rules = await ruleChangesBetween(ledger, OCTOBER, NOVEMBER, 50);
+    ledger.close();
+    const earlier = await temporaryDir();
+    cleanups.push(() => earlier.remove());
+    (await ledgerAtSchema(earlier.path, 10, join(dir, 'ledger', 'closebook.duckdb'))).close();
+
+    const reopened = await Ledger.open(earlier.path, silentLogger);
+    cleanups.push(async () => reopened.close());
+    const summed = async () => (await reopened.all('SELECT DISTINCT report_id FROM product_lines ORDER BY report_id')).map((row) => row.report_id);
+    expect(await summed()).toEqual([]);
+    expect(await ruleChangesBetween(reopened, OCTOBER, NOVEMBER, 50)).toEqual(rules);
+    expect(await summed()).toEqual([OCTOBER, NOVEMBER]);
+    const compared = await compareMonths(reopened, OCTOBER, NOVEMBER);
+    expect(await allChanges(compared)).toEqual(changes);
+    expect(compared.bridges).toEqual(today.bridges);
+    expect(changes.length).toBeGreaterThanOrEqual(3);
   });
 
   it('finds no change between a month and itself', async () => {

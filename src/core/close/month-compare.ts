@@ -5,6 +5,7 @@ import { currencyPairKey, isSingleCurrency } from '@shared/model/currency-pair';
 import { money } from '@shared/money';
 import type { Ledger } from '../ledger/ledger';
 import { KEPT_TABLES } from '../ledger/migrations/004-kept-comparisons';
+import { PRODUCT_LINE_TABLES } from '../ledger/product-lines';
 import { keptContentHash } from '../reports';
 import { keptNameOrder } from '../ledger/name-ranks';
 import type { NameOrder } from '@shared/model/name-order';
@@ -122,7 +123,7 @@ export async function ruleChangesBetween(ledger: Ledger, beforeId: string, after
   const rows =
     (await keptChangeCount(ledger, key)) !== undefined
       ? await ruleChangeRows(ledger, key, jumpFactor)
-      : await ledger.derive({}, (transaction) => unkeptRuleChangeRows(transaction, beforeId, afterId, order, jumpFactor));
+      : await ledger.derive(PRODUCT_LINE_TABLES, (transaction) => unkeptRuleChangeRows(transaction, beforeId, afterId, order, jumpFactor));
   return rows.map(changeOf);
 }
 
@@ -131,7 +132,7 @@ function made(ledger: Ledger, beforeId: string, afterId: string, order: NameOrde
   making.set(ledger, inLedger);
   let changes = inLedger.get(key);
   if (!changes) {
-    changes = ledger.derive(KEPT_TABLES, async (transaction) => {
+    changes = ledger.derive({ ...KEPT_TABLES, ...PRODUCT_LINE_TABLES }, async (transaction) => {
       await forgetOldComparisons(transaction, KEPT_COMPARISONS - 1);
       return keepComparison(transaction, beforeId, afterId, order, key, new Date().toISOString());
     });

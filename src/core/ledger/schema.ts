@@ -8,6 +8,7 @@ import { COST_BRIDGES } from './migrations/007-cost-bridges';
 import { FOLDED_SEARCH } from './migrations/008-folded-search';
 import { NAME_ORDER, NAME_RANK_COLUMNS } from './migrations/009-name-order';
 import { SUBSCRIPTION_RANK_COLUMNS, SUBSCRIPTION_RANKS } from './migrations/010-subscription-ranks';
+import { PRODUCT_LINES } from './migrations/011-product-lines';
 import { foldForSearch } from '@shared/search-fold';
 
 export { AMOUNT, QUANTITY, UNIT_PRICE } from './types';
@@ -24,6 +25,7 @@ export const MIGRATIONS: string[][] = [
   FOLDED_SEARCH,
   NAME_ORDER,
   SUBSCRIPTION_RANKS,
+  PRODUCT_LINES,
 ];
 
 /**

@@ -5,6 +5,7 @@ import { silentLogger } from '../ports/ports';
 import { Ledger } from '../ledger/ledger';
 import { buildBillingReport, generateOrganizations, temporaryDir } from '@testing/test-support';
 import { ingestReport } from './report-ingest';
+import { deleteReport } from './queries/library';
 import { ReportLibrary } from './report-library';
 import { testIdentity } from '@testing/ledger-month';
 
@@ -71,6 +72,28 @@ describe('report ingest into the ledger', () => {
     expect(await ledgerSums(ledger, ID(1))).toEqual(exactSums(entries));
     const [report] = await ledger.all('SELECT line_count, organization_count FROM reports WHERE report_id = $1', [ID(1)]);
     expect(Number(report?.line_count)).toBe(exactSums(entries).reduce((total, sum) => total + sum.lines, 0));
+  });
+
+  it("sums a saved month's product lines, which add up to its exact totals per currency pair, and deletes them with it", async () => {
+    const { ledger } = await openLedger();
+    const entries = served(40);
+    await ingestReport(ledger, identity(ID(1), ID(101)), chunks(JSON.stringify({ status: 5, data: entries })));
+    const productLineSums = await ledger.all(
+      `SELECT currency || '|' || customer_currency AS key, sum(cost)::DECIMAL(38, 6)::VARCHAR AS cost, sum(sales)::DECIMAL(38, 6)::VARCHAR AS sales,
+         count(*)::INTEGER AS product_lines
+       FROM product_lines WHERE report_id = $1 GROUP BY ALL ORDER BY key`,
+      [ID(1)],
+    );
+    expect(productLineSums.map(({ key, cost, sales }) => ({ key, cost, sales }))).toEqual(
+      exactSums(entries).map(({ key, cost, sales }) => ({ key, cost, sales })),
+    );
+    // Several lines of one product of one subscription are one product line: fewer than the lines, never more.
+    const productLines = productLineSums.reduce((total, row) => total + Number(row.product_lines), 0);
+    expect(productLines).toBeGreaterThan(0);
+    expect(productLines).toBeLessThanOrEqual(exactSums(entries).reduce((total, sum) => total + sum.lines, 0));
+
+    await deleteReport(ledger, ID(1), async () => {});
+    expect(await ledger.all('SELECT count(*)::INTEGER AS n FROM product_lines')).toEqual([{ n: 0 }]);
   });
 
   it('counts each organization once, though it appears in two billing runs of the month', async () => {

@@ -9,6 +9,7 @@ import { ledgerDecimal } from './ledger-decimal';
 import { JsonNumber, type ReportLevel, type ReportShell, readBillingReport } from './report-reader';
 import { keptContentHash } from './content-hash';
 import { rankNamesSql } from '../ledger/name-ranks';
+import { sumSavedProductLines } from '../ledger/product-lines';
 import { FALLBACK_NAME_ORDER, type NameOrder } from '@shared/model/name-order';
 
 const Amount = ledgerDecimal(AMOUNT);
@@ -148,8 +149,9 @@ export async function ingestReport(
       await writer.finish(named, entries);
       return { complete: true as const, status, lines: writer.counts.lines };
     });
-    // Hashed once saved, so the month close need not; should this fail, the close takes the hash on first use.
+    // Hashed and summed once saved, so the month close need not; should either fail, the close does it on first use.
     await keptContentHash(ledger, identity.reportId).catch(() => undefined);
+    await sumSavedProductLines(ledger, identity.reportId).catch(() => undefined);
     return outcome;
   } catch (error) {
     if (error instanceof NotComplete) return { complete: false, status: error.status };

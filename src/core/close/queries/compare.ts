@@ -2,46 +2,13 @@ import type { Ledger, LedgerTransaction } from '@core/ledger/ledger';
 import { currencyPairSql, ORG_KEY } from '@core/ledger/keys';
 import { type Row, rowShape } from '@core/ledger/rows';
 import { nameKeySql } from '@core/ledger/name-ranks';
+import { PRODUCT_LINE_KEY, sumProductLinesOnce } from '@core/ledger/product-lines';
 import type { NameOrder } from '@shared/model/name-order';
 
 /*
  * Two saved months compared (month-compare.ts) in SQL, kept in the ledger (migration 4): the month before is bound
  * as $1, the month after as $2. Only the rows a reader asks for are read back into JavaScript.
  */
-
-/**
- * Each subscription of the two months with a number for its compare key (organization, service, subscription):
- * the same number in both months when the key is the same. A dense rank of the keys, so it is exact (no hash that
- * two keys could share; one sort, where numbering the distinct keys and joining them back took half as long again),
- * and the lines are then grouped on a number, not on three texts.
- */
-const NUMBER_SUBSCRIPTIONS = `
-  CREATE OR REPLACE TEMP TABLE compare_subscriptions AS
-  WITH keyed AS (
-    SELECT u.report_id = $2 AS after, u.subscription_no, ${ORG_KEY} AS org_key, s.service_id, u.subscription_id
-    FROM subscriptions u
-    JOIN services s ON s.report_id = u.report_id AND s.service_no = u.service_no
-    JOIN organizations o ON o.report_id = u.report_id AND o.org_no = u.org_no
-    WHERE u.report_id IN ($1, $2))
-  SELECT after, subscription_no, dense_rank() OVER (ORDER BY org_key, service_id, subscription_id) AS key_no FROM keyed`;
-
-/** `fn(column)` over one month's lines of a compare key: month 0 is the month before, 1 the month after. */
-const inMonth = (fn: string, column: string, month: 0 | 1) => `${fn}(${column}) FILTER (WHERE ${month ? '' : 'NOT '}k.after)`;
-
-/** A unit price or cost of one month: the one all its lines have, or NULL when they differ. */
-const unitOf = (column: string, month: 0 | 1) =>
-  `CASE WHEN ${inMonth('min', column, month)} = ${inMonth('max', column, month)} THEN ${inMonth('min', column, month)} END`;
-
-/** One month's sums, unit price and cost, and one of its lines, as q0, c0, s0, p0, k0, line0 (before) or q1 … line1 (after). */
-const monthColumns = (month: 0 | 1) =>
-  [
-    `${inMonth('sum', 'l.quantity', month)} AS q${month}`,
-    `${inMonth('sum', 'l.cost', month)} AS c${month}`,
-    `${inMonth('sum', 'l.sales', month)} AS s${month}`,
-    `${unitOf('l.sales_per_unit', month)} AS p${month}`,
-    `${unitOf('l.cost_per_unit', month)} AS k${month}`,
-    `${inMonth('min', 'l.line_no', month)} AS line${month}`,
-  ].join(', ');
 
 /**
  * A change the rules against last month look at (billing-checks.ts), over a change's columns: what is lost (`lost`:
@@ -54,19 +21,33 @@ const ruleChange = (lost: string, jumpFactor: string) =>
 /** A kept change that is lost (the whole of a subscription, service or organization, or one line). */
 const KEPT_LOST = "kind = 'lost'";
 
+/** One month's side of a product line, as q0, c0, s0, p0, k0, line0 (the month before: `b`) or q1 … line1 (after: `a`). */
+const side = (alias: 'a' | 'b') =>
+  [
+    ['quantity', 'q'],
+    ['cost', 'c'],
+    ['sales', 's'],
+    ['unit_price', 'p'],
+    ['unit_cost', 'k'],
+    ['first_line', 'line'],
+  ]
+    .map(([column, name]) => `${alias}.${column} AS ${name}${alias === 'b' ? 0 : 1}`)
+    .join(', ');
+
 /**
- * The compare keys (subscription key, product, currency pair) whose lines differ between the months, with both
- * months' exact sums: several lines of one product count as one, so splitting a product's usage over two lines is
- * not a change. A key is kept as one of its lines per month (`line0`, `line1`; NULL when the month has none).
- * `rulesOnly` keeps only the keys the rules against last month look at ($3: their jump factor).
+ * The compare keys — product lines (ledger/product-lines.ts): subscription key, product, currency pair — whose sums
+ * differ between the months, with both months' exact sums: several lines of one product count as one, so splitting
+ * a product's usage over two lines is not a change. A key is kept as one of its lines per month (`line0`, `line1`;
+ * NULL when the month has none). `rulesOnly` keeps only the keys the rules against last month look at ($3: their
+ * jump factor).
  */
 const keepChangedKeys = (rulesOnly: boolean) => `
   CREATE OR REPLACE TEMP TABLE compare_changed AS
-  SELECT ${monthColumns(0)}, ${monthColumns(1)}
-  FROM billing_lines l JOIN compare_subscriptions k ON k.subscription_no = l.subscription_no AND k.after = (l.report_id = $2)
-  WHERE l.report_id IN ($1, $2)
-  GROUP BY k.key_no, l.product_id, l.currency, l.customer_currency
-  HAVING (line0 IS NULL OR line1 IS NULL OR q0 <> q1 OR c0 <> c1 OR s0 <> s1 OR p0 IS DISTINCT FROM p1 OR k0 IS DISTINCT FROM k1)
+  SELECT * FROM (
+    SELECT ${side('b')}, ${side('a')}
+    FROM (SELECT * FROM product_lines WHERE report_id = $1) b
+    FULL JOIN (SELECT * FROM product_lines WHERE report_id = $2) a ON ${PRODUCT_LINE_KEY.map((column) => `a.${column} IS NOT DISTINCT FROM b.${column}`).join(' AND ')})
+  WHERE (line0 IS NULL OR line1 IS NULL OR q0 <> q1 OR c0 <> c1 OR s0 <> s1 OR p0 IS DISTINCT FROM p1 OR k0 IS DISTINCT FROM k1)
     ${rulesOnly ? `AND ${ruleChange('q0 IS NOT NULL AND q1 IS NULL', '$3')}` : ''}`;
 
 /** The changed keys named by their line in month `$month` (the after month, or the month before for a lost key). */
@@ -121,13 +102,9 @@ const KEEP_LEVELS = `
   CREATE OR REPLACE TEMP TABLE compare_levels AS
   WITH moved AS (SELECT ord, kind = 'new' AS new, org_key, service_id, subscription_id, currency, customer_currency FROM compare_named WHERE kind IN ('new', 'lost')),
   present AS (
-    SELECT DISTINCT l.report_id = $2 AS after, ${ORG_KEY} AS org_key, s.service_id, u.subscription_id, l.currency, l.customer_currency
-    FROM billing_lines l
-    JOIN organizations o ON o.report_id = l.report_id AND o.org_no = l.org_no
-    JOIN services s ON s.report_id = l.report_id AND s.service_no = l.service_no
-    JOIN subscriptions u ON u.report_id = l.report_id AND u.subscription_no = l.subscription_no
-    WHERE l.report_id IN ($1, $2)
-      AND (${ORG_KEY} IN (SELECT org_key FROM moved) OR u.subscription_id IN (SELECT subscription_id FROM moved)))
+    SELECT DISTINCT report_id = $2 AS after, org_key, service_id, subscription_id, currency, customer_currency
+    FROM product_lines
+    WHERE report_id IN ($1, $2) AND (org_key IN (SELECT org_key FROM moved) OR subscription_id IN (SELECT subscription_id FROM moved)))
   SELECT m.ord,
     CASE
       WHEN NOT EXISTS (SELECT 1 FROM present p WHERE p.after <> m.new AND p.org_key = m.org_key) THEN 'organization'
@@ -187,15 +164,15 @@ const dropping = (transaction: LedgerTransaction) => (table: string) => transact
 
 /**
  * The months compared up to the named changes and their levels (temporary tables compare_named and compare_levels),
- * in steps that each stay within the ledger's memory; `jumpFactor` (not null) keeps only the keys the rules against
+ * in steps that each stay within the ledger's memory, from their product lines (summed first for a month saved before
+ * they existed); `jumpFactor` (not null) keeps only the keys the rules against
  * last month look at.
  */
 async function compareInSteps(transaction: LedgerTransaction, beforeId: string, afterId: string, order: NameOrder, jumpFactor: string | null): Promise<void> {
   const months = [beforeId, afterId];
   const drop = dropping(transaction);
-  await transaction.run(NUMBER_SUBSCRIPTIONS, months);
+  for (const month of months) await sumProductLinesOnce(transaction, month);
   await transaction.run(keepChangedKeys(jumpFactor !== null), jumpFactor === null ? months : [...months, jumpFactor]);
-  await drop('compare_subscriptions');
   await transaction.run(keepNamedChanges(order), months);
   await drop('compare_changed');
   await transaction.run(KEEP_LEVELS, months);

@@ -5,6 +5,7 @@ import { ORG_KEY } from '@core/ledger/keys';
 /** Tables that hold a report's rows; a delete clears them all in one transaction. */
 const REPORT_TABLES = [
   'report_totals',
+  'product_lines',
   'billing_lines',
   'products',
   'subscriptions',

@@ -77,8 +77,8 @@ export interface CloseModule {
   api: CloseApi;
   /**
    * Checks a freshly saved month ahead of the user, in the background: its checks, then its comparison with the month
-   * before, are made and kept, so the Close screen and its Compare panel open on them at once. A failure is logged, never thrown: the
-   * screen makes them itself when opened.
+   * before, are made and kept, so the Close screen and its Compare panel open on them at once. A failure is logged,
+   * never thrown: the screen makes them itself when opened.
    */
   checkAhead(reportId: string): void;
   /** Waits for the checks made ahead that are under way (the ledger may close only after them). */

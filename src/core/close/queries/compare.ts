@@ -165,8 +165,7 @@ const dropping = (transaction: LedgerTransaction) => (table: string) => transact
 /**
  * The months compared up to the named changes and their levels (temporary tables compare_named and compare_levels),
  * in steps that each stay within the ledger's memory, from their product lines (summed first for a month saved before
- * they existed); `jumpFactor` (not null) keeps only the keys the rules against
- * last month look at.
+ * they existed); `jumpFactor` (not null) keeps only the keys the rules against last month look at.
  */
 async function compareInSteps(transaction: LedgerTransaction, beforeId: string, afterId: string, order: NameOrder, jumpFactor: string | null): Promise<void> {
   const months = [beforeId, afterId];

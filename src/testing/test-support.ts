@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTwin, type Twin, type TwinOptions } from '@twin/server';
@@ -100,14 +100,27 @@ export interface SavedReportFile {
   entries: import('@twin/billing-report').WireBillingEntry[];
 }
 
-/** Mounts a small RAM disk of its own (tmpfs) at `path`, so "the disk is full" is the real thing; false without mount rights (CI runs as root). */
-export function mountSmallDisk(path: string, megabytes: number): boolean {
+/**
+ * A small RAM disk of its own (tmpfs) in a new temporary folder, so "the disk is full" is the real thing; `remove`
+ * unmounts and deletes it. Mounting needs root, as CI runs: refused, this throws rather than let a test pass untried.
+ */
+export async function smallDisk(megabytes: number): Promise<{ path: string; remove: () => Promise<void> }> {
+  const root = await temporaryDir();
+  const path = join(root.path, 'disk');
+  await mkdir(path);
   try {
     execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${megabytes}m,mode=0700`, 'tmpfs', path], { stdio: 'ignore' });
-    return true;
   } catch {
-    return false;
+    await root.remove();
+    throw new Error('This test needs to mount a small tmpfs (run as root, as CI does).');
   }
+  return {
+    path,
+    remove: async () => {
+      execFileSync('umount', ['-l', path], { stdio: 'ignore' });
+      await root.remove();
+    },
+  };
 }
 
 /** Fills the disk of `dir` with files of a megabyte until about a megabyte is left; `free` removes them. */

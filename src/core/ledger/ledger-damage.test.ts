@@ -1,10 +1,9 @@
-import { execFileSync } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AppError } from '@shared/errors';
 import { silentLogger } from '../ports/ports';
-import { buildBillingReport, fillDisk, generateOrganizations, mountSmallDisk, temporaryDir } from '@testing/test-support';
+import { buildBillingReport, fillDisk, generateOrganizations, smallDisk, temporaryDir } from '@testing/test-support';
 import { testIdentity } from '@testing/ledger-month';
 import { ingestReport } from '../reports/report-ingest';
 import { Ledger } from './ledger';
@@ -50,12 +49,8 @@ describe('a damaged ledger and a full disk', () => {
   });
 
   it('says the disk is full when a month cannot be saved, and keeps the months saved before it whole', async () => {
-    const root = await temporaryDir();
-    cleanups.push(() => root.remove());
-    const disk = join(root.path, 'disk');
-    await mkdir(disk);
-    if (!mountSmallDisk(disk, 48)) throw new Error('This test needs to mount a small tmpfs (run as root, as CI does).');
-    cleanups.push(() => void execFileSync('umount', ['-l', disk], { stdio: 'ignore' }));
+    const { path: disk, remove } = await smallDisk(48);
+    cleanups.push(remove);
 
     let ledger = await Ledger.open(disk, silentLogger, { threads: 1 });
     await ingestReport(ledger, testIdentity(ID(1)), chunks(served(20, 10)));

@@ -69,6 +69,8 @@ export class Ledger {
   private readonly writes = new SerialQueue();
   /** Derived results are made one at a time, beside the writes (derive). */
   private readonly derivations = new SerialQueue();
+  /** Set when DuckDB has invalidated this instance (see `failed`): it answers nothing more, so LedgerHandle opens a new one. */
+  private invalidated = false;
 
   private constructor(
     private readonly instance: DuckDBInstance,
@@ -128,8 +130,12 @@ export class Ledger {
 
   /** Reads on the reading connection; it sees the last committed state, never a write in progress. */
   async all(sql: string, params: LedgerValue[] = []): Promise<LedgerRow[]> {
-    const reader = await this.reader.runAndReadAll(sql, bound(params));
-    return (await reader.getRowObjectsJson()) as LedgerRow[];
+    try {
+      const reader = await this.reader.runAndReadAll(sql, bound(params));
+      return (await reader.getRowObjectsJson()) as LedgerRow[];
+    } catch (error) {
+      throw this.failed(error);
+    }
   }
 
   /**
@@ -137,7 +143,9 @@ export class Ledger {
    * so later reads take slices of it instead of bringing every row into JavaScript. Gone when the ledger closes.
    */
   async keepTemporary(name: string, sql: string, params: LedgerValue[] = []): Promise<void> {
-    await this.reader.run(`CREATE OR REPLACE TEMP TABLE ${name} AS ${sql}`, bound(params));
+    await this.reader.run(`CREATE OR REPLACE TEMP TABLE ${name} AS ${sql}`, bound(params)).catch((error: unknown) => {
+      throw this.failed(error);
+    });
   }
 
   async dropTemporary(name: string): Promise<void> {
@@ -149,6 +157,8 @@ export class Ledger {
     const connection = await this.instance.connect();
     try {
       yield* streamRows(connection, sql, params);
+    } catch (error) {
+      throw this.failed(error);
     } finally {
       connection.closeSync();
     }
@@ -176,6 +186,8 @@ export class Ledger {
         },
         stream: (sql, params = []) => streamRows(connection, sql, params),
       });
+    } catch (error) {
+      throw this.failed(error);
     } finally {
       connection.closeSync();
     }
@@ -183,7 +195,11 @@ export class Ledger {
 
   /** Runs a statement outside any write transaction (COPY … TO, CHECKPOINT): in a read-only ledger too, as an export is no change. */
   async run(sql: string, params: LedgerValue[] = []): Promise<void> {
-    await this.writes.run(() => this.writer.run(sql, bound(params)));
+    await this.writes
+      .run(() => this.writer.run(sql, bound(params)))
+      .catch((error: unknown) => {
+        throw isFatal(error) ? this.failed(error) : error; // a failed COPY is named by the export, for the user's file
+      });
   }
 
   /** One write, all or nothing: committed when `work` resolves, rolled back when it throws. */
@@ -228,7 +244,7 @@ export class Ledger {
           }
         }
         await this.writer.run('ROLLBACK').catch(() => undefined);
-        throw writeError(error, this.dir);
+        throw this.failed(error, 'write');
       }
     });
   }
@@ -263,7 +279,7 @@ export class Ledger {
           return result;
         } catch (error) {
           await connection.run('ROLLBACK').catch(() => undefined);
-          throw writeError(error, this.dir);
+          throw this.failed(error, 'write');
         }
       } finally {
         connection.closeSync();
@@ -306,10 +322,40 @@ export class Ledger {
     return parts.join('|');
   }
 
+  /** True once DuckDB has invalidated this instance: nothing more can be read or written through it. */
+  get broken(): boolean {
+    return this.invalidated;
+  }
+
   close(): void {
     this.reader.closeSync();
     this.writer.closeSync();
     this.instance.closeSync();
+  }
+
+  /**
+   * A failed statement in words the user can act on. DuckDB gives up on the whole instance after a fatal error, such
+   * as a checkpoint that found the disk full (a commit can start one): every later statement of this instance fails.
+   * What was committed before is whole in the file and its WAL, so the instance is marked broken and LedgerHandle
+   * opens a new one for the next step; the failed write's rows were never in either.
+   */
+  private failed(error: unknown, during: 'write' | 'read' = 'read'): unknown {
+    const fatal = isFatal(error);
+    if (fatal) this.invalidated = true;
+    if (isDiskFull(error)) {
+      return new AppError(
+        'storage',
+        during === 'write'
+          ? `The disk is full: the ledger at ${this.dir} could not save this. Nothing of it was kept and the months saved before are intact. Free some space on that disk and try again.`
+          : `The disk is full: the ledger at ${this.dir} has no room to work this out. Nothing saved was changed. Free some space on that disk and try again.`,
+      );
+    }
+    if (!fatal) return error;
+    const detail = (error instanceof Error ? error.message : String(error)).split('\n')[0];
+    return new AppError(
+      'storage',
+      `The ledger stopped after an error it cannot go on from (${detail}). Closebook opens it again for the next step: try again. The months saved before are intact.`,
+    );
   }
 
   private async migrate(log: Logger): Promise<void> {
@@ -380,21 +426,12 @@ export function sqlPath(path: string): string {
   return `'${path.replaceAll("'", "''")}'`;
 }
 
-/** A lock held by another process becomes a refusal that names it; anything else says the file is damaged. */
-/**
- * A failed write in words the user can act on. The database reports a full disk as a failed file write; the
- * transaction was rolled back, so the months saved before are whole and nothing of this one was kept.
- */
-function writeError(error: unknown, dir: string): unknown {
-  if (isDiskFull(error)) {
-    return new AppError(
-      'storage',
-      `The disk is full: the ledger at ${dir} could not save this. Nothing of it was kept and the months saved before are intact. Free some space on that disk and try again.`,
-    );
-  }
-  return error;
+/** DuckDB's fatal errors (and every statement after one) invalidate the instance, not the file. */
+function isFatal(error: unknown): boolean {
+  return error instanceof Error && /^FATAL Error|database has been invalidated/.test(error.message);
 }
 
+/** A lock held by another process becomes a refusal that names it; anything else says the file is damaged. */
 function openError(error: unknown, file: string): AppError {
   const text = error instanceof Error ? error.message : String(error);
   if (/lock/i.test(text)) {
@@ -414,7 +451,8 @@ function openError(error: unknown, file: string): AppError {
 /**
  * The ledger of one data folder, opened on first use (so a command that never touches it does not lock it) and
  * kept open until `close`. A failed open is not remembered: the next use tries again (e.g. once the other
- * process has let go).
+ * process has let go). A ledger DuckDB has invalidated (Ledger.broken) is closed and opened again on the next use,
+ * so a full disk costs the step that met it, not the session.
  */
 export class LedgerHandle {
   private opening: Promise<Ledger> | null = null;
@@ -425,12 +463,23 @@ export class LedgerHandle {
     private readonly options: LedgerOptions = {},
   ) {}
 
-  readonly get = (): Promise<Ledger> => {
-    this.opening ??= Ledger.open(this.dataDir, this.log, this.options).catch((error: unknown) => {
+  readonly get = async (): Promise<Ledger> => {
+    const opening = (this.opening ??= Ledger.open(this.dataDir, this.log, this.options).catch((error: unknown) => {
       this.opening = null;
       throw error;
-    });
-    return this.opening;
+    }));
+    const ledger = await opening;
+    if (!ledger.broken) return ledger;
+    if (this.opening === opening) {
+      this.opening = null; // the first to see it broken opens the next; the others wait for that one
+      this.log.warn('ledger reopened after a fatal error');
+      try {
+        ledger.close();
+      } catch {
+        // an invalidated instance may refuse to close cleanly; it is let go either way
+      }
+    }
+    return this.get();
   };
 
   async close(): Promise<void> {

@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ledgerWithMonth } from '@testing/ledger-month';
+import { silentLogger } from '../ports/ports';
+import { Ledger } from '../ledger/ledger';
 import { KeptTopRows } from './viewer-top-rows';
 
 const REPORT = '00000000-0000-4000-8000-000000000001';
@@ -72,5 +74,24 @@ describe('kept top rows', () => {
       ),
     ).rejects.toThrow();
     expect((await kept.read('a', query(0), async (rows) => rows)).count).toBe(organizations);
+  });
+
+  it('makes the rows of a key again on a ledger opened anew, whose connection holds none of the old tables', async () => {
+    const month = await ledgerWithMonth({ reportId: REPORT, seed: 14, organizations: 6, linesPerOrganization: 3 });
+    let ledger = month.ledger;
+    cleanups.push(async () => {
+      ledger.close();
+      await month.close(); // closes the first ledger again: a no-op
+    });
+    const kept = new KeptTopRows(async () => ledger, 2);
+    const query = () => ({
+      sql: `SELECT DISTINCT org_no AS key, currency || '→' || customer_currency AS currency_key, 1 AS lines, 0 AS cost, 0 AS sales, 0 AS place FROM billing_lines WHERE report_id = $1`,
+      params: [REPORT],
+    });
+    const before = await kept.read('a', query, async (rows, on) => on.all(`SELECT count(*)::INTEGER AS n FROM temp.${rows.table}`));
+    ledger.close(); // as LedgerHandle does with a ledger DuckDB gave up on
+    ledger = await Ledger.open(month.dir, silentLogger);
+    const after = await kept.read('a', query, async (rows, on) => on.all(`SELECT count(*)::INTEGER AS n FROM temp.${rows.table}`));
+    expect(after).toEqual(before);
   });
 });

@@ -13,7 +13,10 @@ export interface TopRows {
 }
 
 interface Kept {
+  table: string;
   rows: Promise<TopRows>;
+  /** The ledger whose reading connection holds the table: one opened again (LedgerHandle) holds none of them. */
+  ledger: Ledger;
   users: number;
   evicted: boolean;
 }
@@ -37,10 +40,11 @@ export class KeptTopRows {
 
   /** Runs `read` on the top rows of `key`, made from `query` (rows with the column `place`) unless they are kept. */
   async read<T>(key: string, query: () => { sql: string; params: LedgerValue[] }, read: (rows: TopRows, ledger: Ledger) => Promise<T>): Promise<T> {
-    const kept = this.keep(key, query);
+    const ledger = await this.ledger();
+    const kept = this.keep(key, query, ledger);
     kept.users += 1;
     try {
-      return await read(await kept.rows, await this.ledger());
+      return await read(await kept.rows, ledger);
     } finally {
       kept.users -= 1;
       this.dropIfUnused(kept);
@@ -52,9 +56,11 @@ export class KeptTopRows {
     for (const key of [...this.kept.keys()]) if (key.startsWith(prefix)) this.evict(key);
   }
 
-  private keep(key: string, query: () => { sql: string; params: LedgerValue[] }): Kept {
+  private keep(key: string, query: () => { sql: string; params: LedgerValue[] }, ledger: Ledger): Kept {
     const found = this.kept.get(key);
-    if (found) {
+    if (found && found.ledger !== ledger)
+      this.kept.delete(key); // its table went with the ledger closed
+    else if (found) {
       this.kept.delete(key);
       this.kept.set(key, found); // most recently used last
       return found;
@@ -62,14 +68,13 @@ export class KeptTopRows {
     // The oldest is given up first, so the new table's making drops it.
     while (this.kept.size >= this.capacity) this.evict(this.kept.keys().next().value as string);
     const table = `viewer_top_rows_${++this.made}`;
-    const kept: Kept = { rows: this.make(table, query()), users: 0, evicted: false };
+    const kept: Kept = { table, rows: this.make(ledger, table, query()), ledger, users: 0, evicted: false };
     kept.rows.catch(() => this.kept.get(key) === kept && this.kept.delete(key)); // the next read tries again
     this.kept.set(key, kept);
     return kept;
   }
 
-  private async make(table: string, { sql, params }: { sql: string; params: LedgerValue[] }): Promise<TopRows> {
-    const ledger = await this.ledger();
+  private async make(ledger: Ledger, table: string, { sql, params }: { sql: string; params: LedgerValue[] }): Promise<TopRows> {
     // A table that cannot be dropped is left to go with the connection: this read need not fail for it.
     for (const name of this.unused.splice(0)) await ledger.dropTemporary(name).catch(() => undefined);
     await ledger.keepTemporary(table, sql, params);
@@ -87,10 +92,7 @@ export class KeptTopRows {
 
   private dropIfUnused(kept: Kept): void {
     if (!kept.evicted || kept.users > 0) return;
-    kept.users = -1; // given up once
-    void kept.rows.then(
-      (rows) => this.unused.push(rows.table),
-      () => undefined,
-    );
+    kept.users = -1; // given up once; no read of it is running, so its making is over (a failed one left no table)
+    this.unused.push(kept.table);
   }
 }

@@ -15,7 +15,12 @@ afterEach(async () => {
 });
 
 async function openLedger(dir?: string) {
-  const folder = dir ?? (await temporaryDir()).path;
+  let folder = dir;
+  if (!folder) {
+    const made = await temporaryDir();
+    cleanups.push(made.remove); // after the ledger closes (cleanups run last first)
+    folder = made.path;
+  }
   const ledger = await Ledger.open(folder, silentLogger);
   cleanups.push(() => ledger.close());
   return { ledger, folder };

@@ -239,9 +239,6 @@ export async function keptChangeCount(ledger: Ledger, key: string): Promise<numb
 /** A DECIMAL as its shortest exact text ("12.5", not "12.50000000"), as the decimals of a change read everywhere else. */
 const shortest = (column: string) => `CASE WHEN ${column}::VARCHAR LIKE '%.%' THEN rtrim(rtrim(${column}::VARCHAR, '0'), '.') ELSE ${column}::VARCHAR END`;
 
-/** The same in JavaScript, for text DuckDB wrote from a DECIMAL (which always has its scale's decimals). */
-const shortestText = (text: string | null) => (text !== null && text.includes('.') ? text.replace(/0+$/, '').replace(/\.$/, '') : text);
-
 const TEXT_COLUMNS = ['kind', 'level', 'organization', 'customer_number', 'org_id', 'service', 'service_id', 'subscription', 'subscription_id', 'product'];
 const SIDE_COLUMNS = ['q', 'p', 'k', 'c', 's'].flatMap((value) => [0, 1].map((month) => `${value}${month}`));
 const EFFECT_COLUMNS = ['price_effect', 'quantity_effect', 'new_lost_effect', 'other_effect'];
@@ -277,19 +274,24 @@ export interface KeptChangeRow {
   other_effect: string;
 }
 
+/** A kept change's columns in the order CHANGE_JSON lists them: text as it is, then decimals. */
+const CHANGE_TEXTS = [...TEXT_COLUMNS, 'product_id', 'currency', 'customer_currency'];
+const CHANGE_DECIMALS = [...SIDE_COLUMNS, ...EFFECT_COLUMNS];
+const CHANGE_COLUMNS = [...CHANGE_TEXTS, ...CHANGE_DECIMALS];
+
 /**
- * Each kept change as one JSON text, its decimals as exact text: read as one value a row, a part of 20,000 changes
- * crosses into JavaScript in half the time 27 columns take.
+ * Each kept change as one JSON list of text, its decimals already their shortest exact text: read as one value a
+ * row, a part of 20,000 changes crosses into JavaScript in half the time 27 columns take, and a list in less than an
+ * object of named fields (DuckDB writes no names, JavaScript parses none).
  */
-const CHANGE_JSON = `to_json(struct_pack(${[...TEXT_COLUMNS, 'product_id', 'currency', 'customer_currency']
-  .concat([...SIDE_COLUMNS, ...EFFECT_COLUMNS].map((column) => `${column} := ${column}::VARCHAR`))
-  .join(', ')}))::VARCHAR AS change`;
+const CHANGE_JSON = `to_json([${[...CHANGE_TEXTS, ...CHANGE_DECIMALS.map(shortest)].join(', ')}])::VARCHAR AS change`;
 const CHANGE_TEXT = rowShape({ change: 'text' });
 
 function keptChange(text: string): KeptChangeRow {
-  const row = JSON.parse(text) as KeptChangeRow;
-  for (const column of [...SIDE_COLUMNS, ...EFFECT_COLUMNS] as (keyof KeptChangeRow)[]) (row[column] as string | null) = shortestText(row[column]);
-  return row;
+  const values = JSON.parse(text) as (string | null)[];
+  const row: Record<string, string | null> = {};
+  for (let index = 0; index < CHANGE_COLUMNS.length; index++) row[CHANGE_COLUMNS[index]!] = values[index] ?? null;
+  return row as unknown as KeptChangeRow;
 }
 
 async function keptChanges(reader: Pick<Ledger, 'all'>, sql: string, params: (string | number)[]): Promise<KeptChangeRow[]> {

@@ -241,7 +241,7 @@ describe('two workstations closing one month on the team ledger', () => {
     } finally {
       await c.remove();
     }
-  });
+  }, 60_000); // CLI processes on two workstations: about 12 s alone, over 20 s beside other work
 
   it('shares a consumption batch the service accepted, so the metered check finds the same on every workstation', async () => {
     // A metered subscription October bills on exactly one line (what the metered check compares).
@@ -276,7 +276,7 @@ describe('two workstations closing one month on the team ledger', () => {
     const onA = differs(A, october_.a);
     expect(onA).toHaveLength(1);
     expect(differs(B, october_.b)).toEqual(onA);
-  });
+  }, 60_000);
 
   it('opens the last synced state read-only when the team ledger cannot be reached, and changes nothing', () => {
     cluster.halt();

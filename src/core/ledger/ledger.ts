@@ -342,6 +342,7 @@ export class Ledger {
   private failed(error: unknown, during: 'write' | 'read' = 'read'): unknown {
     const fatal = isFatal(error);
     if (fatal) this.invalidated = true;
+    if (error instanceof AppError) return error; // already in words (a refusal, the user's own file on a full disk)
     if (isDiskFull(error)) {
       return new AppError(
         'storage',

@@ -47,11 +47,12 @@ export async function twinWithClient(
 
 /** Ports for a service under test: a temporary data folder, in-memory secrets, a fake clock, a demo twin on demand. */
 export async function testPorts(overrides: Partial<Ports> = {}): Promise<{ ports: Ports; secrets: MemorySecretStore; cleanup: () => Promise<void> }> {
-  const dir = await temporaryDir();
+  // A folder of its own only when the caller gives none (one made and never used was left behind by every such test).
+  const dir = overrides.dataDir ? null : await temporaryDir();
   const secrets = new MemorySecretStore();
   let twin: Twin | null = null;
   const ports: Ports = {
-    dataDir: dir.path,
+    dataDir: dir?.path ?? '',
     secrets,
     fetch: (input, init) => fetch(input, init),
     clock: new FakeClock(),
@@ -69,7 +70,7 @@ export async function testPorts(overrides: Partial<Ports> = {}): Promise<{ ports
     secrets,
     cleanup: async () => {
       await twin?.close();
-      await dir.remove();
+      await dir?.remove();
     },
   };
 }

@@ -1,8 +1,14 @@
-import { MONEY_SUM, PRICE } from '../types';
+import { AMOUNT, MONEY_SUM, PRICE, QUANTITY, UNIT_PRICE } from '../types';
+
+/**
+ * The scale of each kind of decimal a kept change holds, by its column's name (`q0`, `q1` … and the `…_effect`s):
+ * what its shortest text is made with (queries/compare.ts).
+ */
+export const KEPT_CHANGE_SCALES = { q: QUANTITY.scale, p: UNIT_PRICE.scale, k: UNIT_PRICE.scale, c: AMOUNT.scale, s: AMOUNT.scale, effect: 16 } as const;
 
 /** A sum of quantities, and an effect on sales (a unit price × a quantity): as wide as DuckDB's DECIMAL goes, exact. */
-const QTY_SUM = 'DECIMAL(38, 8)';
-const EFFECT = 'DECIMAL(38, 16)';
+const QTY_SUM = `DECIMAL(38, ${KEPT_CHANGE_SCALES.q})`;
+const EFFECT = `DECIMAL(38, ${KEPT_CHANGE_SCALES.effect})`;
 
 /** One month's side of a change: its quantity, unit price and cost (NULL when they vary), cost and sales. */
 const side = (month: 0 | 1) => `q${month} ${QTY_SUM}, p${month} ${PRICE}, k${month} ${PRICE}, c${month} ${MONEY_SUM}, s${month} ${MONEY_SUM}`;

@@ -6,5 +6,6 @@ dir=$(mktemp -d)
 chmod 700 "$dir"
 trap 'rm -rf "$dir"' EXIT
 export XDG_DATA_HOME="$dir/data" XDG_RUNTIME_DIR="$dir"
-# gnome-keyring needs a non-empty unlock password for a new keyring.
-exec dbus-run-session -- sh -c 'printf pw | gnome-keyring-daemon --unlock --components=secrets >/dev/null && exec "$@"' sh "$@"
+# gnome-keyring needs a non-empty unlock password for a new keyring. Not exec'd: the trap above removes the
+# keyring's folder when the command ends.
+dbus-run-session -- sh -c 'printf pw | gnome-keyring-daemon --unlock --components=secrets >/dev/null && exec "$@"' sh "$@"

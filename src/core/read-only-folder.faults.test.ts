@@ -35,7 +35,13 @@ beforeAll(async () => {
   try {
     execFileSync('mount', ['--bind', fixture.ports.dataDir, dir.path], { stdio: 'ignore' });
     execFileSync('mount', ['-o', 'remount,ro,bind', dir.path], { stdio: 'ignore' });
-    mounted = { path: dir.path, release: async () => void execFileSync('umount', [dir.path], { stdio: 'ignore' }) };
+    mounted = {
+      path: dir.path,
+      release: async () => {
+        execFileSync('umount', [dir.path], { stdio: 'ignore' });
+        await dir.remove(); // the mount point, empty again
+      },
+    };
   } catch {
     await dir.remove();
     return;

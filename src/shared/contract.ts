@@ -46,6 +46,8 @@ export const ReportSortInput = z.object({
   direction: z.enum(['asc', 'desc']),
 });
 export type ReportSortInput = z.infer<typeof ReportSortInput>;
+/** How a report's tree is sorted when it is opened: by name, A→Z. */
+export const OPENING_SORT: ReportSortInput = { key: 'label', direction: 'asc' };
 
 /**
  * Which tree rows are open: `organizations` opens every organization row; `toggled` flips single rows against that
@@ -256,7 +258,11 @@ export const channels = {
   'reports:retry': { input: JobRef, output: ReportJob },
   'reports:list': { input: Empty, output: z.array(ReportListing) },
   /** The report's summary and filter choices (the lines stay in the ledger). */
-  'reports:open': { input: ReportRef, output: ReportView },
+  /**
+   * A saved report's summary and filter choices. `hierarchy`: how the viewer will arrange it first (its remembered
+   * choice); the top rows it will ask for are started with the answer, so they are made while it travels.
+   */
+  'reports:open': { input: ReportRef.extend({ hierarchy: ReportHierarchy.optional() }), output: ReportView },
   /** The visible rows `offset … offset + count` of the tree for a filter, sort and expansion. */
   'reports:window': {
     input: ReportRef.extend({

@@ -151,7 +151,7 @@ export function createReports(
       const { damaged } = await migrated();
       return [...(await library.list()).map((meta) => ({ state: 'ok' as const, meta })), ...damaged];
     },
-    'reports:open': ({ reportId }) => viewer.view(reportId),
+    'reports:open': ({ reportId, hierarchy }) => viewer.view(reportId, hierarchy),
     'reports:window': (request) => viewer.window(request),
     'reports:invoicing': async ({ reportId, filter }) => {
       await library.meta(reportId); // an unknown report is a clear not-found, not an empty list

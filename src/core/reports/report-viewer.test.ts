@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Money } from '@shared/money';
 import type { ReportFilter } from '@shared/report-filter';
 import { ledgerWithMonth } from '@testing/ledger-month';
@@ -560,5 +560,36 @@ describe('viewer top rows kept in the ledger', () => {
     viewer.forget(REPORT);
     await viewer.window(request({ filter: { currency: 'EUR' } }));
     expect(await kept()).toBe(1);
+  });
+});
+
+describe('opening a report', () => {
+  it('starts the first top rows of the arrangement the viewer will show, so its first window reads them instead of making them', async () => {
+    const month = await ledgerWithMonth({ reportId: REPORT, seed: 11, organizations: 30, linesPerOrganization: 6 });
+    cleanups.push(month.close);
+    const { viewer } = viewerOn(month.ledger);
+    const made = vi.spyOn(month.ledger, 'keepTemporary');
+    await viewer.view(REPORT, 'organization');
+    await vi.waitFor(() => expect(made).toHaveBeenCalledTimes(1)); // started with the answer, before any window
+    const first = await viewer.window(request());
+    expect(made).toHaveBeenCalledTimes(1);
+    // The same rows and totals a viewer told nothing makes for itself.
+    expect(first).toEqual(await viewerOn(month.ledger).viewer.window(request()));
+    expect(made).toHaveBeenCalledTimes(2);
+  });
+
+  it('starts nothing when the arrangement is not known, and the other arrangement is made when it is asked for', async () => {
+    const month = await ledgerWithMonth({ reportId: REPORT, seed: 11, organizations: 30, linesPerOrganization: 6 });
+    cleanups.push(month.close);
+    const { viewer } = viewerOn(month.ledger);
+    const made = vi.spyOn(month.ledger, 'keepTemporary');
+    await viewer.view(REPORT);
+    await viewer.window(request());
+    expect(made).toHaveBeenCalledTimes(1);
+    await viewer.view(REPORT, 'service');
+    await viewer.window(request({ hierarchy: 'organization' })); // kept: nothing made for it
+    await vi.waitFor(() => expect(made).toHaveBeenCalledTimes(2)); // the services' rows, started for a window that did not come
+    expect((await viewer.window(request({ hierarchy: 'service' }))).rows[0]?.level).toBe('service');
+    expect(made).toHaveBeenCalledTimes(2);
   });
 });

@@ -1,4 +1,13 @@
-import type { CurrencyTotalRow, ReportExpansion, ReportHierarchy, ReportSortInput, ReportView, ReportWindow, TreeRow } from '@shared/contract';
+import {
+  type CurrencyTotalRow,
+  OPENING_SORT,
+  type ReportExpansion,
+  type ReportHierarchy,
+  type ReportSortInput,
+  type ReportView,
+  type ReportWindow,
+  type TreeRow,
+} from '@shared/contract';
 import { type Money, money } from '@shared/money';
 import { filterIdentity, type ReportFilter } from '@shared/report-filter';
 import { treeKey, treeKeyId } from '@shared/model/tree-keys';
@@ -80,9 +89,17 @@ export class ReportViewerQueries {
     this.tops = new KeptTopRows(ledger, CACHED_STATES);
   }
 
-  async view(reportId: string): Promise<ReportView> {
+  /**
+   * The summary and filter choices of a report. Given the arrangement the viewer will show first, its first top
+   * rows (no filter, OPENING_SORT) are started as this answer goes: at 1,000,000 lines they take about 0.2 s,
+   * which then overlaps the answer's way to the viewer and its first render.
+   */
+  async view(reportId: string, firstHierarchy?: ReportHierarchy): Promise<ReportView> {
     const meta = await this.library.meta(reportId);
-    return { meta, ...(await filterChoices(await this.ledger(), reportId, await this.orders.of(reportId))) };
+    const view = { meta, ...(await filterChoices(await this.ledger(), reportId, await this.orders.of(reportId))) };
+    if (firstHierarchy)
+      this.tops.prepare(topRowsKey(reportId, {}, firstHierarchy, OPENING_SORT), () => topRowsQuery(reportId, {}, firstHierarchy, OPENING_SORT));
+    return view;
   }
 
   async window(request: WindowRequest): Promise<ReportWindow> {

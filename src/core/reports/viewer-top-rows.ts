@@ -51,6 +51,11 @@ export class KeptTopRows {
     }
   }
 
+  /** Starts making the top rows of `key` for a read about to come, unless they are kept; a failure is that read's to see. */
+  prepare(key: string, query: () => { sql: string; params: LedgerValue[] }): void {
+    this.read(key, query, async () => undefined).catch(() => undefined);
+  }
+
   /** Lets go of every kept table whose key starts with `prefix` (a report deleted or replaced); dropped with the next one made. */
   forget(prefix: string): void {
     for (const key of [...this.kept.keys()]) if (key.startsWith(prefix)) this.evict(key);

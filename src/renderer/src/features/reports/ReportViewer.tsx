@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import type { ReportExpansion, ReportHierarchy, ReportSortInput, ReportView, TreeRow } from '@shared/contract';
+import { OPENING_SORT, type ReportExpansion, type ReportHierarchy, type ReportSortInput, type ReportView, type TreeRow } from '@shared/contract';
 import { call } from '@renderer/bridge';
 import { receiveFile } from '@renderer/bridge/files';
 import { ErrorNote } from '@renderer/components/ErrorNote';
@@ -54,7 +54,7 @@ export function ReportViewer({ view }: { view: ReportView }): React.JSX.Element 
   const [mode, setMode] = useState<ViewMode>('tree');
   const [closeOpened, setCloseOpened] = useState(false);
   if (mode === 'close' && !closeOpened) setCloseOpened(true);
-  const [sort, setSort] = useState<ReportSortInput>({ key: 'label', direction: 'asc' });
+  const [sort, setSort] = useState<ReportSortInput>(OPENING_SORT);
   const [expansion, setExpansion] = useState<ReportExpansion>(ALL_CLOSED);
   const settings = useUiSettings((state) => state.settings);
   const settingsReady = useUiSettings((state) => state.ready);

@@ -13,6 +13,7 @@ import { ReportViewer } from './ReportViewer';
 import { RequestForm } from './RequestForm';
 import { SavedReportList } from './SavedReportList';
 import { useReportJobs } from './report-jobs-store';
+import { useUiSettings } from './use-report-data';
 
 /** Month-end billing reports: request and watch, saved reports (offline), and the viewer. */
 export function ReportsScreen(): React.JSX.Element {
@@ -23,6 +24,7 @@ export function ReportsScreen(): React.JSX.Element {
   const lastReady = useReportJobs((state) => state.lastReady);
   const openWhenReady = useReportJobs((state) => state.openWhenReady);
   const opened = useReportJobs((state) => state.opened);
+  const loadSettings = useUiSettings((state) => state.load);
   const [openId, setOpenId] = useState<string | null>(null);
   const [openingWhat, setOpeningWhat] = useState('Opening the report');
   const [report, setReport] = useState<ReportView | null>(null);
@@ -31,6 +33,9 @@ export function ReportsScreen(): React.JSX.Element {
   // Below this width the tree needs the whole row: the list of reports steps aside while one is open.
   const list = useSidePanel('(min-width: 1360px)', report !== null);
   const listShown = list.shown;
+
+  // The viewer's remembered arrangement is read now, not when a month is opened: one request less before its rows.
+  useEffect(() => void loadSettings(), [loadSettings]);
 
   useEffect(() => {
     void run(load, 'load');
@@ -41,7 +46,9 @@ export function ReportsScreen(): React.JSX.Element {
   const open = async (reportId: string, about?: ReportMeta) => {
     setOpenId(reportId);
     setOpeningWhat(about ? `Opening ${about.name} — ${formatCount(about.counts.lines)} billing lines` : 'Opening the report');
-    setReport((await run(() => call('reports:open', { reportId }), 'open')) ?? null);
+    // The remembered arrangement, when known: the main process starts the first rows the viewer will ask for.
+    const { ready, settings } = useUiSettings.getState();
+    setReport((await run(() => call('reports:open', { reportId, ...(ready ? { hierarchy: settings.reportHierarchy } : {}) }), 'open')) ?? null);
   };
 
   // The first start's next step: the demo's last month opens as soon as it is saved.

@@ -158,6 +158,7 @@ export function createService(ports: Ports): Service {
       await consumption.tasks.stopAll();
       profiles.connections.clear();
       await close.settled();
+      await reports.settled();
       await team.close();
       await ledger.close();
     },

@@ -74,6 +74,8 @@ export interface ReportsModule {
   jobs: ReportJobs;
   /** Moves reports saved before the ledger into it (once per run); the service starts it at start-up. */
   migrated(): Promise<MigrationOutcome>;
+  /** Waits for what the viewer started ahead of the user (a month's first rows): the ledger may close only after it. */
+  settled(): Promise<void>;
 }
 
 /**
@@ -254,7 +256,7 @@ export function createReports(
       viewer.forget(); // its kept rows were sorted by the ranks of before
     },
   };
-  return { handlers, api, jobs, migrated };
+  return { handlers, api, jobs, migrated, settled: () => viewer.settled() };
 }
 
 /** The export format a path asks for, by its extension. */

@@ -578,6 +578,30 @@ describe('opening a report', () => {
     expect(made).toHaveBeenCalledTimes(2);
   });
 
+  it('settles only once the rows it started are made: the ledger closes after them', async () => {
+    const month = await ledgerWithMonth({ reportId: REPORT, seed: 11, organizations: 30, linesPerOrganization: 6 });
+    cleanups.push(month.close);
+    const { viewer } = viewerOn(month.ledger);
+    let release = () => undefined as void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const keep = month.ledger.keepTemporary.bind(month.ledger);
+    const made = vi.spyOn(month.ledger, 'keepTemporary').mockImplementation(async (...args) => {
+      await held;
+      return keep(...args);
+    });
+    await viewer.view(REPORT, 'organization');
+    let settled = false;
+    const settling = viewer.settled().then(() => (settled = true));
+    await vi.waitFor(() => expect(made).toHaveBeenCalledTimes(1));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(settled).toBe(false);
+    release();
+    await settling;
+    expect(settled).toBe(true);
+    expect((await viewer.window(request())).rows.length).toBeGreaterThan(0);
+    expect(made).toHaveBeenCalledTimes(1);
+  });
+
   it('starts nothing when the arrangement is not known, and the other arrangement is made when it is asked for', async () => {
     const month = await ledgerWithMonth({ reportId: REPORT, seed: 11, organizations: 30, linesPerOrganization: 6 });
     cleanups.push(month.close);

@@ -51,9 +51,12 @@ export class KeptTopRows {
     }
   }
 
-  /** Starts making the top rows of `key` for a read about to come, unless they are kept; a failure is that read's to see. */
-  prepare(key: string, query: () => { sql: string; params: LedgerValue[] }): void {
-    this.read(key, query, async () => undefined).catch(() => undefined);
+  /**
+   * Makes the top rows of `key` for a read about to come, unless they are kept; settles when they are made. A failure
+   * is that read's to see (it makes them again).
+   */
+  prepare(key: string, query: () => { sql: string; params: LedgerValue[] }): Promise<void> {
+    return this.read(key, query, async () => undefined).catch(() => undefined);
   }
 
   /** Lets go of every kept table whose key starts with `prefix` (a report deleted or replaced); dropped with the next one made. */

@@ -41,7 +41,10 @@ async function csvSums(path: string): Promise<Map<string, { cost: InstanceType<t
 
 /** Exact per-currency-pair sums of the lines as the service sent them (the kept body), read independently. */
 async function servedSums(dataDir: string): Promise<Map<string, { cost: InstanceType<typeof Money>; sales: InstanceType<typeof Money> }>> {
-  const [file] = await readdir(join(dataDir, 'received'));
+  const files = await readdir(join(dataDir, 'received'));
+  // One month was fetched into this folder: anything else there is a finding (a left temporary, a second job).
+  if (files.length !== 1) console.log(`  received/ holds ${files.length} files, not one: ${files.join(', ')}`);
+  const [file] = files;
   const parser = new JSONParser({ paths: ['$.data.*.organizations.*', '$.*.data.*.organizations.*'], keepStack: false });
   const sums = new Map<string, { cost: InstanceType<typeof Money>; sales: InstanceType<typeof Money> }>();
   parser.onValue = ({ value }) => {
@@ -174,6 +177,27 @@ async function benchSize(lines: number): Promise<Record<string, unknown>> {
         ([key, sum]) => workbook.get(key)?.cost === String(Number(sum.cost.toFixed())) && workbook.get(key)?.sales === String(Number(sum.sales.toFixed())),
       );
     row('workbook totals = served lines', workbookExact ? 'exact' : 'DIFFER', 'exact', workbookExact);
+    // The saved month against what was served (exact decimals), apart from the workbook: a difference says which.
+    const ledgerExact =
+      served.size === view.meta.totals.length &&
+      view.meta.totals.every((total) => {
+        const [cost, customer = cost] = total.currency.split('→');
+        const sum = served.get(`${cost}|${customer}`);
+        return sum !== undefined && sum.cost.equals(total.cost) && sum.sales.equals(total.sales);
+      });
+    row('ledger totals = served lines', ledgerExact ? 'exact' : 'DIFFER', 'exact', ledgerExact);
+    if (!workbookExact || !ledgerExact) {
+      const keys = new Set([...served.keys(), ...workbook.keys()]);
+      for (const key of keys) {
+        const sum = served.get(key);
+        const total = view.meta.totals.find(
+          (candidate) => candidate.currency.replace('→', '|') === key || `${candidate.currency}|${candidate.currency}` === key,
+        );
+        console.log(
+          `  ${key}: served ${sum?.cost.toFixed()} / ${sum?.sales.toFixed()}; ledger ${total?.cost} / ${total?.sales}; workbook ${JSON.stringify(workbook.get(key) ?? null)}`,
+        );
+      }
+    }
 
     // Closing the month: November beside October, compared, checked, and its workbook with Changes and Checks.
     const novemberId = fetchMonth(simulator.baseUrl, dir.path, '2026-11-01', '2026-11-30').reportId;

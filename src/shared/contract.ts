@@ -257,10 +257,10 @@ export const channels = {
   'reports:cancel': { input: JobRef, output: Empty },
   'reports:retry': { input: JobRef, output: ReportJob },
   'reports:list': { input: Empty, output: z.array(ReportListing) },
-  /** The report's summary and filter choices (the lines stay in the ledger). */
   /**
-   * A saved report's summary and filter choices. `hierarchy`: how the viewer will arrange it first (its remembered
-   * choice); the top rows it will ask for are started with the answer, so they are made while it travels.
+   * A saved report's summary and filter choices (the lines stay in the ledger). `hierarchy`: how the viewer will
+   * arrange it first (its remembered choice); the top rows it will ask for are started with the answer, so they are
+   * made while it travels.
    */
   'reports:open': { input: ReportRef.extend({ hierarchy: ReportHierarchy.optional() }), output: ReportView },
   /** The visible rows `offset … offset + count` of the tree for a filter, sort and expansion. */

@@ -27,6 +27,7 @@ import { signedReports } from './queries/sign-offs';
 import { importRates, ratesView, setRates } from './rates';
 import { ThresholdStore } from './thresholds';
 import { trendScopes, trendsOf } from './trends';
+import { BackgroundWork } from '../runtime/background-work';
 
 type CloseHandlers = Pick<
   ServiceHandlers,
@@ -249,7 +250,7 @@ export function createClose(
       });
     },
   };
-  const checking = new Set<Promise<unknown>>();
+  const checking = new BackgroundWork();
   const checkAhead = (reportId: string) => {
     const started = ports.clock.now();
     // The checks first (they find what they need without a comparison), then the comparison the Compare panel shows.
@@ -262,7 +263,6 @@ export function createClose(
       (error: unknown) => ports.log.warn('the month could not be checked ahead', { reportId, error: error instanceof Error ? error.message : String(error) }),
     );
     checking.add(checked);
-    void checked.finally(() => checking.delete(checked));
   };
   const guardDeletion = async (transaction: LedgerTransaction, reportId: string, details: string) => {
     const month = await monthRef(transaction, reportId);
@@ -276,5 +276,5 @@ export function createClose(
         ports.log.warn('the export could not be logged in the month', { reportId, error: error instanceof Error ? error.message : String(error) }),
       );
   const invoiceStep = (reportId: string, step: InvoiceStep) => close.invoiceStep(reportId, step);
-  return { handlers, api, checkAhead, settled: async () => void (await Promise.allSettled([...checking])), guardDeletion, stampOf, recordExport, invoiceStep };
+  return { handlers, api, checkAhead, settled: () => checking.settled(), guardDeletion, stampOf, recordExport, invoiceStep };
 }

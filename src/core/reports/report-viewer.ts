@@ -17,6 +17,7 @@ import type { Ledger } from '@core/ledger/ledger';
 import type { ReportLibrary } from './report-library';
 import type { NameOrders } from './name-orders';
 import { KeptTopRows, type TopRows } from './viewer-top-rows';
+import { BackgroundWork } from '../runtime/background-work';
 import {
   type CurrencySum,
   filterChoices,
@@ -80,8 +81,8 @@ export class ReportViewerQueries {
    * a keystroke makes one pass over the lines.
    */
   private readonly tops: KeptTopRows;
-  /** Work started ahead of the viewer and not yet done. */
-  private readonly background = new Set<Promise<void>>();
+  /** Work started ahead of the viewer (see view). */
+  private readonly background = new BackgroundWork();
 
   constructor(
     private readonly ledger: () => Promise<Ledger>,
@@ -100,13 +101,15 @@ export class ReportViewerQueries {
     const meta = await this.library.meta(reportId);
     const view = { meta, ...(await filterChoices(await this.ledger(), reportId, await this.orders.of(reportId))) };
     if (firstHierarchy)
-      this.ahead(this.tops.prepare(topRowsKey(reportId, {}, firstHierarchy, OPENING_SORT), () => topRowsQuery(reportId, {}, firstHierarchy, OPENING_SORT)));
+      this.background.add(
+        this.tops.prepare(topRowsKey(reportId, {}, firstHierarchy, OPENING_SORT), () => topRowsQuery(reportId, {}, firstHierarchy, OPENING_SORT)),
+      );
     return view;
   }
 
   /** Waits for the work started ahead of the viewer (see view): the ledger may close only after it. */
-  async settled(): Promise<void> {
-    await Promise.allSettled([...this.background]);
+  settled(): Promise<void> {
+    return this.background.settled();
   }
 
   async window(request: WindowRequest): Promise<ReportWindow> {
@@ -139,11 +142,6 @@ export class ReportViewerQueries {
       })),
       totals,
     };
-  }
-
-  private ahead(work: Promise<void>): void {
-    this.background.add(work);
-    void work.finally(() => this.background.delete(work));
   }
 
   /** Forgets the kept trees of a report (it was deleted or replaced), or of every report (names in another order). */

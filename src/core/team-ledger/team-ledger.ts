@@ -27,6 +27,7 @@ import { TeamRecord } from './team-record';
 import { TeamInvoiceRecord } from './team-invoices';
 import type { InvoiceRecord } from '../invoices';
 import { readStatus, type TeamQuery, type TeamStatus, teamStatus } from './team-session';
+import { BackgroundWork } from '../runtime/background-work';
 
 /** Where the team ledger's address is kept in the data folder (never its password: that is the keychain's). */
 export const TEAM_LEDGER_FILE = 'team-ledger.json';
@@ -112,7 +113,7 @@ export function createTeamLedger(
   let watching: TeamWatch | null = null;
   const cache = new TeamCache(ports.dataDir, ports.log);
   const now = () => new Date(ports.clock.now()).toISOString();
-  const sharing = new Set<Promise<unknown>>();
+  const sharing = new BackgroundWork();
   let session: Promise<{
     connection: TeamConnection;
     record: TeamRecord;
@@ -194,7 +195,6 @@ export function createTeamLedger(
       ports.log.warn(`${what} could not be shared with the team ledger yet`, { ...details, error: error instanceof Error ? error.message : String(error) }),
     );
     sharing.add(done);
-    void done.finally(() => sharing.delete(done));
   };
   const shareAhead = (reportId: string) =>
     inBackground('the month', { reportId }, async (open) => {
@@ -209,7 +209,7 @@ export function createTeamLedger(
     });
 
   const close = async () => {
-    await Promise.allSettled([...sharing]);
+    await sharing.settled();
     const open = await session?.catch(() => null);
     session = null;
     who = null;

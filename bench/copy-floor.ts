@@ -59,7 +59,7 @@ async function exportTimes(dataDir: string, reportId: string, out: string): Prom
     return times;
   } finally {
     await service.dispose();
-    await cleanup(); // its own temporary folder, unused: the data folder is the bench's
+    await cleanup(); // the data folder is the bench's: this closes only what the ports opened
   }
 }
 

@@ -7,9 +7,10 @@ import Papa from 'papaparse';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Money } from '@shared/money';
+import { currenciesOf } from '@shared/model/currency-pair';
 import { createService } from '@core';
 import { temporaryDir, testPorts } from '@testing/test-support';
-import { exportsBesideCopy } from './copy-floor';
+import { type BesideCopy, exportsBesideCopy } from './copy-floor';
 import { buildCli, cli, fetchMonth, LINES_PER_ORGANIZATION, startBenchTwin, startUp } from './cli-process';
 import { measureViewerInChromium } from './viewer-in-chromium';
 
@@ -20,6 +21,12 @@ import { measureViewerInChromium } from './viewer-in-chromium';
  * BENCH_SIZES=100000 runs one size only.
  */
 const SIZES = (process.env.BENCH_SIZES ?? '100000,1000000').split(',').map(Number);
+
+/** The key the sums below are kept under: "SEK|SEK", "USD|SEK" for the pair "USD→SEK". */
+function pairKey(currency: string): string {
+  const { cost, sales } = currenciesOf(currency);
+  return `${cost}|${sales}`;
+}
 
 /** Exact sums per currency pair of the CSV export's cost and sales columns, read as text (no float). */
 async function csvSums(path: string): Promise<Map<string, { cost: InstanceType<typeof Money>; sales: InstanceType<typeof Money>; lines: number }>> {
@@ -72,9 +79,9 @@ async function workbookTotals(path: string): Promise<Map<string, { cost: string;
     for await (const row of worksheet as AsyncIterable<ExcelJS.Row>) {
       const label = String(row.getCell(1).value ?? '');
       if (!label.startsWith('Total ')) continue;
-      const [cost, sales = cost] = String(row.getCell(4).value).split('→');
+      const key = pairKey(String(row.getCell(4).value));
       const result = (column: number) => String((row.getCell(column).value as { result: number }).result);
-      totals.set(`${cost}|${sales}`, { cost: result(5), sales: result(6) });
+      totals.set(key, { cost: result(5), sales: result(6) });
     }
     break;
   }
@@ -148,7 +155,7 @@ async function benchSize(lines: number): Promise<Record<string, unknown>> {
     // The goal's measure: the export and DuckDB's COPY of the same lines in one process (the CLI's start and the
     // ledger's opening are in the rows above, not in the ratio).
     const beside = await exportsBesideCopy(dir.path, reportId);
-    const besideRow = (label: string, { exportMs, floorMs }: { exportMs: number; floorMs: number }) =>
+    const besideRow = (label: string, { exportMs, floorMs }: BesideCopy) =>
       row(
         label,
         `${(exportMs / 1000).toFixed(1)} s, ${(exportMs / floorMs).toFixed(1)}× DuckDB's COPY (${(floorMs / 1000).toFixed(1)} s)`,
@@ -161,11 +168,13 @@ async function benchSize(lines: number): Promise<Record<string, unknown>> {
     const sums = await csvSums(join(dir.path, 'month.csv'));
     const csvLines = [...sums.values()].reduce((total, sum) => total + sum.lines, 0);
     row('lines in the CSV export', csvLines.toLocaleString('en'), String(view.meta.counts.lines), csvLines === view.meta.counts.lines);
-    const exact = view.meta.totals.every((total) => {
-      const [cost, customer = cost] = total.currency.split('→');
-      const sum = sums.get(`${cost}|${customer}`);
-      return sum !== undefined && sum.sales.equals(total.sales) && sum.cost.equals(total.cost);
-    });
+    /** Every currency's ledger total equals the sums' exactly. */
+    const equalsLedger = (sums: Map<string, { cost: InstanceType<typeof Money>; sales: InstanceType<typeof Money> }>) =>
+      view.meta.totals.every((total) => {
+        const sum = sums.get(pairKey(total.currency));
+        return sum !== undefined && sum.sales.equals(total.sales) && sum.cost.equals(total.cost);
+      });
+    const exact = equalsLedger(sums);
     row('CSV sums = ledger totals', exact ? 'exact' : 'DIFFER', 'exact', exact);
     // The workbook's per-currency totals against the lines as served (numbers in cells are doubles: compared to the
     // exact sum rounded the same way, which is exact for these amounts' 15 significant digits).
@@ -178,21 +187,13 @@ async function benchSize(lines: number): Promise<Record<string, unknown>> {
       );
     row('workbook totals = served lines', workbookExact ? 'exact' : 'DIFFER', 'exact', workbookExact);
     // The saved month against what was served (exact decimals), apart from the workbook: a difference says which.
-    const ledgerExact =
-      served.size === view.meta.totals.length &&
-      view.meta.totals.every((total) => {
-        const [cost, customer = cost] = total.currency.split('→');
-        const sum = served.get(`${cost}|${customer}`);
-        return sum !== undefined && sum.cost.equals(total.cost) && sum.sales.equals(total.sales);
-      });
+    const ledgerExact = served.size === view.meta.totals.length && equalsLedger(served);
     row('ledger totals = served lines', ledgerExact ? 'exact' : 'DIFFER', 'exact', ledgerExact);
     if (!workbookExact || !ledgerExact) {
       const keys = new Set([...served.keys(), ...workbook.keys()]);
       for (const key of keys) {
         const sum = served.get(key);
-        const total = view.meta.totals.find(
-          (candidate) => candidate.currency.replace('→', '|') === key || `${candidate.currency}|${candidate.currency}` === key,
-        );
+        const total = view.meta.totals.find((candidate) => pairKey(candidate.currency) === key);
         console.log(
           `  ${key}: served ${sum?.cost.toFixed()} / ${sum?.sales.toFixed()}; ledger ${total?.cost} / ${total?.sales}; workbook ${JSON.stringify(workbook.get(key) ?? null)}`,
         );

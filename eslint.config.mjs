@@ -142,4 +142,19 @@ export default tseslint.config(
     files: ['**/*.test.ts', '**/*.test.tsx', 'tests/**/*.ts'],
     rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
   },
+  {
+    // The unit tests share one module graph per worker (vitest.config.mts): a module replaced there would be replaced
+    // for whichever file comes next, or not at all. Files that replace one run apart, named *.mocks.test.ts.
+    files: ['src/**/*.test.ts', 'src/**/*.test.tsx'],
+    ignores: ['src/**/*.mocks.test.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.object.name='vi'][callee.property.name=/^(mock|doMock)$/]",
+          message: 'A test that replaces a module runs in a module graph of its own: name its file *.mocks.test.ts.',
+        },
+      ],
+    },
+  },
 );

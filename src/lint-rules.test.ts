@@ -97,4 +97,11 @@ describe('architecture lint rules', () => {
     expect(await ruleIds(use('../ledger/keys'), 'src/core/close/extra.ts')).toEqual([]); // what features share is not a feature
     expect(await ruleIds(use('./queries/lines'), 'src/core/reports/extra.ts')).toEqual([]);
   });
+
+  it('fail on a unit test that replaces a module, unless its file is named to run apart', async () => {
+    const mocking = "import { vi } from 'vitest';\nvi.mock('./billing-checks');\n";
+    expect(await ruleIds(mocking, 'src/core/close/extra.test.ts')).toContain('no-restricted-syntax');
+    expect(await ruleIds(mocking.replace('vi.mock', 'vi.doMock'), 'src/main/extra.test.ts')).toContain('no-restricted-syntax');
+    expect(await ruleIds(mocking, 'src/core/close/extra.mocks.test.ts')).toEqual([]);
+  });
 });

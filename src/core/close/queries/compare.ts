@@ -251,9 +251,6 @@ export async function keptChangeCount(ledger: Ledger, key: string): Promise<numb
 export const shortest = (column: string, scale: number) =>
   `rtrim(rtrim(CASE WHEN abs(${column}) < ${10n ** BigInt(18 - scale)} THEN (${column})::DECIMAL(18, ${scale})::VARCHAR ELSE (${column})::VARCHAR END, '0'), '.')`;
 
-const TEXT_COLUMNS = ['kind', 'level', 'organization', 'customer_number', 'org_id', 'service', 'service_id', 'subscription', 'subscription_id', 'product'];
-const SIDE_COLUMNS = ['q', 'p', 'k', 'c', 's'].flatMap((value) => [0, 1].map((month) => `${value}${month}`));
-const EFFECT_COLUMNS = ['price_effect', 'quantity_effect', 'new_lost_effect', 'other_effect'];
 /** A decimal column of kept_changes with its scale (KEPT_CHANGE_SCALES: by the side's first letter, or an effect). */
 const scaled = (column: string) =>
   shortest(column, column.endsWith('_effect') ? KEPT_CHANGE_SCALES.effect : KEPT_CHANGE_SCALES[column[0] as keyof typeof KEPT_CHANGE_SCALES]);
@@ -289,9 +286,41 @@ export interface KeptChangeRow {
   other_effect: string;
 }
 
-/** A kept change's columns in the order CHANGE_JSON lists them: text as it is, then decimals. */
-const CHANGE_TEXTS = [...TEXT_COLUMNS, 'product_id', 'currency', 'customer_currency'];
-const CHANGE_DECIMALS = [...SIDE_COLUMNS, ...EFFECT_COLUMNS];
+/**
+ * A kept change's columns in the order CHANGE_JSON lists them: text as it is, then decimals (each month's side, then
+ * the effects). Named as KeptChangeRow names them, so a misspelt column does not compile.
+ */
+const CHANGE_TEXTS = [
+  'kind',
+  'level',
+  'organization',
+  'customer_number',
+  'org_id',
+  'service',
+  'service_id',
+  'subscription',
+  'subscription_id',
+  'product',
+  'product_id',
+  'currency',
+  'customer_currency',
+] as const satisfies readonly (keyof KeptChangeRow)[];
+const CHANGE_DECIMALS = [
+  'q0',
+  'q1',
+  'p0',
+  'p1',
+  'k0',
+  'k1',
+  'c0',
+  'c1',
+  's0',
+  's1',
+  'price_effect',
+  'quantity_effect',
+  'new_lost_effect',
+  'other_effect',
+] as const satisfies readonly (keyof KeptChangeRow)[];
 const CHANGE_COLUMNS = [...CHANGE_TEXTS, ...CHANGE_DECIMALS];
 
 /**

@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from 'vitest';
 import { money } from '@shared/money';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -120,5 +121,26 @@ export async function ledgerAtSchema(dataDir: string, version: number, donorFile
       connection.closeSync();
       instance.closeSync();
     },
+  };
+}
+
+/**
+ * An empty ledger in a folder of its own for the tests of one file: opened before them (then `setUp`, to save months
+ * into it), closed and its folder removed after. Returns the ledger, for use inside the tests.
+ */
+export function useLedger(setUp: (ledger: Ledger) => Promise<void> = async () => {}): () => Ledger {
+  let opened: { ledger: Ledger; remove: () => Promise<void> } | undefined;
+  beforeAll(async () => {
+    const dir = await temporaryDir('closebook-ledger-');
+    opened = { ledger: await Ledger.open(dir.path, silentLogger), remove: dir.remove };
+    await setUp(opened.ledger);
+  });
+  afterAll(async () => {
+    opened?.ledger.close();
+    await opened?.remove();
+  });
+  return () => {
+    if (!opened) throw new Error('The ledger is opened before the tests run.');
+    return opened.ledger;
   };
 }

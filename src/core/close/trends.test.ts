@@ -1,9 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Ledger } from '../ledger/ledger';
-import { silentLogger } from '../ports/ports';
+import { describe, expect, it } from 'vitest';
+import type { Ledger } from '../ledger/ledger';
 import { ingestReport } from '../reports/report-ingest';
-import { type ServedEntries, testIdentity } from '@testing/ledger-month';
-import { temporaryDir } from '@testing/test-support';
+import { type ServedEntries, testIdentity, useLedger } from '@testing/ledger-month';
 import { type TopMover, topMovers, trendScopes, trendsOf, type TrendSeries } from './trends';
 
 type WireBillingEntry = ServedEntries[number];
@@ -72,10 +70,7 @@ const ids = {
   otherReseller: '22222222-2222-4222-8222-000000000099',
 };
 
-let ledger: Ledger;
-let removeDir: () => Promise<void>;
-
-async function save(reportId: string, month: string, fetchedAt: string, organizations: WireOrganization[], resellerId = 'r') {
+async function save(ledger: Ledger, reportId: string, month: string, fetchedAt: string, organizations: WireOrganization[], resellerId = 'r') {
   const [year, mm] = month.split('-').map(Number) as [number, number];
   const endDate = new Date(Date.UTC(year, mm, 0)).toISOString().slice(0, 10);
   const entries: WireBillingEntry[] = [{ billingDate: `${month}-07`, billingContentStartDate: `${month}-01`, billingContentEndDate: endDate, organizations }];
@@ -89,18 +84,12 @@ async function save(reportId: string, month: string, fetchedAt: string, organiza
   );
 }
 
-beforeAll(async () => {
-  const dir = await temporaryDir();
-  ledger = await Ledger.open(dir.path, silentLogger);
-  removeDir = async () => {
-    ledger.close();
-    await dir.remove();
-  };
-  await save(ids.august, '2026-08', '2026-09-05T08:00:00.000Z', [alpha('100.10'), beta('50.5'), gamma('30')]);
-  await save(ids.september, '2026-09', '2026-10-05T08:00:00.000Z', [alpha('999'), beta('60'), gamma('31')]);
+const ledger = useLedger(async (opened) => {
+  await save(opened, ids.august, '2026-08', '2026-09-05T08:00:00.000Z', [alpha('100.10'), beta('50.5'), gamma('30')]);
+  await save(opened, ids.september, '2026-09', '2026-10-05T08:00:00.000Z', [alpha('999'), beta('60'), gamma('31')]);
   // September fetched again later: the service restated Alpha. Only this fetch counts.
-  await save(ids.septemberRefetch, '2026-09', '2026-10-20T08:00:00.000Z', [alpha('120.20'), beta('60'), gamma('31')]);
-  await save(ids.october, '2026-10', '2026-11-05T08:00:00.000Z', [
+  await save(opened, ids.septemberRefetch, '2026-09', '2026-10-20T08:00:00.000Z', [alpha('120.20'), beta('60'), gamma('31')]);
+  await save(opened, ids.october, '2026-10', '2026-11-05T08:00:00.000Z', [
     alpha('0.1', '0.05', 'Alpha Group AB'),
     beta('40.25'),
     gamma('45', ['Nordics']),
@@ -108,16 +97,15 @@ beforeAll(async () => {
     organization('Epsilon Oy', 'epsilon', [], [service('Azure', 'azure', 'EUR', 'EUR', [{ cost: '1', sales: '3' }])]),
   ]);
   // Another reseller at the same service: never part of these trends.
-  await save(ids.otherReseller, '2026-10', '2026-11-05T08:00:00.000Z', [alpha('5000')], 'someone-else');
+  await save(opened, ids.otherReseller, '2026-10', '2026-11-05T08:00:00.000Z', [alpha('5000')], 'someone-else');
 });
-afterAll(() => removeDir());
 
 const salesOf = (series: TrendSeries[] | undefined, currencyKey: string) =>
   series?.find((entry) => entry.currencyKey === currencyKey)?.points.map((point) => point.sales);
 
 describe('trends over the months of a reseller', () => {
   it('gives one series per currency pair over every month, the newest fetch of a refetched month counting once', async () => {
-    const trends = await trendsOf(ledger, ids.october, { kind: 'all' });
+    const trends = await trendsOf(ledger(), ids.october, { kind: 'all' });
     expect(trends.months.map((month) => month.reportId)).toEqual([ids.august, ids.septemberRefetch, ids.october]);
     expect(trends.currentIndex).toBe(2);
     expect(trends.series.map((entry) => entry.currencyKey)).toEqual(['EUR', 'SEK', 'USD→SEK']);
@@ -136,17 +124,17 @@ describe('trends over the months of a reseller', () => {
   });
 
   it('keeps a customer, a service and an organization group apart, with zero where the scope billed nothing', async () => {
-    const customer = await trendsOf(ledger, ids.october, { kind: 'organization', key: 'delta' });
+    const customer = await trendsOf(ledger(), ids.october, { kind: 'organization', key: 'delta' });
     expect(customer.series.map((entry) => [entry.currencyKey, entry.points.map((point) => `${point.lines}:${point.sales}`)])).toEqual([
       ['EUR', ['0:0', '0:0', '1:7']],
     ]);
 
-    const m365 = await trendsOf(ledger, ids.october, { kind: 'service', key: 'im365' });
+    const m365 = await trendsOf(ledger(), ids.october, { kind: 'service', key: 'im365' });
     expect(m365.series.map((entry) => entry.currencyKey)).toEqual(['SEK', 'USD→SEK']);
     expect(salesOf(m365.series, 'SEK')).toEqual(['100.1', '120.2', '0.1']);
 
     // Membership as each month recorded it: Gamma is in Nordics in October only.
-    const nordics = await trendsOf(ledger, ids.october, { kind: 'group', key: 'Nordics' });
+    const nordics = await trendsOf(ledger(), ids.october, { kind: 'group', key: 'Nordics' });
     expect(nordics.series.map((entry) => entry.currencyKey)).toEqual(['SEK', 'USD→SEK']);
     expect(salesOf(nordics.series, 'SEK')).toEqual(['100.1', '120.2', '0.1']);
     expect(salesOf(nordics.series, 'USD→SEK')).toEqual(['0', '0', '45']);
@@ -159,6 +147,7 @@ describe('trends over the months of a reseller', () => {
       { cost: '0.2', sales: '0.000003' },
     ]);
     await save(
+      ledger(),
       exact,
       '2026-10',
       '2026-11-06T08:00:00.000Z',
@@ -178,12 +167,12 @@ describe('trends over the months of a reseller', () => {
       ],
     ] as const;
     for (const [scope, expected] of cases) {
-      expect((await trendsOf(ledger, exact, scope)).series[0]?.points[0], scope.kind).toMatchObject(expected);
+      expect((await trendsOf(ledger(), exact, scope)).series[0]?.points[0], scope.kind).toMatchObject(expected);
     }
   });
 
   it('opened from an older month, still shows every month and marks that one', async () => {
-    const trends = await trendsOf(ledger, ids.september, { kind: 'all' });
+    const trends = await trendsOf(ledger(), ids.september, { kind: 'all' });
     expect(trends.months).toHaveLength(3);
     expect(trends.currentIndex).toBe(1);
     expect(trends.movers?.before.reportId).toBe(ids.august);
@@ -191,7 +180,7 @@ describe('trends over the months of a reseller', () => {
   });
 
   it('has no movers for the first month', async () => {
-    expect((await trendsOf(ledger, ids.august, { kind: 'all' })).movers).toBeNull();
+    expect((await trendsOf(ledger(), ids.august, { kind: 'all' })).movers).toBeNull();
   });
 });
 
@@ -200,7 +189,7 @@ describe('top movers', () => {
     (movers ?? []).map((mover) => `${mover.level} ${mover.name} ${mover.currencyKey} ${mover.salesBefore}→${mover.salesAfter} ${mover.change} ${mover.status}`);
 
   it('ranks organizations and services by their change in sales per currency pair, new ones included', async () => {
-    const { movers } = await trendsOf(ledger, ids.october, { kind: 'all' });
+    const { movers } = await trendsOf(ledger(), ids.october, { kind: 'all' });
     expect(brief(movers?.rows)).toEqual([
       'organization Delta AS EUR 0→7 7 new',
       'organization Epsilon Oy EUR 0→3 3 new',
@@ -214,13 +203,13 @@ describe('top movers', () => {
   });
 
   it('keeps the largest rises and falls of each currency pair, within the scope', async () => {
-    const scoped = await topMovers(ledger, ids.septemberRefetch, ids.october, { kind: 'group', key: 'Nordics' });
+    const scoped = await topMovers(ledger(), ids.septemberRefetch, ids.october, { kind: 'group', key: 'Nordics' });
     // Gamma was not in Nordics in September: within the group it is new in October.
     expect(brief(scoped.filter((mover) => mover.level === 'organization'))).toEqual([
       'organization Alpha Group AB SEK 120.2→0.1 -120.1 changed',
       'organization Gamma Oy USD→SEK 0→45 45 new',
     ]);
-    const one = await topMovers(ledger, ids.septemberRefetch, ids.october, { kind: 'all' }, 1);
+    const one = await topMovers(ledger(), ids.septemberRefetch, ids.october, { kind: 'all' }, 1);
     expect(brief(one.filter((mover) => mover.level === 'organization' && mover.currencyKey === 'EUR'))).toEqual([
       'organization Delta AS EUR 0→7 7 new',
       'organization Beta GmbH EUR 60→40.25 -19.75 changed',
@@ -228,14 +217,14 @@ describe('top movers', () => {
   });
 
   it('says lost when an organization billed nothing this month', async () => {
-    const movers = await topMovers(ledger, ids.october, ids.septemberRefetch, { kind: 'organization', key: 'delta' });
+    const movers = await topMovers(ledger(), ids.october, ids.septemberRefetch, { kind: 'organization', key: 'delta' });
     expect(brief(movers)).toEqual(['organization Delta AS EUR 7→0 -7 lost', 'service Azure EUR 7→0 -7 lost']);
   });
 });
 
 describe('trend scopes', () => {
   it('offers every organization, service and group of the reseller, named as the newest month names them', async () => {
-    const scopes = await trendScopes(ledger, ids.august);
+    const scopes = await trendScopes(ledger(), ids.august);
     expect(scopes.organizations.map((choice) => `${choice.key} ${choice.label} ${choice.detail}`)).toEqual([
       'alpha Alpha Group AB C-alpha',
       'beta Beta GmbH C-beta',

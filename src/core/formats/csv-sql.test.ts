@@ -1,22 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Ledger } from '@core/ledger/ledger';
-import { silentLogger } from '@core/ports/ports';
+import { describe, expect, it } from 'vitest';
 import { Fuzz, FUZZ_SEED } from '@testing/fuzz';
-import { temporaryDir } from '@testing/test-support';
+import { useLedger } from '@testing/ledger-month';
 import { csvCell } from './csv';
 import { csvCellSql } from './csv-sql';
 
-let ledger: Ledger;
-let cleanup: () => Promise<void>;
-beforeAll(async () => {
-  const dir = await temporaryDir('closebook-csv-sql-');
-  ledger = await Ledger.open(dir.path, silentLogger);
-  cleanup = async () => {
-    ledger.close();
-    await dir.remove();
-  };
-});
-afterAll(() => cleanup());
+const ledger = useLedger();
 
 /** Each value's cell as DuckDB makes it with csvCellSql, in the values' order (a number column holds DECIMALs). */
 async function cellsInSql(values: (string | null)[], kind: 'text' | 'number'): Promise<string[]> {
@@ -24,7 +12,7 @@ async function cellsInSql(values: (string | null)[], kind: 'text' | 'number'): P
   // Each value a parameter of its own: a list bound as one parameter would have its items trimmed on the way in.
   const rows = values.map((_, index) => `(${index}, $${index + 1}::${type})`).join(', ');
   // With a character in front: DuckDB's Node client drops a leading byte-order mark from the text it reads.
-  const answer = await ledger.all(`SELECT '|' || ${csvCellSql('v', kind)} AS cell FROM (VALUES ${rows}) AS t(place, v) ORDER BY place`, values);
+  const answer = await ledger().all(`SELECT '|' || ${csvCellSql('v', kind)} AS cell FROM (VALUES ${rows}) AS t(place, v) ORDER BY place`, values);
   return answer.map((row) => String(row.cell).slice(1));
 }
 

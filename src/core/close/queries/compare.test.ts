@@ -1,27 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Ledger } from '@core/ledger/ledger';
-import { silentLogger } from '@core/ports/ports';
+import { describe, expect, it } from 'vitest';
 import { money } from '@shared/money';
 import { Fuzz, FUZZ_SEED } from '@testing/fuzz';
-import { temporaryDir } from '@testing/test-support';
+import { useLedger } from '@testing/ledger-month';
 import { shortest } from './compare';
 
-let ledger: Ledger;
-let cleanup: () => Promise<void>;
-beforeAll(async () => {
-  const dir = await temporaryDir('closebook-shortest-');
-  ledger = await Ledger.open(dir.path, silentLogger);
-  cleanup = async () => {
-    ledger.close();
-    await dir.remove();
-  };
-});
-afterAll(() => cleanup());
+const ledger = useLedger();
 
 /** Each value as DuckDB's `shortest` makes it from a DECIMAL(38, scale), in the values' order. */
 async function shortestInSql(values: string[], scale: number): Promise<string[]> {
   const rows = values.map((_, index) => `(${index}, $${index + 1}::DECIMAL(38, ${scale}))`).join(', ');
-  const answer = await ledger.all(`SELECT ${shortest('v', scale)} AS text FROM (VALUES ${rows}) AS t(place, v) ORDER BY place`, values);
+  const answer = await ledger().all(`SELECT ${shortest('v', scale)} AS text FROM (VALUES ${rows}) AS t(place, v) ORDER BY place`, values);
   return answer.map((row) => String(row.text));
 }
 

@@ -2,7 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { createService } from '@core';
+import { createService, topRowsQuery } from '@core';
+import { OPENING_SORT } from '@shared/contract';
 import { testPorts } from '@testing/test-support';
 
 /** One line export and its floor, measured in this one process (ms each). */
@@ -63,14 +64,43 @@ async function exportTimes(dataDir: string, reportId: string, out: string): Prom
   }
 }
 
-async function copyTimes(dataDir: string, reportId: string, out: string): Promise<Record<Format, number>> {
+/** The data folder's ledger opened read-only by DuckDB alone, with the ledger's memory limit and threads. */
+async function ledgerAlone(dataDir: string, temporary: string) {
   const instance = await DuckDBInstance.create(join(dataDir, 'ledger', 'closebook.duckdb'), {
     access_mode: 'READ_ONLY',
     memory_limit: '512MB',
     threads: '2',
-    temp_directory: out,
+    temp_directory: temporary,
   });
-  const connection = await instance.connect();
+  return { instance, connection: await instance.connect() };
+}
+
+/**
+ * The floor of a keystroke's answer: DuckDB making the top rows of each of `texts` — the statement the viewer runs
+ * for it, kept as a temporary table as the viewer keeps it — alone; the median of the second round (the first reads
+ * the month from disk). Run when no process holds the ledger.
+ */
+export async function topRowsAloneMs(dataDir: string, reportId: string, texts: readonly string[]): Promise<number> {
+  const out = await mkdtemp(join(tmpdir(), 'closebook-floor-'));
+  const { instance, connection } = await ledgerAlone(dataDir, out);
+  try {
+    const times: number[] = [];
+    for (let round = 0; round < 2; round++)
+      for (const text of texts) {
+        const { sql, params } = topRowsQuery(reportId, { text }, 'organization', OPENING_SORT);
+        const ms = await timed(() => connection.run(`CREATE OR REPLACE TEMP TABLE bench_top_rows AS ${sql}`, params as string[]));
+        if (round === 1) times.push(ms);
+      }
+    return times.sort((a, b) => a - b)[Math.floor(times.length / 2)] as number;
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+    await rm(out, { recursive: true, force: true });
+  }
+}
+
+async function copyTimes(dataDir: string, reportId: string, out: string): Promise<Record<Format, number>> {
+  const { instance, connection } = await ledgerAlone(dataDir, out);
   const rows = `SELECT o.name, o.customer_number, o.org_id, s.service_name, s.service_id, u.item_name, u.subscription_id, u.po_number,
       l.product_id, l.product_name, l.item_code, l.quantity, l.cost_per_unit, l.sales_per_unit, l.cost, l.sales, l.item_details,
       l.currency, l.customer_currency

@@ -4,17 +4,35 @@ import { silentLogger, systemClock } from '@core';
 import { MemorySecretStore } from '@testing/memory-secret-store';
 import { startHarness } from '@harness/server';
 
+/**
+ * Where a keystroke's time goes, each phase the median over the keystrokes (ms): `request`, from the input event until
+ * the window's request leaves (the keystroke's own render); `answer`, the request through the bridge, made in the
+ * main process and back (Resource Timing); `render`, until the answer's line count is in the page; `paint`, until the
+ * frame after it is painted.
+ */
+export interface KeystrokePhases {
+  request: number;
+  answer: number;
+  render: number;
+  paint: number;
+}
+
 export interface ViewerFigures {
   openMs: number;
   keystrokeMs: number;
+  phases: KeystrokePhases;
   samples: number;
   /** Each keystroke, in the order typed (ms). */
   keystrokes: number[];
+  /** A call that does next to nothing (`app:info`) through the browser bridge and back, in the page (median of 20, ms). */
+  bridgeMs: number;
   domRows: number;
 }
 
 /** What the benchmark types: 20 keystrokes, from the first letter of a word (the broadest filter) to the whole word. */
 const KEYSTROKE_WORDS = ['micro', 'azure', 'backup', 'desk'];
+/** The text in the filter after each of the 20 keystrokes, in the order typed. */
+export const KEYSTROKE_TEXTS = KEYSTROKE_WORDS.flatMap((word) => [...word].map((_, index) => word.slice(0, index + 1)));
 
 /**
  * The frame that shows an answer: after the next animation frame, once the browser has painted (a message posted
@@ -28,12 +46,16 @@ const AFTER_PAINT = `window.afterPaint = () => new Promise((resolve) => requestA
 }));`;
 type AfterPaint = { afterPaint: () => Promise<void> };
 
-/** Sets the search text as typing does (an input event) and resolves with the ms until its answer is painted. */
-function typeAndWait(page: Page, text: string): Promise<number> {
+/**
+ * Sets the search text as typing does (an input event) and resolves with the ms until its answer is painted, and
+ * that time's phases (KeystrokePhases; null when the answer came without a request: the text asked before).
+ */
+function typeAndWait(page: Page, text: string): Promise<{ ms: number; phases: KeystrokePhases | null }> {
   return page.evaluate(async (typed) => {
     const input = document.querySelector<HTMLInputElement>('input[aria-label="Search text"]');
     const count = document.querySelector<HTMLElement>('[data-testid="line-count"]');
     if (!input || !count) throw new Error('The viewer has no text filter or line count.');
+    performance.clearResourceTimings();
     const started = performance.now();
     Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')?.set?.call(input, typed);
     input.dispatchEvent(new Event('input', { bubbles: true }));
@@ -48,8 +70,17 @@ function typeAndWait(page: Page, text: string): Promise<number> {
         resolve();
       }).observe(count, { attributes: true });
     });
+    const shown = performance.now();
     await (window as unknown as AfterPaint).afterPaint();
-    return performance.now() - started;
+    const painted = performance.now();
+    const asked = performance
+      .getEntriesByType('resource')
+      .filter((entry) => entry.name.includes('/bridge/invoke/reports%3Awindow'))
+      .at(-1) as PerformanceResourceTiming | undefined;
+    const phases = asked
+      ? { request: asked.startTime - started, answer: asked.responseEnd - asked.startTime, render: shown - asked.responseEnd, paint: painted - shown }
+      : null;
+    return { ms: painted - started, phases };
   }, text);
 }
 
@@ -79,6 +110,20 @@ function openAndWait(page: Page): Promise<number> {
       }).observe(document.body, { childList: true, subtree: true });
     });
     await (window as unknown as AfterPaint).afterPaint();
+    return performance.now() - started;
+  });
+}
+
+/**
+ * One call through the browser bridge that does next to nothing (`app:info`), from the page and back: what every
+ * keystroke's request costs beside the answer's own making (Electron's IPC, which the desktop app uses, costs less).
+ */
+function bridgeRoundTrip(page: Page): Promise<number> {
+  return page.evaluate(async () => {
+    const started = performance.now();
+    const response = await fetch('/bridge/invoke/app:info', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+    if (!response.ok) throw new Error(`The bridge answered ${response.status}.`);
+    await response.json();
     return performance.now() - started;
   });
 }
@@ -119,13 +164,28 @@ export async function measureViewerInChromium(dataDir: string): Promise<ViewerFi
 
     // Keystrokes as a person types them — word after word, a character at a time, each answered before the next —
     // timed inside the page: from the input event to the frame after the line count says it answers that text.
-    const samples: number[] = [];
+    const typed: Awaited<ReturnType<typeof typeAndWait>>[] = [];
     for (const word of KEYSTROKE_WORDS) {
-      for (let length = 1; length <= word.length; length++) samples.push(await typeAndWait(page, word.slice(0, length)));
+      for (let length = 1; length <= word.length; length++) typed.push(await typeAndWait(page, word.slice(0, length)));
       await typeAndWait(page, ''); // cleared between words (not counted)
     }
+    const samples = typed.map((keystroke) => keystroke.ms);
+    const timed = typed.flatMap((keystroke) => keystroke.phases ?? []);
+    if (!timed.length) throw new Error("No keystroke's request to the main process was seen in the page's Resource Timing.");
+    const phaseMedian = (phase: keyof KeystrokePhases) => median(timed.map((keystroke) => keystroke[phase]));
+    const phases = { request: phaseMedian('request'), answer: phaseMedian('answer'), render: phaseMedian('render'), paint: phaseMedian('paint') };
     const domRows = await page.locator('[role="treegrid"] [role="row"]').count();
-    return { openMs, keystrokeMs: median(samples), samples: samples.length, keystrokes: samples.map(Math.round), domRows };
+    const trips: number[] = [];
+    for (let trip = 0; trip < 20; trip++) trips.push(await bridgeRoundTrip(page));
+    return {
+      openMs,
+      keystrokeMs: median(samples),
+      phases,
+      samples: samples.length,
+      keystrokes: samples.map(Math.round),
+      domRows,
+      bridgeMs: median(trips),
+    };
   } finally {
     await browser.close();
     await harness.close();

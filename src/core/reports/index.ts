@@ -5,3 +5,5 @@ export { SERVICE_POLL_FLOOR_MS } from './report-job';
 export { contentHashOf, keptContentHash } from './content-hash';
 // The one order of organizations (by name), for the invoice run to list customers as every other view does.
 export { ORGANIZATION_ORDER } from './queries/export-lines';
+// The statement a filter of the viewer runs (its top rows), for the benchmark to time DuckDB making them alone.
+export { topRowsQuery } from './queries/viewer';

@@ -1,6 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { cleanupsAfterEach } from '@testing/cleanups';
 import { channelNames, type EventPayload } from '@shared/contract';
 import { AppError } from '@shared/errors';
 import { startTwin, type Twin } from '@testing/test-support';
@@ -9,10 +10,7 @@ import { silentLogger, type SecretStore } from './ports/ports';
 import { createService } from './service';
 import { testPorts } from '@testing/test-support';
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()?.();
-});
+const cleanups = cleanupsAfterEach();
 
 async function setup(overrides: Parameters<typeof testPorts>[0] = {}) {
   const env = await testPorts(overrides);

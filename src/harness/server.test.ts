@@ -2,14 +2,12 @@ import { writeFile } from 'node:fs/promises';
 import { type IncomingHttpHeaders, request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { cleanupsAfterEach } from '@testing/cleanups';
 import { temporaryDir, testPorts } from '@testing/test-support';
 import { type Harness, startHarness, uploadName } from './server';
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()?.();
-});
+const cleanups = cleanupsAfterEach();
 
 async function harness(options: { maxUploadBytes?: number } = {}): Promise<Harness> {
   const { ports, cleanup } = await testPorts();

@@ -1,4 +1,5 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { cleanupsAfterEach } from '@testing/cleanups';
 import { channelNames, EVENT_PREFIX } from '@shared/contract';
 import { createService, silentLogger } from '@core';
 import { testPorts } from '@testing/test-support';
@@ -9,10 +10,7 @@ vi.mock('electron', () => ({}));
 const TRUSTED = 'app://closebook/index.html';
 type Handler = (event: unknown, input: unknown) => Promise<unknown>;
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()?.();
-});
+const cleanups = cleanupsAfterEach();
 
 async function registered() {
   const env = await testPorts();

@@ -1,4 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { cleanupsAfterEach } from '@testing/cleanups';
 import { money } from '@shared/money';
 import { ledgerWithMonth, restateTotals, type ServedEntries, testIdentity } from '@testing/ledger-month';
 import { ingestReport } from '../reports/report-ingest';
@@ -13,10 +14,7 @@ type WireItem = WireOrganization['services'][number]['items'][number];
 
 const OCTOBER = '11111111-1111-4111-8111-000000000010';
 const NOVEMBER = '11111111-1111-4111-8111-000000000011';
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()?.();
-});
+const cleanups = cleanupsAfterEach();
 
 async function month(plant: (entries: WireBillingEntry[]) => void = () => {}, organizations = 14) {
   const october = await ledgerWithMonth({ reportId: OCTOBER, seed: 11, organizations, linesPerOrganization: 8 });

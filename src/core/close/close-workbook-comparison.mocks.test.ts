@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { cleanupsAfterEach } from '@testing/cleanups';
 import { money } from '@shared/money';
 import { ledgerWithMonth, restateTotals, testIdentity } from '@testing/ledger-month';
 import { ingestReport } from '../reports/report-ingest';
@@ -22,10 +23,7 @@ const made = () => vi.mocked(keepComparison).mock.calls.map(([, beforeId, afterI
 
 const OCTOBER = '11111111-1111-4111-8111-000000000010';
 const NOVEMBER = '11111111-1111-4111-8111-000000000011';
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()?.();
-});
+const cleanups = cleanupsAfterEach();
 
 /** October, and November with one line's unit price raised (a change, and an exception of the checks). */
 async function twoMonths() {

@@ -1,7 +1,8 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { cleanupsAfterEach } from '@testing/cleanups';
 import { type Money, money } from '@shared/money';
 import { ledgerWithMonth, restateTotals, type ServedEntries, testIdentity } from '@testing/ledger-month';
 import { testPorts } from '@testing/test-support';
@@ -77,10 +78,7 @@ const CHECKS_HEADERS = [
 const OCTOBER = '11111111-1111-4111-8111-000000000010';
 const NOVEMBER = '11111111-1111-4111-8111-000000000011';
 const FORMULA_NAME = '=HYPERLINK("http://evil.example","x") Acme';
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()?.();
-});
+const cleanups = cleanupsAfterEach();
 
 /** Sets a line's quantity or unit price and its totals (restateTotals then restates the totals above it). */
 function reprice(product: WireProduct, change: { quantity?: number; customerPricePerUnit?: string }) {

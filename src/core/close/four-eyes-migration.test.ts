@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { cleanupsAfterEach } from '@testing/cleanups';
 import { ledgerAtSchema, ledgerWithMonth } from '@testing/ledger-month';
 import { temporaryDir } from '@testing/test-support';
 import { Ledger } from '../ledger/ledger';
@@ -8,10 +9,7 @@ import { MonthClose } from './month-close';
 import { rm } from 'node:fs/promises';
 
 const OCTOBER = '11111111-1111-4111-8111-000000000020';
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()?.();
-});
+const cleanups = cleanupsAfterEach();
 
 /** A ledger as Closebook left it before four eyes (schema 4): a month reviewed, signed off, reopened and signed again. */
 async function signedBeforeFourEyes(): Promise<string> {

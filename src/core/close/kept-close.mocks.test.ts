@@ -1,4 +1,5 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { cleanupsAfterEach } from '@testing/cleanups';
 import { money } from '@shared/money';
 import { ledgerWithMonth, restateTotals, testIdentity } from '@testing/ledger-month';
 import { serviceFixture } from '@testing/service-fixture';
@@ -25,10 +26,7 @@ vi.mock('./month-compare', async (importOriginal) => {
 const OCTOBER = '11111111-1111-4111-8111-000000000010';
 const NOVEMBER = '11111111-1111-4111-8111-000000000011';
 const REFETCH = '11111111-1111-4111-8111-000000000012';
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()?.();
-});
+const cleanups = cleanupsAfterEach();
 
 /** October, and November with every third line's quantity up by one (so there are changes to read in parts). */
 async function twoMonths() {

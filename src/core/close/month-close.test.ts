@@ -1,4 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { cleanupsAfterEach } from '@testing/cleanups';
 import { money } from '@shared/money';
 import { ledgerWithMonth, restateTotals, type ServedEntries, testIdentity } from '@testing/ledger-month';
 import type { Ledger } from '../ledger/ledger';
@@ -12,10 +13,7 @@ import { MonthClose } from './month-close';
 const OCTOBER = '11111111-1111-4111-8111-000000000010';
 const NOVEMBER = '11111111-1111-4111-8111-000000000011';
 const NOVEMBER_AGAIN = '11111111-1111-4111-8111-000000000012';
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()?.();
-});
+const cleanups = cleanupsAfterEach();
 
 const NOVEMBER_PERIOD = { startDate: '2026-11-01', endDate: '2026-11-30' };
 

@@ -1,4 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { cleanupsAfterEach } from '@testing/cleanups';
 import { money } from '@shared/money';
 import { ledgerAtSchema, ledgerWithMonth, type ServedEntries, testIdentity } from '@testing/ledger-month';
 import { temporaryDir } from '@testing/test-support';
@@ -20,10 +21,7 @@ const allChanges = (comparison: MonthComparison) => comparison.changes(0, compar
 
 const OCTOBER = '11111111-1111-4111-8111-000000000010';
 const NOVEMBER = '11111111-1111-4111-8111-000000000011';
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()?.();
-});
+const cleanups = cleanupsAfterEach();
 
 /** Sets a product line's quantity or unit price and recomputes the totals above it, as the service would. */
 function reprice(item: WireItem, product: WireProduct, change: { quantity?: number; customerPricePerUnit?: string }) {

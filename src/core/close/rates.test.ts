@@ -1,4 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { cleanupsAfterEach } from '@testing/cleanups';
 import { AppError } from '@shared/errors';
 import { ledgerWithMonth, testIdentity } from '@testing/ledger-month';
 import { ingestReport } from '../reports/report-ingest';
@@ -151,10 +152,7 @@ describe('the converted total', () => {
 describe('rates kept with the month', () => {
   const OCTOBER = '33333333-3333-4333-8333-000000000010';
   const REFETCH = '33333333-3333-4333-8333-000000000011';
-  const cleanups: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    while (cleanups.length) await cleanups.pop()?.();
-  });
+  const cleanups = cleanupsAfterEach();
 
   /** The rates kept in the workstation's ledger (the record the close uses without a team ledger). */
   const kept = (ledger: Ledger) => new MonthReview(async () => ledger, memoryCalendar());

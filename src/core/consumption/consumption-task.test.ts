@@ -1,6 +1,7 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { cleanupsAfterEach } from '@testing/cleanups';
 import type { InputRow, Submission, SubmissionSummary } from '@shared/schemas/consumption';
 import { startTwin, type Twin } from '@testing/test-support';
 import { type Connection, ServiceClient } from '../service-api/service-client';
@@ -11,10 +12,7 @@ import { consumptionPollDelay, ConsumptionTasks } from './consumption-task';
 import { FileSubmissionStore, type SubmissionStore } from './history-store';
 
 const UNKNOWN = '11111111-2222-4333-8444-555555555555';
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()?.();
-});
+const cleanups = cleanupsAfterEach();
 
 async function setup(twinOptions: Parameters<typeof startTwin>[0] = {}, changeAnswer?: (response: Response) => Response) {
   const clock = new FakeClock();

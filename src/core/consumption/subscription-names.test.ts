@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { cleanupsAfterEach } from '@testing/cleanups';
 import { ledgerWithMonth, type ServedEntries, testIdentity } from '@testing/ledger-month';
 import type { Ledger } from '../ledger/ledger';
 import { ingestReport } from '../reports/report-ingest';
@@ -9,10 +10,7 @@ const OCTOBER = '11111111-1111-4111-8111-000000000010';
 const NOVEMBER = '11111111-1111-4111-8111-000000000011';
 const OTHER_RESELLER = '11111111-1111-4111-8111-000000000012';
 const PROFILE = { host: 'billing.example.com', resellerId: 'r' };
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()?.();
-});
+const cleanups = cleanupsAfterEach();
 
 async function save(ledger: Ledger, reportId: string, entries: ServedEntries, change: Parameters<typeof testIdentity>[1]) {
   async function* body() {

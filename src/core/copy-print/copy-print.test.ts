@@ -1,15 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { cleanupsAfterEach } from '@testing/cleanups';
 import type { DeliverFile, Ports } from '../ports/ports';
 import { testPorts } from '@testing/test-support';
 import { createCopyPrint } from './handlers';
 import { tableText } from './table-text';
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()?.();
-});
+const cleanups = cleanupsAfterEach();
 
 async function handlersWith(overrides: Partial<Ports>) {
   const { ports, cleanup } = await testPorts(overrides);

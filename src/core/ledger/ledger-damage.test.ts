@@ -1,6 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { cleanupsAfterEach } from '@testing/cleanups';
 import { AppError } from '@shared/errors';
 import { silentLogger } from '../ports/ports';
 import { buildBillingReport, fillDisk, generateOrganizations, smallDisk, temporaryDir } from '@testing/test-support';
@@ -8,10 +9,7 @@ import { testIdentity } from '@testing/ledger-month';
 import { ingestReport } from '../reports/report-ingest';
 import { Ledger } from './ledger';
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()?.();
-});
+const cleanups = cleanupsAfterEach();
 
 const ID = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 const served = (organizations: number, linesPerOrganization: number) =>

@@ -1,15 +1,13 @@
 import { spawn } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { cleanupsAfterEach } from '@testing/cleanups';
 import { silentLogger } from '../ports/ports';
 import { temporaryDir } from '@testing/test-support';
 import { Ledger, sqlPath } from './ledger';
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()?.();
-});
+const cleanups = cleanupsAfterEach();
 
 async function folder() {
   const dir = await temporaryDir();

@@ -1,14 +1,12 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { cleanupsAfterEach } from '@testing/cleanups';
 import { foldForSearch } from '@shared/search-fold';
 import { Ledger } from './ledger';
 import { foldedSql } from './keys';
 import { silentLogger } from '@core/ports/ports';
 import { temporaryDir } from '@testing/test-support';
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()?.();
-});
+const cleanups = cleanupsAfterEach();
 
 // Names as customers and products are written across Europe, and text with no letters to fold.
 const SAMPLES = [

@@ -1,14 +1,12 @@
 import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { cleanupsAfterEach } from '@testing/cleanups';
 import { temporaryDir } from '@testing/test-support';
 import { createFileLogger } from './log';
 
-const cleanups: (() => Promise<void>)[] = [];
+const cleanups = cleanupsAfterEach();
 const quiet = () => {};
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()?.();
-});
 
 describe('the log file', () => {
   it('writes owner-only, timestamped lines to logs/closebook.log, rotates it at its limit and keeps three earlier files', async () => {

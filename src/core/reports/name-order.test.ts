@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { cleanupsAfterEach } from '@testing/cleanups';
 import { readFile } from 'node:fs/promises';
 import type { NameOrder } from '@shared/model/name-order';
 import { silentLogger } from '@core/ports/ports';
@@ -17,10 +18,7 @@ import type { WindowRequest } from './report-viewer';
 import { viewerOn, windowRequest } from '@testing/viewer';
 
 const REPORT = '00000000-0000-4000-8000-000000000077';
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()?.();
-});
+const cleanups = cleanupsAfterEach();
 
 /** Names whose order differs by language: Å, Ä, Ö, Ø, Æ after Z in Swedish, Norwegian and Danish; numbers by value. */
 const ORGANIZATIONS = ['Zeta AB', 'Åkerberg AB', 'Alpha AB', 'Ørsted A/S', 'Öberg AB', 'Ärla AB', 'Plan 10 AB', 'Plan 9 AB', 'Æble ApS', 'Aalborg ApS'];

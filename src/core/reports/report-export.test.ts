@@ -1,6 +1,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { cleanupsAfterEach } from '@testing/cleanups';
 import { Money } from '@shared/money';
 import { ledgerWithMonth } from '@testing/ledger-month';
 import { queryParquet } from '@testing/parquet';
@@ -10,10 +11,7 @@ import { exportReport } from './report-export';
 import { exportLines } from './queries/export-lines';
 
 const REPORT = '00000000-0000-4000-8000-000000000003';
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()?.();
-});
+const cleanups = cleanupsAfterEach();
 
 async function setup() {
   const month = await ledgerWithMonth({

@@ -1,7 +1,8 @@
 import { mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { cleanupsAfterEach } from '@testing/cleanups';
 import { AppError } from '@shared/errors';
 import type { DeliverFile } from '../ports/ports';
 import { ledgerWithMonth, type ServedEntries } from '@testing/ledger-month';
@@ -10,10 +11,7 @@ import { ReportLibrary } from './report-library';
 import { exportGroupPacks, exportGroupPacksToFolder, packFileNames, planGroupPacks } from './report-group-packs';
 
 const REPORT = '00000000-0000-4000-8000-000000000009';
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()?.();
-});
+const cleanups = cleanupsAfterEach();
 
 /** Groups by the organization's position in the month: two account managers differing only in case, a cost centre with a slash, two without a group. */
 const GROUPS_BY_POSITION: string[][] = [

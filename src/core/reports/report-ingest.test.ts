@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { cleanupsAfterEach } from '@testing/cleanups';
 import { Money } from '@shared/money';
 import { silentLogger } from '../ports/ports';
 import { Ledger } from '../ledger/ledger';
@@ -9,10 +10,7 @@ import { deleteReport } from './queries/library';
 import { ReportLibrary } from './report-library';
 import { testIdentity } from '@testing/ledger-month';
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()?.();
-});
+const cleanups = cleanupsAfterEach();
 
 async function openLedger(dir?: string) {
   let folder = dir;

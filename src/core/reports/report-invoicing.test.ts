@@ -1,4 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { cleanupsAfterEach } from '@testing/cleanups';
 import { channels } from '@shared/contract';
 import { Money } from '@shared/money';
 import type { ReportFilter } from '@shared/report-filter';
@@ -7,10 +8,7 @@ import { invoicing } from './report-invoicing';
 import { byNames } from '@testing/name-order';
 
 const REPORT = '00000000-0000-4000-8000-000000000009';
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()?.();
-});
+const cleanups = cleanupsAfterEach();
 
 async function month(change?: (entries: ServedEntries) => void) {
   const made = await ledgerWithMonth({ reportId: REPORT, seed: 9, organizations: 24, linesPerOrganization: 8, ...(change ? { change } : {}) });

@@ -1,6 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { cleanupsAfterEach } from '@testing/cleanups';
 import type { ReportJob } from '@shared/schemas/saved-report';
 import { buildBillingReport, generateOrganizations, startTwin } from '@testing/test-support';
 import { type Connection, ServiceClient } from '../service-api/service-client';
@@ -15,10 +16,7 @@ import { FakeClock, REMOTE, remoteFetch, temporaryDir } from '@testing/test-supp
 import { defaultReportName, pollInterval, ReportJobs, reportJobStore } from './report-job';
 
 const PERIOD = { startDate: '2026-10-01', endDate: '2026-10-31' };
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()?.();
-});
+const cleanups = cleanupsAfterEach();
 
 /** A clock whose sleeps never end (until aborted) while stopped: the job waits for its first poll forever. */
 class StoppedClock extends FakeClock {

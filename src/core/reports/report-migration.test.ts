@@ -1,16 +1,14 @@
 import { access, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { cleanupsAfterEach } from '@testing/cleanups';
 import { Ledger } from '../ledger/ledger';
 import { silentLogger } from '../ports/ports';
 import { type SavedReportFile, temporaryDir } from '@testing/test-support';
 import { ReportLibrary } from './report-library';
 import { migrateLegacyReports } from './report-migration';
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()?.();
-});
+const cleanups = cleanupsAfterEach();
 
 /** A report exactly as the version before the ledger saved it. */
 function report(id: string, name: string, sales: string): SavedReportFile {

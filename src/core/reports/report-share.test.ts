@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { cleanupsAfterEach } from '@testing/cleanups';
 import type { Ledger } from '../ledger/ledger';
 import { ledgerWithMonth } from '@testing/ledger-month';
 import { buildBillingReport, generateOrganizations } from '@testing/test-support';
@@ -8,10 +9,7 @@ import { importReportFile } from './report-import';
 import { ReportLibrary } from './report-library';
 import { writeSharedReport } from './report-share';
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()?.();
-});
+const cleanups = cleanupsAfterEach();
 
 const REPORT = '00000000-0000-4000-8000-000000000007';
 

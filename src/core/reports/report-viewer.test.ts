@@ -1,4 +1,5 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { cleanupsAfterEach } from '@testing/cleanups';
 import { Money } from '@shared/money';
 import type { ReportFilter } from '@shared/report-filter';
 import { ledgerWithMonth } from '@testing/ledger-month';
@@ -9,10 +10,7 @@ import { viewerOn, windowRequest } from '@testing/viewer';
 
 const REPORT = '00000000-0000-4000-8000-000000000001';
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()?.();
-});
+const cleanups = cleanupsAfterEach();
 
 async function setup() {
   const month = await ledgerWithMonth({ reportId: REPORT, seed: 11, organizations: 30, linesPerOrganization: 6 });

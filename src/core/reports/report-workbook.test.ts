@@ -1,7 +1,8 @@
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { cleanupsAfterEach } from '@testing/cleanups';
 import { Money } from '@shared/money';
 import type { ReportFilter } from '@shared/report-filter';
 import { Ledger } from '../ledger/ledger';
@@ -40,10 +41,7 @@ const BILLING_LINE_HEADERS = [
   'Item details',
 ];
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()?.();
-});
+const cleanups = cleanupsAfterEach();
 
 type Entries = SavedReportFile['entries'];
 

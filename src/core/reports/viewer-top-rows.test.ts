@@ -1,14 +1,12 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { cleanupsAfterEach } from '@testing/cleanups';
 import { ledgerWithMonth } from '@testing/ledger-month';
 import { silentLogger } from '../ports/ports';
 import { Ledger } from '../ledger/ledger';
 import { KeptTopRows } from './viewer-top-rows';
 
 const REPORT = '00000000-0000-4000-8000-000000000001';
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()?.();
-});
+const cleanups = cleanupsAfterEach();
 
 async function setup() {
   const month = await ledgerWithMonth({ reportId: REPORT, seed: 14, organizations: 6, linesPerOrganization: 3 });

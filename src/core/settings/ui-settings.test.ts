@@ -1,16 +1,14 @@
 import { readdir, readFile, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { cleanupsAfterEach } from '@testing/cleanups';
 import { DEFAULT_REPORT_COLUMNS } from '@shared/contract';
 import type { Logger } from '../ports/ports';
 import { temporaryDir } from '@testing/test-support';
 import { createSettings } from './handlers';
 import { UI_SETTINGS_FILE } from './ui-settings';
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()?.();
-});
+const cleanups = cleanupsAfterEach();
 
 async function settings() {
   const dir = await temporaryDir();

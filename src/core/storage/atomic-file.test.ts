@@ -1,14 +1,12 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { cleanupsAfterEach } from '@testing/cleanups';
 import { z } from 'zod';
 import { temporaryDir } from '@testing/test-support';
 import { readJsonFile, SerialQueue, writeJsonAtomic } from './atomic-file';
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()?.();
-});
+const cleanups = cleanupsAfterEach();
 
 describe('atomic JSON files', () => {
   it('writes through a temporary file and leaves no temporary behind', async () => {

@@ -1,14 +1,12 @@
 import { mkdir, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { cleanupsAfterEach } from '@testing/cleanups';
 import { temporaryDir } from '@testing/test-support';
 import { STALE_TEMPORARY_MS, tidyDataFolder } from './data-folder';
 import { silentLogger } from '../ports/ports';
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()?.();
-});
+const cleanups = cleanupsAfterEach();
 
 describe('tidying the data folder at start', () => {
   it('removes stale temporaries of interrupted writes, keeps fresh ones and every real file, and makes subfolders owner-only', async () => {

@@ -1,4 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { cleanupsAfterEach } from '@testing/cleanups';
 import { Money } from '@shared/money';
 import type { ReportFilter } from '@shared/report-filter';
 import { Ledger } from '@core/ledger/ledger';
@@ -10,10 +11,7 @@ import { ingestReport } from '../report-ingest';
 import { byName } from '@testing/name-order';
 
 const REPORT = '00000000-0000-4000-8000-000000000005';
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()?.();
-});
+const cleanups = cleanupsAfterEach();
 
 async function setup() {
   const dir = await temporaryDir();

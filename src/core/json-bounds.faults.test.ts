@@ -555,7 +555,7 @@ describe('deep and huge JSON: report files, the report reader and the service an
         if (Number(row?.orphans) > 0) damaged.push(`${table} holds rows of ${row?.orphans} report(s) that are not saved`);
       }
     } finally {
-      ledger.close();
+      await ledger.close();
     }
     const slowest = outcomes.reduce((top, outcome) => (outcome.ms > top.ms ? outcome : top), { what: '', ms: 0 } as Pick<Outcome, 'what' | 'ms'>);
     saveFigures(inject('faultFiguresDir'), {

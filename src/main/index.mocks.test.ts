@@ -1,5 +1,5 @@
-import { tmpdir } from 'node:os';
-import { describe, expect, it, vi } from 'vitest';
+import { rmSync } from 'node:fs';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { channelNames } from '@shared/contract';
 
 // Electron cannot run here, so the glue is proven against a recording double of the electron module.
@@ -17,9 +17,16 @@ const recorded = vi.hoisted(() => ({
   netFetches: [] as string[],
   schemes: [] as unknown[],
   protocolHandlers: new Map<string, (request: { url: string }) => Promise<Response>>(),
+  appHandlers: new Map<string, (event: { preventDefault: () => void }) => void>(),
+  quits: 0,
+  dataDir: '',
 }));
 
-vi.mock('electron', () => {
+vi.mock('electron', async () => {
+  const { mkdtempSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  recorded.dataDir = mkdtempSync(join(tmpdir(), 'closebook-main-')); // the app's data folder, removed after
   class BrowserWindow {
     static getAllWindows = () => recorded.windows;
     static getFocusedWindow = () => null;
@@ -51,11 +58,11 @@ vi.mock('electron', () => {
     app: {
       isPackaged: true,
       whenReady: () => Promise.resolve(),
-      getPath: () => tmpdir(),
+      getPath: () => recorded.dataDir,
       getVersion: () => '0.1.0',
       requestSingleInstanceLock: () => true,
-      on: () => {},
-      quit: () => {},
+      on: (event: string, handler: (event: { preventDefault: () => void }) => void) => recorded.appHandlers.set(event, handler),
+      quit: () => recorded.quits++,
       exit: () => {},
     },
     BrowserWindow,
@@ -99,6 +106,8 @@ async function started() {
   await vi.waitFor(() => expect(recorded.windows.length).toBe(1));
   return recorded.windows[0] as (typeof recorded.windows)[number];
 }
+
+afterAll(() => rmSync(recorded.dataDir, { recursive: true, force: true }));
 
 describe('the Electron main process', () => {
   it('opens one window with the security checklist: context isolation, sandbox, no Node', async () => {
@@ -238,5 +247,22 @@ describe('the Electron main process', () => {
     expect(organizations.ok).toBe(true);
     expect(recorded.netFetches.some((url) => url.endsWith('/connect/token'))).toBe(true);
     expect(recorded.netFetches.some((url) => /organizations/i.test(url))).toBe(true);
+  });
+
+  // Last: it stops the service.
+  it('quits only once the service has stopped and its ledger is closed', async () => {
+    const window = await started();
+    const invoke = (channel: string, input: unknown) =>
+      recorded.ipcHandlers.get(channel)!({ senderFrame: { parent: null, url: window.loaded } }, input) as Promise<{ ok: boolean; error?: { message: string } }>;
+    expect((await invoke('reports:list', {})).ok).toBe(true); // the ledger is open
+    const quitting = { preventDefault: vi.fn() };
+    recorded.appHandlers.get('before-quit')!(quitting);
+    expect(quitting.preventDefault).toHaveBeenCalled();
+    expect(recorded.quits).toBe(0);
+    await vi.waitFor(() => expect(recorded.quits).toBe(1));
+    expect(await invoke('reports:list', {})).toMatchObject({ ok: false, error: { message: expect.stringContaining('Closebook has closed its ledger') } });
+    const again = { preventDefault: vi.fn() }; // the quit it asked for goes through
+    recorded.appHandlers.get('before-quit')!(again);
+    expect(again.preventDefault).not.toHaveBeenCalled();
   });
 });

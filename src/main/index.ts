@@ -47,6 +47,9 @@ const deliverWithDialog: DeliverFile = async (suggestedName, kind, write) => {
   return { kind: 'saved', path: result.filePath };
 };
 
+/** How long quitting waits for work under way to finish and the ledger to close. */
+const QUIT_WAIT_MS = 10_000;
+
 // The renderer's own scheme must be known before the app is ready (see window.ts: why not file:).
 protocol.registerSchemesAsPrivileged([APP_SCHEME_PRIVILEGES]);
 
@@ -123,9 +126,15 @@ export async function startApp(): Promise<void> {
   app.on('window-all-closed', () => {
     if (process.platform !== 'darwin') app.quit();
   });
-  app.on('before-quit', () => {
-    void demo.stop();
-    void service.dispose();
+  // Quitting waits for the service to stop, so the ledger closes once no DuckDB statement runs (closed under one, the
+  // process could not exit); a statement longer than QUIT_WAIT_MS (an export of a million lines) is left to the OS.
+  let stopped = false;
+  app.on('before-quit', (event) => {
+    if (stopped) return;
+    event.preventDefault();
+    stopped = true;
+    const stopping = Promise.allSettled([demo.stop(), service.dispose()]);
+    void Promise.race([stopping, new Promise((resolve) => setTimeout(resolve, QUIT_WAIT_MS))]).then(() => app.quit());
   });
   app.on('will-quit', () => {
     if (demoFolder) rmSync(demoFolder, { recursive: true, force: true });

@@ -79,7 +79,7 @@ export async function ledgerWithMonth(options: {
     entries,
     lines,
     close: async () => {
-      ledger.close();
+      await ledger.close();
       await dir.remove();
     },
   };
@@ -136,7 +136,7 @@ export function useLedger(setUp: (ledger: Ledger) => Promise<void> = async () =>
     await setUp(opened.ledger);
   });
   afterAll(async () => {
-    opened?.ledger.close();
+    await opened?.ledger.close();
     await opened?.remove();
   });
   return () => {

@@ -506,7 +506,7 @@ describe('exporting a comparison', () => {
 describe('the app and the CLI', () => {
   it('refuse to delete the fetch a sign-off stands on, and log the deletion of a draft fetch in its month', async () => {
     const { ledger, dir } = await twoMonths();
-    ledger.close(); // the service opens the same data folder
+    await ledger.close(); // the service opens the same data folder
     const env = await testPorts({ dataDir: dir });
     cleanups.push(env.cleanup);
     const service = createService(env.ports);
@@ -534,7 +534,7 @@ describe('the app and the CLI', () => {
 
   it('export the report workbook with Changes, Checks (consumption too) and its state (DRAFT, then PREPARED) in About, under Invoicing and in every group pack, and a comparison workbook naming both months', async () => {
     const { ledger, dir, planted } = await twoMonths();
-    ledger.close(); // the service opens the same data folder
+    await ledger.close(); // the service opens the same data folder
     // Closebook submitted the quantity before the +3 for November: the app's checks read the consumption history.
     const id = '33333333-3333-4333-8333-000000000001';
     const { item, before } = planted.quantity;

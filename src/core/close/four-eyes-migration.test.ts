@@ -25,7 +25,7 @@ async function signedBeforeFourEyes(): Promise<string> {
       entries[0]!.organizations[0]!.customerNumber = '';
     },
   });
-  donor.ledger.close();
+  await donor.ledger.close();
   cleanups.push(() => rm(donor.dir, { recursive: true, force: true }));
   const donorFile = join(donor.dir, 'ledger', 'closebook.duckdb');
 

@@ -278,7 +278,7 @@ describe('comparing two months', () => {
     const today = await compareMonths(ledger, OCTOBER, NOVEMBER);
     const changes = await allChanges(today);
     const rules = await ruleChangesBetween(ledger, OCTOBER, NOVEMBER, 50);
-    ledger.close();
+    await ledger.close();
     const earlier = await temporaryDir();
     cleanups.push(() => earlier.remove());
     (await ledgerAtSchema(earlier.path, 10, join(dir, 'ledger', 'closebook.duckdb'))).close();

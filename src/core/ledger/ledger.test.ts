@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { cleanupsAfterEach } from '@testing/cleanups';
 import { silentLogger } from '../ports/ports';
 import { temporaryDir } from '@testing/test-support';
-import { Ledger, sqlPath } from './ledger';
+import { Ledger, LedgerHandle, sqlPath } from './ledger';
 
 const cleanups = cleanupsAfterEach();
 
@@ -82,5 +82,47 @@ describe('the ledger', () => {
     const staged = join(await ledger.outputs.folder(), 'allowed.csv');
     await ledger.run(`COPY (SELECT 1 AS a) TO ${sqlPath(staged)}`);
     expect(await readdir(dir)).not.toContain('escaped.csv');
+  });
+
+  it('closes under a running read only once it is answered, so the process can still exit', async () => {
+    // Closing DuckDB's connection under a running statement deadlocks its Node client as the statement ends and the
+    // process never exits (seen in CI: a worker that quit as the window asked for rows). Run it in a process of its
+    // own, which must print the answer and exit without being told to.
+    const dir = await folder();
+    const script = `
+      const { Ledger } = require('./src/core/ledger/ledger');
+      (async () => {
+        const ledger = await Ledger.open(${JSON.stringify(dir)}, { info() {}, warn() {} }, { threads: 1 });
+        const stream = ledger.stream('SELECT i FROM range(100000) t(i)');
+        await stream.next(); // a stream left open, on a connection of its own
+        let answered = false;
+        const read = ledger.all('SELECT sum(i)::VARCHAR AS total FROM range(300000000) t(i)').then((rows) => ((answered = true), rows));
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        const runningWhenClosed = !answered;
+        await ledger.close();
+        const rows = await read;
+        const after = await ledger.all('SELECT 1').then(() => 'answered', (error) => error.message);
+        process.stdout.write(JSON.stringify({ runningWhenClosed, answeredBeforeClosed: answered, rows, after }));
+      })();`;
+    const child = spawn(process.execPath, ['--import', 'tsx', '-e', script], { cwd: process.cwd() });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    const killer = setTimeout(() => child.kill('SIGKILL'), 40_000);
+    const exit = await new Promise<{ code: number | null; signal: string | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+    clearTimeout(killer);
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(JSON.parse(stdout)).toEqual({
+      runningWhenClosed: true,
+      answeredBeforeClosed: true,
+      rows: [{ total: '44999999850000000' }],
+      after: 'Closebook has closed its ledger, so this was not done. Open Closebook again and do it there.',
+    });
+  }, 60_000);
+
+  it('opens no ledger again once closed: a request still arriving is refused in words', async () => {
+    const handle = new LedgerHandle(await folder(), silentLogger, { threads: 1 });
+    await (await handle.get()).all('SELECT 1');
+    await handle.close();
+    await expect(handle.get()).rejects.toThrow('Closebook has closed its ledger');
   });
 });

@@ -47,6 +47,9 @@ function statementsOn(connection: DuckDBConnection): Pick<LedgerTransaction, 'ru
   };
 }
 
+/** Derived results are written by statements only. */
+const noAppender = (): Promise<RowAppender> => Promise.reject(new AppError('internal', 'Derived results take no appended rows.'));
+
 async function* streamRows(connection: DuckDBConnection, sql: string, params: LedgerValue[]): AsyncGenerator<LedgerRow[]> {
   const result = await connection.stream(sql, bound(params));
   for await (const rows of result.yieldRowObjectJson()) yield rows as LedgerRow[];
@@ -71,6 +74,13 @@ export class Ledger {
   private readonly derivations = new SerialQueue();
   /** Set when DuckDB has invalidated this instance (see `failed`): it answers nothing more, so LedgerHandle opens a new one. */
   private invalidated = false;
+  /**
+   * The calls into DuckDB not yet answered. Closing a connection while a statement of it still runs deadlocks
+   * DuckDB's Node client as the statement ends (its context's destructor waits for the lock that statement holds),
+   * and a process then never exits: `close` waits for these first.
+   */
+  private readonly running = new Set<Promise<unknown>>();
+  private closed = false;
 
   private constructor(
     private readonly instance: DuckDBInstance,
@@ -129,13 +139,15 @@ export class Ledger {
   }
 
   /** Reads on the reading connection; it sees the last committed state, never a write in progress. */
-  async all(sql: string, params: LedgerValue[] = []): Promise<LedgerRow[]> {
-    try {
-      const reader = await this.reader.runAndReadAll(sql, bound(params));
-      return (await reader.getRowObjectsJson()) as LedgerRow[];
-    } catch (error) {
-      throw this.failed(error);
-    }
+  all(sql: string, params: LedgerValue[] = []): Promise<LedgerRow[]> {
+    return this.tracked(async () => {
+      try {
+        const reader = await this.reader.runAndReadAll(sql, bound(params));
+        return (await reader.getRowObjectsJson()) as LedgerRow[];
+      } catch (error) {
+        throw this.failed(error);
+      }
+    });
   }
 
   /**
@@ -143,20 +155,20 @@ export class Ledger {
    * so later reads take slices of it instead of bringing every row into JavaScript. Gone when the ledger closes.
    */
   async keepTemporary(name: string, sql: string, params: LedgerValue[] = []): Promise<void> {
-    await this.reader.run(`CREATE OR REPLACE TEMP TABLE ${name} AS ${sql}`, bound(params)).catch((error: unknown) => {
+    await this.tracked(() => this.reader.run(`CREATE OR REPLACE TEMP TABLE ${name} AS ${sql}`, bound(params))).catch((error: unknown) => {
       throw this.failed(error);
     });
   }
 
   async dropTemporary(name: string): Promise<void> {
-    await this.reader.run(`DROP TABLE IF EXISTS temp.${name}`);
+    await this.tracked(() => this.reader.run(`DROP TABLE IF EXISTS temp.${name}`));
   }
 
   /** Streams a large result in chunks (exports): memory stays flat whatever the number of rows. */
   async *stream(sql: string, params: LedgerValue[] = []): AsyncGenerator<LedgerRow[]> {
-    const connection = await this.instance.connect();
+    const connection = await this.tracked(() => this.instance.connect());
     try {
-      yield* streamRows(connection, sql, params);
+      yield* this.trackedSteps(streamRows(connection, sql, params));
     } catch (error) {
       throw this.failed(error);
     } finally {
@@ -178,13 +190,13 @@ export class Ledger {
    * steps, kept in temporary tables that no other read sees and that go when the connection closes.
    */
   async session<T>(work: (session: LedgerSession) => Promise<T>): Promise<T> {
-    const connection = await this.instance.connect();
+    const connection = await this.tracked(() => this.instance.connect());
     try {
       return await work({
         run: async (sql, params = []) => {
-          await connection.run(sql, bound(params));
+          await this.tracked(() => connection.run(sql, bound(params)));
         },
-        stream: (sql, params = []) => streamRows(connection, sql, params),
+        stream: (sql, params = []) => this.trackedSteps(streamRows(connection, sql, params)),
       });
     } catch (error) {
       throw this.failed(error);
@@ -196,7 +208,7 @@ export class Ledger {
   /** Runs a statement outside any write transaction (COPY … TO, CHECKPOINT): in a read-only ledger too, as an export is no change. */
   async run(sql: string, params: LedgerValue[] = []): Promise<void> {
     await this.writes
-      .run(() => this.writer.run(sql, bound(params)))
+      .run(() => this.tracked(() => this.writer.run(sql, bound(params))))
       .catch((error: unknown) => {
         throw isFatal(error) ? this.failed(error) : error; // a failed COPY is named by the export, for the user's file
       });
@@ -205,48 +217,51 @@ export class Ledger {
   /** One write, all or nothing: committed when `work` resolves, rolled back when it throws. */
   write<T>(work: (transaction: LedgerTransaction) => Promise<T>): Promise<T> {
     if (this.readOnlyFolder) return Promise.reject(readOnlyError(this.readOnlyFolder));
-    return this.writes.run(async () => {
-      await this.writer.run('BEGIN TRANSACTION');
-      const appenders: DuckDBAppender[] = [];
-      const transaction: LedgerTransaction = {
-        ...statementsOn(this.writer),
-        appender: async (table) => {
-          const appender = await this.writer.createAppender(table);
-          appenders.push(appender);
-          const width = APPENDED[table].length;
-          return {
-            row: (values) => {
-              if (values.length !== width) throw new AppError('internal', `A ${table} row needs ${width} values, not ${values.length}.`);
-              for (const value of values) {
-                if (value === null) appender.appendNull();
-                else if (typeof value === 'number') appender.appendInteger(value);
-                else if (typeof value === 'string')
-                  appender.appendVarchar(value); // VARCHAR as is, DECIMAL from its exact text
-                else throw new AppError('internal', `A list cannot be appended to ${table}.`);
-              }
-              appender.endRow();
-            },
-            flush: () => appender.flushSync(),
-          };
-        },
-      };
-      try {
-        const result = await work(transaction);
-        for (const appender of appenders.splice(0)) appender.closeSync();
-        await this.writer.run('COMMIT');
-        return result;
-      } catch (error) {
-        for (const appender of appenders.splice(0)) {
-          try {
-            appender.closeSync();
-          } catch {
-            // the rollback below discards whatever it held
-          }
+    return this.writes.run(() => this.tracked(() => this.transaction(work)));
+  }
+
+  /** One write's transaction on the writing connection (see write). */
+  private async transaction<T>(work: (transaction: LedgerTransaction) => Promise<T>): Promise<T> {
+    await this.writer.run('BEGIN TRANSACTION');
+    const appenders: DuckDBAppender[] = [];
+    const transaction: LedgerTransaction = {
+      ...statementsOn(this.writer),
+      appender: async (table) => {
+        const appender = await this.writer.createAppender(table);
+        appenders.push(appender);
+        const width = APPENDED[table].length;
+        return {
+          row: (values) => {
+            if (values.length !== width) throw new AppError('internal', `A ${table} row needs ${width} values, not ${values.length}.`);
+            for (const value of values) {
+              if (value === null) appender.appendNull();
+              else if (typeof value === 'number') appender.appendInteger(value);
+              else if (typeof value === 'string')
+                appender.appendVarchar(value); // VARCHAR as is, DECIMAL from its exact text
+              else throw new AppError('internal', `A list cannot be appended to ${table}.`);
+            }
+            appender.endRow();
+          },
+          flush: () => appender.flushSync(),
+        };
+      },
+    };
+    try {
+      const result = await work(transaction);
+      for (const appender of appenders.splice(0)) appender.closeSync();
+      await this.writer.run('COMMIT');
+      return result;
+    } catch (error) {
+      for (const appender of appenders.splice(0)) {
+        try {
+          appender.closeSync();
+        } catch {
+          // the rollback below discards whatever it held
         }
-        await this.writer.run('ROLLBACK').catch(() => undefined);
-        throw this.failed(error, 'write');
       }
-    });
+      await this.writer.run('ROLLBACK').catch(() => undefined);
+      throw this.failed(error, 'write');
+    }
   }
 
   /** True when the data folder is read-only: nothing can be saved there. */
@@ -262,29 +277,33 @@ export class Ledger {
    * from `tables` (name → column declarations) and shadowing the saved ones: kept for this session only.
    */
   derive<T>(tables: Record<string, string>, work: (transaction: LedgerTransaction) => Promise<T>): Promise<T> {
-    const appender = () => Promise.reject(new AppError('internal', 'Derived results take no appended rows.'));
     if (this.readOnlyFolder) {
-      return this.derivations.run(async () => {
-        for (const [table, columns] of Object.entries(tables)) await this.reader.run(`CREATE TEMP TABLE IF NOT EXISTS ${table} (${columns})`);
-        return work({ ...statementsOn(this.reader), appender });
-      });
+      return this.derivations.run(() =>
+        this.tracked(async () => {
+          for (const [table, columns] of Object.entries(tables)) await this.reader.run(`CREATE TEMP TABLE IF NOT EXISTS ${table} (${columns})`);
+          return work({ ...statementsOn(this.reader), appender: noAppender });
+        }),
+      );
     }
-    return this.derivations.run(async () => {
-      const connection = await this.instance.connect();
+    return this.derivations.run(() => this.tracked(() => this.derivedTransaction(work)));
+  }
+
+  /** A derived result's transaction, on a connection of its own (see derive). */
+  private async derivedTransaction<T>(work: (transaction: LedgerTransaction) => Promise<T>): Promise<T> {
+    const connection = await this.instance.connect();
+    try {
+      await connection.run('BEGIN TRANSACTION');
       try {
-        await connection.run('BEGIN TRANSACTION');
-        try {
-          const result = await work({ ...statementsOn(connection), appender });
-          await connection.run('COMMIT');
-          return result;
-        } catch (error) {
-          await connection.run('ROLLBACK').catch(() => undefined);
-          throw this.failed(error, 'write');
-        }
-      } finally {
-        connection.closeSync();
+        const result = await work({ ...statementsOn(connection), appender: noAppender });
+        await connection.run('COMMIT');
+        return result;
+      } catch (error) {
+        await connection.run('ROLLBACK').catch(() => undefined);
+        throw this.failed(error, 'write');
       }
-    });
+    } finally {
+      connection.closeSync();
+    }
   }
 
   /**
@@ -293,16 +312,18 @@ export class Ledger {
    */
   async backup(path: string): Promise<void> {
     await this.outputs.write(path, (partial) =>
-      this.writes.run(async () => {
-        try {
-          await this.writer.run(`ATTACH ${sqlPath(partial)} AS closebook_backup`);
-          const [main] = (await (await this.writer.runAndReadAll('SELECT current_database() AS name')).getRowObjectsJson()) as LedgerRow[];
-          await this.writer.run(`COPY FROM DATABASE "${String(main?.name).replaceAll('"', '""')}" TO closebook_backup`);
-        } finally {
-          await this.writer.run('DETACH DATABASE IF EXISTS closebook_backup').catch(() => undefined);
-          await rm(`${partial}.wal`, { force: true });
-        }
-      }),
+      this.writes.run(() =>
+        this.tracked(async () => {
+          try {
+            await this.writer.run(`ATTACH ${sqlPath(partial)} AS closebook_backup`);
+            const [main] = (await (await this.writer.runAndReadAll('SELECT current_database() AS name')).getRowObjectsJson()) as LedgerRow[];
+            await this.writer.run(`COPY FROM DATABASE "${String(main?.name).replaceAll('"', '""')}" TO closebook_backup`);
+          } finally {
+            await this.writer.run('DETACH DATABASE IF EXISTS closebook_backup').catch(() => undefined);
+            await rm(`${partial}.wal`, { force: true });
+          }
+        }),
+      ),
     );
   }
 
@@ -327,10 +348,42 @@ export class Ledger {
     return this.invalidated;
   }
 
-  close(): void {
+  /**
+   * Closes the ledger once no call into DuckDB is running: work already under way (a read, a write's next
+   * statement) finishes first, whole. A call made after it closed is refused in words.
+   */
+  async close(): Promise<void> {
+    while (this.running.size > 0) await Promise.allSettled([...this.running]);
+    if (this.closed) return;
+    this.closed = true;
     this.reader.closeSync();
     this.writer.closeSync();
     this.instance.closeSync();
+  }
+
+  /** Runs one call into DuckDB, counted in `running` until it is answered. */
+  private tracked<T>(call: () => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(closedError());
+    const answer = call();
+    this.running.add(answer);
+    void answer.then(
+      () => this.running.delete(answer),
+      () => this.running.delete(answer),
+    );
+    return answer;
+  }
+
+  /** A stream's steps, each counted as a call into DuckDB (a chunk is fetched on DuckDB's threads). */
+  private async *trackedSteps(rows: AsyncGenerator<LedgerRow[]>): AsyncGenerator<LedgerRow[]> {
+    try {
+      for (;;) {
+        const step = await this.tracked(() => rows.next());
+        if (step.done) return;
+        yield step.value;
+      }
+    } finally {
+      await rows.return(undefined);
+    }
   }
 
   /**
@@ -413,6 +466,10 @@ async function isReadOnlyFolder(folder: string): Promise<boolean> {
   }
 }
 
+function closedError(): AppError {
+  return new AppError('storage', 'Closebook has closed its ledger, so this was not done. Open Closebook again and do it there.');
+}
+
 function readOnlyError(folder: string): AppError {
   return new AppError(
     'storage',
@@ -457,6 +514,8 @@ function openError(error: unknown, file: string): AppError {
  */
 export class LedgerHandle {
   private opening: Promise<Ledger> | null = null;
+  /** Set by `close`: a call still arriving (a request the window sent as the app quit) must not open the ledger again. */
+  private closed = false;
 
   constructor(
     private readonly dataDir: string,
@@ -465,6 +524,7 @@ export class LedgerHandle {
   ) {}
 
   readonly get = async (): Promise<Ledger> => {
+    if (this.closed) throw closedError();
     const opening = (this.opening ??= Ledger.open(this.dataDir, this.log, this.options).catch((error: unknown) => {
       this.opening = null;
       throw error;
@@ -474,18 +534,16 @@ export class LedgerHandle {
     if (this.opening === opening) {
       this.opening = null; // the first to see it broken opens the next; the others wait for that one
       this.log.warn('ledger reopened after a fatal error');
-      try {
-        ledger.close();
-      } catch {
-        // an invalidated instance may refuse to close cleanly; it is let go either way
-      }
+      // an invalidated instance may refuse to close cleanly; it is let go either way
+      ledger.close().catch(() => undefined);
     }
     return this.get();
   };
 
   async close(): Promise<void> {
+    this.closed = true;
     const opening = this.opening;
     this.opening = null;
-    (await opening?.catch(() => null))?.close();
+    await (await opening?.catch(() => null))?.close();
   }
 }

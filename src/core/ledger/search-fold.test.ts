@@ -27,7 +27,7 @@ describe('search folding', () => {
     const dir = await temporaryDir();
     const ledger = await Ledger.open(dir.path, silentLogger);
     cleanups.push(async () => {
-      ledger.close();
+      await ledger.close();
       await dir.remove();
     });
     const rows = (await ledger.all(`SELECT ${foldedSql('lower(name)')} AS folded FROM (SELECT unnest(string_split($1, '\t')) AS name)`, [

@@ -187,7 +187,7 @@ describe('one order for names, the profile’s', () => {
     async (schema) => {
       const donor = await month();
       await viewerOn(donor.ledger, 'sv').orders.of(REPORT); // saved in another order than the one brought up to date
-      donor.ledger.close();
+      await donor.ledger.close();
       const dir = await temporaryDir();
       cleanups.push(() => dir.remove());
       (await ledgerAtSchema(dir.path, schema, join(donor.dir, 'ledger', 'closebook.duckdb'))).close();

@@ -289,7 +289,7 @@ describe('report files: import under malformed files', () => {
         if (Number(row?.orphans) > 0) damage.push(`${table} holds rows of ${row?.orphans} report(s) that are not saved`);
       }
     } finally {
-      ledger.close();
+      await ledger.close();
     }
 
     saveFigures(inject('faultFiguresDir'), {

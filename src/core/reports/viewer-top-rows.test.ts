@@ -78,7 +78,7 @@ describe('kept top rows', () => {
     const month = await ledgerWithMonth({ reportId: REPORT, seed: 14, organizations: 6, linesPerOrganization: 3 });
     let ledger = month.ledger;
     cleanups.push(async () => {
-      ledger.close();
+      await ledger.close();
       await month.close(); // closes the first ledger again: a no-op
     });
     const kept = new KeptTopRows(async () => ledger, 2);
@@ -87,7 +87,7 @@ describe('kept top rows', () => {
       params: [REPORT],
     });
     const before = await kept.read('a', query, async (rows, on) => on.all(`SELECT count(*)::INTEGER AS n FROM temp.${rows.table}`));
-    ledger.close(); // as LedgerHandle does with a ledger DuckDB gave up on
+    await ledger.close(); // as LedgerHandle does with a ledger DuckDB gave up on
     ledger = await Ledger.open(month.dir, silentLogger);
     const after = await kept.read('a', query, async (rows, on) => on.all(`SELECT count(*)::INTEGER AS n FROM temp.${rows.table}`));
     expect(after).toEqual(before);

@@ -9,6 +9,7 @@ import { FOLDED_SEARCH } from './migrations/008-folded-search';
 import { NAME_ORDER, NAME_RANK_COLUMNS } from './migrations/009-name-order';
 import { SUBSCRIPTION_RANK_COLUMNS, SUBSCRIPTION_RANKS } from './migrations/010-subscription-ranks';
 import { PRODUCT_LINES } from './migrations/011-product-lines';
+import { UNCOMPRESSED_SEARCH } from './migrations/012-uncompressed-search';
 import { foldForSearch } from '@shared/search-fold';
 
 export { AMOUNT, QUANTITY, UNIT_PRICE } from './types';
@@ -26,6 +27,7 @@ export const MIGRATIONS: string[][] = [
   NAME_ORDER,
   SUBSCRIPTION_RANKS,
   PRODUCT_LINES,
+  UNCOMPRESSED_SEARCH,
 ];
 
 /**

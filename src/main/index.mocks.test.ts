@@ -259,7 +259,7 @@ describe('the Electron main process', () => {
     recorded.appHandlers.get('before-quit')!(quitting);
     expect(quitting.preventDefault).toHaveBeenCalled();
     expect(recorded.quits).toBe(0);
-    await vi.waitFor(() => expect(recorded.quits).toBe(1));
+    await vi.waitFor(() => expect(recorded.quits).toBe(1), { timeout: 10_000 });
     expect(await invoke('reports:list', {})).toMatchObject({ ok: false, error: { message: expect.stringContaining('Closebook has closed its ledger') } });
     const again = { preventDefault: vi.fn() }; // the quit it asked for goes through
     recorded.appHandlers.get('before-quit')!(again);

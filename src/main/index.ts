@@ -6,6 +6,7 @@ import { app, BrowserWindow, clipboard, dialog, ipcMain, Menu, net, Notification
 import { createFileLogger, createService, type DeliverFile, systemClock } from '@core';
 import { forwardEvents, registerIpc } from './ipc';
 import { KeytarSecretStore } from './keychain';
+import { quitWhenStopped } from './quit';
 import { createDemoStarter } from '@twin/demo';
 import {
   APP_SCHEME,
@@ -47,7 +48,7 @@ const deliverWithDialog: DeliverFile = async (suggestedName, kind, write) => {
   return { kind: 'saved', path: result.filePath };
 };
 
-/** How long quitting waits for work under way to finish and the ledger to close. */
+/** How long quitting waits for work under way to finish and the ledger to close (quit.ts). */
 const QUIT_WAIT_MS = 10_000;
 
 // The renderer's own scheme must be known before the app is ready (see window.ts: why not file:).
@@ -126,16 +127,15 @@ export async function startApp(): Promise<void> {
   app.on('window-all-closed', () => {
     if (process.platform !== 'darwin') app.quit();
   });
-  // Quitting waits for the service to stop, so the ledger closes once no DuckDB statement runs (closed under one, the
-  // process could not exit); a statement longer than QUIT_WAIT_MS (an export of a million lines) is left to the OS.
-  let stopped = false;
-  app.on('before-quit', (event) => {
-    if (stopped) return;
-    event.preventDefault();
-    stopped = true;
-    const stopping = Promise.allSettled([demo.stop(), service.dispose()]);
-    void Promise.race([stopping, new Promise((resolve) => setTimeout(resolve, QUIT_WAIT_MS))]).then(() => app.quit());
-  });
+  quitWhenStopped(
+    app,
+    () => Promise.allSettled([demo.stop(), service.dispose()]),
+    QUIT_WAIT_MS,
+    () => {
+      log.warn('quitting: work under way did not stop in time, so the process ends itself', { waitedMs: QUIT_WAIT_MS });
+      process.kill(process.pid, 'SIGKILL'); // not exit(): Node's teardown would close DuckDB under the running statement
+    },
+  );
   app.on('will-quit', () => {
     if (demoFolder) rmSync(demoFolder, { recursive: true, force: true });
   });

@@ -84,40 +84,58 @@ describe('the ledger', () => {
     expect(await readdir(dir)).not.toContain('escaped.csv');
   });
 
-  it('closes under a running read only once it is answered, so the process can still exit', async () => {
-    // Closing DuckDB's connection under a running statement deadlocks its Node client as the statement ends and the
-    // process never exits (seen in CI: a worker that quit as the window asked for rows). Run it in a process of its
-    // own, which must print the answer and exit without being told to.
-    const dir = await folder();
-    const script = `
+  // Closing DuckDB's connection under a running statement deadlocks its Node client as the statement ends, and the
+  // process never exits (seen in CI: a worker that quit as the window asked for rows). Each kind of call runs in a
+  // process of its own, which must print the answer and exit without being told to.
+  const SLOW = 'SELECT sum(i)::VARCHAR AS total FROM range(300000000) t(i)';
+  it.each([
+    ['a read', `ledger.all(${JSON.stringify(SLOW)})`],
+    ['a write', `ledger.write(async (t) => { await t.run(${JSON.stringify(`CREATE TABLE slow AS ${SLOW}`)}); return t.all('SELECT total FROM slow'); })`],
+    ['a derived result', `ledger.derive({}, (t) => t.all(${JSON.stringify(SLOW)}))`],
+    ['a stream step', `ledger.stream(${JSON.stringify(SLOW)}).next().then((step) => step.value)`],
+  ])(
+    'closes under %s only once it is answered, so the process can still exit',
+    async (_kind, call) => {
+      const dir = await folder();
+      const script = `
       const { Ledger } = require('./src/core/ledger/ledger');
       (async () => {
         const ledger = await Ledger.open(${JSON.stringify(dir)}, { info() {}, warn() {} }, { threads: 1 });
-        const stream = ledger.stream('SELECT i FROM range(100000) t(i)');
-        await stream.next(); // a stream left open, on a connection of its own
+        const idle = ledger.stream('SELECT i FROM range(100000) t(i)');
+        await idle.next(); // a stream left open, on a connection of its own
         let answered = false;
-        const read = ledger.all('SELECT sum(i)::VARCHAR AS total FROM range(300000000) t(i)').then((rows) => ((answered = true), rows));
+        const running = (${call}).then((rows) => ((answered = true), rows));
         await new Promise((resolve) => setTimeout(resolve, 20));
         const runningWhenClosed = !answered;
-        await ledger.close();
-        const rows = await read;
-        const after = await ledger.all('SELECT 1').then(() => 'answered', (error) => error.message);
-        process.stdout.write(JSON.stringify({ runningWhenClosed, answeredBeforeClosed: answered, rows, after }));
+        const closing = ledger.close();
+        const refused = (what) => what.then(() => 'answered', (error) => error.message);
+        const whileClosing = await refused(ledger.all('SELECT 1'));
+        await closing;
+        await new Promise((resolve) => setImmediate(resolve)); // the answer's own promise chain has run by then
+        const answeredBeforeClosed = answered;
+        const rows = await running;
+        process.stdout.write(JSON.stringify({ runningWhenClosed, answeredBeforeClosed, rows, whileClosing, after: await refused(ledger.all('SELECT 1')) }));
       })();`;
-    const child = spawn(process.execPath, ['--import', 'tsx', '-e', script], { cwd: process.cwd() });
-    let stdout = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    const killer = setTimeout(() => child.kill('SIGKILL'), 40_000);
-    const exit = await new Promise<{ code: number | null; signal: string | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
-    clearTimeout(killer);
-    expect(exit).toEqual({ code: 0, signal: null });
-    expect(JSON.parse(stdout)).toEqual({
-      runningWhenClosed: true,
-      answeredBeforeClosed: true,
-      rows: [{ total: '44999999850000000' }],
-      after: 'Closebook has closed its ledger, so this was not done. Open Closebook again and do it there.',
-    });
-  }, 60_000);
+      const child = spawn(process.execPath, ['--import', 'tsx', '-e', script], { cwd: process.cwd() });
+      let stdout = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      const killer = setTimeout(() => child.kill('SIGKILL'), 40_000);
+      const exit = await new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+        child.on('exit', (code, signal) => resolve({ code, signal })),
+      );
+      clearTimeout(killer);
+      expect(exit).toEqual({ code: 0, signal: null });
+      const refusal = 'Closebook has closed its ledger, so this was not done. Open Closebook again and do it there.';
+      expect(JSON.parse(stdout)).toEqual({
+        runningWhenClosed: true,
+        answeredBeforeClosed: true,
+        rows: [{ total: '44999999850000000' }],
+        whileClosing: refusal,
+        after: refusal,
+      });
+    },
+    60_000,
+  );
 
   it('opens no ledger again once closed: a request still arriving is refused in words', async () => {
     const handle = new LedgerHandle(await folder(), silentLogger, { threads: 1 });

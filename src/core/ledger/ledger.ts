@@ -80,7 +80,8 @@ export class Ledger {
    * and a process then never exits: `close` waits for these first.
    */
   private readonly running = new Set<Promise<unknown>>();
-  private closed = false;
+  /** Set when `close` starts (its closing): a call made from then on is refused, so the calls already running are all it waits for. */
+  private closed: Promise<void> | null = null;
 
   private constructor(
     private readonly instance: DuckDBInstance,
@@ -349,13 +350,17 @@ export class Ledger {
   }
 
   /**
-   * Closes the ledger once no call into DuckDB is running: work already under way (a read, a write's next
-   * statement) finishes first, whole. A call made after it closed is refused in words.
+   * Closes the ledger once no call into DuckDB is running. A call made from then on is refused in words: an export's
+   * next chunk, a write still waiting its turn. A write or derived result under way is one call and finishes first;
+   * should it still need a read of its own, that read is refused and the write rolled back: whole or not at all.
    */
-  async close(): Promise<void> {
+  close(): Promise<void> {
+    this.closed ??= this.closeWhenIdle();
+    return this.closed;
+  }
+
+  private async closeWhenIdle(): Promise<void> {
     while (this.running.size > 0) await Promise.allSettled([...this.running]);
-    if (this.closed) return;
-    this.closed = true;
     this.reader.closeSync();
     this.writer.closeSync();
     this.instance.closeSync();
@@ -516,6 +521,8 @@ export class LedgerHandle {
   private opening: Promise<Ledger> | null = null;
   /** Set by `close`: a call still arriving (a request the window sent as the app quit) must not open the ledger again. */
   private closed = false;
+  /** The closing of a ledger DuckDB gave up on, let go by `get`. */
+  private retired: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly dataDir: string,
@@ -534,8 +541,8 @@ export class LedgerHandle {
     if (this.opening === opening) {
       this.opening = null; // the first to see it broken opens the next; the others wait for that one
       this.log.warn('ledger reopened after a fatal error');
-      // an invalidated instance may refuse to close cleanly; it is let go either way
-      ledger.close().catch(() => undefined);
+      // an invalidated instance may refuse to close cleanly; it is let go either way (close waits for it)
+      this.retired = ledger.close().catch(() => undefined);
     }
     return this.get();
   };
@@ -545,5 +552,6 @@ export class LedgerHandle {
     const opening = this.opening;
     this.opening = null;
     await (await opening?.catch(() => null))?.close();
+    await this.retired;
   }
 }

@@ -9,6 +9,8 @@ import { Ledger } from './ledger';
 import { MIGRATIONS } from './schema';
 
 const OCTOBER = '11111111-1111-4111-8111-000000000030';
+/** The schema this migration brings up to date. */
+const BEFORE_MIGRATION_12 = 11;
 const cleanups = cleanupsAfterEach();
 
 /** How DuckDB stored the subscriptions' search text, once checkpointed (Constant: a segment of one value). */
@@ -37,10 +39,13 @@ describe("the subscriptions' search text, read at every keystroke", () => {
     expect(saved.length).toBeGreaterThan(3000); // enough for DuckDB to compress them (FSST) where it may
     const dir = await temporaryDir();
     cleanups.push(() => dir.remove());
-    const previous = MIGRATIONS.length - 1;
-    const old = await ledgerAtSchema(dir.path, previous, join(donor.dir, 'ledger', 'closebook.duckdb'));
+    const old = await ledgerAtSchema(dir.path, BEFORE_MIGRATION_12, join(donor.dir, 'ledger', 'closebook.duckdb'));
     await old.connection.run(`UPDATE subscriptions SET name_rank = subscription_no * 2`); // ranks as the earlier one kept them
     await old.connection.run('CHECKPOINT');
+    const before = await old.connection.runAndReadAll(
+      `SELECT DISTINCT compression FROM pragma_storage_info('subscriptions') WHERE column_name = 'search' AND compression <> 'Constant'`,
+    );
+    expect(before.getRowObjects().map((row) => row.compression)).toEqual(['FSST']); // what DuckDB chose before
     old.close();
 
     const ledger = await Ledger.open(dir.path, silentLogger);

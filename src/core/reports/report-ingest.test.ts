@@ -186,7 +186,7 @@ describe('report ingest into the ledger', () => {
     })();
     const first = await Ledger.open(folder, silentLogger);
     await ingestReport(first, identity(ID(12)), chunks(JSON.stringify({ status: 5, data: served(3) })));
-    first.close();
+    await first.close();
     // A second process ingests a big month and is killed half-way through.
     const script = `
       const { Ledger } = require('./src/core/ledger/ledger');

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { DEMO_CREDENTIALS } from '@twin/credentials';
 import { CLI, inlineConnection, startSimulator } from '@testing/simulator';
+import { median } from './median';
 
 /** The twin's report shape the benchmarks ask for: this many billing lines per organization. */
 export const LINES_PER_ORGANIZATION = 100;
@@ -50,8 +51,7 @@ function medianMs(command: readonly string[], runs: number): number {
     times.push(performance.now() - started);
     if (result.status !== 0) throw new Error(`${command.join(' ')} failed (${result.status})`);
   }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(runs / 2)] as number;
+  return median(times);
 }
 
 /** The CLI's start-up: a command that does nothing (`help`), and its floor, a bare Node process, medians of `runs`. */

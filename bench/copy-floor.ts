@@ -5,6 +5,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { createService, topRowsQuery } from '@core';
 import { OPENING_SORT } from '@shared/contract';
 import { testPorts } from '@testing/test-support';
+import { median } from './median';
 
 /** One line export and its floor, measured in this one process (ms each). */
 export interface BesideCopy {
@@ -91,7 +92,7 @@ export async function topRowsAloneMs(dataDir: string, reportId: string, texts: r
         const ms = await timed(() => connection.run(`CREATE OR REPLACE TEMP TABLE bench_top_rows AS ${sql}`, params as string[]));
         if (round === 1) times.push(ms);
       }
-    return times.sort((a, b) => a - b)[Math.floor(times.length / 2)] as number;
+    return median(times);
   } finally {
     connection.closeSync();
     instance.closeSync();

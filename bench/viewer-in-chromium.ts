@@ -3,6 +3,7 @@ import { chromium, type Page } from '@playwright/test';
 import { silentLogger, systemClock } from '@core';
 import { MemorySecretStore } from '@testing/memory-secret-store';
 import { startHarness } from '@harness/server';
+import { median } from './median';
 
 /**
  * Where a keystroke's time goes, each phase the median over the keystrokes (ms): `request`, from the input event until
@@ -126,11 +127,6 @@ function bridgeRoundTrip(page: Page): Promise<number> {
     await response.json();
     return performance.now() - started;
   });
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] as number;
 }
 
 /**

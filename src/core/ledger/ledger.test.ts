@@ -9,6 +9,19 @@ import { Ledger, LedgerHandle, sqlPath } from './ledger';
 
 const cleanups = cleanupsAfterEach();
 
+/** Runs `script` in a Node process of its own (TypeScript through tsx), killed should it not exit within 40 s. */
+async function inProcess(script: string) {
+  const child = spawn(process.execPath, ['--import', 'tsx', '-e', script], { cwd: process.cwd() });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const killer = setTimeout(() => child.kill('SIGKILL'), 40_000);
+  const exit = await new Promise<{ code: number | null; signal: string | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  clearTimeout(killer);
+  return { ...exit, stdout, stderr };
+}
+
 async function folder() {
   const dir = await temporaryDir();
   cleanups.push(() => dir.remove());
@@ -45,10 +58,7 @@ describe('the ledger', () => {
     const holder = await Ledger.open(dir, silentLogger);
     cleanups.push(() => holder.close());
     const script = `require('./src/core/ledger/ledger').Ledger.open(${JSON.stringify(dir)}, { info() {}, warn() {} }).then(() => process.exit(0), (e) => { process.stderr.write(e.code + ': ' + e.message); process.exit(3); });`;
-    const child = spawn(process.execPath, ['--import', 'tsx', '-e', script], { cwd: process.cwd() });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const { code, stderr } = await inProcess(script);
     expect(code).toBe(3);
     expect(stderr).toMatch(new RegExp(`conflict: The ledger is in use by another Closebook process \\(PID ${process.pid}\\)`));
   });
@@ -116,15 +126,8 @@ describe('the ledger', () => {
         const rows = await running;
         process.stdout.write(JSON.stringify({ runningWhenClosed, answeredBeforeClosed, rows, whileClosing, after: await refused(ledger.all('SELECT 1')) }));
       })();`;
-      const child = spawn(process.execPath, ['--import', 'tsx', '-e', script], { cwd: process.cwd() });
-      let stdout = '';
-      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-      const killer = setTimeout(() => child.kill('SIGKILL'), 40_000);
-      const exit = await new Promise<{ code: number | null; signal: string | null }>((resolve) =>
-        child.on('exit', (code, signal) => resolve({ code, signal })),
-      );
-      clearTimeout(killer);
-      expect(exit).toEqual({ code: 0, signal: null });
+      const { code, signal, stdout } = await inProcess(script);
+      expect({ code, signal }).toEqual({ code: 0, signal: null });
       const refusal = 'Closebook has closed its ledger, so this was not done. Open Closebook again and do it there.';
       expect(JSON.parse(stdout)).toEqual({
         runningWhenClosed: true,

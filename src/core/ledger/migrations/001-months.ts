@@ -45,9 +45,11 @@ export const MONTH_TABLES = {
   },
 } as const satisfies Record<string, Record<string, string>>;
 
-export const MONTHS: string[] = Object.entries(MONTH_TABLES).map(
-  ([table, columns]) =>
-    `CREATE TABLE ${table} (${Object.entries(columns)
-      .map(([column, type]) => `${column} ${type}`)
-      .join(', ')})`,
-);
+/** A table made from its declaration: its columns (name → type) in order. */
+export function createTable(table: string, columns: Readonly<Record<string, string>>): string {
+  return `CREATE TABLE ${table} (${Object.entries(columns)
+    .map(([column, type]) => `${column} ${type}`)
+    .join(', ')})`;
+}
+
+export const MONTHS: string[] = Object.entries(MONTH_TABLES).map(([table, columns]) => createTable(table, columns));

@@ -1,4 +1,4 @@
-import { MONTH_TABLES } from './001-months';
+import { createTable, MONTH_TABLES } from './001-months';
 import { SUBSCRIPTION_RANK_COLUMNS } from './010-subscription-ranks';
 
 /**
@@ -14,9 +14,7 @@ const COLUMNS: Record<string, string> = {
 };
 
 export const UNCOMPRESSED_SEARCH: string[] = [
-  `CREATE TABLE subscriptions_remade (${Object.entries(COLUMNS)
-    .map(([column, type]) => `${column} ${type}`)
-    .join(', ')})`,
+  createTable('subscriptions_remade', COLUMNS),
   'INSERT INTO subscriptions_remade SELECT * FROM subscriptions',
   'DROP TABLE subscriptions',
   'ALTER TABLE subscriptions_remade RENAME TO subscriptions',

@@ -131,12 +131,26 @@ export class Ledger {
     } catch (error) {
       throw openError(error, join(dir, LEDGER_FILE));
     }
-    const writer = await instance.connect();
-    await confine(writer, [dir, await outputs.folder()]);
-    const ledger = new Ledger(instance, writer, await instance.connect(), dir, memoryLimitMb, outputs, readOnly ? dataDir : null);
-    await ledger.migrate(log);
-    if (!readOnly) await ledger.ownerOnly();
-    return ledger;
+    const connections: DuckDBConnection[] = [];
+    const connect = async () => {
+      const connection = await instance.connect();
+      connections.push(connection);
+      return connection;
+    };
+    try {
+      const writer = await connect();
+      await confine(writer, [dir, await outputs.folder()]);
+      const ledger = new Ledger(instance, writer, await connect(), dir, memoryLimitMb, outputs, readOnly ? dataDir : null);
+      await ledger.migrate(log);
+      if (!readOnly) await ledger.ownerOnly();
+      return ledger;
+    } catch (error) {
+      // A ledger that could not be brought up to date (a full disk) is let go whole, its file no longer held: the next
+      // use, or another process, opens it afresh. Nothing runs on it: every step above was awaited.
+      for (const connection of connections) connection.closeSync();
+      instance.closeSync();
+      throw error;
+    }
   }
 
   /** Reads on the reading connection; it sees the last committed state, never a write in progress. */

@@ -1,9 +1,11 @@
-import { rm } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { cp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cleanupsAfterEach } from '@testing/cleanups';
 import { ledgerAtSchema, ledgerWithMonth } from '@testing/ledger-month';
-import { temporaryDir } from '@testing/test-support';
+import { fillDisk, smallDisk, temporaryDir } from '@testing/test-support';
+import { AppError } from '@shared/errors';
 import { silentLogger } from '../ports/ports';
 import { Ledger } from './ledger';
 import { MIGRATIONS } from './schema';
@@ -41,11 +43,7 @@ describe("the subscriptions' search text, read at every keystroke", () => {
     cleanups.push(() => dir.remove());
     const old = await ledgerAtSchema(dir.path, BEFORE_MIGRATION_12, join(donor.dir, 'ledger', 'closebook.duckdb'));
     await old.connection.run(`UPDATE subscriptions SET name_rank = subscription_no * 2`); // ranks as the earlier one kept them
-    await old.connection.run('CHECKPOINT');
-    const before = await old.connection.runAndReadAll(
-      `SELECT DISTINCT compression FROM pragma_storage_info('subscriptions') WHERE column_name = 'search' AND compression <> 'Constant'`,
-    );
-    expect(before.getRowObjects().map((row) => row.compression)).toEqual(['FSST']); // what DuckDB chose before
+    // What DuckDB chose before is not asserted: it varies from run to run (FSST, at times none at all for this many).
     old.close();
 
     const ledger = await Ledger.open(dir.path, silentLogger);
@@ -53,5 +51,41 @@ describe("the subscriptions' search text, read at every keystroke", () => {
     expect(await ledger.all('SELECT max(version) AS version FROM schema_version')).toEqual([{ version: MIGRATIONS.length }]);
     expect(await searchCompression(ledger)).toEqual(['Uncompressed']);
     expect(await ledger.all(SUBSCRIPTIONS)).toEqual(saved.map((row) => ({ ...row, name_rank: Number(row.subscription_no) * 2 })));
+  });
+
+  it('is brought up to date on a full disk not at all: refused in words, the saved months whole, and done once there is room', async () => {
+    const donor = await ledgerWithMonth({ reportId: OCTOBER, seed: 3, organizations: 400, linesPerOrganization: 50 });
+    const saved = await donor.ledger.all(SUBSCRIPTIONS);
+    await donor.ledger.close();
+    cleanups.push(() => rm(donor.dir, { recursive: true, force: true }));
+    const earlier = await temporaryDir();
+    cleanups.push(() => earlier.remove());
+    (await ledgerAtSchema(earlier.path, BEFORE_MIGRATION_12, join(donor.dir, 'ledger', 'closebook.duckdb'))).close();
+    const { path: disk, remove } = await smallDisk(32);
+    cleanups.push(remove);
+    await cp(join(earlier.path, 'ledger'), join(disk, 'ledger'), { recursive: true });
+
+    const full = await fillDisk(disk); // about a megabyte left: less than the subscriptions' table made again
+    const failure = await Ledger.open(disk, silentLogger, { threads: 1 }).then(
+      async (opened) => {
+        await opened.close();
+        return null;
+      },
+      (thrown: unknown) => thrown,
+    );
+    expect(failure).toBeInstanceOf(AppError);
+    expect((failure as AppError).message).toMatch(/disk is full/i);
+    expect((failure as AppError).message).not.toMatch(/\n\s+at /); // no stack trace
+
+    await full.free();
+    // The failed open held nothing: another process brings it up to date (DuckDB lets one process hold the file).
+    const script = `require('./src/core/ledger/ledger').Ledger.open(${JSON.stringify(disk)}, { info() {}, warn() {} }).then((l) => l.close()).then(() => process.exit(0), (e) => { process.stderr.write(e.message); process.exit(3); });`;
+    const other = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { cwd: process.cwd(), encoding: 'utf8', timeout: 60_000 });
+    expect({ status: other.status, stderr: other.stderr }).toEqual({ status: 0, stderr: '' });
+    const ledger = await Ledger.open(disk, silentLogger, { threads: 1 });
+    cleanups.push(() => ledger.close());
+    expect(await ledger.all('SELECT max(version) AS version FROM schema_version')).toEqual([{ version: MIGRATIONS.length }]);
+    expect(await ledger.all(SUBSCRIPTIONS)).toEqual(saved);
+    expect(await searchCompression(ledger)).toEqual(['Uncompressed']);
   });
 });

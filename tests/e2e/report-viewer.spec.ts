@@ -701,6 +701,7 @@ test.describe('copying, in a Swedish locale and zone', () => {
     expect((await page.evaluate(() => navigator.clipboard.readText())).trimEnd().split(/\r?\n/)).toHaveLength(6);
 
     await viewer.button('Copy totals').click();
+    await expect(viewer.status('Copied the totals')).toBeVisible(); // the copy is written, as the rows' above
     const totals = (await page.evaluate(() => navigator.clipboard.readText()))
       .trimEnd()
       .split(/\r?\n/)

@@ -15,6 +15,9 @@ export default defineConfig({
   // Each test has its own bridge, data folder, twin and ports, so two run at once: one waits on the twin's polls or a
   // paint while the other works (6.5–7.7 min on two cores, against 8.3–8.5 min one at a time in CI).
   workers: 2,
+  // Tests, not files, are shared out between the two: the report viewer's file alone is three minutes, and run by one
+  // worker it was the last to end, the other idle beside it.
+  fullyParallel: true,
   // The tests that time what a person feels (a keystroke's echo, a 50,000-row batch checked) run first, one at a time
   // and alone: with another test beside them on two cores, the echo of a keystroke measured 274 ms against its 250.
   // Should one fail, the rest are reported skipped (never passed), and the run fails.

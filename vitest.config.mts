@@ -4,15 +4,20 @@ import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * The files that drive the command line as processes (src/cli) first, then Vitest's own order: they are the longest
- * (the invoice run alone is two minutes in CI), and on a fresh clone — no timings kept from a last run — Vitest
- * orders by file size, which started them late and left one worker running them alone at the end.
+ * The longest files first, then Vitest's own order: on a fresh clone — no timings kept from a last run — Vitest orders
+ * by file size, which started the longest late and left one worker running them alone at the end. The longest are
+ * the files that drive the command line as processes (src/cli; the invoice run alone is two minutes in CI) and the
+ * fault suite's three that start a service hundreds of times or race two (75–97 s each in CI: started last, the
+ * sign-off race kept one worker busy alone for 65 s).
  */
-class CommandLineFirst extends BaseSequencer {
+const LONGEST_FAULTS = ['saved-files.faults.test.ts', 'sign-off-race.faults.test.ts', 'output-files.faults.test.ts'];
+
+class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files);
-    const drivesCli = (file: TestSpecification) => file.moduleId.includes(`${sep}src${sep}cli${sep}`);
-    return [...sorted.filter(drivesCli), ...sorted.filter((file) => !drivesCli(file))];
+    const isLong = (file: TestSpecification) =>
+      file.moduleId.includes(`${sep}src${sep}cli${sep}`) || LONGEST_FAULTS.some((name) => file.moduleId.endsWith(`${sep}${name}`));
+    return [...sorted.filter(isLong), ...sorted.filter((file) => !isLong(file))];
   }
 }
 
@@ -23,7 +28,7 @@ export default defineConfig({
   // Imports by top folder (@core, @shared …), as tsconfig.json names them.
   resolve: { tsconfigPaths: true },
   test: {
-    sequence: { sequencer: CommandLineFirst },
+    sequence: { sequencer: LongestFirst },
     // At least two test files at once, even on two cores (vitest's default there is one): most of a file's time is
     // spent waiting on the CLI processes, DuckDB and PostgreSQL it drives, so two at once take CI's unit tests from
     // 451 s to 238 s and the fault suite from 316 s to 198 s.

@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
+import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { createGunzip } from 'node:zlib';
 import { JSONParser } from '@streamparser/json';
 import ExcelJS from 'exceljs';
@@ -10,6 +10,7 @@ import { Money } from '@shared/money';
 import { currenciesOf } from '@shared/model/currency-pair';
 import { createService } from '@core';
 import { temporaryDir, testPorts } from '@testing/test-support';
+import { fillMapping } from '@testing/invoice-mapping';
 import { type BesideCopy, exportsBesideCopy, topRowsAloneMs } from './copy-floor';
 import { buildCli, cli, fetchMonth, LINES_PER_ORGANIZATION, startBenchTwin, startUp } from './cli-process';
 import { KEYSTROKE_TEXTS, measureViewerInChromium } from './viewer-in-chromium';
@@ -233,6 +234,24 @@ async function benchSize(lines: number): Promise<Record<string, unknown>> {
         mb: 700,
       }),
     };
+    // Invoicing November: what to map (every customer and service, the first time), the run before and after the
+    // mapping is kept. Exit 5: not ready to invoice (unmapped, or the month not prepared).
+    console.log('  invoicing November:');
+    const invoiceStep = (label: string, args: string[]) => {
+      const run = cli(args, dir.path, { exitCodes: [0, 5], stdout: false });
+      row(`  ${label}`, `${(run.ms / 1000).toFixed(1)} s, ${run.peakRssMb.toFixed(0)} MB peak`, big ? '≤ 1,000 MB' : '', big ? run.peakRssMb <= 1000 : null);
+      return { seconds: +(run.ms / 1000).toFixed(1), peakRssMb: +run.peakRssMb.toFixed(0) };
+    };
+    const mappingFile = join(dir.path, 'mapping.csv');
+    const invoicing = {
+      mappingExport: invoiceStep('the mapping to fill in (CLI)', ['invoices', 'map', '--report', novemberId, '--export', mappingFile]),
+      runUnmapped: invoiceStep('the run, nothing mapped (CLI)', ['invoices', 'run', novemberId]),
+      mappingImport: await (async () => {
+        await writeFile(mappingFile, fillMapping(await readFile(mappingFile, 'utf8')));
+        return invoiceStep('the whole mapping kept (CLI)', ['invoices', 'map', '--import', mappingFile]);
+      })(),
+      runMapped: invoiceStep('the run, all mapped (CLI)', ['invoices', 'run', novemberId]),
+    };
     return {
       lines,
       organizations,
@@ -254,6 +273,7 @@ async function benchSize(lines: number): Promise<Record<string, unknown>> {
       sumsExact: exact,
       workbookExact,
       close,
+      invoicing,
     };
   } finally {
     simulator.process.kill('SIGTERM');

@@ -133,6 +133,7 @@ test('invoices: unmapped first, mapped in the editor and from a CSV, drafts that
     // An adjustment in place: a line left out with its reason, listed with who made it; the month's log has it.
     const draft = panel.getByTestId('draft-invoice').first();
     await draft.locator('summary').click();
+    await expect(draft.locator('tbody tr').first()).toBeVisible(); // an invoice's lines are put on the page once it is open
     const linesBefore = await draft.locator('tbody tr').count();
     await draft.getByRole('button', { name: 'Leave out' }).first().click();
     await draft.getByLabel('Reason: Leave out').fill('Billed twice by the service');

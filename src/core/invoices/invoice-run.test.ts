@@ -50,6 +50,8 @@ const row = (orgId: string, sales: string, overrides: Partial<InvoiceLineRow> = 
   line_key: `subscription:s-${lineNo}|service:${overrides.item_id ?? 'svc'}`,
   ...overrides,
 });
+/** A month whose customers and products are all mapped. */
+const NOTHING_UNMAPPED = { customers: [], items: [] };
 const context = { periodStart: '2026-10-01', invoiceDate: '2026-11-08', linesPer: 'subscription' as const };
 const mapping = (customers: CustomerMapping[], items: ItemMapping[] = [item('service', 'svc')]): InvoiceMapping => ({ customers, items });
 
@@ -64,7 +66,7 @@ describe('buildInvoiceRun', () => {
         row('A', '12.5', { currency: 'EUR' }),
         row('B', '7.777'),
       ],
-      [],
+      NOTHING_UNMAPPED,
       mapping([customer('A'), customer('B', { paymentTermsDays: 10 })]),
       context,
     );
@@ -84,7 +86,12 @@ describe('buildInvoiceRun', () => {
   });
 
   it('keeps the real quantity where quantity × unit price gives the line amount, else 1 × the amount with the quantity in the description', () => {
-    const run = buildInvoiceRun([row('A', '3611.40', { quantity: '20' }), row('A', '100.004', { quantity: '3' })], [], mapping([customer('A')]), context);
+    const run = buildInvoiceRun(
+      [row('A', '3611.40', { quantity: '20' }), row('A', '100.004', { quantity: '3' })],
+      NOTHING_UNMAPPED,
+      mapping([customer('A')]),
+      context,
+    );
     const [exact, inexact] = run.invoices[0]!.lines;
     expect([exact!.quantity, exact!.unitPrice, exact!.description]).toEqual(['20', '180.57', 'Subscription 7']);
     // 100.00 / 3 = 33.33; 3 × 33.33 = 99.99 ≠ 100.00: one unit at the amount, and the quantity said.
@@ -94,7 +101,7 @@ describe('buildInvoiceRun', () => {
   it("overrides the item's VAT with the customer's treatment: reverse charge (AE) and outside scope (O), with their tax codes", () => {
     const run = buildInvoiceRun(
       [row('EU', '1000'), row('US', '500')],
-      [],
+      NOTHING_UNMAPPED,
       mapping([
         customer('EU', { vatTreatment: 'reverse-charge', buyerVatId: 'NL123456789B01', country: 'NL', taxCode: 'Zero Rated EC Services' }),
         customer('US', { vatTreatment: 'outside-scope', country: 'US', taxCode: 'No VAT' }),
@@ -108,35 +115,45 @@ describe('buildInvoiceRun', () => {
     expect(run.invoices.map((invoice) => invoice.lines[0]!.taxCode)).toEqual(['Zero Rated EC Services', 'No VAT']);
     expect(run.refusals).toEqual([]);
     // Without the customer's tax code the run says what is missing.
-    const missing = buildInvoiceRun([row('EU', '1')], [], mapping([customer('EU', { vatTreatment: 'reverse-charge' })]), context);
+    const missing = buildInvoiceRun([row('EU', '1')], NOTHING_UNMAPPED, mapping([customer('EU', { vatTreatment: 'reverse-charge' })]), context);
     expect(missing.refusals).toEqual([expect.stringContaining('customer EU: a reverse-charge customer needs')]);
   });
 
-  it('lists unmapped customers and leaves out a customer with an unmapped line, never invoicing part of it', () => {
+  it('lists unmapped customers once with their amount per currency, and leaves out a customer with an unmapped line, never invoicing part of it', () => {
+    const unmapped = (orgKey: string, orgId: string, currency: string, sales: string) => ({
+      org_key: orgKey,
+      org_id: orgId,
+      organization: `Org ${orgKey}`,
+      customer_number: '',
+      currency,
+      lines: 2,
+      sales,
+    });
     const run = buildInvoiceRun(
-      [row('A', '10'), row('A', '5', { item_match: null, item_id: null }), row('B', '3'), row('B', '4', { currency: 'EUR' }), row('', '1', { org_key: 'X|1' })],
-      [],
+      [row('A', '10'), row('A', '5', { item_match: null, item_id: null })],
+      { customers: [unmapped('B', 'B', 'SEK', '3.000000'), unmapped('B', 'B', 'EUR', '4.500000'), unmapped('X|1', '', 'SEK', '1')], items: [] },
       mapping([customer('A')]),
       context,
     );
     expect(run.invoices).toEqual([]);
-    expect(run.unmappedCustomers.map((entry) => [entry.orgKey, entry.amounts, entry.problem !== null])).toEqual([
+    expect(run.unmappedCustomers.map((entry) => [entry.orgKey, entry.lines, entry.amounts, entry.problem !== null])).toEqual([
       [
         'B',
+        4,
         [
           { currency: 'SEK', amount: '3' },
-          { currency: 'EUR', amount: '4' },
+          { currency: 'EUR', amount: '4.5' },
         ],
         false,
       ],
-      ['X|1', [{ currency: 'SEK', amount: '1' }], true],
+      ['X|1', 2, [{ currency: 'SEK', amount: '1' }], true],
     ]);
   });
 
   it('refuses a contact name or description a spreadsheet would run as a formula, naming the mapping entry', () => {
     const run = buildInvoiceRun(
       [row('A', '10', { description: '=HYPERLINK("http://x")' }), row('B', '1', { item_match: 'product', item_id: 'P' })],
-      [],
+      NOTHING_UNMAPPED,
       mapping([customer('A', { contactName: '@Acme' }), customer('B')], [item('service', 'svc'), item('product', 'P', { description: '-Promo' })]),
       context,
     );
@@ -150,7 +167,7 @@ describe('buildInvoiceRun', () => {
   it('makes a credit note of a negative total, and shows each currency’s rounding difference with why', () => {
     const run = buildInvoiceRun(
       [row('A', '-20.004'), row('B', '0.004'), row('C', '0.004')],
-      [],
+      NOTHING_UNMAPPED,
       mapping([customer('A'), customer('B'), customer('C')]),
       context,
     );
@@ -163,7 +180,7 @@ describe('buildInvoiceRun', () => {
     expect(run.currencies).toEqual([
       expect.objectContaining({ currency: 'SEK', invoices: 3, roundedOnce: '-20.00', invoiced: '-20.00', roundingDifference: '0.00' }),
     ]);
-    const split = buildInvoiceRun([row('A', '0.005'), row('B', '0.005')], [], mapping([customer('A'), customer('B')]), context);
+    const split = buildInvoiceRun([row('A', '0.005'), row('B', '0.005')], NOTHING_UNMAPPED, mapping([customer('A'), customer('B')]), context);
     expect(split.currencies[0]).toMatchObject({ roundedOnce: '0.01', invoiced: '0.02', roundingDifference: '0.01' });
     expect(split.currencies[0]!.explanation).toMatch(/rounded on its own .* no amount moves between customers/);
   });
@@ -181,7 +198,7 @@ describe('adjustments', () => {
 
   it('leaves an excluded line out and adds a manual one after the customer’s own lines; a withdrawn one no longer applies', () => {
     const rows = [row('A', '100', { line_key: 'subscription:s1|service:svc' }), row('A', '50', { line_key: 'subscription:s2|service:svc' })];
-    const run = buildInvoiceRun(rows, [], mapping([customer('A')]), context, [
+    const run = buildInvoiceRun(rows, NOTHING_UNMAPPED, mapping([customer('A')]), context, [
       logged({ kind: 'exclude', id: ids[0], orgId: 'A', currency: 'SEK', lineKey: 'subscription:s2|service:svc' }, 1),
       logged({ kind: 'manual', id: ids[1], orgId: 'A', currency: 'SEK', description: 'Setup fee', amount: '25.005', item: 'service:svc' }, 2),
       logged({ kind: 'manual', id: ids[2], orgId: 'A', currency: 'SEK', description: 'Travel', amount: '10', item: 'service:svc' }, 3),
@@ -196,7 +213,7 @@ describe('adjustments', () => {
   });
 
   it('refuses an adjustment whose line or customer a refetch took away, rather than applying it elsewhere', () => {
-    const run = buildInvoiceRun([row('A', '100')], [], mapping([customer('A')]), context, [
+    const run = buildInvoiceRun([row('A', '100')], NOTHING_UNMAPPED, mapping([customer('A')]), context, [
       logged({ kind: 'exclude', id: ids[0], orgId: 'A', currency: 'SEK', lineKey: 'subscription:gone|service:svc' }, 1, 'Double billed'),
       logged({ kind: 'manual', id: ids[1], orgId: 'B', currency: 'SEK', description: 'Fee', amount: '5', item: 'service:svc' }, 2, 'Fee'),
     ]);
@@ -204,5 +221,18 @@ describe('adjustments', () => {
       `adjustment ${ids[0]} ("Double billed"): the line it excludes is not in this fetch any more; withdraw it`,
       `adjustment ${ids[1]} ("Fee"): customer B has nothing to invoice in SEK this month; withdraw it`,
     ]);
+  });
+
+  it('keeps waiting, neither applied nor refused, an adjustment of a customer with lines that is not mapped now', () => {
+    const unmappedB = { org_key: 'B', org_id: 'B', organization: 'Org B', customer_number: '', currency: 'SEK', lines: 1, sales: '40' };
+    const run = buildInvoiceRun([row('A', '100')], { customers: [unmappedB], items: [] }, mapping([customer('A')]), context, [
+      logged({ kind: 'exclude', id: ids[0], orgId: 'B', currency: 'SEK', lineKey: 'subscription:s9|service:svc' }, 1),
+      logged({ kind: 'manual', id: ids[1], orgId: 'B', currency: 'SEK', description: 'Fee', amount: '5', item: 'service:svc' }, 2),
+      logged({ kind: 'manual', id: ids[2], orgId: 'B', currency: 'EUR', description: 'Fee', amount: '5', item: 'service:svc' }, 3, 'Fee in euros'),
+    ]);
+    expect(run.invoices.map((invoice) => [invoice.orgId, invoice.netTotal])).toEqual([['A', '100.00']]);
+    expect(run.unmappedCustomers.map((entry) => [entry.orgId, entry.amounts])).toEqual([['B', [{ currency: 'SEK', amount: '40' }]]]);
+    // B has no lines in EUR: that one is refused, as for a customer the refetch took away.
+    expect(run.refusals).toEqual([`adjustment ${ids[2]} ("Fee in euros"): customer B has nothing to invoice in EUR this month; withdraw it`]);
   });
 });

@@ -18,7 +18,7 @@ import type {
 } from '@shared/schemas/invoices';
 import { allocateRounded } from './rounding';
 import { itemKey, looksLikeFormula } from './mapping-store';
-import type { InvoiceLineRow, UnmappedItemRow } from './queries';
+import type { InvoiceLineRow, UnmappedCustomerRow, UnmappedItemRow } from './queries';
 
 export type { CurrencyAmount, CurrencyRounding, Invoice, InvoiceLine, InvoiceRunDraft, UnmappedCustomer, UnmappedItem, VatBreakdown };
 
@@ -73,46 +73,38 @@ interface RunContext {
   linesPer: 'subscription' | 'product';
 }
 
+/** What no mapping reaches yet, summed by the ledger: customers (per currency) and products. */
+export interface Unmapped {
+  customers: readonly UnmappedCustomerRow[];
+  items: readonly UnmappedItemRow[];
+}
+
 /**
- * The month's invoices from its invoice lines and the mapping: one per mapped customer, currency (and PO number,
- * when split), every line of it rounded so the lines add up to the invoice's total exactly — the exact sum of its
- * sales rounded once, as the Invoicing view shows it — and its VAT per category. A customer or a line that is not
- * mapped is listed, never invoiced; amounts never move between customers.
+ * The month's invoices from the invoice lines of its mapped customers and the mapping: one per customer, currency
+ * (and PO number, when split), every line of it rounded so the lines add up to the invoice's total exactly — the
+ * exact sum of its sales rounded once, as the Invoicing view shows it — and its VAT per category. A customer or a
+ * line that is not mapped is listed, never invoiced; amounts never move between customers.
  */
 export function buildInvoiceRun(
   given: readonly InvoiceLineRow[],
-  unmappedItems: UnmappedItemRow[],
+  unmapped: Unmapped,
   mapping: InvoiceMapping,
   context: RunContext,
   logged: readonly LoggedAdjustment[] = [],
 ): InvoiceRunDraft {
   const refusals = new Set<string>();
   const adjustments = inForce(logged);
-  const rows = adjusted(given, adjustments, refusals);
+  const waiting = new Set(unmapped.customers.map((row) => `${row.org_id}|${row.currency}`));
+  const rows = adjusted(given, adjustments, waiting, refusals);
   const customers = new Map(mapping.customers.map((customer) => [customer.orgId, customer]));
   const items = new Map(mapping.items.map((item) => [itemKey(item), item]));
   const text = periodText(context.periodStart);
   const groups = new Map<string, InvoiceLineRow[]>();
-  const unmappedCustomers = new Map<string, UnmappedCustomer>();
   for (const row of rows) {
-    const customer = customers.get(row.org_id);
-    if (!customer || !row.org_id) {
-      const found = unmappedCustomers.get(row.org_key) ?? {
-        orgKey: row.org_key,
-        orgId: row.org_id,
-        organization: row.organization,
-        customerNumber: row.customer_number,
-        lines: 0,
-        amounts: [],
-        problem: row.org_id ? null : 'the service gives this organization no id, so it cannot be mapped; give it one at the service',
-      };
-      found.lines += row.lines;
-      addAmount(found.amounts, row.currency, row.sales);
-      unmappedCustomers.set(row.org_key, found);
-      continue;
-    }
     const key = `${row.org_key}|${row.currency}|${row.po}`;
-    groups.set(key, [...(groups.get(key) ?? []), row]);
+    const group = groups.get(key);
+    if (group) group.push(row);
+    else groups.set(key, [row]);
   }
   const invoices: Invoice[] = [];
   for (const lines of groups.values()) {
@@ -127,8 +119,7 @@ export function buildInvoiceRun(
     periodText: text,
     invoiceDate: context.invoiceDate,
     invoices,
-    unmappedCustomers: [...unmappedCustomers.values()],
-    unmappedItems: unmappedItemsOf(unmappedItems),
+    ...listed(unmapped),
     refusals: [...refusals],
     currencies: currencyRounding(invoices),
     adjustments,
@@ -144,17 +135,24 @@ export function inForce(logged: readonly LoggedAdjustment[]): LoggedAdjustment[]
 /**
  * The month's invoice lines with the adjustments made: an excluded line left out, a manual line added to its
  * customer's lines in that currency. One that no longer finds its customer or line (a refetch changed them) is
- * refused with its reason, never applied elsewhere.
+ * refused with its reason, never applied elsewhere. One of a customer that has lines in that currency but is not
+ * mapped now (`waiting`: org id and currency) waits: that customer is not invoiced, and the run lists it to map.
  */
-function adjusted(rows: readonly InvoiceLineRow[], adjustments: readonly LoggedAdjustment[], refusals: Set<string>): InvoiceLineRow[] {
+function adjusted(
+  rows: readonly InvoiceLineRow[],
+  adjustments: readonly LoggedAdjustment[],
+  waiting: ReadonlySet<string>,
+  refusals: Set<string>,
+): InvoiceLineRow[] {
   const excluded = new Set<string>();
   const added: InvoiceLineRow[] = [];
   for (const { adjustment, reason } of adjustments) {
+    if (adjustment.kind === 'withdraw' || waiting.has(`${adjustment.orgId}|${adjustment.currency}`)) continue;
     if (adjustment.kind === 'exclude') {
       const found = rows.some((row) => row.org_id === adjustment.orgId && row.currency === adjustment.currency && row.line_key === adjustment.lineKey);
       if (found) excluded.add(`${adjustment.orgId}|${adjustment.currency}|${adjustment.lineKey}`);
       else refusals.add(`adjustment ${adjustment.id} ("${reason}"): the line it excludes is not in this fetch any more; withdraw it`);
-    } else if (adjustment.kind === 'manual') {
+    } else {
       const customer = rows.find((row) => row.org_id === adjustment.orgId && row.currency === adjustment.currency);
       if (!customer) {
         refusals.add(
@@ -193,6 +191,31 @@ function addAmount(amounts: CurrencyAmount[], currency: string, amount: string):
   const found = amounts.find((entry) => entry.currency === currency);
   if (found) found.amount = money(found.amount).plus(amount).toFixed();
   else amounts.push({ currency, amount: money(amount).toFixed() });
+}
+
+/** What is not mapped as the run lists it: a customer once (with its amount per currency), a product once. */
+export function listed(unmapped: Unmapped): Pick<InvoiceRunDraft, 'unmappedCustomers' | 'unmappedItems'> {
+  return { unmappedCustomers: unmappedCustomersOf(unmapped.customers), unmappedItems: unmappedItemsOf(unmapped.items) };
+}
+
+/** One entry per organization (its rows come per currency, in the order organizations are listed). */
+function unmappedCustomersOf(rows: readonly UnmappedCustomerRow[]): UnmappedCustomer[] {
+  const customers = new Map<string, UnmappedCustomer>();
+  for (const row of rows) {
+    const customer = customers.get(row.org_key) ?? {
+      orgKey: row.org_key,
+      orgId: row.org_id,
+      organization: row.organization,
+      customerNumber: row.customer_number,
+      lines: 0,
+      amounts: [],
+      problem: row.org_id ? null : 'the service gives this organization no id, so it cannot be mapped; give it one at the service',
+    };
+    customer.lines += row.lines;
+    addAmount(customer.amounts, row.currency, row.sales);
+    customers.set(row.org_key, customer);
+  }
+  return [...customers.values()];
 }
 
 /** One entry per product (its rows come per currency, in the order to map them). */

@@ -75,26 +75,30 @@ export async function saveMapping(ledger: Ledger, broker: Broker, mapping: Invoi
       'validation',
       `These values would run as formulas in a spreadsheet and are not kept: ${problems.join('; ')}. Remove the leading character.`,
     );
+  // The entries go in as lists, one statement per table: a statement per entry took about 7 ms each and 500 MB for
+  // 2,000 customers, and ran DuckDB out of memory at 10,000. An entry given twice is kept as given last.
+  const customers = [...new Map(mapping.customers.map((customer) => [customer.orgId, customer])).values()];
+  const items = [...new Map(mapping.items.map((item) => [itemKey(item), item])).values()];
   await ledger.write(async (transaction: LedgerTransaction) => {
     const key = [broker.host, broker.resellerId];
     if (replaceAll) {
       await transaction.run('DELETE FROM invoice_customers WHERE host = $1 AND reseller_id = $2', key);
       await transaction.run('DELETE FROM invoice_items WHERE host = $1 AND reseller_id = $2', key);
     }
-    for (const customer of mapping.customers)
-      await transaction.run('INSERT OR REPLACE INTO invoice_customers VALUES ($1, $2, $3, $4, $5, $6)', [
+    if (customers.length)
+      await transaction.run('INSERT OR REPLACE INTO invoice_customers SELECT $1, $2, unnest($3::VARCHAR[]), unnest($4::VARCHAR[]), $5, $6', [
         ...key,
-        customer.orgId,
-        JSON.stringify(customer),
+        customers.map((customer) => customer.orgId),
+        customers.map((customer) => JSON.stringify(customer)),
         at,
         who,
       ]);
-    for (const item of mapping.items)
-      await transaction.run('INSERT OR REPLACE INTO invoice_items VALUES ($1, $2, $3, $4, $5, $6, $7)', [
+    if (items.length)
+      await transaction.run('INSERT OR REPLACE INTO invoice_items SELECT $1, $2, unnest($3::VARCHAR[]), unnest($4::VARCHAR[]), unnest($5::VARCHAR[]), $6, $7', [
         ...key,
-        item.match,
-        item.id,
-        JSON.stringify(item),
+        items.map((item) => item.match),
+        items.map((item) => item.id),
+        items.map((item) => JSON.stringify(item)),
         at,
         who,
       ]);

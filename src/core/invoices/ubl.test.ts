@@ -67,7 +67,12 @@ const row = (orgId: string, sales: string, quantity: string, overrides: Partial<
 
 /** The run's invoices, numbered as an export numbers them. */
 function invoices(rows: InvoiceLineRow[], customers: CustomerMapping[], items: ItemMapping[] = [item('cloud')]): Invoice[] {
-  const run = buildInvoiceRun(rows, [], { customers, items }, { periodStart: PERIOD.start, invoiceDate: '2026-11-09', linesPer: 'subscription' });
+  const run = buildInvoiceRun(
+    rows,
+    { customers: [], items: [] },
+    { customers, items },
+    { periodStart: PERIOD.start, invoiceDate: '2026-11-09', linesPer: 'subscription' },
+  );
   expect(run.refusals).toEqual([]);
   return run.invoices.map((invoice, index) => ({ ...invoice, number: `CB-${1001 + index}` }));
 }

@@ -389,8 +389,10 @@ function ManualLineForm({ invoice, items, onAdjust }: { invoice: Invoice; items:
 type Adjust = (adjustment: AdjustmentInput, reason: string) => Promise<unknown>;
 
 function DraftInvoice({ invoice, items, onAdjust }: { invoice: Invoice; items: [string, string][]; onAdjust: Adjust }): React.JSX.Element {
+  // An invoice's lines are put on the page once it is opened: a month of a million lines has 600,000 of them.
+  const [open, setOpen] = useState(false);
   return (
-    <details className="invoices__draft" data-testid="draft-invoice">
+    <details className="invoices__draft" data-testid="draft-invoice" onToggle={(event) => setOpen(event.currentTarget.open)}>
       <summary>
         <span className="invoices__who">
           {invoice.kind === 'credit-note' ? <span className="state-badge">Credit note</span> : null} {invoice.contactName}
@@ -405,6 +407,15 @@ function DraftInvoice({ invoice, items, onAdjust }: { invoice: Invoice; items: [
         </span>
         <span className="muted">due {invoice.dueDate}</span>
       </summary>
+      {open ? <DraftLines invoice={invoice} items={items} onAdjust={onAdjust} /> : null}
+    </details>
+  );
+}
+
+/** An open invoice's lines, each with what adjusts it, and the form for a manual line. */
+function DraftLines({ invoice, items, onAdjust }: { invoice: Invoice; items: [string, string][]; onAdjust: Adjust }): React.JSX.Element {
+  return (
+    <>
       <table className="grid invoices__lines">
         <thead>
           <tr>
@@ -458,7 +469,7 @@ function DraftInvoice({ invoice, items, onAdjust }: { invoice: Invoice; items: [
         </tbody>
       </table>
       <ManualLineForm invoice={invoice} items={items} onAdjust={onAdjust} />
-    </details>
+    </>
   );
 }
 

@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { money } from '@shared/money';
+import { ledgerWithMonth } from '@testing/ledger-month';
+import { invoiceLineRows, unmappedCustomerRows } from './queries';
+
+const REPORT = 'e3f1c2a4-5b6d-4e7f-8a9b-0c1d2e3f4a5b';
+let month: Awaited<ReturnType<typeof ledgerWithMonth>>;
+/** Every organization's exact sales per customer currency and its line count, from the lines as served. */
+const served = new Map<string, { sales: string; lines: number }>();
+let orgIds: string[] = [];
+
+beforeAll(async () => {
+  month = await ledgerWithMonth({
+    reportId: REPORT,
+    seed: 41,
+    organizations: 12,
+    linesPerOrganization: 6,
+    // One organization without an id: it can never be mapped, whatever the mapping holds.
+    change: (entries) => {
+      entries[0]!.organizations[0]!.orgId = '';
+    },
+  });
+  for (const { organization, service, line } of month.lines) {
+    const key = `${organization.orgId || `${organization.name}|${organization.customerNumber}`}|${service.customerCurrencyCode}`;
+    const sum = served.get(key) ?? { sales: '0', lines: 0 };
+    served.set(key, { sales: money(sum.sales).plus(line.totalCustomerPrice).toFixed(), lines: sum.lines + 1 });
+  }
+  orgIds = [...new Set(month.lines.map(({ organization }) => organization.orgId).filter(Boolean))];
+});
+
+afterAll(() => month?.close());
+
+const NO_ITEMS = { product: [], itemCode: [], service: [] };
+
+describe('the invoice run in SQL', () => {
+  it('brings the lines of mapped customers only, and sums the others per currency exactly, each once, the id-less among them', async () => {
+    const mapped = orgIds.slice(0, 5);
+    const lines = await invoiceLineRows(month.ledger, REPORT, NO_ITEMS, [...mapped, ''], { linesPer: 'subscription', splitByPo: false });
+    expect(new Set(lines.map((row) => row.org_id))).toEqual(new Set(mapped));
+    const unmapped = await unmappedCustomerRows(month.ledger, REPORT, [...mapped, '']);
+    expect(unmapped.some((row) => row.org_id === '')).toBe(true);
+    expect(unmapped.every((row) => !mapped.includes(row.org_id))).toBe(true);
+
+    // Together they are the month, line for line and to the last decimal.
+    const summed = new Map<string, { sales: string; lines: number }>();
+    for (const row of [...lines, ...unmapped]) {
+      const key = `${row.org_key}|${row.currency}`;
+      const sum = summed.get(key) ?? { sales: '0', lines: 0 };
+      summed.set(key, { sales: money(sum.sales).plus(row.sales).toFixed(), lines: sum.lines + row.lines });
+    }
+    expect(summed).toEqual(served);
+    // One row per organization and currency, organizations together, as every list orders them.
+    const keys = unmapped.map((row) => `${row.org_key}|${row.currency}`);
+    expect(new Set(keys).size).toBe(keys.length);
+    const organizations = unmapped.map((row) => row.org_key).filter((key, index, all) => key !== all[index - 1]);
+    expect(new Set(organizations).size).toBe(organizations.length);
+  });
+
+  it('with every customer mapped, lists only the one without an id and brings every other line', async () => {
+    const idless = [...served].filter(([key]) => !orgIds.some((id) => key.startsWith(`${id}|`)));
+    expect(idless.length).toBeGreaterThan(0);
+    const unmapped = await unmappedCustomerRows(month.ledger, REPORT, orgIds);
+    expect(unmapped.map((row) => [`${row.org_key}|${row.currency}`, row.lines]).sort()).toEqual(idless.map(([key, sum]) => [key, sum.lines]).sort());
+    const lines = await invoiceLineRows(month.ledger, REPORT, NO_ITEMS, orgIds, { linesPer: 'product', splitByPo: false });
+    expect(lines.reduce((total, row) => total + row.lines, 0)).toBe(month.lines.length - idless.reduce((total, [, sum]) => total + sum.lines, 0));
+  });
+});

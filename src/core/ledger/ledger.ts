@@ -447,13 +447,16 @@ export class Ledger {
         `The ledger in ${this.readOnlyFolder} was saved by an earlier Closebook and must be brought up to date once, which needs the data folder to be writable. Make it writable and open Closebook again.`,
       );
     }
-    for (let version = current + 1; version <= MIGRATIONS.length; version++) {
-      await this.write(async (transaction) => {
+    if (current === MIGRATIONS.length) return;
+    // Every step still to take, in one transaction: the ledger is at its old schema or at the new one, never between
+    // (and a new ledger is made in about 115 ms rather than 165 ms: the tests make hundreds).
+    await this.write(async (transaction) => {
+      for (let version = current + 1; version <= MIGRATIONS.length; version++) {
         for (const statement of MIGRATIONS[version - 1] as string[]) await transaction.run(statement);
         await transaction.run('INSERT INTO schema_version VALUES ($1)', [version]);
-      });
-      log.info('ledger schema migrated', { version });
-    }
+      }
+    });
+    for (let version = current + 1; version <= MIGRATIONS.length; version++) log.info('ledger schema migrated', { version });
   }
 
   /** The database, its WAL and spill files hold the whole business: readable by this user only. */

@@ -91,25 +91,46 @@ export async function invoiceLineRows(
   options: { linesPer: 'subscription' | 'product'; splitByPo: boolean },
 ): Promise<InvoiceLineRow[]> {
   const po = options.splitByPo ? 'po_number' : "''";
-  const [by, description, unitPrice, key] =
-    options.linesPer === 'subscription'
-      ? ['subscription_no', 'any_value(item_name)', 'NULL', "'subscription:' || any_value(subscription_id)"]
-      : ['product_id, sales_per_unit', 'any_value(product_name)', 'sales_per_unit::VARCHAR', "'product:' || product_id || '@' || sales_per_unit::VARCHAR"];
-  return INVOICE_LINE.all(
-    await ledger.all(
-      `WITH organization AS MATERIALIZED (${ORGANIZATION_ORDER}),
-       resolved AS (${resolvedLines()})
-       SELECT org_key, any_value(org_id) AS org_id, any_value(organization) AS organization, any_value(customer_number) AS customer_number,
-         customer_currency AS currency, ${po} AS po, item_match, item_id, ${description} AS description, count(DISTINCT product_id)::INTEGER AS products,
-         sum(quantity)::VARCHAR AS quantity, ${unitPrice} AS unit_price, sum(sales)::VARCHAR AS sales, count(*)::INTEGER AS lines,
-         min(line_no)::INTEGER AS first_line, any_value(org_rank) AS org_rank,
-         ${key} || '|' || coalesce(item_match || ':' || item_id, '') AS line_key
-       FROM resolved JOIN ${idList('$5')} mapped ON mapped.id = resolved.org_id AND resolved.org_id <> ''
-       GROUP BY org_key, customer_currency, ${po}, item_match, item_id, ${by}
-       ORDER BY org_rank, currency, po, first_line, item_match, item_id`,
-      [reportId, JSON.stringify(items.product), JSON.stringify(items.itemCode), JSON.stringify(items.service), JSON.stringify(customers)],
-    ),
-  ) as InvoiceLineRow[];
+  const perSubscription = options.linesPer === 'subscription';
+  const by = perSubscription ? 'subscription_no' : 'product_id, sales_per_unit';
+  // A line's names are joined to it once summed: its subscription's, or its product's on its first billing line.
+  const [named, description, unitPrice, key] = perSubscription
+    ? ['JOIN subscriptions u ON u.report_id = $1 AND u.subscription_no = g.subscription_no', 'u.item_name', 'NULL', "'subscription:' || u.subscription_id"]
+    : [
+        'JOIN billing_lines f ON f.report_id = $1 AND f.line_no = g.first_line',
+        'f.product_name',
+        'g.sales_per_unit::VARCHAR',
+        "'product:' || g.product_id || '@' || g.sales_per_unit::VARCHAR",
+      ];
+  // Summed on numbers and short keys alone, first per product (so a line counts its products without a DISTINCT),
+  // then per invoice line, and read a chunk at a time: carrying names through the sums, counting distinct products,
+  // or holding the result whole inside DuckDB each took its memory limit at a million lines (none of those spills).
+  const rows: InvoiceLineRow[] = [];
+  for await (const chunk of ledger.stream(
+    `WITH organization AS MATERIALIZED (${ORGANIZATION_ORDER}),
+       resolved AS (${resolvedLines()}),
+       per_product AS (
+         SELECT org_rank, customer_currency, ${po} AS po, item_match, item_id, ${perSubscription ? 'subscription_no, product_id' : by},
+           sum(quantity) AS quantity, sum(sales) AS sales, count(*) AS lines, min(line_no) AS first_line
+         FROM resolved JOIN ${idList('$5')} mapped ON mapped.id = resolved.org_id AND resolved.org_id <> ''
+         GROUP BY ALL),
+       g AS (
+         SELECT org_rank, customer_currency, po, item_match, item_id, ${by}, count(*) AS products,
+           sum(quantity) AS quantity, sum(sales) AS sales, sum(lines) AS lines, min(first_line) AS first_line
+         FROM per_product GROUP BY ALL),
+       customer AS (
+         SELECT org_rank, any_value(org_key) AS org_key, any_value(org_id) AS org_id, any_value(name) AS organization, any_value(customer_number) AS customer_number
+         FROM organization GROUP BY org_rank)
+     SELECT c.org_key, c.org_id, c.organization, c.customer_number, g.customer_currency AS currency, g.po, g.item_match, g.item_id,
+       ${description} AS description, g.products::INTEGER AS products, g.quantity::VARCHAR AS quantity, ${unitPrice} AS unit_price,
+       g.sales::VARCHAR AS sales, g.lines::INTEGER AS lines, g.first_line::INTEGER AS first_line, g.org_rank,
+       ${key} || '|' || coalesce(g.item_match || ':' || g.item_id, '') AS line_key
+     FROM g JOIN customer c ON c.org_rank = g.org_rank ${named}
+     ORDER BY g.org_rank, currency, g.po, first_line, g.item_match, g.item_id`,
+    [reportId, JSON.stringify(items.product), JSON.stringify(items.itemCode), JSON.stringify(items.service), JSON.stringify(customers)],
+  ))
+    for (const row of INVOICE_LINE.all(chunk)) rows.push(row as InvoiceLineRow);
+  return rows;
 }
 
 /** The products no item mapping reaches, with their lines and sales per customer currency: what to map first. */

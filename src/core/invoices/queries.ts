@@ -56,6 +56,9 @@ export type UnmappedItemRow = Row<typeof UNMAPPED_ITEM.columns>;
 /** A list of ids bound as JSON and read as a one-column table (a hash join, whatever its length). */
 const idList = (parameter: string) => `(SELECT DISTINCT unnest(from_json(${parameter}, '["VARCHAR"]')) AS id)`;
 
+/** Whether an organization (its `orgId` column) is a mapped customer, the ids bound as `parameter`: one without an id never is. */
+const mappedCustomer = (orgId: string, parameter: string) => `(coalesce(${orgId}, '') <> '' AND ${orgId} IN (SELECT id FROM ${idList(parameter)}))`;
+
 /**
  * The item mapping each line takes, most specific first: its product id, else its item code, else its service's id
  * (the service's default). Hash joins on three small lists, so a million lines are matched in one pass.
@@ -112,7 +115,7 @@ export async function invoiceLineRows(
        per_product AS (
          SELECT org_rank, customer_currency, ${po} AS po, item_match, item_id, ${perSubscription ? 'subscription_no, product_id' : by},
            sum(quantity) AS quantity, sum(sales) AS sales, count(*) AS lines, min(line_no) AS first_line
-         FROM resolved JOIN ${idList('$5')} mapped ON mapped.id = resolved.org_id AND resolved.org_id <> ''
+         FROM resolved WHERE ${mappedCustomer('org_id', '$5')}
          GROUP BY ALL),
        g AS (
          SELECT org_rank, customer_currency, po, item_match, item_id, ${by}, count(*) AS products,
@@ -160,7 +163,7 @@ export async function unmappedCustomerRows(ledger: Ledger, reportId: string, cus
        SELECT o.org_key, any_value(o.org_id) AS org_id, any_value(o.name) AS organization, any_value(o.customer_number) AS customer_number,
          l.customer_currency AS currency, count(*)::INTEGER AS lines, sum(l.sales)::VARCHAR AS sales
        FROM billing_lines l JOIN organization o ON o.org_no = l.org_no
-       WHERE l.report_id = $1 AND (coalesce(o.org_id, '') = '' OR o.org_id NOT IN (SELECT id FROM ${idList('$2')}))
+       WHERE l.report_id = $1 AND NOT ${mappedCustomer('o.org_id', '$2')}
        GROUP BY o.org_key, l.customer_currency
        ORDER BY any_value(o.org_rank), currency`,
       [reportId, JSON.stringify(customers)],

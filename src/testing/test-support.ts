@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +7,22 @@ import { type Connection, ServiceClient } from '@core/service-api/service-client
 import type { Clock, Ports } from '@core/ports/ports';
 import { silentLogger } from '@core/ports/ports';
 import { MemorySecretStore } from './memory-secret-store';
+
+/**
+ * Runs `script` (TypeScript, through tsx, from the project's folder) in a Node process of its own, killed should it
+ * not exit within `limitMs`: for what only a process of its own shows (a lock held, an exit that hangs, a kill).
+ */
+export async function inProcess(script: string, limitMs = 40_000): Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', '-e', script], { cwd: process.cwd() });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const killer = setTimeout(() => child.kill('SIGKILL'), limitMs);
+  const exit = await new Promise<{ code: number | null; signal: string | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  clearTimeout(killer);
+  return { ...exit, stdout, stderr };
+}
 
 /** A clock for tests: sleeps are recorded and return at once, so waits and backoff are asserted, not endured. */
 export class FakeClock implements Clock {

@@ -1,26 +1,12 @@
-import { spawn } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cleanupsAfterEach } from '@testing/cleanups';
 import { silentLogger } from '../ports/ports';
-import { temporaryDir } from '@testing/test-support';
+import { inProcess, temporaryDir } from '@testing/test-support';
 import { Ledger, LedgerHandle, sqlPath } from './ledger';
 
 const cleanups = cleanupsAfterEach();
-
-/** Runs `script` in a Node process of its own (TypeScript through tsx), killed should it not exit within 40 s. */
-async function inProcess(script: string) {
-  const child = spawn(process.execPath, ['--import', 'tsx', '-e', script], { cwd: process.cwd() });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const killer = setTimeout(() => child.kill('SIGKILL'), 40_000);
-  const exit = await new Promise<{ code: number | null; signal: string | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
-  clearTimeout(killer);
-  return { ...exit, stdout, stderr };
-}
 
 async function folder() {
   const dir = await temporaryDir();

@@ -1,10 +1,9 @@
-import { spawnSync } from 'node:child_process';
 import { cp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cleanupsAfterEach } from '@testing/cleanups';
 import { ledgerAtSchema, ledgerWithMonth } from '@testing/ledger-month';
-import { fillDisk, smallDisk, temporaryDir } from '@testing/test-support';
+import { fillDisk, inProcess, smallDisk, temporaryDir } from '@testing/test-support';
 import { AppError } from '@shared/errors';
 import { silentLogger } from '../ports/ports';
 import { Ledger } from './ledger';
@@ -80,8 +79,8 @@ describe("the subscriptions' search text, read at every keystroke", () => {
     await full.free();
     // The failed open held nothing: another process brings it up to date (DuckDB lets one process hold the file).
     const script = `require('./src/core/ledger/ledger').Ledger.open(${JSON.stringify(disk)}, { info() {}, warn() {} }).then((l) => l.close()).then(() => process.exit(0), (e) => { process.stderr.write(e.message); process.exit(3); });`;
-    const other = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { cwd: process.cwd(), encoding: 'utf8', timeout: 60_000 });
-    expect({ status: other.status, stderr: other.stderr }).toEqual({ status: 0, stderr: '' });
+    const other = await inProcess(script, 60_000);
+    expect({ code: other.code, stderr: other.stderr }).toEqual({ code: 0, stderr: '' });
     const ledger = await Ledger.open(disk, silentLogger, { threads: 1 });
     cleanups.push(() => ledger.close());
     expect(await ledger.all('SELECT max(version) AS version FROM schema_version')).toEqual([{ version: MIGRATIONS.length }]);

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { CustomerMapping, ItemMapping } from '@shared/schemas/invoices';
+import { AppError } from '@shared/errors';
+import { Ledger } from '@core/ledger/ledger';
+import { silentLogger } from '@core/ports/ports';
+import { cleanupsAfterEach } from '@testing/cleanups';
 import { useLedger } from '@testing/ledger-month';
+import { fillDisk, smallDisk } from '@testing/test-support';
 import { readMapping, saveMapping } from './mapping-store';
 
 const ledger = useLedger();
@@ -49,4 +54,33 @@ describe('the kept mapping', () => {
     expect(kept.items.filter((entry) => entry.account === '3099').map((entry) => entry.id)).toEqual(['P-3']);
     expect(kept.items).toHaveLength(40);
   });
+});
+
+describe('the kept mapping on a full disk', () => {
+  const cleanups = cleanupsAfterEach();
+
+  it('is refused in words, the mapping before kept whole, and kept once there is room', async () => {
+    const { path: disk, remove } = await smallDisk(48);
+    cleanups.push(remove);
+    const before = { customers: [customer(1), customer(2)], items: [item(1)] };
+    let ledger = await Ledger.open(disk, silentLogger, { threads: 1 });
+    await saveMapping(ledger, broker, before, 'anna', at, true);
+    const full = await fillDisk(disk);
+    const whole = { customers: Array.from({ length: 10_000 }, (_, index) => customer(index)), items: [item(2)] };
+    const failure = await saveMapping(ledger, broker, whole, 'anna', at, true).then(
+      () => null,
+      (thrown: unknown) => thrown,
+    );
+    expect(failure).toBeInstanceOf(AppError);
+    expect((failure as AppError).message).toMatch(/disk is full/i);
+    // What DuckDB gave up on is opened again, as the app's ledger handle does after a failed write.
+    await ledger.close().catch(() => undefined);
+    ledger = await Ledger.open(disk, silentLogger, { threads: 1 });
+    cleanups.push(() => ledger.close());
+    expect(await readMapping(ledger, broker)).toEqual(before);
+
+    await full.free();
+    await saveMapping(ledger, broker, whole, 'anna', at, true);
+    expect((await readMapping(ledger, broker)).customers).toHaveLength(10_000);
+  }, 60_000);
 });

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { createService, topRowsQuery } from '@core';
+import { createService, LEVEL_NUMBERS_SQL, type LevelNumbers, topRowsQuery } from '@core';
 import { OPENING_SORT } from '@shared/contract';
 import { testPorts } from '@testing/test-support';
 import { median } from './median';
@@ -86,9 +86,10 @@ export async function topRowsAloneMs(dataDir: string, reportId: string, texts: r
   const { instance, connection } = await ledgerAlone(dataDir, out);
   try {
     const times: number[] = [];
+    const [numbers] = (await connection.runAndReadAll(LEVEL_NUMBERS_SQL, [reportId])).getRowObjectsJson() as unknown as LevelNumbers[];
     for (let round = 0; round < 2; round++)
       for (const text of texts) {
-        const { sql, params } = topRowsQuery(reportId, { text }, 'organization', OPENING_SORT);
+        const { sql, params } = topRowsQuery(reportId, { text }, 'organization', OPENING_SORT, numbers as LevelNumbers);
         const ms = await timed(() => connection.run(`CREATE OR REPLACE TEMP TABLE bench_top_rows AS ${sql}`, params as string[]));
         if (round === 1) times.push(ms);
       }

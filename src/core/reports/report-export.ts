@@ -5,7 +5,7 @@ import { CSV_BOM, csvCell } from '../formats/csv';
 import { FILE_COLUMNS } from './billing-line-columns';
 import { fileLines } from './queries/export-lines';
 import { ReportLibrary } from './report-library';
-import { lineFilter } from './queries/lines';
+import { reportLineFilter } from './queries/lines';
 import { writeReportWorkbook, type WorkbookOptions } from './report-workbook';
 
 export type ExportFormat = 'xlsx' | 'parquet' | 'csv';
@@ -56,7 +56,7 @@ async function copyLines(
   projection: Parameters<typeof fileLines>[1],
   format: string,
 ): Promise<{ lines: number }> {
-  const { where, params } = lineFilter(reportId, filter);
+  const { where, params } = await reportLineFilter(ledger, reportId, filter);
   return ledger.outputs.write(path, async (temporary) => {
     await ledger.run(`COPY (${fileLines(where, projection)}) TO ${sqlPath(temporary)} (${format})`, params);
     const [counted] = COUNTED.all(await ledger.all(`SELECT count(*) AS lines FROM billing_lines l WHERE ${where}`, params));

@@ -18,6 +18,7 @@ import type { ReportLibrary } from './report-library';
 import type { NameOrders } from './name-orders';
 import { KeptTopRows, type TopRows } from './viewer-top-rows';
 import { BackgroundWork } from '../runtime/background-work';
+import { type LevelNumbers, levelNumbers } from './queries/lines';
 import {
   type CurrencySum,
   filterChoices,
@@ -57,6 +58,12 @@ interface VisibleTree {
   rowCount: number;
 }
 
+/** A saved month's line count, and the level numbers its filters are bounded by (see lineFilter). */
+interface ReportFacts {
+  totalLines: number;
+  numbers: LevelNumbers;
+}
+
 /** How many visible-tree states are kept per process: the last few filters a user flips between. */
 const CACHED_STATES = 6;
 
@@ -76,6 +83,8 @@ const textOrNull = (value: string | null) => (value === null || value === '' ? n
  */
 export class ReportViewerQueries {
   private readonly trees = new Map<string, Promise<VisibleTree>>();
+  /** What a keystroke needs of each report and is read once: a saved month never changes, and a replaced one is forgotten. */
+  private readonly facts = new Map<string, Promise<ReportFacts>>();
   /**
    * The top rows of recent filters (either arrangement, any sort): a window's totals per currency are their sums, so
    * a keystroke makes one pass over the lines.
@@ -94,16 +103,21 @@ export class ReportViewerQueries {
 
   /**
    * The summary and filter choices of a report. Given the arrangement the viewer will show first, its first top
-   * rows (no filter, OPENING_SORT) are started as this answer goes: at 1,000,000 lines they take about 0.2 s, which
-   * then overlaps the answer's way to the viewer and its first render.
+   * rows (no filter, OPENING_SORT) are started as this answer goes, after the report's facts: at 1,000,000 lines they
+   * take about 0.2 s, which then overlaps the answer's way to the viewer and its first render.
    */
   async view(reportId: string, firstHierarchy?: ReportHierarchy): Promise<ReportView> {
     const meta = await this.library.meta(reportId);
     const view = { meta, ...(await filterChoices(await this.ledger(), reportId, await this.orders.of(reportId))) };
-    if (firstHierarchy)
+    if (firstHierarchy) {
+      const key = topRowsKey(reportId, {}, firstHierarchy, OPENING_SORT);
       this.background.add(
-        this.tops.prepare(topRowsKey(reportId, {}, firstHierarchy, OPENING_SORT), () => topRowsQuery(reportId, {}, firstHierarchy, OPENING_SORT)),
+        this.factsOf(reportId).then(
+          ({ numbers }) => this.tops.prepare(key, () => topRowsQuery(reportId, {}, firstHierarchy, OPENING_SORT, numbers)),
+          () => undefined, // the window that follows reads them again, and says why they cannot be read
+        ),
       );
+    }
     return view;
   }
 
@@ -115,18 +129,15 @@ export class ReportViewerQueries {
   async window(request: WindowRequest): Promise<ReportWindow> {
     const { reportId, filter, sort, hierarchy = 'organization', offset, count } = request;
     await this.orders.of(reportId); // the top rows sort by the names' ranks; kept after the first read, so a keystroke waits for nothing here
-    // Started before anything is awaited, so the line count below is read while DuckDB makes the top rows.
-    const answer = this.tops.read(
+    const { numbers, totalLines } = await this.factsOf(reportId); // kept too
+    const { tree, sums, slice } = await this.tops.read(
       topRowsKey(reportId, filter, hierarchy, sort),
-      () => topRowsQuery(reportId, filter, hierarchy, sort),
+      () => topRowsQuery(reportId, filter, hierarchy, sort, numbers),
       async (tops, ledger) => {
-        const tree = await this.tree(request, tops, ledger);
+        const tree = await this.tree(request, tops, ledger, numbers);
         return { tree, sums: tops.sums, slice: await sliceOf(tree, tops, ledger, hierarchy, offset, count) };
       },
     );
-    answer.catch(() => undefined); // awaited below, unless the report is gone
-    const totalLines = await this.library.lineCount(reportId);
-    const { tree, sums, slice } = await answer;
     const mismatches = await this.mismatches(reportId, slice);
     // Either arrangement's top rows hold every line once: their sums per currency are the filter's totals.
     const { lineCount, totals } = totalsOf(sums);
@@ -148,15 +159,27 @@ export class ReportViewerQueries {
   forget(reportId?: string): void {
     const prefix = reportId === undefined ? '' : `${reportId}|`;
     for (const key of this.trees.keys()) if (key.startsWith(prefix)) this.trees.delete(key);
+    if (reportId === undefined) this.facts.clear();
+    else this.facts.delete(reportId);
     this.tops.forget(prefix);
   }
 
-  private tree(request: WindowRequest, tops: TopRows, ledger: Ledger): Promise<VisibleTree> {
+  private factsOf(reportId: string): Promise<ReportFacts> {
+    let facts = this.facts.get(reportId);
+    if (!facts) {
+      facts = (async () => ({ totalLines: await this.library.lineCount(reportId), numbers: await levelNumbers(await this.ledger(), reportId) }))();
+      facts.catch(() => this.facts.get(reportId) === facts && this.facts.delete(reportId)); // the next read tries again (a deleted report: not found)
+      this.facts.set(reportId, facts);
+    }
+    return facts;
+  }
+
+  private tree(request: WindowRequest, tops: TopRows, ledger: Ledger, numbers: LevelNumbers): Promise<VisibleTree> {
     const { reportId, filter, sort, expansion, hierarchy = 'organization' } = request;
     const key = `${reportId}|${filterIdentity(filter)}|${JSON.stringify([hierarchy, sort, expansion.all, [...expansion.toggled].sort()])}`;
     let tree = this.trees.get(key);
     if (!tree) {
-      tree = this.build(request, tops, ledger);
+      tree = this.build(request, tops, ledger, numbers);
       remember(this.trees, key, tree);
     } else {
       this.trees.delete(key);
@@ -165,8 +188,13 @@ export class ReportViewerQueries {
     return tree;
   }
 
-  private async build({ reportId, filter, sort, expansion, hierarchy = 'organization' }: WindowRequest, tops: TopRows, ledger: Ledger): Promise<VisibleTree> {
-    const levels = treeLevels(ledger, reportId, filter, sort, await this.orders.of(reportId));
+  private async build(
+    { reportId, filter, sort, expansion, hierarchy = 'organization' }: WindowRequest,
+    tops: TopRows,
+    ledger: Ledger,
+    numbers: LevelNumbers,
+  ): Promise<VisibleTree> {
+    const levels = treeLevels(ledger, reportId, filter, sort, await this.orders.of(reportId), numbers);
     const toggled = new Set(expansion.toggled);
     const allOpen = expansion.all === 'organizations';
     const openTops = await openTopRows(ledger, tops.table, allOpen, [...toggled]);

@@ -4,7 +4,7 @@ import type { Ledger } from '../ledger/ledger';
 import type { AboutRow } from '../xlsx/about';
 import type { Sheets } from '../xlsx/sheet-series';
 import { EXCEL_MAX_ROWS, printSetup, writeWorkbookFile } from '../xlsx/workbook-file';
-import { lineFilter } from './queries/lines';
+import { reportLineFilter } from './queries/lines';
 import { writeAbout } from './workbook/about-sheet';
 import { keptNameOrder } from '../ledger/name-ranks';
 import { AMOUNT_ROW, amountsOf, PAIR, SUMS } from './workbook/amounts';
@@ -56,7 +56,7 @@ export type WorkbookAddition = (sheets: Sheets, meta: ReportMeta, options: Workb
  */
 export async function writeReportWorkbook(ledger: Ledger, meta: ReportMeta, path: string, options: WorkbookOptions): Promise<WorkbookSummary> {
   return writeWorkbookFile(ledger.outputs, path, options.exportedAt, async (workbook, output) => {
-    const lines = lineFilter(meta.id, options.filter);
+    const lines = await reportLineFilter(ledger, meta.id, options.filter);
     const sheets: Sheets = { workbook, output, maxRows: Math.max(2, options.maxRows ?? EXCEL_MAX_ROWS), print: printSetup(meta.name) };
     const totals = AMOUNT_ROW.all(
       await ledger.all(`SELECT ${PAIR}, ${SUMS} FROM billing_lines l WHERE ${lines.where} GROUP BY ALL ORDER BY currency_key`, lines.params),

@@ -3,7 +3,7 @@ import type { Ledger, LedgerValue } from '@core/ledger/ledger';
 import { type Row, rowShape } from '@core/ledger/rows';
 import { BILLING_LINE_COLUMNS, FILE_COLUMNS } from '../billing-line-columns';
 import { ORG_KEY } from '@core/ledger/keys';
-import { lineFilter } from './lines';
+import { reportLineFilter } from './lines';
 import { csvCellSql } from '@core/formats/csv-sql';
 
 /** Values by position in LINE_FIELDS (the catalogue's order): text as sent, amounts and quantities as exact decimal text. */
@@ -44,7 +44,7 @@ export async function* exportLines(ledger: Ledger, reportId: string, filter: Rep
 
 /** The rows of orderedLines for every batch of the filter's organizations, one batch ahead. */
 async function* linesInOrder(ledger: Ledger, reportId: string, filter: ReportFilter, window: number) {
-  const { where, params } = lineFilter(reportId, filter);
+  const { where, params } = await reportLineFilter(ledger, reportId, filter);
   const batches = organizationBatches(await rankedOrganizations(ledger, where, params), window);
   const sql = orderedLines(where, params.length);
   async function* batched() {

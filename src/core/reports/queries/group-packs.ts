@@ -2,7 +2,7 @@ import type { ReportFilter } from '@shared/report-filter';
 import type { Ledger } from '@core/ledger/ledger';
 import { ORG_KEY } from '@core/ledger/keys';
 import { rowShape } from '@core/ledger/rows';
-import { lineFilter } from './lines';
+import { reportLineFilter } from './lines';
 import { keptNameOrder, nameKeySql } from '@core/ledger/name-ranks';
 
 const GROUP_COUNT = rowShape({ group_name: 'text', organizations: 'int' });
@@ -18,7 +18,7 @@ export async function groupMembership(
   reportId: string,
   filter: ReportFilter,
 ): Promise<{ groups: { group_name: string; organizations: number }[]; ungrouped: number; several: number }> {
-  const { where, params } = lineFilter(reportId, filter);
+  const { where, params } = await reportLineFilter(ledger, reportId, filter);
   const kept = `WITH kept AS (SELECT DISTINCT l.org_no FROM billing_lines l WHERE ${where}),
     orgs AS (SELECT k.org_no, ${ORG_KEY} AS org_key FROM kept k JOIN organizations o ON o.report_id = $1 AND o.org_no = k.org_no)`;
   const groups = GROUP_COUNT.all(

@@ -2,7 +2,7 @@ import { isEmptyFilter, type ReportFilter } from '@shared/report-filter';
 import type { Ledger } from '@core/ledger/ledger';
 import { type Row, rowShape } from '@core/ledger/rows';
 import { ORGANIZATION_ORDER } from './export-lines';
-import { lineFilter } from './lines';
+import { reportLineFilter } from './lines';
 
 const INVOICE = rowShape({
   org_key: 'text',
@@ -29,7 +29,7 @@ export type InvoiceQueryRow = Row<typeof INVOICE.columns>;
  * stated total differs from its whole sum (as the viewer checks it).
  */
 export async function invoiceRows(ledger: Ledger, reportId: string, filter: ReportFilter): Promise<InvoiceQueryRow[]> {
-  const { where, params } = lineFilter(reportId, filter);
+  const { where, params } = await reportLineFilter(ledger, reportId, filter);
   // Grouped by subscription number alone (one integer key), then joined to its subscription's stated totals.
   const perSubscription = isEmptyFilter(filter)
     ? `SELECT subscription_no, count(*) AS lines, sum(cost) AS cost, sum(sales) AS sales, sum(cost) AS all_cost, sum(sales) AS all_sales

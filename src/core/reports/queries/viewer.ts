@@ -4,7 +4,7 @@ import { PAIR_ARROW } from '@shared/model/currency-pair';
 import type { Ledger, LedgerValue } from '@core/ledger/ledger';
 import { type Row, rowShape } from '@core/ledger/rows';
 import { CURRENCY_KEY, ORG_KEY, SERVICE_KEY, treeKeySql } from '@core/ledger/keys';
-import { lineFilter } from './lines';
+import { type LevelNumbers, lineFilter } from './lines';
 import { nameKeySql } from '@core/ledger/name-ranks';
 import type { NameOrder } from '@shared/model/name-order';
 
@@ -86,8 +86,9 @@ export function topRowsQuery(
   filter: ReportFilter,
   hierarchy: ReportHierarchy,
   sort: ReportSortInput,
+  numbers: LevelNumbers,
 ): { sql: string; params: LedgerValue[] } {
-  const { where, params } = lineFilter(reportId, filter);
+  const { where, params } = lineFilter(reportId, filter, numbers);
   const [by, named, join] =
     hierarchy === 'organization'
       ? [
@@ -134,8 +135,8 @@ export async function openTopRows(ledger: Ledger, table: string, allOpen: boolea
  * The levels below the top rows of one filter and sort. Each reads only the children of `open` (a hash semi-join on
  * their keys), or of every row when `open` is null.
  */
-export function treeLevels(ledger: Ledger, reportId: string, filter: ReportFilter, sort: ReportSortInput, order: NameOrder) {
-  const { where, params } = lineFilter(reportId, filter);
+export function treeLevels(ledger: Ledger, reportId: string, filter: ReportFilter, sort: ReportSortInput, order: NameOrder, numbers: LevelNumbers) {
+  const { where, params } = lineFilter(reportId, filter, numbers);
   const next = `$${params.length + 1}`;
   const sums = (by: string, quantities: boolean) => `(${lineSums(where, by, quantities)}) a`;
   const joinOrganizations = 'JOIN organizations o ON o.report_id = $1 AND o.org_no = a.org_no';

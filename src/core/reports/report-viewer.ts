@@ -18,7 +18,7 @@ import type { ReportLibrary } from './report-library';
 import type { NameOrders } from './name-orders';
 import { KeptTopRows, type TopRows } from './viewer-top-rows';
 import { BackgroundWork } from '../runtime/background-work';
-import { type LevelNumbers, levelNumbers } from './queries/lines';
+import { type LevelNumbers, levelNumbers, typedWords } from './queries/lines';
 import {
   type CurrencySum,
   filterChoices,
@@ -58,10 +58,26 @@ interface VisibleTree {
   rowCount: number;
 }
 
-/** A saved month's line count, and the level numbers its filters are bounded by (see lineFilter). */
-interface ReportFacts {
-  totalLines: number;
-  numbers: LevelNumbers;
+/** What is read once per report and kept: a saved month never changes, and a replaced one is forgotten (forget). */
+class PerReport<T> {
+  private readonly kept = new Map<string, Promise<T>>();
+
+  constructor(private readonly read: (reportId: string) => Promise<T>) {}
+
+  of(reportId: string): Promise<T> {
+    let value = this.kept.get(reportId);
+    if (!value) {
+      value = this.read(reportId);
+      value.catch(() => this.kept.get(reportId) === value && this.kept.delete(reportId)); // the next ask reads again (a deleted report: not found)
+      this.kept.set(reportId, value);
+    }
+    return value;
+  }
+
+  forget(reportId?: string): void {
+    if (reportId === undefined) this.kept.clear();
+    else this.kept.delete(reportId);
+  }
 }
 
 /** How many visible-tree states are kept per process: the last few filters a user flips between. */
@@ -83,8 +99,9 @@ const textOrNull = (value: string | null) => (value === null || value === '' ? n
  */
 export class ReportViewerQueries {
   private readonly trees = new Map<string, Promise<VisibleTree>>();
-  /** What a keystroke needs of each report and is read once: a saved month never changes, and a replaced one is forgotten. */
-  private readonly facts = new Map<string, Promise<ReportFacts>>();
+  private readonly lineCounts = new PerReport((reportId) => this.library.lineCount(reportId));
+  /** The bounds of a typed filter's sets (see lineFilter), read at the first word typed. */
+  private readonly levelNumbers = new PerReport(async (reportId) => levelNumbers(await this.ledger(), reportId));
   /**
    * The top rows of recent filters (either arrangement, any sort): a window's totals per currency are their sums, so
    * a keystroke makes one pass over the lines.
@@ -103,21 +120,16 @@ export class ReportViewerQueries {
 
   /**
    * The summary and filter choices of a report. Given the arrangement the viewer will show first, its first top
-   * rows (no filter, OPENING_SORT) are started as this answer goes, after the report's facts: at 1,000,000 lines they
-   * take about 0.2 s, which then overlaps the answer's way to the viewer and its first render.
+   * rows (no filter, OPENING_SORT) are started as this answer goes: at 1,000,000 lines they take about 0.2 s, which
+   * then overlaps the answer's way to the viewer and its first render.
    */
   async view(reportId: string, firstHierarchy?: ReportHierarchy): Promise<ReportView> {
     const meta = await this.library.meta(reportId);
     const view = { meta, ...(await filterChoices(await this.ledger(), reportId, await this.orders.of(reportId))) };
-    if (firstHierarchy) {
-      const key = topRowsKey(reportId, {}, firstHierarchy, OPENING_SORT);
+    if (firstHierarchy)
       this.background.add(
-        this.factsOf(reportId).then(
-          ({ numbers }) => this.tops.prepare(key, () => topRowsQuery(reportId, {}, firstHierarchy, OPENING_SORT, numbers)),
-          () => undefined, // the window that follows reads them again, and says why they cannot be read
-        ),
+        this.tops.prepare(topRowsKey(reportId, {}, firstHierarchy, OPENING_SORT), () => topRowsQuery(reportId, {}, firstHierarchy, OPENING_SORT, undefined)),
       );
-    }
     return view;
   }
 
@@ -129,8 +141,9 @@ export class ReportViewerQueries {
   async window(request: WindowRequest): Promise<ReportWindow> {
     const { reportId, filter, sort, hierarchy = 'organization', offset, count } = request;
     await this.orders.of(reportId); // the top rows sort by the names' ranks; kept after the first read, so a keystroke waits for nothing here
-    const { numbers, totalLines } = await this.factsOf(reportId); // kept too
-    const { tree, sums, slice } = await this.tops.read(
+    const numbers = typedWords(filter).length ? await this.levelNumbers.of(reportId) : undefined; // kept too
+    // Started before anything is awaited, so the line count below is read while DuckDB makes the top rows.
+    const answer = this.tops.read(
       topRowsKey(reportId, filter, hierarchy, sort),
       () => topRowsQuery(reportId, filter, hierarchy, sort, numbers),
       async (tops, ledger) => {
@@ -138,9 +151,15 @@ export class ReportViewerQueries {
         return { tree, sums: tops.sums, slice: await sliceOf(tree, tops, ledger, hierarchy, offset, count) };
       },
     );
+    answer.catch(() => undefined); // awaited below, unless the report is gone
+    const totalLines = await this.lineCounts.of(reportId);
+    const { tree, sums, slice } = await answer;
     const mismatches = await this.mismatches(reportId, slice);
     // Either arrangement's top rows hold every line once: their sums per currency are the filter's totals.
     const { lineCount, totals } = totalsOf(sums);
+    // The bounds of a typed filter, read while this answer is shown, so that the first keystroke waits for none (a
+    // failure is that keystroke's to see).
+    if (!numbers) this.background.add(this.levelNumbers.of(reportId).catch(() => undefined));
     return {
       rowCount: tree.rowCount,
       lineCount,
@@ -159,22 +178,12 @@ export class ReportViewerQueries {
   forget(reportId?: string): void {
     const prefix = reportId === undefined ? '' : `${reportId}|`;
     for (const key of this.trees.keys()) if (key.startsWith(prefix)) this.trees.delete(key);
-    if (reportId === undefined) this.facts.clear();
-    else this.facts.delete(reportId);
+    this.lineCounts.forget(reportId);
+    this.levelNumbers.forget(reportId);
     this.tops.forget(prefix);
   }
 
-  private factsOf(reportId: string): Promise<ReportFacts> {
-    let facts = this.facts.get(reportId);
-    if (!facts) {
-      facts = (async () => ({ totalLines: await this.library.lineCount(reportId), numbers: await levelNumbers(await this.ledger(), reportId) }))();
-      facts.catch(() => this.facts.get(reportId) === facts && this.facts.delete(reportId)); // the next read tries again (a deleted report: not found)
-      this.facts.set(reportId, facts);
-    }
-    return facts;
-  }
-
-  private tree(request: WindowRequest, tops: TopRows, ledger: Ledger, numbers: LevelNumbers): Promise<VisibleTree> {
+  private tree(request: WindowRequest, tops: TopRows, ledger: Ledger, numbers: LevelNumbers | undefined): Promise<VisibleTree> {
     const { reportId, filter, sort, expansion, hierarchy = 'organization' } = request;
     const key = `${reportId}|${filterIdentity(filter)}|${JSON.stringify([hierarchy, sort, expansion.all, [...expansion.toggled].sort()])}`;
     let tree = this.trees.get(key);
@@ -192,7 +201,7 @@ export class ReportViewerQueries {
     { reportId, filter, sort, expansion, hierarchy = 'organization' }: WindowRequest,
     tops: TopRows,
     ledger: Ledger,
-    numbers: LevelNumbers,
+    numbers: LevelNumbers | undefined,
   ): Promise<VisibleTree> {
     const levels = treeLevels(ledger, reportId, filter, sort, await this.orders.of(reportId), numbers);
     const toggled = new Set(expansion.toggled);

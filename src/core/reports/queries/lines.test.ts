@@ -7,7 +7,7 @@ import { foldForSearch } from '@shared/search-fold';
 import type { Ledger, LedgerValue } from '@core/ledger/ledger';
 import { rowShape } from '@core/ledger/rows';
 import { ingestReport } from '../report-ingest';
-import { levelNumbers, reportLineFilter } from './lines';
+import { levelNumbers, lineFilter, reportLineFilter } from './lines';
 
 const OCTOBER = '00000000-0000-4000-8000-0000000000a1';
 const BIGGER = '00000000-0000-4000-8000-0000000000a2';
@@ -88,6 +88,9 @@ describe('the viewer filter on the lines (lineFilter)', () => {
       if (expected.length > 0) matchedSome++;
     }
     expect(matchedSome).toBeGreaterThan(40);
+    // A filter without typed words needs no numbers; one with them is never built without.
+    expect(await linesKept(ledger, OCTOBER, { text: '   ' })).toEqual(await linesByDefinition(ledger, OCTOBER, ''));
+    expect(() => lineFilter(OCTOBER, { text: 'a' }, undefined)).toThrow(/level numbers/);
     // The bigger month is filtered within its own numbers too.
     for (const text of words.slice(0, 12)) expect(await linesKept(ledger, BIGGER, { text }), text).toEqual(await linesByDefinition(ledger, BIGGER, text));
   });

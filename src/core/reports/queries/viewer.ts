@@ -86,7 +86,7 @@ export function topRowsQuery(
   filter: ReportFilter,
   hierarchy: ReportHierarchy,
   sort: ReportSortInput,
-  numbers: LevelNumbers,
+  numbers: LevelNumbers | undefined,
 ): { sql: string; params: LedgerValue[] } {
   const { where, params } = lineFilter(reportId, filter, numbers);
   const [by, named, join] =
@@ -135,7 +135,7 @@ export async function openTopRows(ledger: Ledger, table: string, allOpen: boolea
  * The levels below the top rows of one filter and sort. Each reads only the children of `open` (a hash semi-join on
  * their keys), or of every row when `open` is null.
  */
-export function treeLevels(ledger: Ledger, reportId: string, filter: ReportFilter, sort: ReportSortInput, order: NameOrder, numbers: LevelNumbers) {
+export function treeLevels(ledger: Ledger, reportId: string, filter: ReportFilter, sort: ReportSortInput, order: NameOrder, numbers: LevelNumbers | undefined) {
   const { where, params } = lineFilter(reportId, filter, numbers);
   const next = `$${params.length + 1}`;
   const sums = (by: string, quantities: boolean) => `(${lineSums(where, by, quantities)}) a`;

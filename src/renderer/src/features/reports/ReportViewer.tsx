@@ -50,7 +50,10 @@ function rowsWord(count: number): string {
  */
 export function ReportViewer({ view }: { view: ReportView }): React.JSX.Element {
   const reportId = view.meta.id;
-  const filter = useReportFilter();
+  // A filter is asked for as it is applied — in the keystroke's own event, before React renders the input and the
+  // rows it is leaving — with the rest of the query as it stands; the render then asks for the same state, at no cost.
+  const askEarly = useRef<(filter: ReportFilter) => void>(() => undefined);
+  const filter = useReportFilter(useCallback((applied: ReportFilter) => askEarly.current(applied), []));
   const [mode, setMode] = useState<ViewMode>('tree');
   const [closeOpened, setCloseOpened] = useState(false);
   if (mode === 'close' && !closeOpened) setCloseOpened(true);
@@ -69,6 +72,10 @@ export function ReportViewer({ view }: { view: ReportView }): React.JSX.Element 
     [settingsReady, reportId, filter.applied, sort, expansion, hierarchy],
   );
   const tree = useTreeWindows(query);
+  const { ask } = tree;
+  askEarly.current = (applied) => {
+    if (settingsReady) ask({ reportId, filter: applied, sort, expansion, hierarchy });
+  };
   const exporting = useAction();
   const copying = useAction();
   const [notice, setNotice] = useState<string | null>(null);

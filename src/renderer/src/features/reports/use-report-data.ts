@@ -13,6 +13,8 @@ export interface TreeWindows {
   /** The rows `start … end` of the tree shown now, fetching what is not cached. */
   rowsIn(start: number, end: number): Promise<TreeRow[]>;
   retry(): void;
+  /** Asks for `query` now, ahead of the render that will show it (asking for it again then costs nothing). */
+  ask(query: TreeQuery): void;
 }
 
 /** The rows of the report tree for `query` (null: not yet known), fetched window by window from the main process. */
@@ -43,7 +45,8 @@ export function useTreeWindows(query: TreeQuery | null): TreeWindows {
     setError(null);
     cache.retry();
   }, [cache]);
-  return { snapshot, error, setWanted, rowsIn, retry };
+  const ask = useCallback((query: TreeQuery) => cache.setQuery(query), [cache]);
+  return { snapshot, error, setWanted, rowsIn, retry, ask };
 }
 
 export interface ReportFilterState {
@@ -66,12 +69,21 @@ function withoutEmpty(filter: ReportFilter): ReportFilter {
 /**
  * The viewer's filter. Typed text is asked for at once — a typing pause would be waited out on every keystroke —
  * but only one filter at a time: text typed while the tree is being answered waits, and only the newest goes.
+ * `onApply` hears each filter as it is applied, before the render that shows it (see ReportViewer).
  */
-export function useReportFilter(): ReportFilterState {
+export function useReportFilter(onApply: (filter: ReportFilter) => void): ReportFilterState {
   const [draft, setDraft] = useState<ReportFilter>({});
   const [applied, setApplied] = useState<ReportFilter>({});
   const latestDraft = useRef(draft);
-  const [gate] = useState(() => new LatestWhenIdle<ReportFilter>(setApplied));
+  const applyListener = useRef(onApply);
+  applyListener.current = onApply;
+  const [gate] = useState(
+    () =>
+      new LatestWhenIdle<ReportFilter>((filter) => {
+        setApplied(filter);
+        applyListener.current(filter);
+      }),
+  );
   useEffect(() => () => gate.dispose(), [gate]);
 
   const change = useCallback(

@@ -6,7 +6,8 @@
 export { createService, type ProfilesApi, type Service } from './service';
 export type { CloseApi } from './close';
 export type { ConsumptionApi } from './consumption';
-export { LEVEL_NUMBERS_SQL, type LevelNumbers, type ReportsApi, SERVICE_POLL_FLOOR_MS, topRowsQuery } from './reports';
+export { LEVEL_NUMBERS_SQL, type LevelNumbers, lineFilter, type ReportsApi, SERVICE_POLL_FLOOR_MS, topRowsQuery, wordMatchesQuery } from './reports';
+export { LedgerBits, type LedgerValue } from './ledger/ledger';
 export { DEFAULT_ENV_PREFIX, type EphemeralProfileInput, type SecretSource } from './profiles';
 export { dispatch } from './runtime/dispatch';
 export {

@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { access, chmod, mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
-import { type DuckDBAppender, type DuckDBConnection, DuckDBInstance, type DuckDBValue, listValue } from '@duckdb/node-api';
+import { type DuckDBAppender, DuckDBBitValue, type DuckDBConnection, DuckDBInstance, type DuckDBValue, listValue } from '@duckdb/node-api';
 import { AppError } from '@shared/errors';
 import { SerialQueue } from '../storage/atomic-file';
 import { isDiskFull } from '../storage/file-errors';
@@ -9,11 +9,19 @@ import { type OutputFolder, outputsFor } from '../storage/output-file';
 import type { Logger } from '../ports/ports';
 import { APPENDED, type AppendedTable, MIGRATIONS } from './schema';
 
-/** A value bound to a query or appended to a row: text (VARCHAR, exact DECIMAL text), whole numbers, null, or a list of text. */
-export type LedgerValue = string | number | null | readonly string[];
+/**
+ * A set of bits DuckDB made (a BIT value), read by bitSets and bound to a later statement as it came: a constant there,
+ * where the same set made inside that statement would be joined to every row.
+ */
+export class LedgerBits {
+  constructor(readonly value: DuckDBBitValue) {}
+}
+
+/** A value bound to a query or appended to a row: text (VARCHAR, exact DECIMAL text), whole numbers, null, a list of text, or a set of bits. */
+export type LedgerValue = string | number | null | readonly string[] | LedgerBits;
 
 function bound(params: LedgerValue[]): DuckDBValue[] {
-  return params.map((value) => (Array.isArray(value) ? listValue(value) : value) as DuckDBValue);
+  return params.map((value) => (value instanceof LedgerBits ? value.value : Array.isArray(value) ? listValue(value) : value) as DuckDBValue);
 }
 /** A result row as JSON: DECIMAL and BIGINT come back as exact strings. */
 export type LedgerRow = Record<string, string | number | boolean | null>;
@@ -165,6 +173,22 @@ export class Ledger {
     });
   }
 
+  /** The one row of a query whose columns are sets of bits (BIT), each as DuckDB made it (null where the column is NULL). */
+  bitSets(sql: string, params: LedgerValue[] = []): Promise<(LedgerBits | null)[]> {
+    return this.tracked(async () => {
+      try {
+        const reader = await this.reader.runAndReadAll(sql, bound(params));
+        return (reader.getRows()[0] ?? []).map((value) => {
+          if (value === null) return null;
+          if (value instanceof DuckDBBitValue) return new LedgerBits(value);
+          throw new AppError('internal', 'A set of bits was asked for, and DuckDB answered another kind of value.');
+        });
+      } catch (error) {
+        throw this.failed(error);
+      }
+    });
+  }
+
   /**
    * Keeps a query's answer as a temporary table of the reading connection (`name` is the caller's, never user text),
    * so later reads take slices of it instead of bringing every row into JavaScript. Gone when the ledger closes.
@@ -253,7 +277,7 @@ export class Ledger {
               else if (typeof value === 'number') appender.appendInteger(value);
               else if (typeof value === 'string')
                 appender.appendVarchar(value); // VARCHAR as is, DECIMAL from its exact text
-              else throw new AppError('internal', `A list cannot be appended to ${table}.`);
+              else throw new AppError('internal', `Only text, numbers and nulls can be appended to ${table}.`);
             }
             appender.endRow();
           },

@@ -18,7 +18,7 @@ import type { ReportLibrary } from './report-library';
 import type { NameOrders } from './name-orders';
 import { KeptTopRows, type TopRows } from './viewer-top-rows';
 import { BackgroundWork } from '../runtime/background-work';
-import { type LevelNumbers, levelNumbers, typedWords } from './queries/lines';
+import { levelNumbers, type LineCondition, lineFilter, typedWords, wordMatches } from './queries/lines';
 import {
   type CurrencySum,
   filterChoices,
@@ -100,7 +100,7 @@ const textOrNull = (value: string | null) => (value === null || value === '' ? n
 export class ReportViewerQueries {
   private readonly trees = new Map<string, Promise<VisibleTree>>();
   private readonly lineCounts = new PerReport((reportId) => this.library.lineCount(reportId));
-  /** The bounds of a typed filter's sets (see lineFilter), read at the first word typed. */
+  /** The bounds of a typed word's matches (see wordMatches), read once a month's first window is answered. */
   private readonly levelNumbers = new PerReport(async (reportId) => levelNumbers(await this.ledger(), reportId));
   /**
    * The top rows of recent filters (either arrangement, any sort): a window's totals per currency are their sums, so
@@ -128,7 +128,9 @@ export class ReportViewerQueries {
     const view = { meta, ...(await filterChoices(await this.ledger(), reportId, await this.orders.of(reportId))) };
     if (firstHierarchy)
       this.background.add(
-        this.tops.prepare(topRowsKey(reportId, {}, firstHierarchy, OPENING_SORT), () => topRowsQuery(reportId, {}, firstHierarchy, OPENING_SORT, undefined)),
+        this.tops.prepare(topRowsKey(reportId, {}, firstHierarchy, OPENING_SORT), async () =>
+          topRowsQuery(lineFilter(reportId, {}, undefined), firstHierarchy, OPENING_SORT),
+        ),
       );
     return view;
   }
@@ -141,13 +143,17 @@ export class ReportViewerQueries {
   async window(request: WindowRequest): Promise<ReportWindow> {
     const { reportId, filter, sort, hierarchy = 'organization', offset, count } = request;
     await this.orders.of(reportId); // the top rows sort by the names' ranks; kept after the first read, so a keystroke waits for nothing here
-    const numbers = typedWords(filter).length ? await this.levelNumbers.of(reportId) : undefined; // kept too
+    const words = typedWords(filter);
+    // Made once for this answer, and only if rows not kept need it: typed words' matches are a statement of their own.
+    const condition = once(async () =>
+      lineFilter(reportId, filter, words.length ? await wordMatches(await this.ledger(), reportId, words, await this.levelNumbers.of(reportId)) : undefined),
+    );
     // Started before anything is awaited, so the line count below is read while DuckDB makes the top rows.
     const answer = this.tops.read(
       topRowsKey(reportId, filter, hierarchy, sort),
-      () => topRowsQuery(reportId, filter, hierarchy, sort, numbers),
+      async () => topRowsQuery(await condition(), hierarchy, sort),
       async (tops, ledger) => {
-        const tree = await this.tree(request, tops, ledger, numbers);
+        const tree = await this.tree(request, tops, ledger, condition);
         return { tree, sums: tops.sums, slice: await sliceOf(tree, tops, ledger, hierarchy, offset, count) };
       },
     );
@@ -159,7 +165,7 @@ export class ReportViewerQueries {
     const { lineCount, totals } = totalsOf(sums);
     // The bounds of a typed filter, read while this answer is shown, so that the first keystroke waits for none (a
     // failure is that keystroke's to see).
-    if (!numbers) this.background.add(this.levelNumbers.of(reportId).catch(() => undefined));
+    if (!words.length) this.background.add(this.levelNumbers.of(reportId).catch(() => undefined));
     return {
       rowCount: tree.rowCount,
       lineCount,
@@ -183,12 +189,12 @@ export class ReportViewerQueries {
     this.tops.forget(prefix);
   }
 
-  private tree(request: WindowRequest, tops: TopRows, ledger: Ledger, numbers: LevelNumbers | undefined): Promise<VisibleTree> {
+  private tree(request: WindowRequest, tops: TopRows, ledger: Ledger, condition: () => Promise<LineCondition>): Promise<VisibleTree> {
     const { reportId, filter, sort, expansion, hierarchy = 'organization' } = request;
     const key = `${reportId}|${filterIdentity(filter)}|${JSON.stringify([hierarchy, sort, expansion.all, [...expansion.toggled].sort()])}`;
     let tree = this.trees.get(key);
     if (!tree) {
-      tree = this.build(request, tops, ledger, numbers);
+      tree = this.build(request, tops, ledger, condition);
       remember(this.trees, key, tree);
     } else {
       this.trees.delete(key);
@@ -198,26 +204,31 @@ export class ReportViewerQueries {
   }
 
   private async build(
-    { reportId, filter, sort, expansion, hierarchy = 'organization' }: WindowRequest,
+    { reportId, sort, expansion, hierarchy = 'organization' }: WindowRequest,
     tops: TopRows,
     ledger: Ledger,
-    numbers: LevelNumbers | undefined,
+    condition: () => Promise<LineCondition>,
   ): Promise<VisibleTree> {
-    const levels = treeLevels(ledger, reportId, filter, sort, await this.orders.of(reportId), numbers);
+    const order = await this.orders.of(reportId);
+    const levels = once(async () => treeLevels(ledger, await condition(), sort, order));
     const toggled = new Set(expansion.toggled);
     const allOpen = expansion.all === 'organizations';
     const openTops = await openTopRows(ledger, tops.table, allOpen, [...toggled]);
     // Every top row open: no need to name them.
     const openNamed = allOpen && openTops.length === tops.count ? null : openTops.map((row) => row.key);
     const byOrganization = hierarchy === 'organization';
-    const seconds = !openTops.length ? [] : byOrganization ? await levels.servicesOfOrganizations(openNamed) : await levels.organizationsOfServices(openNamed);
+    const seconds = !openTops.length
+      ? []
+      : byOrganization
+        ? await (await levels()).servicesOfOrganizations(openNamed)
+        : await (await levels()).organizationsOfServices(openNamed);
     const openSeconds = seconds.filter((row) => toggled.has(row.key));
     const secondOfService = new Map<string, string>(seconds.flatMap((row) => row.service_nos.split(',').map((no) => [treeKey('service', no), row.key])));
     const subscriptions = openSeconds.length
-      ? await levels.subscriptions(openSeconds.flatMap((row) => row.service_nos.split(',').map((no) => treeKey('service', no))))
+      ? await (await levels()).subscriptions(openSeconds.flatMap((row) => row.service_nos.split(',').map((no) => treeKey('service', no))))
       : [];
     const openSubscriptions = subscriptions.map((row) => row.key).filter((key) => toggled.has(key));
-    const lines = openSubscriptions.length ? await levels.lines(openSubscriptions) : [];
+    const lines = openSubscriptions.length ? await (await levels()).lines(openSubscriptions) : [];
 
     const childrenOf = <R>(rows: R[], parentOf: (row: R) => string | undefined) => {
       const map = new Map<string, R[]>();
@@ -360,6 +371,12 @@ async function sliceOf(tree: VisibleTree, tops: TopRows, ledger: Ledger, hierarc
   const open = new Set(tree.open.map((top) => top.at));
   const level = hierarchy === 'organization' ? 'organization' : 'service';
   return picked.map((entry) => (typeof entry === 'number' ? rawRow(byPlace.get(entry)!, level, 0, open.has(entry)) : entry));
+}
+
+/** `make` run at the first call, its answer shared by the calls after. */
+function once<T>(make: () => Promise<T>): () => Promise<T> {
+  let made: Promise<T> | undefined;
+  return () => (made ??= make());
 }
 
 /** Keeps a promise in a small most-recent-last cache; a failed one is dropped so the next ask tries again. */

@@ -14,7 +14,7 @@ async function setup() {
   const { ledger } = month;
   const kept = new KeptTopRows(async () => ledger, 2);
   /** Top rows of one made-up filter: every organization (per currency pair) with more than `min` lines. */
-  const query = (min: number) => () => ({
+  const query = (min: number) => async () => ({
     sql: `SELECT org_no AS key, currency || '→' || customer_currency AS currency_key, count(*) AS lines, sum(cost) AS cost, sum(sales) AS sales, row_number() OVER (ORDER BY org_no) - 1 AS place FROM billing_lines WHERE report_id = $1 GROUP BY org_no, currency, customer_currency HAVING count(*) > ${min}`,
     params: [REPORT],
   });
@@ -67,7 +67,7 @@ describe('kept top rows', () => {
     await expect(
       kept.read(
         'a',
-        () => ({ sql: 'SELECT * FROM no_such_table', params: [] }),
+        async () => ({ sql: 'SELECT * FROM no_such_table', params: [] }),
         async () => undefined,
       ),
     ).rejects.toThrow();
@@ -82,7 +82,7 @@ describe('kept top rows', () => {
       await month.close(); // closes the first ledger again: a no-op
     });
     const kept = new KeptTopRows(async () => ledger, 2);
-    const query = () => ({
+    const query = async () => ({
       sql: `SELECT DISTINCT org_no AS key, currency || '→' || customer_currency AS currency_key, 1 AS lines, 0 AS cost, 0 AS sales, 0 AS place FROM billing_lines WHERE report_id = $1`,
       params: [REPORT],
     });

@@ -12,6 +12,9 @@ export interface TopRows {
   sums: CurrencySum[];
 }
 
+/** The statement of a filter's top rows, made when they are not kept (it may read the ledger first). */
+export type TopRowsQuery = () => Promise<{ sql: string; params: LedgerValue[] }>;
+
 interface Kept {
   table: string;
   rows: Promise<TopRows>;
@@ -39,7 +42,7 @@ export class KeptTopRows {
   ) {}
 
   /** Runs `read` on the top rows of `key`, made from `query` (rows with the column `place`) unless they are kept. */
-  async read<T>(key: string, query: () => { sql: string; params: LedgerValue[] }, read: (rows: TopRows, ledger: Ledger) => Promise<T>): Promise<T> {
+  async read<T>(key: string, query: TopRowsQuery, read: (rows: TopRows, ledger: Ledger) => Promise<T>): Promise<T> {
     const ledger = await this.ledger();
     const kept = this.keep(key, query, ledger);
     kept.users += 1;
@@ -55,7 +58,7 @@ export class KeptTopRows {
    * Makes the top rows of `key` for a read about to come, unless they are kept; settles when they are made. A failure
    * is that read's to see (it makes them again).
    */
-  prepare(key: string, query: () => { sql: string; params: LedgerValue[] }): Promise<void> {
+  prepare(key: string, query: TopRowsQuery): Promise<void> {
     return this.read(key, query, async () => undefined).catch(() => undefined);
   }
 
@@ -64,7 +67,7 @@ export class KeptTopRows {
     for (const key of [...this.kept.keys()]) if (key.startsWith(prefix)) this.evict(key);
   }
 
-  private keep(key: string, query: () => { sql: string; params: LedgerValue[] }, ledger: Ledger): Kept {
+  private keep(key: string, query: TopRowsQuery, ledger: Ledger): Kept {
     const found = this.kept.get(key);
     if (found && found.ledger !== ledger)
       this.kept.delete(key); // its table went with the ledger closed
@@ -76,15 +79,16 @@ export class KeptTopRows {
     // The oldest is given up first, so the new table's making drops it.
     while (this.kept.size >= this.capacity) this.evict(this.kept.keys().next().value as string);
     const table = `viewer_top_rows_${++this.made}`;
-    const kept: Kept = { table, rows: this.make(ledger, table, query()), ledger, users: 0, evicted: false };
+    const kept: Kept = { table, rows: this.make(ledger, table, query), ledger, users: 0, evicted: false };
     kept.rows.catch(() => this.kept.get(key) === kept && this.kept.delete(key)); // the next read tries again
     this.kept.set(key, kept);
     return kept;
   }
 
-  private async make(ledger: Ledger, table: string, { sql, params }: { sql: string; params: LedgerValue[] }): Promise<TopRows> {
+  private async make(ledger: Ledger, table: string, query: TopRowsQuery): Promise<TopRows> {
     // A table that cannot be dropped is left to go with the connection: this read need not fail for it.
     for (const name of this.unused.splice(0)) await ledger.dropTemporary(name).catch(() => undefined);
+    const { sql, params } = await query();
     await ledger.keepTemporary(table, sql, params);
     const sums = await currencySums(ledger, table);
     return { table, sums, count: sums.reduce((total, sum) => total + sum.tops, 0), lines: sums.reduce((total, sum) => total + sum.lines, 0) };

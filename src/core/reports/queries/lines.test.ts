@@ -88,9 +88,9 @@ describe('the viewer filter on the lines (lineFilter)', () => {
       if (expected.length > 0) matchedSome++;
     }
     expect(matchedSome).toBeGreaterThan(40);
-    // A filter without typed words needs no numbers; one with them is never built without.
+    // A filter without typed words needs no matches; one with them is never built without.
     expect(await linesKept(ledger, OCTOBER, { text: '   ' })).toEqual(await linesByDefinition(ledger, OCTOBER, ''));
-    expect(() => lineFilter(OCTOBER, { text: 'a' }, undefined)).toThrow(/level numbers/);
+    expect(() => lineFilter(OCTOBER, { text: 'a' }, undefined)).toThrow(/no matches made/);
     // The bigger month is filtered within its own numbers too.
     for (const text of words.slice(0, 12)) expect(await linesKept(ledger, BIGGER, { text }), text).toEqual(await linesByDefinition(ledger, BIGGER, text));
   });

@@ -1,10 +1,9 @@
 import type { ReportHierarchy, ReportSortInput } from '@shared/contract';
-import type { ReportFilter } from '@shared/report-filter';
 import { PAIR_ARROW } from '@shared/model/currency-pair';
 import type { Ledger, LedgerValue } from '@core/ledger/ledger';
 import { type Row, rowShape } from '@core/ledger/rows';
 import { CURRENCY_KEY, ORG_KEY, SERVICE_KEY, treeKeySql } from '@core/ledger/keys';
-import { type LevelNumbers, lineFilter } from './lines';
+import type { LineCondition } from './lines';
 import { nameKeySql } from '@core/ledger/name-ranks';
 import type { NameOrder } from '@shared/model/name-order';
 
@@ -81,14 +80,7 @@ function lineSums(where: string, by: string, quantities: boolean): string {
  * The top rows of a filter in an arrangement and a sort, each with its place (`place`, from 0): organizations (merged over the
  * billing entries they appear in) or services (merged over every organization), per currency pair.
  */
-export function topRowsQuery(
-  reportId: string,
-  filter: ReportFilter,
-  hierarchy: ReportHierarchy,
-  sort: ReportSortInput,
-  numbers: LevelNumbers | undefined,
-): { sql: string; params: LedgerValue[] } {
-  const { where, params } = lineFilter(reportId, filter, numbers);
+export function topRowsQuery({ where, params }: LineCondition, hierarchy: ReportHierarchy, sort: ReportSortInput): { sql: string; params: LedgerValue[] } {
   const [by, named, join] =
     hierarchy === 'organization'
       ? [
@@ -135,8 +127,7 @@ export async function openTopRows(ledger: Ledger, table: string, allOpen: boolea
  * The levels below the top rows of one filter and sort. Each reads only the children of `open` (a hash semi-join on
  * their keys), or of every row when `open` is null.
  */
-export function treeLevels(ledger: Ledger, reportId: string, filter: ReportFilter, sort: ReportSortInput, order: NameOrder, numbers: LevelNumbers | undefined) {
-  const { where, params } = lineFilter(reportId, filter, numbers);
+export function treeLevels(ledger: Ledger, { where, params }: LineCondition, sort: ReportSortInput, order: NameOrder) {
   const next = `$${params.length + 1}`;
   const sums = (by: string, quantities: boolean) => `(${lineSums(where, by, quantities)}) a`;
   const joinOrganizations = 'JOIN organizations o ON o.report_id = $1 AND o.org_no = a.org_no';

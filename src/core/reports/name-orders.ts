@@ -2,6 +2,7 @@ import { FALLBACK_NAME_ORDER, type NameOrder } from '@shared/model/name-order';
 import type { Ledger } from '@core/ledger/ledger';
 import { keptNames, rankNamesSql } from '@core/ledger/name-ranks';
 import type { Logger } from '../ports/ports';
+import { PerReport } from './per-report';
 
 /**
  * The order each report's names are sorted in: its profile's (`wanted`), its organizations and services ranked in it
@@ -10,7 +11,7 @@ import type { Logger } from '../ports/ports';
  * until a profile is saved (`forget`). A read-only ledger keeps the order it has, and says which.
  */
 export class NameOrders {
-  private readonly known = new Map<string, Promise<NameOrder>>();
+  private readonly known = new PerReport((reportId) => this.ranked(reportId));
 
   constructor(
     private readonly ledger: () => Promise<Ledger>,
@@ -19,19 +20,12 @@ export class NameOrders {
   ) {}
 
   of(reportId: string): Promise<NameOrder> {
-    let order = this.known.get(reportId);
-    if (!order) {
-      order = this.ranked(reportId);
-      this.known.set(reportId, order);
-      order.catch(() => this.known.delete(reportId));
-    }
-    return order;
+    return this.known.of(reportId);
   }
 
   /** A report (deleted), or every report (a profile, and so perhaps its order, changed), asks again at its next read. */
   forget(reportId?: string): void {
-    if (reportId === undefined) this.known.clear();
-    else this.known.delete(reportId);
+    this.known.forget(reportId);
   }
 
   private async ranked(reportId: string): Promise<NameOrder> {

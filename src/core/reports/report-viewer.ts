@@ -18,6 +18,7 @@ import type { ReportLibrary } from './report-library';
 import type { NameOrders } from './name-orders';
 import { KeptTopRows, type TopRows } from './viewer-top-rows';
 import { BackgroundWork } from '../runtime/background-work';
+import { PerReport } from './per-report';
 import { levelNumbers, type LineCondition, lineFilter, typedWords, wordMatches } from './queries/lines';
 import {
   type CurrencySum,
@@ -56,28 +57,6 @@ type RawRow = Omit<TreeRow, 'margin' | 'marginPercent' | 'mismatch'> & { mismatc
 interface VisibleTree {
   open: { at: number; below: RawRow[] }[];
   rowCount: number;
-}
-
-/** What is read once per report and kept: a saved month never changes, and a replaced one is forgotten (forget). */
-class PerReport<T> {
-  private readonly kept = new Map<string, Promise<T>>();
-
-  constructor(private readonly read: (reportId: string) => Promise<T>) {}
-
-  of(reportId: string): Promise<T> {
-    let value = this.kept.get(reportId);
-    if (!value) {
-      value = this.read(reportId);
-      value.catch(() => this.kept.get(reportId) === value && this.kept.delete(reportId)); // the next ask reads again (a deleted report: not found)
-      this.kept.set(reportId, value);
-    }
-    return value;
-  }
-
-  forget(reportId?: string): void {
-    if (reportId === undefined) this.kept.clear();
-    else this.kept.delete(reportId);
-  }
 }
 
 /** How many visible-tree states are kept per process: the last few filters a user flips between. */

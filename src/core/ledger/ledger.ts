@@ -1,7 +1,15 @@
 import { constants } from 'node:fs';
 import { access, chmod, mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
-import { type DuckDBAppender, DuckDBBitValue, type DuckDBConnection, DuckDBInstance, type DuckDBValue, listValue } from '@duckdb/node-api';
+import {
+  type DuckDBAppender,
+  DuckDBBitValue,
+  type DuckDBConnection,
+  DuckDBInstance,
+  type DuckDBResultReader,
+  type DuckDBValue,
+  listValue,
+} from '@duckdb/node-api';
 import { AppError } from '@shared/errors';
 import { SerialQueue } from '../storage/atomic-file';
 import { isDiskFull } from '../storage/file-errors';
@@ -163,26 +171,25 @@ export class Ledger {
 
   /** Reads on the reading connection; it sees the last committed state, never a write in progress. */
   all(sql: string, params: LedgerValue[] = []): Promise<LedgerRow[]> {
-    return this.tracked(async () => {
-      try {
-        const reader = await this.reader.runAndReadAll(sql, bound(params));
-        return (await reader.getRowObjectsJson()) as LedgerRow[];
-      } catch (error) {
-        throw this.failed(error);
-      }
-    });
+    return this.read(sql, params, (reader) => reader.getRowObjectsJson() as LedgerRow[]);
   }
 
   /** The one row of a query whose columns are sets of bits (BIT), each as DuckDB made it (null where the column is NULL). */
   bitSets(sql: string, params: LedgerValue[] = []): Promise<(LedgerBits | null)[]> {
+    return this.read(sql, params, (reader) =>
+      (reader.getRows()[0] ?? []).map((value) => {
+        if (value === null) return null;
+        if (value instanceof DuckDBBitValue) return new LedgerBits(value);
+        throw new AppError('internal', 'A set of bits was asked for, and DuckDB answered another kind of value.');
+      }),
+    );
+  }
+
+  /** A read on the reading connection, its answer taken whole by `take`. */
+  private read<T>(sql: string, params: LedgerValue[], take: (reader: DuckDBResultReader) => T): Promise<T> {
     return this.tracked(async () => {
       try {
-        const reader = await this.reader.runAndReadAll(sql, bound(params));
-        return (reader.getRows()[0] ?? []).map((value) => {
-          if (value === null) return null;
-          if (value instanceof DuckDBBitValue) return new LedgerBits(value);
-          throw new AppError('internal', 'A set of bits was asked for, and DuckDB answered another kind of value.');
-        });
+        return take(await this.reader.runAndReadAll(sql, bound(params)));
       } catch (error) {
         throw this.failed(error);
       }

@@ -109,7 +109,7 @@ export async function invoiceLineRows(
   // then per invoice line, and read a chunk at a time: carrying names through the sums, counting distinct products,
   // or holding the result whole inside DuckDB each took its memory limit at a million lines (none of those spills).
   const rows: InvoiceLineRow[] = [];
-  const shared = new Map<string, string>();
+  const once = sharedText();
   for await (const chunk of ledger.stream(
     `WITH organization AS MATERIALIZED (${ORGANIZATION_ORDER}),
        resolved AS (${resolvedLines()}),
@@ -133,23 +133,28 @@ export async function invoiceLineRows(
      ORDER BY g.org_rank, currency, g.po, first_line, g.item_match, g.item_id`,
     [reportId, JSON.stringify(items.product), JSON.stringify(items.itemCode), JSON.stringify(items.service), JSON.stringify(customers)],
   ))
-    for (const row of INVOICE_LINE.all(chunk)) rows.push(sharingText(row as InvoiceLineRow, shared));
+    for (const row of INVOICE_LINE.all(chunk)) rows.push(sharingText(row as InvoiceLineRow, once));
   return rows;
 }
 
-/**
- * The row with the text that repeats on every line of its customer (and item) as one string per value, kept in
- * `shared`: each row read from the ledger brings its own copies, and a million-line month's 601,268 invoice lines
- * held 431 MB of JavaScript's heap so, 289 MB with them shared.
- */
-function sharingText(row: InvoiceLineRow, shared: Map<string, string>): InvoiceLineRow {
-  const once = <T extends string | null>(text: T): T => {
+/** Each text once: the first string seen with a value, handed out again for every later copy of it. */
+function sharedText(): <T extends string | null>(text: T) => T {
+  const kept = new Map<string, string>();
+  return (text) => {
     if (text === null) return text;
-    const kept = shared.get(text);
-    if (kept !== undefined) return kept as T;
-    shared.set(text, text);
+    const first = kept.get(text);
+    if (first !== undefined) return first as typeof text;
+    kept.set(text, text);
     return text;
   };
+}
+
+/**
+ * The row with the text that repeats on every line of its customer (and item) as one string per value (`once`):
+ * each row read from the ledger brings its own copies, and a million-line month's 601,268 invoice lines held 431 MB
+ * of JavaScript's heap so, 289 MB with them shared.
+ */
+function sharingText(row: InvoiceLineRow, once: ReturnType<typeof sharedText>): InvoiceLineRow {
   row.org_key = once(row.org_key);
   row.org_id = once(row.org_id);
   row.organization = once(row.organization);

@@ -2,15 +2,29 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type DuckDBBitValue, DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
-import { createService, LedgerBits, LEVEL_NUMBERS_SQL, type LedgerValue, type LevelNumbers, lineFilter, topRowsQuery, wordMatchesQuery } from '@core';
+import {
+  createService,
+  fileLines,
+  LedgerBits,
+  LEVEL_NUMBERS_SQL,
+  type LedgerValue,
+  type LevelNumbers,
+  lineFilter,
+  topRowsQuery,
+  wordMatchesQuery,
+} from '@core';
 import { OPENING_SORT } from '@shared/contract';
 import { testPorts } from '@testing/test-support';
 import { median } from './median';
 
-/** One line export and its floor, measured in this one process (ms each). */
+/**
+ * One line export and its floors, measured in this one process (ms each): DuckDB's COPY of the same lines unordered
+ * (`floorMs`), and — the CSV — of the same lines in the file's order, its columns as they are (`orderedFloorMs`).
+ */
 export interface BesideCopy {
   exportMs: number;
   floorMs: number;
+  orderedFloorMs?: number;
 }
 
 type Format = 'parquet' | 'csv';
@@ -25,9 +39,11 @@ const timed = async (work: () => Promise<unknown>) => {
  * export as the desktop app runs it (the service's `reports:export`, the ledger already open, the file saved where
  * the save dialog would put it), then — the service closed, as DuckDB lets one instance hold the file — DuckDB's
  * own COPY of the same month's lines, every line with its organization, service and subscription joined, with the
- * ledger's memory limit and threads. The floor is unordered (the cost of writing those rows at all); Closebook's
- * exports are also sorted in the tree's order and (the CSV) escaped against formulas. Each is run twice and the
- * second counted (the first reads the ledger from disk). Run it when no CLI process holds the ledger.
+ * ledger's memory limit and threads. That floor is unordered (the cost of writing those rows at all); Closebook's
+ * exports are also sorted in the tree's order and (the CSV) escaped against formulas. The CSV has a second floor:
+ * DuckDB's own CSV of the rows the file holds, in its order — the Parquet export's statement (the file columns as
+ * they are, sorted as every export is) written by DuckDB's CSV writer, quoting as it does, escaping nothing. Each is
+ * run twice and the second counted (the first reads the ledger from disk). Run it when no CLI process holds the ledger.
  */
 export async function exportsBesideCopy(dataDir: string, reportId: string): Promise<Record<Format, BesideCopy>> {
   const out = await mkdtemp(join(tmpdir(), 'closebook-floor-'));
@@ -36,7 +52,7 @@ export async function exportsBesideCopy(dataDir: string, reportId: string): Prom
     const floorMs = await copyTimes(dataDir, reportId, out);
     return {
       parquet: { exportMs: exportMs.parquet, floorMs: floorMs.parquet },
-      csv: { exportMs: exportMs.csv, floorMs: floorMs.csv },
+      csv: { exportMs: exportMs.csv, floorMs: floorMs.csv, orderedFloorMs: floorMs.orderedCsv },
     };
   } finally {
     await rm(out, { recursive: true, force: true });
@@ -108,7 +124,7 @@ export async function topRowsAloneMs(dataDir: string, reportId: string, texts: r
   }
 }
 
-async function copyTimes(dataDir: string, reportId: string, out: string): Promise<Record<Format, number>> {
+async function copyTimes(dataDir: string, reportId: string, out: string): Promise<Record<Format | 'orderedCsv', number>> {
   const { instance, connection } = await ledgerAlone(dataDir, out);
   const rows = `SELECT o.name, o.customer_number, o.org_id, s.service_name, s.service_id, u.item_name, u.subscription_id, u.po_number,
       l.product_id, l.product_name, l.item_code, l.quantity, l.cost_per_unit, l.sales_per_unit, l.cost, l.sales, l.item_details,
@@ -118,16 +134,18 @@ async function copyTimes(dataDir: string, reportId: string, out: string): Promis
     JOIN services s ON s.report_id = l.report_id AND s.service_no = l.service_no
     JOIN subscriptions u ON u.report_id = l.report_id AND u.subscription_no = l.subscription_no
     WHERE l.report_id = '${reportId.replaceAll("'", "''")}'`;
-  const once = async (file: string, options: string) => {
-    const ms = await timed(() => connection.run(`COPY (${rows}) TO '${join(out, file)}' (${options})`));
+  const inOrder = lineFilter(reportId, {}, undefined);
+  const once = async (file: string, query: { sql: string; params: LedgerValue[] }, options: string) => {
+    const ms = await timed(() => connection.run(`COPY (${query.sql}) TO '${join(out, file)}' (${options})`, query.params as DuckDBValue[]));
     await rm(join(out, file), { force: true });
     return ms;
   };
   try {
-    const times = { parquet: 0, csv: 0 };
+    const times = { parquet: 0, csv: 0, orderedCsv: 0 };
     for (let round = 0; round < 2; round++) {
-      times.parquet = await once('lines.parquet', 'FORMAT PARQUET');
-      times.csv = await once('lines.csv', 'FORMAT CSV, HEADER');
+      times.parquet = await once('lines.parquet', { sql: rows, params: [] }, 'FORMAT PARQUET');
+      times.csv = await once('lines.csv', { sql: rows, params: [] }, 'FORMAT CSV, HEADER');
+      times.orderedCsv = await once('ordered.csv', { sql: fileLines(inOrder.where, 'file'), params: inOrder.params }, 'FORMAT CSV, HEADER');
     }
     return times;
   } finally {

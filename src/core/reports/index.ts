@@ -4,7 +4,7 @@ export type { WorkbookAddition, WorkbookAdditionResult } from './report-workbook
 export { SERVICE_POLL_FLOOR_MS } from './report-job';
 export { contentHashOf, keptContentHash } from './content-hash';
 // The one order of organizations (by name), for the invoice run to list customers as every other view does.
-export { ORGANIZATION_ORDER } from './queries/export-lines';
+export { fileLines, ORGANIZATION_ORDER } from './queries/export-lines';
 // The statement a filter of the viewer runs (its top rows), for the benchmark to time DuckDB making them alone.
 export { topRowsQuery } from './queries/viewer';
 export { LEVEL_NUMBERS_SQL, type LevelNumbers, lineFilter, wordMatchesQuery } from './queries/lines';

@@ -46,7 +46,7 @@ export async function writeParquet(ledger: Ledger, reportId: string, path: strin
 
 /**
  * The lines that pass the filter, in the order every export has, written by one DuckDB COPY into the staging
- * writer's temporary file. Returns how many lines there were.
+ * writer's temporary file. Returns how many lines there were: the rows COPY says it wrote.
  */
 async function copyLines(
   ledger: Ledger,
@@ -58,10 +58,10 @@ async function copyLines(
 ): Promise<{ lines: number }> {
   const { where, params } = await reportLineFilter(ledger, reportId, filter);
   return ledger.outputs.write(path, async (temporary) => {
-    await ledger.run(`COPY (${fileLines(where, projection)}) TO ${sqlPath(temporary)} (${format})`, params);
-    const [counted] = COUNTED.all(await ledger.all(`SELECT count(*) AS lines FROM billing_lines l WHERE ${where}`, params));
-    return { lines: counted?.lines ?? 0 };
+    const [copied] = COPIED.all(await ledger.all(`COPY (${fileLines(where, projection)}) TO ${sqlPath(temporary)} (${format})`, params));
+    if (!copied) throw new Error('DuckDB did not say how many lines it wrote.'); // COPY always answers one row
+    return { lines: copied.Count };
   });
 }
 
-const COUNTED = rowShape({ lines: 'int' });
+const COPIED = rowShape({ Count: 'int' });

@@ -116,6 +116,9 @@ export type RankedOrganization = Row<typeof RANKED.columns>;
 /** An exported line as DuckDB gives it: one text, JSON or a CSV line (see orderedLines). */
 const LINE_JSON = rowShape({ line: 'text' });
 
+/** A column of the line itself (`l.`), not of what it belongs to. */
+const ownColumn = (column: { sql: string }) => /\bl\./.test(column.sql);
+
 /**
  * A subscription's place in the one order every export has, among the subscriptions numbered (`r`: their organizations
  * with `org_rank`, `s`: services, `u`: subscriptions): by organization, service and subscription, names by their kept
@@ -136,7 +139,6 @@ const SUBSCRIPTION_PLACE = 'row_number() OVER (ORDER BY r.org_rank, s.name_rank,
  * is numbered there (SUBSCRIPTION_PLACE), so the lines sort on whole numbers.
  */
 export function orderedLines(where: string, paramCount: number): string {
-  const ownColumn = (column: { sql: string }) => /\bl\./.test(column.sql);
   const described = BILLING_LINE_COLUMNS.filter((column) => !ownColumn(column));
   const value = (column: { field: string; sql: string }) => (ownColumn(column) ? column.sql : `d.${column.field}`);
   const select = `to_json([${BILLING_LINE_COLUMNS.map((column) => (column.kind === 'number' ? `(${value(column)})::VARCHAR` : value(column))).join(', ')}]) AS line`;
@@ -160,30 +162,103 @@ export function orderedLines(where: string, paramCount: number): string {
 
 /**
  * Every line of a report that passes the filter `where` (its parameters first, then none), in the one order every
- * export has (SUBSCRIPTION_PLACE, then as the report lists them). The file columns, typed and named by their headers
- * (`file`: Parquet), or one CSV line of them (`csv`) under a column named `csvHeader` (DuckDB writes the name as the
- * file's first line).
- *
- * One sort of the whole month, for DuckDB's COPY: each subscription's place is numbered first (a narrow table of
- * whole numbers), so the lines sort on two integers, and DuckDB spills what does not fit its memory to disk.
+ * export has (SUBSCRIPTION_PLACE, then as the report lists them): the file columns typed and named by their headers
+ * (`file`: Parquet), or one CSV line of them (`csv`: csvFileLines). Each subscription's place is numbered first (a
+ * narrow table of whole numbers), so the lines sort on two integers, and DuckDB spills what does not fit its memory
+ * to disk.
  */
 export function fileLines(where: string, projection: { csvHeader: string } | 'file'): string {
-  const select =
-    projection === 'file'
-      ? FILE_COLUMNS.map((column) => `${column.sql} AS "${column.file}"`).join(', ')
-      : `${FILE_COLUMNS.map((column) => csvCellSql(column.sql, column.kind === 'number' ? 'number' : 'text')).join(" || ',' || ")} AS "${projection.csvHeader.replaceAll('"', '""')}"`;
+  if (projection !== 'file') return csvFileLines(where, projection.csvHeader);
+  const named = (column: (typeof FILE_COLUMNS)[number]) => `${column.sql} AS "${column.file}"`;
   return `
     WITH r AS (${ORGANIZATION_ORDER}),
       places AS MATERIALIZED (
         SELECT u.subscription_no, ${SUBSCRIPTION_PLACE} AS place
         FROM subscriptions u JOIN services s ON s.report_id = $1 AND s.service_no = u.service_no JOIN r ON r.org_no = u.org_no
         WHERE u.report_id = $1)
-    SELECT ${select}
+    SELECT ${FILE_COLUMNS.map(named).join(', ')}
     FROM billing_lines l JOIN places p ON p.subscription_no = l.subscription_no
       JOIN subscriptions u ON u.report_id = $1 AND u.subscription_no = l.subscription_no
       JOIN services s ON s.report_id = $1 AND s.service_no = l.service_no
       JOIN organizations o ON o.report_id = $1 AND o.org_no = l.org_no
       LEFT JOIN billing_entries e ON e.report_id = $1 AND e.entry_no = o.entry_no
+    WHERE ${where}
+    ORDER BY p.place, l.line_no`;
+}
+
+/**
+ * The line's own text that its product number (`product_no`) stands for: ingest numbers each distinct (product,
+ * id, item code, details) of a report once (report-ingest.ts), so one product's lines share these four exactly.
+ */
+const PRODUCT_TEXT = new Set(['l.product_name', 'l.product_id', 'l.item_code', 'l.item_details']);
+
+/**
+ * Where a file column's CSV cell is made: once per organization (`r`, with its billing entry), service (`s`) or
+ * subscription (`u`) — all three in `places` — once per product (`d`), or on each line.
+ */
+function cellSource(column: (typeof FILE_COLUMNS)[number]): 'places' | 'products' | 'lines' {
+  if (PRODUCT_TEXT.has(column.sql)) return 'products';
+  return ownColumn(column) ? 'lines' : 'places';
+}
+
+/**
+ * fileLines' CSV: each line one text of the file columns' cells (csvCellSql) under a column named `header`. A
+ * million lines belong to tens of thousands of organizations and services, hundreds of thousands of subscriptions
+ * and a few thousand products: each cell is escaped at its own level, once, and the runs of consecutive cells from
+ * one place are joined there (cells_0, cells_1, …), so a line escapes only its own numbers and currencies, joins two
+ * tables and puts a handful of texts together. The subscriptions are numbered in a narrow table of their own
+ * (`ranked`: a sort that carried their cells took four times as long), and their cells go straight into the join:
+ * kept as a table (MATERIALIZED), 600,000 subscriptions' cells beside the sort ran a second export in one process
+ * out of the ledger's memory.
+ */
+function csvFileLines(where: string, header: string): string {
+  const cell = (column: (typeof FILE_COLUMNS)[number]) => csvCellSql(column.sql, column.kind === 'number' ? 'number' : 'text');
+  const levelCells = { r: [] as string[], s: [] as string[] };
+  const made = { places: [] as string[], products: [] as string[] };
+  const parts: string[] = [];
+  const runs: { source: ReturnType<typeof cellSource>; cells: string[] }[] = [];
+  for (const column of FILE_COLUMNS) {
+    const source = cellSource(column);
+    // An organization's or a service's cell is made in its own table and only referred to in `places`.
+    const level = /^[oe]\./.test(column.sql) ? 'r' : /^s\./.test(column.sql) ? 's' : null;
+    let text = cell(column);
+    if (level) {
+      text = `${level}.c_${column.field}`;
+      levelCells[level].push(`${cell(column)} AS c_${column.field}`);
+    }
+    const last = runs.at(-1);
+    if (last?.source === source && source !== 'lines') last.cells.push(text);
+    else runs.push({ source, cells: [text] });
+  }
+  for (const run of runs) {
+    const joined = run.cells.join(" || ',' || ");
+    if (run.source === 'lines') parts.push(joined);
+    else {
+      const name = `cells_${made.places.length + made.products.length}`;
+      made[run.source].push(`${joined} AS ${name}`);
+      parts.push(`${run.source === 'places' ? 'p' : 'd'}.${name}`);
+    }
+  }
+  const productText = [...PRODUCT_TEXT].map((sql) => `any_value(${sql}) AS ${sql.slice(2)}`).join(', ');
+  return `
+    WITH r AS MATERIALIZED (
+        SELECT r.org_no, r.org_rank, ${levelCells.r.join(', ')}
+        FROM (${ORGANIZATION_ORDER}) r JOIN organizations o ON o.report_id = $1 AND o.org_no = r.org_no
+          LEFT JOIN billing_entries e ON e.report_id = $1 AND e.entry_no = o.entry_no),
+      s AS MATERIALIZED (SELECT s.service_no, s.name_rank, s.service_id, ${levelCells.s.join(', ')} FROM services s WHERE s.report_id = $1),
+      ranked AS MATERIALIZED (
+        SELECT u.subscription_no, ${SUBSCRIPTION_PLACE} AS place
+        FROM subscriptions u JOIN s ON s.service_no = u.service_no JOIN r ON r.org_no = u.org_no
+        WHERE u.report_id = $1),
+      places AS NOT MATERIALIZED (
+        SELECT u.subscription_no, p.place, ${made.places.join(', ')}
+        FROM subscriptions u JOIN ranked p ON p.subscription_no = u.subscription_no JOIN s ON s.service_no = u.service_no JOIN r ON r.org_no = u.org_no
+        WHERE u.report_id = $1),
+      products AS NOT MATERIALIZED (
+        SELECT l.product_no, ${made.products.join(', ')}
+        FROM (SELECT product_no, ${productText} FROM billing_lines l WHERE l.report_id = $1 GROUP BY product_no) l)
+    SELECT ${parts.join(" || ',' || ")} AS "${header.replaceAll('"', '""')}"
+    FROM billing_lines l JOIN places p ON p.subscription_no = l.subscription_no JOIN products d ON d.product_no = l.product_no
     WHERE ${where}
     ORDER BY p.place, l.line_no`;
 }

@@ -19,7 +19,7 @@ vi.mock('./queries/compare', async (importOriginal) => {
   const original = await importOriginal<typeof import('./queries/compare')>();
   return { ...original, keepComparison: vi.fn(original.keepComparison) };
 });
-const made = () => vi.mocked(keepComparison).mock.calls.map(([, beforeId, afterId]) => [beforeId, afterId]);
+const made = () => vi.mocked(keepComparison).mock.calls.map(([, { beforeId, afterId }]) => [beforeId, afterId]);
 
 const OCTOBER = '11111111-1111-4111-8111-000000000010';
 const NOVEMBER = '11111111-1111-4111-8111-000000000011';

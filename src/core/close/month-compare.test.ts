@@ -1,10 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { cleanupsAfterEach } from '@testing/cleanups';
 import { money } from '@shared/money';
 import { ledgerAtSchema, ledgerWithMonth, type ServedEntries, testIdentity } from '@testing/ledger-month';
 import { temporaryDir } from '@testing/test-support';
 import { join } from 'node:path';
-import { Ledger } from '../ledger/ledger';
+import { Ledger, type LedgerTransaction } from '../ledger/ledger';
 import { silentLogger } from '../ports/ports';
 import { ingestReport } from '../reports/report-ingest';
 import { compareMonths, type MonthChange, type MonthComparison, ruleChangesBetween } from './month-compare';
@@ -301,6 +301,47 @@ describe('comparing two months', () => {
     expect(await allChanges(comparison)).toEqual([]);
     expect(comparison.changeCount).toBe(0);
     for (const bridge of comparison.bridges) expect(bridge.change).toBe('0');
+  });
+
+  it("holds DuckDB to a share of the ledger's memory while it keeps a comparison, and gives the limit back after, also when it fails", async () => {
+    const { ledger } = await twoMonths((november) => {
+      const { item } = items(november)[0] as { item: WireItem };
+      reprice(item, item.products[0] as WireProduct, { quantity: (item.products[0] as WireProduct).quantity + 1 });
+    });
+    const mebibytes = async (reader: Pick<LedgerTransaction, 'all'>) => {
+      const [row] = await reader.all("SELECT current_setting('memory_limit') AS setting");
+      const [, amount, unit] = /^([\d.]+) (MiB|GiB)$/.exec(String(row?.setting)) ?? [];
+      return Number(amount) * (unit === 'GiB' ? 1024 : 1);
+    };
+    const ledgerLimit = await mebibytes(ledger);
+    expect(ledgerLimit).toBeCloseTo((512 * 1000 * 1000) / 1024 / 1024, 0); // the ledger's 512 MB
+    // What DuckDB's limit was as the changes were kept; the second comparison's keeping fails (a full disk, say).
+    const whileKeeping: number[] = [];
+    let failKeeping = false;
+    const derive = ledger.derive.bind(ledger);
+    vi.spyOn(ledger, 'derive').mockImplementation((tables, work) =>
+      derive(tables, (transaction) =>
+        work({
+          ...transaction,
+          run: async (sql, params) => {
+            if (sql.includes('INSERT INTO kept_changes')) {
+              whileKeeping.push(await mebibytes(transaction));
+              if (failKeeping) throw new Error('No space left on device');
+            }
+            await transaction.run(sql, params);
+          },
+        }),
+      ),
+    );
+    expect((await compareMonths(ledger, OCTOBER, NOVEMBER)).changeCount).toBe(1);
+    expect(whileKeeping).toHaveLength(1);
+    expect(whileKeeping[0]).toBeCloseTo(ledgerLimit * 0.625, 0);
+    expect(await mebibytes(ledger)).toBe(ledgerLimit);
+
+    failKeeping = true;
+    await expect(compareMonths(ledger, NOVEMBER, OCTOBER)).rejects.toThrow();
+    expect(whileKeeping).toHaveLength(2);
+    expect(await mebibytes(ledger)).toBe(ledgerLimit);
   });
 
   it('refuses to compare one fetch with itself (it would read as everything lost and new)', async () => {

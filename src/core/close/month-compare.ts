@@ -134,7 +134,7 @@ function made(ledger: Ledger, beforeId: string, afterId: string, order: NameOrde
   if (!changes) {
     changes = ledger.derive({ ...KEPT_TABLES, ...PRODUCT_LINE_TABLES }, async (transaction) => {
       await forgetOldComparisons(transaction, KEPT_COMPARISONS - 1);
-      return keepComparison(transaction, beforeId, afterId, order, key, new Date().toISOString());
+      return keepComparison(transaction, { beforeId, afterId, order }, { key, madeAt: new Date().toISOString() }, ledger.memoryLimitMb);
     });
     inLedger.set(key, changes);
     void changes.finally(() => inLedger.delete(key)).catch(() => undefined);

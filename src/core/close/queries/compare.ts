@@ -348,11 +348,44 @@ const CHANGE_COLUMNS = [...CHANGE_TEXTS, ...CHANGE_DECIMALS];
 const CHANGE_JSON = `to_json([${[...CHANGE_TEXTS, ...CHANGE_DECIMALS.map(scaled)].join(', ')}])::VARCHAR AS change`;
 const CHANGE_TEXT = rowShape({ change: 'text' });
 
+/** Each column's place in CHANGE_JSON's list. */
+const AT = Object.fromEntries(CHANGE_COLUMNS.map((column, index) => [column, index])) as Record<(typeof CHANGE_COLUMNS)[number], number>;
+
+/**
+ * A kept change from CHANGE_JSON's list, made as one object literal: filled a column at a time, the 345,774 changes
+ * of a 1,000,000-line month took 1.1–1.7 s to read, against 0.75–0.8 s (their JSON alone: 0.66–0.75 s).
+ */
 function keptChange(text: string): KeptChangeRow {
-  const values = JSON.parse(text) as (string | null)[];
-  const row: Record<string, string | null> = {};
-  for (let index = 0; index < CHANGE_COLUMNS.length; index++) row[CHANGE_COLUMNS[index]!] = values[index] ?? null;
-  return row as unknown as KeptChangeRow;
+  const v = JSON.parse(text) as string[];
+  return {
+    kind: v[AT.kind] as string,
+    level: v[AT.level] as string,
+    organization: v[AT.organization] as string,
+    customer_number: v[AT.customer_number] as string,
+    org_id: v[AT.org_id] as string,
+    service: v[AT.service] as string,
+    service_id: v[AT.service_id] ?? null,
+    subscription: v[AT.subscription] ?? null,
+    subscription_id: v[AT.subscription_id] ?? null,
+    product: v[AT.product] ?? null,
+    product_id: v[AT.product_id] ?? null,
+    currency: v[AT.currency] as string,
+    customer_currency: v[AT.customer_currency] as string,
+    q0: v[AT.q0] ?? null,
+    p0: v[AT.p0] ?? null,
+    k0: v[AT.k0] ?? null,
+    c0: v[AT.c0] ?? null,
+    s0: v[AT.s0] ?? null,
+    q1: v[AT.q1] ?? null,
+    p1: v[AT.p1] ?? null,
+    k1: v[AT.k1] ?? null,
+    c1: v[AT.c1] ?? null,
+    s1: v[AT.s1] ?? null,
+    price_effect: v[AT.price_effect] as string,
+    quantity_effect: v[AT.quantity_effect] as string,
+    new_lost_effect: v[AT.new_lost_effect] as string,
+    other_effect: v[AT.other_effect] as string,
+  };
 }
 
 async function keptChanges(reader: Pick<Ledger, 'all'>, sql: string, params: (string | number)[]): Promise<KeptChangeRow[]> {

@@ -126,6 +126,34 @@ describe('the exported billing lines', () => {
     });
   });
 
+  it("starts a batch's query while the batch before is read, and lets every query go when the reader stops early", async () => {
+    const { ledger } = await setup();
+    // Every stream the export opens, and which of them are still open (a stream's connection closes in its finally).
+    let started = 0;
+    const open = new Set<number>();
+    const stream = ledger.stream.bind(ledger);
+    ledger.stream = async function* (sql, params) {
+      const id = started++;
+      open.add(id);
+      try {
+        yield* stream(sql, params);
+      } finally {
+        open.delete(id);
+      }
+    };
+    for await (const batch of exportLines(ledger, REPORT, {}, 1)) {
+      expect(batch.length).toBeGreaterThan(0);
+      // One organization a batch: as the first batch's lines are handed out, the second batch's query has begun
+      // (asked for only one chunk ahead, it began when the first batch was read to its end).
+      expect(started).toBe(2);
+      break;
+    }
+    expect(open.size).toBe(0);
+    expect(await collect(exportLines(ledger, REPORT, {}, 1))).toEqual(await collect(exportLines(ledger, REPORT, {}, 1_000_000)));
+    expect(started).toBeGreaterThan(25); // one query an organization
+    expect(open.size).toBe(0);
+  });
+
   it('gives the same lines, in the same order, whatever the window size and filter', async () => {
     const { ledger } = await setup();
     for (const filter of [{}, { currency: 'SEK' }, { text: 'micro' }, { group: 'Alpha' }] satisfies ReportFilter[]) {

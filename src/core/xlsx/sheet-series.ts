@@ -161,6 +161,7 @@ export class SheetSeries {
     this.names.push(name);
     this.lastData.push(1);
     const sheet = this.sheets.workbook.addWorksheet(name, { views: [{ state: 'frozen', ySplit: 1, xSplit: 0 }], ...this.sheets.print, ...this.options });
+    handOnInLargePieces(sheet);
     sheet.columns = this.columns.map((column) => ({ header: column.header, width: column.width }));
     const header = sheet.getRow(1);
     this.columns.forEach((_, index) => (header.getCell(index + 1).style = styleOf(null, 'header')));
@@ -172,11 +173,27 @@ export class SheetSeries {
 
 /**
  * exceljs's streaming writer hands each sheet's XML to the zip without waiting for it to be compressed, so a fast
- * producer piles a whole sheet up in memory (1.2 GB for a million lines). Waiting until the zip entry has taken
- * what it was given keeps memory flat. The entry is an internal of exceljs; if it ever moves, this degrades to
- * letting the zip run between batches.
+ * producer piles a whole sheet up in memory (1.2 GB for a million lines). Waiting until the zip entry holds no more
+ * than this keeps memory flat; it is several of the pieces below, so the zip always has the next one to work on
+ * while the rows after it are made. The entry is an internal of exceljs; if it ever moves, this degrades to letting
+ * the zip run between batches.
  */
-const ZIP_BACKLOG_BYTES = 4 * 1024 * 1024;
+const ZIP_BACKLOG_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The size of the pieces a sheet's XML is handed to the zip in (exceljs gathers writes into pieces of 64 KB). zlib
+ * compresses one piece at a time on a thread of its own, but only starts the next when this thread is free to hand
+ * it over: at 64 KB a piece it was idle while the rows were made, and they waited for it after (9–13 s of a
+ * 1,000,000-line export). A piece of 4 MB keeps it busy for as long as a batch of rows takes to make. The piece's
+ * size is an internal of exceljs's sheet stream; if it ever moves, the pieces stay small (slower, never wrong).
+ */
+export const ZIP_PIECE_BYTES = 4 * 1024 * 1024;
+
+function handOnInLargePieces(sheet: Sheet): void {
+  const stream = (sheet as unknown as { stream?: { bufSize?: unknown } }).stream;
+  if (stream && typeof stream.bufSize === 'number') stream.bufSize = ZIP_PIECE_BYTES;
+}
+
 async function zipCaughtUp(sheet: Sheet): Promise<void> {
   // One turn of the event loop first: zlib compresses on its own thread but needs this one to hand it each piece.
   await new Promise((resolve) => setImmediate(resolve));

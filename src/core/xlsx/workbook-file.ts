@@ -1,6 +1,7 @@
 import type ExcelJS from 'exceljs';
 import type { FileSink, OutputFolder } from '../storage/output-file';
 import { guardWorkbookText } from './xml-text';
+import { ZIP_PIECE_BYTES } from './sheet-series';
 
 /** Excel's last row; a sheet holds one header row and this many minus one data rows. */
 export const EXCEL_MAX_ROWS = 1_048_576;
@@ -45,7 +46,9 @@ export async function writeWorkbookFile<T>(
   return outputs.writeStream(path, async (sink) => {
     // Loaded when a workbook is written: a command or a window that writes none starts without exceljs and its zip code.
     const { default: exceljs } = await import('exceljs');
-    const workbook = new exceljs.stream.xlsx.WorkbookWriter({ stream: sink, useStyles: true, useSharedStrings: false });
+    // zlib's output buffer holds a whole compressed piece (see ZIP_PIECE_BYTES): each piece is one task of its thread.
+    const zip = { zlib: { chunkSize: ZIP_PIECE_BYTES / 4 } };
+    const workbook = new exceljs.stream.xlsx.WorkbookWriter({ stream: sink, useStyles: true, useSharedStrings: false, zip });
     workbook.creator = 'Closebook';
     workbook.created = createdAt;
     workbook.modified = createdAt; // else the moment exceljs was called: the same export would differ byte by byte

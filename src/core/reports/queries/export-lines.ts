@@ -91,8 +91,8 @@ function started<T>(source: AsyncGenerator<T>) {
 }
 
 /**
- * Asks for the next item before handing out the current one, so DuckDB works on the next batch (on its own
- * threads) while the caller writes this one.
+ * Asks for the next item before handing out the current one, so DuckDB makes the next chunk (on its own threads)
+ * while the caller writes this one.
  */
 async function* oneAhead<T>(source: AsyncGenerator<T>): AsyncGenerator<T> {
   let next = source.next();

@@ -189,15 +189,21 @@ const ZIP_BACKLOG_BYTES = 16 * 1024 * 1024;
  */
 export const ZIP_PIECE_BYTES = 4 * 1024 * 1024;
 
+/**
+ * The internals of a sheet's stream the two above rely on, each read as possibly gone: the size of the pieces it
+ * gathers writes into, and what it pipes them to (the zip's entry first).
+ */
+const streamOf = (sheet: Sheet) => (sheet as unknown as { stream?: { bufSize?: unknown; pipes?: NodeJS.EventEmitter[] } }).stream;
+
 function handOnInLargePieces(sheet: Sheet): void {
-  const stream = (sheet as unknown as { stream?: { bufSize?: unknown } }).stream;
+  const stream = streamOf(sheet);
   if (stream && typeof stream.bufSize === 'number') stream.bufSize = ZIP_PIECE_BYTES;
 }
 
 async function zipCaughtUp(sheet: Sheet): Promise<void> {
   // One turn of the event loop first: zlib compresses on its own thread but needs this one to hand it each piece.
   await new Promise((resolve) => setImmediate(resolve));
-  const entry = (sheet as unknown as { stream?: { pipes?: NodeJS.EventEmitter[] } }).stream?.pipes?.[0];
+  const entry = streamOf(sheet)?.pipes?.[0];
   const state = (entry as { _writableState?: { length?: number } } | undefined)?._writableState;
   if (!entry || typeof state?.length !== 'number' || state.length <= ZIP_BACKLOG_BYTES) return;
   await new Promise<void>((resolve) => {

@@ -46,7 +46,8 @@ export async function writeWorkbookFile<T>(
   return outputs.writeStream(path, async (sink) => {
     // Loaded when a workbook is written: a command or a window that writes none starts without exceljs and its zip code.
     const { default: exceljs } = await import('exceljs');
-    // zlib's output buffer holds a whole compressed piece (see ZIP_PIECE_BYTES): each piece is one task of its thread.
+    // zlib's output buffer holds a whole compressed piece (see ZIP_PIECE_BYTES; sheet XML compresses about 6 to 1), so
+    // each piece is one task of its thread; a piece that compresses less takes more than one, as before.
     const zip = { zlib: { chunkSize: ZIP_PIECE_BYTES / 4 } };
     const workbook = new exceljs.stream.xlsx.WorkbookWriter({ stream: sink, useStyles: true, useSharedStrings: false, zip });
     workbook.creator = 'Closebook';

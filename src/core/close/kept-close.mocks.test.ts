@@ -177,9 +177,7 @@ describe('what the month close keeps in the ledger', () => {
     const organizations = generateOrganizations({ seed: 3, organizations: 200, linesPerOrganization: 40 });
     await save(ledger, OCTOBER, buildBillingReport(organizations, '2026-10-01', '2026-10-31', { seed: 3 }));
     await save(ledger, NOVEMBER, buildBillingReport(organizations, '2026-11-01', '2026-11-30', { seed: 4 }));
-    // Months as an earlier Closebook saved them, without product lines (the removal not yet folded into the file):
-    // the comparison sums them too, and its commit is big enough to start a checkpoint, which finds no room.
-    // DuckDB then refuses every later statement of that instance.
+    // Months as an earlier Closebook saved them, without product lines (the removal not yet folded into the file).
     await ledger.write((transaction) => transaction.run('DELETE FROM product_lines'));
 
     const totals = await ledger.all('SELECT report_id, line_count::INTEGER AS lines FROM report_totals ORDER BY report_id');
@@ -192,6 +190,12 @@ describe('what the month close keeps in the ledger', () => {
     );
     expect(failure).toBeInstanceOf(AppError);
     expect((failure as AppError).message).toMatch(/disk is full.*Nothing of it was kept/);
+    // The comparison's steps fail one by one, each rolled back by DuckDB: the ledger goes on.
+    expect(ledger.broken).toBe(false);
+    expect(await count(ledger, 'kept_comparisons')).toBe(0);
+    // A checkpoint (DuckDB's own, after a big commit; here asked for) finds no room to fold the removal into the
+    // file: DuckDB then refuses every later statement of that instance.
+    await expect(ledger.run('CHECKPOINT')).rejects.toThrow(/disk is full/);
     expect(ledger.broken).toBe(true);
 
     // The next step, disk still full: the ledger is opened again, with both months whole and nothing of the comparison.

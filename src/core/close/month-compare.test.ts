@@ -266,7 +266,11 @@ describe('comparing two months', () => {
     expect(comparison.changeCount).toBeGreaterThan(found.length);
   });
 
-  it('compares the months of a ledger saved before product lines were kept, summing them at the first comparison, as today', async () => {
+  // Schema 10: before product lines were kept; 12: kept without their key's hash (migration 13 lets them go).
+  it.each([
+    [10, 'before product lines were kept'],
+    [12, 'with product lines kept without their key hash'],
+  ])('compares the months of a ledger saved at schema %i (%s), summing them at the first comparison, as today', async (schema) => {
     const { ledger, dir } = await twoMonths((november) => {
       const all = items(november).filter(({ service, item }) => service.items.length > 1 && item.products.length === 1);
       const [quantity, price, lost] = all.map(({ item }) => item) as [WireItem, WireItem, WireItem];
@@ -281,7 +285,16 @@ describe('comparing two months', () => {
     await ledger.close();
     const earlier = await temporaryDir();
     cleanups.push(() => earlier.remove());
-    (await ledgerAtSchema(earlier.path, 10, join(dir, 'ledger', 'closebook.duckdb'))).close();
+    const donor = join(dir, 'ledger', 'closebook.duckdb');
+    const older = await ledgerAtSchema(earlier.path, schema, donor);
+    if (schema === 12) {
+      // The product lines as that Closebook summed them: the same rows, without the hash.
+      await older.connection.run(`ATTACH '${donor}' AS donor (READ_ONLY)`);
+      await older.connection.run('INSERT INTO product_lines SELECT * EXCLUDE (key_hash) FROM donor.product_lines');
+      expect((await older.connection.runAndReadAll('SELECT count(*) AS n FROM product_lines')).getRowObjectsJson()[0]?.n).not.toBe('0');
+      await older.connection.run('DETACH donor');
+    }
+    older.close();
 
     const reopened = await Ledger.open(earlier.path, silentLogger);
     cleanups.push(async () => reopened.close());
@@ -319,18 +332,21 @@ describe('comparing two months', () => {
     const whileKeeping: number[] = [];
     let failKeeping = false;
     const derive = ledger.derive.bind(ledger);
-    vi.spyOn(ledger, 'derive').mockImplementation((tables, work) =>
-      derive(tables, (transaction) =>
-        work({
-          ...transaction,
-          run: async (sql, params) => {
-            if (sql.includes('INSERT INTO kept_changes')) {
-              whileKeeping.push(await mebibytes(transaction));
-              if (failKeeping) throw new Error('No space left on device');
-            }
-            await transaction.run(sql, params);
-          },
-        }),
+    vi.spyOn(ledger, 'derive').mockImplementation((tables, work, steps) =>
+      derive(
+        tables,
+        (transaction) =>
+          work({
+            ...transaction,
+            run: async (sql, params) => {
+              if (sql.includes('INSERT INTO kept_changes')) {
+                whileKeeping.push(await mebibytes(transaction));
+                if (failKeeping) throw new Error('No space left on device');
+              }
+              await transaction.run(sql, params);
+            },
+          }),
+        steps,
       ),
     );
     expect((await compareMonths(ledger, OCTOBER, NOVEMBER)).changeCount).toBe(1);

@@ -10,6 +10,8 @@ import { keptContentHash } from '../reports';
 import { keptNameOrder } from '../ledger/name-ranks';
 import type { NameOrder } from '@shared/model/name-order';
 import {
+  compareInSteps,
+  COMPARISON_MEMORY_SHARE,
   forgetOldComparisons,
   keepComparison,
   type BridgeRow,
@@ -123,7 +125,9 @@ export async function ruleChangesBetween(ledger: Ledger, beforeId: string, after
   const rows =
     (await keptChangeCount(ledger, key)) !== undefined
       ? await ruleChangeRows(ledger, key, jumpFactor)
-      : await ledger.derive(PRODUCT_LINE_TABLES, (transaction) => unkeptRuleChangeRows(transaction, beforeId, afterId, order, jumpFactor));
+      : await ledger.derive(PRODUCT_LINE_TABLES, (transaction) => unkeptRuleChangeRows(transaction, jumpFactor), {
+          prepare: (steps) => compareInSteps(steps, { beforeId, afterId, order }, jumpFactor),
+        });
   return rows.map(changeOf);
 }
 
@@ -132,10 +136,14 @@ function made(ledger: Ledger, beforeId: string, afterId: string, order: NameOrde
   making.set(ledger, inLedger);
   let changes = inLedger.get(key);
   if (!changes) {
-    changes = ledger.derive({ ...KEPT_TABLES, ...PRODUCT_LINE_TABLES }, async (transaction) => {
-      await forgetOldComparisons(transaction, KEPT_COMPARISONS - 1);
-      return keepComparison(transaction, { beforeId, afterId, order }, { key, madeAt: new Date().toISOString() }, ledger.memoryLimitMb);
-    });
+    changes = ledger.derive(
+      { ...KEPT_TABLES, ...PRODUCT_LINE_TABLES },
+      async (transaction) => {
+        await forgetOldComparisons(transaction, KEPT_COMPARISONS - 1);
+        return keepComparison(transaction, { beforeId, afterId }, { key, madeAt: new Date().toISOString() });
+      },
+      { prepare: (steps) => compareInSteps(steps, { beforeId, afterId, order }, null), memoryShare: COMPARISON_MEMORY_SHARE },
+    );
     inLedger.set(key, changes);
     void changes.finally(() => inLedger.delete(key)).catch(() => undefined);
   }

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { cleanupsAfterEach } from '@testing/cleanups';
 import { silentLogger } from '../ports/ports';
 import { inProcess, temporaryDir } from '@testing/test-support';
-import { Ledger, LedgerHandle, sqlPath } from './ledger';
+import { Ledger, LedgerHandle, type LedgerStatements, sqlPath } from './ledger';
 
 const cleanups = cleanupsAfterEach();
 
@@ -37,6 +37,63 @@ describe('the ledger', () => {
       }),
     ).rejects.toThrow('stop');
     expect(await ledger.all('SELECT * FROM billing_entries')).toEqual([]);
+  });
+
+  it("prepares a derivation statement by statement before its transaction, held to the derivation's memory, given back however it ends", async () => {
+    const ledger = await Ledger.open(await folder(), silentLogger);
+    cleanups.push(() => ledger.close());
+    await ledger.write((transaction) => transaction.run('CREATE TABLE derived_rows (n INTEGER)'));
+    const setting = async (statements: LedgerStatements) => String((await statements.all("SELECT current_setting('memory_limit') AS limit"))[0]?.limit);
+    const transactionOf = async (statements: LedgerStatements) => String((await statements.all('SELECT txid_current() AS id'))[0]?.id);
+    const full = await setting(ledger);
+    const seen: { limit: string; transactions: string[] }[] = [];
+    const look = async (statements: LedgerStatements) =>
+      seen.push({ limit: await setting(statements), transactions: [await transactionOf(statements), await transactionOf(statements)] });
+    const prepare = async (steps: LedgerStatements) => {
+      await look(steps);
+      await steps.run('CREATE TEMP TABLE step AS SELECT 41 AS n');
+    };
+
+    const kept = await ledger.derive(
+      {},
+      async (transaction) => {
+        await look(transaction);
+        await transaction.run('INSERT INTO derived_rows SELECT n + 1 FROM step');
+        return 'kept';
+      },
+      { prepare, memoryShare: 0.5 },
+    );
+    expect(kept).toBe('kept');
+    expect(await ledger.all('SELECT n FROM derived_rows')).toEqual([{ n: 42 }]);
+    const [prepared, transaction] = seen as [(typeof seen)[0], (typeof seen)[0]];
+    // Prepared statement by statement (each its own transaction), kept in one; both within half the memory.
+    expect(prepared.transactions[0]).not.toBe(prepared.transactions[1]);
+    expect(transaction.transactions[0]).toBe(transaction.transactions[1]);
+    expect(prepared.limit).not.toBe(full);
+    expect(transaction.limit).toBe(prepared.limit);
+    expect(await setting(ledger)).toBe(full);
+
+    // A transaction that fails keeps none of its rows; a preparation that fails keeps none either. The memory comes back.
+    const failing = (where: 'prepare' | 'keep') =>
+      ledger.derive(
+        {},
+        async (transaction) => {
+          await transaction.run('INSERT INTO derived_rows VALUES (7)');
+          if (where === 'keep') throw new Error('No space left on device');
+        },
+        {
+          prepare: async (steps) => {
+            if (where === 'prepare') throw new Error('No space left on device');
+            await steps.run('SELECT 1');
+          },
+          memoryShare: 0.5,
+        },
+      );
+    for (const where of ['prepare', 'keep'] as const) {
+      await expect(failing(where)).rejects.toThrow(/The disk is full/);
+      expect(await setting(ledger)).toBe(full);
+    }
+    expect(await ledger.all('SELECT n FROM derived_rows')).toEqual([{ n: 42 }]);
   });
 
   it('refuses a second process clearly, naming the one that holds it', async () => {

@@ -10,6 +10,7 @@ import { NAME_ORDER, NAME_RANK_COLUMNS } from './migrations/009-name-order';
 import { SUBSCRIPTION_RANK_COLUMNS, SUBSCRIPTION_RANKS } from './migrations/010-subscription-ranks';
 import { PRODUCT_LINES } from './migrations/011-product-lines';
 import { UNCOMPRESSED_SEARCH } from './migrations/012-uncompressed-search';
+import { PRODUCT_LINE_KEYS } from './migrations/013-product-line-keys';
 import { foldForSearch } from '@shared/search-fold';
 
 export { AMOUNT, QUANTITY, UNIT_PRICE } from './types';
@@ -28,6 +29,7 @@ export const MIGRATIONS: string[][] = [
   SUBSCRIPTION_RANKS,
   PRODUCT_LINES,
   UNCOMPRESSED_SEARCH,
+  PRODUCT_LINE_KEYS,
 ];
 
 /**

@@ -1,8 +1,8 @@
-import type { Ledger, LedgerTransaction } from '@core/ledger/ledger';
+import type { Ledger, LedgerStatements, LedgerTransaction } from '@core/ledger/ledger';
 import { currencyPairSql, ORG_KEY } from '@core/ledger/keys';
 import { type Row, rowShape } from '@core/ledger/rows';
 import { nameKeySql } from '@core/ledger/name-ranks';
-import { PRODUCT_LINE_KEY, sumProductLinesOnce } from '@core/ledger/product-lines';
+import { sumProductLinesOnce } from '@core/ledger/product-lines';
 import type { NameOrder } from '@shared/model/name-order';
 import { AMOUNT } from '@core/ledger/types';
 import { KEPT_CHANGE_SCALES } from '@core/ledger/migrations/004-kept-comparisons';
@@ -40,23 +40,26 @@ const side = (alias: 'a' | 'b') =>
  * The compare keys — product lines (ledger/product-lines.ts): subscription key, product, currency pair — whose sums
  * differ between the months, with both months' exact sums: several lines of one product count as one, so splitting
  * a product's usage over two lines is not a change. A key is kept as one of its lines per month (`line0`, `line1`;
- * NULL when the month has none). `rulesOnly` keeps only the keys the rules against last month look at ($3: their
- * jump factor).
+ * NULL when the month has none), and known by `id` until it is placed: its line after, or (lost) −1 − its line
+ * before. The months are joined on each key's hash (ledger/product-lines.ts: keyHashSql). `rulesOnly` keeps only the
+ * keys the rules against last month look at ($3: their jump factor).
  */
 const keepChangedKeys = (rulesOnly: boolean) => `
   CREATE OR REPLACE TEMP TABLE compare_changed AS
-  SELECT * FROM (
+  SELECT coalesce(line1, -1 - line0) AS id, * FROM (
     SELECT ${side('b')}, ${side('a')}
     FROM (SELECT * FROM product_lines WHERE report_id = $1) b
-    FULL JOIN (SELECT * FROM product_lines WHERE report_id = $2) a ON ${PRODUCT_LINE_KEY.map((column) => `a.${column} IS NOT DISTINCT FROM b.${column}`).join(' AND ')})
+    FULL JOIN (SELECT * FROM product_lines WHERE report_id = $2) a ON a.key_hash = b.key_hash)
   WHERE (line0 IS NULL OR line1 IS NULL OR q0 <> q1 OR c0 <> c1 OR s0 <> s1 OR p0 IS DISTINCT FROM p1 OR k0 IS DISTINCT FROM k1)
     ${rulesOnly ? `AND ${ruleChange('q0 IS NOT NULL AND q1 IS NULL', '$3')}` : ''}`;
 
-/** The changed keys named by their line in month `$month` (the after month, or the month before for a lost key). */
+/**
+ * The changed keys named by their line in month `$month` (the after month, or the month before for a lost key): their
+ * names and ids only, the sums left behind until the changes are placed — a join carrying them took twice as long.
+ */
 const namedIn = (month: 1 | 2) => `
-  SELECT ${ORG_KEY} AS org_key, o.name AS organization, o.customer_number, o.org_id, s.service_name AS service, s.service_id,
-    u.item_name AS subscription, u.subscription_id, l.product_name AS product, l.product_id, l.currency, l.customer_currency,
-    c.q0, c.p0, c.k0, c.c0, c.s0, c.q1, c.p1, c.k1, c.c1, c.s1
+  SELECT c.id, ${ORG_KEY} AS org_key, o.name AS organization, o.customer_number, o.org_id, s.service_name AS service, s.service_id,
+    u.item_name AS subscription, u.subscription_id, l.product_name AS product, l.product_id, l.currency, l.customer_currency
   FROM compare_changed c
   JOIN billing_lines l ON l.report_id = $${month} AND l.line_no = c.line${month - 1}
   JOIN organizations o ON o.report_id = $${month} AND o.org_no = l.org_no
@@ -68,21 +71,21 @@ const namedIn = (month: 1 | 2) => `
  * month's name order, each distinct name collated once and ranked; ids apart same-named ones), with its kind and
  * its sales effects, exact in DECIMAL: price ((p₁ − p₀) × q₁), quantity ((q₁ − q₀) × p₀), new/lost, and "other"
  * (the rest of the change), so that per currency they add up to the total change to the last decimal. The same
- * split of the cost (`cost_…`, by the unit cost k) feeds the cost bridge; only the bridges keep it. The order is
- * numbered on the sort keys alone and joined back by each change's `id`: a sort that carried every column (names,
- * both months' sums, the effects) took 4.4–5.1 s of a million-line comparison.
+ * split of the cost (`cost_…`, by the unit cost k) feeds the cost bridge; only the bridges keep it. The changes are
+ * placed on their names alone, and their sums joined back by `id` after: a sort that carried the sums too took
+ * 4.4–5.1 s of a million-line comparison.
  */
 const keepNamedChanges = (order: NameOrder) => `
   CREATE OR REPLACE TEMP TABLE compare_named AS
-  WITH named AS MATERIALIZED (SELECT row_number() OVER () AS id, * FROM (${namedIn(2)} UNION ALL ${namedIn(1)} WHERE c.line1 IS NULL)),
+  WITH named AS MATERIALIZED (${namedIn(2)} UNION ALL ${namedIn(1)} WHERE c.line1 IS NULL),
   ranked AS (
     SELECT name, dense_rank() OVER (ORDER BY ${nameKeySql('name', order)}, name) AS name_rank
     FROM (SELECT organization AS name FROM named UNION SELECT service FROM named UNION SELECT subscription FROM named)),
   placed AS (
-    SELECT n.id, row_number() OVER (ORDER BY o.name_rank, n.org_key, v.name_rank, n.service_id, u.name_rank, n.subscription_id, n.product_id, n.currency, n.customer_currency) AS ord
+    SELECT n.*, row_number() OVER (ORDER BY o.name_rank, n.org_key, v.name_rank, n.service_id, u.name_rank, n.subscription_id, n.product_id, n.currency, n.customer_currency) AS ord
     FROM named n JOIN ranked o ON o.name = n.organization JOIN ranked v ON v.name = n.service JOIN ranked u ON u.name = n.subscription),
   effects AS (
-    SELECT *,
+    SELECT p.* EXCLUDE (id), c.* EXCLUDE (id, line0, line1),
       CASE WHEN q0 IS NULL THEN 'new' WHEN q1 IS NULL THEN 'lost' WHEN q0 <> q1 THEN 'quantity'
         WHEN p0 IS DISTINCT FROM p1 OR k0 IS DISTINCT FROM k1 THEN 'price' ELSE 'amount' END AS kind,
       CASE WHEN q0 IS NOT NULL AND q1 IS NOT NULL AND p0 IS NOT NULL AND p1 IS NOT NULL THEN (p1 - p0) * q1 ELSE 0 END AS price_effect,
@@ -91,11 +94,11 @@ const keepNamedChanges = (order: NameOrder) => `
       CASE WHEN q0 IS NOT NULL AND q1 IS NOT NULL AND k0 IS NOT NULL AND k1 IS NOT NULL THEN (k1 - k0) * q1 ELSE 0 END AS cost_price_effect,
       CASE WHEN q0 IS NOT NULL AND q1 IS NOT NULL AND k0 IS NOT NULL AND k1 IS NOT NULL THEN (q1 - q0) * k0 ELSE 0 END AS cost_quantity_effect,
       CASE WHEN q0 IS NULL THEN c1 WHEN q1 IS NULL THEN -c0 ELSE 0 END AS cost_new_lost_effect
-    FROM named)
-  SELECT p.ord, e.* EXCLUDE (id),
+    FROM placed p JOIN compare_changed c ON c.id = p.id)
+  SELECT *,
     CASE WHEN kind IN ('new', 'lost') THEN 0 ELSE (s1 - s0) - price_effect - quantity_effect END AS other_effect,
     CASE WHEN kind IN ('new', 'lost') THEN 0 ELSE (c1 - c0) - cost_price_effect - cost_quantity_effect END AS cost_other_effect
-  FROM effects e JOIN placed p ON p.id = e.id`;
+  FROM effects`;
 
 /**
  * A new or lost line whose whole subscription, service or organization is new or lost is reported once, at the
@@ -127,36 +130,37 @@ const ROLL_KEY = `CASE level WHEN 'organization' THEN [org_key, currency, custom
 
 /**
  * The changes as shown, in order (`ord`): line changes as they are, and the new and lost lines of a whole
- * subscription, service or organization summed into one change, placed where its first line was. Kept, they are
- * numbered (`seq`) and stored in that order (a part is then read by its range of `seq` alone). A roll-up names its subscription when it covers one, and its product when it covers one
- * product of one subscription; a subscription's quantities add up, a service's or organization's are not summed.
+ * subscription, service or organization summed into one change, placed where its first line was (kept, numbered
+ * `seq`). A roll-up names its subscription when it covers one, and its product when it covers one product of one
+ * subscription; a subscription's quantities add up, a service's or organization's are not summed.
  */
 const ROLLED_CHANGES = `
-  WITH leveled AS (SELECT n.*, coalesce(v.level, 'line') AS level FROM compare_named n LEFT JOIN compare_levels v ON v.ord = n.ord),
-  rolled AS (
-    SELECT ord, kind, level, organization, customer_number, org_id, service, service_id, subscription, subscription_id, product, product_id,
-      currency, customer_currency, q0, p0, k0, c0, s0, q1, p1, k1, c1, s1, price_effect, quantity_effect, new_lost_effect, other_effect
-    FROM leveled WHERE level = 'line'
-    UNION ALL
-    SELECT min(ord), kind, level, arg_min(organization, ord), arg_min(customer_number, ord), arg_min(org_id, ord),
-      CASE WHEN level = 'organization' THEN '' ELSE arg_min(service, ord) END,
-      CASE WHEN level = 'organization' THEN NULL ELSE arg_min(service_id, ord) END,
-      CASE WHEN count(DISTINCT subscription_id) = 1 THEN arg_max(subscription, ord) END,
-      CASE WHEN count(DISTINCT subscription_id) = 1 THEN min(subscription_id) END,
-      CASE WHEN count(DISTINCT subscription_id) = 1 AND count(DISTINCT product_id) = 1 THEN arg_max(product, ord) END,
-      CASE WHEN count(DISTINCT subscription_id) = 1 AND count(DISTINCT product_id) = 1 THEN min(product_id) END,
-      min(currency), min(customer_currency),
-      CASE WHEN level = 'subscription' THEN sum(q0) END, NULL, NULL, sum(c0), sum(s0),
-      CASE WHEN level = 'subscription' THEN sum(q1) END, NULL, NULL, sum(c1), sum(s1),
-      sum(price_effect), sum(quantity_effect), sum(new_lost_effect), sum(other_effect)
-    FROM leveled WHERE level <> 'line' GROUP BY kind, level, ${ROLL_KEY})
-  SELECT * FROM rolled`;
+  SELECT ord, kind, 'line' AS level, organization, customer_number, org_id, service, service_id, subscription, subscription_id, product, product_id,
+    currency, customer_currency, q0, p0, k0, c0, s0, q1, p1, k1, c1, s1, price_effect, quantity_effect, new_lost_effect, other_effect
+  FROM compare_named n WHERE NOT EXISTS (SELECT 1 FROM compare_levels v WHERE v.ord = n.ord AND v.level <> 'line')
+  UNION ALL
+  SELECT min(ord), kind, level, arg_min(organization, ord), arg_min(customer_number, ord), arg_min(org_id, ord),
+    CASE WHEN level = 'organization' THEN '' ELSE arg_min(service, ord) END,
+    CASE WHEN level = 'organization' THEN NULL ELSE arg_min(service_id, ord) END,
+    CASE WHEN count(DISTINCT subscription_id) = 1 THEN arg_max(subscription, ord) END,
+    CASE WHEN count(DISTINCT subscription_id) = 1 THEN min(subscription_id) END,
+    CASE WHEN count(DISTINCT subscription_id) = 1 AND count(DISTINCT product_id) = 1 THEN arg_max(product, ord) END,
+    CASE WHEN count(DISTINCT subscription_id) = 1 AND count(DISTINCT product_id) = 1 THEN min(product_id) END,
+    min(currency), min(customer_currency),
+    CASE WHEN level = 'subscription' THEN sum(q0) END, NULL, NULL, sum(c0), sum(s0),
+    CASE WHEN level = 'subscription' THEN sum(q1) END, NULL, NULL, sum(c1), sum(s1),
+    sum(price_effect), sum(quantity_effect), sum(new_lost_effect), sum(other_effect)
+  FROM compare_named JOIN compare_levels USING (ord) WHERE level <> 'line' GROUP BY kind, level, ${ROLL_KEY}`;
 
-/** The changes kept under the comparison's key ($1), numbered in order (see ROLLED_CHANGES). */
+/**
+ * The changes kept under the comparison's key ($1), numbered in order (see ROLLED_CHANGES): on their `ord` alone, then
+ * joined — numbered with every column, and stored in that order, they took 1.9 s more of a million-line comparison
+ * (a part is read by its range of `seq`, in any order it is stored).
+ */
 const KEEP_CHANGES = `
   INSERT INTO kept_changes
-  SELECT $1, row_number() OVER (ORDER BY ord), * EXCLUDE (ord) FROM (${ROLLED_CHANGES})
-  ORDER BY ord`;
+  SELECT $1, n.seq, r.* EXCLUDE (ord)
+  FROM (${ROLLED_CHANGES}) r JOIN (SELECT ord, row_number() OVER (ORDER BY ord) AS seq FROM (${ROLLED_CHANGES})) n ON n.ord = r.ord`;
 
 /** Per currency pair, the sum of each sales and cost effect over the changed lines (their bridges; the amounts come from the totals). */
 const KEEP_BRIDGES = `
@@ -166,78 +170,67 @@ const KEEP_BRIDGES = `
   FROM compare_named GROUP BY ALL`;
 
 /** Each step's table is let go once the next has read it: they are held in memory. */
-const dropping = (transaction: LedgerTransaction) => (table: string) => transaction.run(`DROP TABLE temp.${table}`);
+const dropping = (statements: LedgerStatements) => (table: string) => statements.run(`DROP TABLE temp.${table}`);
 
 /**
  * The months compared up to the named changes and their levels (temporary tables compare_named and compare_levels),
  * in steps that each stay within the ledger's memory, from their product lines (summed first for a month saved before
- * they existed); `jumpFactor` (not null) keeps only the keys the rules against last month look at.
+ * they existed); `jumpFactor` (not null) keeps only the keys the rules against last month look at. What a derivation
+ * prepares before its transaction (Ledger.derive), on the connection that then keeps or reads the result.
  */
-async function compareInSteps(transaction: LedgerTransaction, beforeId: string, afterId: string, order: NameOrder, jumpFactor: string | null): Promise<void> {
-  const months = [beforeId, afterId];
-  const drop = dropping(transaction);
-  for (const month of months) await sumProductLinesOnce(transaction, month);
-  await transaction.run(keepChangedKeys(jumpFactor !== null), jumpFactor === null ? months : [...months, jumpFactor]);
-  await transaction.run(keepNamedChanges(order), months);
-  await drop('compare_changed');
-  await transaction.run(KEEP_LEVELS, months);
+export async function compareInSteps(
+  steps: LedgerStatements,
+  months: { beforeId: string; afterId: string; order: NameOrder },
+  jumpFactor: string | null,
+): Promise<void> {
+  const ids = [months.beforeId, months.afterId];
+  for (const month of ids) await sumProductLinesOnce(steps, month);
+  await steps.run(keepChangedKeys(jumpFactor !== null), jumpFactor === null ? ids : [...ids, jumpFactor]);
+  await steps.run(keepNamedChanges(months.order), ids);
+  await dropping(steps)('compare_changed');
+  await steps.run(KEEP_LEVELS, ids);
 }
 
 /**
  * The changes the rules against last month look at (as ruleChangeRows reads them from a kept comparison), found
- * without keeping a comparison: only those keys are named and rolled up, so a month's checks need not wait for the
- * hundreds of thousands of changes a whole comparison of a million lines can have.
+ * without keeping a comparison, from the steps compareInSteps took with the same `jumpFactor`: only those keys are
+ * named and rolled up, so a month's checks need not wait for the hundreds of thousands of changes a whole comparison
+ * of a million lines can have.
  */
-export async function unkeptRuleChangeRows(
-  transaction: LedgerTransaction,
-  beforeId: string,
-  afterId: string,
-  order: NameOrder,
-  jumpFactor: string,
-): Promise<KeptChangeRow[]> {
-  const drop = dropping(transaction);
-  await compareInSteps(transaction, beforeId, afterId, order, jumpFactor);
-  const rows = await keptChanges(transaction, `SELECT ${CHANGE_JSON} FROM (${ROLLED_CHANGES}) WHERE ${ruleChange(KEPT_LOST, '$1')} ORDER BY ord`, [jumpFactor]);
+export async function unkeptRuleChangeRows(reader: LedgerStatements, jumpFactor: string): Promise<KeptChangeRow[]> {
+  const drop = dropping(reader);
+  const rows = await keptChanges(reader, `SELECT ${CHANGE_JSON} FROM (${ROLLED_CHANGES}) WHERE ${ruleChange(KEPT_LOST, '$1')} ORDER BY ord`, [jumpFactor]);
   await drop('compare_levels');
   await drop('compare_named');
   return rows;
 }
 
 /**
- * The share of the ledger's memory limit DuckDB is held to while a whole comparison is made. Naming and keeping
- * the 345,774 changes of two 1,000,000-line months, the process grew about 500 MB past DuckDB's limit (memory it
- * holds outside it): at the ledger's 512 MB it peaked at 995–1,057 MiB, over the 1 GB goal; held to 320 MB, at
- * 509–617 MiB, in 1.22 times the time (four runs each).
+ * The share of the ledger's memory limit DuckDB is held to while a whole comparison is made (Ledger.derive's
+ * memoryShare). Naming and keeping the 345,774 changes of two 1,000,000-line months, the process grew about 500 MB
+ * past DuckDB's limit (memory it holds outside it): at the ledger's 512 MB it peaked at 995–1,057 MiB, over the 1 GB
+ * goal; held to 320 MB, at 509–617 MiB, in 1.22 times the time (four runs each).
  */
-const COMPARISON_MEMORY_SHARE = 0.625;
+export const COMPARISON_MEMORY_SHARE = 0.625;
 
 /**
- * Compares the months in steps (each within the ledger's memory, held to COMPARISON_MEMORY_SHARE of its limit
- * `memoryLimitMb` meanwhile) and keeps the result under `key`; the number of changes.
+ * Keeps the comparison compareInSteps prepared (of `months`, whole) under `key`, in the derivation's transaction;
+ * the number of changes.
  */
 export async function keepComparison(
   transaction: LedgerTransaction,
-  months: { beforeId: string; afterId: string; order: NameOrder },
+  months: { beforeId: string; afterId: string },
   keepAs: { key: string; madeAt: string },
-  memoryLimitMb: number,
 ): Promise<number> {
-  const { beforeId, afterId, order } = months;
   const { key, madeAt } = keepAs;
   const drop = dropping(transaction);
-  // DuckDB's limit is the whole instance's: it is put back however the comparison ends.
-  await transaction.run(`SET memory_limit = '${Math.floor(memoryLimitMb * COMPARISON_MEMORY_SHARE)}MB'`);
-  try {
-    await compareInSteps(transaction, beforeId, afterId, order, null);
-    await transaction.run(KEEP_CHANGES, [key]);
-  } finally {
-    await transaction.run(`SET memory_limit = '${memoryLimitMb}MB'`);
-  }
+  await transaction.run(KEEP_CHANGES, [key]);
   await drop('compare_levels');
   await transaction.run(KEEP_BRIDGES, [key]);
   await drop('compare_named');
   const [kept] = COUNT.all(await transaction.all('SELECT count(*) AS changes FROM kept_changes WHERE comparison_key = $1', [key]));
   const changes = kept?.changes ?? 0;
-  await transaction.run('INSERT INTO kept_comparisons VALUES ($1, $2, $3, $4, $5)', [key, beforeId, afterId, madeAt, changes]);
+  await transaction.run('INSERT INTO kept_comparisons VALUES ($1, $2, $3, $4, $5)', [key, months.beforeId, months.afterId, madeAt, changes]);
   return changes;
 }
 

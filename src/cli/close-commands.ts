@@ -176,7 +176,7 @@ async function savedReports(context: CliContext) {
 }
 
 /** Writes to standard output, waiting while its buffer is full (a long listing stays within memory). */
-async function writeOut(text: string): Promise<void> {
+async function writeOut(text: string | Uint8Array): Promise<void> {
   if (!process.stdout.write(text)) await new Promise((resolve) => process.stdout.once('drain', resolve));
 }
 
@@ -215,7 +215,7 @@ async function compareCommand(context: CliContext, ids: string[], values: { json
           .join(''),
       );
     await writeOut(`\nChanges (${comparison.changeCount}):\n`);
-    for await (const lines of comparison.lines()) await writeOut(lines.map((line) => `  ${line}\n`).join(''));
+    for await (const lines of comparison.listing('  ')) await writeOut(lines);
   }
   const kinds = MonthChange.shape.kind.options.flatMap((kind) => (comparison.kinds[kind] ? [`${comparison.kinds[kind]} ${kind}`] : []));
   process.stderr.write(`${comparison.changeCount} changes${kinds.length ? `: ${kinds.join(', ')}` : ''}.\n`);

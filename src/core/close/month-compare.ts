@@ -17,7 +17,7 @@ import {
   type BridgeRow,
   keptBridgeRows,
   keptChangeCount,
-  keptChangeLines,
+  keptChangeListing,
   keptChangeRows,
   type KeptChangeRow,
   keptKindCounts,
@@ -43,8 +43,8 @@ export interface MonthComparison {
   changes(from: number, count: number): Promise<MonthChange[]>;
   /** Every change in the order shown, in batches (memory stays flat). */
   batches(size?: number): AsyncGenerator<MonthChange[]>;
-  /** Every change in the order shown as a line of text (the command line's listing), made in SQL, a chunk at a time. */
-  lines(): AsyncGenerator<string[]>;
+  /** Every change in the order shown as a line of text (the command line's listing), each begun with `indent`: UTF-8, made in SQL, a chunk at a time. */
+  listing(indent: string): AsyncGenerator<Buffer>;
 }
 
 /** What a kept comparison was made by: a change to how months are compared gives every pair a new key. */
@@ -92,7 +92,7 @@ export async function compareMonths(ledger: Ledger, beforeId: string, afterId: s
         yield batch;
       }
     },
-    lines: () => keptChangeLines(ledger, key),
+    listing: (indent) => keptChangeListing(ledger, key, indent),
   };
 }
 

@@ -96,6 +96,22 @@ describe('the ledger', () => {
     expect(await ledger.all('SELECT n FROM derived_rows')).toEqual([{ n: 42 }]);
   });
 
+  it('streams a column of bytes a chunk at a time, each chunk joined, and refuses a column of anything else', async () => {
+    const ledger = await Ledger.open(await folder(), silentLogger);
+    cleanups.push(() => ledger.close());
+    const line = (i: number) => `  change ${i}: qty 3 → 4 — ✓\n`;
+    const chunks: Buffer[] = [];
+    const sql = "SELECT CASE WHEN i % 7 = 3 THEN NULL ELSE encode('  change ' || i || ': qty 3 → 4 — ✓' || chr(10)) END FROM range(5000) t(i) ORDER BY i";
+    for await (const chunk of ledger.streamDerivedBytes(sql)) chunks.push(chunk);
+    expect(chunks.length).toBeGreaterThan(1); // DuckDB's chunks of 2,048 rows
+    const expected = Array.from({ length: 5000 }, (_, i) => (i % 7 === 3 ? '' : line(i))).join('');
+    expect(Buffer.concat(chunks).toString('utf8')).toBe(expected);
+    const drain = async () => {
+      for await (const chunk of ledger.streamDerivedBytes("SELECT 'text, not bytes'")) expect(chunk).toBeUndefined();
+    };
+    await expect(drain()).rejects.toThrow(/Bytes were asked for/);
+  });
+
   it('refuses a second process clearly, naming the one that holds it', async () => {
     const dir = await folder();
     const holder = await Ledger.open(dir, silentLogger);

@@ -4,6 +4,7 @@ import { join, sep } from 'node:path';
 import {
   type DuckDBAppender,
   DuckDBBitValue,
+  DuckDBBlobValue,
   type DuckDBConnection,
   DuckDBInstance,
   type DuckDBResultReader,
@@ -85,6 +86,21 @@ const noAppender = (): Promise<RowAppender> => Promise.reject(new AppError('inte
 async function* streamRows(connection: DuckDBConnection, sql: string, params: LedgerValue[]): AsyncGenerator<LedgerRow[]> {
   const result = await connection.stream(sql, bound(params));
   for await (const rows of result.yieldRowObjectJson()) yield rows as LedgerRow[];
+}
+
+/** A one-column query's BLOB values joined into one buffer (NULLs left out). */
+function joinedBytes(values: DuckDBValue[]): Buffer {
+  const parts: Uint8Array[] = [];
+  for (const value of values) {
+    if (value instanceof DuckDBBlobValue) parts.push(value.bytes);
+    else if (value !== null) throw new AppError('internal', 'Bytes were asked for, and DuckDB answered another kind of value.');
+  }
+  return Buffer.concat(parts);
+}
+
+async function* streamBytes(connection: DuckDBConnection, sql: string, params: LedgerValue[]): AsyncGenerator<Buffer> {
+  const result = await connection.stream(sql, bound(params));
+  for (let chunk = await result.fetchChunk(); chunk && chunk.rowCount > 0; chunk = await result.fetchChunk()) yield joinedBytes(chunk.getColumnValues(0));
 }
 
 export interface LedgerOptions {
@@ -239,12 +255,25 @@ export class Ledger {
   }
 
   /**
-   * Streams rows of derived tables (see derive) in chunks, on a connection of its own as `stream` does. In a read-only
-   * ledger they are temporary tables of the reading connection, which no other connection sees: read there, whole.
+   * Streams a one-column query of BLOBs (text made by DuckDB, `encode(…)`) over derived tables (see derive), each
+   * chunk's values joined into one buffer, on a connection of its own as `stream` does: a large text crosses into
+   * JavaScript as bytes, never as hundreds of thousands of strings (a listing of 345,774 changes: 1.4–1.9 s against
+   * 2.3–2.8 s as strings joined). In a read-only ledger the derived tables are temporary tables of the reading
+   * connection, which no other connection sees: read there, whole.
    */
-  async *streamDerived(sql: string, params: LedgerValue[] = []): AsyncGenerator<LedgerRow[]> {
-    if (this.readOnlyFolder) yield await this.all(sql, params);
-    else yield* this.stream(sql, params);
+  async *streamDerivedBytes(sql: string, params: LedgerValue[] = []): AsyncGenerator<Buffer> {
+    if (this.readOnlyFolder) {
+      yield await this.read(sql, params, (reader) => joinedBytes(reader.getColumns()[0] ?? []));
+      return;
+    }
+    const connection = await this.tracked(() => this.instance.connect());
+    try {
+      yield* this.trackedSteps(streamBytes(connection, sql, params));
+    } catch (error) {
+      throw this.failed(error);
+    } finally {
+      connection.closeSync();
+    }
   }
 
   /**
@@ -460,15 +489,15 @@ export class Ledger {
   }
 
   /** A stream's steps, each counted as a call into DuckDB (a chunk is fetched on DuckDB's threads). */
-  private async *trackedSteps(rows: AsyncGenerator<LedgerRow[]>): AsyncGenerator<LedgerRow[]> {
+  private async *trackedSteps<T>(steps: AsyncGenerator<T>): AsyncGenerator<T> {
     try {
       for (;;) {
-        const step = await this.tracked(() => rows.next());
+        const step = await this.tracked(() => steps.next());
         if (step.done) return;
         yield step.value;
       }
     } finally {
-      await rows.return(undefined);
+      await steps.return(undefined);
     }
   }
 

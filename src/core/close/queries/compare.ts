@@ -421,15 +421,17 @@ const sideText = (month: 0 | 1) =>
 const CHANGE_LINE = `${padded('kind', 8)} || ' ' || ${padded('level', 12)} || ' ' || ${padded(currencyPairSql(), 7)} || ' '
   || concat_ws(' / ', nullif(organization, ''), nullif(service, ''), nullif(subscription, ''), nullif(product, ''))
   || ': ' || ${sideText(0)} || ' → ' || ${sideText(1)} AS line`;
-const LINE = rowShape({ line: 'text' });
 
 /**
- * Every kept change as a line of the listing, in the order shown, in DuckDB's chunks: one query, whose lines DuckDB
- * makes on both threads while the caller writes the chunks before.
+ * Every kept change as a line of the listing, in the order shown, each begun with `indent` and ended with a newline,
+ * as UTF-8 bytes a chunk at a time: one query, whose lines DuckDB makes on both threads while the caller writes the
+ * chunks before, and whose 345,774 lines at 1,000,000 lines never become JavaScript strings (see Ledger.streamDerivedBytes).
  */
-export async function* keptChangeLines(ledger: Ledger, key: string): AsyncGenerator<string[]> {
-  for await (const rows of ledger.streamDerived(`SELECT ${CHANGE_LINE} FROM kept_changes WHERE comparison_key = $1 ORDER BY seq`, [key]))
-    yield LINE.all(rows).map((row) => row.line);
+export function keptChangeListing(ledger: Ledger, key: string, indent: string): AsyncGenerator<Buffer> {
+  return ledger.streamDerivedBytes(
+    `SELECT encode($2 || line || chr(10)) FROM (SELECT seq, ${CHANGE_LINE} FROM kept_changes WHERE comparison_key = $1) ORDER BY seq`,
+    [key, indent],
+  );
 }
 
 const KIND_COUNT = rowShape({ kind: 'text', changes: 'int' });

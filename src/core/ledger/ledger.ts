@@ -243,15 +243,8 @@ export class Ledger {
   }
 
   /** Streams a large result in chunks (exports): memory stays flat whatever the number of rows. */
-  async *stream(sql: string, params: LedgerValue[] = []): AsyncGenerator<LedgerRow[]> {
-    const connection = await this.tracked(() => this.instance.connect());
-    try {
-      yield* this.trackedSteps(streamRows(connection, sql, params));
-    } catch (error) {
-      throw this.failed(error);
-    } finally {
-      connection.closeSync();
-    }
+  stream(sql: string, params: LedgerValue[] = []): AsyncGenerator<LedgerRow[]> {
+    return this.streamOnItsOwn((connection) => streamRows(connection, sql, params));
   }
 
   /**
@@ -262,13 +255,15 @@ export class Ledger {
    * connection, which no other connection sees: read there, whole.
    */
   async *streamDerivedBytes(sql: string, params: LedgerValue[] = []): AsyncGenerator<Buffer> {
-    if (this.readOnlyFolder) {
-      yield await this.read(sql, params, (reader) => joinedBytes(reader.getColumns()[0] ?? []));
-      return;
-    }
+    if (this.readOnlyFolder) yield await this.read(sql, params, (reader) => joinedBytes(reader.getColumns()[0] ?? []));
+    else yield* this.streamOnItsOwn((connection) => streamBytes(connection, sql, params));
+  }
+
+  /** A stream's steps on a connection of its own, closed however the stream ends. */
+  private async *streamOnItsOwn<T>(steps: (connection: DuckDBConnection) => AsyncGenerator<T>): AsyncGenerator<T> {
     const connection = await this.tracked(() => this.instance.connect());
     try {
-      yield* this.trackedSteps(streamBytes(connection, sql, params));
+      yield* this.trackedSteps(steps(connection));
     } catch (error) {
       throw this.failed(error);
     } finally {

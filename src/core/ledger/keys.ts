@@ -15,6 +15,31 @@ export const ORG_KEY = `CASE WHEN o.org_id <> '' THEN o.org_id ELSE o.name || '|
  */
 export const SERVICE_KEY = `CASE WHEN s.service_id <> '' THEN 'i' || s.service_id ELSE 'n' || s.service_name END`;
 
+/**
+ * The levels a top row of the viewer's tree stands for, each numbered in its report by the key the tree knows it
+ * by (`key_no`): organizations that share ORG_KEY (one organization in several billing entries) share a number, as
+ * services that share SERVICE_KEY do. A keystroke's top rows are grouped on these whole numbers, and their names
+ * and keys are read for the rows a window shows only (reports/queries/viewer.ts).
+ */
+export const KEYED_LEVELS = {
+  organizations: { no: 'org_no', alias: 'o', key: ORG_KEY },
+  services: { no: 'service_no', alias: 's', key: SERVICE_KEY },
+} as const;
+
+/**
+ * The statements that number the keys of one report ($1), or of every report (`report` 'all': the migration): in
+ * the keys' own order, so the tree breaks a tie between two equal names the same way every time.
+ */
+export function keyNumbersSql(report: 'one' | 'all' = 'one'): string[] {
+  return Object.entries(KEYED_LEVELS).map(([table, { no, alias, key }]) => {
+    const [where, same] =
+      report === 'one' ? ['WHERE report_id = $1', `${table}.report_id = $1 AND k.report_id = $1`] : ['', `${table}.report_id = k.report_id`];
+    return `UPDATE ${table} SET key_no = k.key_no
+      FROM (SELECT report_id, ${no}, dense_rank() OVER (PARTITION BY report_id ORDER BY ${key})::INTEGER AS key_no FROM ${table} ${alias} ${where}) k
+      WHERE ${same} AND ${table}.${no} = k.${no}`;
+  });
+}
+
 /** The currency-pair key (see shared/model/currency-pair.ts) of a row with currency and customer_currency (of `alias`). */
 export function currencyPairSql(alias?: string): string {
   const [cost, sales] = alias ? [`${alias}.currency`, `${alias}.customer_currency`] : ['currency', 'customer_currency'];

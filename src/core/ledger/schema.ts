@@ -11,6 +11,7 @@ import { SUBSCRIPTION_RANK_COLUMNS, SUBSCRIPTION_RANKS } from './migrations/010-
 import { PRODUCT_LINES } from './migrations/011-product-lines';
 import { UNCOMPRESSED_SEARCH } from './migrations/012-uncompressed-search';
 import { PRODUCT_LINE_KEYS } from './migrations/013-product-line-keys';
+import { KEY_NUMBER_COLUMNS, KEY_NUMBERS } from './migrations/014-key-numbers';
 import { foldForSearch } from '@shared/search-fold';
 
 export { AMOUNT, QUANTITY, UNIT_PRICE } from './types';
@@ -30,6 +31,7 @@ export const MIGRATIONS: string[][] = [
   PRODUCT_LINES,
   UNCOMPRESSED_SEARCH,
   PRODUCT_LINE_KEYS,
+  KEY_NUMBERS,
 ];
 
 /**
@@ -44,13 +46,18 @@ export function searchText(parts: string[]): string {
 
 /**
  * The tables ingest appends to, and their column order (the appender fills columns in table order): from their
- * declarations, then the columns later migrations added, in their order (name ranks, made after the rows are in).
+ * declarations, then the columns later migrations added, in their order (name ranks and key numbers, made after the rows are in).
  */
 const APPENDED_TABLES = ['organizations', 'organization_groups', 'services', 'subscriptions', 'billing_lines', 'products', 'billing_entries'] as const;
 export type AppendedTable = (typeof APPENDED_TABLES)[number];
 export const APPENDED = Object.fromEntries(
   APPENDED_TABLES.map((table) => [
     table,
-    [...Object.keys(MONTH_TABLES[table]), ...(NAME_RANK_COLUMNS[table] ?? []), ...(SUBSCRIPTION_RANK_COLUMNS[table] ?? [])],
+    [
+      ...Object.keys(MONTH_TABLES[table]),
+      ...(NAME_RANK_COLUMNS[table] ?? []),
+      ...(SUBSCRIPTION_RANK_COLUMNS[table] ?? []),
+      ...(KEY_NUMBER_COLUMNS[table] ?? []),
+    ],
   ]),
 ) as unknown as Record<AppendedTable, readonly string[]>;

@@ -9,6 +9,7 @@ import { ledgerDecimal } from './ledger-decimal';
 import { JsonNumber, type ReportLevel, type ReportShell, readBillingReport } from './report-reader';
 import { keptContentHash } from './content-hash';
 import { rankNamesSql } from '../ledger/name-ranks';
+import { keyNumbersSql } from '../ledger/keys';
 import { sumSavedProductLines } from '../ledger/product-lines';
 import { FALLBACK_NAME_ORDER, type NameOrder } from '@shared/model/name-order';
 
@@ -317,6 +318,7 @@ class ReportWriter {
         service.totalCustomerPrice,
         searchText([service.serviceName, service.serviceId]),
         null, // name_rank, once every name is in (finish)
+        null, // key_no, likewise
       ]);
       if (this.service.lines > 0 && (this.service.currency !== service.currencyCode || this.service.customerCurrency !== customerCurrency))
         this.currenciesLate = true;
@@ -332,6 +334,7 @@ class ReportWriter {
         organization.customerNumber,
         searchText([organization.name, organization.customerNumber, organization.orgId]),
         null, // name_rank, once every name is in (finish)
+        null, // key_no, likewise
       ]);
       for (const group of new Set(organization.organizationGroups)) tables.organization_groups.row([reportId, this.organizationNo, group]);
       this.organizationNo = 0;
@@ -384,7 +387,7 @@ class ReportWriter {
       counts.lines,
       identity.importedFrom ?? null,
     ]);
-    for (const statement of rankNamesSql(identity.nameOrder ?? FALLBACK_NAME_ORDER)) await transaction.run(statement, [reportId]);
+    for (const statement of [...rankNamesSql(identity.nameOrder ?? FALLBACK_NAME_ORDER), ...keyNumbersSql()]) await transaction.run(statement, [reportId]);
     await transaction.run(
       `INSERT INTO report_totals
        SELECT report_id, currency, customer_currency, count(*), sum(cost), sum(sales) FROM billing_lines WHERE report_id = $1 GROUP BY ALL`,

@@ -131,6 +131,72 @@ describe('viewer window queries', () => {
     expect(page.rowCount).toBe(sorted.rowCount);
   });
 
+  it("merges an organization's billing under one key into one top row per currency (the name ranked first, the lowest customer number), and keeps same-named others apart", async () => {
+    const month = await ledgerWithMonth({
+      reportId: REPORT,
+      seed: 11,
+      organizations: 30,
+      linesPerOrganization: 6,
+      change: (entries) => {
+        const [first, second, third, fourth] = entries[0]!.organizations;
+        // One organization under two names (its id the same): one row, under the name that sorts first.
+        Object.assign(first!, { name: 'Aa Merged Oy', customerNumber: '5000' });
+        Object.assign(second!, { orgId: first!.orgId, name: 'Zz Merged Oy', customerNumber: '0100' });
+        const { currencyCode, customerCurrencyCode } = first!.services[0]!;
+        Object.assign(second!.services[0]!, { currencyCode, customerCurrencyCode }); // and billed in one currency pair too
+        // Two without an id, one name: their customer numbers keep them apart, in the keys' order.
+        Object.assign(third!, { orgId: '', name: 'Same Name AB', customerNumber: 'C-2' });
+        Object.assign(fourth!, { orgId: '', name: 'Same Name AB', customerNumber: 'C-1' });
+        Object.assign(fourth!.services[0]!, { currencyCode: third!.services[0]!.currencyCode, customerCurrencyCode: third!.services[0]!.customerCurrencyCode });
+      },
+    });
+    cleanups.push(month.close);
+    const { viewer } = viewerOn(month.ledger);
+    const merged = month.entries[0]!.organizations[0]!.orgId;
+    // Per currency, of those billed in it: the name that sorts first, the lowest customer number, all summed.
+    const expected = new Map<string, { label: string; detail: string; lines: number; sales: Money }>();
+    for (const l of month.lines.filter((line) => line.organization.orgId === merged)) {
+      const { name, customerNumber } = l.organization;
+      const sum = expected.get(currencyKeyOf(l)) ?? { label: name, detail: customerNumber, lines: 0, sales: new Money(0) };
+      expected.set(currencyKeyOf(l), {
+        label: name < sum.label ? name : sum.label,
+        detail: customerNumber < sum.detail ? customerNumber : sum.detail,
+        lines: sum.lines + 1,
+        sales: sum.sales.plus(String(l.line.totalCustomerPrice)),
+      });
+    }
+    expect(
+      [...expected.values()].some((sum) => sum.label === 'Aa Merged Oy' && sum.detail === '0100'),
+      'a currency both are billed in',
+    ).toBe(true);
+    const tops = await allRows(viewer, request());
+    const rows = tops.filter((row) => row.key.includes(merged)); // the twin bills it in a later entry too, under its own name
+    expect(rows.map((row) => [row.currencyKey, row.label, row.detail, row.lines, exact(row.sales)]).sort()).toEqual(
+      [...expected.entries()].map(([currency, sum]) => [currency, sum.label, sum.detail, sum.lines, exact(sum.sales.toString())]).sort(),
+    );
+    const same = tops.filter((row) => row.label === 'Same Name AB');
+    expect(new Set(same.map((row) => row.key)).size).toBe(same.length);
+    for (const currency of new Set(same.map((row) => row.currencyKey))) {
+      const details = same.filter((row) => row.currencyKey === currency).map((row) => row.detail);
+      expect(details).toEqual([...details].sort()); // C-1 before C-2, whichever was billed first
+    }
+    expect(
+      same.some((row, index) => index > 0 && row.currencyKey === same[index - 1]!.currencyKey),
+      'two of them in one currency',
+    ).toBe(true);
+    // Opened, a merged row shows the services of both, adding up to it.
+    const both = rows.find((row) => row.label === 'Aa Merged Oy' && row.detail === '0100')!;
+    const open = await allRows(viewer, request({ expansion: { all: 'none', toggled: [both.key] } }));
+    const after = open.slice(open.findIndex((row) => row.key === both.key) + 1);
+    const below = after.slice(
+      0,
+      after.findIndex((row) => row.depth === 0),
+    );
+    expect(below.length).toBeGreaterThan(1);
+    expect(below.reduce((sum, row) => sum + row.lines, 0)).toBe(both.lines);
+    expect(below.reduce((sum, row) => sum.plus(row.sales), new Money(0)).equals(new Money(both.sales))).toBe(true);
+  });
+
   it('says n/a for margin where cost and sales are in different currencies', async () => {
     const { viewer } = await setup();
     const rows = (await viewer.window(request())).rows;

@@ -128,7 +128,7 @@ export class ReportViewerQueries {
   }
 
   async window(request: WindowRequest): Promise<ReportWindow> {
-    const { reportId, filter, sort, hierarchy = 'organization', offset, count } = request;
+    const { reportId, filter, sort, hierarchy = 'organization', offset } = request;
     await this.orders.of(reportId); // the top rows sort by the names' ranks; kept after the first read, so a keystroke waits for nothing here
     const words = typedWords(filter);
     // Made once for this answer, and only if rows not kept need it: typed words' matches are a statement of their own.
@@ -141,7 +141,7 @@ export class ReportViewerQueries {
       async () => topRowsQuery(await condition(), hierarchy, sort),
       async (tops, ledger) => {
         const tree = await this.tree(request, tops, ledger, condition);
-        return { tree, sums: tops.sums, slice: await sliceOf(tree, tops, ledger, hierarchy, offset, count) };
+        return { tree, sums: tops.sums, slice: await sliceOf(tree, tops, ledger, request) };
       },
     );
     answer.catch(() => undefined); // awaited below, unless the report is gone
@@ -201,7 +201,7 @@ export class ReportViewerQueries {
     const levels = once(async () => treeLevels(ledger, await condition(), sort, order));
     const toggled = new Set(expansion.toggled);
     const allOpen = expansion.all === 'organizations';
-    const openTops = await openTopRows(ledger, tops.table, allOpen, [...toggled]);
+    const openTops = await openTopRows(ledger, tops.table, reportId, hierarchy, allOpen, [...toggled]);
     // Every top row open: no need to name them.
     const openNamed = allOpen && openTops.length === tops.count ? null : openTops.map((row) => row.key);
     const byOrganization = hierarchy === 'organization';
@@ -334,7 +334,12 @@ function rawRow(row: TreeSourceRow, level: TreeRow['level'], depth: number, open
  * The rows `offset … offset + count` of a tree: where they fall among the top rows and the rows below open ones,
  * the top rows among them read from their table by place.
  */
-async function sliceOf(tree: VisibleTree, tops: TopRows, ledger: Ledger, hierarchy: ReportHierarchy, offset: number, count: number): Promise<RawRow[]> {
+async function sliceOf(
+  tree: VisibleTree,
+  tops: TopRows,
+  ledger: Ledger,
+  { reportId, hierarchy = 'organization', offset, count }: WindowRequest,
+): Promise<RawRow[]> {
   const end = offset + count;
   const picked: (number | RawRow)[] = [];
   let visible = 0;
@@ -354,7 +359,7 @@ async function sliceOf(tree: VisibleTree, tops: TopRows, ledger: Ledger, hierarc
   if (visible < end) addTops(nextTop, tops.count);
   const places = picked.filter((entry): entry is number => typeof entry === 'number');
   if (!places.length) return picked as RawRow[];
-  const read = await topRowsBetween(ledger, tops.table, places[0]!, places.at(-1)!);
+  const read = await topRowsBetween(ledger, tops.table, reportId, hierarchy, places[0]!, places.at(-1)!);
   const byPlace = new Map(read.map((row) => [row.place, row]));
   const open = new Set(tree.open.map((top) => top.at));
   const level = hierarchy === 'organization' ? 'organization' : 'service';

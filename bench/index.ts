@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { cp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createGunzip } from 'node:zlib';
 import { JSONParser } from '@streamparser/json';
 import JSZip from 'jszip';
@@ -14,6 +14,7 @@ import { fillMapping } from '@testing/invoice-mapping';
 import { type BesideCopy, exportsBesideCopy, topRowsAloneMs } from './copy-floor';
 import { buildCli, cli, fetchMonth, LINES_PER_ORGANIZATION, startBenchTwin, startUp } from './cli-process';
 import { KEYSTROKE_TEXTS, measureViewerInChromium } from './viewer-in-chromium';
+import { type CloseFigures, measureCloseInChromium } from './close-in-chromium';
 
 /**
  * `npm run bench`: the month-end at 100,000 and 1,000,000 billing lines from the service twin, measured as a person
@@ -246,6 +247,29 @@ async function benchSize(lines: number): Promise<Record<string, unknown>> {
       );
       return { seconds: +(run.ms / 1000).toFixed(1), peakRssMb: +run.peakRssMb.toFixed(0) };
     };
+    // The Close screen as a person opens it, in Chromium, on a copy of the ledger: first with nothing kept, then in a
+    // fresh start of the app that reads what the first kept. The CLI steps below then start from nothing kept too.
+    const closeCopy = `${dir.path}-close`;
+    await cp(dir.path, closeCopy, { recursive: true });
+    const closeScreen = async (label: string): Promise<CloseFigures> => {
+      const figures = await measureCloseInChromium(closeCopy, 'Billing 2026-11');
+      const goal = big ? '≤ 5,000 ms' : '';
+      row(`Close screen, ${label}: checks (click → painted)`, `${figures.checksMs.toFixed(0)} ms`, goal, big ? figures.checksMs <= 5000 : null);
+      row(
+        `Close screen, ${label}: comparison (click → painted)`,
+        `${figures.compareMs.toFixed(0)} ms (${figures.changes})`,
+        goal,
+        big ? figures.compareMs <= 5000 : null,
+      );
+      return figures;
+    };
+    const closeInChromium = await (async () => {
+      try {
+        return { first: await closeScreen('first'), kept: await closeScreen('kept') };
+      } finally {
+        await rm(closeCopy, { recursive: true, force: true });
+      }
+    })();
     // As the app closes a fetched month ahead: the checks first (they find the changes their rules look at, and keep
     // the exceptions), then the comparison (made and kept by the first compare); later ones read what is kept.
     // Exit 4: the month has open exceptions (the twin plants some).
@@ -286,6 +310,7 @@ async function benchSize(lines: number): Promise<Record<string, unknown>> {
       openMs: +openMs.toFixed(0),
       filterSqlMs: +filterMs.toFixed(0),
       chromium,
+      closeInChromium,
       keystrokeQueryMs: +queryMs.toFixed(0),
       xlsx: { seconds: +(xlsx.ms / 1000).toFixed(1), peakRssMb: +xlsx.peakRssMb.toFixed(0) },
       parquetSeconds: +(parquet.ms / 1000).toFixed(1),

@@ -1,8 +1,5 @@
-import { join } from 'node:path';
-import { chromium, type Page } from '@playwright/test';
-import { silentLogger, systemClock } from '@core';
-import { MemorySecretStore } from '@testing/memory-secret-store';
-import { startHarness } from '@harness/server';
+import type { Page } from '@playwright/test';
+import { type AfterPaint, onBridgePage } from './bridge-page';
 import { median } from './median';
 
 /**
@@ -34,18 +31,6 @@ export interface ViewerFigures {
 const KEYSTROKE_WORDS = ['micro', 'azure', 'backup', 'desk'];
 /** The text in the filter after each of the 20 keystrokes, in the order typed. */
 export const KEYSTROKE_TEXTS = KEYSTROKE_WORDS.flatMap((word) => [...word].map((_, index) => word.slice(0, index + 1)));
-
-/**
- * The frame that shows an answer: after the next animation frame, once the browser has painted (a message posted
- * then runs after the paint). Put in the page before it loads, as text: a function passed to evaluate cannot call
- * another one defined here.
- */
-const AFTER_PAINT = `window.afterPaint = () => new Promise((resolve) => requestAnimationFrame(() => {
-  const channel = new MessageChannel();
-  channel.port1.onmessage = () => resolve();
-  channel.port2.postMessage(null);
-}));`;
-type AfterPaint = { afterPaint: () => Promise<void> };
 
 /**
  * Sets the search text as typing does (an input event) and resolves with the ms until its answer is painted, and
@@ -136,30 +121,7 @@ function bridgeRoundTrip(page: Page): Promise<number> {
  * the frame after the answer is painted.
  */
 export async function measureViewerInChromium(dataDir: string): Promise<ViewerFigures> {
-  const harness = await startHarness({
-    staticDir: join(process.cwd(), 'out', 'renderer'),
-    ports: {
-      dataDir,
-      secrets: new MemorySecretStore(),
-      fetch: (input, init) => fetch(input, init),
-      clock: systemClock,
-      log: silentLogger,
-      startDemoService: async () => Promise.reject(new Error('no demo in the benchmark')),
-      appVersion: 'bench',
-    },
-  });
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium' });
-  try {
-    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-    await page.addInitScript(AFTER_PAINT);
-    await page.goto(harness.link); // the bridge's one-time link: it answers only the browser that opened it
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: 'Reports' }).click();
-    // The data folder holds this one report. Once in some twenty runs its listing took over Playwright's 30 s and the
-    // run stopped there: it may take up to two minutes, and a listing slower than a second is said, not hidden.
-    const listing = performance.now();
-    await page.getByTestId('saved-report').first().waitFor({ timeout: 120_000 });
-    const listedMs = performance.now() - listing;
-    if (listedMs > 1000) console.log(`  the saved month was listed ${(listedMs / 1000).toFixed(1)} s after the Reports tab was opened`);
+  return onBridgePage(dataDir, async (page) => {
     const openMs = await openAndWait(page);
     await page.getByRole('treegrid', { name: 'Billing report' }).getByRole('row', { level: 1 }).first().waitFor(); // the same rows, as Playwright sees them
 
@@ -187,8 +149,5 @@ export async function measureViewerInChromium(dataDir: string): Promise<ViewerFi
       domRows,
       bridgeMs: median(trips),
     };
-  } finally {
-    await browser.close();
-    await harness.close();
-  }
+  });
 }

@@ -1,6 +1,7 @@
 import { FOLDED_LETTERS } from '@shared/search-fold';
 import { PAIR_ARROW } from '@shared/model/currency-pair';
 import { TREE_LEVEL, type TreeLevel } from '@shared/model/tree-keys';
+import { reportNumbersSql } from './report-numbers';
 
 /**
  * The keys the tree, the comparison and the checks all group by, as SQL over the ledger's tables — each written once.
@@ -31,13 +32,7 @@ export const KEYED_LEVELS = {
  * the keys' own order, so the tree breaks a tie between two equal names the same way every time.
  */
 export function keyNumbersSql(report: 'one' | 'all' = 'one'): string[] {
-  return Object.entries(KEYED_LEVELS).map(([table, { no, alias, key }]) => {
-    const [where, same] =
-      report === 'one' ? ['WHERE report_id = $1', `${table}.report_id = $1 AND k.report_id = $1`] : ['', `${table}.report_id = k.report_id`];
-    return `UPDATE ${table} SET key_no = k.key_no
-      FROM (SELECT report_id, ${no}, dense_rank() OVER (PARTITION BY report_id ORDER BY ${key})::INTEGER AS key_no FROM ${table} ${alias} ${where}) k
-      WHERE ${same} AND ${table}.${no} = k.${no}`;
-  });
+  return Object.entries(KEYED_LEVELS).map(([table, { no, alias, key }]) => reportNumbersSql({ table, no, column: 'key_no', order: key, alias }, report));
 }
 
 /** The currency-pair key (see shared/model/currency-pair.ts) of a row with currency and customer_currency (of `alias`). */

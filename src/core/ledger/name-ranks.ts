@@ -1,6 +1,7 @@
 import { collationOf, FALLBACK_NAME_ORDER, NameOrder } from '@shared/model/name-order';
 import type { Ledger } from './ledger';
 import { rowShape } from './rows';
+import { reportNumbersSql } from './report-numbers';
 
 /**
  * The names a keystroke or an export sorts (organizations, services and subscriptions: hundreds of thousands in a
@@ -28,17 +29,11 @@ export function nameKeySql(column: string, order: NameOrder): string {
  * order, and record it. Equal names share a rank; names the collation finds equal but are not (rare) go by their text.
  */
 export function rankNamesSql(order: NameOrder, report: 'one' | 'all' = 'one', tables: RankedNames = RANKED_NAMES): string[] {
-  const where = report === 'one' ? 'WHERE report_id = $1' : '';
-  const same = (table: string) => (report === 'one' ? `${table}.report_id = $1 AND r.report_id = $1` : `${table}.report_id = r.report_id`);
   return [
-    ...Object.entries(tables).map(
-      ([table, { no, name }]) =>
-        `UPDATE ${table} SET name_rank = r.name_rank
-         FROM (SELECT report_id, ${no}, dense_rank() OVER (PARTITION BY report_id ORDER BY ${nameKeySql(name, order)}, ${name})::INTEGER AS name_rank
-               FROM ${table} ${where}) r
-         WHERE ${same(table)} AND ${table}.${no} = r.${no}`,
+    ...Object.entries(tables).map(([table, { no, name }]) =>
+      reportNumbersSql({ table, no, column: 'name_rank', order: `${nameKeySql(name, order)}, ${name}` }, report),
     ),
-    `UPDATE reports SET name_order = '${order}' ${where}`,
+    `UPDATE reports SET name_order = '${order}' ${report === 'one' ? 'WHERE report_id = $1' : ''}`,
   ];
 }
 

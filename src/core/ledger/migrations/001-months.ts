@@ -52,4 +52,17 @@ export function createTable(table: string, columns: Readonly<Record<string, stri
     .join(', ')})`;
 }
 
+/**
+ * A table made again with `columns` (DuckDB fixes a column's compression when its table is made, and a migration
+ * may not alter a table an earlier one in its transaction updated), its rows copied over with `added` columns last.
+ */
+export function remadeTable(table: string, columns: Readonly<Record<string, string>>, added: readonly string[] = []): string[] {
+  return [
+    createTable(`${table}_remade`, columns),
+    `INSERT INTO ${table}_remade SELECT *${added.map(() => ', NULL').join('')} FROM ${table}`,
+    `DROP TABLE ${table}`,
+    `ALTER TABLE ${table}_remade RENAME TO ${table}`,
+  ];
+}
+
 export const MONTHS: string[] = Object.entries(MONTH_TABLES).map(([table, columns]) => createTable(table, columns));

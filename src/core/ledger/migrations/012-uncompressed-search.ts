@@ -1,4 +1,4 @@
-import { createTable, MONTH_TABLES } from './001-months';
+import { MONTH_TABLES, remadeTable } from './001-months';
 import { SUBSCRIPTION_RANK_COLUMNS } from './010-subscription-ranks';
 
 /**
@@ -13,9 +13,4 @@ const COLUMNS: Record<string, string> = {
   ...Object.fromEntries((SUBSCRIPTION_RANK_COLUMNS.subscriptions ?? []).map((column) => [column, 'INTEGER'])),
 };
 
-export const UNCOMPRESSED_SEARCH: string[] = [
-  createTable('subscriptions_remade', COLUMNS),
-  'INSERT INTO subscriptions_remade SELECT * FROM subscriptions',
-  'DROP TABLE subscriptions',
-  'ALTER TABLE subscriptions_remade RENAME TO subscriptions',
-];
+export const UNCOMPRESSED_SEARCH: string[] = remadeTable('subscriptions', COLUMNS);

@@ -1,5 +1,5 @@
 import { KEYED_LEVELS, keyNumbersSql } from '../keys';
-import { createTable, MONTH_TABLES } from './001-months';
+import { MONTH_TABLES, remadeTable } from './001-months';
 import { NAME_RANK_COLUMNS } from './009-name-order';
 
 /** The column this migration adds to two appended tables: ingest appends it last, after migration 009's rank. */
@@ -19,12 +19,7 @@ export const KEY_NUMBERS: string[] = [
       ...MONTH_TABLES[table as keyof typeof KEYED_LEVELS],
       ...Object.fromEntries([...(NAME_RANK_COLUMNS[table] ?? []), ...added].map((column) => [column, 'INTEGER'])),
     };
-    return [
-      createTable(`${table}_remade`, columns),
-      `INSERT INTO ${table}_remade SELECT *, ${added.map(() => 'NULL').join(', ')} FROM ${table}`,
-      `DROP TABLE ${table}`,
-      `ALTER TABLE ${table}_remade RENAME TO ${table}`,
-    ];
+    return remadeTable(table, columns, added);
   }),
   ...keyNumbersSql('all'),
 ];

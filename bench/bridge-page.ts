@@ -51,3 +51,40 @@ export async function onBridgePage<T>(dataDir: string, work: (page: Page) => Pro
     await harness.close();
   }
 }
+
+/** What a click is on (the first element of `selector` whose trimmed text is `text`) and what answers it (the first of `done` whose text matches `answered`). */
+export interface ClickAndAnswer {
+  selector: string;
+  text: string;
+  done: string;
+  answered: string;
+  /** How long the answer may take (ms); two minutes unless said. */
+  timeoutMs?: number;
+}
+
+/**
+ * Clicks as a person does (a click event) and resolves with the ms until the answer is painted, and the answer's
+ * text. A wait longer than `timeoutMs` is a failure.
+ */
+export function clickAndWait(page: Page, step: ClickAndAnswer): Promise<{ ms: number; text: string }> {
+  // No named functions in here: the bench's TypeScript loader would name them with a helper the page lacks.
+  return page.evaluate(async ({ selector, text, done, answered, timeoutMs = 120_000 }) => {
+    const target = [...document.querySelectorAll<HTMLElement>(selector)].find((candidate) => candidate.textContent?.trim() === text);
+    if (!target) throw new Error(`Nothing to click: no ${selector} reads "${text}".`);
+    const pattern = new RegExp(answered);
+    const started = performance.now();
+    target.click();
+    const shown = await new Promise<HTMLElement>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`No ${done} reading /${answered}/ within ${timeoutMs / 1000} s of "${text}".`)), timeoutMs);
+      new MutationObserver((_, observer) => {
+        const element = [...document.querySelectorAll<HTMLElement>(done)].find((candidate) => pattern.test(candidate.textContent ?? ''));
+        if (!element) return;
+        observer.disconnect();
+        clearTimeout(timer);
+        resolve(element);
+      }).observe(document.body, { childList: true, subtree: true, characterData: true });
+    });
+    await (window as unknown as AfterPaint).afterPaint();
+    return { ms: performance.now() - started, text: shown.textContent?.trim() ?? '' };
+  }, step);
+}

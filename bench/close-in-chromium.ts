@@ -1,5 +1,4 @@
-import type { Page } from '@playwright/test';
-import { type AfterPaint, onBridgePage } from './bridge-page';
+import { clickAndWait, onBridgePage } from './bridge-page';
 
 /** Closing a month in the app, as a person waits for it (ms, click → answer painted, timed in the page). */
 export interface CloseFigures {
@@ -9,41 +8,6 @@ export interface CloseFigures {
   compareMs: number;
   /** The count of changes shown, as the screen says it. */
   changes: string;
-}
-
-/** What a click is on (the first element of `selector` whose trimmed text is `text`) and what answers it (the first of `done` whose text matches `answered`). */
-interface ClickAndAnswer {
-  selector: string;
-  text: string;
-  done: string;
-  answered: string;
-}
-
-/**
- * Clicks as a person does (a click event) and resolves with the ms until the answer is painted, and the answer's
- * text. A wait of over two minutes is a failure.
- */
-function clickAndWait(page: Page, step: ClickAndAnswer): Promise<{ ms: number; text: string }> {
-  // No named functions in here: the bench's TypeScript loader would name them with a helper the page lacks.
-  return page.evaluate(async ({ selector, text, done, answered }) => {
-    const target = [...document.querySelectorAll<HTMLElement>(selector)].find((candidate) => candidate.textContent?.trim() === text);
-    if (!target) throw new Error(`Nothing to click: no ${selector} reads "${text}".`);
-    const pattern = new RegExp(answered);
-    const started = performance.now();
-    target.click();
-    const shown = await new Promise<HTMLElement>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`No ${done} reading /${answered}/ within two minutes of "${text}".`)), 120_000);
-      new MutationObserver((_, observer) => {
-        const element = [...document.querySelectorAll<HTMLElement>(done)].find((candidate) => pattern.test(candidate.textContent ?? ''));
-        if (!element) return;
-        observer.disconnect();
-        clearTimeout(timer);
-        resolve(element);
-      }).observe(document.body, { childList: true, subtree: true, characterData: true });
-    });
-    await (window as unknown as AfterPaint).afterPaint();
-    return { ms: performance.now() - started, text: shown.textContent?.trim() ?? '' };
-  }, step);
 }
 
 /**

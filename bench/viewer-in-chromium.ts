@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import { type AfterPaint, onBridgePage } from './bridge-page';
+import { type AfterPaint, clickAndWait, onBridgePage } from './bridge-page';
 import { median } from './median';
 
 /**
@@ -75,29 +75,15 @@ function typeAndWait(page: Page, text: string): Promise<{ ms: number; phases: Ke
  * first tree rows are painted — timed inside the page, as a keystroke is: Playwright's own click waits for the
  * button to be stable and its waits poll, which added up to a tenth of a second that no one sees.
  */
-function openAndWait(page: Page): Promise<number> {
-  // No named functions in here (see typeAndWait).
-  return page.evaluate(async () => {
-    const button = [...document.querySelectorAll<HTMLButtonElement>('[data-testid="saved-report"] button')].find(
-      (candidate) => candidate.textContent?.trim() === 'Open',
-    );
-    if (!button) throw new Error('The saved month has no Open button.');
-    const rows = '[role="treegrid"][aria-label="Billing report"] [role="row"][aria-level="1"]';
-    const started = performance.now();
-    button.click();
-    await new Promise<void>((resolve, reject) => {
-      if (document.querySelector(rows)) return resolve();
-      const timer = setTimeout(() => reject(new Error('No tree rows within 30 s of Open.')), 30_000);
-      new MutationObserver((_, observer) => {
-        if (!document.querySelector(rows)) return;
-        observer.disconnect();
-        clearTimeout(timer);
-        resolve();
-      }).observe(document.body, { childList: true, subtree: true });
-    });
-    await (window as unknown as AfterPaint).afterPaint();
-    return performance.now() - started;
+async function openAndWait(page: Page): Promise<number> {
+  const opened = await clickAndWait(page, {
+    selector: '[data-testid="saved-report"] button',
+    text: 'Open',
+    done: '[role="treegrid"][aria-label="Billing report"] [role="row"][aria-level="1"]',
+    answered: '',
+    timeoutMs: 30_000,
   });
+  return opened.ms;
 }
 
 /**

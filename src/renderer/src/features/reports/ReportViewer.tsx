@@ -5,6 +5,7 @@ import { receiveFile } from '@renderer/bridge/files';
 import { ErrorNote } from '@renderer/components/ErrorNote';
 import { formatCount } from '@renderer/components/format-number';
 import { useAction } from '@renderer/hooks/use-action';
+import { useStableHandler } from '@renderer/hooks/use-stable-handler';
 import { useStatus } from '@renderer/hooks/use-status';
 import { CloseScreen } from '../close/CloseScreen';
 import type { ShowInReport } from '../close/ExceptionRow';
@@ -19,7 +20,6 @@ import { useReportShortcuts } from './use-report-shortcuts';
 import { useRevealRow, useTreeSelection } from './use-tree-selection';
 import { ViewBar, type ViewMode } from './ViewBar';
 import { ViewerHeader } from './ViewerHeader';
-import { filterIdentity } from '@shared/report-filter';
 
 const ALL_CLOSED: ReportExpansion = { all: 'none', toggled: [] };
 /** How long "Copied 12 rows" stays. */
@@ -92,8 +92,9 @@ export function ReportViewer({ view }: { view: ReportView }): React.JSX.Element 
 
   const viewerRoot = useRef<HTMLElement>(null);
   useReportShortcuts(viewerRoot);
-  // The selection belongs to one list: a new filter, sort or hierarchy starts without one.
-  const resetKey = JSON.stringify([filterIdentity(filter.applied), sort, hierarchy]);
+  // The selection belongs to one list: a new filter, sort or hierarchy starts without one — once its rows are shown,
+  // so a keystroke redraws only the text it typed while the main process answers (the rows and the view stay put).
+  const resetKey = snapshot?.listKey ?? '';
   const selection = useTreeSelection(resetKey, rowsIn, copying.setError);
   const { forgetAnchor } = selection;
   const { reveal, focusRow } = useRevealRow(snapshot, query, rowsIn, selection.selectOnly);
@@ -120,14 +121,15 @@ export function ReportViewer({ view }: { view: ReportView }): React.JSX.Element 
     setMode('close');
   }, []);
 
-  const copyRows = (activeRow?: TreeRow) => {
+  // Stable, so the memoised tree is not redrawn by a render that changed nothing it shows (a keystroke's).
+  const copyRows = useStableHandler((activeRow?: TreeRow) => {
     const rows = selection.picked.size ? selection.inOrder(snapshot) : activeRow ? [activeRow] : [];
     if (rows.length === 0) return;
     void copying.run(async () => {
       await copyTable(treeRowsTable(rows, columns, hierarchy));
       showCopyStatus(`Copied ${rowsWord(rows.length)}`);
     }, 'rows');
-  };
+  });
   const copyTotals = () => {
     const rows = totals ?? [];
     void copying.run(async () => {

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useId, useState } from 'react';
+import { memo, useCallback, useEffect, useId, useState } from 'react';
 import type { ReportColumn, ReportHierarchy, ReportSortInput, TreeRow } from '@shared/contract';
 import { Pending } from '@renderer/components/Pending';
 import { HeaderCell, type RowMetrics, useVirtualRows, VirtualGrid } from '@renderer/components/VirtualGrid';
@@ -125,7 +125,7 @@ function columnLayout(columns: readonly ColumnSpec[]): React.CSSProperties {
  * to the parent), Enter toggles; Space selects, Shift+↑/↓ extends, Ctrl/⌘+C copies, Esc clears the selection.
  * Click selects a row (and opens or closes it), Ctrl/⌘+click adds, Shift+click selects a range.
  */
-export function TreeTable({
+export const TreeTable = memo(function TreeTable({
   snapshot,
   pendingWhat,
   columns,
@@ -287,4 +287,4 @@ export function TreeTable({
       }
     />
   );
-}
+});

@@ -18,6 +18,8 @@ export type FetchWindow = (request: TreeQuery & { offset: number; count: number 
 /** What the viewer draws: the counts of one tree state and the rows of it fetched so far. */
 export interface TreeSnapshot {
   stateKey: string;
+  /** The list these rows belong to (listKeyOf): a new one is shown from its top, without the old one's selection. */
+  listKey: string;
   /** The filter these rows answer. */
   filter: ReportFilter;
   rowCount: number;
@@ -43,6 +45,7 @@ export interface TreeWindowCacheOptions {
 interface LoadedState {
   generation: number;
   stateKey: string;
+  listKey: string;
   filter: ReportFilter;
   rowCount: number;
   lineCount: number;
@@ -55,6 +58,12 @@ interface LoadedState {
 export function stateKeyOf(query: TreeQuery): string {
   const { reportId, filter, sort, expansion, hierarchy } = query;
   return JSON.stringify([reportId, hierarchy, filterIdentity(filter), sort, expansion.all, [...expansion.toggled].sort()]);
+}
+
+/** Which list a state shows: its report, filter, sort and hierarchy — rows opened or closed are the same list. */
+export function listKeyOf(query: TreeQuery): string {
+  const { reportId, filter, sort, hierarchy } = query;
+  return JSON.stringify([reportId, hierarchy, filterIdentity(filter), sort]);
 }
 
 /**
@@ -92,7 +101,7 @@ export class TreeWindowCache {
     if (stateKey === this.stateKey) return;
     // The viewer goes back to the top on a new filter, sort or hierarchy (not on opening rows): ask for the top first.
     const previous = this.query;
-    if (previous && stateKeyOf({ ...previous, expansion: query.expansion }) !== stateKeyOf(query)) {
+    if (previous && listKeyOf(previous) !== listKeyOf(query)) {
       this.wanted = { start: 0, end: this.wanted.end - this.wanted.start };
     }
     this.query = query;
@@ -182,7 +191,7 @@ export class TreeWindowCache {
     const { rowCount, lineCount, totalLines } = window;
     // Every window of a state brings the same totals: the first's stay, so scrolling does not redraw them.
     const totals = current?.totals ?? window.totals;
-    this.loaded = { generation, stateKey, filter: query.filter, rowCount, lineCount, totalLines, totals, pages };
+    this.loaded = { generation, stateKey, listKey: listKeyOf(query), filter: query.filter, rowCount, lineCount, totalLines, totals, pages };
     this.onChange(this.snapshot(this.loaded));
     this.fill(); // the view may have moved while this answer was on its way
   }
@@ -198,6 +207,7 @@ export class TreeWindowCache {
     const { pageSize } = this;
     return {
       stateKey: state.stateKey,
+      listKey: state.listKey,
       filter: state.filter,
       rowCount: state.rowCount,
       lineCount: state.lineCount,

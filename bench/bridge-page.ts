@@ -60,15 +60,17 @@ export interface ClickAndAnswer {
   answered: string;
   /** How long the answer may take (ms); two minutes unless said. */
   timeoutMs?: number;
+  /** What is still coming after the answer is painted (a "reading…" note): `settledMs` is when none is left, painted. */
+  pending?: string;
 }
 
 /**
  * Clicks as a person does (a click event) and resolves with the ms until the answer is painted, and the answer's
  * text. A wait longer than `timeoutMs` is a failure.
  */
-export function clickAndWait(page: Page, step: ClickAndAnswer): Promise<{ ms: number; text: string }> {
+export function clickAndWait(page: Page, step: ClickAndAnswer): Promise<{ ms: number; text: string; settledMs: number; settledText: string }> {
   // No named functions in here: the bench's TypeScript loader would name them with a helper the page lacks.
-  return page.evaluate(async ({ selector, text, done, answered, timeoutMs = 120_000 }) => {
+  return page.evaluate(async ({ selector, text, done, answered, timeoutMs = 120_000, pending }) => {
     const target = [...document.querySelectorAll<HTMLElement>(selector)].find((candidate) => candidate.textContent?.trim() === text);
     if (!target) throw new Error(`Nothing to click: no ${selector} reads "${text}".`);
     const pattern = new RegExp(answered);
@@ -85,6 +87,20 @@ export function clickAndWait(page: Page, step: ClickAndAnswer): Promise<{ ms: nu
       }).observe(document.body, { childList: true, subtree: true, characterData: true });
     });
     await (window as unknown as AfterPaint).afterPaint();
-    return { ms: performance.now() - started, text: shown.textContent?.trim() ?? '' };
+    const ms = performance.now() - started;
+    const answer = shown.textContent?.trim() ?? '';
+    if (!pending || !document.querySelector(pending)) return { ms, text: answer, settledMs: ms, settledText: answer };
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${pending} still shown ${timeoutMs / 1000} s after "${text}" was answered.`)), timeoutMs);
+      new MutationObserver((_, observer) => {
+        if (document.querySelector(pending)) return;
+        observer.disconnect();
+        clearTimeout(timer);
+        resolve();
+      }).observe(document.body, { childList: true, subtree: true, characterData: true });
+    });
+    await (window as unknown as AfterPaint).afterPaint();
+    const settled = [...document.querySelectorAll<HTMLElement>(done)].find((candidate) => pattern.test(candidate.textContent ?? ''));
+    return { ms, text: answer, settledMs: performance.now() - started, settledText: settled?.textContent?.trim() ?? '' };
   }, step);
 }

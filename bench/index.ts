@@ -255,11 +255,13 @@ async function benchSize(lines: number): Promise<Record<string, unknown>> {
       const figures = await measureCloseInChromium(closeCopy, 'Billing 2026-11');
       const goal = big ? '≤ 5,000 ms' : '';
       row(`Close screen, ${label}: checks (click → painted)`, `${figures.checksMs.toFixed(0)} ms`, goal, big ? figures.checksMs <= 5000 : null);
+      row(`Close screen, ${label}: comparison (click → painted)`, `${figures.compareMs.toFixed(0)} ms`, goal, big ? figures.compareMs <= 5000 : null);
+      // The rest of the changes is read after the first part is painted: the whole list has the same goal.
       row(
-        `Close screen, ${label}: comparison (click → painted)`,
-        `${figures.compareMs.toFixed(0)} ms (${figures.changes})`,
+        `Close screen, ${label}: every change read (click → painted)`,
+        `${figures.allChangesMs.toFixed(0)} ms (${figures.changes})`,
         goal,
-        big ? figures.compareMs <= 5000 : null,
+        big ? figures.allChangesMs <= 5000 : null,
       );
       return figures;
     };

@@ -12,10 +12,13 @@ import {
   Checklist,
   CheckThresholds,
   CloseCalendar,
+  CHANGES_PER_PART,
+  MAX_CHANGES_SHOWN,
   MAX_REVIEWS_AT_ONCE,
   CloseLog,
   MonthCloseView,
   FetchState,
+  MonthChange,
   MonthComparison,
   MonthSummary,
   RatesView,
@@ -362,6 +365,16 @@ export const channels = {
   'close:evidence': { input: ReportRef, output: FileResult },
   /** `afterId` against `beforeId` (two months of one service). */
   'close:compare': { input: z.object({ beforeId: z.string().uuid(), afterId: z.string().uuid() }), output: MonthComparison },
+  /** Changes `from` + 1 … `from` + `count` of the comparison close:compare answered, in the order shown (its first part came with it). */
+  'close:changes': {
+    input: z.object({
+      beforeId: z.string().uuid(),
+      afterId: z.string().uuid(),
+      from: z.number().int().nonnegative().max(MAX_CHANGES_SHOWN),
+      count: z.number().int().positive().max(CHANGES_PER_PART),
+    }),
+    output: z.array(MonthChange).max(CHANGES_PER_PART),
+  },
   /** The months of the report's service and reseller in the ledger (newest fetch of each period), oldest first. */
   'close:months': { input: ReportRef, output: z.array(MonthSummary) },
   /** Every saved fetch's state in its month's close (Draft, Prepared, Approved) and whether a newer fetch supersedes it. */

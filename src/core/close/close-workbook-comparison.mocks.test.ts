@@ -25,15 +25,20 @@ const OCTOBER = '11111111-1111-4111-8111-000000000010';
 const NOVEMBER = '11111111-1111-4111-8111-000000000011';
 const cleanups = cleanupsAfterEach();
 
-/** October, and November with one line's unit price raised (a change, and an exception of the checks). */
-async function twoMonths() {
+/** October, and November with `raised` lines' unit prices raised (each a change, and an exception of the checks). */
+async function twoMonths(raised = 1) {
   const month = await ledgerWithMonth({ reportId: OCTOBER, seed: 5, organizations: 10, linesPerOrganization: 6 });
   cleanups.push(month.close);
   const november = structuredClone(month.entries);
-  const product = november[0]?.organizations[0]?.services[0]?.items[0]?.products[0];
-  if (!product) throw new Error('the twin month has no line');
-  product.customerPricePerUnit = money(product.customerPricePerUnit).plus('1.5').toFixed();
-  product.totalCustomerPrice = money(product.customerPricePerUnit).times(product.quantity).toFixed(2);
+  const lines = november.flatMap((entry) =>
+    entry.organizations.flatMap((organization) => organization.services.flatMap((service) => service.items.flatMap((item) => item.products))),
+  );
+  const product = lines[0];
+  if (!product || lines.length < raised) throw new Error('the twin month has too few lines');
+  for (const line of lines.slice(0, raised)) {
+    line.customerPricePerUnit = money(line.customerPricePerUnit).plus('1.5').toFixed();
+    line.totalCustomerPrice = money(line.customerPricePerUnit).times(line.quantity).toFixed(2);
+  }
   restateTotals(november);
   async function* body() {
     yield JSON.stringify({ status: 5, data: november });
@@ -91,5 +96,23 @@ describe("the workbook's month close", () => {
       changes: await kept.changes(0, kept.changeCount),
     });
     expect(shown.changes.length).toBeGreaterThan(0);
+  });
+
+  it('hands the Close screen the rest of the changes in parts that join into the whole comparison, in its order', async () => {
+    const { month } = await twoMonths(7);
+    const { ports, cleanup } = await testPorts();
+    cleanups.push(cleanup);
+    const { handlers } = createClose(ports, async () => month.ledger);
+    vi.mocked(keepComparison).mockClear();
+    const shown = await handlers['close:compare']({ beforeId: OCTOBER, afterId: NOVEMBER });
+    expect(shown.changeCount).toBe(7);
+    const whole = await (await compareMonths(month.ledger, OCTOBER, NOVEMBER)).changes(0, shown.changeCount);
+    const parts = [];
+    for (let from = 0; from < shown.changeCount; from += 3)
+      parts.push(...(await handlers['close:changes']({ beforeId: OCTOBER, afterId: NOVEMBER, from, count: 3 })));
+    expect(parts).toEqual(whole);
+    // Past the end there is nothing, and the comparison was made once.
+    expect(await handlers['close:changes']({ beforeId: OCTOBER, afterId: NOVEMBER, from: shown.changeCount, count: 5 })).toEqual([]);
+    expect(made()).toHaveLength(1);
   });
 });

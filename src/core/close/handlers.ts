@@ -4,6 +4,7 @@ import {
   type Checklist,
   type CloseCalendar,
   type CloseLog,
+  FIRST_CHANGES_SHOWN,
   MAX_CHANGES_SHOWN,
   MAX_REVIEWS_AT_ONCE,
   type MonthCloseView,
@@ -41,6 +42,7 @@ type CloseHandlers = Pick<
   | 'close:calendar'
   | 'close:evidence'
   | 'close:compare'
+  | 'close:changes'
   | 'close:months'
   | 'close:fetch-states'
   | 'close:thresholds'
@@ -187,12 +189,15 @@ export function createClose(
       const name = `${label?.name ?? 'Month'} evidence`;
       return deliverFile(ports, `${name}.pdf`, 'pdf', (path) => evidence(reportId, path));
     },
-    // The comparison is kept in the ledger (the checks made it already, as a rule): the panel shows its first changes.
+    // The comparison is kept in the ledger (made by the first ask): the panel shows its first part of the changes at
+    // once and reads the rest (close:changes) while they are looked at.
     'close:compare': async ({ beforeId, afterId }): Promise<ShownComparison> => {
       const comparison = await compare(beforeId, afterId);
       const { beforeId: before, afterId: after, bridges, changeCount } = comparison;
-      return { beforeId: before, afterId: after, bridges, changeCount, changes: await comparison.changes(0, MAX_CHANGES_SHOWN) };
+      return { beforeId: before, afterId: after, bridges, changeCount, changes: await comparison.changes(0, FIRST_CHANGES_SHOWN) };
     },
+    'close:changes': async ({ beforeId, afterId, from, count }) =>
+      (await compare(beforeId, afterId)).changes(from, Math.max(0, Math.min(count, MAX_CHANGES_SHOWN - from))),
     'close:fetch-states': () => close.fetchStates(),
     'close:months': async ({ reportId }) => {
       const opened = await ledger();

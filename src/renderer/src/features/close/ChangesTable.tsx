@@ -92,13 +92,15 @@ interface Props {
   /** All there are (more than `changes` when the main process cut the list). */
   changeCount: number;
   label: string;
+  /** The rest of `changes` still being read (useComparisonChanges): how many in all, or why reading them failed. */
+  reading?: { wanted: number; error: string | null; retry(): void };
 }
 
 /**
  * The changes between two months, one row per change (new and lost rolled up to the highest level that is new or
  * lost), filtered by kind and text and sorted by any column; rows are drawn only where they are in view.
  */
-export function ChangesTable({ changes, changeCount, label }: Props): React.JSX.Element {
+export function ChangesTable({ changes, changeCount, label, reading }: Props): React.JSX.Element {
   const [filter, setFilter] = useState<ChangeFilter>({});
   const [sort, setSort] = useState<ChangeSort>({ key: 'organization', direction: 'asc' });
   const counts = useMemo(() => kindCounts(changes), [changes]);
@@ -139,7 +141,18 @@ export function ChangesTable({ changes, changeCount, label }: Props): React.JSX.
             : `${formatCount(rows.length)} of ${formatCount(changes.length)} changes`}
         </span>
       </div>
-      {changeCount > changes.length ? (
+      {reading?.error ? (
+        <div className="error-note" role="alert">
+          Only {formatCount(changes.length)} of the changes could be read: {reading.error}{' '}
+          <button type="button" className="link" onClick={reading.retry}>
+            Try again
+          </button>
+        </div>
+      ) : reading && changes.length < reading.wanted ? (
+        <p className="hint" role="status" data-testid="changes-reading">
+          Reading the changes: {formatCount(changes.length)} of {formatCount(reading.wanted)} so far — the counts, the search and the order cover those.
+        </p>
+      ) : changeCount > changes.length ? (
         <p className="hint" role="note">
           The first {formatCount(changes.length)} of {formatCount(changeCount)} changes are shown here; the workbook's Changes sheet and the CLI (reports
           compare) have them all.

@@ -4,6 +4,7 @@ import { afterTitle, messageText } from './exception-list';
 import { bridgeAddsUp, bridgeSide, effectOf, filterChanges, kindCounts, nextChangeSort, sortChanges } from './change-list';
 import { filterExceptions, groupByRule, placeOf, reviewCounts } from './exception-list';
 import { monthLabel } from './month-label';
+import { readRestOfChanges } from './changes-reading';
 
 function exception(fields: Partial<BillingException> & Pick<BillingException, 'rule' | 'severity' | 'organization'>): BillingException {
   return {
@@ -168,6 +169,75 @@ describe('the changes table', () => {
     expect(cost).toMatchObject({ currency: 'USD', before: '80', after: '79.5' });
     expect(bridgeAddsUp(cost)).toBe(true);
     expect(bridgeAddsUp({ ...cost, effects: { ...cost.effects, quantity: '0' } })).toBe(false);
+  });
+});
+
+describe("the rest of a comparison's changes", () => {
+  const numbered = (from: number, count: number) => Array.from({ length: count }, (_, at) => change({ kind: 'quantity', organization: `org ${from + at}` }));
+  const names = (changes: MonthChange[]) => changes.map((item) => item.organization);
+
+  it('are read after the first part, a part at a time, each part joined in order until all wanted are read', async () => {
+    const asked: [number, number][] = [];
+    const seen: number[] = [];
+    let all: MonthChange[] = [];
+    await readRestOfChanges(
+      numbered(0, 10),
+      63,
+      async (from, count) => {
+        asked.push([from, count]);
+        return numbered(from, count);
+      },
+      (changes) => {
+        seen.push(changes.length);
+        all = changes;
+      },
+      () => false,
+      25,
+    );
+    expect(asked).toEqual([
+      [10, 25],
+      [35, 25],
+      [60, 3],
+    ]);
+    expect(seen).toEqual([35, 60, 63]);
+    expect(names(all)).toEqual(names(numbered(0, 63)));
+  });
+
+  it('read nothing when the first part is all, stop handing on once stopped, and fail in words when a part comes empty', async () => {
+    const never = async () => {
+      throw new Error('asked');
+    };
+    await readRestOfChanges(
+      numbered(0, 3),
+      3,
+      never,
+      () => expect.fail('nothing to join'),
+      () => false,
+    );
+    let stopped = false;
+    const joined: number[] = [];
+    await readRestOfChanges(
+      numbered(0, 2),
+      20,
+      async (from, count) => {
+        stopped = from > 2;
+        return numbered(from, Math.min(count, 4));
+      },
+      (changes) => joined.push(changes.length),
+      () => stopped,
+    );
+    expect(joined).toEqual([6]);
+    const kept: number[] = [];
+    await expect(
+      readRestOfChanges(
+        numbered(0, 2),
+        9,
+        async (from) => (from < 5 ? numbered(from, 3) : []),
+        (changes) => kept.push(changes.length),
+        () => false,
+      ),
+    ).rejects.toThrow(/fewer changes than it said/);
+    expect(kept).toEqual([5]);
   });
 });
 

@@ -1,8 +1,16 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { MonthCloseView, MonthComparison, MonthSummary, ReviewState } from '@shared/schemas/month-close';
+import {
+  MAX_CHANGES_SHOWN,
+  type MonthChange,
+  type MonthCloseView,
+  type MonthComparison,
+  type MonthSummary,
+  type ReviewState,
+} from '@shared/schemas/month-close';
 import { bridge, call, errorMessage } from '@renderer/bridge';
 import { type LatestAnswer, useChannelAnswer } from '@renderer/hooks/use-latest-answer';
 import { useReportJobs } from '../reports/report-jobs-store';
+import { readRestOfChanges } from './changes-reading';
 
 /** Exceptions reviewed per request: few enough to show progress and stop soon, many enough to take one transaction each. */
 const REVIEWS_PER_CALL = 100;
@@ -100,4 +108,51 @@ export function useMonths(reportId: string): LatestAnswer<MonthSummary[]> {
 /** `afterId` compared with `beforeId` (null: nothing to compare with); an answer for an older choice is dropped. */
 export function useComparison(beforeId: string | null, afterId: string): LatestAnswer<MonthComparison> {
   return useChannelAnswer('close:compare', beforeId ? { beforeId, afterId } : null);
+}
+
+export interface ChangesRead {
+  /** The comparison's changes read so far, in its order: its first part, then the rest as it comes. */
+  changes: MonthChange[];
+  /** How many the screen reads in all (every change, up to MAX_CHANGES_SHOWN). */
+  wanted: number;
+  /** Reading the rest failed (the changes read so far stay). */
+  error: string | null;
+  retry(): void;
+}
+
+/**
+ * A comparison's changes: the first part its answer brought, then the rest (up to MAX_CHANGES_SHOWN) read after
+ * it is shown, CHANGES_PER_PART at a time — one answer of 20,000 changes took seconds to make, carry and check.
+ * Another comparison, or the screen gone, stops the reading.
+ */
+export function useComparisonChanges(comparison: MonthComparison | null): ChangesRead {
+  const [read, setRead] = useState<{ of: MonthComparison | null; changes: MonthChange[]; error: string | null }>({ of: null, changes: [], error: null });
+  const [attempt, setAttempt] = useState(0);
+  const wanted = comparison ? Math.min(comparison.changeCount, MAX_CHANGES_SHOWN) : 0;
+  useEffect(() => {
+    if (!comparison) return undefined;
+    let gone = false;
+    let changes = comparison.changes;
+    setRead({ of: comparison, changes, error: null });
+    const { beforeId, afterId } = comparison;
+    readRestOfChanges(
+      changes,
+      wanted,
+      (from, count) => call('close:changes', { beforeId, afterId, from, count }),
+      (joined) => {
+        changes = joined;
+        setRead({ of: comparison, changes, error: null });
+      },
+      () => gone,
+    ).catch((failure: unknown) => {
+      if (!gone) setRead({ of: comparison, changes, error: errorMessage(failure) });
+    });
+    return () => {
+      gone = true;
+    };
+  }, [comparison, wanted, attempt]);
+  const retry = useCallback(() => setAttempt((n) => n + 1), []);
+  // Until the effect has run for a new comparison, its own first part is what there is.
+  const current = read.of === comparison ? read : { changes: comparison?.changes ?? [], error: null };
+  return { changes: current.changes, wanted, error: current.error, retry };
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { BillingException as BillingExceptionSchema, type CloseLogEntry, type CloseState, MAX_CHANGES_SHOWN } from '@shared/schemas/month-close';
+import { BillingException as BillingExceptionSchema, type CloseLogEntry, type CloseState, FIRST_CHANGES_SHOWN } from '@shared/schemas/month-close';
 import type { Ledger } from '../ledger/ledger';
 import { keptNameOrder } from '../ledger/name-ranks';
 import { KEPT_TABLES } from '../ledger/migrations/004-kept-comparisons';
@@ -47,7 +47,7 @@ export interface MonthCloseState {
   readyToInvoice: boolean;
   integrity: { contentChanged: boolean | null; logIntact: boolean; logBrokenAt: number | null };
   /** Set when the month was signed off on another fetch of it: what the service changed since the sign-off. */
-  /** Its changes are the first MAX_CHANGES_SHOWN of `changeCount`. */
+  /** Its changes are the first FIRST_CHANGES_SHOWN of `changeCount` (the screen reads the rest: close:changes). */
   restatement: { signedReportId: string; hashChanged: boolean; changes: MonthChange[]; changeCount: number; bridges: CurrencyBridge[] } | null;
   /** True when this report is not the newest fetch of its month. */
   superseded: boolean;
@@ -195,7 +195,7 @@ export class MonthClose {
       restatement = {
         signedReportId: signOff.reportId,
         hashChanged: (await keptContentHash(ledger, reportId)) !== signOff.contentHash,
-        changes: await comparison.changes(0, MAX_CHANGES_SHOWN),
+        changes: await comparison.changes(0, FIRST_CHANGES_SHOWN),
         changeCount: comparison.changeCount,
         bridges: comparison.bridges,
       };

@@ -190,13 +190,15 @@ export const MonthCloseView = z.object({
   readyToInvoice: z.boolean(),
   /** What the checks on open found: the signed lines re-hashed (null: nothing signed here) and the log's chain. */
   integrity: z.object({ contentChanged: z.boolean().nullable(), logIntact: z.boolean(), logBrokenAt: z.number().int().nullable() }),
-  /** The month was signed off on another fetch of it: what the service changed since. */
-  /** What changed since the sign-off: the first MAX_CHANGES_SHOWN of `changeCount` changes. */
+  /**
+   * The month was signed off on another fetch of it: what the service changed since — the first FIRST_CHANGES_SHOWN
+   * of `changeCount` changes (close:changes reads the rest), so the month's state, answered at every review, stays small.
+   */
   restatement: z
     .object({
       signedReportId: z.string(),
       hashChanged: z.boolean(),
-      changes: z.array(MonthChange).max(MAX_CHANGES_SHOWN),
+      changes: z.array(MonthChange).max(FIRST_CHANGES_SHOWN),
       changeCount: z.number().int().nonnegative(),
       bridges: z.array(CurrencyBridge),
     })

@@ -6,6 +6,7 @@ import { formatCount } from '@renderer/components/format-number';
 import { BridgeTable } from './BridgeTable';
 import { ChangesTable } from './ChangesTable';
 import { monthLabel } from './month-label';
+import { useComparisonChanges } from './use-month-close';
 
 /**
  * The month was prepared or approved on another fetch of it. When the service's lines differ from what was signed, this says
@@ -14,6 +15,10 @@ import { monthLabel } from './month-label';
 export function RestatementPanel({ meta, view }: { meta: ReportMeta; view: MonthCloseView }): React.JSX.Element | null {
   const [open, setOpen] = useState(false);
   const { restatement, signOff } = view;
+  // The changes since the sign-off: the first part came with the month's state, the rest is read once they are shown.
+  const { changes, ...reading } = useComparisonChanges(
+    restatement && open ? { beforeId: restatement.signedReportId, afterId: meta.id, changes: restatement.changes, changeCount: restatement.changeCount } : null,
+  );
   if (!restatement || !signOff) return null;
   const month = monthLabel(meta.period);
   const signed =
@@ -50,7 +55,7 @@ export function RestatementPanel({ meta, view }: { meta: ReportMeta; view: Month
           <button type="button" className="link restated__toggle" aria-expanded={open} onClick={() => setOpen(!open)}>
             {open ? 'Hide the changes' : `Show the ${formatCount(count)} ${count === 1 ? 'change' : 'changes'}`}
           </button>
-          {open ? <ChangesTable changes={restatement.changes} changeCount={count} label="Changes since sign-off" /> : null}
+          {open ? <ChangesTable changes={changes} changeCount={count} label="Changes since sign-off" reading={reading} /> : null}
         </>
       ) : null}
     </section>

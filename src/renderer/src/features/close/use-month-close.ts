@@ -120,39 +120,53 @@ export interface ChangesRead {
   retry(): void;
 }
 
+/** Two months compared, with the first part of their changes (a comparison's answer, or a restatement's). */
+export interface ComparedMonths {
+  beforeId: string;
+  afterId: string;
+  changes: MonthChange[];
+  changeCount: number;
+}
+
 /**
  * A comparison's changes: the first part its answer brought, then the rest (up to MAX_CHANGES_SHOWN) read after
  * it is shown, CHANGES_PER_PART at a time — one answer of 20,000 changes took seconds to make, carry and check.
- * Another comparison, or the screen gone, stops the reading.
+ * Another comparison, or the screen gone, stops the reading; the same comparison answered again (the month's state
+ * after a review) goes on with what is read.
  */
-export function useComparisonChanges(comparison: MonthComparison | null): ChangesRead {
-  const [read, setRead] = useState<{ of: MonthComparison | null; changes: MonthChange[]; error: string | null }>({ of: null, changes: [], error: null });
+export function useComparisonChanges(compared: ComparedMonths | null): ChangesRead {
+  const key = compared ? JSON.stringify([compared.beforeId, compared.afterId, compared.changeCount]) : null;
+  const [read, setRead] = useState<{ key: string | null; changes: MonthChange[]; error: string | null }>({ key: null, changes: [], error: null });
   const [attempt, setAttempt] = useState(0);
-  const wanted = comparison ? Math.min(comparison.changeCount, MAX_CHANGES_SHOWN) : 0;
+  const wanted = compared ? Math.min(compared.changeCount, MAX_CHANGES_SHOWN) : 0;
+  // The first part as the newest answer brought it; only another pair of months (the key) starts the reading again.
+  const latest = useRef(compared);
+  latest.current = compared;
   useEffect(() => {
-    if (!comparison) return undefined;
+    const first = latest.current;
+    if (key === null || !first) return undefined;
     let gone = false;
-    let changes = comparison.changes;
-    setRead({ of: comparison, changes, error: null });
-    const { beforeId, afterId } = comparison;
+    let changes = first.changes;
+    setRead({ key, changes, error: null });
+    const { beforeId, afterId } = first;
     readRestOfChanges(
       changes,
       wanted,
       (from, count) => call('close:changes', { beforeId, afterId, from, count }),
       (joined) => {
         changes = joined;
-        setRead({ of: comparison, changes, error: null });
+        setRead({ key, changes, error: null });
       },
       () => gone,
     ).catch((failure: unknown) => {
-      if (!gone) setRead({ of: comparison, changes, error: errorMessage(failure) });
+      if (!gone) setRead({ key, changes, error: errorMessage(failure) });
     });
     return () => {
       gone = true;
     };
-  }, [comparison, wanted, attempt]);
+  }, [key, wanted, attempt]);
   const retry = useCallback(() => setAttempt((n) => n + 1), []);
-  // Until the effect has run for a new comparison, its own first part is what there is.
-  const current = read.of === comparison ? read : { changes: comparison?.changes ?? [], error: null };
+  // Until the effect has run for another comparison, its own first part is what there is.
+  const current = read.key === key ? read : { changes: compared?.changes ?? [], error: null };
   return { changes: current.changes, wanted, error: current.error, retry };
 }

@@ -96,6 +96,30 @@ describe('the ledger', () => {
     expect(await ledger.all('SELECT n FROM derived_rows')).toEqual([{ n: 42 }]);
   });
 
+  it('holds DuckDB to the smallest share of its memory that work under way asks for, and gives the whole back when the last ends', async () => {
+    const ledger = await Ledger.open(await folder(), silentLogger);
+    cleanups.push(() => ledger.close());
+    const megabytes = async () => {
+      const limit = String((await ledger.all("SELECT current_setting('memory_limit') AS limit"))[0]?.limit);
+      return Math.round(Number(/^([\d.]+) MiB$/.exec(limit)?.[1] ?? Number.NaN) * 1.048576); // DuckDB says MiB of the MB it was set to
+    };
+    expect(await megabytes()).toBe(512);
+    let endHalf = () => undefined as void;
+    const half = ledger.holdingMemory(0.5, () => new Promise<void>((resolve) => (endHalf = resolve)));
+    await expect.poll(megabytes).toBe(256);
+    // A quarter while the half holds: the quarter is in force; when it ends (failing), the half is again.
+    await expect(
+      ledger.holdingMemory(0.25, async () => {
+        expect(await megabytes()).toBe(128);
+        throw new Error('stop');
+      }),
+    ).rejects.toThrow('stop');
+    expect(await megabytes()).toBe(256);
+    endHalf();
+    await half;
+    expect(await megabytes()).toBe(512);
+  });
+
   it('streams a column of bytes a chunk at a time, each chunk joined, and refuses a column of anything else', async () => {
     const ledger = await Ledger.open(await folder(), silentLogger);
     cleanups.push(() => ledger.close());

@@ -130,6 +130,8 @@ export class Ledger {
   private readonly running = new Set<Promise<unknown>>();
   /** Set when `close` starts (its closing): a call made from then on is refused, so the calls already running are all it waits for. */
   private closed: Promise<void> | null = null;
+  /** The shares of the memory limit that work under way holds DuckDB to (holdingMemory): the smallest is in force. */
+  private readonly memoryHolds: number[] = [];
 
   private constructor(
     private readonly instance: DuckDBInstance,
@@ -368,7 +370,7 @@ export class Ledger {
       return this.derivations.run(() =>
         this.tracked(async () => {
           for (const [table, columns] of Object.entries(tables)) await this.reader.run(`CREATE TEMP TABLE IF NOT EXISTS ${table} (${columns})`);
-          return this.inDerivationMemory(this.reader, steps, async () => {
+          return this.inDerivationMemory(steps, async () => {
             await steps.prepare?.(statementsOn(this.reader));
             return work({ ...statementsOn(this.reader), appender: noAppender });
           });
@@ -382,7 +384,7 @@ export class Ledger {
   private async derivedTransaction<T>(work: (transaction: LedgerTransaction) => Promise<T>, steps: DeriveSteps): Promise<T> {
     const connection = await this.instance.connect();
     try {
-      return await this.inDerivationMemory(connection, steps, async () => {
+      return await this.inDerivationMemory(steps, async () => {
         await steps.prepare?.(statementsOn(connection));
         await connection.run('BEGIN TRANSACTION');
         try {
@@ -401,15 +403,41 @@ export class Ledger {
     }
   }
 
-  /** Runs `work` with DuckDB held to the derivation's share of the memory limit; the limit is the whole instance's, so it is put back however `work` ends. */
-  private async inDerivationMemory<T>(connection: DuckDBConnection, steps: DeriveSteps, work: () => Promise<T>): Promise<T> {
-    if (steps.memoryShare === undefined) return work();
-    await connection.run(`SET memory_limit = '${Math.floor(this.memoryLimitMb * steps.memoryShare)}MB'`);
+  /** Runs `work` with DuckDB held to the derivation's share of the memory limit, if it names one (holdingMemory). */
+  private inDerivationMemory<T>(steps: DeriveSteps, work: () => Promise<T>): Promise<T> {
+    return steps.memoryShare === undefined ? work() : this.holdingMemory(steps.memoryShare, work);
+  }
+
+  /**
+   * Runs `work` with DuckDB held to `share` (0–1) of the ledger's memory limit: for work whose process grows past
+   * DuckDB's limit, by memory DuckDB holds outside it (a whole comparison, a month's save), so the process stays
+   * within its own. The limit is the whole instance's: while several such works overlap the smallest share holds,
+   * and the whole limit comes back when the last one ends, however it ends.
+   */
+  async holdingMemory<T>(share: number, work: () => Promise<T>): Promise<T> {
+    this.memoryHolds.push(share);
     try {
+      await this.applyMemoryLimit();
       return await work();
     } finally {
-      await connection.run(`SET memory_limit = '${this.memoryLimitMb}MB'`);
+      this.memoryHolds.splice(this.memoryHolds.indexOf(share), 1);
+      // A ledger closed meanwhile has no limit left to put back.
+      await this.applyMemoryLimit().catch((error: unknown) => {
+        if (!this.closed) throw error;
+      });
     }
+  }
+
+  private applyMemoryLimit(): Promise<void> {
+    const megabytes = Math.floor(this.memoryLimitMb * Math.min(1, ...this.memoryHolds));
+    return this.tracked(async () => {
+      const connection = await this.instance.connect();
+      try {
+        await connection.run(`SET memory_limit = '${megabytes}MB'`);
+      } finally {
+        connection.closeSync();
+      }
+    });
   }
 
   /**

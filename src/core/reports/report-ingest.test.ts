@@ -77,6 +77,26 @@ describe('report ingest into the ledger', () => {
     expect(Number(report?.line_count)).toBe(exactSums(entries).reduce((total, sum) => total + sum.lines, 0));
   });
 
+  it('saves a month with DuckDB held to part of its memory, and gives the whole back once saved, or refused', async () => {
+    const { ledger } = await openLedger();
+    const limit = async () => String((await ledger.all("SELECT current_setting('memory_limit') AS limit"))[0]?.limit);
+    const whole = await limit();
+    const during: string[] = [];
+    async function* watched(text: string) {
+      for await (const chunk of chunks(text, 4096)) {
+        during.push(await limit());
+        yield chunk;
+      }
+    }
+    await ingestReport(ledger, identity(ID(1)), watched(JSON.stringify({ status: 5, data: served() })));
+    expect(during.length).toBeGreaterThan(1);
+    expect(new Set(during).size).toBe(1);
+    expect(during[0]).not.toBe(whole);
+    expect(await limit()).toBe(whole);
+    await expect(ingestReport(ledger, identity(ID(2)), watched('{"status": 5, "data": [{"organizations": 7}]}'))).rejects.toThrow(/cannot read/);
+    expect(await limit()).toBe(whole);
+  });
+
   it("sums a saved month's product lines, which add up to its exact totals per currency pair, and deletes them with it", async () => {
     const { ledger } = await openLedger();
     const entries = served(40);

@@ -111,7 +111,7 @@ const LINES_PER_PROGRESS = 25_000;
 /**
  * The share of the ledger's memory limit DuckDB is held to while a month is saved (Ledger.holdingMemory): its names
  * ranked in the save's transaction, then its content hash sorting every line, took a 1,000,000-line fetch to
- * 939–1,058 MB peak at the whole 512 MB, over its 1,000 MB goal; held to 320 MB, to 782 MB, in the same time.
+ * 939–1,058 MB peak at the whole 512 MB, over its 1,000 MB goal; held to 320 MB, to 782–805 MB, in the same time.
  */
 const SAVE_MEMORY_SHARE = 0.625;
 

@@ -121,12 +121,7 @@ export interface ChangesRead {
 }
 
 /** Two months compared, with the first part of their changes (a comparison's answer, or a restatement's). */
-export interface ComparedMonths {
-  beforeId: string;
-  afterId: string;
-  changes: MonthChange[];
-  changeCount: number;
-}
+export type ComparedMonths = Pick<MonthComparison, 'beforeId' | 'afterId' | 'changes' | 'changeCount'>;
 
 /**
  * A comparison's changes: the first part its answer brought, then the rest (up to MAX_CHANGES_SHOWN) read after
@@ -141,7 +136,9 @@ export function useComparisonChanges(compared: ComparedMonths | null): ChangesRe
   const wanted = compared ? Math.min(compared.changeCount, MAX_CHANGES_SHOWN) : 0;
   // The first part as the newest answer brought it; only another pair of months (the key) starts the reading again.
   const latest = useRef(compared);
-  latest.current = compared;
+  useEffect(() => {
+    latest.current = compared;
+  });
   useEffect(() => {
     const first = latest.current;
     if (key === null || !first) return undefined;

@@ -60,17 +60,15 @@ export interface ClickAndAnswer {
   answered: string;
   /** How long the answer may take (ms); two minutes unless said. */
   timeoutMs?: number;
-  /** What is still coming after the answer is painted (a "reading…" note): `settledMs` is when none is left, painted. */
-  pending?: string;
 }
 
 /**
  * Clicks as a person does (a click event) and resolves with the ms until the answer is painted, and the answer's
  * text. A wait longer than `timeoutMs` is a failure.
  */
-export function clickAndWait(page: Page, step: ClickAndAnswer): Promise<{ ms: number; text: string; settledMs: number; settledText: string }> {
+export function clickAndWait(page: Page, step: ClickAndAnswer): Promise<{ ms: number; text: string }> {
   // No named functions in here: the bench's TypeScript loader would name them with a helper the page lacks.
-  return page.evaluate(async ({ selector, text, done, answered, timeoutMs = 120_000, pending }) => {
+  return page.evaluate(async ({ selector, text, done, answered, timeoutMs = 120_000 }) => {
     const target = [...document.querySelectorAll<HTMLElement>(selector)].find((candidate) => candidate.textContent?.trim() === text);
     if (!target) throw new Error(`Nothing to click: no ${selector} reads "${text}".`);
     const pattern = new RegExp(answered);
@@ -84,23 +82,36 @@ export function clickAndWait(page: Page, step: ClickAndAnswer): Promise<{ ms: nu
         observer.disconnect();
         clearTimeout(timer);
         resolve(element);
-      }).observe(document.body, { childList: true, subtree: true, characterData: true });
+      }).observe(document.body, { childList: true, subtree: true, characterData: true, attributes: true });
     });
     await (window as unknown as AfterPaint).afterPaint();
-    const ms = performance.now() - started;
-    const answer = shown.textContent?.trim() ?? '';
-    if (!pending || !document.querySelector(pending)) return { ms, text: answer, settledMs: ms, settledText: answer };
+    return { ms: performance.now() - started, text: shown.textContent?.trim() ?? '' };
+  }, step);
+}
+
+/**
+ * Types `text` into `input` at once (as pasted: one input event) and resolves with the ms until `done` says it
+ * answers that text (its `data-for-text`) and is painted, and what `done` then reads.
+ */
+export function typeAndWait(page: Page, step: { input: string; text: string; done: string; timeoutMs?: number }): Promise<{ ms: number; text: string }> {
+  return page.evaluate(async ({ input, text, done, timeoutMs = 120_000 }) => {
+    const field = document.querySelector<HTMLInputElement>(input);
+    const answer = document.querySelector<HTMLElement>(done);
+    if (!field || !answer) throw new Error(`Nothing to type into: no ${input}, or no ${done}.`);
+    const started = performance.now();
+    // React listens for the input event and reads the value through the prototype's setter.
+    Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')?.set?.call(field, text);
+    field.dispatchEvent(new Event('input', { bubbles: true }));
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${pending} still shown ${timeoutMs / 1000} s after "${text}" was answered.`)), timeoutMs);
+      const timer = setTimeout(() => reject(new Error(`${done} did not answer "${text}" within ${timeoutMs / 1000} s.`)), timeoutMs);
       new MutationObserver((_, observer) => {
-        if (document.querySelector(pending)) return;
+        if (answer.dataset.forText !== text || answer.getAttribute('aria-busy') === 'true') return;
         observer.disconnect();
         clearTimeout(timer);
         resolve();
-      }).observe(document.body, { childList: true, subtree: true, characterData: true });
+      }).observe(answer, { attributes: true, childList: true, subtree: true, characterData: true });
     });
     await (window as unknown as AfterPaint).afterPaint();
-    const settled = [...document.querySelectorAll<HTMLElement>(done)].find((candidate) => pattern.test(candidate.textContent ?? ''));
-    return { ms, text: answer, settledMs: performance.now() - started, settledText: settled?.textContent?.trim() ?? '' };
+    return { ms: performance.now() - started, text: answer.textContent?.trim() ?? '' };
   }, step);
 }

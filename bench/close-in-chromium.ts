@@ -1,4 +1,7 @@
-import { clickAndWait, onBridgePage } from './bridge-page';
+import { clickAndWait, onBridgePage, typeAndWait } from './bridge-page';
+
+/** What is searched among the changes: a word of one of the twin's products, in a share of them. */
+const SEARCHED = 'storage';
 
 /** Closing a month in the app, as a person waits for it (ms, click → answer painted, timed in the page). */
 export interface CloseFigures {
@@ -6,10 +9,14 @@ export interface CloseFigures {
   checksMs: number;
   /** *Compare with last month* clicked (right after) → the bridges and the first changes painted, with their count (the comparison). */
   compareMs: number;
-  /** The same click → every change the screen shows read and painted (the rest is read after the first part is shown). */
-  allChangesMs: number;
-  /** The count of changes shown once all are read, as the screen says it. */
+  /** The count of changes, as the screen says it. */
   changes: string;
+  /** *Effect on sales* clicked → every change sorted by it (in the ledger) and the top rows painted. */
+  sortMs: number;
+  /** A word typed in the changes' search (all at once, as pasted) → the changes holding it counted and painted. */
+  searchMs: number;
+  /** The count the search shows, as the screen says it. */
+  found: string;
 }
 
 /**
@@ -33,8 +40,18 @@ export async function measureCloseInChromium(dataDir: string, month: string): Pr
       text: 'Compare with last month',
       done: '[data-testid="change-count"]',
       answered: '\\d changes?$',
-      pending: '[data-testid="changes-reading"]',
     });
-    return { checksMs: checks.ms, compareMs: compare.ms, allChangesMs: compare.settledMs, changes: compare.settledText };
+    const sort = await clickAndWait(page, {
+      selector: '[role="grid"][aria-label="Changes"] [role="columnheader"] button',
+      text: 'Effect on sales',
+      done: '[role="grid"][aria-label="Changes"] [role="columnheader"][aria-sort="descending"]',
+      answered: 'Effect on sales',
+    });
+    const search = await typeAndWait(page, {
+      input: 'input[aria-label="Search changes"]',
+      text: SEARCHED,
+      done: '[data-testid="change-count"]',
+    });
+    return { checksMs: checks.ms, compareMs: compare.ms, changes: compare.text, sortMs: sort.ms, searchMs: search.ms, found: search.text };
   });
 }

@@ -256,12 +256,19 @@ async function benchSize(lines: number): Promise<Record<string, unknown>> {
       const goal = big ? '≤ 5,000 ms' : '';
       row(`Close screen, ${label}: checks (click → painted)`, `${figures.checksMs.toFixed(0)} ms`, goal, big ? figures.checksMs <= 5000 : null);
       row(`Close screen, ${label}: comparison (click → painted)`, `${figures.compareMs.toFixed(0)} ms`, goal, big ? figures.compareMs <= 5000 : null);
-      // The rest of the changes is read after the first part is painted: the whole list has the same goal.
+      // Every change is listed, a window at a time: sorting and searching them happen in the ledger, over all of them.
+      const answerGoal = big ? '≤ 1,000 ms' : '';
       row(
-        `Close screen, ${label}: every change read (click → painted)`,
-        `${figures.allChangesMs.toFixed(0)} ms (${figures.changes})`,
-        goal,
-        big ? figures.allChangesMs <= 5000 : null,
+        `Close screen, ${label}: changes sorted by effect (click → painted)`,
+        `${figures.sortMs.toFixed(0)} ms (${figures.changes})`,
+        answerGoal,
+        big ? figures.sortMs <= 1000 : null,
+      );
+      row(
+        `Close screen, ${label}: changes searched (typed → painted)`,
+        `${figures.searchMs.toFixed(0)} ms (${figures.found})`,
+        answerGoal,
+        big ? figures.searchMs <= 1000 : null,
       );
       return figures;
     };

@@ -12,13 +12,13 @@ import {
   Checklist,
   CheckThresholds,
   CloseCalendar,
-  CHANGES_PER_PART,
-  MAX_CHANGES_SHOWN,
+  CHANGES_PER_WINDOW,
+  ChangeView,
+  ChangeWindow,
   MAX_REVIEWS_AT_ONCE,
   CloseLog,
   MonthCloseView,
   FetchState,
-  MonthChange,
   MonthComparison,
   MonthSummary,
   RatesView,
@@ -365,15 +365,16 @@ export const channels = {
   'close:evidence': { input: ReportRef, output: FileResult },
   /** `afterId` against `beforeId` (two months of one service). */
   'close:compare': { input: z.object({ beforeId: z.string().uuid(), afterId: z.string().uuid() }), output: MonthComparison },
-  /** Changes `from` + 1 … `from` + `count` of the comparison close:compare answered, in the order shown (its first part came with it). */
+  /** Changes `from` + 1 … `from` + `count` of a comparison close:compare answered, as `view` shows them, and how many it shows. */
   'close:changes': {
     input: z.object({
       beforeId: z.string().uuid(),
       afterId: z.string().uuid(),
-      from: z.number().int().nonnegative().max(MAX_CHANGES_SHOWN),
-      count: z.number().int().positive().max(CHANGES_PER_PART),
+      view: ChangeView,
+      from: z.number().int().nonnegative().max(100_000_000),
+      count: z.number().int().positive().max(CHANGES_PER_WINDOW),
     }),
-    output: z.array(MonthChange).max(CHANGES_PER_PART),
+    output: ChangeWindow,
   },
   /** The months of the report's service and reseller in the ledger (newest fetch of each period), oldest first. */
   'close:months': { input: ReportRef, output: z.array(MonthSummary) },

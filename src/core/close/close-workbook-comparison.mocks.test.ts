@@ -93,26 +93,9 @@ describe("the workbook's month close", () => {
       afterId: NOVEMBER,
       bridges: kept.bridges,
       changeCount: kept.changeCount,
+      kinds: kept.kinds,
       changes: await kept.changes(0, kept.changeCount),
     });
     expect(shown.changes.length).toBeGreaterThan(0);
-  });
-
-  it('hands the Close screen the rest of the changes in parts that join into the whole comparison, in its order', async () => {
-    const { month } = await twoMonths(7);
-    const { ports, cleanup } = await testPorts();
-    cleanups.push(cleanup);
-    const { handlers } = createClose(ports, async () => month.ledger);
-    vi.mocked(keepComparison).mockClear();
-    const shown = await handlers['close:compare']({ beforeId: OCTOBER, afterId: NOVEMBER });
-    expect(shown.changeCount).toBe(7);
-    const whole = await (await compareMonths(month.ledger, OCTOBER, NOVEMBER)).changes(0, shown.changeCount);
-    const parts = [];
-    for (let from = 0; from < shown.changeCount; from += 3)
-      parts.push(...(await handlers['close:changes']({ beforeId: OCTOBER, afterId: NOVEMBER, from, count: 3 })));
-    expect(parts).toEqual(whole);
-    // Past the end there is nothing, and the comparison was made once.
-    expect(await handlers['close:changes']({ beforeId: OCTOBER, afterId: NOVEMBER, from: shown.changeCount, count: 5 })).toEqual([]);
-    expect(made()).toHaveLength(1);
   });
 });

@@ -4,8 +4,7 @@ import {
   type Checklist,
   type CloseCalendar,
   type CloseLog,
-  FIRST_CHANGES_SHOWN,
-  MAX_CHANGES_SHOWN,
+  CHANGES_PER_WINDOW,
   MAX_REVIEWS_AT_ONCE,
   type MonthCloseView,
   type MonthComparison as ShownComparison,
@@ -19,7 +18,7 @@ import { type CloseStamp, closeStamp } from './close-stamp';
 import { deliverFile } from '../storage/files';
 import { CalendarFile } from './calendar';
 import { MonthClose } from './month-close';
-import { compareMonths, type MonthComparison } from './month-compare';
+import { changeWindow, compareMonths, type MonthComparison } from './month-compare';
 import { type IdentityPort, workstationIdentity } from '../ports/identity';
 import type { CloseRecordPort, InvoiceStep } from './close-record';
 import { monthOf, monthRef, monthsOf, previousMonth } from './months';
@@ -189,15 +188,14 @@ export function createClose(
       const name = `${label?.name ?? 'Month'} evidence`;
       return deliverFile(ports, `${name}.pdf`, 'pdf', (path) => evidence(reportId, path));
     },
-    // The comparison is kept in the ledger (made by the first ask): the panel shows its first part of the changes at
-    // once and reads the rest (close:changes) while they are looked at.
+    // The comparison is kept in the ledger (made by the first ask): the panel shows the first window of its changes at
+    // once, and reads the others in the view it shows (close:changes) as they come into view.
     'close:compare': async ({ beforeId, afterId }): Promise<ShownComparison> => {
       const comparison = await compare(beforeId, afterId);
-      const { beforeId: before, afterId: after, bridges, changeCount } = comparison;
-      return { beforeId: before, afterId: after, bridges, changeCount, changes: await comparison.changes(0, FIRST_CHANGES_SHOWN) };
+      const { beforeId: before, afterId: after, bridges, changeCount, kinds } = comparison;
+      return { beforeId: before, afterId: after, bridges, changeCount, kinds, changes: await comparison.changes(0, CHANGES_PER_WINDOW) };
     },
-    'close:changes': async ({ beforeId, afterId, from, count }) =>
-      (await compare(beforeId, afterId)).changes(from, Math.max(0, Math.min(count, MAX_CHANGES_SHOWN - from))),
+    'close:changes': async ({ beforeId, afterId, view, from, count }) => changeWindow(await ledger(), beforeId, afterId, view, from, count),
     'close:fetch-states': () => close.fetchStates(),
     'close:months': async ({ reportId }) => {
       const opened = await ledger();

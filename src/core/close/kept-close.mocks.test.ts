@@ -78,7 +78,7 @@ describe('what the month close keeps in the ledger', () => {
     const batches: unknown[] = [];
     for await (const batch of first.batches(7)) batches.push(...batch);
     expect(batches).toEqual(whole);
-    expect(first.kinds).toEqual({ quantity: first.changeCount });
+    expect(first.kinds).toEqual({ new: 0, lost: 0, quantity: first.changeCount, price: 0, amount: 0 });
 
     const again = await compareMonths(ledger, OCTOBER, NOVEMBER);
     expect(await count(ledger, 'kept_comparisons')).toBe(1);

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { BillingException as BillingExceptionSchema, type CloseLogEntry, type CloseState, FIRST_CHANGES_SHOWN } from '@shared/schemas/month-close';
+import { BillingException as BillingExceptionSchema, type CloseLogEntry, type CloseState, CHANGES_PER_WINDOW } from '@shared/schemas/month-close';
 import type { Ledger } from '../ledger/ledger';
 import { keptNameOrder } from '../ledger/name-ranks';
 import { KEPT_TABLES } from '../ledger/migrations/004-kept-comparisons';
@@ -17,7 +17,7 @@ import {
   type Severity,
 } from './billing-checks';
 import type { CloseRecord, CloseRecordPort, InvoiceStep } from './close-record';
-import type { Checklist, CloseCalendar, FetchState } from '@shared/schemas/month-close';
+import type { Checklist, CloseCalendar, FetchState, KindCounts } from '@shared/schemas/month-close';
 import { type CalendarStore, memoryCalendar } from './calendar';
 import { checklistSteps } from './checklist';
 import { compareMonths, type CurrencyBridge, type MonthChange } from './month-compare';
@@ -47,8 +47,15 @@ export interface MonthCloseState {
   readyToInvoice: boolean;
   integrity: { contentChanged: boolean | null; logIntact: boolean; logBrokenAt: number | null };
   /** Set when the month was signed off on another fetch of it: what the service changed since the sign-off. */
-  /** Its changes are the first FIRST_CHANGES_SHOWN of `changeCount` (the screen reads the rest: close:changes). */
-  restatement: { signedReportId: string; hashChanged: boolean; changes: MonthChange[]; changeCount: number; bridges: CurrencyBridge[] } | null;
+  /** Its changes are the first window of `changeCount` (the screen reads the others: close:changes). */
+  restatement: {
+    signedReportId: string;
+    hashChanged: boolean;
+    changes: MonthChange[];
+    changeCount: number;
+    kinds: KindCounts;
+    bridges: CurrencyBridge[];
+  } | null;
   /** True when this report is not the newest fetch of its month. */
   superseded: boolean;
 }
@@ -195,8 +202,9 @@ export class MonthClose {
       restatement = {
         signedReportId: signOff.reportId,
         hashChanged: (await keptContentHash(ledger, reportId)) !== signOff.contentHash,
-        changes: await comparison.changes(0, FIRST_CHANGES_SHOWN),
+        changes: await comparison.changes(0, CHANGES_PER_WINDOW),
         changeCount: comparison.changeCount,
+        kinds: comparison.kinds,
         bridges: comparison.bridges,
       };
     }

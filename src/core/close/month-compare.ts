@@ -1,6 +1,13 @@
 import { AppError } from '@shared/errors';
 import { createHash } from 'node:crypto';
-import type { CurrencyBridge, MonthChange } from '@shared/schemas/month-close';
+import {
+  ChangeKind as ChangeKinds,
+  type ChangeView,
+  type ChangeWindow,
+  type CurrencyBridge,
+  type KindCounts,
+  type MonthChange,
+} from '@shared/schemas/month-close';
 import { currencyPairKey, isSingleCurrency } from '@shared/model/currency-pair';
 import { money } from '@shared/money';
 import type { Ledger } from '../ledger/ledger';
@@ -19,11 +26,14 @@ import {
   keptChangeCount,
   keptChangeListing,
   keptChangeRows,
+  keptChangesAt,
   type KeptChangeRow,
   keptKindCounts,
   ruleChangeRows,
   unkeptRuleChangeRows,
 } from './queries/compare';
+import { isWholeInOrder, viewKey, viewOrderQuery } from './queries/change-views';
+import { rowShape } from '../ledger/rows';
 
 export type { CurrencyBridge, MonthChange } from '@shared/schemas/month-close';
 type ChangeKind = MonthChange['kind'];
@@ -38,7 +48,7 @@ export interface MonthComparison {
   /** Per currency pair: sales before and after, and the change split into its effects. */
   bridges: CurrencyBridge[];
   changeCount: number;
-  kinds: Partial<Record<ChangeKind, number>>;
+  kinds: KindCounts;
   /** The changes numbered `from` + 1 to `from` + `count`, in the order shown. */
   changes(from: number, count: number): Promise<MonthChange[]>;
   /** Every change in the order shown, in batches (memory stays flat). */
@@ -48,7 +58,7 @@ export interface MonthComparison {
 }
 
 /** What a kept comparison was made by: a change to how months are compared gives every pair a new key. */
-const COMPARE_VERSION = 3;
+const COMPARE_VERSION = 4;
 
 /** How many comparisons stay kept: a few months' worth, each a pair of months a user looked at. */
 const KEPT_COMPARISONS = 8;
@@ -75,7 +85,7 @@ export async function compareMonths(ledger: Ledger, beforeId: string, afterId: s
     afterId,
     bridges: (await keptBridgeRows(ledger, key, beforeId, afterId)).map(bridgeOf),
     changeCount,
-    kinds: Object.fromEntries((await keptKindCounts(ledger, key)).map((row) => [row.kind, row.changes])),
+    kinds: kindCountsOf(await keptKindCounts(ledger, key)),
     changes: read,
     // The next batch is asked for before this one is handed on, so the ledger reads it while the caller writes
     // (a caller that stops early leaves it unread: its failure is then nobody's, so it is caught here).
@@ -94,6 +104,63 @@ export async function compareMonths(ledger: Ledger, beforeId: string, afterId: s
     },
     listing: (indent) => keptChangeListing(ledger, key, indent),
   };
+}
+
+/** Every kind's count, none left out (a kind with no change counts 0). */
+function kindCountsOf(rows: { kind: string; changes: number }[]): KindCounts {
+  const counts = Object.fromEntries(ChangeKinds.options.map((kind) => [kind, 0])) as KindCounts;
+  for (const row of rows) if (row.kind in counts) counts[row.kind as ChangeKind] = row.changes;
+  return counts;
+}
+
+/**
+ * Changes `from` + 1 … `from` + `count` of two months' comparison (made first when none is kept) as `view` shows
+ * them, and how many it shows. A view's order is made once in the ledger (every change it shows, as numbers) and
+ * kept in memory for the next windows of it, so scrolling reads only the rows on screen.
+ */
+export async function changeWindow(ledger: Ledger, beforeId: string, afterId: string, view: ChangeView, from: number, count: number): Promise<ChangeWindow> {
+  const { key, order } = await comparisonKey(ledger, beforeId, afterId);
+  const changeCount = (await keptChangeCount(ledger, key)) ?? (await made(ledger, beforeId, afterId, order, key));
+  // The comparison's own order is its numbers, 1 … changeCount.
+  const seqs = isWholeInOrder(view)
+    ? Array.from({ length: changeCount }, (_, index) => (view.direction === 'asc' ? index + 1 : changeCount - index))
+    : await viewOrder(ledger, { key, beforeId, afterId }, view, order);
+  const wanted = seqs.slice(from, from + count);
+  const changes = (await keptChangesAt(ledger, key, wanted)).map(changeOf);
+  // Kept comparisons are made again alike (same key, same numbers): a gap means it went while this was read.
+  if (changes.length !== wanted.length) throw new AppError('conflict', 'The comparison changed while it was read. Compare the months again.');
+  return { total: seqs.length, changes };
+}
+
+/** How many views' orders stay in memory per ledger (each a number per change it shows: 1.4 MB at 345,774 changes). */
+const KEPT_VIEWS = 8;
+
+/** Views' orders being made or made, per ledger, by comparison and view, the most recently used last. */
+const viewOrders = new WeakMap<Ledger, Map<string, Promise<number[]>>>();
+
+const SEQS = rowShape({ seqs: 'text' });
+
+function viewOrder(ledger: Ledger, months: { key: string; beforeId: string; afterId: string }, view: ChangeView, order: NameOrder): Promise<number[]> {
+  const orders = viewOrders.get(ledger) ?? new Map<string, Promise<number[]>>();
+  viewOrders.set(ledger, orders);
+  const id = `${months.key} ${viewKey(view)}`;
+  let seqs = orders.get(id);
+  if (seqs)
+    orders.delete(id); // used again: put last
+  else {
+    const { sql, params } = viewOrderQuery(view, order, months);
+    seqs = ledger.all(sql, params).then((rows) => {
+      const text = SEQS.all(rows)[0]?.seqs ?? '';
+      return text ? text.split(',').map(Number) : [];
+    });
+    seqs.catch(() => orders.delete(id)); // a failure is not kept: the next ask tries again
+  }
+  orders.set(id, seqs);
+  for (const oldest of orders.keys()) {
+    if (orders.size <= KEPT_VIEWS) break;
+    orders.delete(oldest);
+  }
+  return seqs;
 }
 
 /** What a comparison of two months is kept under, and the name order its changes are listed in. */

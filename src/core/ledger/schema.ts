@@ -12,6 +12,7 @@ import { PRODUCT_LINES } from './migrations/011-product-lines';
 import { UNCOMPRESSED_SEARCH } from './migrations/012-uncompressed-search';
 import { PRODUCT_LINE_KEYS } from './migrations/013-product-line-keys';
 import { KEY_NUMBER_COLUMNS, KEY_NUMBERS } from './migrations/014-key-numbers';
+import { CHANGE_SEARCH } from './migrations/015-change-search';
 import { foldForSearch } from '@shared/search-fold';
 
 export { AMOUNT, QUANTITY, UNIT_PRICE } from './types';
@@ -32,6 +33,7 @@ export const MIGRATIONS: string[][] = [
   UNCOMPRESSED_SEARCH,
   PRODUCT_LINE_KEYS,
   KEY_NUMBERS,
+  CHANGE_SEARCH,
 ];
 
 /**

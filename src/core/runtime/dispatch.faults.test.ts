@@ -130,7 +130,7 @@ function validInputs(f: ServiceFixture): Record<ChannelName, unknown[]> {
     'close:evidence': [{ reportId: f.report.id }],
     'close:reopen': [{ reportId: f.report.id, reason: 'A late credit' }],
     'close:compare': [{ beforeId: f.decoyReport.id, afterId: f.report.id }],
-    'close:changes': [{ beforeId: f.decoyReport.id, afterId: f.report.id, from: 0, count: 10 }],
+    'close:changes': [{ beforeId: f.decoyReport.id, afterId: f.report.id, view: { sort: 'effect', direction: 'desc', text: 'a' }, from: 0, count: 10 }],
     'close:months': [{ reportId: f.report.id }],
     'close:fetch-states': [{}],
     'close:thresholds': [{ profileId: f.profile.id }, { profileId: f.profile.id, thresholds: { marginDeviationPoints: 15, quantityJumpPercent: 200 } }],

@@ -24,9 +24,15 @@ export const LineValues = z.object({ quantity: Decimal, unitPrice: Decimal.nulla
 
 export const SalesEffects = z.object({ price: Decimal, quantity: Decimal, newLost: Decimal, other: Decimal });
 
+/** The kinds of change, in the order they are listed and sorted. */
+export const ChangeKind = z.enum(['new', 'lost', 'quantity', 'price', 'amount']);
+export type ChangeKind = z.infer<typeof ChangeKind>;
+/** The levels a change is at (new and lost are rolled up to the highest), from the top down: the order they sort in. */
+export const ChangeLevel = z.enum(['organization', 'service', 'subscription', 'line']);
+
 export const MonthChange = z.object({
-  kind: z.enum(['new', 'lost', 'quantity', 'price', 'amount']),
-  level: z.enum(['organization', 'service', 'subscription', 'line']),
+  kind: ChangeKind,
+  level: ChangeLevel,
   organization: z.string(),
   customerNumber: z.string(),
   orgId: z.string(),
@@ -62,25 +68,54 @@ export type CurrencyBridge = z.infer<typeof CurrencyBridge>;
 /** At most this many exceptions are reviewed in one call (a group is sent in parts, so it can be stopped between them). */
 export const MAX_REVIEWS_AT_ONCE = 500;
 
-/** At most this many changes cross IPC; the workbook and the CLI's JSON have them all. */
-export const MAX_CHANGES_SHOWN = 20_000;
+/**
+ * The changes cross to the screen a window at a time, in the order and filter it shows (close:changes): a
+ * comparison of two 1,000,000-line months has 345,774, sorted and searched in the ledger. A comparison's answer
+ * brings the first window of its order, so its first rows are painted at once.
+ */
+export const CHANGES_PER_WINDOW = 200;
+
+/** How many changes there are of each kind (all of them, whatever a view filters). */
+export const KindCounts = z.object(
+  Object.fromEntries(ChangeKind.options.map((kind) => [kind, z.number().int().nonnegative()])) as Record<ChangeKind, z.ZodNumber>,
+);
+export type KindCounts = z.infer<typeof KindCounts>;
+
+/** What a column of the changes sorts by. */
+export const ChangeSortKey = z.enum(['kind', 'level', 'organization', 'place', 'currency', 'before', 'after', 'effect']);
+export type ChangeSortKey = z.infer<typeof ChangeSortKey>;
 
 /**
- * The changes a comparison's answer brings (its first part, painted at once); the screen reads the rest up to
- * MAX_CHANGES_SHOWN after it, CHANGES_PER_PART at a time (close:changes). At 1,000,000 lines the 20,000 changes are
- * 15 MB of JSON and took 3.4 s to answer, carry and show in one answer.
+ * A way of looking at a comparison's changes: of one kind or all, those whose names and ids hold every word of
+ * `text` (folded as every search is), sorted by one column.
  */
-export const FIRST_CHANGES_SHOWN = 1_000;
-export const CHANGES_PER_PART = 5_000;
+export const ChangeView = z.object({
+  kind: ChangeKind.optional(),
+  text: z.string().max(200).optional(),
+  sort: ChangeSortKey,
+  direction: z.enum(['asc', 'desc']),
+});
+export type ChangeView = z.infer<typeof ChangeView>;
+
+/** The comparison's own order, everything shown: what its answer's first window is of. */
+export const FIRST_VIEW: ChangeView = { sort: 'organization', direction: 'asc' };
+
+/** A window of a view's changes, and how many the view has in all. */
+export const ChangeWindow = z.object({
+  total: z.number().int().nonnegative(),
+  changes: z.array(MonthChange).max(CHANGES_PER_WINDOW),
+});
+export type ChangeWindow = z.infer<typeof ChangeWindow>;
 
 export const MonthComparison = z.object({
   beforeId: z.string(),
   afterId: z.string(),
   bridges: z.array(CurrencyBridge),
-  /** The first FIRST_CHANGES_SHOWN changes, in the order shown (close:changes reads the others). */
-  changes: z.array(MonthChange).max(FIRST_CHANGES_SHOWN),
+  /** The first CHANGES_PER_WINDOW changes of FIRST_VIEW (close:changes reads the others, in any view). */
+  changes: z.array(MonthChange).max(CHANGES_PER_WINDOW),
   /** How many changes there are in all. */
   changeCount: z.number().int().nonnegative(),
+  kinds: KindCounts,
 });
 export type MonthComparison = z.infer<typeof MonthComparison>;
 
@@ -191,15 +226,16 @@ export const MonthCloseView = z.object({
   /** What the checks on open found: the signed lines re-hashed (null: nothing signed here) and the log's chain. */
   integrity: z.object({ contentChanged: z.boolean().nullable(), logIntact: z.boolean(), logBrokenAt: z.number().int().nullable() }),
   /**
-   * The month was signed off on another fetch of it: what the service changed since — the first FIRST_CHANGES_SHOWN
-   * of `changeCount` changes (close:changes reads the rest), so the month's state, answered at every review, stays small.
+   * The month was signed off on another fetch of it: what the service changed since — the first window of its
+   * `changeCount` changes (close:changes reads the others), so the month's state, answered at every review, stays small.
    */
   restatement: z
     .object({
       signedReportId: z.string(),
       hashChanged: z.boolean(),
-      changes: z.array(MonthChange).max(FIRST_CHANGES_SHOWN),
+      changes: z.array(MonthChange).max(CHANGES_PER_WINDOW),
       changeCount: z.number().int().nonnegative(),
+      kinds: KindCounts,
       bridges: z.array(CurrencyBridge),
     })
     .nullable(),

@@ -55,11 +55,14 @@ const keepChangedKeys = (rulesOnly: boolean) => `
 
 /**
  * The changed keys named by their line in month `$month` (the after month, or the month before for a lost key): their
- * names and ids only, the sums left behind until the changes are placed — a join carrying them took twice as long.
+ * names and ids only, the sums left behind until the changes are placed — a join carrying them took twice as long —
+ * and the month's numbers of what it names (`named_in` the month, 1 or 2), by which a search finds it: see
+ * change-views.ts (kept with their search text, 345,774 changes took 1.4–1.8 s longer to make).
  */
 const namedIn = (month: 1 | 2) => `
   SELECT c.id, ${ORG_KEY} AS org_key, o.name AS organization, o.customer_number, o.org_id, s.service_name AS service, s.service_id,
-    u.item_name AS subscription, u.subscription_id, l.product_name AS product, l.product_id, l.currency, l.customer_currency
+    u.item_name AS subscription, u.subscription_id, l.product_name AS product, l.product_id, l.currency, l.customer_currency,
+    ${month}::UTINYINT AS named_in, l.org_no, l.service_no, l.subscription_no, l.product_no
   FROM compare_changed c
   JOIN billing_lines l ON l.report_id = $${month} AND l.line_no = c.line${month - 1}
   JOIN organizations o ON o.report_id = $${month} AND o.org_no = l.org_no
@@ -143,11 +146,13 @@ const ROLL_KEY = `CASE level WHEN 'organization' THEN [org_key, currency, custom
  * The changes as shown, in order (`ord`): line changes as they are, and the new and lost lines of a whole
  * subscription, service or organization summed into one change, placed where its first line was (kept, numbered
  * `seq`). A roll-up names its subscription when it covers one, and its product when it covers one product of one
- * subscription; a subscription's quantities add up, a service's or organization's are not summed.
+ * subscription; a subscription's quantities add up, a service's or organization's are not summed. It keeps the
+ * month's numbers of what it names (NULL for what it does not).
  */
 const ROLLED_CHANGES = `
   SELECT ord, kind, 'line' AS level, organization, customer_number, org_id, service, service_id, subscription, subscription_id, product, product_id,
-    currency, customer_currency, q0, p0, k0, c0, s0, q1, p1, k1, c1, s1, price_effect, quantity_effect, new_lost_effect, other_effect
+    currency, customer_currency, q0, p0, k0, c0, s0, q1, p1, k1, c1, s1, price_effect, quantity_effect, new_lost_effect, other_effect,
+    named_in, org_no, service_no, subscription_no, product_no
   FROM compare_named n WHERE NOT EXISTS (SELECT 1 FROM compare_levels v WHERE v.ord = n.ord AND v.level <> 'line')
   UNION ALL
   SELECT min(ord), kind, level, arg_min(organization, ord), arg_min(customer_number, ord), arg_min(org_id, ord),
@@ -160,7 +165,10 @@ const ROLLED_CHANGES = `
     min(currency), min(customer_currency),
     CASE WHEN level = 'subscription' THEN sum(q0) END, NULL, NULL, sum(c0), sum(s0),
     CASE WHEN level = 'subscription' THEN sum(q1) END, NULL, NULL, sum(c1), sum(s1),
-    sum(price_effect), sum(quantity_effect), sum(new_lost_effect), sum(other_effect)
+    sum(price_effect), sum(quantity_effect), sum(new_lost_effect), sum(other_effect),
+    min(named_in), arg_min(org_no, ord), CASE WHEN level <> 'organization' THEN arg_min(service_no, ord) END,
+    CASE WHEN count(DISTINCT subscription_id) = 1 THEN arg_max(subscription_no, ord) END,
+    CASE WHEN count(DISTINCT subscription_id) = 1 AND count(DISTINCT product_id) = 1 THEN arg_max(product_no, ord) END
   FROM compare_named JOIN compare_levels USING (ord) WHERE level <> 'line' GROUP BY kind, level, ${ROLL_KEY}`;
 
 /**
@@ -407,6 +415,24 @@ export async function keptChangeRows(ledger: Ledger, key: string, from: number, 
     from + count,
   ]);
 }
+
+/** The kept changes numbered `seqs`, in that order (a window of a view: change-views.ts). */
+export async function keptChangesAt(ledger: Ledger, key: string, seqs: readonly number[]): Promise<KeptChangeRow[]> {
+  if (seqs.length === 0) return [];
+  const rows = SEQ_CHANGE.all(
+    await ledger.all(`SELECT seq, ${CHANGE_JSON} FROM kept_changes WHERE comparison_key = $1 AND seq IN (SELECT unnest($2::INTEGER[]))`, [
+      key,
+      seqs.map(String),
+    ]),
+  );
+  const bySeq = new Map(rows.map((row) => [row.seq, row.change]));
+  return seqs.flatMap((seq) => {
+    const change = bySeq.get(seq);
+    return change === undefined ? [] : [keptChange(change)];
+  });
+}
+
+const SEQ_CHANGE = rowShape({ seq: 'int', change: 'text' });
 
 /**
  * The kept changes the rules against last month look at: what is lost, a unit price or cost that moved, and a

@@ -19,6 +19,7 @@ const side = (month: 0 | 1) => `q${month} ${QTY_SUM}, p${month} ${PRICE}, k${mon
  * - a comparison of two months, its changes in the order shown and its sales and cost bridges, under a key made of both
  *   reports and their content hashes (kept_comparisons.comparison_key): a refetch is another report, so another key;
  * - a month's exceptions as the checks found them (JSON), under a key of everything the checks read (kept_checks).
+ * The shapes are today's: a later migration that changes one makes its table anew (007, 015).
  * Declared once: the migration creates the tables, and a read-only ledger makes temporary ones of the same shape.
  */
 export const KEPT_TABLES = {
@@ -28,7 +29,8 @@ export const KEPT_TABLES = {
     organization VARCHAR NOT NULL, customer_number VARCHAR NOT NULL, org_id VARCHAR NOT NULL, service VARCHAR NOT NULL, service_id VARCHAR,
     subscription VARCHAR, subscription_id VARCHAR, product VARCHAR, product_id VARCHAR, currency VARCHAR NOT NULL, customer_currency VARCHAR NOT NULL,
     ${side(0)}, ${side(1)}, price_effect ${EFFECT} NOT NULL, quantity_effect ${EFFECT} NOT NULL, new_lost_effect ${EFFECT} NOT NULL,
-    other_effect ${EFFECT} NOT NULL`,
+    other_effect ${EFFECT} NOT NULL, named_in UTINYINT NOT NULL, org_no INTEGER NOT NULL, service_no INTEGER, subscription_no INTEGER,
+    product_no INTEGER`,
   kept_bridges: `comparison_key VARCHAR NOT NULL, currency VARCHAR NOT NULL, customer_currency VARCHAR NOT NULL, price_effect ${EFFECT} NOT NULL,
     quantity_effect ${EFFECT} NOT NULL, new_lost_effect ${EFFECT} NOT NULL, other_effect ${EFFECT} NOT NULL, cost_price_effect ${EFFECT} NOT NULL,
     cost_quantity_effect ${EFFECT} NOT NULL, cost_new_lost_effect ${EFFECT} NOT NULL, cost_other_effect ${EFFECT} NOT NULL`,

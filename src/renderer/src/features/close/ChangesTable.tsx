@@ -1,22 +1,11 @@
 import { FILTER_SHORTCUT } from '../reports/use-report-shortcuts';
-import { memo, useMemo, useState } from 'react';
-import type { MonthChange } from '@shared/schemas/month-close';
+import { memo, useEffect, useState } from 'react';
+import { ChangeKind, type ChangeSortKey, type ChangeView, FIRST_VIEW, type MonthChange } from '@shared/schemas/month-close';
 import { currenciesOf } from '@shared/model/currency-pair';
 import { amountText, formatAmount, formatCount, quantityText, unitPriceText } from '@renderer/components/format-number';
 import { NumberValue } from '@renderer/components/NumberValue';
-import {
-  CHANGE_KINDS,
-  type ChangeFilter,
-  type ChangeSort,
-  type ChangeSortKey,
-  effectOf,
-  filterChanges,
-  KIND_LABELS,
-  kindCounts,
-  LEVEL_LABELS,
-  nextChangeSort,
-  sortChanges,
-} from './change-list';
+import { effectOf, KIND_LABELS, LEVEL_LABELS, nextChangeSort } from './change-list';
+import { type ComparedMonths, useChangeWindows } from './use-month-close';
 import { GridRow, HeaderCell, TWO_LINE_ROWS, useVirtualRows, VirtualGrid } from '@renderer/components/VirtualGrid';
 
 const COLUMNS: { key: ChangeSortKey; label: string; numeric?: boolean }[] = [
@@ -87,43 +76,57 @@ const ChangeRow = memo(function ChangeRow({ change, index, top }: { change: Mont
   );
 });
 
+/** A row in sight whose window is still on its way. */
+function PendingRow({ index, top }: { index: number; top: number }): React.JSX.Element {
+  return (
+    <GridRow index={index} top={top} className="chg__row chg__row--pending" data-testid="change-row-pending">
+      <div role="gridcell" className="muted">
+        Reading…
+      </div>
+    </GridRow>
+  );
+}
+
 interface Props {
-  changes: MonthChange[];
-  /** All there are (more than `changes` when the main process cut the list). */
-  changeCount: number;
+  /** The months compared: how many changes of each kind, and the first window of their own order. */
+  compared: ComparedMonths;
   label: string;
-  /** The rest of `changes` still being read (useComparisonChanges): how many in all, or why reading them failed. */
-  reading?: { wanted: number; error: string | null; retry(): void };
 }
 
 /**
  * The changes between two months, one row per change (new and lost rolled up to the highest level that is new or
- * lost), filtered by kind and text and sorted by any column; rows are drawn only where they are in view.
+ * lost), filtered by kind and words and sorted by any column — in the main process, over every change: only the
+ * rows in sight are read (useChangeWindows), and drawn.
  */
-export function ChangesTable({ changes, changeCount, label, reading }: Props): React.JSX.Element {
-  const [filter, setFilter] = useState<ChangeFilter>({});
-  const [sort, setSort] = useState<ChangeSort>({ key: 'organization', direction: 'asc' });
-  const counts = useMemo(() => kindCounts(changes), [changes]);
-  const rows = useMemo(() => sortChanges(filterChanges(changes, filter), sort), [changes, filter, sort]);
-  // A new filter or order is a new list: it starts at its top.
-  const virtualRows = useVirtualRows(rows.length, TWO_LINE_ROWS, rows);
+export function ChangesTable({ compared, label }: Props): React.JSX.Element {
+  const [view, setView] = useState<ChangeView>(FIRST_VIEW);
+  const shown = useChangeWindows(compared, view);
+  const { changeCount, kinds } = compared;
+  const total = shown.total ?? 0;
+  // Another view shown is a new list: it starts at its top.
+  const virtualRows = useVirtualRows(total, TWO_LINE_ROWS, shown.view);
+  const { items } = virtualRows;
+  const [first, last] = [items[0]?.index ?? 0, items.at(-1)?.index ?? 0];
+  useEffect(() => shown.need(first, last));
+  const sort = { key: shown.view.sort, direction: shown.view.direction };
+  const typed = view.text ?? '';
 
   return (
     <div className="changes">
       <div className="close-bar" role="search" aria-label={`${label}: filters`}>
         <div className="segmented" role="group" aria-label="Kind of change">
-          <button type="button" aria-pressed={!filter.kind} onClick={() => setFilter((current) => ({ ...current, kind: undefined }))}>
-            All <span className="segmented__count">{formatCount(changes.length)}</span>
+          <button type="button" aria-pressed={!view.kind} onClick={() => setView((current) => ({ ...current, kind: undefined }))}>
+            All <span className="segmented__count">{formatCount(changeCount)}</span>
           </button>
-          {CHANGE_KINDS.map((kind) => (
+          {ChangeKind.options.map((kind) => (
             <button
               key={kind}
               type="button"
-              aria-pressed={filter.kind === kind}
-              onClick={() => setFilter((current) => ({ ...current, kind }))}
-              disabled={counts[kind] === 0 && filter.kind !== kind}
+              aria-pressed={view.kind === kind}
+              onClick={() => setView((current) => ({ ...current, kind }))}
+              disabled={kinds[kind] === 0 && view.kind !== kind}
             >
-              {KIND_LABELS[kind]} <span className="segmented__count">{formatCount(counts[kind])}</span>
+              {KIND_LABELS[kind]} <span className="segmented__count">{formatCount(kinds[kind])}</span>
             </button>
           ))}
         </div>
@@ -132,49 +135,52 @@ export function ChangesTable({ changes, changeCount, label, reading }: Props): R
           aria-label="Search changes"
           {...FILTER_SHORTCUT}
           placeholder="Organization, cust. no., product…"
-          value={filter.text ?? ''}
-          onChange={(event) => setFilter((current) => ({ ...current, text: event.target.value }))}
+          value={typed}
+          onChange={(event) => setView((current) => ({ ...current, text: event.target.value }))}
         />
-        <span className="count" data-testid="change-count">
-          {rows.length === changes.length
-            ? `${formatCount(rows.length)} ${changes.length === 1 ? 'change' : 'changes'}`
-            : `${formatCount(rows.length)} of ${formatCount(changes.length)} changes`}
+        {/* The text the count answers (data-for-text): the benchmark waits for it. */}
+        <span className="count" data-testid="change-count" data-for-text={shown.view.text ?? ''} aria-busy={shown.pending}>
+          {total === changeCount
+            ? `${formatCount(total)} ${total === 1 ? 'change' : 'changes'}`
+            : `${formatCount(total)} of ${formatCount(changeCount)} changes`}
         </span>
       </div>
-      {reading?.error ? (
+      {shown.error ? (
         <div className="error-note" role="alert">
-          Only {formatCount(changes.length)} of the changes could be read: {reading.error}{' '}
-          <button type="button" className="link" onClick={reading.retry}>
+          The changes could not be read: {shown.error}{' '}
+          <button type="button" className="link" onClick={shown.retry}>
             Try again
           </button>
         </div>
-      ) : reading && changes.length < reading.wanted ? (
-        <p className="hint" role="status" data-testid="changes-reading">
-          Reading the changes: {formatCount(changes.length)} of {formatCount(reading.wanted)} so far — the counts, the search and the order cover those.
-        </p>
-      ) : changeCount > changes.length ? (
-        <p className="hint" role="note">
-          The first {formatCount(changes.length)} of {formatCount(changeCount)} changes are shown here; the workbook's Changes sheet and the CLI (reports
-          compare) have them all.
-        </p>
       ) : null}
       <VirtualGrid
         rows={virtualRows}
         block="chg"
         label={label}
+        aria-busy={shown.pending}
         header={COLUMNS.map((column) => (
           <HeaderCell
             key={column.key}
             label={column.label}
             numeric={column.numeric}
             direction={sort.key === column.key ? sort.direction : null}
-            onSort={() => setSort((current) => nextChangeSort(current, column.key))}
+            onSort={() => setView((current) => ({ ...current, ...sortOf(nextChangeSort({ key: current.sort, direction: current.direction }, column.key)) }))}
             title={column.numeric ? `Sort by ${column.label} (within each currency)` : `Sort by ${column.label}`}
           />
         ))}
-        renderRow={(item, top) => <ChangeRow key={item.key} change={rows[item.index]!} index={item.index} top={top} />}
-        after={rows.length === 0 ? <p className="empty chg__empty">{changes.length === 0 ? 'Nothing changed.' : 'No changes match these filters.'}</p> : null}
+        renderRow={(item, top) => {
+          const change = shown.at(item.index);
+          return change ? (
+            <ChangeRow key={item.key} change={change} index={item.index} top={top} />
+          ) : (
+            <PendingRow key={item.key} index={item.index} top={top} />
+          );
+        }}
+        after={shown.total === 0 ? <p className="empty chg__empty">{changeCount === 0 ? 'Nothing changed.' : 'No changes match these filters.'}</p> : null}
       />
     </div>
   );
 }
+
+/** A header's sort as a view's. */
+const sortOf = ({ key, direction }: { key: ChangeSortKey; direction: 'asc' | 'desc' }) => ({ sort: key, direction });

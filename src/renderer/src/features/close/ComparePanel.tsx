@@ -5,7 +5,7 @@ import { formatDateTime } from '@renderer/components/format-time';
 import { BridgeTable, MarginTable } from './BridgeTable';
 import { ChangesTable } from './ChangesTable';
 import { monthLabel } from './month-label';
-import { useComparison, useComparisonChanges, useMonths } from './use-month-close';
+import { useComparison, useMonths } from './use-month-close';
 
 /** The bridges the comparison shows, one at a time (each is a table of its own; together they would push the changes away). */
 const BRIDGES = {
@@ -25,7 +25,6 @@ export function ComparePanel({ meta, previousReportId }: { meta: ReportMeta; pre
   const [chosen, setChosen] = useState<string | null>(null);
   const beforeId = chosen ?? previousReportId;
   const { data: comparison, error, loading, retry } = useComparison(beforeId, meta.id);
-  const { changes, ...reading } = useComparisonChanges(comparison);
   const selectId = useId();
   const [bridge, setBridge] = useState<Bridge>('sales');
   // Any other saved month may be compared with; another fetch of this same month is what a restatement shows.
@@ -94,7 +93,7 @@ export function ComparePanel({ meta, previousReportId }: { meta: ReportMeta; pre
               measure={bridge}
             />
           )}
-          <ChangesTable changes={changes} changeCount={comparison.changeCount} label="Changes" reading={reading} />
+          <ChangesTable compared={comparison} label="Changes" />
         </>
       ) : null}
     </div>

@@ -6,7 +6,6 @@ import { formatCount } from '@renderer/components/format-number';
 import { BridgeTable } from './BridgeTable';
 import { ChangesTable } from './ChangesTable';
 import { monthLabel } from './month-label';
-import { useComparisonChanges } from './use-month-close';
 
 /**
  * The month was prepared or approved on another fetch of it. When the service's lines differ from what was signed, this says
@@ -15,10 +14,6 @@ import { useComparisonChanges } from './use-month-close';
 export function RestatementPanel({ meta, view }: { meta: ReportMeta; view: MonthCloseView }): React.JSX.Element | null {
   const [open, setOpen] = useState(false);
   const { restatement, signOff } = view;
-  // The changes since the sign-off: the first part came with the month's state, the rest is read once they are shown.
-  const { changes, ...reading } = useComparisonChanges(
-    restatement && open ? { beforeId: restatement.signedReportId, afterId: meta.id, changes: restatement.changes, changeCount: restatement.changeCount } : null,
-  );
   if (!restatement || !signOff) return null;
   const month = monthLabel(meta.period);
   const signed =
@@ -55,7 +50,13 @@ export function RestatementPanel({ meta, view }: { meta: ReportMeta; view: Month
           <button type="button" className="link restated__toggle" aria-expanded={open} onClick={() => setOpen(!open)}>
             {open ? 'Hide the changes' : `Show the ${formatCount(count)} ${count === 1 ? 'change' : 'changes'}`}
           </button>
-          {open ? <ChangesTable changes={changes} changeCount={count} label="Changes since sign-off" reading={reading} /> : null}
+          {open ? (
+            // The changes since the sign-off: their first window came with the month's state, the others are read in sight.
+            <ChangesTable
+              compared={{ beforeId: restatement.signedReportId, afterId: meta.id, changes: restatement.changes, changeCount: count, kinds: restatement.kinds }}
+              label="Changes since sign-off"
+            />
+          ) : null}
         </>
       ) : null}
     </section>

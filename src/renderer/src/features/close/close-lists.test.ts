@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { BillingException, CurrencyBridge, MonthChange } from '@shared/schemas/month-close';
+import type { BillingException, ChangeView, ChangeWindow, CurrencyBridge, MonthChange } from '@shared/schemas/month-close';
 import { afterTitle, messageText } from './exception-list';
-import { bridgeAddsUp, bridgeSide, effectOf, filterChanges, kindCounts, nextChangeSort, sortChanges } from './change-list';
+import { bridgeAddsUp, bridgeSide, effectOf, nextChangeSort } from './change-list';
 import { filterExceptions, groupByRule, placeOf, reviewCounts } from './exception-list';
 import { monthLabel } from './month-label';
-import { readRestOfChanges } from './changes-reading';
+import { ChangeWindows } from './change-windows';
 
 function exception(fields: Partial<BillingException> & Pick<BillingException, 'rule' | 'severity' | 'organization'>): BillingException {
   return {
@@ -89,59 +89,9 @@ function change(fields: Partial<MonthChange> & Pick<MonthChange, 'kind' | 'organ
   };
 }
 
-const values = (sales: string) => ({ quantity: '1', unitPrice: sales, unitCost: null, cost: '0', sales });
-
 describe('the changes table', () => {
-  const changes = [
-    change({
-      kind: 'price',
-      organization: 'Beta',
-      before: values('10'),
-      after: values('12.5'),
-      effects: { price: '2.5', quantity: '0', newLost: '0', other: '0' },
-    }),
-    change({
-      kind: 'new',
-      organization: 'alpha',
-      level: 'organization',
-      after: values('100'),
-      effects: { price: '0', quantity: '0', newLost: '100', other: '0' },
-    }),
-    change({ kind: 'lost', organization: 'Gamma', currencyKey: 'EUR', before: values('7'), effects: { price: '0', quantity: '0', newLost: '-7', other: '0' } }),
-    change({
-      kind: 'quantity',
-      organization: 'Delta',
-      product: 'Seats',
-      before: values('3'),
-      after: values('3.0000001'),
-      effects: { price: '0', quantity: '0.0000001', newLost: '0', other: '0' },
-    }),
-  ];
-
   it('the effect is the sum of the split, exactly', () => {
     expect(effectOf({ effects: { price: '0.1', quantity: '0.2', newLost: '0', other: '-0.0000000001' } }).toFixed()).toBe('0.2999999999');
-  });
-
-  it('filters by kind and text, counts the kinds', () => {
-    expect(filterChanges(changes, { kind: 'new' }).map((item) => item.organization)).toEqual(['alpha']);
-    expect(filterChanges(changes, { text: 'seats' }).map((item) => item.organization)).toEqual(['Delta']);
-    expect(filterChanges([change({ kind: 'new', organization: 'Ærø Café' })], { text: 'aero cafe' })).toHaveLength(1);
-    expect(kindCounts(changes)).toEqual({ new: 1, lost: 1, quantity: 1, price: 1, amount: 0 });
-  });
-
-  it('sorts money within its currency pair (never across) and a missing side last', () => {
-    const byEffect = sortChanges(changes, { key: 'effect', direction: 'desc' });
-    expect(byEffect.map((item) => item.organization)).toEqual(['Gamma', 'alpha', 'Beta', 'Delta']);
-    const byBefore = sortChanges(changes, { key: 'before', direction: 'asc' });
-    expect(byBefore.map((item) => item.organization)).toEqual(['Gamma', 'Delta', 'Beta', 'alpha']);
-    const byBeforeDesc = sortChanges(changes, { key: 'before', direction: 'desc' });
-    expect(byBeforeDesc.map((item) => item.organization)).toEqual(['Gamma', 'Beta', 'Delta', 'alpha']);
-    // Organizations in the order the comparison lists them (the month's name order), either way round.
-    expect(sortChanges(changes, { key: 'organization', direction: 'asc' }).map((item) => item.organization)).toEqual(changes.map((item) => item.organization));
-    expect(sortChanges(changes, { key: 'organization', direction: 'desc' }).map((item) => item.organization)).toEqual(
-      changes.map((item) => item.organization).reverse(),
-    );
-    expect(sortChanges(changes, { key: 'kind', direction: 'asc' }).map((item) => item.kind)).toEqual(['new', 'lost', 'quantity', 'price']);
   });
 
   it('a new column sorts text A→Z and money biggest first; the same column flips', () => {
@@ -172,72 +122,87 @@ describe('the changes table', () => {
   });
 });
 
-describe("the rest of a comparison's changes", () => {
+describe("a comparison's changes, a window at a time", () => {
   const numbered = (from: number, count: number) => Array.from({ length: count }, (_, at) => change({ kind: 'quantity', organization: `org ${from + at}` }));
-  const names = (changes: MonthChange[]) => changes.map((item) => item.organization);
+  const byOrganization: ChangeView = { sort: 'organization', direction: 'asc' };
+  const byEffect: ChangeView = { sort: 'effect', direction: 'desc' };
+  /** A reader of a view of `total` changes that answers when told (answer / fail), and what it was asked. */
+  function reader(total: number) {
+    const asked: { view: ChangeView; from: number; count: number }[] = [];
+    const waiting: { resolve(window: ChangeWindow): void; reject(error: Error): void; from: number; count: number }[] = [];
+    const read = (view: ChangeView, from: number, count: number) => {
+      asked.push({ view, from, count });
+      return new Promise<ChangeWindow>((resolve, reject) => waiting.push({ resolve, reject, from, count }));
+    };
+    const answer = () => {
+      for (const { resolve, from, count } of waiting.splice(0)) resolve({ total, changes: numbered(from, Math.max(0, Math.min(count, total - from))) });
+    };
+    const fail = (message: string) => {
+      for (const { reject } of waiting.splice(0)) reject(new Error(message));
+    };
+    return { read, asked, answer, fail };
+  }
+  const settled = () => new Promise((resolve) => setTimeout(resolve, 0));
 
-  it('are read after the first part, a part at a time, each part joined in order until all wanted are read', async () => {
-    const asked: [number, number][] = [];
-    const seen: number[] = [];
-    let all: MonthChange[] = [];
-    await readRestOfChanges(
-      numbered(0, 10),
-      63,
-      async (from, count) => {
-        asked.push([from, count]);
-        return numbered(from, count);
-      },
-      (changes) => {
-        seen.push(changes.length);
-        all = changes;
-      },
-      () => false,
-      25,
-    );
-    expect(asked).toEqual([
-      [10, 25],
-      [35, 25],
-      [60, 3],
+  it('shows the first window the answer brought, and asks only for the windows of the rows in sight, once each', async () => {
+    const service = reader(1_000);
+    let changed = 0;
+    const windows = new ChangeWindows(service.read, 10, () => (changed += 1), { view: byOrganization, changes: numbered(0, 10), total: 1_000 });
+    expect(windows.total(byOrganization)).toBe(1_000);
+    expect(windows.at(byOrganization, 9)?.organization).toBe('org 9');
+    windows.need(byOrganization, 0, 9);
+    expect(service.asked).toEqual([]);
+    windows.need(byOrganization, 5, 24);
+    windows.need(byOrganization, 12, 24); // asked already
+    expect(service.asked.map(({ from, count }) => [from, count])).toEqual([
+      [10, 10],
+      [20, 10],
     ]);
-    expect(seen).toEqual([35, 60, 63]);
-    expect(names(all)).toEqual(names(numbered(0, 63)));
+    expect(windows.at(byOrganization, 15)).toBeUndefined();
+    service.answer();
+    await settled();
+    expect(changed).toBe(2);
+    expect(windows.at(byOrganization, 15)?.organization).toBe('org 15');
+    expect(windows.at(byOrganization, 29)?.organization).toBe('org 29');
+    // Nothing is asked past the end of what a view shows.
+    windows.need(byOrganization, 990, 1_200);
+    expect(service.asked.slice(2).map(({ from }) => from)).toEqual([990]);
   });
 
-  it('read nothing when the first part is all, stop handing on once stopped, and fail in words when a part comes empty', async () => {
-    const never = async () => {
-      throw new Error('asked');
-    };
-    await readRestOfChanges(
-      numbered(0, 3),
-      3,
-      never,
-      () => expect.fail('nothing to join'),
-      () => false,
-    );
-    let stopped = false;
-    const joined: number[] = [];
-    await readRestOfChanges(
-      numbered(0, 2),
-      20,
-      async (from, count) => {
-        stopped = from > 2;
-        return numbered(from, Math.min(count, 4));
-      },
-      (changes) => joined.push(changes.length),
-      () => stopped,
-    );
-    expect(joined).toEqual([6]);
-    const kept: number[] = [];
-    await expect(
-      readRestOfChanges(
-        numbered(0, 2),
-        9,
-        async (from) => (from < 5 ? numbered(from, 3) : []),
-        (changes) => kept.push(changes.length),
-        () => false,
-      ),
-    ).rejects.toThrow(/fewer changes than it said/);
-    expect(kept).toEqual([5]);
+  it('reads another view from its top, knows it by its words however typed, and says how many it shows once it has answered', async () => {
+    const service = reader(3);
+    const windows = new ChangeWindows(service.read, 10, () => undefined);
+    const searched: ChangeView = { ...byEffect, text: ' acme ' };
+    expect(windows.total(searched)).toBeNull();
+    windows.need(searched, 0, 0);
+    windows.need({ ...byEffect, text: 'acme' }, 0, 0);
+    expect(service.asked).toEqual([{ view: searched, from: 0, count: 10 }]);
+    service.answer();
+    await settled();
+    expect(windows.total({ ...byEffect, text: 'acme' })).toBe(3);
+    expect(windows.at(searched, 2)?.organization).toBe('org 2');
+  });
+
+  it('says why a window failed and asks for it again only when told to; answers for a comparison no longer shown are dropped', async () => {
+    const service = reader(50);
+    let changed = 0;
+    const windows = new ChangeWindows(service.read, 10, () => (changed += 1));
+    windows.need(byEffect, 0, 0);
+    service.fail('The ledger is busy.');
+    await settled();
+    expect(windows.error(byEffect)).toBe('The ledger is busy.');
+    windows.need(byEffect, 0, 0);
+    expect(service.asked).toHaveLength(1);
+    windows.retry(byEffect);
+    expect(windows.error(byEffect)).toBeNull();
+    windows.need(byEffect, 0, 0);
+    expect(service.asked).toHaveLength(2);
+    windows.stop();
+    const before = changed;
+    service.answer();
+    await settled();
+    expect(windows.total(byEffect)).toBeNull();
+    expect(changed).toBe(before);
   });
 });
 

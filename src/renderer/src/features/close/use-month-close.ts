@@ -1,6 +1,8 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import {
-  MAX_CHANGES_SHOWN,
+  CHANGES_PER_WINDOW,
+  type ChangeView,
+  FIRST_VIEW,
   type MonthChange,
   type MonthCloseView,
   type MonthComparison,
@@ -10,7 +12,7 @@ import {
 import { bridge, call, errorMessage } from '@renderer/bridge';
 import { type LatestAnswer, useChannelAnswer } from '@renderer/hooks/use-latest-answer';
 import { useReportJobs } from '../reports/report-jobs-store';
-import { readRestOfChanges } from './changes-reading';
+import { ChangeWindows } from './change-windows';
 
 /** Exceptions reviewed per request: few enough to show progress and stop soon, many enough to take one transaction each. */
 const REVIEWS_PER_CALL = 100;
@@ -110,60 +112,65 @@ export function useComparison(beforeId: string | null, afterId: string): LatestA
   return useChannelAnswer('close:compare', beforeId ? { beforeId, afterId } : null);
 }
 
-export interface ChangesRead {
-  /** The comparison's changes read so far, in its order: its first part, then the rest as it comes. */
-  changes: MonthChange[];
-  /** How many the screen reads in all (every change, up to MAX_CHANGES_SHOWN). */
-  wanted: number;
-  /** Reading the rest failed (the changes read so far stay). */
+/** Two months compared, with the first window of their changes (a comparison's answer, or a restatement's). */
+export type ComparedMonths = Pick<MonthComparison, 'beforeId' | 'afterId' | 'changes' | 'changeCount' | 'kinds'>;
+
+export interface ShownChanges {
+  /** The view whose rows are shown: the one asked for once it has answered, until then the one shown before. */
+  view: ChangeView;
+  /** How many changes that view shows (null: nothing has answered yet). */
+  total: number | null;
+  /** The change at `index` of the view shown, if read. */
+  at(index: number): MonthChange | undefined;
+  /** Asks for rows `first` … `last` of the view shown (those in sight). */
+  need(first: number, last: number): void;
+  /** The view asked for has not answered yet. */
+  pending: boolean;
+  /** Reading the view asked for failed (retry asks again). */
   error: string | null;
   retry(): void;
 }
 
-/** Two months compared, with the first part of their changes (a comparison's answer, or a restatement's). */
-export type ComparedMonths = Pick<MonthComparison, 'beforeId' | 'afterId' | 'changes' | 'changeCount'>;
-
 /**
- * A comparison's changes: the first part its answer brought, then the rest (up to MAX_CHANGES_SHOWN) read after
- * it is shown, CHANGES_PER_PART at a time — one answer of 20,000 changes took seconds to make, carry and check.
- * Another comparison, or the screen gone, stops the reading; the same comparison answered again (the month's state
- * after a review) goes on with what is read.
+ * A comparison's changes as `view` shows them, read a window at a time (ChangeWindows): the first window came with
+ * the comparison's answer; the others are read as they come into sight, sorted and searched in the main process.
+ * While another view is asked for, the one before stays on screen.
  */
-export function useComparisonChanges(compared: ComparedMonths | null): ChangesRead {
+export function useChangeWindows(compared: ComparedMonths | null, view: ChangeView): ShownChanges {
+  const [, setVersion] = useState(0);
   const key = compared ? JSON.stringify([compared.beforeId, compared.afterId, compared.changeCount]) : null;
-  const [read, setRead] = useState<{ key: string | null; changes: MonthChange[]; error: string | null }>({ key: null, changes: [], error: null });
-  const [attempt, setAttempt] = useState(0);
-  const wanted = compared ? Math.min(compared.changeCount, MAX_CHANGES_SHOWN) : 0;
-  // The first part as the newest answer brought it; only another pair of months (the key) starts the reading again.
+  // The first window as the newest answer brought it; only another pair of months (the key) starts again.
   const latest = useRef(compared);
   useEffect(() => {
     latest.current = compared;
   });
-  useEffect(() => {
+  const windows = useMemo(() => {
     const first = latest.current;
-    if (key === null || !first) return undefined;
-    let gone = false;
-    let changes = first.changes;
-    setRead({ key, changes, error: null });
+    if (key === null || !first) return null;
     const { beforeId, afterId } = first;
-    readRestOfChanges(
-      changes,
-      wanted,
-      (from, count) => call('close:changes', { beforeId, afterId, from, count }),
-      (joined) => {
-        changes = joined;
-        setRead({ key, changes, error: null });
-      },
-      () => gone,
-    ).catch((failure: unknown) => {
-      if (!gone) setRead({ key, changes, error: errorMessage(failure) });
-    });
-    return () => {
-      gone = true;
-    };
-  }, [key, wanted, attempt]);
-  const retry = useCallback(() => setAttempt((n) => n + 1), []);
-  // Until the effect has run for another comparison, its own first part is what there is.
-  const current = read.key === key ? read : { changes: compared?.changes ?? [], error: null };
-  return { changes: current.changes, wanted, error: current.error, retry };
+    return new ChangeWindows(
+      (asked, from, count) => call('close:changes', { beforeId, afterId, view: asked, from, count }),
+      CHANGES_PER_WINDOW,
+      () => setVersion((version) => version + 1),
+      { view: FIRST_VIEW, changes: first.changes, total: first.changeCount },
+    );
+  }, [key]);
+  useEffect(() => () => windows?.stop(), [windows]);
+  const answered = windows?.total(view) !== null && windows !== null;
+  const lastShown = useRef<{ windows: ChangeWindows | null; view: ChangeView }>({ windows, view: FIRST_VIEW });
+  const shown = answered ? view : lastShown.current.windows === windows ? lastShown.current.view : FIRST_VIEW;
+  useEffect(() => {
+    if (answered) lastShown.current = { windows, view };
+  });
+  // The view asked for is read from its top as soon as it is asked for (asked once: need skips what is asked).
+  useEffect(() => windows?.need(view, 0, 0));
+  return {
+    view: shown,
+    total: windows?.total(shown) ?? null,
+    at: (index) => windows?.at(shown, index),
+    need: (first, last) => windows?.need(shown, first, last),
+    pending: !answered,
+    error: windows?.error(view) ?? null,
+    retry: () => windows?.retry(view),
+  };
 }

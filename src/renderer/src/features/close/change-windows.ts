@@ -1,0 +1,112 @@
+import type { ChangeView, ChangeWindow, MonthChange } from '@shared/schemas/month-close';
+
+/** Reads changes `from` + 1 … `from` + `count` of a comparison as `view` shows them (close:changes). */
+export type ReadWindow = (view: ChangeView, from: number, count: number) => Promise<ChangeWindow>;
+
+/** One view's changes as read so far: how many it shows, and its windows by number. */
+interface ViewRead {
+  total: number | null;
+  windows: Map<number, MonthChange[]>;
+  asked: Set<number>;
+  error: string | null;
+}
+
+/** How many views' windows are kept (each typed text is one). */
+const KEPT_VIEWS = 24;
+
+/** A view as the screen knows it: its words as typed may differ, its order is the main process's business. */
+const keyOf = (view: ChangeView) => JSON.stringify([view.kind ?? null, view.text?.trim() ?? '', view.sort, view.direction]);
+
+/**
+ * The changes of one comparison, a window of `size` at a time, per view (a kind, words, a column sorted): the
+ * screen asks for the rows in sight, and only those cross from the main process. Each window is asked for once;
+ * `changed` is called when one arrives or fails. A view that has not answered yet shows nothing of its own: the
+ * screen keeps the last view that has (see shownView).
+ */
+export class ChangeWindows {
+  private readonly views = new Map<string, ViewRead>();
+  private stopped = false;
+
+  constructor(
+    private readonly read: ReadWindow,
+    private readonly size: number,
+    private readonly changed: () => void,
+    /** The first window of a view, as the comparison's answer brought it, and how many that view shows. */
+    first?: { view: ChangeView; changes: MonthChange[]; total: number },
+  ) {
+    if (first) {
+      const read = this.viewRead(first.view);
+      read.total = first.total;
+      read.windows.set(0, first.changes);
+      read.asked.add(0);
+    }
+  }
+
+  /** How many changes `view` shows (null until its first window has answered). */
+  total(view: ChangeView): number | null {
+    return this.views.get(keyOf(view))?.total ?? null;
+  }
+
+  /** The change at `index` of `view`, if read. */
+  at(view: ChangeView, index: number): MonthChange | undefined {
+    return this.views.get(keyOf(view))?.windows.get(Math.floor(index / this.size))?.[index % this.size];
+  }
+
+  /** Why reading `view` failed last (its windows asked again by retry). */
+  error(view: ChangeView): string | null {
+    return this.views.get(keyOf(view))?.error ?? null;
+  }
+
+  /** Asks for the windows holding rows `first` … `last` of `view` that are neither read nor asked for. */
+  need(view: ChangeView, first: number, last: number): void {
+    const read = this.viewRead(view);
+    if (read.error) return; // until retry: a failing read is not asked again at every render
+    const end = read.total === null ? first : Math.min(last, read.total - 1);
+    for (let window = Math.floor(Math.max(0, first) / this.size); window <= Math.floor(Math.max(0, end) / this.size); window++) {
+      if (read.asked.has(window) || (read.total !== null && window * this.size >= read.total)) continue;
+      read.asked.add(window);
+      this.read(view, window * this.size, this.size).then(
+        (answer) => {
+          if (this.stopped) return;
+          read.total = answer.total;
+          read.windows.set(window, answer.changes);
+          read.error = null;
+          this.changed();
+        },
+        (failure: unknown) => {
+          if (this.stopped) return;
+          read.asked.delete(window);
+          read.error = failure instanceof Error ? failure.message : String(failure);
+          this.changed();
+        },
+      );
+    }
+  }
+
+  /** Forgets why `view` failed, so need asks for its windows again. */
+  retry(view: ChangeView): void {
+    const read = this.views.get(keyOf(view));
+    if (read) read.error = null;
+    this.changed();
+  }
+
+  /** The comparison is no longer shown: answers still on their way are dropped. */
+  stop(): void {
+    this.stopped = true;
+  }
+
+  private viewRead(view: ChangeView): ViewRead {
+    const key = keyOf(view);
+    let read = this.views.get(key);
+    if (read)
+      this.views.delete(key); // used again: put last
+    else read = { total: null, windows: new Map(), asked: new Set(), error: null };
+    this.views.set(key, read);
+    // Every text typed is a view: the oldest are let go (read again if they come back).
+    for (const oldest of this.views.keys()) {
+      if (this.views.size <= KEPT_VIEWS) break;
+      this.views.delete(oldest);
+    }
+    return read;
+  }
+}

@@ -108,7 +108,6 @@ export function ChangesTable({ compared, label }: Props): React.JSX.Element {
   const { items } = virtualRows;
   const [first, last] = [items[0]?.index ?? 0, items.at(-1)?.index ?? 0];
   useEffect(() => shown.need(first, last));
-  const sort = { key: shown.view.sort, direction: shown.view.direction };
   const typed = view.text ?? '';
 
   return (
@@ -163,8 +162,8 @@ export function ChangesTable({ compared, label }: Props): React.JSX.Element {
             key={column.key}
             label={column.label}
             numeric={column.numeric}
-            direction={sort.key === column.key ? sort.direction : null}
-            onSort={() => setView((current) => ({ ...current, ...sortOf(nextChangeSort({ key: current.sort, direction: current.direction }, column.key)) }))}
+            direction={shown.view.sort === column.key ? shown.view.direction : null}
+            onSort={() => setView((current) => ({ ...current, ...nextChangeSort(current, column.key) }))}
             title={column.numeric ? `Sort by ${column.label} (within each currency)` : `Sort by ${column.label}`}
           />
         ))}
@@ -181,6 +180,3 @@ export function ChangesTable({ compared, label }: Props): React.JSX.Element {
     </div>
   );
 }
-
-/** A header's sort as a view's. */
-const sortOf = ({ key, direction }: { key: ChangeSortKey; direction: 'asc' | 'desc' }) => ({ sort: key, direction });

@@ -1,6 +1,6 @@
 import { currenciesOf } from '@shared/model/currency-pair';
 import { type Money, money } from '@shared/money';
-import type { ChangeKind, ChangeSortKey, CurrencyBridge, MonthChange } from '@shared/schemas/month-close';
+import type { ChangeKind, ChangeSortKey, ChangeView, CurrencyBridge, MonthChange } from '@shared/schemas/month-close';
 
 export const KIND_LABELS: Record<ChangeKind, string> = { new: 'New', lost: 'Lost', quantity: 'Quantity', price: 'Unit price', amount: 'Amount' };
 export const LEVEL_LABELS: Record<MonthChange['level'], string> = {
@@ -10,10 +10,8 @@ export const LEVEL_LABELS: Record<MonthChange['level'], string> = {
   line: 'Product',
 };
 
-export interface ChangeSort {
-  key: ChangeSortKey;
-  direction: 'asc' | 'desc';
-}
+/** How a view of the changes is sorted: a column, and its direction. */
+export type ChangeSort = Pick<ChangeView, 'sort' | 'direction'>;
 
 /** The change in sales a change makes: its price, quantity, new/lost and other effects together (after − before). */
 export function effectOf(change: Pick<MonthChange, 'effects'>): Money {
@@ -26,8 +24,8 @@ const MONEY_KEYS = new Set<ChangeSortKey>(['before', 'after', 'effect']);
 
 /** The next sort when a header is clicked: the same column flips; a new one starts A→Z for text, biggest first for money. */
 export function nextChangeSort(current: ChangeSort, key: ChangeSortKey): ChangeSort {
-  if (current.key === key) return { key, direction: current.direction === 'asc' ? 'desc' : 'asc' };
-  return { key, direction: MONEY_KEYS.has(key) ? 'desc' : 'asc' };
+  if (current.sort === key) return { sort: key, direction: current.direction === 'asc' ? 'desc' : 'asc' };
+  return { sort: key, direction: MONEY_KEYS.has(key) ? 'desc' : 'asc' };
 }
 
 /** What a bridge splits: a currency pair's sales (in the customer currency) or its cost (in the purchase currency). */

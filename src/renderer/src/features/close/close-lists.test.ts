@@ -95,9 +95,9 @@ describe('the changes table', () => {
   });
 
   it('a new column sorts text A→Z and money biggest first; the same column flips', () => {
-    expect(nextChangeSort({ key: 'organization', direction: 'asc' }, 'effect')).toEqual({ key: 'effect', direction: 'desc' });
-    expect(nextChangeSort({ key: 'effect', direction: 'desc' }, 'effect')).toEqual({ key: 'effect', direction: 'asc' });
-    expect(nextChangeSort({ key: 'effect', direction: 'desc' }, 'kind')).toEqual({ key: 'kind', direction: 'asc' });
+    expect(nextChangeSort({ sort: 'organization', direction: 'asc' }, 'effect')).toEqual({ sort: 'effect', direction: 'desc' });
+    expect(nextChangeSort({ sort: 'effect', direction: 'desc' }, 'effect')).toEqual({ sort: 'effect', direction: 'asc' });
+    expect(nextChangeSort({ sort: 'effect', direction: 'desc' }, 'kind')).toEqual({ sort: 'kind', direction: 'asc' });
   });
 
   it('a bridge adds up only when before + every effect is after, to the last decimal, for the sales and for the cost', () => {

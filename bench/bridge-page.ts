@@ -90,18 +90,27 @@ export function clickAndWait(page: Page, step: ClickAndAnswer): Promise<{ ms: nu
 }
 
 /**
- * Types `text` into `input` at once (as pasted: one input event) and resolves with the ms until `done` says it
- * answers that text (its `data-for-text`) and is painted, and what `done` then reads.
+ * Types `text` into `input` a character at a time, `pauseMs` apart (an input event each, as a person types), and
+ * resolves with the ms from the last keystroke until `done` says it answers the whole text (its `data-for-text`)
+ * and is painted, and what `done` then reads.
  */
-export function typeAndWait(page: Page, step: { input: string; text: string; done: string; timeoutMs?: number }): Promise<{ ms: number; text: string }> {
-  return page.evaluate(async ({ input, text, done, timeoutMs = 120_000 }) => {
+export function typeAndWait(
+  page: Page,
+  step: { input: string; text: string; done: string; pauseMs: number; timeoutMs?: number },
+): Promise<{ ms: number; text: string }> {
+  return page.evaluate(async ({ input, text, done, pauseMs, timeoutMs = 120_000 }) => {
     const field = document.querySelector<HTMLInputElement>(input);
     const answer = document.querySelector<HTMLElement>(done);
     if (!field || !answer) throw new Error(`Nothing to type into: no ${input}, or no ${done}.`);
-    const started = performance.now();
     // React listens for the input event and reads the value through the prototype's setter.
-    Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')?.set?.call(field, text);
-    field.dispatchEvent(new Event('input', { bubbles: true }));
+    const setValue = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')?.set;
+    let lastKeystroke = performance.now();
+    for (let typed = 1; typed <= text.length; typed++) {
+      if (typed > 1) await new Promise((resolve) => setTimeout(resolve, pauseMs));
+      setValue?.call(field, text.slice(0, typed));
+      lastKeystroke = performance.now();
+      field.dispatchEvent(new Event('input', { bubbles: true }));
+    }
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`${done} did not answer "${text}" within ${timeoutMs / 1000} s.`)), timeoutMs);
       new MutationObserver((_, observer) => {
@@ -112,6 +121,6 @@ export function typeAndWait(page: Page, step: { input: string; text: string; don
       }).observe(answer, { attributes: true, childList: true, subtree: true, characterData: true });
     });
     await (window as unknown as AfterPaint).afterPaint();
-    return { ms: performance.now() - started, text: answer.textContent?.trim() ?? '' };
+    return { ms: performance.now() - lastKeystroke, text: answer.textContent?.trim() ?? '' };
   }, step);
 }

@@ -265,7 +265,7 @@ async function benchSize(lines: number): Promise<Record<string, unknown>> {
         big ? figures.sortMs <= 1000 : null,
       );
       row(
-        `Close screen, ${label}: changes searched (typed → painted)`,
+        `Close screen, ${label}: changes searched (last keystroke → painted)`,
         `${figures.searchMs.toFixed(0)} ms (${figures.found})`,
         answerGoal,
         big ? figures.searchMs <= 1000 : null,

@@ -76,6 +76,9 @@ const ChangeRow = memo(function ChangeRow({ change, index, top }: { change: Mont
   );
 });
 
+/** Rows beyond those in sight whose window is read ahead of them. */
+const READ_AHEAD = 60;
+
 /** A row in sight whose window is still on its way. */
 function PendingRow({ index, top }: { index: number; top: number }): React.JSX.Element {
   return (
@@ -107,7 +110,8 @@ export function ChangesTable({ compared, label }: Props): React.JSX.Element {
   const virtualRows = useVirtualRows(total, TWO_LINE_ROWS, shown.view);
   const { items } = virtualRows;
   const [first, last] = [items[0]?.index ?? 0, items.at(-1)?.index ?? 0];
-  useEffect(() => shown.need(first, last));
+  // The rows in sight, and a screen or two either side: the next window is read before it scrolls into sight.
+  useEffect(() => shown.need(Math.max(0, first - READ_AHEAD), last + READ_AHEAD));
   const typed = view.text ?? '';
 
   return (

@@ -26,6 +26,10 @@ const keyOf = (view: ChangeView) => JSON.stringify([view.kind ?? null, view.text
 export class ChangeWindows {
   private readonly views = new Map<string, ViewRead>();
   private stopped = false;
+  /** A view's first window is on its way (its order being made). */
+  private opening = false;
+  /** The newest view asked for while one was opening: asked for next. */
+  private waiting: ChangeView | null = null;
 
   constructor(
     private readonly read: ReadWindow,
@@ -57,30 +61,54 @@ export class ChangeWindows {
     return this.views.get(keyOf(view))?.error ?? null;
   }
 
-  /** Asks for the windows holding rows `first` … `last` of `view` that are neither read nor asked for. */
+  /**
+   * Asks for the windows holding rows `first` … `last` of `view` that are neither read nor asked for. A view not yet
+   * answered is made in the main process first (its whole order), one at a time: asked while another is being made,
+   * it waits, and a newer one asked meanwhile takes its place — typing "storage" makes the views of the word as far
+   * as it is typed when the one before is done, not all seven, one after another.
+   */
   need(view: ChangeView, first: number, last: number): void {
     const read = this.viewRead(view);
     if (read.error) return; // until retry: a failing read is not asked again at every render
+    if (read.total === null && !read.asked.has(0)) {
+      if (this.opening) {
+        this.waiting = view;
+        return;
+      }
+      this.opening = true;
+      this.ask(view, read, 0).finally(() => {
+        this.opening = false;
+        const next = this.waiting;
+        this.waiting = null;
+        if (next && !this.stopped) this.need(next, 0, 0);
+      });
+      return;
+    }
     const end = read.total === null ? first : Math.min(last, read.total - 1);
     for (let window = Math.floor(Math.max(0, first) / this.size); window <= Math.floor(Math.max(0, end) / this.size); window++) {
       if (read.asked.has(window) || (read.total !== null && window * this.size >= read.total)) continue;
-      read.asked.add(window);
-      this.read(view, window * this.size, this.size).then(
-        (answer) => {
-          if (this.stopped) return;
-          read.total = answer.total;
-          read.windows.set(window, answer.changes);
-          read.error = null;
-          this.changed();
-        },
-        (failure: unknown) => {
-          if (this.stopped) return;
-          read.asked.delete(window);
-          read.error = failure instanceof Error ? failure.message : String(failure);
-          this.changed();
-        },
-      );
+      void this.ask(view, read, window);
     }
+  }
+
+  /** Reads one window of a view; settles (never fails) once it is in, or its failure is said. */
+  private ask(view: ChangeView, read: ViewRead, window: number): Promise<void> {
+    read.asked.add(window);
+    return this.read(view, window * this.size, this.size).then(
+      (answer) => {
+        if (this.stopped) return;
+        read.total = answer.total;
+        read.windows.set(window, answer.changes);
+        read.error = null;
+        this.changed();
+      },
+      (failure: unknown) => {
+        if (this.stopped) return;
+        read.asked.delete(window);
+        read.error = failure instanceof Error ? failure.message : String(failure);
+        this.changed();
+      },
+    );
   }
 
   /** Forgets why `view` failed, so need asks for its windows again. */

@@ -183,6 +183,29 @@ describe("a comparison's changes, a window at a time", () => {
     expect(windows.at(searched, 2)?.organization).toBe('org 2');
   });
 
+  it('makes one view at a time: of the views asked for while one is made, only the newest is asked for next', async () => {
+    const service = reader(40);
+    const windows = new ChangeWindows(service.read, 10, () => undefined, { view: byOrganization, changes: numbered(0, 10), total: 40 });
+    const typed = ['s', 'st', 'sto', 'stor'].map((text): ChangeView => ({ ...byEffect, text }));
+    for (const view of typed) windows.need(view, 0, 0);
+    // Scrolling a view already answered is not held up by one being made.
+    windows.need(byOrganization, 10, 10);
+    expect(service.asked.map(({ view, from }) => [view.text ?? null, from])).toEqual([
+      ['s', 0],
+      [null, 10],
+    ]);
+    service.answer();
+    await settled();
+    expect(service.asked.map(({ view }) => view.text ?? null).slice(2)).toEqual(['stor']);
+    service.answer();
+    await settled();
+    expect(windows.total(typed[3]!)).toBe(40);
+    expect(windows.total(typed[1]!)).toBeNull();
+    // A view skipped is asked for when it is shown again.
+    windows.need(typed[1]!, 0, 0);
+    expect(service.asked.at(-1)?.view.text).toBe('st');
+  });
+
   it('says why a window failed and asks for it again only when told to; answers for a comparison no longer shown are dropped', async () => {
     const service = reader(50);
     let changed = 0;

@@ -205,15 +205,21 @@ describe("the Close screen's changes, a window at a time", () => {
     const read = await readView(handlers, view, 2);
     expect(read.changes.length).toBeGreaterThan(4);
     expect(vi.mocked(keepComparison)).toHaveBeenCalledTimes(1);
-    // The same view typed otherwise ("A") is the same order; another view is another.
+    // The same view typed otherwise (" A ", "a A": a word twice is looked for once) is the same order; another view is another.
     await handlers['close:changes']({ beforeId: OCTOBER, afterId: NOVEMBER, view: { ...view, text: ' A ' }, from: 0, count: 2 });
+    await handlers['close:changes']({ beforeId: OCTOBER, afterId: NOVEMBER, view: { ...view, text: 'a A' }, from: 0, count: 2 });
     expect(vi.mocked(viewOrderQuery)).toHaveBeenCalledTimes(1);
     await handlers['close:changes']({ beforeId: OCTOBER, afterId: NOVEMBER, view: { ...view, direction: 'asc' }, from: 0, count: 2 });
     expect(vi.mocked(viewOrderQuery)).toHaveBeenCalledTimes(2);
-    // Past the end there is nothing, and still the count.
+    // Past the end there is nothing, and still the count; the comparison's own order is read with no order made.
     expect(await handlers['close:changes']({ beforeId: OCTOBER, afterId: NOVEMBER, view, from: 10_000, count: 5 })).toEqual({
       total: read.changes.length,
       changes: [],
     });
+    const whole = await readView(handlers, { ...FIRST_VIEW, direction: 'desc' }, 3);
+    expect(whole.totals).toEqual(new Set([whole.changes.length]));
+    const last = await handlers['close:changes']({ beforeId: OCTOBER, afterId: NOVEMBER, view: FIRST_VIEW, from: whole.changes.length - 1, count: 5 });
+    expect(last).toEqual({ total: whole.changes.length, changes: whole.changes.slice(0, 1) });
+    expect(vi.mocked(viewOrderQuery)).toHaveBeenCalledTimes(2);
   });
 });

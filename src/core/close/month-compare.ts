@@ -121,15 +121,16 @@ function kindCountsOf(rows: { kind: string; changes: number }[]): KindCounts {
 export async function changeWindow(ledger: Ledger, beforeId: string, afterId: string, view: ChangeView, from: number, count: number): Promise<ChangeWindow> {
   const { key, order } = await comparisonKey(ledger, beforeId, afterId);
   const changeCount = (await keptChangeCount(ledger, key)) ?? (await made(ledger, beforeId, afterId, order, key));
-  // The comparison's own order is its numbers, 1 … changeCount.
-  const seqs = isWholeInOrder(view)
-    ? Array.from({ length: changeCount }, (_, index) => (view.direction === 'asc' ? index + 1 : changeCount - index))
-    : await viewOrder(ledger, { key, beforeId, afterId }, view, order);
-  const wanted = seqs.slice(from, from + count);
+  // The comparison's own order is its numbers, 1 … changeCount: no order to make.
+  const ordered = isWholeInOrder(view) ? null : await viewOrder(ledger, { key, beforeId, afterId }, view, order);
+  const total = ordered?.length ?? changeCount;
+  const wanted =
+    ordered?.slice(from, from + count) ??
+    Array.from({ length: Math.max(0, Math.min(count, total - from)) }, (_, index) => (view.direction === 'asc' ? from + index + 1 : total - from - index));
   const changes = (await keptChangesAt(ledger, key, wanted)).map(changeOf);
   // Kept comparisons are made again alike (same key, same numbers): a gap means it went while this was read.
   if (changes.length !== wanted.length) throw new AppError('conflict', 'The comparison changed while it was read. Compare the months again.');
-  return { total: seqs.length, changes };
+  return { total, changes };
 }
 
 /** How many views' orders stay in memory per ledger (each a number per change it shows: 1.4 MB at 345,774 changes). */

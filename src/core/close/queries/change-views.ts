@@ -73,7 +73,7 @@ export function isWholeInOrder(view: ChangeView): boolean {
 
 /** What a view is, as its order is kept: its words folded (typing "Acme" or "acme" is one view). */
 export function viewKey(view: ChangeView): string {
-  return JSON.stringify([view.kind ?? null, typedWords({ text: view.text }), view.sort, view.direction]);
+  return JSON.stringify([view.kind ?? null, [...new Set(typedWords({ text: view.text }))], view.sort, view.direction]);
 }
 
 /**
@@ -86,7 +86,8 @@ export function viewOrderQuery(view: ChangeView, order: NameOrder, months: { key
   const bind = (value: string) => `$${params.push(value)}`;
   const conditions = ['comparison_key = $1'];
   if (view.kind) conditions.push(`kind = ${bind(view.kind)}`);
-  const words = typedWords({ text: view.text });
+  // A word typed twice is looked for once (each word is a pass over the months' names).
+  const words = [...new Set(typedWords({ text: view.text }))];
   const bound: [string, string] | null = words.length ? [bind(months.beforeId), bind(months.afterId)] : null;
   for (const word of words) if (bound) conditions.push(wordCondition(bind(word), bound));
   // Service › subscription › product, as the list shows them, in the month's name order (as every list of it): each

@@ -163,7 +163,12 @@ export function createClose(
   };
 
   const handlers: CloseHandlers = {
-    'close:state': ({ reportId }) => view(reportId),
+    'close:state': async ({ reportId }) => {
+      const state = await view(reportId);
+      // The Compare panel is what the screen offers next: its comparison is made now, in the background.
+      if (state.previousReportId) compareAhead(state.previousReportId, reportId);
+      return state;
+    },
     'close:review': async ({ reportId, exceptionIds, state, note }) => {
       await close.setReview(reportId, exceptionIds, state, note, await limitsOf(reportId));
       return view(reportId);
@@ -254,6 +259,18 @@ export function createClose(
     },
   };
   const checking = new BackgroundWork();
+  /**
+   * Compares a month with the month before in the background when its Close screen opens (made once and kept; a
+   * Compare clicked meanwhile waits for the same one): a month fetched before the app started has none made ahead.
+   */
+  const compareAhead = (beforeId: string, afterId: string) =>
+    checking.add(
+      ledger()
+        .then((opened) => compareMonths(opened, beforeId, afterId))
+        .catch((error: unknown) =>
+          ports.log.warn('the months could not be compared ahead', { afterId, error: error instanceof Error ? error.message : String(error) }),
+        ),
+    );
   const checkAhead = (reportId: string) => {
     const started = ports.clock.now();
     // The checks first (they find what they need without a comparison), then the comparison the Compare panel shows.

@@ -66,14 +66,17 @@ function orderBy(view: ChangeView): string {
   }
 }
 
+/** The words a view looks for, folded as the search text is; a word typed twice once (each is a pass over the months' names). */
+const wordsOf = (view: ChangeView) => [...new Set(typedWords({ text: view.text }))];
+
 /** The comparison's own order, every change: its numbers are the order (no query needed). */
 export function isWholeInOrder(view: ChangeView): boolean {
-  return !view.kind && typedWords({ text: view.text }).length === 0 && view.sort === 'organization';
+  return !view.kind && wordsOf(view).length === 0 && view.sort === 'organization';
 }
 
 /** What a view is, as its order is kept: its words folded (typing "Acme" or "acme" is one view). */
 export function viewKey(view: ChangeView): string {
-  return JSON.stringify([view.kind ?? null, [...new Set(typedWords({ text: view.text }))], view.sort, view.direction]);
+  return JSON.stringify([view.kind ?? null, wordsOf(view), view.sort, view.direction]);
 }
 
 /**
@@ -86,8 +89,7 @@ export function viewOrderQuery(view: ChangeView, order: NameOrder, months: { key
   const bind = (value: string) => `$${params.push(value)}`;
   const conditions = ['comparison_key = $1'];
   if (view.kind) conditions.push(`kind = ${bind(view.kind)}`);
-  // A word typed twice is looked for once (each word is a pass over the months' names).
-  const words = [...new Set(typedWords({ text: view.text }))];
+  const words = wordsOf(view);
   const bound: [string, string] | null = words.length ? [bind(months.beforeId), bind(months.afterId)] : null;
   for (const word of words) if (bound) conditions.push(wordCondition(bind(word), bound));
   // Service › subscription › product, as the list shows them, in the month's name order (as every list of it): each

@@ -37,6 +37,4 @@ export async function call<C extends ChannelName>(channel: C, input: ChannelInpu
   return reply.data;
 }
 
-export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
+export { errorMessage } from './error-message';

@@ -1,4 +1,5 @@
 import type { ChangeView, ChangeWindow, MonthChange } from '@shared/schemas/month-close';
+import { errorMessage } from '@renderer/bridge/error-message';
 
 /** Reads changes `from` + 1 … `from` + `count` of a comparison as `view` shows them (close:changes). */
 export type ReadWindow = (view: ChangeView, from: number, count: number) => Promise<ChangeWindow>;
@@ -105,7 +106,7 @@ export class ChangeWindows {
       (failure: unknown) => {
         if (this.stopped) return;
         read.asked.delete(window);
-        read.error = failure instanceof Error ? failure.message : String(failure);
+        read.error = errorMessage(failure);
         this.changed();
       },
     );

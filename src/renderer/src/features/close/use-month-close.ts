@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import {
   CHANGES_PER_WINDOW,
   type ChangeView,
@@ -139,29 +139,19 @@ export interface ShownChanges {
 export function useChangeWindows(compared: ComparedMonths | null, view: ChangeView): ShownChanges {
   const [, setVersion] = useState(0);
   const key = compared ? JSON.stringify([compared.beforeId, compared.afterId, compared.changeCount]) : null;
-  // The first window as the newest answer brought it; only another pair of months (the key) starts again.
-  const latest = useRef(compared);
-  useEffect(() => {
-    latest.current = compared;
-  });
-  const windows = useMemo(() => {
-    const first = latest.current;
-    if (key === null || !first) return null;
-    const { beforeId, afterId } = first;
-    return new ChangeWindows(
-      (asked, from, count) => call('close:changes', { beforeId, afterId, view: asked, from, count }),
-      CHANGES_PER_WINDOW,
-      () => setVersion((version) => version + 1),
-      { view: FIRST_VIEW, changes: first.changes, total: first.changeCount },
-    );
-  }, [key]);
+  // Another pair of months (the key) starts again, from the first window its answer brought; the same pair answered
+  // again (the month's state after a review) goes on with what is read. Both are state kept from the render before.
+  const [held, setHeld] = useState(() => ({ key, windows: windowsOf(compared, setVersion) }));
+  let windows = held.windows;
+  if (held.key !== key) {
+    windows = windowsOf(compared, setVersion);
+    setHeld({ key, windows });
+  }
   useEffect(() => () => windows?.stop(), [windows]);
-  const answered = windows?.total(view) !== null && windows !== null;
-  const lastShown = useRef<{ windows: ChangeWindows | null; view: ChangeView }>({ windows, view: FIRST_VIEW });
-  const shown = answered ? view : lastShown.current.windows === windows ? lastShown.current.view : FIRST_VIEW;
-  useEffect(() => {
-    if (answered) lastShown.current = { windows, view };
-  });
+  const answered = windows !== null && windows.total(view) !== null;
+  const [lastShown, setLastShown] = useState<{ windows: ChangeWindows | null; view: ChangeView }>({ windows, view: FIRST_VIEW });
+  if (answered && (lastShown.windows !== windows || lastShown.view !== view)) setLastShown({ windows, view });
+  const shown = answered ? view : lastShown.windows === windows ? lastShown.view : FIRST_VIEW;
   // The view asked for is read from its top as soon as it is asked for (asked once: need skips what is asked).
   useEffect(() => windows?.need(view, 0, 0));
   return {
@@ -173,4 +163,16 @@ export function useChangeWindows(compared: ComparedMonths | null, view: ChangeVi
     error: windows?.error(view) ?? null,
     retry: () => windows?.retry(view),
   };
+}
+
+/** The windows of the months compared, their first window as their answer brought it (null: nothing compared). */
+function windowsOf(compared: ComparedMonths | null, setVersion: (bump: (version: number) => number) => void): ChangeWindows | null {
+  if (!compared) return null;
+  const { beforeId, afterId } = compared;
+  return new ChangeWindows(
+    (asked, from, count) => call('close:changes', { beforeId, afterId, view: asked, from, count }),
+    CHANGES_PER_WINDOW,
+    () => setVersion((version) => version + 1),
+    { view: FIRST_VIEW, changes: compared.changes, total: compared.changeCount },
+  );
 }

@@ -104,9 +104,20 @@ describe('the ledger', () => {
       return Math.round(Number(/^([\d.]+) MiB$/.exec(limit)?.[1] ?? Number.NaN) * 1.048576); // DuckDB says MiB of the MB it was set to
     };
     expect(await megabytes()).toBe(512);
+    // The half's work tells when it runs (the limit is set before it): ending it before then would wait for ever.
     let endHalf = () => undefined as void;
-    const half = ledger.holdingMemory(0.5, () => new Promise<void>((resolve) => (endHalf = resolve)));
-    await expect.poll(megabytes).toBe(256);
+    let halfRuns = () => undefined as void;
+    const running = new Promise<void>((resolve) => (halfRuns = resolve));
+    const half = ledger.holdingMemory(
+      0.5,
+      () =>
+        new Promise<void>((resolve) => {
+          endHalf = resolve;
+          halfRuns();
+        }),
+    );
+    await running;
+    expect(await megabytes()).toBe(256);
     // A quarter while the half holds: the quarter is in force; when it ends (failing), the half is again.
     await expect(
       ledger.holdingMemory(0.25, async () => {

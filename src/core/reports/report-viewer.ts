@@ -17,6 +17,7 @@ import type { Ledger } from '@core/ledger/ledger';
 import type { ReportLibrary } from './report-library';
 import type { NameOrders } from './name-orders';
 import { KeptTopRows, type TopRows } from './viewer-top-rows';
+import { TypedWordMatches } from './typed-word-matches';
 import { BackgroundWork } from '../runtime/background-work';
 import { PerReport } from './per-report';
 import { levelNumbers, type LineCondition, lineFilter, typedWords, wordMatches } from './queries/lines';
@@ -89,6 +90,8 @@ export class ReportViewerQueries {
   private readonly searchRead = new PerReport(async (reportId) => {
     await wordMatches(await this.ledger(), reportId, ['A'], await this.levelNumbers.of(reportId));
   });
+  /** The matches of the words typed last: a word typed on is looked for among what the word before it matched. */
+  private readonly typedMatches = new TypedWordMatches();
   /**
    * The top rows of recent filters (either arrangement, any sort): a window's totals per currency are their sums, so
    * a keystroke makes one pass over the lines.
@@ -134,7 +137,11 @@ export class ReportViewerQueries {
     const words = typedWords(filter);
     // Made once for this answer, and only if rows not kept need it: typed words' matches are a statement of their own.
     const condition = once(async () =>
-      lineFilter(reportId, filter, words.length ? await wordMatches(await this.ledger(), reportId, words, await this.levelNumbers.of(reportId)) : undefined),
+      lineFilter(
+        reportId,
+        filter,
+        words.length ? await this.typedMatches.of(await this.ledger(), reportId, words, await this.levelNumbers.of(reportId)) : undefined,
+      ),
     );
     // Started before anything is awaited, so the line count below is read while DuckDB makes the top rows.
     const answer = this.tops.read(
@@ -175,6 +182,7 @@ export class ReportViewerQueries {
     this.lineCounts.forget(reportId);
     this.levelNumbers.forget(reportId);
     this.searchRead.forget(reportId);
+    this.typedMatches.forget(reportId);
     this.tops.forget(prefix);
   }
 

@@ -8,6 +8,7 @@ import { createService, createStderrLogger, DEFAULT_ENV_PREFIX, defaultDataDir, 
 import { KeytarSecretStore } from '@main/keychain';
 import { createDemoStarter } from '@twin/demo';
 import { UsageError } from './exit';
+import { errorMessage } from '@shared/error-message';
 
 export { EXIT, exitCodeFor, fail, UsageError } from './exit';
 
@@ -135,7 +136,7 @@ export function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: s
   try {
     return parseArgs(config);
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
+    throw new UsageError(errorMessage(error));
   }
 }
 

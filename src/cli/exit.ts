@@ -1,5 +1,6 @@
 import { AppError, type ErrorCode } from '@shared/errors';
 import { EXIT } from './exit-codes';
+import { errorMessage } from '@shared/error-message';
 
 // What every command needs to end, kept apart from the service it runs on.
 
@@ -21,6 +22,6 @@ export function fail(error: unknown): number {
     process.stderr.write(`closebook: ${error.message}\n`);
     return exitCodeFor(error.code);
   }
-  process.stderr.write(`closebook: unexpected error: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(`closebook: unexpected error: ${errorMessage(error)}\n`);
   return EXIT.service;
 }

@@ -2,6 +2,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { DATE_FORMATS, INVOICE_FIELDS, InvoiceFormat, InvoiceSettings, InvoiceTemplate, LINE_FIELDS } from '@shared/schemas/invoices';
 import { type CliContext, EXIT, parse, UsageError, withContext } from './context';
+import { errorMessage } from '@shared/error-message';
 
 const USAGE = [
   'Usage: invoices map [--report ID] --import FILE.csv | --export FILE.csv',
@@ -110,7 +111,7 @@ export async function invoicesCommand(args: string[]): Promise<number> {
         try {
           given = JSON.parse(await readFile(resolve(values.import), 'utf8'));
         } catch (error) {
-          throw new UsageError(`${values.import} is not a JSON template: ${error instanceof Error ? error.message : String(error)}.`);
+          throw new UsageError(`${values.import} is not a JSON template: ${errorMessage(error)}.`);
         }
         const parsed = InvoiceTemplate.safeParse(given);
         if (!parsed.success)

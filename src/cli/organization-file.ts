@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { fieldErrorsFromZod } from '@shared/errors';
 import { OrganizationInput } from '@shared/schemas/organization';
 import { UsageError } from './context';
+import { errorMessage } from '@shared/error-message';
 
 /**
  * The organization in an `orgs create --file` file. Two shapes are read: the service's own (spec §2.1: `contact`
@@ -14,7 +15,7 @@ export async function readOrganizationFile(path: string): Promise<OrganizationIn
   try {
     json = JSON.parse((await readFile(path, 'utf8')).replace(/^\uFEFF/, ''));
   } catch (error) {
-    throw new UsageError(`${path} could not be read as JSON (${error instanceof Error ? error.message : String(error)}).`);
+    throw new UsageError(`${path} could not be read as JSON (${errorMessage(error)}).`);
   }
   if (Array.isArray(json)) {
     if (json.length !== 1) throw new UsageError(`${path} holds a list of ${json.length} organizations; orgs create takes one (an object, or a list of one).`);

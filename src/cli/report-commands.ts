@@ -5,6 +5,7 @@ import { describeReportJob, formatDuration } from '@shared/report-progress';
 import type { ReportJob } from '@shared/schemas/saved-report';
 import { SERVICE_POLL_FLOOR_MS } from '@core';
 import { CONNECTION_OPTIONS, type CliContext, EXIT, parse, resolveProfileId, UsageError, withContext } from './context';
+import { errorMessage } from '@shared/error-message';
 
 /** One line per change of a request, in the app's words: "report 2026-10-01…2026-10-31: Downloading 38 MB (2 min 05 s)". */
 function progressLine(job: ReportJob): string {
@@ -60,9 +61,7 @@ async function shareWithTeam(service: CliContext['service'], reportId: string): 
     const shared = await service.team.share(reportId);
     process.stderr.write(shared.shared ? `Shared ${shared.lines} lines with the team ledger.\n` : 'The team ledger has these lines already.\n');
   } catch (error) {
-    process.stderr.write(
-      `The month is saved here, but not shared with the team ledger yet (${error instanceof Error ? error.message : String(error)}). Share it with: team share ${reportId}\n`,
-    );
+    process.stderr.write(`The month is saved here, but not shared with the team ledger yet (${errorMessage(error)}). Share it with: team share ${reportId}\n`);
   }
 }
 

@@ -15,6 +15,7 @@ import { createSettings } from './settings';
 import { createTeamLedger, type TeamApi } from './team-ledger';
 import { createInvoices, type InvoicesApi } from './invoices';
 import { workstationIdentity } from './ports/identity';
+import { errorMessage } from '@shared/error-message';
 
 /** What hosts may do with profiles beyond the contract: find one by name, or use a connection given in full. */
 export interface ProfilesApi {
@@ -138,16 +139,13 @@ export function createService(ports: Ports): Service {
       // What a killed export left in the staging folder (and beside a user's file, by its note) goes now.
       await outputsFor(ports.dataDir)
         .folder()
-        .catch((error: unknown) => ports.log.warn('the staging folder could not be tidied', { error: error instanceof Error ? error.message : String(error) }));
+        .catch((error: unknown) => ports.log.warn('the staging folder could not be tidied', { error: errorMessage(error) }));
       await reports
         .migrated()
-        .catch((error: unknown) =>
-          ports.log.warn('saved reports could not be moved into the ledger yet', { error: error instanceof Error ? error.message : String(error) }),
-        );
+        .catch((error: unknown) => ports.log.warn('saved reports could not be moved into the ledger yet', { error: errorMessage(error) }));
       // A damaged jobs or history folder must not keep the app from opening: what could not be resumed is logged and
       // listed (as damaged) where the user sees it, and everything else still works.
-      const notResumed = (what: string) => (error: unknown) =>
-        ports.log.warn(`${what} could not be resumed`, { error: error instanceof Error ? error.message : String(error) });
+      const notResumed = (what: string) => (error: unknown) => ports.log.warn(`${what} could not be resumed`, { error: errorMessage(error) });
       // Colleagues' steps on the team ledger show at once (the app; a CLI command reads the server when it runs).
       if (ports.host !== 'cli') await team.watch().catch(notResumed('listening to the team ledger'));
       await reports.jobs.resumeAll().catch(notResumed('report requests'));

@@ -10,6 +10,7 @@ import { Transform } from 'node:stream';
 import { createService, type DeliverFile, dispatch, FILE_MIME_TYPES, type Logger, type Ports, type Service } from '@core';
 import { BIDI_CONTROLS } from '@shared/file-names';
 import { CONTENT_SECURITY_POLICY } from '@main/window';
+import { errorMessage } from '@shared/error-message';
 
 export interface HarnessOptions {
   port?: number;
@@ -81,7 +82,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
 
   const server = createServer((request, response) => {
     void handle(request, response).catch((error: unknown) => {
-      log.warn('bridge request failed', { error: error instanceof Error ? error.message : String(error) });
+      log.warn('bridge request failed', { error: errorMessage(error) });
       if (!response.headersSent) refuse(response, 500, 'Closebook could not answer this request; its log says why.');
     });
   });

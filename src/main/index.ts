@@ -18,6 +18,7 @@ import {
   rendererFile,
   rendererUrl,
 } from './window';
+import { errorMessage } from '@shared/error-message';
 
 /**
  * `--demo` (`npm run demo`): a throwaway data folder, removed when the app quits, so trying the demo never touches a
@@ -147,7 +148,7 @@ if (!app.requestSingleInstanceLock()) {
 } else {
   app.on('second-instance', () => BrowserWindow.getAllWindows()[0]?.focus());
   startApp().catch((error: unknown) => {
-    log.warn('Closebook could not start', { error: error instanceof Error ? error.message : String(error) });
+    log.warn('Closebook could not start', { error: errorMessage(error) });
     app.exit(1);
   });
 }

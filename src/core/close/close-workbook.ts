@@ -9,6 +9,7 @@ import { countReviews, type MonthCloseSheetsState, plural, writeChecksSheet } fr
 import { closeStamp } from './close-stamp';
 import { compareMonths, type MonthComparison } from './month-compare';
 import { labelRow } from './queries/months';
+import { errorMessage } from '@shared/error-message';
 
 /** A saved month as the workbook names it. */
 export interface MonthLabel {
@@ -102,7 +103,7 @@ export function monthCloseSheets(ledger: () => Promise<Ledger>, stateOf: (report
 
 /** An error in one line (a DuckDB error adds advice on the lines after). */
 function reasonOf(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).split('\n')[0]?.trim() ?? '';
+  return errorMessage(error).split('\n')[0]?.trim() ?? '';
 }
 
 export interface ComparisonWorkbookOptions {

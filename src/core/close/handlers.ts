@@ -28,6 +28,7 @@ import { importRates, ratesView, setRates } from './rates';
 import { ThresholdStore } from './thresholds';
 import { trendScopes, trendsOf } from './trends';
 import { BackgroundWork } from '../runtime/background-work';
+import { errorMessage } from '@shared/error-message';
 
 type CloseHandlers = Pick<
   ServiceHandlers,
@@ -267,9 +268,7 @@ export function createClose(
     checking.add(
       ledger()
         .then((opened) => compareMonths(opened, beforeId, afterId))
-        .catch((error: unknown) =>
-          ports.log.warn('the months could not be compared ahead', { afterId, error: error instanceof Error ? error.message : String(error) }),
-        ),
+        .catch((error: unknown) => ports.log.warn('the months could not be compared ahead', { afterId, error: errorMessage(error) })),
     );
   const checkAhead = (reportId: string) => {
     const started = ports.clock.now();
@@ -280,7 +279,7 @@ export function createClose(
     });
     const checked = checkedAndCompared.then(
       (state) => ports.log.info('month checked ahead', { reportId, exceptions: state.exceptions.length, ms: ports.clock.now() - started }),
-      (error: unknown) => ports.log.warn('the month could not be checked ahead', { reportId, error: error instanceof Error ? error.message : String(error) }),
+      (error: unknown) => ports.log.warn('the month could not be checked ahead', { reportId, error: errorMessage(error) }),
     );
     checking.add(checked);
   };
@@ -292,9 +291,7 @@ export function createClose(
   const recordExport = (reportId: string, what: string) =>
     close
       .recordExport(reportId, what)
-      .catch((error: unknown) =>
-        ports.log.warn('the export could not be logged in the month', { reportId, error: error instanceof Error ? error.message : String(error) }),
-      );
+      .catch((error: unknown) => ports.log.warn('the export could not be logged in the month', { reportId, error: errorMessage(error) }));
   const invoiceStep = (reportId: string, step: InvoiceStep) => close.invoiceStep(reportId, step);
   return { handlers, api, checkAhead, settled: () => checking.settled(), guardDeletion, stampOf, recordExport, invoiceStep };
 }

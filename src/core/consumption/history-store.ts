@@ -8,6 +8,7 @@ import { isGuid } from '@shared/schemas/common';
 import { readJsonFile, writeJsonAtomic } from '../storage/atomic-file';
 import { FileUpdates } from '../storage/file-lock';
 import { type Logger, silentLogger } from '../ports/ports';
+import { errorMessage } from '@shared/error-message';
 
 /**
  * Consumption history, behind one interface so that moving it (say, into an embedded database) stays local to
@@ -32,10 +33,6 @@ const LegacyFile = z.object({ version: z.literal(1), jobs: z.array(Submission) }
 export function summarize(submission: Submission): SubmissionSummary {
   const { rows: _rows, records, failures, ...rest } = submission;
   return { ...rest, recordCount: records.length, failureCount: failures.length };
-}
-
-function reasonOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /**
@@ -140,7 +137,7 @@ export class FileSubmissionStore implements SubmissionStore {
       await rename(this.legacyPath, kept).catch((error: unknown) => {
         throw new AppError(
           'storage',
-          `Closebook imported ${this.legacyPath} but could not rename it (${(error as NodeJS.ErrnoException).code ?? reasonOf(error)}); it will try again. Check the folder is writable.`,
+          `Closebook imported ${this.legacyPath} but could not rename it (${(error as NodeJS.ErrnoException).code ?? errorMessage(error)}); it will try again. Check the folder is writable.`,
         );
       });
       this.log.info('Consumption history moved to one file per submission', { from: this.legacyPath, keptAs: kept, submissions: legacy.jobs.length });
@@ -159,7 +156,7 @@ export class FileSubmissionStore implements SubmissionStore {
       }
       entries = index.submissions;
     } catch (error) {
-      this.log.warn('The consumption history index is damaged; rebuilding it from the submission files', { reason: reasonOf(error) });
+      this.log.warn('The consumption history index is damaged; rebuilding it from the submission files', { reason: errorMessage(error) });
       await this.writeIndex(await this.summarize(ids));
       return;
     }
@@ -177,7 +174,7 @@ export class FileSubmissionStore implements SubmissionStore {
       const index = await readJsonFile(this.indexPath, IndexFile);
       if (index) return index.submissions;
     } catch (error) {
-      this.log.warn('The consumption history index is damaged; rebuilding it from the submission files', { reason: reasonOf(error) });
+      this.log.warn('The consumption history index is damaged; rebuilding it from the submission files', { reason: errorMessage(error) });
     }
     const entries = await this.summarize(await this.fileIds());
     await this.writeIndex(entries);
@@ -204,7 +201,7 @@ export class FileSubmissionStore implements SubmissionStore {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw new AppError(
         'storage',
-        `Closebook could not read the folder ${this.dir} (${(error as NodeJS.ErrnoException).code ?? reasonOf(error)}). Check the folder is readable.`,
+        `Closebook could not read the folder ${this.dir} (${(error as NodeJS.ErrnoException).code ?? errorMessage(error)}). Check the folder is readable.`,
       );
     }
   }
@@ -226,7 +223,7 @@ export class FileSubmissionStore implements SubmissionStore {
     try {
       return await this.readSubmission(id);
     } catch (error) {
-      this.log.warn('A consumption submission file cannot be read; it is left out of the list', { file: this.submissionPath(id), reason: reasonOf(error) });
+      this.log.warn('A consumption submission file cannot be read; it is left out of the list', { file: this.submissionPath(id), reason: errorMessage(error) });
       return 'damaged';
     }
   }

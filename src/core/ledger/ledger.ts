@@ -17,6 +17,7 @@ import { isDiskFull } from '../storage/file-errors';
 import { type OutputFolder, outputsFor } from '../storage/output-file';
 import type { Logger } from '../ports/ports';
 import { APPENDED, type AppendedTable, MIGRATIONS } from './schema';
+import { errorMessage } from '@shared/error-message';
 
 /**
  * A set of bits DuckDB made (a BIT value), read by bitSets and bound to a later statement as it came: a constant there,
@@ -556,7 +557,7 @@ export class Ledger {
       );
     }
     if (!fatal) return error;
-    const detail = (error instanceof Error ? error.message : String(error)).split('\n')[0];
+    const detail = errorMessage(error).split('\n')[0];
     return new AppError(
       'storage',
       `The ledger stopped after an error it cannot go on from (${detail}). Closebook opens it again for the next step: try again. The months saved before are intact.`,
@@ -645,7 +646,7 @@ function isFatal(error: unknown): boolean {
 
 /** A lock held by another process becomes a refusal that names it; anything else says the file is damaged. */
 function openError(error: unknown, file: string): AppError {
-  const text = error instanceof Error ? error.message : String(error);
+  const text = errorMessage(error);
   if (/lock/i.test(text)) {
     const pid = /PID (\d+)/.exec(text)?.[1];
     return new AppError(

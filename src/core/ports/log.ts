@@ -1,6 +1,7 @@
 import { appendFileSync, chmodSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from './ports';
+import { errorMessage } from '@shared/error-message';
 
 /** Names under which a secret travels: a detail's key, a JSON field, a query or form parameter. */
 const SECRET_NAME = String.raw`[\w-]*(?:secret|password|passwd|pwd|token|authorization|cookie|api[_-]?key)[\w-]*`;
@@ -68,7 +69,7 @@ export function createFileLogger(
       chmodSync(file, 0o600);
     } catch (error) {
       broken = true;
-      stderr(`${prefix} warn: the log file ${file} cannot be written (${error instanceof Error ? error.message : String(error)}); logging to stderr only`);
+      stderr(`${prefix} warn: the log file ${file} cannot be written (${errorMessage(error)}); logging to stderr only`);
     }
   };
   return loggerOver([stderr, toFile], prefix);

@@ -2,6 +2,7 @@ import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type ReportListing, ReportMeta } from '@shared/schemas/saved-report';
 import { readJsonFile } from '../storage/atomic-file';
+import { errorMessage } from '@shared/error-message';
 
 /**
  * Reports saved by Closebook before the ledger: a pair of files each in `reports/` — `<id>.report.json` (the whole
@@ -46,7 +47,7 @@ export class LegacyReports {
         const meta = await readJsonFile(this.metaPath(id), ReportMeta);
         if (meta) listings.push({ state: 'ok', meta });
       } catch (error) {
-        listings.push({ state: 'damaged', id, file: this.metaPath(id), reason: error instanceof Error ? error.message : String(error) });
+        listings.push({ state: 'damaged', id, file: this.metaPath(id), reason: errorMessage(error) });
       }
     }
     return listings;

@@ -3,6 +3,7 @@ import type { Ledger } from '@core/ledger/ledger';
 import { keptNames, rankNamesSql } from '@core/ledger/name-ranks';
 import type { Logger } from '../ports/ports';
 import { PerReport } from './per-report';
+import { errorMessage } from '@shared/error-message';
 
 /**
  * The order each report's names are sorted in: its profile's (`wanted`), its organizations and services ranked in it
@@ -45,7 +46,7 @@ export class NameOrders {
         reportId,
         kept: kept.order,
         wanted,
-        error: error instanceof Error ? error.message : String(error),
+        error: errorMessage(error),
       });
       return kept.order;
     }

@@ -9,6 +9,7 @@ import { deliverFile, safeFileName } from '../storage/files';
 import type { Ports } from '../ports/ports';
 import { groupMembership } from './queries/group-packs';
 import { writeReportWorkbook, type WorkbookOptions } from './report-workbook';
+import { errorMessage } from '@shared/error-message';
 
 /** The pack of the organizations that are in no group. */
 const UNGROUPED_PACK_NAME = 'Ungrouped';
@@ -97,7 +98,7 @@ export async function writeGroupPacks(
       const { file, lines } = await write(pack);
       written.push({ group: pack.group, organizations: pack.organizations, fileName: pack.fileName, file, lines });
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = errorMessage(error);
       const names = written.map((done) => done.fileName);
       const listed = names.length > 3 ? `${names.slice(0, 3).join(', ')} and ${names.length - 3} more` : names.join(', ');
       const before =

@@ -10,6 +10,7 @@ import type { ReportPeriod } from '@shared/schemas/billing-report';
 import type { Ledger } from '../ledger/ledger';
 import { plainIssue, plainIssues } from '../runtime/plain-issues';
 import { ingestReport } from './report-ingest';
+import { errorMessage } from '@shared/error-message';
 
 /** A file starts with gzip's magic bytes when it was shared compressed. */
 async function isGzip(path: string): Promise<boolean> {
@@ -101,7 +102,7 @@ export async function importReportFile(ledger: Ledger, path: string, importedAt:
   } catch (error) {
     if (error instanceof AppError && error.code === 'bad-response') throw new AppError('validation', aboutFile(error.message, fileName));
     if (error instanceof AppError) throw error;
-    throw new AppError('validation', `${fileName} could not be read as a report file (${error instanceof Error ? error.message : String(error)}).`);
+    throw new AppError('validation', `${fileName} could not be read as a report file (${errorMessage(error)}).`);
   }
   return reportId;
 }

@@ -10,6 +10,7 @@ import type { Clock } from '../ports/ports';
 import { JobStore } from '../storage/job-store';
 import type { ReportReceiver } from './report-receiver';
 import { PollLoops } from '../runtime/poll-loop';
+import { errorMessage } from '@shared/error-message';
 
 /** Spec §3.1/§8: at least 30 s between polls of a real service. */
 export const SERVICE_POLL_FLOOR_MS = 30_000;
@@ -90,7 +91,7 @@ export class ReportJobs {
     await this.deps.jobs.ensureWritable().catch((error: unknown) => {
       throw new AppError(
         'storage',
-        `Closebook cannot save in its data folder, so it did not ask the service for the report (a request it could not keep track of would be lost). ${error instanceof Error ? error.message : String(error)}`,
+        `Closebook cannot save in its data folder, so it did not ask the service for the report (a request it could not keep track of would be lost). ${errorMessage(error)}`,
       );
     });
     const location = await startBillingReport(client, period);

@@ -3,6 +3,7 @@ import { AppError, validationError } from '@shared/errors';
 import { plainIssues } from './plain-issues';
 import type { Logger } from '../ports/ports';
 import type { Service } from '../service';
+import { errorMessage } from '@shared/error-message';
 
 /**
  * One request from any host (Electron IPC, the browser bridge): the channel must exist, the input is parsed with
@@ -30,7 +31,7 @@ export async function dispatch(service: Service, channel: unknown, rawInput: unk
   } catch (error) {
     if (error instanceof AppError) return { ok: false, error: error.toShape() };
     // Unknown errors may carry anything (URLs, bodies): the detail goes to the log only.
-    log.warn('unexpected error in handler', { channel, error: error instanceof Error ? error.message : String(error) });
+    log.warn('unexpected error in handler', { channel, error: errorMessage(error) });
     return { ok: false, error: { code: 'internal', message: 'Something went wrong inside Closebook. Please try again, and report it if it repeats.' } };
   }
 }

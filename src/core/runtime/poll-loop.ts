@@ -1,6 +1,7 @@
 import { AppError } from '@shared/errors';
 import { isTransient } from '../service-api/retry';
 import type { Clock } from '../ports/ports';
+import { errorMessage } from '@shared/error-message';
 
 /** What a poll loop needs of a workflow record (a report job, a consumption task): which it is and when to ask next. */
 export interface Scheduled {
@@ -73,10 +74,7 @@ export class PollLoops<J extends Scheduled> {
       }
     } catch (error) {
       if (signal.aborted || (error instanceof AppError && error.code === 'cancelled')) return;
-      const stopped =
-        error instanceof AppError
-          ? error
-          : new AppError('internal', `Closebook could not carry on (${error instanceof Error ? error.message : String(error)}).`);
+      const stopped = error instanceof AppError ? error : new AppError('internal', `Closebook could not carry on (${errorMessage(error)}).`);
       await this.workflow.stop(job, stopped).catch(() => undefined);
     }
   }

@@ -1,4 +1,5 @@
 import { dirname } from 'node:path';
+import { errorMessage } from '@shared/error-message';
 
 /**
  * A failed file operation in words a person can act on. Node gives an errno code; DuckDB (Parquet, backups, the
@@ -36,7 +37,7 @@ const CODES_IN_TEXT: [RegExp, string][] = [
 
 export function fileFailure(error: unknown): FileFailure {
   const errno = (error as NodeJS.ErrnoException | null)?.code;
-  const text = error instanceof Error ? error.message : String(error);
+  const text = errorMessage(error);
   const code = errno && CAUSES[errno] ? errno : (CODES_IN_TEXT.find(([pattern]) => pattern.test(text))?.[1] ?? errno);
   const cause = code && CAUSES[code] ? CAUSES[code] : `It failed (${code ?? text.split('\n')[0]?.slice(0, 200)})`;
   return { code, cause };

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import type { Logger } from '../ports/ports';
 import { readJsonFile, SerialQueue, writeJsonAtomic } from '../storage/atomic-file';
+import { errorMessage } from '@shared/error-message';
 
 /** The workstation's copy of what it last read from the team ledger, for when the server cannot be reached. */
 export const TEAM_CACHE_FILE = 'team-ledger-cache.json';
@@ -71,6 +72,6 @@ export class TeamCache {
     this.written.set(key, syncedAt);
     await this.writes
       .run(() => writeJsonAtomic(this.path, { parts: Object.fromEntries(parts) }, { compact: true }))
-      .catch((error: unknown) => this.log.warn('the team ledger copy could not be written', { error: error instanceof Error ? error.message : String(error) }));
+      .catch((error: unknown) => this.log.warn('the team ledger copy could not be written', { error: errorMessage(error) }));
   }
 }

@@ -28,6 +28,7 @@ import { TeamInvoiceRecord } from './team-invoices';
 import type { InvoiceRecord } from '../invoices';
 import { readStatus, type TeamQuery, type TeamStatus, teamStatus } from './team-session';
 import { BackgroundWork } from '../runtime/background-work';
+import { errorMessage } from '@shared/error-message';
 
 /** Where the team ledger's address is kept in the data folder (never its password: that is the keychain's). */
 export const TEAM_LEDGER_FILE = 'team-ledger.json';
@@ -191,9 +192,7 @@ export function createTeamLedger(
     const done = (async () => {
       if (!(await address().catch(() => null))) return;
       await work(await connected());
-    })().catch((error: unknown) =>
-      ports.log.warn(`${what} could not be shared with the team ledger yet`, { ...details, error: error instanceof Error ? error.message : String(error) }),
-    );
+    })().catch((error: unknown) => ports.log.warn(`${what} could not be shared with the team ledger yet`, { ...details, error: errorMessage(error) }));
     sharing.add(done);
   };
   const shareAhead = (reportId: string) =>
@@ -237,7 +236,7 @@ export function createTeamLedger(
       const open = await connected();
       return { ...base, signedIn: await readStatus(statusQuery(open.connection)), problem: null, months: await open.months.list() };
     } catch (error) {
-      return { ...base, signedIn: null, problem: error instanceof Error ? error.message : String(error), months: [] };
+      return { ...base, signedIn: null, problem: errorMessage(error), months: [] };
     }
   };
 

@@ -2,6 +2,7 @@ import type { Client } from 'pg';
 import type { Logger } from '../ports/ports';
 import type { TeamLedgerAddress } from './connection-policy';
 import { clientConfig } from './team-session';
+import { errorMessage } from '@shared/error-message';
 
 /** How long a dropped listener waits before it signs in again: a server restart must not be hammered. */
 const RECONNECT_MS = 10_000;
@@ -35,7 +36,7 @@ export class TeamWatch {
     try {
       config = await clientConfig(this.address, this.password);
     } catch (error) {
-      this.log.warn('the team ledger cannot be listened to', { error: error instanceof Error ? error.message : String(error) });
+      this.log.warn('the team ledger cannot be listened to', { error: errorMessage(error) });
       return;
     }
     if (this.stopped) return;
@@ -58,7 +59,7 @@ export class TeamWatch {
       // Stopped while signing in: this session is not kept.
       if (this.stopped) await client.end().catch(() => undefined);
     } catch (error) {
-      this.log.warn('the team ledger cannot be listened to now; trying again', { error: error instanceof Error ? error.message : String(error) });
+      this.log.warn('the team ledger cannot be listened to now; trying again', { error: errorMessage(error) });
       this.again(client);
     }
   }

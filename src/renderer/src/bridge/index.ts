@@ -37,4 +37,4 @@ export async function call<C extends ChannelName>(channel: C, input: ChannelInpu
   return reply.data;
 }
 
-export { errorMessage } from './error-message';
+export { errorMessage } from '@shared/error-message';

@@ -1,5 +1,5 @@
 import type { ChangeView, ChangeWindow, MonthChange } from '@shared/schemas/month-close';
-import { errorMessage } from '@renderer/bridge/error-message';
+import { errorMessage } from '@shared/error-message';
 
 /** Reads changes `from` + 1 … `from` + `count` of a comparison as `view` shows them (close:changes). */
 export type ReadWindow = (view: ChangeView, from: number, count: number) => Promise<ChangeWindow>;

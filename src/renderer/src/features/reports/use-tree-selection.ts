@@ -3,6 +3,7 @@ import type { TreeRow } from '@shared/contract';
 import { formatCount } from '@renderer/components/format-number';
 import type { SelectHow } from './TreeRows';
 import { stateKeyOf, type TreeQuery, type TreeSnapshot } from './tree-window-cache';
+import { errorMessage } from '@shared/error-message';
 
 /** The most rows `clipboard:copy-table` takes at once, and so the most a selection holds. */
 export const MAX_COPY_ROWS = 50_000;
@@ -57,7 +58,7 @@ export function useTreeSelection(
           (rows) =>
             read === rangeRead.current &&
             setSelection({ resetKey, rows: new Map(rows.map((candidate, at) => [candidate.key, { row: candidate, index: start + at }])) }),
-          (failure: unknown) => onError(failure instanceof Error ? failure.message : String(failure)),
+          (failure: unknown) => onError(errorMessage(failure)),
         );
         return;
       }

@@ -82,4 +82,19 @@ describe('typed words matched', () => {
     await typed.of(ledger, REPORT, [word.slice(0, 3)], numbers);
     expect(asked.length).toBe(before + 2);
   });
+
+  it('keeps the words of the last three reports searched', async () => {
+    const { ledger, asked, numbers } = await setup();
+    const typed = new TypedWordMatches();
+    const others = ['00000000-0000-4000-8000-000000000002', '00000000-0000-4000-8000-000000000003', '00000000-0000-4000-8000-000000000004'];
+    await typed.of(ledger, REPORT, ['se'], numbers);
+    for (const other of others.slice(0, 2)) await typed.of(ledger, other, ['se'], numbers);
+    let before = asked.length;
+    await typed.of(ledger, REPORT, ['se'], numbers);
+    expect(asked.length).toBe(before); // still kept, and now the last searched
+    for (const other of others) await typed.of(ledger, other, ['se'], numbers);
+    before = asked.length;
+    await typed.of(ledger, REPORT, ['se'], numbers);
+    expect(asked.length).toBe(before + 1); // three others searched since: looked for again
+  });
 });

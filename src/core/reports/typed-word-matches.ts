@@ -3,6 +3,8 @@ import { type LevelNumbers, wordMatches, type WordMatches, type WordSets } from 
 
 /** How many typed words' sets are kept per report: a word and the few before it, and a word typed again after a backspace. */
 const WORDS_KEPT = 16;
+/** Of how many reports, the last searched: a 1,000,000-line month's sets are up to 300 KB a word. */
+const REPORTS_KEPT = 3;
 
 /**
  * The sets of bits the words typed in a report's filter matched (see wordMatches), the last few kept per report. A
@@ -15,7 +17,9 @@ export class TypedWordMatches {
 
   async of(ledger: Ledger, reportId: string, words: string[], numbers: LevelNumbers): Promise<WordMatches> {
     const known = this.kept.get(reportId) ?? new Map<string, Promise<WordSets>>();
-    this.kept.set(reportId, known);
+    this.kept.delete(reportId);
+    this.kept.set(reportId, known); // the last searched last; the oldest beyond REPORTS_KEPT go
+    while (this.kept.size > REPORTS_KEPT) this.kept.delete(this.kept.keys().next().value as string);
     const unknown = [...new Set(words.filter((word) => !known.has(word)))];
     if (unknown.length) {
       // The longest word looked for before that each new one holds: its sets bound the new word's.

@@ -7,4 +7,4 @@ export { contentHashOf, keptContentHash } from './content-hash';
 export { fileLines, ORGANIZATION_ORDER } from './queries/export-lines';
 // The statement a filter of the viewer runs (its top rows), for the benchmark to time DuckDB making them alone.
 export { topRowsQuery } from './queries/viewer';
-export { LEVEL_NUMBERS_SQL, type LevelNumbers, lineFilter, typedWords, wordMatchesQuery } from './queries/lines';
+export { LEVEL_NUMBERS_SQL, type LevelNumbers, lineFilter, SEARCHED_LEVELS, typedWords, wordMatchesQuery } from './queries/lines';

@@ -3,20 +3,12 @@ import type { NameOrder } from '@shared/model/name-order';
 import type { LedgerValue } from '@core/ledger/ledger';
 import { CURRENCY_KEY } from '@core/ledger/keys';
 import { nameKeySql } from '@core/ledger/name-ranks';
-import { typedWords } from '@core/reports';
+import { SEARCHED_LEVELS, typedWords } from '@core/reports';
 
 /*
  * A view of a kept comparison's changes (the Close screen's list: a kind, words searched, a column sorted) made in
  * the ledger: only the window on screen crosses into JavaScript, whatever the number of changes.
  */
-
-/** The months' levels a kept change names by their numbers (queries/compare.ts namedIn), each with its search text. */
-const SEARCHED_LEVELS = [
-  { table: 'organizations', no: 'org_no' },
-  { table: 'services', no: 'service_no' },
-  { table: 'subscriptions', no: 'subscription_no' },
-  { table: 'products', no: 'product_no' },
-] as const;
 
 /** A list of text literals (fixed names from the schema, never typed text). */
 const sqlList = (values: readonly string[]) => `[${values.map((value) => `'${value}'`).join(', ')}]`;
@@ -30,8 +22,9 @@ const monthNumber = (month: string, no: string) => `((${month})::BIGINT << 32) |
  * id, item code and details. `months` are the parameters of the month before and after (named_in 1 and 2).
  */
 function wordCondition(word: string, [before, after]: [string, string]): string {
+  // The levels a kept change names by their numbers (queries/compare.ts namedIn), as the viewer searches them.
   const levels = SEARCHED_LEVELS.map(
-    ({ table, no }) =>
+    ({ table, column: no }) =>
       `${monthNumber('named_in', no)} IN (SELECT ${monthNumber(`CASE WHEN report_id = ${before} THEN 1 ELSE 2 END`, no)} FROM ${table}
         WHERE report_id IN (${before}, ${after}) AND contains(search, ${word}))`,
   );

@@ -4,7 +4,11 @@ import { foldForSearch } from '@shared/search-fold';
 import type { Ledger, LedgerBits, LedgerValue } from '@core/ledger/ledger';
 import { type Row, rowShape } from '@core/ledger/rows';
 
-const LEVELS = [
+/**
+ * The levels of a month that carry folded search text (`search`), each with its number column: what a typed word is
+ * looked for in, by the viewer and by the Close screen's search of changes.
+ */
+export const SEARCHED_LEVELS = [
   { table: 'products', column: 'product_no', bound: 'products' },
   { table: 'subscriptions', column: 'subscription_no', bound: 'subscriptions' },
   { table: 'services', column: 'service_no', bound: 'services' },
@@ -20,7 +24,7 @@ const LEVEL_NUMBERS = rowShape({ products: 'int', subscriptions: 'int', services
 export type LevelNumbers = Row<typeof LEVEL_NUMBERS.columns>;
 
 /** The statement of a report's level numbers ($1 is the report id): one row, a column per level. */
-export const LEVEL_NUMBERS_SQL = `SELECT ${LEVELS.map(
+export const LEVEL_NUMBERS_SQL = `SELECT ${SEARCHED_LEVELS.map(
   ({ table, column, bound }) => `coalesce(greatest((SELECT max(${column}) FROM ${table} WHERE report_id = $1), max(l.${column})), 0)::INTEGER AS ${bound}`,
 ).join(', ')} FROM billing_lines l WHERE l.report_id = $1`;
 
@@ -50,7 +54,7 @@ export function typedWords(filter: ReportFilter): string[] {
 }
 
 /**
- * What each typed word matches at each level (in LEVELS' order): the set of the level's numbers whose search text
+ * What each typed word matches at each level (in SEARCHED_LEVELS' order): the set of the level's numbers whose search text
  * holds it, as bits (null where none does).
  */
 export type WordMatches = WordSets[];
@@ -81,9 +85,9 @@ export function wordMatchesQuery(
   let read = false;
   const sets = words.flatMap((word, index) => {
     const known = within[index];
-    if (known && known.length !== LEVELS.length) throw new Error('A word to look within has no set for every level.');
+    if (known && known.length !== SEARCHED_LEVELS.length) throw new Error('A word to look within has no set for every level.');
     let bound: string | undefined; // the word's parameter, bound once it is read at some level
-    return LEVELS.map(({ table, column, bound: level }, at) => {
+    return SEARCHED_LEVELS.map(({ table, column, bound: level }, at) => {
       const among = known?.[at];
       if (known && !among) return 'NULL::BIT';
       read = true;
@@ -104,7 +108,7 @@ export async function wordMatches(
 ): Promise<WordMatches> {
   const query = wordMatchesQuery(reportId, words, numbers, within);
   const sets = query ? await ledger.bitSets(query.sql, query.params) : [];
-  return words.map((_, index) => LEVELS.map((_, level) => sets[index * LEVELS.length + level] ?? null));
+  return words.map((_, index) => SEARCHED_LEVELS.map((_, level) => sets[index * SEARCHED_LEVELS.length + level] ?? null));
 }
 
 /**
@@ -137,9 +141,9 @@ export function lineFilter(reportId: string, filter: ReportFilter, matches: Word
   if (organization) where.push(`l.org_no IN (SELECT org_no FROM organizations WHERE report_id = $1 AND contains(search, ${bind(organization)}))`);
   typedWords(filter).forEach((word, index) => {
     const sets = matches?.[index];
-    if (!sets || sets.length !== LEVELS.length) throw new Error(`The typed word "${word}" has no matches made (wordMatches).`);
+    if (!sets || sets.length !== SEARCHED_LEVELS.length) throw new Error(`The typed word "${word}" has no matches made (wordMatches).`);
     // No match at a level is a NULL set, and a NULL bit keeps no line.
-    where.push(`(${LEVELS.map(({ column }, level) => `get_bit(${bind(sets[level] ?? null)}::BIT, l.${column}) = 1`).join(' OR ')})`);
+    where.push(`(${SEARCHED_LEVELS.map(({ column }, level) => `get_bit(${bind(sets[level] ?? null)}::BIT, l.${column}) = 1`).join(' OR ')})`);
   });
   return { where: where.join(' AND '), params };
 }

@@ -459,9 +459,9 @@ const sideText = (month: 0 | 1) =>
  * (organization / service / subscription / product, as far as it goes), then before → after. Made by DuckDB, so a
  * listing of hundreds of thousands of changes never turns them into objects.
  */
-const CHANGE_LINE = `${padded('kind', 8)} || ' ' || ${padded('level', 12)} || ' ' || ${padded(currencyPairSql(), 7)} || ' '
-  || concat_ws(' / ', nullif(organization, ''), nullif(service, ''), nullif(subscription, ''), nullif(product, ''))
-  || ': ' || ${sideText(0)} || ' → ' || ${sideText(1)} AS line`;
+const CHANGE_LINE = `concat(${padded('kind', 8)}, ' ', ${padded('level', 12)}, ' ', ${padded(currencyPairSql(), 7)}, ' ',
+  concat_ws(' / ', nullif(organization, ''), nullif(service, ''), nullif(subscription, ''), nullif(product, '')),
+  ': ', ${sideText(0)}, ' → ', ${sideText(1)}) AS line`;
 
 /**
  * Every kept change as a line of the listing, in the order shown, each begun with `indent` and ended with a newline,
@@ -470,7 +470,7 @@ const CHANGE_LINE = `${padded('kind', 8)} || ' ' || ${padded('level', 12)} || ' 
  */
 export function keptChangeListing(ledger: Ledger, key: string, indent: string): AsyncGenerator<Buffer> {
   return ledger.streamDerivedBytes(
-    `SELECT encode($2 || line || chr(10)) FROM (SELECT seq, ${CHANGE_LINE} FROM kept_changes WHERE comparison_key = $1) ORDER BY seq`,
+    `SELECT encode(concat($2, line, chr(10))) FROM (SELECT seq, ${CHANGE_LINE} FROM kept_changes WHERE comparison_key = $1) ORDER BY seq`,
     [key, indent],
   );
 }

@@ -239,6 +239,14 @@ function cellSource(column: (typeof FILE_COLUMNS)[number]): 'places' | 'products
 }
 
 /**
+ * Cells joined by commas in one `concat`, which makes each line's text once: a chain of `||` made it anew at each
+ * cell (at 1,000,000 lines, 2.8 s of DuckDB's time on its two threads against 1.7 s; the export 5.2 s against 6.2 s,
+ * three runs each alternating). Every cell is already text
+ * (csvCellSql gives '' for NULL), and `concat` would keep an empty cell where concat_ws would drop a column.
+ */
+const commaJoined = (cells: readonly string[]) => `concat(${cells.join(", ',', ")})`;
+
+/**
  * fileLines' CSV: each line one text of the file columns' cells (csvCellSql) under a column named `header`. A
  * million lines belong to tens of thousands of organizations and services, hundreds of thousands of subscriptions
  * and a few thousand products: each cell is escaped at its own level, once, and the runs of consecutive cells from
@@ -268,7 +276,7 @@ function csvFileLines(where: string, header: string): string {
     else runs.push({ source, cells: [text] });
   }
   for (const run of runs) {
-    const joined = run.cells.join(" || ',' || ");
+    const joined = run.cells.length > 1 ? commaJoined(run.cells) : run.cells[0]!;
     if (run.source === 'lines') parts.push(joined);
     else {
       const name = `cells_${made.places.length + made.products.length}`;
@@ -294,7 +302,7 @@ function csvFileLines(where: string, header: string): string {
       products AS NOT MATERIALIZED (
         SELECT l.product_no, ${made.products.join(', ')}
         FROM (SELECT product_no, ${productText} FROM billing_lines l WHERE l.report_id = $1 GROUP BY product_no) l)
-    SELECT ${parts.join(" || ',' || ")} AS "${header.replaceAll('"', '""')}"
+    SELECT ${commaJoined(parts)} AS "${header.replaceAll('"', '""')}"
     FROM billing_lines l JOIN places p ON p.subscription_no = l.subscription_no JOIN products d ON d.product_no = l.product_no
     WHERE ${where}
     ORDER BY p.place, l.line_no`;

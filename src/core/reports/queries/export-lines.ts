@@ -241,8 +241,8 @@ function cellSource(column: (typeof FILE_COLUMNS)[number]): 'places' | 'products
 /**
  * Cells joined by commas in one `concat`, which makes each line's text once: a chain of `||` made it anew at each
  * cell (at 1,000,000 lines, 2.8 s of DuckDB's time on its two threads against 1.7 s; the export 5.2 s against 6.2 s,
- * three runs each alternating). Every cell is already text
- * (csvCellSql gives '' for NULL), and `concat` would keep an empty cell where concat_ws would drop a column.
+ * three runs each alternating). Every cell is already text (csvCellSql gives '' for NULL), and `concat` would keep
+ * an empty cell where concat_ws would drop a column.
  */
 const commaJoined = (cells: readonly string[]) => `concat(${cells.join(", ',', ")})`;
 

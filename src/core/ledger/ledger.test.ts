@@ -131,6 +131,30 @@ describe('the ledger', () => {
     expect(await megabytes()).toBe(512);
   });
 
+  it('reads again at the whole limit a read that runs out of the share it is held to, and only such a read', async () => {
+    const ledger = await Ledger.open(await folder(), silentLogger);
+    cleanups.push(() => ledger.close());
+    // A list of two million numbers is 16 MB that DuckDB cannot spill: beyond 1 MB of its 512.
+    const listed = async () => (await ledger.all('SELECT len(list(i)) AS n FROM range(2000000) t(i)'))[0]?.n;
+    const tiny = 1 / 512;
+    await expect(ledger.holdingMemory(tiny, listed)).rejects.toThrow(/^Out of Memory Error/);
+    const runs: number[] = [];
+    const limit = async () => String((await ledger.all("SELECT current_setting('memory_limit') AS limit"))[0]?.limit);
+    const counted = async () => {
+      runs.push(runs.length);
+      return listed();
+    };
+    expect(Number(await ledger.holdingMemoryIfItFits(tiny, counted))).toBe(2_000_000);
+    expect(runs).toHaveLength(2);
+    expect(await limit()).toMatch(/^48[78]\.\d+ MiB$/); // the whole 512 MB back (DuckDB says MiB)
+    const failing = async () => {
+      runs.push(runs.length);
+      throw new Error('not memory');
+    };
+    await expect(ledger.holdingMemoryIfItFits(tiny, failing)).rejects.toThrow('not memory');
+    expect(runs).toHaveLength(3);
+  });
+
   it('streams a column of bytes a chunk at a time, each chunk joined, and refuses a column of anything else', async () => {
     const ledger = await Ledger.open(await folder(), silentLogger);
     cleanups.push(() => ledger.close());

@@ -446,6 +446,19 @@ export class Ledger {
     }
   }
 
+  /**
+   * holdingMemory for a read that can be made again: if DuckDB runs out of memory so held, `work` is run once more at
+   * the whole limit, so a month larger than the share was measured on is slower, never refused for it.
+   */
+  async holdingMemoryIfItFits<T>(share: number, work: () => Promise<T>): Promise<T> {
+    try {
+      return await this.holdingMemory(share, work);
+    } catch (error) {
+      if (!isOutOfMemory(error)) throw error;
+      return work();
+    }
+  }
+
   private applyMemoryLimit(): Promise<void> {
     const megabytes = Math.floor(this.memoryLimitMb * Math.min(1, ...this.memoryHolds));
     return this.tracked(async () => {
@@ -644,6 +657,11 @@ export function sqlPath(path: string): string {
 }
 
 /** DuckDB's fatal errors (and every statement after one) invalidate the instance, not the file. */
+/** DuckDB's refusal when a query needs more memory than its limit and cannot spill the rest to disk. */
+function isOutOfMemory(error: unknown): boolean {
+  return error instanceof Error && /^Out of Memory Error/.test(error.message);
+}
+
 function isFatal(error: unknown): boolean {
   return error instanceof Error && /^FATAL Error|database has been invalidated/.test(error.message);
 }

@@ -573,6 +573,12 @@ export class Ledger {
           : `The disk is full: the ledger at ${this.dir} has no room to work this out. Nothing saved was changed. Free some space on that disk and try again.`,
       );
     }
+    if (isOutOfMemory(error)) {
+      const kept = during === 'write' ? 'Nothing of it was kept and the months saved before are intact.' : 'Nothing saved was changed.';
+      return new LedgerOutOfMemory(
+        `The ledger needed more memory for this than it may use (${errorMessage(error).split('\n')[0]}). ${kept} Let other work in Closebook finish (an export, a comparison, a month being saved), then try again.`,
+      );
+    }
     if (!fatal) return error;
     const detail = errorMessage(error).split('\n')[0];
     return new AppError(
@@ -657,9 +663,16 @@ export function sqlPath(path: string): string {
 }
 
 /** DuckDB's fatal errors (and every statement after one) invalidate the instance, not the file. */
-/** DuckDB's refusal when a query needs more memory than its limit and cannot spill the rest to disk. */
+/** DuckDB's refusal of a statement that needs more memory than its limit and cannot spill the rest, in words (failed). */
+class LedgerOutOfMemory extends AppError {
+  constructor(message: string) {
+    super('storage', message);
+  }
+}
+
+/** DuckDB ran out of memory: its own error, or the same in words. */
 function isOutOfMemory(error: unknown): boolean {
-  return error instanceof Error && /^Out of Memory Error/.test(error.message);
+  return error instanceof LedgerOutOfMemory || (error instanceof Error && /^Out of Memory Error/.test(error.message));
 }
 
 function isFatal(error: unknown): boolean {

@@ -662,7 +662,6 @@ export function sqlPath(path: string): string {
   return `'${path.replaceAll("'", "''")}'`;
 }
 
-/** DuckDB's fatal errors (and every statement after one) invalidate the instance, not the file. */
 /** DuckDB's refusal of a statement that needs more memory than its limit and cannot spill the rest, in words (failed). */
 class LedgerOutOfMemory extends AppError {
   constructor(message: string) {
@@ -675,6 +674,7 @@ function isOutOfMemory(error: unknown): boolean {
   return error instanceof LedgerOutOfMemory || (error instanceof Error && /^Out of Memory Error/.test(error.message));
 }
 
+/** DuckDB's fatal errors (and every statement after one) invalidate the instance, not the file. */
 function isFatal(error: unknown): boolean {
   return error instanceof Error && /^FATAL Error|database has been invalidated/.test(error.message);
 }

@@ -81,7 +81,7 @@ function resolvedLines(): string {
 /**
  * The share of the ledger's memory limit DuckDB is held to while a month's invoice lines are summed and read
  * (Ledger.holdingMemoryIfItFits): the blocks it keeps stay beside the rows JavaScript builds the invoices from. A
- * 1,000,000-line month's run (601,268 invoice lines) peaked at 964–971 MB with the whole 512 MB, at 817–825 MB held
+ * 1,000,000-line month's run (601,268 invoice lines) peaked at 964–971 MB with the whole 512 MB, at 817–866 MB held
  * to 256 MB (and 819–821 MB to 192 MB), in the same time; held to 128 MB, DuckDB ran out of memory.
  */
 const INVOICE_LINES_MEMORY_SHARE = 0.5;

@@ -27,6 +27,7 @@ import { everyFetch, monthOf, type MonthRef, previousMonth } from './months';
 import { newestFetchRow } from './queries/months';
 import { invoicedNumbers } from './queries/invoice-runs';
 import { AppError } from '@shared/errors';
+import { keepRecent } from '../runtime/recent-map';
 
 export interface ReviewedException extends BillingException {
   review: Review | null;
@@ -303,9 +304,8 @@ export class MonthClose {
     let hash = this.verified.get(key);
     if (!hash) {
       hash = contentHashOf(ledger, reportId);
-      this.verified.set(key, hash);
+      keepRecent(this.verified, key, hash, 8);
       hash.catch(() => this.verified.delete(key));
-      while (this.verified.size > 8) this.verified.delete(this.verified.keys().next().value as string);
     }
     return hash;
   }

@@ -34,6 +34,7 @@ import {
 } from './queries/compare';
 import { isWholeInOrder, viewKey, viewOrderQuery } from './queries/change-views';
 import { rowShape } from '../ledger/rows';
+import { keepRecent } from '../runtime/recent-map';
 
 export type { CurrencyBridge, MonthChange } from '@shared/schemas/month-close';
 type ChangeKind = MonthChange['kind'];
@@ -146,9 +147,7 @@ function viewOrder(ledger: Ledger, months: { key: string; beforeId: string; afte
   viewOrders.set(ledger, orders);
   const id = `${months.key} ${viewKey(view)}`;
   let seqs = orders.get(id);
-  if (seqs)
-    orders.delete(id); // used again: put last
-  else {
+  if (!seqs) {
     const { sql, params } = viewOrderQuery(view, order, months);
     seqs = ledger.all(sql, params).then((rows) => {
       const text = SEQS.all(rows)[0]?.seqs ?? '';
@@ -156,11 +155,7 @@ function viewOrder(ledger: Ledger, months: { key: string; beforeId: string; afte
     });
     seqs.catch(() => orders.delete(id)); // a failure is not kept: the next ask tries again
   }
-  orders.set(id, seqs);
-  for (const oldest of orders.keys()) {
-    if (orders.size <= KEPT_VIEWS) break;
-    orders.delete(oldest);
-  }
+  keepRecent(orders, id, seqs, KEPT_VIEWS); // used again: put last
   return seqs;
 }
 

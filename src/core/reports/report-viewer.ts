@@ -19,6 +19,7 @@ import type { NameOrders } from './name-orders';
 import { KeptTopRows, type TopRows } from './viewer-top-rows';
 import { TypedWordMatches } from './typed-word-matches';
 import { BackgroundWork } from '../runtime/background-work';
+import { keepRecent } from '../runtime/recent-map';
 import { PerReport } from './per-report';
 import { levelNumbers, type LineCondition, lineFilter, typedWords, wordMatches } from './queries/lines';
 import {
@@ -193,10 +194,7 @@ export class ReportViewerQueries {
     if (!tree) {
       tree = this.build(request, tops, ledger, condition);
       remember(this.trees, key, tree);
-    } else {
-      this.trees.delete(key);
-      this.trees.set(key, tree); // most recently used last
-    }
+    } else keepRecent(this.trees, key, tree, CACHED_STATES);
     return tree;
   }
 
@@ -384,9 +382,7 @@ function once<T>(make: () => Promise<T>): () => Promise<T> {
 /** Keeps a promise in a small most-recent-last cache; a failed one is dropped so the next ask tries again. */
 function remember<T>(cache: Map<string, Promise<T>>, key: string, value: Promise<T>): void {
   value.catch(() => cache.delete(key));
-  cache.delete(key);
-  cache.set(key, value);
-  while (cache.size > CACHED_STATES) cache.delete(cache.keys().next().value as string);
+  keepRecent(cache, key, value, CACHED_STATES);
 }
 
 /** One key per report and filter, whatever the order or absence of the filter's fields. */

@@ -1,4 +1,5 @@
 import type { Ledger } from '@core/ledger/ledger';
+import { keepRecent } from '../runtime/recent-map';
 import { type LevelNumbers, wordMatches, type WordMatches, type WordSets } from './queries/lines';
 
 /** How many typed words' sets are kept per report: a word and the few before it, and a word typed again after a backspace. */
@@ -17,9 +18,7 @@ export class TypedWordMatches {
 
   async of(ledger: Ledger, reportId: string, words: string[], numbers: LevelNumbers): Promise<WordMatches> {
     const known = this.kept.get(reportId) ?? new Map<string, Promise<WordSets>>();
-    this.kept.delete(reportId);
-    this.kept.set(reportId, known); // the last searched last; the oldest beyond REPORTS_KEPT go
-    while (this.kept.size > REPORTS_KEPT) this.kept.delete(this.kept.keys().next().value as string);
+    keepRecent(this.kept, reportId, known, REPORTS_KEPT);
     const unknown = [...new Set(words.filter((word) => !known.has(word)))];
     if (unknown.length) {
       // The longest word looked for before that each new one holds: its sets bound the new word's.
@@ -35,13 +34,7 @@ export class TypedWordMatches {
       });
     }
     const answers = words.map((word) => known.get(word) as Promise<WordSets>);
-    for (const word of words) {
-      // Most recently used last; the oldest beyond WORDS_KEPT go.
-      const sets = known.get(word) as Promise<WordSets>;
-      known.delete(word);
-      known.set(word, sets);
-    }
-    while (known.size > WORDS_KEPT) known.delete(known.keys().next().value as string);
+    words.forEach((word, index) => keepRecent(known, word, answers[index] as Promise<WordSets>, WORDS_KEPT));
     return Promise.all(answers);
   }
 

@@ -1,0 +1,9 @@
+/**
+ * Puts `value` under `key` as the most recently used entry of `map` (a Map keeps its keys in the order set: the
+ * last is the newest), and lets the oldest go while there are more than `capacity`: a small cache of recent answers.
+ */
+export function keepRecent<K, V>(map: Map<K, V>, key: K, value: V, capacity: number): void {
+  map.delete(key);
+  map.set(key, value);
+  while (map.size > capacity) map.delete(map.keys().next().value as K);
+}

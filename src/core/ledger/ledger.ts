@@ -573,14 +573,14 @@ export class Ledger {
           : `The disk is full: the ledger at ${this.dir} has no room to work this out. Nothing saved was changed. Free some space on that disk and try again.`,
       );
     }
+    const detail = errorMessage(error).split('\n')[0]; // DuckDB's first line; the rest is advice for its own users
     if (isOutOfMemory(error)) {
       const kept = during === 'write' ? 'Nothing of it was kept and the months saved before are intact.' : 'Nothing saved was changed.';
       return new LedgerOutOfMemory(
-        `The ledger needed more memory for this than it may use (${errorMessage(error).split('\n')[0]}). ${kept} Let other work in Closebook finish (an export, a comparison, a month being saved), then try again.`,
+        `The ledger needed more memory for this than it may use (${detail}). ${kept} Let other work in Closebook finish (an export, a comparison, a month being saved), then try again.`,
       );
     }
     if (!fatal) return error;
-    const detail = errorMessage(error).split('\n')[0];
     return new AppError(
       'storage',
       `The ledger stopped after an error it cannot go on from (${detail}). Closebook opens it again for the next step: try again. The months saved before are intact.`,

@@ -373,6 +373,8 @@ export const channels = {
       view: ChangeView,
       from: z.number().int().nonnegative().max(100_000_000),
       count: z.number().int().positive().max(CHANGES_PER_WINDOW),
+      /** The list asking, when it opens a view: that view takes the place of the one it opened before (see changeWindow). */
+      list: z.string().uuid().optional(),
     }),
     output: ChangeWindow,
   },

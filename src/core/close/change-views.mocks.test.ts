@@ -222,4 +222,36 @@ describe("the Close screen's changes, a window at a time", () => {
     expect(last).toEqual({ total: whole.changes.length, changes: whole.changes.slice(0, 1) });
     expect(vi.mocked(viewOrderQuery)).toHaveBeenCalledTimes(2);
   });
+
+  it("opens a list's view in place of the one it opened before, stopping that one; another list's and a scroll's go on", async () => {
+    const { handlers } = await twoMonths();
+    await readView(handlers, FIRST_VIEW); // the comparison made and kept
+    const list = '22222222-2222-4222-8222-000000000001';
+    const other = '22222222-2222-4222-8222-000000000002';
+    const typed = (text: string): ChangeView => ({ sort: 'effect', direction: 'desc', text });
+    const open = (view: ChangeView, asking?: string) =>
+      handlers['close:changes']({ beforeId: OCTOBER, afterId: NOVEMBER, view, from: 0, count: 4, ...(asking ? { list: asking } : {}) });
+    /** A view's order that takes its time: endless, or about half a second (then it shows nothing). */
+    const slowOrder = (rows: number) => ({ sql: `SELECT CASE WHEN sum(hash(i)) < 0 THEN '1' ELSE '' END AS seqs FROM range(${rows}) t(i)`, params: [] });
+    const started = () => new Promise((resolve) => setTimeout(resolve, 300));
+
+    vi.mocked(viewOrderQuery).mockImplementationOnce(() => slowOrder(1e12));
+    const stuck = open(typed('n'), list);
+    await started();
+    const nyb = open(typed('nyb'), list);
+    await expect(stuck).rejects.toMatchObject({ code: 'cancelled' });
+    expect((await nyb).changes.map((change) => change.organization)).toEqual(['Ørsted Nybygg AS']);
+
+    vi.mocked(viewOrderQuery)
+      .mockImplementationOnce(() => slowOrder(1e8))
+      .mockImplementationOnce(() => slowOrder(1e8));
+    const othersView = open(typed('o'), other);
+    const scrolled = handlers['close:changes']({ beforeId: OCTOBER, afterId: NOVEMBER, view: typed('p'), from: 4, count: 4 });
+    await started();
+    expect((await open(typed('ny'), list)).total).toBeGreaterThanOrEqual(1);
+    await expect(othersView).resolves.toEqual({ total: 0, changes: [] });
+    await expect(scrolled).resolves.toEqual({ total: 0, changes: [] });
+    // The view stopped opens when asked for again.
+    expect((await open(typed('n'), list)).total).toBeGreaterThan(1);
+  });
 });

@@ -201,7 +201,7 @@ export function createClose(
       const { beforeId: before, afterId: after, bridges, changeCount, kinds } = comparison;
       return { beforeId: before, afterId: after, bridges, changeCount, kinds, changes: await comparison.changes(0, CHANGES_PER_WINDOW) };
     },
-    'close:changes': async ({ beforeId, afterId, view, from, count }) => changeWindow(await ledger(), beforeId, afterId, view, from, count),
+    'close:changes': async (asked) => changeWindow(await ledger(), asked),
     'close:fetch-states': () => close.fetchStates(),
     'close:months': async ({ reportId }) => {
       const opened = await ledger();

@@ -35,6 +35,7 @@ import {
 import { isWholeInOrder, viewKey, viewOrderQuery } from './queries/change-views';
 import { rowShape } from '../ledger/rows';
 import { keepRecent } from '../runtime/recent-map';
+import { NewestWins } from '../runtime/newest-wins';
 
 export type { CurrencyBridge, MonthChange } from '@shared/schemas/month-close';
 type ChangeKind = MonthChange['kind'];
@@ -117,13 +118,25 @@ function kindCountsOf(rows: { kind: string; changes: number }[]): KindCounts {
 /**
  * Changes `from` + 1 … `from` + `count` of two months' comparison (made first when none is kept) as `view` shows
  * them, and how many it shows. A view's order is made once in the ledger (every change it shows, as numbers) and
- * kept in memory for the next windows of it, so scrolling reads only the rows on screen.
+ * kept in memory for the next windows of it, so scrolling reads only the rows on screen. Asked for by a `list` (the
+ * screen's own id for it), the view opens in place of the one that list asked for before: an order still being
+ * made for that one is stopped, and its window fails as 'cancelled'.
  */
-export async function changeWindow(ledger: Ledger, beforeId: string, afterId: string, view: ChangeView, from: number, count: number): Promise<ChangeWindow> {
+export async function changeWindow(
+  ledger: Ledger,
+  {
+    beforeId,
+    afterId,
+    view,
+    from,
+    count,
+    list,
+  }: { beforeId: string; afterId: string; view: ChangeView; from: number; count: number; list?: string | undefined },
+): Promise<ChangeWindow> {
   const { key, order } = await comparisonKey(ledger, beforeId, afterId);
   const changeCount = (await keptChangeCount(ledger, key)) ?? (await made(ledger, beforeId, afterId, order, key));
   // The comparison's own order is its numbers, 1 … changeCount: no order to make.
-  const ordered = isWholeInOrder(view) ? null : await viewOrder(ledger, { key, beforeId, afterId }, view, order);
+  const ordered = isWholeInOrder(view) ? null : await viewOrder(ledger, { key, beforeId, afterId }, view, order, list);
   const total = ordered?.length ?? changeCount;
   const wanted =
     ordered?.slice(from, from + count) ??
@@ -142,14 +155,30 @@ const viewOrders = new WeakMap<Ledger, Map<string, Promise<number[]>>>();
 
 const SEQS = rowShape({ seqs: 'text' });
 
-function viewOrder(ledger: Ledger, months: { key: string; beforeId: string; afterId: string }, view: ChangeView, order: NameOrder): Promise<number[]> {
+/**
+ * How many lists' openings are told apart per ledger (see changeWindow): a list is a Close screen's changes, so a
+ * few at most are open at once.
+ */
+const KEPT_LISTS = 4;
+
+/** Per ledger, per list, the view it opens: a newer one stops it (typing "storage" makes "s" … "storag" needless). */
+const openings = new WeakMap<Ledger, Map<string, NewestWins>>();
+
+function viewOrder(
+  ledger: Ledger,
+  months: { key: string; beforeId: string; afterId: string },
+  view: ChangeView,
+  order: NameOrder,
+  list: string | undefined,
+): Promise<number[]> {
   const orders = viewOrders.get(ledger) ?? new Map<string, Promise<number[]>>();
   viewOrders.set(ledger, orders);
   const id = `${months.key} ${viewKey(view)}`;
   let seqs = orders.get(id);
   if (!seqs) {
     const { sql, params } = viewOrderQuery(view, order, months);
-    seqs = ledger.all(sql, params).then((rows) => {
+    const rows = list === undefined ? ledger.all(sql, params) : openingsOf(ledger, list).run((signal) => ledger.stoppableAll(sql, params, signal));
+    seqs = rows.then((rows) => {
       const text = SEQS.all(rows)[0]?.seqs ?? '';
       return text ? text.split(',').map(Number) : [];
     });
@@ -157,6 +186,14 @@ function viewOrder(ledger: Ledger, months: { key: string; beforeId: string; afte
   }
   keepRecent(orders, id, seqs, KEPT_VIEWS); // used again: put last
   return seqs;
+}
+
+function openingsOf(ledger: Ledger, list: string): NewestWins {
+  const lists = openings.get(ledger) ?? new Map<string, NewestWins>();
+  openings.set(ledger, lists);
+  const opening = lists.get(list) ?? new NewestWins();
+  keepRecent(lists, list, opening, KEPT_LISTS);
+  return opening;
 }
 
 /** What a comparison of two months is kept under, and the name order its changes are listed in. */

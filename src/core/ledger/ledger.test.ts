@@ -157,6 +157,25 @@ describe('the ledger', () => {
     expect(runs).toHaveLength(3);
   });
 
+  it('stops a stoppable read when its signal aborts, as cancelled, and answers one left to run', async () => {
+    const ledger = await Ledger.open(await folder(), silentLogger);
+    cleanups.push(() => ledger.close());
+    // Minutes of work for two threads, unless stopped.
+    const endless = 'SELECT sum(hash(i)) AS n FROM range(100000000000) t(i)';
+    const stopping = new AbortController();
+    const started = performance.now();
+    const read = ledger.stoppableAll(endless, [], stopping.signal);
+    setTimeout(() => stopping.abort(), 100);
+    await expect(read).rejects.toMatchObject({ code: 'cancelled', message: expect.stringMatching(/^This read was stopped before it finished/) });
+    expect(performance.now() - started).toBeLessThan(5_000);
+    // Stopped on a connection of its own: the ledger reads on.
+    expect(await ledger.stoppableAll('SELECT 42 AS n', [], new AbortController().signal)).toEqual([{ n: 42 }]);
+    expect(await ledger.all('SELECT 43 AS n')).toEqual([{ n: 43 }]);
+    // A signal aborted before the read starts stops it at once; a failure of its own is said as DuckDB's.
+    await expect(ledger.stoppableAll('SELECT 1', [], AbortSignal.abort())).rejects.toMatchObject({ code: 'cancelled' });
+    await expect(ledger.stoppableAll('SELECT * FROM no_such_table', [], new AbortController().signal)).rejects.toThrow(/no_such_table/);
+  });
+
   it('streams a column of bytes a chunk at a time, each chunk joined, and refuses a column of anything else', async () => {
     const ledger = await Ledger.open(await folder(), silentLogger);
     cleanups.push(() => ledger.close());

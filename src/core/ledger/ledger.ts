@@ -237,6 +237,27 @@ export class Ledger {
     );
   }
 
+  /**
+   * `all` for a read that `signal` can stop (a view typed over by a newer one): on a connection of its own, which
+   * DuckDB interrupts when the signal aborts; the read then fails as 'cancelled'. In a read-only ledger, whose derived
+   * tables are the reading connection's alone, it is read there and runs to its end.
+   */
+  async stoppableAll(sql: string, params: LedgerValue[], signal: AbortSignal): Promise<LedgerRow[]> {
+    if (this.readOnlyFolder) return this.all(sql, params);
+    const connection = await this.tracked(() => this.instance.connect());
+    const stop = () => connection.interrupt();
+    signal.addEventListener('abort', stop, { once: true });
+    try {
+      if (signal.aborted) throw readStopped();
+      return (await this.tracked(() => connection.runAndReadAll(sql, bound(params)))).getRowObjectsJson() as LedgerRow[];
+    } catch (error) {
+      throw signal.aborted ? readStopped() : this.failed(error);
+    } finally {
+      signal.removeEventListener('abort', stop);
+      connection.closeSync();
+    }
+  }
+
   /** A read on the reading connection, its answer taken whole by `take`. */
   private read<T>(sql: string, params: LedgerValue[], take: (reader: DuckDBResultReader) => T): Promise<T> {
     return this.tracked(async () => {
@@ -646,6 +667,10 @@ async function isReadOnlyFolder(folder: string): Promise<boolean> {
 
 function closedError(): AppError {
   return new AppError('storage', 'Closebook has closed its ledger, so this was not done. Open Closebook again and do it there.');
+}
+
+function readStopped(): AppError {
+  return new AppError('cancelled', 'This read was stopped before it finished: a newer request took its place.');
 }
 
 function readOnlyError(folder: string): AppError {

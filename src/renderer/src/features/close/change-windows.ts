@@ -1,8 +1,11 @@
 import type { ChangeView, ChangeWindow, MonthChange } from '@shared/schemas/month-close';
 import { errorMessage } from '@shared/error-message';
 
-/** Reads changes `from` + 1 … `from` + `count` of a comparison as `view` shows them (close:changes). */
-export type ReadWindow = (view: ChangeView, from: number, count: number) => Promise<ChangeWindow>;
+/**
+ * Reads changes `from` + 1 … `from` + `count` of a comparison as `view` shows them (close:changes). `opening`: the
+ * view's first window, asked for in place of the view opened before it (see ChangeWindows.need).
+ */
+export type ReadWindow = (view: ChangeView, from: number, count: number, opening: boolean) => Promise<ChangeWindow>;
 
 /** One view's changes as read so far: how many it shows, and its windows by number. */
 interface ViewRead {
@@ -27,10 +30,6 @@ const keyOf = (view: ChangeView) => JSON.stringify([view.kind ?? null, view.text
 export class ChangeWindows {
   private readonly views = new Map<string, ViewRead>();
   private stopped = false;
-  /** A view's first window is on its way (its order being made). */
-  private opening = false;
-  /** The newest view asked for while one was opening: asked for next. */
-  private waiting: ChangeView | null = null;
 
   constructor(
     private readonly read: ReadWindow,
@@ -64,25 +63,16 @@ export class ChangeWindows {
 
   /**
    * Asks for the windows holding rows `first` … `last` of `view` that are neither read nor asked for. A view not yet
-   * answered is made in the main process first (its whole order), one at a time: asked while another is being made,
-   * it waits, and a newer one asked meanwhile takes its place — typing "storage" makes the views of the word as far
-   * as it is typed when the one before is done, not all seven, one after another.
+   * answered is made in the main process first (its whole order), as an opening: it takes the place of the view
+   * opened before it, whose making the main process stops. Typing "storage" makes only the word as typed when the
+   * main process gets to it, not all seven views one after another; a view passed over so is asked for again if it
+   * is shown again.
    */
   need(view: ChangeView, first: number, last: number): void {
     const read = this.viewRead(view);
     if (read.error) return; // until retry: a failing read is not asked again at every render
     if (read.total === null && !read.asked.has(0)) {
-      if (this.opening) {
-        this.waiting = view;
-        return;
-      }
-      this.opening = true;
-      this.ask(view, read, 0).finally(() => {
-        this.opening = false;
-        const next = this.waiting;
-        this.waiting = null;
-        if (next && !this.stopped) this.need(next, 0, 0);
-      });
+      void this.ask(view, read, 0);
       return;
     }
     const end = read.total === null ? first : Math.min(last, read.total - 1);
@@ -95,7 +85,8 @@ export class ChangeWindows {
   /** Reads one window of a view; settles (never fails) once it is in, or its failure is said. */
   private ask(view: ChangeView, read: ViewRead, window: number): Promise<void> {
     read.asked.add(window);
-    return this.read(view, window * this.size, this.size).then(
+    const opening = read.total === null;
+    return this.read(view, window * this.size, this.size, opening).then(
       (answer) => {
         if (this.stopped) return;
         read.total = answer.total;
@@ -106,6 +97,8 @@ export class ChangeWindows {
       (failure: unknown) => {
         if (this.stopped) return;
         read.asked.delete(window);
+        // A view opened after it took its place: nothing to say, and nothing to redraw for it.
+        if (opening && codeOf(failure) === 'cancelled') return;
         read.error = errorMessage(failure);
         this.changed();
       },
@@ -139,3 +132,6 @@ export class ChangeWindows {
     return read;
   }
 }
+
+/** A failure's code, as the bridge gives it (RequestError), or null. */
+const codeOf = (failure: unknown) => (typeof failure === 'object' && failure !== null && 'code' in failure ? failure.code : null);

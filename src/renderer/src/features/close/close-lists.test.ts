@@ -128,17 +128,25 @@ describe("a comparison's changes, a window at a time", () => {
   const byEffect: ChangeView = { sort: 'effect', direction: 'desc' };
   /** A reader of a view of `total` changes that answers when told (answer / fail), and what it was asked. */
   function reader(total: number) {
-    const asked: { view: ChangeView; from: number; count: number }[] = [];
-    const waiting: { resolve(window: ChangeWindow): void; reject(error: Error): void; from: number; count: number }[] = [];
-    const read = (view: ChangeView, from: number, count: number) => {
-      asked.push({ view, from, count });
-      return new Promise<ChangeWindow>((resolve, reject) => waiting.push({ resolve, reject, from, count }));
+    const asked: { view: ChangeView; from: number; count: number; opening: boolean }[] = [];
+    const waiting: { resolve(window: ChangeWindow): void; reject(error: Error): void; view: ChangeView; from: number; count: number }[] = [];
+    const read = (view: ChangeView, from: number, count: number, opening: boolean) => {
+      asked.push({ view, from, count, opening });
+      return new Promise<ChangeWindow>((resolve, reject) => waiting.push({ resolve, reject, view, from, count }));
     };
-    const answer = () => {
-      for (const { resolve, from, count } of waiting.splice(0)) resolve({ total, changes: numbered(from, Math.max(0, Math.min(count, total - from))) });
+    /** Answers the reads waiting (those `which` picks), each with its window. */
+    const answer = (which: (view: ChangeView) => boolean = () => true) => {
+      for (const { resolve, view, from, count } of waiting.filter(({ view }) => which(view))) {
+        waiting.splice(
+          waiting.findIndex((read) => read.view === view && read.from === from),
+          1,
+        );
+        resolve({ total, changes: numbered(from, Math.max(0, Math.min(count, total - from))) });
+      }
     };
-    const fail = (message: string) => {
-      for (const { reject } of waiting.splice(0)) reject(new Error(message));
+    /** Fails every read waiting, with the bridge's code (RequestError's) when given. */
+    const fail = (message: string, code?: string) => {
+      for (const { reject } of waiting.splice(0)) reject(Object.assign(new Error(message), code ? { code } : {}));
     };
     return { read, asked, answer, fail };
   }
@@ -176,34 +184,46 @@ describe("a comparison's changes, a window at a time", () => {
     expect(windows.total(searched)).toBeNull();
     windows.need(searched, 0, 0);
     windows.need({ ...byEffect, text: 'acme' }, 0, 0);
-    expect(service.asked).toEqual([{ view: searched, from: 0, count: 10 }]);
+    expect(service.asked).toEqual([{ view: searched, from: 0, count: 10, opening: true }]);
     service.answer();
     await settled();
     expect(windows.total({ ...byEffect, text: 'acme' })).toBe(3);
     expect(windows.at(searched, 2)?.organization).toBe('org 2');
   });
 
-  it('makes one view at a time: of the views asked for while one is made, only the newest is asked for next', async () => {
+  it('opens each view as it is asked for, in place of the one before: one passed over says nothing, and is asked for again when shown again', async () => {
     const service = reader(40);
-    const windows = new ChangeWindows(service.read, 10, () => undefined, { view: byOrganization, changes: numbered(0, 10), total: 40 });
+    let changed = 0;
+    const windows = new ChangeWindows(service.read, 10, () => (changed += 1), { view: byOrganization, changes: numbered(0, 10), total: 40 });
     const typed = ['s', 'st', 'sto', 'stor'].map((text): ChangeView => ({ ...byEffect, text }));
     for (const view of typed) windows.need(view, 0, 0);
-    // Scrolling a view already answered is not held up by one being made.
+    // Scrolling a view already answered is no opening: it takes no other's place.
     windows.need(byOrganization, 10, 10);
-    expect(service.asked.map(({ view, from }) => [view.text ?? null, from])).toEqual([
-      ['s', 0],
-      [null, 10],
+    expect(service.asked.map(({ view, from, opening }) => [view.text ?? null, from, opening])).toEqual([
+      ['s', 0, true],
+      ['st', 0, true],
+      ['sto', 0, true],
+      ['stor', 0, true],
+      [null, 10, false],
     ]);
-    service.answer();
-    await settled();
-    expect(service.asked.map(({ view }) => view.text ?? null).slice(2)).toEqual(['stor']);
-    service.answer();
+    // The main process answers the newest and the scroll, and stops the three it replaced.
+    service.answer((view) => view.text === 'stor' || view.text === undefined);
+    service.fail('A newer request took the place of this one before it started.', 'cancelled');
     await settled();
     expect(windows.total(typed[3]!)).toBe(40);
-    expect(windows.total(typed[1]!)).toBeNull();
-    // A view skipped is asked for when it is shown again.
+    expect(windows.at(byOrganization, 10)?.organization).toBe('org 10');
+    expect(changed).toBe(2); // nothing redrawn for the three passed over
+    for (const view of typed.slice(0, 3)) {
+      expect(windows.total(view)).toBeNull();
+      expect(windows.error(view)).toBeNull();
+    }
+    // A view passed over is asked for again when it is shown again.
     windows.need(typed[1]!, 0, 0);
-    expect(service.asked.at(-1)?.view.text).toBe('st');
+    expect(service.asked.at(-1)).toMatchObject({ view: typed[1], from: 0, opening: true });
+    // Any other failure of an opening is said.
+    service.fail('The ledger is busy.', 'storage');
+    await settled();
+    expect(windows.error(typed[1]!)).toBe('The ledger is busy.');
   });
 
   it('says why a window failed and asks for it again only when told to; answers for a comparison no longer shown are dropped', async () => {

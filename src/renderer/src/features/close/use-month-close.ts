@@ -169,8 +169,10 @@ export function useChangeWindows(compared: ComparedMonths | null, view: ChangeVi
 function windowsOf(compared: ComparedMonths | null, setVersion: (bump: (version: number) => number) => void): ChangeWindows | null {
   if (!compared) return null;
   const { beforeId, afterId } = compared;
+  // This list's own id: a view it opens takes the place of the one it opened before, in the main process too.
+  const list = crypto.randomUUID();
   return new ChangeWindows(
-    (asked, from, count) => call('close:changes', { beforeId, afterId, view: asked, from, count }),
+    (asked, from, count, opening) => call('close:changes', { beforeId, afterId, view: asked, from, count, ...(opening ? { list } : {}) }),
     CHANGES_PER_WINDOW,
     () => setVersion((version) => version + 1),
     { view: FIRST_VIEW, changes: compared.changes, total: compared.changeCount },

@@ -40,8 +40,11 @@ export interface Service {
   team: TeamApi;
   /** Invoices out: the mapping, the month's invoice run and its import files (the CLI's `invoices`). */
   invoices: InvoicesApi;
-  /** The database of every saved month. */
-  ledger: { backup(path: string): Promise<void> };
+  /**
+   * The database of every saved month. `foldIn`: what was written since it was last folded goes into its file now,
+   * not when it closes — a process about to end (the CLI) does it while it writes its output.
+   */
+  ledger: { backup(path: string): Promise<void>; foldIn(): Promise<void> };
   /** Resumes unfinished workflows (report jobs, consumption tasks) saved by an earlier run. */
   start(): Promise<void>;
   /** Stops polling (the workflows stay saved and resume at the next start) and forgets held tokens. */
@@ -133,7 +136,7 @@ export function createService(ports: Ports): Service {
     close: close.api,
     team: team.api,
     invoices: invoices.api,
-    ledger: { backup: async (path) => (await ledger.get()).backup(path) },
+    ledger: { backup: async (path) => (await ledger.get()).backup(path), foldIn: async () => (await ledger.get()).foldIn() },
     start: async () => {
       await tidyDataFolder(ports.dataDir, ports.clock.now(), ports.log);
       // What a killed export left in the staging folder (and beside a user's file, by its note) goes now.

@@ -176,6 +176,25 @@ describe('the ledger', () => {
     await expect(ledger.stoppableAll('SELECT * FROM no_such_table', [], new AbortController().signal)).rejects.toThrow(/no_such_table/);
   });
 
+  it('folds what was written into its file while open, as closing would, and keeps it', async () => {
+    const dir = await folder();
+    const wal = join(dir, 'ledger', 'closebook.duckdb.wal');
+    const walSize = () =>
+      stat(wal).then(
+        (found) => found.size,
+        () => 0,
+      );
+    let ledger = await Ledger.open(dir, silentLogger);
+    await ledger.write((transaction) => transaction.run(`INSERT INTO billing_entries VALUES ('r', 0, 'd', '', '')`));
+    expect(await walSize()).toBeGreaterThan(0);
+    await ledger.foldIn();
+    expect(await walSize()).toBe(0);
+    await ledger.close();
+    ledger = await Ledger.open(dir, silentLogger);
+    cleanups.push(() => ledger.close());
+    expect(await ledger.all('SELECT report_id FROM billing_entries')).toEqual([{ report_id: 'r' }]);
+  });
+
   it('streams a column of bytes a chunk at a time, each chunk joined, and refuses a column of anything else', async () => {
     const ledger = await Ledger.open(await folder(), silentLogger);
     cleanups.push(() => ledger.close());

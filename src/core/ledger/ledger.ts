@@ -493,6 +493,14 @@ export class Ledger {
   }
 
   /**
+   * Folds what was written since the last checkpoint (kept in DuckDB's write-ahead log) into the database file now,
+   * as closing would: a process about to end does it while it does other work (see Service.ledger).
+   */
+  foldIn(): Promise<void> {
+    return this.run('CHECKPOINT');
+  }
+
+  /**
    * A consistent copy of the whole ledger in a new database file, made by the database (not a file copy, which
    * could catch it mid-write) in the staging folder, and moved to `path` when complete.
    */

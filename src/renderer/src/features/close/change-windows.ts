@@ -30,6 +30,8 @@ const keyOf = (view: ChangeView) => JSON.stringify([view.kind ?? null, view.text
 export class ChangeWindows {
   private readonly views = new Map<string, ViewRead>();
   private stopped = false;
+  /** The view last asked for as an opening: the one the screen waits for. */
+  private latestOpening: string | null = null;
 
   constructor(
     private readonly read: ReadWindow,
@@ -65,13 +67,14 @@ export class ChangeWindows {
    * Asks for the windows holding rows `first` … `last` of `view` that are neither read nor asked for. A view not yet
    * answered is made in the main process first (its whole order), as an opening: it takes the place of the view
    * opened before it, whose making the main process stops. Typing "storage" makes only the word as typed when the
-   * main process gets to it, not all seven views one after another; a view passed over so is asked for again if it
-   * is shown again.
+   * main process gets to it, not all seven views one after another; a view passed over so is asked for again when
+   * it is shown again.
    */
   need(view: ChangeView, first: number, last: number): void {
     const read = this.viewRead(view);
     if (read.error) return; // until retry: a failing read is not asked again at every render
     if (read.total === null && !read.asked.has(0)) {
+      this.latestOpening = keyOf(view);
       void this.ask(view, read, 0);
       return;
     }
@@ -97,8 +100,12 @@ export class ChangeWindows {
       (failure: unknown) => {
         if (this.stopped) return;
         read.asked.delete(window);
-        // A view opened after it took its place: nothing to say, and nothing to redraw for it.
-        if (opening && codeOf(failure) === 'cancelled') return;
+        if (opening && codeOf(failure) === 'cancelled') {
+          // Stopped for a view opened after it: nothing to say. The one the screen waits for is asked again (it was
+          // stopped before the screen came back to it, or asked for before the request that came later).
+          if (keyOf(view) === this.latestOpening) void this.ask(view, read, 0);
+          return;
+        }
         read.error = errorMessage(failure);
         this.changed();
       },

@@ -217,9 +217,15 @@ describe("a comparison's changes, a window at a time", () => {
       expect(windows.total(view)).toBeNull();
       expect(windows.error(view)).toBeNull();
     }
-    // A view passed over is asked for again when it is shown again.
+    // A view passed over is asked for again when it is shown again; stopped while the screen still waits for it (the
+    // main process had not yet let go of its stopped making, or took a later request first), it is asked again.
     windows.need(typed[1]!, 0, 0);
     expect(service.asked.at(-1)).toMatchObject({ view: typed[1], from: 0, opening: true });
+    const asked = service.asked.length;
+    service.fail('This read was stopped before it finished: a newer request took its place.', 'cancelled');
+    await settled();
+    expect(service.asked.slice(asked)).toEqual([{ view: typed[1], from: 0, count: 10, opening: true }]);
+    expect(windows.error(typed[1]!)).toBeNull();
     // Any other failure of an opening is said.
     service.fail('The ledger is busy.', 'storage');
     await settled();

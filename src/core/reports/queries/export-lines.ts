@@ -27,10 +27,11 @@ export const ORGANIZATION_ORDER = `
 
 /**
  * About this many lines per query: each batch is sorted on its own, so DuckDB's memory stays the same for any
- * report size. Two batches are in DuckDB at once (see linesInOrder): at a million lines, two of 25,000 took the
- * export's peak to 770–830 MB; two of 12,500 hold what one of 25,000 did.
+ * report size. Two batches are in DuckDB at once (see linesInOrder). The xlsx of a million lines peaked at 770–830 MB
+ * with batches of 25,000, 661–701 MiB with 12,500, and 661–678 MiB with 10,000 in the same time; with 8,000 at
+ * 636–647 MiB, but 11 % slower (farm-bench, three pairs each against 12,500).
  */
-export const LINE_WINDOW = 12_500;
+export const LINE_WINDOW = 10_000;
 
 /**
  * Streams the lines of a report that pass the filter, in the order of orderedLines, in batches. Two things keep a

@@ -294,9 +294,11 @@ test('a row the month’s checks question says so beside its amount, and opens t
   const app = new ClosebookPage(page);
   await app.open(bridge.harness.url);
   await app.startDemo();
-  await app.requestReport(60_000);
-  // The month before too, so the checks against last month run (a price cut is also a unit price changed).
+  // October by name, not "last month", whatever today is; and the month before, so the checks against last month run
+  // (a price cut is also a unit price changed).
   const reports = new ReportsPage(page);
+  await app.nav('Reports').click();
+  await reports.requestMonth('2026-10');
   await reports.requestMonth('2026-09');
   await reports.waitForSaved(2, 60_000);
   const viewer = await reports.openNewest('2026-10-01 – 2026-10-31');

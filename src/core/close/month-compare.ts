@@ -34,7 +34,7 @@ import {
 } from './queries/compare';
 import { isWholeInOrder, viewKey, viewOrderQuery } from './queries/change-views';
 import { rowShape } from '../ledger/rows';
-import { keepRecent } from '../runtime/recent-map';
+import { keepRecent, keepRecentAnswer } from '../runtime/recent-map';
 import { NewestWins } from '../runtime/newest-wins';
 
 export type { CurrencyBridge, MonthChange } from '@shared/schemas/month-close';
@@ -174,17 +174,18 @@ function viewOrder(
   const orders = viewOrders.get(ledger) ?? new Map<string, Promise<number[]>>();
   viewOrders.set(ledger, orders);
   const id = `${months.key} ${viewKey(view)}`;
-  let seqs = orders.get(id);
-  if (!seqs) {
-    const { sql, params } = viewOrderQuery(view, order, months);
-    const rows = list === undefined ? ledger.all(sql, params) : openingsOf(ledger, list).run((signal) => ledger.stoppableAll(sql, params, signal));
-    seqs = rows.then((rows) => {
-      const text = SEQS.all(rows)[0]?.seqs ?? '';
-      return text ? text.split(',').map(Number) : [];
-    });
-    seqs.catch(() => orders.delete(id)); // a failure is not kept: the next ask tries again
+  const kept = orders.get(id);
+  if (kept) {
+    keepRecent(orders, id, kept, KEPT_VIEWS); // used again: put last
+    return kept;
   }
-  keepRecent(orders, id, seqs, KEPT_VIEWS); // used again: put last
+  const { sql, params } = viewOrderQuery(view, order, months);
+  const rows = list === undefined ? ledger.all(sql, params) : openingsOf(ledger, list).run((signal) => ledger.stoppableAll(sql, params, signal));
+  const seqs = rows.then((rows) => {
+    const text = SEQS.all(rows)[0]?.seqs ?? '';
+    return text ? text.split(',').map(Number) : [];
+  });
+  keepRecentAnswer(orders, id, seqs, KEPT_VIEWS); // a failure is not kept: the next ask tries again
   return seqs;
 }
 

@@ -19,7 +19,7 @@ import type { NameOrders } from './name-orders';
 import { KeptTopRows, type TopRows } from './viewer-top-rows';
 import { TypedWordMatches } from './typed-word-matches';
 import { BackgroundWork } from '../runtime/background-work';
-import { keepRecent } from '../runtime/recent-map';
+import { keepRecent, keepRecentAnswer } from '../runtime/recent-map';
 import { PerReport } from './per-report';
 import { levelNumbers, type LineCondition, lineFilter, typedWords, wordMatches } from './queries/lines';
 import {
@@ -193,7 +193,7 @@ export class ReportViewerQueries {
     let tree = this.trees.get(key);
     if (!tree) {
       tree = this.build(request, tops, ledger, condition);
-      remember(this.trees, key, tree);
+      keepRecentAnswer(this.trees, key, tree, CACHED_STATES);
     } else keepRecent(this.trees, key, tree, CACHED_STATES);
     return tree;
   }
@@ -377,12 +377,6 @@ async function sliceOf(
 function once<T>(make: () => Promise<T>): () => Promise<T> {
   let made: Promise<T> | undefined;
   return () => (made ??= make());
-}
-
-/** Keeps a promise in a small most-recent-last cache; a failed one is dropped so the next ask tries again. */
-function remember<T>(cache: Map<string, Promise<T>>, key: string, value: Promise<T>): void {
-  value.catch(() => cache.delete(key));
-  keepRecent(cache, key, value, CACHED_STATES);
 }
 
 /** One key per report and filter, whatever the order or absence of the filter's fields. */

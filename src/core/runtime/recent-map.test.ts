@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { keepRecent } from './recent-map';
+import { keepRecent, keepRecentAnswer } from './recent-map';
 
 describe('keepRecent', () => {
   it('puts what is kept or used again last, and lets the oldest go beyond the capacity', () => {
@@ -17,5 +17,16 @@ describe('keepRecent', () => {
       ['a', 10],
       ['d', 4],
     ]);
+  });
+
+  it('keeps an answer on its way, and drops it once it fails (a newer one under the key stays)', async () => {
+    const map = new Map<string, Promise<number>>();
+    const failing = Promise.reject(new Error('no'));
+    keepRecentAnswer(map, 'a', failing, 2);
+    keepRecentAnswer(map, 'b', Promise.resolve(2), 2);
+    expect([...map.keys()]).toEqual(['a', 'b']);
+    await failing.catch(() => undefined);
+    await Promise.resolve();
+    expect([...map.keys()]).toEqual(['b']);
   });
 });

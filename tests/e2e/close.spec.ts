@@ -3,6 +3,7 @@ import type { Locator, Page } from '@playwright/test';
 import { money } from '@shared/money';
 import { startTwin } from '@twin/server';
 import { expect, test, type BridgeHost } from './fixtures';
+import { holdAnswers } from './held-answers';
 import { ClosebookPage, ReportsPage, SCREEN_SIZES, WIDE } from './pages';
 
 const OCTOBER = '2026-10-01 – 2026-10-31';
@@ -59,6 +60,19 @@ async function expectLaidOut(page: Page, name: string, ready: Locator): Promise<
   await page.setViewportSize(WIDE);
 }
 
+/** Opens Closebook on the Reports screen and fetches September and October of its profile, both at once. */
+async function septemberAndOctober(page: Page, bridge: BridgeHost): Promise<{ app: ClosebookPage; reports: ReportsPage }> {
+  const app = new ClosebookPage(page);
+  const reports = new ReportsPage(page);
+  await app.open(bridge.harness.url);
+  await app.nav('Reports').click();
+  // Each request runs on its own.
+  await reports.requestMonth('2026-09');
+  await reports.requestMonth('2026-10');
+  await reports.waitForSaved(2, 30_000);
+  return { app, reports };
+}
+
 test('close a month: compare with the one before, review the exceptions, prepare, refetch and see the restatement and a suspended acceptance', async ({
   page,
   bridge,
@@ -69,14 +83,7 @@ test('close a month: compare with the one before, review the exceptions, prepare
     const profileId = await bridge.useProfileFor(twin, 'Close');
     const planted = twin.plantedChanges('2026-10');
     await page.setViewportSize(WIDE);
-    const app = new ClosebookPage(page);
-    const reports = new ReportsPage(page);
-    await app.open(bridge.harness.url);
-    await app.nav('Reports').click();
-    // Both at once: each request runs on its own.
-    await reports.requestMonth('2026-09');
-    await reports.requestMonth('2026-10');
-    await reports.waitForSaved(2, 30_000);
+    const { app, reports } = await septemberAndOctober(page, bridge);
     const octoberId = await newestReportId(bridge, '2026-10-01');
     const septemberId = await newestReportId(bridge, '2026-09-01');
     const handlers = bridge.harness.service.handlers;
@@ -365,6 +372,54 @@ test('close a month: compare with the one before, review the exceptions, prepare
     // The earlier fetch of October says that a newer one replaced it.
     const older = await (await reports.openNewest(OCTOBER, 1)).closeTheMonth();
     await expect(older.state).toHaveText('Draft · the month is Prepared on another fetchSuperseded by a newer fetch');
+  } finally {
+    await twin.close();
+  }
+});
+
+test('the checks arriving move no tab: a tab clicked while the month is checked is the tab opened', async ({ page, bridge }) => {
+  test.setTimeout(90_000);
+  const twin = await startTwin({ reportReadyAfterMs: 0, reportReadyAfterPolls: 0, organizations: 6 });
+  try {
+    await bridge.useProfileFor(twin, 'Close');
+    const { reports } = await septemberAndOctober(page, bridge);
+    const tabs = page.getByRole('tab');
+    const places = async () => (await tabs.evaluateAll((all) => all.map((tab) => tab.getBoundingClientRect()))).map((box) => [box.x, box.y, box.width]);
+
+    // September has no month before it in the ledger, October has: the header says either in the same place. Each
+    // is opened from the list (at the wide size, where the list is beside it) with its checks' answer held, then the
+    // tabs' places are taken at the size tried, before and after the answer.
+    for (const size of SCREEN_SIZES) {
+      for (const [month, period] of [
+        ['September', '2026-09-01 – 2026-09-30'],
+        ['October', OCTOBER],
+      ] as const) {
+        const checks = await holdAnswers(page, 'close:state');
+        await page.setViewportSize(WIDE);
+        const close = await (await reports.openNewest(period)).closeTheMonth();
+        await page.setViewportSize(size);
+        await expect(close.heading(`Close ${month} 2026`)).toBeVisible();
+        await expect(page.getByText('Checking the month…')).toBeVisible();
+        // A tab clicked before the checks come stays the one open after.
+        await close.openTab('Invoices');
+        const before = await places();
+        expect(before).toHaveLength(7);
+        checks.release();
+        await expect(close.state).toHaveText('Draft');
+        await expect(page.getByRole('tab', { name: 'Invoices' })).toHaveAttribute('aria-selected', 'true');
+        await expect(page.getByTestId('invoice-readiness')).toContainText('DRAFT');
+        const after = await places();
+        after.forEach((place, index) =>
+          place.forEach((value, at) =>
+            expect(
+              Math.abs(value - before[index]![at]!),
+              `tab ${index + 1} of ${month} at ${size.width}×${size.height}: ${before[index]} → ${place}`,
+            ).toBeLessThanOrEqual(1.5),
+          ),
+        );
+        await page.unrouteAll();
+      }
+    }
   } finally {
     await twin.close();
   }

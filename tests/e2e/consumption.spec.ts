@@ -6,6 +6,7 @@ import { generateOrganizations } from '@twin/dataset';
 import { startTwin } from '@twin/server';
 import { expect, test } from './fixtures';
 import { ConsumptionPage } from './consumption-page';
+import { holdAnswers } from './held-answers';
 import { ClosebookPage, NARROW, ReportsPage, SCREEN_SIZES, WIDE } from './pages';
 
 const UNKNOWN = '11111111-2222-4333-8444-555555555555';
@@ -208,6 +209,42 @@ test.describe('names, own columns, decimal commas and the month', () => {
     await expect(screen.month).toHaveValue(`${lastMonth.getFullYear()}-${String(lastMonth.getMonth() + 1).padStart(2, '0')}`);
     await screen.button('Hide import and history').click();
     await screenshots(page, 'start-from-last-month');
+  });
+  test('names arriving move nothing: Submit stays where it was, found or not', async ({ page, bridge }) => {
+    const app = new ClosebookPage(page);
+    await app.open(bridge.harness.url);
+    await app.startDemo();
+    const [first, second] = await meteredSubscriptions(await bridge.twinUrl());
+    const rows = [
+      ['Subscription ID', 'Quantity'],
+      [first!.subscriptionId, '1'],
+      [second!.subscriptionId, '2'],
+    ];
+    const screen = new ConsumptionPage(page);
+    const submitBox = async () => {
+      await expect(screen.submit).toBeEnabled();
+      return screen.submit.boundingBox();
+    };
+
+    // No saved report: the names are not found, and the screen says why.
+    let names = await holdAnswers(page, 'consumption:names');
+    await app.nav('Consumption').click();
+    await screen.paste(rows);
+    const beforeNote = await submitBox();
+    names.release();
+    await expect(screen.namesNote).toContainText('No billing report of this profile is saved yet');
+    expect(await submitBox(), 'Submit moved when the names were not found').toEqual(beforeNote);
+
+    // A saved report: the names are found, organization and subscription.
+    await page.unrouteAll();
+    await app.requestReport(60_000);
+    names = await holdAnswers(page, 'consumption:names');
+    await app.nav('Consumption').click();
+    await screen.paste(rows);
+    const beforeNames = await submitBox();
+    names.release();
+    await expect(screen.names(3)).toContainText(second!.itemName);
+    expect(await submitBox(), 'Submit moved when the names were found').toEqual(beforeNames);
   });
 });
 

@@ -95,6 +95,12 @@ export function OpenCounts({ open }: { open: MonthCloseView['open'] }): React.JS
 
 /** The month being closed: its name, state, open exceptions, and what this report is (profile, fetch time). */
 export function CloseHeader({ meta, view, children }: { meta: ReportMeta; view: MonthCloseView | null; children?: React.ReactNode }): React.JSX.Element {
+  const against = !view
+    ? 'looking for the month before…'
+    : view.previousReportId
+      ? 'checked against the month before'
+      : 'no earlier month in the ledger to check against';
+  const fetch = `${meta.profileName} · fetched ${formatDateTime(meta.fetchedAt)} · ${against}`;
   return (
     <div className="close__head">
       <div className="close__title">
@@ -106,16 +112,14 @@ export function CloseHeader({ meta, view, children }: { meta: ReportMeta; view: 
               <OpenCounts open={view.open} />
             </>
           ) : (
-            <span className="muted">Checking the month…</span>
+            // A badge's height, as the state that replaces it: the tabs below stay where they are when the checks come.
+            <span className="state-badge state-badge--pending">Checking the month…</span>
           )}
         </div>
-        <p className="muted close__fetch">
-          {meta.profileName} · fetched {formatDateTime(meta.fetchedAt)}
-          {view
-            ? ` · ${view.previousReportId ? 'checked against the month before' : 'no earlier month in the ledger: checks against last month are skipped'}`
-            : ''}
+        <p className="muted close__fetch" title={fetch}>
+          {fetch}
         </p>
-        {view ? <EvidenceButton reportId={meta.id} /> : null}
+        <EvidenceButton reportId={meta.id} />
       </div>
       {children}
     </div>

@@ -11,7 +11,7 @@ import { useUiSettings } from '../reports/use-report-data';
 import { RatesPanel } from './RatesPanel';
 import type { ShowInReport } from './ExceptionRow';
 import { RestatementPanel } from './RestatementPanel';
-import { SignOffBox } from './SignOffBox';
+import { SignOffBox, SignOffPending } from './SignOffBox';
 import { ThresholdsForm } from './ThresholdsForm';
 import { TrendsPanel } from './TrendsPanel';
 import { useMonthClose } from './use-month-close';
@@ -48,8 +48,8 @@ export function CloseScreen({
   const ids = useId();
   const { view } = close;
   const openCount = view ? view.open.high + view.open.medium + view.open.low : 0;
-  const tabs: { id: Tab; label: string }[] = [
-    { id: 'exceptions', label: view ? `Exceptions (${formatCount(openCount)} open)` : 'Exceptions' },
+  const tabs: { id: Tab; label: string; count?: string }[] = [
+    { id: 'exceptions', label: 'Exceptions', count: `(${view ? formatCount(openCount) : '…'} open)` },
     { id: 'compare', label: 'Compare with last month' },
     { id: 'checklist', label: 'Checklist' },
     { id: 'invoices', label: 'Invoices' },
@@ -70,7 +70,9 @@ export function CloseScreen({
             onApprove={close.approve}
             onReopen={close.reopen}
           />
-        ) : null}
+        ) : (
+          <SignOffPending />
+        )}
       </CloseHeader>
       {close.loadError ? (
         <div className="error-note" role="alert">
@@ -93,6 +95,13 @@ export function CloseScreen({
             onClick={() => setTab(entry.id)}
           >
             {entry.label}
+            {/* Its own width, whatever the count: the tabs beside it do not move when the checks come. */}
+            {entry.count ? (
+              <>
+                {' '}
+                <span className="close__tab-count">{entry.count}</span>
+              </>
+            ) : null}
           </button>
         ))}
       </div>

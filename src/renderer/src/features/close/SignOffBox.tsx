@@ -179,3 +179,18 @@ function SignOffSteps({ view, openCount, onPrepare, onApprove, onReopen }: Props
     </div>
   );
 }
+
+/**
+ * The sign-off's place while the month is checked, the size of a Draft's (its button and two lines of why), so
+ * that nothing below it moves when the checks come. Hidden from assistive technology: it says nothing yet.
+ */
+export function SignOffPending(): React.JSX.Element {
+  return (
+    <div className="signoff" aria-hidden="true" data-testid="signoff-pending">
+      <button type="button" className="primary" disabled tabIndex={-1}>
+        Prepare the month
+      </button>
+      <p className="signoff__why signoff__why--pending" />
+    </div>
+  );
+}

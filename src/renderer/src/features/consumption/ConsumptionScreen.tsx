@@ -244,7 +244,6 @@ export function ConsumptionScreen(): React.JSX.Element {
                       ends.
                     </p>
                   ) : null}
-                  <NamesNote hasProfile={Boolean(profile)} />
                   {!batch.fileProblems.length ? (
                     <BatchGrid rows={batch.rows} showRow={showRow} extraColumns={batch.extraColumns} failures={failures} readOnly={running} />
                   ) : null}
@@ -297,6 +296,8 @@ export function ConsumptionScreen(): React.JSX.Element {
                       {batchNotice}
                     </p>
                   ) : null}
+                  {/* Below the grid and its Submit: it comes with the names' answer, and must not move what is about to be clicked. */}
+                  <NamesNote hasProfile={Boolean(profile)} />
                 </section>
               ) : (
                 <p className="empty">Open a CSV or Excel file, paste rows, or type them, to prepare a batch of metered consumption.</p>

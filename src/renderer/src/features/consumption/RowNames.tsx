@@ -29,10 +29,11 @@ export function billingInWords(name: Pick<SubscriptionName, 'months' | 'metered'
 export function RowNames({ row, name }: { row: InputRow; name: SubscriptionName | null | undefined }): React.JSX.Element | null {
   const addon = parseYesNo(row.isAddon) === true && row.addonId.trim() ? <div className="names__addon">add-on {row.addonId.trim()}</div> : null;
   if (!isGuid(row.subscriptionId.trim())) return addon;
+  // Waiting, not found or found, the names take the same lines, so nothing below them moves when they arrive.
   if (name === undefined) {
     return (
       <>
-        <span className="muted">…</span>
+        <div className="names__lines muted">…</div>
         {addon}
       </>
     );
@@ -40,7 +41,7 @@ export function RowNames({ row, name }: { row: InputRow; name: SubscriptionName 
   if (name === null) {
     return (
       <>
-        <span className="names__unknown">{NOT_IN_REPORTS}</span>
+        <div className="names__lines names__unknown">{NOT_IN_REPORTS}</div>
         {addon}
       </>
     );
@@ -49,18 +50,20 @@ export function RowNames({ row, name }: { row: InputRow; name: SubscriptionName 
   const billing = billingInWords(name);
   const title = `${name.organization}${name.customerNumber ? ` (customer number ${name.customerNumber})` : ''}\n${name.service}: ${name.subscription}${products}\nFrom the saved report of ${periodInWords(name.period)}\n${billing.hint}`;
   return (
-    <div title={title}>
-      <div className="names__organization">
-        {name.organization}{' '}
-        <span className={`names__billing names__billing--${billing.kind}`} data-testid="billing-kind">
-          {billing.label}
-        </span>
-      </div>
-      <div className="names__subscription">
-        {name.subscription}
-        {products ? <span className="muted">{products}</span> : null}
+    <>
+      <div className="names__lines" title={title}>
+        <div className="names__organization">
+          {name.organization}{' '}
+          <span className={`names__billing names__billing--${billing.kind}`} data-testid="billing-kind">
+            {billing.label}
+          </span>
+        </div>
+        <div className="names__subscription">
+          {name.subscription}
+          {products ? <span className="muted">{products}</span> : null}
+        </div>
       </div>
       {addon}
-    </div>
+    </>
   );
 }

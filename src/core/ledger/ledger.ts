@@ -69,12 +69,6 @@ export interface LedgerTransaction {
 /** Statements on one connection, as a transaction runs them (or, before it, a derivation's `prepare`: DeriveSteps). */
 export type LedgerStatements = Pick<LedgerTransaction, 'run' | 'all'>;
 
-/** A read in steps (Ledger.session): statements (temporary tables) and streamed results on one connection. */
-export interface LedgerSession {
-  run(sql: string, params?: LedgerValue[]): Promise<void>;
-  stream(sql: string, params?: LedgerValue[]): AsyncGenerator<LedgerRow[]>;
-}
-
 /**
  * How a derivation (Ledger.derive) is made beyond its kept rows: `prepare` runs first on its connection, each
  * statement committed on its own — the temporary tables it makes on its way, and derived rows that stand on their own
@@ -244,18 +238,19 @@ export class Ledger {
    */
   async stoppableAll(sql: string, params: LedgerValue[], signal: AbortSignal): Promise<LedgerRow[]> {
     if (this.readOnlyFolder) return this.all(sql, params);
-    const connection = await this.tracked(() => this.instance.connect());
-    const stop = () => connection.interrupt();
-    signal.addEventListener('abort', stop, { once: true });
-    try {
-      if (signal.aborted) throw readStopped();
-      return (await this.tracked(() => connection.runAndReadAll(sql, bound(params)))).getRowObjectsJson() as LedgerRow[];
-    } catch (error) {
-      throw signal.aborted ? readStopped() : this.failed(error);
-    } finally {
-      signal.removeEventListener('abort', stop);
-      connection.closeSync();
-    }
+    return this.onItsOwn(
+      async (connection) => {
+        const stop = () => connection.interrupt();
+        signal.addEventListener('abort', stop, { once: true });
+        try {
+          if (signal.aborted) throw readStopped();
+          return (await this.tracked(() => connection.runAndReadAll(sql, bound(params)))).getRowObjectsJson() as LedgerRow[];
+        } finally {
+          signal.removeEventListener('abort', stop);
+        }
+      },
+      (error) => (signal.aborted ? readStopped() : this.failed(error)),
+    );
   }
 
   /** A read on the reading connection, its answer taken whole by `take`. */
@@ -312,21 +307,13 @@ export class Ledger {
     }
   }
 
-  /**
-   * Runs `work` on a connection of its own, for a read too large for one query within the memory limit: done in
-   * steps, kept in temporary tables that no other read sees and that go when the connection closes.
-   */
-  async session<T>(work: (session: LedgerSession) => Promise<T>): Promise<T> {
+  /** `work` on a connection of its own, closed however it ends; a failure is said as `failure` says it (the ledger's words). */
+  private async onItsOwn<T>(work: (connection: DuckDBConnection) => Promise<T>, failure = (error: unknown) => this.failed(error)): Promise<T> {
     const connection = await this.tracked(() => this.instance.connect());
     try {
-      return await work({
-        run: async (sql, params = []) => {
-          await this.tracked(() => connection.run(sql, bound(params)));
-        },
-        stream: (sql, params = []) => this.trackedSteps(streamRows(connection, sql, params)),
-      });
+      return await work(connection);
     } catch (error) {
-      throw this.failed(error);
+      throw failure(error);
     } finally {
       connection.closeSync();
     }

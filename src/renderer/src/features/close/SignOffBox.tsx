@@ -186,7 +186,7 @@ function SignOffSteps({ view, openCount, onPrepare, onApprove, onReopen }: Props
  */
 export function SignOffPending(): React.JSX.Element {
   return (
-    <div className="signoff" aria-hidden="true" data-testid="signoff-pending">
+    <div className="signoff" aria-hidden="true">
       <button type="button" className="primary" disabled tabIndex={-1}>
         Prepare the month
       </button>

@@ -34,7 +34,7 @@ import {
 } from './queries/compare';
 import { isWholeInOrder, viewKey, viewOrderQuery } from './queries/change-views';
 import { rowShape } from '../ledger/rows';
-import { keepRecent, keepRecentAnswer } from '../runtime/recent-map';
+import { keepRecent, recentAnswer } from '../runtime/recent-map';
 import { NewestWins } from '../runtime/newest-wins';
 
 export type { CurrencyBridge, MonthChange } from '@shared/schemas/month-close';
@@ -174,19 +174,12 @@ function viewOrder(
   const orders = viewOrders.get(ledger) ?? new Map<string, Promise<number[]>>();
   viewOrders.set(ledger, orders);
   const id = `${months.key} ${viewKey(view)}`;
-  const kept = orders.get(id);
-  if (kept) {
-    keepRecent(orders, id, kept, KEPT_VIEWS); // used again: put last
-    return kept;
-  }
-  const { sql, params } = viewOrderQuery(view, order, months);
-  const rows = list === undefined ? ledger.all(sql, params) : openingsOf(ledger, list).run((signal) => ledger.stoppableAll(sql, params, signal));
-  const seqs = rows.then((rows) => {
+  return recentAnswer(orders, id, KEPT_VIEWS, async () => {
+    const { sql, params } = viewOrderQuery(view, order, months);
+    const rows = await (list === undefined ? ledger.all(sql, params) : openingsOf(ledger, list).run((signal) => ledger.stoppableAll(sql, params, signal)));
     const text = SEQS.all(rows)[0]?.seqs ?? '';
     return text ? text.split(',').map(Number) : [];
   });
-  keepRecentAnswer(orders, id, seqs, KEPT_VIEWS); // a failure is not kept: the next ask tries again
-  return seqs;
 }
 
 function openingsOf(ledger: Ledger, list: string): NewestWins {

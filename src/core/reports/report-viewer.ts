@@ -19,7 +19,7 @@ import type { NameOrders } from './name-orders';
 import { KeptTopRows, type TopRows } from './viewer-top-rows';
 import { TypedWordMatches } from './typed-word-matches';
 import { BackgroundWork } from '../runtime/background-work';
-import { keepRecent, keepRecentAnswer } from '../runtime/recent-map';
+import { recentAnswer } from '../runtime/recent-map';
 import { PerReport } from './per-report';
 import { levelNumbers, type LineCondition, lineFilter, typedWords, wordMatches } from './queries/lines';
 import {
@@ -190,12 +190,7 @@ export class ReportViewerQueries {
   private tree(request: WindowRequest, tops: TopRows, ledger: Ledger, condition: () => Promise<LineCondition>): Promise<VisibleTree> {
     const { reportId, filter, sort, expansion, hierarchy = 'organization' } = request;
     const key = `${reportId}|${filterIdentity(filter)}|${JSON.stringify([hierarchy, sort, expansion.all, [...expansion.toggled].sort()])}`;
-    let tree = this.trees.get(key);
-    if (!tree) {
-      tree = this.build(request, tops, ledger, condition);
-      keepRecentAnswer(this.trees, key, tree, CACHED_STATES);
-    } else keepRecent(this.trees, key, tree, CACHED_STATES);
-    return tree;
+    return recentAnswer(this.trees, key, CACHED_STATES, () => this.build(request, tops, ledger, condition));
   }
 
   private async build(

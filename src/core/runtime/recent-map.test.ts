@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { keepRecent, keepRecentAnswer } from './recent-map';
+import { keepRecent, recentAnswer } from './recent-map';
 
 describe('keepRecent', () => {
   it('puts what is kept or used again last, and lets the oldest go beyond the capacity', () => {
@@ -22,11 +22,22 @@ describe('keepRecent', () => {
   it('keeps an answer on its way, and drops it once it fails (a newer one under the key stays)', async () => {
     const map = new Map<string, Promise<number>>();
     const failing = Promise.reject(new Error('no'));
-    keepRecentAnswer(map, 'a', failing, 2);
-    keepRecentAnswer(map, 'b', Promise.resolve(2), 2);
+    recentAnswer(map, 'a', 2, () => failing);
+    recentAnswer(map, 'b', 2, () => Promise.resolve(2));
     expect([...map.keys()]).toEqual(['a', 'b']);
     await failing.catch(() => undefined);
     await Promise.resolve();
     expect([...map.keys()]).toEqual(['b']);
+  });
+
+  it('answers a kept key with what it kept, made once, and puts it last', async () => {
+    const map = new Map<string, Promise<number>>();
+    let made = 0;
+    const make = () => Promise.resolve(++made);
+    recentAnswer(map, 'a', 2, make);
+    recentAnswer(map, 'b', 2, make);
+    expect(await recentAnswer(map, 'a', 2, make)).toBe(1);
+    expect(made).toBe(2);
+    expect([...map.keys()]).toEqual(['b', 'a']);
   });
 });

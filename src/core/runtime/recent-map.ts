@@ -8,8 +8,14 @@ export function keepRecent<K, V>(map: Map<K, V>, key: K, value: V, capacity: num
   while (map.size > capacity) map.delete(map.keys().next().value as K);
 }
 
-/** keepRecent for an answer still on its way: a failed one is dropped, so the next ask makes it again. */
-export function keepRecentAnswer<K, T>(map: Map<K, Promise<T>>, key: K, answer: Promise<T>, capacity: number): void {
-  answer.catch(() => map.delete(key));
+/**
+ * The answer kept under `key` (put last, as used again), or the one `make` starts, kept the same way until it fails:
+ * a failed answer is dropped, so the next ask makes it again.
+ */
+export function recentAnswer<K, T>(map: Map<K, Promise<T>>, key: K, capacity: number, make: () => Promise<T>): Promise<T> {
+  const kept = map.get(key);
+  const answer = kept ?? make();
+  if (!kept) answer.catch(() => map.get(key) === answer && map.delete(key));
   keepRecent(map, key, answer, capacity);
+  return answer;
 }

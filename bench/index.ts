@@ -15,6 +15,7 @@ import { type BesideCopy, exportsBesideCopy, topRowsAloneMs } from './copy-floor
 import { buildCli, cli, fetchMonth, LINES_PER_ORGANIZATION, startBenchTwin, startUp } from './cli-process';
 import { KEYSTROKE_TEXTS, measureViewerInChromium } from './viewer-in-chromium';
 import { type CloseFigures, measureCloseInChromium } from './close-in-chromium';
+import { machineSpeed, speedText } from './machine-speed';
 
 /**
  * `npm run bench`: the month-end at 100,000 and 1,000,000 billing lines from the service twin, measured as a person
@@ -97,6 +98,9 @@ async function workbookTotals(path: string): Promise<Map<string, { cost: string;
   }
   return totals;
 }
+
+/** The machine's speed, read at the start and after each size: a wide spread or a slower median says the hour was slow. */
+const MACHINE_ROW = 'the machine: fixed DuckDB work (median of 5, min–max)';
 
 const row = (label: string, figure: string, goal: string, met: boolean | null) =>
   console.log(`${label.padEnd(34)} ${figure.padEnd(28)} goal ${goal.padEnd(12)} ${met === null ? '' : met ? 'met' : 'MISSED'}`);
@@ -310,9 +314,12 @@ async function benchSize(lines: number): Promise<Record<string, unknown>> {
       })(),
       runMapped: invoiceStep('the run, all mapped (CLI)', ['invoices', 'run', novemberId]),
     };
+    const machine = await machineSpeed();
+    row(MACHINE_ROW, speedText(machine), '', null);
     return {
       lines,
       organizations,
+      machine,
       ledgerMb: +ledgerMb.toFixed(0),
       fetch: { seconds: +(fetched.ms / 1000).toFixed(1), peakRssMb: +fetched.peakRssMb.toFixed(0) },
       fetchNext: { seconds: +(november.ms / 1000).toFixed(1), peakRssMb: +november.peakRssMb.toFixed(0) },
@@ -355,7 +362,9 @@ async function main() {
     '≤ 300 ms',
     start.helpMs <= 300,
   );
-  const figures: Record<string, unknown>[] = [{ startUp: { helpMs: +start.helpMs.toFixed(0), nodeMs: +start.nodeMs.toFixed(0) } }];
+  const speed = await machineSpeed();
+  row(MACHINE_ROW, speedText(speed), '', null);
+  const figures: Record<string, unknown>[] = [{ startUp: { helpMs: +start.helpMs.toFixed(0), nodeMs: +start.nodeMs.toFixed(0) }, machine: speed }];
   for (const size of SIZES) figures.push(await benchSize(size));
   console.log(JSON.stringify(figures));
 }

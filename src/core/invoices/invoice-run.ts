@@ -16,7 +16,8 @@ import type {
   VatBreakdown,
   VatCategory,
 } from '@shared/schemas/invoices';
-import { allocateRounded } from './rounding';
+import { allocateRounded, allocateUnits } from './rounding';
+import { dividedHalfUp, type Fixed, fixed, fixedText, shortestText, tenTo, unitsAt } from './fixed-point';
 import { itemKey, looksLikeFormula } from './mapping-store';
 import type { InvoiceLineRow, UnmappedCustomerRow, UnmappedItemRow } from './queries';
 
@@ -46,25 +47,27 @@ const FILE_QUANTITY = /^-?\d+(\.\d{1,4})?$/;
 /**
  * The quantity and unit price a file carries for a line: the real quantity and a unit price at the currency's minor
  * unit when their product, rounded, is the net amount exactly (what an accounting system computes back); else 1 ×
- * the net amount, the real quantity kept in the description.
+ * the net amount, the real quantity kept in the description. `quantity` is the real one; `netAmount` is at the minor
+ * unit.
  */
-function quantityAndPrice(realQuantity: string, netAmount: string, currency: string): { quantity: string; unitPrice: string; exact: boolean } {
+function quantityAndPrice(quantity: Fixed, netAmount: string, currency: string): { quantity: string; unitPrice: string; exact: boolean } {
   const places = minorUnits(currency);
-  const quantity = money(realQuantity);
-  const plain = quantity.toFixed();
-  if (!quantity.isZero() && FILE_QUANTITY.test(plain)) {
-    const price = money(netAmount).dividedBy(quantity).toDecimalPlaces(places, Money.ROUND_HALF_UP);
-    if (quantity.times(price).toDecimalPlaces(places, Money.ROUND_HALF_UP).eq(netAmount))
-      return { quantity: plain, unitPrice: price.toFixed(places), exact: true };
+  const net = unitsAt(fixed(netAmount), places);
+  const plain = shortestText(quantity);
+  if (quantity.units !== 0n && FILE_QUANTITY.test(plain)) {
+    // net ÷ quantity at the minor unit: (N / 10^p) ÷ (Q / 10^s) = N × 10^s / Q units of 10^-p.
+    const sign = quantity.units < 0n ? -1n : 1n;
+    const price = dividedHalfUp(net * tenTo(quantity.scale) * sign, quantity.units * sign);
+    if (dividedHalfUp(quantity.units * price, tenTo(quantity.scale)) === net) return { quantity: plain, unitPrice: fixedText(price, places), exact: true };
   }
-  return { quantity: '1', unitPrice: money(netAmount).toFixed(places), exact: false };
+  return { quantity: '1', unitPrice: fixedText(net, places), exact: false };
 }
 
 /** The VAT a customer's line carries: the item's, unless the customer's treatment overrides it. */
 function vatOf(item: ItemMapping, customer: CustomerMapping): { category: VatCategory; rate: string; reason: string; taxCode: string } {
   if (customer.vatTreatment === 'reverse-charge') return { category: 'AE', rate: '0', reason: 'Reverse charge', taxCode: customer.taxCode };
   if (customer.vatTreatment === 'outside-scope') return { category: 'O', rate: '0', reason: 'Not subject to VAT', taxCode: customer.taxCode };
-  return { category: item.vatCategory, rate: money(item.vatRate).toFixed(), reason: item.exemptionReason, taxCode: item.taxCode };
+  return { category: item.vatCategory, rate: shortestText(fixed(item.vatRate)), reason: item.exemptionReason, taxCode: item.taxCode };
 }
 
 interface RunContext {
@@ -258,19 +261,20 @@ function invoiceOf(
     const item = items.get(itemKey({ match: row.item_match as ItemMatch, id: row.item_id ?? '' })) as ItemMapping;
     const vat = vatOf(item, customer);
     const netAmount = amounts[index] as string;
-    const shown = quantityAndPrice(row.quantity, netAmount, currency);
+    const realQuantity = fixed(row.quantity);
+    const shown = quantityAndPrice(realQuantity, netAmount, currency);
     const name = item.description || row.description;
     if (looksLikeFormula(name))
       refusals.add(`item ${itemKey(item)}: the description "${name}" begins like a formula; give the item a description in the mapping`);
     const several = context.linesPer === 'subscription' && row.products > 1 ? `, ${row.products} products` : '';
-    const description = shown.exact && !several ? name : `${name} (quantity ${money(row.quantity).toFixed()}${several})`;
+    const description = shown.exact && !several ? name : `${name} (quantity ${shortestText(realQuantity)}${several})`;
     return {
       description,
       quantity: shown.quantity,
       unitPrice: shown.unitPrice,
       netAmount,
       exactAmount: row.sales,
-      realQuantity: money(row.quantity).toFixed(),
+      realQuantity: shortestText(realQuantity),
       itemCode: item.itemCode,
       account: item.account,
       taxCode: vat.taxCode,
@@ -305,7 +309,7 @@ function invoiceOf(
     dueDate: addDays(context.invoiceDate, customer.paymentTermsDays),
     periodText: first.po ? `${text}, PO ${first.po}` : text,
     lines,
-    exactTotal: rows.reduce((sum, row) => sum.plus(row.sales), money(0)).toFixed(),
+    exactTotal: exactSum(rows.map((row) => row.sales)),
     netTotal: total,
     vat,
     vatTotal: vatTotal.toFixed(places),
@@ -322,16 +326,32 @@ function vatBreakdown(lines: InvoiceLine[], currency: string): VatBreakdown[] {
   const byCategory = new Map<string, InvoiceLine[]>();
   for (const line of lines) {
     const key = `${line.vatCategory}|${line.vatRate}|${line.exemptionReason}`;
-    byCategory.set(key, [...(byCategory.get(key) ?? []), line]);
+    const group = byCategory.get(key);
+    if (group) group.push(line);
+    else byCategory.set(key, [line]);
   }
+  const places = minorUnits(currency);
   return [...byCategory.values()].map((group) => {
     const { vatCategory: category, vatRate: rate, exemptionReason } = group[0] as InvoiceLine;
-    const taxable = group.reduce((sum, line) => sum.plus(line.netAmount), money(0));
-    const exactShares = group.map((line) => money(line.netAmount).times(rate).dividedBy(100).toFixed());
-    const { amounts, total } = allocateRounded(exactShares, currency);
+    const nets = group.map((line) => unitsAt(fixed(line.netAmount), places));
+    const taxable = nets.reduce((sum, net) => sum + net, 0n);
+    // Each line's exact share, net × rate ÷ 100: units of 10^-(places + the rate's decimals + 2).
+    const percent = fixed(rate);
+    const { amounts, total } = allocateUnits(
+      nets.map((net) => net * percent.units),
+      places + percent.scale + 2,
+      currency,
+    );
     group.forEach((line, index) => (line.vatAmount = amounts[index] as string));
-    return { category, rate, exemptionReason: category === 'S' ? '' : exemptionReason, taxable: taxable.toFixed(minorUnits(currency)), amount: total };
+    return { category, rate, exemptionReason: category === 'S' ? '' : exemptionReason, taxable: fixedText(taxable, places), amount: total };
   });
+}
+
+/** The exact sum of decimals, as its shortest text. */
+function exactSum(amounts: readonly string[]): string {
+  const values = amounts.map(fixed);
+  const scale = values.reduce((widest, value) => Math.max(widest, value.scale), 0);
+  return shortestText({ units: values.reduce((sum, value) => sum + unitsAt(value, scale), 0n), scale });
 }
 
 function currencyRounding(invoices: readonly Invoice[]): CurrencyRounding[] {

@@ -1,18 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { seededRandom } from '@testing/seeded-random';
 import { Money, money } from '@shared/money';
 import { minorUnits, roundToMinorUnit } from '@shared/currency';
 import { allocateRounded } from './rounding';
-
-/** A small seeded generator (mulberry32): the same cases on every run, and many of them. */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let value = Math.imul(state ^ (state >>> 15), 1 | state);
-    value = (value + Math.imul(value ^ (value >>> 7), 61 | value)) ^ value;
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** An exact amount as the service sends them: up to 6 decimals, either sign, from cents to millions. */
 function amount(next: () => number): string {
@@ -25,7 +15,7 @@ function amount(next: () => number): string {
 describe('allocateRounded (largest remainder)', () => {
   for (const currency of ['JPY', 'SEK', 'KWD']) {
     it(`makes the lines add up to the customer's exactly rounded total in ${currency} (${minorUnits(currency)} decimals), for 2,000 random customers`, () => {
-      const next = random(minorUnits(currency) + 7);
+      const next = seededRandom(minorUnits(currency) + 7);
       const unit = money(1).dividedBy(money(10).pow(minorUnits(currency)));
       for (let customer = 0; customer < 2_000; customer += 1) {
         const exact = Array.from({ length: 1 + Math.floor(next() * 30) }, () => amount(next));
@@ -55,6 +45,13 @@ describe('allocateRounded (largest remainder)', () => {
     expect(allocateRounded(['0.005', '0.005'], 'EUR')).toEqual({ amounts: ['0.01', '0.00'], total: '0.01' });
     expect(allocateRounded(['-0.005', '-0.005'], 'EUR')).toEqual({ amounts: ['-0.01', '0.00'], total: '-0.01' }); // the mirror of the invoice
     expect(allocateRounded([], 'EUR')).toEqual({ amounts: [], total: '0.00' });
+  });
+
+  it("allocates one customer's 300,000 lines at once (a large customer of a large month)", () => {
+    const exact = Array.from({ length: 300_000 }, (_, index) => `${index % 7}.${String(index % 1000).padStart(3, '0')}5`);
+    const { amounts, total } = allocateRounded(exact, 'EUR');
+    expect(amounts).toHaveLength(300_000);
+    expect(amounts.reduce((running, value) => running.plus(value), money(0)).toFixed(2)).toBe(total);
   });
 
   it('refuses a total the amounts cannot reach by rounding', () => {

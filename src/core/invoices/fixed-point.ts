@@ -2,9 +2,8 @@ import { money } from '@shared/money';
 
 /**
  * Exact decimals as whole numbers of 10^-scale (BigInt), for the invoice run's per-line arithmetic. A month's
- * 601,268 invoice lines made some 30 million decimal.js objects there: 15 s of a 1,000,000-line run, the main
- * process's event loop held all along, and the garbage behind a peak of 0.8–1.1 GB. The same sums, products and
- * roundings on whole numbers are exact too.
+ * 601,268 invoice lines made some 30 million decimal.js objects there: 15–19 s of a 1,000,000-line run, the main
+ * process's event loop held all along; on whole numbers, about 5 s. The sums, products and roundings are as exact.
  */
 export interface Fixed {
   units: bigint;

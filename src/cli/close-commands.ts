@@ -14,6 +14,7 @@ import { bridgeLines } from '@shared/model/bridge-text';
 import { describeFigures, type ShownReviewState, shownReviewState } from '@shared/model/review-state';
 import type { CliContext } from './context';
 import { EXIT, parse, UsageError, withContext } from './context';
+import { writeOut } from './standard-output';
 
 /** `reports check` ends with this when exceptions at or above --fail-on are still open (for scripts and CI). */
 export const EXIT_OPEN_EXCEPTIONS = 4;
@@ -173,11 +174,6 @@ async function savedReports(context: CliContext) {
       return name;
     },
   };
-}
-
-/** Writes to standard output, waiting while its buffer is full (a long listing stays within memory). */
-async function writeOut(text: string | Uint8Array): Promise<void> {
-  if (!process.stdout.write(text)) await new Promise((resolve) => process.stdout.once('drain', resolve));
 }
 
 async function compareCommand(context: CliContext, ids: string[], values: { json: boolean; out?: string | undefined }): Promise<number> {

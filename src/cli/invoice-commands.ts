@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { DATE_FORMATS, INVOICE_FIELDS, InvoiceFormat, InvoiceSettings, InvoiceTemplate, LINE_FIELDS } from '@shared/schemas/invoices';
 import { type CliContext, EXIT, parse, UsageError, withContext } from './context';
 import { errorMessage } from '@shared/error-message';
+import { jsonInParts, writeOut } from './standard-output';
 
 const USAGE = [
   'Usage: invoices map [--report ID] --import FILE.csv | --export FILE.csv',
@@ -189,7 +190,8 @@ export async function invoicesCommand(args: string[]): Promise<number> {
     if (action === 'run') {
       const run = await invoices.run(reportId, invoiceDate);
       if (values.json) {
-        process.stdout.write(`${JSON.stringify(run)}\n`);
+        for (const part of jsonInParts(run, 'invoices')) await writeOut(part);
+        await writeOut('\n');
         return EXIT.ok;
       }
       const out: string[] = [`${run.periodText}: ${run.readiness.line}`];

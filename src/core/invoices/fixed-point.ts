@@ -33,6 +33,16 @@ export function unitsAt(value: Fixed, scale: number): bigint {
   return value.units * tenTo(scale - value.scale);
 }
 
+/**
+ * Decimals' texts as units of one scale: the widest of theirs, and at least `least`. A reduce, not a spread into
+ * Math.max: one customer may have 300,000 lines.
+ */
+export function atCommonScale(texts: readonly string[], least = 0): { units: bigint[]; scale: number } {
+  const values = texts.map(fixed);
+  const scale = values.reduce((widest, value) => Math.max(widest, value.scale), least);
+  return { units: values.map((value) => unitsAt(value, scale)), scale };
+}
+
 /** The whole number nearest to numerator / denominator, a half away from zero (denominator > 0). */
 export function dividedHalfUp(numerator: bigint, denominator: bigint): bigint {
   const magnitude = numerator < 0n ? -numerator : numerator;

@@ -17,7 +17,7 @@ import type {
   VatCategory,
 } from '@shared/schemas/invoices';
 import { allocateRounded, allocateUnits } from './rounding';
-import { dividedHalfUp, type Fixed, fixed, fixedText, shortestText, tenTo, unitsAt } from './fixed-point';
+import { atCommonScale, dividedHalfUp, type Fixed, fixed, fixedText, shortestText, tenTo, unitsAt } from './fixed-point';
 import { itemKey, looksLikeFormula } from './mapping-store';
 import type { InvoiceLineRow, UnmappedCustomerRow, UnmappedItemRow } from './queries';
 
@@ -349,9 +349,8 @@ function vatBreakdown(lines: InvoiceLine[], currency: string): VatBreakdown[] {
 
 /** The exact sum of decimals, as its shortest text. */
 function exactSum(amounts: readonly string[]): string {
-  const values = amounts.map(fixed);
-  const scale = values.reduce((widest, value) => Math.max(widest, value.scale), 0);
-  return shortestText({ units: values.reduce((sum, value) => sum + unitsAt(value, scale), 0n), scale });
+  const { units, scale } = atCommonScale(amounts);
+  return shortestText({ units: units.reduce((sum, value) => sum + value, 0n), scale });
 }
 
 function currencyRounding(invoices: readonly Invoice[]): CurrencyRounding[] {

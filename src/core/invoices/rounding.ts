@@ -1,5 +1,5 @@
 import { minorUnits } from '@shared/currency';
-import { dividedDown, dividedHalfUp, fixed, fixedText, tenTo, unitsAt } from './fixed-point';
+import { atCommonScale, dividedDown, dividedHalfUp, fixed, fixedText, tenTo, unitsAt } from './fixed-point';
 
 /**
  * Exact amounts rounded to a currency's minor unit so that they add up to a total exactly: each is rounded down,
@@ -11,14 +11,8 @@ import { dividedDown, dividedHalfUp, fixed, fixedText, tenTo, unitsAt } from './
  * A negative total is allocated as the mirror of the positive one, so a credit rounds as the invoice it reverses.
  */
 export function allocateRounded(exact: readonly string[], currency: string, total?: string): { amounts: string[]; total: string } {
-  const values = exact.map(fixed);
-  const scale = values.reduce((widest, value) => Math.max(widest, value.scale), minorUnits(currency)); // no spread: a customer may have 200,000 lines
-  return allocateUnits(
-    values.map((value) => unitsAt(value, scale)),
-    scale,
-    currency,
-    total,
-  );
+  const { units, scale } = atCommonScale(exact, minorUnits(currency));
+  return allocateUnits(units, scale, currency, total);
 }
 
 /**

@@ -48,8 +48,8 @@ const USAGE = `Closebook command line (the same core as the app)
 
 Service commands take --profile NAME, or --base-url URL --client-id ID --username NAME --reseller-id GUID
 [--seller-id GUID] with CLOSEBOOK_API_SECRET and CLOSEBOOK_PASSWORD in the environment; and --data-dir DIR.
-Exit codes: 0 done, 1 usage or validation error, 2 authentication, network or service error,
-3 the consumption task Failed, 4 billing exceptions still open (reports check), 5 a control of the month close
+Exit codes: 0 done, 1 usage or validation error, 2 authentication, network or service error, or output that
+could not be written, 3 the consumption task Failed, 4 billing exceptions still open (reports check), 5 a control of the month close
 refused the step (an approval by the preparer, a locked month, a signed fetch deleted, a broken log).
 `;
 

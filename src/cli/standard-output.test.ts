@@ -1,5 +1,33 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { openSync, closeSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { CLI } from '@testing/simulator';
 import { jsonInParts } from './standard-output';
+
+describe('standard output that cannot be written', () => {
+  it('a full disk ends the command in words, exit 2, not in a stack trace', () => {
+    const full = openSync('/dev/full', 'w'); // every write to it fails with ENOSPC, as on a full disk
+    try {
+      const result = spawnSync(CLI[0], [CLI[1], 'help'], { stdio: ['ignore', full, 'pipe'], encoding: 'utf8', timeout: 30_000 });
+      expect([result.status, result.stderr]).toEqual([
+        2,
+        'closebook: standard output could not be written (ENOSPC: no space left on device, write), so it is incomplete: ' +
+          'free some space on that disk (or send the output elsewhere) and run the command again.\n',
+      ]);
+    } finally {
+      closeSync(full);
+    }
+  });
+
+  it('a reader that stopped early (| head) ends the command quietly, exit 0', async () => {
+    const child = spawn(CLI[0], [CLI[1], 'help'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.destroy(); // the reader is gone before the command writes: its write fails with EPIPE
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const status = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect([status, stderr]).toEqual([0, '']);
+  });
+});
 
 describe('jsonInParts', () => {
   it('writes what JSON.stringify writes, the named array an item at a time', () => {

@@ -1,3 +1,20 @@
+import { EXIT } from './exit-codes';
+
+/**
+ * Ends the command in words when standard output cannot be written: a full disk under `> file` would otherwise end
+ * in Node's stack trace. A reader that stopped early (`| head`) is not a failure: the command ends quietly.
+ */
+export function endWhenStandardOutputFails(): void {
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(EXIT.ok);
+    const advice =
+      error.code === 'ENOSPC' || error.code === 'EDQUOT' ? 'free some space on that disk (or send the output elsewhere)' : 'check where the output goes';
+    const what = error.message.split('\n')[0];
+    process.stderr.write(`closebook: standard output could not be written (${what}), so it is incomplete: ${advice} and run the command again.\n`);
+    process.exit(EXIT.service);
+  });
+}
+
 /** Writes to standard output, waiting while its buffer is full (a long listing stays within memory). */
 export async function writeOut(text: string | Uint8Array): Promise<void> {
   if (!process.stdout.write(text)) await new Promise((resolve) => process.stdout.once('drain', resolve));

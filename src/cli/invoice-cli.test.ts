@@ -259,6 +259,30 @@ describe('closebook invoices', () => {
     expect(after.lines.at(-1)).toMatchObject({ description: 'Setup fee', netAmount: '250.00' });
     expect(new Money(after.exactTotal).eq(new Money(before.exactTotal).minus(dropped.exactAmount).plus('250.00'))).toBe(true);
     expect(cli(['reports', 'log', october]).stdout).toMatch(/adjusted.*Billed twice by the service[\s\S]*adjusted.*Agreed in the order/);
+
+    // The Invoices tab's answer leaves the lines out; an invoice opened gets them, each the whole run's exactly.
+    const whole = JSON.parse(cli(['invoices', 'run', october, '--json']).stdout) as { invoices: (RunJson['invoices'][number] & Record<string, unknown>)[] };
+    const tabPorts = await testPorts({ dataDir: dir });
+    const tab = createService(tabPorts.ports);
+    try {
+      const overview = await tab.handlers['invoices:run']({ reportId: october });
+      expect(overview.invoices.map((invoice) => [invoice.orgKey, invoice.currency, invoice.lineCount, 'lines' in invoice])).toEqual(
+        whole.invoices.map((invoice) => [invoice.orgKey, invoice.currency, invoice.lines.length, false]),
+      );
+      const items = whole.invoices.flatMap((invoice) => invoice.lines.map((line) => (line as unknown as { item: string }).item));
+      expect(overview.items.map((entry) => entry.item).sort()).toEqual([...new Set(items)].sort());
+      for (const invoice of overview.invoices) {
+        const { orgId, orgKey, currency, po } = invoice;
+        const made = whole.invoices.find((entry) => entry.orgKey === orgKey && entry.currency === currency)!;
+        expect(await tab.handlers['invoices:lines']({ reportId: october, invoice: { orgId, orgKey, currency, po } }), orgKey).toEqual(made.lines);
+      }
+      await expect(
+        tab.handlers['invoices:lines']({ reportId: october, invoice: { orgId: before.orgId, orgKey: 'gone', currency: before.currency, po: '' } }),
+      ).rejects.toMatchObject({ code: 'not-found', message: expect.stringMatching(/is not in the month's invoices now.*Open the Invoices tab again/) });
+    } finally {
+      await tab.dispose();
+      await tabPorts.cleanup();
+    }
     // Withdrawn, the fee is gone again; the exclusion stays.
     expect(cli(['invoices', 'withdraw', october, fee.stdout.trim(), '--reason', 'Waived'])).toMatchObject({ code: 0 });
     const withdrawn = (JSON.parse(cli(['invoices', 'run', october, '--json']).stdout) as RunJson).invoices.find(

@@ -7,7 +7,17 @@ import { ConnectionTestProgress } from './connection-test-progress';
 import { InputRow, MAX_CONSUMPTION_FILE_BYTES, MAX_EXTRA_COLUMNS, ParsedFile, Submission, SubmissionSummary, SubscriptionNames } from './schemas/consumption';
 import { ReportJob, ReportListing, ReportMeta } from './schemas/saved-report';
 import { TeamConnectInput, TeamLedgerView, TeamMoveIn } from './schemas/team-ledger';
-import { AdjustmentInput, CustomerMapping, InvoiceFormat, InvoiceMapping, InvoiceRunView, InvoiceSettings, ItemMapping } from './schemas/invoices';
+import {
+  AdjustmentInput,
+  CustomerMapping,
+  InvoiceFormat,
+  InvoiceKey,
+  InvoiceLine,
+  InvoiceMapping,
+  InvoiceRunOverview,
+  InvoiceSettings,
+  ItemMapping,
+} from './schemas/invoices';
 import {
   Checklist,
   CheckThresholds,
@@ -430,7 +440,9 @@ export const channels = {
   'consumption:resume': { input: z.object({ submissionId: z.string().uuid() }), output: Submission },
   'consumption:export-failed': { input: z.object({ submissionId: z.string().uuid(), format: z.enum(['xlsx', 'csv']) }), output: FileResult },
   /** The month's invoices as they would be made now (unnumbered): unmapped first, the drafts, rounding per currency. */
-  'invoices:run': { input: ReportRef.extend({ invoiceDate: InvoiceDate.optional() }), output: InvoiceRunView },
+  'invoices:run': { input: ReportRef.extend({ invoiceDate: InvoiceDate.optional() }), output: InvoiceRunOverview },
+  /** One invoice's lines as the run makes them now, asked for when it is opened (the run's answer leaves them out). */
+  'invoices:lines': { input: ReportRef.extend({ invoice: InvoiceKey }), output: z.array(InvoiceLine) },
   /** The mapping and invoice settings of the month's Broker (service host and reseller). */
   'invoices:mapping': { input: ReportRef, output: z.object({ mapping: InvoiceMapping, settings: InvoiceSettingsView }) },
   /** Adds or replaces one customer or item of the mapping (the editor); the other entries stay. */
@@ -446,10 +458,10 @@ export const channels = {
   /** Adjusts the month's invoices (a manual line, an excluded line, a withdrawal) with its reason, logged with the month. */
   'invoices:adjust': {
     input: ReportRef.extend({ adjustment: AdjustmentInput, reason: z.string().trim().min(1, 'is required').max(1000) }),
-    output: InvoiceRunView,
+    output: InvoiceRunOverview,
   },
   /** A second person approves the adjustments made after the month's approval. */
-  'invoices:approve-adjustments': { input: ReportRef, output: InvoiceRunView },
+  'invoices:approve-adjustments': { input: ReportRef, output: InvoiceRunOverview },
   /**
    * Numbers the month's invoices once (or takes the run already numbered) and writes its files: into a folder the
    * desktop asks for, or as downloads in the browser bridge; what the format cannot carry is listed, not written.

@@ -4,7 +4,8 @@ import type { Page } from '@playwright/test';
 import Papa from 'papaparse';
 import { startTwin } from '@twin/server';
 import { temporaryDir } from '@testing/test-support';
-import { expect, test } from './fixtures';
+import { fillMapping } from '@testing/invoice-mapping';
+import { type BridgeHost, expect, test } from './fixtures';
 import { ClosebookPage, ReportsPage, SCREEN_SIZES, WIDE } from './pages';
 
 /** What of the Invoices tab is cut off or scrolls sideways: the screen, its tables and its controls. */
@@ -25,26 +26,30 @@ async function layoutProblems(page: Page): Promise<string[]> {
   });
 }
 
+/** October fetched in the app for a twin of `organizations` customers, under a profile named `profile`. */
+async function octoberFetched(page: Page, bridge: BridgeHost, organizations: number, profile: string) {
+  const twin = await startTwin({ reportReadyAfterMs: 0, reportReadyAfterPolls: 0, organizations });
+  await bridge.useProfileFor(twin, profile);
+  await page.setViewportSize(WIDE);
+  const app = new ClosebookPage(page);
+  const reports = new ReportsPage(page);
+  await app.open(bridge.harness.url);
+  await app.nav('Reports').click();
+  await reports.requestMonth('2026-10');
+  await reports.waitForSaved(1, 30_000);
+  const service = bridge.harness.service;
+  const reportId = (await service.handlers['reports:list']({})).flatMap((listing) => (listing.state === 'ok' ? [listing.meta.id] : []))[0]!;
+  return { twin, app, reports, service, reportId };
+}
+
 test('invoices: unmapped first, mapped in the editor and from a CSV, drafts that match the Invoicing view, exported once the month is prepared', async ({
   page,
   bridge,
 }) => {
   test.setTimeout(120_000);
-  const twin = await startTwin({ reportReadyAfterMs: 0, reportReadyAfterPolls: 0, organizations: 6 });
+  const { twin, app, reports, service, reportId } = await octoberFetched(page, bridge, 6, 'Invoices');
   const dir = await temporaryDir();
   try {
-    await bridge.useProfileFor(twin, 'Invoices');
-    await page.setViewportSize(WIDE);
-    const app = new ClosebookPage(page);
-    const reports = new ReportsPage(page);
-    await app.open(bridge.harness.url);
-    await app.nav('Reports').click();
-    await reports.requestMonth('2026-10');
-    await reports.waitForSaved(1, 30_000);
-    const listings = await bridge.harness.service.handlers['reports:list']({});
-    const reportId = listings.flatMap((listing) => (listing.state === 'ok' ? [listing.meta.id] : []))[0]!;
-    const service = bridge.harness.service;
-
     const viewer = await reports.openNewest('2026-10-01 – 2026-10-31');
     const close = await viewer.closeTheMonth();
     await close.openTab('Invoices');
@@ -165,6 +170,56 @@ test('invoices: unmapped first, mapped in the editor and from a CSV, drafts that
     }
     const log = await service.close.log(reportId);
     expect(log.entries.at(-1)).toMatchObject({ action: 'adjusted', note: 'Billed twice by the service' });
+  } finally {
+    await twin.close();
+    await dir.remove();
+  }
+});
+
+test('invoices: a month of many customers lists its drafts a hundred at a time, finds one by customer, and opens it with its lines', async ({
+  page,
+  bridge,
+}) => {
+  test.setTimeout(120_000);
+  const { twin, reports, service, reportId } = await octoberFetched(page, bridge, 230, 'Many customers');
+  const dir = await temporaryDir();
+  try {
+    const broker = await service.invoices.brokerOfReport(reportId);
+    await service.invoices.exportMapping(broker, join(dir.path, 'blank.csv'), reportId);
+    await service.invoices.importMapping(broker, fillMapping(await readFile(join(dir.path, 'blank.csv'), 'utf8')));
+    const { invoices } = await service.invoices.run(reportId);
+    expect(invoices.length).toBeGreaterThan(200);
+
+    const close = await (await reports.openNewest('2026-10-01 – 2026-10-31')).closeTheMonth();
+    await close.openTab('Invoices');
+    const panel = page.getByRole('region', { name: 'Invoices', exact: true });
+    const drafts = panel.getByTestId('draft-invoice');
+    const shown = panel.getByTestId('invoices-shown');
+    await expect(panel.getByRole('heading', { name: `Draft invoices (${invoices.length.toLocaleString('en-US')})` })).toBeVisible();
+    await expect(drafts).toHaveCount(100);
+    await expect(shown).toHaveText(`100 of ${invoices.length}`);
+    await panel.getByRole('button', { name: 'Show 100 more' }).click();
+    await expect(drafts).toHaveCount(200);
+    await expect(panel.getByRole('button', { name: `Show ${invoices.length - 200} more` })).toBeVisible();
+    for (const size of SCREEN_SIZES) {
+      await page.setViewportSize(size);
+      await panel.getByRole('searchbox', { name: 'Find an invoice' }).scrollIntoViewIfNeeded();
+      await page.screenshot({ path: `test-results/invoices-many-${size.width}x${size.height}.png` });
+      expect(await layoutProblems(page), `many at ${size.width}×${size.height}`).toEqual([]);
+    }
+    await page.setViewportSize(WIDE);
+
+    // Found by its customer's name, past the first hundred; opened, its lines are the run's.
+    const wanted = invoices[150]!;
+    await panel.getByRole('searchbox', { name: 'Find an invoice' }).fill(wanted.contactName);
+    const holding = invoices.filter((invoice) => `${invoice.contactName} ${invoice.organization}`.toLowerCase().includes(wanted.contactName.toLowerCase()));
+    await expect(drafts).toHaveCount(holding.length);
+    await expect(shown).toHaveText(`${holding.length} found`);
+    const draft = drafts.filter({ hasText: wanted.contactName }).filter({ hasText: wanted.currency }).first();
+    await draft.locator('summary').click();
+    const rows = draft.locator('tbody tr');
+    await expect(rows).toHaveCount(wanted.lines.length);
+    await expect(rows.first().locator('td').first()).toHaveText(wanted.lines[0]!.description);
   } finally {
     await twin.close();
     await dir.remove();

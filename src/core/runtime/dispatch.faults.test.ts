@@ -169,6 +169,7 @@ function validInputs(f: ServiceFixture): Record<ChannelName, unknown[]> {
       },
     ],
     'invoices:approve-adjustments': [{ reportId: f.report.id }],
+    'invoices:lines': [{ reportId: f.report.id, invoice: { orgId: 'org-1', orgKey: 'org-1', currency: 'SEK', po: '' } }],
     'invoices:export': [{ reportId: f.report.id, format: 'xero' }],
     'consumption:parse': [
       { fileName: 'october.csv', base64: csv },

@@ -375,3 +375,22 @@ export const InvoiceRunView = InvoiceRunDraft.extend({
   ),
 });
 export type InvoiceRunView = z.infer<typeof InvoiceRunView>;
+
+/**
+ * An invoice as the Invoices tab lists it: without its lines (a month of a million billing lines has 600,000 invoice
+ * lines, 327 MB as JSON), which are asked for when the invoice is opened ('invoices:lines').
+ */
+export const InvoiceSummary = Invoice.omit({ lines: true }).extend({ lineCount: z.number().int() });
+export type InvoiceSummary = z.infer<typeof InvoiceSummary>;
+
+/** The month's run as the Invoices tab shows it: each invoice summed, and the items its lines are booked as. */
+export const InvoiceRunOverview = InvoiceRunView.omit({ invoices: true }).extend({
+  invoices: z.array(InvoiceSummary),
+  /** Each item the invoices' lines take, with the account and tax code it books them to: what a manual line may be. */
+  items: z.array(z.object({ item: z.string(), account: z.string(), taxCode: z.string() })),
+});
+export type InvoiceRunOverview = z.infer<typeof InvoiceRunOverview>;
+
+/** Names one invoice of a month's run: its customer, currency and PO number (when invoices are split by PO). */
+export const InvoiceKey = z.object({ orgId: z.string().max(200), orgKey: z.string().max(400), currency: z.string().max(10), po: z.string().max(200) });
+export type InvoiceKey = z.infer<typeof InvoiceKey>;

@@ -4,16 +4,17 @@ import {
   type AdjustmentInput,
   type CustomerMapping,
   DATE_FORMATS,
-  type Invoice,
   type InvoiceFormat,
+  type InvoiceLine,
   type InvoiceMapping,
-  type InvoiceRunView,
+  type InvoiceRunOverview,
+  type InvoiceSummary,
   type ItemMapping,
   type UnmappedCustomer,
   VatCategory,
   type VatTreatment,
 } from '@shared/schemas/invoices';
-import { call } from '@renderer/bridge';
+import { call, errorMessage } from '@renderer/bridge';
 import { receiveFile } from '@renderer/bridge/files';
 import { ErrorNote } from '@renderer/components/ErrorNote';
 import { NumberValue } from '@renderer/components/NumberValue';
@@ -350,7 +351,7 @@ function ReasonButton({ label, onReason }: { label: string; onReason: (reason: s
 }
 
 /** Adds a line to a customer's invoice by hand: what it says, its amount, the item it is booked and taxed as. */
-function ManualLineForm({ invoice, items, onAdjust }: { invoice: Invoice; items: [string, string][]; onAdjust: Adjust }): React.JSX.Element {
+function ManualLineForm({ invoice, items, onAdjust }: { invoice: InvoiceSummary; items: [string, string][]; onAdjust: Adjust }): React.JSX.Element {
   const [entry, setEntry] = useState({ description: '', amount: '', item: items[0]?.[0] ?? '', reason: '' });
   const set = (key: keyof typeof entry) => (value: string) => setEntry({ ...entry, [key]: value });
   return (
@@ -388,8 +389,8 @@ function ManualLineForm({ invoice, items, onAdjust }: { invoice: Invoice; items:
 
 type Adjust = (adjustment: AdjustmentInput, reason: string) => Promise<unknown>;
 
-function DraftInvoice({ invoice, items, onAdjust }: { invoice: Invoice; items: [string, string][]; onAdjust: Adjust }): React.JSX.Element {
-  // An invoice's lines are put on the page once it is opened: a month of a million lines has 600,000 of them.
+/** A draft invoice, summed; opened, its lines are asked for (a month of a million billing lines has 600,000 of them). */
+function DraftInvoice({ reportId, invoice, items, onAdjust }: DraftProps): React.JSX.Element {
   const [open, setOpen] = useState(false);
   return (
     <details className="invoices__draft" data-testid="draft-invoice" onToggle={(event) => setOpen(event.currentTarget.open)}>
@@ -398,7 +399,7 @@ function DraftInvoice({ invoice, items, onAdjust }: { invoice: Invoice; items: [
           {invoice.kind === 'credit-note' ? <span className="state-badge">Credit note</span> : null} {invoice.contactName}
           {invoice.po ? <span className="muted"> · PO {invoice.po}</span> : null}
         </span>
-        <span className="num">{formatCount(invoice.lines.length)} lines</span>
+        <span className="num">{formatCount(invoice.lineCount)} lines</span>
         <span className="num">
           <NumberValue value={amountText(invoice.netTotal, invoice.currency)} /> <span className="ccy">{invoice.currency}</span>
         </span>
@@ -407,13 +408,91 @@ function DraftInvoice({ invoice, items, onAdjust }: { invoice: Invoice; items: [
         </span>
         <span className="muted">due {invoice.dueDate}</span>
       </summary>
-      {open ? <DraftLines invoice={invoice} items={items} onAdjust={onAdjust} /> : null}
+      {open ? <DraftLines reportId={reportId} invoice={invoice} items={items} onAdjust={onAdjust} /> : null}
     </details>
   );
 }
 
-/** An open invoice's lines, each with what adjusts it, and the form for a manual line. */
-function DraftLines({ invoice, items, onAdjust }: { invoice: Invoice; items: [string, string][]; onAdjust: Adjust }): React.JSX.Element {
+/** How many invoices are put on the page at a time: a month can have 10,000 (a million billing lines). */
+const INVOICES_AT_A_TIME = 100;
+
+/** Whether an invoice is one a person looks for by `words`: its customer's names and number, its PO, its currency. */
+function invoiceFound(invoice: InvoiceSummary, words: string[]): boolean {
+  const text = `${invoice.contactName} ${invoice.organization} ${invoice.customerNumber} ${invoice.po} ${invoice.currency}`.toLowerCase();
+  return words.every((word) => text.includes(word));
+}
+
+/** The drafts, a hundred at a time, and a search by customer, number or PO when there are more. */
+function DraftInvoices({ reportId, invoices, items, onAdjust }: Omit<DraftProps, 'invoice'> & { invoices: InvoiceSummary[] }): React.JSX.Element {
+  const [search, setSearch] = useState('');
+  const [shown, setShown] = useState(INVOICES_AT_A_TIME);
+  const words = search.toLowerCase().split(/\s+/).filter(Boolean);
+  const found = words.length ? invoices.filter((invoice) => invoiceFound(invoice, words)) : invoices;
+  return (
+    <>
+      {invoices.length > INVOICES_AT_A_TIME ? (
+        <p className="invoices__find">
+          <input
+            type="search"
+            aria-label="Find an invoice"
+            placeholder="Customer, number or PO"
+            value={search}
+            onChange={(event) => {
+              setSearch(event.target.value);
+              setShown(INVOICES_AT_A_TIME);
+            }}
+          />{' '}
+          <span className="muted" data-testid="invoices-shown">
+            {found.length > shown ? `${formatCount(shown)} of ${formatCount(found.length)}` : formatCount(found.length)}
+            {words.length ? ' found' : ''}
+          </span>
+        </p>
+      ) : null}
+      {found.slice(0, shown).map((invoice) => (
+        <DraftInvoice key={`${invoice.orgKey}|${invoice.currency}|${invoice.po}`} reportId={reportId} invoice={invoice} items={items} onAdjust={onAdjust} />
+      ))}
+      {found.length > shown ? (
+        <button type="button" onClick={() => setShown(shown + INVOICES_AT_A_TIME)}>
+          Show {formatCount(Math.min(INVOICES_AT_A_TIME, found.length - shown))} more
+        </button>
+      ) : null}
+    </>
+  );
+}
+
+interface DraftProps {
+  reportId: string;
+  invoice: InvoiceSummary;
+  items: [string, string][];
+  onAdjust: Adjust;
+}
+
+/**
+ * An open invoice's lines, each with what adjusts it, and the form for a manual line. They are asked for again when
+ * the run is made again (an adjustment, a mapping): the invoice then is a new one.
+ */
+function DraftLines({ reportId, invoice, items, onAdjust }: DraftProps): React.JSX.Element {
+  const [lines, setLines] = useState<InvoiceLine[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    let current = true;
+    setError(null);
+    const { orgId, orgKey, currency, po } = invoice;
+    call('invoices:lines', { reportId, invoice: { orgId, orgKey, currency, po } }).then(
+      (answer) => current && setLines(answer),
+      (failure: unknown) => current && setError(errorMessage(failure)),
+    );
+    return () => {
+      current = false;
+    };
+  }, [reportId, invoice]);
+  if (error) return <ErrorNote message={error} />;
+  if (!lines)
+    return (
+      <p className="empty" aria-busy="true">
+        Making {formatCount(invoice.lineCount)} lines…
+      </p>
+    );
   return (
     <>
       <table className="grid invoices__lines">
@@ -430,7 +509,7 @@ function DraftLines({ invoice, items, onAdjust }: { invoice: Invoice; items: [st
           </tr>
         </thead>
         <tbody>
-          {invoice.lines.map((line, index) => (
+          {lines.map((line, index) => (
             <tr key={index}>
               <td title={`${line.description} · ${line.item} · ${formatCount(line.billingLines)} billing lines · exact ${line.exactAmount}`}>
                 {line.description}
@@ -548,7 +627,7 @@ function SettingsForm({ reportId, onSaved }: { reportId: string; onSaved: () => 
  * the totals per currency with the rounding difference explained, and the export — once the month is ready.
  */
 export function InvoicesPanel({ reportId }: { reportId: string }): React.JSX.Element {
-  const [run, setRun] = useState<InvoiceRunView | null>(null);
+  const [run, setRun] = useState<InvoiceRunOverview | null>(null);
   const [format, setFormat] = useState<InvoiceFormat>('xero');
   const [invoiceDate, setInvoiceDate] = useState('');
   const [notice, setNotice] = useState<string | null>(null);
@@ -602,11 +681,9 @@ export function InvoicesPanel({ reportId }: { reportId: string }): React.JSX.Ele
   if (!run) return load.error ? <ErrorNote message={load.error} /> : <p className="empty">Making the month's invoices…</p>;
   const ready = run.blockers.length === 0;
   const awaitingApproval = run.blockers.some((blocker) => blocker.includes('approve-adjustments'));
-  const items = [
-    ...new Map(
-      run.invoices.flatMap((invoice) => invoice.lines.map((line) => [line.item, `${line.account} · ${line.taxCode} (${line.item})`] as const)),
-    ).entries(),
-  ].sort(([, a], [, b]) => a.localeCompare(b));
+  const items = run.items
+    .map(({ item, account, taxCode }): [string, string] => [item, `${account} · ${taxCode} (${item})`])
+    .sort(([, a], [, b]) => a.localeCompare(b));
   const customerName = (orgId: string) => run.invoices.find((invoice) => invoice.orgId === orgId)?.contactName ?? orgId;
   return (
     <section className="invoices" aria-label="Invoices">
@@ -735,9 +812,7 @@ export function InvoicesPanel({ reportId }: { reportId: string }): React.JSX.Ele
           <h3>
             {ready ? 'Invoices' : 'Draft invoices'} ({formatCount(run.invoices.length)}) · {run.periodText}
           </h3>
-          {run.invoices.map((invoice) => (
-            <DraftInvoice key={`${invoice.orgKey}|${invoice.currency}|${invoice.po}`} invoice={invoice} items={items} onAdjust={adjust} />
-          ))}
+          <DraftInvoices reportId={reportId} invoices={run.invoices} items={items} onAdjust={adjust} />
         </section>
       ) : null}
 

@@ -220,6 +220,16 @@ test('invoices: a month of many customers lists its drafts a hundred at a time, 
     const rows = draft.locator('tbody tr');
     await expect(rows).toHaveCount(wanted.lines.length);
     await expect(rows.first().locator('td').first()).toHaveText(wanted.lines[0]!.description);
+
+    // The mapping is made once opened, its customers a hundred at a time too.
+    const mapped = panel.getByRole('table', { name: 'Customers mapped' });
+    await expect(mapped).toHaveCount(0);
+    await panel.getByText('The mapping', { exact: true }).click();
+    await expect(mapped.locator('tbody tr')).toHaveCount(100);
+    await expect(panel.getByTestId('customers-shown')).toHaveText('100 of 230');
+    await panel.getByRole('searchbox', { name: 'Find a customer mapped' }).fill(wanted.contactName);
+    await expect(panel.getByTestId('customers-shown')).toHaveText('1 found');
+    await expect(mapped.locator('tbody tr')).toHaveText([new RegExp(wanted.contactName.replace(/[()]/g, '\\$&'))]);
   } finally {
     await twin.close();
     await dir.remove();

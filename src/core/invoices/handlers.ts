@@ -23,7 +23,7 @@ import type { ServiceHandlers } from '@shared/contract';
 import { deliverFile } from '@core/storage/files';
 import { invoiceFiles } from './invoice-files';
 import { buildInvoiceRun, type Invoice, type InvoiceRunDraft, listed, negatedText, type Unmapped } from './invoice-run';
-import { fileHashes, readSettings, recordFile, saveSettings, type StoredRun } from './invoice-store';
+import { fileHashes, readSettings, recordFiles, saveSettings, type StoredRun } from './invoice-store';
 import { type Broker, itemKey, looksLikeFormula, refuseFormulas } from './mapping-store';
 import { type InvoiceRecord, LocalInvoiceRecord, sha256 } from './invoice-record';
 import { mappingCsv, type MappingSuggestions, parseMappingCsv } from './mapping-csv';
@@ -291,14 +291,22 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
     const kind = format === 'template' ? `template:${sha256(JSON.stringify(settings.template)).slice(0, 16)}` : format;
     const written: { file: T; invoices: number; sha256: string }[] = [];
     const known = await fileHashes(opened, stored.runId, kind);
-    for (const file of files) {
-      const hash = sha256(file.content);
-      if (known.has(file.name) && known.get(file.name) !== hash)
-        throw new AppError('internal', `The invoice file ${file.name} would differ from the one exported before. Please report this.`);
-      const put = await write(file.name, (path) => opened.outputs.writeBytes(path, file.content));
-      await recordFile(opened, stored.runId, kind, file.name, hash, at);
-      written.push({ file: put, invoices: file.invoices, sha256: hash });
+    const recorded: { name: string; sha256: string }[] = [];
+    try {
+      for (const file of files) {
+        const hash = sha256(file.content);
+        if (known.has(file.name) && known.get(file.name) !== hash)
+          throw new AppError('internal', `The invoice file ${file.name} would differ from the one exported before. Please report this.`);
+        const put = await write(file.name, (path) => opened.outputs.writeBytes(path, file.content));
+        recorded.push({ name: file.name, sha256: hash });
+        written.push({ file: put, invoices: file.invoices, sha256: hash });
+      }
+    } catch (error) {
+      // Those written are recorded even when a later one failed; the failure is the one reported.
+      await recordFiles(opened, stored.runId, kind, recorded, at).catch(() => undefined);
+      throw error;
     }
+    await recordFiles(opened, stored.runId, kind, recorded, at);
     await close.exported(reportId, `invoices ${stored.firstNumber}–${stored.lastNumber} (${format}${again ? ', again' : ''})`);
     return {
       runId: stored.runId,

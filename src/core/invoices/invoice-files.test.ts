@@ -1,50 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { InvoiceTemplate, Seller } from '@shared/schemas/invoices';
 import { invoiceFiles, templateFile } from './invoice-files';
-import type { Invoice, InvoiceLine } from './invoice-run';
+import type { Invoice } from './invoice-run';
+import { testInvoice as invoice } from '@testing/stored-invoices';
 
-const line = (overrides: Partial<InvoiceLine> = {}): InvoiceLine => ({
-  description: 'Microsoft 365 E3',
-  quantity: '20',
-  unitPrice: '180.57',
-  netAmount: '3611.40',
-  exactAmount: '3611.4',
-  realQuantity: '20',
-  itemCode: 'M365-E3',
-  account: '3010',
-  taxCode: 'MP1',
-  vatCategory: 'S',
-  vatRate: '25',
-  exemptionReason: '',
-  vatAmount: '902.85',
-  unitCode: 'C62',
-  item: 'service:x',
-  billingLines: 1,
-  lineKey: 'subscription:s-1|service:x',
-  ...overrides,
-});
-const invoice = (number: string, overrides: Partial<Invoice> = {}): Invoice => ({
-  number,
-  kind: 'invoice',
-  orgKey: 'o',
-  orgId: 'o',
-  organization: 'Org',
-  contactName: 'Åkerberg; "North"',
-  customerNumber: 'C-1',
-  buyer: { vatId: '', country: 'SE', endpoint: '', reference: '' },
-  currency: 'SEK',
-  po: '',
-  invoiceDate: '2026-11-09',
-  dueDate: '2026-12-09',
-  periodText: 'Cloud services October 2026',
-  lines: [line(), line({ description: 'Credit', quantity: '-1', unitPrice: '10.50', netAmount: '-10.50', vatAmount: '-2.63' })],
-  exactTotal: '3600.9',
-  netTotal: '3600.90',
-  vat: [{ category: 'S', rate: '25', exemptionReason: '', taxable: '3600.90', amount: '900.22' }],
-  vatTotal: '900.22',
-  grossTotal: '4501.12',
-  ...overrides,
-});
 const SELLER = { name: '', vatId: '', companyId: '', country: '', street: '', city: '', postcode: '', endpoint: '', iban: '' } satisfies Seller;
 const run = (issued: Invoice[], template: InvoiceTemplate | null = null) => ({
   issued,

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { AppError } from '@shared/errors';
 import type { InvoiceMapping } from '@shared/schemas/invoices';
 import type { Ledger, LedgerTransaction } from '@core/ledger/ledger';
-import { readSettings, saveSettings, type StoredRun, storedRuns } from './invoice-store';
+import { lastRunId, readSettings, runRows, saveSettings, type StoredRun, storedRuns } from './invoice-store';
 import { type Broker, readMapping, saveMapping } from './mapping-store';
 
 /** A month of a Broker, as the invoice runs are kept under it. */
@@ -36,14 +36,19 @@ export interface InvoiceRecord {
 /** The SHA-256 of a text (a run's body, a file's content), as hex. */
 export const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
-/** The body a run is kept as (the ledger's `run` column, the team ledger's `run` jsonb). */
+/** The body a run is kept as in the team ledger (its `run` jsonb): every invoice issued and in force, whole. */
 export function runBody(run: StoredRun): string {
   return JSON.stringify({ issued: run.issued, inForce: run.inForce, dateFormat: run.dateFormat, approved: run.approved, seller: run.seller });
 }
 
-/** Inserts a run into the workstation's ledger (its own, or the copy of one the team ledger recorded). */
+/**
+ * Inserts a run into the workstation's ledger (its own, or the copy of one the team ledger recorded): its row, and
+ * its issued invoices in parts (runRows). Inserted again (a copy kept twice), it is left as it is.
+ */
 export async function insertRun(transaction: LedgerTransaction, broker: Broker, period: RunPeriod, run: StoredRun): Promise<void> {
-  const body = runBody(run);
+  const { header, parts, hash } = runRows(run);
+  for (const [part, invoices] of parts.entries())
+    await transaction.run('INSERT OR IGNORE INTO invoice_run_invoices VALUES ($1, $2, $3)', [run.runId, part, invoices]);
   await transaction.run('INSERT OR IGNORE INTO invoice_runs VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)', [
     run.runId,
     broker.host,
@@ -52,8 +57,8 @@ export async function insertRun(transaction: LedgerTransaction, broker: Broker, 
     period.end,
     run.reportId,
     run.contentHash,
-    body,
-    sha256(body),
+    header,
+    hash,
     run.firstNumber,
     run.lastNumber,
     run.exportedAt,
@@ -96,9 +101,9 @@ export class LocalInvoiceRecord implements InvoiceRecord {
     await (
       await this.ledger()
     ).write(async (transaction) => {
-      const last = (await storedRuns(transaction, broker, period)).at(-1);
+      const last = await lastRunId(transaction, broker, period);
       const { settings, next } = await readSettings(transaction, broker);
-      if ((last?.runId ?? null) !== previousRunId || next !== first)
+      if (last !== previousRunId || next !== first)
         throw new AppError('control', "This month's invoices were exported meanwhile: export again to write that run.");
       await insertRun(transaction, broker, period, run);
       await transaction.run(

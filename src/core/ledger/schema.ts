@@ -13,6 +13,7 @@ import { UNCOMPRESSED_SEARCH } from './migrations/012-uncompressed-search';
 import { PRODUCT_LINE_KEYS } from './migrations/013-product-line-keys';
 import { KEY_NUMBER_COLUMNS, KEY_NUMBERS } from './migrations/014-key-numbers';
 import { CHANGE_SEARCH } from './migrations/015-change-search';
+import { INVOICE_RUN_PARTS } from './migrations/016-invoice-run-parts';
 import { foldForSearch } from '@shared/search-fold';
 
 export { AMOUNT, QUANTITY, UNIT_PRICE } from './types';
@@ -34,6 +35,7 @@ export const MIGRATIONS: string[][] = [
   PRODUCT_LINE_KEYS,
   KEY_NUMBERS,
   CHANGE_SEARCH,
+  INVOICE_RUN_PARTS,
 ];
 
 /**

@@ -25,6 +25,33 @@ interface RunRow {
   exported_at: string;
 }
 
+/** The largest jsonb value PostgreSQL keeps (its limit, 268,435,455 bytes), less a margin for its own encoding. */
+const TEAM_RUN_MAX_BYTES = 250 * 1024 * 1024;
+
+/**
+ * A run's body as the team ledger keeps it (one jsonb value of schema version 2), or a refusal in words before
+ * anything is numbered, when it is larger than one value can be: a million-line month's first run (10,000
+ * invoices, 601,268 lines, each invoice issued and in force) is past the longest text JavaScript can make.
+ */
+export function teamRunBody(run: StoredRun, maxBytes = TEAM_RUN_MAX_BYTES): string {
+  const lines = run.issued.reduce((sum, invoice) => sum + invoice.lines.length, 0);
+  const tooLarge = (size: string) =>
+    new AppError(
+      'storage',
+      `The team ledger cannot keep this run of ${run.issued.length.toLocaleString('en-US')} invoices (${lines.toLocaleString('en-US')} lines) as one record: it would be ${size}, and PostgreSQL keeps at most 255 MB in one. Nothing was numbered or exported. This workstation's own ledger keeps runs of any size; the team ledger's will in a later schema version — ask your administrator.`,
+    );
+  let body: string;
+  try {
+    body = runBody(run);
+  } catch (error) {
+    if (error instanceof RangeError) throw tooLarge('more than 512 MB');
+    throw error;
+  }
+  const bytes = Buffer.byteLength(body);
+  if (bytes > maxBytes) throw tooLarge(`${Math.round(bytes / 1024 / 1024)} MB`);
+  return body;
+}
+
 /**
  * Invoicing on the team ledger: one mapping and one number sequence for the team, and every exported run, each
  * written by a function of the schema (version 2) under the month's lock. A run the server recorded is copied into
@@ -103,6 +130,7 @@ export class TeamInvoiceRecord implements InvoiceRecord {
   }
 
   async recordRun(broker: Broker, period: RunPeriod, run: StoredRun, previousRunId: string | null, prefix: string, first: number): Promise<void> {
+    const body = teamRunBody(run);
     await this.connection.query(
       'SELECT closebook.record_invoice_run($1, $2, $3::date, $4::date, $5::uuid, $6::uuid, $7, $8, $9, $10::text[], $11::jsonb, $12)',
       [
@@ -116,7 +144,7 @@ export class TeamInvoiceRecord implements InvoiceRecord {
         prefix,
         first,
         run.issued.map((invoice) => invoice.number ?? ''),
-        runBody(run),
+        body,
         this.workstation,
       ],
     );

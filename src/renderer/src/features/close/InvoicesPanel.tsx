@@ -215,6 +215,20 @@ function ItemForm({
   );
 }
 
+/**
+ * A section shown on request, made (and its data asked for) only once opened: React renders a closed <details>'s
+ * content all the same, and the mapping of a million-line month's 10,000 customers was 71,000 elements on the page.
+ */
+function MadeWhenOpened({ summary, children }: { summary: string; children: () => React.ReactNode }): React.JSX.Element {
+  const [open, setOpen] = useState(false);
+  return (
+    <details className="invoices__more" onToggle={(event) => setOpen(event.currentTarget.open)}>
+      <summary>{summary}</summary>
+      {open ? children() : null}
+    </details>
+  );
+}
+
 /** The mapping kept, each entry with an editor a click away (the whole of it is also the mapping CSV). */
 function MappingList({ reportId, onSaved }: { reportId: string; onSaved: () => Promise<void> }): React.JSX.Element {
   const [mapping, setMapping] = useState<InvoiceMapping | null>(null);
@@ -232,45 +246,54 @@ function MappingList({ reportId, onSaved }: { reportId: string; onSaved: () => P
     await onSaved();
   };
   if (!mapping) return <ErrorNote message={load.error} />;
+  const customers = [...mapping.customers].sort((a, b) => a.contactName.localeCompare(b.contactName));
   return (
     <div className="invoices__mapping">
-      <table className="grid" aria-label="Customers mapped">
-        <thead>
-          <tr>
-            <th>Contact</th>
-            <th>Organization id</th>
-            <th className="num">Terms</th>
-            <th>VAT</th>
-            <th aria-label="Edit" />
-          </tr>
-        </thead>
-        <tbody>
-          {[...mapping.customers]
-            .sort((a, b) => a.contactName.localeCompare(b.contactName))
-            .map((customer) => (
-              <tr key={customer.orgId}>
-                {editing === `c:${customer.orgId}` ? (
-                  <td colSpan={5}>
-                    <CustomerForm
-                      reportId={reportId}
-                      customer={{ orgId: customer.orgId, organization: customer.contactName, customerNumber: customer.customerNumber }}
-                      initial={customer}
-                      onSaved={saved}
-                    />
-                  </td>
-                ) : (
-                  <>
-                    <td>{customer.contactName}</td>
-                    <td className="muted">{customer.orgId}</td>
-                    <td className="num">{customer.paymentTermsDays} days</td>
-                    <td>{TREATMENTS.find((treatment) => treatment.id === customer.vatTreatment)?.label}</td>
-                    <EditCell onEdit={() => setEditing(`c:${customer.orgId}`)} />
-                  </>
-                )}
+      <FoundAndPaged
+        items={customers}
+        textOf={(customer) => `${customer.contactName} ${customer.orgId} ${customer.customerNumber}`}
+        label="Find a customer mapped"
+        placeholder="Contact, id or number"
+        testId="customers-shown"
+      >
+        {(shown) => (
+          <table className="grid" aria-label="Customers mapped">
+            <thead>
+              <tr>
+                <th>Contact</th>
+                <th>Organization id</th>
+                <th className="num">Terms</th>
+                <th>VAT</th>
+                <th aria-label="Edit" />
               </tr>
-            ))}
-        </tbody>
-      </table>
+            </thead>
+            <tbody>
+              {shown.map((customer) => (
+                <tr key={customer.orgId}>
+                  {editing === `c:${customer.orgId}` ? (
+                    <td colSpan={5}>
+                      <CustomerForm
+                        reportId={reportId}
+                        customer={{ orgId: customer.orgId, organization: customer.contactName, customerNumber: customer.customerNumber }}
+                        initial={customer}
+                        onSaved={saved}
+                      />
+                    </td>
+                  ) : (
+                    <>
+                      <td>{customer.contactName}</td>
+                      <td className="muted">{customer.orgId}</td>
+                      <td className="num">{customer.paymentTermsDays} days</td>
+                      <td>{TREATMENTS.find((treatment) => treatment.id === customer.vatTreatment)?.label}</td>
+                      <EditCell onEdit={() => setEditing(`c:${customer.orgId}`)} />
+                    </>
+                  )}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </FoundAndPaged>
       <table className="grid" aria-label="Items mapped">
         <thead>
           <tr>
@@ -413,50 +436,78 @@ function DraftInvoice({ reportId, invoice, items, onAdjust }: DraftProps): React
   );
 }
 
-/** How many invoices are put on the page at a time: a month can have 10,000 (a million billing lines). */
-const INVOICES_AT_A_TIME = 100;
+/** How many entries a long list puts on the page at a time: a month can have 10,000 invoices and customers. */
+const AT_A_TIME = 100;
 
-/** Whether an invoice is one a person looks for by `words`: its customer's names and number, its PO, its currency. */
-function invoiceFound(invoice: InvoiceSummary, words: string[]): boolean {
-  const text = `${invoice.contactName} ${invoice.organization} ${invoice.customerNumber} ${invoice.po} ${invoice.currency}`.toLowerCase();
-  return words.every((word) => text.includes(word));
-}
-
-/** The drafts, a hundred at a time, and a search by customer, number or PO when there are more. */
-function DraftInvoices({ reportId, invoices, items, onAdjust }: Omit<DraftProps, 'invoice'> & { invoices: InvoiceSummary[] }): React.JSX.Element {
+/**
+ * A long list a hundred entries at a time, with a search once there are more (every word typed must be in the
+ * entry's text) and a button for the next hundred; `children` puts the entries shown on the page.
+ */
+function FoundAndPaged<T>({
+  items,
+  textOf,
+  label,
+  placeholder,
+  testId,
+  children,
+}: {
+  items: readonly T[];
+  textOf: (item: T) => string;
+  label: string;
+  placeholder: string;
+  testId: string;
+  children: (shown: readonly T[]) => React.ReactNode;
+}): React.JSX.Element {
   const [search, setSearch] = useState('');
-  const [shown, setShown] = useState(INVOICES_AT_A_TIME);
+  const [shown, setShown] = useState(AT_A_TIME);
   const words = search.toLowerCase().split(/\s+/).filter(Boolean);
-  const found = words.length ? invoices.filter((invoice) => invoiceFound(invoice, words)) : invoices;
+  const found = words.length ? items.filter((item) => words.every((word) => textOf(item).toLowerCase().includes(word))) : items;
   return (
     <>
-      {invoices.length > INVOICES_AT_A_TIME ? (
+      {items.length > AT_A_TIME ? (
         <p className="invoices__find">
           <input
             type="search"
-            aria-label="Find an invoice"
-            placeholder="Customer, number or PO"
+            aria-label={label}
+            placeholder={placeholder}
             value={search}
             onChange={(event) => {
               setSearch(event.target.value);
-              setShown(INVOICES_AT_A_TIME);
+              setShown(AT_A_TIME);
             }}
           />{' '}
-          <span className="muted" data-testid="invoices-shown">
+          <span className="muted" data-testid={testId}>
             {found.length > shown ? `${formatCount(shown)} of ${formatCount(found.length)}` : formatCount(found.length)}
             {words.length ? ' found' : ''}
           </span>
         </p>
       ) : null}
-      {found.slice(0, shown).map((invoice) => (
-        <DraftInvoice key={`${invoice.orgKey}|${invoice.currency}|${invoice.po}`} reportId={reportId} invoice={invoice} items={items} onAdjust={onAdjust} />
-      ))}
+      {children(found.slice(0, shown))}
       {found.length > shown ? (
-        <button type="button" onClick={() => setShown(shown + INVOICES_AT_A_TIME)}>
-          Show {formatCount(Math.min(INVOICES_AT_A_TIME, found.length - shown))} more
+        <button type="button" onClick={() => setShown(shown + AT_A_TIME)}>
+          Show {formatCount(Math.min(AT_A_TIME, found.length - shown))} more
         </button>
       ) : null}
     </>
+  );
+}
+
+/** The drafts, a hundred at a time, found by customer, number, PO or currency when there are more. */
+function DraftInvoices({ reportId, invoices, items, onAdjust }: Omit<DraftProps, 'invoice'> & { invoices: InvoiceSummary[] }): React.JSX.Element {
+  return (
+    <FoundAndPaged
+      items={invoices}
+      textOf={(invoice) => `${invoice.contactName} ${invoice.organization} ${invoice.customerNumber} ${invoice.po} ${invoice.currency}`}
+      label="Find an invoice"
+      placeholder="Customer, number or PO"
+      testId="invoices-shown"
+    >
+      {(shown) =>
+        shown.map((invoice) => (
+          <DraftInvoice key={`${invoice.orgKey}|${invoice.currency}|${invoice.po}`} reportId={reportId} invoice={invoice} items={items} onAdjust={onAdjust} />
+        ))
+      }
+    </FoundAndPaged>
   );
 }
 
@@ -853,14 +904,8 @@ export function InvoicesPanel({ reportId }: { reportId: string }): React.JSX.Ele
         </section>
       ) : null}
 
-      <details className="invoices__more">
-        <summary>The mapping</summary>
-        <MappingList reportId={reportId} onSaved={reload} />
-      </details>
-      <details className="invoices__more">
-        <summary>Numbering, dates and the seller</summary>
-        <SettingsForm reportId={reportId} onSaved={reload} />
-      </details>
+      <MadeWhenOpened summary="The mapping">{() => <MappingList reportId={reportId} onSaved={reload} />}</MadeWhenOpened>
+      <MadeWhenOpened summary="Numbering, dates and the seller">{() => <SettingsForm reportId={reportId} onSaved={reload} />}</MadeWhenOpened>
     </section>
   );
 }

@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { useLedger } from '@testing/ledger-month';
+import { storedInvoice as invoice, storedRun as run } from '@testing/stored-invoices';
+import { insertRun, runBody } from './invoice-record';
+import { fileHashes, recordFiles, runRows, storedRuns } from './invoice-store';
+
+const ledger = useLedger();
+const broker = { host: 'billing.example.com', resellerId: 'reseller-1' };
+const period = { start: '2026-10-01', end: '2026-10-31' };
+
+describe('the kept invoice runs', () => {
+  it('keep each run in parts, each invoice once, and read back every run with the invoices in force after it', async () => {
+    const first = Array.from({ length: 250 }, (_, index) => invoice(index + 1, index));
+    const october = run('00000000-0000-4000-8000-000000000001', first, first, '2026-11-09T10:00:00.000Z');
+    // The follow-up: two invoices changed, each credited and issued anew; the other 248 stay in force.
+    const credits = [invoice(251, 3, 2, 'credit-note'), invoice(252, 7, 2, 'credit-note')];
+    const anew = [invoice(253, 3, 3), invoice(254, 7, 1)];
+    const unchanged = first.filter((_, index) => index !== 3 && index !== 7);
+    const followUp = run('00000000-0000-4000-8000-000000000002', [...credits, ...anew], [...unchanged, ...anew], '2026-11-12T10:00:00.000Z');
+    await ledger().write(async (transaction) => {
+      await insertRun(transaction, broker, period, october);
+      await insertRun(transaction, broker, period, followUp);
+      await insertRun(transaction, broker, period, october); // a copy kept twice is left as it is
+    });
+    expect(await storedRuns(ledger(), broker, period)).toEqual([october, followUp]);
+    const parts = await ledger().all('SELECT run_id, count(*)::INTEGER AS parts FROM invoice_run_invoices GROUP BY run_id ORDER BY run_id');
+    expect(parts).toEqual([
+      { run_id: october.runId, parts: 3 },
+      { run_id: followUp.runId, parts: 1 },
+    ]);
+    // The run's row names the invoices in force by number; its hash is of the row and its parts.
+    const [row] = await ledger().all('SELECT run, run_hash FROM invoice_runs WHERE run_id = $1', [followUp.runId]);
+    expect(JSON.parse(String(row?.run)).inForce).toEqual([...unchanged, ...anew].map((made) => made.number));
+    expect(row?.run_hash).toBe(runRows(followUp).hash);
+  });
+
+  it('reads a run kept whole, as the ledger kept runs before, and a later run naming its invoices', async () => {
+    const november = { start: '2026-11-01', end: '2026-11-30' };
+    const first = [invoice(1, 1), invoice(2, 2)];
+    const before = run('00000000-0000-4000-8000-000000000003', first, first, '2026-11-09T10:00:00.000Z');
+    await ledger().run('INSERT INTO invoice_runs VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)', [
+      before.runId,
+      broker.host,
+      broker.resellerId,
+      november.start,
+      november.end,
+      before.reportId,
+      before.contentHash,
+      runBody(before),
+      'hash',
+      before.firstNumber,
+      before.lastNumber,
+      before.exportedAt,
+      before.exportedBy,
+    ]);
+    const later = run('00000000-0000-4000-8000-000000000004', [invoice(3, 3)], [first[1]!, invoice(3, 3)], '2026-11-10T10:00:00.000Z');
+    await ledger().write((transaction) => insertRun(transaction, broker, november, later));
+    expect(await storedRuns(ledger(), broker, november)).toEqual([before, later]);
+  });
+
+  it("records the files written from a run, by format, in one go: each file's hash, a file written again replacing its record", async () => {
+    const runId = '00000000-0000-4000-8000-000000000005';
+    const files = Array.from({ length: 10_000 }, (_, index) => ({ name: `INV-${index + 1}.xml`, sha256: String(index).padStart(64, '0') }));
+    await recordFiles(ledger(), runId, 'ubl', files, '2026-11-09T10:00:00.000Z');
+    await recordFiles(ledger(), runId, 'ubl', [{ name: 'INV-1.xml', sha256: 'f'.repeat(64) }], '2026-11-10T10:00:00.000Z');
+    await recordFiles(ledger(), runId, 'xero', [], '2026-11-10T10:00:00.000Z');
+    const kept = await fileHashes(ledger(), runId, 'ubl');
+    expect(kept.size).toBe(10_000);
+    expect([kept.get('INV-1.xml'), kept.get('INV-10000.xml')]).toEqual(['f'.repeat(64), '9999'.padStart(64, '0')]);
+    expect((await fileHashes(ledger(), runId, 'xero')).size).toBe(0);
+  });
+});

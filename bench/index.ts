@@ -313,6 +313,17 @@ async function benchSize(lines: number): Promise<Record<string, unknown>> {
         return invoiceStep('the whole mapping kept (CLI)', ['invoices', 'map', '--import', mappingFile]);
       })(),
       runMapped: invoiceStep('the run, all mapped (CLI)', ['invoices', 'run', novemberId]),
+      ...(() => {
+        // Prepared (its exceptions accepted) so the export is open; then written the first time and again.
+        const open = JSON.parse(cli(['reports', 'check', novemberId, '--json'], dir.path, { exitCodes: [0, 4] }).stdout) as { id: string }[];
+        if (open.length) cli(['reports', 'accept', novemberId, ...open.map((exception) => exception.id), '--note', 'Checked'], dir.path);
+        cli(['reports', 'prepare', novemberId], dir.path);
+        const out = (name: string) => ['--out', join(dir.path, name)];
+        return {
+          exportXero: invoiceStep('the Xero files, first (CLI)', ['invoices', 'export', novemberId, '--format', 'xero', ...out('xero')]),
+          exportXeroAgain: invoiceStep('the Xero files, again (CLI)', ['invoices', 'export', novemberId, '--format', 'xero', ...out('xero-again')]),
+        };
+      })(),
     };
     const machine = await machineSpeed();
     row(MACHINE_ROW, speedText(machine), '', null);

@@ -80,6 +80,10 @@ export interface StoredRun {
   exportedBy: string;
 }
 
+/** The runs of a Broker's month, with monthRuns's parameters. */
+const MONTH_RUNS = 'host = $1 AND reseller_id = $2 AND period_start = $3 AND period_end = $4';
+const monthRuns = (broker: Broker, period: { start: string; end: string }) => [broker.host, broker.resellerId, period.start, period.end];
+
 /** What a run's row says besides its invoices (kept in parts): the invoices in force after it, by number. */
 interface RunHeader {
   inForce: string[];
@@ -126,8 +130,8 @@ export async function storedRuns(reader: Ledger | LedgerTransaction, broker: Bro
   const rows = RUN.all(
     await reader.all(
       `SELECT run_id, report_id, content_hash, run, run_hash, first_number, last_number, exported_at, exported_by FROM invoice_runs
-       WHERE host = $1 AND reseller_id = $2 AND period_start = $3 AND period_end = $4 ORDER BY exported_at, run_id`,
-      [broker.host, broker.resellerId, period.start, period.end],
+       WHERE ${MONTH_RUNS} ORDER BY exported_at, run_id`,
+      monthRuns(broker, period),
     ),
   );
   const issuedSoFar = new Map<string, Invoice>();
@@ -174,11 +178,7 @@ export async function storedRuns(reader: Ledger | LedgerTransaction, broker: Bro
 /** The id of the month's last exported run, or null (read without its invoices). */
 export async function lastRunId(reader: Ledger | LedgerTransaction, broker: Broker, period: { start: string; end: string }): Promise<string | null> {
   const [last] = LAST.all(
-    await reader.all(
-      `SELECT run_id FROM invoice_runs WHERE host = $1 AND reseller_id = $2 AND period_start = $3 AND period_end = $4
-       ORDER BY exported_at DESC, run_id DESC LIMIT 1`,
-      [broker.host, broker.resellerId, period.start, period.end],
-    ),
+    await reader.all(`SELECT run_id FROM invoice_runs WHERE ${MONTH_RUNS} ORDER BY exported_at DESC, run_id DESC LIMIT 1`, monthRuns(broker, period)),
   );
   return last?.run_id ?? null;
 }

@@ -219,10 +219,20 @@ function ItemForm({
  * A section shown on request, made (and its data asked for) only once opened: React renders a closed <details>'s
  * content all the same, and the mapping of a million-line month's 10,000 customers was 71,000 elements on the page.
  */
-function MadeWhenOpened({ summary, children }: { summary: string; children: () => React.ReactNode }): React.JSX.Element {
+function MadeWhenOpened({
+  summary,
+  className = 'invoices__more',
+  testId,
+  children,
+}: {
+  summary: React.ReactNode;
+  className?: string;
+  testId?: string;
+  children: () => React.ReactNode;
+}): React.JSX.Element {
   const [open, setOpen] = useState(false);
   return (
-    <details className="invoices__more" onToggle={(event) => setOpen(event.currentTarget.open)}>
+    <details className={className} data-testid={testId} onToggle={(event) => setOpen(event.currentTarget.open)}>
       <summary>{summary}</summary>
       {open ? children() : null}
     </details>
@@ -414,25 +424,26 @@ type Adjust = (adjustment: AdjustmentInput, reason: string) => Promise<unknown>;
 
 /** A draft invoice, summed; opened, its lines are asked for (a month of a million billing lines has 600,000 of them). */
 function DraftInvoice({ reportId, invoice, items, onAdjust }: DraftProps): React.JSX.Element {
-  const [open, setOpen] = useState(false);
+  const summary = (
+    <>
+      <span className="invoices__who">
+        {invoice.kind === 'credit-note' ? <span className="state-badge">Credit note</span> : null} {invoice.contactName}
+        {invoice.po ? <span className="muted"> · PO {invoice.po}</span> : null}
+      </span>
+      <span className="num">{formatCount(invoice.lineCount)} lines</span>
+      <span className="num">
+        <NumberValue value={amountText(invoice.netTotal, invoice.currency)} /> <span className="ccy">{invoice.currency}</span>
+      </span>
+      <span className="num muted">
+        VAT <NumberValue value={amountText(invoice.vatTotal, invoice.currency)} />
+      </span>
+      <span className="muted">due {invoice.dueDate}</span>
+    </>
+  );
   return (
-    <details className="invoices__draft" data-testid="draft-invoice" onToggle={(event) => setOpen(event.currentTarget.open)}>
-      <summary>
-        <span className="invoices__who">
-          {invoice.kind === 'credit-note' ? <span className="state-badge">Credit note</span> : null} {invoice.contactName}
-          {invoice.po ? <span className="muted"> · PO {invoice.po}</span> : null}
-        </span>
-        <span className="num">{formatCount(invoice.lineCount)} lines</span>
-        <span className="num">
-          <NumberValue value={amountText(invoice.netTotal, invoice.currency)} /> <span className="ccy">{invoice.currency}</span>
-        </span>
-        <span className="num muted">
-          VAT <NumberValue value={amountText(invoice.vatTotal, invoice.currency)} />
-        </span>
-        <span className="muted">due {invoice.dueDate}</span>
-      </summary>
-      {open ? <DraftLines reportId={reportId} invoice={invoice} items={items} onAdjust={onAdjust} /> : null}
-    </details>
+    <MadeWhenOpened summary={summary} className="invoices__draft" testId="draft-invoice">
+      {() => <DraftLines reportId={reportId} invoice={invoice} items={items} onAdjust={onAdjust} />}
+    </MadeWhenOpened>
   );
 }
 

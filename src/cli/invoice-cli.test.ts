@@ -1,4 +1,4 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import Papa from 'papaparse';
 import { describe, expect, it } from 'vitest';
@@ -8,6 +8,7 @@ import { inlineConnection, runCli, useSimulator } from '@testing/cli-test-suppor
 import { testPorts } from '@testing/test-support';
 import { validateEn16931 } from '@testing/en16931';
 import { fillMapping } from '@testing/invoice-mapping';
+import { withLedgerAt } from '@testing/stored-invoices';
 
 const simulator = useSimulator(['--organizations', '12', '--report-ready-seconds', '1']);
 const cli = (args: string[]) => runCli(args, simulator.dataDir);
@@ -108,6 +109,11 @@ describe('closebook invoices', () => {
     const invoicing = await app.handlers['reports:invoicing']({ reportId: october, filter: {} });
     await app.dispose();
     await env.cleanup();
+    // The run keeps the content hash of the lines it was made from: the signed lines', hashed again now.
+    await withLedgerAt(dir, async (ledger, hashOf) => {
+      const [kept] = await ledger.all('SELECT r.content_hash AS run, s.content_hash AS signed FROM invoice_runs r, month_sign_offs s');
+      expect(kept).toEqual({ run: await hashOf(october), signed: await hashOf(october) });
+    });
     const byInvoice = new Map<string, { contact: string; currency: string; sum: InstanceType<typeof Money> }>();
     for (const row of xero.rows) {
       const entry = byInvoice.get(row['*InvoiceNumber']!) ?? { contact: row['*ContactName']!, currency: row.Currency!, sum: new Money(0) };
@@ -125,6 +131,23 @@ describe('closebook invoices', () => {
     const again = cli(['invoices', 'export', october, '--format', 'xero', '--out', join(dir, 'again')]);
     expect(again).toMatchObject({ code: 0, stderr: expect.stringMatching(/^Wrote again 12 invoices \(CB-1001–CB-1012\)/) });
     expect(await readFile(join(dir, 'again', 'xero-invoices-2026-10 (not approved by a second person).csv'))).toEqual(await readFile(xeroFile));
+    // A file that would differ from the one written before (its recorded hash, altered here) is refused as it is
+    // written: the file already there is left as it was, and nothing is left in the staging folder.
+    const recorded = await withLedgerAt(dir, async (ledger) => {
+      const [row] = await ledger.all("SELECT sha256 FROM invoice_files WHERE format = 'xero'");
+      await ledger.run("UPDATE invoice_files SET sha256 = 'altered' WHERE format = 'xero'");
+      return String(row?.sha256);
+    });
+    await writeFile(join(dir, 'again', 'xero-invoices-2026-10 (not approved by a second person).csv'), 'kept');
+    expect(cli(['invoices', 'export', october, '--format', 'xero', '--out', join(dir, 'again')])).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(
+        /The invoice file xero-invoices-2026-10 \(not approved by a second person\)\.csv would differ from the one exported before/,
+      ),
+    });
+    expect(await readFile(join(dir, 'again', 'xero-invoices-2026-10 (not approved by a second person).csv'), 'utf8')).toBe('kept');
+    expect(await readdir(join(dir, 'staging'))).toEqual([]);
+    await withLedgerAt(dir, (ledger) => ledger.run("UPDATE invoice_files SET sha256 = $1 WHERE format = 'xero'", [recorded]));
 
     // QuickBooks: its own column names, one file per currency (its customers have one currency each), the same numbers.
     expect(cli(['invoices', 'export', october, '--format', 'qbo', '--out', join(dir, 'qbo')]).code).toBe(0);

@@ -93,8 +93,11 @@ export interface CloseModule {
   guardDeletion(transaction: LedgerTransaction, reportId: string, details: string): Promise<void>;
   /** Logs that a month's invoices were exported (`what`: the file), for its checklist; a failure is logged, not thrown. */
   recordExport(reportId: string, what: string): Promise<void>;
-  /** The month's close state of a fetch in words (DRAFT, PREPARED, APPROVED with who and when), for every file made of it. */
-  stampOf(reportId: string): Promise<CloseStamp>;
+  /**
+   * The month's close state of a fetch in words (DRAFT, PREPARED, APPROVED with who and when), for every file made of
+   * it; with the content hash of its signed lines when they are this fetch's and still match it (hashed again now).
+   */
+  stampOf(reportId: string): Promise<CloseStamp & { signedContentHash: string | null }>;
   /** Logs a step of the month's invoicing (an adjustment, the approval of adjustments) in the record in force. */
   invoiceStep(reportId: string, step: InvoiceStep): Promise<void>;
 }
@@ -287,7 +290,11 @@ export function createClose(
     const month = await monthRef(transaction, reportId);
     if (month) await close.guardDeletion(transaction, month, reportId, details);
   };
-  const stampOf = async (reportId: string) => closeStamp(await view(reportId), reportId, undefined);
+  const stampOf = async (reportId: string) => {
+    const state = await view(reportId);
+    const signed = state.signOff?.reportId === reportId && !state.integrity.contentChanged ? state.signOff.contentHash : null;
+    return { ...closeStamp(state, reportId, undefined), signedContentHash: signed };
+  };
   const recordExport = (reportId: string, what: string) =>
     close
       .recordExport(reportId, what)

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { useLedger } from '@testing/ledger-month';
 import { storedInvoice as invoice, storedRun as run } from '@testing/stored-invoices';
@@ -32,6 +34,12 @@ describe('the kept invoice runs', () => {
     const [row] = await ledger().all('SELECT run, run_hash FROM invoice_runs WHERE run_id = $1', [followUp.runId]);
     expect(JSON.parse(String(row?.run)).inForce).toEqual([...unchanged, ...anew].map((made) => made.number));
     expect(row?.run_hash).toBe(runRows(followUp).hash);
+    // The first run's hash, made here from its row and its parts' JSON (the arrays' text), and the parts' own text.
+    const [kept] = await ledger().all('SELECT run, run_hash FROM invoice_runs WHERE run_id = $1', [october.runId]);
+    const texts = [first.slice(0, 100), first.slice(100, 200), first.slice(200)].map((part) => JSON.stringify(part));
+    expect(kept?.run_hash).toBe(createHash('sha256').update(String(kept?.run)).update(texts.join('')).digest('hex'));
+    const stored = await ledger().all('SELECT invoices_gzip FROM invoice_run_invoices WHERE run_id = $1 ORDER BY part', [october.runId]);
+    expect(stored.map((part) => gunzipSync(Buffer.from(String(part.invoices_gzip), 'base64')).toString('utf8'))).toEqual(texts);
   });
 
   it('reads a run kept whole, as the ledger kept runs before, and a later run naming its invoices', async () => {

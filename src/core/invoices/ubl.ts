@@ -41,7 +41,7 @@ function endpoint(value: string): string {
 export type UblResult = { name: string; content: string } | { refused: string };
 
 /** Why an invoice cannot be an EN 16931 / Peppol e-invoice as it is, in words that say what to fix; null when it can. */
-function refusal(invoice: Invoice, seller: Seller): string | null {
+export function ublRefusal(invoice: Invoice, seller: Seller): string | null {
   const what = `${invoice.number ?? 'The invoice'} to ${invoice.contactName} (${invoice.currency})`;
   if (minorUnits(invoice.currency) > 2)
     return `${what}: EN 16931 carries amounts with at most two decimals, and ${invoice.currency} has ${minorUnits(invoice.currency)}; send this invoice another way`;
@@ -72,7 +72,7 @@ function lineValues(line: InvoiceLine, sign: 1 | -1): { quantity: string; price:
 
 /** One invoice as a UBL document; `period` is the month invoiced (YYYY-MM-DD…YYYY-MM-DD). */
 export function ublInvoice(invoice: Invoice, seller: Seller, period: { start: string; end: string }): UblResult {
-  const refused = refusal(invoice, seller);
+  const refused = ublRefusal(invoice, seller);
   if (refused) return { refused };
   const credit = invoice.kind === 'credit-note';
   const sign = credit ? -1 : 1;

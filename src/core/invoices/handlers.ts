@@ -23,9 +23,9 @@ import type { ServiceHandlers } from '@shared/contract';
 import { deliverFile } from '@core/storage/files';
 import { invoiceFiles } from './invoice-files';
 import { buildInvoiceRun, type Invoice, type InvoiceRunDraft, listed, negatedText, type Unmapped } from './invoice-run';
-import { fileHashes, readSettings, recordFiles, saveSettings, type StoredRun } from './invoice-store';
+import { fileHashes, invoiceKey, readSettings, recordFiles, type RunSummary, saveSettings, type StoredRun, substanceHash } from './invoice-store';
 import { type Broker, itemKey, looksLikeFormula, refuseFormulas } from './mapping-store';
-import { type InvoiceRecord, LocalInvoiceRecord, sha256 } from './invoice-record';
+import { type InvoiceRecord, LocalInvoiceRecord, type RunPeriod, sha256 } from './invoice-record';
 import { mappingCsv, type MappingSuggestions, parseMappingCsv } from './mapping-csv';
 import { invoiceLineRows, type ItemKeys, unmappedCustomerRows, unmappedItemRows } from './queries';
 
@@ -110,10 +110,6 @@ export function overviewOf(run: InvoiceRunView): InvoiceRunOverview {
 }
 
 const brokerOf = (month: MonthRef): Broker => ({ host: month.host, resellerId: month.resellerId });
-
-/** An invoice's content without what numbering and dating give it: two runs invoice the same when these are equal. */
-const substance = (invoice: Invoice) => JSON.stringify({ ...invoice, number: null, invoiceDate: '', dueDate: '' });
-const invoiceKey = (invoice: Pick<Invoice, 'orgKey' | 'currency' | 'po'>) => `${invoice.orgKey}|${invoice.currency}|${invoice.po}`;
 
 /** Invoices out: mapping, the invoice run of a month ready to invoice, numbering once, and the import files. */
 type InvoiceHandlers = Pick<
@@ -224,26 +220,81 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
   }
 
   /**
-   * What the export issues now: the month's kept run again when nothing changed; otherwise, after a run was
-   * exported, a credit note for each invoice that changed or went and a new invoice for each that changed or came
-   * (never a silent renumbering); the first time, every invoice.
+   * How the month's invoices now differ from those in force after the last export, each compared by its substance
+   * hash: the keys of those unchanged, of those to credit (changed or gone), and the invoices to issue (changed or
+   * new). Nothing to credit or issue: the export writes the kept run again.
    */
-  function toIssue(run: InvoiceRunDraft, previous: StoredRun | undefined): { issue: Invoice[]; unchanged: Invoice[] } {
-    if (!previous) return { issue: run.invoices, unchanged: [] };
-    const before = new Map(previous.inForce.map((invoice) => [invoiceKey(invoice), invoice]));
-    const after = new Map(run.invoices.map((invoice) => [invoiceKey(invoice), invoice]));
-    const issue: Invoice[] = [];
-    const unchanged: Invoice[] = [];
-    for (const [key, old] of before) {
-      const now = after.get(key);
-      if (now && substance(now) === substance(old)) unchanged.push(old);
-      else issue.push(creditNoteFor(old, run.invoiceDate));
+  function sinceExport(run: InvoiceRunDraft, last: RunSummary): { unchanged: Set<string>; credited: string[]; issued: Invoice[] } {
+    const now = new Map(run.invoices.map((invoice) => [invoiceKey(invoice), invoice]));
+    const unchanged = new Set<string>();
+    const credited: string[] = [];
+    for (const { key, substance } of last.inForce) {
+      const invoice = now.get(key);
+      if (invoice && substanceHash(invoice) === substance) unchanged.add(key);
+      else credited.push(key);
     }
-    for (const [key, now] of after) {
-      const old = before.get(key);
-      if (!old || substance(old) !== substance(now)) issue.push(now);
-    }
-    return { issue, unchanged };
+    return { unchanged, credited, issued: run.invoices.filter((invoice) => !unchanged.has(invoiceKey(invoice))) };
+  }
+
+  /** The month's run `runId`, whole; refused when another run was exported after it meanwhile (a colleague's). */
+  async function wholeRun(record: InvoiceRecord, broker: Broker, period: RunPeriod, runId: string): Promise<StoredRun> {
+    const last = (await record.runs(broker, period)).at(-1);
+    if (last?.runId !== runId) throw new AppError('control', "This month's invoices were exported meanwhile: export again to write that run.");
+    return last;
+  }
+
+  /**
+   * The run the export writes: the month's last run again when its invoices are the same now; otherwise numbered
+   * once and kept — after a run was exported, a credit note for each invoice that changed or went and a new invoice
+   * for each that changed or came (never a silent renumbering); the first time, every invoice. The month's invoices
+   * now are made here and let go when it returns: a run written again is read whole only then (at a million lines,
+   * each is half a gigabyte).
+   */
+  async function runToWrite(
+    reportId: string,
+    format: InvoiceFormat,
+    invoiceDate: string | undefined,
+    readiness: Readiness,
+    at: string,
+  ): Promise<{ opened: Ledger; month: MonthRef; broker: Broker; settings: InvoiceSettings } & ({ stored: StoredRun } | { again: RunSummary })> {
+    const { opened, month, broker, settings, run, entries } = await draft(reportId, invoiceDate);
+    if (format === 'template' && !settings.template)
+      throw new AppError('validation', 'No import template of your own is set: make one first (invoices template --import FILE.json).');
+    const blockers = blockersOf(run, readiness, entries);
+    if (blockers.length) throw new AppError('control', `The invoices were not exported. ${blockers.join(' ')}`);
+    const period = { start: month.startDate, end: month.endDate };
+    // The numbers and the run are kept by the record in one transaction (the ledger's, or the team ledger's under
+    // the month's lock): a number is given once, and a run once kept is what every later export writes again.
+    const record = await recordNow();
+    const last = (await record.runSummaries(broker, period)).at(-1);
+    const since = last ? sinceExport(run, last) : null;
+    if (last && since && !since.credited.length && !since.issued.length) return { again: last, opened, month, broker, settings };
+    const previous = last ? await wholeRun(record, broker, period, last.runId) : null;
+    const before = new Map(previous?.inForce.map((invoice) => [invoiceKey(invoice), invoice]));
+    const issue = since ? [...since.credited.map((key) => creditNoteFor(before.get(key) as Invoice, run.invoiceDate)), ...since.issued] : run.invoices;
+    const unchanged = previous && since ? previous.inForce.filter((invoice) => since.unchanged.has(invoiceKey(invoice))) : [];
+    // A month ready to invoice has its lines signed, and the stamp has just hashed them again (1.5 s and some
+    // hundreds of MB of DuckDB's at a million lines, not done twice).
+    const contentHash = readiness.signedContentHash ?? (await contentHashOf(opened, reportId));
+    const counter = await record.counter(broker);
+    const prefix = counter.prefix ?? settings.prefix;
+    const numbered = issue.map((invoice, index) => ({ ...invoice, number: `${prefix}${counter.next + index}` }));
+    const stored: StoredRun = {
+      runId: randomUUID(),
+      reportId,
+      contentHash,
+      issued: numbered,
+      inForce: [...unchanged, ...numbered.filter((invoice) => !invoice.replaces)],
+      dateFormat: settings.dateFormat,
+      approved: readiness.word === 'APPROVED',
+      seller: settings.seller,
+      firstNumber: numbered[0]?.number ?? '',
+      lastNumber: numbered.at(-1)?.number ?? '',
+      exportedAt: at,
+      exportedBy: (await close.identity()).user,
+    };
+    await record.recordRun(broker, period, stored, previous?.runId ?? null, prefix, counter.next);
+    return { stored, opened, month, broker, settings };
   }
 
   /**
@@ -261,48 +312,17 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
     const readiness = await close.readiness(reportId);
     const notReady = closeBlockers(readiness, (await close.log(reportId)).entries);
     if (notReady.length) throw new AppError('control', `The invoices were not exported. ${notReady.join(' ')}`);
-    const { opened, month, broker, settings, run, entries } = await draft(reportId, invoiceDate);
-    if (format === 'template' && !settings.template)
-      throw new AppError('validation', 'No import template of your own is set: make one first (invoices template --import FILE.json).');
-    const blockers = blockersOf(run, readiness, entries);
-    if (blockers.length) throw new AppError('control', `The invoices were not exported. ${blockers.join(' ')}`);
-    const period = { start: month.startDate, end: month.endDate };
-    // A month ready to invoice has its lines signed, and the stamp has just hashed them again (1.5 s and some
-    // hundreds of MB of DuckDB's at a million lines, not done twice).
-    const contentHash = readiness.signedContentHash ?? (await contentHashOf(opened, reportId));
-    const who = (await close.identity()).user;
     const at = new Date(ports.clock.now()).toISOString();
-    // The numbers and the run are kept by the record in one transaction (the ledger's, or the team ledger's under
-    // the month's lock): a number is given once, and a run once kept is what every later export writes again.
-    const record = await recordNow();
-    const previous = (await record.runs(broker, period)).at(-1);
-    const { issue, unchanged } = toIssue(run, previous);
-    let kept: { stored: StoredRun; again: boolean };
-    if (previous && !issue.length) {
-      kept = { stored: previous, again: true };
-      await record.keepCopy(broker, period, { ...previous, reportId: previous.reportId || reportId });
-    } else {
-      const counter = await record.counter(broker);
-      const prefix = counter.prefix ?? settings.prefix;
-      const numbered = issue.map((invoice, index) => ({ ...invoice, number: `${prefix}${counter.next + index}` }));
-      const stored: StoredRun = {
-        runId: randomUUID(),
-        reportId,
-        contentHash,
-        issued: numbered,
-        inForce: [...unchanged, ...numbered.filter((invoice) => !invoice.replaces)],
-        dateFormat: settings.dateFormat,
-        approved: readiness.word === 'APPROVED',
-        seller: settings.seller,
-        firstNumber: numbered[0]?.number ?? '',
-        lastNumber: numbered.at(-1)?.number ?? '',
-        exportedAt: at,
-        exportedBy: who,
-      };
-      await record.recordRun(broker, period, stored, previous?.runId ?? null, prefix, counter.next);
-      kept = { stored, again: false };
-    }
-    const { stored, again } = kept;
+    const made = await runToWrite(reportId, format, invoiceDate, readiness, at);
+    const { opened, month, broker, settings } = made;
+    const period = { start: month.startDate, end: month.endDate };
+    const again = 'again' in made;
+    let stored: StoredRun;
+    if ('again' in made) {
+      const record = await recordNow();
+      stored = await wholeRun(record, broker, period, made.again.runId);
+      await record.keepCopy(broker, period, { ...stored, reportId: stored.reportId || reportId });
+    } else stored = made.stored;
     const { files, refused } = invoiceFiles(format, { ...stored, period: { start: month.startDate, end: month.endDate }, template: settings.template });
     // A template's files are kept under the template they were made with: another template is another file.
     const kind = format === 'template' ? `template:${sha256(JSON.stringify(settings.template)).slice(0, 16)}` : format;
@@ -399,21 +419,23 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
     run: async (reportId, invoiceDate) => {
       const { month, broker, run, entries } = await draft(reportId, invoiceDate);
       const { signedContentHash: _, ...readiness } = await close.readiness(reportId);
-      const runs = await (await recordNow()).runs(broker, { start: month.startDate, end: month.endDate });
-      const previous = runs.at(-1);
+      // The runs without their invoices: each in force is compared by its substance hash.
+      const runs = await (await recordNow()).runSummaries(broker, { start: month.startDate, end: month.endDate });
+      const last = runs.at(-1);
+      const since = last ? sinceExport(run, last) : null;
       return {
         ...run,
         reportId,
         readiness,
         blockers: blockersOf(run, readiness, entries),
-        changedSinceExport: previous ? toIssue(run, previous).issue.length : null,
-        exported: runs.map((stored) => ({
-          runId: stored.runId,
-          firstNumber: stored.firstNumber,
-          lastNumber: stored.lastNumber,
-          exportedAt: stored.exportedAt,
-          exportedBy: stored.exportedBy,
-          invoices: stored.issued.length,
+        changedSinceExport: since ? since.credited.length + since.issued.length : null,
+        exported: runs.map((summary) => ({
+          runId: summary.runId,
+          firstNumber: summary.firstNumber,
+          lastNumber: summary.lastNumber,
+          exportedAt: summary.exportedAt,
+          exportedBy: summary.exportedBy,
+          invoices: summary.issuedCount,
         })),
       };
     },

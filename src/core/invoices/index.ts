@@ -3,4 +3,4 @@ export { createInvoices, type InvoiceExport, type InvoiceRunView, type InvoicesA
 export type { Broker } from './mapping-store';
 // For the team ledger, which keeps the mapping, the number sequence and the runs on PostgreSQL (an InvoiceRecord of its own).
 export { insertRun, type InvoiceRecord, LocalInvoiceRecord, type RunPeriod, runBody } from './invoice-record';
-export type { StoredRun } from './invoice-store';
+export { type RunSummary, type StoredRun, summaryOf } from './invoice-store';

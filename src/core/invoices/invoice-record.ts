@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { AppError } from '@shared/errors';
 import type { InvoiceMapping } from '@shared/schemas/invoices';
 import type { Ledger, LedgerTransaction } from '@core/ledger/ledger';
-import { lastRunId, readSettings, runRows, saveSettings, type StoredRun, storedRuns } from './invoice-store';
+import { lastRunId, readSettings, runRows, type RunSummary, runSummaries, saveSettings, type StoredRun, storedRuns } from './invoice-store';
 import { type Broker, readMapping, saveMapping } from './mapping-store';
 
 /** A month of a Broker, as the invoice runs are kept under it. */
@@ -24,6 +24,8 @@ export interface InvoiceRecord {
   counter(broker: Broker): Promise<{ prefix: string | null; next: number }>;
   setCounter(broker: Broker, prefix: string, next: number): Promise<void>;
   runs(broker: Broker, period: RunPeriod): Promise<StoredRun[]>;
+  /** The month's runs without their invoices: what the month's invoices now are compared with, and the runs listed. */
+  runSummaries(broker: Broker, period: RunPeriod): Promise<RunSummary[]>;
   /**
    * Keeps a numbered run: refused (a control error, say "export again") when the month's last run is no longer
    * `previousRunId` or the sequence no longer starts at `first` — a colleague exported meanwhile.
@@ -91,6 +93,10 @@ export class LocalInvoiceRecord implements InvoiceRecord {
 
   async runs(broker: Broker, period: RunPeriod): Promise<StoredRun[]> {
     return storedRuns(await this.ledger(), broker, period);
+  }
+
+  async runSummaries(broker: Broker, period: RunPeriod): Promise<RunSummary[]> {
+    return runSummaries(await this.ledger(), broker, period);
   }
 
   async keepCopy(): Promise<void> {

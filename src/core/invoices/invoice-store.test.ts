@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { useLedger } from '@testing/ledger-month';
 import { storedInvoice as invoice, storedRun as run } from '@testing/stored-invoices';
 import { insertRun, runBody } from './invoice-record';
-import { fileHashes, recordFiles, runRows, storedRuns } from './invoice-store';
+import { fileHashes, recordFiles, runRows, runSummaries, storedRuns, summaryOf } from './invoice-store';
 
 const ledger = useLedger();
 const broker = { host: 'billing.example.com', resellerId: 'reseller-1' };
@@ -25,6 +25,19 @@ describe('the kept invoice runs', () => {
       await insertRun(transaction, broker, period, october); // a copy kept twice is left as it is
     });
     expect(await storedRuns(ledger(), broker, period)).toEqual([october, followUp]);
+    // Without their invoices, from the rows alone: each invoice in force by its number, key and substance hash.
+    const summaries = await runSummaries(ledger(), broker, period);
+    expect(summaries).toEqual([summaryOf(october), summaryOf(followUp)]);
+    expect(summaries[1]?.issuedCount).toBe(4);
+    expect(summaries[1]?.inForce.map((entry) => entry.number)).toEqual([...unchanged, ...anew].map((made) => made.number));
+    expect(new Set(summaries[1]?.inForce.map((entry) => entry.key)).size).toBe(250);
+    // A changed invoice has another substance; its number and dates are not its substance.
+    const [changed, renumbered] = [
+      { ...first[0]!, netTotal: '0.01' },
+      { ...first[0]!, number: 'X-1', invoiceDate: '2027-01-01', dueDate: '2027-02-01' },
+    ];
+    expect(summaryOf({ ...october, inForce: [changed] }).inForce[0]?.substance).not.toBe(summaries[0]?.inForce[0]?.substance);
+    expect(summaryOf({ ...october, inForce: [renumbered] }).inForce[0]?.substance).toBe(summaries[0]?.inForce[0]?.substance);
     const parts = await ledger().all('SELECT run_id, count(*)::INTEGER AS parts FROM invoice_run_invoices GROUP BY run_id ORDER BY run_id');
     expect(parts).toEqual([
       { run_id: october.runId, parts: 3 },
@@ -40,6 +53,10 @@ describe('the kept invoice runs', () => {
     expect(kept?.run_hash).toBe(createHash('sha256').update(String(kept?.run)).update(texts.join('')).digest('hex'));
     const stored = await ledger().all('SELECT invoices_gzip FROM invoice_run_invoices WHERE run_id = $1 ORDER BY part', [october.runId]);
     expect(stored.map((part) => gunzipSync(Buffer.from(String(part.invoices_gzip), 'base64')).toString('utf8'))).toEqual(texts);
+    // A run whose row names its invoices by number alone (as kept before the keys and hashes were): read whole.
+    const { inForce, dateFormat, approved, seller } = JSON.parse(String(row?.run)) as Record<string, unknown>;
+    await ledger().run('UPDATE invoice_runs SET run = $1 WHERE run_id = $2', [JSON.stringify({ inForce, dateFormat, approved, seller }), followUp.runId]);
+    expect(await runSummaries(ledger(), broker, period)).toEqual([summaryOf(october), summaryOf(followUp)]);
   });
 
   it('reads a run kept whole, as the ledger kept runs before, and a later run naming its invoices', async () => {
@@ -64,6 +81,8 @@ describe('the kept invoice runs', () => {
     const later = run('00000000-0000-4000-8000-000000000004', [invoice(3, 3)], [first[1]!, invoice(3, 3)], '2026-11-10T10:00:00.000Z');
     await ledger().write((transaction) => insertRun(transaction, broker, november, later));
     expect(await storedRuns(ledger(), broker, november)).toEqual([before, later]);
+    // Their summaries are made from the runs read whole.
+    expect(await runSummaries(ledger(), broker, november)).toEqual([before, later].map(summaryOf));
   });
 
   it("records the files written from a run, by format, in one go: each file's hash, a file written again replacing its record", async () => {

@@ -84,12 +84,44 @@ export interface StoredRun {
 const MONTH_RUNS = 'host = $1 AND reseller_id = $2 AND period_start = $3 AND period_end = $4';
 const monthRuns = (broker: Broker, period: { start: string; end: string }) => [broker.host, broker.resellerId, period.start, period.end];
 
-/** What a run's row says besides its invoices (kept in parts): the invoices in force after it, by number. */
+/** An invoice's content without what numbering and dating give it: two runs invoice the same when these are equal. */
+const substance = (invoice: Invoice) => JSON.stringify({ ...invoice, number: null, invoiceDate: '', dueDate: '' });
+
+/** The SHA-256 of an invoice's substance (hex). */
+export const substanceHash = (invoice: Invoice) => createHash('sha256').update(substance(invoice)).digest('hex');
+
+/** What an invoice is made for: its customer, currency and PO number. A run has one invoice for each. */
+export const invoiceKey = (invoice: Pick<Invoice, 'orgKey' | 'currency' | 'po'>) => `${invoice.orgKey}|${invoice.currency}|${invoice.po}`;
+
+/**
+ * What a run's row says besides its invoices (kept in parts): the invoices in force after it, by number, with each
+ * one's key and substance hash (parallel to the numbers), so the month's invoices now are compared with them
+ * without reading the invoices back (runs kept before this say numbers alone); and how many it issued.
+ */
 interface RunHeader {
   inForce: string[];
+  inForceKeys?: string[];
+  inForceSubstances?: string[];
+  issuedCount?: number;
   dateFormat: StoredRun['dateFormat'];
   approved: boolean;
   seller: Seller;
+}
+
+/** An exported run as it is compared and listed: without its invoices. */
+export interface RunSummary extends Omit<StoredRun, 'issued' | 'inForce'> {
+  issuedCount: number;
+  /** The invoices in force after it: each one's number, key (invoiceKey) and substance hash (substanceHash). */
+  inForce: { number: string; key: string; substance: string }[];
+}
+
+/** A run's summary, made from its invoices. */
+export function summaryOf({ issued, inForce, ...run }: StoredRun): RunSummary {
+  return {
+    ...run,
+    issuedCount: issued.length,
+    inForce: inForce.map((invoice) => ({ number: invoice.number ?? '', key: invoiceKey(invoice), substance: substanceHash(invoice) })),
+  };
 }
 
 /** A run as the ledger kept it before its invoices were kept in parts: everything in one JSON text. */
@@ -106,6 +138,9 @@ const INVOICES_PER_PART = 100;
 export function runRows(run: StoredRun): { header: string; parts: string[]; hash: string } {
   const header: RunHeader = {
     inForce: run.inForce.map((invoice) => invoice.number ?? ''),
+    inForceKeys: run.inForce.map(invoiceKey),
+    inForceSubstances: run.inForce.map(substanceHash),
+    issuedCount: run.issued.length,
     dateFormat: run.dateFormat,
     approved: run.approved,
     seller: run.seller,
@@ -131,13 +166,7 @@ const PART = rowShape({ invoices_gzip: 'text' });
  * by that run or one before it.
  */
 export async function storedRuns(reader: Ledger | LedgerTransaction, broker: Broker, period: { start: string; end: string }): Promise<StoredRun[]> {
-  const rows = RUN.all(
-    await reader.all(
-      `SELECT run_id, report_id, content_hash, run, run_hash, first_number, last_number, exported_at, exported_by FROM invoice_runs
-       WHERE ${MONTH_RUNS} ORDER BY exported_at, run_id`,
-      monthRuns(broker, period),
-    ),
-  );
+  const rows = await monthRunRows(reader, broker, period);
   const issuedSoFar = new Map<string, Invoice>();
   const runs: StoredRun[] = [];
   for (const row of rows) {
@@ -161,22 +190,57 @@ export async function storedRuns(reader: Ledger | LedgerTransaction, broker: Bro
               );
             return invoice;
           });
-    runs.push({
-      runId: row.run_id,
-      reportId: row.report_id,
-      contentHash: row.content_hash,
-      issued,
-      inForce,
-      dateFormat: kept.dateFormat,
-      approved: kept.approved,
-      seller: kept.seller,
-      firstNumber: row.first_number,
-      lastNumber: row.last_number,
-      exportedAt: row.exported_at,
-      exportedBy: row.exported_by,
-    });
+    runs.push({ ...runOf(row, kept), issued, inForce });
   }
   return runs;
+}
+
+/** The rows of the month's exported runs, oldest first. */
+async function monthRunRows(reader: Ledger | LedgerTransaction, broker: Broker, period: { start: string; end: string }) {
+  return RUN.all(
+    await reader.all(
+      `SELECT run_id, report_id, content_hash, run, run_hash, first_number, last_number, exported_at, exported_by FROM invoice_runs
+       WHERE ${MONTH_RUNS} ORDER BY exported_at, run_id`,
+      monthRuns(broker, period),
+    ),
+  );
+}
+
+/** What a run's row says of it, besides its invoices. */
+function runOf(row: ReturnType<typeof RUN.all>[number], kept: WholeRun | RunHeader): Omit<StoredRun, 'issued' | 'inForce'> {
+  return {
+    runId: row.run_id,
+    reportId: row.report_id,
+    contentHash: row.content_hash,
+    dateFormat: kept.dateFormat,
+    approved: kept.approved,
+    seller: kept.seller,
+    firstNumber: row.first_number,
+    lastNumber: row.last_number,
+    exportedAt: row.exported_at,
+    exportedBy: row.exported_by,
+  };
+}
+
+/**
+ * The month's exported runs without their invoices, oldest first: from their rows alone, unless one was kept
+ * before its rows named the invoices' keys and substance (then every run is read whole).
+ */
+export async function runSummaries(reader: Ledger | LedgerTransaction, broker: Broker, period: { start: string; end: string }): Promise<RunSummary[]> {
+  const rows = await monthRunRows(reader, broker, period);
+  const summaries: RunSummary[] = [];
+  for (const row of rows) {
+    const kept = JSON.parse(row.run) as WholeRun | RunHeader;
+    if ('issued' in kept || !kept.inForceKeys || !kept.inForceSubstances || kept.issuedCount === undefined)
+      return (await storedRuns(reader, broker, period)).map(summaryOf);
+    const { inForceKeys: keys, inForceSubstances: substances } = kept;
+    summaries.push({
+      ...runOf(row, kept),
+      issuedCount: kept.issuedCount,
+      inForce: kept.inForce.map((number, index) => ({ number, key: keys[index] ?? '', substance: substances[index] ?? '' })),
+    });
+  }
+  return summaries;
 }
 
 /** The id of the month's last exported run, or null (read without its invoices). */

@@ -2,7 +2,7 @@ import { CustomerMapping, type InvoiceMapping, InvoiceSettings, ItemMapping, Inv
 import { AppError } from '@shared/errors';
 import { z } from 'zod';
 import type { Ledger } from '@core/ledger/ledger';
-import { type Broker, insertRun, type InvoiceRecord, type RunPeriod, runBody, type StoredRun } from '../invoices';
+import { type Broker, insertRun, type InvoiceRecord, type RunPeriod, runBody, type RunSummary, type StoredRun, summaryOf } from '../invoices';
 import { iso } from './team-record';
 import type { TeamConnection } from './team-connection';
 
@@ -127,6 +127,11 @@ export class TeamInvoiceRecord implements InvoiceRecord {
         exportedBy: row.exported_by,
       };
     });
+  }
+
+  /** Made from the runs whole: the team ledger keeps each in one value, read whole. */
+  async runSummaries(broker: Broker, period: RunPeriod): Promise<RunSummary[]> {
+    return (await this.runs(broker, period)).map(summaryOf);
   }
 
   async recordRun(broker: Broker, period: RunPeriod, run: StoredRun, previousRunId: string | null, prefix: string, first: number): Promise<void> {

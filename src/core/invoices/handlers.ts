@@ -417,8 +417,9 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
       return settingsOf(broker);
     },
     run: async (reportId, invoiceDate) => {
-      const { month, broker, run, entries } = await draft(reportId, invoiceDate);
+      // The stamp first: it hashes the signed lines again, which DuckDB does best before the invoices are held.
       const { signedContentHash: _, ...readiness } = await close.readiness(reportId);
+      const { month, broker, run, entries } = await draft(reportId, invoiceDate);
       // The runs without their invoices: each in force is compared by its substance hash.
       const runs = await (await recordNow()).runSummaries(broker, { start: month.startDate, end: month.endDate });
       const last = runs.at(-1);

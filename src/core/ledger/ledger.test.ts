@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { cleanupsAfterEach } from '@testing/cleanups';
 import { silentLogger } from '../ports/ports';
 import { inProcess, temporaryDir } from '@testing/test-support';
-import { Ledger, LedgerHandle, type LedgerStatements, sqlPath } from './ledger';
+import { Ledger, LedgerHandle, type LedgerRow, type LedgerStatements, sqlPath } from './ledger';
 
 const cleanups = cleanupsAfterEach();
 
@@ -209,6 +209,40 @@ describe('the ledger', () => {
       for await (const chunk of ledger.streamDerivedBytes("SELECT 'text, not bytes'")) expect(chunk).toBeUndefined();
     };
     await expect(drain()).rejects.toThrow(/Bytes were asked for/);
+  });
+
+  it('fails a stream that DuckDB ends part-way, rather than handing on part of an answer as the whole', async () => {
+    const ledger = await Ledger.open(await folder(), silentLogger);
+    cleanups.push(() => ledger.close());
+    // Whole: every row in its order, and nothing of the mark that shows it ended.
+    const rows: LedgerRow[] = [];
+    for await (const chunk of ledger.stream('SELECT i::INTEGER AS i, (i * 2)::INTEGER AS twice FROM range(5000) t(i) ORDER BY i DESC;')) rows.push(...chunk);
+    expect(rows).toHaveLength(5000);
+    expect(rows[0]).toEqual({ i: 4999, twice: 9998 });
+    expect(rows.every((row, index) => Object.keys(row).length === 2 && row.i === 4999 - index)).toBe(true);
+    // Failing long after its first chunks were handed on (DuckDB, through @duckdb/node-api, then ends the stream as
+    // if it were complete).
+    const failing = "SELECT CASE WHEN i < 1000000 THEN i::INTEGER ELSE error('failed part-way') END AS i FROM range(2000000) t(i)";
+    const read: LedgerRow[] = [];
+    const drain = async () => {
+      for await (const chunk of ledger.stream(failing)) read.push(...chunk);
+    };
+    await expect(drain()).rejects.toThrow(/The ledger's read ended part-way through without saying why/);
+    expect(read.length).toBeGreaterThan(0);
+    const bytes = async () => {
+      for await (const chunk of ledger.streamDerivedBytes(`SELECT encode(i::VARCHAR) FROM (${failing})`)) expect(chunk.length).toBeGreaterThan(0);
+    };
+    await expect(bytes()).rejects.toThrow(/ended part-way through/);
+    // A read made again at the whole limit (holdingMemoryIfItFits) is made once more when its stream is cut short.
+    let attempts = 0;
+    const again = await ledger.holdingMemoryIfItFits(0.5, async () => {
+      attempts++;
+      const sql = attempts === 1 ? failing : 'SELECT i::INTEGER AS i FROM range(3) t(i)';
+      const all: LedgerRow[] = [];
+      for await (const chunk of ledger.stream(sql)) all.push(...chunk);
+      return all;
+    });
+    expect([attempts, again]).toEqual([2, [{ i: 0 }, { i: 1 }, { i: 2 }]]);
   });
 
   it('refuses a second process clearly, naming the one that holds it', async () => {

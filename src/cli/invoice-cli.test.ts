@@ -8,7 +8,7 @@ import { inlineConnection, runCli, useSimulator } from '@testing/cli-test-suppor
 import { testPorts } from '@testing/test-support';
 import { validateEn16931 } from '@testing/en16931';
 import { fillMapping } from '@testing/invoice-mapping';
-import { withLedgerAt } from '@testing/stored-invoices';
+import { withLedgerAt } from '@testing/ledger-month';
 
 const simulator = useSimulator(['--organizations', '12', '--report-ready-seconds', '1']);
 const cli = (args: string[]) => runCli(args, simulator.dataDir);

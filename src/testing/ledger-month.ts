@@ -7,6 +7,7 @@ import { Ledger } from '@core/ledger/ledger';
 import { MONTH_TABLES } from '@core/ledger/migrations/001-months';
 import { MIGRATIONS } from '@core/ledger/schema';
 import { silentLogger } from '@core/ports/ports';
+import { contentHashOf } from '@core/reports';
 import { ingestReport, type ReportIdentity } from '@core/reports/report-ingest';
 import { buildBillingReport } from '@twin/billing-report';
 import { generateOrganizations } from '@twin/dataset';
@@ -143,4 +144,17 @@ export function useLedger(setUp: (ledger: Ledger) => Promise<void> = async () =>
     if (!opened) throw new Error('The ledger is opened before the tests run.');
     return opened.ledger;
   };
+}
+
+/**
+ * A data folder's ledger opened directly, as no host may (a CLI process has closed it): to read what an export kept,
+ * or to alter it as damage would. `hashOf` hashes a saved report's lines again.
+ */
+export async function withLedgerAt<T>(dataDir: string, use: (ledger: Ledger, hashOf: (reportId: string) => Promise<string>) => Promise<T>): Promise<T> {
+  const ledger = await Ledger.open(dataDir, silentLogger);
+  try {
+    return await use(ledger, (reportId) => contentHashOf(ledger, reportId));
+  } finally {
+    await ledger.close();
+  }
 }

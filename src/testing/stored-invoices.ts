@@ -1,21 +1,5 @@
 import type { Invoice, InvoiceLine } from '@shared/schemas/invoices';
 import type { StoredRun } from '@core/invoices/invoice-store';
-import { Ledger } from '@core/ledger/ledger';
-import { silentLogger } from '@core/ports/ports';
-import { contentHashOf } from '@core/reports';
-
-/**
- * A data folder's ledger opened directly, as no host may (a CLI process has closed it): to read what an export kept,
- * or to alter it as damage would. `hashOf` hashes a saved report's lines again.
- */
-export async function withLedgerAt<T>(dataDir: string, use: (ledger: Ledger, hashOf: (reportId: string) => Promise<string>) => Promise<T>): Promise<T> {
-  const ledger = await Ledger.open(dataDir, silentLogger);
-  try {
-    return await use(ledger, (reportId) => contentHashOf(ledger, reportId));
-  } finally {
-    await ledger.close();
-  }
-}
 
 /** An invoice line of 20 × 180.57 SEK at 25 % VAT, with what `overrides` changes. */
 export const testLine = (overrides: Partial<InvoiceLine> = {}): InvoiceLine => ({

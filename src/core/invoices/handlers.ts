@@ -256,7 +256,9 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
     invoiceDate: string | undefined,
     readiness: Readiness,
     at: string,
-  ): Promise<{ opened: Ledger; month: MonthRef; broker: Broker; settings: InvoiceSettings } & ({ stored: StoredRun } | { again: RunSummary })> {
+  ): Promise<
+    { opened: Ledger; month: MonthRef; broker: Broker; settings: InvoiceSettings; record: InvoiceRecord } & ({ stored: StoredRun } | { again: RunSummary })
+  > {
     const { opened, month, broker, settings, run, entries } = await draft(reportId, invoiceDate);
     if (format === 'template' && !settings.template)
       throw new AppError('validation', 'No import template of your own is set: make one first (invoices template --import FILE.json).');
@@ -268,7 +270,7 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
     const record = await recordNow();
     const last = (await record.runSummaries(broker, period)).at(-1);
     const since = last ? sinceExport(run, last) : null;
-    if (last && since && !since.credited.length && !since.issued.length) return { again: last, opened, month, broker, settings };
+    if (last && since && !since.credited.length && !since.issued.length) return { again: last, opened, month, broker, settings, record };
     const previous = last ? await wholeRun(record, broker, period, last.runId) : null;
     const before = new Map(previous?.inForce.map((invoice) => [invoiceKey(invoice), invoice]));
     const issue = since ? [...since.credited.map((key) => creditNoteFor(before.get(key) as Invoice, run.invoiceDate)), ...since.issued] : run.invoices;
@@ -294,7 +296,7 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
       exportedBy: (await close.identity()).user,
     };
     await record.recordRun(broker, period, stored, previous?.runId ?? null, prefix, counter.next);
-    return { stored, opened, month, broker, settings };
+    return { stored, opened, month, broker, settings, record };
   }
 
   /**
@@ -314,12 +316,12 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
     if (notReady.length) throw new AppError('control', `The invoices were not exported. ${notReady.join(' ')}`);
     const at = new Date(ports.clock.now()).toISOString();
     const made = await runToWrite(reportId, format, invoiceDate, readiness, at);
-    const { opened, month, broker, settings } = made;
+    const { opened, month, broker, settings, record } = made;
     const period = { start: month.startDate, end: month.endDate };
     const again = 'again' in made;
     let stored: StoredRun;
     if ('again' in made) {
-      const record = await recordNow();
+      // Read from the record the comparison was made with: a team ledger connected meanwhile is not mixed in.
       stored = await wholeRun(record, broker, period, made.again.runId);
       await record.keepCopy(broker, period, { ...stored, reportId: stored.reportId || reportId });
     } else stored = made.stored;

@@ -4,6 +4,7 @@ import { Ledger } from '@core/ledger/ledger';
 import { silentLogger } from '@core/ports/ports';
 import { money } from '@shared/money';
 import { ledgerWithMonth } from '@testing/ledger-month';
+import { ORGANIZATION_ORDER } from '@core/reports';
 import { invoiceLineRows, unmappedCustomerRows } from './queries';
 
 const REPORT = 'e3f1c2a4-5b6d-4e7f-8a9b-0c1d2e3f4a5b';
@@ -66,6 +67,54 @@ describe('the invoice run in SQL', () => {
     expect(unmapped.map((row) => [`${row.org_key}|${row.currency}`, row.lines]).sort()).toEqual(idless.map(([key, sum]) => [key, sum.lines]).sort());
     const lines = await invoiceLineRows(month.ledger, REPORT, NO_ITEMS, orgIds, { linesPer: 'product', splitByPo: false });
     expect(lines.reduce((total, row) => total + row.lines, 0)).toBe(month.lines.length - idless.reduce((total, [, sum]) => total + sum.lines, 0));
+  });
+});
+
+describe('the order of the invoice lines', () => {
+  // PO numbers the ledger orders differently from JavaScript's own < (past U+FFFF against U+FFFD), cases, a prefix.
+  const PO_NUMBERS = ['PO-b', '😀-y', '', 'PO-a', '\uFFFD-x', 'po-a', 'PO-a ', 'Ä-1'];
+
+  it('is the invoices’: organization as lists put them, customer currency, PO number as the ledger orders text, then the report’s order', async () => {
+    const withPo = await ledgerWithMonth({
+      reportId: REPORT,
+      seed: 11,
+      organizations: 8,
+      linesPerOrganization: 24,
+      change: (entries) => {
+        const subscriptions = entries.flatMap((entry) =>
+          entry.organizations.flatMap((organization) => organization.services.flatMap((service) => service.items)),
+        );
+        subscriptions.forEach((subscription, index) => {
+          subscription.poNumber = PO_NUMBERS[index % PO_NUMBERS.length] as string;
+        });
+      },
+    });
+    try {
+      const ids = [...new Set(withPo.lines.map(({ organization }) => organization.orgId))];
+      const lines = await invoiceLineRows(withPo.ledger, REPORT, NO_ITEMS, ids, { linesPer: 'subscription', splitByPo: true });
+      expect(new Set(lines.map((line) => line.po))).toEqual(new Set(PO_NUMBERS));
+      const ranks = new Map(
+        (
+          (await withPo.ledger.all(`SELECT DISTINCT org_key, org_rank::INTEGER AS org_rank FROM (${ORGANIZATION_ORDER})`, [REPORT])) as {
+            org_key: string;
+            org_rank: number;
+          }[]
+        ).map((row) => [row.org_key, row.org_rank]),
+      );
+      // The same lines put in order by DuckDB itself.
+      const keyed = lines.map((line, index) => ({ index, rank: ranks.get(line.org_key), currency: line.currency, po: line.po, first: line.first_line }));
+      const ordered = (await withPo.ledger.all(
+        `SELECT (j->>'index')::INTEGER AS index FROM (SELECT unnest(from_json($1, '["JSON"]')) AS j)
+         ORDER BY (j->>'rank')::INTEGER, j->>'currency', j->>'po', (j->>'first')::INTEGER`,
+        [JSON.stringify(keyed)],
+      )) as { index: number }[];
+      expect(ordered.map((row) => row.index)).toEqual(lines.map((_, index) => index));
+      // Each organization's lines together, and more than one PO number in many of them.
+      const organizations = lines.map((line) => line.org_key).filter((key, index, all) => key !== all[index - 1]);
+      expect(organizations.length).toBe(ids.length);
+    } finally {
+      await withPo.close();
+    }
   });
 });
 

@@ -109,9 +109,11 @@ describe('the order of the invoice lines', () => {
         [JSON.stringify(keyed)],
       )) as { index: number }[];
       expect(ordered.map((row) => row.index)).toEqual(lines.map((_, index) => index));
-      // Each organization's lines together, and more than one PO number in many of them.
+      // Each organization's lines together, with more than one PO number in each (so the PO order is what is tested).
       const organizations = lines.map((line) => line.org_key).filter((key, index, all) => key !== all[index - 1]);
       expect(organizations.length).toBe(ids.length);
+      for (const organization of organizations)
+        expect(new Set(lines.filter((line) => line.org_key === organization).map((line) => line.po)).size).toBeGreaterThan(1);
     } finally {
       await withPo.close();
     }

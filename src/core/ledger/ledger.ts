@@ -102,7 +102,7 @@ const END_MARK = 'closebook_stream_end';
  * `sql` with one row of its own after all of its rows, marked in a column of its own (UNION ALL keeps their order).
  * DuckDB, through @duckdb/node-api, ends a stream that fails part-way (interrupted, out of memory) just as one that is
  * complete: an Invoices tab once listed 1,971 of a month's 10,000 invoices so. A stream that ends without that row
- * was cut short, and fails (readCutShort) instead of handing on part of an answer.
+ * was cut short, and fails (LedgerReadCutShort) instead of handing on part of an answer.
  */
 function endMarked(sql: string): string {
   return `SELECT *, NULL::BOOLEAN AS ${END_MARK} FROM (${sql.trim().replace(/;$/, '')}\n) UNION ALL BY NAME SELECT true AS ${END_MARK}`;
@@ -121,7 +121,7 @@ async function* streamRows(connection: DuckDBConnection, sql: string, params: Le
     for (const row of rows) delete row[END_MARK];
     if (rows.length) yield rows as LedgerRow[];
   }
-  if (!ended) throw readCutShort();
+  if (!ended) throw new LedgerReadCutShort();
 }
 
 /** A one-column query's BLOB values joined into one buffer (NULLs left out). */
@@ -138,10 +138,10 @@ async function* streamBytes(connection: DuckDBConnection, sql: string, params: L
   const result = await connection.stream(endMarked(sql), bound(params));
   let ended = false;
   for (let chunk = await result.fetchChunk(); chunk && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
-    ended = chunk.getColumnValues(1).at(-1) === true;
+    ended = chunk.getColumnVector(1).getItem(chunk.rowCount - 1) === true;
     yield joinedBytes(chunk.getColumnValues(0)); // the end's own row has no bytes (NULL)
   }
-  if (!ended) throw readCutShort();
+  if (!ended) throw new LedgerReadCutShort();
 }
 
 export interface LedgerOptions {
@@ -702,10 +702,6 @@ class LedgerReadCutShort extends AppError {
       "The ledger's read ended part-way through without saying why (most often, other work in Closebook held the memory it needed). Nothing saved was changed, and nothing was made of the part read: try again.",
     );
   }
-}
-
-function readCutShort(): AppError {
-  return new LedgerReadCutShort();
 }
 
 function readStopped(): AppError {

@@ -314,10 +314,19 @@ describe('closebook invoices', () => {
     expect(withdrawn.lines.map((line) => line.description)).not.toContain('Setup fee');
     expect(withdrawn.lines).toHaveLength(before.lines.length - 1);
 
+    // Exported after the exclusion: that customer's invoice credited and issued anew, the others left as they were;
+    // exported once more with nothing changed, the same run written again, byte for byte.
+    const excluded = cli(['invoices', 'export', october, '--format', 'xero', '--out', join(dir, 'excluded'), '--invoice-date', '2026-11-13']);
+    expect(excluded).toMatchObject({ code: 0, stderr: expect.stringMatching(/^Exported 2 invoices \(CB-1037–CB-1038\)/) });
+    const excludedAgain = cli(['invoices', 'export', october, '--format', 'xero', '--out', join(dir, 'excluded-again')]);
+    expect(excludedAgain).toMatchObject({ code: 0, stderr: expect.stringMatching(/^Wrote again 2 invoices \(CB-1037–CB-1038\)/) });
+    const excludedFile = 'xero-invoices-2026-10 (not approved by a second person).csv';
+    expect(await readFile(join(dir, 'excluded-again', excludedFile))).toEqual(await readFile(join(dir, 'excluded', excludedFile)));
+
     // A month whose invoices went out is not reopened: its changes are credited instead.
     expect(cli(['reports', 'reopen', october, '--reason', 'A late credit'])).toMatchObject({
       code: 5,
-      stderr: expect.stringMatching(/This month's invoices CB-1001–CB-1036 were exported \(\d{4}-\d\d-\d\d\), so it is not reopened/),
+      stderr: expect.stringMatching(/This month's invoices CB-1001–CB-1038 were exported \(\d{4}-\d\d-\d\d\), so it is not reopened/),
     });
     expect(cli(['reports', 'log', october]).stdout).not.toMatch(/reopened/);
   }, 400_000);

@@ -88,3 +88,10 @@ export const storedRun = (runId: string, issued: Invoice[], inForce: Invoice[], 
   exportedAt,
   exportedBy: 'anna',
 });
+
+/** Everything an iterable gives, held or read as taken (a run's files, their pieces, its invoices). */
+export async function taken<T>(items: Iterable<T> | AsyncIterable<T>): Promise<T[]> {
+  const all: T[] = [];
+  for await (const item of items) all.push(item);
+  return all;
+}

@@ -21,13 +21,24 @@ import type { IdentityPort } from '@core/ports/identity';
 import type { Ports } from '@core/ports/ports';
 import type { ServiceHandlers } from '@shared/contract';
 import { deliverFile } from '@core/storage/files';
-import { invoiceFiles } from './invoice-files';
+import { invoiceFiles, issuedInMemory } from './invoice-files';
 import { buildInvoiceRun, type Invoice, type InvoiceRunDraft, listed, negatedText, type Unmapped } from './invoice-run';
-import { fileHashes, invoiceKey, readSettings, recordFiles, type RunSummary, saveSettings, type StoredRun, substanceHash } from './invoice-store';
+import {
+  fileHashes,
+  invoiceKey,
+  readSettings,
+  recordFiles,
+  type RunSummary,
+  type RunToWriteAgain,
+  saveSettings,
+  type StoredRun,
+  substanceHash,
+} from './invoice-store';
 import { type Broker, itemKey, looksLikeFormula, refuseFormulas } from './mapping-store';
-import { type InvoiceRecord, LocalInvoiceRecord, type RunPeriod, sha256 } from './invoice-record';
+import { exportedMeanwhile, type InvoiceRecord, LocalInvoiceRecord, type RunPeriod, sha256 } from './invoice-record';
 import { mappingCsv, type MappingSuggestions, parseMappingCsv } from './mapping-csv';
 import { invoiceLineRows, type ItemKeys, unmappedCustomerRows, unmappedItemRows } from './queries';
+import { runInputs } from './run-inputs';
 
 export type { InvoiceRunView };
 
@@ -161,33 +172,47 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
     };
   }
 
-  /**
-   * The month's run as it would be made now; with `onlyCustomer` (an org id), that customer's invoices alone, the
-   * same as in the whole run (every invoice is made from its own customer's lines and adjustments), with nothing
-   * listed as unmapped.
-   */
-  async function draft(reportId: string, invoiceDate: string | undefined, onlyCustomer?: string) {
+  /** What the month's invoices are made from, read now: its lines are read when they are made (draft). */
+  async function draftInputs(reportId: string) {
     await close.inNameOrder?.(reportId);
     const opened = await ledger();
     const month = await monthOf(opened, reportId);
     const broker = brokerOf(month);
     const [mapping, { settings }] = [await (await recordNow()).mapping(broker), await readSettings(opened, broker)];
-    const customers = onlyCustomer === undefined ? customerIds(mapping) : customerIds(mapping).filter((orgId) => orgId === onlyCustomer);
-    const rows = await invoiceLineRows(opened, reportId, itemKeys(mapping), customers, settings);
     const { entries } = await close.log(reportId);
     const logged = entries.flatMap((entry): LoggedAdjustment[] => {
       if (entry.action !== 'adjusted') return [];
       const parsed = InvoiceAdjustment.safeParse(JSON.parse(entry.evidence || 'null'));
       return parsed.success ? [{ adjustment: parsed.data, reason: entry.note, by: entry.actor, at: entry.at, seq: entry.seq }] : [];
     });
-    const run = buildInvoiceRun(
+    return { opened, month, broker, settings, mapping, entries, logged };
+  }
+
+  /**
+   * The month's run as it would be made now; with `onlyCustomer` (an org id), that customer's invoices alone, the
+   * same as in the whole run (every invoice is made from its own customer's lines and adjustments), with nothing
+   * listed as unmapped.
+   */
+  async function draft(reportId: string, invoiceDate: string | undefined, onlyCustomer?: string) {
+    const inputs = await draftInputs(reportId);
+    return { ...inputs, run: await runFrom(inputs, reportId, invoiceDate, onlyCustomer) };
+  }
+
+  async function runFrom(
+    { opened, month, settings, mapping, logged }: Awaited<ReturnType<typeof draftInputs>>,
+    reportId: string,
+    invoiceDate: string | undefined,
+    onlyCustomer?: string,
+  ): Promise<InvoiceRunDraft> {
+    const customers = onlyCustomer === undefined ? customerIds(mapping) : customerIds(mapping).filter((orgId) => orgId === onlyCustomer);
+    const rows = await invoiceLineRows(opened, reportId, itemKeys(mapping), customers, settings);
+    return buildInvoiceRun(
       rows,
       onlyCustomer === undefined ? await unmappedIn(opened, reportId, mapping) : { customers: [], items: [] },
       mapping,
       { periodStart: month.startDate, invoiceDate: invoiceDate ?? today(), linesPer: settings.linesPer },
       logged,
     );
-    return { opened, month, broker, settings, run, mapping, entries };
   }
 
   /** What keeps the month's invoices from being exported now: the month close's, then the run's. */
@@ -239,7 +264,7 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
   /** The month's run `runId`, whole; refused when another run was exported after it meanwhile (a colleague's). */
   async function wholeRun(record: InvoiceRecord, broker: Broker, period: RunPeriod, runId: string): Promise<StoredRun> {
     const last = (await record.runs(broker, period)).at(-1);
-    if (last?.runId !== runId) throw new AppError('control', "This month's invoices were exported meanwhile: export again to write that run.");
+    if (last?.runId !== runId) throw exportedMeanwhile();
     return last;
   }
 
@@ -247,8 +272,7 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
    * The run the export writes: the month's last run again when its invoices are the same now; otherwise numbered
    * once and kept — after a run was exported, a credit note for each invoice that changed or went and a new invoice
    * for each that changed or came (never a silent renumbering); the first time, every invoice. The month's invoices
-   * now are made here and let go when it returns: a run written again is read whole only then (at a million lines,
-   * each is half a gigabyte).
+   * now are made here, unless they are made from what the last run was (runInputs), and let go when it returns.
    */
   async function runToWrite(
     reportId: string,
@@ -259,25 +283,31 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
   ): Promise<
     { opened: Ledger; month: MonthRef; broker: Broker; settings: InvoiceSettings; record: InvoiceRecord } & ({ stored: StoredRun } | { again: RunSummary })
   > {
-    const { opened, month, broker, settings, run, entries } = await draft(reportId, invoiceDate);
+    const inputs = await draftInputs(reportId);
+    const { opened, month, broker, settings, mapping, entries, logged } = inputs;
     if (format === 'template' && !settings.template)
       throw new AppError('validation', 'No import template of your own is set: make one first (invoices template --import FILE.json).');
-    const blockers = blockersOf(run, readiness, entries);
-    if (blockers.length) throw new AppError('control', `The invoices were not exported. ${blockers.join(' ')}`);
     const period = { start: month.startDate, end: month.endDate };
     // The numbers and the run are kept by the record in one transaction (the ledger's, or the team ledger's under
     // the month's lock): a number is given once, and a run once kept is what every later export writes again.
     const record = await recordNow();
     const last = (await record.runSummaries(broker, period)).at(-1);
+    // A month ready to invoice has its lines signed, and the stamp has just hashed them again (1.5 s and some
+    // hundreds of MB of DuckDB's at a million lines, not done twice).
+    const contentHash = readiness.signedContentHash ?? (await contentHashOf(opened, reportId));
+    const madeFrom = runInputs({ contentHash, periodStart: month.startDate, mapping, settings, logged });
+    // Made from the same as the last run, the month's invoices are that run's: it was exported with nothing against
+    // it, and is written again without making them (at a million lines, 30 s and a gigabyte to compare them).
+    if (last?.inputs === madeFrom) return { again: last, opened, month, broker, settings, record };
+    const run = await runFrom(inputs, reportId, invoiceDate);
+    const blockers = blockersOf(run, readiness, entries);
+    if (blockers.length) throw new AppError('control', `The invoices were not exported. ${blockers.join(' ')}`);
     const since = last ? sinceExport(run, last) : null;
     if (last && since && !since.credited.length && !since.issued.length) return { again: last, opened, month, broker, settings, record };
     const previous = last ? await wholeRun(record, broker, period, last.runId) : null;
     const before = new Map(previous?.inForce.map((invoice) => [invoiceKey(invoice), invoice]));
     const issue = since ? [...since.credited.map((key) => creditNoteFor(before.get(key) as Invoice, run.invoiceDate)), ...since.issued] : run.invoices;
     const unchanged = previous && since ? previous.inForce.filter((invoice) => since.unchanged.has(invoiceKey(invoice))) : [];
-    // A month ready to invoice has its lines signed, and the stamp has just hashed them again (1.5 s and some
-    // hundreds of MB of DuckDB's at a million lines, not done twice).
-    const contentHash = readiness.signedContentHash ?? (await contentHashOf(opened, reportId));
     const counter = await record.counter(broker);
     const prefix = counter.prefix ?? settings.prefix;
     const numbered = issue.map((invoice, index) => ({ ...invoice, number: `${prefix}${counter.next + index}` }));
@@ -285,6 +315,7 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
       runId: randomUUID(),
       reportId,
       contentHash,
+      inputs: madeFrom,
       issued: numbered,
       inForce: [...unchanged, ...numbered.filter((invoice) => !invoice.replaces)],
       dateFormat: settings.dateFormat,
@@ -319,27 +350,26 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
     const { opened, month, broker, settings, record } = made;
     const period = { start: month.startDate, end: month.endDate };
     const again = 'again' in made;
-    let stored: StoredRun;
-    if ('again' in made) {
-      // Read from the record the comparison was made with: a team ledger connected meanwhile is not mixed in.
-      stored = await wholeRun(record, broker, period, made.again.runId);
-      await record.keepCopy(broker, period, { ...stored, reportId: stored.reportId || reportId });
-    } else stored = made.stored;
-    const { files, refused } = invoiceFiles(format, { ...stored, period: { start: month.startDate, end: month.endDate }, template: settings.template });
+    // Read from the record the comparison was made with: a team ledger connected meanwhile is not mixed in.
+    const stored: RunToWriteAgain =
+      'again' in made
+        ? await record.runToWriteAgain(broker, period, made.again.runId, reportId)
+        : { ...made.stored, issued: issuedInMemory(made.stored.issued) };
+    const { files, refused } = await invoiceFiles(format, { ...stored, period: { start: month.startDate, end: month.endDate }, template: settings.template });
     // A template's files are kept under the template they were made with: another template is another file.
     const kind = format === 'template' ? `template:${sha256(JSON.stringify(settings.template)).slice(0, 16)}` : format;
     const written: { file: T; invoices: number; sha256: string }[] = [];
     const known = await fileHashes(opened, stored.runId, kind);
     const recorded: { name: string; sha256: string }[] = [];
     try {
-      for (const file of files) {
+      for await (const file of files) {
         // Hashed as it is written; one that would differ from the file written before is refused before it is moved
         // into place.
         let hash = '';
         const put = await write(file.name, (path) =>
           opened.outputs.writeStream(path, async (sink) => {
             const hashing = createHash('sha256');
-            for (const piece of file.pieces()) {
+            for await (const piece of file.pieces()) {
               hashing.update(piece);
               await sink.put(piece);
             }
@@ -362,7 +392,7 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
       runId: stored.runId,
       again,
       files: written,
-      invoices: stored.issued.length,
+      invoices: stored.issued.count,
       firstNumber: stored.firstNumber,
       lastNumber: stored.lastNumber,
       notApprovedBySecondPerson: !stored.approved,

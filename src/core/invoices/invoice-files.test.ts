@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { InvoiceTemplate, Seller } from '@shared/schemas/invoices';
-import { invoiceFiles, templatePieces } from './invoice-files';
+import { invoiceFiles, issuedInMemory, templatePieces } from './invoice-files';
 import type { Invoice } from './invoice-run';
-import { testInvoice as invoice } from '@testing/stored-invoices';
+import { taken, testInvoice as invoice, testLine } from '@testing/stored-invoices';
 
 const SELLER = { name: '', vatId: '', companyId: '', country: '', street: '', city: '', postcode: '', endpoint: '', iban: '' } satisfies Seller;
 const run = (issued: Invoice[], template: InvoiceTemplate | null = null) => ({
-  issued,
+  issued: issuedInMemory(issued),
   dateFormat: 'DD/MM/YYYY' as const,
   approved: true,
   seller: SELLER,
@@ -15,18 +15,18 @@ const run = (issued: Invoice[], template: InvoiceTemplate | null = null) => ({
 });
 
 describe('invoice files', () => {
-  it('splits Xero files at 500 invoices, an invoice never across two files', () => {
+  it('splits Xero files at 500 invoices, an invoice never across two files', async () => {
     const many = Array.from({ length: 1001 }, (_, index) => invoice(`INV-${index + 1}`));
-    const files = [...invoiceFiles('xero', run(many)).files];
+    const files = await taken((await invoiceFiles('xero', run(many))).files);
     expect(files.map((file) => [file.name, file.invoices])).toEqual([
       ['xero-invoices-2026-10-part-1-of-3.csv', 500],
       ['xero-invoices-2026-10-part-2-of-3.csv', 500],
       ['xero-invoices-2026-10-part-3-of-3.csv', 1],
     ]);
-    expect([...files[2]!.pieces()].join('').split('\r\n').filter(Boolean)).toHaveLength(1 + 2); // header and the last invoice's two lines
+    expect((await taken(files[2]!.pieces())).join('').split('\r\n').filter(Boolean)).toHaveLength(1 + 2); // header and the last invoice's two lines
   });
 
-  it("writes the user's own template: their columns and order, dates, decimal comma, numbers as numbers", () => {
+  it("writes the user's own template: their columns and order, dates, decimal comma, numbers as numbers", async () => {
     const template: InvoiceTemplate = {
       name: 'Fortnox import',
       rowsPer: 'line',
@@ -43,7 +43,7 @@ describe('invoice files', () => {
         { header: '=Konto', field: 'account' },
       ],
     };
-    expect([...templatePieces(template, [invoice('F-1')])].join('')).toBe(
+    expect((await taken(templatePieces(template, [invoice('F-1')]))).join('')).toBe(
       "\uFEFFFakturanr;Kund;Datum;Rad;Antal;Belopp;'=Konto\r\n" +
         'F-1;"Åkerberg; ""North""";2026-11-09;1;20;3611,40;3010\r\n' +
         'F-1;"Åkerberg; ""North""";2026-11-09;2;-1;-10,50;3010\r\n',
@@ -58,9 +58,42 @@ describe('invoice files', () => {
         { header: 'Total', field: 'grossTotal' },
       ],
     };
-    expect([...templatePieces(perInvoice, [invoice('F-1'), invoice('F-2', { kind: 'credit-note', grossTotal: '-5.00' })])].join('')).toBe(
+    expect((await taken(templatePieces(perInvoice, [invoice('F-1'), invoice('F-2', { kind: 'credit-note', grossTotal: '-5.00' })]))).join('')).toBe(
       '\uFEFFNo\tTotal\r\nF-1\t4501.12\r\nF-2\t-5.00\r\n',
     );
-    expect([...invoiceFiles('template', run([invoice('F-1')], template)).files].map((file) => file.name)).toEqual(['Fortnox-import-2026-10.csv']);
+    expect((await taken((await invoiceFiles('template', run([invoice('F-1')], template))).files)).map((file) => file.name)).toEqual([
+      'Fortnox-import-2026-10.csv',
+    ]);
+  });
+
+  it('writes QuickBooks files per currency in code order, credit notes as credit memos of their own with their amounts positive', async () => {
+    const credit = invoice('Q-3', {
+      kind: 'credit-note',
+      lines: [testLine({ quantity: '1', unitPrice: '-180.57', netAmount: '-180.57' }), testLine({ quantity: '-2', unitPrice: '10.50', netAmount: '-21.00' })],
+    });
+    const issued = [invoice('Q-1'), invoice('Q-2', { currency: 'EUR' }), credit, invoice('Q-4')];
+    const files = await taken((await invoiceFiles('qbo', run(issued))).files);
+    expect(files.map((file) => [file.name, file.invoices])).toEqual([
+      ['quickbooks-invoices-2026-10-EUR.csv', 1],
+      ['quickbooks-invoices-2026-10-SEK.csv', 2],
+      ['quickbooks-credit-memos-2026-10-SEK.csv', 1],
+    ]);
+    const rows = async (file: (typeof files)[number]) =>
+      (await taken(file.pieces()))
+        .join('')
+        .split('\r\n')
+        .slice(1, -1)
+        .map((row) => row.split(',').slice(0, 1).concat(row.split(',').slice(-4)));
+    expect(await rows(files[1]!)).toEqual([
+      ['Q-1', '20', '180.57', '3611.40', 'MP1'],
+      ['Q-1', '-1', '10.50', '-10.50', 'MP1'],
+      ['Q-4', '20', '180.57', '3611.40', 'MP1'],
+      ['Q-4', '-1', '10.50', '-10.50', 'MP1'],
+    ]);
+    // The memo's lines: a negative price turned positive, else the quantity; the amount positive either way.
+    expect(await rows(files[2]!)).toEqual([
+      ['Q-3', '1', '180.57', '180.57', 'MP1'],
+      ['Q-3', '2', '10.50', '21.00', 'MP1'],
+    ]);
   });
 });

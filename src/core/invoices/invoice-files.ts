@@ -72,19 +72,38 @@ export interface InvoiceFile {
    * held whole: a 7 MB string lives until the next full garbage collection, and a million-line month's Xero files
    * so held took the export from 0.6 GB of invoices to 2 GB.
    */
-  pieces(): Iterable<string>;
+  pieces(): AsyncIterable<string>;
 }
 
-function* table(columns: Column[], invoices: readonly Invoice[], dateFormat: DateFormat): Generator<string> {
+async function* table(columns: Column[], invoices: Invoices, dateFormat: DateFormat): AsyncGenerator<string> {
   const dates = (date: string) => formatDate(date, dateFormat);
   yield CSV_BOM + csvLine(columns.map((column) => csvCell(column.header, 'text')));
-  for (const invoice of invoices)
+  for await (const invoice of invoices)
     yield invoice.lines.map((line) => csvLine(columns.map((column) => csvCell(column.value(invoice, line, dates), column.kind ?? 'text')))).join('');
 }
 
+/** Invoices in order, held or read as they are taken. */
+type Invoices = Iterable<Invoice> | AsyncIterable<Invoice>;
+
+/**
+ * A numbered run's issued invoices, in order, made as they are taken: from memory, or read from the ledger a kept
+ * part at a time (invoice-store.ts). Written again, a million-line month's are half a gigabyte as objects.
+ */
+export interface IssuedInvoices {
+  readonly count: number;
+  /** The invoices `from` … `to` − 1. */
+  range(from: number, to: number): Invoices;
+}
+
+/** Issued invoices held in memory (a run just numbered). */
+export const issuedInMemory = (invoices: readonly Invoice[]): IssuedInvoices => ({
+  count: invoices.length,
+  range: (from, to) => invoices.slice(from, to),
+});
+
 /** A numbered run as its files need it. */
 export interface RunForFiles {
-  issued: readonly Invoice[];
+  issued: IssuedInvoices;
   dateFormat: DateFormat;
   approved: boolean;
   seller: Seller;
@@ -101,26 +120,36 @@ export interface RunForFiles {
  * says so in every file's name (an import file has no room for a note that would not end up on the customer's
  * invoice). The files are made one at a time as they are taken: a million-line month's are some 350 MB of text.
  */
-export function invoiceFiles(format: InvoiceFormat, run: RunForFiles): { files: Iterable<InvoiceFile>; refused: string[] } {
+export async function invoiceFiles(format: InvoiceFormat, run: RunForFiles): Promise<{ files: AsyncIterable<InvoiceFile>; refused: string[] }> {
   const marker = run.approved ? '' : ' (not approved by a second person)';
+  const all = () => run.issued.range(0, run.issued.count);
   if (format === 'ubl') {
-    const refused = run.issued.flatMap((invoice) => ublRefusal(invoice, run.seller) ?? []);
+    const refused: string[] = [];
+    for await (const invoice of all()) {
+      const refusal = ublRefusal(invoice, run.seller);
+      if (refusal) refused.push(refusal);
+    }
     return { files: ublFiles(run, marker), refused };
   }
   const stem = `${run.period.start.slice(0, 7)}${marker}`;
   if (format === 'template') {
     const { template } = run;
-    if (!template) return { files: [], refused: ['No template of your own is set: make one (invoices template --import FILE.json)'] };
+    if (!template) return { files: each([]), refused: ['No template of your own is set: make one (invoices template --import FILE.json)'] };
     const name = `${template.name.replace(/[^A-Za-z0-9._-]+/g, '-')}-${stem}.csv`;
-    return { files: [{ name, pieces: () => templatePieces(template, run.issued), invoices: run.issued.length }], refused: [] };
+    return { files: each([{ name, pieces: () => templatePieces(template, all()), invoices: run.issued.count }]), refused: [] };
   }
   return { files: importFiles(format, run.issued, stem, run.dateFormat), refused: [] };
 }
 
-function* ublFiles(run: RunForFiles, marker: string): Generator<InvoiceFile> {
-  for (const invoice of run.issued) {
+/** What is held, taken as what is read. */
+async function* each<T>(items: readonly T[]): AsyncGenerator<T> {
+  yield* items;
+}
+
+async function* ublFiles(run: RunForFiles, marker: string): AsyncGenerator<InvoiceFile> {
+  for await (const invoice of run.issued.range(0, run.issued.count)) {
     const made = ublInvoice(invoice, run.seller, run.period);
-    if (!('refused' in made)) yield { name: made.name.replace(/\.xml$/, `${marker}.xml`), pieces: () => [made.content], invoices: 1 };
+    if (!('refused' in made)) yield { name: made.name.replace(/\.xml$/, `${marker}.xml`), pieces: () => each([made.content]), invoices: 1 };
   }
 }
 
@@ -162,7 +191,7 @@ function fieldValue(field: Field, invoice: Invoice, line: InvoiceLine | null, li
  * per line or per invoice. Text goes through the formula escape (it was checked at the run); a number is written as
  * the number it is, with the decimal separator chosen, never as text.
  */
-export function* templatePieces(template: InvoiceTemplate, invoices: readonly Invoice[]): Generator<string> {
+export async function* templatePieces(template: InvoiceTemplate, invoices: Invoices): AsyncGenerator<string> {
   const separator = template.delimiter === 'tab' ? '\t' : template.delimiter;
   const quote = (text: string) => (text.includes(separator) || /["\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text);
   const cell = (field: Field, value: string) => {
@@ -172,40 +201,52 @@ export function* templatePieces(template: InvoiceTemplate, invoices: readonly In
   };
   const line = (cells: string[]) => `${cells.join(separator)}\r\n`;
   yield CSV_BOM + line(template.columns.map((column) => quote(formulaSafe(column.header, 'text'))));
-  for (const invoice of invoices) {
+  for await (const invoice of invoices) {
     const lines = template.rowsPer === 'line' ? invoice.lines : [null];
     yield lines.map((entry, index) => line(template.columns.map((column) => cell(column.field, fieldValue(column.field, invoice, entry, index + 1))))).join('');
   }
 }
 
-function* importFiles(format: 'xero' | 'qbo', invoices: readonly Invoice[], stem: string, dateFormat: DateFormat): Generator<InvoiceFile> {
+async function* importFiles(format: 'xero' | 'qbo', invoices: IssuedInvoices, stem: string, dateFormat: DateFormat): AsyncGenerator<InvoiceFile> {
   if (format === 'xero') {
-    const parts = Math.ceil(invoices.length / XERO_INVOICES_PER_FILE);
+    const parts = Math.ceil(invoices.count / XERO_INVOICES_PER_FILE);
     for (let index = 0; index < parts; index++) {
-      const part = invoices.slice(index * XERO_INVOICES_PER_FILE, (index + 1) * XERO_INVOICES_PER_FILE);
+      const [from, to] = [index * XERO_INVOICES_PER_FILE, Math.min((index + 1) * XERO_INVOICES_PER_FILE, invoices.count)];
       yield {
         name: parts === 1 ? `xero-invoices-${stem}.csv` : `xero-invoices-${stem}-part-${index + 1}-of-${parts}.csv`,
-        pieces: () => table(XERO, part, dateFormat),
-        invoices: part.length,
+        pieces: () => table(XERO, invoices.range(from, to), dateFormat),
+        invoices: to - from,
       };
     }
     return;
   }
-  for (const currency of [...new Set(invoices.map((invoice) => invoice.currency))].sort()) {
-    const inCurrency = invoices.filter((invoice) => invoice.currency === currency);
-    const issued = inCurrency.filter((invoice) => invoice.kind === 'invoice');
+  // Counted in one pass; each file then takes its own from another (a run read from the ledger holds no invoice).
+  const counts = new Map<string, { issued: number; credits: number }>();
+  for await (const invoice of invoices.range(0, invoices.count)) {
+    const count = counts.get(invoice.currency) ?? { issued: 0, credits: 0 };
+    if (invoice.kind === 'invoice') count.issued++;
+    else count.credits++;
+    counts.set(invoice.currency, count);
+  }
+  async function* of(currency: string, kind: Invoice['kind']): AsyncGenerator<Invoice> {
+    for await (const invoice of invoices.range(0, invoices.count)) if (invoice.currency === currency && invoice.kind === kind) yield invoice;
+  }
+  for (const [currency, { issued, credits }] of [...counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     // QuickBooks imports invoices only: a credit is a credit memo, listed in a file of its own with its amounts as
     // the memo carries them (positive), to be entered as credit memos.
-    const credits = inCurrency.filter((invoice) => invoice.kind === 'credit-note');
-    if (issued.length)
-      yield { name: `quickbooks-invoices-${stem}-${currency}.csv`, pieces: () => table(QUICKBOOKS, issued, dateFormat), invoices: issued.length };
-    if (credits.length)
+    if (issued)
+      yield { name: `quickbooks-invoices-${stem}-${currency}.csv`, pieces: () => table(QUICKBOOKS, of(currency, 'invoice'), dateFormat), invoices: issued };
+    if (credits)
       yield {
         name: `quickbooks-credit-memos-${stem}-${currency}.csv`,
-        pieces: () => table(QUICKBOOKS, credits.map(asCreditMemo), dateFormat),
-        invoices: credits.length,
+        pieces: () => table(QUICKBOOKS, mapped(of(currency, 'credit-note'), asCreditMemo), dateFormat),
+        invoices: credits,
       };
   }
+}
+
+async function* mapped<T, U>(items: AsyncIterable<T>, change: (item: T) => U): AsyncGenerator<U> {
+  for await (const item of items) yield change(item);
 }
 
 /** A credit note's lines as a credit memo carries them: the amounts turned positive (the price, or else the quantity). */

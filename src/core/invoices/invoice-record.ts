@@ -2,7 +2,18 @@ import { createHash } from 'node:crypto';
 import { AppError } from '@shared/errors';
 import type { InvoiceMapping } from '@shared/schemas/invoices';
 import type { Ledger, LedgerTransaction } from '@core/ledger/ledger';
-import { lastRunId, readSettings, runRows, type RunSummary, runSummaries, saveSettings, type StoredRun, storedRuns } from './invoice-store';
+import {
+  lastRunForFiles,
+  lastRunId,
+  readSettings,
+  runRows,
+  type RunSummary,
+  runSummaries,
+  type RunToWriteAgain,
+  saveSettings,
+  type StoredRun,
+  storedRuns,
+} from './invoice-store';
 import { type Broker, readMapping, saveMapping } from './mapping-store';
 
 /** A month of a Broker, as the invoice runs are kept under it. */
@@ -31,16 +42,29 @@ export interface InvoiceRecord {
    * `previousRunId` or the sequence no longer starts at `first` — a colleague exported meanwhile.
    */
   recordRun(broker: Broker, period: RunPeriod, run: StoredRun, previousRunId: string | null, prefix: string, first: number): Promise<void>;
-  /** Keeps a copy of a run another workstation recorded, when this one writes its files (the workstation's own: kept already). */
-  keepCopy(broker: Broker, period: RunPeriod, run: StoredRun): Promise<void>;
+  /**
+   * The month's run `runId` as its files are written again: refused (a control error, say "export again") when the
+   * month's last run is no longer that one. A run another workstation recorded is kept here too, under `reportId`.
+   */
+  runToWriteAgain(broker: Broker, period: RunPeriod, runId: string, reportId: string): Promise<RunToWriteAgain>;
 }
+
+/** Said when the month's last run is not the one the export was about to write. */
+export const exportedMeanwhile = () => new AppError('control', "This month's invoices were exported meanwhile: export again to write that run.");
 
 /** The SHA-256 of a text (a run's body, a file's content), as hex. */
 export const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
 /** The body a run is kept as in the team ledger (its `run` jsonb): every invoice issued and in force, whole. */
 export function runBody(run: StoredRun): string {
-  return JSON.stringify({ issued: run.issued, inForce: run.inForce, dateFormat: run.dateFormat, approved: run.approved, seller: run.seller });
+  return JSON.stringify({
+    issued: run.issued,
+    inForce: run.inForce,
+    ...(run.inputs ? { inputs: run.inputs } : {}),
+    dateFormat: run.dateFormat,
+    approved: run.approved,
+    seller: run.seller,
+  });
 }
 
 /**
@@ -99,8 +123,11 @@ export class LocalInvoiceRecord implements InvoiceRecord {
     return runSummaries(await this.ledger(), broker, period);
   }
 
-  async keepCopy(): Promise<void> {
-    // The workstation's ledger is where its runs are kept.
+  async runToWriteAgain(broker: Broker, period: RunPeriod, runId: string): Promise<RunToWriteAgain> {
+    // The workstation's ledger is where its runs are kept: no copy to keep.
+    const run = await lastRunForFiles(await this.ledger(), broker, period, runId);
+    if (!run) throw exportedMeanwhile();
+    return run;
   }
 
   async recordRun(broker: Broker, period: RunPeriod, run: StoredRun, previousRunId: string | null, _prefix: string, first: number): Promise<void> {
@@ -109,8 +136,7 @@ export class LocalInvoiceRecord implements InvoiceRecord {
     ).write(async (transaction) => {
       const last = await lastRunId(transaction, broker, period);
       const { settings, next } = await readSettings(transaction, broker);
-      if (last !== previousRunId || next !== first)
-        throw new AppError('control', "This month's invoices were exported meanwhile: export again to write that run.");
+      if (last !== previousRunId || next !== first) throw exportedMeanwhile();
       await insertRun(transaction, broker, period, run);
       await transaction.run(
         'INSERT INTO invoice_settings VALUES ($1, $2, $3, $4) ON CONFLICT (host, reseller_id) DO UPDATE SET next_number = excluded.next_number',

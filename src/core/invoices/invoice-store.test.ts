@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { useLedger } from '@testing/ledger-month';
-import { storedInvoice as invoice, storedRun as run } from '@testing/stored-invoices';
+import { storedInvoice as invoice, storedRun as run, taken } from '@testing/stored-invoices';
 import { insertRun, runBody } from './invoice-record';
-import { fileHashes, recordFiles, runRows, runSummaries, storedRuns, summaryOf } from './invoice-store';
+import { fileHashes, lastRunForFiles, recordFiles, runRows, runSummaries, storedRuns, summaryOf } from './invoice-store';
 
 const ledger = useLedger();
 const broker = { host: 'billing.example.com', resellerId: 'reseller-1' };
@@ -83,6 +83,46 @@ describe('the kept invoice runs', () => {
     expect(await storedRuns(ledger(), broker, november)).toEqual([before, later]);
     // Their summaries are made from the runs read whole.
     expect(await runSummaries(ledger(), broker, november)).toEqual([before, later].map(summaryOf));
+  });
+
+  it("reads a run to write again a part at a time: any range of its invoices, only the month's last run, a part missing said", async () => {
+    const december = { start: '2026-12-01', end: '2026-12-31' }; // a month of its own in this file's ledger
+    const issued = Array.from({ length: 250 }, (_, index) => invoice(index + 1, index));
+    const october = run('00000000-0000-4000-8000-000000000006', issued, issued, '2026-11-09T10:00:00.000Z');
+    const followUp = run('00000000-0000-4000-8000-000000000007', [invoice(251, 3, 3)], issued, '2026-11-12T10:00:00.000Z');
+    await ledger().write((transaction) => insertRun(transaction, broker, december, october));
+    const again = await lastRunForFiles(ledger(), broker, december, october.runId);
+    const { issued: _issued, inForce: _inForce, ...header } = october;
+    expect(again).toMatchObject(header);
+    expect(again?.issued.count).toBe(250);
+    // Within a part, across parts, to the end and past it, and nothing.
+    for (const [from, to] of [
+      [0, 250],
+      [0, 1],
+      [99, 101],
+      [100, 200],
+      [150, 260],
+      [249, 250],
+      [250, 250],
+      [30, 30],
+    ] as const)
+      expect(await taken(again?.issued.range(from, to) ?? [])).toEqual(issued.slice(from, to));
+    // Another run exported after it: not the one to write again.
+    await ledger().write((transaction) => insertRun(transaction, broker, december, followUp));
+    expect(await lastRunForFiles(ledger(), broker, december, october.runId)).toBeNull();
+    expect(await taken((await lastRunForFiles(ledger(), broker, december, followUp.runId))?.issued.range(0, 5) ?? [])).toEqual([invoice(251, 3, 3)]);
+    // A part gone from the ledger: said when the run is read (its count no longer fits) or when the part is taken.
+    await ledger().run('DELETE FROM invoice_runs WHERE run_id = $1', [followUp.runId]);
+    const whole = await lastRunForFiles(ledger(), broker, december, october.runId);
+    await ledger().run('DELETE FROM invoice_run_invoices WHERE run_id = $1 AND part = 2', [october.runId]);
+    await expect(lastRunForFiles(ledger(), broker, december, october.runId)).rejects.toThrow(/is not whole in this workstation's ledger/);
+    await expect(taken(whole?.issued.range(150, 250) ?? [])).rejects.toThrow(/is not whole in this workstation's ledger/);
+    // A part that holds another's invoices (the first part's, 100 where the last holds 50).
+    const [part] = await ledger().all('SELECT invoices_gzip FROM invoice_run_invoices WHERE run_id = $1 AND part = 0', [october.runId]);
+    await ledger().run('INSERT INTO invoice_run_invoices VALUES ($1, 2, $2)', [october.runId, String(part?.invoices_gzip)]);
+    const damaged = await lastRunForFiles(ledger(), broker, december, october.runId);
+    expect(await taken(damaged?.issued.range(0, 200) ?? [])).toHaveLength(200);
+    await expect(taken(damaged?.issued.range(0, 250) ?? [])).rejects.toThrow(/is not whole in this workstation's ledger/);
   });
 
   it("records the files written from a run, by format, in one go: each file's hash, a file written again replacing its record", async () => {

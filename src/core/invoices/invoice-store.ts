@@ -5,6 +5,7 @@ import type { LedgerTransaction, Ledger } from '@core/ledger/ledger';
 import { rowShape } from '@core/ledger/rows';
 import { InvoiceSettings, type Seller } from '@shared/schemas/invoices';
 import type { Invoice } from './invoice-run';
+import { type IssuedInvoices, issuedInMemory } from './invoice-files';
 import type { Broker } from './mapping-store';
 
 const DEFAULT_SETTINGS: InvoiceSettings = InvoiceSettings.parse({
@@ -67,6 +68,8 @@ export interface StoredRun {
   runId: string;
   reportId: string;
   contentHash: string;
+  /** What its invoices were made from (handlers' runInputs); runs kept before it was kept have none. */
+  inputs?: string;
   issued: Invoice[];
   inForce: Invoice[];
   dateFormat: InvoiceSettings['dateFormat'];
@@ -103,6 +106,7 @@ interface RunHeader {
   inForceKeys?: string[];
   inForceSubstances?: string[];
   issuedCount?: number;
+  inputs?: string;
   dateFormat: StoredRun['dateFormat'];
   approved: boolean;
   seller: Seller;
@@ -125,7 +129,7 @@ export function summaryOf({ issued, inForce, ...run }: StoredRun): RunSummary {
 }
 
 /** A run as the ledger kept it before its invoices were kept in parts: everything in one JSON text. */
-type WholeRun = Pick<StoredRun, 'issued' | 'inForce' | 'dateFormat' | 'approved' | 'seller'>;
+type WholeRun = Pick<StoredRun, 'issued' | 'inForce' | 'inputs' | 'dateFormat' | 'approved' | 'seller'>;
 
 /** How many invoices one part of a run holds (a row of invoice_run_invoices). */
 const INVOICES_PER_PART = 100;
@@ -141,6 +145,7 @@ export function runRows(run: StoredRun): { header: string; parts: string[]; hash
     inForceKeys: run.inForce.map(invoiceKey),
     inForceSubstances: run.inForce.map(substanceHash),
     issuedCount: run.issued.length,
+    ...(run.inputs ? { inputs: run.inputs } : {}),
     dateFormat: run.dateFormat,
     approved: run.approved,
     seller: run.seller,
@@ -195,6 +200,63 @@ export async function storedRuns(reader: Ledger | LedgerTransaction, broker: Bro
   return runs;
 }
 
+/** A kept run as its files are written again: its issued invoices read as they are taken. */
+export type RunToWriteAgain = Omit<StoredRun, 'issued' | 'inForce'> & { issued: IssuedInvoices };
+
+/**
+ * The month's run `runId` as its files are written again, or null when the month's last run is another (one was
+ * exported meanwhile). Its issued invoices are read from the ledger a part at a time as the files take them: at a
+ * million lines, the 10,000 invoices as objects were half a gigabyte, and their 100 parts read at once (61 MB of
+ * text) took the process up by 400 MB.
+ */
+export async function lastRunForFiles(reader: Ledger, broker: Broker, period: { start: string; end: string }, runId: string): Promise<RunToWriteAgain | null> {
+  const row = (await monthRunRows(reader, broker, period)).at(-1);
+  if (row?.run_id !== runId) return null;
+  const kept = JSON.parse(row.run) as WholeRun | RunHeader;
+  if ('issued' in kept) return { ...runOf(row, kept), issued: issuedInMemory(kept.issued) };
+  return { ...runOf(row, kept), issued: await issuedInParts(reader, row, kept.issuedCount) };
+}
+
+const PARTS = rowShape({ parts: 'int' });
+
+/**
+ * A run's issued invoices read from its parts (gzipped JSON as base64, as runRows made them) one at a time: every
+ * part but the last holds INVOICES_PER_PART, so an invoice's part is known without reading those before it. A part
+ * that is missing or does not hold what it should is said, never skipped.
+ */
+async function issuedInParts(
+  reader: Ledger,
+  row: { run_id: string; first_number: string; last_number: string },
+  issuedCount: number | undefined,
+): Promise<IssuedInvoices> {
+  const notWhole = () =>
+    new AppError(
+      'internal',
+      `The exported invoice run ${row.first_number}–${row.last_number} is not whole in this workstation's ledger: its invoices cannot be written again. Please report this.`,
+    );
+  const read = async (part: number) => {
+    const [kept] = PART.all(await reader.all('SELECT invoices_gzip FROM invoice_run_invoices WHERE run_id = $1 AND part = $2', [row.run_id, part]));
+    if (!kept) throw notWhole();
+    return JSON.parse(gunzipSync(Buffer.from(kept.invoices_gzip, 'base64')).toString('utf8')) as Invoice[];
+  };
+  const parts = PARTS.all(await reader.all('SELECT count(*)::INTEGER AS parts FROM invoice_run_invoices WHERE run_id = $1', [row.run_id]))[0]?.parts ?? 0;
+  // A run kept before its row said how many it issued: its last part is counted.
+  const count = issuedCount ?? (parts ? (parts - 1) * INVOICES_PER_PART + (await read(parts - 1)).length : 0);
+  if (parts !== Math.ceil(count / INVOICES_PER_PART)) throw notWhole();
+  return {
+    count,
+    async *range(from, to) {
+      const end = Math.min(to, count);
+      for (let part = Math.floor(from / INVOICES_PER_PART); part * INVOICES_PER_PART < end; part++) {
+        const first = part * INVOICES_PER_PART;
+        const invoices = await read(part);
+        if (invoices.length !== Math.min(INVOICES_PER_PART, count - first)) throw notWhole();
+        yield* invoices.slice(Math.max(0, from - first), end - first);
+      }
+    },
+  };
+}
+
 /** The rows of the month's exported runs, oldest first. */
 async function monthRunRows(reader: Ledger | LedgerTransaction, broker: Broker, period: { start: string; end: string }) {
   return RUN.all(
@@ -212,6 +274,7 @@ function runOf(row: ReturnType<typeof RUN.all>[number], kept: WholeRun | RunHead
     runId: row.run_id,
     reportId: row.report_id,
     contentHash: row.content_hash,
+    ...(kept.inputs ? { inputs: kept.inputs } : {}),
     dateFormat: kept.dateFormat,
     approved: kept.approved,
     seller: kept.seller,

@@ -2,7 +2,19 @@ import { CustomerMapping, type InvoiceMapping, InvoiceSettings, ItemMapping, Inv
 import { AppError } from '@shared/errors';
 import { z } from 'zod';
 import type { Ledger } from '@core/ledger/ledger';
-import { type Broker, insertRun, type InvoiceRecord, type RunPeriod, runBody, type RunSummary, type StoredRun, summaryOf } from '../invoices';
+import {
+  type Broker,
+  exportedMeanwhile,
+  insertRun,
+  type InvoiceRecord,
+  issuedInMemory,
+  type RunPeriod,
+  runBody,
+  type RunSummary,
+  type RunToWriteAgain,
+  type StoredRun,
+  summaryOf,
+} from '../invoices';
 import { iso } from './team-record';
 import type { TeamConnection } from './team-connection';
 
@@ -10,6 +22,7 @@ import type { TeamConnection } from './team-connection';
 const RunBody = z.object({
   issued: z.array(Invoice),
   inForce: z.array(Invoice),
+  inputs: z.string().optional(),
   dateFormat: InvoiceSettings.shape.dateFormat,
   approved: z.boolean(),
   seller: Seller,
@@ -156,8 +169,17 @@ export class TeamInvoiceRecord implements InvoiceRecord {
     await this.keepCopy(broker, period, run);
   }
 
+  /** Read whole, as the team ledger keeps it; the workstation keeps its copy (kept twice, it is left as it is). */
+  async runToWriteAgain(broker: Broker, period: RunPeriod, runId: string, reportId: string): Promise<RunToWriteAgain> {
+    const last = (await this.runs(broker, period)).at(-1);
+    if (last?.runId !== runId) throw exportedMeanwhile();
+    await this.keepCopy(broker, period, { ...last, reportId: last.reportId || reportId });
+    const { issued, inForce: _inForce, ...run } = last;
+    return { ...run, issued: issuedInMemory(issued) };
+  }
+
   /** The workstation's copy of a run: written again offline, and the month not reopened here either. */
-  async keepCopy(broker: Broker, period: RunPeriod, run: StoredRun): Promise<void> {
+  private async keepCopy(broker: Broker, period: RunPeriod, run: StoredRun): Promise<void> {
     await (await this.ledger()).write((transaction) => insertRun(transaction, broker, period, run));
   }
 }

@@ -302,6 +302,22 @@ describe('closebook invoices', () => {
       await expect(
         tab.handlers['invoices:lines']({ reportId: october, invoice: { orgId: before.orgId, orgKey: 'gone', currency: before.currency, po: '' } }),
       ).rejects.toMatchObject({ code: 'not-found', message: expect.stringMatching(/is not in the month's invoices now.*Open the Invoices tab again/) });
+      // Opened again on an unchanged month, the tab's run is the one kept, not made again; anything it is made from
+      // changed, it is made again: a customer's contact renamed (and named back), another invoice date.
+      const again = await tab.handlers['invoices:run']({ reportId: october });
+      expect(again).toEqual(overview);
+      expect(again.invoices).toBe(overview.invoices);
+      const { mapping } = await tab.handlers['invoices:mapping']({ reportId: october });
+      const customer = mapping.customers.find((entry) => entry.orgId === overview.invoices[0]!.orgId)!;
+      await tab.handlers['invoices:map']({ reportId: october, customer: { ...customer, contactName: 'Renamed AB' } });
+      const renamed = await tab.handlers['invoices:run']({ reportId: october });
+      expect(new Set(renamed.invoices.filter((invoice) => invoice.orgId === customer.orgId).map((invoice) => invoice.contactName))).toEqual(
+        new Set(['Renamed AB']),
+      );
+      await tab.handlers['invoices:map']({ reportId: october, customer });
+      expect(await tab.handlers['invoices:run']({ reportId: october })).toEqual(overview);
+      const dated = await tab.handlers['invoices:run']({ reportId: october, invoiceDate: '2026-11-20' });
+      expect(dated.invoices.map((invoice) => invoice.invoiceDate)).toEqual(overview.invoices.map(() => '2026-11-20'));
     } finally {
       await tab.dispose();
       await tabPorts.cleanup();

@@ -14,7 +14,8 @@ import {
   type LoggedAdjustment,
 } from '@shared/schemas/invoices';
 import type { Ledger } from '@core/ledger/ledger';
-import { contentHashOf } from '@core/reports';
+import { contentHashOf, keptContentHash } from '@core/reports';
+import { keptNameOrder } from '@core/ledger/name-ranks';
 import { adjustmentsAwaitingApproval, type CloseStamp, type InvoiceStep, monthOf, type MonthRef } from '@core/close';
 import type { CloseLogEntry } from '@shared/schemas/month-close';
 import type { IdentityPort } from '@core/ports/identity';
@@ -32,7 +33,7 @@ import {
   type RunToWriteAgain,
   saveSettings,
   type StoredRun,
-  substanceHash,
+  substancesOf,
 } from './invoice-store';
 import { type Broker, itemKey, looksLikeFormula, refuseFormulas } from './mapping-store';
 import { exportedMeanwhile, type InvoiceRecord, LocalInvoiceRecord, type RunPeriod, sha256 } from './invoice-record';
@@ -111,7 +112,7 @@ interface InvoicePorts {
  * The run as the Invoices tab shows it: each invoice without its lines, which are asked for when it is opened. At a
  * million billing lines the whole run (601,268 invoice lines) took the tab 26–34 s and the bridge 2.5–2.9 GB.
  */
-export function overviewOf(run: InvoiceRunView): InvoiceRunOverview {
+export function overviewOf<Run extends InvoiceRunDraft>(run: Run): Omit<Run, 'invoices'> & Pick<InvoiceRunOverview, 'invoices' | 'items'> {
   const items = new Map<string, InvoiceRunOverview['items'][number]>();
   const invoices = run.invoices.map(({ lines, ...invoice }) => {
     for (const line of lines) if (!items.has(line.item)) items.set(line.item, { item: line.item, account: line.account, taxCode: line.taxCode });
@@ -172,6 +173,11 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
     };
   }
 
+  /** The Invoices tab's last run, by what it was made from (overview). */
+  let shown: { key: string; overview: ReturnType<typeof overviewOf<InvoiceRunDraft>>; substances: Map<string, string> } | null = null;
+
+  type DraftInputs = Awaited<ReturnType<typeof draftInputs>>;
+
   /** What the month's invoices are made from, read now: its lines are read when they are made (draft). */
   async function draftInputs(reportId: string) {
     await close.inNameOrder?.(reportId);
@@ -199,7 +205,7 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
   }
 
   async function runFrom(
-    { opened, month, settings, mapping, logged }: Awaited<ReturnType<typeof draftInputs>>,
+    { opened, month, settings, mapping, logged }: DraftInputs,
     reportId: string,
     invoiceDate: string | undefined,
     onlyCustomer?: string,
@@ -216,7 +222,11 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
   }
 
   /** What keeps the month's invoices from being exported now: the month close's, then the run's. */
-  function blockersOf(run: InvoiceRunDraft, readiness: CloseStamp, entries: readonly CloseLogEntry[]): string[] {
+  function blockersOf(
+    run: Pick<InvoiceRunDraft, 'unmappedCustomers' | 'unmappedItems' | 'refusals'> & { invoices: readonly unknown[] },
+    readiness: CloseStamp,
+    entries: readonly CloseLogEntry[],
+  ): string[] {
     const blockers = [...closeBlockers(readiness, entries)];
     const customers = run.unmappedCustomers.length;
     if (customers)
@@ -245,20 +255,19 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
   }
 
   /**
-   * How the month's invoices now differ from those in force after the last export, each compared by its substance
-   * hash: the keys of those unchanged, of those to credit (changed or gone), and the invoices to issue (changed or
-   * new). Nothing to credit or issue: the export writes the kept run again.
+   * How the month's invoices now (`now`: each one's key and substance hash) differ from those in force after the last
+   * export: the keys of those unchanged, of those to credit (changed or gone), and how many invoices the next export
+   * would issue — a credit note for each to credit and an invoice for each changed or new. None: the export writes
+   * the kept run again.
    */
-  function sinceExport(run: InvoiceRunDraft, last: RunSummary): { unchanged: Set<string>; credited: string[]; issued: Invoice[] } {
-    const now = new Map(run.invoices.map((invoice) => [invoiceKey(invoice), invoice]));
+  function sinceExport(now: ReadonlyMap<string, string>, last: RunSummary): { unchanged: Set<string>; credited: string[]; toIssue: number } {
     const unchanged = new Set<string>();
     const credited: string[] = [];
     for (const { key, substance } of last.inForce) {
-      const invoice = now.get(key);
-      if (invoice && substanceHash(invoice) === substance) unchanged.add(key);
+      if (now.get(key) === substance) unchanged.add(key);
       else credited.push(key);
     }
-    return { unchanged, credited, issued: run.invoices.filter((invoice) => !unchanged.has(invoiceKey(invoice))) };
+    return { unchanged, credited, toIssue: credited.length + now.size - unchanged.size };
   }
 
   /** The month's run `runId`, whole; refused when another run was exported after it meanwhile (a colleague's). */
@@ -302,11 +311,16 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
     const run = await runFrom(inputs, reportId, invoiceDate);
     const blockers = blockersOf(run, readiness, entries);
     if (blockers.length) throw new AppError('control', `The invoices were not exported. ${blockers.join(' ')}`);
-    const since = last ? sinceExport(run, last) : null;
-    if (last && since && !since.credited.length && !since.issued.length) return { again: last, opened, month, broker, settings, record };
+    const since = last ? sinceExport(substancesOf(run.invoices), last) : null;
+    if (last && since && !since.toIssue) return { again: last, opened, month, broker, settings, record };
     const previous = last ? await wholeRun(record, broker, period, last.runId) : null;
     const before = new Map(previous?.inForce.map((invoice) => [invoiceKey(invoice), invoice]));
-    const issue = since ? [...since.credited.map((key) => creditNoteFor(before.get(key) as Invoice, run.invoiceDate)), ...since.issued] : run.invoices;
+    const issue = since
+      ? [
+          ...since.credited.map((key) => creditNoteFor(before.get(key) as Invoice, run.invoiceDate)),
+          ...run.invoices.filter((invoice) => !since.unchanged.has(invoiceKey(invoice))),
+        ]
+      : run.invoices;
     const unchanged = previous && since ? previous.inForce.filter((invoice) => since.unchanged.has(invoiceKey(invoice))) : [];
     const counter = await record.counter(broker);
     const prefix = counter.prefix ?? settings.prefix;
@@ -328,6 +342,57 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
     };
     await record.recordRun(broker, period, stored, previous?.runId ?? null, prefix, counter.next);
     return { stored, opened, month, broker, settings, record };
+  }
+
+  /**
+   * What a month's run is shown with besides its invoices: the month close's stamp, what keeps it from being exported,
+   * and the runs exported (without their invoices: each in force is compared by its substance hash, `substances`).
+   */
+  async function viewOf(
+    reportId: string,
+    { month, broker, entries }: DraftInputs,
+    readiness: Omit<Readiness, 'signedContentHash'>,
+    run: Parameters<typeof blockersOf>[0],
+    substances: ReadonlyMap<string, string>,
+  ): Promise<Omit<InvoiceRunView, keyof InvoiceRunDraft>> {
+    const runs = await (await recordNow()).runSummaries(broker, { start: month.startDate, end: month.endDate });
+    const last = runs.at(-1);
+    return {
+      reportId,
+      readiness,
+      blockers: blockersOf(run, readiness, entries),
+      changedSinceExport: last ? sinceExport(substances, last).toIssue : null,
+      exported: runs.map((summary) => ({
+        runId: summary.runId,
+        firstNumber: summary.firstNumber,
+        lastNumber: summary.lastNumber,
+        exportedAt: summary.exportedAt,
+        exportedBy: summary.exportedBy,
+        invoices: summary.issuedCount,
+      })),
+    };
+  }
+
+  /**
+   * The run as the Invoices tab shows it. The last one made is kept (without its lines, with each invoice's substance
+   * hash) under everything it was made from — the month's lines and period, the mapping, the settings, the
+   * adjustments (runInputs), the name order and the invoice date — so the tab opened again on an unchanged month is
+   * not made again: at a million lines, making it took the tab 20–27 s. The stamp and the exported runs are read anew.
+   */
+  async function overview(reportId: string, invoiceDate: string | undefined): Promise<InvoiceRunOverview> {
+    const { signedContentHash: _, ...readiness } = await close.readiness(reportId);
+    const inputs = await draftInputs(reportId);
+    const { opened, month, mapping, settings, logged } = inputs;
+    const date = invoiceDate ?? today();
+    const madeFrom = runInputs({ contentHash: await keptContentHash(opened, reportId), periodStart: month.startDate, mapping, settings, logged });
+    const key = JSON.stringify([reportId, madeFrom, await keptNameOrder(opened, reportId), date]);
+    if (shown?.key !== key) {
+      shown = null; // the one before is let go before this one is made
+      const run = await runFrom(inputs, reportId, date);
+      shown = { key, overview: overviewOf(run), substances: substancesOf(run.invoices) };
+    }
+    const { overview: made, substances } = shown;
+    return { ...made, ...(await viewOf(reportId, inputs, readiness, made, substances)) };
   }
 
   /**
@@ -451,26 +516,9 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
     run: async (reportId, invoiceDate) => {
       // The stamp first: it hashes the signed lines again, which DuckDB does best before the invoices are held.
       const { signedContentHash: _, ...readiness } = await close.readiness(reportId);
-      const { month, broker, run, entries } = await draft(reportId, invoiceDate);
-      // The runs without their invoices: each in force is compared by its substance hash.
-      const runs = await (await recordNow()).runSummaries(broker, { start: month.startDate, end: month.endDate });
-      const last = runs.at(-1);
-      const since = last ? sinceExport(run, last) : null;
-      return {
-        ...run,
-        reportId,
-        readiness,
-        blockers: blockersOf(run, readiness, entries),
-        changedSinceExport: since ? since.credited.length + since.issued.length : null,
-        exported: runs.map((summary) => ({
-          runId: summary.runId,
-          firstNumber: summary.firstNumber,
-          lastNumber: summary.lastNumber,
-          exportedAt: summary.exportedAt,
-          exportedBy: summary.exportedBy,
-          invoices: summary.issuedCount,
-        })),
-      };
+      const inputs = await draftInputs(reportId);
+      const run = await runFrom(inputs, reportId, invoiceDate);
+      return { ...run, ...(await viewOf(reportId, inputs, readiness, run, substancesOf(run.invoices))) };
     },
     invoiceLines: async (reportId, key) => {
       const { run } = await draft(reportId, undefined, key.orgId);
@@ -531,7 +579,7 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
 
   const brokerOfReport = api.brokerOfReport;
   const handlers: InvoiceHandlers = {
-    'invoices:run': async ({ reportId, invoiceDate }) => overviewOf(await api.run(reportId, invoiceDate)),
+    'invoices:run': ({ reportId, invoiceDate }) => overview(reportId, invoiceDate),
     'invoices:lines': ({ reportId, invoice }) => api.invoiceLines(reportId, invoice),
     'invoices:mapping': async ({ reportId }) => {
       const broker = await brokerOfReport(reportId);

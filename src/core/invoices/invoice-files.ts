@@ -75,15 +75,15 @@ export interface InvoiceFile {
   pieces(): AsyncIterable<string>;
 }
 
+/** Invoices in order, held or read as they are taken. */
+type Invoices = Iterable<Invoice> | AsyncIterable<Invoice>;
+
 async function* table(columns: Column[], invoices: Invoices, dateFormat: DateFormat): AsyncGenerator<string> {
   const dates = (date: string) => formatDate(date, dateFormat);
   yield CSV_BOM + csvLine(columns.map((column) => csvCell(column.header, 'text')));
   for await (const invoice of invoices)
     yield invoice.lines.map((line) => csvLine(columns.map((column) => csvCell(column.value(invoice, line, dates), column.kind ?? 'text')))).join('');
 }
-
-/** Invoices in order, held or read as they are taken. */
-type Invoices = Iterable<Invoice> | AsyncIterable<Invoice>;
 
 /**
  * A numbered run's issued invoices, in order, made as they are taken: from memory, or read from the ledger a kept

@@ -96,6 +96,9 @@ export const substanceHash = (invoice: Invoice) => createHash('sha256').update(s
 /** What an invoice is made for: its customer, currency and PO number. A run has one invoice for each. */
 export const invoiceKey = (invoice: Pick<Invoice, 'orgKey' | 'currency' | 'po'>) => `${invoice.orgKey}|${invoice.currency}|${invoice.po}`;
 
+/** Each invoice's key and substance hash: what the invoices in force after a run are compared by. */
+export const substancesOf = (invoices: readonly Invoice[]) => new Map(invoices.map((invoice) => [invoiceKey(invoice), substanceHash(invoice)]));
+
 /**
  * What a run's row says besides its invoices (kept in parts): the invoices in force after it, by number, with each
  * one's key and substance hash (parallel to the numbers), so the month's invoices now are compared with them

@@ -68,7 +68,7 @@ export interface StoredRun {
   runId: string;
   reportId: string;
   contentHash: string;
-  /** What its invoices were made from (handlers' runInputs); runs kept before it was kept have none. */
+  /** What its invoices were made from (runInputs): none in a run kept before it was kept with one. */
   inputs?: string;
   issued: Invoice[];
   inForce: Invoice[];

@@ -304,7 +304,7 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
     // A month ready to invoice has its lines signed, and the stamp has just hashed them again (1.5 s and some
     // hundreds of MB of DuckDB's at a million lines, not done twice).
     const contentHash = readiness.signedContentHash ?? (await contentHashOf(opened, reportId));
-    const madeFrom = runInputs({ contentHash, periodStart: month.startDate, mapping, settings, logged });
+    const madeFrom = runInputs({ reportId, contentHash, periodStart: month.startDate, mapping, settings, logged });
     // Made from the same as the last run, the month's invoices are that run's: it was exported with nothing against
     // it, and is written again without making them (at a million lines, 30 s and a gigabyte to compare them).
     if (last?.inputs === madeFrom) return { again: last, opened, month, broker, settings, record };
@@ -384,8 +384,8 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
     const inputs = await draftInputs(reportId);
     const { opened, month, mapping, settings, logged } = inputs;
     const date = invoiceDate ?? today();
-    const madeFrom = runInputs({ contentHash: await keptContentHash(opened, reportId), periodStart: month.startDate, mapping, settings, logged });
-    const key = JSON.stringify([reportId, madeFrom, await keptNameOrder(opened, reportId), date]);
+    const madeFrom = runInputs({ reportId, contentHash: await keptContentHash(opened, reportId), periodStart: month.startDate, mapping, settings, logged });
+    const key = JSON.stringify([madeFrom, await keptNameOrder(opened, reportId), date]);
     if (shown?.key !== key) {
       shown = null; // the one before is let go before this one is made
       const run = await runFrom(inputs, reportId, date);

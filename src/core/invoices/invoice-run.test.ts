@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { money } from '@shared/money';
 import type { CustomerMapping, InvoiceMapping, ItemMapping, LoggedAdjustment } from '@shared/schemas/invoices';
+import { createHash } from 'node:crypto';
 import { buildInvoiceRun } from './invoice-run';
+import { INVOICE_RULES_VERSION } from './run-inputs';
 import type { InvoiceLineRow } from './queries';
 
 const customer = (orgId: string, overrides: Partial<CustomerMapping> = {}): CustomerMapping => ({
@@ -234,5 +236,27 @@ describe('adjustments', () => {
     expect(run.unmappedCustomers.map((entry) => [entry.orgId, entry.amounts])).toEqual([['B', [{ currency: 'SEK', amount: '40' }]]]);
     // B has no lines in EUR: that one is refused, as for a customer the refetch took away.
     expect(run.refusals).toEqual([`adjustment ${ids[2]} ("Fee in euros"): customer B has nothing to invoice in EUR this month; withdraw it`]);
+  });
+
+  it('makes a fixed month as the rules version kept with each run says (a change to the making needs a new version)', () => {
+    // An export made from what the last run was made from writes that run again (run-inputs.ts): invoices made
+    // otherwise by a change here must come with a new INVOICE_RULES_VERSION, and this pin with it.
+    const fixed = (orgId: string, n: number, sales: string, overrides: Partial<InvoiceLineRow> = {}) =>
+      row(orgId, sales, { description: `Line ${n}`, first_line: n, line_key: `subscription:f-${n}|service:svc`, ...overrides });
+    const run = buildInvoiceRun(
+      [
+        fixed('a', 1, '1200.005', { quantity: '3', products: 2 }),
+        fixed('a', 2, '-10.5', { quantity: '-1', unit_price: '10.5' }),
+        fixed('b', 3, '999.9999', { currency: 'JPY', quantity: '7' }),
+        fixed('c', 4, '0.0005', { currency: 'KWD' }),
+        fixed('d', 5, '250', { po: 'PO-1' }),
+      ],
+      NOTHING_UNMAPPED,
+      mapping([customer('a'), customer('b', { vatTreatment: 'reverse-charge', taxCode: 'RC' }), customer('c'), customer('d', { paymentTermsDays: 14 })]),
+      context,
+    );
+    expect([run.invoices.length, run.refusals]).toEqual([4, []]);
+    const made = createHash('sha256').update(JSON.stringify(run)).digest('hex');
+    expect({ version: INVOICE_RULES_VERSION, made }).toEqual({ version: 1, made: '2eef645105a6d630f759cf3b74f167e3d30861c23ee2d82c4ce2a5a4eb0238d1' });
   });
 });

@@ -3,6 +3,7 @@ import { CustomerMapping, InvoiceSettings, ItemMapping } from '@shared/schemas/i
 import { type RunMadeFrom, runInputs } from './run-inputs';
 
 const made: RunMadeFrom = {
+  reportId: 'report-1',
   contentHash: 'a'.repeat(64),
   periodStart: '2026-10-01',
   mapping: {
@@ -14,12 +15,14 @@ const made: RunMadeFrom = {
 };
 
 describe("a run's inputs", () => {
-  it('are the same for the same month, mapping, settings and adjustments, and differ when any of them does', () => {
+  it('are the same for the same fetch, mapping, settings and adjustments, and differ when any of them does', () => {
     const key = runInputs(made);
     expect(runInputs(structuredClone(made))).toBe(key);
     const customer = made.mapping.customers[0]!;
     const item = made.mapping.items[0]!;
     const changed: RunMadeFrom[] = [
+      // Another fetch of the month with the same amounts: its PO numbers or names may differ all the same.
+      { ...made, reportId: 'report-2' },
       { ...made, contentHash: 'b'.repeat(64) },
       { ...made, periodStart: '2026-11-01' },
       { ...made, mapping: { ...made.mapping, customers: [{ ...customer, contactName: 'Acme Holding AB' }] } },

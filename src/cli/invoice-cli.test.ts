@@ -304,6 +304,10 @@ describe('closebook invoices', () => {
       ).rejects.toMatchObject({ code: 'not-found', message: expect.stringMatching(/is not in the month's invoices now.*Open the Invoices tab again/) });
       // Opened again on an unchanged month, the tab's run is the one kept, not made again; anything it is made from
       // changed, it is made again: a customer's contact renamed (and named back), another invoice date.
+      // The adjustments made since the last export change what it would issue: the tab says as much as `invoices run`.
+      const changed = (whole as unknown as { changedSinceExport: number | null }).changedSinceExport;
+      expect(changed).toBeGreaterThan(0);
+      expect(overview.changedSinceExport).toBe(changed);
       const again = await tab.handlers['invoices:run']({ reportId: october });
       expect(again).toEqual(overview);
       expect(again.invoices).toBe(overview.invoices);
@@ -338,6 +342,15 @@ describe('closebook invoices', () => {
     expect(excludedAgain).toMatchObject({ code: 0, stderr: expect.stringMatching(/^Wrote again 2 invoices \(CB-1037–CB-1038\)/) });
     const excludedFile = 'xero-invoices-2026-10 (not approved by a second person).csv';
     expect(await readFile(join(dir, 'excluded-again', excludedFile))).toEqual(await readFile(join(dir, 'excluded', excludedFile)));
+    // Opened after that export, the tab says nothing changed since it.
+    const afterPorts = await testPorts({ dataDir: dir });
+    const afterTab = createService(afterPorts.ports);
+    try {
+      expect((await afterTab.handlers['invoices:run']({ reportId: october })).changedSinceExport).toBe(0);
+    } finally {
+      await afterTab.dispose();
+      await afterPorts.cleanup();
+    }
 
     // A month whose invoices went out is not reopened: its changes are credited instead.
     expect(cli(['reports', 'reopen', october, '--reason', 'A late credit'])).toMatchObject({

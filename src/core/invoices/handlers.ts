@@ -174,7 +174,7 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
   }
 
   /** The Invoices tab's last run, by what it was made from (overview). */
-  let shown: { key: string; overview: ReturnType<typeof overviewOf<InvoiceRunDraft>>; substances: Map<string, string> } | null = null;
+  let shown: { key: string; overview: ReturnType<typeof overviewOf<InvoiceRunDraft>>; substances: Map<string, string> | null } | null = null;
 
   type DraftInputs = Awaited<ReturnType<typeof draftInputs>>;
 
@@ -344,24 +344,29 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
     return { stored, opened, month, broker, settings, record };
   }
 
+  /** The month's exported runs, without their invoices, oldest first. */
+  async function exportedRuns({ month, broker }: DraftInputs): Promise<RunSummary[]> {
+    return (await recordNow()).runSummaries(broker, { start: month.startDate, end: month.endDate });
+  }
+
   /**
    * What a month's run is shown with besides its invoices: the month close's stamp, what keeps it from being exported,
-   * and the runs exported (without their invoices: each in force is compared by its substance hash, `substances`).
+   * and the runs exported, with how many invoices the next export would issue after the last (`changedSince`).
    */
-  async function viewOf(
+  function viewOf(
     reportId: string,
-    { month, broker, entries }: DraftInputs,
+    { entries }: DraftInputs,
     readiness: Omit<Readiness, 'signedContentHash'>,
     run: Parameters<typeof blockersOf>[0],
-    substances: ReadonlyMap<string, string>,
-  ): Promise<Omit<InvoiceRunView, keyof InvoiceRunDraft>> {
-    const runs = await (await recordNow()).runSummaries(broker, { start: month.startDate, end: month.endDate });
+    runs: readonly RunSummary[],
+    changedSince: (last: RunSummary) => number,
+  ): Omit<InvoiceRunView, keyof InvoiceRunDraft> {
     const last = runs.at(-1);
     return {
       reportId,
       readiness,
       blockers: blockersOf(run, readiness, entries),
-      changedSinceExport: last ? sinceExport(substances, last).toIssue : null,
+      changedSinceExport: last ? changedSince(last) : null,
       exported: runs.map((summary) => ({
         runId: summary.runId,
         firstNumber: summary.firstNumber,
@@ -374,10 +379,12 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
   }
 
   /**
-   * The run as the Invoices tab shows it. The last one made is kept (without its lines, with each invoice's substance
-   * hash) under everything it was made from — the month's lines and period, the mapping, the settings, the
-   * adjustments (runInputs), the name order and the invoice date — so the tab opened again on an unchanged month is
-   * not made again: at a million lines, making it took the tab 20–27 s. The stamp and the exported runs are read anew.
+   * The run as the Invoices tab shows it. The last one made is kept (without its lines) under everything it was made
+   * from — the month's lines and period, the mapping, the settings, the adjustments (runInputs), the name order and
+   * the invoice date — so the tab opened again on an unchanged month is not made again: at a million lines, making it
+   * took the tab 20–27 s. The stamp and the exported runs are read anew. Each invoice's substance hash is kept with it
+   * only when the month's last export was made from something else, the one case the run is compared with it by
+   * substance (a second or two of hashing at a million lines).
    */
   async function overview(reportId: string, invoiceDate: string | undefined): Promise<InvoiceRunOverview> {
     const { signedContentHash: _, ...readiness } = await close.readiness(reportId);
@@ -386,13 +393,17 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
     const date = invoiceDate ?? today();
     const madeFrom = runInputs({ reportId, contentHash: await keptContentHash(opened, reportId), periodStart: month.startDate, mapping, settings, logged });
     const key = JSON.stringify([madeFrom, await keptNameOrder(opened, reportId), date]);
-    if (shown?.key !== key) {
+    const runs = await exportedRuns(inputs);
+    const last = runs.at(-1);
+    const compared = last !== undefined && last.inputs !== madeFrom;
+    if (shown?.key !== key || (compared && !shown.substances)) {
       shown = null; // the one before is let go before this one is made
       const run = await runFrom(inputs, reportId, date);
-      shown = { key, overview: overviewOf(run), substances: substancesOf(run.invoices) };
+      shown = { key, overview: overviewOf(run), substances: compared ? substancesOf(run.invoices) : null };
     }
     const { overview: made, substances } = shown;
-    return { ...made, ...(await viewOf(reportId, inputs, readiness, made, substances)) };
+    // Not compared: the last export was made from what these invoices are made from, so it issued them all.
+    return { ...made, ...viewOf(reportId, inputs, readiness, made, runs, (exported) => (substances ? sinceExport(substances, exported).toIssue : 0)) };
   }
 
   /**
@@ -518,7 +529,8 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
       const { signedContentHash: _, ...readiness } = await close.readiness(reportId);
       const inputs = await draftInputs(reportId);
       const run = await runFrom(inputs, reportId, invoiceDate);
-      return { ...run, ...(await viewOf(reportId, inputs, readiness, run, substancesOf(run.invoices))) };
+      const runs = await exportedRuns(inputs);
+      return { ...run, ...viewOf(reportId, inputs, readiness, run, runs, (last) => sinceExport(substancesOf(run.invoices), last).toIssue) };
     },
     invoiceLines: async (reportId, key) => {
       const { run } = await draft(reportId, undefined, key.orgId);

@@ -314,8 +314,10 @@ describe('closebook invoices', () => {
       const { mapping } = await tab.handlers['invoices:mapping']({ reportId: october });
       const customer = mapping.customers.find((entry) => entry.orgId === overview.invoices[0]!.orgId)!;
       await tab.handlers['invoices:map']({ reportId: october, customer: { ...customer, contactName: 'Renamed AB' } });
-      const renamed = await tab.handlers['invoices:run']({ reportId: october });
-      expect(new Set(renamed.invoices.filter((invoice) => invoice.orgId === customer.orgId).map((invoice) => invoice.contactName))).toEqual(
+      // Two opens at once (the tab opened twice quickly) share one making of the run.
+      const [renamed, renamedTwice] = await Promise.all([1, 2].map(() => tab.handlers['invoices:run']({ reportId: october })));
+      expect(renamedTwice!.invoices).toBe(renamed!.invoices);
+      expect(new Set(renamed!.invoices.filter((invoice) => invoice.orgId === customer.orgId).map((invoice) => invoice.contactName))).toEqual(
         new Set(['Renamed AB']),
       );
       await tab.handlers['invoices:map']({ reportId: october, customer });

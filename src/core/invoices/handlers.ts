@@ -173,8 +173,15 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
     };
   }
 
-  /** The Invoices tab's last run, by what it was made from (overview). */
-  let shown: { key: string; overview: ReturnType<typeof overviewOf<InvoiceRunDraft>>; substances: Map<string, string> | null } | null = null;
+  /**
+   * The Invoices tab's last run, by what it was made from (overview), kept as it is being made: a second open while
+   * it is made waits for it (at a million lines each making takes 20 s and half a gigabyte).
+   */
+  let shown: {
+    key: string;
+    compared: boolean;
+    made: Promise<{ overview: ReturnType<typeof overviewOf<InvoiceRunDraft>>; substances: Map<string, string> | null }>;
+  } | null = null;
 
   type DraftInputs = Awaited<ReturnType<typeof draftInputs>>;
 
@@ -396,12 +403,17 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
     const runs = await exportedRuns(inputs);
     const last = runs.at(-1);
     const compared = last !== undefined && last.inputs !== madeFrom;
-    if (shown?.key !== key || (compared && !shown.substances)) {
+    if (shown?.key !== key || (compared && !shown.compared)) {
       shown = null; // the one before is let go before this one is made
-      const run = await runFrom(inputs, reportId, date);
-      shown = { key, overview: overviewOf(run), substances: compared ? substancesOf(run.invoices) : null };
+      const making = runFrom(inputs, reportId, date).then((run) => ({ overview: overviewOf(run), substances: compared ? substancesOf(run.invoices) : null }));
+      const kept = { key, compared, made: making };
+      shown = kept;
+      // A making that fails is not kept: the next open makes it again.
+      making.catch(() => {
+        if (shown === kept) shown = null;
+      });
     }
-    const { overview: made, substances } = shown;
+    const { overview: made, substances } = await shown.made;
     // Not compared: the last export was made from what these invoices are made from, so it issued them all.
     return { ...made, ...viewOf(reportId, inputs, readiness, made, runs, (exported) => (substances ? sinceExport(substances, exported).toIssue : 0)) };
   }

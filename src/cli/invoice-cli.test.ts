@@ -65,6 +65,17 @@ describe('closebook invoices', () => {
       code: 0,
       stdout: expect.stringMatching(/^Next invoice: CB-1001;.*\nSeller on e-invoices: Nordlys Cloud AB, VAT SE556677889901, SE, Peppol 0007:5566778899\.\n$/),
     });
+    // What the run refuses is found while its invoices are made and numbered one at a time: refused, nothing is kept
+    // and no number is used (the export below numbers from CB-1001), no file written.
+    const noTaxCode = fillMapping(blank).replace(/Zero Rated EC Services/g, '');
+    await writeFile(join(dir, 'no-tax-code.csv'), noTaxCode);
+    expect(cli(['invoices', 'map', '--import', join(dir, 'no-tax-code.csv')])).toMatchObject({ code: 0 });
+    expect(cli(['invoices', 'export', october, '--format', 'xero', '--out', join(dir, 'xero'), '--invoice-date', '2026-11-09'])).toMatchObject({
+      code: 5,
+      stderr: expect.stringMatching(/The invoices were not exported\. customer \S+: a reverse-charge customer needs the accounting system's tax code/),
+    });
+    expect(await readdir(join(dir, 'xero')).catch(() => [])).toEqual([]);
+    expect(cli(['invoices', 'map', '--import', join(dir, 'mapping.csv')])).toMatchObject({ code: 0 });
     const exported = cli(['invoices', 'export', october, '--format', 'xero', '--out', join(dir, 'xero'), '--invoice-date', '2026-11-09']);
     expect(exported).toMatchObject({
       code: 0,

@@ -23,12 +23,14 @@ import type { Ports } from '@core/ports/ports';
 import type { ServiceHandlers } from '@shared/contract';
 import { deliverFile } from '@core/storage/files';
 import { invoiceFiles, issuedInMemory } from './invoice-files';
-import { buildInvoiceRun, type Invoice, type InvoiceRunDraft, listed, negatedText, type Unmapped } from './invoice-run';
+import { buildInvoiceRun, type Invoice, type InvoiceRunDraft, listed, makeInvoices, negatedText, type Unmapped } from './invoice-run';
 import {
   fileHashes,
+  inForceEntry,
   invoiceKey,
   readSettings,
   recordFiles,
+  RunParts,
   type RunSummary,
   type RunToWriteAgain,
   saveSettings,
@@ -211,21 +213,22 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
     return { ...inputs, run: await runFrom(inputs, reportId, invoiceDate, onlyCustomer) };
   }
 
-  async function runFrom(
+  async function runFrom(inputs: DraftInputs, reportId: string, invoiceDate: string | undefined, onlyCustomer?: string): Promise<InvoiceRunDraft> {
+    return buildInvoiceRun(...(await runSources(inputs, reportId, invoiceDate, onlyCustomer)));
+  }
+
+  /** What the month's invoices are made from: buildInvoiceRun's arguments (see runFrom). */
+  async function runSources(
     { opened, month, settings, mapping, logged }: DraftInputs,
     reportId: string,
     invoiceDate: string | undefined,
     onlyCustomer?: string,
-  ): Promise<InvoiceRunDraft> {
+  ) {
     const customers = onlyCustomer === undefined ? customerIds(mapping) : customerIds(mapping).filter((orgId) => orgId === onlyCustomer);
     const rows = await invoiceLineRows(opened, reportId, itemKeys(mapping), customers, settings);
-    return buildInvoiceRun(
-      rows,
-      onlyCustomer === undefined ? await unmappedIn(opened, reportId, mapping) : { customers: [], items: [] },
-      mapping,
-      { periodStart: month.startDate, invoiceDate: invoiceDate ?? today(), linesPer: settings.linesPer },
-      logged,
-    );
+    const unmapped: Unmapped = onlyCustomer === undefined ? await unmappedIn(opened, reportId, mapping) : { customers: [], items: [] };
+    const context = { periodStart: month.startDate, invoiceDate: invoiceDate ?? today(), linesPer: settings.linesPer };
+    return [rows, unmapped, mapping, context, logged] as const;
   }
 
   /** What keeps the month's invoices from being exported now: the month close's, then the run's. */
@@ -297,7 +300,9 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
     readiness: Readiness,
     at: string,
   ): Promise<
-    { opened: Ledger; month: MonthRef; broker: Broker; settings: InvoiceSettings; record: InvoiceRecord } & ({ stored: StoredRun } | { again: RunSummary })
+    { opened: Ledger; month: MonthRef; broker: Broker; settings: InvoiceSettings; record: InvoiceRecord } & (
+      { stored: StoredRun } | { again: RunSummary } | { kept: string }
+    )
   > {
     const inputs = await draftInputs(reportId);
     const { opened, month, broker, settings, mapping, entries, logged } = inputs;
@@ -315,6 +320,23 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
     // Made from the same as the last run, the month's invoices are that run's: it was exported with nothing against
     // it, and is written again without making them (at a million lines, 30 s and a gigabyte to compare them).
     if (last?.inputs === madeFrom) return { again: last, opened, month, broker, settings, record };
+    const exportedBy = (await close.identity()).user;
+    if (!last && record.recordFirstRunInParts) {
+      const runId = await firstRunInParts(
+        inputs,
+        { counter: (of) => record.counter(of), keep: record.recordFirstRunInParts.bind(record) },
+        {
+          reportId,
+          invoiceDate,
+          readiness,
+          contentHash,
+          madeFrom,
+          exportedAt: at,
+          exportedBy,
+        },
+      );
+      return { kept: runId, opened, month, broker, settings, record };
+    }
     const run = await runFrom(inputs, reportId, invoiceDate);
     const blockers = blockersOf(run, readiness, entries);
     if (blockers.length) throw new AppError('control', `The invoices were not exported. ${blockers.join(' ')}`);
@@ -345,10 +367,68 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
       firstNumber: numbered[0]?.number ?? '',
       lastNumber: numbered.at(-1)?.number ?? '',
       exportedAt: at,
-      exportedBy: (await close.identity()).user,
+      exportedBy,
     };
     await record.recordRun(broker, period, stored, previous?.runId ?? null, prefix, counter.next);
     return { stored, opened, month, broker, settings, record };
+  }
+
+  /**
+   * The month's first run, each invoice numbered and kept in its part as it is made and then let go, the run kept
+   * once every invoice is made and nothing keeps them from export (its row and parts: RunParts); its id. A
+   * million-line month's 10,000 invoices are never held at once: as objects, with their parts, they took the export
+   * past a gigabyte.
+   */
+  async function firstRunInParts(
+    inputs: DraftInputs,
+    { counter: counterOf, keep }: Pick<InvoiceRecord, 'counter'> & { keep: NonNullable<InvoiceRecord['recordFirstRunInParts']> },
+    run: {
+      reportId: string;
+      invoiceDate: string | undefined;
+      readiness: Readiness;
+      contentHash: string;
+      madeFrom: string;
+      exportedAt: string;
+      exportedBy: string;
+    },
+  ): Promise<string> {
+    const { month, broker, settings, entries } = inputs;
+    const counter = await counterOf(broker);
+    const prefix = counter.prefix ?? settings.prefix;
+    const { made, parts, inForce } = await numberedInParts(inputs, run, (index) => `${prefix}${counter.next + index}`);
+    const blockers = blockersOf({ ...made, invoices: inForce }, run.readiness, entries);
+    if (blockers.length) throw new AppError('control', `The invoices were not exported. ${blockers.join(' ')}`);
+    const runId = randomUUID();
+    const { readiness, madeFrom, invoiceDate: _, ...kept } = run;
+    await keep(
+      broker,
+      { start: month.startDate, end: month.endDate },
+      {
+        ...kept,
+        runId,
+        firstNumber: inForce[0]?.number ?? '',
+        lastNumber: inForce.at(-1)?.number ?? '',
+        rows: parts.rows(inForce, { inputs: madeFrom, dateFormat: settings.dateFormat, approved: readiness.word === 'APPROVED', seller: settings.seller }),
+      },
+      counter.next,
+    );
+    return runId;
+  }
+
+  /**
+   * The month's invoices made, each numbered (`number`: by its place in the run) and added to the run's parts as it
+   * is made, and let go. On a call of its own: the lines they are made from (a quarter of a gigabyte at a million)
+   * are let go when it returns; held by the caller's frame, they stayed beside the ledger's insert of the parts.
+   */
+  async function numberedInParts(inputs: DraftInputs, run: { reportId: string; invoiceDate: string | undefined }, number: (index: number) => string) {
+    const parts = new RunParts();
+    const inForce: RunSummary['inForce'] = [];
+    const made = makeInvoices(...(await runSources(inputs, run.reportId, run.invoiceDate)), (invoice) => {
+      const numbered = { ...invoice, number: number(inForce.length) };
+      parts.add(numbered);
+      inForce.push(inForceEntry(numbered));
+    });
+    return { made, parts, inForce };
   }
 
   /** The month's exported runs, without their invoices, oldest first. */
@@ -438,11 +518,12 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
     const { opened, month, broker, settings, record } = made;
     const period = { start: month.startDate, end: month.endDate };
     const again = 'again' in made;
-    // Read from the record the comparison was made with: a team ledger connected meanwhile is not mixed in.
+    // Read from the record the comparison was made with: a team ledger connected meanwhile is not mixed in. A run
+    // kept in parts as it was made (firstRunInParts) is written from its parts, as one written again.
     const stored: RunToWriteAgain =
-      'again' in made
-        ? await record.runToWriteAgain(broker, period, made.again.runId, reportId)
-        : { ...made.stored, issued: issuedInMemory(made.stored.issued) };
+      'stored' in made
+        ? { ...made.stored, issued: issuedInMemory(made.stored.issued) }
+        : await record.runToWriteAgain(broker, period, 'again' in made ? made.again.runId : made.kept, reportId);
     const { files, refused } = await invoiceFiles(format, { ...stored, period: { start: month.startDate, end: month.endDate }, template: settings.template });
     // A template's files are kept under the template they were made with: another template is another file.
     const kind = format === 'template' ? `template:${sha256(JSON.stringify(settings.template)).slice(0, 16)}` : format;

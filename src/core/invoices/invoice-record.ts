@@ -9,6 +9,7 @@ import {
   runRows,
   type RunSummary,
   runSummaries,
+  type RunRows,
   type RunToWriteAgain,
   saveSettings,
   type StoredRun,
@@ -43,6 +44,11 @@ export interface InvoiceRecord {
    */
   recordRun(broker: Broker, period: RunPeriod, run: StoredRun, previousRunId: string | null, prefix: string, first: number): Promise<void>;
   /**
+   * Keeps a month's first run as recordRun does, from its row and parts made an invoice at a time (RunParts): by a
+   * record that keeps runs so (this workstation's ledger), which the files are then written from (runToWriteAgain).
+   */
+  recordFirstRunInParts?(broker: Broker, period: RunPeriod, run: KeptRun, first: number): Promise<void>;
+  /**
    * The month's run `runId` as its files are written again: refused (a control error, say "export again") when the
    * month's last run is no longer that one. A run another workstation recorded is kept here too, under `reportId`.
    */
@@ -72,7 +78,14 @@ export function runBody(run: StoredRun): string {
  * its issued invoices in parts (runRows). Inserted again (a copy kept twice), it is left as it is.
  */
 export async function insertRun(transaction: LedgerTransaction, broker: Broker, period: RunPeriod, run: StoredRun): Promise<void> {
-  const { header, parts, hash } = runRows(run);
+  await insertRunRows(transaction, broker, period, { ...run, rows: runRows(run) });
+}
+
+/** A run as it is kept: what its row says beside its invoices, and its row and parts (RunRows). */
+export type KeptRun = Omit<StoredRun, 'issued' | 'inForce' | 'inputs' | 'dateFormat' | 'approved' | 'seller'> & { rows: RunRows };
+
+async function insertRunRows(transaction: LedgerTransaction, broker: Broker, period: RunPeriod, run: KeptRun): Promise<void> {
+  const { header, parts, hash } = run.rows;
   for (const [part, invoices] of parts.entries())
     await transaction.run('INSERT OR IGNORE INTO invoice_run_invoices VALUES ($1, $2, $3)', [run.runId, part, invoices]);
   await transaction.run('INSERT OR IGNORE INTO invoice_runs VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)', [
@@ -131,16 +144,25 @@ export class LocalInvoiceRecord implements InvoiceRecord {
   }
 
   async recordRun(broker: Broker, period: RunPeriod, run: StoredRun, previousRunId: string | null, _prefix: string, first: number): Promise<void> {
+    await this.keep(broker, period, { ...run, rows: runRows(run) }, previousRunId, first);
+  }
+
+  async recordFirstRunInParts(broker: Broker, period: RunPeriod, run: KeptRun, first: number): Promise<void> {
+    await this.keep(broker, period, run, null, first);
+  }
+
+  /** Keeps a run and moves the sequence past the invoices it numbered, unless another was kept meanwhile. */
+  private async keep(broker: Broker, period: RunPeriod, run: KeptRun, previousRunId: string | null, first: number): Promise<void> {
     await (
       await this.ledger()
     ).write(async (transaction) => {
       const last = await lastRunId(transaction, broker, period);
       const { settings, next } = await readSettings(transaction, broker);
       if (last !== previousRunId || next !== first) throw exportedMeanwhile();
-      await insertRun(transaction, broker, period, run);
+      await insertRunRows(transaction, broker, period, run);
       await transaction.run(
         'INSERT INTO invoice_settings VALUES ($1, $2, $3, $4) ON CONFLICT (host, reseller_id) DO UPDATE SET next_number = excluded.next_number',
-        [broker.host, broker.resellerId, JSON.stringify(settings), next + run.issued.length],
+        [broker.host, broker.resellerId, JSON.stringify(settings), next + run.rows.issued],
       );
     });
   }

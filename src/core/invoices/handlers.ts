@@ -22,6 +22,7 @@ import type { IdentityPort } from '@core/ports/identity';
 import type { Ports } from '@core/ports/ports';
 import type { ServiceHandlers } from '@shared/contract';
 import { deliverFile } from '@core/storage/files';
+import { fullCollection } from '@core/runtime/full-collection';
 import { invoiceFiles, issuedInMemory } from './invoice-files';
 import { buildInvoiceRun, type Invoice, type InvoiceRunDraft, listed, makeInvoices, negatedText, type Unmapped } from './invoice-run';
 import {
@@ -396,6 +397,8 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
     const counter = await counterOf(broker);
     const prefix = counter.prefix ?? settings.prefix;
     const { made, parts, inForce } = await numberedInParts(inputs, run, (index) => `${prefix}${counter.next + index}`);
+    // The month's lines and invoices (half a gigabyte at a million lines) are let go before DuckDB keeps the parts.
+    fullCollection();
     const blockers = blockersOf({ ...made, invoices: inForce }, run.readiness, entries);
     if (blockers.length) throw new AppError('control', `The invoices were not exported. ${blockers.join(' ')}`);
     const runId = randomUUID();

@@ -397,10 +397,10 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
     const counter = await counterOf(broker);
     const prefix = counter.prefix ?? settings.prefix;
     const { made, parts, inForce } = await numberedInParts(inputs, run, (index) => `${prefix}${counter.next + index}`);
-    // The month's lines and invoices (half a gigabyte at a million lines) are let go before DuckDB keeps the parts.
-    fullCollection();
     const blockers = blockersOf({ ...made, invoices: inForce }, run.readiness, entries);
     if (blockers.length) throw new AppError('control', `The invoices were not exported. ${blockers.join(' ')}`);
+    // The month's lines and invoices (half a gigabyte at a million lines) are let go before DuckDB keeps the parts.
+    fullCollection();
     const runId = randomUUID();
     const { readiness, madeFrom, invoiceDate: _, ...kept } = run;
     await keep(

@@ -4,13 +4,21 @@ import { describe, expect, it } from 'vitest';
 import { useLedger } from '@testing/ledger-month';
 import { storedInvoice as invoice, storedRun as run, taken } from '@testing/stored-invoices';
 import { insertRun, runBody } from './invoice-record';
-import { fileHashes, lastRunForFiles, recordFiles, runRows, runSummaries, storedRuns, summaryOf } from './invoice-store';
+import { fileHashes, inForceEntry, lastRunForFiles, recordFiles, RunParts, runRows, runSummaries, storedRuns, summaryOf } from './invoice-store';
 
 const ledger = useLedger();
 const broker = { host: 'billing.example.com', resellerId: 'reseller-1' };
 const period = { start: '2026-10-01', end: '2026-10-31' };
 
 describe('the kept invoice runs', () => {
+  it("take no invoice into a run's parts once its row is made (its hash is taken)", () => {
+    const parts = new RunParts();
+    const made = invoice(1, 0);
+    parts.add(made);
+    expect(parts.rows([inForceEntry(made)], run('00000000-0000-4000-8000-000000000009', [made], [made], '2026-11-09T10:00:00.000Z')).issued).toBe(1);
+    expect(() => parts.add(invoice(2, 1))).toThrow(/added to a run's parts after its row was made/);
+  });
+
   it('keep each run in parts, each invoice once, and read back every run with the invoices in force after it', async () => {
     const first = Array.from({ length: 250 }, (_, index) => invoice(index + 1, index));
     const october = run('00000000-0000-4000-8000-000000000001', first, first, '2026-11-09T10:00:00.000Z');

@@ -172,8 +172,11 @@ export class RunParts {
   private readonly parts: string[] = [];
   private pending: Buffer[] = [];
   private count = 0;
+  /** Set once the row is made: the parts are then the run's, hashed. */
+  private sealed = false;
 
   add(invoice: Invoice): void {
+    if (this.sealed) throw new AppError('internal', "An invoice was added to a run's parts after its row was made. Please report this.");
     // The part's JSON (the array's text) made an invoice at a time into bytes: as one string, a 3 MB part lives
     // until the next full garbage collection, and a million-line month's 100 parts raised the export's peak so.
     this.pending.push(Buffer.from(`${this.pending.length ? ',' : '['}${JSON.stringify(invoice)}`));
@@ -184,6 +187,7 @@ export class RunParts {
   /** The row and parts of a run that issued the invoices added, with the invoices in force after it. */
   rows(inForce: readonly RunSummary['inForce'][number][], run: Pick<StoredRun, 'inputs' | 'dateFormat' | 'approved' | 'seller'>): RunRows {
     if (this.pending.length) this.close();
+    this.sealed = true;
     const header: RunHeader = {
       inForce: inForce.map((entry) => entry.number),
       inForceKeys: inForce.map((entry) => entry.key),

@@ -323,19 +323,15 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
     if (last?.inputs === madeFrom) return { again: last, opened, month, broker, settings, record };
     const exportedBy = (await close.identity()).user;
     if (!last && record.recordFirstRunInParts) {
-      const runId = await firstRunInParts(
-        inputs,
-        { counter: (of) => record.counter(of), keep: record.recordFirstRunInParts.bind(record) },
-        {
-          reportId,
-          invoiceDate,
-          readiness,
-          contentHash,
-          madeFrom,
-          exportedAt: at,
-          exportedBy,
-        },
-      );
+      const runId = await firstRunInParts(inputs, await record.counter(broker), record.recordFirstRunInParts.bind(record), {
+        reportId,
+        invoiceDate,
+        readiness,
+        contentHash,
+        madeFrom,
+        exportedAt: at,
+        exportedBy,
+      });
       return { kept: runId, opened, month, broker, settings, record };
     }
     const run = await runFrom(inputs, reportId, invoiceDate);
@@ -382,7 +378,8 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
    */
   async function firstRunInParts(
     inputs: DraftInputs,
-    { counter: counterOf, keep }: Pick<InvoiceRecord, 'counter'> & { keep: NonNullable<InvoiceRecord['recordFirstRunInParts']> },
+    counter: Awaited<ReturnType<InvoiceRecord['counter']>>,
+    keep: NonNullable<InvoiceRecord['recordFirstRunInParts']>,
     run: {
       reportId: string;
       invoiceDate: string | undefined;
@@ -394,7 +391,6 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
     },
   ): Promise<string> {
     const { month, broker, settings, entries } = inputs;
-    const counter = await counterOf(broker);
     const prefix = counter.prefix ?? settings.prefix;
     const { made, parts, inForce } = await numberedInParts(inputs, run, (index) => `${prefix}${counter.next + index}`);
     const blockers = blockersOf({ ...made, invoices: inForce }, run.readiness, entries);
@@ -487,7 +483,6 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
     const last = runs.at(-1);
     const compared = last !== undefined && last.inputs !== madeFrom;
     if (shown?.key !== key || (compared && !shown.compared)) {
-      shown = null; // the one before is let go before this one is made
       const making = runFrom(inputs, reportId, date).then((run) => ({ overview: overviewOf(run), substances: compared ? substancesOf(run.invoices) : null }));
       const kept = { key, compared, made: making };
       shown = kept;

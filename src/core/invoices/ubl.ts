@@ -1,7 +1,7 @@
 import { minorUnits } from '@shared/currency';
 import { money } from '@shared/money';
 import type { Seller } from '@shared/schemas/invoices';
-import { xmlSafeText } from '@core/xlsx';
+import { xmlText } from '@core/xlsx';
 import type { Invoice, InvoiceLine } from './invoice-run';
 
 /**
@@ -19,16 +19,13 @@ const NAMESPACES =
 /** The VAT exemption reason codes (VATEX) of the categories that need one. */
 const EXEMPTION_CODES: Partial<Record<string, string>> = { AE: 'VATEX-EU-AE', K: 'VATEX-EU-IC', G: 'VATEX-EU-G', O: 'VATEX-EU-O' };
 
-const escape = (text: string) =>
-  xmlSafeText(text).replace(/[&<>"']/g, (character) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[character] as string);
-
 /** An element with text (escaped), or nothing when the text is empty. */
 function element(name: string, text: string, attributes: Record<string, string> = {}): string {
   if (text === '') return '';
   const attributeText = Object.entries(attributes)
-    .map(([key, value]) => ` ${key}="${escape(value)}"`)
+    .map(([key, value]) => ` ${key}="${xmlText(value)}"`)
     .join('');
-  return `<${name}${attributeText}>${escape(text)}</${name}>`;
+  return `<${name}${attributeText}>${xmlText(text)}</${name}>`;
 }
 
 const wrap = (name: string, ...children: string[]) => (children.join('') ? `<${name}>${children.join('')}</${name}>` : '');

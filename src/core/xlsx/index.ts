@@ -9,4 +9,4 @@ export { type CellKind, excelDate, rowXml, styleIndex, writeRowsXml } from './ro
 export { type Column, letter, SheetSeries, type Sheets } from './sheet-series';
 export { EXCEL_MAX_ROWS, type OutputWatch, printSetup, type Sheet, type SheetOptions, type Writer, writeWorkbookFile } from './workbook-file';
 export { type SmallSheet, smallWorkbook } from './small-workbook';
-export { guardWorkbookText, xmlSafeText } from './xml-text';
+export { guardWorkbookText, xmlSafeText, xmlText } from './xml-text';

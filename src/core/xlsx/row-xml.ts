@@ -1,7 +1,7 @@
 import type ExcelJS from 'exceljs';
 import { AppError } from '@shared/errors';
 import { PLAIN_DECIMAL } from '@shared/model/decimal';
-import { xmlSafeText } from '../xlsx/xml-text';
+import { xmlText } from './xml-text';
 
 /**
  * Billing-line rows written straight into an exceljs streaming worksheet as XML. exceljs builds a row, cell and
@@ -63,14 +63,6 @@ const COLUMN_LETTERS = Array.from(
   { length: 26 * 27 },
   (_, index) => (index < 26 ? '' : String.fromCharCode(64 + Math.floor(index / 26))) + String.fromCharCode(65 + (index % 26)),
 );
-
-/** What XML must escape; what it cannot hold at all is made safe by xmlSafeText. */
-const MARKUP = /[<>&'"]/g;
-const ENTITIES: Record<string, string> = { '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' };
-
-function xmlText(text: string): string {
-  return xmlSafeText(text).replace(MARKUP, (char) => ENTITIES[char] as string);
-}
 
 /** "2026-10-07T00:00:00" (no zone, as the service sends it) → Excel's serial day number, or null when not a date. */
 export function excelDate(value: string): number | null {

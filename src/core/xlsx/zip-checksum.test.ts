@@ -1,9 +1,8 @@
-import { createRequire } from 'node:module';
 import { PassThrough } from 'node:stream';
 import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
 import { Zip } from '../consumption/xlsx-zip';
-import { useNativeZipChecksum } from './zip-checksum';
+import { type Crc32Package, useNativeZipChecksum, zipChecksumPackage } from './zip-checksum';
 
 const BOUNDS = {
   parts: 100,
@@ -27,11 +26,11 @@ function referenceCrc(data: Uint8Array, seed: number): number {
   return ~crc | 0;
 }
 
-/** The `crc-32` module the zip's checksum stream loads (as archiver, under exceljs, resolves it). */
-function zipChecksumModule(): { buf: ((data: Uint8Array, seed?: number) => number) & { native?: true } } {
-  let load = createRequire(__filename);
-  for (const name of ['exceljs', 'archiver', 'zip-stream', 'compress-commons', 'crc32-stream']) load = createRequire(load.resolve(name));
-  return load('crc-32') as never;
+/** The `crc-32` module the zip's checksum stream loads; this install has one. */
+function zipChecksumModule(): Required<Crc32Package> {
+  const module = zipChecksumPackage();
+  if (!module?.buf) throw new Error("The zip's checksum package was not found where archiver, under exceljs, loads it.");
+  return module as Required<Crc32Package>;
 }
 
 describe("the zip's checksum of a workbook", () => {

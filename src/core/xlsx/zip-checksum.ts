@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { crc32 } from 'node:zlib';
 
 /** The `crc-32` package as crc32-stream calls it: the CRC-32 of `data` continued from `seed`, as a signed 32-bit integer. */
-interface Crc32Package {
+export interface Crc32Package {
   buf?: ((data: Uint8Array, seed?: unknown) => number) & { native?: true };
 }
 
@@ -10,7 +10,7 @@ interface Crc32Package {
 const PACKAGE_CHAIN = ['exceljs', 'archiver', 'zip-stream', 'compress-commons', 'crc32-stream', 'crc-32'];
 
 /** The `crc-32` module the zip's checksum stream loads, or null where the packages are laid out otherwise. */
-function zipChecksumPackage(): Crc32Package | null {
+export function zipChecksumPackage(): Crc32Package | null {
   try {
     let load = createRequire(__filename);
     for (const name of PACKAGE_CHAIN.slice(0, -1)) load = createRequire(load.resolve(name));

@@ -195,27 +195,6 @@ describe('the ledger', () => {
     expect(await ledger.all('SELECT report_id FROM billing_entries')).toEqual([{ report_id: 'r' }]);
   });
 
-  it('folds without compacting what a write left part-filled, where a checkpoint of its own compacts it', async () => {
-    const ledger = await Ledger.open(await folder(), silentLogger);
-    cleanups.push(() => ledger.close());
-    // Two row groups (122,880 rows and the rest), then the first half deleted: what is left fits in one.
-    const halved = async (table: string) => {
-      await ledger.run(`CREATE TABLE ${table} AS SELECT range AS i FROM range(200000)`);
-      await ledger.run('CHECKPOINT');
-      await ledger.write((transaction) => transaction.run(`DELETE FROM ${table} WHERE i < 100000`));
-    };
-    const rowGroups = async (table: string) =>
-      (await ledger.all(`SELECT count(DISTINCT row_group_id)::INTEGER AS groups FROM pragma_storage_info('${table}')`))[0]?.groups;
-    await halved('compacted');
-    await ledger.run('CHECKPOINT');
-    expect(await rowGroups('compacted')).toBe(1);
-    await halved('folded');
-    await ledger.foldIn();
-    expect(await rowGroups('folded')).toBe(2);
-    expect(await ledger.all(`SELECT count(*)::INTEGER AS n, min(i)::INTEGER AS low FROM folded`)).toEqual([{ n: 100000, low: 100000 }]);
-    expect(await ledger.all(`SELECT current_setting('max_vacuum_tasks')::INTEGER AS tasks`)).toEqual([{ tasks: 100 }]);
-  });
-
   it('streams a column of bytes a chunk at a time, each chunk joined, and refuses a column of anything else', async () => {
     const ledger = await Ledger.open(await folder(), silentLogger);
     cleanups.push(() => ledger.close());

@@ -511,28 +511,10 @@ export class Ledger {
 
   /**
    * Folds what was written since the last checkpoint (kept in DuckDB's write-ahead log) into the database file now,
-   * as closing would: a process about to end does it while it does other work (see Service.ledger). It folds without
-   * compacting: DuckDB's checkpoint would also merge the part-filled row groups a write on two threads leaves (a kept
-   * comparison of 345,774 changes: five into three), compressing them all again — 0.8–1.0 s of CPU at 1,000,000
-   * lines, taken from the listing it runs beside, for a layout that reads no faster. The setting is the instance's,
-   * so a checkpoint meanwhile skips compacting too; the next one after compacts as before.
+   * as closing would: a process about to end does it while it does other work (see Service.ledger).
    */
   foldIn(): Promise<void> {
-    return this.writes
-      .run(() =>
-        this.tracked(async () => {
-          await this.writer.run(`SET max_vacuum_tasks = 0`);
-          try {
-            await this.writer.run('CHECKPOINT');
-          } finally {
-            // After a failed checkpoint the instance may be gone (LedgerHandle opens another): its failure is the one said.
-            await this.writer.run('RESET max_vacuum_tasks').catch(() => undefined);
-          }
-        }),
-      )
-      .catch((error: unknown) => {
-        throw this.failed(error);
-      });
+    return this.run('CHECKPOINT');
   }
 
   /**

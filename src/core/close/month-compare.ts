@@ -81,7 +81,8 @@ const making = new WeakMap<Ledger, Map<string, Promise<number>>>();
 export async function compareMonths(ledger: Ledger, beforeId: string, afterId: string): Promise<MonthComparison> {
   const { key, order } = await comparisonKey(ledger, beforeId, afterId);
   const changeCount = (await keptChangeCount(ledger, key)) ?? (await made(ledger, beforeId, afterId, order, key));
-  const read = async (from: number, count: number) => (await keptChangeRows(ledger, key, from, count)).map(changeOf);
+  const kept = { key, beforeId, afterId };
+  const read = async (from: number, count: number) => (await keptChangeRows(ledger, kept, from, count)).map(changeOf);
   return {
     beforeId,
     afterId,
@@ -104,7 +105,7 @@ export async function compareMonths(ledger: Ledger, beforeId: string, afterId: s
         yield batch;
       }
     },
-    listing: (indent) => keptChangeListing(ledger, key, indent),
+    listing: (indent) => keptChangeListing(ledger, kept, indent),
   };
 }
 
@@ -141,7 +142,7 @@ export async function changeWindow(
   const wanted =
     ordered?.slice(from, from + count) ??
     Array.from({ length: Math.max(0, Math.min(count, total - from)) }, (_, index) => (view.direction === 'asc' ? from + index + 1 : total - from - index));
-  const changes = (await keptChangesAt(ledger, key, wanted)).map(changeOf);
+  const changes = (await keptChangesAt(ledger, { key, beforeId, afterId }, wanted)).map(changeOf);
   // Kept comparisons are made again alike (same key, same numbers): a gap means it went while this was read.
   if (changes.length !== wanted.length) throw new AppError('conflict', 'The comparison changed while it was read. Compare the months again.');
   return { total, changes };
@@ -218,8 +219,8 @@ export async function ruleChangesBetween(ledger: Ledger, beforeId: string, after
     ?.catch(() => undefined);
   const rows =
     (await keptChangeCount(ledger, key)) !== undefined
-      ? await ruleChangeRows(ledger, key, jumpFactor)
-      : await ledger.derive(PRODUCT_LINE_TABLES, (transaction) => unkeptRuleChangeRows(transaction, jumpFactor), {
+      ? await ruleChangeRows(ledger, { key, beforeId, afterId }, jumpFactor)
+      : await ledger.derive(PRODUCT_LINE_TABLES, (transaction) => unkeptRuleChangeRows(transaction, { beforeId, afterId }, jumpFactor), {
           prepare: (steps) => compareInSteps(steps, { beforeId, afterId, order }, jumpFactor),
         });
   return rows.map(changeOf);

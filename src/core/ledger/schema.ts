@@ -14,6 +14,7 @@ import { PRODUCT_LINE_KEYS } from './migrations/013-product-line-keys';
 import { KEY_NUMBER_COLUMNS, KEY_NUMBERS } from './migrations/014-key-numbers';
 import { CHANGE_SEARCH } from './migrations/015-change-search';
 import { INVOICE_RUN_PARTS } from './migrations/016-invoice-run-parts';
+import { NAMED_BY_NUMBERS } from './migrations/017-named-by-numbers';
 import { foldForSearch } from '@shared/search-fold';
 
 export { AMOUNT, QUANTITY, UNIT_PRICE } from './types';
@@ -36,6 +37,7 @@ export const MIGRATIONS: string[][] = [
   KEY_NUMBERS,
   CHANGE_SEARCH,
   INVOICE_RUN_PARTS,
+  NAMED_BY_NUMBERS,
 ];
 
 /**

@@ -54,13 +54,13 @@ const keepChangedKeys = (rulesOnly: boolean) => `
     ${rulesOnly ? `AND ${ruleChange('q0 IS NOT NULL AND q1 IS NULL', '$3')}` : ''}`;
 
 /**
- * The changed keys named by their line in month `$month` (the after month, or the month before for a lost key): their
- * names and ids only, the sums left behind until the changes are placed — a join carrying them took twice as long —
- * and the month's numbers of what it names (`named_in` the month, 1 or 2), by which a search finds it: see
- * change-views.ts (kept with their search text, 345,774 changes took 1.4–1.8 s longer to make).
+ * The changed keys named by their line in month `$month` (the after month, or the month before for a lost key): the
+ * names they are placed by and the ids they are rolled up by, the sums left behind until the changes are placed — a
+ * join carrying them took twice as long — and the month's numbers of what it names (`named_in` the month, 1 or 2):
+ * what a kept change is named by when read (withNames), and a search finds it by (change-views.ts).
  */
 const namedIn = (month: 1 | 2) => `
-  SELECT c.id, ${ORG_KEY} AS org_key, o.name AS organization, o.customer_number, o.org_id, s.service_name AS service, s.service_id,
+  SELECT c.id, ${ORG_KEY} AS org_key, o.name AS organization, s.service_name AS service, s.service_id,
     u.item_name AS subscription, u.subscription_id, l.product_name AS product, l.product_id, l.currency, l.customer_currency,
     ${month}::UTINYINT AS named_in, l.org_no, l.service_no, l.subscription_no, l.product_no
   FROM compare_changed c
@@ -145,19 +145,18 @@ const ROLL_KEY = `CASE level WHEN 'organization' THEN [org_key, currency, custom
 /**
  * The changes as shown, in order (`ord`): line changes as they are, and the new and lost lines of a whole
  * subscription, service or organization summed into one change, placed where its first line was (kept, numbered
- * `seq`). A roll-up names its subscription when it covers one, and its product when it covers one product of one
- * subscription; a subscription's quantities add up, a service's or organization's are not summed. It keeps the
- * month's numbers of what it names (NULL for what it does not).
+ * `seq`). A roll-up names its organization, its service unless it is the organization's, its subscription when it
+ * covers one, and its product when it covers one product of one subscription; a subscription's quantities add up, a
+ * service's or organization's are not summed. It keeps the month's numbers of what it names (NULL for what it does
+ * not), and the names and ids of its subscription and product (the organization's and service's are joined when it
+ * is read: withNames): the columns of kept_changes after its key and number, in order.
  */
 const ROLLED_CHANGES = `
-  SELECT ord, kind, 'line' AS level, organization, customer_number, org_id, service, service_id, subscription, subscription_id, product, product_id,
-    currency, customer_currency, q0, p0, k0, c0, s0, q1, p1, k1, c1, s1, price_effect, quantity_effect, new_lost_effect, other_effect,
-    named_in, org_no, service_no, subscription_no, product_no
+  SELECT ord, kind, 'line' AS level, subscription, subscription_id, product, product_id, currency, customer_currency, q0, p0, k0, c0, s0, q1, p1, k1, c1, s1,
+    price_effect, quantity_effect, new_lost_effect, other_effect, named_in, org_no, service_no, subscription_no, product_no
   FROM compare_named n WHERE NOT EXISTS (SELECT 1 FROM compare_levels v WHERE v.ord = n.ord AND v.level <> 'line')
   UNION ALL
-  SELECT min(ord), kind, level, arg_min(organization, ord), arg_min(customer_number, ord), arg_min(org_id, ord),
-    CASE WHEN level = 'organization' THEN '' ELSE arg_min(service, ord) END,
-    CASE WHEN level = 'organization' THEN NULL ELSE arg_min(service_id, ord) END,
+  SELECT min(ord), kind, level,
     CASE WHEN count(DISTINCT subscription_id) = 1 THEN arg_max(subscription, ord) END,
     CASE WHEN count(DISTINCT subscription_id) = 1 THEN min(subscription_id) END,
     CASE WHEN count(DISTINCT subscription_id) = 1 AND count(DISTINCT product_id) = 1 THEN arg_max(product, ord) END,
@@ -180,6 +179,28 @@ const KEEP_CHANGES = `
   INSERT INTO kept_changes
   SELECT $1, n.seq, r.* EXCLUDE (ord)
   FROM (${ROLLED_CHANGES}) r JOIN (SELECT ord, row_number() OVER (ORDER BY ord) AS seq FROM (${ROLLED_CHANGES})) n ON n.ord = r.ord`;
+
+/**
+ * Changes as kept (`changes`: a statement giving kept_changes' columns, or ROLLED_CHANGES') with the names and ids of
+ * their organization and service, from the month each is named in (`named_in`: 1 the month before, 2 the month
+ * after; `months` are the parameters of their report ids). Joined when read, on the month's numbers: written out with
+ * each of 345,774 changes, those five texts (a few thousand distinct) took 1.1–1.3 s to keep against 0.6 s without
+ * them. The subscription's are kept: joined, the names of 1,200,000 subscriptions are read for each window (30 ms).
+ * `few` (a window, a batch): the changes are read first, and only their organizations and services looked up —
+ * a window of 60 in 21–31 ms against 29–51 ms, where every change and its names are read whole otherwise.
+ * An organization's roll-up names no service (an empty name, as listed).
+ */
+export function withNames(changes: string, [before, after]: [string, string], few = false): string {
+  const ofMonths = (columns: string, table: string, no: string) =>
+    `(SELECT (CASE WHEN report_id = ${before} THEN 1 ELSE 2 END)::UTINYINT AS named_in, ${no}, ${columns} FROM ${table}
+      WHERE report_id IN (${before}, ${after})${few ? ` AND ${no} IN (SELECT ${no} FROM unnamed)` : ''})`;
+  return `
+  WITH unnamed AS ${few ? 'MATERIALIZED ' : ''}(${changes})
+  SELECT c.*, o.name AS organization, o.customer_number, o.org_id, coalesce(s.service_name, '') AS service, s.service_id
+  FROM unnamed c
+  JOIN ${ofMonths('name, customer_number, org_id', 'organizations', 'org_no')} o ON o.named_in = c.named_in AND o.org_no = c.org_no
+  LEFT JOIN ${ofMonths('service_name, service_id', 'services', 'service_no')} s ON s.named_in = c.named_in AND s.service_no = c.service_no`;
+}
 
 /** Per currency pair, the sum of each sales and cost effect over the changed lines (their bridges; the amounts come from the totals). */
 const KEEP_BRIDGES = `
@@ -219,9 +240,14 @@ export async function compareInSteps(
  * named and rolled up, so a month's checks need not wait for the hundreds of thousands of changes a whole comparison
  * of a million lines can have.
  */
-export async function unkeptRuleChangeRows(reader: LedgerStatements, jumpFactor: string): Promise<KeptChangeRow[]> {
+export async function unkeptRuleChangeRows(reader: LedgerStatements, months: Omit<ComparedMonths, 'key'>, jumpFactor: string): Promise<KeptChangeRow[]> {
   const drop = dropping(reader);
-  const rows = await keptChanges(reader, `SELECT ${CHANGE_JSON} FROM (${ROLLED_CHANGES}) WHERE ${ruleChange(KEPT_LOST, '$1')} ORDER BY ord`, [jumpFactor]);
+  const rules = `SELECT * FROM (${ROLLED_CHANGES}) WHERE ${ruleChange(KEPT_LOST, '$3')}`;
+  const rows = await keptChanges(reader, `SELECT ${CHANGE_JSON} FROM (${withNames(rules, ['$1', '$2'])}) ORDER BY ord`, [
+    months.beforeId,
+    months.afterId,
+    jumpFactor,
+  ]);
   await drop('compare_levels');
   await drop('compare_named');
   return rows;
@@ -408,21 +434,34 @@ async function keptChanges(reader: Pick<Ledger, 'all'>, sql: string, params: (st
   return CHANGE_TEXT.all(await reader.all(sql, params)).map((row) => keptChange(row.change));
 }
 
+/** A kept comparison: its key and its months, the month before (named_in 1) and after (2). */
+export interface ComparedMonths {
+  key: string;
+  beforeId: string;
+  afterId: string;
+}
+
+/** A kept comparison's changes that meet `condition`, named (withNames; `few`, a window): $1 is its key, $2 and $3 its months. */
+const namedKept = (condition: string, few = false) => withNames(`SELECT * FROM kept_changes WHERE comparison_key = $1 AND ${condition}`, ['$2', '$3'], few);
+
+/** The first parameters of namedKept: the comparison's key and its months. */
+const keptParams = (months: ComparedMonths) => [months.key, months.beforeId, months.afterId];
+
 /** The kept changes numbered `from` + 1 to `from` + `count`, in the order shown. */
-export async function keptChangeRows(ledger: Ledger, key: string, from: number, count: number): Promise<KeptChangeRow[]> {
-  return keptChanges(ledger, `SELECT ${CHANGE_JSON} FROM kept_changes WHERE comparison_key = $1 AND seq > $2 AND seq <= $3 ORDER BY seq`, [
-    key,
+export async function keptChangeRows(ledger: Ledger, months: ComparedMonths, from: number, count: number): Promise<KeptChangeRow[]> {
+  return keptChanges(ledger, `SELECT ${CHANGE_JSON} FROM (${namedKept('seq > $4 AND seq <= $5', true)}) ORDER BY seq`, [
+    ...keptParams(months),
     from,
     from + count,
   ]);
 }
 
 /** The kept changes numbered `seqs`, in that order (a window of a view: change-views.ts). */
-export async function keptChangesAt(ledger: Ledger, key: string, seqs: readonly number[]): Promise<KeptChangeRow[]> {
+export async function keptChangesAt(ledger: Ledger, months: ComparedMonths, seqs: readonly number[]): Promise<KeptChangeRow[]> {
   if (seqs.length === 0) return [];
   const rows = SEQ_CHANGE.all(
-    await ledger.all(`SELECT seq, ${CHANGE_JSON} FROM kept_changes WHERE comparison_key = $1 AND seq IN (SELECT unnest($2::INTEGER[]))`, [
-      key,
+    await ledger.all(`SELECT seq, ${CHANGE_JSON} FROM (${namedKept('seq IN (SELECT unnest($4::INTEGER[]))', true)})`, [
+      ...keptParams(months),
       seqs.map(String),
     ]),
   );
@@ -439,11 +478,8 @@ const SEQ_CHANGE = rowShape({ seq: 'int', change: 'text' });
  * The kept changes the rules against last month look at: what is lost, a unit price or cost that moved, and a
  * quantity that rose by more than `jumpFactor` (1.5 for 50 %).
  */
-export async function ruleChangeRows(ledger: Ledger, key: string, jumpFactor: string): Promise<KeptChangeRow[]> {
-  return keptChanges(ledger, `SELECT ${CHANGE_JSON} FROM kept_changes WHERE comparison_key = $1 AND ${ruleChange(KEPT_LOST, '$2')} ORDER BY seq`, [
-    key,
-    jumpFactor,
-  ]);
+export async function ruleChangeRows(ledger: Ledger, months: ComparedMonths, jumpFactor: string): Promise<KeptChangeRow[]> {
+  return keptChanges(ledger, `SELECT ${CHANGE_JSON} FROM (${namedKept(ruleChange(KEPT_LOST, '$4'))}) ORDER BY seq`, [...keptParams(months), jumpFactor]);
 }
 
 /** `text` padded with spaces to `width` characters, never cut (as padEnd does). */
@@ -468,11 +504,11 @@ const CHANGE_LINE = `concat(${padded('kind', 8)}, ' ', ${padded('level', 12)}, '
  * as UTF-8 bytes a chunk at a time: one query, whose lines DuckDB makes on both threads while the caller writes the
  * chunks before, and whose 345,774 lines at 1,000,000 lines never become JavaScript strings (see Ledger.streamDerivedBytes).
  */
-export function keptChangeListing(ledger: Ledger, key: string, indent: string): AsyncGenerator<Buffer> {
-  return ledger.streamDerivedBytes(
-    `SELECT encode(concat($2, line, chr(10))) FROM (SELECT seq, ${CHANGE_LINE} FROM kept_changes WHERE comparison_key = $1) ORDER BY seq`,
-    [key, indent],
-  );
+export function keptChangeListing(ledger: Ledger, months: ComparedMonths, indent: string): AsyncGenerator<Buffer> {
+  return ledger.streamDerivedBytes(`SELECT encode(concat($4, line, chr(10))) FROM (SELECT seq, ${CHANGE_LINE} FROM (${namedKept('true')})) ORDER BY seq`, [
+    ...keptParams(months),
+    indent,
+  ]);
 }
 
 const KIND_COUNT = rowShape({ kind: 'text', changes: 'int' });

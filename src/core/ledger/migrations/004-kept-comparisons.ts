@@ -17,16 +17,18 @@ const side = (month: 0 | 1) => `q${month} ${QTY_SUM}, p${month} ${PRICE}, k${mon
  * What the month close derives from saved months and keeps, so a million-line month is compared once:
  * - `reports.content_hash`, the SHA-256 of a report's canonical lines, taken once (a report never changes);
  * - a comparison of two months, its changes in the order shown and its sales and cost bridges, under a key made of both
- *   reports and their content hashes (kept_comparisons.comparison_key): a refetch is another report, so another key;
+ *   reports and their content hashes (kept_comparisons.comparison_key): a refetch is another report, so another key.
+ *   A change keeps the month it is named in (`named_in`, 1 or 2) and that month's numbers of its organization,
+ *   service, subscription and product; its organization's and service's names and ids are the month's own, joined
+ *   when a change is read (queries/compare.ts withNames), not written again for each change (migration 017);
  * - a month's exceptions as the checks found them (JSON), under a key of everything the checks read (kept_checks).
- * The shapes are today's: a later migration that changes one makes its table anew (007, 015).
+ * The shapes are today's: a later migration that changes one makes its table anew (007, 015, 017).
  * Declared once: the migration creates the tables, and a read-only ledger makes temporary ones of the same shape.
  */
 export const KEPT_TABLES = {
   kept_comparisons: `comparison_key VARCHAR PRIMARY KEY, before_id VARCHAR NOT NULL, after_id VARCHAR NOT NULL, made_at VARCHAR NOT NULL,
     change_count INTEGER NOT NULL`,
   kept_changes: `comparison_key VARCHAR NOT NULL, seq INTEGER NOT NULL, kind VARCHAR NOT NULL, level VARCHAR NOT NULL,
-    organization VARCHAR NOT NULL, customer_number VARCHAR NOT NULL, org_id VARCHAR NOT NULL, service VARCHAR NOT NULL, service_id VARCHAR,
     subscription VARCHAR, subscription_id VARCHAR, product VARCHAR, product_id VARCHAR, currency VARCHAR NOT NULL, customer_currency VARCHAR NOT NULL,
     ${side(0)}, ${side(1)}, price_effect ${EFFECT} NOT NULL, quantity_effect ${EFFECT} NOT NULL, new_lost_effect ${EFFECT} NOT NULL,
     other_effect ${EFFECT} NOT NULL, named_in UTINYINT NOT NULL, org_no INTEGER NOT NULL, service_no INTEGER, subscription_no INTEGER,
@@ -40,4 +42,15 @@ export const KEPT_TABLES = {
 export const KEPT_COMPARISONS: string[] = [
   'ALTER TABLE reports ADD COLUMN content_hash VARCHAR',
   ...Object.entries(KEPT_TABLES).map(([table, columns]) => `CREATE TABLE ${table} (${columns})`),
+];
+
+/**
+ * What a later migration that changes the changes' shape does (015, 017): kept comparisons are derived (made again
+ * from the saved months when asked for), so they are dropped rather than converted, and the table made anew.
+ */
+export const KEPT_CHANGES_ANEW: readonly string[] = [
+  'DELETE FROM kept_bridges',
+  'DELETE FROM kept_comparisons',
+  'DROP TABLE kept_changes',
+  `CREATE TABLE kept_changes (${KEPT_TABLES.kept_changes})`,
 ];

@@ -17,6 +17,7 @@ import { keptContentHash } from '../reports';
 import { keptNameOrder } from '../ledger/name-ranks';
 import type { NameOrder } from '@shared/model/name-order';
 import {
+  type ComparedMonths,
   compareInSteps,
   COMPARISON_MEMORY_SHARE,
   forgetOldComparisons,
@@ -137,12 +138,13 @@ export async function changeWindow(
   const { key, order } = await comparisonKey(ledger, beforeId, afterId);
   const changeCount = (await keptChangeCount(ledger, key)) ?? (await made(ledger, beforeId, afterId, order, key));
   // The comparison's own order is its numbers, 1 … changeCount: no order to make.
-  const ordered = isWholeInOrder(view) ? null : await viewOrder(ledger, { key, beforeId, afterId }, view, order, list);
+  const kept = { key, beforeId, afterId };
+  const ordered = isWholeInOrder(view) ? null : await viewOrder(ledger, kept, view, order, list);
   const total = ordered?.length ?? changeCount;
   const wanted =
     ordered?.slice(from, from + count) ??
     Array.from({ length: Math.max(0, Math.min(count, total - from)) }, (_, index) => (view.direction === 'asc' ? from + index + 1 : total - from - index));
-  const changes = (await keptChangesAt(ledger, { key, beforeId, afterId }, wanted)).map(changeOf);
+  const changes = (await keptChangesAt(ledger, kept, wanted)).map(changeOf);
   // Kept comparisons are made again alike (same key, same numbers): a gap means it went while this was read.
   if (changes.length !== wanted.length) throw new AppError('conflict', 'The comparison changed while it was read. Compare the months again.');
   return { total, changes };
@@ -165,13 +167,7 @@ const KEPT_LISTS = 4;
 /** Per ledger, per list, the view it opens: a newer one stops it (typing "storage" makes "s" … "storag" needless). */
 const openings = new WeakMap<Ledger, Map<string, NewestWins>>();
 
-function viewOrder(
-  ledger: Ledger,
-  months: { key: string; beforeId: string; afterId: string },
-  view: ChangeView,
-  order: NameOrder,
-  list: string | undefined,
-): Promise<number[]> {
+function viewOrder(ledger: Ledger, months: ComparedMonths, view: ChangeView, order: NameOrder, list: string | undefined): Promise<number[]> {
   const orders = viewOrders.get(ledger) ?? new Map<string, Promise<number[]>>();
   viewOrders.set(ledger, orders);
   const id = `${months.key} ${viewKey(view)}`;

@@ -4,7 +4,7 @@ import type { LedgerValue } from '@core/ledger/ledger';
 import { CURRENCY_KEY } from '@core/ledger/keys';
 import { nameKeySql } from '@core/ledger/name-ranks';
 import { SEARCHED_LEVELS, typedWords } from '@core/reports';
-import { withNames } from './compare';
+import { type ComparedMonths, withNames } from './compare';
 
 /*
  * A view of a kept comparison's changes (the Close screen's list: a kind, words searched, a column sorted) made in
@@ -79,7 +79,7 @@ export function viewKey(view: ChangeView): string {
  * key; its months are bound when a word is searched or the changes are named (DuckDB refuses a parameter the
  * statement does not use).
  */
-export function viewOrderQuery(view: ChangeView, order: NameOrder, months: { key: string; beforeId: string; afterId: string }) {
+export function viewOrderQuery(view: ChangeView, order: NameOrder, months: ComparedMonths) {
   const params: LedgerValue[] = [months.key];
   const bind = (value: string) => `$${params.push(value)}`;
   const conditions = ['comparison_key = $1'];

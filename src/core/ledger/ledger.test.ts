@@ -176,6 +176,20 @@ describe('the ledger', () => {
     await expect(ledger.stoppableAll('SELECT * FROM no_such_table', [], new AbortController().signal)).rejects.toThrow(/no_such_table/);
   });
 
+  it('reads ahead beside the reading connection: a read asked meanwhile is answered first, and the ledger closes after both', async () => {
+    const ledger = await Ledger.open(await folder(), silentLogger);
+    const events: string[] = [];
+    // About a second of work for two threads.
+    const ahead = ledger.readAhead('SELECT sum(hash(i)) AS n FROM range($1::BIGINT) t(i)', ['100000000']).then(() => events.push('read ahead'));
+    await new Promise((resolve) => setTimeout(resolve, 50)); // running in DuckDB
+    expect(await ledger.all('SELECT 42 AS n')).toEqual([{ n: 42 }]);
+    events.push('read');
+    await ledger.close(); // waits for the read ahead, as for any call into DuckDB
+    await ahead;
+    expect(events).toEqual(['read', 'read ahead']);
+    await expect(ledger.readAhead('SELECT 1')).rejects.toThrow(/closed/i);
+  });
+
   it('folds what was written into its file while open, as closing would, and keeps it', async () => {
     const dir = await folder();
     const wal = join(dir, 'ledger', 'closebook.duckdb.wal');

@@ -282,6 +282,15 @@ export class Ledger {
     );
   }
 
+  /**
+   * A read whose answer no one waits for (it brings tables into DuckDB's memory ahead of their use), on a connection
+   * of its own: the reading connection runs one statement at a time, and a read ahead there made the reads after it
+   * queue behind it. It reads the ledger's own tables only, never a derived one (those may be the reading connection's).
+   */
+  async readAhead(sql: string, params: LedgerValue[] = []): Promise<void> {
+    await this.onItsOwn((connection) => this.tracked(() => connection.run(sql, bound(params))));
+  }
+
   /** A read on the reading connection, its answer taken whole by `take`. */
   private read<T>(sql: string, params: LedgerValue[], take: (reader: DuckDBResultReader) => T): Promise<T> {
     return this.tracked(async () => {

@@ -670,6 +670,29 @@ describe('opening a report', () => {
     expect(made).toHaveBeenCalledTimes(2);
   });
 
+  it('reads the search text ahead from the opening, beside the reading connection, once a month, and a word typed then is answered the same', async () => {
+    const month = await ledgerWithMonth({ reportId: REPORT, seed: 11, organizations: 30, linesPerOrganization: 6 });
+    cleanups.push(month.close);
+    const { viewer } = viewerOn(month.ledger);
+    const ahead = vi.spyOn(month.ledger, 'readAhead');
+    await viewer.view(REPORT);
+    await vi.waitFor(() => expect(ahead).toHaveBeenCalledTimes(1)); // started with the answer, before any window
+    const [sql, params] = ahead.mock.calls[0]!;
+    // Every level's search text of this month, for a word no folded text holds.
+    for (const table of ['products', 'subscriptions', 'services', 'organizations'])
+      expect(sql).toMatch(new RegExp(`FROM ${table} WHERE report_id = \\$1 AND contains\\(search, \\$2\\)`));
+    expect(params).toEqual([REPORT, 'A']);
+    const counts = async (word: string) => Object.values((await month.ledger.all(sql, [REPORT, word]))[0]!).map(Number);
+    expect(await counts('A')).toEqual([0, 0, 0, 0]);
+    expect((await counts('a')).every((count) => count > 0)).toBe(true); // it does read each level's text
+    const typed = await viewer.window(request({ filter: { text: 'a' } }));
+    await viewer.view(REPORT);
+    await viewer.settled();
+    expect(ahead).toHaveBeenCalledTimes(1);
+    expect(typed).toEqual(await viewerOn(month.ledger).viewer.window(request({ filter: { text: 'a' } })));
+    expect(typed.lineCount).toBeGreaterThan(0);
+  });
+
   it('settles only once the rows it started are made: the ledger closes after them', async () => {
     const month = await ledgerWithMonth({ reportId: REPORT, seed: 11, organizations: 30, linesPerOrganization: 6 });
     cleanups.push(month.close);

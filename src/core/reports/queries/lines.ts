@@ -112,6 +112,16 @@ export async function wordMatches(
 }
 
 /**
+ * A statement that reads every level's search text as a typed word's first statement does (wordMatchesQuery), for a
+ * word no folded text holds (an upper-case letter), and needs nothing read before it: the viewer runs it ahead of the
+ * first keystroke, so that keystroke finds the text in DuckDB's memory.
+ */
+export function searchTextRead(reportId: string): { sql: string; params: LedgerValue[] } {
+  const levels = SEARCHED_LEVELS.map(({ table }) => `(SELECT count(*) FROM ${table} WHERE report_id = $1 AND contains(search, $2))`);
+  return { sql: `SELECT ${levels.join(', ')}`, params: [reportId, 'A'] };
+}
+
+/**
  * The condition on `billing_lines l` for the viewer's filter, with bound parameters only: nothing the user typed
  * ever becomes SQL text ($1 is the report id). It touches the lines table alone — organizations, groups and
  * services are matched in their own small tables first — so a keystroke scans one table once. Each typed word's

@@ -1,15 +1,18 @@
+import { shortestDecimalText } from '@core/ledger/decimal-text';
+
 /**
  * csvCell in SQL, for CSV lines DuckDB writes whole (a million lines need not cross into JavaScript one value at a
  * time). It must give exactly what csvCell gives — csv-sql.test.ts holds the two side by side on hostile values.
  *
  * Text: wherever a cell could begin (the start, after , ; tab CR LF, spaces allowed for), = + - @ gets an apostrophe
  * before it; a value starting with a tab or CR gets one in front; quoted, quotes doubled, when it holds " , ; tab
- * CR or LF. Numbers: the ledger's decimal text without the trailing zeros of its scale ("12.500000" → "12.5").
+ * CR or LF. Numbers: a DECIMAL of the given scale as its exact text without the trailing zeros of its scale
+ * ("12.500000" → "12.5"; shortestDecimalText).
  * NULL is an empty cell. RE2's `^` is the start of the text, as JavaScript's is without the m flag.
  */
-export function csvCellSql(expression: string, kind: 'text' | 'number'): string {
+export function csvCellSql(expression: string, kind: 'text' | { decimalScale: number }): string {
+  if (kind !== 'text') return `coalesce(${shortestDecimalText(expression, kind.decimalScale)}, '')`;
   const value = `(${expression})::VARCHAR`;
-  if (kind === 'number') return `coalesce(CASE WHEN contains(${value}, '.') THEN rtrim(rtrim(${value}, '0'), '.') ELSE ${value} END, '')`;
   const escaped = `regexp_replace(${value}, '(^|[,;\\t\\r\\n])( *)([=+\\-@])', '\\1\\2''\\3', 'g')`;
   const safe = `CASE WHEN regexp_matches(${escaped}, '^[\\t\\r]') THEN '''' || ${escaped} ELSE ${escaped} END`;
   const quoted = `CASE WHEN regexp_matches(${safe}, '[",;\\t\\r\\n]') THEN '"' || replace(${safe}, '"', '""') || '"' ELSE ${safe} END`;

@@ -6,6 +6,7 @@ import { sumProductLinesOnce } from '@core/ledger/product-lines';
 import type { NameOrder } from '@shared/model/name-order';
 import { AMOUNT } from '@core/ledger/types';
 import { KEPT_CHANGE_SCALES } from '@core/ledger/migrations/004-kept-comparisons';
+import { shortestDecimalText } from '@core/ledger/decimal-text';
 
 /*
  * Two saved months compared (month-compare.ts) in SQL, kept in the ledger (migration 4): the month before is bound
@@ -301,18 +302,9 @@ export async function keptChangeCount(ledger: Ledger, key: string): Promise<numb
   return KEPT.all(await ledger.all('SELECT change_count FROM kept_comparisons WHERE comparison_key = $1', [key]))[0]?.change_count;
 }
 
-/**
- * A DECIMAL of scale `scale` (> 0, so its text always has a point) as its shortest exact text ("12.5", not
- * "12.50000000"), as the decimals of a change read everywhere else. A value that fits DECIMAL(18, scale) is made
- * text through it — at the same scale, exactly: DuckDB writes a 128-bit DECIMAL about five times slower than a
- * 64-bit one (the eight sides of 345,774 changes: 0.60 s against 0.13 s).
- */
-export const shortest = (column: string, scale: number) =>
-  `rtrim(rtrim(CASE WHEN abs(${column}) < ${10n ** BigInt(18 - scale)} THEN (${column})::DECIMAL(18, ${scale})::VARCHAR ELSE (${column})::VARCHAR END, '0'), '.')`;
-
 /** A decimal column of kept_changes with its scale (KEPT_CHANGE_SCALES: by the side's first letter, or an effect). */
 const scaled = (column: string) =>
-  shortest(column, column.endsWith('_effect') ? KEPT_CHANGE_SCALES.effect : KEPT_CHANGE_SCALES[column[0] as keyof typeof KEPT_CHANGE_SCALES]);
+  shortestDecimalText(column, column.endsWith('_effect') ? KEPT_CHANGE_SCALES.effect : KEPT_CHANGE_SCALES[column[0] as keyof typeof KEPT_CHANGE_SCALES]);
 
 /** A kept change as read: its decimals as their shortest exact text, NULL where a month has none of its lines. */
 export interface KeptChangeRow {
@@ -537,8 +529,8 @@ export type BridgeRow = Row<typeof BRIDGE.columns>;
 
 /** Per currency pair: sales and cost in each month (from the totals kept at ingest) and the kept sum of each effect on them. */
 export async function keptBridgeRows(ledger: Ledger, key: string, beforeId: string, afterId: string): Promise<BridgeRow[]> {
-  const amount = (column: string) => shortest(column, AMOUNT.scale);
-  const effect = (column: string) => shortest(`coalesce(b.${column}, 0)`, KEPT_CHANGE_SCALES.effect);
+  const amount = (column: string) => shortestDecimalText(column, AMOUNT.scale);
+  const effect = (column: string) => shortestDecimalText(`coalesce(b.${column}, 0)`, KEPT_CHANGE_SCALES.effect);
   const rows = await ledger.all(
     `WITH sales AS (
        SELECT currency, customer_currency, coalesce(sum(sales) FILTER (WHERE report_id = $1), 0) AS before,

@@ -1,7 +1,7 @@
 import type { ReportFilter } from '@shared/report-filter';
 import type { Ledger, LedgerValue } from '@core/ledger/ledger';
 import { type Row, rowShape } from '@core/ledger/rows';
-import { BILLING_LINE_COLUMNS, FILE_COLUMNS } from '../billing-line-columns';
+import { BILLING_LINE_COLUMNS, type BillingLineColumn, FILE_COLUMNS } from '../billing-line-columns';
 import { ORG_KEY } from '@core/ledger/keys';
 import { reportLineFilter } from './lines';
 import { csvCellSql } from '@core/formats/csv-sql';
@@ -258,7 +258,11 @@ const commaJoined = (cells: readonly string[]) => `concat(${cells.join(", ',', "
  * out of the ledger's memory.
  */
 function csvFileLines(where: string, header: string): string {
-  const cell = (column: (typeof FILE_COLUMNS)[number]) => csvCellSql(column.sql, column.kind === 'number' ? 'number' : 'text');
+  const cell = (column: BillingLineColumn) => {
+    if (column.kind !== 'number') return csvCellSql(column.sql, 'text');
+    if (column.decimalScale === undefined) throw new Error(`The number column ${column.field} has no scale.`);
+    return csvCellSql(column.sql, { decimalScale: column.decimalScale });
+  };
   const levelCells = { r: [] as string[], s: [] as string[] };
   const made = { places: [] as string[], products: [] as string[] };
   const parts: string[] = [];

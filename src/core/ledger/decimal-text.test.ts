@@ -2,15 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { money } from '@shared/money';
 import { Fuzz, FUZZ_SEED } from '@testing/fuzz';
 import { useLedger } from '@testing/ledger-month';
-import { shortest } from './compare';
+import { shortestDecimalText } from './decimal-text';
 
 const ledger = useLedger();
 
-/** Each value as DuckDB's `shortest` makes it from a DECIMAL(38, scale), in the values' order. */
-async function shortestInSql(values: string[], scale: number): Promise<string[]> {
-  const rows = values.map((_, index) => `(${index}, $${index + 1}::DECIMAL(38, ${scale}))`).join(', ');
-  const answer = await ledger().all(`SELECT ${shortest('v', scale)} AS text FROM (VALUES ${rows}) AS t(place, v) ORDER BY place`, values);
-  return answer.map((row) => String(row.text));
+/** Each value as DuckDB makes its shortest text (shortestDecimalText) from a DECIMAL of `type`, in the values' order. */
+async function shortestInSql(values: (string | null)[], scale: number, type = `DECIMAL(38, ${scale})`): Promise<(string | null)[]> {
+  const rows = values.map((_, index) => `(${index}, $${index + 1}::${type})`).join(', ');
+  const answer = await ledger().all(`SELECT ${shortestDecimalText('v', scale)} AS text FROM (VALUES ${rows}) AS t(place, v) ORDER BY place`, values);
+  return answer.map((row) => (row.text === null ? null : String(row.text)));
 }
 
 /** A decimal text with `digits` integer digits (0 for none) and `decimals` decimals, seeded, maybe negative. */
@@ -20,8 +20,8 @@ function decimalText(fuzz: Fuzz, digits: number, decimals: number): string {
   return `${fuzz.chance(0.5) ? '-' : ''}${whole}${decimals ? `.${run(decimals)}` : ''}`;
 }
 
-describe('the shortest text of a kept decimal', () => {
-  // The kept comparisons' scales: amounts (6), quantities and prices (8), effects (16).
+describe("the shortest text of a ledger's decimal", () => {
+  // The ledger's scales: amounts (6), quantities and prices (8), a change's effects (16).
   for (const scale of [6, 8, 16]) {
     it(`is the exact decimal without its scale's trailing zeros, on either side of the 64-bit bound (scale ${scale})`, async () => {
       const fits = 18 - scale; // integer digits that DECIMAL(18, scale) holds
@@ -48,4 +48,17 @@ describe('the shortest text of a kept decimal', () => {
       expect(await shortestInSql(values, scale)).toEqual(values.map((value) => money(value).toFixed()));
     });
   }
+
+  it('is exact for a value of a smaller scale than the one given (an effect made in the statement), and NULL for NULL', async () => {
+    for (const [type, scale] of [
+      ['DECIMAL(38, 2)', 16],
+      ['DECIMAL(38, 2)', 6],
+      ['DECIMAL(18, 2)', 8],
+    ] as const) {
+      // The largest of the type that the given scale holds too (38 digits in all).
+      const largest = '9'.repeat(Math.min(type.startsWith('DECIMAL(18') ? 16 : 36, 38 - scale));
+      const values = ['-158144.48', '0.5', '12', '-0.01', `${largest}.99`, `-${largest}.5`, null];
+      expect(await shortestInSql(values, scale, type)).toEqual(values.map((value) => (value === null ? null : money(value).toFixed())));
+    }
+  });
 });

@@ -17,14 +17,21 @@ import { OPENING_SORT } from '@shared/contract';
 import { testPorts } from '@testing/test-support';
 import { median } from './median';
 
-/**
- * One line export and its floors, measured in this one process (ms each): DuckDB's COPY of the same lines unordered
- * (`floorMs`), and — the CSV — of the same lines in the file's order, its columns as they are (`orderedFloorMs`).
- */
-export interface BesideCopy {
+/** An export's time beside one floor's (ms, medians of the rounds), each round's ratio of the two in the order run, and their median. */
+export interface BesideFloor {
   exportMs: number;
   floorMs: number;
-  orderedFloorMs?: number;
+  ratios: number[];
+  ratio: number;
+}
+
+/**
+ * One line export beside its floors, measured in this one process over alternating rounds: DuckDB's COPY of the same
+ * lines unordered (the goal's measure), and — the CSV — of the same lines in the file's order, its columns as they
+ * are (`ordered`).
+ */
+export interface BesideCopy extends BesideFloor {
+  ordered?: BesideFloor;
 }
 
 type Format = 'parquet' | 'csv';
@@ -42,18 +49,29 @@ const timed = async (work: () => Promise<unknown>) => {
  * ledger's memory limit and threads. That floor is unordered (the cost of writing those rows at all); Closebook's
  * exports are also sorted in the tree's order and (the CSV) escaped against formulas. The CSV has a second floor:
  * DuckDB's own CSV of the rows the file holds, in its order — the Parquet export's statement (the file columns as
- * they are, sorted as every export is) written by DuckDB's CSV writer, quoting as it does, escaping nothing. Each is
- * run twice and the second counted (the first reads the ledger from disk). Run it when no CLI process holds the ledger.
+ * they are, sorted as every export is) written by DuckDB's CSV writer, quoting as it does, escaping nothing.
+ *
+ * Export and floors alternate, round after round, so each round's ratio compares runs made seconds apart: on a shared
+ * two-core machine one pair of single runs moved the ratio by half from run to run. In each round every export and
+ * every floor is run twice and the second counted (the first reads the ledger from disk). Run it when no CLI process
+ * holds the ledger.
  */
-export async function exportsBesideCopy(dataDir: string, reportId: string): Promise<Record<Format, BesideCopy>> {
+export async function exportsBesideCopy(dataDir: string, reportId: string, rounds: number): Promise<Record<Format, BesideCopy>> {
   const out = await mkdtemp(join(tmpdir(), 'closebook-floor-'));
   try {
-    const exportMs = await exportTimes(dataDir, reportId, out);
-    const floorMs = await copyTimes(dataDir, reportId, out);
-    return {
-      parquet: { exportMs: exportMs.parquet, floorMs: floorMs.parquet },
-      csv: { exportMs: exportMs.csv, floorMs: floorMs.csv, orderedFloorMs: floorMs.orderedCsv },
+    const counted: { exportMs: Record<Format, number>; floorMs: Record<Format | 'orderedCsv', number> }[] = [];
+    for (let round = 0; round < rounds; round++)
+      counted.push({ exportMs: await exportTimes(dataDir, reportId, out), floorMs: await copyTimes(dataDir, reportId, out) });
+    const beside = (format: Format, floor: Format | 'orderedCsv' = format): BesideFloor => {
+      const ratios = counted.map((round) => round.exportMs[format] / round.floorMs[floor]);
+      return {
+        exportMs: median(counted.map((round) => round.exportMs[format])),
+        floorMs: median(counted.map((round) => round.floorMs[floor])),
+        ratios,
+        ratio: median(ratios),
+      };
     };
+    return { parquet: beside('parquet'), csv: { ...beside('csv'), ordered: beside('csv', 'orderedCsv') } };
   } finally {
     await rm(out, { recursive: true, force: true });
   }

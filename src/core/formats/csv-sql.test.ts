@@ -9,7 +9,7 @@ const ledger = useLedger();
 /** Each value's cell as DuckDB makes it with csvCellSql, in the values' order (a number column holds DECIMAL(38, 6)). */
 async function cellsInSql(values: (string | null)[], kind: 'text' | 'number'): Promise<string[]> {
   const type = kind === 'number' ? 'DECIMAL(38, 6)' : 'VARCHAR';
-  const cell = csvCellSql('v', kind === 'number' ? { decimalScale: 6 } : 'text');
+  const cell = csvCellSql('v', kind === 'number' ? { decimal: { precision: 38, scale: 6 } } : 'text');
   // Each value a parameter of its own: a list bound as one parameter would have its items trimmed on the way in.
   const rows = values.map((_, index) => `(${index}, $${index + 1}::${type})`).join(', ');
   // With a character in front: DuckDB's Node client drops a leading byte-order mark from the text it reads.

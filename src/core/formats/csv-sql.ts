@@ -1,4 +1,4 @@
-import { shortestDecimalText } from '@core/ledger/decimal-text';
+import { type DecimalType, shortestDecimalText } from '@core/ledger/decimal-text';
 
 /**
  * csvCell in SQL, for CSV lines DuckDB writes whole (a million lines need not cross into JavaScript one value at a
@@ -6,12 +6,12 @@ import { shortestDecimalText } from '@core/ledger/decimal-text';
  *
  * Text: wherever a cell could begin (the start, after , ; tab CR LF, spaces allowed for), = + - @ gets an apostrophe
  * before it; a value starting with a tab or CR gets one in front; quoted, quotes doubled, when it holds " , ; tab
- * CR or LF. Numbers: a DECIMAL of the given scale as its exact text without the trailing zeros of its scale
+ * CR or LF. Numbers: a DECIMAL of the given type as its exact text without the trailing zeros of its scale
  * ("12.500000" → "12.5"; shortestDecimalText).
  * NULL is an empty cell. RE2's `^` is the start of the text, as JavaScript's is without the m flag.
  */
-export function csvCellSql(expression: string, kind: 'text' | { decimalScale: number }): string {
-  if (kind !== 'text') return `coalesce(${shortestDecimalText(expression, kind.decimalScale)}, '')`;
+export function csvCellSql(expression: string, kind: 'text' | { decimal: DecimalType }): string {
+  if (kind !== 'text') return `coalesce(${shortestDecimalText(expression, kind.decimal)}, '')`;
   const value = `(${expression})::VARCHAR`;
   const escaped = `regexp_replace(${value}, '(^|[,;\\t\\r\\n])( *)([=+\\-@])', '\\1\\2''\\3', 'g')`;
   const safe = `CASE WHEN regexp_matches(${escaped}, '^[\\t\\r]') THEN '''' || ${escaped} ELSE ${escaped} END`;

@@ -2,14 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { money } from '@shared/money';
 import { Fuzz, FUZZ_SEED } from '@testing/fuzz';
 import { useLedger } from '@testing/ledger-month';
-import { shortestDecimalText } from './decimal-text';
+import { type DecimalType, shortestDecimalText } from './decimal-text';
 
 const ledger = useLedger();
 
-/** Each value as DuckDB makes its shortest text (shortestDecimalText) from a DECIMAL of `type`, in the values' order. */
-async function shortestInSql(values: (string | null)[], scale: number, type = `DECIMAL(38, ${scale})`): Promise<(string | null)[]> {
+/**
+ * Each value as DuckDB makes its shortest text (shortestDecimalText, told the column is `told`) from a column of
+ * `type`, in the values' order.
+ */
+async function shortestInSql(values: (string | null)[], told: DecimalType, type = `DECIMAL(${told.precision}, ${told.scale})`): Promise<(string | null)[]> {
   const rows = values.map((_, index) => `(${index}, $${index + 1}::${type})`).join(', ');
-  const answer = await ledger().all(`SELECT ${shortestDecimalText('v', scale)} AS text FROM (VALUES ${rows}) AS t(place, v) ORDER BY place`, values);
+  const answer = await ledger().all(`SELECT ${shortestDecimalText('v', told)} AS text FROM (VALUES ${rows}) AS t(place, v) ORDER BY place`, values);
   return answer.map((row) => (row.text === null ? null : String(row.text)));
 }
 
@@ -45,11 +48,15 @@ describe("the shortest text of a ledger's decimal", () => {
       const fuzz = new Fuzz(FUZZ_SEED + scale);
       const seeded = Array.from({ length: 400 }, () => decimalText(fuzz, fuzz.int(0, 38 - scale), fuzz.int(0, scale)));
       const values = [...edges, ...seeded];
-      expect(await shortestInSql(values, scale)).toEqual(values.map((value) => money(value).toFixed()));
+      expect(await shortestInSql(values, { precision: 38, scale })).toEqual(values.map((value) => money(value).toFixed()));
+      // A column of DECIMAL(18, scale), told so, is counted without the question whether each value fits.
+      const fitting = values.filter((value) => value.replace(/^-/, '').split('.')[0]!.replace(/^0$/, '').length <= fits);
+      expect(fitting.length).toBeGreaterThan(20);
+      expect(await shortestInSql(fitting, { precision: 18, scale })).toEqual(fitting.map((value) => money(value).toFixed()));
     });
   }
 
-  it('is exact for a value of a smaller scale than the one given (an effect made in the statement), and NULL for NULL', async () => {
+  it('is exact for a column of a smaller scale than the type given (an effect made in the statement), and NULL for NULL', async () => {
     for (const [type, scale] of [
       ['DECIMAL(38, 2)', 16],
       ['DECIMAL(38, 2)', 6],
@@ -58,7 +65,7 @@ describe("the shortest text of a ledger's decimal", () => {
       // The largest of the type that the given scale holds too (38 digits in all).
       const largest = '9'.repeat(Math.min(type.startsWith('DECIMAL(18') ? 16 : 36, 38 - scale));
       const values = ['-158144.48', '0.5', '12', '-0.01', `${largest}.99`, `-${largest}.5`, null];
-      expect(await shortestInSql(values, scale, type)).toEqual(values.map((value) => (value === null ? null : money(value).toFixed())));
+      expect(await shortestInSql(values, { precision: 38, scale }, type)).toEqual(values.map((value) => (value === null ? null : money(value).toFixed())));
     }
   });
 });

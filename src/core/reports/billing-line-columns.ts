@@ -1,5 +1,6 @@
 import type { CellKind } from '@core/xlsx';
 import { AMOUNT, QUANTITY, UNIT_PRICE } from '@core/ledger/types';
+import type { DecimalType } from '@core/ledger/decimal-text';
 
 /**
  * How a workbook formats a column: the amount or unit price in the line's purchase currency (`cost`, `unit-cost`)
@@ -17,8 +18,8 @@ export interface BillingLineColumn {
    */
   sql: string;
   kind: CellKind;
-  /** A number's scale: the DECIMAL the ledger keeps it in (ledger/types.ts), so its text can be made in SQL. */
-  decimalScale?: number;
+  /** A number's type: the DECIMAL the ledger keeps it in (ledger/types.ts), so its text can be made in SQL. */
+  decimal?: DecimalType;
   /** The `Billing lines` sheet: header (exactly, for ERP import), width, number format. */
   sheet: { header: string; width: number; format: LineFormat };
   /** Its header in the CSV and Parquet files; null where those leave it out. */
@@ -31,6 +32,9 @@ export interface BillingLineColumn {
  * Each header is written here and nowhere else. Amounts and quantities are exact decimals; margin exists only where
  * cost and sales share a currency (amounts in two currencies are never subtracted).
  */
+/** Sales less cost: one digit wider than an amount, as DuckDB makes a difference. */
+const MARGIN = { precision: AMOUNT.precision + 1, scale: AMOUNT.scale };
+
 // A table: one column a line reads best.
 // prettier-ignore
 export const BILLING_LINE_COLUMNS = [
@@ -46,12 +50,12 @@ export const BILLING_LINE_COLUMNS = [
   { field: 'product_name', sql: 'l.product_name', kind: 'text', sheet: { header: 'Product', width: 38, format: 'text' }, file: 'Product' },
   { field: 'product_id', sql: 'l.product_id', kind: 'text', sheet: { header: 'Product ID', width: 38, format: 'text' }, file: 'Product ID' },
   { field: 'item_code', sql: 'l.item_code', kind: 'text', sheet: { header: 'Item code', width: 20, format: 'text' }, file: 'Item code' },
-  { field: 'quantity', sql: 'l.quantity', kind: 'number', decimalScale: QUANTITY.scale, sheet: { header: 'Quantity', width: 10, format: 'quantity' }, file: 'Quantity' },
-  { field: 'cost_per_unit', sql: 'l.cost_per_unit', kind: 'number', decimalScale: UNIT_PRICE.scale, sheet: { header: 'Reseller price per unit', width: 16, format: 'unit-cost' }, file: 'Reseller price per unit' },
-  { field: 'sales_per_unit', sql: 'l.sales_per_unit', kind: 'number', decimalScale: UNIT_PRICE.scale, sheet: { header: 'Customer price per unit', width: 16, format: 'unit-sales' }, file: 'Customer price per unit' },
-  { field: 'cost', sql: 'l.cost', kind: 'number', decimalScale: AMOUNT.scale, sheet: { header: 'Total reseller price', width: 18, format: 'cost' }, file: 'Cost' },
-  { field: 'sales', sql: 'l.sales', kind: 'number', decimalScale: AMOUNT.scale, sheet: { header: 'Total customer price', width: 18, format: 'sales' }, file: 'Sales' },
-  { field: 'margin', sql: 'CASE WHEN l.currency = l.customer_currency THEN l.sales - l.cost END', kind: 'number', decimalScale: AMOUNT.scale, sheet: { header: 'Margin', width: 16, format: 'sales' }, file: null },
+  { field: 'quantity', sql: 'l.quantity', kind: 'number', decimal: QUANTITY, sheet: { header: 'Quantity', width: 10, format: 'quantity' }, file: 'Quantity' },
+  { field: 'cost_per_unit', sql: 'l.cost_per_unit', kind: 'number', decimal: UNIT_PRICE, sheet: { header: 'Reseller price per unit', width: 16, format: 'unit-cost' }, file: 'Reseller price per unit' },
+  { field: 'sales_per_unit', sql: 'l.sales_per_unit', kind: 'number', decimal: UNIT_PRICE, sheet: { header: 'Customer price per unit', width: 16, format: 'unit-sales' }, file: 'Customer price per unit' },
+  { field: 'cost', sql: 'l.cost', kind: 'number', decimal: AMOUNT, sheet: { header: 'Total reseller price', width: 18, format: 'cost' }, file: 'Cost' },
+  { field: 'sales', sql: 'l.sales', kind: 'number', decimal: AMOUNT, sheet: { header: 'Total customer price', width: 18, format: 'sales' }, file: 'Sales' },
+  { field: 'margin', sql: 'CASE WHEN l.currency = l.customer_currency THEN l.sales - l.cost END', kind: 'number', decimal: MARGIN, sheet: { header: 'Margin', width: 16, format: 'sales' }, file: null },
   { field: 'currency', sql: 'l.currency', kind: 'text', sheet: { header: 'Currency', width: 9, format: 'text' }, file: 'Currency' },
   { field: 'customer_currency', sql: 'l.customer_currency', kind: 'text', sheet: { header: 'Customer currency', width: 9, format: 'text' }, file: 'Customer currency' },
   { field: 'billing_date', sql: 'e.billing_date', kind: 'date', sheet: { header: 'Billing date', width: 12, format: 'date' }, file: 'Billing date' },

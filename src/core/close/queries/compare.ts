@@ -302,9 +302,12 @@ export async function keptChangeCount(ledger: Ledger, key: string): Promise<numb
   return KEPT.all(await ledger.all('SELECT change_count FROM kept_comparisons WHERE comparison_key = $1', [key]))[0]?.change_count;
 }
 
+/** A kept change's decimal or a kept bridge's sum, as wide as DuckDB's DECIMAL goes (migration 4), of its scale. */
+const kept = (scale: number) => ({ precision: 38, scale });
+
 /** A decimal column of kept_changes with its scale (KEPT_CHANGE_SCALES: by the side's first letter, or an effect). */
 const scaled = (column: string) =>
-  shortestDecimalText(column, column.endsWith('_effect') ? KEPT_CHANGE_SCALES.effect : KEPT_CHANGE_SCALES[column[0] as keyof typeof KEPT_CHANGE_SCALES]);
+  shortestDecimalText(column, kept(column.endsWith('_effect') ? KEPT_CHANGE_SCALES.effect : KEPT_CHANGE_SCALES[column[0] as keyof typeof KEPT_CHANGE_SCALES]));
 
 /** A kept change as read: its decimals as their shortest exact text, NULL where a month has none of its lines. */
 export interface KeptChangeRow {
@@ -529,8 +532,8 @@ export type BridgeRow = Row<typeof BRIDGE.columns>;
 
 /** Per currency pair: sales and cost in each month (from the totals kept at ingest) and the kept sum of each effect on them. */
 export async function keptBridgeRows(ledger: Ledger, key: string, beforeId: string, afterId: string): Promise<BridgeRow[]> {
-  const amount = (column: string) => shortestDecimalText(column, AMOUNT.scale);
-  const effect = (column: string) => shortestDecimalText(`coalesce(b.${column}, 0)`, KEPT_CHANGE_SCALES.effect);
+  const amount = (column: string) => shortestDecimalText(column, kept(AMOUNT.scale));
+  const effect = (column: string) => shortestDecimalText(`coalesce(b.${column}, 0)`, kept(KEPT_CHANGE_SCALES.effect));
   const rows = await ledger.all(
     `WITH sales AS (
        SELECT currency, customer_currency, coalesce(sum(sales) FILTER (WHERE report_id = $1), 0) AS before,

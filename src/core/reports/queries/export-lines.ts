@@ -260,8 +260,8 @@ const commaJoined = (cells: readonly string[]) => `concat(${cells.join(", ',', "
 function csvFileLines(where: string, header: string): string {
   const cell = (column: BillingLineColumn) => {
     if (column.kind !== 'number') return csvCellSql(column.sql, 'text');
-    if (column.decimalScale === undefined) throw new Error(`The number column ${column.field} has no scale.`);
-    return csvCellSql(column.sql, { decimalScale: column.decimalScale });
+    if (!column.decimal) throw new Error(`The number column ${column.field} has no DECIMAL type.`);
+    return csvCellSql(column.sql, { decimal: column.decimal });
   };
   const levelCells = { r: [] as string[], s: [] as string[] };
   const made = { places: [] as string[], products: [] as string[] };

@@ -1,4 +1,5 @@
-import { type DecimalType, shortestDecimalText } from '@core/ledger/decimal-text';
+import { shortestDecimalText } from '@core/ledger/decimal-text';
+import type { DecimalType } from '@core/ledger/types';
 
 /**
  * csvCell in SQL, for CSV lines DuckDB writes whole (a million lines need not cross into JavaScript one value at a

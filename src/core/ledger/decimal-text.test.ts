@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { money } from '@shared/money';
 import { Fuzz, FUZZ_SEED } from '@testing/fuzz';
 import { useLedger } from '@testing/ledger-month';
-import { type DecimalType, shortestDecimalText } from './decimal-text';
+import { shortestDecimalText } from './decimal-text';
+import type { DecimalType } from './types';
 
 const ledger = useLedger();
 

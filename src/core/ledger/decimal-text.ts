@@ -1,8 +1,4 @@
-/** A DECIMAL type: how many digits in all, how many of them after the point (ledger/types.ts). */
-export interface DecimalType {
-  precision: number;
-  scale: number;
-}
+import type { DecimalType } from './types';
 
 /**
  * SQL: a column of DECIMAL `type` (its scale > 0) as its shortest exact text ("12.5", not "12.50000000"; "12", not

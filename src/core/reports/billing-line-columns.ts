@@ -1,6 +1,5 @@
 import type { CellKind } from '@core/xlsx';
-import { AMOUNT, QUANTITY, UNIT_PRICE } from '@core/ledger/types';
-import type { DecimalType } from '@core/ledger/decimal-text';
+import { AMOUNT, type DecimalType, QUANTITY, UNIT_PRICE } from '@core/ledger/types';
 
 /**
  * How a workbook formats a column: the amount or unit price in the line's purchase currency (`cost`, `unit-cost`)

@@ -16,7 +16,7 @@ async function setup() {
   const month = await ledgerWithMonth({ reportId: REPORT, seed: 11, organizations: 30, linesPerOrganization: 6 });
   cleanups.push(month.close);
   const { ledger } = month;
-  return { viewer: viewerOn(ledger).viewer, entries: month.entries, lines: month.lines };
+  return { viewer: viewerOn(ledger).viewer, ledger, entries: month.entries, lines: month.lines };
 }
 
 const request = (change: Partial<WindowRequest> = {}) => windowRequest(REPORT, change);
@@ -657,24 +657,20 @@ describe('the top rows named in JavaScript', () => {
 
 describe('opening a report', () => {
   it('starts the first top rows of the arrangement the viewer will show, so its first window reads them instead of making them', async () => {
-    const month = await ledgerWithMonth({ reportId: REPORT, seed: 11, organizations: 30, linesPerOrganization: 6 });
-    cleanups.push(month.close);
-    const { viewer } = viewerOn(month.ledger);
-    const made = vi.spyOn(month.ledger, 'keepTemporary');
+    const { viewer, ledger } = await setup();
+    const made = vi.spyOn(ledger, 'keepTemporary');
     await viewer.view(REPORT, 'organization');
     await vi.waitFor(() => expect(made).toHaveBeenCalledTimes(1)); // started with the answer, before any window
     const first = await viewer.window(request());
     expect(made).toHaveBeenCalledTimes(1);
     // The same rows and totals a viewer told nothing makes for itself.
-    expect(first).toEqual(await viewerOn(month.ledger).viewer.window(request()));
+    expect(first).toEqual(await viewerOn(ledger).viewer.window(request()));
     expect(made).toHaveBeenCalledTimes(2);
   });
 
   it('reads the search text ahead from the opening, beside the reading connection, once a month, and a word typed then is answered the same', async () => {
-    const month = await ledgerWithMonth({ reportId: REPORT, seed: 11, organizations: 30, linesPerOrganization: 6 });
-    cleanups.push(month.close);
-    const { viewer } = viewerOn(month.ledger);
-    const ahead = vi.spyOn(month.ledger, 'readAhead');
+    const { viewer, ledger } = await setup();
+    const ahead = vi.spyOn(ledger, 'readAhead');
     await viewer.view(REPORT);
     await vi.waitFor(() => expect(ahead).toHaveBeenCalledTimes(1)); // started with the answer, before any window
     const [sql, params] = ahead.mock.calls[0]!;
@@ -682,25 +678,23 @@ describe('opening a report', () => {
     for (const table of ['products', 'subscriptions', 'services', 'organizations'])
       expect(sql).toMatch(new RegExp(`FROM ${table} WHERE report_id = \\$1 AND contains\\(search, \\$2\\)`));
     expect(params).toEqual([REPORT, 'A']);
-    const counts = async (word: string) => Object.values((await month.ledger.all(sql, [REPORT, word]))[0]!).map(Number);
+    const counts = async (word: string) => Object.values((await ledger.all(sql, [REPORT, word]))[0]!).map(Number);
     expect(await counts('A')).toEqual([0, 0, 0, 0]);
     expect((await counts('a')).every((count) => count > 0)).toBe(true); // it does read each level's text
     const typed = await viewer.window(request({ filter: { text: 'a' } }));
     await viewer.view(REPORT);
     await viewer.settled();
     expect(ahead).toHaveBeenCalledTimes(1);
-    expect(typed).toEqual(await viewerOn(month.ledger).viewer.window(request({ filter: { text: 'a' } })));
+    expect(typed).toEqual(await viewerOn(ledger).viewer.window(request({ filter: { text: 'a' } })));
     expect(typed.lineCount).toBeGreaterThan(0);
   });
 
   it('settles only once the rows it started are made: the ledger closes after them', async () => {
-    const month = await ledgerWithMonth({ reportId: REPORT, seed: 11, organizations: 30, linesPerOrganization: 6 });
-    cleanups.push(month.close);
-    const { viewer } = viewerOn(month.ledger);
+    const { viewer, ledger } = await setup();
     let release = () => undefined as void;
     const held = new Promise<void>((resolve) => (release = resolve));
-    const keep = month.ledger.keepTemporary.bind(month.ledger);
-    const made = vi.spyOn(month.ledger, 'keepTemporary').mockImplementation(async (...args) => {
+    const keep = ledger.keepTemporary.bind(ledger);
+    const made = vi.spyOn(ledger, 'keepTemporary').mockImplementation(async (...args) => {
       await held;
       return keep(...args);
     });
@@ -718,10 +712,8 @@ describe('opening a report', () => {
   });
 
   it('starts nothing when the arrangement is not known, and the other arrangement is made when it is asked for', async () => {
-    const month = await ledgerWithMonth({ reportId: REPORT, seed: 11, organizations: 30, linesPerOrganization: 6 });
-    cleanups.push(month.close);
-    const { viewer } = viewerOn(month.ledger);
-    const made = vi.spyOn(month.ledger, 'keepTemporary');
+    const { viewer, ledger } = await setup();
+    const made = vi.spyOn(ledger, 'keepTemporary');
     await viewer.view(REPORT);
     await viewer.window(request());
     expect(made).toHaveBeenCalledTimes(1);

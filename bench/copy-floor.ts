@@ -46,10 +46,12 @@ const timed = async (work: () => Promise<unknown>) => {
  * export as the desktop app runs it (the service's `reports:export`, the ledger already open, the file saved where
  * the save dialog would put it), then — the service closed, as DuckDB lets one instance hold the file — DuckDB's
  * own COPY of the same month's lines, every line with its organization, service and subscription joined, with the
- * ledger's memory limit and threads. That floor is unordered (the cost of writing those rows at all); Closebook's
- * exports are also sorted in the tree's order and (the CSV) escaped against formulas. The CSV has a second floor:
- * DuckDB's own CSV of the rows the file holds, in its order — the Parquet export's statement (the file columns as
- * they are, sorted as every export is) written by DuckDB's CSV writer, quoting as it does, escaping nothing.
+ * ledger's memory limit and threads, joined as the exports join them (LEFT JOIN, the lines streamed: see fileLines;
+ * with inner joins, in the bench's ledger of one month, DuckDB hashed the lines and the floor took 3.5–4.4 s instead
+ * of about 1 s). That floor is unordered (the cost of writing those rows at all); Closebook's exports are also sorted
+ * in the tree's order and (the CSV) escaped against formulas. The CSV has a second floor: DuckDB's own CSV of the rows
+ * the file holds, in its order — the Parquet export's statement (the file columns as they are, sorted as every export
+ * is) written by DuckDB's CSV writer, quoting as it does, escaping nothing.
  *
  * Export and floors alternate, round after round, so each round's ratio compares runs made seconds apart: on a shared
  * two-core machine one pair of single runs moved the ratio by half from run to run. In each round every export and
@@ -154,9 +156,9 @@ async function copyTimes(dataDir: string, reportId: string, out: string): Promis
       l.product_id, l.product_name, l.item_code, l.quantity, l.cost_per_unit, l.sales_per_unit, l.cost, l.sales, l.item_details,
       l.currency, l.customer_currency
     FROM billing_lines l
-    JOIN organizations o ON o.report_id = l.report_id AND o.org_no = l.org_no
-    JOIN services s ON s.report_id = l.report_id AND s.service_no = l.service_no
-    JOIN subscriptions u ON u.report_id = l.report_id AND u.subscription_no = l.subscription_no
+    LEFT JOIN organizations o ON o.report_id = l.report_id AND o.org_no = l.org_no
+    LEFT JOIN services s ON s.report_id = l.report_id AND s.service_no = l.service_no
+    LEFT JOIN subscriptions u ON u.report_id = l.report_id AND u.subscription_no = l.subscription_no
     WHERE l.report_id = '${reportId.replaceAll("'", "''")}'`;
   const inOrder = lineFilter(reportId, {}, undefined);
   const once = async (file: string, query: { sql: string; params: LedgerValue[] }, options: string) => {

@@ -10,6 +10,7 @@ import {
   type LedgerValue,
   type LevelNumbers,
   lineFilter,
+  PARQUET_OPTIONS,
   topRowsQuery,
   wordMatchesQuery,
 } from '@core';
@@ -46,9 +47,9 @@ const timed = async (work: () => Promise<unknown>) => {
  * export as the desktop app runs it (the service's `reports:export`, the ledger already open, the file saved where
  * the save dialog would put it), then — the service closed, as DuckDB lets one instance hold the file — DuckDB's
  * own COPY of the same month's lines, every line with its organization, service and subscription joined, with the
- * ledger's memory limit and threads, joined as the exports join them (LEFT JOIN, the lines streamed: see fileLines;
- * with inner joins, in the bench's ledger of one month, DuckDB hashed the lines and the floor took 3.5–4.4 s instead
- * of about 1 s). That floor is unordered (the cost of writing those rows at all); Closebook's exports are also sorted
+ * ledger's memory limit and threads, the Parquet in the export's compression (PARQUET_OPTIONS), joined as the exports
+ * join them (LEFT JOIN, the lines streamed: see fileLines; with inner joins, in the bench's ledger of one month,
+ * DuckDB hashed the lines and the floor took 3.5–4.4 s instead of about 1 s). That floor is unordered (the cost of writing those rows at all); Closebook's exports are also sorted
  * in the tree's order and (the CSV) escaped against formulas. The CSV has a second floor: DuckDB's own CSV of the rows
  * the file holds, in its order — the Parquet export's statement (the file columns as they are, sorted as every export
  * is) written by DuckDB's CSV writer, quoting as it does, escaping nothing.
@@ -169,7 +170,7 @@ async function copyTimes(dataDir: string, reportId: string, out: string): Promis
   try {
     const times = { parquet: 0, csv: 0, orderedCsv: 0 };
     for (let round = 0; round < 2; round++) {
-      times.parquet = await once('lines.parquet', { sql: rows, params: [] }, 'FORMAT PARQUET');
+      times.parquet = await once('lines.parquet', { sql: rows, params: [] }, PARQUET_OPTIONS);
       times.csv = await once('lines.csv', { sql: rows, params: [] }, 'FORMAT CSV, HEADER');
       times.orderedCsv = await once('ordered.csv', { sql: fileLines(inOrder.where, 'file'), params: inOrder.params }, 'FORMAT CSV, HEADER');
     }

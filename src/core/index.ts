@@ -6,7 +6,17 @@
 export { createService, type ProfilesApi, type Service } from './service';
 export type { CloseApi } from './close';
 export type { ConsumptionApi } from './consumption';
-export { fileLines, LEVEL_NUMBERS_SQL, type LevelNumbers, lineFilter, type ReportsApi, SERVICE_POLL_FLOOR_MS, topRowsQuery, wordMatchesQuery } from './reports';
+export {
+  fileLines,
+  LEVEL_NUMBERS_SQL,
+  type LevelNumbers,
+  lineFilter,
+  PARQUET_OPTIONS,
+  type ReportsApi,
+  SERVICE_POLL_FLOOR_MS,
+  topRowsQuery,
+  wordMatchesQuery,
+} from './reports';
 export { LedgerBits, type LedgerValue } from './ledger/ledger';
 export { DEFAULT_ENV_PREFIX, type EphemeralProfileInput, type SecretSource } from './profiles';
 export { dispatch } from './runtime/dispatch';

@@ -40,8 +40,8 @@ function restate(item: WireItem) {
 }
 
 /** October as the twin serves it, and November: the same month with planted changes (the caller plants them). */
-async function twoMonths(plant: (november: WireBillingEntry[]) => void) {
-  const month = await ledgerWithMonth({ reportId: OCTOBER, seed: 7, organizations: 12, linesPerOrganization: 8 });
+async function twoMonths(plant: (november: WireBillingEntry[]) => void, size = { organizations: 12, linesPerOrganization: 8 }) {
+  const month = await ledgerWithMonth({ reportId: OCTOBER, seed: 7, ...size });
   cleanups.push(month.close);
   const november = structuredClone(month.entries);
   plant(november);
@@ -218,6 +218,29 @@ describe('comparing two months', () => {
         expect(named, `${order} ${severity}`).toEqual([...named].sort(byName(order)));
       }
     }
+  });
+
+  it("lists every change as one line in the order shown, across DuckDB's chunks", async () => {
+    const { ledger } = await twoMonths(
+      (november) => {
+        for (const { item } of items(november))
+          for (const product of item.products) reprice(item, product, { customerPricePerUnit: money(product.customerPricePerUnit).plus(1).toFixed() });
+      },
+      { organizations: 120, linesPerOrganization: 40 },
+    );
+    const comparison = await compareMonths(ledger, OCTOBER, NOVEMBER);
+    expect(comparison.changeCount).toBeGreaterThan(4_096); // more than two of DuckDB's chunks
+    const changes = await allChanges(comparison);
+    const parts: Buffer[] = [];
+    for await (const part of comparison.listing('  ')) parts.push(part);
+    const lines = Buffer.concat(parts).toString('utf8').split('\n');
+    expect(lines.pop()).toBe(''); // every line ends with a newline
+    expect(lines).toHaveLength(changes.length);
+    lines.forEach((line, at) => {
+      const change = changes[at]!;
+      const where = [change.organization, change.service, change.subscription, change.product].filter(Boolean).join(' / ');
+      expect(line.startsWith(`  ${change.kind.padEnd(8)} ${change.level.padEnd(12)} `) && line.includes(` ${where}: `), `line ${at + 1}: ${line}`).toBe(true);
+    });
   });
 
   it('finds what the rules against last month look at without keeping a comparison, exactly as a kept one gives it', async () => {

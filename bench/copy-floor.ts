@@ -49,10 +49,11 @@ const timed = async (work: () => Promise<unknown>) => {
  * own COPY of the same month's lines, every line with its organization, service and subscription joined, with the
  * ledger's memory limit and threads, the Parquet in the export's compression (PARQUET_OPTIONS), joined as the exports
  * join them (LEFT JOIN, the lines streamed: see fileLines; with inner joins, in the bench's ledger of one month,
- * DuckDB hashed the lines and the floor took 3.5–4.4 s instead of about 1 s). That floor is unordered (the cost of writing those rows at all); Closebook's exports are also sorted
- * in the tree's order and (the CSV) escaped against formulas. The CSV has a second floor: DuckDB's own CSV of the rows
- * the file holds, in its order — the Parquet export's statement (the file columns as they are, sorted as every export
- * is) written by DuckDB's CSV writer, quoting as it does, escaping nothing.
+ * DuckDB hashed the lines and the floor took 3.5–4.4 s instead of about 1 s). That floor is unordered (the cost of
+ * writing those rows at all); Closebook's exports are also sorted in the tree's order and (the CSV) escaped against
+ * formulas. The CSV has a second floor: DuckDB's own CSV of the rows the file holds, in its order — the Parquet
+ * export's statement (the file columns as they are, sorted as every export is) written by DuckDB's CSV writer,
+ * quoting as it does, escaping nothing.
  *
  * Export and floors alternate, round after round, so each round's ratio compares runs made seconds apart: on a shared
  * two-core machine one pair of single runs moved the ratio by half from run to run. In each round every export and

@@ -4,15 +4,15 @@
  * text; sums come back as DECIMAL(38, s), exact. A value beyond these bounds is refused at ingest naming the field,
  * never rounded.
  */
+export const AMOUNT = { precision: 18, scale: 6 } as const;
+export const UNIT_PRICE = { precision: 18, scale: 8 } as const;
+export const QUANTITY = { precision: 18, scale: 8 } as const;
+
 /** A DECIMAL type: how many digits in all, how many of them after the point. */
 export interface DecimalType {
   precision: number;
   scale: number;
 }
-
-export const AMOUNT = { precision: 18, scale: 6 } as const;
-export const UNIT_PRICE = { precision: 18, scale: 8 } as const;
-export const QUANTITY = { precision: 18, scale: 8 } as const;
 
 const decimal = (type: DecimalType) => `DECIMAL(${type.precision}, ${type.scale})`;
 export const MONEY = decimal(AMOUNT);

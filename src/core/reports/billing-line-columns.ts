@@ -25,15 +25,15 @@ export interface BillingLineColumn {
   file: string | null;
 }
 
+/** Sales less cost: one digit wider than an amount, as DuckDB makes a difference. */
+const MARGIN = { precision: AMOUNT.precision + 1, scale: AMOUNT.scale };
+
 /**
  * The billing-line table of every export, in its column order: the workbook's `Billing lines` sheet, the CSV and
  * Parquet files (the columns with a `file` header, in the same order), and the lines the viewer's export streams.
  * Each header is written here and nowhere else. Amounts and quantities are exact decimals; margin exists only where
  * cost and sales share a currency (amounts in two currencies are never subtracted).
  */
-/** Sales less cost: one digit wider than an amount, as DuckDB makes a difference. */
-const MARGIN = { precision: AMOUNT.precision + 1, scale: AMOUNT.scale };
-
 // A table: one column a line reads best.
 // prettier-ignore
 export const BILLING_LINE_COLUMNS = [

@@ -220,7 +220,7 @@ describe('comparing two months', () => {
     }
   });
 
-  it("lists every change as one line, and hands every change on in batches, in the order shown across DuckDB's chunks", async () => {
+  it("lists every change as one line in the order shown, across DuckDB's chunks", async () => {
     const { ledger } = await twoMonths(
       (november) => {
         for (const { item } of items(november))
@@ -241,10 +241,6 @@ describe('comparing two months', () => {
       const where = [change.organization, change.service, change.subscription, change.product].filter(Boolean).join(' / ');
       expect(line.startsWith(`  ${change.kind.padEnd(8)} ${change.level.padEnd(12)} `) && line.includes(` ${where}: `), `line ${at + 1}: ${line}`).toBe(true);
     });
-    const batches: MonthChange[][] = [];
-    for await (const batch of comparison.batches()) batches.push(batch);
-    expect(batches.length).toBeGreaterThan(2);
-    expect(batches.flat()).toEqual(changes);
   });
 
   it('finds what the rules against last month look at without keeping a comparison, exactly as a kept one gives it', async () => {

@@ -28,7 +28,6 @@ import {
   keptChangeListing,
   keptChangeRows,
   keptChangesAt,
-  keptChangeStream,
   type KeptChangeRow,
   keptKindCounts,
   ruleChangeRows,
@@ -56,7 +55,7 @@ export interface MonthComparison {
   /** The changes numbered `from` + 1 to `from` + `count`, in the order shown. */
   changes(from: number, count: number): Promise<MonthChange[]>;
   /** Every change in the order shown, in batches (memory stays flat). */
-  batches(): AsyncGenerator<MonthChange[]>;
+  batches(size?: number): AsyncGenerator<MonthChange[]>;
   /** Every change in the order shown as a line of text (the command line's listing), each begun with `indent`: UTF-8, made in SQL, a chunk at a time. */
   listing(indent: string): AsyncGenerator<Buffer>;
 }
@@ -92,34 +91,23 @@ export async function compareMonths(ledger: Ledger, beforeId: string, afterId: s
     changeCount,
     kinds: kindCountsOf(await keptKindCounts(ledger, key)),
     changes: read,
-    batches: () => (ledger.readOnly ? partsInTurn(read, changeCount) : changeBatches(keptChangeStream(ledger, kept))),
+    // The next batch is asked for before this one is handed on, so the ledger reads it while the caller writes
+    // (a caller that stops early leaves it unread: its failure is then nobody's, so it is caught here).
+    batches: async function* (size = 5_000) {
+      const ask = (from: number) => {
+        const batch = read(from, size);
+        batch.catch(() => undefined);
+        return batch;
+      };
+      let next = changeCount > 0 ? ask(0) : null;
+      for (let from = 0; next; from += size) {
+        const batch = await next;
+        next = from + size < changeCount ? ask(from + size) : null;
+        yield batch;
+      }
+    },
     listing: (indent) => keptChangeListing(ledger, kept, indent),
   };
-}
-
-/** A stream of kept change rows as changes. */
-async function* changeBatches(rows: AsyncGenerator<KeptChangeRow[]>): AsyncGenerator<MonthChange[]> {
-  for await (const batch of rows) yield batch.map(changeOf);
-}
-
-/**
- * Every change read a part of `size` at a time by number (`read`), the next part asked for before this one is handed
- * on, so the ledger reads it while the caller writes (a caller that stops early leaves it unread: its failure is
- * then nobody's, so it is caught here). Each part scans the comparison's kept changes (see keptChangeStream): what a
- * read-only ledger does, whose kept changes only its reading connection sees.
- */
-async function* partsInTurn(read: (from: number, count: number) => Promise<MonthChange[]>, changeCount: number, size = 5_000) {
-  const ask = (from: number) => {
-    const batch = read(from, size);
-    batch.catch(() => undefined);
-    return batch;
-  };
-  let next = changeCount > 0 ? ask(0) : null;
-  for (let from = 0; next; from += size) {
-    const batch = await next;
-    next = from + size < changeCount ? ask(from + size) : null;
-    yield batch;
-  }
 }
 
 /** Every kind's count, none left out (a kind with no change counts 0). */

@@ -451,18 +451,6 @@ export async function keptChangeRows(ledger: Ledger, months: ComparedMonths, fro
   ]);
 }
 
-/**
- * Every kept change in the order shown, a chunk at a time, from one query on a connection of its own. Read in parts
- * by number instead (keptChangeRows), each part scans the comparison's changes, which are kept in no order of theirs
- * (see KEEP_CHANGES): at 345,774 changes 137–145 ms a part of 5,000, and 11.3–12.4 s to read them all as objects,
- * against 4.6–4.9 s streamed. Not for a read-only ledger, whose kept changes only its reading connection sees
- * (Ledger.stream reads on another).
- */
-export async function* keptChangeStream(ledger: Ledger, months: ComparedMonths): AsyncGenerator<KeptChangeRow[]> {
-  for await (const rows of ledger.stream(`SELECT ${CHANGE_JSON} FROM (${namedKept('true')}) ORDER BY seq`, keptParams(months)))
-    yield CHANGE_TEXT.all(rows).map((row) => keptChange(row.change));
-}
-
 /** The kept changes numbered `seqs`, in that order (a window of a view: change-views.ts). */
 export async function keptChangesAt(ledger: Ledger, months: ComparedMonths, seqs: readonly number[]): Promise<KeptChangeRow[]> {
   if (seqs.length === 0) return [];

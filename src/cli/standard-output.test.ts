@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { openSync, closeSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CLI } from '@testing/simulator';
-import { jsonInParts } from './standard-output';
+import { indentedJsonArray, jsonInParts } from './standard-output';
 
 describe('standard output that cannot be written', () => {
   it('a full disk ends the command in words, exit 2, not in a stack trace', () => {
@@ -46,5 +46,31 @@ describe('jsonInParts', () => {
     const parts = [...jsonInParts({ periodText: 'October', invoices }, 'invoices')];
     expect(parts.length).toBeGreaterThan(1000);
     expect(Math.max(...parts.map((part) => part.length))).toBeLessThan(200);
+  });
+});
+
+describe('indentedJsonArray', () => {
+  const written = async (batches: unknown[][]) => {
+    const parts: string[] = [];
+    for await (const part of indentedJsonArray(
+      (async function* () {
+        yield* batches;
+      })(),
+    ))
+      parts.push(part);
+    return parts.join('');
+  };
+
+  it('writes what JSON.stringify(items, null, 2) writes, and a newline, from batches of any size, empty ones too', async () => {
+    const items = [{ kind: 'new', before: null, after: { quantity: '3', nested: [1, { deep: 'é"\\\n' }] } }, { kind: 'lost' }, 'text', 0, [], {}];
+    const whole = `${JSON.stringify(items, null, 2)}\n`;
+    expect(await written([items])).toBe(whole);
+    expect(await written([[], items.slice(0, 1), [], items.slice(1, 4), items.slice(4), []])).toBe(whole);
+    expect(await written(items.map((item) => [item]))).toBe(whole);
+  });
+
+  it('writes an empty array as JSON.stringify does', async () => {
+    expect(await written([])).toBe('[]\n');
+    expect(await written([[], []])).toBe('[]\n');
   });
 });

@@ -50,14 +50,12 @@ describe('jsonInParts', () => {
 });
 
 describe('indentedJsonArray', () => {
+  async function* handedOn(batches: unknown[][]) {
+    yield* batches;
+  }
   const written = async (batches: unknown[][]) => {
     const parts: string[] = [];
-    for await (const part of indentedJsonArray(
-      (async function* () {
-        yield* batches;
-      })(),
-    ))
-      parts.push(part);
+    for await (const part of indentedJsonArray(handedOn(batches))) parts.push(part);
     return parts.join('');
   };
 

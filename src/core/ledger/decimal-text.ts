@@ -20,7 +20,7 @@ import type { DecimalType } from './types';
 export function shortestDecimalText(column: string, type: DecimalType): string {
   const { precision, scale } = type;
   if (!Number.isInteger(scale) || scale < 1 || scale > 17 || scale > precision) throw new Error(`No shortest text for DECIMAL(${precision}, ${scale}).`);
-  const small = precision <= 18 ? `(${column})::DECIMAL(18, ${scale})` : `TRY_CAST(${column} AS DECIMAL(18, ${scale}))`;
+  const small = precision <= 18 ? `(${column})::DECIMAL(18, ${scale})` : `TRY_CAST((${column}) AS DECIMAL(18, ${scale}))`;
   const text = `${small}::VARCHAR`;
   // |fraction| < 1, so the integer is below 10^scale (a negative value's is negative).
   const fraction = `((${small} % 1) * ${10n ** BigInt(scale)})::BIGINT`;

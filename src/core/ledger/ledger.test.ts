@@ -178,6 +178,7 @@ describe('the ledger', () => {
 
   it('reads ahead beside the reading connection: a read asked meanwhile is answered first, and the ledger closes after both', async () => {
     const ledger = await Ledger.open(await folder(), silentLogger);
+    expect(await ledger.readAhead('SELECT $1::INTEGER AS n', [7])).toEqual([{ n: 7 }]); // its answer, for whoever wants it
     const events: string[] = [];
     // About a second of work for two threads.
     const ahead = ledger.readAhead('SELECT sum(hash(i)) AS n FROM range($1::BIGINT) t(i)', ['100000000']).then(() => events.push('read ahead'));

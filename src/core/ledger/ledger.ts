@@ -303,12 +303,13 @@ export class Ledger {
   }
 
   /**
-   * A read whose answer no one waits for (it brings tables into DuckDB's memory ahead of their use), on a connection
-   * of its own: the reading connection runs one statement at a time, and a read ahead there made the reads after it
-   * queue behind it. It reads the ledger's own tables only, never a derived one (those may be the reading connection's).
+   * A read ahead of its use (it brings tables into DuckDB's memory, or answers what a later read will need), on a
+   * connection of its own: the reading connection runs one statement at a time, and a read ahead there made the reads
+   * after it queue behind it. It reads the ledger's own tables only, never a derived one (those may be the reading
+   * connection's).
    */
-  async readAhead(sql: string, params: LedgerValue[] = []): Promise<void> {
-    await this.onItsOwn((connection) => this.tracked(() => connection.run(sql, bound(params))));
+  async readAhead(sql: string, params: LedgerValue[] = []): Promise<LedgerRow[]> {
+    return this.onItsOwn(async (connection) => (await this.tracked(() => connection.runAndReadAll(sql, bound(params)))).getRowObjectsJson() as LedgerRow[]);
   }
 
   /** A read on the reading connection, its answer taken whole by `take`. */

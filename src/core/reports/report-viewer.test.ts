@@ -7,6 +7,7 @@ import type { ReportSortInput, TreeRow } from '@shared/contract';
 import { byName } from '@testing/name-order';
 import type { ReportViewerQueries, WindowRequest } from './report-viewer';
 import { viewerOn, windowRequest } from '@testing/viewer';
+import { LEVEL_NUMBERS_SQL } from './queries/lines';
 
 const REPORT = '00000000-0000-4000-8000-000000000001';
 
@@ -668,12 +669,14 @@ describe('opening a report', () => {
     expect(made).toHaveBeenCalledTimes(2);
   });
 
-  it('reads the search text ahead from the opening, beside the reading connection, once a month, and a word typed then is answered the same', async () => {
+  it('reads the search text and the level numbers ahead from the opening, beside the reading connection, once a month, and a word typed then is answered the same', async () => {
     const { viewer, ledger } = await setup();
     const ahead = vi.spyOn(ledger, 'readAhead');
+    const read = vi.spyOn(ledger, 'all');
     await viewer.view(REPORT);
-    await vi.waitFor(() => expect(ahead).toHaveBeenCalledTimes(1)); // started with the answer, before any window
-    const [sql, params] = ahead.mock.calls[0]!;
+    await vi.waitFor(() => expect(ahead).toHaveBeenCalledTimes(2)); // started with the answer, before any window
+    expect(ahead).toHaveBeenCalledWith(LEVEL_NUMBERS_SQL, [REPORT]);
+    const [sql, params] = ahead.mock.calls.find(([statement]) => statement !== LEVEL_NUMBERS_SQL)!;
     // Every level's search text of this month, for a word no folded text holds.
     for (const table of ['products', 'subscriptions', 'services', 'organizations'])
       expect(sql).toMatch(new RegExp(`FROM ${table} WHERE report_id = \\$1 AND contains\\(search, \\$2\\)`));
@@ -684,7 +687,8 @@ describe('opening a report', () => {
     const typed = await viewer.window(request({ filter: { text: 'a' } }));
     await viewer.view(REPORT);
     await viewer.settled();
-    expect(ahead).toHaveBeenCalledTimes(1);
+    expect(ahead).toHaveBeenCalledTimes(2);
+    expect(read.mock.calls.filter(([statement]) => statement === LEVEL_NUMBERS_SQL)).toEqual([]); // the word waited for none on the reading connection
     expect(typed).toEqual(await viewerOn(ledger).viewer.window(request({ filter: { text: 'a' } })));
     expect(typed.lineCount).toBeGreaterThan(0);
   });

@@ -28,8 +28,10 @@ export const LEVEL_NUMBERS_SQL = `SELECT ${SEARCHED_LEVELS.map(
   ({ table, column, bound }) => `coalesce(greatest((SELECT max(${column}) FROM ${table} WHERE report_id = $1), max(l.${column})), 0)::INTEGER AS ${bound}`,
 ).join(', ')} FROM billing_lines l WHERE l.report_id = $1`;
 
-export async function levelNumbers(ledger: Ledger, reportId: string): Promise<LevelNumbers> {
-  const [numbers] = LEVEL_NUMBERS.all(await ledger.all(LEVEL_NUMBERS_SQL, [reportId]));
+/** A report's level numbers, on the reading connection or (`ahead`) on one of their own (Ledger.readAhead). */
+export async function levelNumbers(ledger: Ledger, reportId: string, { ahead = false } = {}): Promise<LevelNumbers> {
+  const rows = ahead ? await ledger.readAhead(LEVEL_NUMBERS_SQL, [reportId]) : await ledger.all(LEVEL_NUMBERS_SQL, [reportId]);
+  const [numbers] = LEVEL_NUMBERS.all(rows);
   if (!numbers) throw new Error('The level numbers statement answered no row.'); // an aggregate without GROUP BY always answers one
   return numbers;
 }

@@ -184,7 +184,7 @@ export function orderedLines(where: string, paramCount: number): string {
     WITH r AS (SELECT unnest($${paramCount + 1}::INTEGER[]) AS org_no, unnest($${paramCount + 2}::INTEGER[]) AS org_rank),
       g AS (SELECT org_no, string_agg(group_name, ', ' ORDER BY group_name) AS names FROM organization_groups
             WHERE report_id = $1 AND org_no IN (SELECT org_no FROM r) GROUP BY org_no),
-      s AS (SELECT service_no, service_name, service_id, name_rank FROM services WHERE report_id = $1 AND org_no IN (SELECT org_no FROM r)),
+      s AS (SELECT service_no, service_name, service_id, currency, customer_currency, name_rank FROM services WHERE report_id = $1 AND org_no IN (SELECT org_no FROM r)),
       u AS (SELECT subscription_no, service_no, org_no, item_name, subscription_id, po_number, name_rank
             FROM subscriptions WHERE report_id = $1 AND org_no IN (SELECT org_no FROM r)),
       d AS (SELECT u.subscription_no, ${SUBSCRIPTION_PLACE} AS place, ${described.map((column) => `${column.sql} AS ${column.field}`).join(', ')}

@@ -10,6 +10,7 @@ import { temporaryDir } from '@testing/test-support';
 import { failedRowsCsv } from './consumption/failed-rows';
 import { tableText } from './copy-print/table-text';
 import { exportReport } from './reports/report-export';
+import { ReportLibrary } from './reports/report-library';
 
 /**
  * Files Closebook writes for a spreadsheet, opened by a real one: LibreOffice headless (Debian's
@@ -98,7 +99,10 @@ describe.skipIf(!soffice)('files opened in LibreOffice', () => {
     try {
       const files: string[] = [];
       const lines = join(work.path, 'lines.csv');
-      await exportReport(async () => month.ledger, REPORT, 'csv', lines, { appVersion: 't', exportedAt: new Date() });
+      await exportReport(month.ledger, await new ReportLibrary(async () => month.ledger).meta(REPORT), 'csv', lines, {
+        appVersion: 't',
+        exportedAt: new Date(),
+      });
       files.push(lines);
       const messages = Array.from({ length: 40 }, () => hostile(fuzz));
       values.push(...messages);
@@ -179,7 +183,10 @@ describe.skipIf(!soffice)('files opened in LibreOffice', () => {
     });
     try {
       const path = join(work.path, 'month.xlsx');
-      await exportReport(async () => month.ledger, REPORT, 'xlsx', path, { appVersion: 't', exportedAt: new Date() });
+      await exportReport(month.ledger, await new ReportLibrary(async () => month.ledger).meta(REPORT), 'xlsx', path, {
+        appVersion: 't',
+        exportedAt: new Date(),
+      });
       const workbook = new ExcelJS.Workbook();
       await workbook.xlsx.readFile(path);
       const outDir = join(work.path, 'xlsx');

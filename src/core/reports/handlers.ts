@@ -183,8 +183,8 @@ export function createReports(
       const close = format === 'xlsx' ? await closeOptions(reportId) : {};
       const draft = close.stamp?.word === 'DRAFT' ? ' (DRAFT)' : '';
       const fileName = `${meta.name}${scoped ? ' (view)' : ''}${draft}.${format}`;
-      const result = await deliverFile(ports, fileName, format, (path) =>
-        exportReport(ledger, reportId, format, path, {
+      const result = await deliverFile(ports, fileName, format, async (path) =>
+        exportReport(await ledger(), meta, format, path, {
           appVersion: ports.appVersion,
           exportedAt: new Date(ports.clock.now()),
           ...(scoped ? { filter: scoped } : {}),
@@ -227,7 +227,7 @@ export function createReports(
     },
     pollIntervalFor: async (profileId) => pollInterval(await clientFor(await getProfile(profileId)), wantedInterval, undefined),
     exportReport: async (reportId, path, filter) => {
-      await library.meta(reportId);
+      const meta = await library.meta(reportId);
       await inNameOrder(reportId);
       if (filter?.group) {
         if (!(await hasGroup(await ledger(), reportId, filter.group)))
@@ -235,7 +235,7 @@ export function createReports(
       }
       const scoped = filter && !isEmptyFilter(filter) ? filter : undefined;
       const format = formatOf(path);
-      const written = await exportReport(ledger, reportId, format, path, {
+      const written = await exportReport(await ledger(), meta, format, path, {
         appVersion: ports.appVersion,
         exportedAt: new Date(ports.clock.now()),
         ...(scoped ? { filter: scoped } : {}),

@@ -7,7 +7,10 @@ import { ledgerWithMonth } from '@testing/ledger-month';
 import { queryParquet } from '@testing/parquet';
 import { parseCsv } from '@testing/csv';
 import { FILE_COLUMNS, LINE_FIELDS } from './billing-line-columns';
-import { exportReport } from './report-export';
+import { type ExportFormat, exportReport } from './report-export';
+import { ReportLibrary } from './report-library';
+import type { Ledger } from '@core/ledger/ledger';
+import type { WorkbookOptions } from './report-workbook';
 import { exportLines, fileLines } from './queries/export-lines';
 import { reportLineFilter } from './queries/lines';
 
@@ -33,11 +36,16 @@ async function setup() {
 
 const options = { appVersion: 't', exportedAt: new Date('2026-11-08T00:00:00Z') };
 
+/** exportReport of REPORT with its summary read first, as the service's handlers do. */
+async function exported(ledger: Ledger, format: ExportFormat, path: string, options: WorkbookOptions) {
+  return exportReport(ledger, await new ReportLibrary(async () => ledger).meta(REPORT), format, path, options);
+}
+
 describe('exports from the ledger', () => {
   it('writes CSV with a BOM, CRLF, fixed columns and exact point decimals; formula-leading text is escaped, negative amounts are not', async () => {
     const { dir, ledger, lines } = await setup();
     const path = join(dir, 'lines.csv');
-    expect(await exportReport(async () => ledger, REPORT, 'csv', path, options)).toEqual({ lines: lines.length });
+    expect(await exported(ledger, 'csv', path, options)).toEqual({ lines: lines.length });
     const text = await readFile(path, 'utf8');
     expect(text.startsWith('\uFEFF')).toBe(true);
     const [header, ...rows] = parseCsv(text.slice(1));
@@ -76,7 +84,7 @@ describe('exports from the ledger', () => {
   it('writes Parquet that DuckDB reads back with DECIMAL amounts and the same exact sums', async () => {
     const { dir, ledger, lines } = await setup();
     const path = join(dir, "month's lines.parquet");
-    expect(await exportReport(async () => ledger, REPORT, 'parquet', path, { ...options, filter: { currency: 'SEK' } })).toMatchObject({
+    expect(await exported(ledger, 'parquet', path, { ...options, filter: { currency: 'SEK' } })).toMatchObject({
       lines: expect.any(Number),
     });
     const [read] = await queryParquet(path, `SELECT count(*) AS n, sum("Sales")::VARCHAR AS sales, typeof(any_value("Sales")) AS type FROM file`);
@@ -89,10 +97,10 @@ describe('exports from the ledger', () => {
   it('writes a file with its header and no line when no line passes the filter', async () => {
     const { dir, ledger } = await setup();
     const none = { ...options, filter: { text: 'no line holds this' } };
-    expect(await exportReport(async () => ledger, REPORT, 'csv', join(dir, 'none.csv'), none)).toEqual({ lines: 0 });
+    expect(await exported(ledger, 'csv', join(dir, 'none.csv'), none)).toEqual({ lines: 0 });
     const csv = await readFile(join(dir, 'none.csv'), 'utf8');
     expect(csv).toBe(`\uFEFF${FILE_COLUMNS.map((column) => column.file).join(',')}\r\n`);
-    expect(await exportReport(async () => ledger, REPORT, 'parquet', join(dir, 'none.parquet'), none)).toEqual({ lines: 0 });
+    expect(await exported(ledger, 'parquet', join(dir, 'none.parquet'), none)).toEqual({ lines: 0 });
     expect(await queryParquet(join(dir, 'none.parquet'), 'SELECT count(*)::INTEGER AS n FROM file')).toEqual([{ n: 0 }]);
     const columns = await queryParquet(join(dir, 'none.parquet'), "SELECT string_agg(column_name, ',') AS names FROM (DESCRIBE SELECT * FROM file)");
     expect(columns).toEqual([{ names: FILE_COLUMNS.map((column) => column.file).join(',') }]);
@@ -110,7 +118,7 @@ describe('exports from the ledger', () => {
     const products = (list: string[]) => list.map((line) => line.split('|')[2]);
     expect(products(expected)).not.toEqual(lines.map(({ product }) => product.productId));
 
-    await exportReport(async () => ledger, REPORT, 'parquet', join(dir, 'lines.parquet'), options);
+    await exported(ledger, 'parquet', join(dir, 'lines.parquet'), options);
     const parquet = await queryParquet(
       join(dir, 'lines.parquet'),
       `SELECT concat_ws('|', "Organization", "Subscription ID", "Product ID", "Sales"::VARCHAR) AS line FROM file`,
@@ -118,7 +126,7 @@ describe('exports from the ledger', () => {
     expect(parquet.map((row) => String(row.line))).toEqual(expected);
     expect(await readdir(await ledger.outputs.folder())).toEqual([]);
 
-    await exportReport(async () => ledger, REPORT, 'csv', join(dir, 'lines.csv'), options);
+    await exported(ledger, 'csv', join(dir, 'lines.csv'), options);
     const [header, ...rows] = parseCsv((await readFile(join(dir, 'lines.csv'), 'utf8')).slice(1));
     const column = (name: string) => (header as string[]).indexOf(name);
     const csv = rows.map((row) => [
@@ -156,10 +164,10 @@ describe('exports from the ledger', () => {
     const { dir, ledger, lines } = await setup();
     for (const format of ['xlsx', 'parquet', 'csv'] as const) {
       const path = join(dir, `month.${format}`);
-      expect(await exportReport(async () => ledger, REPORT, format, path, options)).toEqual({ lines: lines.length });
+      expect(await exported(ledger, format, path, options)).toEqual({ lines: lines.length });
       expect((await stat(path)).mode & 0o777).toBe(0o600);
     }
-    expect(await exportReport(async () => ledger, REPORT, 'parquet', join(dir, "x'\n.parquet"), options)).toEqual({ lines: lines.length });
+    expect(await exported(ledger, 'parquet', join(dir, "x'\n.parquet"), options)).toEqual({ lines: lines.length });
     expect((await readdir(dir)).filter((name) => name.startsWith('month.') || name.startsWith('x')).sort()).toEqual([
       'month.csv',
       'month.parquet',
@@ -171,7 +179,7 @@ describe('exports from the ledger', () => {
   it('tells how far a workbook export got, batch by batch, up to every line', async () => {
     const { dir, ledger, lines } = await setup();
     const told: number[] = [];
-    const written = await exportReport(async () => ledger, REPORT, 'xlsx', join(dir, 'progress.xlsx'), { ...options, onProgress: (count) => told.push(count) });
+    const written = await exported(ledger, 'xlsx', join(dir, 'progress.xlsx'), { ...options, onProgress: (count) => told.push(count) });
     expect(told.length).toBeGreaterThan(0);
     expect(told).toEqual([...told].sort((a, b) => a - b));
     expect(told.at(-1)).toBe(lines.length);

@@ -1,28 +1,23 @@
 import type { ReportFilter } from '@shared/report-filter';
+import type { ReportMeta } from '@shared/schemas/saved-report';
 import { type Ledger, sqlPath } from '../ledger/ledger';
 import { rowShape } from '../ledger/rows';
 import { CSV_BOM, csvCell } from '../formats/csv';
 import { FILE_COLUMNS } from './billing-line-columns';
 import { fileLines } from './queries/export-lines';
-import { ReportLibrary } from './report-library';
 import { reportLineFilter } from './queries/lines';
 import { writeReportWorkbook, type WorkbookOptions } from './report-workbook';
 
 export type ExportFormat = 'xlsx' | 'parquet' | 'csv';
 
-/** Writes a saved report (or what the filter keeps) to `path` in one format; returns the number of lines written. */
-export async function exportReport(
-  ledger: () => Promise<Ledger>,
-  reportId: string,
-  format: ExportFormat,
-  path: string,
-  options: WorkbookOptions,
-): Promise<{ lines: number }> {
-  const opened = await ledger();
-  const meta = await new ReportLibrary(ledger).meta(reportId);
-  if (format === 'xlsx') return writeReportWorkbook(opened, meta, path, options);
-  if (format === 'parquet') return writeParquet(opened, reportId, path, options.filter);
-  return writeCsv(opened, reportId, path, options.filter);
+/**
+ * Writes a saved report (or what the filter keeps) to `path` in one format; returns the number of lines written.
+ * `meta` is the report's summary as the caller read it (finding the report first).
+ */
+export async function exportReport(ledger: Ledger, meta: ReportMeta, format: ExportFormat, path: string, options: WorkbookOptions): Promise<{ lines: number }> {
+  if (format === 'xlsx') return writeReportWorkbook(ledger, meta, path, options);
+  if (format === 'parquet') return writeParquet(ledger, meta.id, path, options.filter);
+  return writeCsv(ledger, meta.id, path, options.filter);
 }
 
 /**

@@ -41,8 +41,9 @@ export function useVirtualRows(count: number, metrics: RowMetrics, resetKey: unk
     scrollPaddingStart: metrics.headerHeight,
   });
   useEffect(() => {
-    // In braces: newer Chromium returns a promise from scrollTo, and an effect may return only its cleanup.
-    scroller.current?.scrollTo({ top: 0 });
+    // Only when scrolled (the virtualizer follows the scroll): scrollTo lays the page out at once, before the new rows'
+    // frame would. In braces: newer Chromium returns a promise from scrollTo, and an effect may return only its cleanup.
+    if (virtualizer.scrollOffset) scroller.current?.scrollTo({ top: 0 });
   }, [resetKey]);
   return { scroller, virtualizer, items: virtualizer.getVirtualItems(), metrics };
 }

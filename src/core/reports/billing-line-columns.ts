@@ -57,7 +57,7 @@ export const BILLING_LINE_COLUMNS = [
   { field: 'margin', sql: 'CASE WHEN l.currency = l.customer_currency THEN l.sales - l.cost END', kind: 'number', decimal: MARGIN, sheet: { header: 'Margin', width: 16, format: 'sales' }, file: null },
   // A line's currencies are its service's (the service states them; ingest copies them onto each line for the viewer's
   // sums): taken from the service, a CSV escapes 60,000 services' instead of 1,000,000 lines' (median 2.86 s against
-  // 3.31 s, sixteen runs each alternating, the ranges 2.75-3.78 s and 2.37-3.92 s; the same bytes).
+  // 3.31 s, sixteen runs each alternating, the ranges 2.75–3.78 s and 2.37–3.92 s; the same bytes).
   { field: 'currency', sql: 's.currency', kind: 'text', sheet: { header: 'Currency', width: 9, format: 'text' }, file: 'Currency' },
   { field: 'customer_currency', sql: 's.customer_currency', kind: 'text', sheet: { header: 'Customer currency', width: 9, format: 'text' }, file: 'Customer currency' },
   { field: 'billing_date', sql: 'e.billing_date', kind: 'date', sheet: { header: 'Billing date', width: 12, format: 'date' }, file: 'Billing date' },

@@ -84,13 +84,18 @@ export interface DeriveSteps {
   memoryShare?: number;
 }
 
+/** Every row of a query on one connection, as objects by column name. */
+async function rowsOn(connection: DuckDBConnection, sql: string, params: LedgerValue[]): Promise<LedgerRow[]> {
+  return (await connection.runAndReadAll(sql, bound(params))).getRowObjectsJson() as LedgerRow[];
+}
+
 /** Statements and reads on one connection, as a write's transaction (or a read-only ledger's derived tables) runs them. */
 function statementsOn(connection: DuckDBConnection): LedgerStatements {
   return {
     run: async (sql, params = []) => {
       await connection.run(sql, bound(params));
     },
-    all: async (sql, params = []) => (await (await connection.runAndReadAll(sql, bound(params))).getRowObjectsJson()) as LedgerRow[],
+    all: (sql, params = []) => rowsOn(connection, sql, params),
   };
 }
 
@@ -293,7 +298,7 @@ export class Ledger {
         signal.addEventListener('abort', stop, { once: true });
         try {
           if (signal.aborted) throw readStopped();
-          return (await this.tracked(() => connection.runAndReadAll(sql, bound(params)))).getRowObjectsJson() as LedgerRow[];
+          return await this.tracked(() => rowsOn(connection, sql, params));
         } finally {
           signal.removeEventListener('abort', stop);
         }
@@ -309,7 +314,7 @@ export class Ledger {
    * connection's).
    */
   async readAhead(sql: string, params: LedgerValue[] = []): Promise<LedgerRow[]> {
-    return this.onItsOwn(async (connection) => (await this.tracked(() => connection.runAndReadAll(sql, bound(params)))).getRowObjectsJson() as LedgerRow[]);
+    return this.onItsOwn((connection) => this.tracked(() => rowsOn(connection, sql, params)));
   }
 
   /** A read on the reading connection, its answer taken whole by `take`. */

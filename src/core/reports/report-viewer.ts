@@ -138,7 +138,7 @@ export class ReportViewerQueries {
   async view(reportId: string, firstHierarchy?: ReportHierarchy): Promise<ReportView> {
     const meta = await this.library.meta(reportId);
     const view = { meta, ...(await filterChoices(await this.ledger(), reportId, await this.orders.of(reportId))) };
-    this.background.add(Promise.all([this.searchRead.of(reportId), this.levelNumbers.of(reportId)]).catch(noAnswer)); // a failure is the first keystroke's to see
+    this.background.add(this.firstKeystrokeReads(reportId));
     if (firstHierarchy) {
       this.background.add(
         this.tops.prepare(topRowsKey(reportId, {}, firstHierarchy, OPENING_SORT), async () =>
@@ -187,7 +187,7 @@ export class ReportViewerQueries {
     const { lineCount, totals } = totalsOf(sums);
     // The bounds of a typed filter, read while this answer is shown, and the search text (if the month was not opened
     // through view), so that the first keystroke waits for neither (a failure is that keystroke's to see).
-    if (!words.length) this.background.add(Promise.all([this.levelNumbers.of(reportId), this.searchRead.of(reportId)]).catch(noAnswer));
+    if (!words.length) this.background.add(this.firstKeystrokeReads(reportId));
     return {
       rowCount: tree.rowCount,
       lineCount,
@@ -200,6 +200,11 @@ export class ReportViewerQueries {
       })),
       totals,
     };
+  }
+
+  /** What a month's first typed word reads first (its level numbers and search text), read ahead once; a failure is that word's to see. */
+  private firstKeystrokeReads(reportId: string): Promise<void> {
+    return Promise.all([this.levelNumbers.of(reportId), this.searchRead.of(reportId)]).then(noAnswer, noAnswer);
   }
 
   /** Forgets the kept trees of a report (it was deleted or replaced), or of every report (names in another order). */

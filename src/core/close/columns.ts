@@ -109,8 +109,6 @@ export const CHECKS_COLUMNS = [
   { key: 'exceptionId', header: 'Exception ID', width: 60, kind: 'text', format: 'text', value: ({ exception }) => exception.id },
 ] as const satisfies readonly SheetColumn<CheckRow, CheckFormat>[];
 
-export type CheckColumnKey = (typeof CHECKS_COLUMNS)[number]['key'];
-
 /** Column numbers (1-based) by key: what the rows below the data write to. */
 export function columnNumbers<K extends string>(columns: readonly { key: K }[]): Record<K, number> {
   return Object.fromEntries(columns.map((column, index) => [column.key, index + 1])) as Record<K, number>;

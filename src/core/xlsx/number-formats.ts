@@ -30,14 +30,6 @@ export function cellNumber(decimal: string): number {
   return Number(decimal);
 }
 
-/** "2026-10-07T00:00:00" (no zone, as the service sends it) → a Date whose UTC fields are those. */
-export function cellDate(value: string): Date | string {
-  const match = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2}))?)?/.exec(value);
-  if (!match) return value;
-  const [, y, m, d, hh = '0', mm = '0', ss = '0'] = match;
-  return new Date(Date.UTC(Number(y), Number(m) - 1, Number(d), Number(hh), Number(mm), Number(ss)));
-}
-
 /**
  * An instant as a cell in a time zone's wall-clock time (a Date whose UTC fields are that time: Excel has no zones)
  * and the zone named with its offset at that instant: "Europe/Stockholm, UTC+01:00".

@@ -46,8 +46,15 @@ describe('cell values', () => {
     expect(read('1,234')).toBe('"1,234" could be a thousand or a decimal: write 1234 for a whole number, or 1.234 with a decimal point.');
     expect(read('999,000')).toMatch(/write 999000 for a whole number, or 999.000/);
     for (const value of ['12,5,1', '1,23.4.5', '12,34.5', '1e3', 'Infinity', 'ten', '1 2,3.4', '.']) expect(read(value)).toBe(`"${value}" is not a number.`);
-    // A file that declares the decimal comma (';'-separated) reads "1,234" as 1.234 and a point before three digits as grouping.
-    expect(['12,5', '1,234', '1.250,5', '1 250,5'].map((value) => read(value, true))).toEqual([12.5, 1.234, 1250.5, 1250.5]);
+    // A file that declares the decimal comma (';'-separated) reads "1,234" as 1.234 and points before its comma as grouping.
+    expect(['12,5', '1,234', '1.250,5', '1 250,5', '1.234.567', '1.234.567,5'].map((value) => read(value, true))).toEqual([
+      12.5, 1.234, 1250.5, 1250.5, 1234567, 1234567.5,
+    ]);
+    // A point that cannot group thousands is the decimal mark there too: never a quantity a thousand times too large.
+    expect(['0.125', '1.5', '1234.567', '0.500', '-0.125'].map((value) => read(value, true))).toEqual([0.125, 1.5, 1234.567, 0.5, -0.125]);
+    // One point before three digits could be either; refused there, as "1,234" is in a file with the decimal point.
+    expect(read('1.500', true)).toBe('"1.500" could be a thousand or a decimal: write 1500 for a whole number, or 1,500 with a decimal comma.');
+    for (const value of ['12.34,5', '1,2,3', '1,234.5']) expect(read(value, true)).toBe(`"${value}" is not a number.`);
     expect(read('-2,5')).toBe(-2.5);
   });
 });

@@ -24,7 +24,9 @@ const GROUPED = (mark: ',' | '.') => new RegExp(`^[1-9]\\d{0,2}(\\${mark}\\d{3})
  *   refused, asking for 1234 or 1.234;
  * - the same mark twice or more groups thousands ("1,234,567", "1.234.567").
  * `decimalComma` is for a file that says it uses the decimal comma (a ';'-separated CSV): there a comma is always
- * the decimal mark and a point before three digits groups thousands, as that file's spreadsheet wrote them.
+ * the decimal mark, points before it group thousands ("1.250,5"), and the same point twice or more too
+ * ("1.234.567"); one point alone before three digits ("1.500") could be either and is refused, and any other point
+ * ("0.125", "1.5") is the decimal mark.
  */
 export function readTypedDecimal(value: string, decimalComma = false): DecimalReading {
   const typed = value.trim();
@@ -32,8 +34,25 @@ export function readTypedDecimal(value: string, decimalComma = false): DecimalRe
   let text = typed.replace(/(?<=\d)[\s\u00a0\u202f'](?=\d)/g, '');
   const sign = /^[+-]/.test(text) ? text.slice(0, 1) : '';
   text = text.slice(sign.length);
-  if (decimalComma) text = text.replace(/\.(?=\d{3}(\D|$))/g, '').replace(',', '.');
-  else {
+  if (decimalComma) {
+    const comma = text.indexOf(',');
+    if (comma >= 0) {
+      // The decimal comma: points before it can only group thousands ("1.250,5").
+      const whole = text.slice(0, comma);
+      if (whole.includes('.') && !GROUPED('.').test(whole)) return notANumber;
+      text = `${whole.replaceAll('.', '')}.${text.slice(comma + 1)}`;
+    } else if (GROUPED('.').test(text)) {
+      if (text.indexOf('.') === text.lastIndexOf('.')) {
+        return {
+          ambiguous: true,
+          problem: `${quoted(typed)} could be a thousand or a decimal: write ${text.replace('.', '')} for a whole number, or ${text.replace('.', ',')} with a decimal comma.`,
+        };
+      }
+      text = text.replaceAll('.', ''); // "1.234.567"
+    }
+    // Any other point ("0.125", "1.5", "1234.567") cannot group thousands: it is the decimal mark, as the file's
+    // numbers were written by something other than its spreadsheet.
+  } else {
     const comma = text.lastIndexOf(',');
     const point = text.lastIndexOf('.');
     if (comma >= 0 && point >= 0) {

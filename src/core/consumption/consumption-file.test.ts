@@ -25,6 +25,16 @@ describe('CSV import', () => {
       [3, 'no', '', '0.25', ['']],
     ]);
     expect(validateRows(parsed.rows).problems).toEqual([]);
+    // There a point that cannot group thousands is a decimal point, and one that could ("1.500") is refused.
+    const subscription = (n: number) => `3f2504e0-4f89-41d3-9a0c-0305e82c330${n}`;
+    const points = parseConsumptionCsv(
+      'p.csv',
+      `Subscription ID;Quantity\n${[0.125, 1.5, '1.500', '1.500,5'].map((q, n) => `${subscription(n + 4)};${q}`).join('\n')}\n`,
+    );
+    expect(points.rows.map((r) => r.quantity)).toEqual(['0.125', '1.5', '1,500', '1500.5']);
+    const read = validateRows(points.rows);
+    expect(read.records.map((record) => record.quantity)).toEqual([0.125, 1.5, 1500.5]);
+    expect(read.problems).toEqual([{ row: 4, field: 'quantity', message: expect.stringContaining('could be a thousand or a decimal') }]);
     // A ';'-separated file says its commas are decimal; in a ','-separated one "1,250" could be either, so it is refused.
     const commaFile = parseConsumptionCsv('b2.csv', `Subscription ID,Quantity\n${SUB},"1,250"\n${SUB},"2,5"\n`);
     expect(commaFile.rows.map((r) => r.quantity)).toEqual(['1,250', '2,5']);

@@ -1,7 +1,7 @@
 import { smallWorkbook } from '@core/xlsx';
 import Papa from 'papaparse';
 import { emptyRow, fieldForHeader, readQuantity } from '@shared/consumption-rows';
-import { quoted } from '@shared/typed-number';
+import { quoted, readTypedDecimal } from '@shared/typed-number';
 import {
   CONSUMPTION_FIELDS,
   MAX_CONSUMPTION_FILE_BYTES,
@@ -197,10 +197,17 @@ export function parseConsumptionCsv(fileName: string, text: string): ParsedFile 
   return delimiter === ';' ? { ...file, rows: file.rows.map(withDecimalPoint) } : file;
 }
 
-/** A ';'-separated file uses the decimal comma: its quantities are read that way, and kept (and shown) with a point. */
+/**
+ * A ';'-separated file uses the decimal comma: its quantities are read that way, and kept (and shown) with a point.
+ * One that could be a thousand or a decimal there ("1.500") is kept with its marks swapped ("1,500"), as ambiguous
+ * read with a point: refused until the user says which, never read as 1.5.
+ */
 function withDecimalPoint(input: InputRow): InputRow {
-  const reading = input.quantity ? readQuantity(input.quantity, true) : undefined;
-  return reading && 'quantity' in reading ? { ...input, quantity: String(reading.quantity) } : input;
+  if (!input.quantity) return input;
+  const reading = readQuantity(input.quantity, true);
+  if ('quantity' in reading) return { ...input, quantity: String(reading.quantity) };
+  const typed = readTypedDecimal(input.quantity, true);
+  return 'ambiguous' in typed ? { ...input, quantity: input.quantity.replace(/[.,]/g, (mark) => (mark === '.' ? ',' : '.')) } : input;
 }
 
 /** The sheet read: its non-empty rows up to the cap (only the columns read), and its formula cells without a value. */

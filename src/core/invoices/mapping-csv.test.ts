@@ -79,10 +79,39 @@ describe('the mapping CSV', () => {
       'vendor,,x,,,,,,,',
     ].join('\n');
     expect(() => parseMappingCsv(file)).toThrow(
-      /^The mapping file was not imported; nothing changed\. Fix: line 2, paymentTermsDays: .*; line 4: customer org-1 is also on line 3; line 5, vatRate: a standard-rated \(S\) item needs a rate above 0; line 6, match: .*; line 7: type is "vendor"; write customer or item\.$/,
+      /^The mapping file was not imported; nothing changed\. Fix: row 2, paymentTermsDays: write the whole days to pay, from 0 to 365 \(such as 30\); row 4: customer org-1 is also on row 3; row 5, vatRate: a standard-rated \(S\) item needs a rate above 0; row 6, match: write one of product, item-code, service; row 7: type is "vendor"; write customer or item\.$/,
     );
     expect(() => parseMappingCsv('name,code\nx,y')).toThrow(/needs a header row with the columns type, match, id/);
     expect(() => parseMappingCsv('type,id\n"customer,x')).toThrow(/unclosed quote/);
+  });
+
+  it('names each problem by the column and row the spreadsheet shows, in plain words', () => {
+    // Blank rows (left by a spreadsheet) still count as rows; the customer's fields are named as its columns.
+    const file = ['type,id,contactName,paymentTermsDays,vatTreatment,customerTaxCode', '', ',,,,,', `customer,,Acme,30,domestic,${'x'.repeat(101)}`].join('\n');
+    expect(() => parseMappingCsv(file)).toThrow(
+      'The mapping file was not imported; nothing changed. Fix: row 4, id: is empty; fill it in; row 4, customerTaxCode: is longer than 100 characters.',
+    );
+  });
+
+  it('matches columns whatever their case, spaces or underscores, and refuses one it does not read or finds twice', () => {
+    const file = ['TYPE;Match;ID;Account;Tax code;VAT_category;vat rate', 'item;product;p-9;3010;MOMS;S;25'].join('\n');
+    expect(parseMappingCsv(file).items).toEqual([expect.objectContaining({ id: 'p-9', account: '3010', taxCode: 'MOMS', vatCategory: 'S', vatRate: '25' })]);
+    // A column not read would leave its values out, and an import replaces the whole mapping: refused, naming it.
+    expect(() => parseMappingCsv('type,id,contactName,VAT id\ncustomer,o1,Acme,SE1')).toThrow(
+      /^The mapping file was not imported; nothing changed\. Closebook reads no column named "VAT id": rename it to one of type, match, id, .*, or remove it\.$/,
+    );
+    expect(() => parseMappingCsv('type,id,account,Account\nitem,p,1,2')).toThrow('The column "Account" is there twice: keep one.');
+  });
+
+  it('refuses a file that would replace the mapping with nothing, or whose letters could not be read', () => {
+    expect(() => parseMappingCsv(mappingCsv({ customers: [], items: [] }))).toThrow(
+      /has no customer or item rows, and an import replaces the whole mapping; nothing changed/,
+    );
+    // Excel's plain "CSV" is Windows-1252: read as UTF-8, its Å is lost.
+    const windows1252 = Buffer.from('type,id,contactName\ncustomer,o1,\u00c5kerberg\n', 'latin1').toString('utf8');
+    expect(() => parseMappingCsv(windows1252)).toThrow(/is not saved as UTF-8, so letters such as Å or é in it cannot be read; nothing changed/);
+    const utf16 = new TextDecoder().decode(Buffer.from('\ufefftype,id\ncustomer,o1\n', 'utf16le'));
+    expect(() => parseMappingCsv(utf16)).toThrow(/is not saved as UTF-8/);
   });
 
   it('finds every value a spreadsheet would run as a formula, naming the entry and field', () => {

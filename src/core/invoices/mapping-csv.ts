@@ -89,22 +89,72 @@ export function mappingCsv(mapping: InvoiceMapping, suggestions: MappingSuggesti
 /** A decimal comma in a rate ("12,5") is the same rate: unambiguous, as a rate has no thousands. */
 const rate = (text: string) => text.trim().replace(/^(\d+),(\d+)$/, '$1.$2');
 
+/** The customer fields whose column is named otherwise in the file (the rest are named as their fields). */
+const CUSTOMER_COLUMNS: Partial<Record<keyof CustomerMapping, Column>> = { orgId: 'id', taxCode: 'customerTaxCode' };
+
+/** What the schema says of a cell, as it reaches a problem: its own words, or zod's generic ones (see plainProblem). */
+interface SchemaIssue {
+  code: string;
+  path: PropertyKey[];
+  message: string;
+  minimum?: unknown;
+  maximum?: unknown;
+  values?: unknown[];
+}
+
+/** A cell's problem in words a spreadsheet user acts on, where the schema gives only zod's generic text. */
+function plainProblem(issue: SchemaIssue, column: string): string {
+  if (column === 'paymentTermsDays') return 'write the whole days to pay, from 0 to 365 (such as 30)';
+  if (issue.code === 'too_small' && issue.minimum === 1 && issue.message.startsWith('Too small')) return 'is empty; fill it in';
+  if (issue.code === 'too_big' && issue.message.startsWith('Too big')) return `is longer than ${String(issue.maximum)} characters`;
+  if (issue.code === 'invalid_value' && issue.values?.length) return `write one of ${issue.values.join(', ')}`;
+  return issue.message;
+}
+
+/** A column's name as matched: case, spaces, underscores and a leading `*` (a required mark) make no difference. */
+const columnKey = (name: string) => name.trim().replace(/^\*/, '').replace(/[\s_]/g, '').toLowerCase();
+const COLUMN_OF_KEY = new Map<string, Column>(MAPPING_COLUMNS.map((column) => [columnKey(column), column]));
+
 /**
  * Reads a mapping CSV (comma or semicolon separated, as a spreadsheet saves it). Every row is checked; one message
- * names each problem by its line and column, and nothing is kept unless the whole file is good.
+ * names each problem by its row (as the spreadsheet numbers it) and column, and nothing is kept unless the whole file
+ * is good. An import replaces the whole mapping, so a file that would lose what is kept without saying so — letters
+ * that could not be read, a column not read, no rows at all — is refused.
  */
 export function parseMappingCsv(content: string): InvoiceMapping {
   const text = content.replace(/^\uFEFF/, '');
-  const parsed = Papa.parse<string[]>(text, { skipEmptyLines: 'greedy', delimitersToGuess: [',', ';', '\t'] });
-  const quote = parsed.errors.find((error) => error.type === 'Quotes');
-  if (quote) throw new AppError('validation', `The mapping file has an unclosed quote near line ${(quote.row ?? 0) + 1}. Save it again as CSV.`);
-  const [header, ...rows] = parsed.data;
-  const columns = (header ?? []).map((cell) => cell.trim().replace(/^\*/, ''));
-  const missing = ['type', 'id'].filter((column) => !columns.includes(column));
-  if (!header || missing.length)
+  // Read as UTF-8, a file saved in another encoding has U+FFFD where its letters were (Excel's plain "CSV" is
+  // Windows-1252; "Unicode Text" is UTF-16, full of NULs).
+  if (text.includes('\uFFFD') || text.includes('\u0000'))
     throw new AppError(
       'validation',
-      `The mapping file needs a header row with the columns ${MAPPING_COLUMNS.join(', ')} (missing: ${missing.join(', ') || 'all'}).`,
+      'The mapping file is not saved as UTF-8, so letters such as Å or é in it cannot be read; nothing changed. In Excel, save it as "CSV UTF-8 (Comma delimited)" and import it again.',
+    );
+  // Empty rows are kept while reading, so that every row is numbered as the spreadsheet shows it.
+  const parsed = Papa.parse<string[]>(text, { skipEmptyLines: false, delimitersToGuess: [',', ';', '\t'] });
+  const quote = parsed.errors.find((error) => error.type === 'Quotes');
+  if (quote) throw new AppError('validation', `The mapping file has an unclosed quote near row ${(quote.row ?? 0) + 1}. Save it again as CSV.`);
+  const [header = [], ...rows] = parsed.data;
+  const at = new Map<Column, number>();
+  const unknown: string[] = [];
+  const twice: string[] = [];
+  header.forEach((cell, index) => {
+    if (!cell.trim()) return; // a column a spreadsheet left without a name
+    const column = COLUMN_OF_KEY.get(columnKey(cell));
+    if (!column) unknown.push(`"${cell.trim()}"`);
+    else if (at.has(column)) twice.push(`"${cell.trim()}"`);
+    else at.set(column, index);
+  });
+  const missing = ['type', 'id'].filter((column) => !at.has(column as Column));
+  if (missing.length)
+    throw new AppError(
+      'validation',
+      `The mapping file needs a header row with the columns ${MAPPING_COLUMNS.join(', ')} (missing: ${missing.join(', ')}); nothing changed.`,
+    );
+  if (unknown.length || twice.length)
+    throw new AppError(
+      'validation',
+      `The mapping file was not imported; nothing changed. ${unknown.length ? `Closebook reads no column named ${unknown.join(', ')}: rename it to one of ${MAPPING_COLUMNS.join(', ')}, or remove it. ` : ''}${twice.length ? `The column ${twice.join(', ')} is there twice: keep one. ` : ''}`.trim(),
     );
   if (rows.length > MAX_ROWS)
     throw new AppError('validation', `The mapping file has ${rows.length.toLocaleString('en')} rows; at most ${MAX_ROWS.toLocaleString('en')} are read.`);
@@ -112,11 +162,16 @@ export function parseMappingCsv(content: string): InvoiceMapping {
   const mapping: InvoiceMapping = { customers: [], items: [] };
   const seen = new Map<string, number>();
   rows.forEach((cells, index) => {
-    const line = index + 2;
-    const value = (column: Column) => (cells[columns.indexOf(column)] ?? '').trim();
+    if (cells.every((cell) => !cell.trim())) return;
+    const rowNumber = index + 2; // the header is row 1
+    const value = (column: Column) => (cells[at.get(column) ?? -1] ?? '').trim();
     const type = value('type').toLowerCase();
-    const issues = (error: { issues: { path: PropertyKey[]; message: string }[] }) =>
-      error.issues.forEach((issue) => problems.push(`line ${line}, ${String(issue.path[0] ?? 'row')}: ${issue.message}`));
+    const issues = (error: { issues: SchemaIssue[] }, columnOf: Partial<Record<string, Column>> = {}) =>
+      error.issues.forEach((issue) => {
+        const field = String(issue.path[0] ?? '');
+        const column = columnOf[field] ?? field;
+        problems.push(`row ${rowNumber}, ${column || 'the row'}: ${plainProblem(issue, column)}`);
+      });
     if (type === 'customer') {
       const days = value('paymentTermsDays');
       const result = CustomerMapping.safeParse({
@@ -131,10 +186,10 @@ export function parseMappingCsv(content: string): InvoiceMapping {
         buyerReference: value('buyerReference'),
         taxCode: value('customerTaxCode'),
       });
-      if (!result.success) return issues(result.error);
+      if (!result.success) return issues(result.error, CUSTOMER_COLUMNS);
       const key = `customer ${result.data.orgId}`;
-      if (seen.has(key)) return problems.push(`line ${line}: ${key} is also on line ${seen.get(key)}`);
-      seen.set(key, line);
+      if (seen.has(key)) return problems.push(`row ${rowNumber}: ${key} is also on row ${seen.get(key)}`);
+      seen.set(key, rowNumber);
       mapping.customers.push(result.data);
     } else if (type === 'item') {
       const result = ItemMapping.safeParse({
@@ -151,14 +206,19 @@ export function parseMappingCsv(content: string): InvoiceMapping {
       });
       if (!result.success) return issues(result.error);
       const key = `item ${itemKey(result.data)}`;
-      if (seen.has(key)) return problems.push(`line ${line}: ${key} is also on line ${seen.get(key)}`);
-      seen.set(key, line);
+      if (seen.has(key)) return problems.push(`row ${rowNumber}: ${key} is also on row ${seen.get(key)}`);
+      seen.set(key, rowNumber);
       mapping.items.push(result.data);
-    } else problems.push(`line ${line}: type is "${value('type')}"; write customer or item`);
+    } else problems.push(`row ${rowNumber}: type is "${value('type')}"; write customer or item`);
   });
   if (problems.length) {
     const more = problems.length > PROBLEMS_SHOWN ? ` (and ${problems.length - PROBLEMS_SHOWN} more)` : '';
     throw new AppError('validation', `The mapping file was not imported; nothing changed. Fix: ${problems.slice(0, PROBLEMS_SHOWN).join('; ')}${more}.`);
   }
+  if (!mapping.customers.length && !mapping.items.length)
+    throw new AppError(
+      'validation',
+      'The mapping file has no customer or item rows, and an import replaces the whole mapping; nothing changed. Export the mapping, fill it in and import that file.',
+    );
   return mapping;
 }

@@ -201,7 +201,8 @@ describe('closebook invoices', () => {
         { header: 'Netto', field: 'netTotal' },
       ],
     };
-    await import('node:fs/promises').then((fs) => fs.writeFile(join(dir, 'template.json'), JSON.stringify(template)));
+    // Saved as Notepad's "UTF-8 with BOM" or PowerShell's Out-File saves it: the mark is not part of the JSON.
+    await import('node:fs/promises').then((fs) => fs.writeFile(join(dir, 'template.json'), `\uFEFF${JSON.stringify(template)}`));
     expect(cli(['invoices', 'template', '--import', join(dir, 'template.json')])).toMatchObject({
       code: 0,
       stderr: 'Kept the template "Ledger import" (3 columns, a row per invoice).\n',

@@ -110,7 +110,7 @@ export async function invoicesCommand(args: string[]): Promise<number> {
       if (values.import) {
         let given: unknown;
         try {
-          given = JSON.parse(await readFile(resolve(values.import), 'utf8'));
+          given = JSON.parse((await readFile(resolve(values.import), 'utf8')).replace(/^\uFEFF/, '')); // a byte-order mark, as Notepad may save
         } catch (error) {
           throw new UsageError(`${values.import} is not a JSON template: ${errorMessage(error)}.`);
         }

@@ -34,6 +34,17 @@ export function formulaSafe(text: string, kind: 'text' | 'number'): string {
   return /^[\t\r]/.test(escaped) ? `'${escaped}` : escaped;
 }
 
+/**
+ * What formulaSafe was given, where `text` is what it wrote for that (otherwise `text` itself): a value read back from
+ * a file Closebook wrote, such as a key that must match exactly. Not exact only for a text that held an apostrophe
+ * before a formula's first character at a cell start, which no key of the service's holds.
+ */
+export function beforeFormulaSafe(text: string): string {
+  if (!text.includes("'")) return text;
+  const unescaped = text.replace(/^'(?=[\t\r])/, '').replace(/(^|[,;\t\r\n])( *)'([=+\-@])/g, '$1$2$3');
+  return unescaped !== text && formulaSafe(unescaped, 'text') === text ? unescaped : text;
+}
+
 export function csvLine(cells: string[]): string {
   return `${cells.join(',')}\r\n`;
 }

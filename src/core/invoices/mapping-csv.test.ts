@@ -124,9 +124,31 @@ describe('the mapping CSV', () => {
     };
     expect(formulaProblems(hostile)).toEqual([
       'customer org-1: contactName "=cmd|" /C calc"!A0" begins like a formula',
-      'item product:p-1: description "Seats; +1" begins like a formula',
+      'item product:p-1: description "Seats; +1" has = + - or @ after a comma, semicolon or tab, where a cell may begin',
       'item service:svc-1: account "\t3020" begins like a formula',
     ]);
     expect(formulaProblems(MAPPING)).toEqual([]);
+  });
+
+  it('reads back the keys its own export escaped, and names a value that would reach the accounting system escaped', () => {
+    // A product id beginning like a formula is written with an apostrophe before it (and after its comma): read back exactly.
+    const odd: InvoiceMapping = { customers: [], items: [{ ...MAPPING.items[0]!, id: '-Extra storage, +1TB' }] };
+    expect(mappingCsv(odd)).toContain(`"'-Extra storage, '+1TB"`);
+    expect(parseMappingCsv(mappingCsv(odd))).toEqual(odd);
+    // A customer named like a formula is suggested with the apostrophe; filled in and imported, it is named, not kept
+    // with the apostrophe a contact in the accounting system does not have.
+    const suggested = mappingCsv(
+      { customers: [], items: [] },
+      { customers: [{ orgId: 'org-9', organization: '@Home Networks', customerNumber: '' }], services: [] },
+    );
+    const [header = '', row = ''] = suggested.trim().split('\r\n');
+    const cells = row.split(',');
+    const columns = header.split(',');
+    cells[columns.indexOf('paymentTermsDays')] = '30';
+    cells[columns.indexOf('vatTreatment')] = 'domestic';
+    const filled = `${header}\n${cells.join(',')}`;
+    expect(() => parseMappingCsv(filled)).toThrow(
+      `row 2, contactName: "'@Home Networks" holds the apostrophe a spreadsheet file puts before = + - or @, which the accounting system would keep; reword it so that none of them begins it.`,
+    );
   });
 });

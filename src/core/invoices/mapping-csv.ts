@@ -1,7 +1,7 @@
 import Papa from 'papaparse';
 import { AppError } from '@shared/errors';
 import { CustomerMapping, type InvoiceMapping, ItemMapping } from '@shared/schemas/invoices';
-import { CSV_BOM, csvCell, csvLine } from '@core/formats/csv';
+import { beforeFormulaSafe, CSV_BOM, csvCell, csvLine } from '@core/formats/csv';
 import { itemKey } from './mapping-store';
 
 /**
@@ -111,6 +111,9 @@ function plainProblem(issue: SchemaIssue, column: string): string {
   return issue.message;
 }
 
+/** The columns of text that reach the accounting system (every one but the row's kind, key and `seenAs`). */
+const ESCAPE_CHECKED = MAPPING_COLUMNS.filter((column) => !['type', 'match', 'id', 'seenAs'].includes(column));
+
 /** A column's name as matched: case, spaces, underscores and a leading `*` (a required mark) make no difference. */
 const columnKey = (name: string) => name.trim().replace(/^\*/, '').replace(/[\s_]/g, '').toLowerCase();
 const COLUMN_OF_KEY = new Map<string, Column>(MAPPING_COLUMNS.map((column) => [columnKey(column), column]));
@@ -164,7 +167,17 @@ export function parseMappingCsv(content: string): InvoiceMapping {
   rows.forEach((cells, index) => {
     if (cells.every((cell) => !cell.trim())) return;
     const rowNumber = index + 2; // the header is row 1
-    const value = (column: Column) => (cells[at.get(column) ?? -1] ?? '').trim();
+    const cell = (column: Column) => (cells[at.get(column) ?? -1] ?? '').trim();
+    // The export escapes every cell against formulas: a key comes back as it was; a value escaped so (a name that
+    // begins like a formula) would reach the accounting system with its apostrophe, and is named.
+    const value = (column: Column) => (column === 'id' ? beforeFormulaSafe(cell(column)) : cell(column));
+    for (const column of ESCAPE_CHECKED) {
+      const text = cell(column);
+      if (beforeFormulaSafe(text) !== text)
+        problems.push(
+          `row ${rowNumber}, ${column}: "${text}" holds the apostrophe a spreadsheet file puts before = + - or @, which the accounting system would keep; reword it so that none of them begins it`,
+        );
+    }
     const type = value('type').toLowerCase();
     const issues = (error: { issues: SchemaIssue[] }, columnOf: Partial<Record<string, Column>> = {}) =>
       error.issues.forEach((issue) => {

@@ -26,14 +26,26 @@ export function looksLikeFormula(text: string): boolean {
 const CUSTOMER_TEXT = ['contactName', 'customerNumber', 'buyerVatId', 'buyerReference', 'taxCode'] as const;
 const ITEM_TEXT = ['itemCode', 'account', 'taxCode', 'exemptionReason', 'description'] as const;
 
+/** Where a value looksLikeFormula, in words: at its start, or where a cell may start inside it. */
+function formulaAt(text: string): string {
+  return text.charCodeAt(0) < 0x20 || /^ *[=+\-@]/.test(text)
+    ? 'begins like a formula'
+    : 'has = + - or @ after a comma, semicolon or tab, where a cell may begin';
+}
+
 /** Every field of an entry a file carries that a spreadsheet would run as a formula, named as the entry and field. */
 export function formulaProblems(mapping: InvoiceMapping): string[] {
   const problems: string[] = [];
   for (const customer of mapping.customers)
-    for (const field of CUSTOMER_TEXT)
-      if (looksLikeFormula(customer[field])) problems.push(`customer ${customer.orgId}: ${field} "${customer[field]}" begins like a formula`);
+    for (const field of CUSTOMER_TEXT) {
+      const text = customer[field];
+      if (looksLikeFormula(text)) problems.push(`customer ${customer.orgId}: ${field} "${text}" ${formulaAt(text)}`);
+    }
   for (const item of mapping.items)
-    for (const field of ITEM_TEXT) if (looksLikeFormula(item[field])) problems.push(`item ${itemKey(item)}: ${field} "${item[field]}" begins like a formula`);
+    for (const field of ITEM_TEXT) {
+      const text = item[field];
+      if (looksLikeFormula(text)) problems.push(`item ${itemKey(item)}: ${field} "${text}" ${formulaAt(text)}`);
+    }
   return problems;
 }
 
@@ -43,7 +55,7 @@ export function refuseFormulas(mapping: InvoiceMapping): void {
   if (problems.length)
     throw new AppError(
       'validation',
-      `These values would run as formulas in a spreadsheet and are not kept: ${problems.join('; ')}. Remove the leading character.`,
+      `These values would run as formulas in a spreadsheet and are not kept: ${problems.join('; ')}. Reword each so that no = + - @ or tab begins it or follows a comma, semicolon or tab.`,
     );
 }
 
@@ -73,7 +85,7 @@ export async function saveMapping(ledger: Ledger, broker: Broker, mapping: Invoi
   if (problems.length)
     throw new AppError(
       'validation',
-      `These values would run as formulas in a spreadsheet and are not kept: ${problems.join('; ')}. Remove the leading character.`,
+      `These values would run as formulas in a spreadsheet and are not kept: ${problems.join('; ')}. Reword each so that no = + - @ or tab begins it or follows a comma, semicolon or tab.`,
     );
   // The entries go in as lists, one statement per table: a statement per entry took about 7 ms each and 500 MB for
   // 2,000 customers, and ran DuckDB out of memory at 10,000. An entry given twice is kept as given last.

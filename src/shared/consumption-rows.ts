@@ -51,6 +51,9 @@ export type QuantityReading = { quantity: number } | { problem: string };
 
 /** A quantity as people type or paste it, by the one rule of typed numbers (readTypedDecimal). */
 export function readQuantity(value: string, decimalComma = false): QuantityReading {
+  // A workbook's cell in a date style is read as the date it shows (Excel may have made a typed "1.5" into 1 May).
+  if (/^\d{4}-\d\d-\d\d( \d\d:\d\d:\d\d)?$/.test(value.trim()))
+    return { problem: `${quoted(value.trim())} is a date, not a quantity: format the column as Number and type the quantity again.` };
   const reading = readTypedDecimal(value, decimalComma);
   if ('problem' in reading) return reading;
   const quantity = Number(reading.decimal);

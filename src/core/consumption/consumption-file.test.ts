@@ -147,6 +147,27 @@ describe('XLSX import', () => {
     expect(problems.map((problem) => problem.message)).toContain(`"${'x'.repeat(57)}…" (5,000 characters) is not a number.`);
   });
 
+  it('reads a number in a date style as the date it shows, and refuses it as a quantity', async () => {
+    const book = new ExcelJS.Workbook();
+    const sheet = book.addWorksheet('March');
+    sheet.addRow(['Subscription ID', 'Quantity', 'Used on', 'At']);
+    // Excel in some languages turns a typed 1.5 into 1 May; the file holds the date's number (45413) and its style.
+    sheet.addRow([SUB, new Date(Date.UTC(2024, 4, 1)), new Date(Date.UTC(2024, 4, 1)), 0.5]);
+    sheet.getCell('B2').numFmt = 'dd/mm/yyyy';
+    sheet.getCell('C2').numFmt = '[$-409]d-mmm-yy;@';
+    sheet.getCell('D2').numFmt = 'hh:mm';
+    sheet.addRow([SUB.replace(/1$/, '2'), 45413, 3, 1.5]);
+    sheet.getCell('B3').numFmt = '#,##0.00 "GB"';
+    const parsed = await parseConsumptionXlsx('d.xlsx', new Uint8Array(await book.xlsx.writeBuffer()));
+    expect(parsed.rows.map((row) => [row.quantity, ...(row.extra ?? [])])).toEqual([
+      ['2024-05-01', '2024-05-01', '1899-12-31 12:00:00'],
+      ['45413', '3', '1.5'],
+    ]);
+    expect(validateRows(parsed.rows).problems).toEqual([
+      { row: 2, field: 'quantity', message: '"2024-05-01" is a date, not a quantity: format the column as Number and type the quantity again.' },
+    ]);
+  });
+
   it('says a file is not a workbook, and names a missing sheet', async () => {
     expect((await parseConsumptionXlsx('x.xlsx', new Uint8Array([80, 75, 3, 4, 0, 0]))).problems[0]).toMatch(/not a readable Excel workbook/);
     expect((await parseConsumptionXlsx('m.xlsx', await workbook({ A: [['x']] }), 'B')).problems[0]).toMatch(/no sheet "B"/);

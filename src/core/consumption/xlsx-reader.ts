@@ -30,6 +30,7 @@ export async function openXlsx(bytes: Uint8Array, bounds: XlsxBounds): Promise<W
   const workbookPath = [...packageRels.values()].find((rel) => rel.type.endsWith('/officeDocument'))?.target ?? 'xl/workbook.xml';
   const workbookRels = await relationships(zip, workbookPath, bounds);
   const sheets: { name: string; path: string }[] = [];
+  let date1904 = false;
   if (!zip.has(workbookPath)) throw new UnreadableWorkbook(`it has no workbook part (${quoted(workbookPath)})`);
   await parseXml(
     zip,
@@ -38,6 +39,7 @@ export async function openXlsx(bytes: Uint8Array, bounds: XlsxBounds): Promise<W
     { what: "The workbook's list of sheets", cap: bounds.listBytes, advice: SAVE_ALONE },
     {
       open(name, attributes) {
+        if (name === 'workbookPr') date1904 = attributes.date1904 === '1' || attributes.date1904 === 'true';
         if (name !== 'sheet') return;
         const id = Object.entries(attributes).find(([key]) => key.endsWith(':id'))?.[1];
         const rel = id === undefined ? undefined : workbookRels.get(id);
@@ -49,15 +51,19 @@ export async function openXlsx(bytes: Uint8Array, bounds: XlsxBounds): Promise<W
       },
     },
   );
-  const sharedPath = [...workbookRels.values()].find((rel) => rel.type.endsWith('/sharedStrings'))?.target;
+  const partOf = (type: string) => [...workbookRels.values()].find((rel) => rel.type.endsWith(type))?.target;
+  const sharedPath = partOf('/sharedStrings');
+  const stylesPath = partOf('/styles');
   let shared: string[] | undefined;
+  let dates: DateStyles | undefined;
   return {
     sheets: sheets.map((sheet) => sheet.name),
     async readSheet(name, onRow) {
       const sheet = sheets.find((candidate) => candidate.name === name);
       if (!sheet) throw new Error(`No sheet ${name}`);
       shared ??= sharedPath && zip.has(sharedPath) ? await sharedStrings(zip, sharedPath, bounds) : [];
-      await sheetRows(zip, sheet, shared, bounds, onRow);
+      dates ??= { styles: stylesPath && zip.has(stylesPath) ? await dateStyleList(zip, stylesPath, bounds) : [], date1904 };
+      await sheetRows(zip, sheet, shared, dates, bounds, onRow);
     },
   };
 }
@@ -124,9 +130,68 @@ async function sharedStrings(zip: Zip, path: string, bounds: XlsxBounds): Promis
   return strings;
 }
 
-/** The cell being read: its type (`t`), whether it has a formula, its <v> and its inline text (<is>). */
+/**
+ * Which cell styles show a number as a date or time (by a style's place, as a cell's `s` names it), and whether the
+ * workbook counts its days from 1904: a date is a number in the file, and read without its style a date typed where
+ * a quantity goes (Excel turns "1.5" into 1 May in some languages) would be read as a quantity of 45,413.
+ */
+interface DateStyles {
+  styles: boolean[];
+  date1904: boolean;
+}
+
+/** Excel's own number formats that show a date or time (ECMA-376 §18.8.30, with the East Asian ones). */
+const BUILT_IN_DATES = new Set([14, 15, 16, 17, 18, 19, 20, 21, 22, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 45, 46, 47, 50, 51, 52, 53, 54, 55, 56, 57, 58]);
+
+/** A format code that shows a date or time: a d, m, y, h or s outside its quoted text, escapes and [colour] tags. */
+function isDateFormat(code: string): boolean {
+  const bare = code
+    .replace(/"[^"]*"/g, '')
+    .replace(/\\./g, '')
+    .replace(/\[(?![hms]+\])[^\]]*\]/gi, '');
+  return /[dmyhs]/i.test(bare.split(';')[0] ?? '');
+}
+
+async function dateStyleList(zip: Zip, path: string, bounds: XlsxBounds): Promise<boolean[]> {
+  const formats = new Map<number, string>();
+  const styles: boolean[] = [];
+  let inCellStyles = false;
+  await parseXml(
+    zip,
+    path,
+    bounds,
+    { what: "The workbook's styles", cap: bounds.listBytes, advice: SAVE_ALONE },
+    {
+      open(name, attributes) {
+        if (name === 'numFmt') formats.set(Number(attributes.numFmtId), attributes.formatCode ?? '');
+        else if (name === 'cellXfs') inCellStyles = true;
+        else if (name === 'xf' && inCellStyles) {
+          const id = Number(attributes.numFmtId ?? 0);
+          const custom = formats.get(id);
+          styles.push(custom === undefined ? BUILT_IN_DATES.has(id) : isDateFormat(custom));
+        }
+      },
+      close(name) {
+        if (name === 'cellXfs') this.done = true;
+      },
+    },
+  );
+  return styles;
+}
+
+/** A date cell's number as the date (and time) it shows: "2024-05-01", "2024-05-01 13:30:00". */
+function serialDate(serial: number, date1904: boolean): string {
+  // Excel counts 1900 as a leap year: its day 60 is 29 February 1900, which was not; the days after it are one ahead.
+  if (!date1904 && Math.floor(serial) === 60) return '1900-02-29';
+  const epoch = date1904 ? Date.UTC(1904, 0, 1) : serial < 60 ? Date.UTC(1899, 11, 31) : Date.UTC(1899, 11, 30);
+  const at = new Date(epoch + Math.round(serial * 86_400) * 1000).toISOString();
+  return at.endsWith('T00:00:00.000Z') ? at.slice(0, 10) : `${at.slice(0, 10)} ${at.slice(11, 19)}`;
+}
+
+/** The cell being read: its type (`t`), its style (`s`), whether it has a formula, its <v> and its inline text (<is>). */
 interface Cell {
   type: string;
+  style: number;
   formula: boolean;
   value: string | null;
   inline: string | null;
@@ -136,6 +201,7 @@ async function sheetRows(
   zip: Zip,
   sheet: { name: string; path: string },
   shared: string[],
+  dates: DateStyles,
   bounds: XlsxBounds,
   onRow: (row: number, cells: RowCells) => boolean,
 ): Promise<void> {
@@ -162,7 +228,7 @@ async function sheetRows(
           column = 0;
         } else if (name === 'c' && row) {
           column = attributes.r === undefined ? column + 1 : columnOf(attributes.r);
-          cell = { type: attributes.t ?? 'n', formula: false, value: null, inline: null };
+          cell = { type: attributes.t ?? 'n', style: Number(attributes.s ?? 0), formula: false, value: null, inline: null };
         } else if (!cell) return;
         else if (name === 'f') cell.formula = true;
         else if (name === 'v') {
@@ -179,7 +245,7 @@ async function sheetRows(
         if (name === 'v' || name === 't') collect = null;
         else if (name === 'rPh') phonetic--;
         else if (name === 'c' && row && cell) {
-          const text = cellText(cell, shared);
+          const text = cellText(cell, shared, dates);
           if (text !== '') row.set(column - 1, text);
           cell = null;
         } else if (name === 'row' && row) {
@@ -192,16 +258,21 @@ async function sheetRows(
 }
 
 /**
- * A cell's value as text, as ExcelJS read it before: numbers as JavaScript writes them, booleans as true/false,
- * dates as their serial number (styles are not read), errors as their code; null for a formula without a value.
- * Unlike ExcelJS, a formula whose value is empty text is not taken for one without a value, an error result reads
- * as its code (not NaN), and text is not unescaped twice.
+ * A cell's value as text: numbers as JavaScript writes them, a number in a date or time style as the date it shows
+ * (serialDate), booleans as true/false, errors as their code; null for a formula without a value. A formula whose
+ * value is empty text is not taken for one without a value, and text is not unescaped twice.
  */
-function cellText(cell: Cell, shared: string[]): string | null {
+function cellText(cell: Cell, shared: string[], dates: DateStyles): string | null {
   const { type, value } = cell;
+  const numeric = (text: string) => {
+    const read = numberText(text);
+    const serial = Number(read);
+    // Excel's dates run from day 0 to 31 December 9999 (day 2,958,465); any other number is shown as one.
+    return dates.styles[cell.style] && serial >= 0 && serial < 2_958_466 ? serialDate(serial, dates.date1904) : read;
+  };
   if (cell.formula) {
     if (value === null) return null;
-    return type === 'str' || type === 'e' ? value : numberText(value);
+    return type === 'str' || type === 'e' ? value : numeric(value);
   }
   switch (type) {
     case 's':
@@ -216,7 +287,7 @@ function cellText(cell: Cell, shared: string[]): string | null {
     case 'd':
       return value ? (/^\d{4}-\d\d-\d\d/.exec(value)?.[0] ?? value) : '';
     default:
-      return value ? numberText(value) : '';
+      return value ? numeric(value) : '';
   }
 }
 

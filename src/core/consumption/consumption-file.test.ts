@@ -158,10 +158,13 @@ describe('XLSX import', () => {
     sheet.getCell('D2').numFmt = 'hh:mm';
     sheet.addRow([SUB.replace(/1$/, '2'), 45413, 3, 1.5]);
     sheet.getCell('B3').numFmt = '#,##0.00 "GB"';
+    // A number as the cell shows it (15 digits, no exponent), not as the file keeps it.
+    sheet.addRow([SUB.replace(/1$/, '3'), { formula: '0.1+0.2', result: 0.1 + 0.2 }, 0.0000005, 1e21]);
     const parsed = await parseConsumptionXlsx('d.xlsx', new Uint8Array(await book.xlsx.writeBuffer()));
     expect(parsed.rows.map((row) => [row.quantity, ...(row.extra ?? [])])).toEqual([
       ['2024-05-01', '2024-05-01', '1899-12-31 12:00:00'],
       ['45413', '3', '1.5'],
+      ['0.3', '0.0000005', '1000000000000000000000'],
     ]);
     expect(validateRows(parsed.rows).problems).toEqual([
       { row: 2, field: 'quantity', message: '"2024-05-01" is a date, not a quantity: format the column as Number and type the quantity again.' },

@@ -291,9 +291,15 @@ function cellText(cell: Cell, shared: string[], dates: DateStyles): string | nul
   }
 }
 
+/**
+ * A number as the cell shows it: to 15 significant digits, as Excel shows and computes, and never in exponent form —
+ * its file keeps a formula's 0.1 + 0.2 as 0.30000000000000004, and a typed 0.0000005 as 4.9999999999999998E-7.
+ */
+const CELL_DIGITS = new Intl.NumberFormat('en', { useGrouping: false, maximumSignificantDigits: 15 });
+
 function numberText(value: string): string {
   const number = Number.parseFloat(value);
-  return Number.isNaN(number) ? value : String(number);
+  return Number.isFinite(number) ? CELL_DIGITS.format(number) : value;
 }
 
 /** Excel's last row and column (XFD). */

@@ -79,8 +79,24 @@ describe('CSV import', () => {
     expect(parseConsumptionCsv('g.csv', `Subscription ID,Quantity\n"${SUB},1\n`).problems[0]).toMatch(/quote/);
   });
 
-  it('refuses other kinds of file by name', async () => {
+  it('refuses other kinds of file by name, and a file named .csv that is not text by what it is', async () => {
     expect((await parseConsumptionFile('notes.pdf', new Uint8Array([1, 2]))).problems[0]).toMatch(/\.csv or \.xlsx/);
+    const named = async (bytes: number[] | string) =>
+      (await parseConsumptionFile('usage.csv', typeof bytes === 'string' ? new TextEncoder().encode(bytes) : new Uint8Array(bytes))).problems[0];
+    expect(await named('%PDF-1.4\n1 0 obj')).toBe(
+      'usage.csv is not a CSV file: it is a PDF. Save the consumption sheet as CSV (or open the Excel workbook itself, as .xlsx).',
+    );
+    expect(await named([0x50, 0x4b, 0x03, 0x04, 20, 0])).toMatch(/^usage\.csv is not a CSV file: it is an Excel workbook or another zip file\./);
+    expect(await named([0x53, 0x75, 0x62, 0, 1, 2])).toMatch(/it is not text \(it holds NUL bytes\)/);
+    // UTF-16 (Excel's "Unicode Text") has NULs and is text.
+    const utf16 = new Uint8Array(Buffer.from(`\ufeffSubscription ID\tQuantity\r\n${SUB}\t2\r\n`, 'utf16le'));
+    expect((await parseConsumptionFile('usage.txt', utf16)).rows.map((row) => row.quantity)).toEqual(['2']);
+  });
+
+  it("follows Excel's sep= line, which is not a row", () => {
+    const parsed = parseConsumptionCsv('s.csv', `sep=;\r\nSubscription ID;Quantity\r\n${SUB};2,5\r\n`);
+    expect(parsed.problems).toEqual([]);
+    expect(parsed.rows).toEqual([expect.objectContaining({ row: 2, subscriptionId: SUB, quantity: '2.5' })]);
   });
 });
 

@@ -143,10 +143,17 @@ function toRows(
 
 /** CSV with ',' or ';' (then with decimal commas), a byte-order mark, quoted fields and Windows or Unix line ends. */
 export function parseConsumptionCsv(fileName: string, text: string): ParsedFile {
-  const content = text.replace(/^\uFEFF/, '');
-  const firstLine = content.split(/\r?\n/, 1)[0] ?? '';
+  let content = text.replace(/^\uFEFF/, '');
+  let firstLine = content.split(/\r?\n/, 1)[0] ?? '';
+  // Excel's "sep=;" first line names the separator and is not a row of the sheet (Excel does not show it).
+  const named = /^sep=([,;\t|])$/i.exec(firstLine)?.[1];
+  if (named) {
+    content = content.slice(firstLine.length).replace(/^\r?\n/, '');
+    firstLine = content.split(/\r?\n/, 1)[0] ?? '';
+  }
   const delimiter =
-    (firstLine.match(/;/g)?.length ?? 0) > (firstLine.match(/,/g)?.length ?? 0) ? ';' : firstLine.includes('\t') && !firstLine.includes(',') ? '\t' : ',';
+    named ??
+    ((firstLine.match(/;/g)?.length ?? 0) > (firstLine.match(/,/g)?.length ?? 0) ? ';' : firstLine.includes('\t') && !firstLine.includes(',') ? '\t' : ',');
   const base = { sheets: [], sheet: null };
   // Row by row, stopping once there are more rows with text than a batch may hold: a 48 MB file of tiny rows is
   // never held as millions of arrays.
@@ -313,19 +320,24 @@ function textEncoding(bytes: Uint8Array): string {
 
 export async function parseConsumptionFile(fileName: string, bytes: Uint8Array, sheetName?: string): Promise<ParsedFile> {
   if (/\.xlsx$/i.test(fileName)) return parseConsumptionXlsx(fileName, bytes, sheetName);
+  const refused = (problem: string): ParsedFile => ({ fileName, sheets: [], sheet: null, rows: [], problems: [problem], extraColumns: [], ignoredColumns: [] });
   if (/\.(csv|txt|tsv)$/i.test(fileName)) {
     if (bytes.length > MAX_CONSUMPTION_FILE_BYTES) return tooLarge(fileName, bytes.length);
+    const other = notText(bytes);
+    if (other)
+      return refused(`${fileName} is not a CSV file: it is ${other}. Save the consumption sheet as CSV (or open the Excel workbook itself, as .xlsx).`);
     return parseConsumptionCsv(fileName, new TextDecoder(textEncoding(bytes)).decode(bytes));
   }
-  return {
-    fileName,
-    sheets: [],
-    sheet: null,
-    rows: [],
-    problems: [`${fileName}: Closebook reads consumption from .csv or .xlsx files.`],
-    extraColumns: [],
-    ignoredColumns: [],
-  };
+  return refused(`${fileName}: Closebook reads consumption from .csv or .xlsx files.`);
+}
+
+/** What a file named as text is instead, by its first bytes (a PDF, a zip such as an Excel workbook, other binary); null for text. */
+function notText(bytes: Uint8Array): string | null {
+  const starts = (...signature: number[]) => signature.every((byte, index) => bytes[index] === byte);
+  if (starts(0x25, 0x50, 0x44, 0x46)) return 'a PDF';
+  if (starts(0x50, 0x4b, 0x03, 0x04)) return 'an Excel workbook or another zip file';
+  if (textEncoding(bytes) !== 'utf-8') return null; // UTF-16 holds a NUL in every other byte
+  return bytes.subarray(0, 4096).includes(0) ? 'not text (it holds NUL bytes)' : null;
 }
 
 /** A CSV larger than any consumption batch can be, refused before it is read. */

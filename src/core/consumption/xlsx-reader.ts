@@ -258,9 +258,9 @@ async function sheetRows(
 }
 
 /**
- * A cell's value as text: numbers as JavaScript writes them, a number in a date or time style as the date it shows
- * (serialDate), booleans as true/false, errors as their code; null for a formula without a value. A formula whose
- * value is empty text is not taken for one without a value, and text is not unescaped twice.
+ * A cell's value as text: numbers as the cell shows them (numberText), one in a date or time style as the date it
+ * shows (serialDate), booleans as true/false, errors as their code; null for a formula without a value. A formula
+ * whose value is empty text is not taken for one without a value, and text is not unescaped twice.
  */
 function cellText(cell: Cell, shared: string[], dates: DateStyles): string | null {
   const { type, value } = cell;

@@ -65,6 +65,14 @@ describe('closebook invoices', () => {
       code: 0,
       stdout: expect.stringMatching(/^Next invoice: CB-1001;.*\nSeller on e-invoices: Nordlys Cloud AB, VAT SE556677889901, SE, Peppol 0007:5566778899\.\n$/),
     });
+    // Settings kept that cannot be read make no invoice; shown as the defaults, saved again, they are replaced.
+    await withLedgerAt(dir, (ledger) => ledger.run(`UPDATE invoice_settings SET settings = '{"prefix": 5}'`));
+    const unreadable = cli(['invoices', 'run', october]);
+    expect(unreadable.code).not.toBe(0);
+    expect(unreadable.stderr).toMatch(/The invoice settings kept for \S+ \(reseller \S+\) could not be read, so no invoice is made with them\./);
+    const shown = JSON.parse(cli(['invoices', 'settings', '--json']).stdout) as { prefix: string; next: number };
+    expect(shown).toMatchObject({ prefix: 'INV-', next: 1001 }); // the defaults, and the sequence where it was
+    expect(cli(['invoices', 'settings', '--prefix', 'CB-', '--next', '1001', '--date-format', 'YYYY-MM-DD', ...seller]).code).toBe(0);
     // What the run refuses is found while its invoices are made and numbered one at a time: refused, nothing is kept
     // and no number is used (the export below numbers from CB-1001), no file written.
     const noTaxCode = fillMapping(blank).replace(/Zero Rated EC Services/g, '');

@@ -194,7 +194,12 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
     const opened = await ledger();
     const month = await monthOf(opened, reportId);
     const broker = brokerOf(month);
-    const [mapping, { settings }] = [await (await recordNow()).mapping(broker), await readSettings(opened, broker)];
+    const [mapping, { settings, unreadable }] = [await (await recordNow()).mapping(broker), await readSettings(opened, broker)];
+    if (unreadable)
+      throw new AppError(
+        'storage',
+        `The invoice settings kept for ${broker.host} (reseller ${broker.resellerId}) could not be read, so no invoice is made with them. Check them under "Numbering, dates and the seller" in the Invoices tab (or with closebook invoices settings) and save them: that replaces them.`,
+      );
     const { entries } = await close.log(reportId);
     const logged = entries.flatMap((entry): LoggedAdjustment[] => {
       if (entry.action !== 'adjusted') return [];

@@ -28,13 +28,31 @@ const RUN = rowShape({
   exported_by: 'text',
 });
 
-export async function readSettings(reader: Ledger | LedgerTransaction, broker: Broker): Promise<{ settings: InvoiceSettings; next: number }> {
+/**
+ * A Broker's invoice settings and next number. Settings kept that cannot be read (written by another version, or
+ * changed by hand) read as the defaults with `unreadable` set: shown so, to be checked and saved again (which
+ * replaces them), and never used to make invoices (draftInputs refuses).
+ */
+export async function readSettings(
+  reader: Ledger | LedgerTransaction,
+  broker: Broker,
+): Promise<{ settings: InvoiceSettings; next: number; unreadable: boolean }> {
   const [row] = SETTINGS.all(
     await reader.all('SELECT settings, next_number FROM invoice_settings WHERE host = $1 AND reseller_id = $2', [broker.host, broker.resellerId]),
   );
-  if (!row) return { settings: DEFAULT_SETTINGS, next: 1 };
-  const parsed = InvoiceSettings.safeParse(JSON.parse(row.settings));
-  return { settings: parsed.success ? parsed.data : DEFAULT_SETTINGS, next: row.next_number };
+  if (!row) return { settings: DEFAULT_SETTINGS, next: 1, unreadable: false };
+  const parsed = InvoiceSettings.safeParse(jsonOrUndefined(row.settings));
+  return parsed.success
+    ? { settings: parsed.data, next: row.next_number, unreadable: false }
+    : { settings: DEFAULT_SETTINGS, next: row.next_number, unreadable: true };
+}
+
+function jsonOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /**

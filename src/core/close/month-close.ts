@@ -28,6 +28,7 @@ import { newestFetchRow } from './queries/months';
 import { invoicedNumbers } from './queries/invoice-runs';
 import { AppError } from '@shared/errors';
 import { keepRecent } from '../runtime/recent-map';
+import { keptJson } from '@core/ledger/kept-json';
 
 export interface ReviewedException extends BillingException {
   review: Review | null;
@@ -68,14 +69,6 @@ export const RULES_VERSION = 2;
 const KEPT_CHECKS = 16;
 
 const KeptExceptions = z.array(BillingExceptionSchema.omit({ review: true }).extend({ rule: z.string() }));
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * Closing a month: its exceptions with their reviews, the review itself, and the four-eyes sign-off. The checks are
@@ -340,7 +333,7 @@ export class MonthClose {
   private async keptOrChecked(ledger: Ledger, key: string, check: () => Promise<BillingException[]>): Promise<BillingException[]> {
     const kept = await keptExceptionsRow(ledger, key);
     if (kept !== undefined) {
-      const parsed = KeptExceptions.safeParse(parseJson(kept));
+      const parsed = KeptExceptions.safeParse(keptJson(kept));
       if (parsed.success) return parsed.data as BillingException[];
       // Kept results are derived: a damaged one is found again (and replaced) rather than shown.
     }

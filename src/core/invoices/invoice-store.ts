@@ -3,6 +3,7 @@ import { constants, gunzipSync, gzipSync } from 'node:zlib';
 import { AppError } from '@shared/errors';
 import type { LedgerTransaction, Ledger } from '@core/ledger/ledger';
 import { rowShape } from '@core/ledger/rows';
+import { keptJson } from '@core/ledger/kept-json';
 import { InvoiceSettings, type Seller } from '@shared/schemas/invoices';
 import type { Invoice } from './invoice-run';
 import { type IssuedInvoices, issuedInMemory } from './invoice-files';
@@ -41,18 +42,10 @@ export async function readSettings(
     await reader.all('SELECT settings, next_number FROM invoice_settings WHERE host = $1 AND reseller_id = $2', [broker.host, broker.resellerId]),
   );
   if (!row) return { settings: DEFAULT_SETTINGS, next: 1, unreadable: false };
-  const parsed = InvoiceSettings.safeParse(jsonOrUndefined(row.settings));
+  const parsed = InvoiceSettings.safeParse(keptJson(row.settings));
   return parsed.success
     ? { settings: parsed.data, next: row.next_number, unreadable: false }
     : { settings: DEFAULT_SETTINGS, next: row.next_number, unreadable: true };
-}
-
-function jsonOrUndefined(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
 /**

@@ -25,6 +25,16 @@ const item = (index: number, account = '3010') =>
   ItemMapping.parse({ match: 'product', id: `P-${index}`, account, taxCode: '25% (VAT on Income)', vatCategory: 'S', vatRate: '25' });
 
 describe('the kept mapping', () => {
+  it('names a kept entry it cannot read, whether its text is not JSON or not a mapping, and says how to replace it', async () => {
+    await saveMapping(ledger(), broker, { customers: [customer(1)], items: [item(1)] }, 'anna', at, true);
+    for (const kept of ['{"orgId": 5}', 'not json {']) {
+      await ledger().run('UPDATE invoice_customers SET mapping = $1', [kept]);
+      const read = readMapping(ledger(), broker);
+      await expect(read).rejects.toBeInstanceOf(AppError);
+      await expect(read).rejects.toThrow(/^A kept customer mapping could not be read \(.*\)\. Import the mapping again to replace it\.$/);
+    }
+  });
+
   it("keeps a whole import of 10,000 customers (a million-line month's) at once, exactly, replacing the one before", async () => {
     await saveMapping(ledger(), broker, { customers: [customer(0, 'Gone AB')], items: [item(999)] }, 'anna', at, true);
     const customers = Array.from({ length: 10_000 }, (_, index) => customer(index));

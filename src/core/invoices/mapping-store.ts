@@ -2,6 +2,7 @@ import { AppError } from '@shared/errors';
 import { CustomerMapping, type InvoiceMapping, ItemMapping } from '@shared/schemas/invoices';
 import type { Ledger, LedgerTransaction } from '@core/ledger/ledger';
 import { rowShape } from '@core/ledger/rows';
+import { keptJson } from '@core/ledger/kept-json';
 import { formulaSafe } from '@core/formats/csv';
 
 /** A profile's Broker at its service: what a mapping, the settings and the invoice runs are kept under. */
@@ -64,7 +65,7 @@ export async function readMapping(ledger: Ledger, broker: Broker): Promise<Invoi
   const read = async (table: string) =>
     KEPT.all(await ledger.all(`SELECT mapping FROM ${table} WHERE host = $1 AND reseller_id = $2`, [broker.host, broker.resellerId]));
   const parse = <T>(schema: { safeParse(value: unknown): { success: true; data: T } | { success: false } }, text: string, what: string): T => {
-    const parsed = schema.safeParse(JSON.parse(text));
+    const parsed = schema.safeParse(keptJson(text));
     if (!parsed.success)
       throw new AppError('storage', `A kept ${what} mapping could not be read (${text.slice(0, 80)}). Import the mapping again to replace it.`);
     return parsed.data;

@@ -90,7 +90,7 @@ export function mappingCsv(mapping: InvoiceMapping, suggestions: MappingSuggesti
 const rate = (text: string) => text.trim().replace(/^(\d+),(\d+)$/, '$1.$2');
 
 /** The customer fields whose column is named otherwise in the file (the rest are named as their fields). */
-const CUSTOMER_COLUMNS: Partial<Record<keyof CustomerMapping, Column>> = { orgId: 'id', taxCode: 'customerTaxCode' };
+const CUSTOMER_COLUMNS = { orgId: 'id', taxCode: 'customerTaxCode' } as const satisfies Partial<Record<keyof CustomerMapping, Column>>;
 
 /** What the schema says of a cell, as it reaches a problem: its own words, or zod's generic ones (see plainProblem). */
 interface SchemaIssue {
@@ -188,7 +188,7 @@ export function parseMappingCsv(content: string): InvoiceMapping {
     if (type === 'customer') {
       const days = value('paymentTermsDays');
       const result = CustomerMapping.safeParse({
-        orgId: value('id'),
+        orgId: value(CUSTOMER_COLUMNS.orgId),
         contactName: value('contactName'),
         customerNumber: value('customerNumber'),
         paymentTermsDays: /^\d+$/.test(days) ? Number(days) : days === '' ? undefined : days,
@@ -197,7 +197,7 @@ export function parseMappingCsv(content: string): InvoiceMapping {
         country: value('country').toUpperCase(),
         endpoint: value('endpoint'),
         buyerReference: value('buyerReference'),
-        taxCode: value('customerTaxCode'),
+        taxCode: value(CUSTOMER_COLUMNS.taxCode),
       });
       if (!result.success) return issues(result.error, CUSTOMER_COLUMNS);
       const key = `customer ${result.data.orgId}`;

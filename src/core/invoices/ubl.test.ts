@@ -127,6 +127,11 @@ describe('UBL e-invoices under the official CEN EN 16931 and Peppol BIS 3.0 rule
     expect(fatal(document(exempt!))).toEqual([]);
     const [outside] = invoices([row('US', '99.99', '1')], [customer('US', { vatTreatment: 'outside-scope', country: 'US', endpoint: '0060:123456789' })]);
     expect(fatal(document(outside!))).toEqual([]);
+    // Outside the scope of VAT the seller carries no VAT id, so its registration number is what identifies it (BR-CO-26).
+    const unidentified = ublInvoice(outside!, { ...SELLER, companyId: '' }, PERIOD);
+    expect(unidentified).toEqual({ refused: expect.stringMatching(/registration number is not set \(invoices settings --seller-company-id\)/) });
+    const content = document(outside!).replace(/<cbc:CompanyID>5566778899<\/cbc:CompanyID>/, '');
+    expect(fatal(content).map((finding) => finding.id)).toContain('BR-CO-26');
   }, 300_000);
 
   it('the rules find a broken e-invoice (so a clean result means something)', () => {

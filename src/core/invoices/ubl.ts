@@ -47,6 +47,9 @@ export function ublRefusal(invoice: Invoice, seller: Seller): string | null {
   const categories = new Set(invoice.vat.map((entry) => entry.category));
   if (!seller.vatId && [...categories].some((category) => category !== 'O'))
     return `${what}: the seller's VAT id is not set (invoices settings --seller-vat-id)`;
+  // BR-CO-26: a buyer finds the seller by its VAT id or its registration number; outside the scope of VAT there is no VAT id.
+  if (!seller.companyId && [...categories].every((category) => category === 'O'))
+    return `${what}: the seller's company registration number is not set (invoices settings --seller-company-id); outside the scope of VAT it is what identifies the seller`;
   const customer = `customer ${invoice.orgId}`;
   if (!invoice.buyer.endpoint) return `${what}: ${customer} has no e-invoice endpoint (Peppol id) in the mapping`;
   if (!invoice.buyer.country) return `${what}: ${customer} has no country in the mapping`;

@@ -69,13 +69,20 @@ export interface InvoiceStep {
 }
 
 /**
- * The adjustments made since the month's approval (or since the last approval of adjustments), each with its log
- * entry: what awaits a second person before the month is invoiced again. None while the month is not Approved.
+ * The adjustments no approval covers yet, each with its log entry: those logged after the month's last approval (or
+ * approval of adjustments). Approving the month approves them, so none may be the approver's own.
  */
-export function adjustmentsAwaitingApproval<E extends { seq: number; action: string }>(entries: readonly E[], approved: boolean): E[] {
-  if (!approved) return [];
+export function adjustmentsSinceApproval<E extends { seq: number; action: string }>(entries: readonly E[]): E[] {
   const since = Math.max(0, ...entries.filter((entry) => entry.action === 'approved' || entry.action === 'adjustments-approved').map((entry) => entry.seq));
   return entries.filter((entry) => entry.action === 'adjusted' && entry.seq > since);
+}
+
+/**
+ * The adjustments made since the month's approval (or since the last approval of adjustments): what awaits a second
+ * person before the month is invoiced again. None while the month is not Approved.
+ */
+export function adjustmentsAwaitingApproval<E extends { seq: number; action: string }>(entries: readonly E[], approved: boolean): E[] {
+  return approved ? adjustmentsSinceApproval(entries) : [];
 }
 
 /** Which record a step uses now: the team ledger's while one is connected, else the workstation's. */

@@ -163,6 +163,28 @@ describe('closing a month: four eyes', () => {
     await expect(close.approve(NOVEMBER)).rejects.toMatchObject({ code: 'control', message: expect.stringMatching(/jberg accepted 2 high exceptions/) });
   });
 
+  it("refuses an approver who adjusted the month's invoices since its last approval: approving the month would approve the adjustment", async () => {
+    const { close, people } = await months();
+    await acceptAll(close, NOVEMBER);
+    people.current = people.person('jberg');
+    await close.invoiceStep(NOVEMBER, { action: 'adjusted', note: 'Onboarding workshop', evidence: '{}' });
+    people.current = people.person('mlind');
+    await close.prepare(NOVEMBER);
+    people.current = people.person('jberg');
+    await expect(close.approve(NOVEMBER)).rejects.toMatchObject({
+      code: 'control',
+      message: expect.stringMatching(/^jberg adjusted this month's invoices \("Onboarding workshop"\) since its last approval, so jberg cannot also approve/),
+    });
+    people.current = people.person('akarl');
+    await expect(close.approve(NOVEMBER)).resolves.toMatchObject({ approvedBy: 'akarl' });
+    // Approved by akarl, the adjustment is no longer jberg's to answer for: reopened and prepared again, jberg may approve.
+    await close.reopen(NOVEMBER, 'A late credit from the vendor.');
+    people.current = people.person('mlind');
+    await close.prepare(NOVEMBER);
+    people.current = people.person('jberg');
+    await expect(close.approve(NOVEMBER)).resolves.toMatchObject({ approvedBy: 'jberg' });
+  });
+
   it('refuses review ids the month does not have, and reviews a group all or none', async () => {
     const { close } = await months();
     const ids = (await close.state(NOVEMBER)).exceptions.map((exception) => exception.id);

@@ -5,7 +5,8 @@ import type { Ledger, LedgerTransaction } from '../ledger/ledger';
 import type { Identity } from '../ports/identity';
 import type { BillingException } from './billing-checks';
 import { appendLog, monthLog, type MonthLog } from './close-log';
-import { adjustmentsAwaitingApproval, type CloseRecord, type InvoiceStep } from './close-record';
+import { approvalSteps } from './queries/close-log';
+import { adjustmentsAwaitingApproval, adjustmentsSinceApproval, type CloseRecord, type InvoiceStep } from './close-record';
 import type { MonthRef } from './months';
 import { newestFetchRow } from './queries/months';
 import { invoicedNumbers } from './queries/invoice-runs';
@@ -24,6 +25,10 @@ export interface Actor {
 /** Why a month whose invoices were exported is not reopened, and what to do instead. */
 export const invoicedRefusal = (invoiced: { first: string; last: string; at: string }) =>
   `This month's invoices ${invoiced.first}–${invoiced.last} were exported (${invoiced.at.slice(0, 10)}), so it is not reopened: a reopened month could be invoiced twice. Correct it in the mapping and export again — each changed invoice is credited and issued anew.`;
+
+/** Why an approver who adjusted the month's invoices since its last approval may not approve it (the database says the same). */
+const ownAdjustmentRefusal = (user: string, note: string) =>
+  `${user} adjusted this month's invoices ("${note}") since its last approval, so ${user} cannot also approve the month, which approves the adjustment: a second person must.`;
 
 /** A refusal by a control of the close: its own error code (the CLI exits 5), with words that say which rule. */
 const refused = (message: string) => new AppError('control', message);
@@ -330,6 +335,8 @@ export class MonthReview implements CloseRecord {
         throw refused(
           `${identity.user} accepted ${plural(ownHigh.length, 'high exception', 'high exceptions')} of this month, so ${identity.user} cannot also approve it: a second person must.`,
         );
+      const ownAdjustment = adjustmentsSinceApproval(await approvalSteps(transaction, month)).find((entry) => entry.actor === identity.user);
+      if (ownAdjustment) throw refused(ownAdjustmentRefusal(identity.user, ownAdjustment.note));
       const open = total(openCounts(exceptions, rows));
       if (open > 0) throw refused(`${plural(open, 'exception is', 'exceptions are')} open again (a review was suspended): reopen the month and review them.`);
       const log = await appendLog(transaction, month, [

@@ -122,6 +122,36 @@ describe('the team ledger schema', () => {
     expect(approve('both_d', month, ['y1'])).toMatchObject({ code: 1, stderr: expect.stringMatching(/both_d accepted 1 high exception of this month/) });
   });
 
+  it("refuses an approver who adjusted the month's invoices since its last approval, and a run made from other lines than the approved", () => {
+    const month = `'billing.example.com', 'r-4', '2026-04-01', '2026-04-30'`;
+    expect(share('preparer_a', month).code).toBe(0);
+    expect(review('preparer_a', month, ['w1'], 'resolved', 'Fixed.').code).toBe(0);
+    const adjust = as('approver_b', `SELECT closebook.log_invoice_adjustment(${month}, 'Agreed in the order form', '{"kind":"add"}'::jsonb, 'ws-2')`);
+    expect(adjust.code).toBe(0);
+    expect(prepare('preparer_a', month, ['w1']).code).toBe(0);
+    expect(approve('approver_b', month, ['w1'])).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(
+        /approver_b adjusted this month's invoices \("Agreed in the order form"\) since its last approval, so approver_b cannot also approve/,
+      ),
+    });
+    expect(approve('both_d', month, ['w1']).code).toBe(0);
+
+    const run = (hash: string, runId: string) =>
+      as('preparer_a', `SELECT closebook.record_invoice_run(${month}, '${runId}', NULL, '${hash}', 'W-', 1, ARRAY['W-1'], '{}'::jsonb, 'ws-1')`);
+    expect(run('d'.repeat(64), '00000000-0000-4000-8000-000000000041')).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/made from other lines than the month's approved ones/),
+    });
+    expect(run(HASH, '00000000-0000-4000-8000-000000000042').code).toBe(0);
+    expect(
+      as(
+        'auditor_c',
+        `SELECT string_agg(action || ':' || actor, ',' ORDER BY seq) FROM closebook.close_log l JOIN closebook.months m USING (month_id) WHERE m.reseller_id = 'r-4'`,
+      ).stdout.trim(),
+    ).toBe('fetched:preparer_a,resolved:preparer_a,adjusted:approver_b,prepared:preparer_a,approved:both_d,invoiced:preparer_a');
+  });
+
   it('lets no role write a table directly, and keeps the log append-only for the owner too', () => {
     for (const sql of [
       `INSERT INTO closebook.sign_offs SELECT month_id, 'approved', 'x', NULL, 1, '[]', 'x', '{}', '[]', 'me', now(), 'me', now(), NULL, NULL FROM closebook.months LIMIT 1`,
@@ -208,7 +238,7 @@ describe('the team ledger schema', () => {
     const status = runCli(['team', 'status', '--url', address(checked)], dataDir, { CLOSEBOOK_TEAM_PASSWORD: PASSWORD });
     expect([status.code, status.stderr]).toEqual([0, '']);
     expect(status.stdout).toMatch(
-      /^You are preparer_a on 127\.0\.0\.1:\d+\/postgres \(PostgreSQL 1\d[.\d]*.*, TLS, certificate checked\)\.\nYour roles: preparer\.\nClosebook's schema: version 2\.\n$/,
+      /^You are preparer_a on 127\.0\.0\.1:\d+\/postgres \(PostgreSQL 1\d[.\d]*.*, TLS, certificate checked\)\.\nYour roles: preparer\.\nClosebook's schema: version 3\.\n$/,
     );
     // The server's certificate is signed by a CA this machine does not trust: refused, with what to do.
     const unproven = runCli(['team', 'status', '--url', address('?sslmode=verify-full')], dataDir, { CLOSEBOOK_TEAM_PASSWORD: PASSWORD });

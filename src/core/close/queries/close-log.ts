@@ -42,3 +42,18 @@ export async function insertLogEntry(transaction: LedgerTransaction, row: LogEnt
     COLUMNS.map((column) => row[column as keyof LogEntryRow]),
   );
 }
+
+const APPROVAL_STEP = rowShape({ seq: 'int', action: 'text', actor: 'text', note: 'text' });
+
+/** The month's adjustments and approvals in order: which adjustments an approval covers (adjustmentsSinceApproval). */
+export async function approvalSteps(
+  reader: Ledger | LedgerTransaction,
+  month: MonthRef,
+): Promise<{ seq: number; action: string; actor: string; note: string }[]> {
+  return APPROVAL_STEP.all(
+    await reader.all(
+      `SELECT seq, action, actor, note FROM close_log WHERE ${SAME_MONTH} AND action IN ('adjusted', 'approved', 'adjustments-approved') ORDER BY seq`,
+      monthParams(month),
+    ),
+  );
+}

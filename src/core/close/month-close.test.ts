@@ -8,7 +8,10 @@ import { groupFindings } from '@shared/model/findings';
 import { anomaliesByInvoiceRow, anomalyKey } from '@shared/model/invoice-anomalies';
 import { ingestReport } from '../reports/report-ingest';
 import { invoicing } from '../reports/report-invoicing';
+import { memoryCalendar } from './calendar';
+import type { CloseRecord } from './close-record';
 import { MonthClose } from './month-close';
+import { MonthReview } from './month-review';
 
 const OCTOBER = '11111111-1111-4111-8111-000000000010';
 const NOVEMBER = '11111111-1111-4111-8111-000000000011';
@@ -251,6 +254,33 @@ describe('closing a month: four eyes', () => {
     );
     expect((await close.state(NOVEMBER_AGAIN)).open).toEqual({ high: 0, medium: 0, low: 0 });
     await close.prepare(NOVEMBER_AGAIN);
+  });
+
+  it('refuses to prepare an older fetch with a team ledger too, before the team ledger is asked', async () => {
+    const { ledger, november, people } = await months();
+    await save(ledger, NOVEMBER_AGAIN, november, '2026-12-09T08:00:00.000Z');
+    // The team ledger's record, standing in: the workstation's reviews, and a prepare that says it was reached.
+    const reached: string[] = [];
+    const review = new MonthReview(async () => ledger, memoryCalendar());
+    const team = new Proxy(review, {
+      get: (target, key) => {
+        if (key === 'prepare') return () => Promise.reject(new Error(`the team ledger was asked to prepare (${reached.push('prepare')})`));
+        const value = Reflect.get(target, key) as unknown;
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    }) as CloseRecord;
+    const close = new MonthClose(
+      async () => ledger,
+      null,
+      async () => people.current,
+      undefined,
+      async () => team,
+    );
+    await acceptAll(close, NOVEMBER);
+    await expect(close.prepare(NOVEMBER)).rejects.toMatchObject({ code: 'control', message: expect.stringMatching(/^A newer fetch of this month was saved/) });
+    expect(reached).toEqual([]);
+    await acceptAll(close, NOVEMBER_AGAIN);
+    await expect(close.prepare(NOVEMBER_AGAIN)).rejects.toThrow(/the team ledger was asked to prepare/);
   });
 
   it('keeps the thresholds it was prepared with, and shows what the service changed since the sign-off', async () => {

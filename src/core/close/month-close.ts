@@ -22,7 +22,17 @@ import { type CalendarStore, memoryCalendar } from './calendar';
 import { checklistSteps } from './checklist';
 import { compareMonths, type CurrencyBridge, type MonthChange } from './month-compare';
 import { contentHashOf, keptContentHash } from '../reports';
-import { type Actor, invoicedRefusal, MonthReview, openCounts, type Review, type ReviewState, type SignOff, signOffOf } from './month-review';
+import {
+  type Actor,
+  invoicedRefusal,
+  MonthReview,
+  openCounts,
+  type Review,
+  type ReviewState,
+  type SignOff,
+  signOffOf,
+  supersededRefusal,
+} from './month-review';
 import { everyFetch, monthOf, type MonthRef, previousMonth } from './months';
 import { newestFetchRow } from './queries/months';
 import { invoicedNumbers } from './queries/invoice-runs';
@@ -236,6 +246,9 @@ export class MonthClose {
     const ledger = await this.ledger();
     const record = await this.record();
     const { month, exceptions, thresholds, previousId } = await this.checked(reportId, profileThresholds, record);
+    // The workstation's record checks this inside its own transaction too; the team ledger's record is told here.
+    const newest = await newestFetchRow(ledger, month);
+    if (newest && newest.report_id !== reportId) throw new AppError('control', supersededRefusal(newest.fetched_at));
     const prepared = {
       contentHash: await keptContentHash(ledger, reportId),
       thresholds,

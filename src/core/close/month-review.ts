@@ -26,6 +26,10 @@ export interface Actor {
 export const invoicedRefusal = (invoiced: { first: string; last: string; at: string }) =>
   `This month's invoices ${invoiced.first}–${invoiced.last} were exported (${invoiced.at.slice(0, 10)}), so it is not reopened: a reopened month could be invoiced twice. Correct it in the mapping and export again — each changed invoice is credited and issued anew.`;
 
+/** Why a fetch that is not its month's newest is not prepared (the newest is the basis of the month). */
+export const supersededRefusal = (newestFetchedAt: string) =>
+  `A newer fetch of this month was saved (${newestFetchedAt}): prepare that one, the basis of the month now.`;
+
 /** Why an approver who adjusted the month's invoices since its last approval may not approve it (the database says the same). */
 const ownAdjustmentRefusal = (user: string, note: string) =>
   `${user} adjusted this month's invoices ("${note}") since its last approval, so ${user} cannot also approve the month, which approves the adjustment: a second person must.`;
@@ -281,8 +285,7 @@ export class MonthReview implements CloseRecord {
       const signed = await signOffRow(transaction, month);
       if (signed) throw refused(`This month is ${stateWord(signed.state)} already (by ${signed.prepared_by}). Reopen it (with a reason) to prepare it again.`);
       const newest = await newestFetchRow(transaction, month);
-      if (newest && newest.report_id !== reportId)
-        throw refused(`A newer fetch of this month was saved (${newest.fetched_at}): prepare that one, the basis of the month now.`);
+      if (newest && newest.report_id !== reportId) throw refused(supersededRefusal(newest.fetched_at));
       const open = total(openCounts(exceptions, await reviewRows(transaction, month)));
       if (open > 0)
         throw refused(`${plural(open, 'exception is', 'exceptions are')} still open: accept (with a note) or resolve each before the month is prepared.`);

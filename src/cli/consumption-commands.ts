@@ -26,7 +26,7 @@ function reportProblems(parsed: ParsedFile): boolean {
   if (!problems.length) {
     const kept = parsed.extraColumns.length ? ` (your own columns, kept but not sent: ${parsed.extraColumns.join(', ')})` : '';
     const ignored = parsed.ignoredColumns.length ? ` (ignored columns: ${parsed.ignoredColumns.join(', ')})` : '';
-    process.stderr.write(`${parsed.fileName}: ${records.length} records are valid${kept}${ignored}.\n`);
+    process.stderr.write(`${parsed.fileName}: ${records.length === 1 ? '1 record is' : `${records.length} records are`} valid${kept}${ignored}.\n`);
   }
   return problems.length > 0;
 }

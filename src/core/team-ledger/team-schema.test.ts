@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
+import { copyFile, readFile, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '@testing/cli-test-support';
-import { startTeamLedgerCluster, type TestCluster } from '@testing/postgres';
+import { startTeamLedgerCluster, startTestCluster, TEAM_LEDGER_SCHEMA, type TestCluster } from '@testing/postgres';
 import { temporaryDir } from '@testing/test-support';
 
 /*
@@ -151,6 +153,38 @@ describe('the team ledger schema', () => {
       ).stdout.trim(),
     ).toBe('fetched:preparer_a,resolved:preparer_a,adjusted:approver_b,prepared:preparer_a,approved:both_d,invoiced:preparer_a');
   });
+
+  it('brings a version 2 team ledger to version 3 by running that file alone, and refuses to run it twice', async () => {
+    const older = await startTestCluster();
+    const scripts = await temporaryDir();
+    try {
+      // The schema as version 2 installed it: the main script without its last include.
+      const folder = dirname(TEAM_LEDGER_SCHEMA);
+      const main = (await readFile(TEAM_LEDGER_SCHEMA, 'utf8')).replace(/^\\ir closebook-team-ledger-approvals\.sql$/m, '');
+      await writeFile(join(scripts.path, 'version-2.sql'), main);
+      await copyFile(join(folder, 'closebook-team-ledger-invoices.sql'), join(scripts.path, 'closebook-team-ledger-invoices.sql'));
+      const owner = (args: string[]) => older.psql(older.owner.user, older.owner.password, args);
+      expect(owner(['-f', join(scripts.path, 'version-2.sql')]).code).toBe(0);
+      const state = () =>
+        owner([
+          '-At',
+          '-c',
+          "SELECT (SELECT max(version) FROM closebook.schema_version) || ':' || (SELECT count(*) FROM pg_trigger WHERE tgname IN ('approver_made_no_adjustment', 'run_of_approved_lines'))",
+        ]).stdout.trim();
+      expect(state()).toBe('2:0');
+      const upgrade = join(folder, 'closebook-team-ledger-approvals.sql');
+      expect(owner(['-f', upgrade]).code).toBe(0);
+      expect(state()).toBe('3:2');
+      expect(owner(['-f', upgrade])).toMatchObject({
+        code: 3,
+        stderr: expect.stringMatching(/brings a version 2 team ledger to version 3; this one is version 3/),
+      });
+      expect(state()).toBe('3:2');
+    } finally {
+      older.stop();
+      await scripts.remove();
+    }
+  }, 120_000);
 
   it('lets no role write a table directly, and keeps the log append-only for the owner too', () => {
     for (const sql of [

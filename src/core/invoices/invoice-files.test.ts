@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { InvoiceTemplate, Seller } from '@shared/schemas/invoices';
 import { invoiceFiles, issuedInMemory, templatePieces } from './invoice-files';
 import type { Invoice } from './invoice-run';
-import { taken, testInvoice as invoice, testLine } from '@testing/stored-invoices';
+import { storedInvoice, taken, testInvoice as invoice, testLine } from '@testing/stored-invoices';
 
 const SELLER = { name: '', vatId: '', companyId: '', country: '', street: '', city: '', postcode: '', endpoint: '', iban: '' } satisfies Seller;
 const run = (issued: Invoice[], template: InvoiceTemplate | null = null) => ({
@@ -24,6 +24,33 @@ describe('invoice files', () => {
       ['xero-invoices-2026-10-part-3-of-3.csv', 1],
     ]);
     expect((await taken(files[2]!.pieces())).join('').split('\r\n').filter(Boolean)).toHaveLength(1 + 2); // header and the last invoice's two lines
+  });
+
+  it('splits QuickBooks files at 100 invoices and 1,000 rows per currency and kind, an invoice never across two files', async () => {
+    // SEK: 250 invoices of 2 lines, an EUR one between them; then 3 SEK invoices of 400 lines (1,200 rows).
+    const issued = [
+      ...Array.from({ length: 120 }, (_, index) => storedInvoice(index + 1, index)),
+      { ...storedInvoice(121, 120), currency: 'EUR' },
+      ...Array.from({ length: 130 }, (_, index) => storedInvoice(index + 122, index + 121)),
+      ...Array.from({ length: 3 }, (_, index) => storedInvoice(index + 252, index + 251, 400)),
+    ];
+    const files = await taken((await invoiceFiles('qbo', run(issued))).files);
+    expect(files.map((file) => [file.name, file.invoices])).toEqual([
+      ['quickbooks-invoices-2026-10-EUR.csv', 1],
+      ['quickbooks-invoices-2026-10-SEK-part-1-of-4.csv', 100],
+      ['quickbooks-invoices-2026-10-SEK-part-2-of-4.csv', 100],
+      ['quickbooks-invoices-2026-10-SEK-part-3-of-4.csv', 52], // 50 of 2 lines and two of 400: 900 rows
+      ['quickbooks-invoices-2026-10-SEK-part-4-of-4.csv', 1],
+    ]);
+    const numbers: string[] = [];
+    for (const file of files.slice(1)) {
+      const rows = (await taken(file.pieces())).join('').split('\r\n').slice(1, -1);
+      expect(rows.length, file.name).toBeLessThanOrEqual(999);
+      const inFile = [...new Set(rows.map((row) => row.split(',')[0]!))];
+      expect(inFile, file.name).toHaveLength(file.invoices);
+      numbers.push(...inFile);
+    }
+    expect(numbers).toEqual(issued.filter((entry) => entry.currency === 'SEK').map((entry) => entry.number));
   });
 
   it("writes the user's own template: their columns and order, dates, decimal comma, numbers as numbers", async () => {

@@ -64,6 +64,10 @@ const QUICKBOOKS: Column[] = [
 /** Xero imports at most this many invoices from one file. */
 export const XERO_INVOICES_PER_FILE = 500;
 
+/** QuickBooks imports at most 100 invoices from one file, and reads at most 1,000 rows of it, its header among them. */
+export const QUICKBOOKS_INVOICES_PER_FILE = 100;
+const QUICKBOOKS_LINES_PER_FILE = 999;
+
 export interface InvoiceFile {
   name: string;
   invoices: number;
@@ -220,29 +224,51 @@ async function* importFiles(format: 'xero' | 'qbo', invoices: IssuedInvoices, st
     }
     return;
   }
-  // Counted in one pass; each file then takes its own from another (a run read from the ledger holds no invoice).
-  const counts = new Map<string, { issued: number; credits: number }>();
+  // Cut into files in one pass; each file then reads its own stretch of the run again (a run read from the ledger
+  // holds no invoice). A stretch may hold other currencies' invoices between its own: they are passed over.
+  const parts = new Map<string, QuickBooksPart[]>();
+  let at = 0;
   for await (const invoice of invoices.range(0, invoices.count)) {
-    const count = counts.get(invoice.currency) ?? { issued: 0, credits: 0 };
-    if (invoice.kind === 'invoice') count.issued++;
-    else count.credits++;
-    counts.set(invoice.currency, count);
+    const key = `${invoice.currency}|${invoice.kind}`;
+    const list = parts.get(key) ?? [];
+    const last = list.at(-1);
+    const lines = invoice.lines.length;
+    // QuickBooks imports invoices only: credit memos are entered by hand from one file, whatever its size.
+    const full = !last || (invoice.kind === 'invoice' && (last.invoices === QUICKBOOKS_INVOICES_PER_FILE || last.lines + lines > QUICKBOOKS_LINES_PER_FILE));
+    if (full) list.push({ currency: invoice.currency, kind: invoice.kind, from: at, to: at + 1, invoices: 1, lines });
+    else Object.assign(last, { to: at + 1, invoices: last.invoices + 1, lines: last.lines + lines });
+    parts.set(key, list);
+    at++;
   }
-  async function* of(currency: string, kind: Invoice['kind']): AsyncGenerator<Invoice> {
-    for await (const invoice of invoices.range(0, invoices.count)) if (invoice.currency === currency && invoice.kind === kind) yield invoice;
+  async function* of(part: QuickBooksPart): AsyncGenerator<Invoice> {
+    for await (const invoice of invoices.range(part.from, part.to)) if (invoice.currency === part.currency && invoice.kind === part.kind) yield invoice;
   }
-  for (const [currency, { issued, credits }] of [...counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    // QuickBooks imports invoices only: a credit is a credit memo, listed in a file of its own with its amounts as
-    // the memo carries them (positive), to be entered as credit memos.
-    if (issued)
-      yield { name: `quickbooks-invoices-${stem}-${currency}.csv`, pieces: () => table(QUICKBOOKS, of(currency, 'invoice'), dateFormat), invoices: issued };
-    if (credits)
-      yield {
-        name: `quickbooks-credit-memos-${stem}-${currency}.csv`,
-        pieces: () => table(QUICKBOOKS, mapped(of(currency, 'credit-note'), asCreditMemo), dateFormat),
-        invoices: credits,
-      };
-  }
+  const currencies = [...new Set([...parts.values()].map((list) => list[0]!.currency))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  for (const currency of currencies)
+    for (const kind of ['invoice', 'credit-note'] as const) {
+      const list = parts.get(`${currency}|${kind}`) ?? [];
+      for (const [index, part] of list.entries()) {
+        const suffix = list.length === 1 ? '' : `-part-${index + 1}-of-${list.length}`;
+        yield kind === 'invoice'
+          ? { name: `quickbooks-invoices-${stem}-${currency}${suffix}.csv`, pieces: () => table(QUICKBOOKS, of(part), dateFormat), invoices: part.invoices }
+          : // A credit is a credit memo, listed with its amounts as the memo carries them (positive), to be entered as one.
+            {
+              name: `quickbooks-credit-memos-${stem}-${currency}.csv`,
+              pieces: () => table(QUICKBOOKS, mapped(of(part), asCreditMemo), dateFormat),
+              invoices: part.invoices,
+            };
+      }
+    }
+}
+
+/** A QuickBooks file's share of the run: its invoices of one currency and kind, from the run's `from` … `to` − 1. */
+interface QuickBooksPart {
+  currency: string;
+  kind: Invoice['kind'];
+  from: number;
+  to: number;
+  invoices: number;
+  lines: number;
 }
 
 async function* mapped<T, U>(items: AsyncIterable<T>, change: (item: T) => U): AsyncGenerator<U> {

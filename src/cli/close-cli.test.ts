@@ -201,6 +201,13 @@ describe('closebook reports compare, check and accept', () => {
     for (const entry of state.entries) expect(solid).toContain(`hash${entry.hash}`);
     const pages = Number(/Pages:\s+(\d+)/.exec(execFileSync('pdfinfo', [pdf], { encoding: 'utf8' }))?.[1]);
     for (let page = 1; page <= pages; page++) expect(text).toContain(`Page ${page} of ${pages}`);
+
+    // A month whose month before was never fetched is checked against the newest earlier one, and says so.
+    expect(cli(['reports', 'check', november]).stderr).not.toMatch(/newest earlier month/);
+    const january = fetchMonth('2027-01-01', '2027-01-31');
+    expect(cli(['reports', 'check', january]).stderr).toMatch(
+      /compared with 2026-11-01…2026-11-30, the newest earlier month in the ledger: the months between are not in it \(fetch them/,
+    );
   }, 180_000);
 
   it('refuses an unknown report, a bad --fail-on and an accept without a note with exit 1, saying why', () => {

@@ -11,6 +11,7 @@ import {
   type Severity,
 } from '@shared/schemas/month-close';
 import { bridgeLines } from '@shared/model/bridge-text';
+import { endsTheDayBefore } from '@shared/model/month-before';
 import { describeFigures, type ShownReviewState, shownReviewState } from '@shared/model/review-state';
 import type { CliContext } from './context';
 import { EXIT, parse, UsageError, withContext } from './context';
@@ -162,17 +163,18 @@ const openSummary = (view: Pick<MonthCloseView, 'open'>) => {
 /** The saved reports' names and periods, and a plain refusal (exit 1) for an id that is not one of them. */
 async function savedReports(context: CliContext) {
   const listings = await context.call('reports:list', {});
-  const names = new Map(
-    listings.flatMap((listing) =>
-      listing.state === 'ok' ? [[listing.meta.id, `${listing.meta.name} (${listing.meta.period.startDate}…${listing.meta.period.endDate})`] as const] : [],
-    ),
-  );
+  const metas = new Map(listings.flatMap((listing) => (listing.state === 'ok' ? [[listing.meta.id, listing.meta] as const] : [])));
+  const metaOf = (id: string) => {
+    const meta = metas.get(id);
+    if (!meta) throw new UsageError(`No saved report with id ${id}. See: closebook reports list`);
+    return meta;
+  };
   return {
     nameOf: (id: string) => {
-      const name = names.get(id);
-      if (!name) throw new UsageError(`No saved report with id ${id}. See: closebook reports list`);
-      return name;
+      const { name, period } = metaOf(id);
+      return `${name} (${period.startDate}…${period.endDate})`;
     },
+    periodOf: (id: string) => metaOf(id).period,
   };
 }
 
@@ -233,12 +235,18 @@ async function checkCommand(context: CliContext, ids: string[], values: { json: 
   const failOn = severityFlag(values['fail-on']);
   if (ids.length !== 1) throw new UsageError('Usage: reports check ID [--json] [--fail-on high|medium|low]');
   const reportId = ids[0] as string;
-  const name = (await savedReports(context)).nameOf(reportId);
+  const saved = await savedReports(context);
+  const name = saved.nameOf(reportId);
   const view = await context.service.close.check(reportId);
   if (values.json) process.stdout.write(`${JSON.stringify(view.exceptions.map(exceptionJson), null, 2)}\n`);
   else for (const exception of view.exceptions) process.stdout.write(`${exceptionLines(exception)}\n`);
   const failing = openAtOrAbove(view, failOn);
-  const against = view.previousReportId ? '' : ' No earlier month is in the ledger, so the rules against last month were not run.';
+  const previous = view.previousPeriod;
+  const against = !previous
+    ? ' No earlier month is in the ledger, so the rules against last month were not run.'
+    : endsTheDayBefore(previous, saved.periodOf(reportId))
+      ? ''
+      : ` The rules against last month compared with ${previous.startDate}…${previous.endDate}, the newest earlier month in the ledger: the months between are not in it (fetch them to check against the month before).`;
   process.stderr.write(`${name}: ${view.exceptions.length} exceptions, ${openSummary(view)}.${against}\n${stateLine(view)}\n`);
   if (failing > 0) process.stderr.write(`Accept each with a note (reports accept ${reportId} EXCEPTION-ID --note TEXT) or put it right and --resolve it.\n`);
   return failing > 0 ? EXIT_OPEN_EXCEPTIONS : EXIT.ok;

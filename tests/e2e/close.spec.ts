@@ -60,16 +60,15 @@ async function expectLaidOut(page: Page, name: string, ready: Locator): Promise<
   await page.setViewportSize(WIDE);
 }
 
-/** Opens Closebook on the Reports screen and fetches September and October of its profile, both at once. */
-async function septemberAndOctober(page: Page, bridge: BridgeHost): Promise<{ app: ClosebookPage; reports: ReportsPage }> {
+/** Opens Closebook on the Reports screen and fetches the months of its profile (by default September and October), all at once. */
+async function withMonths(page: Page, bridge: BridgeHost, months = ['2026-09', '2026-10']): Promise<{ app: ClosebookPage; reports: ReportsPage }> {
   const app = new ClosebookPage(page);
   const reports = new ReportsPage(page);
   await app.open(bridge.harness.url);
   await app.nav('Reports').click();
   // Each request runs on its own.
-  await reports.requestMonth('2026-09');
-  await reports.requestMonth('2026-10');
-  await reports.waitForSaved(2, 30_000);
+  for (const month of months) await reports.requestMonth(month);
+  await reports.waitForSaved(months.length, 30_000);
   return { app, reports };
 }
 
@@ -83,7 +82,7 @@ test('close a month: compare with the one before, review the exceptions, prepare
     const profileId = await bridge.useProfileFor(twin, 'Close');
     const planted = twin.plantedChanges('2026-10');
     await page.setViewportSize(WIDE);
-    const { app, reports } = await septemberAndOctober(page, bridge);
+    const { app, reports } = await withMonths(page, bridge);
     const octoberId = await newestReportId(bridge, '2026-10-01');
     const septemberId = await newestReportId(bridge, '2026-09-01');
     const handlers = bridge.harness.service.handlers;
@@ -382,7 +381,7 @@ test('the checks arriving move no tab: a tab clicked while the month is checked 
   const twin = await startTwin({ reportReadyAfterMs: 0, reportReadyAfterPolls: 0, organizations: 6 });
   try {
     await bridge.useProfileFor(twin, 'Close');
-    const { reports } = await septemberAndOctober(page, bridge);
+    const { reports } = await withMonths(page, bridge);
     const tabs = page.getByRole('tab');
     const places = async () => (await tabs.evaluateAll((all) => all.map((tab) => tab.getBoundingClientRect()))).map((box) => [box.x, box.y, box.width]);
 
@@ -420,6 +419,25 @@ test('the checks arriving move no tab: a tab clicked while the month is checked 
         await page.unrouteAll();
       }
     }
+  } finally {
+    await twin.close();
+  }
+});
+
+test('a month whose month before was never fetched says what it was checked against', async ({ page, bridge }) => {
+  test.setTimeout(90_000);
+  const twin = await startTwin({ reportReadyAfterMs: 0, reportReadyAfterPolls: 0, organizations: 6 });
+  try {
+    await bridge.useProfileFor(twin, 'Close');
+    const { reports } = await withMonths(page, bridge, ['2026-08', '2026-10']);
+    const close = await (await reports.openNewest(OCTOBER)).closeTheMonth();
+    await expect(close.state).toHaveText('Draft');
+    await expect(page.locator('.close__fetch')).toContainText('checked against August 2026');
+    const gap = page.getByRole('note').filter({ hasText: 'newest earlier month' });
+    await expect(gap).toHaveText(
+      'August 2026 is the newest earlier month in the ledger, not the month before: the checks against last month compare with it. Fetch the months between to check against the month before.',
+    );
+    await expectLaidOut(page, 'gap', gap);
   } finally {
     await twin.close();
   }

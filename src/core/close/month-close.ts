@@ -47,6 +47,8 @@ export interface ReviewedException extends BillingException {
 export interface MonthCloseState {
   reportId: string;
   previousReportId: string | null;
+  /** The period of that month: the newest earlier one in the ledger, not always the month just before. */
+  previousPeriod: { startDate: string; endDate: string } | null;
   /** The thresholds the exceptions were found with: the sign-off's while the month is Prepared or Approved. */
   thresholds: CheckThresholds;
   exceptions: ReviewedException[];
@@ -183,7 +185,7 @@ export class MonthClose {
     const ledger = await this.ledger();
     const identity = await this.identity();
     const record = await this.record();
-    const { month, previousId, signed: signedRow, thresholds, exceptions } = await this.checked(reportId, profileThresholds, record);
+    const { month, previous, previousId, signed: signedRow, thresholds, exceptions } = await this.checked(reportId, profileThresholds, record);
     const signOff = signedRow ? signOffOf(signedRow) : null;
     const newest = await newestFetchRow(ledger, month);
     const basis = signOff ? signOff.reportId === reportId : newest?.report_id === reportId;
@@ -215,6 +217,7 @@ export class MonthClose {
     return {
       reportId,
       previousReportId: previousId,
+      previousPeriod: previous && { startDate: previous.startDate, endDate: previous.endDate },
       thresholds,
       exceptions: reviewed,
       open,
@@ -298,10 +301,11 @@ export class MonthClose {
   private async checked(reportId: string, profileThresholds: CheckThresholds, record: CloseRecord) {
     const ledger = await this.ledger();
     const month = await monthOf(ledger, reportId);
-    const previousId = (await previousMonth(ledger, month))?.reportId ?? null;
+    const previous = await previousMonth(ledger, month);
+    const previousId = previous?.reportId ?? null;
     const signed = await record.signOff(month);
     const thresholds = (signed && signOffOf(signed).thresholds) || profileThresholds;
-    return { month, previousId, signed, thresholds, exceptions: await this.exceptions(reportId, previousId, thresholds) };
+    return { month, previous, previousId, signed, thresholds, exceptions: await this.exceptions(reportId, previousId, thresholds) };
   }
 
   /** A signed report's lines hashed again (not the hash kept at save): kept while the ledger's files are unchanged. */

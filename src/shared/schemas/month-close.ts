@@ -207,6 +207,8 @@ export type CloseLog = z.infer<typeof CloseLog>;
 export const MonthCloseView = z.object({
   reportId: z.string(),
   previousReportId: z.string().nullable(),
+  /** The period of that month: the newest earlier one in the ledger, not always the month just before. */
+  previousPeriod: z.object({ startDate: z.string(), endDate: z.string() }).nullable(),
   thresholds: CheckThresholds,
   exceptions: z.array(BillingException),
   open: z.object({ high: z.number().int(), medium: z.number().int(), low: z.number().int() }),

@@ -108,7 +108,15 @@ export function CloseScreen({
       <div className="close__body" role="tabpanel" id={`${ids}-panel`} aria-labelledby={`${ids}-${tab}`}>
         {!view && !close.loadError && tab !== 'trends' && tab !== 'rates' && tab !== 'invoices' ? <p className="empty">Running the billing checks…</p> : null}
         {view && tab === 'exceptions' ? (
-          <ExceptionsPanel view={view} close={close} onShow={onShowInReport} shown={exceptionShown} groupBy={groupBy} onGroupBy={setGroupBy} />
+          <ExceptionsPanel
+            view={view}
+            period={meta.period}
+            close={close}
+            onShow={onShowInReport}
+            shown={exceptionShown}
+            groupBy={groupBy}
+            onGroupBy={setGroupBy}
+          />
         ) : null}
         {view && tab === 'compare' ? <ComparePanel meta={meta} previousReportId={view.previousReportId} /> : null}
         {view && tab === 'checklist' ? <ChecklistPanel reportId={meta.id} view={view} /> : null}

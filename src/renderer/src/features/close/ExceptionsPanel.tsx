@@ -1,6 +1,7 @@
 import { FILTER_SHORTCUT } from '../reports/use-report-shortcuts';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { isOpenReview } from '@shared/model/review-state';
+import { endsTheDayBefore } from '@shared/model/month-before';
 import type { BillingException, MonthCloseView, ReviewState, Severity } from '@shared/schemas/month-close';
 import { ErrorNote } from '@renderer/components/ErrorNote';
 import { useAction } from '@renderer/hooks/use-action';
@@ -19,6 +20,7 @@ import {
 } from './exception-list';
 import { ExceptionRow, NoteForm, type ShowInReport } from './ExceptionRow';
 import { FindingRow } from './FindingRow';
+import { monthLabel } from './month-label';
 import { bySeverity, groupFindings } from '@shared/model/findings';
 import type { MonthCloseState } from './use-month-close';
 import type { ExceptionGrouping } from '@shared/contract';
@@ -38,6 +40,8 @@ export interface ExceptionShown {
 
 interface Props {
   view: MonthCloseView;
+  /** The month's own period (the report's). */
+  period: { startDate: string; endDate: string };
   close: Pick<MonthCloseState, 'review' | 'reviewMany' | 'bulk' | 'stop'>;
   onShow: ShowInReport;
   shown?: ExceptionShown | null;
@@ -120,7 +124,7 @@ function GroupHeader({
  * Filters by review state, severity, rule and text; a whole rule's open exceptions can be accepted (one note) or
  * resolved at once.
  */
-export function ExceptionsPanel({ view, close, onShow, shown = null, groupBy, onGroupBy: setGroupBy }: Props): React.JSX.Element {
+export function ExceptionsPanel({ view, period, close, onShow, shown = null, groupBy, onGroupBy: setGroupBy }: Props): React.JSX.Element {
   const [filter, setFilter] = useState<ExceptionFilter>({ review: 'open' });
   const [shownPerGroup, setShownPerGroup] = useState<Record<string, number>>({});
   const table = useRef<HTMLTableElement>(null);
@@ -240,6 +244,13 @@ export function ExceptionsPanel({ view, close, onShow, shown = null, groupBy, on
           </span>
         ) : null}
       </div>
+      {view.previousPeriod && !endsTheDayBefore(view.previousPeriod, period) ? (
+        // The months between were never fetched: "since last month" in the checks means since that one.
+        <p className="close__gap" role="note">
+          {monthLabel(view.previousPeriod)} is the newest earlier month in the ledger, not the month before: the checks against last month compare with it.
+          Fetch the months between to check against the month before.
+        </p>
+      ) : null}
       {view.signOff !== null ? (
         <p className="hint">
           The month is {view.signOff?.state === 'approved' ? 'Approved' : 'Prepared'}, so the reviews are locked. Reopen it (with a reason) to change them.

@@ -1,4 +1,4 @@
--- Closebook team ledger, schema version 1 (and, included at the end, 2: invoicing, and 3: approvals) — run once by IT, as
+-- Closebook team ledger, schema version 1 (and, included at the end, 2: invoicing, and 3: audit) — run once by IT, as
 -- the database's owner:
 --
 --     psql "postgresql://OWNER@HOST/DATABASE?sslmode=verify-full" -v ON_ERROR_STOP=1 -f closebook-team-ledger.sql
@@ -529,5 +529,6 @@ COMMIT;
 
 -- Version 2: invoicing (the mapping, the team's invoice numbers, the exported runs).
 \ir closebook-team-ledger-invoices.sql
--- Version 3: approving a month never approves the approver's own adjustment; a month is invoiced from its approved lines.
-\ir closebook-team-ledger-approvals.sql
+-- Version 3: approving a month never approves the approver's own adjustment; a month is invoiced from its approved lines;
+-- the invoice mapping's history.
+\ir closebook-team-ledger-audit.sql

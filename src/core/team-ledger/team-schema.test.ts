@@ -160,7 +160,7 @@ describe('the team ledger schema', () => {
     try {
       // The schema as version 2 installed it: the main script without its last include.
       const folder = dirname(TEAM_LEDGER_SCHEMA);
-      const main = (await readFile(TEAM_LEDGER_SCHEMA, 'utf8')).replace(/^\\ir closebook-team-ledger-approvals\.sql$/m, '');
+      const main = (await readFile(TEAM_LEDGER_SCHEMA, 'utf8')).replace(/^\\ir closebook-team-ledger-audit\.sql$/m, '');
       await writeFile(join(scripts.path, 'version-2.sql'), main);
       await copyFile(join(folder, 'closebook-team-ledger-invoices.sql'), join(scripts.path, 'closebook-team-ledger-invoices.sql'));
       const owner = (args: string[]) => older.psql(older.owner.user, older.owner.password, args);
@@ -172,9 +172,13 @@ describe('the team ledger schema', () => {
           "SELECT (SELECT max(version) FROM closebook.schema_version) || ':' || (SELECT count(*) FROM pg_trigger WHERE tgname IN ('approver_made_no_adjustment', 'run_of_approved_lines'))",
         ]).stdout.trim();
       expect(state()).toBe('2:0');
-      const upgrade = join(folder, 'closebook-team-ledger-approvals.sql');
+      // A mapping entry set at version 2 is the first entry of the mapping's history.
+      const entry = `INSERT INTO closebook.invoice_mapping VALUES ('h', 'r', 'customer', 'o-1', '{"orgId":"o-1"}', 'anna', 'ws', now())`;
+      expect(owner(['-c', entry]).code).toBe(0);
+      const upgrade = join(folder, 'closebook-team-ledger-audit.sql');
       expect(owner(['-f', upgrade]).code).toBe(0);
       expect(state()).toBe('3:2');
+      expect(owner(['-At', '-c', "SELECT key || ':' || changed_by FROM closebook.invoice_mapping_log"]).stdout.trim()).toBe('o-1:anna');
       expect(owner(['-f', upgrade])).toMatchObject({
         code: 3,
         stderr: expect.stringMatching(/brings a version 2 team ledger to version 3; this one is version 3/),
@@ -185,6 +189,33 @@ describe('the team ledger schema', () => {
       await scripts.remove();
     }
   }, 120_000);
+
+  it("keeps the invoice mapping's history: each entry as it was set, by whom, and those a replaced mapping left out", () => {
+    const host = `'billing.example.com', 'r-5'`;
+    const customer = (orgId: string, vatTreatment: string) => `{"orgId": "${orgId}", "vatTreatment": "${vatTreatment}"}`;
+    const set = (user: string, replace: boolean, customers: string[]) =>
+      as(user, `SELECT closebook.set_invoice_mapping(${host}, ${replace}, '[${customers.join(',')}]'::jsonb, '[]'::jsonb, 'ws-${user}')`);
+    expect(set('preparer_a', false, [customer('o-1', 'domestic')]).code).toBe(0);
+    expect(set('preparer_a', true, [customer('o-1', 'domestic')]).code).toBe(0); // the same file again: nothing changed
+    expect(set('approver_b', false, [customer('o-1', 'outside-scope')]).code).toBe(0);
+    expect(set('preparer_a', true, [customer('o-2', 'domestic')]).code).toBe(0); // o-1 left out of a whole mapping
+    expect(set('preparer_a', true, [customer('o-2', 'domestic')]).code).toBe(0);
+    const history = as(
+      'auditor_c',
+      `SELECT string_agg(key || ':' || coalesce(mapping ->> 'vatTreatment', 'removed') || ':' || changed_by || ':' || workstation, ',' ORDER BY seq)
+       FROM closebook.invoice_mapping_log WHERE reseller_id = 'r-5'`,
+    );
+    expect(history.stdout.trim()).toBe(
+      'o-1:domestic:preparer_a:ws-preparer_a,o-1:outside-scope:approver_b:ws-approver_b,o-2:domestic:preparer_a:ws-preparer_a,o-1:removed:preparer_a:',
+    );
+    // Append-only, for the owner too; no role writes it but through the mapping.
+    expect(as('preparer_a', 'DELETE FROM closebook.invoice_mapping_log')).toMatchObject({ code: 1, stderr: expect.stringMatching(/permission denied/) });
+    const { owner } = cluster;
+    expect(cluster.psql(owner.user, owner.password, ['-c', "UPDATE closebook.invoice_mapping_log SET changed_by = 'x'"])).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/invoice_mapping_log is append-only: UPDATE is refused/),
+    });
+  });
 
   it('lets no role write a table directly, and keeps the log append-only for the owner too', () => {
     for (const sql of [

@@ -8,7 +8,8 @@
 --   one of them may not approve it: a second person must (as approve_invoice_adjustments already refuses after it).
 -- - A month is invoiced from the lines that were approved: a run made from other lines (its content hash) is refused.
 -- - Every change to the invoice mapping is kept (invoice_mapping_log, append-only): who set an entry to what, and when,
---   and which entries a replaced mapping left out. The mapping itself holds only the last of each.
+--   and which entries a replaced mapping left out. The mapping itself holds only the last of each. So is every change
+--   to the team's thresholds and close calendar (team_settings_log).
 --
 -- All are triggers on the tables the functions write, so every way of writing them is held to them.
 
@@ -98,6 +99,28 @@ END $$;
 CREATE CONSTRAINT TRIGGER mapping_removal_logged AFTER DELETE ON closebook.invoice_mapping DEFERRABLE INITIALLY DEFERRED
   FOR EACH ROW EXECUTE FUNCTION closebook.log_mapping_removed();
 
+-- The team's settings' history: the thresholds the checks find exceptions with, and the close calendar, each as it
+-- was set, by whom and when (team_settings holds only the last).
+CREATE TABLE closebook.team_settings_log (
+  seq bigserial PRIMARY KEY,
+  name text NOT NULL,
+  value jsonb NOT NULL,
+  set_by text NOT NULL,
+  workstation text NOT NULL,
+  set_at timestamptz NOT NULL
+);
+REVOKE ALL ON closebook.team_settings_log FROM PUBLIC;
+GRANT SELECT ON closebook.team_settings_log TO closebook_preparer, closebook_approver, closebook_auditor;
+INSERT INTO closebook.team_settings_log (name, value, set_by, workstation, set_at)
+  SELECT name, value, set_by, workstation, set_at FROM closebook.team_settings ORDER BY set_at, name;
+
+CREATE FUNCTION closebook.log_team_setting() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO closebook.team_settings_log (name, value, set_by, workstation, set_at) VALUES (NEW.name, NEW.value, NEW.set_by, NEW.workstation, NEW.set_at);
+  RETURN NULL;
+END $$;
+CREATE TRIGGER team_setting_logged AFTER INSERT OR UPDATE ON closebook.team_settings FOR EACH ROW EXECUTE FUNCTION closebook.log_team_setting();
+
 CREATE FUNCTION closebook.refuse_history_change() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   RAISE EXCEPTION 'closebook: % is append-only: % is refused for every role, the owner''s included', TG_TABLE_NAME, TG_OP
@@ -105,8 +128,10 @@ BEGIN
 END $$;
 CREATE TRIGGER mapping_log_append_only BEFORE UPDATE OR DELETE ON closebook.invoice_mapping_log FOR EACH ROW EXECUTE FUNCTION closebook.refuse_history_change();
 CREATE TRIGGER mapping_log_no_truncate BEFORE TRUNCATE ON closebook.invoice_mapping_log FOR EACH STATEMENT EXECUTE FUNCTION closebook.refuse_history_change();
+CREATE TRIGGER settings_log_append_only BEFORE UPDATE OR DELETE ON closebook.team_settings_log FOR EACH ROW EXECUTE FUNCTION closebook.refuse_history_change();
+CREATE TRIGGER settings_log_no_truncate BEFORE TRUNCATE ON closebook.team_settings_log FOR EACH STATEMENT EXECUTE FUNCTION closebook.refuse_history_change();
 
 REVOKE ALL ON FUNCTION closebook.refuse_approving_own_adjustment(), closebook.refuse_run_of_other_lines(), closebook.log_mapping_set(),
-  closebook.log_mapping_removed(), closebook.refuse_history_change(), closebook.mapping_last_logged(text, text, text, text) FROM PUBLIC;
+  closebook.log_mapping_removed(), closebook.log_team_setting(), closebook.refuse_history_change(), closebook.mapping_last_logged(text, text, text, text) FROM PUBLIC;
 
 COMMIT;

@@ -327,6 +327,13 @@ describe('the team ledger schema', () => {
     expect(
       as('preparer_a', `SELECT closebook.set_team_setting('thresholds', '{"marginDeviationPoints": 12, "quantityJumpPercent": 80}'::jsonb, 'ws-1')`).code,
     ).toBe(0);
+    // Each setting of the team's is kept as it was set, by whom (the table holds only the last).
+    expect(
+      as(
+        'auditor_c',
+        "SELECT string_agg(name || ':' || (value ->> 'marginDeviationPoints') || ':' || set_by || ':' || workstation, ',' ORDER BY seq) FROM closebook.team_settings_log",
+      ).stdout.trim(),
+    ).toBe('thresholds:12:preparer_a:ws-1');
     expect(share('preparer_a', month).code).toBe(0);
     expect(review('preparer_a', month, ['t1'], 'resolved', 'Fixed.').code).toBe(0);
     expect(prepare('preparer_a', month, ['t1'])).toMatchObject({ code: 1, stderr: expect.stringMatching(/other thresholds than the team's/) });

@@ -65,7 +65,7 @@ const QUICKBOOKS: Column[] = [
 export const XERO_INVOICES_PER_FILE = 500;
 
 /** QuickBooks imports at most 100 invoices from one file, and reads at most 1,000 rows of it, its header among them. */
-export const QUICKBOOKS_INVOICES_PER_FILE = 100;
+const QUICKBOOKS_INVOICES_PER_FILE = 100;
 const QUICKBOOKS_LINES_PER_FILE = 999;
 
 export interface InvoiceFile {

@@ -34,6 +34,7 @@ const USAGE = `Closebook command line (the same core as the app)
   team move-in [--json]                                   move this workstation's months and reviews in (signs nothing)
   invoices map [--report ID] --import F.csv | --export F.csv
                                                           the mapping of customers and items to the accounting system
+  invoices map --history [KEY] [--json]                   every change of it (of one entry), by whom and when (team)
   invoices settings [--prefix P] [--next N] [--date-format F] [--lines-per subscription|product] [--split-by-po yes|no]
                                                           invoice numbering, dates, and what an invoice line is
   invoices run ID [--invoice-date D] [--json]             the month's invoices as they would be made now (unmapped

@@ -43,6 +43,12 @@ describe('closebook invoices', () => {
       code: 0,
       stderr: expect.stringMatching(/: 12 customers, \d+ items\.\n$/),
     });
+    // One person's workstation keeps each entry as last set: it says so, and where a history is kept.
+    expect(cli(['invoices', 'map', '--history'])).toMatchObject({
+      code: 0,
+      stdout: '',
+      stderr: expect.stringMatching(/^No history of the mapping is kept here/),
+    });
     // A value that would run as a formula is refused, naming the entry; the kept mapping is untouched.
     const hostile = (await readFile(join(dir, 'mapping.csv'), 'utf8')).replace(/\(AR\)/, '(AR)\n').replace(/\n(customer,,[^,]+,)/, '\n$1=HYPERLINK(""x"")');
     await import('node:fs/promises').then((fs) => fs.writeFile(join(dir, 'hostile.csv'), hostile));

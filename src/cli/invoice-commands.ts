@@ -6,7 +6,7 @@ import { errorMessage } from '@shared/error-message';
 import { jsonInParts, writeOut } from './standard-output';
 
 const USAGE = [
-  'Usage: invoices map [--report ID] --import FILE.csv | --export FILE.csv',
+  'Usage: invoices map [--report ID] --import FILE.csv | --export FILE.csv | --history [KEY] [--json]',
   '       invoices settings [--report ID] [--prefix P] [--next N] [--date-format F] [--lines-per subscription|product] [--split-by-po yes|no]',
   '                         [--seller-name|-vat-id|-company-id|-country|-street|-city|-postcode|-endpoint|-iban VALUE]',
   '       invoices template [--report ID] --import FILE.json | --export FILE.json | --remove',
@@ -46,6 +46,27 @@ async function brokerFor(context: CliContext, reportId: string | undefined) {
   );
 }
 
+/** `invoices map --history [KEY]`: every change of the mapping (of one entry), oldest first, as the team ledger keeps it. */
+async function mappingHistory(context: CliContext, broker: Awaited<ReturnType<typeof brokerFor>>, key: string | null, json: boolean): Promise<number> {
+  const changes = await context.service.invoices.mappingHistory(broker, key);
+  if (!changes) {
+    process.stderr.write(
+      'No history of the mapping is kept here: this workstation keeps each entry as last set. A team ledger (schema version 3) keeps every change, by whom and when.\n',
+    );
+    return EXIT.ok;
+  }
+  if (json) process.stdout.write(`${JSON.stringify(changes, null, 2)}\n`);
+  else
+    for (const change of changes)
+      process.stdout.write(
+        `${change.changedAt}  ${change.kind} ${change.key}  ${change.entry === null ? 'removed' : 'set'} by ${change.changedBy}${change.workstation ? ` (${change.workstation})` : ''}${change.entry === null ? '' : `: ${change.entry}`}\n`,
+      );
+  process.stderr.write(
+    `${changes.length} ${changes.length === 1 ? 'change' : 'changes'} of the mapping of ${broker.host} (reseller ${broker.resellerId})${key ? `, ${key}` : ''}.\n`,
+  );
+  return EXIT.ok;
+}
+
 /**
  * `invoices map` (the mapping to the accounting system, as CSV), `invoices settings` (numbering, dates, lines),
  * `invoices run ID` (the month's invoices as they would be made now, unmapped first) and `invoices export ID`
@@ -66,6 +87,7 @@ export async function invoicesCommand(args: string[]): Promise<number> {
     format: { type: 'string' },
     out: { type: 'string' },
     remove: { type: 'boolean' },
+    history: { type: 'boolean' },
     customer: { type: 'string' },
     currency: { type: 'string' },
     description: { type: 'string' },
@@ -80,6 +102,10 @@ export async function invoicesCommand(args: string[]): Promise<number> {
   return withContext(values['data-dir'], async (context) => {
     const { invoices } = context.service;
     if (action === 'map') {
+      if (values.history) {
+        if (positionals.length > 1 || values.import || values.export) throw new UsageError(USAGE);
+        return mappingHistory(context, await brokerFor(context, values.report), positionals[0] ?? null, values.json);
+      }
       if (positionals.length || Boolean(values.import) === Boolean(values.export)) throw new UsageError(USAGE);
       const broker = await brokerFor(context, values.report);
       if (values.import) {

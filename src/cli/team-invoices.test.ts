@@ -50,6 +50,14 @@ describe('invoicing on the team ledger', () => {
     expect(asRole('auditor_c', "SELECT count(*) FILTER (WHERE kind = 'customer') || ',' || min(set_by) FROM closebook.invoice_mapping").stdout.trim()).toBe(
       '6,preparer_a',
     );
+    // Its history: every entry as set, by whom; one entry's alone.
+    const history = JSON.parse(A(['invoices', 'map', '--history', '--json']).stdout) as { kind: string; key: string; changedBy: string; entry: string }[];
+    expect(history.filter((change) => change.kind === 'customer')).toHaveLength(6);
+    expect(new Set(history.map((change) => change.changedBy))).toEqual(new Set(['preparer_a']));
+    const customerKey = history.find((change) => change.kind === 'customer')!.key;
+    const one = A(['invoices', 'map', '--history', customerKey]);
+    expect(one).toMatchObject({ code: 0, stderr: expect.stringMatching(new RegExp(`^1 change of the mapping of .*, ${customerKey}\\.\\n$`)) });
+    expect(one.stdout).toMatch(new RegExp(`^\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z  customer ${customerKey}  set by preparer_a \\(.+\\): \\{`));
     // The team's sequence, set on A.
     expect(A(['invoices', 'settings', '--prefix', 'T-', '--next', '500'])).toMatchObject({ code: 0, stdout: expect.stringMatching(/^Next invoice: T-500;/) });
 

@@ -39,7 +39,7 @@ import {
   substancesOf,
 } from './invoice-store';
 import { type Broker, itemKey, looksLikeFormula, refuseFormulas } from './mapping-store';
-import { exportedMeanwhile, type InvoiceRecord, LocalInvoiceRecord, type RunPeriod, sha256 } from './invoice-record';
+import { exportedMeanwhile, type InvoiceRecord, LocalInvoiceRecord, type MappingChange, type RunPeriod, sha256 } from './invoice-record';
 import { mappingCsv, type MappingSuggestions, parseMappingCsv } from './mapping-csv';
 import { invoiceLineRows, type ItemKeys, unmappedCustomerRows, unmappedItemRows } from './queries';
 import { runInputs } from './run-inputs';
@@ -72,6 +72,8 @@ export interface InvoicesApi {
   /** Every Broker with a saved month, newest month first. */
   brokers(): Promise<Broker[]>;
   mapping(broker: Broker): Promise<InvoiceMapping>;
+  /** Every change of the Broker's mapping (of one entry), oldest first; null where none is kept (InvoiceRecord). */
+  mappingHistory(broker: Broker, key: string | null): Promise<MappingChange[] | null>;
   /** Reads a mapping CSV and keeps it whole (replacing the Broker's mapping), or nothing when any row is wrong. */
   importMapping(broker: Broker, content: string): Promise<InvoiceMapping>;
   /**
@@ -579,6 +581,7 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
         await (await ledger()).all('SELECT host, reseller_id FROM reports GROUP BY host, reseller_id ORDER BY max(period_start) DESC, max(fetched_at) DESC')
       ).map((row) => ({ host: String(row.host), resellerId: String(row.reseller_id) })),
     mapping: async (broker) => (await recordNow()).mapping(broker),
+    mappingHistory: async (broker, key) => (await recordNow()).mappingHistory(broker, key),
     importMapping: async (broker, content) => {
       const mapping = parseMappingCsv(content);
       await keepMapping(broker, mapping, true);

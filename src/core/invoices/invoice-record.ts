@@ -17,6 +17,18 @@ import {
 } from './invoice-store';
 import { type Broker, readMapping, saveMapping } from './mapping-store';
 
+/** One change of a Broker's mapping, as the team ledger keeps it (its invoice_mapping_log). */
+export interface MappingChange {
+  kind: 'customer' | 'item';
+  /** The org id, or the item's match and id ("product:P-1"). */
+  key: string;
+  /** The entry as it was set (its JSON), or null: a mapping imported whole left it out. */
+  entry: string | null;
+  changedBy: string;
+  workstation: string;
+  changedAt: string;
+}
+
 /** A month of a Broker, as the invoice runs are kept under it. */
 export interface RunPeriod {
   start: string;
@@ -32,6 +44,11 @@ export interface InvoiceRecord {
   readonly where: string;
   mapping(broker: Broker): Promise<InvoiceMapping>;
   saveMapping(broker: Broker, mapping: InvoiceMapping, replaceAll: boolean, who: string, at: string): Promise<void>;
+  /**
+   * Every change of the Broker's mapping (of one entry's `key`), oldest first: kept by the team ledger from its schema
+   * version 3; null where no history is kept (this workstation keeps each entry as last set).
+   */
+  mappingHistory(broker: Broker, key: string | null): Promise<MappingChange[] | null>;
   /** The prefix and next number of the Broker's sequence (`prefix` null: the workstation's settings say). */
   counter(broker: Broker): Promise<{ prefix: string | null; next: number }>;
   setCounter(broker: Broker, prefix: string, next: number): Promise<void>;
@@ -110,6 +127,11 @@ export class LocalInvoiceRecord implements InvoiceRecord {
   readonly where = 'this workstation';
 
   constructor(private readonly ledger: () => Promise<Ledger>) {}
+
+  /** One person's workstation keeps each entry as last set, with who set it and when. */
+  async mappingHistory(): Promise<null> {
+    return null;
+  }
 
   async mapping(broker: Broker): Promise<InvoiceMapping> {
     return readMapping(await this.ledger(), broker);

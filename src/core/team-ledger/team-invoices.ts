@@ -8,6 +8,7 @@ import {
   insertRun,
   type InvoiceRecord,
   issuedInMemory,
+  type MappingChange,
   type RunPeriod,
   runBody,
   type RunSummary,
@@ -94,6 +95,24 @@ export class TeamInvoiceRecord implements InvoiceRecord {
       customers: rows.filter((row) => row.kind === 'customer').map((row) => entry(CustomerMapping, row)),
       items: rows.filter((row) => row.kind === 'item').map((row) => entry(ItemMapping, row)),
     };
+  }
+
+  async mappingHistory(broker: Broker, key: string | null): Promise<MappingChange[] | null> {
+    const [kept] = await this.connection.query<{ kept: boolean }>("SELECT to_regclass('closebook.invoice_mapping_log') IS NOT NULL AS kept");
+    if (!kept?.kept) return null; // a team ledger before schema version 3
+    const rows = await this.connection.query<{ kind: string; key: string; entry: string | null; changed_by: string; workstation: string; changed_at: string }>(
+      `SELECT kind, key, mapping::text AS entry, changed_by, workstation, to_char(changed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS changed_at
+       FROM closebook.invoice_mapping_log WHERE host = $1 AND reseller_id = $2 AND ($3::text IS NULL OR key = $3) ORDER BY seq`,
+      [broker.host, broker.resellerId, key],
+    );
+    return rows.map((row) => ({
+      kind: row.kind === 'item' ? 'item' : 'customer',
+      key: row.key,
+      entry: row.entry,
+      changedBy: row.changed_by,
+      workstation: row.workstation,
+      changedAt: row.changed_at,
+    }));
   }
 
   async saveMapping(broker: Broker, mapping: InvoiceMapping, replaceAll: boolean): Promise<void> {

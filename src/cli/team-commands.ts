@@ -1,5 +1,6 @@
 import type { TeamFetch } from '@shared/schemas/team-ledger';
-import { schemaUpgrades, TEAM_PASSWORD_VARIABLE, TEAM_SCHEMA_VERSION, teamLedgerAddress, teamStatus, type TeamStatus } from '@core';
+import { schemaBehind } from '@shared/model/team-schema';
+import { TEAM_PASSWORD_VARIABLE, teamLedgerAddress, teamStatus, type TeamStatus } from '@core';
 import { EXIT, parse, UsageError, withContext } from './context';
 
 const USAGE =
@@ -12,19 +13,11 @@ function passwordFromEnvironment(): string {
   return password;
 }
 
-/** The schema's version in words, and what IT runs when it is older than this Closebook's. */
-function schemaWords(version: number): string {
-  const upgrades = schemaUpgrades(version);
-  return upgrades.length
-    ? `version ${version}, older than this Closebook's ${TEAM_SCHEMA_VERSION}: until IT runs ${upgrades.join(', then ')} (resources/team-ledger, as the database's owner), the rules added since are the workstations' alone`
-    : `version ${version}`;
-}
-
 export function statusLines(status: TeamStatus, address: ReturnType<typeof teamLedgerAddress>): string {
   const roles = status.roles.length ? status.roles.map((role) => role.replace(/^closebook_/, '')).join(', ') : "none of Closebook's (ask IT to grant one)";
   const schema =
     status.schemaVersion !== null
-      ? schemaWords(status.schemaVersion)
+      ? [`version ${status.schemaVersion}`, schemaBehind(status.schemaVersion)].filter(Boolean).join(', ')
       : status.roles.length
         ? 'not set up (IT runs resources/team-ledger/closebook-team-ledger.sql once)'
         : 'not readable without a Closebook role';

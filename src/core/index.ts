@@ -35,4 +35,4 @@ export {
 export { createFileLogger, createStderrLogger } from './ports/log';
 export { defaultDataDir } from './ports/data-dir';
 export { FILE_MIME_TYPES } from './storage/files';
-export { schemaUpgrades, TEAM_PASSWORD_VARIABLE, TEAM_SCHEMA_VERSION, type TeamApi, teamLedgerAddress, type TeamStatus, teamStatus } from './team-ledger';
+export { TEAM_PASSWORD_VARIABLE, type TeamApi, teamLedgerAddress, type TeamStatus, teamStatus } from './team-ledger';

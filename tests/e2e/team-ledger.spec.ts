@@ -53,6 +53,20 @@ test('Settings → Team ledger: connect, a month fetched is shared and listed as
     const status = panel.getByTestId('team-ledger-status');
     await expect(status).toHaveText(/^You are anna on 127\.0\.0\.1:\d+\/postgres \(PostgreSQL 1\d.*, TLS, certificate checked\)\. Your roles: preparer\.$/);
     await expect(panel.getByText('No month is on the team ledger yet')).toBeVisible();
+    // A server whose schema is older than this Closebook's says what IT runs (its version set back for a moment).
+    const schemaVersion = (version: number) =>
+      expect(cluster.psql(cluster.owner.user, cluster.owner.password, ['-c', `UPDATE closebook.schema_version SET version = ${version}`]).code).toBe(0);
+    const behind = panel.getByRole('note').filter({ hasText: 'schema is version' });
+    schemaVersion(2);
+    await panel.getByRole('button', { name: 'Read again' }).click();
+    await expect(behind).toHaveText(
+      "The team ledger's schema is version 2, older than this Closebook's 3: until IT runs closebook-team-ledger-audit.sql (resources/team-ledger, as the database's owner), the rules added since are the workstations' alone.",
+    );
+    await screenshots(page, 'schema-behind');
+    await page.setViewportSize(WIDE);
+    schemaVersion(3);
+    await panel.getByRole('button', { name: 'Read again' }).click();
+    await expect(behind).toHaveCount(0);
 
     // A month fetched here is shared at once, and the list shows it without being asked (the server's notification).
     await app.nav('Reports').click();

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TEAM_LEDGER_SCHEMA } from '@testing/postgres';
-import { schemaUpgrades, TEAM_SCHEMA_VERSION } from './team-session';
+import { schemaUpgrades, TEAM_SCHEMA_VERSION } from '@shared/model/team-schema';
 
 describe("the team ledger schema's files", () => {
   it('are the ones the main script includes, in order, each bringing the version before it one up', async () => {

@@ -15,15 +15,6 @@ export interface TeamStatus {
 
 const GROUP_ROLES = ['closebook_preparer', 'closebook_approver', 'closebook_auditor'];
 
-/** The schema files (resources/team-ledger) that bring version 1 up to 2, 2 up to 3 …: the last is this Closebook's. */
-const SCHEMA_UPGRADES = ['closebook-team-ledger-invoices.sql', 'closebook-team-ledger-audit.sql'];
-
-/** The team ledger schema's version this Closebook is made for. */
-export const TEAM_SCHEMA_VERSION = SCHEMA_UPGRADES.length + 1;
-
-/** The files IT runs, in order, to bring a team ledger at `version` up to this Closebook's (none when it is there). */
-export const schemaUpgrades = (version: number): string[] => SCHEMA_UPGRADES.slice(Math.max(0, version - 1));
-
 /** The client's settings for an address: TLS with the server's certificate and name checked, or none on loopback. */
 export async function clientConfig(address: TeamLedgerAddress, password: string): Promise<ClientConfig> {
   let ca: string | undefined;

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { TeamFetch, TeamLedgerView } from '@shared/schemas/team-ledger';
+import { schemaBehind } from '@shared/model/team-schema';
 import { bridge, call } from '@renderer/bridge';
 import { ErrorNote } from '@renderer/components/ErrorNote';
 import { Field } from '@renderer/components/Field';
@@ -131,6 +132,8 @@ export function TeamLedgerPanel(): React.JSX.Element {
     if (answer) setView(answer);
   };
 
+  const schemaVersion = view?.connected ? (view.signedIn?.schemaVersion ?? null) : null;
+  const behind = schemaVersion === null ? null : schemaBehind(schemaVersion);
   return (
     <section className="panel team-ledger" aria-labelledby="team-ledger-title">
       <h2 id="team-ledger-title">Team ledger</h2>
@@ -153,6 +156,11 @@ export function TeamLedgerPanel(): React.JSX.Element {
               </span>
             )}
           </p>
+          {behind ? (
+            <p className="warn-text" role="note">
+              The team ledger&apos;s schema is version {view.signedIn?.schemaVersion}, {behind}.
+            </p>
+          ) : null}
           {view.signedIn ? <TeamMonths months={view.months} /> : null}
           <div className="form__actions">
             {view.signedIn ? (

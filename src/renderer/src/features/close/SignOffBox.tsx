@@ -4,6 +4,7 @@ import { ErrorNote } from '@renderer/components/ErrorNote';
 import { useAction } from '@renderer/hooks/use-action';
 import { formatCount } from '@renderer/components/format-number';
 import { formatDateTime } from '@renderer/components/format-time';
+import { approvalRefusal } from './approval-rule';
 
 interface Props {
   view: MonthCloseView;
@@ -97,7 +98,7 @@ export function SignOffBox(props: Props): React.JSX.Element {
 function SignOffSteps({ view, openCount, onPrepare, onApprove, onReopen }: Props): React.JSX.Element {
   const action = useAction();
   const whyId = useId();
-  const { signOff, you, teamLedger } = view;
+  const { signOff, you } = view;
   const run = (step: () => Promise<void>, name: string) =>
     void action.run(async () => {
       await step();
@@ -119,7 +120,7 @@ function SignOffSteps({ view, openCount, onPrepare, onApprove, onReopen }: Props
 
   if (signOff) {
     const approved = view.state === 'approved';
-    const ownPreparation = signOff.preparedBy === you;
+    const refusal = approvalRefusal(view);
     return (
       <div className="signoff signoff--signed" role="region" aria-label="Sign-off">
         {approved ? (
@@ -136,18 +137,15 @@ function SignOffSteps({ view, openCount, onPrepare, onApprove, onReopen }: Props
             <button
               type="button"
               className="primary"
-              disabled={ownPreparation || action.busy}
+              disabled={refusal !== null || action.busy}
               aria-describedby={whyId}
               onClick={() => run(onApprove, 'approve')}
             >
               {action.busy ? 'Approving…' : 'Approve the month'}
             </button>
             <p id={whyId} className="signoff__why muted" data-testid="approval-rule">
-              {ownPreparation
-                ? teamLedger
-                  ? `You (${you}) prepared this month, so you cannot approve it: a second person must.`
-                  : `You (${you}) prepared this month, so you cannot approve it: approval needs a second person, who signs in through the team ledger. On this workstation the close ends at Prepared — ready to invoice, and every file says "not approved by a second person".`
-                : `Approving records you (${you}) and the time. You may not approve a month in which you accepted a high exception.`}
+              {refusal ??
+                `Approving records you (${you}) and the time. You may not approve a month in which you accepted a high exception, or whose invoices you adjusted since its last approval.`}
             </p>
           </div>
         )}

@@ -186,6 +186,20 @@ describe('closing a month: four eyes', () => {
     await close.prepare(NOVEMBER);
     people.current = people.person('jberg');
     await expect(close.approve(NOVEMBER)).resolves.toMatchObject({ approvedBy: 'jberg' });
+
+    // After the approval, an adjustment awaits a second person: not its maker, nor one without the approver role.
+    const approveAdjustments = () => close.invoiceStep(NOVEMBER, { action: 'adjustments-approved', note: '', evidence: '' });
+    await expect(approveAdjustments()).rejects.toMatchObject({ code: 'control', message: expect.stringMatching(/^No adjustment awaits approval/) });
+    await close.invoiceStep(NOVEMBER, { action: 'adjusted', note: 'A late credit', evidence: '{}' });
+    await expect(approveAdjustments()).rejects.toMatchObject({
+      code: 'control',
+      message: 'jberg made an adjustment awaiting approval ("A late credit"), so cannot approve them: that needs a second person.',
+    });
+    people.current = { user: 'clerk', roles: ['preparer'], teamLedger: true };
+    await expect(approveAdjustments()).rejects.toMatchObject({ code: 'control', message: expect.stringMatching(/clerk may not approve adjustments/) });
+    people.current = people.person('akarl');
+    await approveAdjustments();
+    await expect(approveAdjustments()).rejects.toMatchObject({ code: 'control', message: expect.stringMatching(/^No adjustment awaits approval/) });
   });
 
   it('refuses review ids the month does not have, and reviews a group all or none', async () => {

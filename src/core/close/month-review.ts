@@ -201,8 +201,7 @@ export class MonthReview implements CloseRecord {
     await ledger.write(async (transaction) => {
       if (step.action === 'adjustments-approved') {
         const signed = await signOffRow(transaction, month);
-        const { entries } = await monthLog(transaction, month);
-        const awaiting = adjustmentsAwaitingApproval(entries, signed?.state === 'approved');
+        const awaiting = adjustmentsAwaitingApproval(await approvalSteps(transaction, month), signed?.state === 'approved');
         if (!awaiting.length) throw refused('No adjustment awaits approval: adjustments made before the month was approved were approved with it.');
         const own = awaiting.find((entry) => entry.actor === actor.identity.user);
         if (own)

@@ -252,6 +252,7 @@ export async function invoicesCommand(args: string[]): Promise<number> {
       const done = await invoices.export(reportId, format.data, resolve(values.out), invoiceDate);
       for (const file of done.files) process.stdout.write(`${file.path}\n`);
       for (const refused of done.refused) process.stderr.write(`NOT WRITTEN: ${refused}.\n`);
+      for (const warning of done.warnings) process.stderr.write(`CHECK: ${warning}.\n`);
       process.stderr.write(
         `${done.again ? 'Wrote again' : 'Exported'} ${done.invoices} ${done.invoices === 1 ? 'invoice' : 'invoices'} (${done.firstNumber}–${done.lastNumber}) in ${done.files.length} ${done.files.length === 1 ? 'file' : 'files'}.${done.notApprovedBySecondPerson ? ' Not approved by a second person (a workstation without a team ledger).' : ''}\n`,
       );

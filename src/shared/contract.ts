@@ -464,7 +464,8 @@ export const channels = {
   'invoices:approve-adjustments': { input: ReportRef, output: InvoiceRunOverview },
   /**
    * Numbers the month's invoices once (or takes the run already numbered) and writes its files: into a folder the
-   * desktop asks for, or as downloads in the browser bridge; what the format cannot carry is listed, not written.
+   * desktop asks for, or as downloads in the browser bridge; what the format cannot carry is listed, not written, and
+   * what the accounting system would not import whole is listed with what to do.
    */
   'invoices:export': {
     input: ReportRef.extend({ format: InvoiceFormat, invoiceDate: InvoiceDate.optional() }),
@@ -477,6 +478,7 @@ export const channels = {
       lastNumber: z.string(),
       again: z.boolean(),
       refused: z.array(z.string()),
+      warnings: z.array(z.string()),
       notApprovedBySecondPerson: z.boolean(),
     }),
   },

@@ -64,6 +64,8 @@ export interface InvoiceExport {
   notApprovedBySecondPerson: boolean;
   /** Invoices the format cannot carry (an e-invoice without the buyer's endpoint, say), each with why: not written. */
   refused: string[];
+  /** Invoices written that the accounting system would not import whole (QuickBooks' row limit), each with what to do. */
+  warnings: string[];
 }
 
 export interface InvoicesApi {
@@ -529,7 +531,11 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
       'stored' in made
         ? { ...made.stored, issued: issuedInMemory(made.stored.issued) }
         : await record.runToWriteAgain(broker, period, 'again' in made ? made.again.runId : made.kept, reportId);
-    const { files, refused } = await invoiceFiles(format, { ...stored, period: { start: month.startDate, end: month.endDate }, template: settings.template });
+    const { files, refused, warnings } = await invoiceFiles(format, {
+      ...stored,
+      period: { start: month.startDate, end: month.endDate },
+      template: settings.template,
+    });
     // A template's files are kept under the template they were made with: another template is another file.
     const kind = format === 'template' ? `template:${sha256(JSON.stringify(settings.template)).slice(0, 16)}` : format;
     const written: { file: T; invoices: number; sha256: string }[] = [];
@@ -571,6 +577,7 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
       lastNumber: stored.lastNumber,
       notApprovedBySecondPerson: !stored.approved,
       refused,
+      warnings,
     };
   }
 
@@ -726,6 +733,7 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
             lastNumber: '',
             again: false,
             refused: [],
+            warnings: [],
             notApprovedBySecondPerson: false,
           };
         const done = await api.export(reportId, format, folder, invoiceDate);

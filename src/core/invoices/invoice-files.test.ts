@@ -53,6 +53,26 @@ describe('invoice files', () => {
     expect(numbers).toEqual(issued.filter((entry) => entry.currency === 'SEK').map((entry) => entry.number));
   });
 
+  it('names a QuickBooks invoice too long for any file, written alone in its part, and what to do', async () => {
+    const issued = [storedInvoice(1, 0), storedInvoice(2, 1, 1000), storedInvoice(3, 2, 999), storedInvoice(4, 3, 1200, 'credit-note')];
+    const made = await invoiceFiles('qbo', run(issued));
+    expect(made.refused).toEqual([]);
+    expect(made.warnings).toEqual([
+      'Invoice INV-2 (Customer 1, SEK, 1,000 lines) has more lines than the 999 QuickBooks reads from one file: it is written alone in ' +
+        'quickbooks-invoices-2026-10-SEK-part-2-of-3.csv, and QuickBooks would import it cut short. A line per subscription rather than per ' +
+        'product (the invoice settings) gives it fewer lines; or enter it in QuickBooks by hand',
+    ]);
+    const files = await taken(made.files);
+    expect(files.map((file) => [file.name, file.invoices])).toEqual([
+      ['quickbooks-invoices-2026-10-SEK-part-1-of-3.csv', 1],
+      ['quickbooks-invoices-2026-10-SEK-part-2-of-3.csv', 1],
+      ['quickbooks-invoices-2026-10-SEK-part-3-of-3.csv', 1], // 999 lines: one file, whole
+      ['quickbooks-credit-memos-2026-10-SEK.csv', 1], // entered by hand, whatever its length
+    ]);
+    // Xero and the template have no such limit.
+    expect((await invoiceFiles('xero', run(issued))).warnings).toEqual([]);
+  });
+
   it("writes the user's own template: their columns and order, dates, decimal comma, numbers as numbers", async () => {
     const template: InvoiceTemplate = {
       name: 'Fortnox import',

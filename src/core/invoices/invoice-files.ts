@@ -79,6 +79,13 @@ export interface InvoiceFile {
   pieces(): AsyncIterable<string>;
 }
 
+/** What a format makes of a run: its files, made as they are taken; invoices not written, and what to check in those written, each with why. */
+export interface InvoiceFiles {
+  files: AsyncIterable<InvoiceFile>;
+  refused: string[];
+  warnings: string[];
+}
+
 /** Invoices in order, held or read as they are taken. */
 type Invoices = Iterable<Invoice> | AsyncIterable<Invoice>;
 
@@ -119,12 +126,13 @@ export interface RunForFiles {
 
 /**
  * The files of a numbered run in one format, named by the month: Xero's in parts of at most 500 invoices;
- * QuickBooks' one per currency; UBL one per invoice, and the invoices EN 16931 cannot carry listed with why. Every
+ * QuickBooks' per currency, in parts it imports whole, and an invoice too long for any named with what to do; UBL
+ * one per invoice, and the invoices EN 16931 cannot carry listed with why (not written). Every
  * value was checked not to look like a formula when the run was made. A run of a month no second person approved
  * says so in every file's name (an import file has no room for a note that would not end up on the customer's
  * invoice). The files are made one at a time as they are taken: a million-line month's are some 350 MB of text.
  */
-export async function invoiceFiles(format: InvoiceFormat, run: RunForFiles): Promise<{ files: AsyncIterable<InvoiceFile>; refused: string[] }> {
+export async function invoiceFiles(format: InvoiceFormat, run: RunForFiles): Promise<InvoiceFiles> {
   const marker = run.approved ? '' : ' (not approved by a second person)';
   const all = () => run.issued.range(0, run.issued.count);
   if (format === 'ubl') {
@@ -133,16 +141,18 @@ export async function invoiceFiles(format: InvoiceFormat, run: RunForFiles): Pro
       const refusal = ublRefusal(invoice, run.seller);
       if (refusal) refused.push(refusal);
     }
-    return { files: ublFiles(run, marker), refused };
+    return { files: ublFiles(run, marker), refused, warnings: [] };
   }
   const stem = `${run.period.start.slice(0, 7)}${marker}`;
   if (format === 'template') {
     const { template } = run;
-    if (!template) return { files: each([]), refused: ['No template of your own is set: make one (invoices template --import FILE.json)'] };
+    if (!template) return { files: each([]), refused: ['No template of your own is set: make one (invoices template --import FILE.json)'], warnings: [] };
     const name = `${template.name.replace(/[^A-Za-z0-9._-]+/g, '-')}-${stem}.csv`;
-    return { files: each([{ name, pieces: () => templatePieces(template, all()), invoices: run.issued.count }]), refused: [] };
+    return { files: each([{ name, pieces: () => templatePieces(template, all()), invoices: run.issued.count }]), refused: [], warnings: [] };
   }
-  return { files: importFiles(format, run.issued, stem, run.dateFormat), refused: [] };
+  if (format === 'xero') return { files: xeroFiles(run.issued, stem, run.dateFormat), refused: [], warnings: [] };
+  const { parts, tooLong } = await quickBooksParts(run.issued, stem);
+  return { files: quickBooksFiles(run.issued, parts, stem, run.dateFormat), refused: [], warnings: tooLong };
 }
 
 /** What is held, taken as what is read. */
@@ -211,22 +221,32 @@ export async function* templatePieces(template: InvoiceTemplate, invoices: Invoi
   }
 }
 
-async function* importFiles(format: 'xero' | 'qbo', invoices: IssuedInvoices, stem: string, dateFormat: DateFormat): AsyncGenerator<InvoiceFile> {
-  if (format === 'xero') {
-    const parts = Math.ceil(invoices.count / XERO_INVOICES_PER_FILE);
-    for (let index = 0; index < parts; index++) {
-      const [from, to] = [index * XERO_INVOICES_PER_FILE, Math.min((index + 1) * XERO_INVOICES_PER_FILE, invoices.count)];
-      yield {
-        name: parts === 1 ? `xero-invoices-${stem}.csv` : `xero-invoices-${stem}-part-${index + 1}-of-${parts}.csv`,
-        pieces: () => table(XERO, invoices.range(from, to), dateFormat),
-        invoices: to - from,
-      };
-    }
-    return;
+async function* xeroFiles(invoices: IssuedInvoices, stem: string, dateFormat: DateFormat): AsyncGenerator<InvoiceFile> {
+  const parts = Math.ceil(invoices.count / XERO_INVOICES_PER_FILE);
+  for (let index = 0; index < parts; index++) {
+    const [from, to] = [index * XERO_INVOICES_PER_FILE, Math.min((index + 1) * XERO_INVOICES_PER_FILE, invoices.count)];
+    yield {
+      name: parts === 1 ? `xero-invoices-${stem}.csv` : `xero-invoices-${stem}-part-${index + 1}-of-${parts}.csv`,
+      pieces: () => table(XERO, invoices.range(from, to), dateFormat),
+      invoices: to - from,
+    };
   }
-  // Cut into files in one pass; each file then reads its own stretch of the run again (a run read from the ledger
-  // holds no invoice). A stretch may hold other currencies' invoices between its own: they are passed over.
+}
+
+/** The files' name for a QuickBooks part (its place in its currency's list of that kind). */
+function quickBooksName(stem: string, part: QuickBooksPart, index: number, of: number): string {
+  if (part.kind === 'credit-note') return `quickbooks-credit-memos-${stem}-${part.currency}.csv`;
+  return `quickbooks-invoices-${stem}-${part.currency}${of === 1 ? '' : `-part-${index + 1}-of-${of}`}.csv`;
+}
+
+/**
+ * A run cut into QuickBooks' files in one pass, per currency and kind: each file then reads its own stretch of the
+ * run again (a run read from the ledger holds no invoice). An invoice of more lines than QuickBooks reads from a
+ * file is alone in its part and named in `tooLong` with what to do: QuickBooks would stop reading it part-way.
+ */
+async function quickBooksParts(invoices: IssuedInvoices, stem: string): Promise<{ parts: Map<string, QuickBooksPart[]>; tooLong: string[] }> {
   const parts = new Map<string, QuickBooksPart[]>();
+  const long: { invoice: string; part: QuickBooksPart; at: number }[] = [];
   let at = 0;
   for await (const invoice of invoices.range(0, invoices.count)) {
     const key = `${invoice.currency}|${invoice.kind}`;
@@ -238,8 +258,31 @@ async function* importFiles(format: 'xero' | 'qbo', invoices: IssuedInvoices, st
     if (full) list.push({ currency: invoice.currency, kind: invoice.kind, from: at, to: at + 1, invoices: 1, lines });
     else Object.assign(last, { to: at + 1, invoices: last.invoices + 1, lines: last.lines + lines });
     parts.set(key, list);
+    if (invoice.kind === 'invoice' && lines > QUICKBOOKS_LINES_PER_FILE)
+      long.push({
+        invoice: `${invoice.number ?? ''} (${invoice.organization}, ${invoice.currency}, ${lines.toLocaleString('en')} lines)`,
+        part: list.at(-1)!,
+        at: list.length - 1,
+      });
     at++;
   }
+  const tooLong = long.map(({ invoice, part, at }) => {
+    const file = quickBooksName(stem, part, at, parts.get(`${part.currency}|${part.kind}`)!.length);
+    return (
+      `Invoice ${invoice} has more lines than the ${QUICKBOOKS_LINES_PER_FILE} QuickBooks reads from one file: it is written alone in ${file}, ` +
+      'and QuickBooks would import it cut short. A line per subscription rather than per product (the invoice settings) gives it fewer lines; or enter it in QuickBooks by hand'
+    );
+  });
+  return { parts, tooLong };
+}
+
+async function* quickBooksFiles(
+  invoices: IssuedInvoices,
+  parts: Map<string, QuickBooksPart[]>,
+  stem: string,
+  dateFormat: DateFormat,
+): AsyncGenerator<InvoiceFile> {
+  // A stretch may hold other currencies' invoices between its own: they are passed over.
   async function* of(part: QuickBooksPart): AsyncGenerator<Invoice> {
     for await (const invoice of invoices.range(part.from, part.to)) if (invoice.currency === part.currency && invoice.kind === part.kind) yield invoice;
   }
@@ -248,15 +291,11 @@ async function* importFiles(format: 'xero' | 'qbo', invoices: IssuedInvoices, st
     for (const kind of ['invoice', 'credit-note'] as const) {
       const list = parts.get(`${currency}|${kind}`) ?? [];
       for (const [index, part] of list.entries()) {
-        const suffix = list.length === 1 ? '' : `-part-${index + 1}-of-${list.length}`;
+        const name = quickBooksName(stem, part, index, list.length);
         yield kind === 'invoice'
-          ? { name: `quickbooks-invoices-${stem}-${currency}${suffix}.csv`, pieces: () => table(QUICKBOOKS, of(part), dateFormat), invoices: part.invoices }
+          ? { name, pieces: () => table(QUICKBOOKS, of(part), dateFormat), invoices: part.invoices }
           : // A credit is a credit memo, listed with its amounts as the memo carries them (positive), to be entered as one.
-            {
-              name: `quickbooks-credit-memos-${stem}-${currency}.csv`,
-              pieces: () => table(QUICKBOOKS, mapped(of(part), asCreditMemo), dateFormat),
-              invoices: part.invoices,
-            };
+            { name, pieces: () => table(QUICKBOOKS, mapped(of(part), asCreditMemo), dateFormat), invoices: part.invoices };
       }
     }
 }

@@ -723,7 +723,8 @@ export function InvoicesPanel({ reportId }: { reportId: string }): React.JSX.Ele
       setNotice(
         `${done.again ? 'Wrote again' : 'Exported'} ${formatCount(done.invoices)} invoices (${done.firstNumber}–${done.lastNumber}) in ${formatCount(done.files.length)} ${done.files.length === 1 ? 'file' : 'files'}${where}.` +
           (done.notApprovedBySecondPerson ? ' Not approved by a second person.' : '') +
-          (done.refused.length ? ` Not written: ${done.refused.join('; ')}.` : ''),
+          (done.refused.length ? ` Not written: ${done.refused.join('; ')}.` : '') +
+          (done.warnings.length ? ` Check before importing: ${done.warnings.join('; ')}.` : ''),
       );
       await reload();
     }, 'export');

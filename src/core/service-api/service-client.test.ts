@@ -278,6 +278,29 @@ describe('ServiceClient', () => {
       }),
     ).rejects.toMatchObject({ code: 'cancelled' });
   });
+
+  it("shares one token request between calls, and one call's cancel stops only that call", async () => {
+    const setup = await twinWithClient();
+    twin = setup.twin;
+    let letTokenGo = () => {};
+    const tokenHeld = new Promise<void>((resolve) => (letTokenGo = resolve));
+    const { calls, fetchImpl } = recordingFetch();
+    const gated = async (url: string, init?: RequestInit) => {
+      if (url.endsWith('/connect/token')) await tokenHeld;
+      return fetchImpl(url, init);
+    };
+    const client = new ServiceClient(setup.connection, { fetch: gated, clock: new FakeClock() });
+    const organizations = (signal?: AbortSignal) =>
+      client.request({ method: 'GET', target: orgsPath(setup.connection.resellerId), schema: anyJson, retry: 'safe', what: 'orgs', signal });
+    const controller = new AbortController();
+    const cancelledOne = organizations(controller.signal); // asks for the token
+    const other = organizations(); // waits on the same request
+    controller.abort();
+    await expect(cancelledOne).rejects.toMatchObject({ code: 'cancelled' });
+    letTokenGo();
+    await expect(other).resolves.toMatchObject({ data: expect.any(Array) });
+    expect(calls.filter((call) => call.url.endsWith('/connect/token'))).toHaveLength(1);
+  });
 });
 
 describe('answers past ANSWER_LIMITS', () => {

@@ -46,16 +46,23 @@ export class SignIn {
   async token(signal?: AbortSignal, onRetry?: (notice: RetryNotice) => void): Promise<string> {
     const now = this.service.clock.now();
     if (this.held && (this.held.renewAfter === undefined || now < this.held.renewAfter)) return this.held.value;
-    // Concurrent requests share one token request.
-    this.request ??= this.requestToken(signal, onRetry).finally(() => {
-      this.request = null;
-    });
-    this.held = await this.request;
-    return this.held.value;
+    if (signal?.aborted) throw cancelled();
+    // Concurrent calls share one token request, so no one call's cancel stops it: another report's poll may be
+    // waiting on the same token. Each call waits for it until its own cancel.
+    if (!this.request) {
+      const request = this.requestToken(onRetry)
+        .then((held) => (this.held = held))
+        .finally(() => {
+          this.request = null;
+        });
+      request.catch(() => undefined); // every waiter may have been cancelled: the failure is theirs, and they are gone
+      this.request = request;
+    }
+    return (await untilCancelled(this.request, signal)).value;
   }
 
   /** POST {base}/connect/token exactly as spec §5: Basic client credentials plus the password grant. */
-  private async requestToken(signal?: AbortSignal, onRetry?: (notice: RetryNotice) => void): Promise<HeldToken> {
+  private async requestToken(onRetry?: (notice: RetryNotice) => void): Promise<HeldToken> {
     const { clientId, username } = this.credentials;
     const { apiSecret, password } = await this.credentials.readSecrets();
     const basic = Buffer.from(`${clientId}:${apiSecret}`, 'utf8').toString('base64');
@@ -68,7 +75,7 @@ export class SignIn {
         headers: { Authorization: `Basic ${basic}`, 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' },
         body: form.toString(),
       }),
-      { retry: 'safe', signal, onRetry, maxBytes: ANSWER_LIMITS.tokenBytes },
+      { retry: 'safe', onRetry, maxBytes: ANSWER_LIMITS.tokenBytes },
     );
     if (response.status === 400 || response.status === 401 || response.status === 403) {
       throw new AppError('auth', `The service refused the credentials for ${username}. Check the client ID, API secret, username and password in the profile.`);
@@ -81,4 +88,16 @@ export class SignIn {
     const renewAfter = token.expires_in === undefined ? undefined : now + Math.max(token.expires_in * 500, token.expires_in * 1000 - 60_000);
     return renewAfter === undefined ? { value: token.access_token } : { value: token.access_token, renewAfter };
   }
+}
+
+const cancelled = () => new AppError('cancelled', 'Cancelled.');
+
+/** `work`'s answer, or a cancel as soon as `signal` aborts (the work itself goes on). */
+function untilCancelled<T>(work: Promise<T>, signal?: AbortSignal): Promise<T> {
+  if (!signal) return work;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(cancelled());
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }

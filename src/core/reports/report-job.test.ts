@@ -94,6 +94,10 @@ describe('report job', () => {
     expect(Date.parse(last?.updatedAt ?? '') - Date.parse(last?.startedAt ?? '')).toBeGreaterThanOrEqual(60_000);
     const nextPolls = waiting.map((p) => Date.parse(p.nextPollAt ?? ''));
     expect(nextPolls.slice(1).map((at, index) => at - (nextPolls[index] as number))).toEqual(nextPolls.slice(1).map(() => 30_000));
+    // Each poll is saved as asked before it asks: a process that ends during it resumes 30 s after it, not at once.
+    const asking = env.progress.filter((p) => p.state === 'polling' && !p.transfer);
+    expect(asking.length).toBeGreaterThan(1);
+    for (const p of asking) expect(Date.parse(p.nextPollAt ?? '') - Date.parse(p.updatedAt)).toBe(30_000);
   });
 
   it('tells how far a large report got: bytes of the length the service gave, then lines saved with the share of the file read', async () => {
@@ -202,7 +206,9 @@ describe('report job', () => {
     const failed = env.progress.at(-1);
     expect(failed).toMatchObject({ state: 'failed', message: expect.stringContaining('status 3') });
     expect((await env.jobStore.get(job.id))?.message).toContain('status 3');
-    await env.jobs.retry(job.id);
+    // Tried again at once, it still waits out the interval since the poll it stopped on.
+    const resumed = await env.jobs.retry(job.id);
+    expect(Date.parse(resumed.nextPollAt ?? '') - Date.parse(failed?.updatedAt ?? '')).toBe(30_000);
     await env.jobs.settled();
     expect(env.progress.at(-1)).toMatchObject({ state: 'done' });
   });
@@ -216,17 +222,37 @@ describe('report job', () => {
     expect(env.progress.some((p) => p.state === 'retrying')).toBe(true);
     expect(env.progress.filter((p) => p.state === 'retrying').every((p) => !p.busy)).toBe(true);
     expect(env.progress.at(-1)).toMatchObject({ state: 'done' });
+    // The client's own retries of the report's address wait out the poll interval too (spec §8), not 1, 2, 4 s.
+    expect((env.clock as FakeClock).sleeps.every((ms) => ms >= 30_000)).toBe(true);
   });
 
   it('says the service is busy while it answers 429 (slow down), then finishes', async () => {
     const env = await setup();
     env.twin.faults.add({ kind: 'status', status: 429, method: 'GET', path: 'MonthlyBilling', times: 2 });
+    env.twin.faults.add({ kind: 'status', status: 429, method: 'GET', path: 'MonthlyBilling', retryAfterSeconds: 300 });
     await env.jobs.request(env.profile.id, PERIOD);
     await env.jobs.settled();
     const retrying = env.progress.filter((p) => p.state === 'retrying');
     expect(retrying.length).toBeGreaterThan(0);
     expect(retrying.every((p) => p.busy && /busy/.test(p.message ?? ''))).toBe(true);
     expect(env.progress.at(-1)).toMatchObject({ state: 'done' });
+    // No sooner than every 30 s, and the five minutes the service asked for waited in full.
+    const sleeps = (env.clock as FakeClock).sleeps;
+    expect(sleeps.every((ms) => ms >= 30_000)).toBe(true);
+    expect(sleeps).toContain(300_000);
+  });
+
+  it('stops, saying to request the month again, when the report is gone (410), and on an answer it does not expect, rather than asking for ever', async () => {
+    const env = await setup();
+    env.twin.faults.add({ kind: 'status', status: 410, method: 'GET', path: 'MonthlyBilling', times: 50 });
+    await env.jobs.request(env.profile.id, PERIOD);
+    await env.jobs.settled();
+    expect(env.progress.at(-1)).toMatchObject({ state: 'failed', message: expect.stringMatching(/no longer has this report.*Request the month again/) });
+    env.twin.faults.clear();
+    env.twin.faults.add({ kind: 'status', status: 405, method: 'GET', path: 'MonthlyBilling', times: 50 });
+    await env.jobs.request(env.profile.id, PERIOD);
+    await env.jobs.settled();
+    expect(env.progress.at(-1)).toMatchObject({ state: 'failed', message: expect.stringMatching(/HTTP 405, which Closebook does not expect.*base URL/) });
   });
 
   it('signs in again when the token expires mid-job', async () => {

@@ -138,11 +138,17 @@ export class ReportJobs {
     if (job) this.emit({ ...job, state: 'cancelled', nextPollAt: null, message: 'Cancelled. The service may still finish the report; nothing was saved.' });
   }
 
-  /** Starts polling again a job that stopped with an error (or that no process is running). */
+  /**
+   * Starts polling again a job that stopped with an error (or that no process is running): at once, unless the
+   * service was asked less than a poll interval ago (a job stops right after the poll it stopped on).
+   */
   async retry(jobId: string): Promise<ReportJob> {
     const job = await this.deps.jobs.get(jobId);
     if (!job) throw new AppError('not-found', 'That report request no longer exists.');
-    const resumed = await this.update(job, { state: 'waiting', message: null, nextPollAt: this.after(0) });
+    // A profile since deleted is the poll's to report, in words.
+    const client = await this.client(job).catch(() => null);
+    const spaced = client ? Date.parse(job.updatedAt) + this.interval(client) : 0;
+    const resumed = await this.update(job, { state: 'waiting', message: null, nextPollAt: new Date(Math.max(this.deps.clock.now(), spaced)).toISOString() });
     this.loops.start(resumed);
     return resumed;
   }
@@ -154,13 +160,18 @@ export class ReportJobs {
 
   private async poll(initial: ReportJob, signal: AbortSignal): Promise<{ job: ReportJob; done: boolean }> {
     const client = await this.client(initial);
-    const job = { ...initial, state: 'polling' as const };
+    // Saved before the service is asked: a process that ends during this poll resumes no sooner than the service
+    // allows after it (a restart within 30 s of a poll would otherwise ask again at once).
+    const asked = { ...initial, nextPollAt: this.after(this.interval(client)), updatedAt: this.after(0) };
+    await this.deps.jobs.put(asked);
+    const job = { ...asked, state: 'polling' as const };
     this.emit(job);
     const onRetry = (notice: RetryNotice) =>
       this.emit({ ...job, state: 'retrying', busy: notice.busy, message: `${notice.reason} Retrying in ${Math.round(notice.delayMs / 1000)} s.` });
     const outcome = await this.deps.receiver.receive(job, client, {
       signal,
       onRetry,
+      spacedMs: this.interval(client),
       onDownloading: (bytes, totalBytes) => this.emit({ ...job, transfer: totalBytes === null ? { bytes } : { bytes, totalBytes } }),
       onSaving: (lines, percent) => this.emit({ ...job, state: 'saving', transfer: { lines, percent } }),
     });

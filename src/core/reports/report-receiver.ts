@@ -80,6 +80,8 @@ export class ReportReceiver {
     options: {
       signal: AbortSignal;
       onRetry: (notice: RetryNotice) => void;
+      /** The least wait before the report's address is asked again after a failure: the poll interval. */
+      spacedMs: number;
       /** Billing lines saved so far, and how much of the received file that is (its line count is not known ahead). */
       onSaving: (lines: number, percent: number) => void;
       /** Bytes received so far, of the body's length when the service said it. */
@@ -97,11 +99,15 @@ export class ReportReceiver {
           what: 'the billing report',
           signal: options.signal,
           onRetry: options.onRetry,
+          spacedMs: options.spacedMs,
           into: (body, info) => writeCompressed(counted(body, options.onDownloading && ((bytes) => options.onDownloading?.(bytes, info.bytes))), file),
         });
       } catch (error) {
         if (error instanceof AppError && error.code === 'not-found') {
-          throw new AppError('not-found', 'The service no longer has this report (its address answers HTTP 404). Request the month again.');
+          throw new AppError(
+            'not-found',
+            'The service no longer has this report: its address answers that nothing is there (HTTP 404 or 410). Request the month again.',
+          );
         }
         throw error;
       }

@@ -85,6 +85,9 @@ export function errorForStatus(status: number, host: string, bodyText: string): 
   if (status === 404) {
     return new AppError('not-found', `The service does not know this address (HTTP 404).${said} Check the base URL and IDs in the profile.`);
   }
+  if (status === 410) {
+    return new AppError('not-found', `The service no longer has what this address held (HTTP 410).${said} It will not come back by asking again.`);
+  }
   if (status === 409) return new AppError('conflict', `The service refused the change because it conflicts with existing data.${said}`, fields);
   if (status === 429) return new AppError('rate-limited', `The service at ${host} is busy and asked Closebook to slow down. Try again in a minute.`);
   if (status >= 500) {
@@ -93,7 +96,13 @@ export function errorForStatus(status: number, host: string, bodyText: string): 
       `The service at ${host} had a problem (HTTP ${status}).${said} Try again in a few minutes; if it keeps happening, contact the service's support.`,
     );
   }
-  return new AppError('service', `The service at ${host} answered with HTTP ${status}.${said}`);
+  if (status === 408) return new AppError('timeout', `The service at ${host} gave up waiting for the request (HTTP 408). Try again in a minute.`);
+  // Any other answer (a redirect Closebook does not follow, a 4xx it does not expect) will not change by asking
+  // again: the workflow stops and says so, rather than retrying for ever.
+  return new AppError(
+    'bad-response',
+    `The service at ${host} answered with HTTP ${status}, which Closebook does not expect here.${said} Check the profile's base URL; if it is right, contact the service's support.`,
+  );
 }
 
 const OFFLINE_CODES = new Set(['network', 'timeout']);

@@ -47,7 +47,15 @@ export interface Attempts<T> {
   silenceMs?: number;
   /** The most of a successful body read whole; ANSWER_LIMITS.answerBytes when not given. */
   maxBytes?: number;
+  /**
+   * The least wait before sending again, for an address the service asks to be polled no more often (a billing
+   * report: 30 s). Its Retry-After is then waited in full, up to MAX_SPACED_WAIT_MS, not cut to the back-off's most.
+   */
+  spacedMs?: number | undefined;
 }
+
+/** The longest a Retry-After is waited before a spaced request is sent again: past it, a day-long date is a mistake. */
+const MAX_SPACED_WAIT_MS = 15 * 60_000;
 
 /** The answer the loop ended with: its body as text (cut short past the bound), or what `consume` made of it. */
 export interface Answer<T> {
@@ -67,7 +75,7 @@ export class RetryLoop {
    * (streamed), else it is read as text.
    */
   async send<T = never>(url: string, init: () => Promise<RequestInit>, attempts: Attempts<T>): Promise<Answer<T>> {
-    const { retry, signal, onRetry, consume, silenceMs = this.policy.timeoutMs, maxBytes = ANSWER_LIMITS.answerBytes } = attempts;
+    const { retry, signal, onRetry, consume, silenceMs = this.policy.timeoutMs, maxBytes = ANSWER_LIMITS.answerBytes, spacedMs } = attempts;
     const { maxAttempts, host } = this.policy;
     for (let attempt = 1; ; attempt++) {
       const idle = new IdleTimeout(silenceMs);
@@ -78,7 +86,7 @@ export class RetryLoop {
         } catch (error) {
           const failure = this.sendFailure(error, retry, silenceMs, signal);
           if (failure.retryable && attempt < maxAttempts) {
-            await this.backoff(attempt, undefined, failure.error, signal, onRetry);
+            await this.backoff(attempt, undefined, failure.error, { signal, onRetry, spacedMs });
             continue;
           }
           throw failure.error;
@@ -95,7 +103,7 @@ export class RetryLoop {
             if (error instanceof AppError) throw error;
             const failure = this.bodyFailure(error, retry, silenceMs, signal);
             if (attempt < maxAttempts) {
-              await this.backoff(attempt, undefined, failure, signal, onRetry);
+              await this.backoff(attempt, undefined, failure, { signal, onRetry, spacedMs });
               continue;
             }
             throw failure;
@@ -109,7 +117,7 @@ export class RetryLoop {
         }
         const retryable = response.status === 429 || (retry === 'safe' && response.status >= 500);
         if (retryable && attempt < maxAttempts) {
-          await this.backoff(attempt, response.headers.get('retry-after'), errorForStatus(response.status, host, body.text), signal, onRetry);
+          await this.backoff(attempt, response.headers.get('retry-after'), errorForStatus(response.status, host, body.text), { signal, onRetry, spacedMs });
           continue;
         }
         return { response, ...body };
@@ -155,14 +163,17 @@ export class RetryLoop {
     attempt: number,
     retryAfter: string | null | undefined,
     failure: AppError,
-    signal?: AbortSignal,
-    onRetry?: (notice: RetryNotice) => void,
+    { signal, onRetry, spacedMs }: Pick<Attempts<unknown>, 'signal' | 'onRetry' | 'spacedMs'>,
   ) {
     const { clock, maxAttempts, backoffBaseMs, maxBackoffMs } = this.policy;
     // The connection indicator follows attempts too: a service failing and being retried is not "not checked yet".
     this.policy.onOutcome?.(failure);
     const reason = failure.message;
-    const delayMs = Math.min(maxBackoffMs, parseRetryAfter(retryAfter, clock.now()) ?? backoffBaseMs * 2 ** (attempt - 1));
+    const asked = parseRetryAfter(retryAfter, clock.now());
+    const delayMs =
+      spacedMs === undefined
+        ? Math.min(maxBackoffMs, asked ?? backoffBaseMs * 2 ** (attempt - 1))
+        : Math.max(spacedMs, Math.min(MAX_SPACED_WAIT_MS, asked ?? 0));
     onRetry?.({ attempt, attempts: maxAttempts, delayMs, reason, busy: failure.code === 'rate-limited' });
     try {
       await clock.sleep(delayMs, signal);

@@ -58,6 +58,8 @@ export interface DownloadSpec<T> {
   into: (body: AsyncIterable<Uint8Array>, info: BodyInfo) => Promise<T>;
   signal?: AbortSignal;
   onRetry?: (notice: RetryNotice) => void;
+  /** The least wait before the address is asked again after a failure (a report's: the service's poll interval). */
+  spacedMs?: number;
 }
 
 export interface ServiceResponse<T> {
@@ -185,7 +187,7 @@ export class ServiceClient {
     });
     const silenceMs = this.options.downloadTimeoutMs ?? 120_000;
     const answer = await this.signedIn(() =>
-      this.loop.send(url, init, { retry: 'safe', signal: spec.signal, onRetry: spec.onRetry, consume: spec.into, silenceMs }),
+      this.loop.send(url, init, { retry: 'safe', signal: spec.signal, onRetry: spec.onRetry, consume: spec.into, silenceMs, spacedMs: spec.spacedMs }),
     );
     if (!answer.response.ok || answer.consumed === undefined) throw errorForStatus(answer.response.status, this.host, answer.text);
     return answer.consumed.value;

@@ -182,8 +182,10 @@ export async function organizationsCommand(args: string[]): Promise<number> {
       }
       const created = await context.call('organizations:create', { profileId, organization });
       if (values.json) process.stdout.write(`${JSON.stringify(created, null, 2)}\n`);
-      else process.stdout.write(`${created.orgId}\n`);
-      process.stderr.write(`Created "${created.name}".\n`);
+      else if (created.orgId) process.stdout.write(`${created.orgId}\n`);
+      process.stderr.write(
+        created.orgId ? `Created "${created.name}".\n` : `Created "${created.name}"; the service's answer did not give its id: organizations list shows it.\n`,
+      );
       return EXIT.ok;
     }
     const organizations = await context.call('organizations:list', { profileId });

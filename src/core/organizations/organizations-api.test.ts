@@ -68,6 +68,23 @@ describe('organizations', () => {
     expect(created).toMatchObject({ orgId: 'new-id', name: 'Empty Body AB', countryCode: 'SE', contactEmail: 'it@empty.example' });
   });
 
+  it('takes any 2xx answer to a create as created: a bare id, an object naming only the id, text it cannot read', async () => {
+    const input = OrganizationInput.parse({ name: 'Odd Answer AB', contact: { email: 'it@odd.example' }, address: { countryCode: 'SE' } });
+    const guid = '3fa85f64-5717-4562-b3fc-2c963f66afa6';
+    const answers: [() => Response, string][] = [
+      [() => new Response(guid, { status: 201, headers: { 'Content-Type': 'text/plain' } }), guid],
+      [() => new Response(JSON.stringify(guid), { status: 201 }), guid],
+      [() => new Response(JSON.stringify({ orgId: guid }), { status: 201 }), guid],
+      [() => new Response(JSON.stringify({ id: 42 }), { status: 200 }), '42'],
+      [() => new Response('<html>Created</html>', { status: 201, headers: { Location: `/api/resellers/x/Organizations/${guid}` } }), guid],
+      [() => new Response('Created', { status: 201 }), ''],
+    ];
+    for (const [answer, orgId] of answers) {
+      const created = await createOrganization(clientAnswering(answer), input);
+      expect(created).toMatchObject({ orgId, name: 'Odd Answer AB', countryCode: 'SE', contactEmail: 'it@odd.example' });
+    }
+  });
+
   it('maps the service field errors onto the form fields', async () => {
     const setup = await twinWithClient();
     twin = setup.twin;

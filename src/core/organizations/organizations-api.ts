@@ -75,7 +75,8 @@ export async function listOrganizations(client: ServiceClient, signal?: AbortSig
 
 /**
  * Creates an organization. The response is "not shown": when the service returns the record we use it, and when it
- * returns nothing readable we show what was sent, under the id from a Location header if there is one.
+ * returns less we show what was sent, under the id the answer gives (createdId). A 2xx answer means the organization
+ * exists, so nothing in its body may make this fail: "try again" would create it twice.
  */
 export async function createOrganization(client: ServiceClient, input: OrganizationInput): Promise<OrganizationSummary> {
   const { resellerId } = client.connection;
@@ -83,16 +84,15 @@ export async function createOrganization(client: ServiceClient, input: Organizat
     method: 'POST',
     target: `/api/resellers/${encodeURIComponent(resellerId)}/Organizations`,
     body: input,
-    schema: z.unknown(),
+    schema: null, // read below, as leniently as a created organization needs
     retry: 'unsafe',
     what: 'the new organization',
   });
-  const record = OrganizationRecord.safeParse(response.data);
+  const body = jsonOrText(response.text);
+  const record = OrganizationRecord.safeParse(body);
   if (record.success) return toSummary(record.data);
-  const location = response.headers.get('location');
-  const orgId = location?.split('/').filter(Boolean).pop() ?? '';
   return toSummary({
-    orgId,
+    orgId: createdId(body, response.headers.get('location')),
     name: input.name,
     customerNumber: input.customerNumber,
     registrationNumber: input.registrationNumber,
@@ -102,4 +102,30 @@ export async function createOrganization(client: ServiceClient, input: Organizat
     address: { city: input.address.city, countryCode: input.address.countryCode },
     organizationGroups: [],
   } as OrganizationRecord);
+}
+
+/** A body as JSON when it is JSON, else as its text (a bare id). */
+function jsonOrText(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text.trim();
+  }
+}
+
+const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The new organization's id from an answer that is not its record: an object naming the id alone (`orgId`, `id`,
+ * `organizationId`), a bare GUID (as JSON text or plain), else the `location` header's last segment; '' when the
+ * answer gives none (the organization exists; the list shows it with its id).
+ */
+function createdId(body: unknown, location: string | null): string {
+  if (body && typeof body === 'object' && !Array.isArray(body)) {
+    const { orgId, id, organizationId } = body as Record<string, unknown>;
+    const named = [orgId, id, organizationId].find((value) => typeof value === 'string' || typeof value === 'number');
+    if (named !== undefined) return String(named);
+  }
+  if (typeof body === 'string' && GUID.test(body)) return body;
+  return location?.split('/').filter(Boolean).pop() ?? '';
 }

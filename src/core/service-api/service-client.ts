@@ -66,6 +66,8 @@ export interface ServiceResponse<T> {
   status: number;
   headers: Headers;
   data: T;
+  /** The body as read, for an answer whose form is "not shown" (`schema: null`): its reader decides what it holds. */
+  text: string;
 }
 
 /**
@@ -176,7 +178,7 @@ export class ServiceClient {
     const { response, text, cut } = await this.signedIn(() => this.loop.send(url, init, { retry: spec.retry, signal: spec.signal, onRetry: spec.onRetry }));
     if (!response.ok) throw errorForStatus(response.status, this.host, text);
     if (cut && spec.schema !== null) throw largerThan(spec.what, ANSWER_LIMITS.answerBytes);
-    return { status: response.status, headers: response.headers, data: parseAnswer(text, spec.schema, spec.what) };
+    return { status: response.status, headers: response.headers, data: parseAnswer(text, spec.schema, spec.what), text };
   }
 
   private async downloadOnce<T>(spec: DownloadSpec<T>): Promise<T> {

@@ -12,6 +12,7 @@ export const ErrorCode = z.enum([
   'service', // the service answered with a server error
   'rate-limited', // the service asked us to slow down
   'bad-response', // the service answered with something we cannot read
+  'refused', // the service answered with a status it does not explain and asking again will not change (a 4xx, a redirect)
   'not-found',
   'conflict',
   'control', // a control of the month close refused the step (self-approval, an open exception, a locked month)

@@ -161,9 +161,13 @@ describe('consumption task', () => {
     ).toEqual([]);
   });
 
-  it('marks a send whose answer was lost as "outcome unknown", and never sends it again without a yes', async () => {
+  it.each([
+    ['its connection broke', { kind: 'drop-after-processing' as const }],
+    ['a gateway gave up waiting (504)', { kind: 'status' as const, status: 504 }],
+    ['a gateway could not get its answer (502)', { kind: 'status' as const, status: 502 }],
+  ])('marks a send whose answer was lost (%s) as "outcome unknown", and never sends it again without a yes', async (_, fault) => {
     const env = await setup({ taskQueuedMs: 0, taskProcessingMs: 0 });
-    env.twin.faults.add({ kind: 'drop-after-processing', method: 'POST', path: 'bulkconsumptions' });
+    env.twin.faults.add({ ...fault, method: 'POST', path: 'bulkconsumptions' });
     const batch = rows(env.twin);
     const lost = await env.tasks.submit(env.profile.id, 'a.csv', batch);
     expect(lost).toMatchObject({ state: 'outcome-unknown', taskId: null, message: expect.stringContaining('cannot tell whether the service received it') });
@@ -171,6 +175,15 @@ describe('consumption task', () => {
       code: 'conflict',
       message: expect.stringContaining('may have arrived'),
     });
+  });
+
+  it('marks a send the service plainly refused (405) as an error that may be sent again, not as one that may have arrived', async () => {
+    const env = await setup({ taskQueuedMs: 0, taskProcessingMs: 0 });
+    env.twin.faults.add({ kind: 'status', status: 405, method: 'POST', path: 'bulkconsumptions' });
+    const batch = rows(env.twin);
+    await expect(env.tasks.submit(env.profile.id, 'a.csv', batch)).resolves.toMatchObject({ state: 'error', message: expect.stringContaining('HTTP 405') });
+    await expect(env.tasks.submit(env.profile.id, 'a.csv', batch)).resolves.toMatchObject({ state: 'Queued' });
+    await env.tasks.settled();
   });
 
   it('keeps an accepted batch whose status points at another host as "outcome unknown" with its task id, never a plain error', async () => {

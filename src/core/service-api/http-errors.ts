@@ -30,6 +30,18 @@ export function timedOut(host: string, seconds: number): AppError {
   return new AppError('timeout', `The service at ${host} did not answer within ${seconds} seconds. Try again in a few minutes.`);
 }
 
+/**
+ * A gateway's 502 or 504 to a request that changes something: the gateway may have passed it on before it failed
+ * or gave up waiting, so it may have arrived, as a connection broken after sending.
+ */
+export function gatewayOutcomeUnknown(host: string, status: number): AppError {
+  return new AppError(
+    'outcome-unknown',
+    `The service at ${host} answered HTTP ${status} (its gateway ${status === 504 ? 'gave up waiting for it' : 'could not get its answer'}) after the request was sent, so Closebook cannot tell whether the service received it. ` +
+      'Check the service before sending it again.',
+  );
+}
+
 export function outcomeUnknown(host: string): AppError {
   return new AppError(
     'outcome-unknown',
@@ -100,7 +112,7 @@ export function errorForStatus(status: number, host: string, bodyText: string): 
   // Any other answer (a redirect Closebook does not follow, a 4xx it does not expect) will not change by asking
   // again: the workflow stops and says so, rather than retrying for ever.
   return new AppError(
-    'bad-response',
+    'refused',
     `The service at ${host} answered with HTTP ${status}, which Closebook does not expect here.${said} Check the profile's base URL; if it is right, contact the service's support.`,
   );
 }

@@ -156,14 +156,20 @@ describe('ServiceClient', () => {
     expect(clock.sleeps).toEqual([]);
   });
 
-  it('does not retry a POST after a 500', async () => {
+  it('does not retry a POST after a 500; after a gateway 502 or 504 it may have arrived', async () => {
     const setup = await twinWithClient();
     twin = setup.twin;
+    const post = () =>
+      setup.client.request({ method: 'POST', target: orgsPath(setup.connection.resellerId), body: {}, schema: null, retry: 'unsafe', what: 'org' });
     twin.faults.add({ kind: 'status', status: 500, path: 'Organizations', method: 'POST', times: 5 });
-    await expect(
-      setup.client.request({ method: 'POST', target: orgsPath(setup.connection.resellerId), body: {}, schema: null, retry: 'unsafe', what: 'org' }),
-    ).rejects.toMatchObject({ code: 'service' });
+    await expect(post()).rejects.toMatchObject({ code: 'service' });
     expect(twin.faults.pending).toBe(1); // four faults left of five: one attempt only
+    twin.faults.clear();
+    for (const status of [502, 504]) {
+      twin.faults.add({ kind: 'status', status, path: 'Organizations', method: 'POST', times: 5 });
+      await expect(post()).rejects.toMatchObject({ code: 'outcome-unknown', message: expect.stringContaining(`HTTP ${status}`) });
+      twin.faults.clear();
+    }
   });
 
   it('reports a body that is not JSON as unreadable, and a wrong shape with the path of the bad field', async () => {

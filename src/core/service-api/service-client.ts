@@ -3,7 +3,7 @@ import { AppError } from '@shared/errors';
 import type { Clock, FetchLike } from '../ports/ports';
 import { isLoopbackHost } from '@shared/schemas/profile';
 import { ANSWER_LIMITS, type BodyInfo, largerThan, parseAnswer } from './body-reading';
-import { errorForStatus } from './http-errors';
+import { errorForStatus, gatewayOutcomeUnknown } from './http-errors';
 import { type Answer, RetryLoop, type RetryNotice } from './retry';
 import { type Credentials, SignIn } from './sign-in';
 
@@ -176,6 +176,7 @@ export class ServiceClient {
       ...(spec.body === undefined ? {} : { body: JSON.stringify(spec.body) }),
     });
     const { response, text, cut } = await this.signedIn(() => this.loop.send(url, init, { retry: spec.retry, signal: spec.signal, onRetry: spec.onRetry }));
+    if (spec.retry === 'unsafe' && (response.status === 502 || response.status === 504)) throw gatewayOutcomeUnknown(this.host, response.status);
     if (!response.ok) throw errorForStatus(response.status, this.host, text);
     if (cut && spec.schema !== null) throw largerThan(spec.what, ANSWER_LIMITS.answerBytes);
     return { status: response.status, headers: response.headers, data: parseAnswer(text, spec.schema, spec.what), text };

@@ -198,6 +198,22 @@ describe('report job', () => {
     expect(env.progress.at(-1)).toMatchObject({ id: job.id, state: 'cancelled' });
   });
 
+  it('cancelled while the report is being saved, ends as done with the report saved, not "nothing was saved"', async () => {
+    const env = await setup({ twin: { organizations: 300, linesPerOrganization: 100 } });
+    let cancelling: Promise<void> | undefined;
+    const job = await env.jobs.request(env.profile.id, PERIOD);
+    const watching = setInterval(() => {
+      if (!cancelling && env.progress.some((p) => p.state === 'saving')) cancelling = env.jobs.cancel(job.id);
+    }, 1);
+    await env.jobs.settled();
+    clearInterval(watching);
+    expect(cancelling).toBeDefined();
+    await cancelling;
+    expect(env.progress.at(-1)).toMatchObject({ id: job.id, state: 'done', reportId: expect.any(String) });
+    expect(await env.reports.list()).toHaveLength(1);
+    expect(await env.jobStore.list()).toEqual([]);
+  });
+
   it('stops on a status it does not know, naming the value, and keeps the job to try again', async () => {
     const env = await setup();
     env.twin.faults.add({ kind: 'report-status', status: 3 });

@@ -131,9 +131,14 @@ export class ReportJobs {
     return this.loops.settled(ids);
   }
 
+  /**
+   * Stops a job and forgets it. A report already being saved is saved whole (the body is in; the save is one
+   * transaction): then the job ends as done, and says so, rather than "nothing was saved".
+   */
   async cancel(jobId: string): Promise<void> {
     const job = await this.deps.jobs.get(jobId);
     await this.loops.stop(jobId);
+    if (this.lastSeen.get(jobId)?.state === 'done') return;
     await this.deps.jobs.remove(jobId);
     if (job) this.emit({ ...job, state: 'cancelled', nextPollAt: null, message: 'Cancelled. The service may still finish the report; nothing was saved.' });
   }

@@ -153,5 +153,15 @@ describe('UBL e-invoices under the official CEN EN 16931 and Peppol BIS 3.0 rule
     const [noVatId] = invoices([row('B', '1', '1')], [customer('B', { vatTreatment: 'reverse-charge', taxCode: 'EC' })]);
     expect(ublInvoice(noVatId!, SELLER, PERIOD)).toEqual({ refused: expect.stringMatching(/needs its VAT id/) });
     expect(ublInvoice(noVatId!, { ...SELLER, endpoint: '' }, PERIOD)).toEqual({ refused: expect.stringMatching(/the seller's endpoint are not set/) });
+    // A country outside EN 16931's list (ISO 3166 and XI) fails BR-CL-14; the common slips are named.
+    const [inUk] = invoices([row('B', '1', '1')], [customer('B', { country: 'UK' })]);
+    expect(ublInvoice(inUk!, SELLER, PERIOD)).toEqual({
+      refused: expect.stringMatching(/in the mapping, customer B's country UK is not an ISO 3166 country code: write GB \(the United Kingdom\)$/),
+    });
+    const [inNorthernIreland] = invoices([row('B', '1', '1')], [customer('B', { country: 'XI' })]);
+    expect(ublInvoice(inNorthernIreland!, SELLER, PERIOD)).not.toHaveProperty('refused');
+    expect(ublInvoice(inNorthernIreland!, { ...SELLER, country: 'EL' }, PERIOD)).toEqual({
+      refused: expect.stringMatching(/the seller's country EL is not an ISO 3166 country code: write GR \(Greece; EL is its VAT prefix\)/),
+    });
   });
 });

@@ -1,4 +1,5 @@
 import { minorUnits } from '@shared/currency';
+import { countryCodeProblem } from '@shared/model/countries';
 import { money } from '@shared/money';
 import type { Seller } from '@shared/schemas/invoices';
 import { xmlText } from '@core/xlsx';
@@ -44,6 +45,8 @@ export function ublRefusal(invoice: Invoice, seller: Seller): string | null {
     return `${what}: EN 16931 carries amounts with at most two decimals, and ${invoice.currency} has ${minorUnits(invoice.currency)}; send this invoice another way`;
   const sellerMissing = (['name', 'country', 'endpoint'] as const).filter((field) => !seller[field]);
   if (sellerMissing.length) return `${what}: the seller's ${sellerMissing.join(', ')} are not set (invoices settings --seller-…)`;
+  const sellerCountry = countryCodeProblem(seller.country);
+  if (sellerCountry) return `${what}: the seller's country ${sellerCountry} (invoices settings --seller-country)`;
   const categories = new Set(invoice.vat.map((entry) => entry.category));
   if (!seller.vatId && [...categories].some((category) => category !== 'O'))
     return `${what}: the seller's VAT id is not set (invoices settings --seller-vat-id)`;
@@ -53,6 +56,8 @@ export function ublRefusal(invoice: Invoice, seller: Seller): string | null {
   const customer = `customer ${invoice.orgId}`;
   if (!invoice.buyer.endpoint) return `${what}: ${customer} has no e-invoice endpoint (Peppol id) in the mapping`;
   if (!invoice.buyer.country) return `${what}: ${customer} has no country in the mapping`;
+  const buyerCountry = countryCodeProblem(invoice.buyer.country);
+  if (buyerCountry) return `${what}: in the mapping, ${customer}'s country ${buyerCountry}`;
   if (!invoice.buyer.reference && !invoice.po) return `${what}: ${customer} has no buyer reference in the mapping (Peppol requires one, or a PO number)`;
   if ((categories.has('AE') || categories.has('K')) && !invoice.buyer.vatId)
     return `${what}: ${customer} is invoiced with reverse charge and needs its VAT id (buyerVatId) in the mapping`;

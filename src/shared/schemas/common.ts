@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { countryCodeProblem } from '../model/countries';
 
 // A missing field reads "is required" everywhere (forms, CLI flags, files) rather than zod's type jargon.
 z.config({
@@ -35,9 +36,12 @@ export const DomainName = z
   .toLowerCase()
   .regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, 'must be a domain name like contoso.com');
 
-/** Two-letter ISO 3166-1 alpha-2 code; accepted in any case, kept upper-case. */
+/** An ISO 3166-1 alpha-2 code (COUNTRY_CODES); accepted in any case, kept upper-case. UK is refused, saying GB. */
 export const CountryCode = z
   .string()
   .trim()
   .toUpperCase()
-  .regex(/^[A-Z]{2}$/, 'must be a two-letter country code like SE');
+  .superRefine((code, context) => {
+    const problem = /^[A-Z]{2}$/.test(code) ? countryCodeProblem(code) : 'must be a two-letter country code like SE';
+    if (problem) context.addIssue({ code: 'custom', message: problem });
+  });

@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cleanupsAfterEach } from '@testing/cleanups';
 import { silentLogger } from '../ports/ports';
@@ -286,6 +286,31 @@ describe('the ledger', () => {
     const restored = await Ledger.open(copyDir, silentLogger);
     cleanups.push(() => restored.close());
     expect(await restored.all('SELECT billing_date FROM billing_entries')).toEqual([{ billing_date: '2026-10-07' }]);
+  });
+
+  it('fails a backup whose copy cannot be completed when it is detached, and moves nothing into place', async () => {
+    const dir = await folder();
+    const ledger = await Ledger.open(dir, silentLogger);
+    cleanups.push(() => ledger.close());
+    await ledger.write((transaction) => transaction.run(`INSERT INTO billing_entries VALUES ('r', 0, '2026-10-07', '', '')`));
+    // DuckDB's own write of the copy failing as it is detached (a disk that fills then), once.
+    const writer = (ledger as unknown as { writer: { run: (sql: string) => Promise<unknown> } }).writer;
+    const run = writer.run.bind(writer);
+    let failed = false;
+    writer.run = async (sql: string) => {
+      if (!failed && sql.startsWith('DETACH')) {
+        failed = true;
+        await run(sql);
+        throw new Error('IO Error: Could not write file: No space left on device');
+      }
+      return run(sql);
+    };
+    const target = join(await folder(), 'copy.duckdb');
+    await expect(ledger.backup(target)).rejects.toThrow(/space|disk/i);
+    const { readdir } = await import('node:fs/promises');
+    expect(await readdir(dirname(target))).toEqual([]);
+    await ledger.backup(target); // and the next one is made
+    expect(await readdir(dirname(target))).toEqual(['copy.duckdb']);
   });
 
   it('reads and writes no file outside its own folder and the staging folder, whatever SQL reaches it', async () => {

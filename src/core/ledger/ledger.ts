@@ -554,20 +554,26 @@ export class Ledger {
 
   /**
    * A consistent copy of the whole ledger in a new database file, made by the database (not a file copy, which
-   * could catch it mid-write) in the staging folder, and moved to `path` when complete.
+   * could catch it mid-write) in the staging folder, and moved to `path` when complete. The copy is checkpointed
+   * and detached before it counts as made: until then part of it may be only in its write-ahead log, so a failure
+   * there (a disk that fills) is the backup's, never a file moved into place without it.
    */
   async backup(path: string): Promise<void> {
     await this.outputs.write(path, (partial) =>
       this.writes.run(() =>
         this.tracked(async () => {
-          try {
+          const copying = (async () => {
             await this.writer.run(`ATTACH ${sqlPath(partial)} AS closebook_backup`);
             const [main] = (await (await this.writer.runAndReadAll('SELECT current_database() AS name')).getRowObjectsJson()) as LedgerRow[];
             await this.writer.run(`COPY FROM DATABASE "${String(main?.name).replaceAll('"', '""')}" TO closebook_backup`);
-          } finally {
-            await this.writer.run('DETACH DATABASE IF EXISTS closebook_backup').catch(() => undefined);
-            await rm(`${partial}.wal`, { force: true });
-          }
+            await this.writer.run('CHECKPOINT closebook_backup');
+          })();
+          const failed = await copying.then(noFailure, (error: unknown) => ({ error }));
+          const detachFailed = await this.writer.run('DETACH DATABASE IF EXISTS closebook_backup').then(noFailure, (error: unknown) => ({ error }));
+          await rm(`${partial}.wal`, { force: true });
+          // A failure copying is the one reported; after a copy, a failed detach is.
+          const failure = failed ?? detachFailed;
+          if (failure) throw failure.error;
         }),
       ),
     );
@@ -835,3 +841,5 @@ export class LedgerHandle {
     await this.retired;
   }
 }
+
+const noFailure = (): null => null;

@@ -14,6 +14,24 @@ const run = (issued: Invoice[], template: InvoiceTemplate | null = null) => ({
   template,
 });
 
+/** A user's own template: a row per line, ISO dates, decimal comma, semicolons, a header that looks like a formula. */
+const FORTNOX: InvoiceTemplate = {
+  name: 'Fortnox import',
+  rowsPer: 'line',
+  dateFormat: 'YYYY-MM-DD',
+  decimalSeparator: ',',
+  delimiter: ';',
+  columns: [
+    { header: 'Fakturanr', field: 'invoiceNumber' },
+    { header: 'Kund', field: 'contactName' },
+    { header: 'Datum', field: 'invoiceDate' },
+    { header: 'Rad', field: 'lineNumber' },
+    { header: 'Antal', field: 'quantity' },
+    { header: 'Belopp', field: 'netAmount' },
+    { header: '=Konto', field: 'account' },
+  ],
+};
+
 describe('invoice files', () => {
   it('splits Xero files at 500 invoices, an invoice never across two files', async () => {
     const many = Array.from({ length: 1001 }, (_, index) => invoice(`INV-${index + 1}`));
@@ -74,22 +92,7 @@ describe('invoice files', () => {
   });
 
   it("writes the user's own template: their columns and order, dates, decimal comma, numbers as numbers", async () => {
-    const template: InvoiceTemplate = {
-      name: 'Fortnox import',
-      rowsPer: 'line',
-      dateFormat: 'YYYY-MM-DD',
-      decimalSeparator: ',',
-      delimiter: ';',
-      columns: [
-        { header: 'Fakturanr', field: 'invoiceNumber' },
-        { header: 'Kund', field: 'contactName' },
-        { header: 'Datum', field: 'invoiceDate' },
-        { header: 'Rad', field: 'lineNumber' },
-        { header: 'Antal', field: 'quantity' },
-        { header: 'Belopp', field: 'netAmount' },
-        { header: '=Konto', field: 'account' },
-      ],
-    };
+    const template = FORTNOX;
     expect((await taken(templatePieces(template, [invoice('F-1')]))).join('')).toBe(
       "\uFEFFFakturanr;Kund;Datum;Rad;Antal;Belopp;'=Konto\r\n" +
         'F-1;"Åkerberg; ""North""";2026-11-09;1;20;3611,40;3010\r\n' +
@@ -111,6 +114,35 @@ describe('invoice files', () => {
     expect((await taken((await invoiceFiles('template', run([invoice('F-1')], template))).files)).map((file) => file.name)).toEqual([
       'Fortnox-import-2026-10.csv',
     ]);
+  });
+
+  it("refuses a template file carrying a service's value that would run as a formula, naming it, rather than write it escaped", async () => {
+    const template: InvoiceTemplate = {
+      ...FORTNOX,
+      rowsPer: 'invoice',
+      columns: [
+        { header: 'No', field: 'invoiceNumber' },
+        { header: 'PO', field: 'po' },
+        { header: 'Customer no', field: 'customerNumber' },
+      ],
+    };
+    const issued = [
+      invoice('F-1', { po: '-' }),
+      invoice('F-2', { po: '-' }),
+      invoice('F-3', { po: 'PO 7' }),
+      invoice('F-4', { po: '-' }),
+      invoice('F-5', { po: '-' }),
+      invoice('F-6', { customerNumber: '@ACME' }),
+    ];
+    const made = await invoiceFiles('template', run(issued, template));
+    expect(made.refused).toEqual([
+      `your template's PO "-" (4 invoices: F-1, F-2, F-4 …) would run as a formula in a spreadsheet; change it in the service or the mapping, or leave the column out of the template`,
+      `your template's Customer no "@ACME" (invoice F-6) would run as a formula in a spreadsheet; change it in the service or the mapping, or leave the column out of the template`,
+    ]);
+    expect(await taken(made.files)).toEqual([]);
+    // Without those columns the same invoices are written.
+    const without = { ...template, columns: template.columns.slice(0, 1) };
+    expect((await invoiceFiles('template', run(issued, without))).refused).toEqual([]);
   });
 
   it('writes QuickBooks files per currency in code order, credit notes as credit memos of their own with their amounts positive', async () => {

@@ -1,7 +1,8 @@
 import { CSV_BOM, csvCell, csvLine, formulaSafe } from '@core/formats/csv';
-import type { DateFormat, InvoiceFormat, InvoiceTemplate, Seller } from '@shared/schemas/invoices';
+import { type DateFormat, INVOICE_FIELDS, type InvoiceFormat, type InvoiceTemplate, type Seller } from '@shared/schemas/invoices';
 import { type Invoice, type InvoiceLine, negatedText } from './invoice-run';
 import { ublInvoice, ublRefusal } from './ubl';
+import { looksLikeFormula } from './mapping-store';
 
 export function formatDate(date: string, format: DateFormat): string {
   const [year, month, day] = date.split('-') as [string, string, string];
@@ -147,6 +148,8 @@ export async function invoiceFiles(format: InvoiceFormat, run: RunForFiles): Pro
   if (format === 'template') {
     const { template } = run;
     if (!template) return { files: each([]), refused: ['No template of your own is set: make one (invoices template --import FILE.json)'], warnings: [] };
+    const refused = await templateRefusals(template, all());
+    if (refused.length) return { files: each([]), refused, warnings: [] };
     const name = `${template.name.replace(/[^A-Za-z0-9._-]+/g, '-')}-${stem}.csv`;
     return { files: each([{ name, pieces: () => templatePieces(template, all()), invoices: run.issued.count }]), refused: [], warnings: [] };
   }
@@ -198,6 +201,31 @@ function fieldValue(field: Field, invoice: Invoice, line: InvoiceLine | null, li
     default:
       return line ? line[field] : '';
   }
+}
+
+/**
+ * A template may carry values no mapping check saw — the service's PO and customer numbers. One that a spreadsheet
+ * would run as a formula refuses the file, named with its invoices and what to do, rather than be written escaped:
+ * an import keeps values exact, and an apostrophe would be imported with it.
+ */
+async function templateRefusals(template: InvoiceTemplate, invoices: Invoices): Promise<string[]> {
+  const invoiceFields: readonly string[] = INVOICE_FIELDS;
+  const columns = template.columns.filter(({ field }) => invoiceFields.includes(field) && !NUMBER_FIELDS.has(field) && !DATE_FIELDS.has(field));
+  const found = new Map<string, { header: string; value: string; numbers: string[] }>();
+  for await (const invoice of invoices)
+    for (const { header, field } of columns) {
+      const value = fieldValue(field, invoice, null, 0);
+      if (!looksLikeFormula(value)) continue;
+      const key = JSON.stringify([header, value]);
+      const entry = found.get(key) ?? { header, value, numbers: [] };
+      entry.numbers.push(invoice.number ?? '');
+      found.set(key, entry);
+    }
+  return [...found.values()].map(({ header, value, numbers }) => {
+    const which =
+      numbers.length === 1 ? `invoice ${numbers[0]}` : `${numbers.length} invoices: ${numbers.slice(0, 3).join(', ')}${numbers.length > 3 ? ' …' : ''}`;
+    return `your template's ${header} "${value}" (${which}) would run as a formula in a spreadsheet; change it in the service or the mapping, or leave the column out of the template`;
+  });
 }
 
 /**

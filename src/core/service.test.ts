@@ -9,8 +9,19 @@ import { dispatch } from './runtime/dispatch';
 import { silentLogger, type SecretStore } from './ports/ports';
 import { createService } from './service';
 import { testPorts } from '@testing/test-support';
+import { MemorySecretStore } from '@testing/memory-secret-store';
 
 const cleanups = cleanupsAfterEach();
+
+/** A service profile's fields, without its secrets, at an address no test calls. */
+const profileFields = (name: string) => ({
+  name,
+  baseUrl: 'https://a.example.com',
+  clientId: 'c',
+  username: 'u',
+  resellerId: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
+  sellerId: '',
+});
 
 async function setup(overrides: Parameters<typeof testPorts>[0] = {}) {
   const env = await testPorts(overrides);
@@ -63,14 +74,7 @@ describe('profiles', () => {
 
   it('refuses a second profile with the same name', async () => {
     const { service } = await setup();
-    const fields = {
-      name: 'Same',
-      baseUrl: 'https://a.example.com',
-      clientId: 'c',
-      username: 'u',
-      resellerId: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
-      sellerId: '',
-    };
+    const fields = profileFields('Same');
     await service.handlers['profiles:save']({ fields, apiSecret: 's', password: 'p' });
     await expect(service.handlers['profiles:save']({ fields: { ...fields, name: 'same' }, apiSecret: 's', password: 'p' })).rejects.toMatchObject({
       fields: { name: expect.any(String) },
@@ -101,16 +105,49 @@ describe('profiles', () => {
     });
   });
 
+  it('mends an unreadable keychain entry when both secrets are entered again, as its message says', async () => {
+    const { service, secrets } = await setup();
+    const fields = profileFields('P');
+    const saved = await service.handlers['profiles:save']({ fields, apiSecret: 's', password: 'p' });
+    await secrets.set(saved.id, 'not the JSON Closebook wrote');
+    await expect(service.handlers['profiles:save']({ id: saved.id, fields, password: 'p2' })).rejects.toMatchObject({
+      code: 'keychain-unavailable',
+      message: expect.stringMatching(/Enter the API secret and password again/),
+    });
+    await service.handlers['profiles:save']({ id: saved.id, fields, apiSecret: 's2', password: 'p2' });
+    expect(JSON.parse((await secrets.get(saved.id)) ?? '{}')).toEqual({ apiSecret: 's2', password: 'p2' });
+  });
+
+  it('moves a profile to environment secrets only once its keychain entry is gone', async () => {
+    const secrets = new MemorySecretStore();
+    let locked = false;
+    const lockable: SecretStore = {
+      get: (account) => secrets.get(account),
+      set: (account, secret) => secrets.set(account, secret),
+      delete: async (account) => {
+        if (locked) throw new AppError('keychain-unavailable', 'The keyring is locked');
+        await secrets.delete(account);
+      },
+    };
+    const { service } = await setup({ secrets: lockable });
+    const fields = profileFields('P');
+    const saved = await service.handlers['profiles:save']({ fields, apiSecret: 's', password: 'p' });
+    locked = true;
+    const toEnvironment = () => service.handlers['profiles:save']({ id: saved.id, fields: { ...fields, secretsFromEnv: { prefix: 'ACME' } } });
+    await expect(toEnvironment()).rejects.toMatchObject({
+      code: 'keychain-unavailable',
+      message: expect.stringMatching(/locked.*Unlock the keychain and save again/),
+    });
+    expect((await service.handlers['profiles:list']({})).profiles[0]).not.toHaveProperty('secretsFromEnv');
+    expect(secrets.size).toBe(1);
+    locked = false;
+    await toEnvironment();
+    expect(secrets.size).toBe(0);
+  });
+
   it('deletes the secrets with the profile', async () => {
     const { service, secrets } = await setup();
-    const fields = {
-      name: 'Gone',
-      baseUrl: 'https://a.example.com',
-      clientId: 'c',
-      username: 'u',
-      resellerId: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
-      sellerId: '',
-    };
+    const fields = profileFields('Gone');
     const saved = await service.handlers['profiles:save']({ fields, apiSecret: 's', password: 'p' });
     const state = await service.handlers['profiles:delete']({ profileId: saved.id });
     expect(state.profiles).toHaveLength(0);
@@ -128,14 +165,7 @@ describe('profiles', () => {
       delete: async () => {},
     };
     const { service } = await setup({ secrets: broken });
-    const fields = {
-      name: 'P',
-      baseUrl: 'https://a.example.com',
-      clientId: 'c',
-      username: 'u',
-      resellerId: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
-      sellerId: '',
-    };
+    const fields = profileFields('P');
     await expect(service.handlers['profiles:save']({ fields, apiSecret: 's', password: 'p' })).rejects.toMatchObject({ code: 'keychain-unavailable' });
     expect((await service.handlers['profiles:list']({})).profiles).toHaveLength(0);
     expect((await service.handlers['app:info']({})).keychainAvailable).toBe(false);
@@ -149,14 +179,7 @@ describe('profiles', () => {
       code: 'storage',
       message: expect.stringContaining('profiles.json is damaged'),
     });
-    const fields = {
-      name: 'P',
-      baseUrl: 'https://a.example.com',
-      clientId: 'c',
-      username: 'u',
-      resellerId: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
-      sellerId: '',
-    };
+    const fields = profileFields('P');
     await expect(service.handlers['profiles:save']({ fields, apiSecret: 's', password: 'p' })).rejects.toMatchObject({ code: 'storage' });
     expect(await readFile(path, 'utf8')).toBe('{"version":1,"profiles":[{"name":');
   });

@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { AppError } from '@shared/errors';
+import { errorMessage } from '@shared/error-message';
 import type { Profile, ProfileFields, ProfilesState, ProfileView, SaveProfileInput } from '@shared/schemas/profile';
 import { BaseUrl } from '@shared/schemas/profile';
 import type { Connection } from '../service-api/service-client';
@@ -108,9 +109,15 @@ export class Profiles {
     const id = existing?.id ?? randomUUID();
     const profileKind = existing?.kind ?? kind;
     if (profileKind === 'service' && !input.fields.secretsFromEnv) await this.saveSecrets(id, input, !existing || Boolean(existing.secretsFromEnv));
-    // Moving a profile to the environment leaves no copy of its secrets behind in the keychain.
+    // Moving a profile to the environment leaves no copy of its secrets behind in the keychain: if they cannot be
+    // removed, the profile stays as it was (once on the environment, nothing would remove them later).
     if (profileKind === 'service' && input.fields.secretsFromEnv && existing && !existing.secretsFromEnv)
-      await this.ports.secrets.delete(id).catch(() => undefined);
+      await this.ports.secrets.delete(id).catch((error: unknown) => {
+        throw new AppError(
+          'keychain-unavailable',
+          `Closebook could not remove this profile's secrets from the keychain (${errorMessage(error)}), so the profile still takes them from there. Unlock the keychain and save again.`,
+        );
+      });
 
     const now = new Date(this.ports.clock.now()).toISOString();
     const profile: Profile = { ...input.fields, id, kind: profileKind, createdAt: existing?.createdAt ?? now, updatedAt: now };
@@ -132,7 +139,9 @@ export class Profiles {
       throw new AppError('validation', 'A new profile needs its API secret and password.', fields);
     }
     if (input.apiSecret === undefined && input.password === undefined) return;
-    const current = isNew ? {} : await readProfileSecrets(this.ports.secrets, id);
+    // Both given replace the entry whole, unread: a damaged one is mended the way its message says, by entering them.
+    const both = input.apiSecret !== undefined && input.password !== undefined;
+    const current = isNew || both ? {} : await readProfileSecrets(this.ports.secrets, id);
     await writeProfileSecrets(this.ports.secrets, id, {
       ...current,
       ...(input.apiSecret !== undefined ? { apiSecret: input.apiSecret } : {}),

@@ -14,7 +14,7 @@ const PASSWORD = 'a team ledger password';
 let cluster: TestCluster;
 
 beforeAll(async () => {
-  cluster = await startTeamLedgerCluster({ anna: ['preparer'] }, PASSWORD);
+  cluster = await startTeamLedgerCluster({ anna: ['preparer'], bertil: ['approver'] }, PASSWORD);
 }, 120_000);
 
 afterAll(async () => {
@@ -40,8 +40,15 @@ describe('the team ledger on the OS keychain', () => {
       // The next start: no password given anywhere but the keychain.
       const next = createService(env.ports);
       expect(await next.team.status()).toMatchObject({ user: 'anna', roles: ['closebook_preparer'] });
-      expect(await next.team.disconnect()).toBe(true);
+
+      // Connected as someone else, the password kept before goes with the address it was for.
+      await next.team.connect(url.replace('anna@', 'bertil@'), PASSWORD);
+      const bertils = `team-ledger:bertil@127.0.0.1:${cluster.port}/postgres`;
       expect(await keytar.getPassword(service, account)).toBeNull();
+      expect(await keytar.getPassword(service, bertils)).toBe(PASSWORD);
+      expect(await next.team.disconnect()).toBe(true);
+      expect(await keytar.getPassword(service, bertils)).toBeNull();
+      expect((await keytar.findCredentials(service)).map((credential) => credential.account)).toEqual([]);
       expect(await next.team.status()).toBeNull();
       await next.dispose();
     } finally {

@@ -256,11 +256,17 @@ export function createTeamLedger(
         );
       // The keychain may be missing (a server without a Secret Service): the address is kept, the password then comes
       // from the environment at each run, and is never written to a file.
+      const before = await address().catch(() => null);
       const passwordKept = await ports.secrets.set(keychainAccount(at), secret).then(
         () => true,
         () => false,
       );
       await writeJsonAtomic(file, { url: url.trim() });
+      // The address connected before is no longer kept: nor is its password (nothing would remove it later).
+      if (before && keychainAccount(before) !== keychainAccount(at))
+        await ports.secrets
+          .delete(keychainAccount(before))
+          .catch((error: unknown) => ports.log.warn('The keychain kept the password of the team ledger connected before', { reason: errorMessage(error) }));
       await close();
       await cache.clear();
       return { ...status, address: at, passwordKept };

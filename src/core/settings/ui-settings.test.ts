@@ -50,6 +50,19 @@ describe('remembered screen settings', () => {
     expect(warnings[1]).toMatch(/damaged/);
   });
 
+  it('set a file that is not JSON aside when new settings are saved, never overwrite it', async () => {
+    const { dir, file, save, warnings } = await settings();
+    await writeFile(file, '{"reportColumns": ["cost", ');
+    await save(DEFAULTS);
+    const names = (await readdir(dir)).sort();
+    expect(names).toEqual([expect.stringMatching(/^ui-settings\.damaged-[\dT-]+Z\.json$/), UI_SETTINGS_FILE]);
+    expect(await readFile(join(dir, names[0]!), 'utf8')).toBe('{"reportColumns": ["cost", ');
+    expect(JSON.parse(await readFile(file, 'utf8'))).toEqual(DEFAULTS);
+    expect(warnings).toEqual([expect.stringMatching(/set aside/)]);
+    await save(DEFAULTS); // a sound file is simply replaced
+    expect(await readdir(dir)).toHaveLength(2);
+  });
+
   it('give the defaults when the file cannot be read at all', async () => {
     const { file, get, warnings } = await settings();
     await mkdir(file); // a folder where the file should be

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UiSettings } from '@shared/contract';
 import { writeJsonAtomic } from '../storage/atomic-file';
@@ -10,7 +10,8 @@ export const UI_SETTINGS_FILE = 'ui-settings.json';
 /**
  * What the user set up in the screens (columns, hierarchy), in `ui-settings.json` in the data folder. A preference
  * is never worth an error: a damaged or unreadable file gives the defaults (a valid field is kept, a bad one falls
- * back to its default) and a warning in the log. Unknown fields are dropped.
+ * back to its default) and a warning in the log. Unknown fields are dropped. A file that is not JSON is set aside
+ * (`ui-settings.damaged-….json`) when new settings are saved, never overwritten: it may be repaired by hand.
  */
 export class UiSettingsStore {
   private readonly path: string;
@@ -46,8 +47,24 @@ export class UiSettingsStore {
   /** Saves the settings whole (the renderer sends them all) and returns them as kept. */
   async save(settings: UiSettings): Promise<UiSettings> {
     const kept = UiSettings.parse(settings);
-    await this.writes.run(() => writeJsonAtomic(this.path, kept));
+    await this.writes.run(async () => {
+      await this.setAsideIfDamaged();
+      await writeJsonAtomic(this.path, kept);
+    });
     return kept;
+  }
+
+  private async setAsideIfDamaged(): Promise<void> {
+    const text = await readFile(this.path, 'utf8').catch(() => null);
+    if (text === null) return;
+    try {
+      JSON.parse(text);
+      return;
+    } catch {
+      const aside = `${this.path.replace(/\.json$/, '')}.damaged-${new Date().toISOString().replace(/[:.]/g, '-')}.json`;
+      await rename(this.path, aside);
+      this.log.warn('the damaged screen settings were set aside, and the new ones saved', { file: aside });
+    }
   }
 
   private fieldByField(json: unknown): UiSettings {

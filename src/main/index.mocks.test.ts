@@ -12,7 +12,7 @@ const recorded = vi.hoisted(() => ({
   devicePermission: null as null | ((details: unknown) => boolean),
   openedExternally: [] as string[],
   ipcHandlers: new Map<string, (event: unknown, input: unknown) => Promise<unknown>>(),
-  clipboard: [] as string[],
+  clipboard: [] as Record<string, string>[],
   printed: [] as unknown[],
   netFetches: [] as string[],
   schemes: [] as unknown[],
@@ -67,7 +67,15 @@ vi.mock('electron', async () => {
     },
     BrowserWindow,
     dialog: { showSaveDialog: async () => ({ canceled: true }), showOpenDialog: async () => ({ canceled: true, filePaths: [] }) },
-    clipboard: { writeText: (text: string) => recorded.clipboard.push(text) },
+    // Electron's ClipboardItem as the main process builds it: a MIME type → payload record.
+    ClipboardItem: class {
+      constructor(readonly items: Record<string, string>) {}
+    },
+    clipboard: {
+      write: async (items: { items: Record<string, string> }[]) => {
+        recorded.clipboard.push(...items.map((item) => item.items));
+      },
+    },
     Notification: class {
       static isSupported = () => false;
     },
@@ -228,7 +236,12 @@ describe('the Electron main process', () => {
         ],
       }),
     ).toEqual({ ok: true, data: { copied: true } });
-    expect(recorded.clipboard).toEqual(["Organization\tSales\r\n'=cmd\t-12.50"]);
+    expect(recorded.clipboard).toEqual([
+      {
+        'text/plain': "Organization\tSales\r\n'=cmd\t-12.50",
+        'text/html': `<meta charset="utf-8"><table><tr><td style="mso-number-format:'\\@'">Organization</td><td style="mso-number-format:'\\@'">Sales</td></tr><tr><td style="mso-number-format:'\\@'">'=cmd</td><td>-12.50</td></tr></table>`,
+      },
+    ]);
     expect(await invoke('view:print-pdf', { fileName: 'Summary' })).toEqual({ ok: true, data: { kind: 'cancelled' } }); // printed; the save dialog was cancelled
     expect(recorded.printed).toEqual([{ landscape: true, pageSize: 'A4', printBackground: false }]);
     const elsewhere = { senderFrame: { parent: null, url: 'https://evil.example/' } };

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { app, BrowserWindow, clipboard, dialog, ipcMain, Menu, net, Notification, protocol, session, shell } from 'electron';
+import { app, BrowserWindow, clipboard, ClipboardItem, dialog, ipcMain, Menu, net, Notification, protocol, session, shell } from 'electron';
 import { createFileLogger, createService, type DeliverFile, systemClock } from '@core';
 import { forwardEvents, registerIpc } from './ipc';
 import { KeytarSecretStore } from './keychain';
@@ -97,7 +97,7 @@ export async function startApp(): Promise<void> {
       return result.canceled ? null : (result.filePaths[0] ?? null);
     },
     deliver: deliverWithDialog,
-    writeClipboard: (text) => clipboard.writeText(text),
+    writeClipboard: ({ text, html }) => clipboard.write([new ClipboardItem({ 'text/plain': text, 'text/html': html })]),
     printToPdf: async () => {
       if (!mainWindow || mainWindow.isDestroyed()) throw new Error('the Closebook window is closed');
       return mainWindow.webContents.printToPDF(PRINT_TO_PDF_OPTIONS);

@@ -316,12 +316,13 @@ export const channels = {
    */
   'reports:import': { input: z.object({ upload: z.string().max(100).optional() }), output: ReportMeta.nullable() },
   /**
-   * Puts a table on the clipboard as tab-separated text (pastes into Excel as cells); formula-leading text is
-   * escaped. Hosts without a clipboard of their own (the browser bridge) answer `copied: false` with the text.
+   * Puts a table on the clipboard as tab-separated text and as HTML (pastes into Excel as cells, text cells as text);
+   * formula-leading text is escaped. Hosts without a clipboard of their own (the browser bridge) answer
+   * `copied: false` with both, for the page to write.
    */
   'clipboard:copy-table': {
     input: z.object({ rows: z.array(z.array(z.string().max(2000)).max(60)).max(50_000) }),
-    output: z.object({ copied: z.boolean(), text: z.string().optional() }),
+    output: z.object({ copied: z.boolean(), text: z.string().optional(), html: z.string().optional() }),
   },
   /** The window as it is now, printed to a PDF the user saves (desktop: Electron's printToPDF with the print stylesheet). */
   'view:print-pdf': { input: z.object({ fileName: z.string().trim().min(1).max(150) }), output: FileResult },

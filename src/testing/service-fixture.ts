@@ -106,7 +106,7 @@ export async function serviceFixture(options: { ports?: Partial<Ports>; organiza
     pickFolder: async () => null,
     uploadedFile: (id) => uploads.get(id) ?? null,
     printToPdf: async () => new TextEncoder().encode('%PDF-1.4\n%%EOF\n'),
-    writeClipboard: () => {},
+    writeClipboard: async () => {},
     ...options.ports,
     deliver,
   });

@@ -147,6 +147,15 @@ test('Invoicing: one row per organization and customer currency, amounts equal t
     costCurrencies.forEach((currency, at) => expect(cells[6 + at]).toBe(row.costs.find((cost) => cost.currency === currency)?.amount ?? ''));
     expect(cells[6 + costCurrencies.length]).toBe(row.margin ?? '');
   }
+  // Beside the text, the same table as HTML, where a text cell says it is text: a spreadsheet then keeps a customer
+  // number's leading zeros. Amounts stay plain numbers.
+  const html = await page.evaluate(async () => {
+    const [item] = await navigator.clipboard.read();
+    return item ? (await item.getType('text/html')).text() : '';
+  });
+  const firstRow = rows[0]!;
+  expect(html).toContain(`<td style="mso-number-format:'\\@'">${firstRow.customerNumber}</td>`);
+  expect(html).toContain(`<td>${firstRow.amountToInvoice}</td>`);
 
   // Copy selected: two rows ticked, two rows on the clipboard.
   const boxes = viewer.invoiceCheckboxes();

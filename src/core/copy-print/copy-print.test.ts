@@ -5,7 +5,7 @@ import { cleanupsAfterEach } from '@testing/cleanups';
 import type { DeliverFile, Ports } from '../ports/ports';
 import { testPorts } from '@testing/test-support';
 import { createCopyPrint } from './handlers';
-import { tableText } from './table-text';
+import { tableHtml, tableText } from './table-text';
 
 const cleanups = cleanupsAfterEach();
 
@@ -34,9 +34,21 @@ describe('copying a table', () => {
     expect(tableText([['\t=1+1']])).toBe(" '=1+1"); // the tab became a space, and a reader that trims it still finds text
   });
 
+  it('keeps as text what a spreadsheet would not keep as a number: leading zeros, more than 15 digits', () => {
+    const cells = ['000123', '0.50', '-0,5', '123456789012345', '1234567890123456', '1234567.891234567', '0'];
+    expect(tableText([cells])).toBe(cells.join('\t')); // plain text cannot say which is text: the HTML does
+    const text = (cell: string) => `<td style="mso-number-format:'\\@'">${cell}</td>`;
+    expect(tableHtml([cells])).toBe(
+      `<meta charset="utf-8"><table><tr>${text('000123')}<td>0.50</td><td>-0,5</td><td>123456789012345</td>${text('1234567890123456')}${text('1234567.891234567')}<td>0</td></tr></table>`,
+    );
+    expect(tableHtml([['<b>AT&T "x"</b>', '=1']])).toBe(
+      `<meta charset="utf-8"><table><tr>${text('&lt;b&gt;AT&amp;T &quot;x&quot;&lt;/b&gt;')}${text("'=1")}</tr></table>`,
+    );
+  });
+
   it('goes to the host clipboard when there is one, and back to the page when there is none', async () => {
     const written: string[] = [];
-    const desktop = await handlersWith({ writeClipboard: (text) => written.push(text) });
+    const desktop = await handlersWith({ writeClipboard: async ({ text }) => void written.push(text) });
     expect(
       await desktop.handlers['clipboard:copy-table']({
         rows: [
@@ -55,7 +67,7 @@ describe('copying a table', () => {
           ['b', '2'],
         ],
       }),
-    ).toEqual({ copied: false, text: "a\t'=1\r\nb\t2" });
+    ).toEqual({ copied: false, text: "a\t'=1\r\nb\t2", html: expect.stringContaining('<td>2</td>') });
   });
 });
 

@@ -2,7 +2,7 @@ import type { ServiceHandlers } from '@shared/contract';
 import { AppError } from '@shared/errors';
 import { deliverBytes } from '../storage/files';
 import type { Ports } from '../ports/ports';
-import { tableText } from './table-text';
+import { tableHtml, tableText } from './table-text';
 
 type CopyPrintHandlers = Pick<ServiceHandlers, 'clipboard:copy-table' | 'view:print-pdf'>;
 
@@ -11,9 +11,9 @@ export function createCopyPrint(ports: Ports): { handlers: CopyPrintHandlers } {
   return {
     handlers: {
       'clipboard:copy-table': async ({ rows }) => {
-        const text = tableText(rows);
-        if (!ports.writeClipboard) return { copied: false, text }; // the page puts it on the clipboard itself
-        ports.writeClipboard(text);
+        const table = { text: tableText(rows), html: tableHtml(rows) };
+        if (!ports.writeClipboard) return { copied: false, ...table }; // the page puts it on the clipboard itself
+        await ports.writeClipboard(table);
         return { copied: true };
       },
       'view:print-pdf': async ({ fileName }) => {

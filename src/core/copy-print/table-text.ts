@@ -4,19 +4,40 @@ import { formulaSafe } from '../formats/csv';
 const COPIED_NUMBER = /^-?\d+(?:[.,]\d+)?%?$/;
 
 /**
+ * A cell that reads as a number but would not survive as one: leading zeros (a PO or customer number "000123")
+ * or more digits than a spreadsheet's number keeps (15). Pasted as a number it would lose them, so it is text.
+ */
+const keepsAsNumber = (text: string) => !/^-?0\d/.test(text) && text.replace(/\D/g, '').replace(/^0+/, '').length <= 15;
+
+/** A table's cell as copied: one line, and either a number a spreadsheet keeps exactly or text that is not a formula. */
+function copiedCell(cell: string): { text: string; number: boolean } {
+  const text = cell.replace(/[\t\r\n]+/g, ' ');
+  return COPIED_NUMBER.test(text) && keepsAsNumber(text) ? { text, number: true } : { text: formulaSafe(text, 'text'), number: false };
+}
+
+/**
  * A table as the tab-separated text Excel pastes as cells: tabs between cells, CRLF between rows. A tab or line
  * break inside a cell would split it, so it becomes a space; text Excel would run as a formula is escaped as in
  * every CSV Closebook writes, while plain numbers ("-12.50", or "-12,50" in a decimal-comma locale) stay numbers.
  */
 export function tableText(rows: readonly (readonly string[])[]): string {
-  return rows
-    .map((cells) =>
-      cells
-        .map((cell) => {
-          const text = cell.replace(/[\t\r\n]+/g, ' ');
-          return COPIED_NUMBER.test(text) ? text : formulaSafe(text, 'text');
-        })
-        .join('\t'),
-    )
-    .join('\r\n');
+  return rows.map((cells) => cells.map((cell) => copiedCell(cell).text).join('\t')).join('\r\n');
+}
+
+const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+/**
+ * The same table as HTML, which a spreadsheet prefers when both are on the clipboard: a text cell carries Excel's
+ * text format (mso-number-format '\@'), so "000123" or an 18-digit PO stays as it is, where tab-separated text
+ * cannot say that a cell is text.
+ */
+export function tableHtml(rows: readonly (readonly string[])[]): string {
+  const row = (cells: readonly string[]) =>
+    `<tr>${cells
+      .map((cell) => {
+        const { text, number } = copiedCell(cell);
+        return number ? `<td>${escapeHtml(text)}</td>` : `<td style="mso-number-format:'\\@'">${escapeHtml(text)}</td>`;
+      })
+      .join('')}</tr>`;
+  return `<meta charset="utf-8"><table>${rows.map(row).join('')}</table>`;
 }

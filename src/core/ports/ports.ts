@@ -58,8 +58,8 @@ export interface Ports {
   pickFile?: (kind: 'report') => Promise<string | null>;
   /** Asks the user to pick a folder to write into (the desktop's dialog, titled `title`); null when they cancel. */
   pickFolder?: (title: string) => Promise<string | null>;
-  /** Puts text on the system clipboard (Electron). The browser bridge has none: the page copies it itself. */
-  writeClipboard?: (text: string) => void;
+  /** Puts a table on the system clipboard as text and HTML (Electron). The browser bridge has none: the page copies it itself. */
+  writeClipboard?: (table: { text: string; html: string }) => Promise<void>;
   /** The app's window as it shows now, printed to PDF bytes (Electron's printToPDF). Hosts without one omit it. */
   printToPdf?: () => Promise<Uint8Array>;
   /** A file the page uploaded to the host (the browser bridge), by the id the host gave it. */

@@ -20,7 +20,7 @@ async function settings() {
   return { dir: dir.path, file, warnings, get: () => handlers['settings:get']({}), save: handlers['settings:save'] };
 }
 
-const DEFAULTS = { reportColumns: DEFAULT_REPORT_COLUMNS, reportHierarchy: 'organization', exceptionGrouping: 'finding' };
+const DEFAULTS = { reportColumns: DEFAULT_REPORT_COLUMNS, reportHierarchy: 'organization' as const, exceptionGrouping: 'finding' as const };
 
 describe('remembered screen settings', () => {
   it('are the defaults until saved, then what was saved, in ui-settings.json in the data folder (written whole, no temporary file left)', async () => {

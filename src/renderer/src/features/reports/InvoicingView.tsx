@@ -1,7 +1,6 @@
 import { useMemo, useState } from 'react';
 import type { InvoiceRow, InvoiceTotal } from '@shared/contract';
 import type { ReportFilter } from '@shared/report-filter';
-import { call } from '@renderer/bridge';
 import { ErrorNote } from '@renderer/components/ErrorNote';
 import { useAction } from '@renderer/hooks/use-action';
 import { amountText, formatCount } from '@renderer/components/format-number';
@@ -13,6 +12,7 @@ import { messageText } from '../close/exception-list';
 import { INVOICING_HEADERS, INVOICING_SCREEN_ORDER, NUMERIC_INVOICING_COLUMNS } from '@shared/model/invoicing-columns';
 import { exactAmountText, invoiceTable, sortInvoiceRows } from './invoicing-table';
 import { useInvoiceSort, useInvoicing } from './use-invoicing';
+import { copyTable } from './use-report-data';
 import { GridRow, HeaderCell, TWO_LINE_ROWS, useVirtualRows, VirtualGrid } from '@renderer/components/VirtualGrid';
 import './invoicing.css';
 
@@ -255,9 +255,7 @@ export function InvoicingView({
         throw new Error(
           `${formatCount(chosen.length)} rows are more than one copy takes (${formatCount(MAX_COPY_ROWS)}): filter the view, or export the workbook.`,
         );
-      const answer = await call('clipboard:copy-table', { rows: invoiceTable(chosen) });
-      // The browser bridge has no clipboard of its own: it hands back the (escaped) text for the page to write.
-      if (!answer.copied) await navigator.clipboard.writeText(answer.text ?? '');
+      await copyTable(invoiceTable(chosen));
       setCopied(`${formatCount(chosen.length)} ${chosen.length === 1 ? 'row' : 'rows'} copied as tab-separated text (pastes into a spreadsheet as cells).`);
     }, which);
   };

@@ -151,5 +151,12 @@ export async function copyTable(rows: string[][]): Promise<void> {
   const answer = await call('clipboard:copy-table', { rows });
   if (answer.copied) return;
   if (answer.text === undefined) throw new Error('The clipboard did not take the rows.');
-  await navigator.clipboard.writeText(answer.text);
+  await writeTableToClipboard(answer.text, answer.html);
+}
+
+/** Text and HTML where the browser takes both (a spreadsheet then keeps text cells as text), else the text alone. */
+async function writeTableToClipboard(text: string, html: string | undefined): Promise<void> {
+  if (html === undefined || typeof ClipboardItem === 'undefined') return navigator.clipboard.writeText(text);
+  const item = new ClipboardItem({ 'text/plain': new Blob([text], { type: 'text/plain' }), 'text/html': new Blob([html], { type: 'text/html' }) });
+  await navigator.clipboard.write([item]);
 }

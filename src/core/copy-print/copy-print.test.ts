@@ -35,11 +35,11 @@ describe('copying a table', () => {
   });
 
   it('keeps as text what a spreadsheet would not keep as a number: leading zeros, more than 15 digits', () => {
-    const cells = ['000123', '0.50', '-0,5', '123456789012345', '1234567890123456', '1234567.891234567', '0'];
+    const cells = ['000123', '0.50', '-0,5', '123456789012345', '1234567890123456', '-1234567.891234567', '0'];
     expect(tableText([cells])).toBe(cells.join('\t')); // plain text cannot say which is text: the HTML does
     const text = (cell: string) => `<td style="mso-number-format:'\\@'">${cell}</td>`;
     expect(tableHtml([cells])).toBe(
-      `<meta charset="utf-8"><table><tr>${text('000123')}<td>0.50</td><td>-0,5</td><td>123456789012345</td>${text('1234567890123456')}${text('1234567.891234567')}<td>0</td></tr></table>`,
+      `<meta charset="utf-8"><table><tr>${text('000123')}<td>0.50</td><td>-0,5</td><td>123456789012345</td>${text('1234567890123456')}${text('-1234567.891234567')}<td>0</td></tr></table>`,
     );
     expect(tableHtml([['<b>AT&T "x"</b>', '=1']])).toBe(
       `<meta charset="utf-8"><table><tr>${text('&lt;b&gt;AT&amp;T &quot;x&quot;&lt;/b&gt;')}${text("'=1")}</tr></table>`,

@@ -9,10 +9,13 @@ const COPIED_NUMBER = /^-?\d+(?:[.,]\d+)?%?$/;
  */
 const keepsAsNumber = (text: string) => !/^-?0\d/.test(text) && text.replace(/\D/g, '').replace(/^0+/, '').length <= 15;
 
-/** A table's cell as copied: one line, and either a number a spreadsheet keeps exactly or text that is not a formula. */
+/**
+ * A table's cell as copied: one line; digits as they are (a plain number is no formula, "-12.50" included), other
+ * text escaped where it would start one. `number` says whether a spreadsheet may take it as a number.
+ */
 function copiedCell(cell: string): { text: string; number: boolean } {
   const text = cell.replace(/[\t\r\n]+/g, ' ');
-  return COPIED_NUMBER.test(text) && keepsAsNumber(text) ? { text, number: true } : { text: formulaSafe(text, 'text'), number: false };
+  return COPIED_NUMBER.test(text) ? { text, number: keepsAsNumber(text) } : { text: formulaSafe(text, 'text'), number: false };
 }
 
 /**

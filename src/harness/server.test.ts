@@ -261,7 +261,7 @@ describe('uploads', () => {
 });
 
 describe('copy and print in the browser bridge', () => {
-  it('hands the copied text back to the page (it has no clipboard of its own) and refuses printing to PDF', async () => {
+  it('hands the copied table back to the page as text and HTML (it has no clipboard of its own) and refuses printing to PDF', async () => {
     const bridge = await harness();
     expect(
       await invoke(bridge, 'clipboard:copy-table', {
@@ -270,7 +270,14 @@ describe('copy and print in the browser bridge', () => {
           ['=cmd', '-12.50'],
         ],
       }),
-    ).toEqual({ ok: true, data: { copied: false, text: "Organization\tSales\r\n'=cmd\t-12.50" } });
+    ).toEqual({
+      ok: true,
+      data: {
+        copied: false,
+        text: "Organization\tSales\r\n'=cmd\t-12.50",
+        html: expect.stringMatching(/^<meta charset="utf-8"><table>.*<td>-12\.50<\/td><\/tr><\/table>$/),
+      },
+    });
     expect(await invoke(bridge, 'view:print-pdf', { fileName: 'Summary' })).toEqual({
       ok: false,
       error: { code: 'internal', message: expect.stringMatching(/browser's Print/) },

@@ -58,7 +58,8 @@ function connectionKey(connection: Connection): string {
 
 /**
  * What a call's ending says about the service: it answered (a refusal of bad input is still an answer), it could
- * not be reached, it refused the sign-in, or it answered with a fault of its own (5xx, 429, an unreadable answer).
+ * not be reached, it refused the sign-in, or it answered with a fault of its own (5xx, 429, an unreadable answer,
+ * a status or redirect it does not explain).
  */
 export function connectionStateOf(error: unknown | null): { state: ConnectionState['state']; message?: string } {
   if (error === null) return { state: 'online' };
@@ -68,4 +69,4 @@ export function connectionStateOf(error: unknown | null): { state: ConnectionSta
   return { state: 'online' };
 }
 
-const SERVICE_FAULTS: ReadonlySet<string> = new Set(['service', 'rate-limited', 'bad-response']);
+const SERVICE_FAULTS: ReadonlySet<string> = new Set(['service', 'rate-limited', 'bad-response', 'refused']);

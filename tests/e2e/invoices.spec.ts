@@ -170,6 +170,31 @@ test('invoices: unmapped first, mapped in the editor and from a CSV, drafts that
     }
     const log = await service.close.log(reportId);
     expect(log.entries.at(-1)).toMatchObject({ action: 'adjusted', note: 'Billed twice by the service' });
+
+    // A line added by hand: its amount read as every typed number is — "1,234" asked about, never taken for 1.234 —
+    // added once, then the form empties for the next.
+    const manual = panel
+      .getByTestId('draft-invoice')
+      .first()
+      .getByRole('form', { name: /^Add a line to / });
+    await manual.getByLabel('Description').fill('Onboarding workshop');
+    await manual.getByLabel(/^Amount/).fill('1,234');
+    await manual.getByLabel('Reason').fill('Agreed in the statement of work');
+    await manual.getByRole('button', { name: 'Add the line' }).click();
+    await expect(manual).toContainText('"1,234" could be a thousand or a decimal');
+    await expect(panel.getByTestId('adjustment')).toHaveCount(1);
+    for (const size of SCREEN_SIZES) {
+      await page.setViewportSize(size);
+      await manual.evaluate((form) => form.scrollIntoView({ block: 'center' })); // clear of the sticky tabs
+      await page.screenshot({ path: `test-results/invoices-manual-line-${size.width}x${size.height}.png` });
+      expect(await layoutProblems(page), `manual line at ${size.width}×${size.height}`).toEqual([]);
+    }
+    await page.setViewportSize(WIDE);
+    await manual.getByLabel(/^Amount/).fill('1234,50');
+    await manual.getByRole('button', { name: 'Add the line' }).click();
+    await expect(panel.getByTestId('adjustment')).toHaveCount(2);
+    await expect(manual.getByLabel('Description')).toHaveValue('');
+    expect((await service.close.log(reportId)).entries.at(-1)).toMatchObject({ action: 'adjusted', note: 'Agreed in the statement of work' });
   } finally {
     await twin.close();
     await dir.remove();

@@ -357,10 +357,14 @@ function EditCell({ onEdit }: { onEdit: () => void }): React.JSX.Element {
   );
 }
 
-/** Asks for the reason of an adjustment in place (a desktop window has no prompt()), then makes it. */
-function ReasonButton({ label, onReason }: { label: string; onReason: (reason: string) => Promise<unknown> }): React.JSX.Element {
+/**
+ * Asks for the reason of an adjustment in place (a desktop window has no prompt()), then makes it: once, the button
+ * busy meanwhile; a refusal is said beside it and the reason kept, to try again.
+ */
+function ReasonButton({ label, onReason }: { label: string; onReason: (reason: string) => Promise<void> }): React.JSX.Element {
   const [open, setOpen] = useState(false);
   const [reason, setReason] = useState('');
+  const action = useAction();
   if (!open)
     return (
       <button type="button" className="link" onClick={() => setOpen(true)}>
@@ -372,32 +376,53 @@ function ReasonButton({ label, onReason }: { label: string; onReason: (reason: s
       className="invoices__reason"
       onSubmit={(event) => {
         event.preventDefault();
-        if (reason.trim()) void onReason(reason.trim()).then(() => setOpen(false));
+        if (!reason.trim() || action.busy) return;
+        void action.run(async () => {
+          await onReason(reason.trim());
+          setOpen(false);
+        });
       }}
     >
       <input aria-label={`Reason: ${label}`} placeholder="Reason" value={reason} onChange={(event) => setReason(event.target.value)} autoFocus />
-      <button type="submit" disabled={!reason.trim()}>
+      <button type="submit" disabled={!reason.trim() || action.busy}>
         {label}
       </button>
+      <ErrorNote message={action.error} />
     </form>
   );
 }
 
-/** Adds a line to a customer's invoice by hand: what it says, its amount, the item it is booked and taxed as. */
+/**
+ * Adds a line to a customer's invoice by hand: what it says, its amount (read by the rule of every typed number: an
+ * ambiguous "1,234" is asked about, never taken for 1.234), the item it is booked and taxed as. Added once — the
+ * button busy meanwhile — then the form is emptied; a refusal is said beside it, with what was typed kept.
+ */
 function ManualLineForm({ invoice, items, onAdjust }: { invoice: InvoiceSummary; items: [string, string][]; onAdjust: Adjust }): React.JSX.Element {
-  const [entry, setEntry] = useState({ description: '', amount: '', item: items[0]?.[0] ?? '', reason: '' });
+  const empty = { description: '', amount: '', item: items[0]?.[0] ?? '', reason: '' };
+  const [entry, setEntry] = useState(empty);
   const set = (key: keyof typeof entry) => (value: string) => setEntry({ ...entry, [key]: value });
+  const action = useAction();
   return (
     <form
       className="invoices__form"
       aria-label={`Add a line to ${invoice.contactName}`}
       onSubmit={(event) => {
         event.preventDefault();
-        const amount = entry.amount.trim().replace(/^(-?\d+),(\d+)$/, '$1.$2');
-        void onAdjust(
-          { kind: 'manual', orgId: invoice.orgId, currency: invoice.currency, description: entry.description.trim(), amount, item: entry.item },
-          entry.reason,
-        );
+        if (action.busy) return;
+        const reading = readTypedDecimal(entry.amount);
+        if (!('decimal' in reading)) return action.setError(`Amount: ${reading.problem}`);
+        const adjustment = {
+          kind: 'manual' as const,
+          orgId: invoice.orgId,
+          currency: invoice.currency,
+          description: entry.description.trim(),
+          amount: reading.decimal,
+          item: entry.item,
+        };
+        void action.run(async () => {
+          await onAdjust(adjustment, entry.reason);
+          setEntry({ ...empty, item: entry.item });
+        });
       }}
     >
       <Input label="Description" value={entry.description} onChange={set('description')} width="14rem" />
@@ -413,14 +438,16 @@ function ManualLineForm({ invoice, items, onAdjust }: { invoice: InvoiceSummary;
         </select>
       </span>
       <Input label="Reason" value={entry.reason} onChange={set('reason')} width="12rem" />
-      <button type="submit" disabled={!entry.description.trim() || !entry.amount.trim() || !entry.reason.trim()}>
-        Add the line
+      <button type="submit" disabled={!entry.description.trim() || !entry.amount.trim() || !entry.reason.trim() || action.busy}>
+        {action.busy ? 'Adding…' : 'Add the line'}
       </button>
+      <ErrorNote message={action.error} />
     </form>
   );
 }
 
-type Adjust = (adjustment: AdjustmentInput, reason: string) => Promise<unknown>;
+/** Makes an adjustment; rejects with the refusal, for the form that asked to say it beside itself. */
+type Adjust = (adjustment: AdjustmentInput, reason: string) => Promise<void>;
 
 /** A draft invoice, summed; opened, its lines are asked for (a month of a million billing lines has 600,000 of them). */
 function DraftInvoice({ reportId, invoice, items, onAdjust }: DraftProps): React.JSX.Element {
@@ -732,8 +759,7 @@ export function InvoicesPanel({ reportId }: { reportId: string }): React.JSX.Ele
 
   const adjust: Adjust = async (adjustment, reason) => {
     setNotice(null);
-    const adjusted = await action.run(() => call('invoices:adjust', { reportId, adjustment, reason }), 'adjust');
-    if (adjusted) setRun(adjusted);
+    setRun(await call('invoices:adjust', { reportId, adjustment, reason }));
   };
   const approveAdjustments = () =>
     void action.run(async () => {

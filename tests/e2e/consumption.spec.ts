@@ -316,6 +316,14 @@ test.describe('a batch whose task takes a while', () => {
     await expect(screen.submissionState).toHaveText('Queued at the service', { timeout: 10_000 });
     await expect(screen.history).toHaveCount(2);
     await expect(screen.historyState).toHaveText(['Queued at the service', 'Successful']);
+
+    // Left while the service works, and come back once it is done: the batch says so, and is no longer locked.
+    await app.nav('Reports').click();
+    await expect.poll(async () => (await bridge.harness.service.handlers['consumption:history']({}))[0]?.state, { timeout: 20_000 }).toBe('Successful');
+    await app.nav('Consumption').click();
+    await expect(screen.submissionState).toHaveText('Successful');
+    await expect(screen.locked).toHaveCount(0);
+    await expect(screen.cell(2, 'Quantity')).toHaveValue('5');
   });
 });
 

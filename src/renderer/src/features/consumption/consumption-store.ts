@@ -157,7 +157,17 @@ export const useConsumption = create<ConsumptionState>((set, get) => {
     dontSend: () => set({ repeatWarning: null, notice: 'Nothing was sent. The batch is as you left it.' }),
     refreshHistory: async () => {
       try {
-        set({ history: await call('consumption:history', {}) });
+        const history = await call('consumption:history', {});
+        set({ history });
+        // A batch on screen may have moved on while the screen was closed (its progress reaches the screen only while
+        // it is open): one the history shows changed is read again whole, so a finished task no longer locks it.
+        for (const key of ['submission', 'opened'] as const) {
+          const shown = get()[key];
+          const listed = shown && history.find((item) => item.id === shown.id);
+          if (!shown || !listed || listed.updatedAt === shown.updatedAt) continue;
+          const whole = await call('consumption:get', { submissionId: shown.id });
+          set((state) => (state[key]?.id === whole.id ? { [key]: whole } : {}));
+        }
       } catch (error) {
         set({ failure: errorMessage(error) });
       }

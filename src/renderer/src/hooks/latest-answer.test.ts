@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { askOnce, type Heard, NOTHING_HEARD, type Outcome, settle, shownFor } from './latest-answer';
+import { askOnce, type Heard, ifNewest, newestOnly, NOTHING_HEARD, type Outcome, settle, shownFor } from './latest-answer';
 
 /** A promise the test settles when it wants. */
 function deferred<T>() {
@@ -88,5 +88,26 @@ describe('what a view shows', () => {
 
   it('asks nothing without a key', () => {
     expect(shownFor(answered, null, false)).toEqual({ data: null, error: null, loading: false });
+  });
+});
+
+describe('newest only', () => {
+  it("drops an older request's late answer and late failure, and keeps the newest's", async () => {
+    const requests = newestOnly();
+    const [slow, fast, failing] = [deferred<string>(), deferred<string>(), deferred<string>()];
+    const first = ifNewest(requests.begin(), slow.promise);
+    const second = ifNewest(requests.begin(), fast.promise);
+    fast.resolve('B');
+    await expect(second).resolves.toBe('B');
+    slow.resolve('A'); // arrives after B: not shown over it
+    await expect(first).resolves.toBeUndefined();
+
+    const third = ifNewest(requests.begin(), failing.promise);
+    const fourth = requests.begin();
+    failing.reject(new Error('A failed late'));
+    await expect(third).resolves.toBeUndefined(); // not shown as the error of what is on screen
+    expect(fourth.latest()).toBe(true);
+    const newest = ifNewest(fourth, Promise.reject(new Error('the newest failed')));
+    await expect(newest).rejects.toThrow('the newest failed');
   });
 });

@@ -56,3 +56,29 @@ export function askOnce<T>(load: () => Promise<T>, onSettled: (outcome: Outcome<
     current = false;
   };
 }
+
+/**
+ * Requests of which only the newest counts, for an action that sets what a screen shows (open a report, list a
+ * profile's organizations): `begin` at each request, and its `latest()` says whether a newer one began since — an
+ * older answer, or failure, arriving late is then dropped rather than shown over the newer one.
+ */
+export function newestOnly(): { begin(): { latest(): boolean } } {
+  let newest = 0;
+  return {
+    begin() {
+      const mine = ++newest;
+      return { latest: () => mine === newest };
+    },
+  };
+}
+
+/** `work`'s answer for the newest request only: an older one's answer is dropped (undefined), its failure too. */
+export async function ifNewest<T>(request: { latest(): boolean }, work: Promise<T>): Promise<T | undefined> {
+  try {
+    const answer = await work;
+    return request.latest() ? answer : undefined;
+  } catch (failure) {
+    if (request.latest()) throw failure;
+    return undefined;
+  }
+}

@@ -4,6 +4,7 @@ import { call } from '@renderer/bridge';
 import { ErrorNote } from '@renderer/components/ErrorNote';
 import { formatCount } from '@renderer/components/format-number';
 import { useAction } from '@renderer/hooks/use-action';
+import { ifNewest, newestOnly } from '@renderer/hooks/latest-answer';
 import { useActiveProfile, useAppStore } from '@renderer/stores/app-store';
 import { FALLBACK_NAME_ORDER } from '@shared/model/name-order';
 import { OrganizationForm } from './OrganizationForm';
@@ -41,11 +42,20 @@ export function OrganizationsScreen(): React.JSX.Element {
 
   const [inReport, setInReport] = useState<OrganizationsInReport | null>(null);
 
+  // The profile asked about last is the one shown: a slower answer for the one before it is dropped.
+  const listings = useRef(newestOnly());
   const refresh = useCallback(async () => {
     if (!profile) return;
+    const request = listings.current.begin();
     // The saved month is read offline: it stands beside the list, whether or not the service answers.
-    void call('organizations:in-report', { profileId: profile.id }).then(setInReport, () => setInReport(null));
-    await run(async () => setOrganizations(await call('organizations:list', { profileId: profile.id })));
+    void ifNewest(request, call('organizations:in-report', { profileId: profile.id })).then(
+      (month) => request.latest() && setInReport(month ?? null),
+      () => request.latest() && setInReport(null),
+    );
+    await run(async () => {
+      const listed = await ifNewest(request, call('organizations:list', { profileId: profile.id }));
+      if (request.latest()) setOrganizations(listed ?? null);
+    });
   }, [profile, run]);
 
   useEffect(() => {

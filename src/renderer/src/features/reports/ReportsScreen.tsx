@@ -1,10 +1,11 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { ReportView } from '@shared/contract';
 import type { ReportMeta } from '@shared/schemas/saved-report';
 import { bridge, call } from '@renderer/bridge';
 import { ErrorNote } from '@renderer/components/ErrorNote';
 import { Pending } from '@renderer/components/Pending';
 import { useAction } from '@renderer/hooks/use-action';
+import { ifNewest, newestOnly } from '@renderer/hooks/latest-answer';
 import { SidePanelToggle, useSidePanel } from '@renderer/components/SidePanelToggle';
 import { useActiveProfile, useAppStore } from '@renderer/stores/app-store';
 import { formatCount } from '@renderer/components/format-number';
@@ -29,6 +30,7 @@ export function ReportsScreen(): React.JSX.Element {
   const [openingWhat, setOpeningWhat] = useState('Opening the report');
   const [report, setReport] = useState<ReportView | null>(null);
   const { run, running, error: failure } = useAction();
+  const openings = useRef(newestOnly());
   const opening = running === 'open';
   // Below this width the tree needs the whole row: the list of reports steps aside while one is open.
   const list = useSidePanel('(min-width: 1360px)', report !== null);
@@ -42,13 +44,16 @@ export function ReportsScreen(): React.JSX.Element {
     return bridge.on('report:progress', apply);
   }, [run, load, apply]);
 
-  // Only the summary and the filter choices come back; the viewer then asks for totals and rows by itself.
+  // Only the summary and the filter choices come back; the viewer then asks for totals and rows by itself. The
+  // month opened last is the one shown: a larger one clicked before it, answering later, is dropped.
   const open = async (reportId: string, about?: ReportMeta) => {
+    const request = openings.current.begin();
     setOpenId(reportId);
     setOpeningWhat(about ? `Opening ${about.name} — ${formatCount(about.counts.lines)} billing lines` : 'Opening the report');
     // The remembered arrangement, when known: the main process starts the first rows the viewer will ask for.
     const { ready, settings } = useUiSettings.getState();
-    setReport((await run(() => call('reports:open', { reportId, ...(ready ? { hierarchy: settings.reportHierarchy } : {}) }), 'open')) ?? null);
+    const opened = await run(() => ifNewest(request, call('reports:open', { reportId, ...(ready ? { hierarchy: settings.reportHierarchy } : {}) })), 'open');
+    if (request.latest()) setReport(opened ?? null);
   };
 
   // The first start's next step: the demo's last month opens as soon as it is saved.

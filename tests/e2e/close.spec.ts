@@ -442,3 +442,36 @@ test('a month whose month before was never fetched says what it was checked agai
     await twin.close();
   }
 });
+
+test('a bulk review refused keeps its note form open with the note, to try again', async ({ page, bridge }) => {
+  test.setTimeout(90_000);
+  const twin = await startTwin({ reportReadyAfterMs: 0, reportReadyAfterPolls: 0, organizations: 12 });
+  try {
+    await bridge.useProfileFor(twin, 'Close');
+    const { reports } = await withMonths(page, bridge);
+    const close = await (await reports.openNewest(OCTOBER)).closeTheMonth();
+    await close.root.getByRole('group', { name: 'Group by' }).getByRole('button', { name: 'Rules' }).click();
+    const group = close.exceptions
+      .getByTestId('exception-group')
+      .filter({ has: page.getByRole('button', { name: /^Accept (all )?\d+ open…$/ }) })
+      .first();
+    await group.getByRole('button', { name: /^Accept (all )?\d+ open…$/ }).click();
+    const note = group.getByRole('textbox');
+    await note.fill('Agreed with the account manager');
+    // The review is refused once (a colleague locked the month meanwhile, say).
+    const refusal = 'A colleague prepared this month meanwhile: reopen it to review its exceptions.';
+    await page.route(
+      (url) => decodeURIComponent(url.pathname) === '/bridge/invoke/close:review',
+      (route) => route.fulfill({ contentType: 'application/json', body: JSON.stringify({ ok: false, error: { code: 'control', message: refusal } }) }),
+      { times: 1 },
+    );
+    await group.getByRole('button', { name: /^Accept \d+$/ }).click();
+    await expect(close.root).toContainText(refusal);
+    await expect(note).toHaveValue('Agreed with the account manager');
+    await group.getByRole('button', { name: /^Accept \d+$/ }).click();
+    await expect(note).toHaveCount(0);
+    await expect(group.getByRole('button', { name: /^Accept (all )?\d+ open…$/ })).toHaveCount(0);
+  } finally {
+    await twin.close();
+  }
+});

@@ -66,7 +66,8 @@ function GroupHeader({
   shownOpen: number;
   locked: boolean;
   busy: boolean;
-  onBulk: (group: RuleGroup, state: ReviewState, note: string) => void;
+  /** Reviews a group's open exceptions; true once done (a refused one keeps its note form open, the note in it). */
+  onBulk: (group: RuleGroup, state: ReviewState, note: string) => Promise<boolean>;
 }): React.JSX.Element {
   // Accepting needs a note; so does resolving a high or medium exception (how it was put right).
   const [noting, setNoting] = useState<'accepted' | 'resolved' | null>(null);
@@ -88,7 +89,7 @@ function GroupHeader({
               </button>
               <button
                 type="button"
-                onClick={() => (resolveNeedsNote ? setNoting('resolved') : onBulk(group, 'resolved', ''))}
+                onClick={() => (resolveNeedsNote ? setNoting('resolved') : void onBulk(group, 'resolved', ''))}
                 disabled={busy || noting !== null}
               >
                 Resolve {all}
@@ -106,10 +107,7 @@ function GroupHeader({
             }
             submitLabel={`${noting === 'accepted' ? 'Accept' : 'Resolve'} ${formatCount(shownOpen)}`}
             busy={busy}
-            onSubmit={(note) => {
-              setNoting(null);
-              onBulk(group, noting, note);
-            }}
+            onSubmit={(note) => void onBulk(group, noting, note).then((done) => done && setNoting(null))}
             onCancel={() => setNoting(null)}
           />
         ) : null}
@@ -184,9 +182,14 @@ export function ExceptionsPanel({ view, period, close, onShow, shown = null, gro
       ),
     [run, reviewMany],
   );
-  const onBulk = (group: RuleGroup, state: ReviewState, note: string) => {
+  const onBulk = async (group: RuleGroup, state: ReviewState, note: string) => {
     const ids = group.exceptions.filter((exception) => isOpenReview(exception.review)).map((exception) => exception.id);
-    void run(() => reviewMany(ids, state, note), 'bulk');
+    return (
+      (await run(async () => {
+        await reviewMany(ids, state, note);
+        return true;
+      }, 'bulk')) ?? false
+    );
   };
   const change = (fields: Partial<ExceptionFilter>) => setFilter((current) => ({ ...current, ...fields }));
 

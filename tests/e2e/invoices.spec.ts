@@ -255,6 +255,20 @@ test('invoices: a month of many customers lists its drafts a hundred at a time, 
     await panel.getByRole('searchbox', { name: 'Find a customer mapped' }).fill(wanted.contactName);
     await expect(panel.getByTestId('customers-shown')).toHaveText('1 found');
     await expect(mapped.locator('tbody tr')).toHaveText([new RegExp(wanted.contactName.replace(/[()]/g, '\\$&'))]);
+
+    // The next invoice number, cleared and typed again as a person does: 120, not 1120; nonsense is refused in words.
+    await panel.getByText('Numbering, dates and the seller', { exact: true }).click();
+    const settings = panel.getByRole('form', { name: 'Invoice settings' });
+    const next = settings.getByLabel('Next number');
+    await next.fill('');
+    await next.pressSequentially('120');
+    await expect(next).toHaveValue('120');
+    await settings.getByRole('button', { name: /^Save/ }).click();
+    await expect.poll(async () => (await service.invoices.settings(broker)).next).toBe(120);
+    await next.fill('12a');
+    await settings.getByRole('button', { name: /^Save/ }).click();
+    await expect(settings).toContainText('The next number is a whole number, 1 or more (not "12a").');
+    expect((await service.invoices.settings(broker)).next).toBe(120);
   } finally {
     await twin.close();
     await dir.remove();

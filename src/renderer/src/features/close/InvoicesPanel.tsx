@@ -644,30 +644,30 @@ function DraftLines({ reportId, invoice, items, onAdjust }: DraftProps): React.J
 /** Numbering, dates, what a line is, and the seller on e-invoices. */
 function SettingsForm({ reportId, onSaved }: { reportId: string; onSaved: () => Promise<void> }): React.JSX.Element {
   const [settings, setSettings] = useState<Settings | null>(null);
+  // The next number as typed: read when saved, so clearing the field to type 120 never leaves a 1 before it.
+  const [nextTyped, setNextTyped] = useState<string | null>(null);
   const action = useAction();
   useEffect(() => {
     void action.run(async () => setSettings((await call('invoices:mapping', { reportId })).settings), 'load');
   }, [reportId]);
   if (!settings) return <ErrorNote message={action.error} />;
-  const { next, ...rest } = settings;
+  const { next: nextKept, ...rest } = settings;
   const seller = (key: keyof Settings['seller']) => (value: string) => setSettings({ ...settings, seller: { ...settings.seller, [key]: value } });
   const save = async (event: React.FormEvent) => {
     event.preventDefault();
-    const saved = await action.run(() => call('invoices:settings', { reportId, settings: rest, next }), 'save');
+    const typed = (nextTyped ?? String(nextKept)).trim();
+    if (!/^\d+$/.test(typed) || Number(typed) < 1) return action.setError(`The next number is a whole number, 1 or more (not "${typed}").`);
+    const saved = await action.run(() => call('invoices:settings', { reportId, settings: rest, next: Number(typed) }), 'save');
     if (saved) {
       setSettings(saved);
+      setNextTyped(null);
       await onSaved();
     }
   };
   return (
     <form className="invoices__settings" onSubmit={(event) => void save(event)} aria-label="Invoice settings">
       <Input label="Number prefix" value={settings.prefix} onChange={(prefix) => setSettings({ ...settings, prefix })} width="6rem" />
-      <Input
-        label="Next number"
-        value={String(next)}
-        onChange={(value) => setSettings({ ...settings, next: Number(value.replace(/\D/g, '')) || 1 })}
-        width="7rem"
-      />
+      <Input label="Next number" value={nextTyped ?? String(nextKept)} onChange={setNextTyped} width="7rem" />
       <span className="invoices__input">
         <label htmlFor={`${reportId}-dates`}>Dates</label>
         <select
@@ -826,6 +826,8 @@ export function InvoicesPanel({ reportId }: { reportId: string }): React.JSX.Ele
         </p>
       ) : null}
       <ErrorNote message={action.error} />
+      {/* The invoices made again after a change (a mapping or settings saved) and refused: what is shown is older. */}
+      <ErrorNote message={load.error ? `The invoices shown are from before the last change: ${load.error}` : null} />
 
       {run.unmappedCustomers.length ? (
         <section aria-label="Customers not mapped">

@@ -113,7 +113,8 @@ export function ConsumptionScreen(): React.JSX.Element {
               <button type="button" className="primary" onClick={() => fileInput.current?.click()} disabled={busy}>
                 Open CSV or Excel file…
               </button>
-              <button type="button" onClick={newBatch}>
+              {/* Not while a file is read: its rows would land over the typed ones. */}
+              <button type="button" onClick={newBatch} disabled={busy}>
                 Type rows
               </button>
               {lastMonth?.period ? (

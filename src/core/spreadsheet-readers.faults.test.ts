@@ -8,7 +8,7 @@ import { FUZZ_SEED, Fuzz, saveFigures } from '@testing/fuzz';
 import { ledgerWithMonth } from '@testing/ledger-month';
 import { temporaryDir } from '@testing/test-support';
 import { failedRowsCsv } from './consumption/failed-rows';
-import { tableText } from './copy-print/table-text';
+import { copiedTable } from './copy-print/table-text';
 import { exportReport } from './reports/report-export';
 import { ReportLibrary } from './reports/report-library';
 
@@ -133,7 +133,7 @@ describe.skipIf(!soffice)('files opened in LibreOffice', () => {
       // The clipboard's text as the renderer asks for it: rows of the view, pasted into a sheet as tab-separated text.
       const copied = join(work.path, 'copied-text.csv'); // a .txt would open in the word processor
       const rows = Array.from({ length: 40 }, () => [hostile(fuzz), hostile(fuzz), '-12.50', hostile(fuzz)]);
-      await writeFile(copied, tableText(rows));
+      await writeFile(copied, copiedTable(rows).text);
       files.push(copied);
       values.push(...rows.flat(), ...month.lines.map((line) => line.organization.name));
 

@@ -5,7 +5,10 @@ import { cleanupsAfterEach } from '@testing/cleanups';
 import type { DeliverFile, Ports } from '../ports/ports';
 import { testPorts } from '@testing/test-support';
 import { createCopyPrint } from './handlers';
-import { tableHtml, tableText } from './table-text';
+import { copiedTable } from './table-text';
+
+const tableText = (rows: string[][]) => copiedTable(rows).text;
+const tableHtml = (rows: string[][]) => copiedTable(rows).html;
 
 const cleanups = cleanupsAfterEach();
 

@@ -2,7 +2,7 @@ import type { ServiceHandlers } from '@shared/contract';
 import { AppError } from '@shared/errors';
 import { deliverBytes } from '../storage/files';
 import type { Ports } from '../ports/ports';
-import { tableHtml, tableText } from './table-text';
+import { copiedTable } from './table-text';
 
 type CopyPrintHandlers = Pick<ServiceHandlers, 'clipboard:copy-table' | 'view:print-pdf'>;
 
@@ -11,7 +11,7 @@ export function createCopyPrint(ports: Ports): { handlers: CopyPrintHandlers } {
   return {
     handlers: {
       'clipboard:copy-table': async ({ rows }) => {
-        const table = { text: tableText(rows), html: tableHtml(rows) };
+        const table = copiedTable(rows);
         if (!ports.writeClipboard) return { copied: false, ...table }; // the page puts it on the clipboard itself
         await ports.writeClipboard(table);
         return { copied: true };

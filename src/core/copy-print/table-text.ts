@@ -18,29 +18,27 @@ function copiedCell(cell: string): { text: string; number: boolean } {
   return COPIED_NUMBER.test(text) ? { text, number: keepsAsNumber(text) } : { text: formulaSafe(text, 'text'), number: false };
 }
 
-/**
- * A table as the tab-separated text Excel pastes as cells: tabs between cells, CRLF between rows. A tab or line
- * break inside a cell would split it, so it becomes a space; text Excel would run as a formula is escaped as in
- * every CSV Closebook writes, while plain numbers ("-12.50", or "-12,50" in a decimal-comma locale) stay numbers.
- */
-export function tableText(rows: readonly (readonly string[])[]): string {
-  return rows.map((cells) => cells.map((cell) => copiedCell(cell).text).join('\t')).join('\r\n');
-}
-
 const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 /**
- * The same table as HTML, which a spreadsheet prefers when both are on the clipboard: a text cell carries Excel's
- * text format (mso-number-format '\@'), so "000123" or an 18-digit PO stays as it is, where tab-separated text
- * cannot say that a cell is text.
+ * A table for the clipboard, each cell read once, in two flavours:
+ * - `text`, tab-separated as Excel pastes it as cells: tabs between cells, CRLF between rows. A tab or line break
+ *   inside a cell would split it, so it becomes a space; text Excel would run as a formula is escaped as in every CSV
+ *   Closebook writes, while plain numbers ("-12.50", or "-12,50" in a decimal-comma locale) stay numbers.
+ * - `html`, which a spreadsheet prefers when both are on the clipboard: a text cell carries Excel's text format
+ *   (mso-number-format '\@'), so "000123" or an 18-digit PO stays as it is, where tab-separated text cannot say that
+ *   a cell is text.
  */
-export function tableHtml(rows: readonly (readonly string[])[]): string {
-  const row = (cells: readonly string[]) =>
-    `<tr>${cells
-      .map((cell) => {
-        const { text, number } = copiedCell(cell);
-        return number ? `<td>${escapeHtml(text)}</td>` : `<td style="mso-number-format:'\\@'">${escapeHtml(text)}</td>`;
-      })
-      .join('')}</tr>`;
-  return `<meta charset="utf-8"><table>${rows.map(row).join('')}</table>`;
+export function copiedTable(rows: readonly (readonly string[])[]): { text: string; html: string } {
+  const cells = rows.map((row) => row.map(copiedCell));
+  const text = cells.map((row) => row.map((cell) => cell.text).join('\t')).join('\r\n');
+  const html = cells
+    .map(
+      (row) =>
+        `<tr>${row
+          .map(({ text: cell, number }) => (number ? `<td>${escapeHtml(cell)}</td>` : `<td style="mso-number-format:'\\@'">${escapeHtml(cell)}</td>`))
+          .join('')}</tr>`,
+    )
+    .join('');
+  return { text, html: `<meta charset="utf-8"><table>${html}</table>` };
 }

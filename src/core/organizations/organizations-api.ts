@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { OrganizationInput, OrganizationSummary } from '@shared/schemas/organization';
-import type { RetryNotice, ServiceClient } from '../service-api/service-client';
+import { ANSWER_LIMITS, jsonDepthOver, type RetryNotice, type ServiceClient } from '../service-api/service-client';
 
 const text = z
   .string()
@@ -104,8 +104,9 @@ export async function createOrganization(client: ServiceClient, input: Organizat
   } as OrganizationRecord);
 }
 
-/** A body as JSON when it is JSON, else as its text (a bare id). */
+/** A body as JSON when it is JSON (within the bound every answer is read in), else as its text (a bare id). */
 function jsonOrText(text: string): unknown {
+  if (jsonDepthOver(text, ANSWER_LIMITS.depth)) return text.trim();
   try {
     return JSON.parse(text);
   } catch {

@@ -165,9 +165,10 @@ export class ReportJobs {
 
   private async poll(initial: ReportJob, signal: AbortSignal): Promise<{ job: ReportJob; done: boolean }> {
     const client = await this.client(initial);
+    const interval = this.interval(client);
     // Saved before the service is asked: a process that ends during this poll resumes no sooner than the service
     // allows after it (a restart within 30 s of a poll would otherwise ask again at once).
-    const asked = { ...initial, nextPollAt: this.after(this.interval(client)), updatedAt: this.after(0) };
+    const asked = { ...initial, nextPollAt: this.after(interval), updatedAt: this.after(0) };
     await this.deps.jobs.put(asked);
     const job = { ...asked, state: 'polling' as const };
     this.emit(job);
@@ -176,14 +177,14 @@ export class ReportJobs {
     const outcome = await this.deps.receiver.receive(job, client, {
       signal,
       onRetry,
-      spacedMs: this.interval(client),
+      spacedMs: interval,
       onDownloading: (bytes, totalBytes) => this.emit({ ...job, transfer: totalBytes === null ? { bytes } : { bytes, totalBytes } }),
       onSaving: (lines, percent) => this.emit({ ...job, state: 'saving', transfer: { lines, percent } }),
     });
     const status = outcome.complete ? REPORT_COMPLETE : outcome.status;
     const answered = { ...job, polls: job.polls + 1, lastStatus: status, message: null };
     if (status === REPORT_RUNNING) {
-      return { job: await this.update(answered, { state: 'waiting', nextPollAt: this.after(this.interval(client)) }), done: false };
+      return { job: await this.update(answered, { state: 'waiting', nextPollAt: this.after(interval) }), done: false };
     }
     if (outcome.complete) {
       await this.deps.jobs.remove(job.id);

@@ -42,6 +42,11 @@ export function gatewayOutcomeUnknown(host: string, status: number): AppError {
   );
 }
 
+/** A call its caller cancelled. */
+export function cancelled(): AppError {
+  return new AppError('cancelled', 'Cancelled.');
+}
+
 export function outcomeUnknown(host: string): AppError {
   return new AppError(
     'outcome-unknown',

@@ -1,7 +1,7 @@
 import { AppError } from '@shared/errors';
 import type { Clock, FetchLike } from '../ports/ports';
 import { ANSWER_LIMITS, type BodyInfo, bodyChunks, bodyInfo, readWhole } from './body-reading';
-import { errorForStatus, isAbortError, outcomeUnknown, requestNeverSent, timedOut, unreachable } from './http-errors';
+import { cancelled, errorForStatus, isAbortError, outcomeUnknown, requestNeverSent, timedOut, unreachable } from './http-errors';
 import { IdleTimeout } from './idle-timeout';
 
 /**
@@ -139,7 +139,7 @@ export class RetryLoop {
 
   /** No answer came: cancelled, "may have arrived" for a request that changes something, else a network error. */
   private sendFailure(error: unknown, retry: 'safe' | 'unsafe', silenceMs: number, signal?: AbortSignal): { error: AppError; retryable: boolean } {
-    if (signal?.aborted) return { error: new AppError('cancelled', 'Cancelled.'), retryable: false };
+    if (signal?.aborted) return { error: cancelled(), retryable: false };
     if (error instanceof AppError) return { error, retryable: false };
     const neverSent = requestNeverSent(error);
     if (retry === 'unsafe' && !neverSent) return { error: outcomeUnknown(this.policy.host), retryable: false };
@@ -148,7 +148,7 @@ export class RetryLoop {
 
   /** A body cut off half-way: cancelled, "may have arrived" for a request that changes something, else a network error. */
   private bodyFailure(error: unknown, retry: 'safe' | 'unsafe', silenceMs: number, signal?: AbortSignal): AppError {
-    if (signal?.aborted) return new AppError('cancelled', 'Cancelled.');
+    if (signal?.aborted) return cancelled();
     if (retry === 'unsafe') return outcomeUnknown(this.policy.host);
     return this.networkFailure(error, silenceMs);
   }
@@ -178,7 +178,7 @@ export class RetryLoop {
     try {
       await clock.sleep(delayMs, signal);
     } catch {
-      throw new AppError('cancelled', 'Cancelled.');
+      throw cancelled();
     }
   }
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { AppError } from '@shared/errors';
 import type { Clock } from '../ports/ports';
 import { ANSWER_LIMITS, largerThan, parseAnswer } from './body-reading';
-import { errorForStatus } from './http-errors';
+import { cancelled, errorForStatus } from './http-errors';
 import type { RetryLoop, RetryNotice } from './retry';
 
 /**
@@ -89,8 +89,6 @@ export class SignIn {
     return renewAfter === undefined ? { value: token.access_token } : { value: token.access_token, renewAfter };
   }
 }
-
-const cancelled = () => new AppError('cancelled', 'Cancelled.');
 
 /** `work`'s answer, or a cancel as soon as `signal` aborts (the work itself goes on). */
 function untilCancelled<T>(work: Promise<T>, signal?: AbortSignal): Promise<T> {

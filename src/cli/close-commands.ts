@@ -16,6 +16,7 @@ import { describeFigures, type ShownReviewState, shownReviewState } from '@share
 import type { CliContext } from './context';
 import { EXIT, parse, UsageError, withContext } from './context';
 import { indentedJsonArray, writeOut } from './standard-output';
+import { counted } from '@shared/counted';
 
 /** `reports check` ends with this when exceptions at or above --fail-on are still open (for scripts and CI). */
 export const EXIT_OPEN_EXCEPTIONS = 4;
@@ -157,7 +158,7 @@ export function openAtOrAbove(view: Pick<MonthCloseView, 'open'>, failOn: Severi
 
 const openSummary = (view: Pick<MonthCloseView, 'open'>) => {
   const open = openAtOrAbove(view, 'low');
-  return `${open} exception${open === 1 ? '' : 's'} open (${view.open.high} high, ${view.open.medium} medium, ${view.open.low} low)`;
+  return `${counted(open, 'exception')} open (${view.open.high} high, ${view.open.medium} medium, ${view.open.low} low)`;
 };
 
 /** The saved reports' names and periods, and a plain refusal (exit 1) for an id that is not one of them. */
@@ -263,9 +264,7 @@ async function acceptCommand(context: CliContext, ids: string[], values: { note?
   // The core refuses an id the month does not have (exit 1), and a review of a Prepared or Approved month (exit 5).
   const done = await close.review(reportId, exceptionIds, values.resolve ? 'resolved' : 'accepted', note);
   process.stdout.write(`${openAtOrAbove(done, 'low')}\n`);
-  process.stderr.write(
-    `${values.resolve ? 'Resolved' : 'Accepted'} ${exceptionIds.length} exception${exceptionIds.length === 1 ? '' : 's'}; ${openSummary(done)}.\n`,
-  );
+  process.stderr.write(`${values.resolve ? 'Resolved' : 'Accepted'} ${counted(exceptionIds.length, 'exception')}; ${openSummary(done)}.\n`);
   return EXIT.ok;
 }
 

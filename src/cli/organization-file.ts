@@ -3,6 +3,7 @@ import { fieldErrorsFromZod } from '@shared/errors';
 import { OrganizationInput } from '@shared/schemas/organization';
 import { UsageError } from './context';
 import { errorMessage } from '@shared/error-message';
+import { counted } from '@shared/counted';
 
 /**
  * The organization in an `orgs create --file` file. Two shapes are read: the service's own (spec §2.1: `contact`
@@ -31,7 +32,7 @@ export async function readOrganizationFile(path: string): Promise<OrganizationIn
   if (!parsed.success) for (const [field, message] of Object.entries(fieldErrorsFromZod(parsed.error))) problems.push(`${field}: ${message}`);
   if (problems.length > 0 || !parsed.success) {
     throw new UsageError(
-      `The organization in ${path} is not valid (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n${problems.map((problem) => `  ${problem}`).join('\n')}`,
+      `The organization in ${path} is not valid (${counted(problems.length, 'problem')}):\n${problems.map((problem) => `  ${problem}`).join('\n')}`,
     );
   }
   return parsed.data;

@@ -6,6 +6,7 @@ import type { ReportJob } from '@shared/schemas/saved-report';
 import { SERVICE_POLL_FLOOR_MS } from '@core';
 import { CONNECTION_OPTIONS, type CliContext, EXIT, parse, resolveProfileId, UsageError, withContext } from './context';
 import { errorMessage } from '@shared/error-message';
+import { counted } from '@shared/counted';
 
 /** One line per change of a request, in the app's words: "report 2026-10-01…2026-10-31: Downloading 38 MB (2 min 05 s)". */
 function progressLine(job: ReportJob): string {
@@ -175,7 +176,7 @@ export async function reportsCommand(args: string[]): Promise<number> {
       for (const pack of packs) {
         const path = pack.file.kind === 'saved' ? pack.file.path : pack.fileName;
         process.stdout.write(
-          `${pack.group ?? 'Ungrouped (in no group)'}  ${pack.organizations} organization${pack.organizations === 1 ? '' : 's'}  ${pack.lines} billing lines  ${path}\n`,
+          `${pack.group ?? 'Ungrouped (in no group)'}  ${counted(pack.organizations, 'organization')}  ${pack.lines} billing lines  ${path}\n`,
         );
       }
       if (inSeveralGroups > 0)

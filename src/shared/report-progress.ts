@@ -1,4 +1,5 @@
 import type { ReportJob } from './schemas/saved-report';
+import { counted } from './counted';
 
 /** A span of time as `42 s` or `3 min 05 s`; negative spans read as `0 s`. */
 export function formatDuration(ms: number): string {
@@ -14,8 +15,6 @@ export function formatBytes(bytes: number): string {
   return `${(bytes / (1024 * 1024 * 1024)).toFixed(1)} GB`;
 }
 
-const count = (n: number, one: string, many: string) => `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
-
 /**
  * What a report request is doing, in words and figures — never the service's raw status codes (their meaning is
  * "not shown" in the interface; an unknown one is explained in the job's message when it stops):
@@ -24,7 +23,7 @@ const count = (n: number, one: string, many: string) => `${n.toLocaleString('en'
  * Used by the app and the CLI alike, so both say the same.
  */
 export function describeReportJob(job: ReportJob, now: number): string {
-  const checked = job.polls === 0 ? 'not checked yet' : `checked ${count(job.polls, 'time', 'times')}`;
+  const checked = job.polls === 0 ? 'not checked yet' : `checked ${counted(job.polls, 'time', 'times')}`;
   const next = job.nextPollAt ? `next check in ${formatDuration(Date.parse(job.nextPollAt) - now)}` : '';
   switch (job.state) {
     case 'waiting':
@@ -38,12 +37,12 @@ export function describeReportJob(job: ReportJob, now: number): string {
       return `${job.busy ? 'The service is busy' : 'The service did not answer'} — retrying (${checked})`;
     case 'saving':
       if (!job.transfer?.lines) return 'Saving the report';
-      return `Saving ${count(job.transfer.lines, 'billing line', 'billing lines')}${job.transfer.percent === undefined ? '' : ` — ${job.transfer.percent} %`}`;
+      return `Saving ${counted(job.transfer.lines, 'billing line', 'billing lines')}${job.transfer.percent === undefined ? '' : ` — ${job.transfer.percent} %`}`;
     case 'done':
       return 'Saved';
     case 'cancelled':
       return 'Cancelled';
     case 'failed':
-      return `Stopped after ${count(job.polls, 'check', 'checks')}`;
+      return `Stopped after ${counted(job.polls, 'check', 'checks')}`;
   }
 }

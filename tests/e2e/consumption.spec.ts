@@ -374,6 +374,49 @@ test('sending the same batch twice asks first, and sends again only when told to
   }
 });
 
+test('rows typed or fixed and not sent are never replaced without a yes; a file untouched, or rows sent, are replaced at once', async ({ page, bridge }) => {
+  const app = new ClosebookPage(page);
+  await app.open(bridge.harness.url);
+  await app.startDemo();
+  const [first] = await meteredSubscriptions(await bridge.twinUrl());
+  const file = (quantity: string) => `Subscription ID,Quantity\n${first!.subscriptionId},${quantity}\n`;
+  await app.nav('Consumption').click();
+  const screen = new ConsumptionPage(page);
+  const heading = page.getByRole('region', { name: 'Batch', exact: true }).getByRole('heading', { level: 2 });
+  const question = page.getByRole('alertdialog', { name: 'Replace the batch you are editing?' });
+
+  // A file as read loses nothing when another takes its place.
+  await screen.importFile('june.csv', file('2'));
+  await screen.importFile('july.csv', file('3'));
+  await expect(heading).toHaveText('july.csv (1 row)');
+  await expect(question).toHaveCount(0);
+
+  // Fixed here, it is kept until the user says otherwise; keeping is the answer focus lands on.
+  await screen.cell(2, 'Quantity').fill('9');
+  await screen.button('Type rows').click();
+  await expect(question).toContainText('A new batch of typed rows replaces the batch you are editing (july.csv, 1 row)');
+  await expect(screen.button('Keep my batch', question)).toBeFocused();
+  await screenshots(page, 'replace-question');
+  await screen.button('Keep my batch', question).click();
+  await expect(question).toHaveCount(0);
+  await expect(heading).toContainText('july.csv');
+  await expect(screen.cell(2, 'Quantity')).toHaveValue('9');
+
+  await screen.importFile('august.csv', file('4'));
+  await expect(question).toContainText('Opening august.csv replaces');
+  await screen.button('Replace it', question).click();
+  await expect(heading).toContainText('august.csv');
+  await expect(screen.cell(2, 'Quantity')).toHaveValue('4');
+
+  // Changed and then sent, the rows are in the history: a new batch replaces them without a question.
+  await screen.cell(2, 'Quantity').fill('5');
+  await screen.submit.click();
+  await expect(screen.submissionState).toHaveText('Successful', { timeout: 30_000 });
+  await screen.button('Type rows').click();
+  await expect(question).toHaveCount(0);
+  await expect(heading).toContainText('typed rows');
+});
+
 test('a batch of 50,000 rows opens, is named and checks an edit in seconds; "Show row" finds the one problem', async ({ page, bridge }) => {
   const app = new ClosebookPage(page);
   await app.open(bridge.harness.url);

@@ -5,7 +5,7 @@ import { ledgerWithMonth, restateTotals, type ServedEntries, testIdentity } from
 import { ingestReport } from '../reports/report-ingest';
 import type { Submission } from '@shared/schemas/consumption';
 import { summarize } from '../consumption/history-store';
-import { type BillingException, type ConsumptionHistory, runBillingChecks } from './billing-checks';
+import { type BillingException, type ConsumptionHistory, marginPointsText, runBillingChecks } from './billing-checks';
 import { MonthClose } from './month-close';
 
 type WireBillingEntry = ServedEntries[number];
@@ -49,6 +49,10 @@ const rulesOf = (exceptions: BillingException[], subscriptionId: string) =>
   exceptions.filter((exception) => exception.subscriptionId === subscriptionId).map((exception) => exception.rule);
 
 describe('billing checks', () => {
+  it('words a margin % to one place, a margin just below zero as 0.0 rather than -0.0', () => {
+    expect([-0.04, -0.05, 0.04, 12.345, -7.25].map(marginPointsText)).toEqual(['0.0', '-0.1', '0.0', '12.3', '-7.3']);
+  });
+
   it('find nothing in a month that follows the spec and matches the month before', async () => {
     const { ledger } = await month();
     expect(await runBillingChecks(ledger, NOVEMBER, OCTOBER)).toEqual([]);

@@ -104,6 +104,12 @@ interface Subject {
 /** An amount in an exception's words, to its currency's minor unit (JPY 0 places, KWD 3). */
 const amount = (value: Money | string, currency: string) => `${roundToMinorUnit(value.toString(), currency)} ${currency}`;
 
+/** A margin % to one place in an exception's words; a margin just below zero reads "0.0", never "-0.0". */
+export function marginPointsText(percent: number): string {
+  const text = percent.toFixed(1);
+  return text === '-0.0' ? '0.0' : text;
+}
+
 /** Exact decimal text in one form ("1.50" and "1.5" are one figure), for an exception's evidence. */
 const figure = (value: Money | string | number) => money(value).toFixed();
 
@@ -172,8 +178,8 @@ async function marginOutliers(ledger: Ledger, reportId: string, thresholds: Chec
       'margin-outlier',
       row,
       [row.org_key, row.service, row.currency_key],
-      `Margin ${row.percent.toFixed(1)} % on ${row.service}, where its usual margin this month is ${row.median.toFixed(1)} % (median of ${row.organizations} organizations in ${row.currency_key}).`,
-      { marginPercent: row.percent.toFixed(1) },
+      `Margin ${marginPointsText(row.percent)} % on ${row.service}, where its usual margin this month is ${marginPointsText(row.median)} % (median of ${row.organizations} organizations in ${row.currency_key}).`,
+      { marginPercent: marginPointsText(row.percent) },
     ),
   );
 }

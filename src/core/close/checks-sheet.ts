@@ -3,6 +3,7 @@ import { bySeverity, groupFindings } from '@shared/model/findings';
 import { isOpenReview, shownReviewState } from '@shared/model/review-state';
 import { DATETIME_FORMAT, localTime, rowXml, SheetSeries, type Sheets, styleIndex, styleOf } from '../xlsx';
 import { type CheckFormat, CHECKS_COLUMNS, columnNumbers } from './columns';
+import { counted } from '@shared/counted';
 
 /** What the workbook shows of a month's close: its checks with their reviews, the sign-off, and the month before it. */
 export type MonthCloseSheetsState = Pick<
@@ -12,8 +13,6 @@ export type MonthCloseSheetsState = Pick<
 
 const KINDS = CHECKS_COLUMNS.map((column) => column.kind);
 const COLUMN = columnNumbers(CHECKS_COLUMNS);
-
-export const plural = (count: number, word: string) => `${count.toLocaleString('en')} ${word}${count === 1 ? '' : 's'}`;
 
 /**
  * Open exceptions first, then the reviewed ones; in each, one finding's exceptions together (findings.ts: one cause,
@@ -26,9 +25,9 @@ export function checksOrder<T extends Parameters<typeof groupFindings>[0][number
 }
 
 export function countReviews(state: MonthCloseSheetsState) {
-  const counted = { open: 0, accepted: 0, resolved: 0, suspended: 0 };
-  for (const exception of state.exceptions) counted[shownReviewState(exception.review)]++;
-  return { ...counted, open: counted.open + counted.suspended };
+  const reviews = { open: 0, accepted: 0, resolved: 0, suspended: 0 };
+  for (const exception of state.exceptions) reviews[shownReviewState(exception.review)]++;
+  return { ...reviews, open: reviews.open + reviews.suspended };
 }
 
 /**
@@ -56,12 +55,12 @@ export async function writeChecksSheet(sheets: Sheets, state: MonthCloseSheetsSt
   await series.caughtUp();
   series.startTotals(1);
   const { row } = series.next();
-  const counted = countReviews(state);
+  const reviews = countReviews(state);
   row.getCell(1).value = 'Total';
   row.getCell(COLUMN.message).value =
-    `${plural(state.exceptions.length, 'exception')}: ${counted.open.toLocaleString('en')} open (${state.open.high} high, ${state.open.medium} medium, ${state.open.low} low), ` +
-    `${counted.accepted.toLocaleString('en')} accepted, ${counted.resolved.toLocaleString('en')} resolved` +
-    (counted.suspended ? ` (${counted.suspended.toLocaleString('en')} open as suspended: their figures changed since the review)` : '');
+    `${counted(state.exceptions.length, 'exception')}: ${reviews.open.toLocaleString('en')} open (${state.open.high} high, ${state.open.medium} medium, ${state.open.low} low), ` +
+    `${reviews.accepted.toLocaleString('en')} accepted, ${reviews.resolved.toLocaleString('en')} resolved` +
+    (reviews.suspended ? ` (${reviews.suspended.toLocaleString('en')} open as suspended: their figures changed since the review)` : '');
   for (let column = 1; column <= CHECKS_COLUMNS.length; column++) row.getCell(column).style = styleOf(null, 'total');
   row.commit();
   series.commit();

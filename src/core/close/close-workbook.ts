@@ -5,11 +5,12 @@ import type { OutputFolder } from '../storage/output-file';
 import { type AboutRow, EXCEL_MAX_ROWS, localTime, printSetup, type Sheets, writeAboutRows, writeWorkbookFile } from '../xlsx';
 import type { WorkbookAddition } from '../reports';
 import { writeChangesSheet } from './changes-sheet';
-import { countReviews, type MonthCloseSheetsState, plural, writeChecksSheet } from './checks-sheet';
+import { countReviews, type MonthCloseSheetsState, writeChecksSheet } from './checks-sheet';
 import { closeStamp } from './close-stamp';
 import { compareMonths, type MonthComparison } from './month-compare';
 import { labelRow } from './queries/months';
 import { errorMessage } from '@shared/error-message';
+import { counted } from '@shared/counted';
 
 /** A saved month as the workbook names it. */
 export interface MonthLabel {
@@ -40,10 +41,12 @@ export function closeAboutRows(
     rows.push({ values: ['Changes and Checks', 'Not in an export of part of the report: export the whole report to get them.'] });
     return rows;
   }
-  const counted = countReviews(state);
+  const reviews = countReviews(state);
   rows.push(
     { values: ['Changes: compared with', previous ? describeMonth(previous) : 'No earlier month of this service and reseller in the ledger'] },
-    { values: ['Checks', `${plural(state.exceptions.length, 'exception')}: ${counted.open} open, ${counted.accepted} accepted, ${counted.resolved} resolved`] },
+    {
+      values: ['Checks', `${counted(state.exceptions.length, 'exception')}: ${reviews.open} open, ${reviews.accepted} accepted, ${reviews.resolved} resolved`],
+    },
   );
   if (previous) rows.push({ values: ['How the change in sales is split', CHANGE_EXPLANATION] });
   return rows;

@@ -60,8 +60,10 @@ export interface MonthCloseState {
   teamOfflineSince: string | null;
   readyToInvoice: boolean;
   integrity: { contentChanged: boolean | null; logIntact: boolean; logBrokenAt: number | null };
-  /** Set when the month was signed off on another fetch of it: what the service changed since the sign-off. */
-  /** Its changes are the first window of `changeCount` (the screen reads the others: close:changes). */
+  /**
+   * Set when the month was signed off on another fetch of it: what the service changed since the sign-off. Its
+   * changes are the first window of `changeCount` (the screen reads the others: close:changes).
+   */
   restatement: {
     signedReportId: string;
     hashChanged: boolean;

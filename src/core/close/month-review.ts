@@ -13,6 +13,7 @@ import { invoicedNumbers } from './queries/invoice-runs';
 import { type RateRow, rateRows, replaceRates } from './queries/rates';
 import { captureEvidence, replaceReview, type ReviewRow, reviewRows } from './queries/reviews';
 import { approveSignOff, insertSignOff, removeSignOff, type SignOffRow, signOffRow } from './queries/sign-offs';
+import { counted } from '@shared/counted';
 
 export type { Review, ReviewState, SignOff } from '@shared/schemas/month-close';
 
@@ -94,7 +95,6 @@ export function openCounts(exceptions: readonly BillingException[], rows: readon
 }
 
 const total = (open: Record<string, number>) => Object.values(open).reduce((sum, count) => sum + count, 0);
-const plural = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
 
 export function signOffOf(row: SignOffRow): SignOff {
   let thresholds: CheckThresholds | null = null;
@@ -126,7 +126,7 @@ export function reviewRequest(exceptions: readonly BillingException[], exception
   if (unknown.length)
     throw new AppError(
       'validation',
-      `${plural(unknown.length, 'exception does', 'exceptions do')} not exist in this month (${unknown.slice(0, 3).join(', ')}${unknown.length > 3 ? ', …' : ''}). Check the month's exceptions again.`,
+      `${counted(unknown.length, 'exception does', 'exceptions do')} not exist in this month (${unknown.slice(0, 3).join(', ')}${unknown.length > 3 ? ', …' : ''}). Check the month's exceptions again.`,
       { exceptionIds: 'names an exception that does not exist' },
     );
   const text = note.trim();
@@ -287,7 +287,7 @@ export class MonthReview implements CloseRecord {
       if (newest && newest.report_id !== reportId) throw refused(supersededRefusal(newest.fetched_at));
       const open = total(openCounts(exceptions, await reviewRows(transaction, month)));
       if (open > 0)
-        throw refused(`${plural(open, 'exception is', 'exceptions are')} still open: accept (with a note) or resolve each before the month is prepared.`);
+        throw refused(`${counted(open, 'exception is', 'exceptions are')} still open: accept (with a note) or resolve each before the month is prepared.`);
       const rates = await rateRows(transaction, month); // read here: rates change only while the month is a Draft
       const evidence = JSON.stringify({ ...prepared, rates, exceptions: exceptions.map((exception) => [exception.id, evidenceText(exception.evidence)]) });
       const log = await appendLog(transaction, month, [{ reportId, action: 'prepared', actor: identity.user, at, evidence }]);
@@ -335,12 +335,12 @@ export class MonthReview implements CloseRecord {
       const ownHigh = rows.filter((row) => row.state === 'accepted' && row.reviewed_by === identity.user && byId.get(row.exception_id)?.severity === 'high');
       if (ownHigh.length)
         throw refused(
-          `${identity.user} accepted ${plural(ownHigh.length, 'high exception', 'high exceptions')} of this month, so ${identity.user} cannot also approve it: a second person must.`,
+          `${identity.user} accepted ${counted(ownHigh.length, 'high exception', 'high exceptions')} of this month, so ${identity.user} cannot also approve it: a second person must.`,
         );
       const ownAdjustment = adjustmentsSinceApproval(await approvalSteps(transaction, month)).find((entry) => entry.actor === identity.user);
       if (ownAdjustment) throw refused(ownAdjustmentRefusal(identity.user, ownAdjustment.note));
       const open = total(openCounts(exceptions, rows));
-      if (open > 0) throw refused(`${plural(open, 'exception is', 'exceptions are')} open again (a review was suspended): reopen the month and review them.`);
+      if (open > 0) throw refused(`${counted(open, 'exception is', 'exceptions are')} open again (a review was suspended): reopen the month and review them.`);
       const log = await appendLog(transaction, month, [
         { reportId, action: 'approved', actor: identity.user, at, evidence: JSON.stringify({ contentHash: signed.content_hash }) },
       ]);

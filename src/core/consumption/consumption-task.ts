@@ -11,6 +11,7 @@ import type { EventHub } from '../runtime/event-hub';
 import type { Clock } from '../ports/ports';
 import { type SubmissionStore, summarize } from './history-store';
 import { PollLoops } from '../runtime/poll-loop';
+import { counted } from '@shared/counted';
 
 /** The first check a few seconds after sending, then twice as long each time, up to 30 s (a loopback twin: faster). */
 export function consumptionPollDelay(polls: number, loopback: boolean): number {
@@ -83,11 +84,7 @@ export class ConsumptionTasks {
     if (problems.length) {
       const fields = Object.fromEntries(problems.map((problem) => [`row.${problem.row}.${problem.field}`, problem.message]));
       const first = problems[0] as (typeof problems)[number];
-      throw new AppError(
-        'validation',
-        `Nothing was sent: ${problems.length} problem${problems.length === 1 ? '' : 's'} to fix first (row ${first.row}: ${first.message})`,
-        fields,
-      );
+      throw new AppError('validation', `Nothing was sent: ${counted(problems.length, 'problem')} to fix first (row ${first.row}: ${first.message})`, fields);
     }
     const contentHash = createHash('sha256').update(canonicalRecords(records)).digest('hex');
     const period = options.period ?? (usagePeriod(lastUsageMonth(new Date(this.deps.clock.now()))) as ReportPeriod);

@@ -13,9 +13,11 @@ import { BatchGrid } from './BatchGrid';
 import { useConsumption } from './consumption-store';
 import { NamesNote } from './NamesNote';
 import { PastBatch } from './PastBatch';
+import { ReplaceQuestion } from './ReplaceQuestion';
 import { SubmissionPanel } from './SubmissionPanel';
 import { useNamesLookup } from './use-names-lookup';
 import './consumption.css';
+import { counted } from '@shared/counted';
 
 function toBase64(bytes: Uint8Array): string {
   let binary = '';
@@ -42,6 +44,7 @@ export function ConsumptionScreen(): React.JSX.Element {
     load,
     newBatch,
     startFrom,
+    copyToNewBatch,
     setMonth,
     submit,
     dontSend,
@@ -54,6 +57,8 @@ export function ConsumptionScreen(): React.JSX.Element {
   const [pasted, setPasted] = useState('');
   const [notice, setNotice] = useState<string | null>(null);
   const [showRow, setShowRow] = useState<{ row: number; request: number } | null>(null);
+  /** A replacement of the batch waiting for a yes: what would replace it, and how. */
+  const [replacing, setReplacing] = useState<{ by: string; replace: () => void } | null>(null);
   const templateAction = useAction();
   // Below this width the grid needs the whole row: import and history step aside while a batch is open.
   const side = useSidePanel('(min-width: 1180px)', Boolean(batch || opened));
@@ -72,6 +77,7 @@ export function ConsumptionScreen(): React.JSX.Element {
   const lastMonth = history.find(
     (item) => item.state === 'Successful' && item.profileId === profile?.id && item.period && item.period.startDate.slice(0, 7) < lastUsageMonth(new Date()),
   );
+  const lastMonthWords = lastMonth?.period ? periodInWords(lastMonth.period) : '';
   const validation = useMemo(() => (batch ? validateRows(batch.rows) : null), [batch]);
   const firstProblem = validation?.problems.find((problem) => problem.row > 0);
   const running = submission !== null && taskRunning(submission.state);
@@ -79,10 +85,20 @@ export function ConsumptionScreen(): React.JSX.Element {
   const failures = submission?.state === 'Failed' ? submission.failures : (batch?.copiedFailures ?? []);
   const canSubmit = Boolean(profile && batch && !batch.fileProblems.length && validation && validation.problems.length === 0 && period && !busy && !running);
 
-  const openFile = async (file: File | undefined) => {
-    if (!file) return;
-    await load(file.name, toBase64(new Uint8Array(await file.arrayBuffer())));
+  /** Replaces the batch at once, or asks first when that would drop rows typed or fixed here and not sent. */
+  const replaceBatch = (by: string, replace: () => void) => {
+    if (batch?.edited) setReplacing({ by, replace });
+    else {
+      setReplacing(null);
+      replace();
+    }
+  };
+
+  const openFile = (file: File | undefined) => {
+    // Cleared at once, so choosing the same file again (after "Keep my batch") still reads it.
     if (fileInput.current) fileInput.current.value = '';
+    if (!file) return;
+    replaceBatch(`Opening ${file.name}`, () => void file.arrayBuffer().then((bytes) => load(file.name, toBase64(new Uint8Array(bytes)))));
   };
 
   const template = async (format: 'xlsx' | 'csv') => {
@@ -93,10 +109,10 @@ export function ConsumptionScreen(): React.JSX.Element {
   const status = !validation
     ? ''
     : validation.problems.length
-      ? `${validation.problems.length.toLocaleString('en')} problem${validation.problems.length === 1 ? '' : 's'} to fix before submitting`
+      ? `${counted(validation.problems.length, 'problem')} to fix before submitting`
       : !period
         ? 'Choose the month the usage is for'
-        : `${validation.records.length.toLocaleString('en')} records ready · usage for ${periodInWords(period)}`;
+        : `${counted(validation.records.length, 'record')} ready · usage for ${periodInWords(period)}`;
 
   return (
     <section className="screen consumption" aria-labelledby="consumption-title">
@@ -114,17 +130,17 @@ export function ConsumptionScreen(): React.JSX.Element {
                 Open CSV or Excel file…
               </button>
               {/* Not while a file is read: its rows would land over the typed ones. */}
-              <button type="button" onClick={newBatch} disabled={busy}>
+              <button type="button" onClick={() => replaceBatch('A new batch of typed rows', newBatch)} disabled={busy}>
                 Type rows
               </button>
               {lastMonth?.period ? (
                 <button
                   type="button"
-                  onClick={() => void startFrom(lastMonth)}
+                  onClick={() => replaceBatch(`Starting from ${lastMonthWords}`, () => void startFrom(lastMonth))}
                   disabled={busy}
-                  title={`A new batch with the subscriptions and add-ons of ${lastMonth.fileName} (${periodInWords(lastMonth.period)}), quantities left to fill in`}
+                  title={`A new batch with the subscriptions and add-ons of ${lastMonth.fileName} (${lastMonthWords}), quantities left to fill in`}
                 >
-                  Start from {periodInWords(lastMonth.period)}
+                  Start from {lastMonthWords}
                 </button>
               ) : null}
             </div>
@@ -134,7 +150,7 @@ export function ConsumptionScreen(): React.JSX.Element {
               hidden
               accept=".csv,.txt,.xlsx"
               aria-label="Consumption file"
-              onChange={(event) => void openFile(event.target.files?.[0])}
+              onChange={(event) => openFile(event.target.files?.[0])}
             />
             <p className="hint">
               Columns: {CONSUMPTION_FIELDS.map((field) => PLAIN_HEADERS[field]).join(', ')} (any case; the spec's names work too). Your own columns (a customer,
@@ -156,7 +172,12 @@ export function ConsumptionScreen(): React.JSX.Element {
             <button
               type="button"
               disabled={!pasted.trim()}
-              onClick={() => void load('pasted rows.csv', toBase64(new TextEncoder().encode(pasted))).then(() => setPasted(''))}
+              onClick={() =>
+                replaceBatch(
+                  'Reading the pasted rows',
+                  () => void load('pasted rows.csv', toBase64(new TextEncoder().encode(pasted))).then(() => setPasted('')),
+                )
+              }
             >
               Read pasted rows
             </button>
@@ -192,8 +213,19 @@ export function ConsumptionScreen(): React.JSX.Element {
         </aside>
         <div className="reports__main consumption__main">
           <ErrorNote message={failure} />
+          {replacing && batch ? (
+            <ReplaceQuestion
+              by={replacing.by}
+              batch={batch}
+              onReplace={() => {
+                setReplacing(null);
+                replacing.replace();
+              }}
+              onKeep={() => setReplacing(null)}
+            />
+          ) : null}
           {opened ? (
-            <PastBatch submission={opened} draftRows={batch && !submission ? batch.rows.length : 0} />
+            <PastBatch submission={opened} onCopy={() => replaceBatch('Copying this batch', copyToNewBatch)} />
           ) : (
             <>
               {submission ? <SubmissionPanel submission={submission} /> : null}
@@ -201,7 +233,7 @@ export function ConsumptionScreen(): React.JSX.Element {
                 <section className="panel" aria-label="Batch">
                   <div className="panel__header batch-header">
                     <h2>
-                      {batch.fileName} <span className="muted">({batch.rows.length.toLocaleString('en')} rows)</span>
+                      {batch.fileName} <span className="muted">({counted(batch.rows.length, 'row')})</span>
                     </h2>
                     <label className="usage-month">
                       Usage for{' '}
@@ -221,7 +253,10 @@ export function ConsumptionScreen(): React.JSX.Element {
                           value={batch.sheet ?? ''}
                           aria-label="Sheet"
                           disabled={running}
-                          onChange={(event) => void load(batch.fileName, batch.base64 as string, event.target.value)}
+                          onChange={(event) => {
+                            const sheet = event.target.value;
+                            replaceBatch(`Reading the sheet ${sheet}`, () => void load(batch.fileName, batch.base64 as string, sheet));
+                          }}
                         >
                           {batch.sheets.map((sheet) => (
                             <option key={sheet}>{sheet}</option>

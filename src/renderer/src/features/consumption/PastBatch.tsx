@@ -6,10 +6,9 @@ import { SubmissionPanel } from './SubmissionPanel';
 
 /**
  * A batch from the history, read-only whatever its state: what was sent stays as it was sent. "Copy to a new batch"
- * makes an editable copy (replacing a batch being prepared but not yet sent, which `draftRows` counts).
+ * makes an editable copy (`onCopy` asks first when that would replace rows typed or fixed and not sent).
  */
-export function PastBatch({ submission, draftRows }: { submission: Submission; draftRows: number }): React.JSX.Element {
-  const copyToNewBatch = useConsumption((state) => state.copyToNewBatch);
+export function PastBatch({ submission, onCopy }: { submission: Submission; onCopy: () => void }): React.JSX.Element {
   const closePast = useConsumption((state) => state.closePast);
   const batch = useConsumption((state) => state.batch);
 
@@ -21,7 +20,7 @@ export function PastBatch({ submission, draftRows }: { submission: Submission; d
             {submission.fileName} <span className="muted">(read-only: a batch from the history)</span>
           </h2>
           <div className="toolbar">
-            <button type="button" className="primary" onClick={copyToNewBatch}>
+            <button type="button" className="primary" onClick={onCopy}>
               Copy to a new batch
             </button>
             <button type="button" onClick={closePast}>
@@ -30,8 +29,7 @@ export function PastBatch({ submission, draftRows }: { submission: Submission; d
           </div>
         </div>
         <p className="muted">
-          What was sent stays as it was sent. To change it or send it again, copy it to a new batch
-          {draftRows ? ` (this replaces the ${draftRows} rows you are preparing and have not sent)` : ''}.
+          What was sent stays as it was sent. To change it or send it again, copy it to a new batch{batch ? ' (it replaces the batch you are preparing)' : ''}.
         </p>
       </section>
       <SubmissionPanel submission={submission} past />

@@ -21,6 +21,8 @@ export interface Batch {
   month: string;
   /** What the service refused in the batch this one was copied from, beside its rows until this one is sent. */
   copiedFailures: RowFailure[];
+  /** Rows typed or fixed here and not sent since: replacing the batch asks first (a file can be read again, typing cannot). */
+  edited: boolean;
 }
 
 /** A name looked up for a subscription id (lower case): found, or null when no saved report of the profile has it. */
@@ -74,6 +76,7 @@ function draft(fields: Pick<Batch, 'fileName' | 'rows'> & Partial<Batch>): Batch
     base64: null,
     month: lastUsageMonth(new Date()),
     copiedFailures: [],
+    edited: false,
     ...fields,
   };
 }
@@ -99,7 +102,7 @@ const asking = new Set<string>();
 export const useConsumption = create<ConsumptionState>((set, get) => {
   /** Changes the rows of the batch being prepared, never while its task runs (the grid is locked then too). */
   const editRows = (change: (rows: InputRow[]) => InputRow[]) =>
-    set((state) => (state.batch ? { repeatWarning: null, notice: null, batch: { ...state.batch, rows: change(state.batch.rows) } } : {}));
+    set((state) => (state.batch ? { repeatWarning: null, notice: null, batch: { ...state.batch, rows: change(state.batch.rows), edited: true } } : {}));
 
   return {
     batch: null,
@@ -145,7 +148,8 @@ export const useConsumption = create<ConsumptionState>((set, get) => {
           ...(batch.extraColumns.length ? { extraColumns: batch.extraColumns } : {}),
           ...(confirmRepeat ? { confirmRepeat } : {}),
         });
-        set((state) => ({ submission, batch: state.batch ? { ...state.batch, copiedFailures: [] } : null }));
+        // Rows changed while it was sent stay changes not sent.
+        set((state) => ({ submission, batch: state.batch ? { ...state.batch, copiedFailures: [], edited: state.batch.rows !== batch.rows } : null }));
         void get().refreshHistory();
       } catch (error) {
         if (error instanceof RequestError && error.code === 'conflict') set({ repeatWarning: error.message });

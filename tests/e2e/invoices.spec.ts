@@ -5,6 +5,7 @@ import Papa from 'papaparse';
 import { startTwin } from '@twin/server';
 import { temporaryDir } from '@testing/test-support';
 import { fillMapping } from '@testing/invoice-mapping';
+import { holdAnswers } from './held-answers';
 import { type BridgeHost, expect, test } from './fixtures';
 import { ClosebookPage, ReportsPage, SCREEN_SIZES, WIDE } from './pages';
 
@@ -263,9 +264,15 @@ test('invoices: a month of many customers lists its drafts a hundred at a time, 
     await next.fill('');
     await next.pressSequentially('120');
     await expect(next).toHaveValue('120');
+    // Typed on while 120 is saved (its answer held): what was typed stays in the field, not the number just saved.
+    const saving = await holdAnswers(page, 'invoices:settings');
     await settings.getByRole('button', { name: /^Save/ }).click();
-    await expect.poll(async () => (await service.invoices.settings(broker)).next).toBe(120);
+    await expect(settings.getByRole('button', { name: 'Saving…' })).toBeVisible();
     await next.fill('12a');
+    saving.release();
+    await expect(settings.getByRole('button', { name: 'Save settings' })).toBeEnabled();
+    await expect.poll(async () => (await service.invoices.settings(broker)).next).toBe(120);
+    await expect(next).toHaveValue('12a');
     await settings.getByRole('button', { name: /^Save/ }).click();
     await expect(settings).toContainText('The next number is a whole number, 1 or more (not "12a").');
     expect((await service.invoices.settings(broker)).next).toBe(120);

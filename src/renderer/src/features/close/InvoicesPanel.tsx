@@ -659,8 +659,9 @@ function SettingsForm({ reportId, onSaved }: { reportId: string; onSaved: () => 
     if (!/^\d+$/.test(typed) || Number(typed) < 1) return action.setError(`The next number is a whole number, 1 or more (not "${typed}").`);
     const saved = await action.run(() => call('invoices:settings', { reportId, settings: rest, next: Number(typed) }), 'save');
     if (saved) {
-      setSettings(saved);
-      setNextTyped(null);
+      // What was typed while these were saved stays in its field, to be saved (or refused) next.
+      setSettings((current) => (current === settings ? saved : current && { ...current, next: saved.next }));
+      setNextTyped((current) => (current === nextTyped ? null : current));
       await onSaved();
     }
   };

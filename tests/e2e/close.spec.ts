@@ -267,6 +267,14 @@ test('close a month: compare with the one before, review the exceptions, prepare
     await prepare.click();
     const you = (await handlers['close:state']({ reportId: octoberId })).you;
     await expect(close.state).toContainText(`Prepared by ${you} at`);
+    // The button pressed is gone; the keyboard is on the sign-off as it now is, not back at the top of the page.
+    const signOff = close.root.getByRole('region', { name: 'Sign-off' });
+    await expect(signOff).toBeFocused();
+    // Reopening asked and cancelled, the keyboard is back on the button that asked.
+    await signOff.getByRole('button', { name: 'Reopen…' }).click();
+    await expect(signOff.getByLabel('Why reopen?')).toBeFocused();
+    await signOff.getByRole('button', { name: 'Cancel' }).click();
+    await expect(signOff.getByRole('button', { name: 'Reopen…' })).toBeFocused();
     const signed = (await handlers['close:state']({ reportId: octoberId })).signOff!;
     await expect(close.root.getByTestId('content-hash')).toHaveText(signed.contentHash);
     expect(signed).toMatchObject({ state: 'prepared', reportId: octoberId, preparedBy: you, approvedBy: null });
@@ -328,6 +336,7 @@ test('close a month: compare with the one before, review the exceptions, prepare
     await again.root.getByLabel('Why reopen?').fill('The service restated October: three more licences on the loss-making subscription');
     await reopen.click();
     await expect(again.state).toHaveText('Draft');
+    await expect(again.root.getByRole('region', { name: 'Sign-off' })).toBeFocused();
     await expect(again.restatement).toHaveCount(0);
     await expect(again.openCounts).toContainText('High 1');
     await again.exceptionButton('Accept…', { within: suspended }).click();

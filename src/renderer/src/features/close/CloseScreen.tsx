@@ -1,6 +1,7 @@
-import { useEffect, useId, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import type { ReportMeta } from '@shared/schemas/saved-report';
 import { formatCount } from '@renderer/components/format-number';
+import { useFocusAfterStep } from '@renderer/hooks/use-focus-after-step';
 import { ChecklistPanel } from './ChecklistPanel';
 import { InvoicesPanel } from './InvoicesPanel';
 import { CloseHeader } from './CloseHeader';
@@ -47,6 +48,10 @@ export function CloseScreen({
   }, [exceptionShown]);
   const ids = useId();
   const { view } = close;
+  // Each step of the sign-off is a fresh box; the button pressed goes with it, so the keyboard lands on the new one.
+  const signOffStep = view ? `${view.state}|${view.signOff?.preparedAt ?? ''}` : null;
+  const signOffRegion = useRef<HTMLDivElement>(null);
+  const thenFocusSignOff = useFocusAfterStep(signOffRegion, signOffStep);
   const openCount = view ? view.open.high + view.open.medium + view.open.low : 0;
   const tabs: { id: Tab; label: string; count?: string }[] = [
     { id: 'exceptions', label: 'Exceptions', count: `(${view ? formatCount(openCount) : '…'} open)` },
@@ -63,12 +68,13 @@ export function CloseScreen({
       <CloseHeader meta={meta} view={view}>
         {view ? (
           <SignOffBox
-            key={`${view.state}|${view.signOff?.preparedAt ?? ''}`}
+            key={signOffStep}
+            region={signOffRegion}
             view={view}
             openCount={openCount}
-            onPrepare={close.prepare}
-            onApprove={close.approve}
-            onReopen={close.reopen}
+            onPrepare={thenFocusSignOff(close.prepare)}
+            onApprove={thenFocusSignOff(close.approve)}
+            onReopen={thenFocusSignOff(close.reopen)}
           />
         ) : (
           <SignOffPending />

@@ -1,4 +1,4 @@
-import { useId, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import type { MonthCloseView } from '@shared/schemas/month-close';
 import { ErrorNote } from '@renderer/components/ErrorNote';
 import { useAction } from '@renderer/hooks/use-action';
@@ -12,6 +12,8 @@ interface Props {
   onPrepare: () => Promise<void>;
   onApprove: () => Promise<void>;
   onReopen: (reason: string) => Promise<void>;
+  /** The sign-off as a whole, for the screen to put the focus on once a step is done. */
+  region: React.RefObject<HTMLDivElement | null>;
 }
 
 /** Reopening with a reason: a button that opens a one-line form. */
@@ -20,10 +22,17 @@ function ReopenForm({ onReopen, title }: { onReopen: (reason: string) => Promise
   const [open, setOpen] = useState(false);
   const action = useAction();
   const reasonId = useId();
+  // Cancelled (or refused and closed), the form goes with the focus in it: back to the button that opened it.
+  const opener = useRef<HTMLButtonElement>(null);
+  const wasOpen = useRef(false);
+  useEffect(() => {
+    if (wasOpen.current && !open && document.activeElement === document.body) opener.current?.focus();
+    wasOpen.current = open;
+  }, [open]);
   if (!open)
     return (
       <>
-        <button type="button" onClick={() => setOpen(true)} title={title}>
+        <button type="button" onClick={() => setOpen(true)} title={title} ref={opener}>
           Reopen…
         </button>
         <ErrorNote message={action.error} />
@@ -95,7 +104,7 @@ export function SignOffBox(props: Props): React.JSX.Element {
   );
 }
 
-function SignOffSteps({ view, openCount, onPrepare, onApprove, onReopen }: Props): React.JSX.Element {
+function SignOffSteps({ view, openCount, onPrepare, onApprove, onReopen, region }: Props): React.JSX.Element {
   const action = useAction();
   const whyId = useId();
   const { signOff, you } = view;
@@ -108,7 +117,7 @@ function SignOffSteps({ view, openCount, onPrepare, onApprove, onReopen }: Props
   if (signOff && view.state === 'draft') {
     // Signed on another fetch: this one is a draft (a restatement, or an older fetch).
     return (
-      <div className="signoff signoff--signed" role="region" aria-label="Sign-off">
+      <div className="signoff signoff--signed" role="region" aria-label="Sign-off" ref={region} tabIndex={-1}>
         <p className="muted">
           The month is {signOff.state === 'approved' ? 'Approved' : 'Prepared'} on another fetch (by {signOff.approvedBy ?? signOff.preparedBy}). To sign off
           this fetch, reopen the month with a reason.
@@ -122,7 +131,7 @@ function SignOffSteps({ view, openCount, onPrepare, onApprove, onReopen }: Props
     const approved = view.state === 'approved';
     const refusal = approvalRefusal(view);
     return (
-      <div className="signoff signoff--signed" role="region" aria-label="Sign-off">
+      <div className="signoff signoff--signed" role="region" aria-label="Sign-off" ref={region} tabIndex={-1}>
         {approved ? (
           <p className="signoff__who">
             Approved by <strong>{signOff.approvedBy}</strong> at {formatDateTime(signOff.approvedAt ?? '')}
@@ -164,7 +173,7 @@ function SignOffSteps({ view, openCount, onPrepare, onApprove, onReopen }: Props
 
   const blocked = openCount > 0;
   return (
-    <div className="signoff" role="region" aria-label="Sign-off">
+    <div className="signoff" role="region" aria-label="Sign-off" ref={region} tabIndex={-1}>
       <button type="button" className="primary" disabled={blocked || action.busy} aria-describedby={whyId} onClick={() => run(onPrepare, 'prepare')}>
         {action.busy ? 'Preparing…' : 'Prepare the month'}
       </button>

@@ -237,8 +237,14 @@ test('close a month: compare with the one before, review the exceptions, prepare
     const accept = close.exceptionButton('Accept', { exact: true });
     await expect(accept).toBeDisabled();
     await table.getByPlaceholder('A note is required').fill('Agreed Q4 discount, see the contract');
+    // The row reviewed leaves the Open list; the keyboard goes on to the next row with a button, not to the top of the page.
+    const following = await negativeRow.evaluateHandle((row) => {
+      const stops = [...row.closest('table')!.querySelectorAll('tr.exc, tr.exc-group')];
+      return stops.slice(stops.indexOf(row) + 1).find((stop) => stop.querySelector('button:not(:disabled)'))!;
+    });
     await accept.click();
     await expect(negativeRow).toHaveCount(0);
+    await expect.poll(() => following.evaluate((row) => document.activeElement?.tagName === 'BUTTON' && row.contains(document.activeElement))).toBe(true);
     open -= 1;
     await expect(openCounts).toContainText(`High ${state.open.high - 1}`);
     await close.reviewFilter(/^Accepted/).click();
@@ -262,8 +268,11 @@ test('close a month: compare with the one before, review the exceptions, prepare
         await close.exceptionButton('Resolve', { exact: true, within: table.locator('.exc__note-row') }).click();
       } else await resolve.click();
       await expect(close.exceptionRows()).toHaveCount(open - 1);
+      if (open > 1) await expect(close.exceptionRows().first().locator('button:focus')).toHaveCount(1);
     }
     await expect(openCounts).toHaveText('No open exceptions');
+    // The last one reviewed, the keyboard is on the words that say so.
+    await expect(close.root.getByText('Nothing is open: every exception is accepted or resolved.')).toBeFocused();
     await prepare.click();
     const you = (await handlers['close:state']({ reportId: octoberId })).you;
     await expect(close.state).toContainText(`Prepared by ${you} at`);
@@ -480,6 +489,35 @@ test('a bulk review refused keeps its note form open with the note, to try again
     await group.getByRole('button', { name: /^Accept \d+$/ }).click();
     await expect(note).toHaveCount(0);
     await expect(group.getByRole('button', { name: /^Accept (all )?\d+ open…$/ })).toHaveCount(0);
+    // The group reviewed leaves the Open list; the keyboard stays in the list, on the next button to press.
+    await expect(close.exceptions.locator('button:focus')).toHaveCount(1);
+  } finally {
+    await twin.close();
+  }
+});
+
+test("a colleague's step arriving moves no one's keyboard", async ({ page, bridge }) => {
+  test.setTimeout(90_000);
+  const twin = await startTwin({ reportReadyAfterMs: 0, reportReadyAfterPolls: 0, organizations: 6 });
+  try {
+    await bridge.useProfileFor(twin, 'Close');
+    const { reports } = await withMonths(page, bridge);
+    const close = await (await reports.openNewest(OCTOBER)).closeTheMonth();
+    await expect(close.state).toHaveText('Draft');
+    // A colleague reviews and prepares the month; the team ledger's watch says so, and the screen reads it again.
+    const { handlers, events } = bridge.harness.service;
+    const reportId = await newestReportId(bridge, '2026-10-01');
+    const exceptionIds = (await handlers['close:state']({ reportId })).exceptions.map((exception) => exception.id);
+    await handlers['close:review']({ reportId, exceptionIds, state: 'resolved', note: 'Put right in the service' });
+    await handlers['close:prepare']({ reportId });
+    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    // (The hub the service relays its events from; the host's view of it only subscribes.)
+    (events as unknown as { emit(event: 'team:changed', payload: { action: string }): void }).emit('team:changed', { action: 'prepare' });
+    await expect(close.state).toContainText('Prepared by');
+    await expect(close.openCounts).toHaveText('No open exceptions');
+    // The sign-off box was replaced, as after one's own step, but nobody here took a step: the keyboard stays put.
+    await page.waitForTimeout(300);
+    expect(await page.evaluate(() => document.activeElement === document.body)).toBe(true);
   } finally {
     await twin.close();
   }

@@ -1,33 +1,42 @@
-import { type RefObject, useCallback, useEffect, useRef } from 'react';
+import { type RefObject, useCallback, useEffect, useRef, useState } from 'react';
+
+/**
+ * True when nothing has the keyboard: the control that had it went with a step (the browser then gives it to the
+ * page's body). A person who has put it somewhere else meanwhile keeps it there.
+ */
+export function focusIsLost(): boolean {
+  const focused = document.activeElement;
+  return !focused || focused === document.body;
+}
 
 /**
  * For a step that replaces the control which took it (Prepare, Approve, Reopen: the button pressed is gone once its
  * step is done, and the focus with it, back to the top of the page for a keyboard or screen-reader user). Wrap the
- * step in what this returns: when `step` changes after it, the focus goes to `target` — unless the person has put it
- * somewhere else meanwhile. A change nobody here made (a colleague's step arriving) moves nothing.
+ * step in what this returns: once it is done, if `step` changed, the focus goes to `target` — unless the person has
+ * put it somewhere else meanwhile. A change nobody here made (a colleague's step arriving) moves nothing, nor does
+ * one that arrives after a step of ours that changed nothing.
  */
 export function useFocusAfterStep(
   target: RefObject<HTMLElement | null>,
   step: string | null,
 ): <A extends unknown[]>(action: (...args: A) => Promise<void>) => (...args: A) => Promise<void> {
-  const taking = useRef(false);
+  // The step a step of ours was taken from, once it is done; looked at (and cleared) in the render after.
+  const taken = useRef<{ from: string | null } | null>(null);
+  const [done, setDone] = useState(0);
   useEffect(() => {
-    if (!taking.current) return;
-    taking.current = false;
-    const focused = document.activeElement;
-    if (!focused || focused === document.body) target.current?.focus();
-  }, [step, target]);
+    const from = taken.current?.from;
+    if (from === undefined) return;
+    taken.current = null;
+    if (step !== from && focusIsLost()) target.current?.focus();
+  }, [step, done, target]);
   return useCallback(
     (action) =>
       async (...args) => {
-        taking.current = true;
-        try {
-          await action(...args);
-        } catch (error) {
-          taking.current = false;
-          throw error;
-        }
+        await action(...args);
+        // Rendered with the step's answer (set in the same turn), whether or not it changed the step.
+        taken.current = { from: step };
+        setDone((count) => count + 1);
       },
-    [],
+    [step],
   );
 }

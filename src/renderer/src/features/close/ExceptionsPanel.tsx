@@ -5,6 +5,7 @@ import { endsTheDayBefore } from '@shared/model/month-before';
 import type { BillingException, MonthCloseView, ReviewState, Severity } from '@shared/schemas/month-close';
 import { ErrorNote } from '@renderer/components/ErrorNote';
 import { useAction } from '@renderer/hooks/use-action';
+import { useFocusStaysInList } from '@renderer/hooks/use-focus-stays-in-list';
 import { formatCount } from '@renderer/components/format-number';
 import {
   type ExceptionFilter,
@@ -27,6 +28,8 @@ import type { ExceptionGrouping } from '@shared/contract';
 
 /** Rows drawn per group before "Show more": a month of a million lines may have thousands of exceptions of one rule. */
 const ROWS_PER_GROUP = 100;
+/** The rows a review is taken on: an exception's, a finding's, and a rule's header (its Accept all / Resolve all). */
+const REVIEW_ROWS = 'tr.exc, tr.exc-group';
 /** Findings drawn before "Show more", for the same reason. */
 const FINDINGS_SHOWN = 200;
 
@@ -158,37 +161,51 @@ export function ExceptionsPanel({ view, period, close, onShow, shown = null, gro
   const { run } = action;
 
   // Stable, so a review redraws only the rows whose exception changed.
+  // A reviewed row leaves the Open list (or redraws its buttons): the keyboard goes on to the row in its place.
+  const emptyNote = useRef<HTMLParagraphElement>(null);
+  const keepFocus = useFocusStaysInList(table, REVIEW_ROWS, emptyNote);
+  const rowOf = useCallback(
+    (exceptionId: string) => table.current?.querySelector(`[data-exception-id="${CSS.escape(exceptionId)}"]`)?.closest(REVIEW_ROWS) ?? null,
+    [],
+  );
   const onReview = useCallback(
     async (exception: BillingException, state: ReviewState, note: string) =>
       Boolean(
-        await run(async () => {
-          await review(exception.id, state, note);
-          return true;
-        }, exception.id),
+        await keepFocus(rowOf(exception.id), () =>
+          run(async () => {
+            await review(exception.id, state, note);
+            return true;
+          }, exception.id),
+        ),
       ),
-    [run, review],
+    [run, review, keepFocus, rowOf],
   );
   const onReviewFinding = useCallback(
     async (exceptions: BillingException[], state: ReviewState, note: string) =>
       Boolean(
-        await run(async () => {
-          await reviewMany(
-            exceptions.map((exception) => exception.id),
-            state,
-            note,
-          );
-          return true;
-        }, 'finding'),
+        await keepFocus(rowOf(exceptions[0]?.id ?? ''), () =>
+          run(async () => {
+            await reviewMany(
+              exceptions.map((exception) => exception.id),
+              state,
+              note,
+            );
+            return true;
+          }, 'finding'),
+        ),
       ),
-    [run, reviewMany],
+    [run, reviewMany, keepFocus, rowOf],
   );
   const onBulk = async (group: RuleGroup, state: ReviewState, note: string) => {
     const ids = group.exceptions.filter((exception) => isOpenReview(exception.review)).map((exception) => exception.id);
+    const header = table.current?.querySelector(`tr.exc-group[data-rule="${CSS.escape(group.rule)}"]`) ?? null;
     return (
-      (await run(async () => {
-        await reviewMany(ids, state, note);
-        return true;
-      }, 'bulk')) ?? false
+      (await keepFocus(header, () =>
+        run(async () => {
+          await reviewMany(ids, state, note);
+          return true;
+        }, 'bulk'),
+      )) ?? false
     );
   };
   const change = (fields: Partial<ExceptionFilter>) => setFilter((current) => ({ ...current, ...fields }));
@@ -353,7 +370,7 @@ export function ExceptionsPanel({ view, period, close, onShow, shown = null, gro
           })}
         </table>
         {filtered.length === 0 ? (
-          <p className="empty">
+          <p className="empty" ref={emptyNote} tabIndex={-1}>
             {view.exceptions.length === 0
               ? 'The checks found nothing in this month.'
               : filter.review === 'open' && counts.open === 0 && !filter.text && !filter.rule && !filter.severity

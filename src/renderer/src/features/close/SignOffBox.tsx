@@ -2,6 +2,7 @@ import { useEffect, useId, useRef, useState } from 'react';
 import type { MonthCloseView } from '@shared/schemas/month-close';
 import { ErrorNote } from '@renderer/components/ErrorNote';
 import { useAction } from '@renderer/hooks/use-action';
+import { focusIsLost } from '@renderer/hooks/use-focus-after-step';
 import { formatCount } from '@renderer/components/format-number';
 import { formatDateTime } from '@renderer/components/format-time';
 import { approvalRefusal } from './approval-rule';
@@ -26,7 +27,7 @@ function ReopenForm({ onReopen, title }: { onReopen: (reason: string) => Promise
   const opener = useRef<HTMLButtonElement>(null);
   const wasOpen = useRef(false);
   useEffect(() => {
-    if (wasOpen.current && !open && document.activeElement === document.body) opener.current?.focus();
+    if (wasOpen.current && !open && focusIsLost()) opener.current?.focus();
     wasOpen.current = open;
   }, [open]);
   if (!open)

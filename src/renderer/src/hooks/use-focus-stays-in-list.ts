@@ -1,0 +1,43 @@
+import { type RefObject, useCallback, useEffect, useRef, useState } from 'react';
+import { focusIsLost } from './use-focus-after-step';
+
+/**
+ * For a list worked through a row at a time, where a step takes its row away or redraws its buttons (an exception
+ * reviewed on the Open list leaves it): the keyboard would fall back to the top of the page at every row. Wrap each
+ * step in what this returns, with the row it was taken on; once it is done, the focus goes to the first button that
+ * can be pressed in the row now in that place (the next one), or in the rows before it, or — the list empty — to
+ * `empty`. `rows` selects the list's rows (group headers included, where they have buttons of their own). Focus the
+ * person has put somewhere else meanwhile stays where it is; a step that failed moves nothing.
+ */
+export function useFocusStaysInList(
+  list: RefObject<HTMLElement | null>,
+  rows: string,
+  empty: RefObject<HTMLElement | null>,
+): <T>(row: Element | null, step: () => Promise<T>) => Promise<T> {
+  const place = useRef<number | null>(null);
+  const [done, setDone] = useState(0);
+  const rowsNow = useCallback(() => [...(list.current?.querySelectorAll(rows) ?? [])], [list, rows]);
+  useEffect(() => {
+    const at = place.current;
+    if (at === null) return;
+    place.current = null;
+    if (!focusIsLost()) return;
+    const now = rowsNow();
+    const byNearness = [...now.slice(at), ...now.slice(0, at).reverse()];
+    const next = byNearness.map((row) => row.querySelector<HTMLElement>('button:not(:disabled)')).find(Boolean);
+    (next ?? empty.current)?.focus();
+  }, [done, rowsNow, empty]);
+  return useCallback(
+    async (row, step) => {
+      const at = row ? rowsNow().indexOf(row) : -1;
+      const result = await step();
+      // Rendered with the step's answer, which was set in the same turn.
+      if (result && at >= 0) {
+        place.current = at;
+        setDone((count) => count + 1);
+      }
+      return result;
+    },
+    [rowsNow],
+  );
+}

@@ -110,6 +110,9 @@ test('Settings → Team ledger: connect, a month fetched is shared and listed as
       'nothing can be reviewed, prepared or approved',
     );
     await expect(close.root.getByRole('button', { name: 'Prepare the month' })).toBeDisabled();
+    // One sign-off region, saying why its steps are greyed, not one inside another of the same name.
+    await expect(close.root.getByRole('region', { name: 'Sign-off' })).toHaveCount(1);
+    await expect(close.root.getByRole('region', { name: 'Sign-off' })).toContainText('The team ledger cannot be reached');
     await expect(close.exceptions.getByRole('button', { name: 'Accept…' }).first()).toBeDisabled();
     await screenshots(page, 'close-offline');
 

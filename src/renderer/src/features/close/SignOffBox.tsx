@@ -92,20 +92,33 @@ function ContentHash({ hash }: { hash: string }): React.JSX.Element {
 export function SignOffBox(props: Props): React.JSX.Element {
   const since = props.view.teamOfflineSince;
   if (!since) return <SignOffSteps {...props} />;
+  // One region: the steps inside it are its part, not a second "Sign-off" for a screen reader to land in.
   return (
-    <div className="signoff" role="region" aria-label="Sign-off">
+    <div className="signoff" role="region" aria-label="Sign-off" ref={props.region} tabIndex={-1}>
       <p className="signoff__offline" role="status">
         The team ledger cannot be reached. This is the month as it was last read from it, at {formatDateTime(since)}: nothing can be reviewed, prepared or
         approved until it answers again.
       </p>
       <fieldset className="signoff__steps" disabled>
-        <SignOffSteps {...props} />
+        <SignOffSteps {...props} region={null} />
       </fieldset>
     </div>
   );
 }
 
-function SignOffSteps({ view, openCount, onPrepare, onApprove, onReopen, region }: Props): React.JSX.Element {
+/** The sign-off's own box: the region the screen focuses after a step, or — `region` null — a part of one. */
+function regionOf(region: React.RefObject<HTMLDivElement | null> | null) {
+  return region ? ({ role: 'region', 'aria-label': 'Sign-off', ref: region, tabIndex: -1 } as const) : {};
+}
+
+function SignOffSteps({
+  view,
+  openCount,
+  onPrepare,
+  onApprove,
+  onReopen,
+  region,
+}: Omit<Props, 'region'> & { region: Props['region'] | null }): React.JSX.Element {
   const action = useAction();
   const whyId = useId();
   const { signOff, you } = view;
@@ -118,7 +131,7 @@ function SignOffSteps({ view, openCount, onPrepare, onApprove, onReopen, region 
   if (signOff && view.state === 'draft') {
     // Signed on another fetch: this one is a draft (a restatement, or an older fetch).
     return (
-      <div className="signoff signoff--signed" role="region" aria-label="Sign-off" ref={region} tabIndex={-1}>
+      <div className="signoff signoff--signed" {...regionOf(region)}>
         <p className="muted">
           The month is {signOff.state === 'approved' ? 'Approved' : 'Prepared'} on another fetch (by {signOff.approvedBy ?? signOff.preparedBy}). To sign off
           this fetch, reopen the month with a reason.
@@ -132,7 +145,7 @@ function SignOffSteps({ view, openCount, onPrepare, onApprove, onReopen, region 
     const approved = view.state === 'approved';
     const refusal = approvalRefusal(view);
     return (
-      <div className="signoff signoff--signed" role="region" aria-label="Sign-off" ref={region} tabIndex={-1}>
+      <div className="signoff signoff--signed" {...regionOf(region)}>
         {approved ? (
           <p className="signoff__who">
             Approved by <strong>{signOff.approvedBy}</strong> at {formatDateTime(signOff.approvedAt ?? '')}
@@ -174,7 +187,7 @@ function SignOffSteps({ view, openCount, onPrepare, onApprove, onReopen, region 
 
   const blocked = openCount > 0;
   return (
-    <div className="signoff" role="region" aria-label="Sign-off" ref={region} tabIndex={-1}>
+    <div className="signoff" {...regionOf(region)}>
       <button type="button" className="primary" disabled={blocked || action.busy} aria-describedby={whyId} onClick={() => run(onPrepare, 'prepare')}>
         {action.busy ? 'Preparing…' : 'Prepare the month'}
       </button>

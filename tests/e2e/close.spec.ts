@@ -456,6 +456,12 @@ test('a month whose month before was never fetched says what it was checked agai
       'August 2026 is the newest earlier month in the ledger, not the month before: the checks against last month compare with it. Fetch the months between to check against the month before.',
     );
     await expectLaidOut(page, 'gap', gap);
+
+    // The month before is fetched from here; once it is saved the month is checked against it, and the note goes.
+    await close.button('Fetch September 2026').click();
+    await expect(close.root.getByTestId('fetch-month-before')).toContainText('Fetching September 2026:');
+    await expect(page.locator('.close__fetch')).toContainText('checked against September 2026', { timeout: 30_000 });
+    await expect(gap).toHaveCount(0);
   } finally {
     await twin.close();
   }
@@ -518,6 +524,36 @@ test("a colleague's step arriving moves no one's keyboard", async ({ page, bridg
     // The sign-off box was replaced, as after one's own step, but nobody here took a step: the keyboard stays put.
     await page.waitForTimeout(300);
     expect(await page.evaluate(() => document.activeElement === document.body)).toBe(true);
+  } finally {
+    await twin.close();
+  }
+});
+
+test('a month with none before it fetches the month before from Compare, and is compared with it once saved', async ({ page, bridge }) => {
+  test.setTimeout(90_000);
+  const twin = await startTwin({ reportReadyAfterMs: 0, reportReadyAfterPolls: 0, organizations: 6 });
+  try {
+    await bridge.useProfileFor(twin, 'Close');
+    const { reports } = await withMonths(page, bridge, ['2026-10']);
+    const close = await (await reports.openNewest(OCTOBER)).closeTheMonth();
+    await expect(close.state).toHaveText('Draft');
+    await expect(page.locator('.close__fetch')).toContainText('no earlier month in the ledger');
+    // The Exceptions tab says which checks could not run, and offers the month before too.
+    const none = page.getByRole('note').filter({ hasText: 'no earlier month of this service' });
+    await expect(none).toContainText('nothing is checked against last month');
+    await expect(close.button('Fetch September 2026')).toBeVisible();
+    await close.openTab('Compare with last month');
+    await expect(close.root.getByText('There is no other month of this service in the ledger yet.')).toBeVisible();
+    await expectLaidOut(page, 'fetch-before', close.button('Fetch September 2026'));
+    await close.button('Fetch September 2026').click();
+    await expect(close.root.getByTestId('fetch-month-before')).toContainText('Fetching September 2026:');
+    // Saved, it is the month compared with — the bridges painted — and the one the checks stand on.
+    await expect(page.locator('.close__fetch')).toContainText('checked against September 2026', { timeout: 30_000 });
+    await expect(close.compareWith('October 2026')).toHaveValue(await newestReportId(bridge, '2026-09-01'));
+    await expect(close.root.getByRole('table', { name: 'Change in sales per currency' })).toBeVisible();
+    await expect(close.root.getByText('There is no other month of this service in the ledger yet.')).toHaveCount(0);
+    await close.openTab('Exceptions');
+    await expect(none).toHaveCount(0);
   } finally {
     await twin.close();
   }

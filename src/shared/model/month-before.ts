@@ -13,3 +13,16 @@ export function endsTheDayBefore(earlier: Pick<Period, 'endDate'>, later: Pick<P
   next.setUTCDate(next.getUTCDate() + 1);
   return !Number.isNaN(next.getTime()) && next.toISOString().slice(0, 10) === later.startDate;
 }
+
+/**
+ * The calendar month before `period`, when `period` is one whole calendar month (what the checks compare it with);
+ * null for any other period, whose "month before" nobody could name.
+ */
+export function calendarMonthBefore(period: Period): Period | null {
+  const start = /^(\d{4})-(\d{2})-01$/.exec(period.startDate);
+  if (!start) return null;
+  const [year, month] = [Number(start[1]), Number(start[2])];
+  const day = (y: number, m: number, d: number) => new Date(Date.UTC(y, m - 1, d)).toISOString().slice(0, 10);
+  if (month < 1 || month > 12 || period.endDate !== day(year, month + 1, 0)) return null;
+  return { startDate: day(year, month - 1, 1), endDate: day(year, month, 0) };
+}

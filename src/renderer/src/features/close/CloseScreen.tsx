@@ -6,6 +6,7 @@ import { ChecklistPanel } from './ChecklistPanel';
 import { InvoicesPanel } from './InvoicesPanel';
 import { CloseHeader } from './CloseHeader';
 import { ComparePanel } from './ComparePanel';
+import { useEarlierMonthSaved } from './FetchMonthBefore';
 import { type ExceptionShown, ExceptionsPanel } from './ExceptionsPanel';
 import type { ExceptionGrouping } from '@shared/contract';
 import { useUiSettings } from '../reports/use-report-data';
@@ -36,6 +37,8 @@ export function CloseScreen({
   exceptionShown?: ExceptionShown | null;
 }): React.JSX.Element {
   const close = useMonthClose(meta.id);
+  // A month before this one saved meanwhile: the checks now stand on it.
+  useEarlierMonthSaved(meta, () => void close.reload());
   const [tab, setTab] = useState<Tab>('exceptions');
   // By finding or by rule: remembered between sessions, with the report's columns.
   const groupBy = useUiSettings((state) => state.settings.exceptionGrouping);
@@ -114,15 +117,7 @@ export function CloseScreen({
       <div className="close__body" role="tabpanel" id={`${ids}-panel`} aria-labelledby={`${ids}-${tab}`}>
         {!view && !close.loadError && tab !== 'trends' && tab !== 'rates' && tab !== 'invoices' ? <p className="empty">Running the billing checks…</p> : null}
         {view && tab === 'exceptions' ? (
-          <ExceptionsPanel
-            view={view}
-            period={meta.period}
-            close={close}
-            onShow={onShowInReport}
-            shown={exceptionShown}
-            groupBy={groupBy}
-            onGroupBy={setGroupBy}
-          />
+          <ExceptionsPanel view={view} meta={meta} close={close} onShow={onShowInReport} shown={exceptionShown} groupBy={groupBy} onGroupBy={setGroupBy} />
         ) : null}
         {view && tab === 'compare' ? <ComparePanel meta={meta} previousReportId={view.previousReportId} /> : null}
         {view && tab === 'checklist' ? <ChecklistPanel reportId={meta.id} view={view} /> : null}

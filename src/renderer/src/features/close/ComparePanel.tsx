@@ -4,6 +4,7 @@ import { ErrorNote } from '@renderer/components/ErrorNote';
 import { formatDateTime } from '@renderer/components/format-time';
 import { BridgeTable, MarginTable } from './BridgeTable';
 import { ChangesTable } from './ChangesTable';
+import { FetchMonthBefore, useEarlierMonthSaved } from './FetchMonthBefore';
 import { monthLabel } from './month-label';
 import { useComparison, useMonths } from './use-month-close';
 
@@ -21,7 +22,8 @@ type Bridge = keyof typeof BRIDGES;
  * and every change behind them.
  */
 export function ComparePanel({ meta, previousReportId }: { meta: ReportMeta; previousReportId: string | null }): React.JSX.Element {
-  const { data: months, error: monthsError } = useMonths(meta.id);
+  const { data: months, error: monthsError, retry: readMonthsAgain } = useMonths(meta.id);
+  useEarlierMonthSaved(meta, readMonthsAgain);
   const [chosen, setChosen] = useState<string | null>(null);
   const beforeId = chosen ?? previousReportId;
   const { data: comparison, error, loading, retry } = useComparison(beforeId, meta.id);
@@ -56,7 +58,10 @@ export function ComparePanel({ meta, previousReportId }: { meta: ReportMeta; pre
       </div>
       <ErrorNote message={monthsError} />
       {months && others.length === 0 ? (
-        <p className="empty">There is no other month of this service in the ledger yet. Fetch or import last month to compare with it.</p>
+        <div className="empty">
+          <p>There is no other month of this service in the ledger yet. Fetch or import last month to compare with it.</p>
+          <FetchMonthBefore meta={meta} />
+        </div>
       ) : null}
       {error ? (
         <div className="error-note" role="alert">

@@ -3,6 +3,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { isOpenReview } from '@shared/model/review-state';
 import { endsTheDayBefore } from '@shared/model/month-before';
 import type { BillingException, MonthCloseView, ReviewState, Severity } from '@shared/schemas/month-close';
+import type { ReportMeta } from '@shared/schemas/saved-report';
 import { ErrorNote } from '@renderer/components/ErrorNote';
 import { useAction } from '@renderer/hooks/use-action';
 import { useFocusStaysInList } from '@renderer/hooks/use-focus-stays-in-list';
@@ -20,6 +21,7 @@ import {
   SEVERITY_LABELS,
 } from './exception-list';
 import { ExceptionRow, NoteForm, type ShowInReport } from './ExceptionRow';
+import { FetchMonthBefore } from './FetchMonthBefore';
 import { FindingRow } from './FindingRow';
 import { monthLabel } from './month-label';
 import { bySeverity, groupFindings } from '@shared/model/findings';
@@ -43,8 +45,8 @@ export interface ExceptionShown {
 
 interface Props {
   view: MonthCloseView;
-  /** The month's own period (the report's). */
-  period: { startDate: string; endDate: string };
+  /** The month's report. */
+  meta: ReportMeta;
   close: Pick<MonthCloseState, 'review' | 'reviewMany' | 'bulk' | 'stop'>;
   onShow: ShowInReport;
   shown?: ExceptionShown | null;
@@ -125,7 +127,7 @@ function GroupHeader({
  * Filters by review state, severity, rule and text; a whole rule's open exceptions can be accepted (one note) or
  * resolved at once.
  */
-export function ExceptionsPanel({ view, period, close, onShow, shown = null, groupBy, onGroupBy: setGroupBy }: Props): React.JSX.Element {
+export function ExceptionsPanel({ view, meta, close, onShow, shown = null, groupBy, onGroupBy: setGroupBy }: Props): React.JSX.Element {
   const [filter, setFilter] = useState<ExceptionFilter>({ review: 'open' });
   const [shownPerGroup, setShownPerGroup] = useState<Record<string, number>>({});
   const table = useRef<HTMLTableElement>(null);
@@ -264,12 +266,24 @@ export function ExceptionsPanel({ view, period, close, onShow, shown = null, gro
           </span>
         ) : null}
       </div>
-      {view.previousPeriod && !endsTheDayBefore(view.previousPeriod, period) ? (
+      {view.previousPeriod === null ? (
+        <div className="close__gap">
+          <p role="note">
+            There is no earlier month of this service in the ledger, so nothing is checked against last month: a subscription no longer billed, a unit price or
+            cost changed, a quantity jump.
+          </p>
+          <FetchMonthBefore meta={meta} />
+        </div>
+      ) : null}
+      {view.previousPeriod && !endsTheDayBefore(view.previousPeriod, meta.period) ? (
         // The months between were never fetched: "since last month" in the checks means since that one.
-        <p className="close__gap" role="note">
-          {monthLabel(view.previousPeriod)} is the newest earlier month in the ledger, not the month before: the checks against last month compare with it.
-          Fetch the months between to check against the month before.
-        </p>
+        <div className="close__gap">
+          <p role="note">
+            {monthLabel(view.previousPeriod)} is the newest earlier month in the ledger, not the month before: the checks against last month compare with it.
+            Fetch the months between to check against the month before.
+          </p>
+          <FetchMonthBefore meta={meta} />
+        </div>
       ) : null}
       {view.signOff !== null ? (
         <p className="hint">

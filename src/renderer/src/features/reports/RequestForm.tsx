@@ -1,7 +1,6 @@
 import { useState } from 'react';
 import { ReportPeriod } from '@shared/schemas/billing-report';
 import { fieldErrorsFromZod } from '@shared/errors';
-import { call } from '@renderer/bridge';
 import { ErrorNote } from '@renderer/components/ErrorNote';
 import { useAction } from '@renderer/hooks/use-action';
 import { useActiveProfile } from '@renderer/stores/app-store';
@@ -11,7 +10,7 @@ import { useReportJobs } from './report-jobs-store';
 /** Requests the monthly billing report for a period (last month by default). */
 export function RequestForm(): React.JSX.Element {
   const profile = useActiveProfile();
-  const load = useReportJobs((state) => state.load);
+  const request = useReportJobs((state) => state.request);
   const [period, setPeriod] = useState(lastMonth);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const { run, busy, error, clearError } = useAction();
@@ -22,10 +21,7 @@ export function RequestForm(): React.JSX.Element {
     const parsed = ReportPeriod.safeParse(period);
     setErrors(parsed.success ? {} : fieldErrorsFromZod(parsed.error));
     if (!parsed.success || !profile) return;
-    await run(async () => {
-      await call('reports:request', { profileId: profile.id, period: parsed.data });
-      await load();
-    });
+    await run(() => request(profile.id, parsed.data));
   };
 
   return (

@@ -15,6 +15,8 @@ interface ReportJobsState {
   closeStateChanged(): void;
   /** The request whose report the Reports screen opens as soon as it is saved (the first start's next step). */
   openWhenReady: string | null;
+  /** Requests a period's report; its job is followed here from the answer on. */
+  request(profileId: string, period: ReportPeriod): Promise<ReportJob>;
   /** Requests a month and has the Reports screen open it once saved. */
   requestAndOpen(profileId: string, period: ReportPeriod): Promise<void>;
   /** The report of `openWhenReady` was opened. */
@@ -29,10 +31,14 @@ export const useReportJobs = create<ReportJobsState>((set, get) => ({
   load: async () => set({ jobs: await call('reports:jobs', {}) }),
   closeStateChanged: () => set((state) => ({ savedVersion: state.savedVersion + 1 })),
   openWhenReady: null,
-  requestAndOpen: async (profileId, period) => {
+  request: async (profileId, period) => {
     const job = await call('reports:request', { profileId, period });
-    set({ openWhenReady: job.id });
     get().apply(job);
+    return job;
+  },
+  requestAndOpen: async (profileId, period) => {
+    const job = await get().request(profileId, period);
+    set({ openWhenReady: job.id });
     // Followed here too: the request may end before the Reports screen listens (its list is read afresh when it opens).
     const stop = bridge.on('report:progress', (next) => {
       if (next.id !== job.id || !['done', 'failed', 'cancelled'].includes(next.state)) return;

@@ -1,0 +1,66 @@
+import { useEffect, useRef } from 'react';
+import { calendarMonthBefore } from '@shared/model/month-before';
+import type { ReportMeta } from '@shared/schemas/saved-report';
+import { ErrorNote } from '@renderer/components/ErrorNote';
+import { useAction } from '@renderer/hooks/use-action';
+import { useStableHandler } from '@renderer/hooks/use-stable-handler';
+import { ReportJobStatus } from '../reports/JobList';
+import { useReportJobs } from '../reports/report-jobs-store';
+import { monthLabel } from './month-label';
+
+/**
+ * The month before this one, fetched from here with this month's profile, for the checks and the comparison to stand
+ * on: its request's progress in place, and once it is saved the Close screen reads the month again
+ * (useMonthBeforeSaved). Nothing for a month imported from a file (no profile of ours fetched it) or a period that is
+ * not one calendar month.
+ */
+export function FetchMonthBefore({ meta }: { meta: ReportMeta }): React.JSX.Element | null {
+  const period = calendarMonthBefore(meta.period);
+  const job = useReportJobs((state) =>
+    period ? state.jobs.find((candidate) => candidate.profileId === meta.profileId && samePeriod(candidate.period, period)) : undefined,
+  );
+  const saved = useReportJobs((state) => state.lastReady);
+  const request = useReportJobs((state) => state.request);
+  const action = useAction();
+  if (!period || meta.importedFrom) return null;
+  const label = monthLabel(period);
+  if (job)
+    return (
+      <div className="fetch-before" data-testid="fetch-month-before">
+        <span>Fetching {label}:</span> <ReportJobStatus job={job} />
+      </div>
+    );
+  if (saved && saved.profileId === meta.profileId && samePeriod(saved.period, period))
+    return (
+      <p className="fetch-before muted" role="status">
+        {label} is saved; the month is checked against it.
+      </p>
+    );
+  return (
+    <div className="fetch-before">
+      <button type="button" onClick={() => void action.run(() => request(meta.profileId, period), 'fetch')} disabled={action.busy}>
+        Fetch {label}
+      </button>{' '}
+      <span className="muted">with the profile {meta.profileName}: it takes as long as the service needs, and you can go on meanwhile.</span>
+      <ErrorNote message={action.error} />
+    </div>
+  );
+}
+
+/**
+ * Calls `then` when a month before this one is saved, fetched here or from the Reports list (its profile's, so its
+ * service's): the month's "last month" may now be another, and the checks and the months to compare with change.
+ */
+export function useEarlierMonthSaved(meta: ReportMeta, then: () => void): void {
+  const saved = useReportJobs((state) => state.lastReady);
+  const seen = useRef(saved?.id);
+  const call = useStableHandler(then);
+  useEffect(() => {
+    if (!saved || saved.id === seen.current) return;
+    seen.current = saved.id;
+    if (saved.profileId === meta.profileId && saved.period.endDate < meta.period.startDate) call();
+  }, [saved, meta.profileId, meta.period.startDate, call]);
+}
+
+const samePeriod = (a: { startDate: string; endDate: string }, b: { startDate: string; endDate: string }) =>
+  a.startDate === b.startDate && a.endDate === b.endDate;

@@ -79,6 +79,18 @@ test('invoices: unmapped first, mapped in the editor and from a CSV, drafts that
     expect((await service.invoices.mapping(await service.invoices.brokerOfReport(reportId))).customers).toEqual([
       expect.objectContaining({ contactName: `${name} (AR)`, paymentTermsDays: 30, vatTreatment: 'domestic' }),
     ]);
+    // From the keyboard: the focus goes on to the next customer's first field, where a name typed and Enter maps it too.
+    const next = unmappedCustomers.first();
+    const nextName = (await next.locator('strong').textContent())!;
+    await expect(next.getByLabel('Contact name')).toBeFocused();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type(`${nextName} (AP)`);
+    await page.keyboard.press('Enter');
+    await expect(unmappedCustomers).toHaveCount(4);
+    await expect(unmappedCustomers.first().getByLabel('Contact name')).toBeFocused();
+    expect((await service.invoices.mapping(await service.invoices.brokerOfReport(reportId))).customers).toContainEqual(
+      expect.objectContaining({ contactName: `${nextName} (AP)` }),
+    );
 
     // The rest from the mapping CSV, filled in as a spreadsheet would be and imported through the file picker.
     const blank = join(dir.path, 'blank.csv');

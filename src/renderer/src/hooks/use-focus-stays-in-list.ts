@@ -2,17 +2,19 @@ import { type RefObject, useCallback, useEffect, useRef, useState } from 'react'
 import { focusIsLost } from './use-focus-after-step';
 
 /**
- * For a list worked through a row at a time, where a step takes its row away or redraws its buttons (an exception
- * reviewed on the Open list leaves it): the keyboard would fall back to the top of the page at every row. Wrap each
- * step in what this returns, with the row it was taken on; once it is done, the focus goes to the first button that
- * can be pressed in the row now in that place (the next one), or in the rows before it, or — the list empty — to
- * `empty`. `rows` selects the list's rows (group headers included, where they have buttons of their own). Focus the
- * person has put somewhere else meanwhile stays where it is; a step that failed moves nothing.
+ * For a list worked through a row at a time, where a step takes its row away or redraws it (an exception reviewed on
+ * the Open list leaves it; a customer mapped leaves the customers to map): the keyboard would fall back to the top of
+ * the page at every row. Wrap each step in what this returns, with the row it was taken on; once it is done, the
+ * focus goes to the first of `targets` (by default a button that can be pressed) in the row now in that place (the
+ * next one), or in the rows before it, or — none left — to what `empty` gives. `rows` selects the list's rows (group
+ * headers included, where they have buttons of their own). Focus the person has put somewhere else meanwhile stays
+ * where it is; a step that failed moves nothing.
  */
 export function useFocusStaysInList(
   list: RefObject<HTMLElement | null>,
   rows: string,
-  empty: RefObject<HTMLElement | null>,
+  empty: () => HTMLElement | null | undefined,
+  targets = 'button:not(:disabled)',
 ): <T>(row: Element | null, step: () => Promise<T>) => Promise<T> {
   const place = useRef<number | null>(null);
   const [done, setDone] = useState(0);
@@ -24,9 +26,9 @@ export function useFocusStaysInList(
     if (!focusIsLost()) return;
     const now = rowsNow();
     const byNearness = [...now.slice(at), ...now.slice(0, at).reverse()];
-    const next = byNearness.map((row) => row.querySelector<HTMLElement>('button:not(:disabled)')).find(Boolean);
-    (next ?? empty.current)?.focus();
-  }, [done, rowsNow, empty]);
+    const next = byNearness.map((row) => row.querySelector<HTMLElement>(targets)).find(Boolean);
+    (next ?? empty())?.focus();
+  }, [done, rowsNow, empty, targets]);
   return useCallback(
     async (row, step) => {
       const at = row ? rowsNow().indexOf(row) : -1;

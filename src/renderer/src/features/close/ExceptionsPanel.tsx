@@ -165,7 +165,7 @@ export function ExceptionsPanel({ view, meta, close, onShow, shown = null, group
   // Stable, so a review redraws only the rows whose exception changed.
   // A reviewed row leaves the Open list (or redraws its buttons): the keyboard goes on to the row in its place.
   const emptyNote = useRef<HTMLParagraphElement>(null);
-  const keepFocus = useFocusStaysInList(table, REVIEW_ROWS, emptyNote);
+  const keepFocus = useFocusStaysInList(table, REVIEW_ROWS, useCallback(() => emptyNote.current, []));
   const rowOf = useCallback(
     (exceptionId: string) => table.current?.querySelector(`[data-exception-id="${CSS.escape(exceptionId)}"]`)?.closest(REVIEW_ROWS) ?? null,
     [],

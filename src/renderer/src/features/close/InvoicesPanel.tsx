@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useId, useState } from 'react';
+import { useCallback, useEffect, useId, useRef, useState } from 'react';
 import type { ChannelOutput } from '@shared/contract';
 import {
   type AdjustmentInput,
@@ -21,6 +21,7 @@ import { NumberValue } from '@renderer/components/NumberValue';
 import { amountText, formatCount } from '@renderer/components/format-number';
 import { formatDateTime } from '@renderer/components/format-time';
 import { useAction } from '@renderer/hooks/use-action';
+import { useFocusStaysInList } from '@renderer/hooks/use-focus-stays-in-list';
 import { readTypedDecimal } from '@shared/typed-number';
 import './invoices.css';
 
@@ -712,6 +713,12 @@ function SettingsForm({ reportId, onSaved }: { reportId: string; onSaved: () => 
   );
 }
 
+/** A product to map, as its row is known (the same product may be billed under two services). */
+const itemKey = (item: { productId: string; itemCode: string; serviceId: string }) => `${item.productId}|${item.itemCode}|${item.serviceId}`;
+
+/** The rows of what is to be mapped: a customer's, a product's. */
+const UNMAPPED_ROWS = '[data-testid=unmapped-customer], [data-testid=unmapped-item]';
+
 /**
  * The month's invoices: what is not mapped yet first (with the editor beside each), then the drafts with their lines,
  * the totals per currency with the rounding difference explained, and the export — once the month is ready.
@@ -729,6 +736,24 @@ export function InvoicesPanel({ reportId }: { reportId: string }): React.JSX.Ele
   useEffect(() => {
     void reload();
   }, [reload]);
+  // A customer or product mapped leaves the list: the keyboard goes on to the next one's first field, and once none is
+  // left, to Export invoices (or, while it waits, to what the month still waits for).
+  const unmapped = useRef<HTMLDivElement>(null);
+  const exportButton = useRef<HTMLButtonElement>(null);
+  const readiness = useRef<HTMLParagraphElement>(null);
+  const keepFocus = useFocusStaysInList(
+    unmapped,
+    UNMAPPED_ROWS,
+    useCallback(() => (exportButton.current?.disabled ? readiness.current : exportButton.current), []),
+    'input:not(:disabled), select:not(:disabled), button:not(:disabled)',
+  );
+  const mapped = (key: string) => async () => {
+    const row = unmapped.current?.querySelector(`[data-key="${CSS.escape(key)}"]`) ?? null;
+    await keepFocus(row, async () => {
+      await reload();
+      return true;
+    });
+  };
 
   const importMapping = (file: File | undefined) => {
     if (!file) return;
@@ -777,7 +802,12 @@ export function InvoicesPanel({ reportId }: { reportId: string }): React.JSX.Ele
   const customerName = (orgId: string) => run.invoices.find((invoice) => invoice.orgId === orgId)?.contactName ?? orgId;
   return (
     <section className="invoices" aria-label="Invoices">
-      <p className={`invoices__readiness invoices__readiness--${run.readiness.word.toLowerCase().replace(/\W+/g, '-')}`} data-testid="invoice-readiness">
+      <p
+        className={`invoices__readiness invoices__readiness--${run.readiness.word.toLowerCase().replace(/\W+/g, '-')}`}
+        data-testid="invoice-readiness"
+        ref={readiness}
+        tabIndex={-1}
+      >
         {run.readiness.line}
       </p>
       {run.changedSinceExport !== null ? (
@@ -810,7 +840,14 @@ export function InvoicesPanel({ reportId }: { reportId: string }): React.JSX.Ele
           <label htmlFor={`${reportId}-date`}>Invoice date</label>
           <input id={`${reportId}-date`} type="date" value={invoiceDate} onChange={(event) => setInvoiceDate(event.target.value)} />
         </span>
-        <button type="button" className="primary" onClick={exportInvoices} disabled={!ready || action.busy} title={ready ? undefined : run.blockers[0]}>
+        <button
+          type="button"
+          className="primary"
+          onClick={exportInvoices}
+          disabled={!ready || action.busy}
+          title={ready ? undefined : run.blockers[0]}
+          ref={exportButton}
+        >
           {action.running === 'export' ? 'Exporting…' : 'Export invoices'}
         </button>
         <button type="button" onClick={exportMapping} disabled={action.busy}>
@@ -830,41 +867,47 @@ export function InvoicesPanel({ reportId }: { reportId: string }): React.JSX.Ele
       {/* The invoices made again after a change (a mapping or settings saved) and refused: what is shown is older. */}
       <ErrorNote message={load.error ? `The invoices shown are from before the last change: ${load.error}` : null} />
 
-      {run.unmappedCustomers.length ? (
-        <section aria-label="Customers not mapped">
-          <h3>Customers not mapped ({formatCount(run.unmappedCustomers.length)})</h3>
-          {run.unmappedCustomers.map((customer) => (
-            <div key={customer.orgKey} className="invoices__unmapped" data-testid="unmapped-customer">
-              <p>
-                <strong>{customer.organization}</strong> <span className="muted">{customer.customerNumber || 'no customer number'}</span> ·{' '}
-                <Amounts amounts={customer.amounts} />
-              </p>
-              {customer.problem ? <p className="muted">{customer.problem}</p> : <CustomerForm reportId={reportId} customer={customer} onSaved={reload} />}
-            </div>
-          ))}
-        </section>
-      ) : null}
-      {run.unmappedItems.length ? (
-        <section aria-label="Products not mapped">
-          <h3>Products not mapped ({formatCount(run.unmappedItems.length)})</h3>
-          {run.unmappedItems.map((item) => (
-            <div key={`${item.productId}|${item.itemCode}|${item.serviceId}`} className="invoices__unmapped" data-testid="unmapped-item">
-              <p>
-                <strong>{item.productName}</strong> <span className="muted">{item.serviceName}</span> · <Amounts amounts={item.amounts} />
-              </p>
-              <ItemForm
-                reportId={reportId}
-                name={item.productName}
-                choices={[
-                  ...(item.serviceId ? [{ match: 'service' as const, id: item.serviceId, label: `every product of ${item.serviceName}` }] : []),
-                  { match: 'product' as const, id: item.productId, label: 'this product only' },
-                ]}
-                onSaved={reload}
-              />
-            </div>
-          ))}
-        </section>
-      ) : null}
+      <div ref={unmapped}>
+        {run.unmappedCustomers.length ? (
+          <section aria-label="Customers not mapped">
+            <h3>Customers not mapped ({formatCount(run.unmappedCustomers.length)})</h3>
+            {run.unmappedCustomers.map((customer) => (
+              <div key={customer.orgKey} className="invoices__unmapped" data-testid="unmapped-customer" data-key={customer.orgKey}>
+                <p>
+                  <strong>{customer.organization}</strong> <span className="muted">{customer.customerNumber || 'no customer number'}</span> ·{' '}
+                  <Amounts amounts={customer.amounts} />
+                </p>
+                {customer.problem ? (
+                  <p className="muted">{customer.problem}</p>
+                ) : (
+                  <CustomerForm reportId={reportId} customer={customer} onSaved={mapped(customer.orgKey)} />
+                )}
+              </div>
+            ))}
+          </section>
+        ) : null}
+        {run.unmappedItems.length ? (
+          <section aria-label="Products not mapped">
+            <h3>Products not mapped ({formatCount(run.unmappedItems.length)})</h3>
+            {run.unmappedItems.map((item) => (
+              <div key={itemKey(item)} className="invoices__unmapped" data-testid="unmapped-item" data-key={itemKey(item)}>
+                <p>
+                  <strong>{item.productName}</strong> <span className="muted">{item.serviceName}</span> · <Amounts amounts={item.amounts} />
+                </p>
+                <ItemForm
+                  reportId={reportId}
+                  name={item.productName}
+                  choices={[
+                    ...(item.serviceId ? [{ match: 'service' as const, id: item.serviceId, label: `every product of ${item.serviceName}` }] : []),
+                    { match: 'product' as const, id: item.productId, label: 'this product only' },
+                  ]}
+                  onSaved={mapped(itemKey(item))}
+                />
+              </div>
+            ))}
+          </section>
+        ) : null}
+      </div>
 
       {run.currencies.length ? (
         <table className="grid invoices__rounding" aria-label="Invoiced per currency">

@@ -7,7 +7,7 @@ import { Money } from '@shared/money';
 import type { WireBillingEntry } from '@twin/billing-report';
 import { startTwin } from '@twin/server';
 import { expect, test } from './fixtures';
-import { ClosebookPage, NARROW, WIDE } from './pages';
+import { ClosebookPage, NARROW, ReportsPage, WIDE } from './pages';
 import { ViewerPage } from './viewer-page';
 
 async function workbookFrom(download: Download): Promise<ExcelJS.Workbook> {
@@ -181,4 +181,51 @@ test('first start: after Try the demo service, the next step is in view and focu
   // Opened as soon as it is saved: the viewer shows the demo's month, its rows painted.
   const viewer = page.getByRole('region', { name: /^Report Billing \d{4}-\d{2} · Demo/ });
   await expect(viewer.getByRole('treegrid', { name: 'Billing report' }).getByRole('row', { level: 1 }).first()).toBeVisible({ timeout: 30_000 });
+});
+
+test('saved reports are renamed and deleted from the keyboard, the focus never falling to the top of the page', async ({ page, bridge }) => {
+  test.setTimeout(90_000);
+  const twin = await startTwin({ reportReadyAfterMs: 0, reportReadyAfterPolls: 0, organizations: 4 });
+  try {
+    await bridge.useProfileFor(twin, 'Keys');
+    const app = new ClosebookPage(page);
+    const reports = new ReportsPage(page);
+    await app.open(bridge.harness.url);
+    await app.nav('Reports').click();
+    for (const month of ['2026-09', '2026-10']) await reports.requestMonth(month);
+    await reports.waitForSaved(2, 30_000);
+    const saved = page.getByTestId('saved-report');
+    const october = saved.filter({ hasText: '2026-10-01' });
+    const september = saved.filter({ hasText: '2026-09-01' });
+
+    // Renamed: typed into the field that opens, Enter, and the keyboard is back on the report's name.
+    await october.getByRole('button', { name: 'Rename' }).focus();
+    await page.keyboard.press('Enter');
+    await expect(october.getByLabel('Report name')).toBeFocused();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type('October for the board');
+    await page.keyboard.press('Enter');
+    await expect(october.getByRole('button', { name: 'October for the board' }).first()).toBeFocused();
+    const names = async () =>
+      (await bridge.harness.service.handlers['reports:list']({})).flatMap((listing) => (listing.state === 'ok' ? [listing.meta.name] : []));
+    expect(await names()).toContain('October for the board');
+
+    // Delete asks first, with the keyboard on Keep; kept, it is back on Delete; deleted, on the next report.
+    await october.getByRole('button', { name: 'Delete', exact: true }).focus();
+    await page.keyboard.press('Enter');
+    await expect(october.getByRole('button', { name: 'Keep' })).toBeFocused();
+    await page.keyboard.press('Enter');
+    await expect(october.getByRole('button', { name: 'Delete', exact: true })).toBeFocused();
+    await page.keyboard.press('Enter');
+    await october.getByRole('button', { name: 'Delete for good' }).click();
+    await expect(saved).toHaveCount(1);
+    expect(await names()).not.toContain('October for the board');
+    await expect(september.locator('button:focus')).toHaveCount(1);
+    // The last one deleted, the keyboard is on the words that say the list is empty.
+    await september.getByRole('button', { name: 'Delete', exact: true }).click();
+    await september.getByRole('button', { name: 'Delete for good' }).click();
+    await expect(page.getByText('No saved reports yet.')).toBeFocused();
+  } finally {
+    await twin.close();
+  }
 });

@@ -26,7 +26,8 @@ export function useFocusStaysInList(
     if (!focusIsLost()) return;
     const now = rowsNow();
     const byNearness = [...now.slice(at), ...now.slice(0, at).reverse()];
-    const next = byNearness.map((row) => row.querySelector<HTMLElement>(targets)).find(Boolean);
+    // Only what is shown (a row folded away in a closed <details> cannot take the focus).
+    const next = byNearness.map((row) => row.querySelector<HTMLElement>(targets)).find((target) => target && target.getClientRects().length > 0);
     (next ?? empty())?.focus();
   }, [done, rowsNow, empty, targets]);
   return useCallback(

@@ -6,6 +6,8 @@ import { receiveFile } from '@renderer/bridge/files';
 import { ErrorNote } from '@renderer/components/ErrorNote';
 import { formatDateTime } from '@renderer/components/format-time';
 import { useAction } from '@renderer/hooks/use-action';
+import { focusIsLost } from '@renderer/hooks/use-focus-after-step';
+import { useFocusStaysInList } from '@renderer/hooks/use-focus-stays-in-list';
 import { useReportJobs } from './report-jobs-store';
 import { fetchesByMonth, groupByProfile } from './saved-report-groups';
 
@@ -48,13 +50,35 @@ export function SavedReportList({ openId, onOpen, onDeleted }: Props): React.JSX
     void run(refresh);
   }, [run, refresh, savedVersion]);
 
+  /** Runs `action` and reads the list again; true when it was done. */
   const act = async (action: () => Promise<unknown>) => {
     setNotice(null);
-    await run(async () => {
-      await action();
-      await refresh();
-    });
+    return Boolean(
+      await run(async () => {
+        await action();
+        await refresh();
+        return true;
+      }),
+    );
   };
+
+  // The keyboard through renaming and deleting: each step replaces the control that took it. Asked to delete, it is
+  // on Keep (the safe answer); kept or renamed, back on the control that started it; deleted, on the next report.
+  const list = useRef<HTMLElement>(null);
+  const emptyNote = useRef<HTMLParagraphElement>(null);
+  const keepFocus = useFocusStaysInList(
+    list,
+    'li[data-testid=saved-report]',
+    useCallback(() => emptyNote.current, []),
+  );
+  const [focusBack, setFocusBack] = useState<{ id: string; control: 'name' | 'delete' } | null>(null);
+  useEffect(() => {
+    if (!focusBack) return;
+    setFocusBack(null);
+    const row = list.current?.querySelector(`li[data-report-id="${CSS.escape(focusBack.id)}"]`);
+    if (focusIsLost()) row?.querySelector<HTMLElement>(`[data-control="${focusBack.control}"]`)?.focus();
+  }, [focusBack]);
+  const rowOf = (reportId: string) => list.current?.querySelector(`li[data-report-id="${CSS.escape(reportId)}"]`) ?? null;
 
   /** With a file (browser bridge: uploaded first), or none (desktop: the main process opens its own dialog). */
   const importReport = (file?: File) => {
@@ -70,7 +94,7 @@ export function SavedReportList({ openId, onOpen, onDeleted }: Props): React.JSX
   const item = (meta: ReportMeta) => {
     const fetch = states.get(meta.id);
     return (
-      <li key={meta.id} className={`report-item${meta.id === openId ? ' report-item--open' : ''}`} data-testid="saved-report">
+      <li key={meta.id} className={`report-item${meta.id === openId ? ' report-item--open' : ''}`} data-testid="saved-report" data-report-id={meta.id}>
         {renaming?.id === meta.id ? (
           <form
             onSubmit={(event) => {
@@ -78,6 +102,7 @@ export function SavedReportList({ openId, onOpen, onDeleted }: Props): React.JSX
               void act(async () => {
                 await call('reports:rename', { reportId: renaming.id, name: renaming.name });
                 setRenaming(null);
+                setFocusBack({ id: meta.id, control: 'name' });
               });
             }}
           >
@@ -85,12 +110,19 @@ export function SavedReportList({ openId, onOpen, onDeleted }: Props): React.JSX
             <button type="submit" className="link">
               Save
             </button>
-            <button type="button" className="link" onClick={() => setRenaming(null)}>
+            <button
+              type="button"
+              className="link"
+              onClick={() => {
+                setRenaming(null);
+                setFocusBack({ id: meta.id, control: 'name' });
+              }}
+            >
               Cancel
             </button>
           </form>
         ) : (
-          <button type="button" className="report-item__name link" onClick={() => onOpen(meta)}>
+          <button type="button" className="report-item__name link" onClick={() => onOpen(meta)} data-control="name">
             {meta.name}
           </button>
         )}
@@ -138,21 +170,31 @@ export function SavedReportList({ openId, onOpen, onDeleted }: Props): React.JSX
                 type="button"
                 className="link danger"
                 onClick={() =>
-                  void act(async () => {
-                    setConfirmDelete(null);
-                    await call('reports:delete', { reportId: meta.id });
-                    onDeleted(meta.id);
-                  })
+                  void keepFocus(rowOf(meta.id), () =>
+                    act(async () => {
+                      setConfirmDelete(null);
+                      await call('reports:delete', { reportId: meta.id });
+                      onDeleted(meta.id);
+                    }),
+                  )
                 }
               >
                 Delete for good
               </button>
-              <button type="button" className="link" onClick={() => setConfirmDelete(null)}>
+              <button
+                type="button"
+                className="link"
+                autoFocus
+                onClick={() => {
+                  setConfirmDelete(null);
+                  setFocusBack({ id: meta.id, control: 'delete' });
+                }}
+              >
                 Keep
               </button>
             </>
           ) : (
-            <button type="button" className="link danger" onClick={() => setConfirmDelete(meta.id)}>
+            <button type="button" className="link danger" onClick={() => setConfirmDelete(meta.id)} data-control="delete">
               Delete
             </button>
           )}
@@ -162,7 +204,7 @@ export function SavedReportList({ openId, onOpen, onDeleted }: Props): React.JSX
   };
 
   return (
-    <section className="panel" aria-label="Saved reports">
+    <section className="panel" aria-label="Saved reports" ref={list}>
       <div className="panel__header">
         <h2>Saved reports</h2>
         <button type="button" className="link" onClick={() => (uploadFile ? fileInput.current?.click() : importReport())}>
@@ -183,7 +225,11 @@ export function SavedReportList({ openId, onOpen, onDeleted }: Props): React.JSX
           {notice}
         </p>
       ) : null}
-      {listings && listings.length === 0 ? <p className="empty">No saved reports yet. Request one above; it is saved here and opens offline.</p> : null}
+      {listings && listings.length === 0 ? (
+        <p className="empty" ref={emptyNote} tabIndex={-1}>
+          No saved reports yet. Request one above; it is saved here and opens offline.
+        </p>
+      ) : null}
       {groupByProfile(listings ?? []).map((group) => (
         <section key={group.key} className="report-group" aria-label={`Reports of ${group.title}`}>
           <h3 className="report-group__title">{group.title}</h3>
@@ -191,7 +237,7 @@ export function SavedReportList({ openId, onOpen, onDeleted }: Props): React.JSX
             {group.listings
               .filter((listing) => listing.state === 'damaged')
               .map((listing) => (
-                <li key={listing.id} className="report-item report-item--damaged" data-testid="saved-report">
+                <li key={listing.id} className="report-item report-item--damaged" data-testid="saved-report" data-report-id={listing.id}>
                   <div className="report-item__name">Damaged report</div>
                   <div className="report-item__detail">{listing.reason}</div>
                   <div className="report-item__actions">
@@ -199,10 +245,12 @@ export function SavedReportList({ openId, onOpen, onDeleted }: Props): React.JSX
                       type="button"
                       className="link danger"
                       onClick={() =>
-                        void act(async () => {
-                          await call('reports:delete', { reportId: listing.id });
-                          onDeleted(listing.id);
-                        })
+                        void keepFocus(rowOf(listing.id), () =>
+                          act(async () => {
+                            await call('reports:delete', { reportId: listing.id });
+                            onDeleted(listing.id);
+                          }),
+                        )
                       }
                     >
                       Remove

@@ -233,6 +233,10 @@ test('close a month: compare with the one before, review the exceptions, prepare
     const prepare = close.button('Prepare the month');
     await expect(prepare).toBeDisabled();
     const negativeRow = close.exceptionRows(negative.id);
+    // A note begun and cancelled: the keyboard is back on Accept…, not at the top of the page.
+    await close.exceptionButton('Accept…', { within: negativeRow }).click();
+    await close.exceptionButton('Cancel').click();
+    await expect(close.exceptionButton('Accept…', { within: negativeRow })).toBeFocused();
     await close.exceptionButton('Accept…', { within: negativeRow }).click();
     const accept = close.exceptionButton('Accept', { exact: true });
     await expect(accept).toBeDisabled();

@@ -446,3 +446,21 @@ test('a batch of 50,000 rows opens, is named and checks an edit in seconds; "Sho
   expect(shown).toBeLessThan(30_000);
   expect(checked).toBeLessThan(5_000);
 });
+
+test('rows removed from the keyboard hand the focus on: to the row now in their place, the last one to Add a row', async ({ page, bridge }) => {
+  const app = new ClosebookPage(page);
+  await app.open(bridge.harness.url);
+  await app.startDemo();
+  await app.nav('Consumption').click();
+  const screen = new ConsumptionPage(page);
+  await screen.importFile('three.csv', 'Subscription ID,Quantity\nsub-a,1\nsub-b,2\nsub-c,3\n');
+  await screen.button('Remove row 3').focus();
+  await page.keyboard.press('Enter');
+  await expect(screen.button('Remove row 3')).toHaveCount(0);
+  await expect(screen.button('Remove row 4')).toBeFocused();
+  // The last row removed, the one before it takes the focus; the last of all, Add a row.
+  await page.keyboard.press('Enter');
+  await expect(screen.button('Remove row 2')).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(screen.button('+ Add a row')).toBeFocused();
+});

@@ -40,3 +40,17 @@ export function useFocusAfterStep(
     [step],
   );
 }
+
+/**
+ * A form opened in place of, or under, the control that opened it (a note to accept with, a reason to reopen):
+ * once it closes — cancelled, or done and the row still there — the focus goes back to that control instead of the
+ * top of the page. `open` is what it was opened with (null or false: closed); `opener` finds the control for it.
+ */
+export function useFocusBackOnClose<T>(open: T | null | false, opener: (openedWith: T) => HTMLElement | null | undefined): void {
+  const was = useRef(open);
+  useEffect(() => {
+    const before = was.current;
+    was.current = open;
+    if (before && !open && focusIsLost()) opener(before)?.focus();
+  });
+}

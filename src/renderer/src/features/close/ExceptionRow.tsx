@@ -1,7 +1,8 @@
-import { memo, useId, useState } from 'react';
+import { memo, useId, useRef, useState } from 'react';
 import type { BillingException, Review, ReviewState } from '@shared/schemas/month-close';
 import { describeFigures } from '@shared/model/review-state';
 import { formatDateTime } from '@renderer/components/format-time';
+import { useFocusBackOnClose } from '@renderer/hooks/use-focus-after-step';
 import { afterTitle, messageText, placeOf, reviewStateOf } from './exception-list';
 
 /** What reviewing an exception asks of the screen: a state with a note (which may fail, e.g. the month was signed off meanwhile). */
@@ -71,6 +72,9 @@ export function NoteForm({
 /** Which note is being written on a row: its acceptance or its resolution (null: none). */
 export type Noting = 'accepted' | 'resolved' | null;
 
+/** The button of `row` that opened its note (Accept… or Resolve…), to give the focus back to once the note closes. */
+export const noteOpener = (row: Element | null, noting: Exclude<Noting, null>) => row?.querySelector<HTMLElement>(`[data-control="${noting}"]`);
+
 /**
  * A row's review buttons, as an exception and a finding have them: Accept… and Resolve… (Resolve asks for a note when
  * `resolveNeedsNote`) while something needs a review, else Reopen; then Show in report.
@@ -106,7 +110,13 @@ export function ReviewButtons({
     <div className="exc__buttons">
       {needsReview ? (
         <>
-          <button type="button" onClick={() => onNoting('accepted')} disabled={disabled || noting !== null} title={locked ? LOCKED : titles.accept}>
+          <button
+            type="button"
+            onClick={() => onNoting('accepted')}
+            disabled={disabled || noting !== null}
+            title={locked ? LOCKED : titles.accept}
+            data-control="accepted"
+          >
             {acceptLabel}
           </button>
           <button
@@ -114,6 +124,7 @@ export function ReviewButtons({
             onClick={() => (resolveNeedsNote ? onNoting('resolved') : onResolve())}
             disabled={disabled || noting !== null}
             title={locked ? LOCKED : 'It was wrong and is put right (e.g. corrected in the ERP)'}
+            data-control="resolved"
           >
             {resolveNeedsNote ? 'Resolve…' : 'Resolve'}
           </button>
@@ -176,6 +187,8 @@ export const ExceptionRow = memo(function ExceptionRow({
   showTitle = false,
 }: Props): React.JSX.Element {
   const [noting, setNoting] = useState<Noting>(null);
+  const row = useRef<HTMLTableRowElement>(null);
+  useFocusBackOnClose(noting, (openedWith) => noteOpener(row.current, openedWith));
   const state = reviewStateOf(exception);
   const needsReview = state === 'open' || state === 'suspended';
   // Resolving a high or medium exception needs a note too: how it was put right.
@@ -192,6 +205,7 @@ export const ExceptionRow = memo(function ExceptionRow({
         data-exception-id={exception.id}
         aria-current={highlighted || undefined}
         tabIndex={highlighted ? -1 : undefined}
+        ref={row}
       >
         <td className="exc__who">
           <span className="exc__org" title={exception.organization}>

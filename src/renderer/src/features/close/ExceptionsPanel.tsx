@@ -6,6 +6,7 @@ import type { BillingException, MonthCloseView, ReviewState, Severity } from '@s
 import type { ReportMeta } from '@shared/schemas/saved-report';
 import { ErrorNote } from '@renderer/components/ErrorNote';
 import { useAction } from '@renderer/hooks/use-action';
+import { useFocusBackOnClose } from '@renderer/hooks/use-focus-after-step';
 import { useFocusStaysInList } from '@renderer/hooks/use-focus-stays-in-list';
 import { formatCount } from '@renderer/components/format-number';
 import {
@@ -20,7 +21,7 @@ import {
   SEVERITIES,
   SEVERITY_LABELS,
 } from './exception-list';
-import { ExceptionRow, NoteForm, type ShowInReport } from './ExceptionRow';
+import { ExceptionRow, NoteForm, noteOpener, type ShowInReport } from './ExceptionRow';
 import { FetchMonthBefore } from './FetchMonthBefore';
 import { FindingRow } from './FindingRow';
 import { monthLabel } from './month-label';
@@ -76,10 +77,12 @@ function GroupHeader({
 }): React.JSX.Element {
   // Accepting needs a note; so does resolving a high or medium exception (how it was put right).
   const [noting, setNoting] = useState<'accepted' | 'resolved' | null>(null);
+  const header = useRef<HTMLTableRowElement>(null);
+  useFocusBackOnClose(noting, (openedWith) => noteOpener(header.current, openedWith));
   const all = shownOpen === group.exceptions.length ? 'all ' : '';
   const resolveNeedsNote = group.severity !== 'low';
   return (
-    <tr className="exc-group" data-testid="exception-group" data-rule={group.rule}>
+    <tr className="exc-group" data-testid="exception-group" data-rule={group.rule} ref={header}>
       <th colSpan={4} scope="colgroup">
         <div className="exc-group__line">
           <span className={`sev sev--${group.severity}`}>{SEVERITY_LABELS[group.severity]}</span>
@@ -88,7 +91,7 @@ function GroupHeader({
           <span className="exc-group__explain">{group.explanation}</span>
           {shownOpen > 1 && !locked ? (
             <span className="exc-group__bulk">
-              <button type="button" onClick={() => setNoting('accepted')} disabled={busy || noting !== null}>
+              <button type="button" onClick={() => setNoting('accepted')} disabled={busy || noting !== null} data-control="accepted">
                 Accept {all}
                 {formatCount(shownOpen)} open…
               </button>
@@ -96,6 +99,7 @@ function GroupHeader({
                 type="button"
                 onClick={() => (resolveNeedsNote ? setNoting('resolved') : void onBulk(group, 'resolved', ''))}
                 disabled={busy || noting !== null}
+                data-control="resolved"
               >
                 Resolve {all}
                 {formatCount(shownOpen)} open{resolveNeedsNote ? '…' : ''}
@@ -165,7 +169,11 @@ export function ExceptionsPanel({ view, meta, close, onShow, shown = null, group
   // Stable, so a review redraws only the rows whose exception changed.
   // A reviewed row leaves the Open list (or redraws its buttons): the keyboard goes on to the row in its place.
   const emptyNote = useRef<HTMLParagraphElement>(null);
-  const keepFocus = useFocusStaysInList(table, REVIEW_ROWS, useCallback(() => emptyNote.current, []));
+  const keepFocus = useFocusStaysInList(
+    table,
+    REVIEW_ROWS,
+    useCallback(() => emptyNote.current, []),
+  );
   const rowOf = useCallback(
     (exceptionId: string) => table.current?.querySelector(`[data-exception-id="${CSS.escape(exceptionId)}"]`)?.closest(REVIEW_ROWS) ?? null,
     [],

@@ -1,9 +1,10 @@
-import { memo, useState } from 'react';
+import { memo, useRef, useState } from 'react';
+import { useFocusBackOnClose } from '@renderer/hooks/use-focus-after-step';
 import type { Finding } from '@shared/model/findings';
 import { isOpenReview } from '@shared/model/review-state';
 import type { BillingException, ReviewState } from '@shared/schemas/month-close';
 import { formatCount } from '@renderer/components/format-number';
-import { type Noting, NoteRow, ReviewButtons, ReviewCell, type ShowInReport } from './ExceptionRow';
+import { noteOpener, type Noting, NoteRow, ReviewButtons, ReviewCell, type ShowInReport } from './ExceptionRow';
 import { afterTitle, reviewStateOf, SEVERITY_LABELS } from './exception-list';
 
 /** What reviewing a finding asks of the screen: its open exceptions (or all, to reopen) in one state with one note. */
@@ -26,6 +27,8 @@ interface Props {
  */
 export const FindingRow = memo(function FindingRow({ finding, locked, busy, onReview, onShow, highlighted }: Props): React.JSX.Element {
   const [noting, setNoting] = useState<Noting>(null);
+  const row = useRef<HTMLTableRowElement>(null);
+  useFocusBackOnClose(noting, (openedWith) => noteOpener(row.current, openedWith));
   const open = finding.exceptions.filter((exception) => isOpenReview(exception.review));
   const first = finding.exceptions[0]!;
   const resolveNeedsNote = open.some((exception) => exception.severity !== 'low');
@@ -33,7 +36,7 @@ export const FindingRow = memo(function FindingRow({ finding, locked, busy, onRe
   const reasons = `${formatCount(finding.exceptions.length)} reasons`;
   return (
     <>
-      <tr className={`exc exc--finding exc--${open.length ? 'open' : 'accepted'}`} data-testid="finding-row" data-finding={finding.key}>
+      <tr className={`exc exc--finding exc--${open.length ? 'open' : 'accepted'}`} data-testid="finding-row" data-finding={finding.key} ref={row}>
         <td className="exc__who">
           <span className="exc__org" title={first.organization}>
             {first.organization || <em>(no name)</em>}

@@ -21,6 +21,7 @@ import { NumberValue } from '@renderer/components/NumberValue';
 import { amountText, formatCount } from '@renderer/components/format-number';
 import { formatDateTime } from '@renderer/components/format-time';
 import { useAction } from '@renderer/hooks/use-action';
+import { useFocusBackOnClose } from '@renderer/hooks/use-focus-after-step';
 import { useFocusStaysInList } from '@renderer/hooks/use-focus-stays-in-list';
 import { readTypedDecimal } from '@shared/typed-number';
 import './invoices.css';
@@ -366,12 +367,19 @@ function ReasonButton({ label, onReason }: { label: string; onReason: (reason: s
   const [open, setOpen] = useState(false);
   const [reason, setReason] = useState('');
   const action = useAction();
+  const opener = useRef<HTMLButtonElement>(null);
+  useFocusBackOnClose(open, () => opener.current);
   if (!open)
     return (
-      <button type="button" className="link" onClick={() => setOpen(true)}>
+      <button type="button" className="link" onClick={() => setOpen(true)} ref={opener}>
         {label}
       </button>
     );
+  const cancel = () => {
+    setOpen(false);
+    setReason('');
+    action.clearError();
+  };
   return (
     <form
       className="invoices__reason"
@@ -384,9 +392,21 @@ function ReasonButton({ label, onReason }: { label: string; onReason: (reason: s
         });
       }}
     >
-      <input aria-label={`Reason: ${label}`} placeholder="Reason" value={reason} onChange={(event) => setReason(event.target.value)} autoFocus />
+      <input
+        aria-label={`Reason: ${label}`}
+        placeholder="Reason"
+        value={reason}
+        onChange={(event) => setReason(event.target.value)}
+        onKeyDown={(event) => {
+          if (event.key === 'Escape' && !action.busy) cancel();
+        }}
+        autoFocus
+      />
       <button type="submit" disabled={!reason.trim() || action.busy}>
         {label}
+      </button>
+      <button type="button" className="link" onClick={cancel} disabled={action.busy}>
+        Cancel
       </button>
       <ErrorNote message={action.error} />
     </form>

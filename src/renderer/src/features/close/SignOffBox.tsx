@@ -1,8 +1,8 @@
-import { useEffect, useId, useRef, useState } from 'react';
+import { useId, useRef, useState } from 'react';
 import type { MonthCloseView } from '@shared/schemas/month-close';
 import { ErrorNote } from '@renderer/components/ErrorNote';
 import { useAction } from '@renderer/hooks/use-action';
-import { focusIsLost } from '@renderer/hooks/use-focus-after-step';
+import { useFocusBackOnClose } from '@renderer/hooks/use-focus-after-step';
 import { formatCount } from '@renderer/components/format-number';
 import { formatDateTime } from '@renderer/components/format-time';
 import { approvalRefusal } from './approval-rule';
@@ -25,11 +25,7 @@ function ReopenForm({ onReopen, title }: { onReopen: (reason: string) => Promise
   const reasonId = useId();
   // Cancelled (or refused and closed), the form goes with the focus in it: back to the button that opened it.
   const opener = useRef<HTMLButtonElement>(null);
-  const wasOpen = useRef(false);
-  useEffect(() => {
-    if (wasOpen.current && !open && focusIsLost()) opener.current?.focus();
-    wasOpen.current = open;
-  }, [open]);
+  useFocusBackOnClose(open, () => opener.current);
   if (!open)
     return (
       <>

@@ -1,8 +1,9 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { failureStillApplies, validateRows } from '@shared/consumption-rows';
 import { PLAIN_HEADERS, type ConsumptionField, type InputRow, type RowFailure } from '@shared/schemas/consumption';
 import { useElementWidth } from '@renderer/hooks/use-element-width';
+import { useFocusStaysInList } from '@renderer/hooks/use-focus-stays-in-list';
 import { useConsumption } from './consumption-store';
 import { RowNames } from './RowNames';
 
@@ -85,6 +86,18 @@ export function BatchGrid({ rows, showRow = null, extraColumns, failures, readOn
     if (index >= 0) virtualizer.scrollToIndex(index, { align: 'center' });
     // Only a new ask scrolls: typing in the rows must not.
   }, [showRow]);
+  // A row removed from the keyboard hands the focus to the row now in its place (its ✕), the last one to Add a row.
+  const addButton = useRef<HTMLButtonElement>(null);
+  const keepFocus = useFocusStaysInList(
+    scroller,
+    'tbody[data-index]',
+    useCallback(() => addButton.current, []),
+  );
+  const remove = (row: number, button: HTMLElement) =>
+    void keepFocus(button.closest('tbody'), async () => {
+      removeRow(row);
+      return true;
+    });
   const items = virtualizer.getVirtualItems();
   const above = items.length ? (items[0]?.start ?? headHeight) - headHeight : 0;
   const below = items.length ? virtualizer.getTotalSize() - ((items.at(-1)?.end ?? headHeight) - headHeight) : 0;
@@ -170,7 +183,7 @@ export function BatchGrid({ rows, showRow = null, extraColumns, failures, readOn
                       className="link danger"
                       aria-label={`Remove row ${row.row}`}
                       title="Remove this row"
-                      onClick={() => removeRow(row.row)}
+                      onClick={(event) => remove(row.row, event.currentTarget)}
                     >
                       ✕
                     </button>
@@ -230,7 +243,7 @@ export function BatchGrid({ rows, showRow = null, extraColumns, failures, readOn
         {below > 0 ? <Spacer height={below} columns={width} /> : null}
       </table>
       {readOnly ? null : (
-        <button type="button" className="link" onClick={addRow}>
+        <button type="button" className="link" onClick={addRow} ref={addButton}>
           + Add a row
         </button>
       )}

@@ -1,5 +1,6 @@
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures';
+import type { ProfileView } from '@shared/schemas/profile';
 import { startTwin } from '@twin/server';
 import { ClosebookPage, NARROW, WIDE } from './pages';
 
@@ -78,22 +79,27 @@ test('demo mode: start it, test the connection, list organizations, create one a
   }
 });
 
+/** Adds a profile "Production" for the demo's service through Settings' form, with `password`. */
+async function addProduction(app: ClosebookPage, demo: ProfileView, password: string): Promise<void> {
+  await app.page.getByRole('button', { name: 'Add profile' }).click();
+  const form = app.page.getByRole('form', { name: 'New profile' });
+  await app.field(form, 'Name').fill('Production');
+  await app.field(form, 'Base URL').fill(demo.baseUrl);
+  await app.field(form, 'Username').fill(demo.username);
+  await app.field(form, 'Reseller ID').fill(demo.resellerId);
+  await app.field(form, 'API secret').fill('demo-api-secret');
+  await app.field(form, 'Password').fill(password);
+  await form.getByRole('button', { name: 'Save profile' }).click();
+  await expect(form).toBeHidden();
+}
+
 test('a profile with a wrong password says the credentials were refused', async ({ page, bridge }) => {
   const app = new ClosebookPage(page);
   await app.open(bridge.harness.url);
   await app.startDemo();
   const demo = (await bridge.harness.service.handlers['profiles:list']({})).profiles[0]!;
 
-  await page.getByRole('button', { name: 'Add profile' }).click();
-  const form = page.getByRole('form', { name: 'New profile' });
-  await app.field(form, 'Name').fill('Production');
-  await app.field(form, 'Base URL').fill(demo.baseUrl);
-  await app.field(form, 'Username').fill(demo.username);
-  await app.field(form, 'Reseller ID').fill(demo.resellerId);
-  await app.field(form, 'API secret').fill('demo-api-secret');
-  await app.field(form, 'Password').fill('not-the-password');
-  await form.getByRole('button', { name: 'Save profile' }).click();
-  await expect(form).toBeHidden();
+  await addProduction(app, demo, 'not-the-password');
 
   const row = page.getByRole('row', { name: /Production/ });
   await expect(row).toContainText('In keychain');
@@ -170,4 +176,40 @@ test("the service's list lags behind its billing: the screen says so, and a cust
   } finally {
     await twin.close();
   }
+});
+
+test('profiles are added, used, edited and deleted from the keyboard, the focus never falling to the top of the page', async ({ page, bridge }) => {
+  const app = new ClosebookPage(page);
+  await app.open(bridge.harness.url);
+  await app.startDemo();
+  const demo = (await bridge.harness.service.handlers['profiles:list']({})).profiles[0]!;
+  await addProduction(app, demo, 'demo-password');
+  const add = page.getByRole('button', { name: 'Add profile' });
+  // The form closed, the keyboard is back on what opened it.
+  await expect(add).toBeFocused();
+
+  // Use: the button goes once the profile is in use; the keyboard stays in its row.
+  const row = page.getByRole('row', { name: /Production/ });
+  await row.getByRole('button', { name: 'Use' }).focus();
+  await page.keyboard.press('Enter');
+  await expect(row).toContainText('in use');
+  await expect(row.getByRole('button', { name: 'Test connection' })).toBeFocused();
+
+  // Edit, then Cancel: back on Edit.
+  await row.getByRole('button', { name: 'Edit' }).focus();
+  await page.keyboard.press('Enter');
+  await page.getByRole('button', { name: 'Cancel' }).click();
+  await expect(row.getByRole('button', { name: 'Edit' })).toBeFocused();
+
+  // Delete asks with the keyboard on Keep; kept, back on Delete; deleted, on the profile now in its place.
+  await row.getByRole('button', { name: 'Delete' }).focus();
+  await page.keyboard.press('Enter');
+  await expect(row.getByRole('button', { name: 'Keep' })).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(row.getByRole('button', { name: 'Delete' })).toBeFocused();
+  await page.keyboard.press('Enter');
+  await row.getByRole('button', { name: 'Delete', exact: true }).click();
+  await expect(row).toHaveCount(0);
+  await expect(page.getByRole('row', { name: /Demo/ }).locator('button:focus')).toHaveCount(1);
+  expect((await bridge.harness.service.handlers['profiles:list']({})).profiles.map((profile) => profile.name)).toEqual(['Demo']);
 });

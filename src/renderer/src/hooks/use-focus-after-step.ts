@@ -54,3 +54,18 @@ export function useFocusBackOnClose<T>(open: T | null | false, opener: (openedWi
     if (before && !open && focusIsLost()) opener(before)?.focus();
   });
 }
+
+/**
+ * For a step that swaps a control for another in the same place (Delete for Keep, a name for its rename field): what
+ * this returns asks for the focus to go, once the screen is drawn again, to what `selector` finds in `within` —
+ * unless the person has put it somewhere else meanwhile.
+ */
+export function useFocusAfterRender(within: RefObject<HTMLElement | null>): (selector: string) => void {
+  const [asked, setAsked] = useState<string | null>(null);
+  useEffect(() => {
+    if (asked === null) return;
+    setAsked(null);
+    if (focusIsLost()) within.current?.querySelector<HTMLElement>(asked)?.focus();
+  }, [asked, within]);
+  return setAsked;
+}

@@ -1,5 +1,5 @@
 import { type RefObject, useCallback, useEffect, useRef, useState } from 'react';
-import { focusIsLost } from './use-focus-after-step';
+import { focusIsLost, useFocusAfterRender } from './use-focus-after-step';
 
 /**
  * For a list worked through a row at a time, where a step takes its row away or redraws it (an exception reviewed on
@@ -43,4 +43,22 @@ export function useFocusStaysInList(
     },
     [rowsNow],
   );
+}
+
+/**
+ * The keyboard through a list of rows marked `data-focus-row={key}`, each with controls marked `data-control`: a
+ * step that may take a row away (a delete, a "use" that removes its own button) hands the focus on to the row in its
+ * place, or to `empty`; a control swapped for another (Delete for Keep and back) gets it after the next render.
+ */
+export function useRowFocus(
+  list: RefObject<HTMLElement | null>,
+  empty: () => HTMLElement | null | undefined,
+): { handOn<T>(key: string, step: () => Promise<T>): Promise<T>; focusOn(key: string, control: string): void } {
+  const keepFocus = useFocusStaysInList(list, '[data-focus-row]', empty);
+  const focusAfterRender = useFocusAfterRender(list);
+  const row = (key: string) => `[data-focus-row="${CSS.escape(key)}"]`;
+  return {
+    handOn: (key, step) => keepFocus(list.current?.querySelector(row(key)) ?? null, step),
+    focusOn: (key, control) => focusAfterRender(`${row(key)} [data-control="${control}"]`),
+  };
 }

@@ -1,9 +1,11 @@
-import { useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { type ConnectionTestProgress, describeConnectionTest } from '@shared/connection-test-progress';
 import type { ProfileView } from '@shared/schemas/profile';
 import { bridge, call, errorMessage } from '@renderer/bridge';
 import { ErrorNote } from '@renderer/components/ErrorNote';
+import { KeepButton } from '@renderer/components/KeepButton';
 import { useAction } from '@renderer/hooks/use-action';
+import { useRowFocus } from '@renderer/hooks/use-focus-stays-in-list';
 import { useNow } from '@renderer/hooks/use-now';
 import { useAppStore } from '@renderer/stores/app-store';
 import { ProfileForm } from './ProfileForm';
@@ -78,17 +80,41 @@ export function ProfilesScreen(): React.JSX.Element {
   const setNameOrder = (profileId: string, nameOrder: NameOrder) =>
     run(async () => applyProfiles(await call('profiles:set-name-order', { profileId, nameOrder })), 'name-order');
 
-  const remove = async (profileId: string) => {
-    setConfirmDelete(null);
-    await run(async () => applyProfiles(await call('profiles:delete', { profileId })), 'delete');
+  // The keyboard through the table: each step replaces the control that took it (Use goes once in use; Delete turns
+  // into Keep). Asked to delete, it is on Keep; kept, back on Delete; deleted, on the next profile; a form closed, on
+  // what opened it.
+  const screen = useRef<HTMLElement>(null);
+  const addProfile = useRef<HTMLButtonElement>(null);
+  const { handOn, focusOn } = useRowFocus(
+    screen,
+    useCallback(() => addProfile.current, []),
+  );
+  const closeForm = () => {
+    if (editing === 'new') addProfile.current?.focus();
+    else if (editing) focusOn(editing.id, 'edit');
+    setEditing(null);
   };
 
+  const remove = (profileId: string) =>
+    handOn(profileId, async () => {
+      setConfirmDelete(null);
+      return run(async () => {
+        applyProfiles(await call('profiles:delete', { profileId }));
+        return true;
+      }, 'delete');
+    });
+  const use = (profileId: string) =>
+    handOn(profileId, async () => {
+      await setActiveProfile(profileId);
+      return true;
+    });
+
   return (
-    <section className="screen" aria-labelledby="profiles-title">
+    <section className="screen" aria-labelledby="profiles-title" ref={screen}>
       <div className="screen__header">
         <h1 id="profiles-title">Settings</h1>
         <div className="toolbar">
-          <button type="button" onClick={() => setEditing('new')} className="primary">
+          <button type="button" onClick={() => setEditing('new')} className="primary" ref={addProfile}>
             Add profile
           </button>
           {!profiles.some((profile) => profile.kind === 'demo') ? (
@@ -143,9 +169,9 @@ export function ProfilesScreen(): React.JSX.Element {
       {editing !== null ? (
         <ProfileForm
           profile={editing === 'new' ? undefined : editing}
-          onCancel={() => setEditing(null)}
+          onCancel={closeForm}
           onSaved={() => {
-            setEditing(null);
+            closeForm();
             void load();
           }}
         />
@@ -165,7 +191,7 @@ export function ProfilesScreen(): React.JSX.Element {
           </thead>
           <tbody>
             {profiles.map((profile) => (
-              <tr key={profile.id} aria-current={profile.id === activeProfileId ? 'true' : undefined}>
+              <tr key={profile.id} aria-current={profile.id === activeProfileId ? 'true' : undefined} data-focus-row={profile.id}>
                 <td>
                   <span>{profile.name}</span>
                   {profile.id === activeProfileId ? <span className="tag">in use</span> : null}
@@ -192,7 +218,7 @@ export function ProfilesScreen(): React.JSX.Element {
                 </td>
                 <td className="actions-col">
                   {profile.id !== activeProfileId ? (
-                    <button type="button" className="link" onClick={() => void setActiveProfile(profile.id)}>
+                    <button type="button" className="link" onClick={() => void use(profile.id)}>
                       Use
                     </button>
                   ) : null}
@@ -205,7 +231,7 @@ export function ProfilesScreen(): React.JSX.Element {
                     Test connection
                   </button>
                   {profile.kind === 'service' ? (
-                    <button type="button" className="link" onClick={() => setEditing(profile)}>
+                    <button type="button" className="link" onClick={() => setEditing(profile)} data-control="edit">
                       Edit
                     </button>
                   ) : null}
@@ -215,12 +241,15 @@ export function ProfilesScreen(): React.JSX.Element {
                       <button type="button" className="link danger" onClick={() => void remove(profile.id)}>
                         Delete
                       </button>
-                      <button type="button" className="link" onClick={() => setConfirmDelete(null)}>
-                        Keep
-                      </button>
+                      <KeepButton
+                        onKeep={() => {
+                          setConfirmDelete(null);
+                          focusOn(profile.id, 'delete');
+                        }}
+                      />
                     </span>
                   ) : (
-                    <button type="button" className="link danger" onClick={() => setConfirmDelete(profile.id)}>
+                    <button type="button" className="link danger" onClick={() => setConfirmDelete(profile.id)} data-control="delete">
                       Delete
                     </button>
                   )}

@@ -4,10 +4,10 @@ import type { ReportListing, ReportMeta } from '@shared/schemas/saved-report';
 import { call, uploadFile } from '@renderer/bridge';
 import { receiveFile } from '@renderer/bridge/files';
 import { ErrorNote } from '@renderer/components/ErrorNote';
+import { KeepButton } from '@renderer/components/KeepButton';
 import { formatDateTime } from '@renderer/components/format-time';
 import { useAction } from '@renderer/hooks/use-action';
-import { focusIsLost } from '@renderer/hooks/use-focus-after-step';
-import { useFocusStaysInList } from '@renderer/hooks/use-focus-stays-in-list';
+import { useRowFocus } from '@renderer/hooks/use-focus-stays-in-list';
 import { useReportJobs } from './report-jobs-store';
 import { fetchesByMonth, groupByProfile } from './saved-report-groups';
 
@@ -66,19 +66,10 @@ export function SavedReportList({ openId, onOpen, onDeleted }: Props): React.JSX
   // on Keep (the safe answer); kept or renamed, back on the control that started it; deleted, on the next report.
   const list = useRef<HTMLElement>(null);
   const emptyNote = useRef<HTMLParagraphElement>(null);
-  const keepFocus = useFocusStaysInList(
+  const { handOn, focusOn } = useRowFocus(
     list,
-    'li[data-testid=saved-report]',
     useCallback(() => emptyNote.current, []),
   );
-  const [focusBack, setFocusBack] = useState<{ id: string; control: 'name' | 'delete' } | null>(null);
-  useEffect(() => {
-    if (!focusBack) return;
-    setFocusBack(null);
-    const row = list.current?.querySelector(`li[data-report-id="${CSS.escape(focusBack.id)}"]`);
-    if (focusIsLost()) row?.querySelector<HTMLElement>(`[data-control="${focusBack.control}"]`)?.focus();
-  }, [focusBack]);
-  const rowOf = (reportId: string) => list.current?.querySelector(`li[data-report-id="${CSS.escape(reportId)}"]`) ?? null;
 
   /** With a file (browser bridge: uploaded first), or none (desktop: the main process opens its own dialog). */
   const importReport = (file?: File) => {
@@ -94,7 +85,7 @@ export function SavedReportList({ openId, onOpen, onDeleted }: Props): React.JSX
   const item = (meta: ReportMeta) => {
     const fetch = states.get(meta.id);
     return (
-      <li key={meta.id} className={`report-item${meta.id === openId ? ' report-item--open' : ''}`} data-testid="saved-report" data-report-id={meta.id}>
+      <li key={meta.id} className={`report-item${meta.id === openId ? ' report-item--open' : ''}`} data-testid="saved-report" data-focus-row={meta.id}>
         {renaming?.id === meta.id ? (
           <form
             onSubmit={(event) => {
@@ -102,7 +93,7 @@ export function SavedReportList({ openId, onOpen, onDeleted }: Props): React.JSX
               void act(async () => {
                 await call('reports:rename', { reportId: renaming.id, name: renaming.name });
                 setRenaming(null);
-                setFocusBack({ id: meta.id, control: 'name' });
+                focusOn(meta.id, 'name');
               });
             }}
           >
@@ -115,7 +106,7 @@ export function SavedReportList({ openId, onOpen, onDeleted }: Props): React.JSX
               className="link"
               onClick={() => {
                 setRenaming(null);
-                setFocusBack({ id: meta.id, control: 'name' });
+                focusOn(meta.id, 'name');
               }}
             >
               Cancel
@@ -170,7 +161,7 @@ export function SavedReportList({ openId, onOpen, onDeleted }: Props): React.JSX
                 type="button"
                 className="link danger"
                 onClick={() =>
-                  void keepFocus(rowOf(meta.id), () =>
+                  void handOn(meta.id, () =>
                     act(async () => {
                       setConfirmDelete(null);
                       await call('reports:delete', { reportId: meta.id });
@@ -181,17 +172,12 @@ export function SavedReportList({ openId, onOpen, onDeleted }: Props): React.JSX
               >
                 Delete for good
               </button>
-              <button
-                type="button"
-                className="link"
-                autoFocus
-                onClick={() => {
+              <KeepButton
+                onKeep={() => {
                   setConfirmDelete(null);
-                  setFocusBack({ id: meta.id, control: 'delete' });
+                  focusOn(meta.id, 'delete');
                 }}
-              >
-                Keep
-              </button>
+              />
             </>
           ) : (
             <button type="button" className="link danger" onClick={() => setConfirmDelete(meta.id)} data-control="delete">
@@ -237,7 +223,7 @@ export function SavedReportList({ openId, onOpen, onDeleted }: Props): React.JSX
             {group.listings
               .filter((listing) => listing.state === 'damaged')
               .map((listing) => (
-                <li key={listing.id} className="report-item report-item--damaged" data-testid="saved-report" data-report-id={listing.id}>
+                <li key={listing.id} className="report-item report-item--damaged" data-testid="saved-report" data-focus-row={listing.id}>
                   <div className="report-item__name">Damaged report</div>
                   <div className="report-item__detail">{listing.reason}</div>
                   <div className="report-item__actions">
@@ -245,7 +231,7 @@ export function SavedReportList({ openId, onOpen, onDeleted }: Props): React.JSX
                       type="button"
                       className="link danger"
                       onClick={() =>
-                        void keepFocus(rowOf(listing.id), () =>
+                        void handOn(listing.id, () =>
                           act(async () => {
                             await call('reports:delete', { reportId: listing.id });
                             onDeleted(listing.id);

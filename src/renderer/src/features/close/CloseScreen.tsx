@@ -1,7 +1,7 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import type { ReportMeta } from '@shared/schemas/saved-report';
 import { formatCount } from '@renderer/components/format-number';
-import { useFocusAfterStep } from '@renderer/hooks/use-focus-after-step';
+import { useFocusAfterStep } from '@renderer/hooks/keyboard-focus';
 import { ChecklistPanel } from './ChecklistPanel';
 import { InvoicesPanel } from './InvoicesPanel';
 import { CloseHeader } from './CloseHeader';

@@ -2,7 +2,7 @@ import { memo, useId, useRef, useState } from 'react';
 import type { BillingException, Review, ReviewState } from '@shared/schemas/month-close';
 import { describeFigures } from '@shared/model/review-state';
 import { formatDateTime } from '@renderer/components/format-time';
-import { useFocusBackOnClose } from '@renderer/hooks/use-focus-after-step';
+import { useFocusBackOnClose } from '@renderer/hooks/keyboard-focus';
 import { afterTitle, messageText, placeOf, reviewStateOf } from './exception-list';
 
 /** What reviewing an exception asks of the screen: a state with a note (which may fail, e.g. the month was signed off meanwhile). */

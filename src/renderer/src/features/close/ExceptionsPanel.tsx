@@ -6,8 +6,7 @@ import type { BillingException, MonthCloseView, ReviewState, Severity } from '@s
 import type { ReportMeta } from '@shared/schemas/saved-report';
 import { ErrorNote } from '@renderer/components/ErrorNote';
 import { useAction } from '@renderer/hooks/use-action';
-import { useFocusBackOnClose } from '@renderer/hooks/use-focus-after-step';
-import { useFocusStaysInList } from '@renderer/hooks/use-focus-stays-in-list';
+import { useFocusBackOnClose, useFocusStaysInList } from '@renderer/hooks/keyboard-focus';
 import { formatCount } from '@renderer/components/format-number';
 import {
   type ExceptionFilter,

@@ -1,5 +1,5 @@
 import { memo, useRef, useState } from 'react';
-import { useFocusBackOnClose } from '@renderer/hooks/use-focus-after-step';
+import { useFocusBackOnClose } from '@renderer/hooks/keyboard-focus';
 import type { Finding } from '@shared/model/findings';
 import { isOpenReview } from '@shared/model/review-state';
 import type { BillingException, ReviewState } from '@shared/schemas/month-close';

@@ -21,8 +21,7 @@ import { NumberValue } from '@renderer/components/NumberValue';
 import { amountText, formatCount } from '@renderer/components/format-number';
 import { formatDateTime } from '@renderer/components/format-time';
 import { useAction } from '@renderer/hooks/use-action';
-import { useFocusBackOnClose } from '@renderer/hooks/use-focus-after-step';
-import { useFocusStaysInList } from '@renderer/hooks/use-focus-stays-in-list';
+import { useFocusBackOnClose, useFocusStaysInList } from '@renderer/hooks/keyboard-focus';
 import { readTypedDecimal } from '@shared/typed-number';
 import './invoices.css';
 

@@ -2,7 +2,7 @@ import { useId, useRef, useState } from 'react';
 import type { MonthCloseView } from '@shared/schemas/month-close';
 import { ErrorNote } from '@renderer/components/ErrorNote';
 import { useAction } from '@renderer/hooks/use-action';
-import { useFocusBackOnClose } from '@renderer/hooks/use-focus-after-step';
+import { useFocusBackOnClose } from '@renderer/hooks/keyboard-focus';
 import { formatCount } from '@renderer/components/format-number';
 import { formatDateTime } from '@renderer/components/format-time';
 import { approvalRefusal } from './approval-rule';

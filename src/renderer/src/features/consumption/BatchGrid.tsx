@@ -3,7 +3,7 @@ import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } fr
 import { failureStillApplies, validateRows } from '@shared/consumption-rows';
 import { PLAIN_HEADERS, type ConsumptionField, type InputRow, type RowFailure } from '@shared/schemas/consumption';
 import { useElementWidth } from '@renderer/hooks/use-element-width';
-import { useFocusStaysInList } from '@renderer/hooks/use-focus-stays-in-list';
+import { useFocusStaysInList } from '@renderer/hooks/keyboard-focus';
 import { useConsumption } from './consumption-store';
 import { RowNames } from './RowNames';
 

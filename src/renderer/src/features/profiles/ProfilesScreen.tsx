@@ -5,7 +5,7 @@ import { bridge, call, errorMessage } from '@renderer/bridge';
 import { ErrorNote } from '@renderer/components/ErrorNote';
 import { KeepButton } from '@renderer/components/KeepButton';
 import { useAction } from '@renderer/hooks/use-action';
-import { useRowFocus } from '@renderer/hooks/use-focus-stays-in-list';
+import { useRowFocus } from '@renderer/hooks/keyboard-focus';
 import { useNow } from '@renderer/hooks/use-now';
 import { useAppStore } from '@renderer/stores/app-store';
 import { ProfileForm } from './ProfileForm';

@@ -7,7 +7,7 @@ import { ErrorNote } from '@renderer/components/ErrorNote';
 import { KeepButton } from '@renderer/components/KeepButton';
 import { formatDateTime } from '@renderer/components/format-time';
 import { useAction } from '@renderer/hooks/use-action';
-import { useRowFocus } from '@renderer/hooks/use-focus-stays-in-list';
+import { useRowFocus } from '@renderer/hooks/keyboard-focus';
 import { useReportJobs } from './report-jobs-store';
 import { fetchesByMonth, groupByProfile } from './saved-report-groups';
 

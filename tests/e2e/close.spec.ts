@@ -549,8 +549,16 @@ test('a month with none before it fetches the month before from Compare, and is 
     await close.openTab('Compare with last month');
     await expect(close.root.getByText('There is no other month of this service in the ledger yet.')).toBeVisible();
     await expectLaidOut(page, 'fetch-before', close.button('Fetch September 2026'));
-    await close.button('Fetch September 2026').click();
-    await expect(close.root.getByTestId('fetch-month-before')).toContainText('Fetching September 2026:');
+    // From the keyboard: the request made, the keyboard is on its Cancel; cancelled, back on the button.
+    const fetching = close.root.getByTestId('fetch-month-before');
+    await close.button('Fetch September 2026').focus();
+    await page.keyboard.press('Enter');
+    await expect(fetching).toContainText('Fetching September 2026:');
+    await expect(fetching.getByRole('button', { name: 'Cancel' })).toBeFocused();
+    await page.keyboard.press('Enter');
+    await expect(close.button('Fetch September 2026')).toBeFocused();
+    await page.keyboard.press('Enter');
+    await expect(fetching).toContainText('Fetching September 2026:');
     // Saved, it is the month compared with — the bridges painted — and the one the checks stand on.
     await expect(page.locator('.close__fetch')).toContainText('checked against September 2026', { timeout: 30_000 });
     await expect(close.compareWith('October 2026')).toHaveValue(await newestReportId(bridge, '2026-09-01'));

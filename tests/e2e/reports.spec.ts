@@ -128,6 +128,30 @@ test.describe('a slow report', () => {
   });
 });
 
+test.describe('requests cancelled', () => {
+  test.use({ twinOptions: { reportReadyAfterMs: 60_000, reportReadyAfterPolls: 20 } });
+
+  test('a request cancelled from the keyboard stops, saves nothing, and hands the focus to the next, the last to Request report', async ({ page, bridge }) => {
+    const app = new ClosebookPage(page);
+    await app.open(bridge.harness.url);
+    await app.startDemo();
+    await app.nav('Reports').click();
+    const reports = new ReportsPage(page);
+    for (const month of ['2026-09', '2026-10']) await reports.requestMonth(month);
+    const jobs = page.getByTestId('report-job');
+    await expect(jobs).toHaveCount(2);
+    await jobs.first().getByRole('button', { name: 'Cancel' }).focus();
+    await page.keyboard.press('Enter');
+    await expect(jobs).toHaveCount(1);
+    await expect(jobs.first().getByRole('button', { name: 'Cancel' })).toBeFocused();
+    await page.keyboard.press('Enter');
+    await expect(jobs).toHaveCount(0);
+    await expect(page.getByRole('button', { name: 'Request report' })).toBeFocused();
+    expect(await bridge.harness.service.handlers['reports:jobs']({})).toEqual([]);
+    await expect(page.getByTestId('saved-report')).toHaveCount(0);
+  });
+});
+
 test('opens and exports a saved report with the service gone', async ({ page, bridge }) => {
   // A real (non-demo) profile on a service that will go away for good.
   const twin = await startTwin({ reportReadyAfterMs: 1_000, reportReadyAfterPolls: 1 });

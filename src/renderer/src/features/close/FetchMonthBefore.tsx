@@ -3,6 +3,7 @@ import { calendarMonthBefore } from '@shared/model/month-before';
 import type { ReportMeta } from '@shared/schemas/saved-report';
 import { ErrorNote } from '@renderer/components/ErrorNote';
 import { useAction } from '@renderer/hooks/use-action';
+import { focusIsLost } from '@renderer/hooks/keyboard-focus';
 import { useStableHandler } from '@renderer/hooks/use-stable-handler';
 import { ReportJobStatus } from '../reports/JobList';
 import { useReportJobs } from '../reports/report-jobs-store';
@@ -22,27 +23,37 @@ export function FetchMonthBefore({ meta }: { meta: ReportMeta }): React.JSX.Elem
   const saved = useReportJobs((state) => state.lastReady);
   const request = useReportJobs((state) => state.request);
   const action = useAction();
+  // The button goes once the request is made, the progress once it is cancelled: the keyboard goes to what takes
+  // their place (Cancel; the button again).
+  const box = useRef<HTMLDivElement>(null);
+  const requested = job !== undefined;
+  const wasRequested = useRef(requested);
+  useEffect(() => {
+    if (wasRequested.current !== requested && focusIsLost()) box.current?.querySelector<HTMLElement>('button:not(:disabled)')?.focus();
+    wasRequested.current = requested;
+  });
   if (!period || meta.importedFrom) return null;
   const label = monthLabel(period);
-  if (job)
-    return (
-      <div className="fetch-before" data-testid="fetch-month-before">
-        <span>Fetching {label}:</span> <ReportJobStatus job={job} />
-      </div>
-    );
-  if (saved && saved.profileId === meta.profileId && samePeriod(saved.period, period))
-    return (
-      <p className="fetch-before muted" role="status">
-        {label} is saved; the month is checked against it.
-      </p>
-    );
+  const justSaved = !job && saved && saved.profileId === meta.profileId && samePeriod(saved.period, period);
   return (
-    <div className="fetch-before">
-      <button type="button" onClick={() => void action.run(() => request(meta.profileId, period), 'fetch')} disabled={action.busy}>
-        Fetch {label}
-      </button>{' '}
-      <span className="muted">with the profile {meta.profileName}: it takes as long as the service needs, and you can go on meanwhile.</span>
-      <ErrorNote message={action.error} />
+    <div className="fetch-before" data-testid="fetch-month-before" ref={box}>
+      {job ? (
+        <>
+          <span>Fetching {label}:</span> <ReportJobStatus job={job} />
+        </>
+      ) : justSaved ? (
+        <p className="muted" role="status">
+          {label} is saved; the month is checked against it.
+        </p>
+      ) : (
+        <>
+          <button type="button" onClick={() => void action.run(() => request(meta.profileId, period), 'fetch')} disabled={action.busy}>
+            Fetch {label}
+          </button>{' '}
+          <span className="muted">with the profile {meta.profileName}: it takes as long as the service needs, and you can go on meanwhile.</span>
+          <ErrorNote message={action.error} />
+        </>
+      )}
     </div>
   );
 }

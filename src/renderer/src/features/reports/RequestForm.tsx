@@ -60,7 +60,7 @@ export function RequestForm(): React.JSX.Element {
           />
           {errors.endDate ? <span className="field__error">{errors.endDate}</span> : null}
         </label>
-        <button type="submit" className="primary" disabled={busy || !profile}>
+        <button type="submit" className="primary" disabled={busy || !profile} data-control="request-report">
           {busy ? 'Requesting…' : 'Request report'}
         </button>
       </div>

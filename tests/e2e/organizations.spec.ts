@@ -37,8 +37,14 @@ test('demo mode: start it, test the connection, list organizations, create one a
   await expect(page.getByTestId('organization-count')).toHaveText('1 of 60 organizations');
   await page.getByRole('searchbox', { name: 'Search organizations' }).fill('');
 
+  // Opened and cancelled, the keyboard is back on the button that opened it.
+  const newOrganization = page.getByRole('button', { name: 'New organization' });
+  await newOrganization.click();
+  await page.getByRole('form', { name: 'New organization' }).getByRole('button', { name: 'Cancel' }).click();
+  await expect(newOrganization).toBeFocused();
+
   // Create: the form's own check first…
-  await page.getByRole('button', { name: 'New organization' }).click();
+  await newOrganization.click();
   const form = page.getByRole('form', { name: 'New organization' });
   await app.field(form, 'Name').fill('Kestrel Analytics AB');
   await app.field(form, 'Customer number').fill('C-10001');
@@ -77,6 +83,9 @@ test('demo mode: start it, test the connection, list organizations, create one a
     const table = await page.getByRole('table', { name: 'Organizations' }).boundingBox();
     expect(table && table.x + table.width, `the list fits the window at ${size.width}`).toBeLessThanOrEqual(size.width);
   }
+  // The notice dismissed, the keyboard goes to New organization (the ✕ pressed is gone).
+  await page.getByRole('button', { name: 'Dismiss' }).click();
+  await expect(newOrganization).toBeFocused();
 });
 
 /** Adds a profile "Production" for the demo's service through Settings' form, with `password`. */

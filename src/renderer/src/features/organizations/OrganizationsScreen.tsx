@@ -37,6 +37,8 @@ export function OrganizationsScreen(): React.JSX.Element {
   const [query, setQuery] = useState('');
   const [sort, setSort] = useState<OrganizationSort>({ key: 'name', direction: 'asc' });
   const [creating, setCreating] = useState(false);
+  // The form and the notice close into the button that opened them, not the top of the page.
+  const newOrganization = useRef<HTMLButtonElement>(null);
   const [created, setCreated] = useState<OrganizationSummary | null>(null);
   const createdRow = useRef<HTMLTableRowElement>(null);
 
@@ -110,7 +112,7 @@ export function OrganizationsScreen(): React.JSX.Element {
           <button type="button" onClick={() => void refresh()} disabled={loading}>
             Refresh
           </button>
-          <button type="button" className="primary" onClick={() => setCreating(true)}>
+          <button type="button" className="primary" onClick={() => setCreating(true)} ref={newOrganization}>
             New organization
           </button>
         </div>
@@ -129,7 +131,10 @@ export function OrganizationsScreen(): React.JSX.Element {
         <OrganizationForm
           profileId={profile.id}
           holderOf={(customerNumber) => customerNumberHolder(customerNumber, organizations ?? [], inReport)}
-          onCancel={() => setCreating(false)}
+          onCancel={() => {
+            setCreating(false);
+            newOrganization.current?.focus();
+          }}
           onCreated={(organization) => {
             setCreating(false);
             setCreated(organization);
@@ -142,7 +147,15 @@ export function OrganizationsScreen(): React.JSX.Element {
         <p className="notice notice--ok" role="status">
           Created “{created.name}”{created.customerNumber ? ` (customer number ${created.customerNumber})` : ''}.
           {organizations && !loading && !createdListed ? ' The service does not list it yet; Refresh in a moment.' : ''}
-          <button type="button" className="link" onClick={() => setCreated(null)} aria-label="Dismiss">
+          <button
+            type="button"
+            className="link"
+            onClick={() => {
+              setCreated(null);
+              newOrganization.current?.focus();
+            }}
+            aria-label="Dismiss"
+          >
             ✕
           </button>
         </p>

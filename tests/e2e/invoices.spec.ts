@@ -184,10 +184,23 @@ test('invoices: unmapped first, mapped in the editor and from a CSV, drafts that
     await panel.getByText('The mapping', { exact: true }).click();
     const customers = panel.getByRole('table', { name: 'Customers mapped' });
     await expect(customers.locator('tbody tr')).toHaveCount(6);
-    await customers.locator('tbody tr').first().getByRole('button', { name: 'Edit' }).click();
+    const firstEdit = customers.locator('tbody tr').first().getByRole('button', { name: 'Edit' });
+    // Opened by mistake, the editor closes with Cancel or Escape, nothing saved, the keyboard back on Edit.
+    await firstEdit.click();
+    await customers.getByLabel('Terms (days)').fill('99');
+    await customers.getByRole('button', { name: 'Cancel' }).click();
+    await expect(firstEdit).toBeFocused();
+    await expect(customers.locator('tbody tr').first()).not.toContainText('99 days');
+    await page.keyboard.press('Enter');
+    await customers.getByLabel('Terms (days)').fill('98');
+    await page.keyboard.press('Escape');
+    await expect(firstEdit).toBeFocused();
+    await expect(customers.locator('tbody tr').first()).not.toContainText('98 days');
+    await firstEdit.click();
     await customers.getByLabel('Terms (days)').fill('45');
     await customers.getByRole('button', { name: 'Save' }).click();
     await expect(customers.locator('tbody tr').first()).toContainText('45 days');
+    await expect(firstEdit).toBeFocused();
     for (const size of SCREEN_SIZES) {
       await page.setViewportSize(size);
       await customers.scrollIntoViewIfNeeded();

@@ -69,12 +69,15 @@ function CustomerForm({
   customer,
   initial,
   onSaved,
+  onCancel,
 }: {
   reportId: string;
   customer: Pick<UnmappedCustomer, 'orgId' | 'organization' | 'customerNumber'>;
   /** The customer's mapping, when it is edited. */
   initial?: CustomerMapping;
   onSaved: () => Promise<void>;
+  /** Closes the editor, nothing saved (an entry of the mapping edited in place of its row). */
+  onCancel?: () => void;
 }): React.JSX.Element {
   const ids = useId();
   const [entry, setEntry] = useState({
@@ -103,7 +106,7 @@ function CustomerForm({
     if (await action.run(() => call('invoices:map', { reportId, customer: mapped }), 'map')) await onSaved();
   };
   return (
-    <form className="invoices__form" onSubmit={(event) => void save(event)} aria-label={`Map ${customer.organization}`}>
+    <form className="invoices__form" onSubmit={(event) => void save(event)} onKeyDown={escapeTo(onCancel)} aria-label={`Map ${customer.organization}`}>
       <Input label="Contact name" value={entry.contactName} onChange={set('contactName')} width="14rem" />
       <Input label="Terms (days)" value={entry.paymentTermsDays} onChange={set('paymentTermsDays')} width="4rem" />
       <span className="invoices__input">
@@ -124,9 +127,26 @@ function CustomerForm({
       <button type="submit" disabled={action.busy}>
         {action.busy ? 'Saving…' : initial ? 'Save' : 'Map'}
       </button>
+      <CancelEdit onCancel={onCancel} busy={action.busy} />
       <ErrorNote message={action.error} />
     </form>
   );
+}
+
+/** Escape in an editor that can be cancelled cancels it, as its Cancel does. */
+const escapeTo = (cancel: (() => void) | undefined) => (event: React.KeyboardEvent) => {
+  if (event.key !== 'Escape' || !cancel) return;
+  event.preventDefault();
+  cancel();
+};
+
+/** Cancel for an editor opened in place of what it edits: closed, nothing saved. */
+function CancelEdit({ onCancel, busy }: { onCancel: (() => void) | undefined; busy: boolean }): React.JSX.Element | null {
+  return onCancel ? (
+    <button type="button" className="link" onClick={onCancel} disabled={busy}>
+      Cancel
+    </button>
+  ) : null;
 }
 
 /** What an item entry may be keyed by, as the editor offers it. */
@@ -149,12 +169,15 @@ function ItemForm({
   choices,
   initial,
   onSaved,
+  onCancel,
 }: {
   reportId: string;
   name: string;
   choices: ItemChoice[];
   initial?: ItemMapping;
   onSaved: () => Promise<void>;
+  /** Closes the editor, nothing saved (an entry of the mapping edited in place of its row). */
+  onCancel?: () => void;
 }): React.JSX.Element {
   const [choice, setChoice] = useState(0);
   const [entry, setEntry] = useState({
@@ -183,7 +206,7 @@ function ItemForm({
     if (await action.run(() => call('invoices:map', { reportId, item: mapped }), 'map')) await onSaved();
   };
   return (
-    <form className="invoices__form" onSubmit={(event) => void save(event)} aria-label={`Map ${name}`}>
+    <form className="invoices__form" onSubmit={(event) => void save(event)} onKeyDown={escapeTo(onCancel)} aria-label={`Map ${name}`}>
       {choices.length > 1 ? (
         <span className="invoices__input">
           <label htmlFor={`${ids}-scope`}>For</label>
@@ -211,6 +234,7 @@ function ItemForm({
       <button type="submit" disabled={action.busy}>
         {action.busy ? 'Saving…' : initial ? 'Save' : 'Map'}
       </button>
+      <CancelEdit onCancel={onCancel} busy={action.busy} />
       <ErrorNote message={action.error} />
     </form>
   );
@@ -256,10 +280,14 @@ function MappingList({ reportId, onSaved }: { reportId: string; onSaved: () => P
     await reload();
     await onSaved();
   };
+  const cancel = () => setEditing(null);
+  // The editor closed (saved or cancelled), the keyboard is back on its row's Edit.
+  const lists = useRef<HTMLDivElement>(null);
+  useFocusBackOnClose(editing, (key) => lists.current?.querySelector<HTMLElement>(`[data-focus-row="${CSS.escape(key)}"] button`));
   if (!mapping) return <ErrorNote message={load.error} />;
   const customers = [...mapping.customers].sort((a, b) => a.contactName.localeCompare(b.contactName));
   return (
-    <div className="invoices__mapping">
+    <div className="invoices__mapping" ref={lists}>
       <FoundAndPaged
         items={customers}
         textOf={(customer) => `${customer.contactName} ${customer.orgId} ${customer.customerNumber}`}
@@ -280,7 +308,7 @@ function MappingList({ reportId, onSaved }: { reportId: string; onSaved: () => P
             </thead>
             <tbody>
               {shown.map((customer) => (
-                <tr key={customer.orgId}>
+                <tr key={customer.orgId} data-focus-row={`c:${customer.orgId}`}>
                   {editing === `c:${customer.orgId}` ? (
                     <td colSpan={5}>
                       <CustomerForm
@@ -288,6 +316,7 @@ function MappingList({ reportId, onSaved }: { reportId: string; onSaved: () => P
                         customer={{ orgId: customer.orgId, organization: customer.contactName, customerNumber: customer.customerNumber }}
                         initial={customer}
                         onSaved={saved}
+                        onCancel={cancel}
                       />
                     </td>
                   ) : (
@@ -316,7 +345,7 @@ function MappingList({ reportId, onSaved }: { reportId: string; onSaved: () => P
         </thead>
         <tbody>
           {mapping.items.map((item) => (
-            <tr key={`${item.match}:${item.id}`}>
+            <tr key={`${item.match}:${item.id}`} data-focus-row={`i:${item.match}:${item.id}`}>
               {editing === `i:${item.match}:${item.id}` ? (
                 <td colSpan={4}>
                   <ItemForm
@@ -325,6 +354,7 @@ function MappingList({ reportId, onSaved }: { reportId: string; onSaved: () => P
                     choices={[{ match: item.match, id: item.id, label: item.id }]}
                     initial={item}
                     onSaved={saved}
+                    onCancel={cancel}
                   />
                 </td>
               ) : (
@@ -396,9 +426,7 @@ function ReasonButton({ label, onReason }: { label: string; onReason: (reason: s
         placeholder="Reason"
         value={reason}
         onChange={(event) => setReason(event.target.value)}
-        onKeyDown={(event) => {
-          if (event.key === 'Escape' && !action.busy) cancel();
-        }}
+        onKeyDown={escapeTo(action.busy ? undefined : cancel)}
         autoFocus
       />
       <button type="submit" disabled={!reason.trim() || action.busy}>

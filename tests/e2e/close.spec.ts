@@ -237,6 +237,10 @@ test('close a month: compare with the one before, review the exceptions, prepare
     await close.exceptionButton('Accept…', { within: negativeRow }).click();
     await close.exceptionButton('Cancel').click();
     await expect(close.exceptionButton('Accept…', { within: negativeRow })).toBeFocused();
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Escape');
+    await expect(table.getByPlaceholder('A note is required')).toHaveCount(0);
+    await expect(close.exceptionButton('Accept…', { within: negativeRow })).toBeFocused();
     await close.exceptionButton('Accept…', { within: negativeRow }).click();
     const accept = close.exceptionButton('Accept', { exact: true });
     await expect(accept).toBeDisabled();
@@ -287,6 +291,10 @@ test('close a month: compare with the one before, review the exceptions, prepare
     await signOff.getByRole('button', { name: 'Reopen…' }).click();
     await expect(signOff.getByLabel('Why reopen?')).toBeFocused();
     await signOff.getByRole('button', { name: 'Cancel' }).click();
+    await expect(signOff.getByRole('button', { name: 'Reopen…' })).toBeFocused();
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Escape');
+    await expect(signOff.getByLabel('Why reopen?')).toHaveCount(0);
     await expect(signOff.getByRole('button', { name: 'Reopen…' })).toBeFocused();
     const signed = (await handlers['close:state']({ reportId: octoberId })).signOff!;
     await expect(close.root.getByTestId('content-hash')).toHaveText(signed.contentHash);

@@ -222,6 +222,15 @@ test('saved reports are renamed and deleted from the keyboard, the focus never f
     const october = saved.filter({ hasText: '2026-10-01' });
     const september = saved.filter({ hasText: '2026-09-01' });
 
+    // A rename begun and escaped changes nothing, the keyboard back on the report's name.
+    await october.getByRole('button', { name: 'Rename' }).focus();
+    await page.keyboard.press('Enter');
+    await page.keyboard.type(' (draft)');
+    await page.keyboard.press('Escape');
+    await expect(october.getByLabel('Report name')).toHaveCount(0);
+    await expect(october.locator('[data-control=name]')).toBeFocused();
+    await expect(october.locator('[data-control=name]')).not.toContainText('(draft)');
+
     // Renamed: typed into the field that opens, Enter, and the keyboard is back on the report's name.
     await october.getByRole('button', { name: 'Rename' }).focus();
     await page.keyboard.press('Enter');

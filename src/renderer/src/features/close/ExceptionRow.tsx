@@ -1,6 +1,7 @@
 import { memo, useId, useRef, useState } from 'react';
 import type { BillingException, Review, ReviewState } from '@shared/schemas/month-close';
 import { describeFigures } from '@shared/model/review-state';
+import { escapeTo } from '@renderer/components/escape-to';
 import { formatDateTime } from '@renderer/components/format-time';
 import { useFocusBackOnClose } from '@renderer/hooks/keyboard-focus';
 import { afterTitle, messageText, placeOf, reviewStateOf } from './exception-list';
@@ -52,6 +53,7 @@ export function NoteForm({
   return (
     <form
       className="note-form"
+      onKeyDown={escapeTo(busy ? undefined : onCancel)}
       onSubmit={(event) => {
         event.preventDefault();
         if (note.trim()) onSubmit(note.trim());

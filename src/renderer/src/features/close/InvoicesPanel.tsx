@@ -17,6 +17,7 @@ import {
 import { call, errorMessage } from '@renderer/bridge';
 import { receiveFile } from '@renderer/bridge/files';
 import { ErrorNote } from '@renderer/components/ErrorNote';
+import { escapeTo } from '@renderer/components/escape-to';
 import { NumberValue } from '@renderer/components/NumberValue';
 import { amountText, formatCount } from '@renderer/components/format-number';
 import { formatDateTime } from '@renderer/components/format-time';
@@ -132,13 +133,6 @@ function CustomerForm({
     </form>
   );
 }
-
-/** Escape in an editor that can be cancelled cancels it, as its Cancel does. */
-const escapeTo = (cancel: (() => void) | undefined) => (event: React.KeyboardEvent) => {
-  if (event.key !== 'Escape' || !cancel) return;
-  event.preventDefault();
-  cancel();
-};
 
 /** Cancel for an editor opened in place of what it edits: closed, nothing saved. */
 function CancelEdit({ onCancel, busy }: { onCancel: (() => void) | undefined; busy: boolean }): React.JSX.Element | null {

@@ -1,6 +1,7 @@
 import { useId, useRef, useState } from 'react';
 import type { MonthCloseView } from '@shared/schemas/month-close';
 import { ErrorNote } from '@renderer/components/ErrorNote';
+import { escapeTo } from '@renderer/components/escape-to';
 import { useAction } from '@renderer/hooks/use-action';
 import { useFocusBackOnClose } from '@renderer/hooks/keyboard-focus';
 import { formatCount } from '@renderer/components/format-number';
@@ -47,7 +48,7 @@ function ReopenForm({ onReopen, title }: { onReopen: (reason: string) => Promise
     }
   };
   return (
-    <form className="signoff__form" onSubmit={(event) => void reopen(event)}>
+    <form className="signoff__form" onSubmit={(event) => void reopen(event)} onKeyDown={escapeTo(action.busy ? undefined : () => setOpen(false))}>
       <label htmlFor={reasonId} className="muted">
         Why reopen?
       </label>

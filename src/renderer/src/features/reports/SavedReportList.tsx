@@ -4,6 +4,7 @@ import type { ReportListing, ReportMeta } from '@shared/schemas/saved-report';
 import { call, uploadFile } from '@renderer/bridge';
 import { receiveFile } from '@renderer/bridge/files';
 import { ErrorNote } from '@renderer/components/ErrorNote';
+import { escapeTo } from '@renderer/components/escape-to';
 import { KeepButton } from '@renderer/components/KeepButton';
 import { formatDateTime } from '@renderer/components/format-time';
 import { useAction } from '@renderer/hooks/use-action';
@@ -84,6 +85,10 @@ export function SavedReportList({ openId, onOpen, onDeleted }: Props): React.JSX
   /** One saved fetch: its name, period, lines, fetch time to the second and its state in the month's close. */
   const item = (meta: ReportMeta) => {
     const fetch = states.get(meta.id);
+    const cancelRename = () => {
+      setRenaming(null);
+      focusOn(meta.id, 'name');
+    };
     return (
       <li key={meta.id} className={`report-item${meta.id === openId ? ' report-item--open' : ''}`} data-testid="saved-report" data-focus-row={meta.id}>
         {renaming?.id === meta.id ? (
@@ -97,18 +102,17 @@ export function SavedReportList({ openId, onOpen, onDeleted }: Props): React.JSX
               });
             }}
           >
-            <input aria-label="Report name" value={renaming.name} autoFocus onChange={(event) => setRenaming({ id: renaming.id, name: event.target.value })} />
+            <input
+              aria-label="Report name"
+              value={renaming.name}
+              autoFocus
+              onChange={(event) => setRenaming({ id: renaming.id, name: event.target.value })}
+              onKeyDown={escapeTo(cancelRename)}
+            />
             <button type="submit" className="link">
               Save
             </button>
-            <button
-              type="button"
-              className="link"
-              onClick={() => {
-                setRenaming(null);
-                focusOn(meta.id, 'name');
-              }}
-            >
+            <button type="button" className="link" onClick={cancelRename}>
               Cancel
             </button>
           </form>

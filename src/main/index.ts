@@ -11,7 +11,7 @@ import { createDemoStarter } from '@twin/demo';
 import {
   APP_SCHEME,
   APP_SCHEME_PRIVILEGES,
-  CONTENT_SECURITY_POLICY,
+  contentSecurityPolicy,
   hardenWebContents,
   mainWindowOptions,
   PRINT_TO_PDF_OPTIONS,
@@ -68,8 +68,11 @@ export async function startApp(): Promise<void> {
   defaultSession.setPermissionRequestHandler((_contents, permission, callback) => callback(permission === 'notifications'));
   defaultSession.setPermissionCheckHandler((_contents, permission) => permission === 'notifications');
   defaultSession.setDevicePermissionHandler(() => false); // no USB, HID or serial devices
+  const trustedUrl = rendererUrl(app.isPackaged, process.env);
+  // Served by Vite while developing (an unpackaged app given its dev server), its stylesheets are inline.
+  const policy = contentSecurityPolicy({ viteDevServer: !trustedUrl.startsWith(`${APP_SCHEME}:`) });
   defaultSession.webRequest.onHeadersReceived((details, callback) => {
-    callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [CONTENT_SECURITY_POLICY] } });
+    callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [policy] } });
   });
 
   const demo = createDemoStarter();
@@ -106,7 +109,6 @@ export async function startApp(): Promise<void> {
       if (Notification.isSupported()) new Notification({ title, body }).show();
     },
   });
-  const trustedUrl = rendererUrl(app.isPackaged, process.env);
   registerIpc(ipcMain, service, trustedUrl, log);
   await service.start(); // report requests left running by the last session carry on
 

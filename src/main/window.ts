@@ -5,18 +5,34 @@ import type { BrowserWindowConstructorOptions, PrintToPDFOptions, WebContents } 
  * Strict CSP: only the app's own scripts and styles, no eval, no remote content. The renderer talks to the main
  * process over IPC, so it needs no network access of its own ('self' covers the browser test bridge).
  */
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-  "object-src 'none'",
-].join('; ');
+const POLICY: readonly (readonly [string, string])[] = [
+  ['default-src', "'none'"],
+  ['script-src', "'self'"],
+  ['style-src', "'self'"],
+  ['img-src', "'self' data:"],
+  ['font-src', "'self'"],
+  ['connect-src', "'self'"],
+  ['base-uri', "'none'"],
+  ['form-action', "'none'"],
+  ['frame-ancestors', "'none'"],
+  ['object-src', "'none'"],
+];
+
+/** What Vite's dev server writes into the page: React's fast refresh an inline script, each stylesheet a <style>. */
+const INLINE_UNDER_VITE = new Set(['script-src', 'style-src']);
+
+/**
+ * The policy as a header, or as the page's own <meta> (`meta`: without frame-ancestors, which a <meta> may not
+ * carry). `viteDevServer`: the renderer served by Vite while developing (`npm run dev`) — inline scripts and styles
+ * are allowed then, and only then (without them the page stays blank); a built app never allows them.
+ */
+export function contentSecurityPolicy({ meta = false, viteDevServer = false } = {}): string {
+  return POLICY.filter(([directive]) => !(meta && directive === 'frame-ancestors'))
+    .map(([directive, sources]) => `${directive} ${viteDevServer && INLINE_UNDER_VITE.has(directive) ? `${sources} 'unsafe-inline'` : sources}`)
+    .join('; ');
+}
+
+export const CONTENT_SECURITY_POLICY = contentSecurityPolicy();
 
 /** The Electron security checklist, in one place. Developer tools only in development (`packaged` false). */
 export function mainWindowOptions(preloadPath: string, packaged = true): BrowserWindowConstructorOptions {

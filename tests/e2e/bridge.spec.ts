@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { contentSecurityPolicy } from '@main/window';
 import { expect, startBridge, test } from './fixtures';
 import { ClosebookPage } from './pages';
 
@@ -103,6 +104,19 @@ test("a page of another loopback port shares the browser's cookies, yet can call
     expect(await page.evaluate(async (file) => (await fetch(file)).status, download.url)).toBe(200);
   } finally {
     await new Promise((resolve) => hostile.close(resolve));
+    await host.stop();
+  }
+});
+
+test('the page carries the strict policy twice, as its header and its own <meta>, both from the one the main process sends', async ({ page }) => {
+  const host = await startBridge();
+  try {
+    const response = await page.goto(host.harness.url);
+    expect(response?.headers()['content-security-policy']).toBe(contentSecurityPolicy());
+    const meta = await page.locator('meta[http-equiv="Content-Security-Policy"]').getAttribute('content');
+    expect(meta).toBe(contentSecurityPolicy({ meta: true }));
+    expect(meta).not.toMatch(/unsafe|%/);
+  } finally {
     await host.stop();
   }
 });

@@ -549,7 +549,7 @@ test('a month with none before it fetches the month before from Compare, and is 
     const { reports } = await withMonths(page, bridge, ['2026-10']);
     const close = await (await reports.openNewest(OCTOBER)).closeTheMonth();
     await expect(close.state).toHaveText('Draft');
-    await expect(page.locator('.close__fetch')).toContainText('no earlier month in the ledger');
+    await expect(page.locator('.close__fetch')).toContainText('nothing earlier to check against');
     // The Exceptions tab says which checks could not run, and offers the month before too.
     const none = page.getByRole('note').filter({ hasText: 'no earlier month of this service' });
     await expect(none).toContainText('nothing is checked against last month');

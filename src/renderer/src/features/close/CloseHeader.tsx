@@ -96,11 +96,7 @@ export function OpenCounts({ open }: { open: MonthCloseView['open'] }): React.JS
 /** The month being closed: its name, state, open exceptions, and what this report is (profile, fetch time). */
 export function CloseHeader({ meta, view, children }: { meta: ReportMeta; view: MonthCloseView | null; children?: React.ReactNode }): React.JSX.Element {
   const previous = view?.previousPeriod ?? null;
-  const against = !view
-    ? 'looking for the month before…'
-    : previous
-      ? `checked against ${monthLabel(previous)}`
-      : 'no earlier month in the ledger to check against';
+  const against = !view ? 'looking for the month before…' : previous ? `checked against ${monthLabel(previous)}` : 'nothing earlier to check against';
   const fetch = `${meta.profileName} · fetched ${formatDateTime(meta.fetchedAt)} · ${against}`;
   return (
     <div className="close__head">

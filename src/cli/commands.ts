@@ -134,7 +134,7 @@ export async function profilesCommand(args: string[]): Promise<number> {
       if (!name) throw new UsageError('Usage: profiles test NAME');
       const profile = await profiles.findByName(name);
       if (!profile) throw new UsageError(`No profile named "${name}".`);
-      // Each step as it happens, as the Profiles screen shows it; the count on stdout for scripts.
+      // Each step as it happens, as Settings shows it; the count on stdout for scripts.
       const unsubscribe = context.service.events.subscribe((event, payload) => {
         if (event === 'profiles:test-progress') process.stderr.write(`${describeConnectionTest(payload as ConnectionTestProgress, Date.now())}\n`);
       });

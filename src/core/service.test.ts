@@ -112,7 +112,7 @@ describe('profiles', () => {
     await secrets.set(saved.id, 'not the JSON Closebook wrote');
     await expect(service.handlers['profiles:save']({ id: saved.id, fields, password: 'p2' })).rejects.toMatchObject({
       code: 'keychain-unavailable',
-      message: expect.stringMatching(/Enter the API secret and password again/),
+      message: expect.stringMatching(/Enter the API secret and password again in Settings/),
     });
     await service.handlers['profiles:save']({ id: saved.id, fields, apiSecret: 's2', password: 'p2' });
     expect(JSON.parse((await secrets.get(saved.id)) ?? '{}')).toEqual({ apiSecret: 's2', password: 'p2' });

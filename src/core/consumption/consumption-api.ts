@@ -18,7 +18,7 @@ export type TaskStatus = z.output<typeof TaskStatus>;
 export function bulkConsumptionPath(client: ServiceClient): string {
   const { sellerId } = client.connection;
   if (!sellerId) {
-    throw new AppError('validation', 'This profile has no seller ID, which consumption needs. Add it in Profiles (or --seller-id on the command line).', {
+    throw new AppError('validation', 'This profile has no seller ID, which consumption needs. Add it in Settings (or --seller-id on the command line).', {
       sellerId: 'is required for consumption',
     });
   }

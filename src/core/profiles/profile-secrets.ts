@@ -19,7 +19,7 @@ export async function readProfileSecrets(store: SecretStore, profileId: string):
     return ProfileSecrets.parse(JSON.parse(raw));
   } catch {
     // Never echo the entry: it holds secrets.
-    throw new AppError('keychain-unavailable', 'The keychain entry for this profile is unreadable. Enter the API secret and password again in Profiles.');
+    throw new AppError('keychain-unavailable', 'The keychain entry for this profile is unreadable. Enter the API secret and password again in Settings.');
   }
 }
 

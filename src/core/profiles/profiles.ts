@@ -11,7 +11,7 @@ import { type NameOrder, nameOrderOfLocale } from '@shared/model/name-order';
 
 export const DEMO_PROFILE_NAME = 'Demo';
 
-const PROFILE_GONE = 'That profile no longer exists. Pick another one in Profiles.';
+const PROFILE_GONE = 'That profile no longer exists. Pick another one in Settings.';
 
 /**
  * Where a profile's two secrets come from: the OS keychain (saved profiles), or environment variables read at each
@@ -214,7 +214,7 @@ export class Profiles {
         if (source.kind === 'environment') return this.secretsFromEnvironment(source.prefix);
         const secrets = await readProfileSecrets(this.ports.secrets, profile.id);
         if (!secrets.apiSecret || !secrets.password) {
-          throw new AppError('auth', `The API secret or password of profile "${profile.name}" is not set. Enter them in Profiles.`);
+          throw new AppError('auth', `The API secret or password of profile "${profile.name}" is not set. Enter them in Settings.`);
         }
         return { apiSecret: secrets.apiSecret, password: secrets.password };
       },

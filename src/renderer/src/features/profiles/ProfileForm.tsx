@@ -35,7 +35,7 @@ export function ProfileForm({ profile, onSaved, onCancel }: Props): React.JSX.El
         }
       : EMPTY,
   );
-  // Kept as it is (set in the Profiles table); a new profile sorts names as the user's language does.
+  // Kept as it is (set in Settings' table of profiles); a new profile sorts names as the user's language does.
   const nameOrder = profile ? profile.nameOrder : nameOrderOfLocale(userLocale);
   // A profile for a machine with no keychain reads its secrets from two environment variables at each use.
   const [envPrefix, setEnvPrefix] = useState<string | null>(profile?.secretsFromEnv?.prefix ?? null);

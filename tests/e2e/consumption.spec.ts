@@ -75,9 +75,14 @@ test('import with an invalid row, fix it, get Failed for an unknown subscription
   expect(failedRows).toContain('Row,Subscription ID,Is add-on,Add-on ID,Quantity,Consumption ID,Customer,Error');
   expect(failedRows).toContain(`3,${UNKNOWN},no,,3,,Fabrikam,Subscription ${UNKNOWN} does not exist`);
 
-  // Fixed in place: the old error (naming the old id) goes with the edit; sent again, whole.
-  await screen.cell(3, 'Subscription ID').fill(metered[2]!.subscriptionId);
+  // "Show row 3" takes the keyboard to the refused row's first cell; fixed in place, the old error (naming the old
+  // id) goes with the edit, and so does the button; sent again, whole.
+  await screen.button('Show row 3').click();
+  await expect(screen.cell(3, 'Subscription ID')).toBeFocused();
+  await page.keyboard.press('Control+A');
+  await page.keyboard.type(metered[2]!.subscriptionId);
   await expect(screen.messages(3)).toHaveCount(0);
+  await expect(screen.button(/^Show row/)).toHaveCount(0);
   await screen.button('Submit the whole batch again').click();
   await expect(screen.submissionState).toHaveText('Successful', { timeout: 30_000 });
 
@@ -438,6 +443,7 @@ test('a batch of 50,000 rows opens, is named and checks an edit in seconds; "Sho
   await expect(screen.batchStatus).toHaveText('1 problem to fix before submitting');
   await screen.button('Show row 40002').click();
   await expect(screen.messages(40002)).toContainText('could be a thousand or a decimal');
+  await expect(screen.cell(40002, 'Subscription ID')).toBeFocused();
   const edited = Date.now();
   await screen.cell(40002, 'Quantity').fill('1234');
   await expect(screen.batchStatus).toHaveText(/^50,000 records ready/);

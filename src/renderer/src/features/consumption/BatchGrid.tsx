@@ -81,11 +81,23 @@ export function BatchGrid({ rows, showRow = null, extraColumns, failures, readOn
     scrollPaddingStart: headHeight,
     getItemKey: (index) => rows[index]?.row ?? index,
   });
+  // The row asked for is scrolled to, then — once it is drawn — its first cell takes the keyboard, to fix it there.
+  const [focusRow, setFocusRow] = useState<number | null>(null);
   useEffect(() => {
     const index = showRow ? rows.findIndex((row) => row.row === showRow.row) : -1;
-    if (index >= 0) virtualizer.scrollToIndex(index, { align: 'center' });
+    if (index >= 0) {
+      virtualizer.scrollToIndex(index, { align: 'center' });
+      setFocusRow(showRow?.row ?? null);
+    }
     // Only a new ask scrolls: typing in the rows must not.
   }, [showRow]);
+  useEffect(() => {
+    if (focusRow === null) return;
+    const row = scroller.current?.querySelector(`tr[data-row="${focusRow}"]`);
+    if (!row) return; // not drawn yet: the next render (the scroll's) looks again
+    setFocusRow(null);
+    row.querySelector<HTMLElement>('input')?.focus({ preventScroll: true }); // none in a batch shown read-only
+  });
   // A row removed from the keyboard hands the focus to the row now in its place (its ✕), the last one to Add a row.
   const addButton = useRef<HTMLButtonElement>(null);
   const keepFocus = useFocusStaysInList(

@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { lastUsageMonth, periodInWords, stateInWords, taskRunning, usagePeriod } from '@shared/consumption-batch';
-import { validateRows } from '@shared/consumption-rows';
+import { failureStillApplies, validateRows } from '@shared/consumption-rows';
 import { CONSUMPTION_FIELDS, PLAIN_HEADERS } from '@shared/schemas/consumption';
 import { bridge, call } from '@renderer/bridge';
 import { receiveFile } from '@renderer/bridge/files';
@@ -83,6 +83,15 @@ export function ConsumptionScreen(): React.JSX.Element {
   const running = submission !== null && taskRunning(submission.state);
   const period = batch ? usagePeriod(batch.month) : undefined;
   const failures = submission?.state === 'Failed' ? submission.failures : (batch?.copiedFailures ?? []);
+  // The row to show first: a problem found here, else the first row the service refused that is not fixed yet.
+  const firstRefused = useMemo(() => {
+    const rows = new Map((batch?.rows ?? []).map((row) => [row.row, row]));
+    return failures.find((failure) => {
+      const row = failure.row === null ? undefined : rows.get(failure.row);
+      return row !== undefined && failureStillApplies(failure, row);
+    })?.row;
+  }, [failures, batch]);
+  const rowToShow = firstProblem?.row ?? firstRefused ?? null;
   const canSubmit = Boolean(profile && batch && !batch.fileProblems.length && validation && validation.problems.length === 0 && period && !busy && !running);
 
   /** Replaces the batch at once, or asks first when that would drop rows typed or fixed here and not sent. */
@@ -288,13 +297,9 @@ export function ConsumptionScreen(): React.JSX.Element {
                       <span data-testid="batch-status" className={validation?.problems.length || !period ? 'warn-text' : 'muted'}>
                         {status}
                       </span>
-                      {firstProblem ? (
-                        <button
-                          type="button"
-                          className="link"
-                          onClick={() => setShowRow((shown) => ({ row: firstProblem.row, request: (shown?.request ?? 0) + 1 }))}
-                        >
-                          Show row {firstProblem.row}
+                      {rowToShow !== null ? (
+                        <button type="button" className="link" onClick={() => setShowRow((shown) => ({ row: rowToShow, request: (shown?.request ?? 0) + 1 }))}>
+                          Show row {rowToShow}
                         </button>
                       ) : null}
                     </span>

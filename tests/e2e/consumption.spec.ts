@@ -63,10 +63,13 @@ test('import with an invalid row, fix it, get Failed for an unknown subscription
   await expect(screen.submit).toBeDisabled();
   await screen.cell(4, 'Quantity').fill('5');
   await expect(screen.messages(4)).toHaveCount(0);
-  await screen.submit.click();
+  await screen.submit.focus();
+  await page.keyboard.press('Enter');
 
-  // The service rejects the batch: the failure sits beside its row, and nothing was saved.
+  // The service rejects the batch: the failure sits beside its row, and nothing was saved. The keyboard, which fell
+  // off Submit while the task ran, is on the way to the refused row.
   await expect(screen.submissionState).toHaveText('Failed — nothing was saved', { timeout: 30_000 });
+  await expect(screen.button('Show row 3')).toBeFocused();
   await expect(screen.messages(3)).toContainText(`Refused by the service: Subscription ${UNKNOWN} does not exist`);
   await expect(screen.nothingSaved).toContainText('nothing of this batch was saved');
   // The failed rows come back with the user's own column, to fix and send again.

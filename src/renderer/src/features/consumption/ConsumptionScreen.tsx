@@ -7,6 +7,7 @@ import { receiveFile } from '@renderer/bridge/files';
 import { ErrorNote } from '@renderer/components/ErrorNote';
 import { formatDateTime } from '@renderer/components/format-time';
 import { useAction } from '@renderer/hooks/use-action';
+import { focusIsLost } from '@renderer/hooks/keyboard-focus';
 import { SidePanelToggle, useSidePanel } from '@renderer/components/SidePanelToggle';
 import { useActiveProfile, useAppStore } from '@renderer/stores/app-store';
 import { BatchGrid } from './BatchGrid';
@@ -92,6 +93,13 @@ export function ConsumptionScreen(): React.JSX.Element {
     })?.row;
   }, [failures, batch]);
   const rowToShow = firstProblem?.row ?? firstRefused ?? null;
+  // Submit is locked while the task runs, and the keyboard falls off it; a task refused puts it on Show row.
+  const showRowButton = useRef<HTMLButtonElement>(null);
+  const wasRunning = useRef(running);
+  useEffect(() => {
+    if (wasRunning.current && !running && focusIsLost()) showRowButton.current?.focus();
+    wasRunning.current = running;
+  }, [running]);
   const canSubmit = Boolean(profile && batch && !batch.fileProblems.length && validation && validation.problems.length === 0 && period && !busy && !running);
 
   /** Replaces the batch at once, or asks first when that would drop rows typed or fixed here and not sent. */
@@ -298,7 +306,12 @@ export function ConsumptionScreen(): React.JSX.Element {
                         {status}
                       </span>
                       {rowToShow !== null ? (
-                        <button type="button" className="link" onClick={() => setShowRow((shown) => ({ row: rowToShow, request: (shown?.request ?? 0) + 1 }))}>
+                        <button
+                          type="button"
+                          className="link"
+                          onClick={() => setShowRow((shown) => ({ row: rowToShow, request: (shown?.request ?? 0) + 1 }))}
+                          ref={showRowButton}
+                        >
                           Show row {rowToShow}
                         </button>
                       ) : null}

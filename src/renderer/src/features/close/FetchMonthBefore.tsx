@@ -12,7 +12,7 @@ import { monthLabel } from './month-label';
 /**
  * The month before this one, fetched from here with this month's profile, for the checks and the comparison to stand
  * on: its request's progress in place, and once it is saved the Close screen reads the month again
- * (useMonthBeforeSaved). Nothing for a month imported from a file (no profile of ours fetched it) or a period that is
+ * (useEarlierMonthSaved). Nothing for a month imported from a file (no profile of ours fetched it) or a period that is
  * not one calendar month.
  */
 export function FetchMonthBefore({ meta }: { meta: ReportMeta }): React.JSX.Element | null {

@@ -93,11 +93,13 @@ export function ConsumptionScreen(): React.JSX.Element {
     })?.row;
   }, [failures, batch]);
   const rowToShow = firstProblem?.row ?? firstRefused ?? null;
-  // Submit is locked while the task runs, and the keyboard falls off it; a task refused puts it on Show row.
+  // Submit is locked while the task runs, and the keyboard falls off it; the task ended, it goes to Show row (a task
+  // refused), else to the line saying how the task ended.
   const showRowButton = useRef<HTMLButtonElement>(null);
+  const submissionState = useRef<HTMLDivElement>(null);
   const wasRunning = useRef(running);
   useEffect(() => {
-    if (wasRunning.current && !running && focusIsLost()) showRowButton.current?.focus();
+    if (wasRunning.current && !running && focusIsLost()) (showRowButton.current ?? submissionState.current)?.focus();
     wasRunning.current = running;
   }, [running]);
   const canSubmit = Boolean(profile && batch && !batch.fileProblems.length && validation && validation.problems.length === 0 && period && !busy && !running);
@@ -245,7 +247,7 @@ export function ConsumptionScreen(): React.JSX.Element {
             <PastBatch submission={opened} onCopy={() => replaceBatch('Copying this batch', copyToNewBatch)} />
           ) : (
             <>
-              {submission ? <SubmissionPanel submission={submission} /> : null}
+              {submission ? <SubmissionPanel submission={submission} stateRef={submissionState} /> : null}
               {batch ? (
                 <section className="panel" aria-label="Batch">
                   <div className="panel__header batch-header">

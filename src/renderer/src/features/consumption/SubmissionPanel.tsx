@@ -7,7 +7,16 @@ import { ErrorNote } from '@renderer/components/ErrorNote';
 import { useAction } from '@renderer/hooks/use-action';
 
 /** The task of the batch just sent (or picked from the history): its state in words, live, and what to do next. */
-export function SubmissionPanel({ submission, past = false }: { submission: Submission; past?: boolean }): React.JSX.Element {
+export function SubmissionPanel({
+  submission,
+  past = false,
+  stateRef,
+}: {
+  submission: Submission;
+  past?: boolean;
+  /** The line saying the task's state: where the keyboard goes once the task has ended, when nothing else needs it. */
+  stateRef?: React.RefObject<HTMLDivElement | null>;
+}): React.JSX.Element {
   const [notice, setNotice] = useState<string | null>(null);
   const { run, error: failure } = useAction();
   const unmatched = submission.failures.filter((item) => item.row === null);
@@ -17,7 +26,7 @@ export function SubmissionPanel({ submission, past = false }: { submission: Subm
 
   return (
     <section className={`panel submission submission--${submission.state}`} aria-label="Submission" data-testid="submission">
-      <div className="submission__state" role="status">
+      <div className="submission__state" role="status" ref={stateRef} tabIndex={stateRef ? -1 : undefined}>
         <strong data-testid="submission-state">{stateInWords(submission)}</strong>
         <span className="muted" data-testid="submission-period">
           {' '}

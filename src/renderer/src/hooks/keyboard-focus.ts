@@ -124,13 +124,15 @@ export function useFocusStaysInList(
 /**
  * The keyboard through a list of rows marked `data-focus-row={key}`, each with controls marked `data-control`: a
  * step that may take a row away (a delete, a "use" that removes its own button) hands the focus on to the row in its
- * place, or to `empty`; a control swapped for another (Delete for Keep and back) gets it after the next render.
+ * place (to the first of its `targets`, as useFocusStaysInList), or to `empty`; a control swapped for another (Delete
+ * for Keep and back) gets it after the next render.
  */
 export function useRowFocus(
   list: RefObject<HTMLElement | null>,
   empty: () => HTMLElement | null | undefined,
+  targets?: string,
 ): { handOn<T>(key: string, step: () => Promise<T>): Promise<T>; focusOn(key: string, control: string): void } {
-  const keepFocus = useFocusStaysInList(list, '[data-focus-row]', empty);
+  const keepFocus = useFocusStaysInList(list, '[data-focus-row]', empty, targets);
   const focusAfterRender = useFocusAfterRender(list);
   const row = (key: string) => `[data-focus-row="${CSS.escape(key)}"]`;
   return {

@@ -165,7 +165,6 @@ export function ExceptionsPanel({ view, meta, close, onShow, shown = null, group
   const { review, reviewMany } = close;
   const { run } = action;
 
-  // Stable, so a review redraws only the rows whose exception changed.
   // A reviewed row leaves the Open list (or redraws its buttons): the keyboard goes on to the row in its place.
   const emptyNote = useRef<HTMLParagraphElement>(null);
   const keepFocus = useFocusStaysInList(
@@ -177,6 +176,7 @@ export function ExceptionsPanel({ view, meta, close, onShow, shown = null, group
     (exceptionId: string) => table.current?.querySelector(`[data-exception-id="${CSS.escape(exceptionId)}"]`)?.closest(REVIEW_ROWS) ?? null,
     [],
   );
+  // Stable, so a review redraws only the rows whose exception changed.
   const onReview = useCallback(
     async (exception: BillingException, state: ReviewState, note: string) =>
       Boolean(

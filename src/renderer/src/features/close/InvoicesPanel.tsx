@@ -22,7 +22,7 @@ import { NumberValue } from '@renderer/components/NumberValue';
 import { amountText, formatCount } from '@renderer/components/format-number';
 import { formatDateTime } from '@renderer/components/format-time';
 import { useAction } from '@renderer/hooks/use-action';
-import { useFocusBackOnClose, useFocusStaysInList } from '@renderer/hooks/keyboard-focus';
+import { useFocusBackOnClose, useRowFocus } from '@renderer/hooks/keyboard-focus';
 import { readTypedDecimal } from '@shared/typed-number';
 import './invoices.css';
 
@@ -757,9 +757,6 @@ function SettingsForm({ reportId, onSaved }: { reportId: string; onSaved: () => 
 /** A product to map, as its row is known (the same product may be billed under two services). */
 const itemKey = (item: { productId: string; itemCode: string; serviceId: string }) => `${item.productId}|${item.itemCode}|${item.serviceId}`;
 
-/** The rows of what is to be mapped: a customer's, a product's. */
-const UNMAPPED_ROWS = '[data-testid=unmapped-customer], [data-testid=unmapped-item]';
-
 /**
  * The month's invoices: what is not mapped yet first (with the editor beside each), then the drafts with their lines,
  * the totals per currency with the rounding difference explained, and the export — once the month is ready.
@@ -782,15 +779,13 @@ export function InvoicesPanel({ reportId }: { reportId: string }): React.JSX.Ele
   const unmapped = useRef<HTMLDivElement>(null);
   const exportButton = useRef<HTMLButtonElement>(null);
   const readiness = useRef<HTMLParagraphElement>(null);
-  const keepFocus = useFocusStaysInList(
+  const { handOn } = useRowFocus(
     unmapped,
-    UNMAPPED_ROWS,
     useCallback(() => (exportButton.current?.disabled ? readiness.current : exportButton.current), []),
     'input:not(:disabled), select:not(:disabled), button:not(:disabled)',
   );
   const mapped = (key: string) => async () => {
-    const row = unmapped.current?.querySelector(`[data-key="${CSS.escape(key)}"]`) ?? null;
-    await keepFocus(row, async () => {
+    await handOn(key, async () => {
       await reload();
       return true;
     });
@@ -913,7 +908,7 @@ export function InvoicesPanel({ reportId }: { reportId: string }): React.JSX.Ele
           <section aria-label="Customers not mapped">
             <h3>Customers not mapped ({formatCount(run.unmappedCustomers.length)})</h3>
             {run.unmappedCustomers.map((customer) => (
-              <div key={customer.orgKey} className="invoices__unmapped" data-testid="unmapped-customer" data-key={customer.orgKey}>
+              <div key={customer.orgKey} className="invoices__unmapped" data-testid="unmapped-customer" data-focus-row={customer.orgKey}>
                 <p>
                   <strong>{customer.organization}</strong> <span className="muted">{customer.customerNumber || 'no customer number'}</span> ·{' '}
                   <Amounts amounts={customer.amounts} />
@@ -931,7 +926,7 @@ export function InvoicesPanel({ reportId }: { reportId: string }): React.JSX.Ele
           <section aria-label="Products not mapped">
             <h3>Products not mapped ({formatCount(run.unmappedItems.length)})</h3>
             {run.unmappedItems.map((item) => (
-              <div key={itemKey(item)} className="invoices__unmapped" data-testid="unmapped-item" data-key={itemKey(item)}>
+              <div key={itemKey(item)} className="invoices__unmapped" data-testid="unmapped-item" data-focus-row={itemKey(item)}>
                 <p>
                   <strong>{item.productName}</strong> <span className="muted">{item.serviceName}</span> · <Amounts amounts={item.amounts} />
                 </p>

@@ -7,7 +7,7 @@ import { receiveFile } from '@renderer/bridge/files';
 import { ErrorNote } from '@renderer/components/ErrorNote';
 import { formatDateTime } from '@renderer/components/format-time';
 import { useAction } from '@renderer/hooks/use-action';
-import { focusIsLost } from '@renderer/hooks/keyboard-focus';
+import { useFocusBackOnClose } from '@renderer/hooks/keyboard-focus';
 import { SidePanelToggle, useSidePanel } from '@renderer/components/SidePanelToggle';
 import { useActiveProfile, useAppStore } from '@renderer/stores/app-store';
 import { BatchGrid } from './BatchGrid';
@@ -97,11 +97,7 @@ export function ConsumptionScreen(): React.JSX.Element {
   // refused), else to the line saying how the task ended.
   const showRowButton = useRef<HTMLButtonElement>(null);
   const submissionState = useRef<HTMLDivElement>(null);
-  const wasRunning = useRef(running);
-  useEffect(() => {
-    if (wasRunning.current && !running && focusIsLost()) (showRowButton.current ?? submissionState.current)?.focus();
-    wasRunning.current = running;
-  }, [running]);
+  useFocusBackOnClose(running, () => showRowButton.current ?? submissionState.current);
   const canSubmit = Boolean(profile && batch && !batch.fileProblems.length && validation && validation.problems.length === 0 && period && !busy && !running);
 
   /** Replaces the batch at once, or asks first when that would drop rows typed or fixed here and not sent. */

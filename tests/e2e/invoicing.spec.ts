@@ -365,6 +365,11 @@ test('a row the month’s checks question says so beside its amount, and opens t
   expect(sameCause.map((exception) => exception.rule)).toEqual(expect.arrayContaining(['negative-margin', 'unit-price-changed']));
   const finding = close.exceptions.getByTestId('finding-row').filter({ has: page.locator(`[data-exception-id="${belowCost.id}"]`) });
   await expect(finding.getByTestId('finding-reason')).toHaveCount(sameCause.length);
+  // A finding of one reason says its severity as one of several does (a group's header says it only when grouped by rule).
+  const single = close.exceptions.getByTestId('exception-row').first();
+  const singleId = await single.getAttribute('data-exception-id');
+  const singleException = exceptions.find((exception) => exception.id === singleId);
+  await expect(single.locator('.sev')).toHaveText({ high: 'High', medium: 'Medium', low: 'Low' }[singleException!.severity]);
   const currency = belowCost.currencyKey!.split('→').at(-1)!;
   await expect(finding).toContainText(`sales ${en(belowCost.evidence.sales!)} ${currency}, cost ${en(belowCost.evidence.cost!)} ${currency}`);
   for (const size of SCREEN_SIZES) {

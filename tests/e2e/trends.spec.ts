@@ -121,7 +121,7 @@ test('trends per currency with a chart and a table, top movers, and a converted 
   expect((await handlers['close:rates']({ reportId: octoberId })).rates).toEqual([{ currency: others[0], rate: '0.5' }]);
   const file = rates.getByTestId('rates-file');
   await file.setInputFiles({ name: 'rates.csv', mimeType: 'text/csv', buffer: Buffer.from(`currency;rate\n${others[0]};0,25\n`) });
-  await expect(close.ratesMessage('status')).toHaveText('Imported 1 rates from rates.csv.');
+  await expect(close.ratesMessage('status')).toHaveText('Imported 1 rate from rates.csv.');
   expect((await handlers['close:rates']({ reportId: octoberId })).rates).toEqual([{ currency: others[0], rate: '0.25' }]);
   const [unrated, ...rated] = others as [string, ...string[]];
   await file.setInputFiles({

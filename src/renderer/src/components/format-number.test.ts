@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { amountText, exactCell, formatCount, percentText, quantityText, unitPriceText } from './format-number';
+import { amountText, countOf, exactCell, formatCount, percentText, quantityText, unitPriceText } from './format-number';
 
 // Intl's own characters: a no-break space groups thousands in sv-SE and sits before its % sign; its minus is U+2212.
 const NBSP = '\u00a0';
@@ -58,6 +58,13 @@ describe('counts', () => {
   it('group in the locale', () => {
     expect(formatCount(100_000, 'en-US')).toBe('100,000');
     expect(formatCount(100_000, 'sv-SE')).toBe(`100${NBSP}000`);
+  });
+  it('name what they count, singular for one only', () => {
+    expect(countOf(1, 'line', undefined, 'en-US')).toBe('1 line');
+    expect(countOf(0, 'line', undefined, 'en-US')).toBe('0 lines');
+    expect(countOf(2, 'fetch', 'fetches', 'en-US')).toBe('2 fetches');
+    expect(countOf(1, 'fetch', 'fetches', 'en-US')).toBe('1 fetch');
+    expect(countOf(1_000, 'billing line', undefined, 'sv-SE')).toBe(`1${NBSP}000 billing lines`);
   });
 });
 

@@ -109,6 +109,11 @@ export function formatCount(count: number, locale = userLocale): string {
   return numberFormat(locale, { maximumFractionDigits: 0 }).format(count);
 }
 
+/** A count with its noun, singular for one: "1 line", "2 lines", "1 fetch" / "3 fetches" (the plural given). */
+export function countOf(count: number, noun: string, plural = `${noun}s`, locale = userLocale): string {
+  return `${formatCount(count, locale)} ${count === 1 ? noun : plural}`;
+}
+
 /**
  * An exact value for a spreadsheet cell: every digit, the locale's decimal separator (so Excel in that locale reads
  * it as a number), no grouping, a plain minus.

@@ -2,7 +2,7 @@ import { FILTER_SHORTCUT } from '../reports/use-report-shortcuts';
 import { memo, useEffect, useState } from 'react';
 import { ChangeKind, type ChangeSortKey, type ChangeView, FIRST_VIEW, type MonthChange } from '@shared/schemas/month-close';
 import { currenciesOf } from '@shared/model/currency-pair';
-import { amountText, formatAmount, formatCount, quantityText, unitPriceText } from '@renderer/components/format-number';
+import { amountText, countOf, formatAmount, formatCount, quantityText, unitPriceText } from '@renderer/components/format-number';
 import { NumberValue } from '@renderer/components/NumberValue';
 import { effectOf, KIND_LABELS, LEVEL_LABELS, nextChangeSort } from './change-list';
 import { type ComparedMonths, useChangeWindows } from './use-month-close';
@@ -143,9 +143,7 @@ export function ChangesTable({ compared, label }: Props): React.JSX.Element {
         />
         {/* The text the count answers (data-for-text): the benchmark waits for it. */}
         <span className="count" data-testid="change-count" data-for-text={shown.view.text ?? ''} aria-busy={shown.pending}>
-          {total === changeCount
-            ? `${formatCount(total)} ${total === 1 ? 'change' : 'changes'}`
-            : `${formatCount(total)} of ${formatCount(changeCount)} changes`}
+          {total === changeCount ? countOf(total, 'change') : `${formatCount(total)} of ${formatCount(changeCount)} changes`}
         </span>
       </div>
       {shown.error ? (

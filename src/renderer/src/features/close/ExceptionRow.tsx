@@ -4,7 +4,7 @@ import { describeFigures } from '@shared/model/review-state';
 import { escapeTo } from '@renderer/components/escape-to';
 import { formatDateTime } from '@renderer/components/format-time';
 import { useFocusBackOnClose } from '@renderer/hooks/keyboard-focus';
-import { afterTitle, messageText, placeOf, reviewStateOf } from './exception-list';
+import { afterTitle, messageText, placeOf, reviewStateOf, SEVERITY_LABELS } from './exception-list';
 
 /** What reviewing an exception asks of the screen: a state with a note (which may fail, e.g. the month was signed off meanwhile). */
 export type ReviewAction = (exception: BillingException, state: ReviewState, note: string) => Promise<boolean>;
@@ -221,7 +221,13 @@ export const ExceptionRow = memo(function ExceptionRow({
           ) : null}
         </td>
         <td className="exc__message" title={`${exception.title}: ${exception.explanation}`}>
-          {showTitle ? <strong className="exc__title">{exception.title}. </strong> : null}
+          {/* Grouped by rule, the group's header says the severity; a finding of one reason says it here, as one of several does. */}
+          {showTitle ? (
+            <>
+              <span className={`sev sev--${exception.severity}`}>{SEVERITY_LABELS[exception.severity]}</span>{' '}
+              <strong className="exc__title">{exception.title}. </strong>
+            </>
+          ) : null}
           {showTitle ? afterTitle(exception) : messageText(exception)}
         </td>
         <td className="exc__review">

@@ -19,7 +19,7 @@ import { receiveFile } from '@renderer/bridge/files';
 import { ErrorNote } from '@renderer/components/ErrorNote';
 import { escapeTo } from '@renderer/components/escape-to';
 import { NumberValue } from '@renderer/components/NumberValue';
-import { amountText, formatCount } from '@renderer/components/format-number';
+import { amountText, countOf, formatCount } from '@renderer/components/format-number';
 import { formatDateTime } from '@renderer/components/format-time';
 import { useAction } from '@renderer/hooks/use-action';
 import { useFocusBackOnClose, useRowFocus } from '@renderer/hooks/keyboard-focus';
@@ -499,7 +499,7 @@ function DraftInvoice({ reportId, invoice, items, onAdjust }: DraftProps): React
         {invoice.kind === 'credit-note' ? <span className="state-badge">Credit note</span> : null} {invoice.contactName}
         {invoice.po ? <span className="muted"> · PO {invoice.po}</span> : null}
       </span>
-      <span className="num">{formatCount(invoice.lineCount)} lines</span>
+      <span className="num">{countOf(invoice.lineCount, 'line')}</span>
       <span className="num">
         <NumberValue value={amountText(invoice.netTotal, invoice.currency)} /> <span className="ccy">{invoice.currency}</span>
       </span>
@@ -621,7 +621,7 @@ function DraftLines({ reportId, invoice, items, onAdjust }: DraftProps): React.J
   if (!lines)
     return (
       <p className="empty" aria-busy="true">
-        Making {formatCount(invoice.lineCount)} lines…
+        Making {countOf(invoice.lineCount, 'line')}…
       </p>
     );
   return (
@@ -642,7 +642,7 @@ function DraftLines({ reportId, invoice, items, onAdjust }: DraftProps): React.J
         <tbody>
           {lines.map((line, index) => (
             <tr key={index}>
-              <td title={`${line.description} · ${line.item} · ${formatCount(line.billingLines)} billing lines · exact ${line.exactAmount}`}>
+              <td title={`${line.description} · ${line.item} · ${countOf(line.billingLines, 'billing line')} · exact ${line.exactAmount}`}>
                 {line.description}
               </td>
               <td className="num">{line.quantity}</td>
@@ -796,7 +796,7 @@ export function InvoicesPanel({ reportId }: { reportId: string }): React.JSX.Ele
     setNotice(null);
     void action.run(async () => {
       const mapping = await call('invoices:import-mapping', { reportId, csv: await file.text() });
-      setNotice(`Imported the mapping from ${file.name}: ${formatCount(mapping.customers.length)} customers, ${formatCount(mapping.items.length)} items.`);
+      setNotice(`Imported the mapping from ${file.name}: ${countOf(mapping.customers.length, 'customer')}, ${countOf(mapping.items.length, 'item')}.`);
       await reload();
     }, 'import');
   };
@@ -810,7 +810,7 @@ export function InvoicesPanel({ reportId }: { reportId: string }): React.JSX.Ele
       for (const file of done.files) receiveFile(file);
       const where = done.folder ? ` into ${done.folder}` : '';
       setNotice(
-        `${done.again ? 'Wrote again' : 'Exported'} ${formatCount(done.invoices)} invoices (${done.firstNumber}–${done.lastNumber}) in ${formatCount(done.files.length)} ${done.files.length === 1 ? 'file' : 'files'}${where}.` +
+        `${done.again ? 'Wrote again' : 'Exported'} ${countOf(done.invoices, 'invoice')} (${done.firstNumber}–${done.lastNumber}) in ${countOf(done.files.length, 'file')}${where}.` +
           (done.notApprovedBySecondPerson ? ' Not approved by a second person.' : '') +
           (done.refused.length ? ` Not written: ${done.refused.join('; ')}.` : '') +
           (done.warnings.length ? ` Check before importing: ${done.warnings.join('; ')}.` : ''),
@@ -850,7 +850,7 @@ export function InvoicesPanel({ reportId }: { reportId: string }): React.JSX.Ele
         <p className="invoices__since" data-testid="changed-since-export">
           {run.changedSinceExport === 0
             ? 'Exported as it stands: exporting again writes the same files, with the same numbers.'
-            : `Changed since the last export: the next export issues ${formatCount(run.changedSinceExport)} ${run.changedSinceExport === 1 ? 'document' : 'documents'} — a credit note for each invoice that changed or went, and a new invoice for each that changed or came.`}
+            : `Changed since the last export: the next export issues ${countOf(run.changedSinceExport, 'document')} — a credit note for each invoice that changed or went, and a new invoice for each that changed or came.`}
         </p>
       ) : null}
       {run.blockers.length ? (
@@ -1017,7 +1017,7 @@ export function InvoicesPanel({ reportId }: { reportId: string }): React.JSX.Ele
           <ul>
             {run.exported.map((entry) => (
               <li key={entry.runId}>
-                {entry.firstNumber}–{entry.lastNumber} ({formatCount(entry.invoices)} invoices) by {entry.exportedBy}, {formatDateTime(entry.exportedAt)}
+                {entry.firstNumber}–{entry.lastNumber} ({countOf(entry.invoices, 'invoice')}) by {entry.exportedBy}, {formatDateTime(entry.exportedAt)}
               </li>
             ))}
           </ul>

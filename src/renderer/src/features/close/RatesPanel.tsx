@@ -4,7 +4,7 @@ import { call, RequestError } from '@renderer/bridge';
 import { ErrorNote } from '@renderer/components/ErrorNote';
 import { useAction } from '@renderer/hooks/use-action';
 import { currenciesOf } from '@shared/model/currency-pair';
-import { amountText, formatCount, percentText } from '@renderer/components/format-number';
+import { amountText, countOf, formatCount, percentText } from '@renderer/components/format-number';
 import { NumberValue } from '@renderer/components/NumberValue';
 import { convertedLabel, draftOf, MAX_RATES_FILE_BYTES, rateCurrencies, type RatesDraft, ratesToSave } from './rates-form';
 import './rates-panel.css';
@@ -163,7 +163,7 @@ export function RatesPanel({ reportId }: { reportId: string }): React.JSX.Elemen
       if (file.size > MAX_RATES_FILE_BYTES)
         throw new Error(`${file.name} is ${formatCount(file.size)} bytes; a rates file is at most ${formatCount(MAX_RATES_FILE_BYTES)}.`);
       const answer = await call('close:import-rates', { reportId, referenceCurrency: reference, csv: await file.text() });
-      show(answer, `Imported ${formatCount(answer.rates.length)} rates from ${file.name}.`);
+      show(answer, `Imported ${countOf(answer.rates.length, 'rate')} from ${file.name}.`);
     }, 'import');
   };
   const setRate = (currency: string, rate: string) => setDraft({ ...draft, rates: { ...draft.rates, [currency]: rate } });

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import type { MonthCloseView } from '@shared/schemas/month-close';
 import type { ReportMeta } from '@shared/schemas/saved-report';
 import { formatDateTime } from '@renderer/components/format-time';
-import { formatCount } from '@renderer/components/format-number';
+import { countOf } from '@renderer/components/format-number';
 import { BridgeTable } from './BridgeTable';
 import { ChangesTable } from './ChangesTable';
 import { monthLabel } from './month-label';
@@ -34,9 +34,9 @@ export function RestatementPanel({ meta, view }: { meta: ReportMeta; view: Month
       <h3 id="restated-title">The service changed this month after it was {signOff.state === 'approved' ? 'approved' : 'prepared'}</h3>
       <p>
         {month} was {signed} on an earlier fetch. This fetch ({formatDateTime(meta.fetchedAt)}) differs from it
-        {count ? `: ${formatCount(count)} ${count === 1 ? 'change' : 'changes'}` : ' (the lines differ, the amounts compared per product do not)'}. This fetch
-        is a Draft: the signed fetch stays the basis of invoicing until the month is reopened with a reason. Then review any suspended acceptance (its figures
-        changed) and prepare this fetch.
+        {count ? `: ${countOf(count, 'change')}` : ' (the lines differ, the amounts compared per product do not)'}. This fetch is a Draft: the signed fetch
+        stays the basis of invoicing until the month is reopened with a reason. Then review any suspended acceptance (its figures changed) and prepare this
+        fetch.
       </p>
       <BridgeTable
         bridges={restatement.bridges}
@@ -48,7 +48,7 @@ export function RestatementPanel({ meta, view }: { meta: ReportMeta; view: Month
       {count ? (
         <>
           <button type="button" className="link restated__toggle" aria-expanded={open} onClick={() => setOpen(!open)}>
-            {open ? 'Hide the changes' : `Show the ${formatCount(count)} ${count === 1 ? 'change' : 'changes'}`}
+            {open ? 'Hide the changes' : `Show the ${countOf(count, 'change')}`}
           </button>
           {open ? (
             // The changes since the sign-off: their first window came with the month's state, the others are read in sight.

@@ -2,7 +2,7 @@ import { lazy, Suspense, useState } from 'react';
 import type { TrendScope } from '@shared/schemas/month-close';
 import { ErrorNote } from '@renderer/components/ErrorNote';
 import { useChannelAnswer } from '@renderer/hooks/use-latest-answer';
-import { formatCount } from '@renderer/components/format-number';
+import { countOf } from '@renderer/components/format-number';
 import { scopeLabel } from './trends-chart';
 import { TopMovers } from './trends-movers';
 import { TrendScopePicker } from './trends-scope';
@@ -36,7 +36,7 @@ export function TrendsPanel({ reportId }: { reportId: string }): React.JSX.Eleme
       <p className="trends__scope" data-testid="trend-scope">
         <strong>{scopeLabel(shown?.scope ?? scope, scopes.data)}</strong>
         {shown ? (
-          <span className="muted"> · {formatCount(shown.months.length)} months in the ledger (the newest fetch of each) · every currency on its own</span>
+          <span className="muted"> · {countOf(shown.months.length, 'month')} in the ledger (the newest fetch of each) · every currency on its own</span>
         ) : null}
       </p>
       <ErrorNote message={trends.error ?? scopes.error} />

@@ -1,7 +1,7 @@
 import { CartesianGrid, Legend, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, type TooltipContentProps, XAxis, YAxis } from 'recharts';
 import type { TrendMonth, TrendSeries } from '@shared/schemas/month-close';
 import { AmountHeaderCells } from '@renderer/components/AmountHeaderCells';
-import { amountText, formatAmount, formatCount, percentText } from '@renderer/components/format-number';
+import { amountText, countOf, formatAmount, formatCount, percentText } from '@renderer/components/format-number';
 import { NumberValue } from '@renderer/components/NumberValue';
 import { monthLabel } from './month-label';
 import { axisTick, type ChartRow, chartRows, seriesTitle } from './trends-chart';
@@ -35,7 +35,7 @@ function ExactTooltip({ active, payload, series }: TooltipContentProps & { serie
           {point.marginPercent !== null ? ` (${percentText(point.marginPercent).text})` : ''}
         </div>
       ) : null}
-      <div className="muted">{formatCount(point.lines)} lines</div>
+      <div className="muted">{countOf(point.lines, 'line')}</div>
     </div>
   );
 }

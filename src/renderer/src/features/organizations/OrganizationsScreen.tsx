@@ -2,15 +2,13 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { OrganizationsInReport, OrganizationSummary } from '@shared/schemas/organization';
 import { call } from '@renderer/bridge';
 import { ErrorNote } from '@renderer/components/ErrorNote';
-import { formatCount } from '@renderer/components/format-number';
+import { countOf, formatCount } from '@renderer/components/format-number';
 import { useAction } from '@renderer/hooks/use-action';
 import { ifNewest, newestOnly } from '@renderer/hooks/latest-answer';
 import { useActiveProfile, useAppStore } from '@renderer/stores/app-store';
 import { FALLBACK_NAME_ORDER } from '@shared/model/name-order';
 import { OrganizationForm } from './OrganizationForm';
 import { customerNumberHolder, missingFromList, type OrganizationSort, type OrganizationSortKey, visibleOrganizations } from './organization-list';
-
-const countOf = (count: number) => `${formatCount(count)} organization${count === 1 ? '' : 's'}`;
 
 /** The first few names (with their customer numbers), and how many more. */
 function namesOf(organizations: { name: string; customerNumber: string }[]): string {
@@ -120,7 +118,8 @@ export function OrganizationsScreen(): React.JSX.Element {
       <ErrorNote message={failure} />
       {missing.length && inReport && organizations ? (
         <p className="warn-text" data-testid="organizations-missing">
-          The service lists {countOf(organizations.length)}; {inReport.reportName} bills {countOf(inReport.organizations.length)}.{' '}
+          The service lists {countOf(organizations.length, 'organization')}; {inReport.reportName} bills{' '}
+          {countOf(inReport.organizations.length, 'organization')}.{' '}
           {missing.length === inReport.organizations.length
             ? 'None of them is'
             : `${formatCount(missing.length)} of them ${missing.length === 1 ? 'is' : 'are'}`}{' '}

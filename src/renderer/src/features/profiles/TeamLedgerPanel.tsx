@@ -4,7 +4,7 @@ import { schemaBehind } from '@shared/model/team-schema';
 import { bridge, call } from '@renderer/bridge';
 import { ErrorNote } from '@renderer/components/ErrorNote';
 import { Field } from '@renderer/components/Field';
-import { formatCount } from '@renderer/components/format-number';
+import { countOf, formatCount } from '@renderer/components/format-number';
 import { formatDateTime } from '@renderer/components/format-time';
 import { useAction } from '@renderer/hooks/use-action';
 
@@ -122,7 +122,7 @@ export function TeamLedgerPanel(): React.JSX.Element {
     const moved = await action.run(() => call('team:move-in', {}), 'move-in');
     if (moved) {
       setPulled(
-        `Moved in: ${formatCount(moved.fetchesMoved)} fetches (${formatCount(moved.fetchesThere)} there already) and ${formatCount(moved.reviewsMoved)} reviews (${formatCount(moved.reviewsThere)} there already). Nothing was prepared or approved by the move.${moved.left.length ? ` Left: ${moved.left.join(' ')}` : ''}`,
+        `Moved in: ${countOf(moved.fetchesMoved, 'fetch', 'fetches')} (${formatCount(moved.fetchesThere)} there already) and ${countOf(moved.reviewsMoved, 'review')} (${formatCount(moved.reviewsThere)} there already). Nothing was prepared or approved by the move.${moved.left.length ? ` Left: ${moved.left.join(' ')}` : ''}`,
       );
       await load();
     }

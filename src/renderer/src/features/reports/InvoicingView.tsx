@@ -3,7 +3,7 @@ import type { InvoiceRow, InvoiceTotal } from '@shared/contract';
 import type { ReportFilter } from '@shared/report-filter';
 import { ErrorNote } from '@renderer/components/ErrorNote';
 import { useAction } from '@renderer/hooks/use-action';
-import { amountText, formatCount } from '@renderer/components/format-number';
+import { amountText, countOf, formatCount } from '@renderer/components/format-number';
 import { NumberValue } from '@renderer/components/NumberValue';
 import { INVOICE_FLAGS } from '@shared/model/invoice-flags';
 import { anomaliesByInvoiceRow, anomalyKey, type InvoiceAnomaly } from '@shared/model/invoice-anomalies';
@@ -256,7 +256,7 @@ export function InvoicingView({
           `${formatCount(chosen.length)} rows are more than one copy takes (${formatCount(MAX_COPY_ROWS)}): filter the view, or export the workbook.`,
         );
       await copyTable(invoiceTable(chosen));
-      setCopied(`${formatCount(chosen.length)} ${chosen.length === 1 ? 'row' : 'rows'} copied as tab-separated text (pastes into a spreadsheet as cells).`);
+      setCopied(`${countOf(chosen.length, 'row')} copied as tab-separated text (pastes into a spreadsheet as cells).`);
     }, which);
   };
 

@@ -6,7 +6,7 @@ import { useLatestAnswer } from '@renderer/hooks/use-latest-answer';
 import { AmountHeaderCells } from '@renderer/components/AmountHeaderCells';
 import { currenciesOf } from '@shared/model/currency-pair';
 import { INVOICING_HEADERS, INVOICING_SCREEN_ORDER, NUMERIC_INVOICING_COLUMNS } from '@shared/model/invoicing-columns';
-import { amountText, formatCount, percentText } from '@renderer/components/format-number';
+import { amountText, countOf, formatCount, percentText } from '@renderer/components/format-number';
 import { InvoiceTotalsTable } from './InvoicingView';
 import { NumberValue } from '@renderer/components/NumberValue';
 import { flagWords, sortInvoiceRows } from './invoicing-table';
@@ -167,14 +167,14 @@ export function PrintableReport({
     <div className="printable" data-testid="printable-report">
       {printable?.kind === 'tree' ? (
         <>
-          <h3>Organizations ({formatCount(printable.rows.length)} rows, one per organization and currency)</h3>
+          <h3>Organizations ({countOf(printable.rows.length, 'row')}, one per organization and currency)</h3>
           <SummaryTable rows={printable.rows} />
         </>
       ) : printable?.kind === 'invoicing' ? (
         <>
           <h3>Amounts to invoice per currency</h3>
           <InvoiceTotalsTable totals={printable.totals} />
-          <h3>Invoicing ({formatCount(printable.rows.length)} rows, one per organization and customer currency)</h3>
+          <h3>Invoicing ({countOf(printable.rows.length, 'row')}, one per organization and customer currency)</h3>
           <InvoicingTable rows={printable.rows} />
         </>
       ) : null}

@@ -3,7 +3,7 @@ import { OPENING_SORT, type ReportExpansion, type ReportHierarchy, type ReportSo
 import { call } from '@renderer/bridge';
 import { receiveFile } from '@renderer/bridge/files';
 import { ErrorNote } from '@renderer/components/ErrorNote';
-import { formatCount } from '@renderer/components/format-number';
+import { countOf, formatCount } from '@renderer/components/format-number';
 import { useAction } from '@renderer/hooks/use-action';
 import { useStableHandler } from '@renderer/hooks/use-stable-handler';
 import { useStatus } from '@renderer/hooks/use-status';
@@ -40,7 +40,7 @@ function nextSort(current: ReportSortInput, key: ReportSortInput['key']): Report
 }
 
 function rowsWord(count: number): string {
-  return `${formatCount(count)} ${count === 1 ? 'row' : 'rows'}`;
+  return countOf(count, 'row');
 }
 
 /**

@@ -8,7 +8,7 @@ import { useAction } from '@renderer/hooks/use-action';
 import { ifNewest, newestOnly } from '@renderer/hooks/latest-answer';
 import { SidePanelToggle, useSidePanel } from '@renderer/components/SidePanelToggle';
 import { useActiveProfile, useAppStore } from '@renderer/stores/app-store';
-import { formatCount } from '@renderer/components/format-number';
+import { countOf } from '@renderer/components/format-number';
 import { JobList } from './JobList';
 import { ReportViewer } from './ReportViewer';
 import { RequestForm } from './RequestForm';
@@ -49,7 +49,7 @@ export function ReportsScreen(): React.JSX.Element {
   const open = async (reportId: string, about?: ReportMeta) => {
     const request = openings.current.begin();
     setOpenId(reportId);
-    setOpeningWhat(about ? `Opening ${about.name} — ${formatCount(about.counts.lines)} billing lines` : 'Opening the report');
+    setOpeningWhat(about ? `Opening ${about.name} — ${countOf(about.counts.lines, 'billing line')}` : 'Opening the report');
     // The remembered arrangement, when known: the main process starts the first rows the viewer will ask for.
     const { ready, settings } = useUiSettings.getState();
     const opened = await run(() => ifNewest(request, call('reports:open', { reportId, ...(ready ? { hierarchy: settings.reportHierarchy } : {}) })), 'open');

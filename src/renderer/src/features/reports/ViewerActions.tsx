@@ -7,7 +7,7 @@ import { call } from '@renderer/bridge';
 import { receiveFile } from '@renderer/bridge/files';
 import { ErrorNote } from '@renderer/components/ErrorNote';
 import { useAction } from '@renderer/hooks/use-action';
-import { formatCount } from '@renderer/components/format-number';
+import { countOf, formatCount } from '@renderer/components/format-number';
 import { PrintableReport } from './PrintableReport';
 import './print.css';
 
@@ -20,7 +20,7 @@ const PACKS_HINT =
 type GroupPacks = ChannelOutput<'reports:export-groups'>;
 
 function PacksResult({ result }: { result: GroupPacks }): React.JSX.Element {
-  const count = `${formatCount(result.packs.length)} ${result.packs.length === 1 ? 'workbook' : 'workbooks'}`;
+  const count = countOf(result.packs.length, 'workbook');
   return (
     <>
       <p role="status">{result.folder ? `${count} written to ${result.folder}` : `${count} downloaded`}</p>

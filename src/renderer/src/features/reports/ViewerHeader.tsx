@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import type { ReportView } from '@shared/contract';
 import { bridge } from '@renderer/bridge';
-import { formatCount } from '@renderer/components/format-number';
+import { countOf, formatCount } from '@renderer/components/format-number';
 import { formatDateTime } from '@renderer/components/format-time';
 import type { ReportFilter } from './tree-window-cache';
 import { COMMAND_KEY } from './use-report-shortcuts';
@@ -52,7 +52,7 @@ export function ViewerHeader({ view, onExport, exporting, filter, mode }: Props)
         <div className="muted">
           {/* The period is days as the service gives them; only Closebook's own fetch time is local, with its zone. */}
           {meta.period.startDate} – {meta.period.endDate} · {meta.profileName} ({meta.host}) · fetched {formatDateTime(meta.fetchedAt)} ·{' '}
-          {formatCount(meta.counts.organizations)} organizations · {formatCount(meta.counts.lines)} billing lines
+          {countOf(meta.counts.organizations, 'organization')} · {countOf(meta.counts.lines, 'billing line')}
         </div>
       </div>
       <div className="toolbar">

@@ -160,7 +160,7 @@ test("the service's list lags behind its billing: the screen says so, and a cust
     const billed = (await handlers['organizations:in-report']({ profileId }))!.organizations.filter((organization) => organization.orgId !== listed[0]?.orgId);
     expect(listed).toHaveLength(1);
     await app.nav('Organizations').click();
-    await expect(page.getByTestId('organization-count')).toHaveText('1 of 1 organizations');
+    await expect(page.getByTestId('organization-count')).toHaveText('1 of 1 organization');
     const missing = page.getByTestId('organizations-missing');
     await expect(missing).toContainText(
       /^The service lists 1 organization; Billing \d{4}-\d{2} · Lagging bills 8 organizations\. 7 of them are not in its list: /,

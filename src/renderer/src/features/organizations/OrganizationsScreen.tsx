@@ -105,7 +105,7 @@ export function OrganizationsScreen(): React.JSX.Element {
             aria-label="Search organizations"
           />
           <span className="count" data-testid="organization-count">
-            {organizations ? `${rows.length} of ${organizations.length} organizations` : loading ? 'Loading…' : ''}
+            {organizations ? `${formatCount(rows.length)} of ${countOf(organizations.length, 'organization')}` : loading ? 'Loading…' : ''}
           </span>
           <button type="button" onClick={() => void refresh()} disabled={loading}>
             Refresh

@@ -11,10 +11,17 @@ test('the printed link opens the app once, keeps no token in the address bar, an
   const host = await startBridge();
   try {
     const { url, link } = host.harness;
+    const consoleErrors: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') consoleErrors.push(message.text());
+    });
     await page.goto(link);
     expect(page.url()).toBe(`${url}/`);
     const app = new ClosebookPage(page);
     await app.startDemo(); // channel calls and the event stream work with the session
+    // The page asked for nothing that is not there (a browser asks for /favicon.ico unless the page names its icon).
+    expect(consoleErrors).toEqual([]);
+    expect(await page.locator('link[rel="icon"]').evaluate((link: HTMLLinkElement) => link.href)).toMatch(/^(data:image\/png|http:.*\.png$)/);
     const cookies = await page.context().cookies();
     expect(cookies.map(({ name, httpOnly, sameSite, path }) => ({ name, httpOnly, sameSite, path }))).toEqual([
       { name: `closebook-session-${new URL(url).port}`, httpOnly: true, sameSite: 'Strict', path: '/' },

@@ -4,7 +4,7 @@ import { money } from '@shared/money';
 import { startTwin } from '@twin/server';
 import { expect, test, type BridgeHost } from './fixtures';
 import { holdAnswers } from './held-answers';
-import { ClosebookPage, ReportsPage, SCREEN_SIZES, WIDE } from './pages';
+import { ClosebookPage, cutPlaceholders, ReportsPage, SCREEN_SIZES, WIDE } from './pages';
 
 const OCTOBER = '2026-10-01 – 2026-10-31';
 
@@ -56,6 +56,7 @@ async function expectLaidOut(page: Page, name: string, ready: Locator): Promise<
     await ready.scrollIntoViewIfNeeded();
     await page.screenshot({ path: `test-results/close-${name}-${size.width}x${size.height}.png` });
     expect(await layoutProblems(page), `${name} at ${size.width}×${size.height}`).toEqual([]);
+    expect(await cutPlaceholders(page), `${name}'s placeholders at ${size.width}×${size.height}`).toEqual([]);
   }
   await page.setViewportSize(WIDE);
 }

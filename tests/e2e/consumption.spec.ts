@@ -7,7 +7,7 @@ import { startTwin } from '@twin/server';
 import { expect, test } from './fixtures';
 import { ConsumptionPage } from './consumption-page';
 import { holdAnswers } from './held-answers';
-import { ClosebookPage, NARROW, ReportsPage, SCREEN_SIZES, WIDE } from './pages';
+import { ClosebookPage, cutPlaceholders, NARROW, ReportsPage, SCREEN_SIZES, WIDE } from './pages';
 
 const UNKNOWN = '11111111-2222-4333-8444-555555555555';
 /** No submission state may show as its code. */
@@ -32,6 +32,7 @@ async function screenshots(page: Page, name: string): Promise<void> {
   for (const size of SCREEN_SIZES) {
     await page.setViewportSize(size);
     await page.screenshot({ path: `test-results/consumption-${name}-${size.width}x${size.height}.png` });
+    expect(await cutPlaceholders(page), `${name}'s placeholders at ${size.width}×${size.height}`).toEqual([]);
     for (const grid of await page.locator('.batch').all()) {
       expect(
         await grid.evaluate((element) => element.scrollWidth - element.clientWidth),

@@ -7,7 +7,7 @@ import { temporaryDir } from '@testing/test-support';
 import { fillMapping } from '@testing/invoice-mapping';
 import { holdAnswers } from './held-answers';
 import { type BridgeHost, expect, test } from './fixtures';
-import { ClosebookPage, ReportsPage, SCREEN_SIZES, WIDE } from './pages';
+import { ClosebookPage, cutPlaceholders, ReportsPage, SCREEN_SIZES, WIDE } from './pages';
 
 /** What of the Invoices tab is cut off or scrolls sideways: the screen, its tables and its controls. */
 async function layoutProblems(page: Page): Promise<string[]> {
@@ -66,6 +66,7 @@ test('invoices: unmapped first, mapped in the editor and from a CSV, drafts that
       await page.setViewportSize(size);
       await page.screenshot({ path: `test-results/invoices-unmapped-${size.width}x${size.height}.png` });
       expect(await layoutProblems(page), `unmapped at ${size.width}×${size.height}`).toEqual([]);
+      expect(await cutPlaceholders(page), `unmapped's placeholders at ${size.width}×${size.height}`).toEqual([]);
     }
     await page.setViewportSize(WIDE);
 
@@ -136,6 +137,7 @@ test('invoices: unmapped first, mapped in the editor and from a CSV, drafts that
       await page.setViewportSize(size);
       await page.screenshot({ path: `test-results/invoices-ready-${size.width}x${size.height}.png`, fullPage: true });
       expect(await layoutProblems(page), `ready at ${size.width}×${size.height}`).toEqual([]);
+      expect(await cutPlaceholders(page), `ready's placeholders at ${size.width}×${size.height}`).toEqual([]);
     }
     await page.setViewportSize(WIDE);
     const [download] = await Promise.all([page.waitForEvent('download'), panel.getByRole('button', { name: 'Export invoices' }).click()]);

@@ -2,7 +2,7 @@ import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures';
 import type { ProfileView } from '@shared/schemas/profile';
 import { startTwin } from '@twin/server';
-import { ClosebookPage, NARROW, WIDE } from './pages';
+import { ClosebookPage, cutPlaceholders, NARROW, WIDE } from './pages';
 
 /** Screenshots at both sizes; at each, the page never scrolls sideways. */
 async function screenshots(page: Page, name: string): Promise<void> {
@@ -33,6 +33,10 @@ test('demo mode: start it, test the connection, list organizations, create one a
   // List, search and sort.
   await app.nav('Organizations').click();
   await expect(page.getByTestId('organization-count')).toHaveText('60 of 60 organizations');
+  for (const size of [NARROW, WIDE]) {
+    await page.setViewportSize(size);
+    expect(await cutPlaceholders(page), `the search says whole what it finds at ${size.width} px`).toEqual([]);
+  }
   await page.getByRole('searchbox', { name: 'Search organizations' }).fill('C-10001');
   await expect(page.getByTestId('organization-count')).toHaveText('1 of 60 organizations');
   await page.getByRole('searchbox', { name: 'Search organizations' }).fill('');

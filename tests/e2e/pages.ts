@@ -6,6 +6,26 @@ export const WIDE = { width: 1440, height: 900 };
 export const NARROW = { width: 1024, height: 700 };
 export const SCREEN_SIZES = [WIDE, NARROW];
 
+/**
+ * The placeholders on screen that their empty field cuts: each field given its placeholder as its value for a moment
+ * (no input event, so the app sees nothing), and its text wider than the room the field gives it — a search field's
+ * clear button takes its place at the end, filled or not. A placeholder says what to type; cut, it says part of it.
+ */
+export async function cutPlaceholders(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const cut: string[] = [];
+    for (const field of document.querySelectorAll<HTMLInputElement>('input[placeholder]:placeholder-shown')) {
+      const box = field.getBoundingClientRect();
+      if (!box.width || box.right > window.innerWidth || box.bottom > window.innerHeight) continue;
+      field.value = field.placeholder;
+      const over = field.scrollWidth - field.clientWidth;
+      field.value = '';
+      if (over > 0) cut.push(`${field.placeholder} (${over} px too narrow)`);
+    }
+    return cut;
+  });
+}
+
 /** Page model of the shell and the Settings (profiles) and Organizations screens. */
 export class ClosebookPage {
   constructor(readonly page: Page) {}

@@ -1,7 +1,7 @@
 import type { Page } from '@playwright/test';
 import { startTwin, type Twin } from '@twin/server';
 import { expect, test } from './fixtures';
-import { ClosebookPage, NARROW, WIDE } from './pages';
+import { ClosebookPage, cutPlaceholders, NARROW, WIDE } from './pages';
 import { ViewerPage } from './viewer-page';
 
 /** Longer than any the demo makes up, and first A→Z: it is the top row, where its ellipsis must not push an amount out. */
@@ -108,6 +108,7 @@ for (const size of [NARROW, WIDE]) {
       expect(large.length, 'amounts of a million or more').toBeGreaterThan(0);
 
       expect(await layoutProblems(page)).toEqual([]);
+      expect(await cutPlaceholders(page), 'the filters say whole what to type').toEqual([]);
       for (const column of ['Cost', 'Sales', 'Margin', 'Margin %']) {
         const header = viewer.columnHeader(column, { exact: true });
         const box = (await header.boundingBox())!;

@@ -217,7 +217,7 @@ async function compareCommand(context: CliContext, ids: string[], values: { json
     for await (const lines of comparison.listing('  ')) await writeOut(lines);
   }
   const kinds = MonthChange.shape.kind.options.flatMap((kind) => (comparison.kinds[kind] ? [`${comparison.kinds[kind]} ${kind}`] : []));
-  process.stderr.write(`${comparison.changeCount} changes${kinds.length ? `: ${kinds.join(', ')}` : ''}.\n`);
+  process.stderr.write(`${counted(comparison.changeCount, 'change')}${kinds.length ? `: ${kinds.join(', ')}` : ''}.\n`);
   if (values.out) {
     const written = await close.exportComparison(comparison, resolve(values.out));
     process.stderr.write(`Wrote ${written.changes} changes to ${resolve(values.out)}.\n`);
@@ -248,7 +248,7 @@ async function checkCommand(context: CliContext, ids: string[], values: { json: 
     : endsTheDayBefore(previous, saved.periodOf(reportId))
       ? ''
       : ` The rules against last month compared with ${previous.startDate}…${previous.endDate}, the newest earlier month in the ledger: the months between are not in it (fetch them to check against the month before).`;
-  process.stderr.write(`${name}: ${view.exceptions.length} exceptions, ${openSummary(view)}.${against}\n${stateLine(view)}\n`);
+  process.stderr.write(`${name}: ${counted(view.exceptions.length, 'exception')}, ${openSummary(view)}.${against}\n${stateLine(view)}\n`);
   if (failing > 0) process.stderr.write(`Accept each with a note (reports accept ${reportId} EXCEPTION-ID --note TEXT) or put it right and --resolve it.\n`);
   return failing > 0 ? EXIT_OPEN_EXCEPTIONS : EXIT.ok;
 }

@@ -1,3 +1,4 @@
+import { counted } from '@shared/counted';
 import { type ConnectionTestProgress, describeConnectionTest } from '@shared/connection-test-progress';
 import { channels } from '@shared/contract';
 import { type OrganizationInput, type OrganizationSummary } from '@shared/schemas/organization';
@@ -140,7 +141,7 @@ export async function profilesCommand(args: string[]): Promise<number> {
       });
       try {
         const result = await context.call('profiles:test', { profileId: profile.id });
-        process.stdout.write(`Connected: ${result.organizationCount} organizations (${Math.round(result.elapsedMs)} ms).\n`);
+        process.stdout.write(`Connected: ${counted(result.organizationCount, 'organization')} (${Math.round(result.elapsedMs)} ms).\n`);
       } finally {
         unsubscribe();
       }
@@ -191,7 +192,7 @@ export async function organizationsCommand(args: string[]): Promise<number> {
     const organizations = await context.call('organizations:list', { profileId });
     if (values.json) process.stdout.write(`${JSON.stringify(organizations, null, 2)}\n`);
     else process.stdout.write(`${organizationTable(organizations)}\n`);
-    process.stderr.write(`${organizations.length} organizations.\n`);
+    process.stderr.write(`${counted(organizations.length, 'organization')}.\n`);
     return EXIT.ok;
   });
 }

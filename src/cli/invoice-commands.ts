@@ -1,3 +1,4 @@
+import { counted } from '@shared/counted';
 import { mkdir, readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { DATE_FORMATS, INVOICE_FIELDS, InvoiceFormat, InvoiceSettings, InvoiceTemplate, LINE_FIELDS } from '@shared/schemas/invoices';
@@ -111,7 +112,7 @@ export async function invoicesCommand(args: string[]): Promise<number> {
       if (values.import) {
         const mapping = await invoices.importMapping(broker, await readFile(resolve(values.import), 'utf8'));
         process.stderr.write(
-          `Kept the mapping of ${broker.host} (reseller ${broker.resellerId}): ${mapping.customers.length} customers, ${mapping.items.length} items.\n`,
+          `Kept the mapping of ${broker.host} (reseller ${broker.resellerId}): ${counted(mapping.customers.length, 'customer')}, ${counted(mapping.items.length, 'item')}.\n`,
         );
       } else {
         const path = resolve(values.export as string);
@@ -222,7 +223,9 @@ export async function invoicesCommand(args: string[]): Promise<number> {
       }
       const out: string[] = [`${run.periodText}: ${run.readiness.line}`];
       for (const customer of run.unmappedCustomers)
-        out.push(`UNMAPPED customer  ${customer.organization} (${customer.orgId || 'no id'})  ${amountsText(customer.amounts)}; ${customer.lines} lines`);
+        out.push(
+          `UNMAPPED customer  ${customer.organization} (${customer.orgId || 'no id'})  ${amountsText(customer.amounts)}; ${counted(customer.lines, 'line')}`,
+        );
       for (const item of run.unmappedItems)
         out.push(
           `UNMAPPED item      ${item.productName} (product ${item.productId}${item.itemCode ? `, item code ${item.itemCode}` : ''}; service ${item.serviceName} ${item.serviceId})  ${amountsText(item.amounts)}; ${item.lines} lines`,

@@ -60,7 +60,7 @@ async function shareWithTeam(service: CliContext['service'], reportId: string): 
   if (!(await service.team.address().catch(() => null))) return;
   try {
     const shared = await service.team.share(reportId);
-    process.stderr.write(shared.shared ? `Shared ${shared.lines} lines with the team ledger.\n` : 'The team ledger has these lines already.\n');
+    process.stderr.write(shared.shared ? `Shared ${counted(shared.lines, 'line')} with the team ledger.\n` : 'The team ledger has these lines already.\n');
   } catch (error) {
     process.stderr.write(`The month is saved here, but not shared with the team ledger yet (${errorMessage(error)}). Share it with: team share ${reportId}\n`);
   }
@@ -148,7 +148,7 @@ export async function reportsCommand(args: string[]): Promise<number> {
           const { meta } = listing;
           const totals = meta.totals.map((total) => `${total.currency} ${total.sales}`).join(', ');
           process.stdout.write(
-            `${meta.id}  ${meta.name}  ${meta.period.startDate}…${meta.period.endDate}  ${meta.profileName}  ${meta.counts.lines} lines  ${totals}\n`,
+            `${meta.id}  ${meta.name}  ${meta.period.startDate}…${meta.period.endDate}  ${meta.profileName}  ${counted(meta.counts.lines, 'line')}  ${totals}\n`,
           );
         } else process.stdout.write(`${listing.id}  DAMAGED  ${listing.reason}\n`);
       }

@@ -1,3 +1,4 @@
+import { counted } from '@shared/counted';
 import type { TeamFetch } from '@shared/schemas/team-ledger';
 import { schemaBehind } from '@shared/model/team-schema';
 import { TEAM_PASSWORD_VARIABLE, teamLedgerAddress, teamStatus, type TeamStatus } from '@core';
@@ -34,7 +35,7 @@ const statusJson = (status: TeamStatus, address: ReturnType<typeof teamLedgerAdd
 function fetchLine(fetch: TeamFetch): string {
   const state = fetch.state === 'draft' ? 'Draft' : fetch.state === 'prepared' ? 'Prepared' : 'Approved';
   const here = fetch.localReportId ? `here as ${fetch.localReportId}` : 'not on this workstation (team pull)';
-  return `${fetch.startDate}…${fetch.endDate}  ${state.padEnd(8)} ${fetch.lines} lines, shared by ${fetch.storedBy} from ${fetch.workstation} at ${fetch.storedAt}${fetch.signed ? ' (signed)' : ''}; ${here}  ${fetch.contentHash.slice(0, 12)}…`;
+  return `${fetch.startDate}…${fetch.endDate}  ${state.padEnd(8)} ${counted(fetch.lines, 'line')}, shared by ${fetch.storedBy} from ${fetch.workstation} at ${fetch.storedAt}${fetch.signed ? ' (signed)' : ''}; ${here}  ${fetch.contentHash.slice(0, 12)}…`;
 }
 
 /**
@@ -97,7 +98,7 @@ export async function teamCommand(args: string[]): Promise<number> {
       const shared = await team.share(reportId);
       process.stderr.write(
         shared.shared
-          ? `Shared ${shared.lines} lines (${shared.bytes} bytes compressed) with the team ledger.\n`
+          ? `Shared ${counted(shared.lines, 'line')} (${shared.bytes} bytes compressed) with the team ledger.\n`
           : 'The team ledger has these lines already.\n',
       );
       return EXIT.ok;

@@ -1,7 +1,7 @@
 /**
- * A count with its noun, in English grouping: "1 row", "12,500 rows", "1 exception is", "3 exceptions are".
- * `many` defaults to `one` with an s.
+ * A count with its noun: "1 row", "12,500 rows", "1 exception is", "3 exceptions are". `many` defaults to `one` with
+ * an s; `format` writes the number (English grouping unless told: the screens give the user's locale).
  */
-export function counted(count: number, one: string, many = `${one}s`): string {
-  return `${count.toLocaleString('en')} ${count === 1 ? one : many}`;
+export function counted(count: number, one: string, many = `${one}s`, format: (count: number) => string = (value) => value.toLocaleString('en')): string {
+  return `${format(count)} ${count === 1 ? one : many}`;
 }

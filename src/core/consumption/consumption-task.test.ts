@@ -71,6 +71,19 @@ describe('consumption task', () => {
     expect(states).toContain('Processing');
     expect(states.at(-1)).toBe('Successful');
     expect(env.twin.savedConsumption()).toHaveLength(2);
+    expect((await env.tasks.get(submission.id)).message).toBe('All 2 records were submitted.');
+  });
+
+  it('says of a batch of one that its record was submitted, or was rejected', async () => {
+    const env = await setup();
+    const [one] = rows(env.twin);
+    const submitted = await env.tasks.submit(env.profile.id, 'one.csv', [one!]);
+    await env.tasks.settled();
+    expect((await env.tasks.get(submitted.id)).message).toBe('The record was submitted.');
+    const [, , unknown] = rows(env.twin, [{}]);
+    const rejected = await env.tasks.submit(env.profile.id, 'unknown.csv', [{ ...unknown!, row: 2 }]);
+    await env.tasks.settled();
+    expect((await env.tasks.get(rejected.id)).message).toMatch(/^The service rejected 1 of 1 record, so it saved none of this batch\./);
   });
 
   it('joins each failed record to its row, says nothing was saved, and the fixed batch then succeeds', async () => {

@@ -230,7 +230,13 @@ export class ConsumptionTasks {
     }
     if (state === 'Successful') {
       return {
-        job: await this.save({ ...submission, state, polls, nextPollAt: null, message: `All ${submission.records.length} records were submitted.` }),
+        job: await this.save({
+          ...submission,
+          state,
+          polls,
+          nextPollAt: null,
+          message: submission.records.length === 1 ? 'The record was submitted.' : `All ${counted(submission.records.length, 'record')} were submitted.`,
+        }),
         done: true,
       };
     }
@@ -243,7 +249,7 @@ export class ConsumptionTasks {
         polls,
         nextPollAt: null,
         failures,
-        message: `The service rejected ${failures.length} of ${submission.records.length} records, so it saved none of this batch. Fix or remove the rows marked, then submit the whole batch again.`,
+        message: `The service rejected ${failures.length} of ${counted(submission.records.length, 'record')}, so it saved none of this batch. Fix or remove the rows marked, then submit the whole batch again.`,
       });
       return { job: failed, done: true };
     }

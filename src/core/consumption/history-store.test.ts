@@ -65,7 +65,7 @@ const successful = submission(B, 2, {
   taskId: 'task-2',
   statusUrl: '/v1/bulkconsumptions/task-2',
   polls: 3,
-  message: 'All 1 records were submitted.',
+  message: 'The record was submitted.',
 });
 
 describe('consumption history store', () => {

@@ -1,3 +1,4 @@
+import { counted } from '@shared/counted';
 import { AppError } from '@shared/errors';
 import { REPORT_SCHEMA_VERSION, type ReportMeta } from '@shared/schemas/saved-report';
 import type { Ledger, LedgerTransaction } from '../ledger/ledger';
@@ -50,7 +51,7 @@ export class ReportLibrary {
     const found = await oneReport(ledger, reportId);
     if (!found) throw notFound();
     const { report } = found;
-    const details = `Deleted the fetch "${report.name}" of ${report.fetched_at} (${report.line_count.toLocaleString('en')} lines).`;
+    const details = `Deleted the fetch "${report.name}" of ${report.fetched_at} (${counted(report.line_count, 'line')}).`;
     await deleteReport(ledger, reportId, async (transaction) => this.guardDeletion?.(transaction, reportId, details));
     return report.source_file || null;
   }

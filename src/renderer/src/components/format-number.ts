@@ -1,3 +1,4 @@
+import { counted } from '@shared/counted';
 import { minorUnits } from '@shared/currency';
 import { money } from '@shared/money';
 import { userLocale } from './format-time';
@@ -109,9 +110,9 @@ export function formatCount(count: number, locale = userLocale): string {
   return numberFormat(locale, { maximumFractionDigits: 0 }).format(count);
 }
 
-/** A count with its noun, singular for one: "1 line", "2 lines", "1 fetch" / "3 fetches" (the plural given). */
+/** A count with its noun in the user's locale, singular for one (counted): "1 line", "2 lines", "1 fetch" / "3 fetches". */
 export function countOf(count: number, noun: string, plural = `${noun}s`, locale = userLocale): string {
-  return `${formatCount(count, locale)} ${count === 1 ? noun : plural}`;
+  return counted(count, noun, plural, (value) => formatCount(value, locale));
 }
 
 /**

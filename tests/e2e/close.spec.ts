@@ -579,3 +579,42 @@ test('a month with none before it fetches the month before from Compare, and is 
     await twin.close();
   }
 });
+
+test('a month prepared with nothing before it, then checked against the month before fetched since: not ready to invoice until reopened', async ({
+  page,
+  bridge,
+}) => {
+  test.setTimeout(90_000);
+  const twin = await startTwin({ reportReadyAfterMs: 0, reportReadyAfterPolls: 0, organizations: 6 });
+  try {
+    await bridge.useProfileFor(twin, 'Close');
+    const { reports } = await withMonths(page, bridge, ['2026-10']);
+    // Reviewed and prepared on this workstation alone: ready to invoice, not approved by a second person.
+    const { handlers } = bridge.harness.service;
+    const reportId = await newestReportId(bridge, '2026-10-01');
+    const exceptionIds = (await handlers['close:state']({ reportId })).exceptions.map((exception) => exception.id);
+    await handlers['close:review']({ reportId, exceptionIds, state: 'accepted', note: 'Checked with the account manager.' });
+    const close = await (await reports.openNewest(OCTOBER)).closeTheMonth();
+    await expect(close.state).toHaveText('Draft');
+    await close.button('Prepare the month').click();
+    await expect(close.state).toContainText('Ready to invoice');
+
+    // September fetched from here: the checks against last month run now, and find what the sign-off never saw.
+    await close.button('Fetch September 2026').click();
+    await expect(page.locator('.close__fetch')).toContainText('checked against September 2026', { timeout: 30_000 });
+    const since = close.root.getByTestId('approval-rule');
+    await expect(since).toContainText(
+      /open since the month was prepared .*Reopen the month \(with a reason\) to review them; until then it is not ready to invoice\./,
+    );
+    await expect(close.state).toContainText('Prepared by');
+    await expect(close.state).not.toContainText('Ready to invoice');
+    await expectLaidOut(page, 'open-since-sign-off', since);
+    // The invoices say so, and cannot be exported.
+    await close.openTab('Invoices');
+    const invoices = close.root.getByRole('region', { name: 'Invoices' });
+    await expect(invoices.getByRole('list', { name: 'Before the invoices can be exported' })).toContainText('open since the month was prepared');
+    await expect(invoices.getByRole('button', { name: 'Export invoices' })).toBeDisabled();
+  } finally {
+    await twin.close();
+  }
+});

@@ -1,4 +1,7 @@
+import { counted } from '@shared/counted';
 import { localTime } from '../xlsx';
+import { openSinceSignOff } from '@shared/model/review-state';
+import { openTotal } from './month-review';
 import type { MonthCloseSheetsState } from './checks-sheet';
 
 /** What every file of a month says of its close, in words: DRAFT, PREPARED or APPROVED, with who and when. */
@@ -6,8 +9,10 @@ export interface CloseStamp {
   word: 'DRAFT' | 'PREPARED' | 'APPROVED' | 'CHANGED AFTER SIGN-OFF';
   /** The stamp in one line: the word, who and when, and what it means for invoicing. */
   line: string;
-  /** Prepared on a workstation without a team ledger: ready to invoice, but not approved by a second person. */
-  preparedAlone: boolean;
+  /** Whether the month's invoices may be made from this fetch now (the month close's readyToInvoice). */
+  ready: boolean;
+  /** Exceptions open although the month is signed (each came after its sign-off): reopen and review them. */
+  openSinceSignOff: number;
 }
 
 /** A recorded instant as a wall-clock time in `timeZone`, named ("2026-12-08 12:15 (Europe/Stockholm, UTC+01:00)"). */
@@ -28,12 +33,13 @@ export function localDateTime(at: string, timeZone: string | undefined, withSeco
  */
 export function closeStamp(state: MonthCloseSheetsState, reportId: string, timeZone: string | undefined): CloseStamp {
   const { signOff, integrity } = state;
+  const ready = state.readyToInvoice;
   if (signOff && (integrity.contentChanged || !integrity.logIntact)) {
     const what = integrity.contentChanged ? 'the signed lines no longer match their content hash' : 'entries of the close log were removed or changed';
-    return { word: 'CHANGED AFTER SIGN-OFF', line: `CHANGED AFTER SIGN-OFF — ${what}: not a basis for invoicing.`, preparedAlone: false };
+    return { word: 'CHANGED AFTER SIGN-OFF', line: `CHANGED AFTER SIGN-OFF — ${what}: not a basis for invoicing.`, ready, openSinceSignOff: 0 };
   }
+  const open = openTotal(state.open);
   if (state.state === 'draft' || !signOff) {
-    const open = state.open.high + state.open.medium + state.open.low;
     const elsewhere = signOff
       ? state.restatement?.hashChanged
         ? ` This fetch is a restatement: the month is ${signOff.state} on another fetch, whose lines the service has changed since.`
@@ -41,22 +47,26 @@ export function closeStamp(state: MonthCloseSheetsState, reportId: string, timeZ
       : '';
     return {
       word: 'DRAFT',
-      line: `DRAFT — not prepared (${open.toLocaleString('en')} ${open === 1 ? 'exception' : 'exceptions'} open).${elsewhere}`,
-      preparedAlone: false,
+      line: `DRAFT — not prepared (${counted(open, 'exception')} open).${elsewhere}`,
+      ready,
+      openSinceSignOff: 0,
     };
   }
   const prepared = `prepared by ${signOff.preparedBy} at ${localDateTime(signOff.preparedAt, timeZone)}`;
+  const since = open ? ` ${openSinceSignOff(open)}: reopen it and review them; not ready to invoice until then.` : '';
   if (state.state === 'approved' && signOff.approvedBy && signOff.approvedAt)
     return {
       word: 'APPROVED',
-      line: `APPROVED by ${signOff.approvedBy} at ${localDateTime(signOff.approvedAt, timeZone)}; ${prepared}.`,
-      preparedAlone: false,
+      line: `APPROVED by ${signOff.approvedBy} at ${localDateTime(signOff.approvedAt, timeZone)}; ${prepared}.${since}`,
+      ready,
+      openSinceSignOff: open,
     };
   return {
     word: 'PREPARED',
-    preparedAlone: !state.teamLedger,
     line: state.teamLedger
-      ? `PREPARED — ${prepared}; awaiting approval by a second person: not ready to invoice.`
-      : `PREPARED — ${prepared}; not approved by a second person (a workstation without a team ledger).`,
+      ? `PREPARED — ${prepared}; awaiting approval by a second person: not ready to invoice.${since}`
+      : `PREPARED — ${prepared}; not approved by a second person (a workstation without a team ledger).${since}`,
+    ready,
+    openSinceSignOff: open,
   };
 }

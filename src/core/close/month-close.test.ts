@@ -12,10 +12,12 @@ import { memoryCalendar } from './calendar';
 import type { CloseRecord } from './close-record';
 import { MonthClose } from './month-close';
 import { MonthReview } from './month-review';
+import { closeStamp } from './close-stamp';
 
 const OCTOBER = '11111111-1111-4111-8111-000000000010';
 const NOVEMBER = '11111111-1111-4111-8111-000000000011';
 const NOVEMBER_AGAIN = '11111111-1111-4111-8111-000000000012';
+const OCTOBER_AGAIN = '11111111-1111-4111-8111-000000000013';
 const cleanups = cleanupsAfterEach();
 
 const NOVEMBER_PERIOD = { startDate: '2026-11-01', endDate: '2026-11-30' };
@@ -60,7 +62,7 @@ async function months() {
     async () => people.current,
     now,
   );
-  return { ledger: october.ledger, november, close, people };
+  return { ledger: october.ledger, october: october.entries, november, close, people };
 }
 
 async function acceptAll(close: MonthClose, reportId: string, note = 'Checked with the account manager.') {
@@ -268,6 +270,46 @@ describe('closing a month: four eyes', () => {
     );
     expect((await close.state(NOVEMBER_AGAIN)).open).toEqual({ high: 0, medium: 0, low: 0 });
     await close.prepare(NOVEMBER_AGAIN);
+  });
+
+  it('holds a signed month back from invoicing while exceptions are open since its sign-off: the month before fetched anew found one more', async () => {
+    const { ledger, october, close, people } = await months();
+    people.current = people.person('mlind', false);
+    await acceptAll(close, NOVEMBER);
+    await close.prepare(NOVEMBER);
+    expect(await close.state(NOVEMBER)).toMatchObject({ state: 'prepared', readyToInvoice: true });
+
+    // October fetched anew: one line of an organization November left alone was priced otherwise then.
+    const restated = structuredClone(october);
+    const line = restated[0]!.organizations.at(-1)!.services[0]!.items[0]!.products[0]!;
+    line.customerPricePerUnit = money(line.customerPricePerUnit).plus('10').toFixed();
+    line.totalCustomerPrice = money(line.customerPricePerUnit).times(line.quantity).toFixed();
+    restateTotals(restated);
+    async function* body() {
+      yield JSON.stringify({ status: 5, data: restated });
+    }
+    await ingestReport(ledger, testIdentity(OCTOBER_AGAIN, { fetchedAt: '2026-12-09T08:00:00.000Z' }), body());
+
+    const after = await close.state(NOVEMBER);
+    expect(after).toMatchObject({ state: 'prepared', previousReportId: OCTOBER_AGAIN, open: { high: 0, medium: 0, low: 1 }, readyToInvoice: false });
+    const stamp = closeStamp(after, NOVEMBER, 'UTC');
+    expect(stamp).toMatchObject({ word: 'PREPARED', ready: false, openSinceSignOff: 1 });
+    expect(stamp.line).toMatch(/1 exception is open since the month was prepared .*: reopen it and review them; not ready to invoice until then\.$/);
+
+    // Nor can a second person approve it; reopened, reviewed and prepared again, it is ready.
+    people.current = people.person('jberg');
+    await expect(close.approve(NOVEMBER)).rejects.toMatchObject({
+      code: 'control',
+      message: expect.stringMatching(/^1 exception is open since the month was prepared .*: reopen the month and review them\.$/),
+    });
+    people.current = people.person('mlind');
+    await close.reopen(NOVEMBER, 'October was restated.');
+    await acceptAll(close, NOVEMBER, 'October’s price was corrected by the vendor.');
+    await close.prepare(NOVEMBER);
+    people.current = people.person('jberg');
+    expect(await close.state(NOVEMBER)).toMatchObject({ state: 'prepared', open: { high: 0, medium: 0, low: 0 } });
+    await close.approve(NOVEMBER);
+    expect(await close.state(NOVEMBER)).toMatchObject({ state: 'approved', readyToInvoice: true });
   });
 
   it('refuses to prepare an older fetch with a team ledger too, before the team ledger is asked', async () => {

@@ -27,6 +27,7 @@ import {
   invoicedRefusal,
   MonthReview,
   openCounts,
+  openTotal,
   type Review,
   type ReviewState,
   type SignOff,
@@ -228,7 +229,8 @@ export class MonthClose {
       you: identity.user,
       teamLedger: identity.teamLedger,
       teamOfflineSince: record.offlineSince(month),
-      readyToInvoice: sound && (state === 'approved' || (state === 'prepared' && !identity.teamLedger)),
+      // A sign-off covers the exceptions reviewed when it was made: one open since (closeStamp says which) holds the invoices back.
+      readyToInvoice: sound && openTotal(open) === 0 && (state === 'approved' || (state === 'prepared' && !identity.teamLedger)),
       integrity: { contentChanged, logIntact, logBrokenAt: log.brokenAt ?? (anchored ? null : (signedRow?.log_seq ?? null)) },
       restatement,
       superseded: newest?.report_id !== reportId,

@@ -14,6 +14,7 @@ import { type RateRow, rateRows, replaceRates } from './queries/rates';
 import { captureEvidence, replaceReview, type ReviewRow, reviewRows } from './queries/reviews';
 import { approveSignOff, insertSignOff, removeSignOff, type SignOffRow, signOffRow } from './queries/sign-offs';
 import { counted } from '@shared/counted';
+import { openSinceSignOff } from '@shared/model/review-state';
 
 export type { Review, ReviewState, SignOff } from '@shared/schemas/month-close';
 
@@ -94,7 +95,8 @@ export function openCounts(exceptions: readonly BillingException[], rows: readon
   return open;
 }
 
-const total = (open: Record<string, number>) => Object.values(open).reduce((sum, count) => sum + count, 0);
+/** How many exceptions are open, of every severity. */
+export const openTotal = (open: Record<string, number>) => Object.values(open).reduce((sum, count) => sum + count, 0);
 
 export function signOffOf(row: SignOffRow): SignOff {
   let thresholds: CheckThresholds | null = null;
@@ -285,7 +287,7 @@ export class MonthReview implements CloseRecord {
       if (signed) throw refused(`This month is ${stateWord(signed.state)} already (by ${signed.prepared_by}). Reopen it (with a reason) to prepare it again.`);
       const newest = await newestFetchRow(transaction, month);
       if (newest && newest.report_id !== reportId) throw refused(supersededRefusal(newest.fetched_at));
-      const open = total(openCounts(exceptions, await reviewRows(transaction, month)));
+      const open = openTotal(openCounts(exceptions, await reviewRows(transaction, month)));
       if (open > 0)
         throw refused(`${counted(open, 'exception is', 'exceptions are')} still open: accept (with a note) or resolve each before the month is prepared.`);
       const rates = await rateRows(transaction, month); // read here: rates change only while the month is a Draft
@@ -339,8 +341,8 @@ export class MonthReview implements CloseRecord {
         );
       const ownAdjustment = adjustmentsSinceApproval(await approvalSteps(transaction, month)).find((entry) => entry.actor === identity.user);
       if (ownAdjustment) throw refused(ownAdjustmentRefusal(identity.user, ownAdjustment.note));
-      const open = total(openCounts(exceptions, rows));
-      if (open > 0) throw refused(`${counted(open, 'exception is', 'exceptions are')} open again (a review was suspended): reopen the month and review them.`);
+      const open = openTotal(openCounts(exceptions, rows));
+      if (open > 0) throw refused(`${openSinceSignOff(open)}: reopen the month and review them.`);
       const log = await appendLog(transaction, month, [
         { reportId, action: 'approved', actor: identity.user, at, evidence: JSON.stringify({ contentHash: signed.content_hash }) },
       ]);

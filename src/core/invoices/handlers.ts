@@ -269,8 +269,10 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
       blockers.push(
         `${awaiting.length === 1 ? '1 adjustment' : `${awaiting.length} adjustments`} made after the month was approved (by ${[...new Set(awaiting.map((entry) => entry.actor))].join(', ')}) ${awaiting.length === 1 ? 'awaits' : 'await'} a second person's approval (invoices approve-adjustments).`,
       );
-    if (readiness.word !== 'APPROVED' && !readiness.preparedAlone)
-      blockers.push(`The month is not ready to invoice: ${readiness.line} Prepare it (with a team ledger, a second person approves it too) first.`);
+    if (!readiness.ready)
+      blockers.push(
+        `The month is not ready to invoice: ${readiness.line}${readiness.openSinceSignOff ? '' : ' Prepare it (with a team ledger, a second person approves it too) first.'}`,
+      );
     return blockers;
   }
 

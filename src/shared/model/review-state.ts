@@ -1,3 +1,4 @@
+import { counted } from '../counted';
 import type { Evidence, Review } from '../schemas/month-close';
 
 /** How an exception's review reads: open (none, or undone), accepted, resolved — or suspended, since its figures changed. */
@@ -13,6 +14,13 @@ export const isOpenReview = (review: Review | null) => {
   const state = shownReviewState(review);
   return state === 'open' || state === 'suspended';
 };
+
+/**
+ * Why a signed month has exceptions open: each was reviewed when it was prepared, so these came after — a review
+ * suspended (its figures changed), or checks that now have more to go on (the month before fetched, or fetched anew).
+ */
+export const openSinceSignOff = (open: number) =>
+  `${counted(open, 'exception is', 'exceptions are')} open since the month was prepared (a review suspended, or found by checks against a month before fetched since)`;
 
 /** An exception's figures in words, as every screen and file names them: "cost 864.06, sales 0" ('' when none). */
 export function describeFigures(evidence: Evidence): string {

@@ -354,7 +354,12 @@ export type InvoiceRunDraft = z.infer<typeof InvoiceRunDraft>;
 export const InvoiceRunView = InvoiceRunDraft.extend({
   reportId: z.string(),
   /** The month close's stamp: whether it may be invoiced, in the words every file repeats. */
-  readiness: z.object({ word: z.enum(['DRAFT', 'PREPARED', 'APPROVED', 'CHANGED AFTER SIGN-OFF']), line: z.string(), preparedAlone: z.boolean() }),
+  readiness: z.object({
+    word: z.enum(['DRAFT', 'PREPARED', 'APPROVED', 'CHANGED AFTER SIGN-OFF']),
+    line: z.string(),
+    ready: z.boolean(),
+    openSinceSignOff: z.number().int(),
+  }),
   /** Why the run cannot be exported now, each in words that say what to do; empty when it can. */
   blockers: z.array(z.string()),
   /**

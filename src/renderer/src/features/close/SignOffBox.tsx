@@ -6,7 +6,7 @@ import { useAction } from '@renderer/hooks/use-action';
 import { useFocusBackOnClose } from '@renderer/hooks/keyboard-focus';
 import { formatCount } from '@renderer/components/format-number';
 import { formatDateTime } from '@renderer/components/format-time';
-import { approvalRefusal } from './approval-rule';
+import { approvalRefusal, openSinceSignOffAdvice } from './approval-rule';
 
 interface Props {
   view: MonthCloseView;
@@ -152,6 +152,12 @@ function SignOffSteps({
           Prepared by <strong>{signOff.preparedBy}</strong> at {formatDateTime(signOff.preparedAt)}
         </p>
         <ContentHash hash={signOff.contentHash} />
+        {/* Prepared, the approval's why says it (nobody may approve); Approved, this does. */}
+        {openCount > 0 && approved ? (
+          <p className="signoff__since" role="note" data-testid="open-since-sign-off">
+            {openSinceSignOffAdvice(openCount)}
+          </p>
+        ) : null}
         {approved ? null : (
           <div className="signoff__approve">
             <button
@@ -163,7 +169,7 @@ function SignOffSteps({
             >
               {action.busy ? 'Approving…' : 'Approve the month'}
             </button>
-            <p id={whyId} className="signoff__why muted" data-testid="approval-rule">
+            <p id={whyId} className={`signoff__why ${openCount > 0 ? 'signoff__since' : 'muted'}`} data-testid="approval-rule">
               {refusal ??
                 `Approving records you (${you}) and the time. You may not approve a month in which you accepted a high exception, or whose invoices you adjusted since its last approval.`}
             </p>

@@ -599,7 +599,12 @@ test('a month prepared with nothing before it, then checked against the month be
     await close.button('Prepare the month').click();
     await expect(close.state).toContainText('Ready to invoice');
 
-    // September fetched from here: the checks against last month run now, and find what the sign-off never saw.
+    // September fetched from here: the checks against last month run now, and find what the sign-off never saw — as
+    // the offer says.
+    await expect(close.root.getByTestId('fetch-month-before').first()).toContainText(
+      'The month is Prepared: exceptions the checks then find stay open until it is reopened, and hold its invoices back.',
+    );
+    await expectLaidOut(page, 'fetch-before-signed', close.root.getByTestId('fetch-month-before').first());
     await close.button('Fetch September 2026').click();
     await expect(page.locator('.close__fetch')).toContainText('checked against September 2026', { timeout: 30_000 });
     const since = close.root.getByTestId('approval-rule');

@@ -279,7 +279,7 @@ export function ExceptionsPanel({ view, meta, close, onShow, shown = null, group
             There is no earlier month of this service in the ledger, so nothing is checked against last month: a subscription no longer billed, a unit price or
             cost changed, a quantity jump.
           </p>
-          <FetchMonthBefore meta={meta} />
+          <FetchMonthBefore meta={meta} signed={view.state === 'draft' ? null : view.state} />
         </div>
       ) : null}
       {view.previousPeriod && !endsTheDayBefore(view.previousPeriod, meta.period) ? (
@@ -289,7 +289,7 @@ export function ExceptionsPanel({ view, meta, close, onShow, shown = null, group
             {monthLabel(view.previousPeriod)} is the newest earlier month in the ledger, not the month before: the checks against last month compare with it.
             Fetch the months between to check against the month before.
           </p>
-          <FetchMonthBefore meta={meta} />
+          <FetchMonthBefore meta={meta} signed={view.state === 'draft' ? null : view.state} />
         </div>
       ) : null}
       {view.signOff !== null ? (

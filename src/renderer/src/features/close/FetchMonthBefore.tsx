@@ -13,9 +13,9 @@ import { monthLabel } from './month-label';
  * The month before this one, fetched from here with this month's profile, for the checks and the comparison to stand
  * on: its request's progress in place, and once it is saved the Close screen reads the month again
  * (useEarlierMonthSaved). Nothing for a month imported from a file (no profile of ours fetched it) or a period that is
- * not one calendar month.
+ * not one calendar month. On a signed month (`signed`) it says what the fetch will do to the sign-off.
  */
-export function FetchMonthBefore({ meta }: { meta: ReportMeta }): React.JSX.Element | null {
+export function FetchMonthBefore({ meta, signed = null }: { meta: ReportMeta; signed?: 'prepared' | 'approved' | null }): React.JSX.Element | null {
   const period = calendarMonthBefore(meta.period);
   const job = useReportJobs((state) =>
     period ? state.jobs.find((candidate) => candidate.profileId === meta.profileId && samePeriod(candidate.period, period)) : undefined,
@@ -51,6 +51,14 @@ export function FetchMonthBefore({ meta }: { meta: ReportMeta }): React.JSX.Elem
             Fetch {label}
           </button>{' '}
           <span className="muted">with the profile {meta.profileName}: it takes as long as the service needs, and you can go on meanwhile.</span>
+          {/* A sign-off covers the exceptions it saw: what the checks find against the month before is open since. */}
+          {signed ? (
+            <span className="fetch-before__signed">
+              {' '}
+              The month is {signed === 'approved' ? 'Approved' : 'Prepared'}: exceptions the checks then find stay open until it is reopened, and hold its
+              invoices back.
+            </span>
+          ) : null}
           <ErrorNote message={action.error} />
         </>
       )}

@@ -1,7 +1,6 @@
 import { counted } from '@shared/counted';
 import { localTime } from '../xlsx';
-import { openSinceSignOff } from '@shared/model/review-state';
-import { openTotal } from './month-review';
+import { openSinceSignOff, openTotal } from '@shared/model/review-state';
 import type { MonthCloseSheetsState } from './checks-sheet';
 
 /** What every file of a month says of its close, in words: DRAFT, PREPARED or APPROVED, with who and when. */

@@ -3,7 +3,7 @@ import { createWriteStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import type PDFDocument from 'pdfkit';
 import type { CloseLog, CurrencyBridge, MonthCloseView } from '@shared/schemas/month-close';
-import { describeFigures, shownReviewState } from '@shared/model/review-state';
+import { describeFigures, openTotal, shownReviewState } from '@shared/model/review-state';
 import { resourcePath } from '../ports/resources';
 import type { OutputFolder } from '../storage/output-file';
 import { closeStamp, localDateTime } from './close-stamp';
@@ -149,7 +149,7 @@ function layOut(document: Doc, input: EvidenceInput): void {
     for (const bridge of input.previous.bridges) for (const line of bridgeLines(bridge)) document.text(line);
   }
 
-  const open = view.open.high + view.open.medium + view.open.low;
+  const open = openTotal(view.open);
   heading(document, `Exceptions (${view.exceptions.length.toLocaleString('en')}; ${open.toLocaleString('en')} open)`);
   if (!view.exceptions.length) document.text('None: every check passed.');
   view.exceptions.forEach((exception, index) => {

@@ -1,3 +1,4 @@
+import { openTotal } from '@shared/model/review-state';
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { BillingException as BillingExceptionSchema, type CloseLogEntry, type CloseState, CHANGES_PER_WINDOW } from '@shared/schemas/month-close';
@@ -27,7 +28,6 @@ import {
   invoicedRefusal,
   MonthReview,
   openCounts,
-  openTotal,
   type Review,
   type ReviewState,
   type SignOff,
@@ -120,7 +120,7 @@ export class MonthClose {
       periodEnd: month.endDate,
       state: state.state,
       signOff: state.signOff,
-      openCount: state.open.high + state.open.medium + state.open.low,
+      openCount: openTotal(state.open),
       log: (await record.log(month)).entries,
       fetchedAt: month.fetchedAt,
       consumption: await lastCountedBatch(ledger, reportId, this.consumption),

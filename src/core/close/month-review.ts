@@ -14,7 +14,7 @@ import { type RateRow, rateRows, replaceRates } from './queries/rates';
 import { captureEvidence, replaceReview, type ReviewRow, reviewRows } from './queries/reviews';
 import { approveSignOff, insertSignOff, removeSignOff, type SignOffRow, signOffRow } from './queries/sign-offs';
 import { counted } from '@shared/counted';
-import { openSinceSignOff } from '@shared/model/review-state';
+import { openSinceSignOff, openTotal } from '@shared/model/review-state';
 
 export type { Review, ReviewState, SignOff } from '@shared/schemas/month-close';
 
@@ -94,9 +94,6 @@ export function openCounts(exceptions: readonly BillingException[], rows: readon
   }
   return open;
 }
-
-/** How many exceptions are open, of every severity. */
-export const openTotal = (open: Record<string, number>) => Object.values(open).reduce((sum, count) => sum + count, 0);
 
 export function signOffOf(row: SignOffRow): SignOff {
   let thresholds: CheckThresholds | null = null;

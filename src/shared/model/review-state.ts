@@ -15,6 +15,9 @@ export const isOpenReview = (review: Review | null) => {
   return state === 'open' || state === 'suspended';
 };
 
+/** How many exceptions are open, of every severity. */
+export const openTotal = (open: Record<string, number>) => Object.values(open).reduce((sum, count) => sum + count, 0);
+
 /**
  * Why a signed month has exceptions open: each was reviewed when it was prepared, so these came after — a review
  * suspended (its figures changed), or checks that now have more to go on (the month before fetched, or fetched anew).

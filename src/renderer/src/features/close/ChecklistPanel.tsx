@@ -1,3 +1,4 @@
+import { openTotal } from '@shared/model/review-state';
 import { useCallback, useEffect, useId, useState } from 'react';
 import { CHECKLIST_STEPS, type Checklist, type CloseCalendar, type MonthCloseView } from '@shared/schemas/month-close';
 import { bridge, call } from '@renderer/bridge';
@@ -84,7 +85,7 @@ export function ChecklistPanel({ reportId, view }: { reportId: string; view: Mon
     if (answer) setChecklist(answer);
   }, [run, reportId]);
   // Read again when the month's close changes (a review, a sign-off), here or on a colleague's workstation.
-  const changed = `${view.state}|${view.open.high + view.open.medium + view.open.low}|${view.signOff?.approvedAt ?? ''}`;
+  const changed = `${view.state}|${openTotal(view.open)}|${view.signOff?.approvedAt ?? ''}`;
   useEffect(() => void load(), [load, changed]);
   useEffect(() => bridge.on('team:changed', () => void load()), [load]);
 

@@ -1,3 +1,4 @@
+import { openTotal } from '@shared/model/review-state';
 import { useState } from 'react';
 import type { ReportMeta } from '@shared/schemas/saved-report';
 import { call } from '@renderer/bridge';
@@ -74,7 +75,7 @@ function EvidenceButton({ reportId }: { reportId: string }): React.JSX.Element {
 
 /** Open exceptions by severity, the most severe first; a zero reads as done. */
 export function OpenCounts({ open }: { open: MonthCloseView['open'] }): React.JSX.Element {
-  const total = open.high + open.medium + open.low;
+  const total = openTotal(open);
   return (
     <span className="open-counts" aria-label={`Open exceptions: ${total}`} data-testid="open-counts">
       {total === 0 ? (

@@ -1,3 +1,4 @@
+import { openTotal } from '@shared/model/review-state';
 import { useEffect, useId, useRef, useState } from 'react';
 import type { ReportMeta } from '@shared/schemas/saved-report';
 import { formatCount } from '@renderer/components/format-number';
@@ -55,7 +56,7 @@ export function CloseScreen({
   const signOffStep = view ? `${view.state}|${view.signOff?.preparedAt ?? ''}` : null;
   const signOffRegion = useRef<HTMLDivElement>(null);
   const thenFocusSignOff = useFocusAfterStep(signOffRegion, signOffStep);
-  const openCount = view ? view.open.high + view.open.medium + view.open.low : 0;
+  const openCount = view ? openTotal(view.open) : 0;
   const tabs: { id: Tab; label: string; count?: string }[] = [
     { id: 'exceptions', label: 'Exceptions', count: `(${view ? formatCount(openCount) : '…'} open)` },
     { id: 'compare', label: 'Compare with last month' },

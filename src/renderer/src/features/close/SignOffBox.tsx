@@ -4,7 +4,7 @@ import { ErrorNote } from '@renderer/components/ErrorNote';
 import { escapeTo } from '@renderer/components/escape-to';
 import { useAction } from '@renderer/hooks/use-action';
 import { useFocusBackOnClose } from '@renderer/hooks/keyboard-focus';
-import { formatCount } from '@renderer/components/format-number';
+import { countOf } from '@renderer/components/format-number';
 import { formatDateTime } from '@renderer/components/format-time';
 import { approvalRefusal, openSinceSignOffAdvice } from './approval-rule';
 
@@ -196,7 +196,7 @@ function SignOffSteps({
       </button>
       <p id={whyId} className="signoff__why muted">
         {blocked
-          ? `${formatCount(openCount)} ${openCount === 1 ? 'exception is' : 'exceptions are'} still open: accept each with a note, or resolve it, first.`
+          ? `${countOf(openCount, 'exception is', 'exceptions are')} still open: accept each with a note, or resolve it, first.`
           : `Nothing is open. Preparing records you (${you}), the time and a hash of the lines, and locks the reviews; a second person then approves.`}
       </p>
       <ErrorNote message={action.error} />

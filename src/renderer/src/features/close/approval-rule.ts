@@ -1,5 +1,5 @@
 import type { MonthCloseView, Review, Severity } from '@shared/schemas/month-close';
-import { openSinceSignOff } from '@shared/model/review-state';
+import { openSinceSignOff, openTotal } from '@shared/model/review-state';
 import { formatCount } from '@renderer/components/format-number';
 
 /** What a signed month with exceptions open since its sign-off needs, said on the sign-off whether Prepared or Approved. */
@@ -17,7 +17,7 @@ export function approvalRefusal(
 ): string | null {
   const { signOff, you, teamLedger } = view;
   // Open exceptions stand in everyone's way, the preparer's too: the month goes back to Draft to review them.
-  const open = view.open.high + view.open.medium + view.open.low;
+  const open = openTotal(view.open);
   if (open) return openSinceSignOffAdvice(open);
   if (signOff?.preparedBy === you)
     return teamLedger

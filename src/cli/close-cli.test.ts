@@ -208,6 +208,19 @@ describe('closebook reports compare, check and accept', () => {
     expect(cli(['reports', 'check', january]).stderr).toMatch(
       /compared with 2026-11-01…2026-11-30, the newest earlier month in the ledger: the months between are not in it \(fetch them/,
     );
+
+    // Prepared so, then given its month before: what the checks now find was never reviewed, and the state says so.
+    const januaryIds = (JSON.parse(cli(['reports', 'check', january, '--json']).stdout) as ExceptionJson[]).map((exception) => exception.id);
+    expect(cli(['reports', 'accept', january, ...januaryIds, '--note', 'Checked against November'])).toMatchObject({ code: 0 });
+    expect(cli(['reports', 'prepare', january])).toMatchObject({ code: 0, stderr: expect.not.stringMatching(/open since/) });
+    fetchMonth('2026-12-01', '2026-12-31');
+    const rechecked = cli(['reports', 'check', january]);
+    expect(rechecked.stderr).toMatch(
+      new RegExp(
+        `\\nPREPARED: prepared by .*\\n\\d+ exceptions? (is|are) open since the month was prepared .*Reopen the month \\(reports reopen ${january} --reason TEXT\\)`,
+      ),
+    );
+    expect(rechecked.stderr).not.toMatch(/Accept each/); // its reviews are locked until it is reopened
   }, 180_000);
 
   it('refuses an unknown report, a bad --fail-on and an accept without a note with exit 1, saying why', () => {

@@ -12,7 +12,7 @@ import {
 } from '@shared/schemas/month-close';
 import { bridgeLines } from '@shared/model/bridge-text';
 import { endsTheDayBefore } from '@shared/model/month-before';
-import { describeFigures, type ShownReviewState, shownReviewState } from '@shared/model/review-state';
+import { describeFigures, openSinceSignOff, openTotal, type ShownReviewState, shownReviewState } from '@shared/model/review-state';
 import type { CliContext } from './context';
 import { EXIT, parse, UsageError, withContext } from './context';
 import { indentedJsonArray, writeOut } from './standard-output';
@@ -249,7 +249,9 @@ async function checkCommand(context: CliContext, ids: string[], values: { json: 
       ? ''
       : ` The rules against last month compared with ${previous.startDate}…${previous.endDate}, the newest earlier month in the ledger: the months between are not in it (fetch them to check against the month before).`;
   process.stderr.write(`${name}: ${counted(view.exceptions.length, 'exception')}, ${openSummary(view)}.${against}\n${stateLine(view)}\n`);
-  if (failing > 0) process.stderr.write(`Accept each with a note (reports accept ${reportId} EXCEPTION-ID --note TEXT) or put it right and --resolve it.\n`);
+  // A signed month's reviews are locked: the state line says to reopen it instead.
+  if (failing > 0 && view.state === 'draft')
+    process.stderr.write(`Accept each with a note (reports accept ${reportId} EXCEPTION-ID --note TEXT) or put it right and --resolve it.\n`);
   return failing > 0 ? EXIT_OPEN_EXCEPTIONS : EXIT.ok;
 }
 
@@ -273,7 +275,13 @@ function stateLine(view: MonthCloseView): string {
   const offline = view.teamOfflineSince
     ? `\nThe team ledger cannot be reached: this is the state last read from it, at ${view.teamOfflineSince}; nothing can be changed until it answers.`
     : '';
-  return `${signOffLine(view)}${offline}`;
+  // A signed month's exceptions were all reviewed when it was signed: one open now came after, and holds it back.
+  const open = openTotal(view.open);
+  const since =
+    view.state !== 'draft' && open > 0
+      ? `\n${openSinceSignOff(open)}. Reopen the month (reports reopen ${view.reportId} --reason TEXT) to review them; until then it is not ready to invoice.`
+      : '';
+  return `${signOffLine(view)}${since}${offline}`;
 }
 
 function signOffLine(view: MonthCloseView): string {

@@ -113,7 +113,7 @@ async function main(): Promise<void> {
       await Promise.all(
         sessions.map(async (client, person) => {
           for (let month = person; month < MONTHS; month += PEOPLE) {
-            const [year, number] = [2025 + Math.floor(month / 12), (month % 12) + 1];
+            const [year, number] = [2024 + Math.floor(month / 12), (month % 12) + 1]; // months over: each is signed off
             const last = new Date(Date.UTC(year, number, 0)).toISOString().slice(0, 10);
             const period = ['billing.example.com', 'r', `${year}-${String(number).padStart(2, '0')}-01`, last];
             // The month's lines: the same file each month, under a content hash of its own (the server stores, never parses).

@@ -1,5 +1,5 @@
--- Closebook team ledger, schema version 1 (and, included at the end, 2: invoicing, and 3: audit) — run once by IT, as
--- the database's owner:
+-- Closebook team ledger, schema version 1 (and, included at the end, 2: invoicing, 3: audit, and 4: period end) — run
+-- once by IT, as the database's owner:
 --
 --     psql "postgresql://OWNER@HOST/DATABASE?sslmode=verify-full" -v ON_ERROR_STOP=1 -f closebook-team-ledger.sql
 --
@@ -532,3 +532,5 @@ COMMIT;
 -- Version 3: approving a month never approves the approver's own adjustment; a month is invoiced from its approved lines;
 -- the invoice mapping's history.
 \ir closebook-team-ledger-audit.sql
+-- Version 4: a month is signed off only on lines fetched after its period was over.
+\ir closebook-team-ledger-period-end.sql

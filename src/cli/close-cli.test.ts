@@ -209,18 +209,38 @@ describe('closebook reports compare, check and accept', () => {
       /compared with 2026-11-01…2026-11-30, the newest earlier month in the ledger: the months between are not in it \(fetch them/,
     );
 
-    // Prepared so, then given its month before: what the checks now find was never reviewed, and the state says so.
-    const januaryIds = (JSON.parse(cli(['reports', 'check', january, '--json']).stdout) as ExceptionJson[]).map((exception) => exception.id);
-    expect(cli(['reports', 'accept', january, ...januaryIds, '--note', 'Checked against November'])).toMatchObject({ code: 0 });
-    expect(cli(['reports', 'prepare', january])).toMatchObject({ code: 0, stderr: expect.not.stringMatching(/open since/) });
-    fetchMonth('2026-12-01', '2026-12-31');
-    const rechecked = cli(['reports', 'check', january]);
+    // October, checked with no month before it in the ledger, is prepared so; then September is fetched: what the
+    // checks against it find was never reviewed, and the state says so.
+    const octoberIds = (JSON.parse(cli(['reports', 'check', october, '--json']).stdout) as ExceptionJson[]).map((exception) => exception.id);
+    expect(cli(['reports', 'accept', october, ...octoberIds, '--note', 'Checked on its own'])).toMatchObject({ code: 0 });
+    expect(cli(['reports', 'prepare', october])).toMatchObject({ code: 0, stderr: expect.not.stringMatching(/open since/) });
+    fetchMonth('2026-09-01', '2026-09-30');
+    const rechecked = cli(['reports', 'check', october]);
     expect(rechecked.stderr).toMatch(
       new RegExp(
-        `\\nPREPARED: prepared by .*\\n\\d+ exceptions? (is|are) open since the month was prepared .*Reopen the month \\(reports reopen ${january} --reason TEXT\\)`,
+        `\\nPREPARED: prepared by .*\\n\\d+ exceptions? (is|are) open since the month was prepared .*Reopen the month \\(reports reopen ${october} --reason TEXT\\)`,
       ),
     );
     expect(rechecked.stderr).not.toMatch(/Accept each/); // its reviews are locked until it is reopened
+
+    // A period not over yet (one far ahead, so that the test holds on any day) is fetched with a warning and cannot be prepared.
+    const ahead = cli(['report', 'fetch', '--from', '2099-12-01', '--to', '2099-12-31', '--poll-interval', '1', ...inlineConnection(simulator.baseUrl)]);
+    expect([ahead.code, ahead.stderr]).toEqual([
+      0,
+      expect.stringMatching(/^This period ends on 2099-12-31: a report fetched before then holds what was billed so far/),
+    ]);
+    const unfinished = ahead.stdout.trim();
+    const aheadIds = (JSON.parse(cli(['reports', 'check', unfinished, '--json']).stdout) as ExceptionJson[]).map((exception) => exception.id);
+    expect(cli(['reports', 'accept', unfinished, ...aheadIds, '--note', 'Looked at']).code).toBe(0);
+    expect(cli(['reports', 'check', unfinished]).stderr).toMatch(
+      /\nDRAFT: not prepared\.\nThis fetch was made on \d{4}-\d\d-\d\d, before its period ended on 2099-12-31/,
+    );
+    expect(cli(['reports', 'prepare', unfinished])).toMatchObject({
+      code: 5,
+      stderr: expect.stringMatching(
+        /before its period ended on 2099-12-31: it holds what was billed so far, not the whole period\. Fetch the month again once it is over/,
+      ),
+    });
   }, 180_000);
 
   it('refuses an unknown report, a bad --fail-on and an accept without a note with exit 1, saying why', () => {

@@ -12,6 +12,7 @@ import {
 } from '@shared/schemas/month-close';
 import { bridgeLines } from '@shared/model/bridge-text';
 import { endsTheDayBefore } from '@shared/model/month-before';
+import { fetchedBeforeEndAdvice } from '@shared/model/period-end';
 import { describeFigures, openSinceSignOff, openTotal, type ShownReviewState, shownReviewState } from '@shared/model/review-state';
 import type { CliContext } from './context';
 import { EXIT, parse, UsageError, withContext } from './context';
@@ -281,7 +282,9 @@ function stateLine(view: MonthCloseView): string {
     view.state !== 'draft' && open > 0
       ? `\n${openSinceSignOff(open)}. Reopen the month (reports reopen ${view.reportId} --reason TEXT) to review them; until then it is not ready to invoice.`
       : '';
-  return `${signOffLine(view)}${since}${offline}`;
+  const early =
+    view.state === 'draft' && view.fetchedBeforeEnd ? `\n${fetchedBeforeEndAdvice(view.fetchedBeforeEnd.endDate, view.fetchedBeforeEnd.fetchedAt)}` : '';
+  return `${signOffLine(view)}${since}${early}${offline}`;
 }
 
 function signOffLine(view: MonthCloseView): string {

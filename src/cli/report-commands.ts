@@ -7,6 +7,7 @@ import { SERVICE_POLL_FLOOR_MS } from '@core';
 import { CONNECTION_OPTIONS, type CliContext, EXIT, parse, resolveProfileId, UsageError, withContext } from './context';
 import { errorMessage } from '@shared/error-message';
 import { counted } from '@shared/counted';
+import { endedBefore, periodNotOverText } from '@shared/model/period-end';
 
 /** One line per change of a request, in the app's words: "report 2026-10-01…2026-10-31: Downloading 38 MB (2 min 05 s)". */
 function progressLine(job: ReportJob): string {
@@ -103,6 +104,7 @@ export async function reportCommand(args: string[]): Promise<number> {
         process.stderr.write(`Polling every ${SERVICE_POLL_FLOOR_MS / 1000} s: the service asks clients to wait at least that long between polls.\n`);
       }
       if (period) {
+        if (!endedBefore(period.endDate, new Date())) process.stderr.write(`${periodNotOverText(period.endDate)}\n`);
         const job = await context.call('reports:request', { profileId, period });
         return waitForJobs(context, [job.id], values.out);
       }

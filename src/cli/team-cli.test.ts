@@ -278,6 +278,28 @@ describe('two workstations closing one month on the team ledger', () => {
     expect(differs(B, october_.b)).toEqual(onA);
   }, 60_000);
 
+  it('signs a month off on lines first shared before its period was over, once this workstation fetched the same lines after it', () => {
+    const august = fetchMonth('2026-08-01', '2026-08-31');
+    // These lines were first shared on 20 August (a colleague's early look, standing in here by the owner's hand).
+    const { owner } = cluster;
+    const fetchedAt = () =>
+      asRole(
+        'auditor_c',
+        "SELECT to_char(f.fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') FROM closebook.fetches f JOIN closebook.months m USING (month_id) WHERE m.period_start = '2026-08-01'",
+      ).stdout.trim();
+    const early = cluster.psql(owner.user, owner.password, [
+      '-c',
+      "UPDATE closebook.fetches f SET fetched_at = '2026-08-20T10:00:00Z' FROM closebook.months m WHERE m.month_id = f.month_id AND m.period_start = '2026-08-01'",
+    ]);
+    expect([early.code, fetchedAt()]).toEqual([0, '2026-08-20']);
+    // This workstation fetched them after the month was over: preparing tells the team ledger so (the lines are not
+    // sent again), and the database, which refuses a sign-off on lines fetched early, records it.
+    const ids = (JSON.parse(A(['reports', 'check', august, '--json']).stdout) as ExceptionJson[]).map((exception) => exception.id);
+    expect(A(['reports', 'accept', august, ...ids, '--note', 'Checked.']).code).toBe(0);
+    expect(A(['reports', 'prepare', august])).toMatchObject({ code: 0 });
+    expect(fetchedAt()).not.toBe('2026-08-20');
+  }, 60_000);
+
   it('opens the last synced state read-only when the team ledger cannot be reached, and changes nothing', () => {
     cluster.halt();
     // (Exit 4: A's consumption batch left one exception open since A reopened the month.)

@@ -29,6 +29,10 @@ export function restateTotals(entries: ServedEntries): void {
 
 /** The identity a test month is saved under; override what a test cares about. */
 export function testIdentity(reportId: string, change: Partial<ReportIdentity> = {}): ReportIdentity {
+  const period = change.period ?? { startDate: '2026-10-01', endDate: '2026-10-31' };
+  // Fetched on the 7th of the month after its period, as a month end does (a fetch before its end cannot be prepared).
+  const after = new Date(`${period.endDate}T08:00:00.000Z`);
+  after.setUTCMonth(after.getUTCMonth() + 1, 7);
   return {
     reportId,
     jobId: null,
@@ -37,8 +41,8 @@ export function testIdentity(reportId: string, change: Partial<ReportIdentity> =
     profileName: 'Prod',
     host: 'billing.example.com',
     resellerId: 'r',
-    period: { startDate: '2026-10-01', endDate: '2026-10-31' },
-    fetchedAt: '2026-11-07T08:00:00.000Z',
+    period,
+    fetchedAt: after.toISOString(),
     source: 'service',
     sourceFile: null,
     ...change,

@@ -623,3 +623,53 @@ test('a month prepared with nothing before it, then checked against the month be
     await twin.close();
   }
 });
+
+test('a period not over yet: the request says so, and its fetch is reviewed but not prepared', async ({ page, bridge }) => {
+  test.setTimeout(90_000);
+  const twin = await startTwin({ reportReadyAfterMs: 0, reportReadyAfterPolls: 0, organizations: 6 });
+  try {
+    await bridge.useProfileFor(twin, 'Close');
+    const app = new ClosebookPage(page);
+    const reports = new ReportsPage(page);
+    await app.open(bridge.harness.url);
+    await app.nav('Reports').click();
+    // A month over says nothing more; one not over (far ahead, so that the test holds on any day) says what its fetch is.
+    const form = page.getByRole('form', { name: 'Request billing report' });
+    await form.getByLabel('Month', { exact: true }).fill('2026-10');
+    await expect(form.getByTestId('period-not-over')).toHaveCount(0);
+    await form.getByLabel('Month', { exact: true }).fill('2099-12');
+    await expect(form.getByTestId('period-not-over')).toHaveText(
+      'This period ends on 2099-12-31: a report fetched before then holds what was billed so far, and cannot be prepared. Fetch it again once the period is over to close the month.',
+    );
+    for (const size of SCREEN_SIZES) {
+      await page.setViewportSize(size);
+      await page.screenshot({ path: `test-results/close-period-not-over-${size.width}x${size.height}.png` });
+      const box = await form.boundingBox();
+      expect(box && box.x + box.width <= size.width && box.y + box.height <= size.height, `the form at ${size.width}×${size.height}`).toBe(true);
+    }
+    await page.setViewportSize(WIDE);
+    await reports.requestMonth('2099-12');
+    await reports.requestMonth('2026-10');
+    await reports.waitForSaved(2, 30_000);
+    // The saved list marks the fetch of the period not over, and only it.
+    const partial = (period: string) => page.getByTestId('saved-report').filter({ hasText: period }).getByText('Partial', { exact: true });
+    await expect(partial('2099-12-01')).toHaveAttribute('title', /^This fetch was made on \d{4}-\d\d-\d\d, before its period ended on 2099-12-31/);
+    await expect(partial('2026-10-01')).toHaveCount(0);
+
+    // Its exceptions can be reviewed; the sign-off waits for the whole month, and says why.
+    const { handlers } = bridge.harness.service;
+    const reportId = await newestReportId(bridge, '2099-12-01');
+    const exceptionIds = (await handlers['close:state']({ reportId })).exceptions.map((exception) => exception.id);
+    await handlers['close:review']({ reportId, exceptionIds, state: 'accepted', note: 'Looked at.' });
+    const close = await (await reports.openNewest('2099-12-01 – 2099-12-31')).closeTheMonth();
+    await expect(close.state).toHaveText('Draft');
+    await expect(close.button('Prepare the month')).toBeDisabled();
+    const rule = close.root.getByTestId('prepare-rule');
+    await expect(rule).toHaveText(
+      /^This fetch was made on \d{4}-\d\d-\d\d, before its period ended on 2099-12-31: it holds what was billed so far, not the whole period\. Fetch the month again once it is over, and prepare that fetch\.$/,
+    );
+    await expectLaidOut(page, 'fetched-before-end', rule);
+  } finally {
+    await twin.close();
+  }
+});

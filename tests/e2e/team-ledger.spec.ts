@@ -60,11 +60,11 @@ test('Settings → Team ledger: connect, a month fetched is shared and listed as
     schemaVersion(2);
     await panel.getByRole('button', { name: 'Read again' }).click();
     await expect(behind).toHaveText(
-      "The team ledger's schema is version 2, older than this Closebook's 3: until IT runs closebook-team-ledger-audit.sql (resources/team-ledger, as the database's owner), the rules added since are the workstations' alone.",
+      "The team ledger's schema is version 2, older than this Closebook's 4: until IT runs closebook-team-ledger-audit.sql, then closebook-team-ledger-period-end.sql (resources/team-ledger, as the database's owner), the rules added since are the workstations' alone.",
     );
     await screenshots(page, 'schema-behind');
     await page.setViewportSize(WIDE);
-    schemaVersion(3);
+    schemaVersion(4);
     await panel.getByRole('button', { name: 'Read again' }).click();
     await expect(behind).toHaveCount(0);
 

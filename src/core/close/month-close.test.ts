@@ -12,12 +12,14 @@ import { memoryCalendar } from './calendar';
 import type { CloseRecord } from './close-record';
 import { MonthClose } from './month-close';
 import { MonthReview } from './month-review';
+import { monthOf } from './months';
 import { closeStamp } from './close-stamp';
 
 const OCTOBER = '11111111-1111-4111-8111-000000000010';
 const NOVEMBER = '11111111-1111-4111-8111-000000000011';
 const NOVEMBER_AGAIN = '11111111-1111-4111-8111-000000000012';
 const OCTOBER_AGAIN = '11111111-1111-4111-8111-000000000013';
+const DECEMBER = '11111111-1111-4111-8111-000000000014';
 const cleanups = cleanupsAfterEach();
 
 const NOVEMBER_PERIOD = { startDate: '2026-11-01', endDate: '2026-11-30' };
@@ -310,6 +312,31 @@ describe('closing a month: four eyes', () => {
     expect(await close.state(NOVEMBER)).toMatchObject({ state: 'prepared', open: { high: 0, medium: 0, low: 0 } });
     await close.approve(NOVEMBER);
     expect(await close.state(NOVEMBER)).toMatchObject({ state: 'approved', readyToInvoice: true });
+  });
+
+  it('refuses to prepare a fetch made before its period was over, in the workstation’s own transaction too, and says why in its state', async () => {
+    const { ledger, november, close, people } = await months();
+    // December fetched on its last day (UTC): what was billed so far. November, fetched on 7 December, is whole.
+    const fetchedAt = '2026-12-31T23:30:00.000Z';
+    async function* body() {
+      yield JSON.stringify({ status: 5, data: november });
+    }
+    await ingestReport(ledger, testIdentity(DECEMBER, { period: { startDate: '2026-12-01', endDate: '2026-12-31' }, fetchedAt }), body());
+    expect((await close.state(NOVEMBER)).fetchedBeforeEnd).toBeNull();
+    await acceptAll(close, DECEMBER); // its exceptions may be reviewed: only the sign-off waits for the whole month
+    const december = await close.state(DECEMBER);
+    expect(december).toMatchObject({ fetchedBeforeEnd: { fetchedAt, endDate: '2026-12-31' }, open: { high: 0, medium: 0, low: 0 } });
+    const refusal = /^This fetch was made on 2026-12-31, before its period ended on 2026-12-31: it holds what was billed so far/;
+    await expect(close.prepare(DECEMBER)).rejects.toMatchObject({ code: 'control', message: expect.stringMatching(refusal) });
+    // Asked directly, the workstation's record refuses it inside the sign-off's transaction.
+    const record = new MonthReview(async () => ledger, memoryCalendar());
+    const prepared = { contentHash: 'x', thresholds: december.thresholds, previousReportId: null, previousContentHash: null };
+    const actor = { identity: people.current, at: '2027-01-08T09:00:00.000Z' };
+    await expect(record.prepare(await monthOf(ledger, DECEMBER), DECEMBER, [], prepared, actor)).rejects.toMatchObject({
+      code: 'control',
+      message: expect.stringMatching(refusal),
+    });
+    expect(await close.state(DECEMBER)).toMatchObject({ state: 'draft', signOff: null });
   });
 
   it('refuses to prepare an older fetch with a team ledger too, before the team ledger is asked', async () => {

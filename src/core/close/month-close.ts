@@ -38,6 +38,7 @@ import { everyFetch, monthOf, type MonthRef, previousMonth } from './months';
 import { newestFetchRow } from './queries/months';
 import { invoicedNumbers } from './queries/invoice-runs';
 import { AppError } from '@shared/errors';
+import { endedBefore, fetchedBeforeEndAdvice } from '@shared/model/period-end';
 import { keepRecent } from '../runtime/recent-map';
 import { keptJson } from '@core/ledger/kept-json';
 
@@ -75,6 +76,8 @@ export interface MonthCloseState {
   } | null;
   /** True when this report is not the newest fetch of its month. */
   superseded: boolean;
+  /** Set when this fetch was made before its period was over (`endedBefore`): it cannot be prepared. */
+  fetchedBeforeEnd: { fetchedAt: string; endDate: string } | null;
 }
 
 /** What a kept check was found by: a change to the rules gives every month a new key (2: exceptions carry their evidence). */
@@ -234,6 +237,7 @@ export class MonthClose {
       integrity: { contentChanged, logIntact, logBrokenAt: log.brokenAt ?? (anchored ? null : (signedRow?.log_seq ?? null)) },
       restatement,
       superseded: newest?.report_id !== reportId,
+      fetchedBeforeEnd: endedBefore(month.endDate, month.fetchedAt) ? null : { fetchedAt: month.fetchedAt, endDate: month.endDate },
     };
   }
 
@@ -256,6 +260,7 @@ export class MonthClose {
     // The workstation's record checks this inside its own transaction too; the team ledger's record is told here.
     const newest = await newestFetchRow(ledger, month);
     if (newest && newest.report_id !== reportId) throw new AppError('control', supersededRefusal(newest.fetched_at));
+    if (!endedBefore(month.endDate, month.fetchedAt)) throw new AppError('control', fetchedBeforeEndAdvice(month.endDate, month.fetchedAt));
     const prepared = {
       contentHash: await keptContentHash(ledger, reportId),
       thresholds,

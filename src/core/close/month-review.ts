@@ -15,6 +15,7 @@ import { captureEvidence, replaceReview, type ReviewRow, reviewRows } from './qu
 import { approveSignOff, insertSignOff, removeSignOff, type SignOffRow, signOffRow } from './queries/sign-offs';
 import { counted } from '@shared/counted';
 import { openSinceSignOff, openTotal } from '@shared/model/review-state';
+import { endedBefore, fetchedBeforeEndAdvice } from '@shared/model/period-end';
 
 export type { Review, ReviewState, SignOff } from '@shared/schemas/month-close';
 
@@ -284,6 +285,7 @@ export class MonthReview implements CloseRecord {
       if (signed) throw refused(`This month is ${stateWord(signed.state)} already (by ${signed.prepared_by}). Reopen it (with a reason) to prepare it again.`);
       const newest = await newestFetchRow(transaction, month);
       if (newest && newest.report_id !== reportId) throw refused(supersededRefusal(newest.fetched_at));
+      if (!endedBefore(month.endDate, month.fetchedAt)) throw refused(fetchedBeforeEndAdvice(month.endDate, month.fetchedAt));
       const open = openTotal(openCounts(exceptions, await reviewRows(transaction, month)));
       if (open > 0)
         throw refused(`${counted(open, 'exception is', 'exceptions are')} still open: accept (with a note) or resolve each before the month is prepared.`);

@@ -42,12 +42,18 @@ export class TeamMonths {
     const month = await monthOf(ledger, reportId);
     const contentHash = await keptContentHash(ledger, reportId);
     const key = [month.host, month.resellerId, month.startDate, month.endDate];
-    const [there] = await this.connection.query<{ lines: string }>(
-      `SELECT f.lines::text AS lines FROM closebook.fetches f JOIN closebook.months m USING (month_id)
+    const [there] = await this.connection.query<{ lines: string; version: number }>(
+      `SELECT f.lines::text AS lines, (SELECT max(version) FROM closebook.schema_version) AS version FROM closebook.fetches f JOIN closebook.months m USING (month_id)
        WHERE m.host = $1 AND m.reseller_id = $2 AND m.period_start = $3::date AND m.period_end = $4::date AND f.content_hash = $5 AND f.complete`,
       [...key, contentHash],
     );
-    if (there) return { shared: false, lines: Number(there.lines), bytes: 0 };
+    if (there) {
+      // The same lines fetched again (nothing more was billed): the team ledger keeps the later time (schema 4), so
+      // lines first fetched before their period was over can be signed off once it is.
+      if (there.version >= 4)
+        await this.connection.query('SELECT closebook.fetched_again($1, $2, $3::date, $4::date, $5, $6::timestamptz)', [...key, contentHash, month.fetchedAt]);
+      return { shared: false, lines: Number(there.lines), bytes: 0 };
+    }
     return this.staging.scratch(async (path) => {
       const meta: ReportMeta = await this.reports.shareFile(reportId, path);
       const bytes = (await stat(path)).size;

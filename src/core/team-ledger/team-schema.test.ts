@@ -154,13 +154,35 @@ describe('the team ledger schema', () => {
     ).toBe('fetched:preparer_a,resolved:preparer_a,adjusted:approver_b,prepared:preparer_a,approved:both_d,invoiced:preparer_a');
   });
 
-  it('brings a version 2 team ledger to version 3 by running that file alone, and refuses to run it twice', async () => {
+  it('signs off only lines fetched after their period was over; the same lines fetched again later may be', () => {
+    // A period far ahead: shared now, its lines are what was billed so far.
+    const month = `'billing.example.com', 'r-6', '2099-12-01', '2099-12-31'`;
+    expect(share('preparer_a', month).code).toBe(0);
+    expect(prepare('preparer_a', month, [])).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/This fetch was made on \d{4}-\d\d-\d\d, before its period ended on 2099-12-31: it holds what was billed so far/),
+    });
+    // Fetched again on its last day (UTC) the same lines are still early; fetched the day after, they are whole.
+    const again = (user: string, at: string) => as(user, `SELECT closebook.fetched_again(${month}, '${HASH}', '${at}')`);
+    expect(again('auditor_c', '2100-01-07T08:00:00Z')).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/permission denied for function fetched_again/),
+    });
+    expect(again('preparer_a', '2099-12-31T23:59:00Z').stdout.trim()).toBe('t');
+    expect(prepare('preparer_a', month, [])).toMatchObject({ code: 1, stderr: expect.stringMatching(/before its period ended on 2099-12-31/) });
+    expect(again('preparer_a', '2100-01-01T00:00:00Z').stdout.trim()).toBe('t');
+    expect(again('preparer_a', '2099-12-02T00:00:00Z').stdout.trim()).toBe('t'); // an older time never replaces a later one
+    expect(as('preparer_a', `SELECT closebook.fetched_again(${month}, '${'e'.repeat(64)}', '2100-01-01T00:00:00Z')`).stdout.trim()).toBe('f');
+    expect(prepare('preparer_a', month, []).code).toBe(0);
+  });
+
+  it('brings a version 2 team ledger to version 3, then 4, by running each file alone, and refuses to run one twice', async () => {
     const older = await startTestCluster();
     const scripts = await temporaryDir();
     try {
-      // The schema as version 2 installed it: the main script without its last include.
+      // The schema as version 2 installed it: the main script without its last two includes.
       const folder = dirname(TEAM_LEDGER_SCHEMA);
-      const main = (await readFile(TEAM_LEDGER_SCHEMA, 'utf8')).replace(/^\\ir closebook-team-ledger-audit\.sql$/m, '');
+      const main = (await readFile(TEAM_LEDGER_SCHEMA, 'utf8')).replace(/^\\ir closebook-team-ledger-(audit|period-end)\.sql$/gm, '');
       await writeFile(join(scripts.path, 'version-2.sql'), main);
       await copyFile(join(folder, 'closebook-team-ledger-invoices.sql'), join(scripts.path, 'closebook-team-ledger-invoices.sql'));
       const owner = (args: string[]) => older.psql(older.owner.user, older.owner.password, args);
@@ -169,7 +191,7 @@ describe('the team ledger schema', () => {
         owner([
           '-At',
           '-c',
-          "SELECT (SELECT max(version) FROM closebook.schema_version) || ':' || (SELECT count(*) FROM pg_trigger WHERE tgname IN ('approver_made_no_adjustment', 'run_of_approved_lines'))",
+          "SELECT (SELECT max(version) FROM closebook.schema_version) || ':' || (SELECT count(*) FROM pg_trigger WHERE tgname IN ('approver_made_no_adjustment', 'run_of_approved_lines', 'sign_off_after_period_end'))",
         ]).stdout.trim();
       expect(state()).toBe('2:0');
       // A mapping entry set at version 2 is the first entry of the mapping's history.
@@ -184,6 +206,14 @@ describe('the team ledger schema', () => {
         stderr: expect.stringMatching(/brings a version 2 team ledger to version 3; this one is version 3/),
       });
       expect(state()).toBe('3:2');
+      const periodEnd = join(folder, 'closebook-team-ledger-period-end.sql');
+      expect(owner(['-f', periodEnd]).code).toBe(0);
+      expect(state()).toBe('4:3');
+      expect(owner(['-f', periodEnd])).toMatchObject({
+        code: 3,
+        stderr: expect.stringMatching(/brings a version 3 team ledger to version 4; this one is version 4/),
+      });
+      expect(state()).toBe('4:3');
     } finally {
       older.stop();
       await scripts.remove();
@@ -303,7 +333,7 @@ describe('the team ledger schema', () => {
     const status = runCli(['team', 'status', '--url', address(checked)], dataDir, { CLOSEBOOK_TEAM_PASSWORD: PASSWORD });
     expect([status.code, status.stderr]).toEqual([0, '']);
     expect(status.stdout).toMatch(
-      /^You are preparer_a on 127\.0\.0\.1:\d+\/postgres \(PostgreSQL 1\d[.\d]*.*, TLS, certificate checked\)\.\nYour roles: preparer\.\nClosebook's schema: version 3\.\n$/,
+      /^You are preparer_a on 127\.0\.0\.1:\d+\/postgres \(PostgreSQL 1\d[.\d]*.*, TLS, certificate checked\)\.\nYour roles: preparer\.\nClosebook's schema: version 4\.\n$/,
     );
     // The server's certificate is signed by a CA this machine does not trust: refused, with what to do.
     const unproven = runCli(['team', 'status', '--url', address('?sslmode=verify-full')], dataDir, { CLOSEBOOK_TEAM_PASSWORD: PASSWORD });

@@ -1,5 +1,5 @@
 /** The schema files (resources/team-ledger) that bring a team ledger from version 1 up to 2, 2 up to 3 …: the last is this Closebook's. */
-const SCHEMA_UPGRADES = ['closebook-team-ledger-invoices.sql', 'closebook-team-ledger-audit.sql'];
+const SCHEMA_UPGRADES = ['closebook-team-ledger-invoices.sql', 'closebook-team-ledger-audit.sql', 'closebook-team-ledger-period-end.sql'];
 
 /** The team ledger schema's version this Closebook is made for. */
 export const TEAM_SCHEMA_VERSION = SCHEMA_UPGRADES.length + 1;

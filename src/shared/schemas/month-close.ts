@@ -243,6 +243,8 @@ export const MonthCloseView = z.object({
     .nullable(),
   /** This report is not the newest fetch of its month. */
   superseded: z.boolean(),
+  /** Set when this fetch was made before its period was over (@shared/model/period-end): it cannot be prepared. */
+  fetchedBeforeEnd: z.object({ fetchedAt: z.string(), endDate: z.string() }).nullable(),
 });
 export type MonthCloseView = z.infer<typeof MonthCloseView>;
 

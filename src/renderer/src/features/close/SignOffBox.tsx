@@ -7,6 +7,7 @@ import { useFocusBackOnClose } from '@renderer/hooks/keyboard-focus';
 import { countOf } from '@renderer/components/format-number';
 import { formatDateTime } from '@renderer/components/format-time';
 import { approvalRefusal, openSinceSignOffAdvice } from './approval-rule';
+import { fetchedBeforeEndAdvice } from '@shared/model/period-end';
 
 interface Props {
   view: MonthCloseView;
@@ -154,7 +155,7 @@ function SignOffSteps({
         <ContentHash hash={signOff.contentHash} />
         {/* Prepared, the approval's why says it (nobody may approve); Approved, this does. */}
         {openCount > 0 && approved ? (
-          <p className="signoff__since" role="note" data-testid="open-since-sign-off">
+          <p className="signoff__held" role="note" data-testid="open-since-sign-off">
             {openSinceSignOffAdvice(openCount)}
           </p>
         ) : null}
@@ -169,7 +170,7 @@ function SignOffSteps({
             >
               {action.busy ? 'Approving…' : 'Approve the month'}
             </button>
-            <p id={whyId} className={`signoff__why ${openCount > 0 ? 'signoff__since' : 'muted'}`} data-testid="approval-rule">
+            <p id={whyId} className={`signoff__why ${openCount > 0 ? 'signoff__held' : 'muted'}`} data-testid="approval-rule">
               {refusal ??
                 `Approving records you (${you}) and the time. You may not approve a month in which you accepted a high exception, or whose invoices you adjusted since its last approval.`}
             </p>
@@ -188,16 +189,20 @@ function SignOffSteps({
     );
   }
 
-  const blocked = openCount > 0;
+  // A fetch of a period not over yet is refused first: reviewing its exceptions would not make it the whole month.
+  const early = view.fetchedBeforeEnd;
+  const blocked = early !== null || openCount > 0;
   return (
     <div className="signoff" {...regionOf(region)}>
       <button type="button" className="primary" disabled={blocked || action.busy} aria-describedby={whyId} onClick={() => run(onPrepare, 'prepare')}>
         {action.busy ? 'Preparing…' : 'Prepare the month'}
       </button>
-      <p id={whyId} className="signoff__why muted">
-        {blocked
-          ? `${countOf(openCount, 'exception is', 'exceptions are')} still open: accept each with a note, or resolve it, first.`
-          : `Nothing is open. Preparing records you (${you}), the time and a hash of the lines, and locks the reviews; a second person then approves.`}
+      <p id={whyId} className={`signoff__why ${early ? 'signoff__held' : 'muted'}`} data-testid="prepare-rule">
+        {early
+          ? fetchedBeforeEndAdvice(early.endDate, early.fetchedAt)
+          : openCount > 0
+            ? `${countOf(openCount, 'exception is', 'exceptions are')} still open: accept each with a note, or resolve it, first.`
+            : `Nothing is open. Preparing records you (${you}), the time and a hash of the lines, and locks the reviews; a second person then approves.`}
       </p>
       <ErrorNote message={action.error} />
     </div>

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { ReportPeriod } from '@shared/schemas/billing-report';
 import { fieldErrorsFromZod } from '@shared/errors';
+import { endedBefore, periodNotOverText } from '@shared/model/period-end';
 import { ErrorNote } from '@renderer/components/ErrorNote';
 import { useAction } from '@renderer/hooks/use-action';
 import { useActiveProfile } from '@renderer/stores/app-store';
@@ -67,6 +68,11 @@ export function RequestForm(): React.JSX.Element {
       <p className="hint">
         Billing data lands on days 6–8 of each month. Generation takes minutes; you can close Closebook meanwhile — the request carries on when you reopen it.
       </p>
+      {endedBefore(period.endDate, new Date()) ? null : (
+        <p className="hint request-form__early" role="note" data-testid="period-not-over">
+          {periodNotOverText(period.endDate)}
+        </p>
+      )}
       <ErrorNote message={error} />
     </form>
   );

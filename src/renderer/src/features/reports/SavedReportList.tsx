@@ -11,6 +11,7 @@ import { useAction } from '@renderer/hooks/use-action';
 import { useRowFocus } from '@renderer/hooks/keyboard-focus';
 import { useReportJobs } from './report-jobs-store';
 import { fetchesByMonth, groupByProfile } from './saved-report-groups';
+import { endedBefore, fetchedBeforeEndText } from '@shared/model/period-end';
 
 const STATE_NAMES: Record<CloseState, string> = { draft: 'Draft', prepared: 'Prepared', approved: 'Approved' };
 
@@ -134,6 +135,13 @@ export function SavedReportList({ openId, onOpen, onDeleted }: Props): React.JSX
               ) : null}{' '}
             </>
           ) : null}
+          {endedBefore(meta.period.endDate, meta.fetchedAt) ? null : (
+            <>
+              <span className="state-badge state-badge--partial" title={`${fetchedBeforeEndText(meta.period.endDate, meta.fetchedAt)}.`}>
+                Partial
+              </span>{' '}
+            </>
+          )}
           {meta.period.startDate} – {meta.period.endDate} · {meta.counts.lines.toLocaleString()} lines · fetched{' '}
           <time dateTime={meta.fetchedAt}>{formatDateTime(meta.fetchedAt, { seconds: true })}</time>
           {meta.importedFrom ? (

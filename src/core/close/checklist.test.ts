@@ -79,4 +79,10 @@ describe('the month’s checklist', () => {
     expect(steps.find((step) => step.id === 'fetched')?.done).toEqual({ by: null, at: '2026-12-07T08:00:00.000Z' });
     expect(steps.find((step) => step.id === 'reviewed')).toMatchObject({ done: null, overdueDays: 3 });
   });
+
+  it('leaves the fetch not done while the only fetch was made before the period was over', () => {
+    const fetched = (fetchedAt: string) => checklistSteps(facts({ fetchedAt, today: '2026-12-15' })).find((step) => step.id === 'fetched');
+    expect(fetched('2026-11-30T23:59:00.000Z')).toMatchObject({ done: null, overdueDays: 5 });
+    expect(fetched('2026-12-01T00:00:00.000Z')).toMatchObject({ done: { by: null, at: '2026-12-01T00:00:00.000Z' }, overdueDays: 0 });
+  });
 });

@@ -1,3 +1,4 @@
+import { endedBefore } from '@shared/model/period-end';
 import { CHECKLIST_STEPS, type ChecklistStep, type ChecklistStepId, type CloseCalendar, type CloseLogEntry, type SignOff } from '@shared/schemas/month-close';
 
 const LABELS: Record<ChecklistStepId, string> = {
@@ -55,7 +56,12 @@ export function checklistSteps(facts: ChecklistFacts): ChecklistStep[] {
   const signed = facts.signOff && facts.state !== 'draft' ? facts.signOff : null;
   const done: Record<ChecklistStepId, ChecklistStep['done']> = {
     consumption: facts.consumption ? { by: null, at: facts.consumption.at } : null,
-    fetched: fetchedEntry ? { by: fetchedEntry.actor, at: fetchedEntry.at } : { by: null, at: facts.fetchedAt },
+    // A fetch made before the period was over is not the month's report: the step waits for one made after.
+    fetched: !endedBefore(facts.periodEnd, facts.fetchedAt)
+      ? null
+      : fetchedEntry
+        ? { by: fetchedEntry.actor, at: fetchedEntry.at }
+        : { by: null, at: facts.fetchedAt },
     reviewed: facts.openCount === 0 ? { by: reviewEntry?.actor ?? null, at: reviewEntry?.at ?? null } : null,
     rates: facts.ratesEntered ? { by: ratesEntry?.actor ?? null, at: ratesEntry?.at ?? null } : null,
     prepared: signed ? { by: signed.preparedBy, at: signed.preparedAt } : null,

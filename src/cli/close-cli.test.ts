@@ -241,6 +241,11 @@ describe('closebook reports compare, check and accept', () => {
         /before its period ended on 2099-12-31: it holds what was billed so far, not the whole period\. Fetch the month again once it is over/,
       ),
     });
+    // The month after it is checked against what was billed by then, and says so.
+    const next = fetchMonth('2100-01-01', '2100-01-31');
+    expect(cli(['reports', 'check', next]).stderr).toMatch(
+      /^[^\n]*\. 2099-12-01…2099-12-31 was fetched on \d{4}-\d\d-\d\d, before it was over on 2099-12-31: the checks against last month compare with what was billed by then\. Fetch it again/,
+    );
   }, 180_000);
 
   it('refuses an unknown report, a bad --fail-on and an accept without a note with exit 1, saying why', () => {

@@ -648,9 +648,8 @@ test('a period not over yet: the request says so, and its fetch is reviewed but 
       expect(box && box.x + box.width <= size.width && box.y + box.height <= size.height, `the form at ${size.width}×${size.height}`).toBe(true);
     }
     await page.setViewportSize(WIDE);
-    await reports.requestMonth('2099-12');
-    await reports.requestMonth('2026-10');
-    await reports.waitForSaved(2, 30_000);
+    for (const month of ['2099-12', '2100-01', '2026-10']) await reports.requestMonth(month);
+    await reports.waitForSaved(3, 30_000);
     // The saved list marks the fetch of the period not over, and only it.
     const partial = (period: string) => page.getByTestId('saved-report').filter({ hasText: period }).getByText('Partial', { exact: true });
     await expect(partial('2099-12-01')).toHaveAttribute('title', /^This fetch was made on \d{4}-\d\d-\d\d, before its period ended on 2099-12-31/);
@@ -669,6 +668,15 @@ test('a period not over yet: the request says so, and its fetch is reviewed but 
       /^This fetch was made on \d{4}-\d\d-\d\d, before its period ended on 2099-12-31: it holds what was billed so far, not the whole period\. Fetch the month again once it is over, and prepare that fetch\.$/,
     );
     await expectLaidOut(page, 'fetched-before-end', rule);
+
+    // The month after it is checked against what was billed by then: it says so, and offers to fetch that month again.
+    const next = await (await reports.openNewest('2100-01-01 – 2100-01-31')).closeTheMonth();
+    const partialBefore = next.root.locator('.close__gap').filter({ hasText: 'before it was over' });
+    await expect(partialBefore.getByRole('note')).toHaveText(
+      /^December 2099 was fetched on \d{4}-\d\d-\d\d, before it was over on 2099-12-31: the checks against last month compare with what was billed by then\. Fetch it again to check against the whole month\.$/,
+    );
+    await expect(partialBefore.getByRole('button', { name: 'Fetch December 2099' })).toBeVisible();
+    await expectLaidOut(page, 'compared-with-partial', partialBefore);
   } finally {
     await twin.close();
   }

@@ -326,6 +326,7 @@ describe('closing a month: four eyes', () => {
     await acceptAll(close, DECEMBER); // its exceptions may be reviewed: only the sign-off waits for the whole month
     const december = await close.state(DECEMBER);
     expect(december).toMatchObject({ fetchedBeforeEnd: { fetchedAt, endDate: '2026-12-31' }, open: { high: 0, medium: 0, low: 0 } });
+    expect(december.previousFetchedAt).toBe('2026-12-07T08:00:00.000Z'); // November's, which its checks compared with
     const refusal = /^This fetch was made on 2026-12-31, before its period ended on 2026-12-31: it holds what was billed so far/;
     await expect(close.prepare(DECEMBER)).rejects.toMatchObject({ code: 'control', message: expect.stringMatching(refusal) });
     // Asked directly, the workstation's record refuses it inside the sign-off's transaction.

@@ -51,6 +51,8 @@ export interface MonthCloseState {
   previousReportId: string | null;
   /** The period of that month: the newest earlier one in the ledger, not always the month just before. */
   previousPeriod: { startDate: string; endDate: string } | null;
+  /** When that month was fetched: before its end, the checks compare with what was billed by then. */
+  previousFetchedAt: string | null;
   /** The thresholds the exceptions were found with: the sign-off's while the month is Prepared or Approved. */
   thresholds: CheckThresholds;
   exceptions: ReviewedException[];
@@ -224,6 +226,7 @@ export class MonthClose {
       reportId,
       previousReportId: previousId,
       previousPeriod: previous && { startDate: previous.startDate, endDate: previous.endDate },
+      previousFetchedAt: previous?.fetchedAt ?? null,
       thresholds,
       exceptions: reviewed,
       open,

@@ -43,6 +43,7 @@ import { exportedMeanwhile, type InvoiceRecord, LocalInvoiceRecord, type Mapping
 import { mappingCsv, type MappingSuggestions, parseMappingCsv } from './mapping-csv';
 import { invoiceLineRows, type ItemKeys, unmappedCustomerRows, unmappedItemRows } from './queries';
 import { runInputs } from './run-inputs';
+import { counted } from '@shared/counted';
 
 export type { InvoiceRunView };
 
@@ -251,11 +252,10 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
     const customers = run.unmappedCustomers.length;
     if (customers)
       blockers.push(
-        `${customers} ${customers === 1 ? 'customer is' : 'customers are'} not mapped to the accounting system's contacts: map each (the mapping CSV, or the Invoices tab).`,
+        `${counted(customers, 'customer is', 'customers are')} not mapped to the accounting system's contacts: map each (the mapping CSV, or the Invoices tab).`,
       );
     const items = run.unmappedItems.length;
-    if (items)
-      blockers.push(`${items} ${items === 1 ? 'product is' : 'products are'} not mapped to an item: map each by product, item code or its service's default.`);
+    if (items) blockers.push(`${counted(items, 'product is', 'products are')} not mapped to an item: map each by product, item code or its service's default.`);
     for (const refusal of run.refusals) blockers.push(`${refusal}.`);
     if (!run.invoices.length && !blockers.length) blockers.push('The month has nothing to invoice.');
     return blockers;

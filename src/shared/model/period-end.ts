@@ -17,6 +17,10 @@ export const fetchedBeforeEndText = (endDate: string, fetchedAt: string) =>
 export const fetchedBeforeEndAdvice = (endDate: string, fetchedAt: string) =>
   `${fetchedBeforeEndText(endDate, fetchedAt)}. Fetch the month again once it is over, and prepare that fetch.`;
 
+/** What the checks against last month compare with when that month (`label`) was fetched before it was over. */
+export const comparedWithPartialText = (label: string, endDate: string, fetchedAt: string) =>
+  `${label} was fetched on ${fetchedAt.slice(0, 10)}, before it was over on ${endDate}: the checks against last month compare with what was billed by then. Fetch it again to check against the whole month.`;
+
 /** Said before such a fetch is requested (the request form, `report fetch`). */
 export const periodNotOverText = (endDate: string) =>
   `This period ends on ${endDate}: a report fetched before then holds what was billed so far, and cannot be prepared. Fetch it again once the period is over to close the month.`;

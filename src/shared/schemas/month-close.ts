@@ -209,6 +209,8 @@ export const MonthCloseView = z.object({
   previousReportId: z.string().nullable(),
   /** The period of that month: the newest earlier one in the ledger, not always the month just before. */
   previousPeriod: z.object({ startDate: z.string(), endDate: z.string() }).nullable(),
+  /** When that month was fetched: before its end, the checks compare with what was billed by then. */
+  previousFetchedAt: z.string().nullable(),
   thresholds: CheckThresholds,
   exceptions: z.array(BillingException),
   open: z.object({ high: z.number().int(), medium: z.number().int(), low: z.number().int() }),

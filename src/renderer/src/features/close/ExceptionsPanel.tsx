@@ -27,6 +27,7 @@ import { monthLabel } from './month-label';
 import { bySeverity, groupFindings } from '@shared/model/findings';
 import type { MonthCloseState } from './use-month-close';
 import type { ExceptionGrouping } from '@shared/contract';
+import { comparedWithPartialText, endedBefore } from '@shared/model/period-end';
 
 /** Rows drawn per group before "Show more": a month of a million lines may have thousands of exceptions of one rule. */
 const ROWS_PER_GROUP = 100;
@@ -290,6 +291,13 @@ export function ExceptionsPanel({ view, meta, close, onShow, shown = null, group
             Fetch the months between to check against the month before.
           </p>
           <FetchMonthBefore meta={meta} signed={view.state === 'draft' ? null : view.state} />
+        </div>
+      ) : null}
+      {view.previousPeriod && view.previousFetchedAt && !endedBefore(view.previousPeriod.endDate, view.previousFetchedAt) ? (
+        // Compared with a fetch of a month not over yet: a subscription billed later in it reads as lost.
+        <div className="close__gap">
+          <p role="note">{comparedWithPartialText(monthLabel(view.previousPeriod), view.previousPeriod.endDate, view.previousFetchedAt)}</p>
+          {endsTheDayBefore(view.previousPeriod, meta.period) ? <FetchMonthBefore meta={meta} signed={view.state === 'draft' ? null : view.state} /> : null}
         </div>
       ) : null}
       {view.signOff !== null ? (

@@ -12,6 +12,7 @@ import { useRowFocus } from '@renderer/hooks/keyboard-focus';
 import { useReportJobs } from './report-jobs-store';
 import { fetchesByMonth, groupByProfile } from './saved-report-groups';
 import { endedBefore, fetchedBeforeEndText } from '@shared/model/period-end';
+import { countOf } from '@renderer/components/format-number';
 
 const STATE_NAMES: Record<CloseState, string> = { draft: 'Draft', prepared: 'Prepared', approved: 'Approved' };
 
@@ -272,8 +273,7 @@ export function SavedReportList({ openId, onOpen, onDeleted }: Props): React.JSX
                         }}
                       >
                         <summary>
-                          {earlier.length === 1 ? '1 earlier fetch' : `${earlier.length} earlier fetches`} of {newest.period.startDate} –{' '}
-                          {newest.period.endDate}
+                          {countOf(earlier.length, 'earlier fetch', 'earlier fetches')} of {newest.period.startDate} – {newest.period.endDate}
                         </summary>
                         <ul className="report-list">{earlier.map(item)}</ul>
                       </details>

@@ -527,6 +527,16 @@ describe('the report workbook', () => {
     const fetched = about.find((row) => String(row[0]).startsWith('Fetched at'))!;
     expect(fetched[0]).toBe('Fetched at (Europe/Stockholm, UTC+01:00)');
     expect((fetched[1] as Date).toISOString()).toBe('2026-11-08T10:00:00.000Z');
+    expect(about.find((row) => row[0] === 'Partial')).toBeUndefined(); // fetched after October was over
+  });
+
+  it('says in About when the month was fetched before it was over', async () => {
+    const report = sampleReport();
+    report.meta.fetchedAt = '2026-10-31T22:30:00.000Z';
+    const about = rows((await load(report)).getWorksheet('About')!);
+    expect(about.find((row) => row[0] === 'Partial')?.[1]).toBe(
+      'This fetch was made on 2026-10-31, before its period ended on 2026-10-31: it holds what was billed so far, not the whole period.',
+    );
   });
 
   it('names a zone with its offset at that instant (summer time, west of UTC)', () => {

@@ -7,6 +7,7 @@ import type { WorkbookOptions } from '../report-workbook';
 import type { Amounts } from './amounts';
 import { INVOICING_EXPLANATION } from './invoicing-sheet';
 import { type NameOrder, nameOrderText } from '@shared/model/name-order';
+import { endedBefore, fetchedBeforeEndText } from '@shared/model/period-end';
 
 export const MARGIN_EXPLANATION =
   'Margin = total customer price (sales) − total reseller price (cost), summed exactly from the billing lines. ' +
@@ -48,6 +49,8 @@ export function writeAbout(
     { values: ['Profile', meta.profileName] },
     { values: ['Service', meta.host] },
     { values: [`Fetched at (${fetched.zone})`, fetched.value] },
+    // A month not over when fetched: whoever reads the file is told it is what was billed so far.
+    ...(endedBefore(meta.period.endDate, meta.fetchedAt) ? [] : [{ values: ['Partial', `${fetchedBeforeEndText(meta.period.endDate, meta.fetchedAt)}.`] }]),
     { values: [`Exported at (${exported.zone})`, exported.value] },
     { values: ['Closebook version', options.appVersion] },
     { values: ['Scope', describeFilter(options.filter)] },

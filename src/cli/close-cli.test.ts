@@ -230,6 +230,9 @@ describe('closebook reports compare, check and accept', () => {
       expect.stringMatching(/^This period ends on 2099-12-31: a report fetched before then holds what was billed so far/),
     ]);
     const unfinished = ahead.stdout.trim();
+    const savedList = cli(['reports', 'list']).stdout;
+    expect(savedList).toMatch(new RegExp(`^${unfinished} {2}\\S.* {2}2099-12-01…2099-12-31 \\(partial: fetched before the period ended\\) {2}`, 'm'));
+    expect(savedList).toMatch(new RegExp(`^${october} {2}\\S.* {2}2026-10-01…2026-10-31 {2}`, 'm'));
     const aheadIds = (JSON.parse(cli(['reports', 'check', unfinished, '--json']).stdout) as ExceptionJson[]).map((exception) => exception.id);
     expect(cli(['reports', 'accept', unfinished, ...aheadIds, '--note', 'Looked at']).code).toBe(0);
     expect(cli(['reports', 'check', unfinished]).stderr).toMatch(

@@ -149,8 +149,9 @@ export async function reportsCommand(args: string[]): Promise<number> {
         if (listing.state === 'ok') {
           const { meta } = listing;
           const totals = meta.totals.map((total) => `${total.currency} ${total.sales}`).join(', ');
+          const partial = endedBefore(meta.period.endDate, meta.fetchedAt) ? '' : ' (partial: fetched before the period ended)';
           process.stdout.write(
-            `${meta.id}  ${meta.name}  ${meta.period.startDate}…${meta.period.endDate}  ${meta.profileName}  ${counted(meta.counts.lines, 'line')}  ${totals}\n`,
+            `${meta.id}  ${meta.name}  ${meta.period.startDate}…${meta.period.endDate}${partial}  ${meta.profileName}  ${counted(meta.counts.lines, 'line')}  ${totals}\n`,
           );
         } else process.stdout.write(`${listing.id}  DAMAGED  ${listing.reason}\n`);
       }

@@ -671,6 +671,7 @@ test('a period not over yet: the request says so, and its fetch is reviewed but 
 
     // The month after it is checked against what was billed by then: it says so, and offers to fetch that month again.
     const next = await (await reports.openNewest('2100-01-01 – 2100-01-31')).closeTheMonth();
+    await expect(page.locator('.close__fetch')).toContainText('checked against December 2099 (Partial)');
     const partialBefore = next.root.locator('.close__gap').filter({ hasText: 'before it was over' });
     await expect(partialBefore.getByRole('note')).toHaveText(
       /^December 2099 was fetched on \d{4}-\d\d-\d\d, before it was over on 2099-12-31: the checks against last month compare with what was billed by then\. Fetch it again to check against the whole month\.$/,

@@ -10,6 +10,7 @@ import { formatDateTime } from '@renderer/components/format-time';
 import { formatCount } from '@renderer/components/format-number';
 import { SEVERITIES, SEVERITY_LABELS } from './exception-list';
 import { monthLabel } from './month-label';
+import { endedBefore } from '@shared/model/period-end';
 
 /** Where the month stands, in words: Draft, Prepared or Approved (on this fetch or another), or changed after sign-off. */
 function MonthState({ view }: { view: MonthCloseView }): React.JSX.Element {
@@ -97,7 +98,9 @@ export function OpenCounts({ open }: { open: MonthCloseView['open'] }): React.JS
 /** The month being closed: its name, state, open exceptions, and what this report is (profile, fetch time). */
 export function CloseHeader({ meta, view, children }: { meta: ReportMeta; view: MonthCloseView | null; children?: React.ReactNode }): React.JSX.Element {
   const previous = view?.previousPeriod ?? null;
-  const against = !view ? 'looking for the month before…' : previous ? `checked against ${monthLabel(previous)}` : 'nothing earlier to check against';
+  // Said on every tab: the comparison too is with what was billed by then (the Exceptions tab says more).
+  const partial = previous && view?.previousFetchedAt && !endedBefore(previous.endDate, view.previousFetchedAt) ? ' (Partial)' : '';
+  const against = !view ? 'looking for the month before…' : previous ? `checked against ${monthLabel(previous)}${partial}` : 'nothing earlier to check against';
   const fetch = `${meta.profileName} · fetched ${formatDateTime(meta.fetchedAt)} · ${against}`;
   return (
     <div className="close__head">

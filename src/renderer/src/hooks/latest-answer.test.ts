@@ -23,12 +23,12 @@ describe('askOnce', () => {
       (outcome) => (outcomes.answered = outcome),
       words,
     );
-    askOnce(
+    askOnce<string>(
       () => Promise.reject(new Error('the ledger is busy')),
       (outcome) => (outcomes.rejected = outcome),
       words,
     );
-    askOnce(
+    askOnce<string>(
       () => {
         throw new Error('no such report');
       },

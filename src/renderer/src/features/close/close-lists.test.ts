@@ -22,12 +22,22 @@ function exception(fields: Partial<BillingException> & Pick<BillingException, 'r
     productId: null,
     currencyKey: 'SEK',
     path: [],
+    evidence: {},
     review: null,
     ...fields,
   };
 }
 
-const review = (state: 'accepted' | 'resolved') => ({ exceptionId: 'x', state, note: 'ok', reviewedBy: 'anna', reviewedAt: '2026-11-05T09:00:00.000Z' });
+const review = (state: 'accepted' | 'resolved') => ({
+  exceptionId: 'x',
+  state,
+  note: 'ok',
+  reviewedBy: 'anna',
+  reviewedAt: '2026-11-05T09:00:00.000Z',
+  evidence: {},
+  capturedAtMigration: false,
+  suspended: null,
+});
 
 describe('the exception list', () => {
   // As the checks list them: most severe first, then by organization in the month's name order (Swedish here).

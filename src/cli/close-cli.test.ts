@@ -227,7 +227,7 @@ describe('closebook reports compare, check and accept', () => {
     const ahead = cli(['report', 'fetch', '--from', '2099-12-01', '--to', '2099-12-31', '--poll-interval', '1', ...inlineConnection(simulator.baseUrl)]);
     expect([ahead.code, ahead.stderr]).toEqual([
       0,
-      expect.stringMatching(/^This period ends on 2099-12-31: a report fetched before then holds what was billed so far/),
+      expect.stringMatching(/^This period ends on 2099-12-31: a report fetched by that day holds what was billed so far/),
     ]);
     const unfinished = ahead.stdout.trim();
     const savedList = cli(['reports', 'list']).stdout;

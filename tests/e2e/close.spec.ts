@@ -639,7 +639,7 @@ test('a period not over yet: the request says so, and its fetch is reviewed but 
     await expect(form.getByTestId('period-not-over')).toHaveCount(0);
     await form.getByLabel('Month', { exact: true }).fill('2099-12');
     await expect(form.getByTestId('period-not-over')).toHaveText(
-      'This period ends on 2099-12-31: a report fetched before then holds what was billed so far, and cannot be prepared. Fetch it again once the period is over to close the month.',
+      'This period ends on 2099-12-31: a report fetched by that day holds what was billed so far, and cannot be prepared. Fetch it again once the period is over to close the month.',
     );
     for (const size of SCREEN_SIZES) {
       await page.setViewportSize(size);

@@ -23,4 +23,4 @@ export const comparedWithPartialText = (label: string, endDate: string, fetchedA
 
 /** Said before such a fetch is requested (the request form, `report fetch`). */
 export const periodNotOverText = (endDate: string) =>
-  `This period ends on ${endDate}: a report fetched before then holds what was billed so far, and cannot be prepared. Fetch it again once the period is over to close the month.`;
+  `This period ends on ${endDate}: a report fetched by that day holds what was billed so far, and cannot be prepared. Fetch it again once the period is over to close the month.`;

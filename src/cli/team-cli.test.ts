@@ -292,12 +292,14 @@ describe('two workstations closing one month on the team ledger', () => {
       "UPDATE closebook.fetches f SET fetched_at = '2026-08-20T10:00:00Z' FROM closebook.months m WHERE m.month_id = f.month_id AND m.period_start = '2026-08-01'",
     ]);
     expect([early.code, fetchedAt()]).toEqual([0, '2026-08-20']);
+    expect(A(['team', 'months']).stdout).toMatch(/^2026-08-01…2026-08-31 \(partial\) {2}Draft /m);
     // This workstation fetched them after the month was over: preparing tells the team ledger so (the lines are not
     // sent again), and the database, which refuses a sign-off on lines fetched early, records it.
     const ids = (JSON.parse(A(['reports', 'check', august, '--json']).stdout) as ExceptionJson[]).map((exception) => exception.id);
     expect(A(['reports', 'accept', august, ...ids, '--note', 'Checked.']).code).toBe(0);
     expect(A(['reports', 'prepare', august])).toMatchObject({ code: 0 });
     expect(fetchedAt()).not.toBe('2026-08-20');
+    expect(A(['team', 'months']).stdout).toMatch(/^2026-08-01…2026-08-31 {2}Prepared /m);
   }, 60_000);
 
   it('opens the last synced state read-only when the team ledger cannot be reached, and changes nothing', () => {

@@ -3,6 +3,7 @@ import type { TeamFetch } from '@shared/schemas/team-ledger';
 import { schemaBehind } from '@shared/model/team-schema';
 import { TEAM_PASSWORD_VARIABLE, teamLedgerAddress, teamStatus, type TeamStatus } from '@core';
 import { EXIT, parse, UsageError, withContext } from './context';
+import { endedBefore } from '@shared/model/period-end';
 
 const USAGE =
   'Usage: team connect postgresql://YOUR-ROLE@HOST/DATABASE | status [--url URL] | months [--json] | share REPORT-ID | pull [--period YYYY-MM] | move-in | disconnect';
@@ -35,7 +36,8 @@ const statusJson = (status: TeamStatus, address: ReturnType<typeof teamLedgerAdd
 function fetchLine(fetch: TeamFetch): string {
   const state = fetch.state === 'draft' ? 'Draft' : fetch.state === 'prepared' ? 'Prepared' : 'Approved';
   const here = fetch.localReportId ? `here as ${fetch.localReportId}` : 'not on this workstation (team pull)';
-  return `${fetch.startDate}…${fetch.endDate}  ${state.padEnd(8)} ${counted(fetch.lines, 'line')}, shared by ${fetch.storedBy} from ${fetch.workstation} at ${fetch.storedAt}${fetch.signed ? ' (signed)' : ''}; ${here}  ${fetch.contentHash.slice(0, 12)}…`;
+  const partial = endedBefore(fetch.endDate, fetch.fetchedAt) ? '' : ' (partial)';
+  return `${fetch.startDate}…${fetch.endDate}${partial}  ${state.padEnd(8)} ${counted(fetch.lines, 'line')}, shared by ${fetch.storedBy} from ${fetch.workstation} at ${fetch.storedAt}${fetch.signed ? ' (signed)' : ''}; ${here}  ${fetch.contentHash.slice(0, 12)}…`;
 }
 
 /**

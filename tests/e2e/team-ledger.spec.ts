@@ -72,10 +72,17 @@ test('Settings → Team ledger: connect, a month fetched is shared and listed as
     await app.nav('Reports').click();
     const reports = new ReportsPage(page);
     await reports.requestMonth('2026-10');
-    await reports.waitForSaved(1, 30_000);
+    await reports.requestMonth('2099-12');
+    await reports.waitForSaved(2, 30_000);
     await app.nav('Settings').click();
     const months = panel.getByRole('table', { name: 'Months on the team ledger' });
     await expect(months.getByRole('row', { name: /October 2026/ })).toContainText(/Draft.*anna.*Yes/);
+    // A month not over when it was fetched (one far ahead) is marked so; October, fetched after it, is not.
+    await expect(months.getByRole('row', { name: /December 2099/ }).getByText('partial', { exact: true })).toHaveAttribute(
+      'title',
+      /^This fetch was made on \d{4}-\d\d-\d\d, before its period ended on 2099-12-31/,
+    );
+    await expect(months.getByRole('row', { name: /October 2026/ }).getByText('partial', { exact: true })).toHaveCount(0);
     await screenshots(page, 'connected');
 
     // The close reads the team ledger: who acts is the database role.

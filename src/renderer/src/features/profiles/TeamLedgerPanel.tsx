@@ -7,6 +7,7 @@ import { Field } from '@renderer/components/Field';
 import { countOf, formatCount } from '@renderer/components/format-number';
 import { formatDateTime } from '@renderer/components/format-time';
 import { useAction } from '@renderer/hooks/use-action';
+import { endedBefore, fetchedBeforeEndText } from '@shared/model/period-end';
 
 const STATE_WORDS: Record<TeamFetch['state'], string> = { draft: 'Draft', prepared: 'Prepared', approved: 'Approved' };
 
@@ -79,6 +80,11 @@ function TeamMonths({ months }: { months: TeamFetch[] }): React.JSX.Element {
             <td>
               {monthOf(fetch)}
               {fetch.signed ? <span className="tag">signed</span> : null}
+              {endedBefore(fetch.endDate, fetch.fetchedAt) ? null : (
+                <span className="tag" title={`${fetchedBeforeEndText(fetch.endDate, fetch.fetchedAt)}.`}>
+                  partial
+                </span>
+              )}
             </td>
             <td>{STATE_WORDS[fetch.state]}</td>
             <td className="num">{formatCount(fetch.lines)}</td>

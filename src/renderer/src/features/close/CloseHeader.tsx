@@ -10,7 +10,7 @@ import { formatDateTime } from '@renderer/components/format-time';
 import { formatCount } from '@renderer/components/format-number';
 import { SEVERITIES, SEVERITY_LABELS } from './exception-list';
 import { monthLabel } from './month-label';
-import { endedBefore } from '@shared/model/period-end';
+import { endedBefore, fetchedBeforeEndText } from '@shared/model/period-end';
 
 /** Where the month stands, in words: Draft, Prepared or Approved (on this fetch or another), or changed after sign-off. */
 function MonthState({ view }: { view: MonthCloseView }): React.JSX.Element {
@@ -44,6 +44,11 @@ function MonthState({ view }: { view: MonthCloseView }): React.JSX.Element {
       {view.superseded ? (
         <span className="state-badge state-badge--superseded" title="The ledger holds a newer fetch of this month; checks and sign-off count the newest one">
           Superseded by a newer fetch
+        </span>
+      ) : null}
+      {view.fetchedBeforeEnd ? (
+        <span className="state-badge state-badge--partial" title={`${fetchedBeforeEndText(view.fetchedBeforeEnd.endDate, view.fetchedBeforeEnd.fetchedAt)}.`}>
+          Partial
         </span>
       ) : null}
     </span>

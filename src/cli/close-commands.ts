@@ -12,7 +12,7 @@ import {
 } from '@shared/schemas/month-close';
 import { bridgeLines } from '@shared/model/bridge-text';
 import { endsTheDayBefore } from '@shared/model/month-before';
-import { comparedWithPartialText, endedBefore, fetchedBeforeEndAdvice } from '@shared/model/period-end';
+import { comparedWithPartialText, fetchedBeforeEndAdvice, partialFetch } from '@shared/model/period-end';
 import { describeFigures, openSinceSignOff, openTotal, type ShownReviewState, shownReviewState } from '@shared/model/review-state';
 import type { CliContext } from './context';
 import { EXIT, parse, UsageError, withContext } from './context';
@@ -249,10 +249,9 @@ async function checkCommand(context: CliContext, ids: string[], values: { json: 
     : endsTheDayBefore(previous, saved.periodOf(reportId))
       ? ''
       : ` The rules against last month compared with ${previous.startDate}…${previous.endDate}, the newest earlier month in the ledger: the months between are not in it (fetch them to check against the month before).`;
+  const partialBefore = partialFetch(previous?.endDate, view.previousFetchedAt);
   const partial =
-    previous && view.previousFetchedAt && !endedBefore(previous.endDate, view.previousFetchedAt)
-      ? ` ${comparedWithPartialText(`${previous.startDate}…${previous.endDate}`, previous.endDate, view.previousFetchedAt)}`
-      : '';
+    previous && partialBefore ? ` ${comparedWithPartialText(`${previous.startDate}…${previous.endDate}`, partialBefore.endDate, partialBefore.fetchedAt)}` : '';
   process.stderr.write(`${name}: ${counted(view.exceptions.length, 'exception')}, ${openSummary(view)}.${against}${partial}\n${stateLine(view)}\n`);
   // A signed month's reviews are locked: the state line says to reopen it instead.
   if (failing > 0 && view.state === 'draft')

@@ -38,7 +38,7 @@ import { everyFetch, monthOf, type MonthRef, previousMonth } from './months';
 import { newestFetchRow } from './queries/months';
 import { invoicedNumbers } from './queries/invoice-runs';
 import { AppError } from '@shared/errors';
-import { endedBefore, fetchedBeforeEndAdvice } from '@shared/model/period-end';
+import { endedBefore, fetchedBeforeEndAdvice, partialFetch } from '@shared/model/period-end';
 import { keepRecent } from '../runtime/recent-map';
 import { keptJson } from '@core/ledger/kept-json';
 
@@ -240,7 +240,7 @@ export class MonthClose {
       integrity: { contentChanged, logIntact, logBrokenAt: log.brokenAt ?? (anchored ? null : (signedRow?.log_seq ?? null)) },
       restatement,
       superseded: newest?.report_id !== reportId,
-      fetchedBeforeEnd: endedBefore(month.endDate, month.fetchedAt) ? null : { fetchedAt: month.fetchedAt, endDate: month.endDate },
+      fetchedBeforeEnd: partialFetch(month.endDate, month.fetchedAt),
     };
   }
 

@@ -10,6 +10,11 @@ export function endedBefore(endDate: string, at: Date | string): boolean {
   return new Date(time).toISOString().slice(0, 10) > endDate;
 }
 
+/** A fetch made before its period was over, with what the words need; null for a whole period, or no fetch at all. */
+export function partialFetch(endDate: string | undefined, fetchedAt: string | null | undefined): { endDate: string; fetchedAt: string } | null {
+  return endDate && fetchedAt && !endedBefore(endDate, fetchedAt) ? { endDate, fetchedAt } : null;
+}
+
 /** Why a fetch made before its period was over cannot be prepared, in the words the screens and refusals share. */
 export const fetchedBeforeEndText = (endDate: string, fetchedAt: string) =>
   `This fetch was made on ${fetchedAt.slice(0, 10)}, before its period ended on ${endDate}: it holds what was billed so far, not the whole period`;

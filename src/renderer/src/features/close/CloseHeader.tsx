@@ -10,7 +10,7 @@ import { formatDateTime } from '@renderer/components/format-time';
 import { formatCount } from '@renderer/components/format-number';
 import { SEVERITIES, SEVERITY_LABELS } from './exception-list';
 import { monthLabel } from './month-label';
-import { endedBefore, fetchedBeforeEndText } from '@shared/model/period-end';
+import { fetchedBeforeEndText, partialFetch } from '@shared/model/period-end';
 
 /** Where the month stands, in words: Draft, Prepared or Approved (on this fetch or another), or changed after sign-off. */
 function MonthState({ view }: { view: MonthCloseView }): React.JSX.Element {
@@ -104,7 +104,7 @@ export function OpenCounts({ open }: { open: MonthCloseView['open'] }): React.JS
 export function CloseHeader({ meta, view, children }: { meta: ReportMeta; view: MonthCloseView | null; children?: React.ReactNode }): React.JSX.Element {
   const previous = view?.previousPeriod ?? null;
   // Said on every tab: the comparison too is with what was billed by then (the Exceptions tab says more).
-  const partial = previous && view?.previousFetchedAt && !endedBefore(previous.endDate, view.previousFetchedAt) ? ' (Partial)' : '';
+  const partial = partialFetch(previous?.endDate, view?.previousFetchedAt) ? ' (Partial)' : '';
   const against = !view ? 'looking for the month before…' : previous ? `checked against ${monthLabel(previous)}${partial}` : 'nothing earlier to check against';
   const fetch = `${meta.profileName} · fetched ${formatDateTime(meta.fetchedAt)} · ${against}`;
   return (

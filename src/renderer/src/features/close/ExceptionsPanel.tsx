@@ -27,7 +27,7 @@ import { monthLabel } from './month-label';
 import { bySeverity, groupFindings } from '@shared/model/findings';
 import type { MonthCloseState } from './use-month-close';
 import type { ExceptionGrouping } from '@shared/contract';
-import { comparedWithPartialText, endedBefore } from '@shared/model/period-end';
+import { comparedWithPartialText, partialFetch } from '@shared/model/period-end';
 
 /** Rows drawn per group before "Show more": a month of a million lines may have thousands of exceptions of one rule. */
 const ROWS_PER_GROUP = 100;
@@ -156,6 +156,7 @@ export function ExceptionsPanel({ view, meta, close, onShow, shown = null, group
   const action = useAction();
   // Reviews lock while the month is Prepared or Approved, on whichever fetch — and while the team ledger is unreachable.
   const locked = view.signOff !== null || view.teamOfflineSince !== null;
+  const partialBefore = partialFetch(view.previousPeriod?.endDate, view.previousFetchedAt);
   const counts = useMemo(() => reviewCounts(view.exceptions), [view.exceptions]);
   const rules = useMemo(() => rulesOf(view.exceptions), [view.exceptions]);
   const [shownFindings, setShownFindings] = useState(FINDINGS_SHOWN);
@@ -293,10 +294,10 @@ export function ExceptionsPanel({ view, meta, close, onShow, shown = null, group
           <FetchMonthBefore meta={meta} signed={view.state === 'draft' ? null : view.state} />
         </div>
       ) : null}
-      {view.previousPeriod && view.previousFetchedAt && !endedBefore(view.previousPeriod.endDate, view.previousFetchedAt) ? (
+      {view.previousPeriod && partialBefore ? (
         // Compared with a fetch of a month not over yet: a subscription billed later in it reads as lost.
         <div className="close__gap">
-          <p role="note">{comparedWithPartialText(monthLabel(view.previousPeriod), view.previousPeriod.endDate, view.previousFetchedAt)}</p>
+          <p role="note">{comparedWithPartialText(monthLabel(view.previousPeriod), partialBefore.endDate, partialBefore.fetchedAt)}</p>
           {endsTheDayBefore(view.previousPeriod, meta.period) ? <FetchMonthBefore meta={meta} signed={view.state === 'draft' ? null : view.state} /> : null}
         </div>
       ) : null}

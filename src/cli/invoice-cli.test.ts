@@ -30,6 +30,17 @@ describe('closebook invoices', () => {
     // Nothing mapped: the run lists what to map first, and cannot be exported (exit 5).
     const unmapped = cli(['invoices', 'run', october]);
     expect(unmapped.code).toBe(5);
+    // An invoice date that is no calendar day, or before the month began, is refused in words.
+    expect(cli(['invoices', 'run', october, '--invoice-date', '2026-02-31'])).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/--invoice-date takes a real date like 2026-11-08, not "2026-02-31"/),
+    });
+    expect(cli(['invoices', 'run', october, '--invoice-date', '2026-09-30'])).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(
+        /The invoice date 2026-09-30 is before the period it invoices began \(2026-10-01\): choose a date on or after 2026-10-01\./,
+      ),
+    });
     expect(unmapped.stdout).toMatch(/^Cloud services October 2026: DRAFT/);
     expect(unmapped.stdout).toMatch(/\nUNMAPPED customer {2}\S/);
     expect(unmapped.stdout).toMatch(/\nUNMAPPED item {6}\S/);
@@ -152,9 +163,14 @@ describe('closebook invoices', () => {
       expect(invoice?.sum.toFixed(2), `${row.organization} ${row.currency}`).toBe(row.amountToInvoice);
     }
 
-    // Exported again: the same numbers, byte for byte.
-    const again = cli(['invoices', 'export', october, '--format', 'xero', '--out', join(dir, 'again')]);
-    expect(again).toMatchObject({ code: 0, stderr: expect.stringMatching(/^Wrote again 12 invoices \(CB-1001–CB-1012\)/) });
+    // Exported again: the same numbers and dates, byte for byte; a date asked for is said not to be used.
+    const again = cli(['invoices', 'export', october, '--format', 'xero', '--out', join(dir, 'again'), '--invoice-date', '2026-12-01']);
+    expect(again).toMatchObject({
+      code: 0,
+      stderr: expect.stringMatching(
+        /^CHECK: the invoice date 2026-12-01 was not used\. Invoices exported before are written again as they were, .*\nWrote again 12 invoices \(CB-1001–CB-1012\)/,
+      ),
+    });
     expect(await readFile(join(dir, 'again', 'xero-invoices-2026-10 (not approved by a second person).csv'))).toEqual(await readFile(xeroFile));
     // A file that would differ from the one written before (its recorded hash, altered here) is refused as it is
     // written: the file already there is left as it was, and nothing is left in the staging folder.

@@ -2,6 +2,7 @@ import { counted } from '@shared/counted';
 import { mkdir, readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { DATE_FORMATS, INVOICE_FIELDS, InvoiceFormat, InvoiceSettings, InvoiceTemplate, LINE_FIELDS } from '@shared/schemas/invoices';
+import { IsoDate } from '@shared/schemas/common';
 import { type CliContext, EXIT, parse, UsageError, withContext } from './context';
 import { errorMessage } from '@shared/error-message';
 import { jsonInParts, writeOut } from './standard-output';
@@ -99,7 +100,8 @@ export async function invoicesCommand(args: string[]): Promise<number> {
     ...Object.fromEntries(SELLER_OPTIONS.map(([option]) => [option, { type: 'string' as const }])),
   });
   const invoiceDate = values['invoice-date'];
-  if (invoiceDate !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(invoiceDate)) throw new UsageError('--invoice-date takes a date like 2026-11-08.');
+  if (invoiceDate !== undefined && !IsoDate.safeParse(invoiceDate).success)
+    throw new UsageError(`--invoice-date takes a real date like 2026-11-08, not ${JSON.stringify(invoiceDate)}.`);
   return withContext(values['data-dir'], async (context) => {
     const { invoices } = context.service;
     if (action === 'map') {

@@ -3,6 +3,7 @@ import { AppErrorShape } from './errors';
 import { OrganizationInput, OrganizationsInReport, OrganizationSummary } from './schemas/organization';
 import { ConnectionTestResult, ProfilesState, ProfileView, SaveProfileInput } from './schemas/profile';
 import { ReportPeriod } from './schemas/billing-report';
+import { IsoDate } from './schemas/common';
 import { ConnectionTestProgress } from './connection-test-progress';
 import { InputRow, MAX_CONSUMPTION_FILE_BYTES, MAX_EXTRA_COLUMNS, ParsedFile, Submission, SubmissionSummary, SubscriptionNames } from './schemas/consumption';
 import { ReportJob, ReportListing, ReportMeta } from './schemas/saved-report';
@@ -51,7 +52,6 @@ const ProfileRef = z.object({ profileId: z.string().uuid() });
 const ReportRef = z.object({ reportId: z.string().uuid() });
 const JobRef = z.object({ jobId: z.string().uuid() });
 const Empty = z.object({});
-const InvoiceDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'is a date like 2026-11-09');
 const InvoiceSettingsView = InvoiceSettings.extend({ next: z.number().int() });
 
 export const ReportSortInput = z.object({
@@ -441,7 +441,7 @@ export const channels = {
   'consumption:resume': { input: z.object({ submissionId: z.string().uuid() }), output: Submission },
   'consumption:export-failed': { input: z.object({ submissionId: z.string().uuid(), format: z.enum(['xlsx', 'csv']) }), output: FileResult },
   /** The month's invoices as they would be made now (unnumbered): unmapped first, the drafts, rounding per currency. */
-  'invoices:run': { input: ReportRef.extend({ invoiceDate: InvoiceDate.optional() }), output: InvoiceRunOverview },
+  'invoices:run': { input: ReportRef.extend({ invoiceDate: IsoDate.optional() }), output: InvoiceRunOverview },
   /** One invoice's lines as the run makes them now, asked for when it is opened (the run's answer leaves them out). */
   'invoices:lines': { input: ReportRef.extend({ invoice: InvoiceKey }), output: z.array(InvoiceLine) },
   /** The mapping and invoice settings of the month's Broker (service host and reseller). */
@@ -469,7 +469,7 @@ export const channels = {
    * what the accounting system would not import whole is listed with what to do.
    */
   'invoices:export': {
-    input: ReportRef.extend({ format: InvoiceFormat, invoiceDate: InvoiceDate.optional() }),
+    input: ReportRef.extend({ format: InvoiceFormat, invoiceDate: IsoDate.optional() }),
     output: z.object({
       folder: z.string().nullable(),
       files: z.array(FileResult),

@@ -140,12 +140,34 @@ test('invoices: unmapped first, mapped in the editor and from a CSV, drafts that
       expect(await cutPlaceholders(page), `ready's placeholders at ${size.width}×${size.height}`).toEqual([]);
     }
     await page.setViewportSize(WIDE);
+    // The date the invoices will carry is shown before one is chosen: today's. One before the month began is refused
+    // in words; the one chosen is the files'.
+    const invoiceDate = panel.getByTestId('invoice-date');
+    const today = new Date();
+    await expect(invoiceDate).toHaveValue(
+      `${today.getFullYear()}-${String(today.getMonth() + 1).padStart(2, '0')}-${String(today.getDate()).padStart(2, '0')}`,
+    );
+    await invoiceDate.fill('2026-09-30');
+    await expect(panel.getByText('The invoice date 2026-09-30 is before the period it invoices began (2026-10-01)')).toBeVisible();
+    for (const size of SCREEN_SIZES) {
+      await page.setViewportSize(size);
+      await page.screenshot({ path: `test-results/invoices-date-refused-${size.width}x${size.height}.png` });
+      expect(await layoutProblems(page), `date refused at ${size.width}×${size.height}`).toEqual([]);
+    }
+    await page.setViewportSize(WIDE);
+    await invoiceDate.fill('2026-11-09');
+    await expect(panel.getByText('The invoice date 2026-09-30')).toHaveCount(0);
     const [download] = await Promise.all([page.waitForEvent('download'), panel.getByRole('button', { name: 'Export invoices' }).click()]);
     expect(download.suggestedFilename()).toBe('xero-invoices-2026-10 (not approved by a second person).csv');
     await expect(panel.locator('p.notice')).toContainText(`Exported ${invoicing.rows.length} invoices (INV-1–INV-${invoicing.rows.length}) in 1 file`);
     await expect(panel.getByRole('region', { name: 'Exported' })).toContainText(`INV-1–INV-${invoicing.rows.length}`);
     await expect(panel.getByTestId('changed-since-export')).toContainText('Exported as it stands');
+    // Exported as it stands, exporting again writes the same files: their date is no longer to choose.
+    await expect(invoiceDate).toBeDisabled();
+    await expect(invoiceDate).toHaveAttribute('title', /^Invoices exported before are written again as they were/);
     const csv = await readFile((await download.path())!, 'utf8');
+    const rows = Papa.parse<Record<string, string>>(csv.replace(/^\uFEFF/, ''), { header: true, skipEmptyLines: true }).data;
+    expect(new Set(rows.map((row) => row['*InvoiceDate']))).toEqual(new Set(['09/11/2026']));
     expect(csv.split('\r\n')[0]).toBe(
       '\uFEFF*ContactName,EmailAddress,POAddressLine1,POAddressLine2,POAddressLine3,POAddressLine4,POCity,PORegion,POPostalCode,POCountry,*InvoiceNumber,Reference,*InvoiceDate,*DueDate,InventoryItemCode,*Description,*Quantity,*UnitAmount,Discount,*AccountCode,*TaxType,TrackingName1,TrackingOption1,TrackingName2,TrackingOption2,Currency,BrandingTheme',
     );

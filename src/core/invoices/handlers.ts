@@ -44,6 +44,7 @@ import { mappingCsv, type MappingSuggestions, parseMappingCsv } from './mapping-
 import { invoiceLineRows, type ItemKeys, unmappedCustomerRows, unmappedItemRows } from './queries';
 import { runInputs } from './run-inputs';
 import { counted } from '@shared/counted';
+import { datedAsFirstExported, invoiceDateRefusal } from '@shared/model/invoice-date';
 
 export type { InvoiceRunView };
 
@@ -235,6 +236,9 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
     invoiceDate: string | undefined,
     onlyCustomer?: string,
   ) {
+    // Left unchosen, the date is today, which a month still to come may be before: such a month cannot be signed off.
+    const refusal = invoiceDate === undefined ? null : invoiceDateRefusal(invoiceDate, month.startDate);
+    if (refusal) throw new AppError('validation', refusal);
     const customers = onlyCustomer === undefined ? customerIds(mapping) : customerIds(mapping).filter((orgId) => orgId === onlyCustomer);
     const rows = await invoiceLineRows(opened, reportId, itemKeys(mapping), customers, settings);
     const unmapped: Unmapped = onlyCustomer === undefined ? await unmappedIn(opened, reportId, mapping) : { customers: [], items: [] };
@@ -579,7 +583,8 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
       lastNumber: stored.lastNumber,
       notApprovedBySecondPerson: !stored.approved,
       refused,
-      warnings,
+      // A run written again is the one kept: its invoices keep the dates they were first exported with.
+      warnings: again && invoiceDate !== undefined ? [...warnings, datedAsFirstExported(invoiceDate)] : warnings,
     };
   }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ReportPeriod } from './billing-report';
+import { IsoDate } from './common';
 import { DecimalText as Decimal } from '../model/decimal';
 
 /** Closing a month: compare, billing checks, review, sign-off, trends and rates — as the renderer and the CLI see them. */
@@ -373,8 +374,6 @@ export type RatesView = z.infer<typeof RatesView>;
 export const CHECKLIST_STEPS = ['consumption', 'fetched', 'reviewed', 'rates', 'prepared', 'approved', 'exported'] as const;
 export const ChecklistStepId = z.enum(CHECKLIST_STEPS);
 export type ChecklistStepId = z.infer<typeof ChecklistStepId>;
-
-const IsoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date like 2026-12-24');
 
 /**
  * The team's close calendar: each step's due business day of the month after the period (1 = its first working day),

@@ -24,6 +24,7 @@ import { formatDateTime } from '@renderer/components/format-time';
 import { useAction } from '@renderer/hooks/use-action';
 import { useFocusBackOnClose, useRowFocus } from '@renderer/hooks/keyboard-focus';
 import { readTypedDecimal } from '@shared/typed-number';
+import { EXPORTED_DATES_KEPT } from '@shared/model/invoice-date';
 import './invoices.css';
 
 type Settings = ChannelOutput<'invoices:settings'>;
@@ -874,7 +875,20 @@ export function InvoicesPanel({ reportId }: { reportId: string }): React.JSX.Ele
         </span>
         <span className="invoices__input">
           <label htmlFor={`${reportId}-date`}>Invoice date</label>
-          <input id={`${reportId}-date`} type="date" value={invoiceDate} onChange={(event) => setInvoiceDate(event.target.value)} />
+          {/* The date the invoices will carry is shown, chosen or not: left empty, it looked like no date at all. */}
+          <input
+            id={`${reportId}-date`}
+            type="date"
+            value={invoiceDate || run.invoiceDate}
+            onChange={(event) => setInvoiceDate(event.target.value)}
+            disabled={run.changedSinceExport === 0}
+            title={
+              run.changedSinceExport === 0
+                ? `${EXPORTED_DATES_KEPT}.`
+                : 'Every invoice carries this date, and its due date follows from it: today unless you choose another.'
+            }
+            data-testid="invoice-date"
+          />
         </span>
         <button
           type="button"

@@ -1,5 +1,6 @@
 import type { ReportPeriod } from './schemas/billing-report';
 import type { SubmissionSummary } from './schemas/consumption';
+import { monthInWords } from './model/month-in-words';
 
 /** A batch's period is a calendar month, given as 'YYYY-MM'. */
 export const USAGE_MONTH = /^(\d{4})-(0[1-9]|1[0-2])$/;
@@ -19,14 +20,11 @@ export function lastUsageMonth(today: Date): string {
   return `${month.getFullYear()}-${String(month.getMonth() + 1).padStart(2, '0')}`;
 }
 
-const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
-
 /** "March 2026" for a whole calendar month, else "2026-03-01 – 2026-03-15". */
 export function periodInWords(period: ReportPeriod): string {
   const month = period.startDate.slice(0, 7);
   const whole = usagePeriod(month);
-  if (whole && whole.startDate === period.startDate && whole.endDate === period.endDate)
-    return `${MONTH_NAMES[Number(month.slice(5)) - 1]} ${month.slice(0, 4)}`;
+  if (whole && whole.startDate === period.startDate && whole.endDate === period.endDate) return monthInWords(month);
   return `${period.startDate} – ${period.endDate}`;
 }
 

@@ -1,5 +1,6 @@
 import { minorUnits } from '@shared/currency';
 import { Money, money } from '@shared/money';
+import { monthInWords } from '@shared/model/month-in-words';
 import type {
   CurrencyAmount,
   CurrencyRounding,
@@ -23,15 +24,12 @@ import type { InvoiceLineRow, UnmappedCustomerRow, UnmappedItemRow } from './que
 
 export type { CurrencyAmount, CurrencyRounding, Invoice, InvoiceLine, InvoiceRunDraft, UnmappedCustomer, UnmappedItem, VatBreakdown };
 
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
-
 /** An exact amount's text with its sign turned ("12.50" → "-12.50", "-3" → "3"; a zero stays as it is). */
 export const negatedText = (amount: string) => (amount.startsWith('-') ? amount.slice(1) : /^0(\.0+)?$/.test(amount) ? amount : `-${amount}`);
 
 /** "Cloud services October 2026" for a period starting 2026-10-01. */
 export function periodText(periodStart: string): string {
-  const [year, month] = periodStart.split('-');
-  return `Cloud services ${MONTHS[Number(month) - 1] ?? month} ${year}`;
+  return `Cloud services ${monthInWords(periodStart)}`;
 }
 
 /** YYYY-MM-DD plus `days` calendar days. */

@@ -12,10 +12,10 @@ import { ProfileForm } from './ProfileForm';
 import { NAME_ORDERS, NameOrder } from '@shared/model/name-order';
 import { TeamLedgerPanel } from './TeamLedgerPanel';
 import { lastMonth } from '../reports/format';
+import { monthLabel } from '../close/month-label';
 import { useReportJobs } from '../reports/report-jobs-store';
 
 /** A month's name and year in the user's words ("October 2026"), from its first day. */
-const formatMonth = (day: string) => new Date(`${day}T00:00:00Z`).toLocaleDateString(undefined, { month: 'long', year: 'numeric', timeZone: 'UTC' });
 
 type TestState =
   { profileId: string; status: 'running'; progress: ConnectionTestProgress | null } | { profileId: string; status: 'ok' | 'failed'; message: string };
@@ -147,8 +147,8 @@ export function ProfilesScreen(): React.JSX.Element {
         <div className="panel welcome" role="status" aria-label="Next step">
           <h2>The demo service is running</h2>
           <p>
-            It has made-up organizations and their billing. Next, fetch its report of last month ({formatMonth(lastMonth().startDate)}): it takes a few seconds,
-            and opens as soon as it is saved.
+            It has made-up organizations and their billing. Next, fetch its report of last month ({monthLabel(lastMonth())}): it takes a few seconds, and opens
+            as soon as it is saved.
           </p>
           <div className="form__actions">
             <button ref={nextStep} type="button" className="primary" onClick={() => void openDemoMonth(demoStarted)} disabled={running === 'demo-month'}>

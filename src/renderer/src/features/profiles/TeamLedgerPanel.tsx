@@ -8,11 +8,9 @@ import { countOf, formatCount } from '@renderer/components/format-number';
 import { formatDateTime } from '@renderer/components/format-time';
 import { useAction } from '@renderer/hooks/use-action';
 import { endedBefore, fetchedBeforeEndText } from '@shared/model/period-end';
+import { monthLabel } from '../close/month-label';
 
 const STATE_WORDS: Record<TeamFetch['state'], string> = { draft: 'Draft', prepared: 'Prepared', approved: 'Approved' };
-
-const monthOf = (fetch: TeamFetch) =>
-  new Date(`${fetch.startDate}T00:00:00Z`).toLocaleDateString(undefined, { month: 'long', year: 'numeric', timeZone: 'UTC' });
 
 /** How to connect: the address (never with a password in it) and the password, which goes to the keychain. */
 function ConnectForm({ onConnected }: { onConnected: (view: TeamLedgerView) => void }): React.JSX.Element {
@@ -78,7 +76,7 @@ function TeamMonths({ months }: { months: TeamFetch[] }): React.JSX.Element {
         {[...months].reverse().map((fetch) => (
           <tr key={`${fetch.startDate}|${fetch.contentHash}`}>
             <td>
-              {monthOf(fetch)}
+              {monthLabel(fetch)}
               {fetch.signed ? <span className="tag">signed</span> : null}
               {endedBefore(fetch.endDate, fetch.fetchedAt) ? null : (
                 <span className="tag" title={`${fetchedBeforeEndText(fetch.endDate, fetch.fetchedAt)}.`}>

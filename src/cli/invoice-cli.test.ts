@@ -78,6 +78,16 @@ describe('closebook invoices', () => {
     expect(cli(['reports', 'accept', october, ...exceptions, '--note', 'Checked'])).toMatchObject({ code: 0 });
     expect(cli(['reports', 'prepare', october])).toMatchObject({ code: 0 });
     const seller = ['--seller-name', 'Nordlys Cloud AB', '--seller-vat-id', 'SE556677889901', '--seller-country', 'SE', '--seller-endpoint', '0007:5566778899'];
+    // A setting refused is named by its option, in words; a next number past the sequence's range changes nothing.
+    expect(cli(['invoices', 'settings', '--seller-country', 'XX', '--date-format', 'YYYY'])).toMatchObject({
+      code: 1,
+      stderr:
+        'closebook: --date-format: takes one of DD/MM/YYYY, MM/DD/YYYY, YYYY-MM-DD, DD.MM.YYYY; --seller-country: XX is not an ISO 3166 country code (SE, GB, DE …).\n',
+    });
+    expect(cli(['invoices', 'settings', '--next', '99999999999999999999'])).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/The next invoice number is at most 999,999,999 \(100000000000000000000 was given\); nothing was changed\./),
+    });
     expect(cli(['invoices', 'settings', '--prefix', 'CB-', '--next', '1001', '--date-format', 'YYYY-MM-DD', ...seller])).toMatchObject({
       code: 0,
       stdout: expect.stringMatching(/^Next invoice: CB-1001;.*\nSeller on e-invoices: Nordlys Cloud AB, VAT SE556677889901, SE, Peppol 0007:5566778899\.\n$/),

@@ -32,6 +32,17 @@ const SELLER_OPTIONS = [
   ['seller-iban', 'iban'],
 ] as const;
 
+/** The option each invoice setting is given by. */
+const SETTING_OPTIONS: Record<string, string> = { prefix: 'prefix', dateFormat: 'date-format', linesPer: 'lines-per', splitByPo: 'split-by-po' };
+
+/** A setting refused, named by the option that gave it (--seller-country: …); where there are choices, they are said. */
+function settingsProblem(issue: { path: PropertyKey[]; message: string }): string {
+  const [field, sellerField] = issue.path.map(String);
+  const option = field === 'seller' ? SELLER_OPTIONS.find(([, name]) => name === sellerField)?.[0] : SETTING_OPTIONS[field ?? ''];
+  const choices: Record<string, string> = { dateFormat: `takes one of ${DATE_FORMATS.join(', ')}`, linesPer: 'takes subscription or product' };
+  return `--${option ?? issue.path.join('.')}: ${choices[field ?? ''] ?? issue.message}`;
+}
+
 /** An exact amount and its currency, as the CLI prints money: the decimal text itself, never a float. */
 const formatMoney = (amount: string, currency: string) => `${amount} ${currency}`;
 const amountsText = (amounts: { currency: string; amount: string }[]) => amounts.map((entry) => formatMoney(entry.amount, entry.currency)).join(', ');
@@ -167,7 +178,7 @@ export async function invoicesCommand(args: string[]): Promise<number> {
       let shown = current;
       if (changed) {
         const next = values.next === undefined ? undefined : /^\d+$/.test(values.next) ? Number(values.next) : NaN;
-        if (Number.isNaN(next)) throw new UsageError('--next takes a whole number.');
+        if (Number.isNaN(next)) throw new UsageError('--next takes a whole number from 1 to 999,999,999.');
         const splitByPo = values['split-by-po'];
         if (splitByPo !== undefined && !['yes', 'no'].includes(splitByPo)) throw new UsageError('--split-by-po takes yes or no.');
         const parsed = InvoiceSettings.safeParse({
@@ -177,10 +188,7 @@ export async function invoicesCommand(args: string[]): Promise<number> {
           splitByPo: splitByPo === undefined ? current.splitByPo : splitByPo === 'yes',
           seller: Object.fromEntries(SELLER_OPTIONS.map(([option, field]) => [field, (given[option] as string | undefined) ?? current.seller[field]])),
         });
-        if (!parsed.success)
-          throw new UsageError(
-            `${parsed.error.issues.map((issue) => `${String(issue.path[0])}: ${issue.message}`).join('; ')} (date formats: ${DATE_FORMATS.join(', ')}).`,
-          );
+        if (!parsed.success) throw new UsageError(`${parsed.error.issues.map(settingsProblem).join('; ')}.`);
         shown = await invoices.saveSettings(broker, parsed.data, next);
       }
       process.stdout.write(

@@ -17,6 +17,7 @@ import {
   InvoiceMapping,
   InvoiceRunOverview,
   InvoiceSettings,
+  NextInvoiceNumber,
   ItemMapping,
 } from './schemas/invoices';
 import {
@@ -453,7 +454,7 @@ export const channels = {
   /** The mapping as CSV, with a row to fill in for each customer and service of the month it lacks. */
   'invoices:export-mapping': { input: ReportRef, output: FileResult },
   'invoices:settings': {
-    input: ReportRef.extend({ settings: InvoiceSettings, next: z.number().int().min(1).max(999_999_999).optional() }),
+    input: ReportRef.extend({ settings: InvoiceSettings, next: NextInvoiceNumber.optional() }),
     output: InvoiceSettingsView,
   },
   /** Adjusts the month's invoices (a manual line, an excluded line, a withdrawal) with its reason, logged with the month. */

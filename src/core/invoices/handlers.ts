@@ -12,6 +12,7 @@ import {
   type InvoiceRunView,
   type InvoiceSettings,
   type LoggedAdjustment,
+  NextInvoiceNumber,
 } from '@shared/schemas/invoices';
 import type { Ledger } from '@core/ledger/ledger';
 import { contentHashOf, keptContentHash } from '@core/reports';
@@ -629,6 +630,8 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
     },
     writeText: async (path, content) => (await ledger()).outputs.writeBytes(path, content),
     saveSettings: async (broker, settings, next) => {
+      const nextWrong = next === undefined ? undefined : NextInvoiceNumber.safeParse(next).error?.issues[0]?.message;
+      if (nextWrong) throw new AppError('validation', `The next invoice number ${nextWrong} (${next} was given); nothing was changed.`);
       // The prefix and the next number belong to the record's sequence (the team's, with a team ledger).
       const record = await recordNow();
       const counter = await record.counter(broker);

@@ -91,6 +91,12 @@ describe('the mapping CSV', () => {
     expect(() => parseMappingCsv(file)).toThrow(
       'The mapping file was not imported; nothing changed. Fix: row 4, id: is empty; fill it in; row 4, customerTaxCode: is longer than 100 characters.',
     );
+    // A country is an ISO 3166 code, as an e-invoice needs: one that is not is named; one in lower case is kept upper.
+    const countries = ['type,id,contactName,paymentTermsDays,vatTreatment,country', 'customer,o1,Acme,30,domestic,XX', 'customer,o2,Bolt,30,domestic,UK'];
+    expect(() => parseMappingCsv(countries.join('\n'))).toThrow(
+      'Fix: row 2, country: XX is not an ISO 3166 country code (SE, GB, DE …); row 3, country: UK is not an ISO 3166 country code: write GB (the United Kingdom).',
+    );
+    expect(parseMappingCsv([countries[0], 'customer,o1,Acme,30,domestic,fi'].join('\n')).customers[0]?.country).toBe('FI');
   });
 
   it('matches columns whatever their case, spaces or underscores, and refuses one it does not read or finds twice', () => {

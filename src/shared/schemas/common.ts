@@ -36,12 +36,20 @@ export const DomainName = z
   .toLowerCase()
   .regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, 'must be a domain name like contoso.com');
 
+/** Says what is wrong with a country code (upper-cased) that is no ISO 3166-1 alpha-2 code. */
+function checkCountryCode(code: string, context: z.RefinementCtx): void {
+  const problem = /^[A-Z]{2}$/.test(code) ? countryCodeProblem(code) : 'must be a two-letter country code like SE';
+  if (problem) context.addIssue({ code: 'custom', message: problem });
+}
+
 /** An ISO 3166-1 alpha-2 code (COUNTRY_CODES); accepted in any case, kept upper-case. UK is refused, saying GB. */
-export const CountryCode = z
+export const CountryCode = z.string().trim().toUpperCase().superRefine(checkCountryCode);
+
+/** CountryCode, or none (''): where a country may be left out (an invoice mapping, the seller). */
+export const OptionalCountryCode = z
   .string()
   .trim()
   .toUpperCase()
   .superRefine((code, context) => {
-    const problem = /^[A-Z]{2}$/.test(code) ? countryCodeProblem(code) : 'must be a two-letter country code like SE';
-    if (problem) context.addIssue({ code: 'custom', message: problem });
+    if (code) checkCountryCode(code, context);
   });

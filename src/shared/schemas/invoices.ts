@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { OptionalCountryCode } from './common';
 
 /**
  * Invoices out: how the month's customers and products map to the accounting system's codes, and the invoice run
@@ -30,11 +31,7 @@ export const CustomerMapping = z.object({
   vatTreatment: VatTreatment,
   buyerVatId: text(50).default(''),
   /** ISO 3166-1 alpha-2. */
-  country: z
-    .string()
-    .trim()
-    .regex(/^([A-Z]{2})?$/, 'a country is a two-letter ISO 3166 code like SE')
-    .default(''),
+  country: OptionalCountryCode.default(''),
   /** Peppol endpoint as scheme:id (0007:5567321707). */
   endpoint: z
     .string()
@@ -98,11 +95,7 @@ export const Seller = z.object({
   vatId: text(50).default(''),
   /** The legal registration number (organisation number). */
   companyId: text(50).default(''),
-  country: z
-    .string()
-    .trim()
-    .regex(/^([A-Z]{2})?$/, 'a country is a two-letter ISO 3166 code like SE')
-    .default(''),
+  country: OptionalCountryCode.default(''),
   street: text(200).default(''),
   city: text(100).default(''),
   postcode: text(20).default(''),
@@ -177,6 +170,9 @@ export const InvoiceTemplate = z
       context.addIssue({ code: 'custom', path: ['delimiter'], message: 'a decimal comma needs another delimiter (; or tab)' });
   });
 export type InvoiceTemplate = z.infer<typeof InvoiceTemplate>;
+
+/** The number the next invoice takes, as a person may set it (the sequence's own moves are the exports'). */
+export const NextInvoiceNumber = z.number().min(1, 'is at least 1').max(999_999_999, 'is at most 999,999,999').int('is a whole number');
 
 /** How a Broker's invoices are made and numbered; the next number is kept beside them and moved only by an export. */
 export const InvoiceSettings = z.object({

@@ -265,5 +265,13 @@ describe('closebook reports compare, check and accept', () => {
       stderr: expect.stringContaining('--fail-on must be high, medium or low'),
     });
     expect(cli(['reports', 'accept', 'x', 'rule|key'])).toMatchObject({ code: 1, stderr: expect.stringContaining('--note TEXT') });
+    // A calendar refused says each value as it was given, one problem each, and keeps the calendar it had.
+    expect(cli(['reports', 'calendar', '--holidays', '2026-02-30,24 Dec', '--due', 'fetched=0'])).toEqual({
+      code: 1,
+      stdout: '',
+      stderr:
+        'closebook: The calendar is not usable: --due fetched is at least business day 1; holiday "2026-02-30" is not a real calendar date; holiday "24 Dec" must be a date like 2026-10-31.\n',
+    });
+    expect(JSON.parse(cli(['reports', 'calendar', '--json']).stdout)).toMatchObject({ holidays: [], dueBusinessDay: { fetched: 8 } });
   }, 60_000);
 });

@@ -390,6 +390,11 @@ function dueDays(values: string[] | undefined, calendar: CloseCalendar): CloseCa
   return due;
 }
 
+/** A calendar field as the options give it: "holiday x" (--holidays), "--due fetched". */
+function calendarField([field, key]: PropertyKey[], holidays: string[]): string {
+  return field === 'holidays' ? `holiday ${JSON.stringify(holidays[Number(key)] ?? '')}` : `--due ${String(key)}`;
+}
+
 async function calendarCommand(
   context: CliContext,
   ids: string[],
@@ -408,7 +413,9 @@ async function calendarCommand(
             .filter(Boolean);
     const wanted = CloseCalendar.safeParse({ dueBusinessDay: dueDays(values.due, calendar), holidays });
     if (!wanted.success)
-      throw new UsageError(`The calendar is not usable: ${wanted.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`).join('; ')}`);
+      throw new UsageError(
+        `The calendar is not usable: ${wanted.error.issues.map((issue) => `${calendarField(issue.path, holidays)} ${issue.message}`).join('; ')}.`,
+      );
     calendar = await close.calendar(wanted.data);
   }
   if (values.json) process.stdout.write(`${JSON.stringify(calendar, null, 2)}\n`);

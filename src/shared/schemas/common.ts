@@ -19,13 +19,12 @@ export function isGuid(value: string): boolean {
 export const CurrencyCode = z.string().regex(/^[A-Z]{3}$/, 'must be a three-letter ISO 4217 currency code');
 
 /** A calendar date as the service takes it: YYYY-MM-DD, and a real date. */
-export const IsoDate = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date like 2026-10-31')
-  .refine((value) => {
-    const date = new Date(`${value}T00:00:00Z`);
-    return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(value);
-  }, 'is not a real calendar date');
+export const IsoDate = z.string().superRefine((value, context) => {
+  // One problem a value: text that is no date at all is not also said to be no real calendar date.
+  const date = new Date(`${value}T00:00:00Z`);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) context.addIssue({ code: 'custom', message: 'must be a date like 2026-10-31' });
+  else if (Number.isNaN(date.getTime()) || !date.toISOString().startsWith(value)) context.addIssue({ code: 'custom', message: 'is not a real calendar date' });
+});
 
 export const Email = z.string().trim().email('must be an e-mail address like name@example.com');
 

@@ -380,7 +380,11 @@ export type ChecklistStepId = z.infer<typeof ChecklistStepId>;
  * and the holidays that are not working days (weekends never are). Kept in the team ledger when one is connected.
  */
 export const CloseCalendar = z.object({
-  dueBusinessDay: z.object(Object.fromEntries(CHECKLIST_STEPS.map((step) => [step, z.number().int().min(1).max(23)])) as Record<ChecklistStepId, z.ZodNumber>),
+  dueBusinessDay: z.object(
+    Object.fromEntries(
+      CHECKLIST_STEPS.map((step) => [step, z.number().int().min(1, 'is at least business day 1').max(23, 'is at most business day 23')]),
+    ) as Record<ChecklistStepId, z.ZodNumber>,
+  ),
   holidays: z.array(IsoDate).max(400),
 });
 export type CloseCalendar = z.infer<typeof CloseCalendar>;

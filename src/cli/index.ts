@@ -39,8 +39,14 @@ const USAGE = `Closebook command line (the same core as the app)
                                                           invoice numbering, dates, and what an invoice line is
   invoices run ID [--invoice-date D] [--json]             the month's invoices as they would be made now (unmapped
                                                           first); exit 5 while it cannot be exported
-  invoices export ID --format xero|qbo --out DIR          number the month's invoices once and write the import files;
+  invoices export ID --format xero|qbo|ubl|template --out DIR [--invoice-date D]
+                                                          number the month's invoices once and write the import files;
                                                           a second export writes the same files (exit 5: not ready)
+  invoices template --import F.json | --export F.json | --remove
+                                                          your own import file's columns (--format template)
+  invoices adjust | exclude | withdraw | approve-adjustments ID …
+                                                          a manual line, a line left out, one taken back (with a reason),
+                                                          approved by a second person (invoices help for each)
   consumption validate --file F [--sheet NAME]            check a CSV/XLSX consumption file; problems by row
   consumption submit --file F [--period YYYY-MM] [--failed-out F.xlsx|.csv] [--poll-interval S] [--yes]
                                                           submit usage for a month (default last month), watch the

@@ -340,6 +340,28 @@ describe('closebook invoices', () => {
     const tabPorts = await testPorts({ dataDir: dir });
     const tab = createService(tabPorts.ports);
     try {
+      // A manual line is refused when asked for, not at the run, in a currency the customer is not invoiced in this
+      // month, of nothing, or finer than the currency's minor unit; nothing is logged.
+      const manual = (currency: string, amount: string) =>
+        tab.handlers['invoices:adjust']({
+          reportId: october,
+          adjustment: {
+            kind: 'manual',
+            orgId: before.orgId,
+            currency,
+            description: 'Fee',
+            amount,
+            item: `service:${before.lines[1]!.lineKey.split('|service:')[1] ?? ''}`,
+          },
+          reason: 'r',
+        });
+      const other = before.currency === 'XYZ' ? 'ABC' : 'XYZ';
+      await expect(manual(other, '1.00')).rejects.toThrow(
+        `customer ${before.orgId} has nothing to invoice in ${other} this month; its invoices are in ${before.currency}.`,
+      );
+      await expect(manual(before.currency, '-0.00')).rejects.toThrow('an amount of 0 changes nothing');
+      await expect(manual(before.currency, '0.001')).rejects.toThrow(`${before.currency} is invoiced to 2 decimals: 0.001 has more.`);
+      expect((await tab.handlers['close:log']({ reportId: october })).entries.filter((entry) => entry.action === 'adjusted')).toHaveLength(2);
       const overview = await tab.handlers['invoices:run']({ reportId: october });
       expect(overview.invoices.map((invoice) => [invoice.orgKey, invoice.currency, invoice.lineCount, 'lines' in invoice])).toEqual(
         whole.invoices.map((invoice) => [invoice.orgKey, invoice.currency, invoice.lines.length, false]),

@@ -45,6 +45,7 @@ import { mappingCsv, type MappingSuggestions, parseMappingCsv } from './mapping-
 import { invoiceLineRows, type ItemKeys, unmappedCustomerRows, unmappedItemRows } from './queries';
 import { runInputs } from './run-inputs';
 import { counted } from '@shared/counted';
+import { minorUnits } from '@shared/currency';
 import { datedAsFirstExported, invoiceDateRefusal } from '@shared/model/invoice-date';
 
 export type { InvoiceRunView };
@@ -677,6 +678,8 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
             'validation',
             `${adjustment.item} is not an item of the mapping: name one (like service:ID or product:ID) so the line is booked and taxed as it says.`,
           );
+        const problem = manualLineProblem(adjustment, run.invoices);
+        if (problem) throw new AppError('validation', `The adjustment was not made: ${problem}`);
       }
       if (
         adjustment.kind === 'exclude' &&
@@ -766,6 +769,23 @@ async function newestReport(ledger: Ledger, broker: Broker): Promise<string | un
 }
 
 /** A credit note that cancels an exported invoice: its lines negated, naming the invoice it credits. */
+/**
+ * Why a manual line cannot go on the month's invoices as asked, found when it is asked for rather than at the run: it
+ * goes on an invoice the customer has this month (in its currency), and is an amount in that currency's units.
+ */
+function manualLineProblem(line: { orgId: string; currency: string; amount: string }, invoices: readonly Invoice[]): string | null {
+  const currencies = [...new Set(invoices.filter((invoice) => invoice.orgId === line.orgId).map((invoice) => invoice.currency))].sort();
+  if (!currencies.includes(line.currency))
+    return currencies.length
+      ? `customer ${line.orgId} has nothing to invoice in ${line.currency} this month; its invoices are in ${currencies.join(', ')}.`
+      : `customer ${line.orgId} has no invoice this month to add a line to (a customer not mapped, or with a product not mapped, waits).`;
+  if (/^-?0*(\.0*)?$/.test(line.amount)) return 'an amount of 0 changes nothing; give the amount to add, or a negative one to take off.';
+  const decimals = line.amount.split('.')[1]?.length ?? 0;
+  const units = minorUnits(line.currency);
+  if (decimals > units) return `${line.currency} is invoiced ${units ? `to ${counted(units, 'decimal')}` : 'in whole units'}: ${line.amount} has more.`;
+  return null;
+}
+
 function creditNoteFor(invoice: Invoice, invoiceDate: string): Invoice {
   return {
     ...invoice,

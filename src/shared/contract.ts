@@ -3,7 +3,7 @@ import { AppErrorShape } from './errors';
 import { OrganizationInput, OrganizationsInReport, OrganizationSummary } from './schemas/organization';
 import { ConnectionTestResult, ProfilesState, ProfileView, SaveProfileInput } from './schemas/profile';
 import { ReportPeriod } from './schemas/billing-report';
-import { IsoDate } from './schemas/common';
+import { IsoDate, PlainName } from './schemas/common';
 import { ConnectionTestProgress } from './connection-test-progress';
 import { InputRow, MAX_CONSUMPTION_FILE_BYTES, MAX_EXTRA_COLUMNS, ParsedFile, Submission, SubmissionSummary, SubscriptionNames } from './schemas/consumption';
 import { ReportJob, ReportListing, ReportMeta } from './schemas/saved-report';
@@ -294,7 +294,7 @@ export const channels = {
     input: ReportRef.extend({ filter: ReportFilterInput }),
     output: z.object({ rows: z.array(InvoiceRow), totals: z.array(InvoiceTotal) }),
   },
-  'reports:rename': { input: ReportRef.extend({ name: z.string().trim().min(1, 'is required').max(120) }), output: ReportMeta },
+  'reports:rename': { input: ReportRef.extend({ name: PlainName(120) }), output: ReportMeta },
   'reports:delete': { input: ReportRef, output: Empty },
   /** The Excel workbook; with a filter, only what the view shows. */
   'reports:export': {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { countryCodeProblem } from '../model/countries';
+import { BIDI_CONTROLS } from '../file-names';
 
 // A missing field reads "is required" everywhere (forms, CLI flags, files) rather than zod's type jargon.
 z.config({
@@ -52,3 +53,15 @@ export const OptionalCountryCode = z
   .superRefine((code, context) => {
     if (code) checkCountryCode(code, context);
   });
+
+/** What a name shown in lists, headings and file names may not hold: control characters (a line break, a tab) and the invisible direction marks. */
+const UNSEEN_IN_NAMES = new RegExp(`[\\u0000-\\u001f\\u007f-\\u009f]|${BIDI_CONTROLS.source}`);
+
+/** A name a person gives (a profile, a saved month): required, at most `max` characters, nothing unseen in it. */
+export const PlainName = (max: number) =>
+  z
+    .string()
+    .trim()
+    .min(1, 'is required')
+    .max(max, `must be at most ${max} characters`)
+    .refine((name) => !UNSEEN_IN_NAMES.test(name), 'must not hold a line break, a tab or another invisible character');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BaseUrl, ProfileFields } from './profile';
+import { BaseUrl, Profile, ProfileFields } from './profile';
 
 const fields = {
   name: 'P',
@@ -41,5 +41,18 @@ describe("a profile's service address", () => {
       expect(result.success, field).toBe(false);
       expect(result.error?.issues[0]?.message).toMatch(/at most/);
     }
+  });
+
+  it('keeps a name plain: no line break, tab or invisible direction mark (it heads lists, reports and file names)', () => {
+    for (const name of ['Line\nBreak', 'Tab\there', 'Nordlys\u202Efdp.exe', 'Bell\u0007', 'C1\u0085']) {
+      expect(
+        ProfileFields.safeParse({ ...fields, name }).error?.issues.map((issue) => issue.message),
+        JSON.stringify(name),
+      ).toEqual(['must not hold a line break, a tab or another invisible character']);
+    }
+    expect(ProfileFields.parse({ ...fields, name: '  Nordlys Cloud – Åland (SE)  ' }).name).toBe('Nordlys Cloud – Åland (SE)');
+    // A profile saved before the rule still loads, to be renamed or deleted.
+    const saved = { ...fields, name: 'Tab\there', id: '00000000-0000-4000-8000-000000000001', kind: 'service', createdAt: '', updatedAt: '' };
+    expect(Profile.parse(saved).name).toBe('Tab\there');
   });
 });

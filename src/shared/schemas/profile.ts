@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Guid } from './common';
+import { Guid, PlainName } from './common';
 import { NameOrder } from '../model/name-order';
 
 /** A host name on this machine (the built-in twin, a local test service): the only place plain http is allowed. */
@@ -41,7 +41,7 @@ export const EnvPrefix = z
 
 /** What the user edits. Secrets are not part of it: they go to the keychain separately. */
 export const ProfileFields = z.object({
-  name: z.string().trim().min(1, 'is required').max(80, 'must be at most 80 characters'),
+  name: PlainName(80),
   baseUrl: BaseUrl,
   clientId: z.string().trim().min(1, 'is required').max(200, 'must be at most 200 characters'),
   username: z.string().trim().min(1, 'is required').max(200, 'must be at most 200 characters'),
@@ -67,6 +67,8 @@ export const Profile = ProfileFields.extend({
    * is used to connect (see Profiles.connection).
    */
   baseUrl: z.string().max(2000),
+  /** As saved: a name saved before names were kept plain still loads. */
+  name: z.string().trim().min(1).max(80),
   id: z.string().uuid(),
   /** 'demo' profiles point at the built-in service twin, whose address is chosen when it starts. */
   kind: z.enum(['service', 'demo']).default('service'),

@@ -111,6 +111,16 @@ describe('closebook invoices', () => {
     });
     expect(await readdir(join(dir, 'xero')).catch(() => [])).toEqual([]);
     expect(cli(['invoices', 'map', '--import', join(dir, 'mapping.csv')])).toMatchObject({ code: 0 });
+    // Numbers QuickBooks Online would refuse (over 21 characters) are not given: nothing is numbered or written.
+    expect(cli(['invoices', 'settings', '--prefix', 'NORDLYS-CLOUD-INV-26']).code).toBe(0);
+    expect(cli(['invoices', 'export', october, '--format', 'qbo', '--out', join(dir, 'qbo-long')])).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(
+        /The invoices were not exported, and no number was used\. QuickBooks Online takes invoice numbers of at most 21 characters, and NORDLYS-CLOUD-INV-261001 has 24/,
+      ),
+    });
+    expect(await readdir(join(dir, 'qbo-long'))).toEqual([]);
+    expect(cli(['invoices', 'settings', '--prefix', 'CB-']).stdout).toMatch(/^Next invoice: CB-1001;/);
     const exported = cli(['invoices', 'export', october, '--format', 'xero', '--out', join(dir, 'xero'), '--invoice-date', '2026-11-09']);
     expect(exported).toMatchObject({
       code: 0,

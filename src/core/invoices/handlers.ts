@@ -24,7 +24,7 @@ import type { Ports } from '@core/ports/ports';
 import type { ServiceHandlers } from '@shared/contract';
 import { deliverFile } from '@core/storage/files';
 import { fullCollection } from '@core/runtime/full-collection';
-import { invoiceFiles, issuedInMemory } from './invoice-files';
+import { invoiceFiles, issuedInMemory, quickBooksNumberProblem } from './invoice-files';
 import { buildInvoiceRun, type Invoice, type InvoiceRunDraft, listed, makeInvoices, negatedText, type Unmapped } from './invoice-run';
 import {
   fileHashes,
@@ -341,6 +341,7 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
     const exportedBy = (await close.identity()).user;
     if (!last && record.recordFirstRunInParts) {
       const runId = await firstRunInParts(inputs, await record.counter(broker), record.recordFirstRunInParts.bind(record), {
+        format,
         reportId,
         invoiceDate,
         readiness,
@@ -368,6 +369,10 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
     const counter = await record.counter(broker);
     const prefix = counter.prefix ?? settings.prefix;
     const numbered = issue.map((invoice, index) => ({ ...invoice, number: `${prefix}${counter.next + index}` }));
+    refuseNumbersFor(
+      format,
+      numbered.map((invoice) => invoice.number),
+    );
     const stored: StoredRun = {
       runId: randomUUID(),
       reportId,
@@ -398,6 +403,7 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
     counter: Awaited<ReturnType<InvoiceRecord['counter']>>,
     keep: NonNullable<InvoiceRecord['recordFirstRunInParts']>,
     run: {
+      format: InvoiceFormat;
       reportId: string;
       invoiceDate: string | undefined;
       readiness: Readiness;
@@ -412,10 +418,14 @@ export function createInvoices(ports: Ports, ledger: () => Promise<Ledger>, clos
     const { made, parts, inForce } = await numberedInParts(inputs, run, (index) => `${prefix}${counter.next + index}`);
     const blockers = blockersOf({ ...made, invoices: inForce }, run.readiness, entries);
     if (blockers.length) throw new AppError('control', `The invoices were not exported. ${blockers.join(' ')}`);
+    refuseNumbersFor(
+      run.format,
+      inForce.map((invoice) => invoice.number),
+    );
     // The month's lines and invoices (half a gigabyte at a million lines) are let go before DuckDB keeps the parts.
     fullCollection();
     const runId = randomUUID();
-    const { readiness, madeFrom, invoiceDate: _, ...kept } = run;
+    const { readiness, madeFrom, invoiceDate: _, format: __, ...kept } = run;
     await keep(
       broker,
       { start: month.startDate, end: month.endDate },
@@ -769,6 +779,12 @@ async function newestReport(ledger: Ledger, broker: Broker): Promise<string | un
 }
 
 /** A credit note that cancels an exported invoice: its lines negated, naming the invoice it credits. */
+/** Numbers the format's accounting system would refuse are not given: refused before the run is kept, none used. */
+function refuseNumbersFor(format: InvoiceFormat, numbers: (string | null)[]): void {
+  const problem = format === 'qbo' ? quickBooksNumberProblem(numbers) : null;
+  if (problem) throw new AppError('validation', `The invoices were not exported, and no number was used. ${problem}.`);
+}
+
 /**
  * Why a manual line cannot go on the month's invoices as asked, found when it is asked for rather than at the run: it
  * goes on an invoice the customer has this month (in its currency), and is an amount in that currency's units.

@@ -91,6 +91,18 @@ describe('invoice files', () => {
     expect((await invoiceFiles('xero', run(issued))).warnings).toEqual([]);
   });
 
+  it('writes no QuickBooks file for invoices numbered longer than the 21 characters QuickBooks Online takes, and says so', async () => {
+    const numbered = (number: string) => ({ ...storedInvoice(1, 0), number });
+    const within = await invoiceFiles('qbo', run([numbered('NORDLYS-CLOUD-INV-1001'.slice(0, 21))]));
+    expect(within.refused).toEqual([]);
+    const past = await invoiceFiles('qbo', run([numbered('CB-1'), numbered('NORDLYS-CLOUD-INV-1002')]));
+    expect(past.refused).toEqual([
+      'QuickBooks Online takes invoice numbers of at most 21 characters, and NORDLYS-CLOUD-INV-1002 has 22: a shorter prefix (the invoice settings) gives shorter numbers, or export these in another format',
+    ]);
+    expect(await taken(past.files)).toEqual([]);
+    expect((await invoiceFiles('xero', run([numbered('NORDLYS-CLOUD-INV-1002')]))).refused).toEqual([]);
+  });
+
   it("writes the user's own template: their columns and order, dates, decimal comma, numbers as numbers", async () => {
     const template = FORTNOX;
     expect((await taken(templatePieces(template, [invoice('F-1')]))).join('')).toBe(

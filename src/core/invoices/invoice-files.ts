@@ -69,6 +69,17 @@ export const XERO_INVOICES_PER_FILE = 500;
 const QUICKBOOKS_INVOICES_PER_FILE = 100;
 const QUICKBOOKS_LINES_PER_FILE = 999;
 
+/** QuickBooks Online takes an invoice number (its DocNumber) of at most 21 characters, and refuses a longer one. */
+const QUICKBOOKS_NUMBER_LENGTH = 21;
+
+/** Why QuickBooks Online would refuse these invoice numbers (the first too long, said); null when it takes them. */
+export function quickBooksNumberProblem(numbers: Iterable<string | null>): string | null {
+  for (const number of numbers)
+    if (number && number.length > QUICKBOOKS_NUMBER_LENGTH)
+      return `QuickBooks Online takes invoice numbers of at most ${QUICKBOOKS_NUMBER_LENGTH} characters, and ${number} has ${number.length}: a shorter prefix (the invoice settings) gives shorter numbers, or export these in another format`;
+  return null;
+}
+
 export interface InvoiceFile {
   name: string;
   invoices: number;
@@ -154,7 +165,8 @@ export async function invoiceFiles(format: InvoiceFormat, run: RunForFiles): Pro
     return { files: each([{ name, pieces: () => templatePieces(template, all()), invoices: run.issued.count }]), refused: [], warnings: [] };
   }
   if (format === 'xero') return { files: xeroFiles(run.issued, stem, run.dateFormat), refused: [], warnings: [] };
-  const { parts, tooLong } = await quickBooksParts(run.issued, stem);
+  const { parts, tooLong, numberProblem } = await quickBooksParts(run.issued, stem);
+  if (numberProblem) return { files: each([]), refused: [numberProblem], warnings: [] };
   return { files: quickBooksFiles(run.issued, parts, stem, run.dateFormat), refused: [], warnings: tooLong };
 }
 
@@ -272,11 +284,16 @@ function quickBooksName(stem: string, part: QuickBooksPart, index: number, of: n
  * run again (a run read from the ledger holds no invoice). An invoice of more lines than QuickBooks reads from a
  * file is alone in its part and named in `tooLong` with what to do: QuickBooks would stop reading it part-way.
  */
-async function quickBooksParts(invoices: IssuedInvoices, stem: string): Promise<{ parts: Map<string, QuickBooksPart[]>; tooLong: string[] }> {
+async function quickBooksParts(
+  invoices: IssuedInvoices,
+  stem: string,
+): Promise<{ parts: Map<string, QuickBooksPart[]>; tooLong: string[]; numberProblem: string | null }> {
   const parts = new Map<string, QuickBooksPart[]>();
   const long: { invoice: string; part: QuickBooksPart; at: number }[] = [];
+  let numberProblem: string | null = null;
   let at = 0;
   for await (const invoice of invoices.range(0, invoices.count)) {
+    numberProblem ??= quickBooksNumberProblem([invoice.number]);
     const key = `${invoice.currency}|${invoice.kind}`;
     const list = parts.get(key) ?? [];
     const last = list.at(-1);
@@ -301,7 +318,7 @@ async function quickBooksParts(invoices: IssuedInvoices, stem: string): Promise<
       'and QuickBooks would import it cut short. A line per subscription rather than per product (the invoice settings) gives it fewer lines; or enter it in QuickBooks by hand'
     );
   });
-  return { parts, tooLong };
+  return { parts, tooLong, numberProblem };
 }
 
 async function* quickBooksFiles(

@@ -83,6 +83,13 @@ describe('closebook consumption CLI', () => {
       code: 1,
       stderr: expect.stringContaining('--period must be a month as YYYY-MM'),
     });
+    // Usage for a month that has not begun cannot have been measured: refused, nothing sent (the history below is unchanged).
+    expect(cli(['consumption', 'submit', '--file', fixed, '--period', '2099-01', '--yes', ...inlineConnection(simulator.baseUrl)])).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(
+        /\nclosebook: Nothing was sent\. Usage for January 2099 cannot be submitted yet: the month has not begun\. Choose the month the usage was measured in\.\n$/,
+      ),
+    });
     expect(cli(['consumption', 'submit', '--file', fixed, '--period', '2026-02', '--poll-interval', '0.2', ...inlineConnection(simulator.baseUrl)]).code).toBe(
       0,
     );

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { lastUsageMonth, periodInWords, stateInWords, taskRunning, usagePeriod } from './consumption-batch';
+import { lastUsageMonth, periodInWords, stateInWords, taskRunning, usageNotBegun, usagePeriod } from './consumption-batch';
 import { SubmissionState } from './schemas/consumption';
 
 describe('a batch period', () => {
@@ -13,6 +13,15 @@ describe('a batch period', () => {
   it('defaults to the month before today, across a new year', () => {
     expect(lastUsageMonth(new Date(2026, 3, 15))).toBe('2026-03');
     expect(lastUsageMonth(new Date(2026, 0, 1))).toBe('2025-12');
+  });
+
+  it('may be this month or one before it, never one that has not begun', () => {
+    const today = new Date(2026, 11, 31, 23, 59);
+    expect(usageNotBegun(usagePeriod('2026-12')!, today)).toBeNull();
+    expect(usageNotBegun(usagePeriod('2019-01')!, today)).toBeNull();
+    expect(usageNotBegun(usagePeriod('2027-01')!, today)).toBe(
+      'Usage for January 2027 cannot be submitted yet: the month has not begun. Choose the month the usage was measured in.',
+    );
   });
 
   it('reads as a month name, or as its dates when it is not one whole month', () => {

@@ -14,6 +14,18 @@ export function usagePeriod(month: string): ReportPeriod | undefined {
   return { startDate: `${match[1]}-${match[2]}-01`, endDate: `${match[1]}-${match[2]}-${String(lastDay).padStart(2, '0')}` };
 }
 
+/** `today`'s month (in local time), as 'YYYY-MM': the last a batch's usage can be for. */
+export function currentUsageMonth(today: Date): string {
+  return `${today.getFullYear()}-${String(today.getMonth() + 1).padStart(2, '0')}`;
+}
+
+/** Why usage for `period` cannot be submitted on `today` (a month that has not begun); null when it can. */
+export function usageNotBegun(period: ReportPeriod, today: Date): string | null {
+  return period.startDate.slice(0, 7) > currentUsageMonth(today)
+    ? `Usage for ${periodInWords(period)} cannot be submitted yet: the month has not begun. Choose the month the usage was measured in.`
+    : null;
+}
+
 /** The month before `today`'s (in local time, as the user reads the calendar), as 'YYYY-MM': a batch's default period. */
 export function lastUsageMonth(today: Date): string {
   const month = new Date(today.getFullYear(), today.getMonth() - 1, 1);

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { canonicalRecords, joinFailures, validateRows } from '@shared/consumption-rows';
 import { AppError } from '@shared/errors';
-import { lastUsageMonth, periodInWords, usagePeriod } from '@shared/consumption-batch';
+import { lastUsageMonth, periodInWords, usageNotBegun, usagePeriod } from '@shared/consumption-batch';
 import type { ReportPeriod } from '@shared/schemas/billing-report';
 import type { Profile } from '@shared/schemas/profile';
 import type { InputRow, Submission, SubmissionSummary } from '@shared/schemas/consumption';
@@ -88,6 +88,8 @@ export class ConsumptionTasks {
     }
     const contentHash = createHash('sha256').update(canonicalRecords(records)).digest('hex');
     const period = options.period ?? (usagePeriod(lastUsageMonth(new Date(this.deps.clock.now()))) as ReportPeriod);
+    const notBegun = usageNotBegun(period, new Date(this.deps.clock.now()));
+    if (notBegun) throw new AppError('validation', `Nothing was sent. ${notBegun}`);
     if (!options.confirmRepeat) {
       // The same records for another month are that month's usage, not a repeat; a batch saved without a period may be either.
       const samePeriod = (earlier: SubmissionSummary) =>

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { lastUsageMonth, periodInWords, stateInWords, taskRunning, usagePeriod } from '@shared/consumption-batch';
+import { currentUsageMonth, lastUsageMonth, periodInWords, stateInWords, taskRunning, usagePeriod } from '@shared/consumption-batch';
 import { failureStillApplies, validateRows } from '@shared/consumption-rows';
 import { CONSUMPTION_FIELDS, PLAIN_HEADERS } from '@shared/schemas/consumption';
 import { bridge, call } from '@renderer/bridge';
@@ -256,6 +256,7 @@ export function ConsumptionScreen(): React.JSX.Element {
                         type="month"
                         aria-label="Usage month"
                         value={batch.month}
+                        max={currentUsageMonth(new Date())}
                         disabled={running}
                         required
                         onChange={(event) => setMonth(event.target.value)}

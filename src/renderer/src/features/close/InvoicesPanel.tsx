@@ -10,6 +10,7 @@ import {
   type InvoiceRunOverview,
   type InvoiceSummary,
   type ItemMapping,
+  NextInvoiceNumber,
   type UnmappedCustomer,
   VatCategory,
   type VatTreatment,
@@ -699,7 +700,8 @@ function SettingsForm({ reportId, onSaved }: { reportId: string; onSaved: () => 
   const save = async (event: React.FormEvent) => {
     event.preventDefault();
     const typed = (nextTyped ?? String(nextKept)).trim();
-    if (!/^\d+$/.test(typed) || Number(typed) < 1) return action.setError(`The next number is a whole number, 1 or more (not "${typed}").`);
+    const wrong = /^\d+$/.test(typed) ? NextInvoiceNumber.safeParse(Number(typed)).error?.issues[0]?.message : 'is a whole number';
+    if (wrong) return action.setError(`The next number ${wrong} (not "${typed}").`);
     const saved = await action.run(() => call('invoices:settings', { reportId, settings: rest, next: Number(typed) }), 'save');
     if (saved) {
       // What was typed while these were saved stays in its field, to be saved (or refused) next.

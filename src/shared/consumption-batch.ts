@@ -28,8 +28,7 @@ export function usageNotBegun(period: ReportPeriod, today: Date): string | null 
 
 /** The month before `today`'s (in local time, as the user reads the calendar), as 'YYYY-MM': a batch's default period. */
 export function lastUsageMonth(today: Date): string {
-  const month = new Date(today.getFullYear(), today.getMonth() - 1, 1);
-  return `${month.getFullYear()}-${String(month.getMonth() + 1).padStart(2, '0')}`;
+  return currentUsageMonth(new Date(today.getFullYear(), today.getMonth() - 1, 1));
 }
 
 /** "March 2026" for a whole calendar month, else "2026-03-01 – 2026-03-15". */

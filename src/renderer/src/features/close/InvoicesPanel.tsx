@@ -834,6 +834,8 @@ export function InvoicesPanel({ reportId }: { reportId: string }): React.JSX.Ele
 
   if (!run) return load.error ? <ErrorNote message={load.error} /> : <p className="empty">Making the month's invoices…</p>;
   const ready = run.blockers.length === 0;
+  // Exported as it stands: exporting again writes the kept files, their numbers and dates included.
+  const exportedAsItStands = run.changedSinceExport === 0;
   const awaitingApproval = run.blockers.some((blocker) => blocker.includes('approve-adjustments'));
   const items = run.items
     .map(({ item, account, taxCode }): [string, string] => [item, `${account} · ${taxCode} (${item})`])
@@ -851,7 +853,7 @@ export function InvoicesPanel({ reportId }: { reportId: string }): React.JSX.Ele
       </p>
       {run.changedSinceExport !== null ? (
         <p className="invoices__since" data-testid="changed-since-export">
-          {run.changedSinceExport === 0
+          {exportedAsItStands
             ? 'Exported as it stands: exporting again writes the same files, with the same numbers.'
             : `Changed since the last export: the next export issues ${countOf(run.changedSinceExport, 'document')} — a credit note for each invoice that changed or went, and a new invoice for each that changed or came.`}
         </p>
@@ -883,9 +885,9 @@ export function InvoicesPanel({ reportId }: { reportId: string }): React.JSX.Ele
             type="date"
             value={invoiceDate || run.invoiceDate}
             onChange={(event) => setInvoiceDate(event.target.value)}
-            disabled={run.changedSinceExport === 0}
+            disabled={exportedAsItStands}
             title={
-              run.changedSinceExport === 0
+              exportedAsItStands
                 ? `${EXPORTED_DATES_KEPT}.`
                 : 'Every invoice carries this date, and its due date follows from it: today unless you choose another.'
             }

@@ -17,8 +17,8 @@ const planted = plantedChanges(
   '2026-11',
 );
 
-function fetchMonth(from: string, to: string): string {
-  const fetched = cli(['report', 'fetch', '--from', from, '--to', to, '--poll-interval', '1', ...inlineConnection(simulator.baseUrl)]);
+async function fetchMonth(from: string, to: string): Promise<string> {
+  const fetched = await cli(['report', 'fetch', '--from', from, '--to', to, '--poll-interval', '1', ...inlineConnection(simulator.baseUrl)]);
   expect([fetched.code, fetched.stderr]).toEqual([0, expect.any(String)]);
   return fetched.stdout.trim();
 }
@@ -28,12 +28,12 @@ const onLine = (target: PlantedTarget | null) => ({ ...on(target), productId: ta
 
 describe('closebook reports compare, check and accept', () => {
   it('reports each planted change and anomaly between two months of the twin, and exits 4 until every exception is accepted', async () => {
-    const october = fetchMonth('2026-10-01', '2026-10-31');
-    const november = fetchMonth('2026-11-01', '2026-11-30');
+    const october = await fetchMonth('2026-10-01', '2026-10-31');
+    const november = await fetchMonth('2026-11-01', '2026-11-30');
 
     // compare: each planted change, and nothing for a subscription left alone.
     const workbook = join(simulator.dataDir, 'november-vs-october.xlsx');
-    const compared = cli(['reports', 'compare', october, november, '--json', '--out', workbook]);
+    const compared = await cli(['reports', 'compare', october, november, '--json', '--out', workbook]);
     expect([compared.code, compared.stderr]).toEqual([0, expect.stringMatching(/^\d+ changes: .*\nWrote \d+ changes to .*november-vs-october\.xlsx\.\n$/)]);
     const changes = JSON.parse(compared.stdout) as ChangeJson[];
     const quantity = changes.find(
@@ -62,7 +62,7 @@ describe('closebook reports compare, check and accept', () => {
     expect(subscriptionIds).toEqual(expect.arrayContaining([planted.newSubscription?.subscriptionId, planted.lostSubscription?.subscriptionId]));
 
     // One id: that month against the month before it; each currency's bridge adds up exactly.
-    const human = cli(['reports', 'compare', november]);
+    const human = await cli(['reports', 'compare', november]);
     expect(human.code).toBe(0);
     expect(human.stdout).toContain(`Changes (${changes.length}):`);
     // Each change a line: kind, level and currency in columns, where it is, and before → after, as in the JSON.
@@ -119,7 +119,7 @@ describe('closebook reports compare, check and accept', () => {
     }
 
     // check: each planted anomaly, open, and exit 4.
-    const checked = cli(['reports', 'check', november, '--json']);
+    const checked = await cli(['reports', 'check', november, '--json']);
     expect(checked.code).toBe(4);
     const exceptions = JSON.parse(checked.stdout) as ExceptionJson[];
     const open = { state: 'open', note: null };
@@ -135,14 +135,14 @@ describe('closebook reports compare, check and accept', () => {
 
     // accept: the high ones first (then --fail-on high passes), then the rest, one marked resolved instead.
     const high = exceptions.filter((exception) => exception.severity === 'high').map((exception) => exception.id);
-    const acceptedHigh = cli(['reports', 'accept', november, ...high, '--note', 'Checked with the account manager']);
+    const acceptedHigh = await cli(['reports', 'accept', november, ...high, '--note', 'Checked with the account manager']);
     expect([acceptedHigh.code, acceptedHigh.stdout]).toEqual([0, `${exceptions.length - high.length}\n`]);
-    expect(cli(['reports', 'check', november, '--fail-on', 'high']).code).toBe(0);
+    expect((await cli(['reports', 'check', november, '--fail-on', 'high'])).code).toBe(0);
     const rest = exceptions.filter((exception) => exception.severity !== 'high').map((exception) => exception.id);
     const resolved = rest.pop()!;
-    expect(cli(['reports', 'accept', november, ...rest, '--note', 'Expected this month'])).toMatchObject({ code: 0, stdout: '1\n' });
-    expect(cli(['reports', 'accept', november, resolved, '--resolve', '--note', 'Put right in the service'])).toMatchObject({ code: 0, stdout: '0\n' });
-    const done = cli(['reports', 'check', november, '--json']);
+    expect(await cli(['reports', 'accept', november, ...rest, '--note', 'Expected this month'])).toMatchObject({ code: 0, stdout: '1\n' });
+    expect(await cli(['reports', 'accept', november, resolved, '--resolve', '--note', 'Put right in the service'])).toMatchObject({ code: 0, stdout: '0\n' });
+    const done = await cli(['reports', 'check', november, '--json']);
     expect(done.code).toBe(0);
     const note = (id: string) =>
       high.includes(id)
@@ -155,38 +155,38 @@ describe('closebook reports compare, check and accept', () => {
     );
 
     // The sign-off: prepared by this OS user; the same user's approval refused with exit 5 and the rule in words.
-    expect(cli(['reports', 'accept', november, 'negative-margin|no-such-org|x|EUR', '--note', 'n'])).toMatchObject({
+    expect(await cli(['reports', 'accept', november, 'negative-margin|no-such-org|x|EUR', '--note', 'n'])).toMatchObject({
       code: 1,
       stderr: expect.stringMatching(/1 exception does not exist in this month/),
     });
-    const prepared = cli(['reports', 'prepare', november]);
+    const prepared = await cli(['reports', 'prepare', november]);
     expect([prepared.code, prepared.stdout, prepared.stderr]).toEqual([
       0,
       'prepared\n',
       expect.stringMatching(/PREPARED: prepared by \S+ at .*; not approved by a second person\.\n$/),
     ]);
-    const approval = cli(['reports', 'approve', november]);
+    const approval = await cli(['reports', 'approve', november]);
     expect([approval.code, approval.stderr]).toEqual([
       5,
       expect.stringMatching(/prepared this month, so \S+ cannot approve it: approval needs a second person, who signs in through the team ledger/),
     ]);
-    expect(cli(['reports', 'accept', november, high[0]!, '--note', 'Again'])).toMatchObject({
+    expect(await cli(['reports', 'accept', november, high[0]!, '--note', 'Again'])).toMatchObject({
       code: 5,
       stderr: expect.stringMatching(/Prepared, so its reviews are locked/),
     });
-    expect(cli(['reports', 'delete', november])).toMatchObject({ code: 5, stderr: expect.stringMatching(/cannot be deleted/) });
-    const log = cli(['reports', 'log', november, '--json']);
+    expect(await cli(['reports', 'delete', november])).toMatchObject({ code: 5, stderr: expect.stringMatching(/cannot be deleted/) });
+    const log = await cli(['reports', 'log', november, '--json']);
     expect(log.code).toBe(0);
     const entries = (JSON.parse(log.stdout) as { entries: { action: string }[]; intact: boolean }).entries;
     expect(entries.map((entry) => entry.action).slice(-2)).toEqual(['resolved', 'prepared']);
-    expect(cli(['reports', 'check', november]).stderr).toMatch(/PREPARED: prepared by/);
+    expect((await cli(['reports', 'check', november])).stderr).toMatch(/PREPARED: prepared by/);
 
     // The evidence pack: its text holds the full content hash, the preparer and every exception with its note.
     const pdf = join(simulator.dataDir, 'november-evidence.pdf');
-    const evidence = cli(['reports', 'evidence', november, '--out', pdf]);
+    const evidence = await cli(['reports', 'evidence', november, '--out', pdf]);
     expect([evidence.code, evidence.stderr]).toEqual([0, expect.stringMatching(/wrote the month's evidence \(\d+ pages?\) to /)]);
     const text = execFileSync('pdftotext', ['-layout', pdf, '-'], { encoding: 'utf8' });
-    const state = JSON.parse(cli(['reports', 'log', november, '--json']).stdout) as { entries: { actor: string; action: string; hash: string }[] };
+    const state = JSON.parse((await cli(['reports', 'log', november, '--json'])).stdout) as { entries: { actor: string; action: string; hash: string }[] };
     const preparer = state.entries.find((entry) => entry.action === 'prepared')!.actor;
     const signedHash = /Content hash of the signed lines \(SHA-256\): ([0-9a-f]{64})/.exec(text.replace(/\s+/g, ' '))?.[1];
     expect(signedHash).toMatch(/^[0-9a-f]{64}$/);
@@ -203,19 +203,19 @@ describe('closebook reports compare, check and accept', () => {
     for (let page = 1; page <= pages; page++) expect(text).toContain(`Page ${page} of ${pages}`);
 
     // A month whose month before was never fetched is checked against the newest earlier one, and says so.
-    expect(cli(['reports', 'check', november]).stderr).not.toMatch(/newest earlier month/);
-    const january = fetchMonth('2027-01-01', '2027-01-31');
-    expect(cli(['reports', 'check', january]).stderr).toMatch(
+    expect((await cli(['reports', 'check', november])).stderr).not.toMatch(/newest earlier month/);
+    const january = await fetchMonth('2027-01-01', '2027-01-31');
+    expect((await cli(['reports', 'check', january])).stderr).toMatch(
       /compared with 2026-11-01…2026-11-30, the newest earlier month in the ledger: the months between are not in it \(fetch them/,
     );
 
     // October, checked with no month before it in the ledger, is prepared so; then September is fetched: what the
     // checks against it find was never reviewed, and the state says so.
-    const octoberIds = (JSON.parse(cli(['reports', 'check', october, '--json']).stdout) as ExceptionJson[]).map((exception) => exception.id);
-    expect(cli(['reports', 'accept', october, ...octoberIds, '--note', 'Checked on its own'])).toMatchObject({ code: 0 });
-    expect(cli(['reports', 'prepare', october])).toMatchObject({ code: 0, stderr: expect.not.stringMatching(/open since/) });
-    fetchMonth('2026-09-01', '2026-09-30');
-    const rechecked = cli(['reports', 'check', october]);
+    const octoberIds = (JSON.parse((await cli(['reports', 'check', october, '--json'])).stdout) as ExceptionJson[]).map((exception) => exception.id);
+    expect(await cli(['reports', 'accept', october, ...octoberIds, '--note', 'Checked on its own'])).toMatchObject({ code: 0 });
+    expect(await cli(['reports', 'prepare', october])).toMatchObject({ code: 0, stderr: expect.not.stringMatching(/open since/) });
+    await fetchMonth('2026-09-01', '2026-09-30');
+    const rechecked = await cli(['reports', 'check', october]);
     expect(rechecked.stderr).toMatch(
       new RegExp(
         `\\nPREPARED: prepared by .*\\n\\d+ exceptions? (is|are) open since the month was prepared .*Reopen the month \\(reports reopen ${october} --reason TEXT\\)`,
@@ -224,54 +224,54 @@ describe('closebook reports compare, check and accept', () => {
     expect(rechecked.stderr).not.toMatch(/Accept each/); // its reviews are locked until it is reopened
 
     // A period not over yet (one far ahead, so that the test holds on any day) is fetched with a warning and cannot be prepared.
-    const ahead = cli(['report', 'fetch', '--from', '2099-12-01', '--to', '2099-12-31', '--poll-interval', '1', ...inlineConnection(simulator.baseUrl)]);
+    const ahead = await cli(['report', 'fetch', '--from', '2099-12-01', '--to', '2099-12-31', '--poll-interval', '1', ...inlineConnection(simulator.baseUrl)]);
     expect([ahead.code, ahead.stderr]).toEqual([
       0,
       expect.stringMatching(/^This period ends on 2099-12-31: a report fetched by that day holds what was billed so far/),
     ]);
     const unfinished = ahead.stdout.trim();
-    const savedList = cli(['reports', 'list']).stdout;
+    const savedList = (await cli(['reports', 'list'])).stdout;
     expect(savedList).toMatch(new RegExp(`^${unfinished} {2}\\S.* {2}2099-12-01…2099-12-31 \\(partial: fetched before the period ended\\) {2}`, 'm'));
     expect(savedList).toMatch(new RegExp(`^${october} {2}\\S.* {2}2026-10-01…2026-10-31 {2}`, 'm'));
-    const aheadIds = (JSON.parse(cli(['reports', 'check', unfinished, '--json']).stdout) as ExceptionJson[]).map((exception) => exception.id);
-    expect(cli(['reports', 'accept', unfinished, ...aheadIds, '--note', 'Looked at']).code).toBe(0);
-    expect(cli(['reports', 'check', unfinished]).stderr).toMatch(
+    const aheadIds = (JSON.parse((await cli(['reports', 'check', unfinished, '--json'])).stdout) as ExceptionJson[]).map((exception) => exception.id);
+    expect((await cli(['reports', 'accept', unfinished, ...aheadIds, '--note', 'Looked at'])).code).toBe(0);
+    expect((await cli(['reports', 'check', unfinished])).stderr).toMatch(
       /\nDRAFT: not prepared\.\nThis fetch was made on \d{4}-\d\d-\d\d, before its period ended on 2099-12-31/,
     );
-    expect(cli(['reports', 'prepare', unfinished])).toMatchObject({
+    expect(await cli(['reports', 'prepare', unfinished])).toMatchObject({
       code: 5,
       stderr: expect.stringMatching(
         /before its period ended on 2099-12-31: it holds what was billed so far, not the whole period\. Fetch the month again once it is over/,
       ),
     });
     // The month after it is checked against what was billed by then, and says so.
-    const next = fetchMonth('2100-01-01', '2100-01-31');
-    expect(cli(['reports', 'check', next]).stderr).toMatch(
+    const next = await fetchMonth('2100-01-01', '2100-01-31');
+    expect((await cli(['reports', 'check', next])).stderr).toMatch(
       /^[^\n]*\. 2099-12-01…2099-12-31 was fetched on \d{4}-\d\d-\d\d, before it was over on 2099-12-31: the checks against last month compare with what was billed by then\. Fetch it again/,
     );
   }, 180_000);
 
-  it('refuses an unknown report, a bad --fail-on and an accept without a note with exit 1, saying why', () => {
+  it('refuses an unknown report, a bad --fail-on and an accept without a note with exit 1, saying why', async () => {
     for (const args of [
       ['reports', 'compare', 'no-such-report'],
       ['reports', 'check', 'no-such-report'],
       ['reports', 'accept', 'no-such-report', 'rule|key', '--note', 'n'],
     ]) {
-      const refused = cli(args);
+      const refused = await cli(args);
       expect([refused.code, refused.stderr], args.join(' ')).toEqual([1, 'closebook: No saved report with id no-such-report. See: closebook reports list\n']);
     }
-    expect(cli(['reports', 'check', 'x', '--fail-on', 'urgent'])).toMatchObject({
+    expect(await cli(['reports', 'check', 'x', '--fail-on', 'urgent'])).toMatchObject({
       code: 1,
       stderr: expect.stringContaining('--fail-on must be high, medium or low'),
     });
-    expect(cli(['reports', 'accept', 'x', 'rule|key'])).toMatchObject({ code: 1, stderr: expect.stringContaining('--note TEXT') });
+    expect(await cli(['reports', 'accept', 'x', 'rule|key'])).toMatchObject({ code: 1, stderr: expect.stringContaining('--note TEXT') });
     // A calendar refused says each value as it was given, one problem each, and keeps the calendar it had.
-    expect(cli(['reports', 'calendar', '--holidays', '2026-02-30,24 Dec', '--due', 'fetched=0'])).toEqual({
+    expect(await cli(['reports', 'calendar', '--holidays', '2026-02-30,24 Dec', '--due', 'fetched=0'])).toEqual({
       code: 1,
       stdout: '',
       stderr:
         'closebook: The calendar is not usable: --due fetched is at least business day 1; holiday "2026-02-30" is not a real calendar date; holiday "24 Dec" must be a date like 2026-10-31.\n',
     });
-    expect(JSON.parse(cli(['reports', 'calendar', '--json']).stdout)).toMatchObject({ holidays: [], dueBusinessDay: { fetched: 8 } });
+    expect(JSON.parse((await cli(['reports', 'calendar', '--json'])).stdout)).toMatchObject({ holidays: [], dueBusinessDay: { fetched: 8 } });
   }, 60_000);
 });

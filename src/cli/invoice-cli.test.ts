@@ -22,20 +22,30 @@ async function csvRows(path: string): Promise<{ header: string[]; rows: Record<s
 
 describe('closebook invoices', () => {
   it('maps, refuses a Draft month, then exports Xero and QuickBooks files whose invoices are the Invoicing view exactly, once', async () => {
-    const fetched = cli(['report', 'fetch', '--from', '2026-10-01', '--to', '2026-10-31', '--poll-interval', '1', ...inlineConnection(simulator.baseUrl)]);
+    const fetched = await cli([
+      'report',
+      'fetch',
+      '--from',
+      '2026-10-01',
+      '--to',
+      '2026-10-31',
+      '--poll-interval',
+      '1',
+      ...inlineConnection(simulator.baseUrl),
+    ]);
     expect(fetched.code).toBe(0);
     const october = fetched.stdout.trim();
     const dir = simulator.dataDir;
 
     // Nothing mapped: the run lists what to map first, and cannot be exported (exit 5).
-    const unmapped = cli(['invoices', 'run', october]);
+    const unmapped = await cli(['invoices', 'run', october]);
     expect(unmapped.code).toBe(5);
     // An invoice date that is no calendar day, or before the month began, is refused in words.
-    expect(cli(['invoices', 'run', october, '--invoice-date', '2026-02-31'])).toMatchObject({
+    expect(await cli(['invoices', 'run', october, '--invoice-date', '2026-02-31'])).toMatchObject({
       code: 1,
       stderr: expect.stringMatching(/--invoice-date takes a real date like 2026-11-08, not "2026-02-31"/),
     });
-    expect(cli(['invoices', 'run', october, '--invoice-date', '2026-09-30'])).toMatchObject({
+    expect(await cli(['invoices', 'run', october, '--invoice-date', '2026-09-30'])).toMatchObject({
       code: 1,
       stderr: expect.stringMatching(
         /The invoice date 2026-09-30 is before the period it invoices began \(2026-10-01\): choose a date on or after 2026-10-01\./,
@@ -47,15 +57,18 @@ describe('closebook invoices', () => {
     expect(unmapped.stdout).toMatch(/\nNOT READY: The month is not ready to invoice: DRAFT/);
 
     // The mapping export gives a row to fill for each customer and service; filled in and imported.
-    expect(cli(['invoices', 'map', '--export', join(dir, 'blank.csv')])).toMatchObject({ code: 0, stderr: expect.stringMatching(/with \d+ rows to fill in/) });
+    expect(await cli(['invoices', 'map', '--export', join(dir, 'blank.csv')])).toMatchObject({
+      code: 0,
+      stderr: expect.stringMatching(/with \d+ rows to fill in/),
+    });
     const blank = await readFile(join(dir, 'blank.csv'), 'utf8');
     await import('node:fs/promises').then((fs) => fs.writeFile(join(dir, 'mapping.csv'), fillMapping(blank)));
-    expect(cli(['invoices', 'map', '--import', join(dir, 'mapping.csv')])).toMatchObject({
+    expect(await cli(['invoices', 'map', '--import', join(dir, 'mapping.csv')])).toMatchObject({
       code: 0,
       stderr: expect.stringMatching(/: 12 customers, \d+ items\.\n$/),
     });
     // One person's workstation keeps each entry as last set: it says so, and where a history is kept.
-    expect(cli(['invoices', 'map', '--history'])).toMatchObject({
+    expect(await cli(['invoices', 'map', '--history'])).toMatchObject({
       code: 0,
       stdout: '',
       stderr: expect.stringMatching(/^No history of the mapping is kept here/),
@@ -63,65 +76,65 @@ describe('closebook invoices', () => {
     // A value that would run as a formula is refused, naming the entry; the kept mapping is untouched.
     const hostile = (await readFile(join(dir, 'mapping.csv'), 'utf8')).replace(/\(AR\)/, '(AR)\n').replace(/\n(customer,,[^,]+,)/, '\n$1=HYPERLINK(""x"")');
     await import('node:fs/promises').then((fs) => fs.writeFile(join(dir, 'hostile.csv'), hostile));
-    expect(cli(['invoices', 'map', '--import', join(dir, 'hostile.csv')])).toMatchObject({
+    expect(await cli(['invoices', 'map', '--import', join(dir, 'hostile.csv')])).toMatchObject({
       code: 1,
       stderr: expect.stringMatching(/contactName "=HYPERLINK.*begins like a formula/),
     });
 
     // Mapped but Draft: export refused with exit 5 and why.
-    const draft = cli(['invoices', 'export', october, '--format', 'xero', '--out', join(dir, 'xero')]);
+    const draft = await cli(['invoices', 'export', october, '--format', 'xero', '--out', join(dir, 'xero')]);
     expect(draft).toMatchObject({ code: 5, stderr: expect.stringMatching(/The invoices were not exported\. The month is not ready to invoice: DRAFT/) });
     expect(await readdir(join(dir, 'xero')).catch(() => [])).toEqual([]);
 
     // Prepared on a workstation alone (no team ledger): exported, and every file's name says no second person approved it.
-    const exceptions = (JSON.parse(cli(['reports', 'check', october, '--json']).stdout) as { id: string }[]).map((entry) => entry.id);
-    expect(cli(['reports', 'accept', october, ...exceptions, '--note', 'Checked'])).toMatchObject({ code: 0 });
-    expect(cli(['reports', 'prepare', october])).toMatchObject({ code: 0 });
+    const exceptions = (JSON.parse((await cli(['reports', 'check', october, '--json'])).stdout) as { id: string }[]).map((entry) => entry.id);
+    expect(await cli(['reports', 'accept', october, ...exceptions, '--note', 'Checked'])).toMatchObject({ code: 0 });
+    expect(await cli(['reports', 'prepare', october])).toMatchObject({ code: 0 });
     const seller = ['--seller-name', 'Nordlys Cloud AB', '--seller-vat-id', 'SE556677889901', '--seller-country', 'SE', '--seller-endpoint', '0007:5566778899'];
     // A setting refused is named by its option, in words; a next number past the sequence's range changes nothing.
-    expect(cli(['invoices', 'settings', '--seller-country', 'XX', '--date-format', 'YYYY'])).toMatchObject({
+    expect(await cli(['invoices', 'settings', '--seller-country', 'XX', '--date-format', 'YYYY'])).toMatchObject({
       code: 1,
       stderr:
         'closebook: --date-format: takes one of DD/MM/YYYY, MM/DD/YYYY, YYYY-MM-DD, DD.MM.YYYY; --seller-country: XX is not an ISO 3166 country code (SE, GB, DE …).\n',
     });
-    expect(cli(['invoices', 'settings', '--next', '99999999999999999999'])).toMatchObject({
+    expect(await cli(['invoices', 'settings', '--next', '99999999999999999999'])).toMatchObject({
       code: 1,
       stderr: expect.stringMatching(/The next invoice number is at most 999,999,999 \(100000000000000000000 was given\); nothing was changed\./),
     });
-    expect(cli(['invoices', 'settings', '--prefix', 'CB-', '--next', '1001', '--date-format', 'YYYY-MM-DD', ...seller])).toMatchObject({
+    expect(await cli(['invoices', 'settings', '--prefix', 'CB-', '--next', '1001', '--date-format', 'YYYY-MM-DD', ...seller])).toMatchObject({
       code: 0,
       stdout: expect.stringMatching(/^Next invoice: CB-1001;.*\nSeller on e-invoices: Nordlys Cloud AB, VAT SE556677889901, SE, Peppol 0007:5566778899\.\n$/),
     });
     // Settings kept that cannot be read make no invoice; shown as the defaults, saved again, they are replaced.
     await withLedgerAt(dir, (ledger) => ledger.run(`UPDATE invoice_settings SET settings = '{"prefix": 5}'`));
-    const unreadable = cli(['invoices', 'run', october]);
+    const unreadable = await cli(['invoices', 'run', october]);
     expect(unreadable.code).not.toBe(0);
     expect(unreadable.stderr).toMatch(/The invoice settings kept for \S+ \(reseller \S+\) could not be read, so no invoice is made with them\./);
-    const shown = JSON.parse(cli(['invoices', 'settings', '--json']).stdout) as { prefix: string; next: number };
+    const shown = JSON.parse((await cli(['invoices', 'settings', '--json'])).stdout) as { prefix: string; next: number };
     expect(shown).toMatchObject({ prefix: 'INV-', next: 1001 }); // the defaults, and the sequence where it was
-    expect(cli(['invoices', 'settings', '--prefix', 'CB-', '--next', '1001', '--date-format', 'YYYY-MM-DD', ...seller]).code).toBe(0);
+    expect((await cli(['invoices', 'settings', '--prefix', 'CB-', '--next', '1001', '--date-format', 'YYYY-MM-DD', ...seller])).code).toBe(0);
     // What the run refuses is found while its invoices are made and numbered one at a time: refused, nothing is kept
     // and no number is used (the export below numbers from CB-1001), no file written.
     const noTaxCode = fillMapping(blank).replace(/Zero Rated EC Services/g, '');
     await writeFile(join(dir, 'no-tax-code.csv'), noTaxCode);
-    expect(cli(['invoices', 'map', '--import', join(dir, 'no-tax-code.csv')])).toMatchObject({ code: 0 });
-    expect(cli(['invoices', 'export', october, '--format', 'xero', '--out', join(dir, 'xero'), '--invoice-date', '2026-11-09'])).toMatchObject({
+    expect(await cli(['invoices', 'map', '--import', join(dir, 'no-tax-code.csv')])).toMatchObject({ code: 0 });
+    expect(await cli(['invoices', 'export', october, '--format', 'xero', '--out', join(dir, 'xero'), '--invoice-date', '2026-11-09'])).toMatchObject({
       code: 5,
       stderr: expect.stringMatching(/The invoices were not exported\. customer \S+: a reverse-charge customer needs the accounting system's tax code/),
     });
     expect(await readdir(join(dir, 'xero')).catch(() => [])).toEqual([]);
-    expect(cli(['invoices', 'map', '--import', join(dir, 'mapping.csv')])).toMatchObject({ code: 0 });
+    expect(await cli(['invoices', 'map', '--import', join(dir, 'mapping.csv')])).toMatchObject({ code: 0 });
     // Numbers QuickBooks Online would refuse (over 21 characters) are not given: nothing is numbered or written.
-    expect(cli(['invoices', 'settings', '--prefix', 'NORDLYS-CLOUD-INV-26']).code).toBe(0);
-    expect(cli(['invoices', 'export', october, '--format', 'qbo', '--out', join(dir, 'qbo-long')])).toMatchObject({
+    expect((await cli(['invoices', 'settings', '--prefix', 'NORDLYS-CLOUD-INV-26'])).code).toBe(0);
+    expect(await cli(['invoices', 'export', october, '--format', 'qbo', '--out', join(dir, 'qbo-long')])).toMatchObject({
       code: 1,
       stderr: expect.stringMatching(
         /The invoices were not exported, and no number was used\. QuickBooks Online takes invoice numbers of at most 21 characters, and NORDLYS-CLOUD-INV-261001 has 24/,
       ),
     });
     expect(await readdir(join(dir, 'qbo-long'))).toEqual([]);
-    expect(cli(['invoices', 'settings', '--prefix', 'CB-']).stdout).toMatch(/^Next invoice: CB-1001;/);
-    const exported = cli(['invoices', 'export', october, '--format', 'xero', '--out', join(dir, 'xero'), '--invoice-date', '2026-11-09']);
+    expect((await cli(['invoices', 'settings', '--prefix', 'CB-'])).stdout).toMatch(/^Next invoice: CB-1001;/);
+    const exported = await cli(['invoices', 'export', october, '--format', 'xero', '--out', join(dir, 'xero'), '--invoice-date', '2026-11-09']);
     expect(exported).toMatchObject({
       code: 0,
       stderr: expect.stringMatching(/^Exported 12 invoices \(CB-1001–CB-1012\) in 1 file\. Not approved by a second person/),
@@ -184,7 +197,7 @@ describe('closebook invoices', () => {
     }
 
     // Exported again: the same numbers and dates, byte for byte; a date asked for is said not to be used.
-    const again = cli(['invoices', 'export', october, '--format', 'xero', '--out', join(dir, 'again'), '--invoice-date', '2026-12-01']);
+    const again = await cli(['invoices', 'export', october, '--format', 'xero', '--out', join(dir, 'again'), '--invoice-date', '2026-12-01']);
     expect(again).toMatchObject({
       code: 0,
       stderr: expect.stringMatching(
@@ -200,7 +213,7 @@ describe('closebook invoices', () => {
       return String(row?.sha256);
     });
     await writeFile(join(dir, 'again', 'xero-invoices-2026-10 (not approved by a second person).csv'), 'kept');
-    expect(cli(['invoices', 'export', october, '--format', 'xero', '--out', join(dir, 'again')])).toMatchObject({
+    expect(await cli(['invoices', 'export', october, '--format', 'xero', '--out', join(dir, 'again')])).toMatchObject({
       code: 2,
       stderr: expect.stringMatching(
         /The invoice file xero-invoices-2026-10 \(not approved by a second person\)\.csv would differ from the one exported before/,
@@ -211,7 +224,7 @@ describe('closebook invoices', () => {
     await withLedgerAt(dir, (ledger) => ledger.run("UPDATE invoice_files SET sha256 = $1 WHERE format = 'xero'", [recorded]));
 
     // QuickBooks: its own column names, one file per currency (its customers have one currency each), the same numbers.
-    expect(cli(['invoices', 'export', october, '--format', 'qbo', '--out', join(dir, 'qbo')]).code).toBe(0);
+    expect((await cli(['invoices', 'export', october, '--format', 'qbo', '--out', join(dir, 'qbo')])).code).toBe(0);
     const qboFiles = (await readdir(join(dir, 'qbo'))).sort();
     expect(qboFiles.every((name) => /^quickbooks-invoices-2026-10 \(not approved by a second person\)-[A-Z]{3}\.csv$/.test(name))).toBe(true);
     const qboNumbers = new Set<string>();
@@ -235,7 +248,7 @@ describe('closebook invoices', () => {
     expect([...qboNumbers].sort()).toEqual([...byInvoice.keys()].sort());
 
     // The user's own template: refused until one is set, then their columns, decimal comma and dates.
-    expect(cli(['invoices', 'export', october, '--format', 'template', '--out', join(dir, 'own')])).toMatchObject({
+    expect(await cli(['invoices', 'export', october, '--format', 'template', '--out', join(dir, 'own')])).toMatchObject({
       code: 1,
       stderr: expect.stringMatching(/No import template of your own is set/),
     });
@@ -253,18 +266,18 @@ describe('closebook invoices', () => {
     };
     // Saved as Notepad's "UTF-8 with BOM" or PowerShell's Out-File saves it: the mark is not part of the JSON.
     await import('node:fs/promises').then((fs) => fs.writeFile(join(dir, 'template.json'), `\uFEFF${JSON.stringify(template)}`));
-    expect(cli(['invoices', 'template', '--import', join(dir, 'template.json')])).toMatchObject({
+    expect(await cli(['invoices', 'template', '--import', join(dir, 'template.json')])).toMatchObject({
       code: 0,
       stderr: 'Kept the template "Ledger import" (3 columns, a row per invoice).\n',
     });
-    expect(cli(['invoices', 'export', october, '--format', 'template', '--out', join(dir, 'own')]).code).toBe(0);
+    expect((await cli(['invoices', 'export', october, '--format', 'template', '--out', join(dir, 'own')])).code).toBe(0);
     const own = (await readFile(join(dir, 'own', 'Ledger-import-2026-10 (not approved by a second person).csv'), 'utf8')).split('\r\n');
     expect(own[0]).toBe('\uFEFFNr;Datum;Netto');
     expect(own[1]).toMatch(/^CB-1001;09\.11\.2026;\d+,\d\d$/);
     expect(own.filter(Boolean)).toHaveLength(13);
 
     // EN 16931 e-invoices, one per invoice, the reverse-charge ones among them: no fatal finding under the CEN and Peppol rules.
-    expect(cli(['invoices', 'export', october, '--format', 'ubl', '--out', join(dir, 'ubl')])).toMatchObject({
+    expect(await cli(['invoices', 'export', october, '--format', 'ubl', '--out', join(dir, 'ubl')])).toMatchObject({
       code: 0,
       stderr: expect.stringMatching(/^Wrote again 12 invoices \(CB-1001–CB-1012\) in 12 files\./),
     });
@@ -283,17 +296,17 @@ describe('closebook invoices', () => {
 
     // A change after export (the revenue account of every item): a credit note for each invoice and a new one, numbered on — never renumbered.
     await import('node:fs/promises').then((fs) => fs.writeFile(join(dir, 'mapping2.csv'), fillMapping(blank, '3011')));
-    expect(cli(['invoices', 'map', '--import', join(dir, 'mapping2.csv')]).code).toBe(0);
-    const changed = cli(['invoices', 'export', october, '--format', 'xero', '--out', join(dir, 'changed'), '--invoice-date', '2026-11-12']);
+    expect((await cli(['invoices', 'map', '--import', join(dir, 'mapping2.csv')])).code).toBe(0);
+    const changed = await cli(['invoices', 'export', october, '--format', 'xero', '--out', join(dir, 'changed'), '--invoice-date', '2026-11-12']);
     expect(changed).toMatchObject({ code: 0, stderr: expect.stringMatching(/^Exported 24 invoices \(CB-1013–CB-1036\)/) });
     const follow = await csvRows(join(dir, 'changed', 'xero-invoices-2026-10 (not approved by a second person).csv'));
     const credits = follow.rows.filter((row) => row.Reference!.includes('; credits CB-'));
     expect(new Set(credits.map((row) => row.Reference!.replace(/.*credits /, ''))).size).toBe(12);
     expect(credits.every((row) => row['*AccountCode'] === '3010' && new Money(row['*UnitAmount']!).times(row['*Quantity']!).lte(0))).toBe(true);
     expect(follow.rows.filter((row) => !row.Reference!.includes('credits')).every((row) => row['*AccountCode'] === '3011')).toBe(true);
-    expect(cli(['invoices', 'run', october]).stdout).toMatch(/Exported CB-1001–CB-1012 by .*\nExported CB-1013–CB-1036 by /);
+    expect((await cli(['invoices', 'run', october])).stdout).toMatch(/Exported CB-1001–CB-1012 by .*\nExported CB-1013–CB-1036 by /);
     // The follow-up's e-invoices: each credit note a CreditNote naming the invoice it cancels.
-    expect(cli(['invoices', 'export', october, '--format', 'ubl', '--out', join(dir, 'ubl-changed')]).code).toBe(0);
+    expect((await cli(['invoices', 'export', october, '--format', 'ubl', '--out', join(dir, 'ubl-changed')])).code).toBe(0);
     const creditNotes = [];
     for (const name of await readdir(join(dir, 'ubl-changed'))) {
       const xml = await readFile(join(dir, 'ubl-changed', name), 'utf8');
@@ -315,14 +328,14 @@ describe('closebook invoices', () => {
         lines: { lineKey: string; exactAmount: string; description: string; netAmount: string }[];
       }[];
     };
-    const before = (JSON.parse(cli(['invoices', 'run', october, '--json']).stdout) as RunJson).invoices[0]!;
+    const before = (JSON.parse((await cli(['invoices', 'run', october, '--json'])).stdout) as RunJson).invoices[0]!;
     const dropped = before.lines[0]!;
     const on = ['--customer', before.orgId, '--currency', before.currency];
-    expect(cli(['invoices', 'exclude', october, ...on, '--line', dropped.lineKey, '--reason', 'Billed twice by the service'])).toMatchObject({ code: 0 });
-    expect(cli(['invoices', 'adjust', october, ...on, '--description', '=HYPERLINK("x")', '--amount', '250.00', '--item', 'x', '--reason', 'r'])).toMatchObject(
-      { code: 1 },
-    );
-    const fee = cli([
+    expect(await cli(['invoices', 'exclude', october, ...on, '--line', dropped.lineKey, '--reason', 'Billed twice by the service'])).toMatchObject({ code: 0 });
+    expect(
+      await cli(['invoices', 'adjust', october, ...on, '--description', '=HYPERLINK("x")', '--amount', '250.00', '--item', 'x', '--reason', 'r']),
+    ).toMatchObject({ code: 1 });
+    const fee = await cli([
       'invoices',
       'adjust',
       october,
@@ -337,16 +350,18 @@ describe('closebook invoices', () => {
       'Agreed in the order',
     ]);
     expect(fee).toMatchObject({ code: 0, stderr: 'Logged with the month.\n' });
-    const after = (JSON.parse(cli(['invoices', 'run', october, '--json']).stdout) as RunJson).invoices.find(
+    const after = (JSON.parse((await cli(['invoices', 'run', october, '--json'])).stdout) as RunJson).invoices.find(
       (invoice) => invoice.orgId === before.orgId && invoice.currency === before.currency,
     )!;
     expect(after.lines.map((line) => line.lineKey)).not.toContain(dropped.lineKey);
     expect(after.lines.at(-1)).toMatchObject({ description: 'Setup fee', netAmount: '250.00' });
     expect(new Money(after.exactTotal).eq(new Money(before.exactTotal).minus(dropped.exactAmount).plus('250.00'))).toBe(true);
-    expect(cli(['reports', 'log', october]).stdout).toMatch(/adjusted.*Billed twice by the service[\s\S]*adjusted.*Agreed in the order/);
+    expect((await cli(['reports', 'log', october])).stdout).toMatch(/adjusted.*Billed twice by the service[\s\S]*adjusted.*Agreed in the order/);
 
     // The Invoices tab's answer leaves the lines out; an invoice opened gets them, each the whole run's exactly.
-    const whole = JSON.parse(cli(['invoices', 'run', october, '--json']).stdout) as { invoices: (RunJson['invoices'][number] & Record<string, unknown>)[] };
+    const whole = JSON.parse((await cli(['invoices', 'run', october, '--json'])).stdout) as {
+      invoices: (RunJson['invoices'][number] & Record<string, unknown>)[];
+    };
     const tabPorts = await testPorts({ dataDir: dir });
     const tab = createService(tabPorts.ports);
     try {
@@ -413,8 +428,8 @@ describe('closebook invoices', () => {
       await tabPorts.cleanup();
     }
     // Withdrawn, the fee is gone again; the exclusion stays.
-    expect(cli(['invoices', 'withdraw', october, fee.stdout.trim(), '--reason', 'Waived'])).toMatchObject({ code: 0 });
-    const withdrawn = (JSON.parse(cli(['invoices', 'run', october, '--json']).stdout) as RunJson).invoices.find(
+    expect(await cli(['invoices', 'withdraw', october, fee.stdout.trim(), '--reason', 'Waived'])).toMatchObject({ code: 0 });
+    const withdrawn = (JSON.parse((await cli(['invoices', 'run', october, '--json'])).stdout) as RunJson).invoices.find(
       (invoice) => invoice.orgId === before.orgId && invoice.currency === before.currency,
     )!;
     expect(withdrawn.lines.map((line) => line.description)).not.toContain('Setup fee');
@@ -422,9 +437,9 @@ describe('closebook invoices', () => {
 
     // Exported after the exclusion: that customer's invoice credited and issued anew, the others left as they were;
     // exported once more with nothing changed, the same run written again, byte for byte.
-    const excluded = cli(['invoices', 'export', october, '--format', 'xero', '--out', join(dir, 'excluded'), '--invoice-date', '2026-11-13']);
+    const excluded = await cli(['invoices', 'export', october, '--format', 'xero', '--out', join(dir, 'excluded'), '--invoice-date', '2026-11-13']);
     expect(excluded).toMatchObject({ code: 0, stderr: expect.stringMatching(/^Exported 2 invoices \(CB-1037–CB-1038\)/) });
-    const excludedAgain = cli(['invoices', 'export', october, '--format', 'xero', '--out', join(dir, 'excluded-again')]);
+    const excludedAgain = await cli(['invoices', 'export', october, '--format', 'xero', '--out', join(dir, 'excluded-again')]);
     expect(excludedAgain).toMatchObject({ code: 0, stderr: expect.stringMatching(/^Wrote again 2 invoices \(CB-1037–CB-1038\)/) });
     const excludedFile = 'xero-invoices-2026-10 (not approved by a second person).csv';
     expect(await readFile(join(dir, 'excluded-again', excludedFile))).toEqual(await readFile(join(dir, 'excluded', excludedFile)));
@@ -439,10 +454,10 @@ describe('closebook invoices', () => {
     }
 
     // A month whose invoices went out is not reopened: its changes are credited instead.
-    expect(cli(['reports', 'reopen', october, '--reason', 'A late credit'])).toMatchObject({
+    expect(await cli(['reports', 'reopen', october, '--reason', 'A late credit'])).toMatchObject({
       code: 5,
       stderr: expect.stringMatching(/This month's invoices CB-1001–CB-1038 were exported \(\d{4}-\d\d-\d\d\), so it is not reopened/),
     });
-    expect(cli(['reports', 'log', october]).stdout).not.toMatch(/reopened/);
+    expect((await cli(['reports', 'log', october])).stdout).not.toMatch(/reopened/);
   }, 400_000);
 });

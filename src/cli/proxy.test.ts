@@ -1,7 +1,7 @@
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inlineConnection, runCliAsync, useSimulator } from '@testing/cli-test-support';
+import { inlineConnection, runCliProcess, useSimulator } from '@testing/cli-test-support';
 
 const simulator = useSimulator(['--organizations', '3']);
 
@@ -38,7 +38,7 @@ afterAll(() => new Promise<void>((resolve) => proxy.close(() => resolve())));
 
 describe('the CLI behind a proxy', () => {
   it('sends its requests through HTTPS_PROXY / HTTP_PROXY, and straight to the hosts NO_PROXY names', async () => {
-    const through = await runCliAsync(['orgs', 'list', '--json', ...inlineConnection(simulator.baseUrl)], simulator.dataDir, {
+    const through = await runCliProcess(['orgs', 'list', '--json', ...inlineConnection(simulator.baseUrl)], simulator.dataDir, {
       HTTP_PROXY: proxyUrl,
       HTTPS_PROXY: proxyUrl,
     });
@@ -48,7 +48,7 @@ describe('the CLI behind a proxy', () => {
     expect(seen.join('\n')).toContain(new URL(simulator.baseUrl).port);
 
     seen.length = 0;
-    const direct = await runCliAsync(['orgs', 'list', '--json', ...inlineConnection(simulator.baseUrl)], simulator.dataDir, {
+    const direct = await runCliProcess(['orgs', 'list', '--json', ...inlineConnection(simulator.baseUrl)], simulator.dataDir, {
       HTTP_PROXY: proxyUrl,
       HTTPS_PROXY: proxyUrl,
       NO_PROXY: '127.0.0.1',

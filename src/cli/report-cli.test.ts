@@ -25,7 +25,7 @@ async function billingLineCostSums(path: string) {
 describe('closebook report CLI', () => {
   it('fetches a report to a workbook whose per-currency totals equal the exact sums, then exports it again offline', async () => {
     const out = join(simulator.dataDir, 'october.xlsx');
-    const fetched = cli([
+    const fetched = await cli([
       'report',
       'fetch',
       '--from',
@@ -62,18 +62,18 @@ describe('closebook report CLI', () => {
     for (const [key, sum] of exact) expect(online.get(key)?.eq(sum)).toBe(true);
 
     simulator.process?.kill('SIGTERM'); // offline from here on
-    const list = cli(['reports', 'list', '--json']);
+    const list = await cli(['reports', 'list', '--json']);
     expect(JSON.parse(list.stdout)).toEqual([expect.objectContaining({ state: 'ok', meta: expect.objectContaining({ id: reportId }) })]);
     const offline = join(simulator.dataDir, 'offline.xlsx');
-    expect(cli(['reports', 'export', reportId, '--out', offline]).code).toBe(0);
+    expect((await cli(['reports', 'export', reportId, '--out', offline])).code).toBe(0);
     const again = await billingLineCostSums(offline);
     for (const [key, sum] of exact) expect(again.get(key)?.eq(sum)).toBe(true);
 
     const grouped = join(simulator.dataDir, 'group.xlsx');
     const group = served.data[0]!.organizations[0]!.organizationGroups[0]!;
-    const byGroup = cli(['reports', 'export', reportId, '--out', grouped, '--group', group]);
+    const byGroup = await cli(['reports', 'export', reportId, '--out', grouped, '--group', group]);
     expect([byGroup.code, byGroup.stderr]).toEqual([0, expect.stringMatching(/Wrote \d+ billing lines/)]);
-    expect(cli(['reports', 'export', reportId, '--out', grouped, '--group', 'No such group']).code).toBe(1);
+    expect((await cli(['reports', 'export', reportId, '--out', grouped, '--group', 'No such group'])).code).toBe(1);
 
     // The format follows --out's extension: Parquet and CSV hold every line; any other extension is refused.
     const lines = served.data.reduce(
@@ -81,15 +81,15 @@ describe('closebook report CLI', () => {
       0,
     );
     for (const name of ['october.parquet', 'october.csv']) {
-      const exported = cli(['reports', 'export', reportId, '--out', join(simulator.dataDir, name)]);
+      const exported = await cli(['reports', 'export', reportId, '--out', join(simulator.dataDir, name)]);
       expect([exported.code, exported.stderr]).toEqual([0, `Wrote ${lines} billing lines to ${join(simulator.dataDir, name)}.\n`]);
     }
     expect((await readFile(join(simulator.dataDir, 'october.parquet'))).subarray(0, 4).toString()).toBe('PAR1');
     expect((await readFile(join(simulator.dataDir, 'october.csv'), 'utf8')).split('\r\n')).toHaveLength(lines + 2); // BOM + header, lines, final CRLF
-    expect(cli(['reports', 'export', reportId, '--out', join(simulator.dataDir, 'october.txt')]).code).toBe(1);
+    expect((await cli(['reports', 'export', reportId, '--out', join(simulator.dataDir, 'october.txt')])).code).toBe(1);
     // One workbook per organization group into a folder made for them; every twin organization is in two groups.
     const packDir = join(simulator.dataDir, 'packs', 'october');
-    const packs = cli(['reports', 'export', reportId, '--per-group', '--out-dir', packDir]);
+    const packs = await cli(['reports', 'export', reportId, '--per-group', '--out-dir', packDir]);
     expect(packs.code).toBe(0);
     const organizationsByGroup = new Map<string, Set<string>>();
     for (const organization of served.data.flatMap((entry) => entry.organizations))
@@ -107,12 +107,12 @@ describe('closebook report CLI', () => {
       ['reports', 'export', 'no-such-report', '--per-group', '--out-dir', packDir],
       ['reports', 'export', reportId, '--per-group'],
     ]) {
-      expect(cli(refused).code).toBe(1);
+      expect((await cli(refused)).code).toBe(1);
     }
-    expect(cli(['reports', 'export', 'no-such-report', '--per-group', '--out-dir', packDir]).stderr).toMatch(/No saved report with id no-such-report/);
+    expect((await cli(['reports', 'export', 'no-such-report', '--per-group', '--out-dir', packDir])).stderr).toMatch(/No saved report with id no-such-report/);
 
-    expect(cli(['reports', 'delete', reportId]).code).toBe(0);
-    expect(JSON.parse(cli(['reports', 'list', '--json']).stdout)).toEqual([]);
+    expect((await cli(['reports', 'delete', reportId])).code).toBe(0);
+    expect(JSON.parse((await cli(['reports', 'list', '--json'])).stdout)).toEqual([]);
   }, 120_000);
 
   it('moves a report saved by an earlier version into the ledger on first use, saying so, and lists it', async () => {
@@ -136,10 +136,10 @@ describe('closebook report CLI', () => {
       JSON.stringify({ meta, entries: [{ billingDate: '2026-09-07T00:00:00', billingContentStartDate: '', billingContentEndDate: '', organizations: [] }] }),
     );
     await writeFile(join(dataDir, 'reports', `${id}.meta.json`), JSON.stringify(meta));
-    const listed = runCli(['reports', 'list', '--json'], dataDir);
+    const listed = await runCli(['reports', 'list', '--json'], dataDir);
     expect(listed.stderr).toContain('Moving saved reports into the ledger: 1 of 1');
     expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ state: 'ok', meta: expect.objectContaining({ id, name: 'Billing 2026-09' }) })]);
-    const noGroups = runCli(['reports', 'export', id, '--per-group', '--out-dir', join(dataDir, 'packs')], dataDir);
+    const noGroups = await runCli(['reports', 'export', id, '--per-group', '--out-dir', join(dataDir, 'packs')], dataDir);
     expect([noGroups.code, noGroups.stderr]).toEqual([1, expect.stringMatching(/No organization in this report belongs to an organization group/)]);
   });
 
@@ -202,13 +202,13 @@ describe('closebook report CLI', () => {
     const shared = JSON.stringify({ meta, entries: [entry] });
     const good = join(dataDir, 'september.json');
     await writeFile(good, shared);
-    const imported = runCli(['reports', 'import', good], dataDir);
+    const imported = await runCli(['reports', 'import', good], dataDir);
     expect([imported.code, imported.stderr]).toEqual([0, expect.stringContaining('Imported')]);
 
     const hostile = join(dataDir, 'hostile.json');
     await writeFile(hostile, shared.replace('"totalResellerPrice":"10"', `"totalResellerPrice":"0.${'1'.repeat(100_000)}"`));
     const started = performance.now();
-    const refused = runCli(['reports', 'import', hostile], dataDir);
+    const refused = await runCli(['reports', 'import', hostile], dataDir);
     expect(performance.now() - started).toBeLessThan(10_000);
     expect(refused.code).toBe(1);
     expect(refused.stderr.trim().split('\n')).toHaveLength(1);
@@ -217,7 +217,7 @@ describe('closebook report CLI', () => {
 
     const truncated = join(dataDir, 'truncated.json');
     await writeFile(truncated, shared.slice(0, 600));
-    const cut = runCli(['reports', 'import', truncated], dataDir);
+    const cut = await runCli(['reports', 'import', truncated], dataDir);
     expect([cut.code, cut.stderr]).toEqual([1, expect.stringMatching(/cut short|ends too early/)]);
 
     // A pair of files left by an earlier version that cannot be read is listed as damaged — and the CLI can delete it.
@@ -225,15 +225,15 @@ describe('closebook report CLI', () => {
     await mkdir(join(dataDir, 'reports'), { recursive: true });
     await writeFile(join(dataDir, 'reports', `${damagedId}.report.json`), '{"meta": ');
     await writeFile(join(dataDir, 'reports', `${damagedId}.meta.json`), '{"id": ');
-    expect(runCli(['reports', 'list'], dataDir).stdout).toMatch(new RegExp(`${damagedId} {2}DAMAGED`));
-    expect(runCli(['reports', 'delete', damagedId], dataDir).code).toBe(0);
-    const after = JSON.parse(runCli(['reports', 'list', '--json'], dataDir).stdout) as { state: string }[];
+    expect((await runCli(['reports', 'list'], dataDir)).stdout).toMatch(new RegExp(`${damagedId} {2}DAMAGED`));
+    expect((await runCli(['reports', 'delete', damagedId], dataDir)).code).toBe(0);
+    const after = JSON.parse((await runCli(['reports', 'list', '--json'], dataDir)).stdout) as { state: string }[];
     expect(after.map((listing) => listing.state)).toEqual(['ok']);
   }, 60_000);
 
-  it('refuses a bad period with exit 1 and names the flag', () => {
-    const result = cli(['report', 'fetch', '--from', '2026-10-31', '--to', '2026-10-01', ...inlineConnection('http://127.0.0.1:9')]);
+  it('refuses a bad period with exit 1 and names the flag', async () => {
+    const result = await cli(['report', 'fetch', '--from', '2026-10-31', '--to', '2026-10-01', ...inlineConnection('http://127.0.0.1:9')]);
     expect([result.code, result.stderr]).toEqual([1, expect.stringContaining('--to must not be before the start date')]);
-    expect(cli(['report', 'fetch', '--from', '2026-13-01', '--to', '2026-10-01']).code).toBe(1);
+    expect((await cli(['report', 'fetch', '--from', '2026-13-01', '--to', '2026-10-01'])).code).toBe(1);
   });
 });

@@ -37,33 +37,33 @@ const A = (args: string[]) => runCli(args, simulator.dataDir, { CLOSEBOOK_TEAM_P
 const B = (args: string[]) => runCli(args, workstationB.path, { CLOSEBOOK_TEAM_PASSWORD: PASSWORD });
 const asRole = (role: string, sql: string) => cluster.psql(role, PASSWORD, ['-At', '-c', sql]);
 
-function fetchMonth(from: string, to: string): string {
-  const fetched = A(['report', 'fetch', '--from', from, '--to', to, '--poll-interval', '1', ...inlineConnection(simulator.baseUrl)]);
+async function fetchMonth(from: string, to: string): Promise<string> {
+  const fetched = await A(['report', 'fetch', '--from', from, '--to', to, '--poll-interval', '1', ...inlineConnection(simulator.baseUrl)]);
   expect([fetched.code, fetched.stderr]).toEqual([0, expect.any(String)]);
   return fetched.stdout.trim();
 }
 
 describe('two workstations closing one month on the team ledger', () => {
-  it('A prepares October, B opens it from the team ledger and approves it, and the database refuses A approving its own month', () => {
+  it('A prepares October, B opens it from the team ledger and approves it, and the database refuses A approving its own month', async () => {
     // Nothing to configure until a team ledger is connected: the workstation keeps the close.
-    expect(A(['team', 'status'])).toMatchObject({ code: 0, stdout: expect.stringMatching(/No team ledger is connected/) });
-    const connectedA = A(['team', 'connect', address('preparer_a')]);
+    expect(await A(['team', 'status'])).toMatchObject({ code: 0, stdout: expect.stringMatching(/No team ledger is connected/) });
+    const connectedA = await A(['team', 'connect', address('preparer_a')]);
     expect(connectedA).toMatchObject({ code: 0, stdout: expect.stringMatching(/You are preparer_a .*\nYour roles: approver, preparer\./) });
     // This unit run has no keychain: the password is not written anywhere, and comes from the environment.
     expect(connectedA.stderr).toMatch(/No OS keychain answered, so the password was not kept/);
-    expect(B(['team', 'connect', address('approver_b')])).toMatchObject({ code: 0, stdout: expect.stringMatching(/You are approver_b/) });
+    expect(await B(['team', 'connect', address('approver_b')])).toMatchObject({ code: 0, stdout: expect.stringMatching(/You are approver_b/) });
 
-    fetchMonth('2026-09-01', '2026-09-30');
-    const october = fetchMonth('2026-10-01', '2026-10-31');
-    const checked = A(['reports', 'check', october, '--json']);
+    await fetchMonth('2026-09-01', '2026-09-30');
+    const october = await fetchMonth('2026-10-01', '2026-10-31');
+    const checked = await A(['reports', 'check', october, '--json']);
     expect([checked.code, checked.stderr]).toEqual([4, expect.stringMatching(/13 exceptions open/)]);
     const exceptions = JSON.parse(checked.stdout) as ExceptionJson[];
     expect(exceptions.length).toBeGreaterThan(1);
     const ids = exceptions.map((exception) => exception.id);
-    expect(A(['reports', 'accept', october, ...ids, '--note', 'Checked against the contracts.'])).toMatchObject({ code: 0 });
+    expect(await A(['reports', 'accept', october, ...ids, '--note', 'Checked against the contracts.'])).toMatchObject({ code: 0 });
 
     // Prepare shares October and the September its checks compared with, then the database records the sign-off.
-    expect(A(['reports', 'prepare', october])).toMatchObject({ code: 0 });
+    expect(await A(['reports', 'prepare', october])).toMatchObject({ code: 0 });
     expect(
       asRole(
         'auditor_c',
@@ -72,7 +72,7 @@ describe('two workstations closing one month on the team ledger', () => {
     ).toBe('2026-09,2026-10');
 
     // A's approval of its own month: refused by the database (the session's role compared there), exit 5.
-    const selfApproval = A(['reports', 'approve', october]);
+    const selfApproval = await A(['reports', 'approve', october]);
     expect(selfApproval).toMatchObject({
       code: 5,
       stderr: expect.stringContaining('preparer_a prepared this month, so preparer_a cannot approve it: approval needs a second person.'),
@@ -91,30 +91,32 @@ describe('two workstations closing one month on the team ledger', () => {
     });
 
     // B: no fetch of its own. The team ledger lists October as Prepared; B pulls it (and September) and approves.
-    const listed = B(['team', 'months']);
+    const listed = await B(['team', 'months']);
     expect(listed.stdout).toMatch(/2026-10-01…2026-10-31 {2}Prepared .*shared by preparer_a .*not on this workstation/);
-    const pulled = B(['team', 'pull']);
+    const pulled = await B(['team', 'pull']);
     expect(pulled).toMatchObject({ code: 0, stderr: expect.stringMatching(/2 pulled, 0 already here/) });
-    const list = JSON.parse(B(['reports', 'list', '--json']).stdout) as { meta: { id: string; period: { startDate: string }; importedFrom?: string } }[];
+    const list = JSON.parse((await B(['reports', 'list', '--json'])).stdout) as {
+      meta: { id: string; period: { startDate: string }; importedFrom?: string };
+    }[];
     const octoberB = list.find((listing) => listing.meta.period.startDate === '2026-10-01')!.meta;
     expect(octoberB.importedFrom).toMatch(/^the team ledger \(shared by preparer_a/);
-    const seenByB = B(['reports', 'check', octoberB.id, '--json']);
+    const seenByB = await B(['reports', 'check', octoberB.id, '--json']);
     expect(seenByB.code).toBe(0);
     const reviewedByA = JSON.parse(seenByB.stdout) as ExceptionJson[];
     expect(reviewedByA.map((exception) => [exception.id, exception.state, exception.reviewedBy])).toEqual(ids.map((id) => [id, 'accepted', 'preparer_a']));
     expect(seenByB.stderr).toMatch(/PREPARED: prepared by preparer_a at .*; awaiting approval by a second person\./);
-    expect(B(['reports', 'approve', octoberB.id])).toMatchObject({ code: 0 });
-    expect(A(['reports', 'check', october]).stderr).toMatch(/APPROVED by approver_b/);
-    expect(B(['team', 'pull'])).toMatchObject({ code: 0, stderr: expect.stringMatching(/0 pulled, 2 already here/) });
+    expect(await B(['reports', 'approve', octoberB.id])).toMatchObject({ code: 0 });
+    expect((await A(['reports', 'check', october])).stderr).toMatch(/APPROVED by approver_b/);
+    expect(await B(['team', 'pull'])).toMatchObject({ code: 0, stderr: expect.stringMatching(/0 pulled, 2 already here/) });
 
     // The month's checklist, from the team ledger's log: who did each step, on either workstation.
-    const checklist = (run: typeof A, reportId: string) =>
+    const checklist = async (run: typeof A, reportId: string) =>
       Object.fromEntries(
-        (JSON.parse(run(['reports', 'checklist', reportId, '--json']).stdout) as { steps: { id: string; done: { by: string | null } | null }[] }).steps.map(
-          (step) => [step.id, step.done?.by ?? (step.done ? 'done' : null)],
-        ),
+        (
+          JSON.parse((await run(['reports', 'checklist', reportId, '--json'])).stdout) as { steps: { id: string; done: { by: string | null } | null }[] }
+        ).steps.map((step) => [step.id, step.done?.by ?? (step.done ? 'done' : null)]),
       );
-    expect(checklist(B, octoberB.id)).toMatchObject({
+    expect(await checklist(B, octoberB.id)).toMatchObject({
       fetched: expect.stringMatching(/^preparer_a \(/),
       reviewed: expect.stringMatching(/^preparer_a \(/),
       prepared: 'preparer_a',
@@ -122,11 +124,11 @@ describe('two workstations closing one month on the team ledger', () => {
       exported: null,
     });
     // The invoices exported (the whole workbook) on A: done, on B too.
-    expect(A(['reports', 'export', october, '--out', join(simulator.dataDir, 'october.xlsx')])).toMatchObject({ code: 0 });
-    expect(checklist(B, octoberB.id).exported).toMatch(/^preparer_a \(/);
+    expect(await A(['reports', 'export', october, '--out', join(simulator.dataDir, 'october.xlsx')])).toMatchObject({ code: 0 });
+    expect((await checklist(B, octoberB.id)).exported).toMatch(/^preparer_a \(/);
     // The calendar is the team's: set on A, read on B.
-    expect(A(['reports', 'calendar', '--holidays', '2026-11-02', '--due', 'prepared=7'])).toMatchObject({ code: 0 });
-    expect(JSON.parse(B(['reports', 'calendar', '--json']).stdout)).toMatchObject({ holidays: ['2026-11-02'], dueBusinessDay: { prepared: 7 } });
+    expect(await A(['reports', 'calendar', '--holidays', '2026-11-02', '--due', 'prepared=7'])).toMatchObject({ code: 0 });
+    expect(JSON.parse((await B(['reports', 'calendar', '--json'])).stdout)).toMatchObject({ holidays: ['2026-11-02'], dueBusinessDay: { prepared: 7 } });
 
     // The log, read through psql: every step with the role that took it; the owner cannot delete it.
     const log = asRole(
@@ -147,7 +149,7 @@ describe('two workstations closing one month on the team ledger', () => {
       stderr: expect.stringMatching(/append-only/),
     });
     // Each workstation reads the same log, its chain checked.
-    const logB = B(['reports', 'log', octoberB.id]);
+    const logB = await B(['reports', 'log', octoberB.id]);
     expect(logB).toMatchObject({ code: 0 });
     expect(logB.stdout).toMatch(/approver_b \(.*\) approved/);
     expect(logB.stderr).toMatch(/intact/);
@@ -168,7 +170,7 @@ describe('two workstations closing one month on the team ledger', () => {
         }),
       );
       started = performance.now();
-      expect(A(['reports', 'reopen', october_.a, '--reason', 'A credit note from the service.'])).toMatchObject({ code: 0 });
+      expect(await A(['reports', 'reopen', october_.a, '--reason', 'A credit note from the service.'])).toMatchObject({ code: 0 });
       const { action, ms } = await heard;
       expect(action).toBe('reopened');
       // Measured from the start of A's CLI process (its start-up and sign-in included) to B hearing of it.
@@ -198,19 +200,19 @@ describe('two workstations closing one month on the team ledger', () => {
     const c = await temporaryDir();
     try {
       const C = (args: string[]) => runCli(args, c.path, { CLOSEBOOK_TEAM_PASSWORD: PASSWORD });
-      const fetch = (from: string, to: string) =>
-        C(['report', 'fetch', '--from', from, '--to', to, '--poll-interval', '1', ...inlineConnection(simulator.baseUrl)]).stdout.trim();
-      fetch('2026-10-01', '2026-10-31');
-      const november = fetch('2026-11-01', '2026-11-30');
-      const found = JSON.parse(C(['reports', 'check', november, '--json']).stdout) as ExceptionJson[];
+      const fetch = async (from: string, to: string) =>
+        (await C(['report', 'fetch', '--from', from, '--to', to, '--poll-interval', '1', ...inlineConnection(simulator.baseUrl)])).stdout.trim();
+      await fetch('2026-10-01', '2026-10-31');
+      const november = await fetch('2026-11-01', '2026-11-30');
+      const found = JSON.parse((await C(['reports', 'check', november, '--json'])).stdout) as ExceptionJson[];
       const ids = found.map((exception) => exception.id);
       const high = found.filter((exception) => exception.severity === 'high').length;
       expect(high).toBeGreaterThan(0);
-      expect(C(['reports', 'accept', november, ...ids, '--note', 'Agreed with sales.'])).toMatchObject({ code: 0 });
-      expect(C(['reports', 'prepare', november])).toMatchObject({ code: 0 });
+      expect(await C(['reports', 'accept', november, ...ids, '--note', 'Agreed with sales.'])).toMatchObject({ code: 0 });
+      expect(await C(['reports', 'prepare', november])).toMatchObject({ code: 0 });
 
-      expect(C(['team', 'connect', address('preparer_a')])).toMatchObject({ code: 0 });
-      const moved = C(['team', 'move-in', '--json']);
+      expect(await C(['team', 'connect', address('preparer_a')])).toMatchObject({ code: 0 });
+      const moved = await C(['team', 'move-in', '--json']);
       expect(moved.code).toBe(0);
       const report = JSON.parse(moved.stdout) as { fetchesMoved: number; fetchesThere: number; reviewsMoved: number; reviewsThere: number; left: string[] };
       // October has the lines A shared already; November is new, with its reviews; its local sign-off is not moved.
@@ -232,7 +234,7 @@ describe('two workstations closing one month on the team ledger', () => {
         ).stdout.trim(),
       ).toBe('0');
       // Moving in again moves nothing twice.
-      expect(JSON.parse(C(['team', 'move-in', '--json']).stdout)).toMatchObject({
+      expect(JSON.parse((await C(['team', 'move-in', '--json'])).stdout)).toMatchObject({
         fetchesMoved: 0,
         fetchesThere: 2,
         reviewsMoved: 0,
@@ -246,13 +248,13 @@ describe('two workstations closing one month on the team ledger', () => {
   it('shares a consumption batch the service accepted, so the metered check finds the same on every workstation', async () => {
     // A metered subscription October bills on exactly one line (what the metered check compares).
     const lines = join(simulator.dataDir, 'october-lines.csv');
-    expect(A(['reports', 'export', october_.a, '--out', lines]).code).toBe(0);
+    expect((await A(['reports', 'export', october_.a, '--out', lines])).code).toBe(0);
     const csv = await readFile(lines, 'utf8');
     const subscriptions = (await (await fetch(`${simulator.baseUrl}/__twin/subscriptions`)).json()) as { subscriptionId: string }[];
     const metered = subscriptions.find(({ subscriptionId }) => csv.split(subscriptionId).length === 2);
     const file = join(simulator.dataDir, 'october-usage.csv');
     await writeFile(file, `Subscription ID;Is add-on;Add-on ID;Quantity\r\n${metered!.subscriptionId};no;;9999\r\n`);
-    const submitted = A([
+    const submitted = await A([
       'consumption',
       'submit',
       '--file',
@@ -269,17 +271,17 @@ describe('two workstations closing one month on the team ledger', () => {
       'preparer_a:2026-10',
     );
     // B submitted nothing, yet finds what A's submission makes differ from the bill — as A does.
-    const differs = (run: typeof A, reportId: string) =>
-      (JSON.parse(run(['reports', 'check', reportId, '--json']).stdout) as ExceptionJson[])
+    const differs = async (run: typeof A, reportId: string) =>
+      (JSON.parse((await run(['reports', 'check', reportId, '--json'])).stdout) as ExceptionJson[])
         .filter((exception) => exception.rule === 'consumption-differs')
         .map((exception) => exception.id);
-    const onA = differs(A, october_.a);
+    const onA = await differs(A, october_.a);
     expect(onA).toHaveLength(1);
-    expect(differs(B, october_.b)).toEqual(onA);
+    expect(await differs(B, october_.b)).toEqual(onA);
   }, 60_000);
 
-  it('signs a month off on lines first shared before its period was over, once this workstation fetched the same lines after it', () => {
-    const august = fetchMonth('2026-08-01', '2026-08-31');
+  it('signs a month off on lines first shared before its period was over, once this workstation fetched the same lines after it', async () => {
+    const august = await fetchMonth('2026-08-01', '2026-08-31');
     // These lines were first shared on 20 August (a colleague's early look, standing in here by the owner's hand).
     const { owner } = cluster;
     const fetchedAt = () =>
@@ -292,27 +294,27 @@ describe('two workstations closing one month on the team ledger', () => {
       "UPDATE closebook.fetches f SET fetched_at = '2026-08-20T10:00:00Z' FROM closebook.months m WHERE m.month_id = f.month_id AND m.period_start = '2026-08-01'",
     ]);
     expect([early.code, fetchedAt()]).toEqual([0, '2026-08-20']);
-    expect(A(['team', 'months']).stdout).toMatch(/^2026-08-01…2026-08-31 \(partial\) {2}Draft /m);
+    expect((await A(['team', 'months'])).stdout).toMatch(/^2026-08-01…2026-08-31 \(partial\) {2}Draft /m);
     // This workstation fetched them after the month was over: preparing tells the team ledger so (the lines are not
     // sent again), and the database, which refuses a sign-off on lines fetched early, records it.
-    const ids = (JSON.parse(A(['reports', 'check', august, '--json']).stdout) as ExceptionJson[]).map((exception) => exception.id);
-    expect(A(['reports', 'accept', august, ...ids, '--note', 'Checked.']).code).toBe(0);
-    expect(A(['reports', 'prepare', august])).toMatchObject({ code: 0 });
+    const ids = (JSON.parse((await A(['reports', 'check', august, '--json'])).stdout) as ExceptionJson[]).map((exception) => exception.id);
+    expect((await A(['reports', 'accept', august, ...ids, '--note', 'Checked.'])).code).toBe(0);
+    expect(await A(['reports', 'prepare', august])).toMatchObject({ code: 0 });
     expect(fetchedAt()).not.toBe('2026-08-20');
-    expect(A(['team', 'months']).stdout).toMatch(/^2026-08-01…2026-08-31 {2}Prepared /m);
+    expect((await A(['team', 'months'])).stdout).toMatch(/^2026-08-01…2026-08-31 {2}Prepared /m);
   }, 60_000);
 
-  it('opens the last synced state read-only when the team ledger cannot be reached, and changes nothing', () => {
+  it('opens the last synced state read-only when the team ledger cannot be reached, and changes nothing', async () => {
     cluster.halt();
     // (Exit 4: A's consumption batch left one exception open since A reopened the month.)
-    const offline = B(['reports', 'check', october_.b]);
+    const offline = await B(['reports', 'check', october_.b]);
     expect(offline).toMatchObject({
       code: 4,
       stderr: expect.stringMatching(
         /DRAFT: not prepared\.\nThe team ledger cannot be reached: this is the state last read from it, at \d{4}-\d\d-\d\dT[\d:.]+Z; nothing can be changed until it answers\./,
       ),
     });
-    expect(B(['reports', 'approve', october_.b])).toMatchObject({
+    expect(await B(['reports', 'approve', october_.b])).toMatchObject({
       code: 2,
       stderr: expect.stringMatching(/team ledger at 127\.0\.0\.1:\d+ cannot be reached/),
     });

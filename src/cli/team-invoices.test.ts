@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inlineConnection, runCli, runCliAsync, useSimulator } from '@testing/cli-test-support';
+import { inlineConnection, runCli, runCliProcess, useSimulator } from '@testing/cli-test-support';
 import { fillMapping } from '@testing/invoice-mapping';
 import { startTeamLedgerCluster, type TestCluster } from '@testing/postgres';
 import { temporaryDir } from '@testing/test-support';
@@ -37,50 +37,61 @@ const asRole = (role: string, sql: string) => cluster.psql(role, PASSWORD, ['-At
 
 describe('invoicing on the team ledger', () => {
   it('keeps one mapping and one sequence for the team, gives each number once to two workstations exporting at once, and keeps an invoiced month from reopening', async () => {
-    expect(A(['team', 'connect', address('preparer_a')]).code).toBe(0);
-    expect(B(['team', 'connect', address('approver_b')]).code).toBe(0);
-    const fetched = A(['report', 'fetch', '--from', '2026-10-01', '--to', '2026-10-31', '--poll-interval', '1', ...inlineConnection(simulator.baseUrl)]);
+    expect((await A(['team', 'connect', address('preparer_a')])).code).toBe(0);
+    expect((await B(['team', 'connect', address('approver_b')])).code).toBe(0);
+    const fetched = await A(['report', 'fetch', '--from', '2026-10-01', '--to', '2026-10-31', '--poll-interval', '1', ...inlineConnection(simulator.baseUrl)]);
     expect(fetched.code).toBe(0);
     const october = fetched.stdout.trim();
 
     // A maps the month: the mapping goes to the team ledger, and B (no mapping of its own) invoices with it.
-    expect(A(['invoices', 'map', '--export', join(simulator.dataDir, 'blank.csv')]).code).toBe(0);
+    expect((await A(['invoices', 'map', '--export', join(simulator.dataDir, 'blank.csv')])).code).toBe(0);
     await writeFile(join(simulator.dataDir, 'mapping.csv'), fillMapping(await readFile(join(simulator.dataDir, 'blank.csv'), 'utf8')));
-    expect(A(['invoices', 'map', '--import', join(simulator.dataDir, 'mapping.csv')])).toMatchObject({ code: 0, stderr: expect.stringMatching(/6 customers/) });
+    expect(await A(['invoices', 'map', '--import', join(simulator.dataDir, 'mapping.csv')])).toMatchObject({
+      code: 0,
+      stderr: expect.stringMatching(/6 customers/),
+    });
     expect(asRole('auditor_c', "SELECT count(*) FILTER (WHERE kind = 'customer') || ',' || min(set_by) FROM closebook.invoice_mapping").stdout.trim()).toBe(
       '6,preparer_a',
     );
     // Its history: every entry as set, by whom; one entry's alone.
-    const history = JSON.parse(A(['invoices', 'map', '--history', '--json']).stdout) as { kind: string; key: string; changedBy: string; entry: string }[];
+    const history = JSON.parse((await A(['invoices', 'map', '--history', '--json'])).stdout) as {
+      kind: string;
+      key: string;
+      changedBy: string;
+      entry: string;
+    }[];
     expect(history.filter((change) => change.kind === 'customer')).toHaveLength(6);
     expect(new Set(history.map((change) => change.changedBy))).toEqual(new Set(['preparer_a']));
     const customerKey = history.find((change) => change.kind === 'customer')!.key;
-    const one = A(['invoices', 'map', '--history', customerKey]);
+    const one = await A(['invoices', 'map', '--history', customerKey]);
     expect(one).toMatchObject({ code: 0, stderr: expect.stringMatching(new RegExp(`^1 change of the mapping of .*, ${customerKey}\\.\\n$`)) });
     expect(one.stdout).toMatch(new RegExp(`^\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z  customer ${customerKey}  set by preparer_a \\(.+\\): \\{`));
     // The team's sequence, set on A.
-    expect(A(['invoices', 'settings', '--prefix', 'T-', '--next', '500'])).toMatchObject({ code: 0, stdout: expect.stringMatching(/^Next invoice: T-500;/) });
+    expect(await A(['invoices', 'settings', '--prefix', 'T-', '--next', '500'])).toMatchObject({
+      code: 0,
+      stdout: expect.stringMatching(/^Next invoice: T-500;/),
+    });
 
     // Prepared by A: with a team ledger, that is not ready to invoice — a second person approves first.
-    const exceptions = (JSON.parse(A(['reports', 'check', october, '--json']).stdout) as { id: string }[]).map((entry) => entry.id);
-    expect(A(['reports', 'accept', october, ...exceptions, '--note', 'Checked']).code).toBe(0);
-    expect(A(['reports', 'prepare', october]).code).toBe(0);
-    expect(A(['invoices', 'export', october, '--format', 'xero', '--out', join(simulator.dataDir, 'early')])).toMatchObject({
+    const exceptions = (JSON.parse((await A(['reports', 'check', october, '--json'])).stdout) as { id: string }[]).map((entry) => entry.id);
+    expect((await A(['reports', 'accept', october, ...exceptions, '--note', 'Checked'])).code).toBe(0);
+    expect((await A(['reports', 'prepare', october])).code).toBe(0);
+    expect(await A(['invoices', 'export', october, '--format', 'xero', '--out', join(simulator.dataDir, 'early')])).toMatchObject({
       code: 5,
       stderr: expect.stringMatching(/not ready to invoice: PREPARED — .*awaiting approval by a second person/),
     });
-    expect(B(['team', 'pull']).code).toBe(0);
-    const octoberB = (JSON.parse(B(['reports', 'list', '--json']).stdout) as { meta: { id: string } }[])[0]!.meta.id;
-    expect(B(['reports', 'approve', octoberB]).code).toBe(0);
-    const runB = B(['invoices', 'run', octoberB]);
+    expect((await B(['team', 'pull'])).code).toBe(0);
+    const octoberB = (JSON.parse((await B(['reports', 'list', '--json'])).stdout) as { meta: { id: string } }[])[0]!.meta.id;
+    expect((await B(['reports', 'approve', octoberB])).code).toBe(0);
+    const runB = await B(['invoices', 'run', octoberB]);
     expect(runB).toMatchObject({ code: 0 });
     expect(runB.stdout).not.toMatch(/UNMAPPED/);
 
     // Both export at the same moment: the team ledger records one run; the other is told, and its next try writes the same run.
     const date = ['--invoice-date', '2026-11-09'];
     const [onA, onB] = await Promise.all([
-      runCliAsync(['invoices', 'export', october, '--format', 'xero', '--out', join(simulator.dataDir, 'xero'), ...date], simulator.dataDir, env),
-      runCliAsync(['invoices', 'export', octoberB, '--format', 'xero', '--out', join(workstationB.path, 'xero'), ...date], workstationB.path, env),
+      runCliProcess(['invoices', 'export', october, '--format', 'xero', '--out', join(simulator.dataDir, 'xero'), ...date], simulator.dataDir, env),
+      runCliProcess(['invoices', 'export', octoberB, '--format', 'xero', '--out', join(workstationB.path, 'xero'), ...date], workstationB.path, env),
     ]);
     const outcomes = [onA, onB].map((outcome) => (outcome.code === 0 ? outcome.stderr.split(' ')[0] : `${outcome.code}: ${outcome.stderr.trim()}`));
     expect(outcomes.filter((outcome) => outcome === 'Exported')).toHaveLength(1);
@@ -90,7 +101,7 @@ describe('invoicing on the team ledger', () => {
     ] as const) {
       if (outcome.code !== 0) {
         expect(outcome).toMatchObject({ code: 5, stderr: expect.stringMatching(/exported .*meanwhile: export again/) });
-        expect(run(['invoices', 'export', run === A ? october : octoberB, '--format', 'xero', '--out', join(folder, 'xero'), ...date]).code).toBe(0);
+        expect((await run(['invoices', 'export', run === A ? october : octoberB, '--format', 'xero', '--out', join(folder, 'xero'), ...date])).code).toBe(0);
       }
     }
     const file = 'xero-invoices-2026-10.csv';
@@ -122,7 +133,7 @@ describe('invoicing on the team ledger', () => {
         `SELECT closebook.set_invoice_counter('${new URL(simulator.baseUrl).host}', (SELECT reseller_id FROM closebook.months LIMIT 1), 'T-', 400)`,
       ),
     ).toMatchObject({ code: 1, stderr: expect.stringMatching(/can only move forward \(from 506\)/) });
-    expect(B(['reports', 'reopen', octoberB, '--reason', 'A late credit'])).toMatchObject({
+    expect(await B(['reports', 'reopen', octoberB, '--reason', 'A late credit'])).toMatchObject({
       code: 5,
       stderr: expect.stringMatching(/invoices T-500–T-505 were exported .*not reopened/), // the workstation's copy says so first
     });
@@ -136,9 +147,11 @@ describe('invoicing on the team ledger', () => {
     ).toMatch(/^invoiced,exported/);
 
     // An adjustment after the approval sends the run back for approval: not by whoever made it, and not invoiced before.
-    const runA = JSON.parse(A(['invoices', 'run', october, '--json']).stdout) as { invoices: { orgId: string; currency: string; lines: { item: string }[] }[] };
+    const runA = JSON.parse((await A(['invoices', 'run', october, '--json'])).stdout) as {
+      invoices: { orgId: string; currency: string; lines: { item: string }[] }[];
+    };
     const target = runA.invoices[0]!;
-    const adjusted = A([
+    const adjusted = await A([
       'invoices',
       'adjust',
       october,
@@ -160,16 +173,16 @@ describe('invoicing on the team ledger', () => {
       stdout: expect.stringMatching(/^[0-9a-f-]{36}\n$/),
       stderr: expect.stringMatching(/awaits a second person's approval/),
     });
-    expect(A(['invoices', 'export', october, '--format', 'xero', '--out', join(simulator.dataDir, 'adjusted'), ...date])).toMatchObject({
+    expect(await A(['invoices', 'export', october, '--format', 'xero', '--out', join(simulator.dataDir, 'adjusted'), ...date])).toMatchObject({
       code: 5,
       stderr: expect.stringMatching(/1 adjustment made after the month was approved \(by preparer_a \(.*\)\) awaits a second person's approval/),
     });
-    expect(A(['invoices', 'approve-adjustments', october])).toMatchObject({
+    expect(await A(['invoices', 'approve-adjustments', october])).toMatchObject({
       code: 5,
       stderr: expect.stringMatching(/refused this step for preparer_a \(permission denied for function approve_invoice_adjustments\)/),
     });
-    expect(B(['invoices', 'approve-adjustments', octoberB])).toMatchObject({ code: 0 });
-    const afterApproval = A(['invoices', 'export', october, '--format', 'xero', '--out', join(simulator.dataDir, 'adjusted'), ...date]);
+    expect(await B(['invoices', 'approve-adjustments', octoberB])).toMatchObject({ code: 0 });
+    const afterApproval = await A(['invoices', 'export', october, '--format', 'xero', '--out', join(simulator.dataDir, 'adjusted'), ...date]);
     expect(afterApproval).toMatchObject({ code: 0, stderr: expect.stringMatching(/^Exported 2 invoices \(T-506–T-507\)/) });
     const adjustedFile = (await readFile(join(simulator.dataDir, 'adjusted', file), 'utf8')).split('\r\n');
     expect(adjustedFile.filter((row) => row.includes('Onboarding workshop'))).toEqual([expect.stringMatching(/,T-507,.*,Onboarding workshop,1,1500\.00,/)]);

@@ -3,7 +3,7 @@ import { mkdir, open, readdir, readFile, rm, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import type { ChannelName } from '@shared/contract';
-import { runCliAsync } from '@testing/cli-test-support';
+import { runCliProcess } from '@testing/cli-test-support';
 import { FUZZ_SEED, Fuzz, saveFigures, unclearReason } from '@testing/fuzz';
 import { type ServiceFixture, serviceFixture } from '@testing/service-fixture';
 import { temporaryDir } from '@testing/test-support';
@@ -241,7 +241,7 @@ describe('a real full disk (a 1 MB tmpfs, filled)', () => {
       const twin = fixture.twin;
       const c = twin.credentials;
       const connection = ['--base-url', twin.baseUrl, '--client-id', c.clientId, '--username', c.username, '--reseller-id', c.resellerId];
-      const fetched = await runCliAsync(
+      const fetched = await runCliProcess(
         ['report', 'fetch', '--from', '2026-08-01', '--to', '2026-08-31', '--poll-interval', '1', '--out', join(disk.path, 'august.xlsx'), ...connection],
         dataDir.path,
       );
@@ -251,7 +251,7 @@ describe('a real full disk (a 1 MB tmpfs, filled)', () => {
       );
       const reportId = fetched.stdout.trim();
       for (const name of ['august.xlsx', 'august.csv']) {
-        const exported = await runCliAsync(['reports', 'export', reportId, '--out', join(disk.path, name)], dataDir.path);
+        const exported = await runCliProcess(['reports', 'export', reportId, '--out', join(disk.path, name)], dataDir.path);
         expect(exported.code).toBe(2);
         expect(exported.stderr.trim().split('\n')).toEqual([
           expect.stringMatching(new RegExp(`^closebook: The disk is full \\(the disk holding ${disk.path}\\): .*${name} could not be written\\.`)),

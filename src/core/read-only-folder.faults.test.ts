@@ -3,7 +3,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { ChannelName } from '@shared/contract';
-import { runCliAsync } from '@testing/cli-test-support';
+import { runCliProcess } from '@testing/cli-test-support';
 import { saveFigures, unclearReason } from '@testing/fuzz';
 import { type ServiceFixture, serviceFixture } from '@testing/service-fixture';
 import { temporaryDir } from '@testing/test-support';
@@ -119,12 +119,12 @@ describe('a read-only data folder', () => {
           unclear.push(`${channel}: ${reason ?? answer.error.message}`);
       }
     }
-    const cli = await runCliAsync(['reports', 'export', reportId, '--out', join(exports.path, 'cli.xlsx')], mounted.path);
+    const cli = await runCliProcess(['reports', 'export', reportId, '--out', join(exports.path, 'cli.xlsx')], mounted.path);
     if (cli.code !== 0) failures.push(`CLI reports export: ${cli.stderr.trim()}`);
     // The comparison is made for the session only: the listing reads it where it was made, as the JSON does.
     const [listed, json] = await Promise.all([
-      runCliAsync(['reports', 'compare', reportId, novemberId], mounted.path),
-      runCliAsync(['reports', 'compare', reportId, novemberId, '--json'], mounted.path),
+      runCliProcess(['reports', 'compare', reportId, novemberId], mounted.path),
+      runCliProcess(['reports', 'compare', reportId, novemberId, '--json'], mounted.path),
     ]);
     const inJson = json.code === 0 ? (JSON.parse(json.stdout) as unknown[]).length : -1;
     const lines = listed.stdout

@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { inlineConnection, runCliAsync } from '@testing/cli-test-support';
+import { inlineConnection, runCliProcess } from '@testing/cli-test-support';
 import { FUZZ_SEED, Fuzz, saveFigures } from '@testing/fuzz';
 import { TSX } from '@testing/simulator';
 import { temporaryDir } from '@testing/test-support';
@@ -55,7 +55,7 @@ describe('files shared by the app and the CLI', () => {
     const connection = inlineConnection('https://billing.example.com');
     const added = await Promise.all(
       Array.from({ length: 8 }, (_, index) =>
-        runCliAsync(['profiles', 'add', '--name', `Parallel ${index + 1}`, ...connection, '--secrets-from-env'], dataDir.path),
+        runCliProcess(['profiles', 'add', '--name', `Parallel ${index + 1}`, ...connection, '--secrets-from-env'], dataDir.path),
       ),
     );
     inputs += added.length;
@@ -85,7 +85,7 @@ describe('files shared by the app and the CLI', () => {
     const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout.toString();
     await mkdir(join(dataDir.path, 'jobs'), { recursive: true });
     await writeFile(join(dataDir.path, 'profiles.json.lock'), `${gone} 0123456789ab`);
-    const afterKill = await runCliAsync(['profiles', 'add', '--name', 'After a crash', ...connection, '--secrets-from-env'], dataDir.path);
+    const afterKill = await runCliProcess(['profiles', 'add', '--name', 'After a crash', ...connection, '--secrets-from-env'], dataDir.path);
     inputs += 1;
     if (afterKill.code !== 0) lost.push(`a stale lock stopped profiles add: ${afterKill.stderr.trim()}`);
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { runCliAsync } from '@testing/cli-test-support';
+import { runCliProcess } from '@testing/cli-test-support';
 import { saveFigures } from '@testing/fuzz';
 import { type ServiceFixture, serviceFixture } from '@testing/service-fixture';
 
@@ -41,9 +41,9 @@ describe('the sign-off raced by two processes', () => {
     for (let round = 0; round < ROUNDS; round++) {
       const reviewed = exceptionIds[round % Math.max(1, exceptionIds.length)];
       const results = await Promise.all([
-        runCliAsync(['reports', 'prepare', id], dir),
-        reviewed ? runCliAsync(['reports', 'accept', id, reviewed, '--note', `Round ${round}.`], dir) : runCliAsync(['reports', 'check', id], dir),
-        runCliAsync(['reports', 'prepare', id], dir),
+        runCliProcess(['reports', 'prepare', id], dir),
+        reviewed ? runCliProcess(['reports', 'accept', id, reviewed, '--note', `Round ${round}.`], dir) : runCliProcess(['reports', 'check', id], dir),
+        runCliProcess(['reports', 'prepare', id], dir),
       ]);
       for (const [index, result] of results.entries()) {
         const step = index === 1 ? 'review' : 'prepare';
@@ -60,12 +60,12 @@ describe('the sign-off raced by two processes', () => {
         if (step === 'prepare' && result.code === 0) prepared++;
       }
       // Back to Draft for the next round, when a prepare got through (a reopen needs the ledger too: it waits its turn).
-      let reopened = await runCliAsync(['reports', 'reopen', id, '--reason', `Round ${round} done.`], dir);
+      let reopened = await runCliProcess(['reports', 'reopen', id, '--reason', `Round ${round} done.`], dir);
       while (reopened.code !== 0 && /in use by another Closebook process/.test(reopened.stderr))
-        reopened = await runCliAsync(['reports', 'reopen', id, '--reason', `Round ${round} done.`], dir);
+        reopened = await runCliProcess(['reports', 'reopen', id, '--reason', `Round ${round} done.`], dir);
       if (reopened.code !== 0 && !/nothing to reopen/.test(reopened.stderr)) unclear.push(`round ${round} reopen: ${reopened.stderr.trim()}`);
     }
-    const log = await runCliAsync(['reports', 'log', id, '--json'], dir);
+    const log = await runCliProcess(['reports', 'log', id, '--json'], dir);
     const entries = (JSON.parse(log.stdout) as { entries: { action: string }[]; intact: boolean }).entries;
     const steps = entries.filter((entry) => entry.action === 'prepared' || entry.action === 'reopened').map((entry) => entry.action);
     const twice = steps.join(',').split('prepared,prepared').length - 1;

@@ -327,25 +327,27 @@ describe('the team ledger schema', () => {
     expect(as('preparer_a', `SELECT closebook.begin_fetch(${month}, '${HASH}', 10, 1, 3, now(), 'ws-1')`).stdout.trim()).toBe('f');
   });
 
-  it('signs in through the CLI with the certificate checked, says who you are and what you may do, and refuses an unproven server', () => {
+  it('signs in through the CLI with the certificate checked, says who you are and what you may do, and refuses an unproven server', async () => {
     const address = (query: string) => `postgresql://preparer_a@127.0.0.1:${cluster.port}/postgres${query}`;
     const checked = `?sslmode=verify-full&sslrootcert=${encodeURIComponent(cluster.caFile)}`;
-    const status = runCli(['team', 'status', '--url', address(checked)], dataDir, { CLOSEBOOK_TEAM_PASSWORD: PASSWORD });
+    const status = await runCli(['team', 'status', '--url', address(checked)], dataDir, { CLOSEBOOK_TEAM_PASSWORD: PASSWORD });
     expect([status.code, status.stderr]).toEqual([0, '']);
     expect(status.stdout).toMatch(
       /^You are preparer_a on 127\.0\.0\.1:\d+\/postgres \(PostgreSQL 1\d[.\d]*.*, TLS, certificate checked\)\.\nYour roles: preparer\.\nClosebook's schema: version 4\.\n$/,
     );
     // The server's certificate is signed by a CA this machine does not trust: refused, with what to do.
-    const unproven = runCli(['team', 'status', '--url', address('?sslmode=verify-full')], dataDir, { CLOSEBOOK_TEAM_PASSWORD: PASSWORD });
+    const unproven = await runCli(['team', 'status', '--url', address('?sslmode=verify-full')], dataDir, { CLOSEBOOK_TEAM_PASSWORD: PASSWORD });
     expect(unproven).toMatchObject({ code: 2, stderr: expect.stringMatching(/did not prove who it is .* add sslrootcert=FILE/) });
-    const wrong = runCli(['team', 'status', '--url', address(checked)], dataDir, { CLOSEBOOK_TEAM_PASSWORD: 'not it' });
+    const wrong = await runCli(['team', 'status', '--url', address(checked)], dataDir, { CLOSEBOOK_TEAM_PASSWORD: 'not it' });
     expect(wrong).toMatchObject({ code: 2, stderr: expect.stringMatching(/refused the sign-in of preparer_a/) });
-    expect(runCli(['team', 'status', '--url', address(checked)], dataDir)).toMatchObject({
+    expect(await runCli(['team', 'status', '--url', address(checked)], dataDir)).toMatchObject({
       code: 1,
       stderr: expect.stringMatching(/Set CLOSEBOOK_TEAM_PASSWORD/),
     });
     expect(
-      runCli(['team', 'status', '--url', `postgresql://preparer_a:pw@127.0.0.1:${cluster.port}/postgres`], dataDir, { CLOSEBOOK_TEAM_PASSWORD: PASSWORD }),
+      await runCli(['team', 'status', '--url', `postgresql://preparer_a:pw@127.0.0.1:${cluster.port}/postgres`], dataDir, {
+        CLOSEBOOK_TEAM_PASSWORD: PASSWORD,
+      }),
     ).toMatchObject({
       code: 1,
       stderr: expect.stringMatching(/Leave the password out of the address/),

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import type { ChannelName } from '@shared/contract';
 import { runCliProcess } from '@testing/cli-test-support';
-import { FUZZ_SEED, Fuzz, saveFigures, unclearReason } from '@testing/fuzz';
+import { FUZZ_SEED, Fuzz, saveFigures, unclearReason, fuzzCount } from '@testing/fuzz';
 import { type ServiceFixture, serviceFixture } from '@testing/service-fixture';
 import { temporaryDir } from '@testing/test-support';
 import { dispatch } from './runtime/dispatch';
@@ -20,7 +20,7 @@ import { silentLogger } from './ports/ports';
  */
 
 const ANSWER_WITHIN_MS = 15_000;
-const ROUNDS = Number(process.env.CLOSEBOOK_FUZZ_OUTPUT_ROUNDS ?? 3);
+const ROUNDS = fuzzCount('CLOSEBOOK_FUZZ_OUTPUT_ROUNDS', 3);
 
 let fixture: ServiceFixture;
 let files: { path: string; remove: () => Promise<void> };

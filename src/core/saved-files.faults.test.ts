@@ -2,20 +2,20 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { AppErrorShape } from '@shared/errors';
-import { FUZZ_SEED, Fuzz, preview, saveFigures, unclearReason, watchProcessFailures } from '@testing/fuzz';
+import { FUZZ_SEED, Fuzz, preview, saveFigures, unclearReason, watchProcessFailures, fuzzCount } from '@testing/fuzz';
 import { protectedState, type ServiceFixture, serviceFixture } from '@testing/service-fixture';
 import { dispatch } from './runtime/dispatch';
 import { createService } from './service';
 
 /**
  * Saved files damaged on disk (a crash, a sync tool, a hand edit): profiles.json, jobs/report-jobs.json,
- * consumption/index.json and ui-settings.json, each in about 100 ways — cut, bit-flipped, retyped, emptied, another
+ * consumption/index.json and ui-settings.json, each in 50 ways in CI — cut, bit-flipped, retyped, emptied, another
  * encoding, a folder in its place. Each time a new service starts over the folder and reads everything: each read
  * either works, falls back as designed (the index is rebuilt, settings use their defaults), or gives a storage
  * message naming the file and leaves it as it is — and nothing in the other files is lost.
  */
 
-const CASES_PER_FILE = Number(process.env.CLOSEBOOK_FUZZ_FILE_CASES ?? 100);
+const CASES_PER_FILE = fuzzCount('CLOSEBOOK_FUZZ_FILE_CASES', 50);
 const ANSWER_WITHIN_MS = 20_000;
 
 /** The files, and what a damaged one must do: refuse by name and stay untouched, or fall back as designed. */

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Logger } from '@core';
-import { FUZZ_SEED, Fuzz, preview, saveFigures, watchProcessFailures } from '@testing/fuzz';
+import { FUZZ_SEED, Fuzz, preview, saveFigures, watchProcessFailures, fuzzCount } from '@testing/fuzz';
 import { testPorts } from '@testing/test-support';
 import { type Harness, startHarness } from './server';
 
@@ -18,7 +18,7 @@ import { type Harness, startHarness } from './server';
  * header or a secret; and a refused request changes nothing (no channel called, no download spent, no upload kept).
  */
 
-const REQUESTS = Number(process.env.CLOSEBOOK_FUZZ_BRIDGE_REQUESTS ?? 600);
+const REQUESTS = fuzzCount('CLOSEBOOK_FUZZ_BRIDGE_REQUESTS', 600);
 const MAX_UPLOAD = 64 * 1024;
 const ANSWER_WITHIN_MS = 15_000;
 

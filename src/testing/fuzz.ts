@@ -11,6 +11,17 @@ import { SeededRandom } from '@twin/random';
 /** The suite's seed: fixed, so CI is reproducible; set CLOSEBOOK_FUZZ_SEED to explore others. */
 export const FUZZ_SEED = Number(process.env.CLOSEBOOK_FUZZ_SEED ?? 20_261_111) >>> 0;
 
+/**
+ * How many inputs a boundary tries: its own variable when set (CLOSEBOOK_FUZZ_REPORT_FILES=5000 …), else CI's count
+ * times CLOSEBOOK_FUZZ_SCALE (1 in CI, where the whole run must stay within 20 minutes; `npm run test:soak` runs
+ * every boundary at 4 times CI's count). The same seed makes the same first inputs whatever the count.
+ */
+export function fuzzCount(variable: string, inCi: number): number {
+  const given = process.env[variable];
+  if (given) return Number(given);
+  return Math.max(1, Math.round(inCi * Number(process.env.CLOSEBOOK_FUZZ_SCALE ?? 1)));
+}
+
 /** The text dispatch answers when a handler fails unexpectedly: to the user it says nothing. */
 const GENERIC_INTERNAL = /^(Something went wrong inside Closebook|Closebook produced an unexpected answer)/;
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runCliProcess } from '@testing/cli-test-support';
-import { saveFigures } from '@testing/fuzz';
+import { saveFigures, fuzzCount } from '@testing/fuzz';
 import { type ServiceFixture, serviceFixture } from '@testing/service-fixture';
 
 /**
@@ -13,9 +13,9 @@ import { type ServiceFixture, serviceFixture } from '@testing/service-fixture';
 
 /**
  * Each round is four CLI processes (about 3 s on a 2-core machine): 30 keep the fault suite within CI's time, and
- * still reach both refusals (the ledger in use, a control). CLOSEBOOK_RACE_ROUNDS=300 races longer.
+ * still reach both refusals (the ledger in use, a control). CLOSEBOOK_RACE_ROUNDS=300 races longer; `npm run test:soak` races 120.
  */
-const ROUNDS = Number(process.env.CLOSEBOOK_RACE_ROUNDS ?? 30);
+const ROUNDS = fuzzCount('CLOSEBOOK_RACE_ROUNDS', 30);
 let fixture: ServiceFixture;
 let exceptionIds: string[];
 

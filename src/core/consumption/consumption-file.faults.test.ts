@@ -6,20 +6,20 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { validateRows } from '@shared/consumption-rows';
 import { CONSUMPTION_FIELDS, ParsedFile, PLAIN_HEADERS } from '@shared/schemas/consumption';
-import { FUZZ_SEED, Fuzz, preview, saveFigures, unclearReason, watchProcessFailures } from '@testing/fuzz';
+import { FUZZ_SEED, Fuzz, preview, saveFigures, unclearReason, watchProcessFailures, fuzzCount } from '@testing/fuzz';
 import { fullMonthWorkbook, hostileWorkbooks } from '@testing/hostile-workbooks';
 import { MAX_CONSUMPTION_FILE_BYTES } from '@shared/schemas/consumption';
 import { parseConsumptionFile } from './consumption-file';
 
 /**
- * Consumption files under fuzzing: about 1,000 CSV and XLSX files — odd delimiters and quotes, byte-order marks,
+ * Consumption files under fuzzing: 1,000 CSV and XLSX files (in CI) — odd delimiters and quotes, byte-order marks,
  * huge cells, formulas, binary junk, thousands of columns, cut or bit-flipped workbooks — read as the import screen
  * reads them, then checked row by row as before a submit. Each gives readable problems or valid rows; none throws,
  * hangs, or turns a value into `[object Object]`. Beside them, hostile workbooks (zip and XML bombs) are refused,
  * and full-size months read, each within the time and memory a workbook may take.
  */
 
-const FILES = Number(process.env.CLOSEBOOK_FUZZ_CONSUMPTION_FILES ?? 1000);
+const FILES = fuzzCount('CLOSEBOOK_FUZZ_CONSUMPTION_FILES', 1000);
 const ANSWER_WITHIN_MS = 20_000;
 
 const watch = watchProcessFailures();

@@ -3,19 +3,19 @@ import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { AppError } from '@shared/errors';
-import { FUZZ_SEED, Fuzz, preview, saveFigures, unclearReason, watchProcessFailures } from '@testing/fuzz';
+import { FUZZ_SEED, Fuzz, preview, saveFigures, unclearReason, watchProcessFailures, fuzzCount } from '@testing/fuzz';
 import { protectedState, type ServiceFixture, serviceFixture } from '@testing/service-fixture';
 import { temporaryDir } from '@testing/test-support';
 import { Ledger } from '../ledger/ledger';
 import { silentLogger } from '../ports/ports';
 
 /**
- * Report files from a colleague under fuzzing: about 1,000 files made from a valid shared report — cut, bit-flipped,
+ * Report files from a colleague under fuzzing: 500 files (in CI) made from a valid shared report — cut, bit-flipped,
  * fields removed or retyped, hostile decimals, duplicate keys, a byte-order mark, broken gzip — imported through
  * the service. Each is imported or refused with a clear message; none half-imports, and the saved report stays.
  */
 
-const FILES = Number(process.env.CLOSEBOOK_FUZZ_REPORT_FILES ?? 1000);
+const FILES = fuzzCount('CLOSEBOOK_FUZZ_REPORT_FILES', 500);
 const ANSWER_WITHIN_MS = 30_000;
 
 let fixture: ServiceFixture;

@@ -3,19 +3,19 @@ import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { type ChannelName, channelNames, channels } from '@shared/contract';
 import { AppErrorShape } from '@shared/errors';
-import { FUZZ_SEED, Fuzz, preview, saveFigures, unclearReason } from '@testing/fuzz';
+import { FUZZ_SEED, Fuzz, preview, saveFigures, unclearReason, fuzzCount } from '@testing/fuzz';
 import { leftoverTemporaries, protectedState, type ServiceFixture, serviceFixtureForFile } from '@testing/service-fixture';
 import { dispatch } from './dispatch';
 import { silentLogger } from '../ports/ports';
 
 /**
- * The IPC boundary under fuzzing: every contract channel gets its valid inputs and a few hundred malformed ones
+ * The IPC boundary under fuzzing: every contract channel gets its valid inputs and 150 malformed ones
  * (any value, then valid inputs with one thing changed), through the same `dispatch` Electron's IPC and the browser
  * bridge use. Nothing may throw or reject unhandled, every refusal must read clearly, and the saved profile,
  * report and consumption batch must come through unchanged.
  */
 
-const INPUTS_PER_CHANNEL = Number(process.env.CLOSEBOOK_FUZZ_IPC_INPUTS ?? 300);
+const INPUTS_PER_CHANNEL = fuzzCount('CLOSEBOOK_FUZZ_IPC_INPUTS', 150);
 /**
  * Mutated inputs the contract still accepts do real work (an export takes about a second), so each channel takes
  * at most this many; the rest of its inputs are ones the contract must refuse. Deterministic for a seed.

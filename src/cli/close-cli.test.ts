@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
 import { Money } from '@shared/money';
-import { inlineConnection, runCli, useSimulator } from '@testing/cli-test-support';
+import { runCli, useSimulator, reportFetch } from '@testing/cli-test-support';
 import { generateOrganizations } from '@twin/dataset';
 import { plantedChanges, type PlantedTarget } from '@twin/planted';
 import type { ChangeJson, ExceptionJson } from './close-commands';
@@ -18,7 +18,7 @@ const planted = plantedChanges(
 );
 
 async function fetchMonth(from: string, to: string): Promise<string> {
-  const fetched = await cli(['report', 'fetch', '--from', from, '--to', to, '--poll-interval', '1', ...inlineConnection(simulator.baseUrl)]);
+  const fetched = await cli(reportFetch(simulator.baseUrl, from, to));
   expect([fetched.code, fetched.stderr]).toEqual([0, expect.any(String)]);
   return fetched.stdout.trim();
 }
@@ -224,7 +224,7 @@ describe('closebook reports compare, check and accept', () => {
     expect(rechecked.stderr).not.toMatch(/Accept each/); // its reviews are locked until it is reopened
 
     // A period not over yet (one far ahead, so that the test holds on any day) is fetched with a warning and cannot be prepared.
-    const ahead = await cli(['report', 'fetch', '--from', '2099-12-01', '--to', '2099-12-31', '--poll-interval', '1', ...inlineConnection(simulator.baseUrl)]);
+    const ahead = await cli(reportFetch(simulator.baseUrl, '2099-12-01', '2099-12-31'));
     expect([ahead.code, ahead.stderr]).toEqual([
       0,
       expect.stringMatching(/^This period ends on 2099-12-31: a report fetched by that day holds what was billed so far/),

@@ -4,7 +4,7 @@ import Papa from 'papaparse';
 import { describe, expect, it } from 'vitest';
 import { createService } from '@core';
 import { Money } from '@shared/money';
-import { inlineConnection, runCli, useSimulator } from '@testing/cli-test-support';
+import { runCli, useSimulator, reportFetch } from '@testing/cli-test-support';
 import { testPorts } from '@testing/test-support';
 import { validateEn16931 } from '@testing/en16931';
 import { fillMapping } from '@testing/invoice-mapping';
@@ -22,17 +22,7 @@ async function csvRows(path: string): Promise<{ header: string[]; rows: Record<s
 
 describe('closebook invoices', () => {
   it('maps, refuses a Draft month, then exports Xero and QuickBooks files whose invoices are the Invoicing view exactly, once', async () => {
-    const fetched = await cli([
-      'report',
-      'fetch',
-      '--from',
-      '2026-10-01',
-      '--to',
-      '2026-10-31',
-      '--poll-interval',
-      '1',
-      ...inlineConnection(simulator.baseUrl),
-    ]);
+    const fetched = await cli(reportFetch(simulator.baseUrl, '2026-10-01', '2026-10-31'));
     expect(fetched.code).toBe(0);
     const october = fetched.stdout.trim();
     const dir = simulator.dataDir;

@@ -5,7 +5,7 @@ import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
 import { Money } from '@shared/money';
 import type { WireBillingEntry } from '@testing/test-support';
-import { inlineConnection, runCli, useSimulator } from '@testing/cli-test-support';
+import { inlineConnection, runCli, useSimulator, reportFetch } from '@testing/cli-test-support';
 
 const simulator = useSimulator(['--organizations', '20', '--report-ready-seconds', '1']);
 const cli = (args: string[]) => runCli(args, simulator.dataDir);
@@ -25,19 +25,7 @@ async function billingLineCostSums(path: string) {
 describe('closebook report CLI', () => {
   it('fetches a report to a workbook whose per-currency totals equal the exact sums, then exports it again offline', async () => {
     const out = join(simulator.dataDir, 'october.xlsx');
-    const fetched = await cli([
-      'report',
-      'fetch',
-      '--from',
-      '2026-10-01',
-      '--to',
-      '2026-10-31',
-      '--out',
-      out,
-      '--poll-interval',
-      '1',
-      ...inlineConnection(simulator.baseUrl),
-    ]);
+    const fetched = await cli(reportFetch(simulator.baseUrl, '2026-10-01', '2026-10-31', '--out', out));
     expect(fetched.code).toBe(0);
     const reportId = fetched.stdout.trim();
     expect(reportId).toMatch(/^[0-9a-f-]{36}$/);

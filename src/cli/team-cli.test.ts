@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createService } from '@core';
 import { testPorts } from '@testing/test-support';
-import { inlineConnection, runCli, useSimulator } from '@testing/cli-test-support';
+import { inlineConnection, runCli, useSimulator, reportFetch } from '@testing/cli-test-support';
 import { startTeamLedgerCluster, type TestCluster } from '@testing/postgres';
 import { temporaryDir } from '@testing/test-support';
 import type { ExceptionJson } from './close-commands';
@@ -38,7 +38,7 @@ const B = (args: string[]) => runCli(args, workstationB.path, { CLOSEBOOK_TEAM_P
 const asRole = (role: string, sql: string) => cluster.psql(role, PASSWORD, ['-At', '-c', sql]);
 
 async function fetchMonth(from: string, to: string): Promise<string> {
-  const fetched = await A(['report', 'fetch', '--from', from, '--to', to, '--poll-interval', '1', ...inlineConnection(simulator.baseUrl)]);
+  const fetched = await A(reportFetch(simulator.baseUrl, from, to));
   expect([fetched.code, fetched.stderr]).toEqual([0, expect.any(String)]);
   return fetched.stdout.trim();
 }
@@ -200,8 +200,7 @@ describe('two workstations closing one month on the team ledger', () => {
     const c = await temporaryDir();
     try {
       const C = (args: string[]) => runCli(args, c.path, { CLOSEBOOK_TEAM_PASSWORD: PASSWORD });
-      const fetch = async (from: string, to: string) =>
-        (await C(['report', 'fetch', '--from', from, '--to', to, '--poll-interval', '1', ...inlineConnection(simulator.baseUrl)])).stdout.trim();
+      const fetch = async (from: string, to: string) => (await C(reportFetch(simulator.baseUrl, from, to))).stdout.trim();
       await fetch('2026-10-01', '2026-10-31');
       const november = await fetch('2026-11-01', '2026-11-30');
       const found = JSON.parse((await C(['reports', 'check', november, '--json'])).stdout) as ExceptionJson[];

@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inlineConnection, runCli, runCliProcess, useSimulator } from '@testing/cli-test-support';
+import { runCli, runCliProcess, useSimulator, reportFetch } from '@testing/cli-test-support';
 import { fillMapping } from '@testing/invoice-mapping';
 import { startTeamLedgerCluster, type TestCluster } from '@testing/postgres';
 import { temporaryDir } from '@testing/test-support';
@@ -39,7 +39,7 @@ describe('invoicing on the team ledger', () => {
   it('keeps one mapping and one sequence for the team, gives each number once to two workstations exporting at once, and keeps an invoiced month from reopening', async () => {
     expect((await A(['team', 'connect', address('preparer_a')])).code).toBe(0);
     expect((await B(['team', 'connect', address('approver_b')])).code).toBe(0);
-    const fetched = await A(['report', 'fetch', '--from', '2026-10-01', '--to', '2026-10-31', '--poll-interval', '1', ...inlineConnection(simulator.baseUrl)]);
+    const fetched = await A(reportFetch(simulator.baseUrl, '2026-10-01', '2026-10-31'));
     expect(fetched.code).toBe(0);
     const october = fetched.stdout.trim();
 

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { runCli as runCommand } from '@cli/index';
 import { afterAll, beforeAll } from 'vitest';
 import { DEMO_CREDENTIALS } from '@twin/credentials';
-import { CLI, startSimulator } from './simulator';
+import { CLI, inlineConnection, startSimulator } from './simulator';
 import { temporaryDir } from './test-support';
 
 export { inlineConnection, startSimulator } from './simulator';
@@ -72,6 +72,11 @@ export function runCliProcess(
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/** `report fetch` of one period from the simulator at `baseUrl`, asking every second; `extra` flags before the connection's. */
+export function reportFetch(baseUrl: string, from: string, to: string, ...extra: string[]): string[] {
+  return ['report', 'fetch', '--from', from, '--to', to, '--poll-interval', '1', ...extra, ...inlineConnection(baseUrl)];
 }
 
 /** A simulator and a data folder for one test file: started before its tests, stopped and removed after. */

@@ -14,7 +14,7 @@ export const FUZZ_SEED = Number(process.env.CLOSEBOOK_FUZZ_SEED ?? 20_261_111) >
 /**
  * How many inputs a boundary tries: its own variable when set (CLOSEBOOK_FUZZ_REPORT_FILES=5000 …), else CI's count
  * times CLOSEBOOK_FUZZ_SCALE (1 in CI, where the whole run must stay within 20 minutes; `npm run test:soak` runs
- * every boundary at 4 times CI's count). The same seed makes the same first inputs whatever the count.
+ * every boundary at 4 times CI's count).
  */
 export function fuzzCount(variable: string, inCi: number): number {
   const given = process.env[variable];
